@@ -1,0 +1,236 @@
+/**
+ * Real `@a2a-js/sdk` A2A servers for tests and demos (plain ESM JavaScript, no build step).
+ *
+ * `startAgent()` boots an Express app on 127.0.0.1:<random port> wired with the SDK's own
+ * `DefaultRequestHandler` + `InMemoryTaskStore` + a trivial echo `AgentExecutor`, mounted through
+ * the SDK's express adapters:
+ *
+ *   GET  /.well-known/agent-card.json  -> agentCardHandler   (or /.well-known/agent.json, see below)
+ *   POST /a2a/jsonrpc                  -> jsonRpcHandler
+ *   *    /a2a/rest/...                 -> restHandler
+ *
+ * No protocol behaviour is hand-rolled; the only harness-owned pieces are request recording,
+ * an optional Bearer gate in front of /a2a/*, and the way the card is handed to the SDK (below).
+ *
+ * How the card is handed to the SDK (and why)
+ * -------------------------------------------
+ * Cards are given to the harness as A2A 1.0 ProtoJSON (the wire format: `securitySchemes:
+ * {bearer: {httpAuthSecurityScheme: {...}}}`, parts with `text`, ...). The SDK works internally
+ * with ts-proto objects (`securitySchemes: {bearer: {scheme: {$case: 'httpAuthSecurityScheme',
+ * value: {...}}}}`), and SDK 1.3.0's card handlers are inconsistent about which one they get:
+ *   - the 1.0 path of `agentCardHandler` serves `JSON.stringify(await provider())` verbatim
+ *     (no `AgentCard.toJSON`, no validation, unknown fields kept), so an internal ts-proto card
+ *     would be served with `$case` keys, i.e. NOT as valid ProtoJSON;
+ *   - the v0.3 compat path (`toCompatAgentCard`) and the JSON-RPC/REST version checks expect the
+ *     internal ts-proto shape (a ProtoJSON security scheme there makes the compat card a 500).
+ * So the provider returns `AgentCard.fromJSON(card)` (internal shape, for the SDK's logic) carrying
+ * a non-enumerable `toJSON()` that returns a snapshot of the card exactly as given. The 1.0 path
+ * therefore serves the given JSON byte-for-byte (`JSON.stringify` honours `toJSON`), while the
+ * compat translation and transport version negotiation see the shape they expect. Caching headers
+ * (Cache-Control, ETag, Vary, 304) are entirely the SDK's.
+ *
+ * `setCard()` swaps both the served card and the card the request handler uses (for
+ * A2A-Version/transport validation), like a redeployed agent.
+ */
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import express from 'express';
+import { AgentCard as AgentCardCodec, Role } from '@a2a-js/sdk';
+import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore } from '@a2a-js/sdk/server';
+import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
+
+export const CARD_PATH = '/.well-known/agent-card.json';
+export const LEGACY_CARD_PATH = '/.well-known/agent.json';
+export const JSONRPC_PATH = '/a2a/jsonrpc';
+export const REST_PATH = '/a2a/rest';
+
+/**
+ * A valid A2A 1.0 card (ProtoJSON) for an agent served at `origin`.
+ *
+ * @param {string} origin e.g. `http://127.0.0.1:54321` (a trailing slash is ignored)
+ * @param {Record<string, unknown>} [overrides] shallow-merged over the top-level fields
+ * @param {{ legacy?: boolean }} [options] `legacy: true` appends a JSONRPC 0.3 interface at the
+ *   JSON-RPC URL (needed for v0.3 compat: the SDK only serves a 0.3 card / accepts 0.3 JSON-RPC
+ *   when the card declares a 0.3 interface)
+ * @returns {Record<string, any>}
+ */
+export function sampleCard(origin, overrides = {}, options = {}) {
+  const base = origin.replace(/\/+$/, '');
+  const jsonRpcUrl = base + JSONRPC_PATH;
+  const restUrl = base + REST_PATH;
+  const supportedInterfaces = [
+    { url: jsonRpcUrl, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+    { url: restUrl, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+  ];
+  if (options.legacy) {
+    supportedInterfaces.push({ url: jsonRpcUrl, protocolBinding: 'JSONRPC', protocolVersion: '0.3' });
+  }
+  return {
+    name: 'Market Research Agent',
+    description: 'Sizes markets and produces research briefs with citations.',
+    version: '2.4.0',
+    supportedInterfaces,
+    capabilities: {
+      streaming: true,
+      pushNotifications: false,
+      extensions: [{ uri: 'https://example.com/ext/citations/v1', required: false }],
+    },
+    securitySchemes: { bearer: { httpAuthSecurityScheme: { scheme: 'Bearer' } } },
+    securityRequirements: [{ schemes: { bearer: { list: [] } } }],
+    defaultInputModes: ['text/plain', 'application/json'],
+    defaultOutputModes: ['text/plain', 'application/pdf'],
+    skills: [
+      {
+        id: 'market-size',
+        name: 'Market sizing',
+        description: 'Estimates total addressable market for a product category and region.',
+        tags: ['market', 'research'],
+        inputModes: ['text/plain'],
+        outputModes: ['application/json', 'application/pdf'],
+      },
+    ],
+    ...overrides,
+  };
+}
+
+/** Internal ts-proto card for the SDK, serialising (JSON.stringify) to the card exactly as given. */
+function toServedCard(card) {
+  const snapshot = JSON.parse(JSON.stringify(card));
+  let internal;
+  try {
+    internal = AgentCardCodec.fromJSON(snapshot);
+  } catch {
+    internal = JSON.parse(JSON.stringify(card));
+  }
+  Object.defineProperty(internal, 'toJSON', { value: () => snapshot, enumerable: false });
+  return internal;
+}
+
+/** DefaultRequestHandler whose card can be swapped at runtime (drift). */
+class LiveCardRequestHandler extends DefaultRequestHandler {
+  /** @param {any} card internal card */
+  setLiveCard(card) {
+    // `agentCard` is TS-private in the SDK but a plain field at runtime; keep it in sync so
+    // capability checks that read it directly follow the swap too.
+    this.agentCard = card;
+    this.liveCard = card;
+  }
+  async getAgentCard() {
+    return this.liveCard ?? super.getAgentCard();
+  }
+}
+
+/** Echo executor: answers every message with one agent Message `echo: <text of the text parts>`. */
+const echoExecutor = {
+  async execute(requestContext, eventBus) {
+    const text = (requestContext.userMessage?.parts ?? [])
+      .filter((p) => p.content?.$case === 'text')
+      .map((p) => p.content.value)
+      .join('\n');
+    eventBus.publish(
+      AgentEvent.message({
+        messageId: randomUUID(),
+        contextId: requestContext.contextId,
+        taskId: '',
+        role: Role.ROLE_AGENT,
+        parts: [{ content: { $case: 'text', value: `echo: ${text}` }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
+        metadata: undefined,
+        extensions: [],
+        referenceTaskIds: [],
+      }),
+    );
+    eventBus.finished();
+  },
+  async cancelTask() {},
+};
+
+/**
+ * Start a real SDK A2A server on 127.0.0.1 with a random port.
+ *
+ * @param {{
+ *   card: Record<string, any> | ((origin: string) => Record<string, any>),
+ *   legacyCompat?: boolean,
+ *   bearerToken?: string,
+ *   serveLegacyPathOnly?: boolean,
+ * }} opts
+ */
+export async function startAgent(opts) {
+  const server = http.createServer();
+  /** @type {Set<import('node:net').Socket>} */
+  const sockets = new Set();
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve(undefined);
+    });
+  });
+  const address = /** @type {import('node:net').AddressInfo} */ (server.address());
+  const origin = `http://127.0.0.1:${address.port}`;
+
+  const initial = typeof opts.card === 'function' ? opts.card(origin) : opts.card;
+  let served = toServedCard(initial);
+
+  const legacyCompat = opts.legacyCompat ? { enabled: true } : undefined;
+  const requestHandler = new LiveCardRequestHandler(served, new InMemoryTaskStore(), echoExecutor);
+  requestHandler.setLiveCard(served);
+
+  /** @type {Array<{ method: string; path: string; headers: Record<string, string | string[] | undefined> }>} */
+  const requests = [];
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.use((req, _res, next) => {
+    requests.push({ method: req.method, path: req.path, headers: { ...req.headers } });
+    next();
+  });
+
+  const cardRouter = agentCardHandler({ agentCardProvider: async () => served, legacyCompat });
+  app.use(opts.serveLegacyPathOnly ? LEGACY_CARD_PATH : CARD_PATH, cardRouter);
+
+  const token = opts.bearerToken;
+  /** @type {import('@a2a-js/sdk/server/express').UserBuilder} */
+  const userBuilder = token
+    ? async () => ({ isAuthenticated: true, userName: 'bearer-client' })
+    : UserBuilder.noAuthentication;
+  if (token) {
+    app.use('/a2a', (req, res, next) => {
+      const auth = req.headers.authorization ?? '';
+      const m = /^Bearer\s+(.+)$/i.exec(auth);
+      if (m && m[1] === token) return next();
+      res.setHeader('WWW-Authenticate', 'Bearer realm="a2a"');
+      res.status(401).json({ error: 'unauthorized' });
+    });
+  }
+  app.use(JSONRPC_PATH, jsonRpcHandler({ requestHandler, userBuilder, legacyCompat }));
+  app.use(REST_PATH, restHandler({ requestHandler, userBuilder, legacyCompat }));
+
+  server.on('request', app);
+
+  let closed;
+  return {
+    origin,
+    cardUrl: origin + CARD_PATH,
+    legacyCardUrl: origin + LEGACY_CARD_PATH,
+    jsonRpcUrl: origin + JSONRPC_PATH,
+    restUrl: origin + REST_PATH,
+    requests,
+    setCard(card) {
+      served = toServedCard(card);
+      requestHandler.setLiveCard(served);
+    },
+    close() {
+      closed ??= new Promise((resolve, reject) => {
+        server.close((err) => (err ? reject(err) : resolve(undefined)));
+        server.closeIdleConnections?.();
+        server.closeAllConnections?.();
+        for (const s of sockets) s.destroy();
+      });
+      return closed;
+    },
+  };
+}

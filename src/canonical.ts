@@ -1,0 +1,26 @@
+/**
+ * Canonical JSON and integrity hashes. Canonical JSON here is json-stable-stringify: object keys
+ * sorted by code unit, no whitespace, arrays in order. The integrity of a card snapshot is
+ * `sha256-<base64>` of that text (the Subresource Integrity format npm uses).
+ */
+import { createHash } from 'node:crypto';
+import stableStringify from 'json-stable-stringify';
+
+/** Canonical JSON text of a value (sorted keys, no whitespace). */
+export function canonicalJson(value: unknown): string {
+  const text = stableStringify(value);
+  if (text === undefined) throw new TypeError('value has no JSON form');
+  return text;
+}
+
+/** `sha256-<base64>` over the canonical JSON of `value`. */
+export function integrityOf(value: unknown): string {
+  return `sha256-${createHash('sha256').update(canonicalJson(value)).digest('base64')}`;
+}
+
+/** Pretty, deterministic JSON for files we write: sorted keys, 2-space indent, LF, trailing newline. */
+export function stableFileJson(value: unknown): string {
+  const text = stableStringify(value, { space: 2 });
+  if (text === undefined) throw new TypeError('value has no JSON form');
+  return `${text}\n`;
+}

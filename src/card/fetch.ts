@@ -1,0 +1,437 @@
+/**
+ * The I/O edge: fetch one A2A Agent Card over HTTP(S) with undici.
+ *
+ * Everything here is about getting bytes safely: URL policy (https, loopback http), redirects
+ * (followed by hand so every hop is checked), status codes, a total deadline, a body size limit,
+ * content type, and JSON parsing. Nothing here validates the card's shape; that is the card
+ * parser's job. Every failure is an {@link FetchError} or an {@link InvalidInputError}.
+ *
+ * No caching of any kind: undici's `request` has no HTTP cache unless a cache interceptor is
+ * installed, and none is, so every call sees the card as served now.
+ */
+
+import { Agent, request, type Dispatcher } from 'undici';
+import { FetchError, InvalidInputError } from '../errors.js';
+import type { Warning } from './model.js';
+
+/** Version sent in `User-Agent`. Kept in step with package.json by hand (no JSON import: `dist` has no package.json beside it). */
+const USER_AGENT = 'a2a-lock/0.1.0';
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_MAX_BYTES = 1_048_576;
+const MAX_REDIRECTS = 5;
+/** How much of a redirect or error body we read to keep the socket reusable before giving up on it. */
+const DRAIN_LIMIT_BYTES = 64 * 1024;
+const CARD_PATH = '/.well-known/agent-card.json';
+const LEGACY_CARD_PATH = '/.well-known/agent.json';
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+/** Options for {@link fetchCard}. */
+export interface FetchCardOptions {
+  /** Sent as `A2A-Version` on every card request (always sent). */
+  a2aVersion: string;
+  /** Total deadline per card in ms, covering redirects, headers and body. Default 10_000. */
+  timeoutMs?: number;
+  /** Body limit in bytes; stop reading (destroy the stream) once exceeded. Default 1 MiB (1_048_576). */
+  maxBytes?: number;
+  /** Allow plain http: to non-loopback hosts. Default false. Loopback (127.0.0.0/8, ::1, localhost) is always allowed. */
+  allowHttp?: boolean;
+  /** undici Dispatcher; default: the shared module-level keep-alive `Agent` from {@link getDefaultDispatcher}. */
+  dispatcher?: Dispatcher;
+}
+
+/** A card as fetched: where it came from and its parsed (unvalidated) JSON. */
+export interface FetchedCard {
+  /** The URL that answered with the card (after redirects and the legacy-path fallback). */
+  url: string;
+  /** Parsed JSON body (not validated as a card here). Always a non-array object. */
+  body: unknown;
+  warnings: Warning[];
+}
+
+let defaultDispatcher: Agent | undefined;
+
+/**
+ * The shared keep-alive undici `Agent` used when {@link FetchCardOptions.dispatcher} is not given.
+ *
+ * Created on first use. At most 8 connections per origin, so a run of many fetches against one
+ * host queues on, and reuses, a few sockets instead of opening one per card. Idle sockets are
+ * unref'd by undici and do not keep the process alive.
+ */
+export function getDefaultDispatcher(): Dispatcher {
+  defaultDispatcher ??= new Agent({ connections: 8, keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000 });
+  return defaultDispatcher;
+}
+
+/**
+ * Close the shared dispatcher (if it was created) and forget it; the next fetch creates a new one.
+ * For tests and for a CLI that wants to exit promptly. Resolves once its sockets are closed.
+ */
+export async function closeDefaultDispatcher(): Promise<void> {
+  const agent = defaultDispatcher;
+  defaultDispatcher = undefined;
+  if (agent) await agent.close();
+}
+
+/**
+ * The card URL(s) that would be tried for a location, in order. Pure; does no I/O and does not
+ * apply the plain-http policy (that needs `allowHttp`; {@link fetchCard} checks it).
+ *
+ * If the location's path ends in `.json` it is the card itself (one URL). Otherwise the path
+ * (trailing slashes stripped) gets `/.well-known/agent-card.json` appended, followed by the legacy
+ * `/.well-known/agent.json`. The query string is kept; the fragment is dropped.
+ *
+ * @param location An absolute `http:` or `https:` URL.
+ * @returns One or two absolute URLs.
+ * @throws {InvalidInputError} `insecure-url` if `location` is not an absolute http(s) URL or
+ *   carries credentials (`user:pass@`).
+ */
+export function cardUrlsFor(location: string): string[] {
+  const url = parseLocation(location);
+  url.hash = '';
+  if (url.pathname.endsWith('.json')) return [url.href];
+  const base = url.pathname.replace(/\/+$/, '');
+  const primary = new URL(url.href);
+  primary.pathname = base + CARD_PATH;
+  const legacy = new URL(url.href);
+  legacy.pathname = base + LEGACY_CARD_PATH;
+  return [primary.href, legacy.href];
+}
+
+/**
+ * Fetch an Agent Card and parse its JSON.
+ *
+ * Sends only `A2A-Version`, `Accept: application/json` and `User-Agent` (never Authorization or
+ * cookies), follows up to 5 redirects itself (checking the URL policy on every hop), and falls
+ * back to the legacy `/.well-known/agent.json` only when `/.well-known/agent-card.json` answers
+ * 404, adding a `legacy-well-known-path` warning. The whole call, fallback included, runs under
+ * one deadline of `timeoutMs` milliseconds.
+ *
+ * @param location An http(s) URL: the card itself if its path ends in `.json`, else the agent's base URL.
+ * @param options See {@link FetchCardOptions}.
+ * @returns The final URL, the parsed JSON object and any warnings.
+ * @throws {InvalidInputError} `insecure-url`: not an http(s) URL, credentials in the URL, plain
+ *   http to a non-loopback host without `allowHttp` (refused before connecting), or an https→http
+ *   redirect. `card-invalid`: body over `maxBytes`, a non-JSON content type, empty body, invalid
+ *   UTF-8 or JSON, or JSON that is not an object.
+ * @throws {FetchError} `auth-refused` on 401/403; `unreachable` on 404 (after the legacy fallback),
+ *   other 4xx/5xx, too many redirects, or a network error (DNS, refused, reset, TLS, socket closed
+ *   mid-body); `timeout` when the deadline passes anywhere (connect, headers, body).
+ *   If the legacy URL fails with anything but 404, that error is thrown; if both 404, the error
+ *   names the primary URL.
+ */
+export async function fetchCard(location: string, options: FetchCardOptions): Promise<FetchedCard> {
+  const urls = cardUrlsFor(location);
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const ctx: Ctx = {
+    a2aVersion: options.a2aVersion,
+    timeoutMs,
+    maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
+    allowHttp: options.allowHttp ?? false,
+    dispatcher: options.dispatcher ?? getDefaultDispatcher(),
+    controller: new AbortController(),
+  };
+  // Refuse plain http before any connection, for every candidate URL.
+  for (const u of urls) checkUrlPolicy(new URL(u), u, ctx.allowHttp, undefined);
+
+  const timer = setTimeout(() => ctx.controller.abort(new DeadlineExceeded()), timeoutMs);
+  try {
+    const [primary, legacy] = urls as [string, string | undefined];
+    try {
+      return await fetchFollowingRedirects(primary, ctx, []);
+    } catch (error) {
+      if (legacy === undefined || !isNotFound(error)) throw error;
+      try {
+        return await fetchFollowingRedirects(legacy, ctx, [
+          {
+            code: 'legacy-well-known-path',
+            message: `card served at the legacy ${LEGACY_CARD_PATH}; A2A expects ${CARD_PATH} (${primary} answered 404)`,
+          },
+        ]);
+      } catch (legacyError) {
+        throw isNotFound(legacyError) ? error : legacyError;
+      }
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+interface Ctx {
+  a2aVersion: string;
+  timeoutMs: number;
+  maxBytes: number;
+  allowHttp: boolean;
+  dispatcher: Dispatcher;
+  controller: AbortController;
+}
+
+/** The abort reason for the deadline; recognised by identity of the signal's state, not by type. */
+class DeadlineExceeded extends Error {
+  constructor() {
+    super('deadline exceeded');
+    this.name = 'DeadlineExceeded';
+  }
+}
+
+function isNotFound(error: unknown): boolean {
+  return error instanceof FetchError && error.code === 'unreachable' && error.status === 404;
+}
+
+function parseLocation(location: string): URL {
+  let url: URL;
+  try {
+    url = new URL(location);
+  } catch {
+    throw new InvalidInputError('insecure-url', oneLine(location), 'not an absolute http(s) URL');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new InvalidInputError('insecure-url', redact(url), `not an http(s) URL (${url.protocol})`);
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new InvalidInputError('insecure-url', redact(url), 'credentials in a card URL are not allowed');
+  }
+  return url;
+}
+
+/** True for localhost, 127.0.0.0/8 and ::1 (also `*.localhost` and IPv4-mapped 127.x). */
+function isLoopback(url: URL): boolean {
+  const host = url.hostname.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  if (host === '::1' || host === '0:0:0:0:0:0:0:1') return true;
+  const v4 = host.startsWith('::ffff:') ? host.slice(7) : host;
+  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v4);
+}
+
+/**
+ * Apply the URL policy to one hop. `from` is the URL that redirected here, if any.
+ * @throws {InvalidInputError} insecure-url
+ */
+function checkUrlPolicy(url: URL, shown: string, allowHttp: boolean, from: URL | undefined): void {
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    // Only reachable through a redirect (locations are checked by parseLocation).
+    throw new InvalidInputError('insecure-url', from ? redact(from) : shown, 'redirect to a non-http(s) URL refused');
+  }
+  if (url.protocol === 'http:') {
+    if (from?.protocol === 'https:') {
+      throw new InvalidInputError('insecure-url', redact(from), 'redirect from https to plain http refused');
+    }
+    if (!allowHttp && !isLoopback(url)) {
+      throw new InvalidInputError('insecure-url', shown, 'plain http to a non-loopback host is not allowed', {
+        hint: 'use https, or pass --allow-http',
+      });
+    }
+  }
+}
+
+async function fetchFollowingRedirects(start: string, ctx: Ctx, warnings: Warning[]): Promise<FetchedCard> {
+  let url = new URL(start);
+  for (let redirects = 0; ; redirects++) {
+    const shown = url.href;
+    const response = await send(url, ctx);
+    const { statusCode, headers, body } = response;
+
+    if (REDIRECT_STATUSES.has(statusCode)) {
+      const location = headerValue(headers, 'location');
+      await drain(body);
+      if (location === undefined || location.trim() === '') {
+        throw new FetchError('unreachable', shown, `redirect (${statusCode}) without a Location header`, { status: statusCode });
+      }
+      if (redirects >= MAX_REDIRECTS) {
+        throw new FetchError('unreachable', shown, `too many redirects (more than ${MAX_REDIRECTS})`, { status: statusCode });
+      }
+      let next: URL;
+      try {
+        next = new URL(location, url);
+      } catch {
+        throw new FetchError('unreachable', shown, `redirect (${statusCode}) to an invalid URL`, { status: statusCode });
+      }
+      next.hash = '';
+      next.username = '';
+      next.password = '';
+      checkUrlPolicy(next, next.href, ctx.allowHttp, url);
+      url = next;
+      continue;
+    }
+
+    if (statusCode >= 200 && statusCode < 300) {
+      const parsed = await readCard(shown, response, ctx);
+      return { url: shown, body: parsed, warnings };
+    }
+
+    await drain(body);
+    if (statusCode === 401 || statusCode === 403) {
+      throw new FetchError('auth-refused', shown, `authentication refused (${statusCode})`, { status: statusCode });
+    }
+    if (statusCode === 404) {
+      throw new FetchError('unreachable', shown, 'not found (404)', { status: statusCode });
+    }
+    throw new FetchError('unreachable', shown, `unexpected status ${statusCode}`, { status: statusCode });
+  }
+}
+
+async function send(url: URL, ctx: Ctx): Promise<Dispatcher.ResponseData> {
+  const shown = url.href;
+  try {
+    return await request(url, {
+      method: 'GET',
+      dispatcher: ctx.dispatcher,
+      signal: ctx.controller.signal,
+      headers: {
+        'A2A-Version': ctx.a2aVersion,
+        Accept: 'application/json',
+        'User-Agent': USER_AGENT,
+      },
+    });
+  } catch (error) {
+    throw networkError(shown, error, ctx);
+  }
+}
+
+/** Read, check and parse a 2xx body. Destroys the stream on any early exit. */
+async function readCard(shown: string, response: Dispatcher.ResponseData, ctx: Ctx): Promise<unknown> {
+  const { headers, body } = response;
+
+  const contentType = headerValue(headers, 'content-type');
+  const mediaType = contentType?.split(';')[0]?.trim().toLowerCase() ?? '';
+  if (mediaType !== '' && mediaType !== 'application/json' && !/^application\/[a-z0-9!#$&^_.+-]+\+json$/.test(mediaType)) {
+    discard(body);
+    // Show the media type only when it is a plain type/subtype token (never an arbitrary header value).
+    const what = /^[a-z0-9!#$&^_.+-]{1,64}\/[a-z0-9!#$&^_.+-]{1,64}$/.test(mediaType) ? mediaType : 'a non-JSON content type';
+    throw new InvalidInputError('card-invalid', shown, `served ${what}, not JSON`);
+  }
+
+  const tooLarge = (): InvalidInputError => new InvalidInputError('card-invalid', shown, `card larger than ${ctx.maxBytes} bytes`);
+  const declared = Number(headerValue(headers, 'content-length'));
+  if (Number.isFinite(declared) && declared > ctx.maxBytes) {
+    discard(body);
+    throw tooLarge();
+  }
+
+  const chunks: Buffer[] = [];
+  let total = 0;
+  try {
+    for await (const chunk of body as AsyncIterable<Buffer>) {
+      total += chunk.length;
+      if (total > ctx.maxBytes) {
+        discard(body);
+        throw tooLarge();
+      }
+      chunks.push(chunk);
+    }
+  } catch (error) {
+    discard(body);
+    if (error instanceof InvalidInputError) throw error;
+    throw networkError(shown, error, ctx);
+  }
+
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks, total));
+  } catch {
+    throw new InvalidInputError('card-invalid', shown, 'body is not valid UTF-8');
+  }
+  if (text.trim() === '') throw new InvalidInputError('card-invalid', shown, 'empty body, not JSON');
+
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    const reason = error instanceof Error ? oneLine(error.message).slice(0, 120) : 'parse error';
+    throw new InvalidInputError('card-invalid', shown, `invalid JSON (${reason})`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new InvalidInputError('card-invalid', shown, 'card is not a JSON object');
+  }
+  return parsed;
+}
+
+/** Stop reading a body now: destroy the stream (undici then drops the socket) without an unhandled 'error'. */
+function discard(body: Dispatcher.ResponseData['body']): void {
+  body.on('error', () => undefined);
+  body.destroy();
+}
+
+/** Read a little of an unwanted body so the keep-alive socket can be reused; never throws. */
+async function drain(body: Dispatcher.ResponseData['body']): Promise<void> {
+  try {
+    await body.dump({ limit: DRAIN_LIMIT_BYTES });
+  } catch {
+    // Aborted or reset: the socket is gone anyway. The status we already have is the answer.
+  }
+}
+
+const NETWORK_MESSAGES: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'DNS lookup failed',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  ETIMEDOUT: 'connection timed out',
+  EPIPE: 'connection closed',
+  UND_ERR_SOCKET: 'connection closed by the server',
+  UND_ERR_CLOSED: 'connection closed',
+  UND_ERR_RES_CONTENT_LENGTH_MISMATCH: 'response body truncated',
+  UND_ERR_ABORTED: 'request aborted',
+  UND_ERR_INFO: 'protocol error',
+  HPE_INVALID_CONSTANT: 'invalid HTTP response',
+};
+
+const UNDICI_TIMEOUTS = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+
+/** Map anything thrown by undici (or the abort) to a FetchError. Never copies header values. */
+function networkError(shown: string, error: unknown, ctx: Ctx): FetchError {
+  const code = errorCode(error);
+  if (ctx.controller.signal.aborted || error instanceof DeadlineExceeded || (code !== undefined && UNDICI_TIMEOUTS.has(code))) {
+    return new FetchError('timeout', shown, `no card within ${ctx.timeoutMs} ms`, { cause: error });
+  }
+  if (code === undefined) {
+    const name = error instanceof Error ? error.name : typeof error;
+    return new FetchError('unreachable', shown, `network error (${oneLine(name)})`, { cause: error });
+  }
+  const known = NETWORK_MESSAGES[code];
+  const isTls = /CERT|TLS|SSL|EPROTO|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)/.test(code);
+  const what = known ?? (isTls ? 'TLS error' : code.startsWith('HPE_') ? 'invalid HTTP response' : 'network error');
+  return new FetchError('unreachable', shown, `${what} (${oneLine(code)})`, { cause: error });
+}
+
+/** The most specific `code` on an error or its causes (undici wraps socket errors). */
+function errorCode(error: unknown): string | undefined {
+  let found: string | undefined;
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth++) {
+    const code = (current as { code?: unknown }).code;
+    // Prefer an OS/TLS code (ECONNRESET, CERT_...) over undici's generic wrapper code.
+    if (typeof code === 'string' && code !== '') {
+      if (found === undefined || found.startsWith('UND_ERR_')) found = code;
+      if (!code.startsWith('UND_ERR_')) break;
+    }
+    if (current instanceof AggregateError && current.errors.length > 0 && found === undefined) {
+      current = current.errors[0];
+      continue;
+    }
+    current = (current as { cause?: unknown }).cause;
+  }
+  return found;
+}
+
+function headerValue(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** The URL without credentials or fragment: safe to print. */
+function redact(url: URL): string {
+  const copy = new URL(url.href);
+  copy.username = '';
+  copy.password = '';
+  copy.hash = '';
+  return copy.href;
+}
+
+function oneLine(text: string): string {
+  return text.replace(/[\r\n\t]+/g, ' ').trim();
+}

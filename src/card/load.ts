@@ -1,0 +1,87 @@
+/**
+ * Load an agent card from where the manifest says it is: an http(s) URL (fetched) or a file path
+ * relative to the manifest (read). The I/O edge in front of {@link normalizeCard}.
+ */
+import { readFile, stat } from 'node:fs/promises';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
+import type { Dispatcher } from 'undici';
+import { FetchError, InvalidInputError } from '../errors.js';
+import { parseJson } from '../json-file.js';
+import type { Warning } from './model.js';
+
+/** Where cards are fetched from and how. */
+export interface LoadCardOptions {
+  /** Directory of the manifest; file locations are relative to it. */
+  baseDir: string;
+  /** Sent as `A2A-Version` on card requests (the agent profile's first version). */
+  a2aVersion: string;
+  /** Total deadline per card (ms). Default 10 000. */
+  timeoutMs?: number;
+  /** Allow plain http to non-loopback hosts. */
+  allowHttp?: boolean;
+  dispatcher?: Dispatcher;
+}
+
+/** A card as loaded, before validation. */
+export interface LoadedCard {
+  /** The URL that answered, or the file path relative to `baseDir` (POSIX separators). */
+  resolved: string;
+  /** The parsed JSON object. */
+  raw: Record<string, unknown>;
+  /** Set for fetched cards: relative interface URLs resolve against it. */
+  baseUrl?: string;
+  /** What to name in messages: the URL or the file path as given. */
+  source: string;
+  warnings: Warning[];
+}
+
+let fetchModule: Promise<typeof import('./fetch.js')> | undefined;
+
+/** Close the shared HTTP connection pool if any card was fetched (lets the process exit at once). */
+export async function closeFetcher(): Promise<void> {
+  if (fetchModule) await (await fetchModule).closeDefaultDispatcher();
+}
+
+/** Card files larger than this are refused, as for fetched cards (bytes). */
+export const MAX_CARD_BYTES = 1_048_576;
+
+/** True when a manifest `card` value is a URL (http or https) rather than a file path. */
+export function isCardUrl(location: string): boolean {
+  return /^https?:\/\//i.test(location);
+}
+
+/**
+ * Load a card from a URL or a file.
+ * @throws InvalidInputError `card-invalid` / `insecure-url`, FetchError `unreachable` / `auth-refused` / `timeout`
+ */
+export async function loadCard(location: string, options: LoadCardOptions): Promise<LoadedCard> {
+  if (isCardUrl(location)) {
+    fetchModule ??= import('./fetch.js');
+    const { fetchCard } = await fetchModule;
+    const fetched = await fetchCard(location, {
+      a2aVersion: options.a2aVersion,
+      ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+      ...(options.allowHttp !== undefined ? { allowHttp: options.allowHttp } : {}),
+      ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
+    });
+    return { resolved: fetched.url, raw: fetched.body as Record<string, unknown>, baseUrl: fetched.url, source: fetched.url, warnings: fetched.warnings };
+  }
+  if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(location)) {
+    throw new InvalidInputError('card-invalid', location, 'only http(s) URLs and file paths are supported');
+  }
+  const path = isAbsolute(location) ? location : resolve(options.baseDir, location);
+  let size: number;
+  try {
+    size = (await stat(path)).size;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new FetchError('unreachable', location, code === 'ENOENT' ? 'no such file' : `cannot read (${code})`, { cause: error });
+  }
+  if (size > MAX_CARD_BYTES) throw new InvalidInputError('card-invalid', location, `card larger than ${MAX_CARD_BYTES} bytes`);
+  const raw = parseJson(await readFile(path, 'utf8'), location, 'card-invalid');
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw new InvalidInputError('card-invalid', location, 'card is not a JSON object');
+  }
+  const rel = relative(options.baseDir, path).split(sep).join('/');
+  return { resolved: isAbsolute(location) ? location : rel, raw: raw as Record<string, unknown>, source: location, warnings: [] };
+}

@@ -1,0 +1,446 @@
+/**
+ * Card reading: validate an agent card as served (A2A 1.0 ProtoJSON, 0.3 JSON in both of its forms,
+ * 0.2.x, hybrids) and normalise it to one {@link NormalizedCard}. Pure: values in, values out.
+ *
+ * Spec: A2A 1.0 `specification/a2a.proto` AgentCard (§8.1 of the spec), 0.3 `types/src/types.ts`
+ * AgentCard, and the 0.3 → 1.0 mapping of the 1.0 migration guide.
+ */
+import { z } from 'zod';
+import { InvalidInputError } from '../errors.js';
+import { formatPath } from '../json-path.js';
+import {
+  CORE_BINDINGS,
+  type AgentInterface,
+  type AgentSkill,
+  type CardShape,
+  type NormalizedCard,
+  type SecurityRequirement,
+  type SecurityScheme,
+  type Warning,
+} from './model.js';
+
+const strList = z.array(z.string());
+
+/** A 1.0 requirement `{schemes: {name: {list: [scopes]}}}` or a 0.3 one `{name: [scopes]}`. */
+const RequirementSchema = z.union([
+  z.object({ schemes: z.record(z.string(), z.looseObject({ list: strList.nullish() })) }),
+  z.record(z.string(), strList),
+]);
+
+const ExtensionSchema = z.looseObject({
+  uri: z.string().min(1),
+  required: z.boolean().nullish(),
+  description: z.string().nullish(),
+  params: z.record(z.string(), z.unknown()).nullish(),
+});
+
+const CapabilitiesSchema = z.looseObject({
+  streaming: z.boolean().nullish(),
+  pushNotifications: z.boolean().nullish(),
+  extendedAgentCard: z.boolean().nullish(),
+  extensions: z.array(ExtensionSchema).nullish(),
+});
+
+const SkillSchema = z.looseObject({
+  id: z.string().min(1),
+  name: z.string(),
+  description: z.string(),
+  tags: strList.nullish(),
+  examples: strList.nullish(),
+  inputModes: strList.nullish(),
+  outputModes: strList.nullish(),
+  securityRequirements: z.array(RequirementSchema).nullish(),
+  security: z.array(RequirementSchema).nullish(),
+});
+
+const CommonCardSchema = z.looseObject({
+  name: z.string(),
+  description: z.string(),
+  version: z.string(),
+  capabilities: CapabilitiesSchema.nullish(),
+  securitySchemes: z.record(z.string(), z.looseObject({})).nullish(),
+  securityRequirements: z.array(RequirementSchema).nullish(),
+  security: z.array(RequirementSchema).nullish(),
+  defaultInputModes: strList,
+  defaultOutputModes: strList,
+  skills: z.array(SkillSchema),
+});
+
+/** A2A 1.0 AgentInterface (proto `AgentInterface`). */
+const InterfaceSchema = z.looseObject({
+  url: z.string().min(1),
+  protocolBinding: z.string().min(1),
+  protocolVersion: z.string().min(1),
+  tenant: z.string().nullish(),
+});
+
+/** The 1.0 card: `supportedInterfaces` carries url, binding and version. */
+export const AgentCardV1Schema = CommonCardSchema.extend({
+  supportedInterfaces: z.array(InterfaceSchema).min(1),
+});
+
+/** The 0.3 (and 0.2.x) card: card-level `url`, `preferredTransport`, `additionalInterfaces`, `protocolVersion`. */
+export const AgentCardV03Schema = CommonCardSchema.extend({
+  url: z.string().min(1),
+  preferredTransport: z.string().min(1).nullish(),
+  protocolVersion: z.string().nullish(),
+  additionalInterfaces: z.array(z.looseObject({ url: z.string().min(1), transport: z.string().min(1) })).nullish(),
+  supportsAuthenticatedExtendedCard: z.boolean().nullish(),
+});
+
+// 1.0 SecurityScheme oneof wrappers and their 0.3 `type` equivalents.
+const SchemeVariants = {
+  apiKeySecurityScheme: z.looseObject({ location: z.string(), name: z.string(), description: z.string().nullish() }),
+  httpAuthSecurityScheme: z.looseObject({ scheme: z.string(), bearerFormat: z.string().nullish(), description: z.string().nullish() }),
+  oauth2SecurityScheme: z.looseObject({ flows: z.record(z.string(), z.unknown()), oauth2MetadataUrl: z.string().nullish(), description: z.string().nullish() }),
+  openIdConnectSecurityScheme: z.looseObject({ openIdConnectUrl: z.string(), description: z.string().nullish() }),
+  mtlsSecurityScheme: z.looseObject({ description: z.string().nullish() }),
+} as const;
+const SchemeByType = {
+  apiKey: z.looseObject({ in: z.string(), name: z.string(), description: z.string().nullish() }),
+  http: z.looseObject({ scheme: z.string(), bearerFormat: z.string().nullish(), description: z.string().nullish() }),
+  oauth2: z.looseObject({ flows: z.record(z.string(), z.unknown()), oauth2MetadataUrl: z.string().nullish(), description: z.string().nullish() }),
+  openIdConnect: z.looseObject({ openIdConnectUrl: z.string(), description: z.string().nullish() }),
+  mutualTLS: z.looseObject({ description: z.string().nullish() }),
+} as const;
+
+/** camelCase keys whose snake_case spelling is a card error rather than an unknown field. */
+const CAMEL_KEYS = [
+  'supportedInterfaces', 'protocolBinding', 'protocolVersion', 'securitySchemes', 'securityRequirements',
+  'defaultInputModes', 'defaultOutputModes', 'inputModes', 'outputModes', 'pushNotifications',
+  'extendedAgentCard', 'preferredTransport', 'additionalInterfaces', 'supportsAuthenticatedExtendedCard',
+  'documentationUrl', 'iconUrl',
+];
+const SNAKE_TO_CAMEL = new Map(CAMEL_KEYS.map((k) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), k]));
+
+/** Where a card came from, for error messages and relative-URL resolution. */
+export interface CardSource {
+  /** File path or URL shown in messages. */
+  source: string;
+  /** The URL the card was fetched from; relative interface URLs resolve against it. Absent for files. */
+  baseUrl?: string;
+}
+
+/** Result of {@link normalizeCard}. */
+export interface NormalizeResult {
+  card: NormalizedCard;
+  warnings: Warning[];
+}
+
+/**
+ * Validate and normalise an agent card.
+ *
+ * @param raw the parsed JSON as served (never mutated)
+ * @throws InvalidInputError `card-invalid`, one line naming the source and the JSON path
+ */
+export function normalizeCard(raw: unknown, from: CardSource): NormalizeResult {
+  const warnings: Warning[] = [];
+  const fail = (path: ReadonlyArray<PropertyKey>, message: string): never => {
+    throw new InvalidInputError('card-invalid', from.source, message, { path: formatPath(path) });
+  };
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) fail([], 'an agent card must be a JSON object');
+  const obj = raw as Record<string, unknown>;
+  rejectSnakeCase(obj, fail);
+
+  const hasV1 = Array.isArray(obj.supportedInterfaces) && obj.supportedInterfaces.length > 0;
+  const hasLegacy = 'url' in obj || 'preferredTransport' in obj || 'additionalInterfaces' in obj;
+  if (!hasV1 && !hasLegacy) {
+    fail(['supportedInterfaces'], 'missing: a card needs supportedInterfaces (A2A 1.0) or url (A2A 0.3)');
+  }
+
+  let shape: CardShape;
+  let interfaces: AgentInterface[];
+  let base: z.infer<typeof CommonCardSchema>;
+  let extendedFlag: boolean | null | undefined;
+  if (hasV1) {
+    const card = parseWith(AgentCardV1Schema, obj, fail);
+    base = card;
+    shape = hasLegacy ? 'hybrid' : '1.0';
+    if (hasLegacy) {
+      warnings.push({ code: 'hybrid-card', message: 'card carries A2A 1.0 and 0.3 fields; supportedInterfaces wins and the 0.3 fields are ignored' });
+    }
+    interfaces = card.supportedInterfaces.map((i, index) => ({
+      url: i.url,
+      protocolBinding: canonicalBinding(i.protocolBinding, ['supportedInterfaces', index, 'protocolBinding'], warnings),
+      protocolVersion: majorMinor(i.protocolVersion, ['supportedInterfaces', index, 'protocolVersion'], warnings),
+      ...(i.tenant ? { tenant: i.tenant } : {}),
+    }));
+    extendedFlag = card.capabilities?.extendedAgentCard;
+  } else {
+    const card = parseWith(AgentCardV03Schema, obj, fail);
+    base = card;
+    const version = card.protocolVersion
+      ? majorMinor(card.protocolVersion, ['protocolVersion'], warnings)
+      : '0.3';
+    shape = version === '0.2' ? '0.2' : '0.3';
+    const primary: AgentInterface = {
+      url: card.url,
+      protocolBinding: canonicalBinding(card.preferredTransport ?? 'JSONRPC', ['preferredTransport'], warnings),
+      protocolVersion: version,
+    };
+    interfaces = [primary];
+    (card.additionalInterfaces ?? []).forEach((i, index) => {
+      const entry: AgentInterface = {
+        url: i.url,
+        protocolBinding: canonicalBinding(i.transport, ['additionalInterfaces', index, 'transport'], warnings),
+        protocolVersion: version,
+      };
+      const duplicate = interfaces.some((e) => e.url === entry.url && e.protocolBinding === entry.protocolBinding);
+      if (!duplicate) interfaces.push(entry);
+    });
+    extendedFlag = card.supportsAuthenticatedExtendedCard ?? card.capabilities?.extendedAgentCard;
+  }
+
+  interfaces = interfaces.map((i, index) => resolveInterfaceUrl(i, index, shape, from, warnings, fail));
+
+  const securitySchemes: Record<string, SecurityScheme> = {};
+  for (const [name, scheme] of Object.entries(base.securitySchemes ?? {})) {
+    securitySchemes[name] = readScheme(scheme, ['securitySchemes', name], fail);
+  }
+
+  const cardRequirements = readRequirements(base, shape, [], warnings);
+  checkSchemesKnown(cardRequirements, securitySchemes, ['securityRequirements'], 'the card', fail);
+
+  const defaultInputModes = readModes(base.defaultInputModes, ['defaultInputModes'], warnings, fail);
+  const defaultOutputModes = readModes(base.defaultOutputModes, ['defaultOutputModes'], warnings, fail);
+
+  const seen = new Set<string>();
+  const skills: AgentSkill[] = base.skills.map((s, index) => {
+    const path = ['skills', index];
+    if (seen.has(s.id)) fail([...path, 'id'], `duplicate skill id "${s.id}"`);
+    seen.add(s.id);
+    const skill: AgentSkill = { id: s.id, name: s.name, description: s.description, tags: s.tags ?? [] };
+    if (s.examples?.length) skill.examples = s.examples;
+    if (s.inputModes?.length) skill.inputModes = readModes(s.inputModes, [...path, 'inputModes'], warnings, fail);
+    if (s.outputModes?.length) skill.outputModes = readModes(s.outputModes, [...path, 'outputModes'], warnings, fail);
+    const requirements = readRequirements(s, shape, path, warnings);
+    if (requirements.length) {
+      checkSchemesKnown(requirements, securitySchemes, [...path, 'securityRequirements'], `skill "${s.id}"`, fail);
+      skill.securityRequirements = requirements;
+    }
+    return skill;
+  });
+
+  const caps = base.capabilities ?? {};
+  const card: NormalizedCard = {
+    name: base.name,
+    description: base.description,
+    version: base.version,
+    shape,
+    supportedInterfaces: interfaces,
+    capabilities: {
+      streaming: caps.streaming ?? false,
+      pushNotifications: caps.pushNotifications ?? false,
+      extendedAgentCard: extendedFlag ?? false,
+      extensions: (caps.extensions ?? []).map((e) => ({
+        uri: e.uri,
+        required: e.required ?? false,
+        ...(e.description ? { description: e.description } : {}),
+        ...(e.params ? { params: e.params } : {}),
+      })),
+    },
+    securitySchemes,
+    securityRequirements: cardRequirements,
+    defaultInputModes,
+    defaultOutputModes,
+    skills,
+  };
+  return { card, warnings };
+}
+
+type Fail = (path: ReadonlyArray<PropertyKey>, message: string) => never;
+
+function parseWith<S extends z.ZodType>(schema: S, value: unknown, fail: Fail): z.infer<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  fail(issue.path, zodMessage(issue));
+  throw new Error('unreachable');
+}
+
+/** One short line for a zod issue, e.g. "expected string, got null". */
+export function zodMessage(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'invalid_type') {
+    const got = (issue as { input?: unknown }).input;
+    const gotType = got === undefined ? 'nothing (missing)' : got === null ? 'null' : Array.isArray(got) ? 'an array' : `${typeof got} ${JSON.stringify(got)?.slice(0, 40)}`;
+    return `expected ${issue.expected}, got ${gotType}`;
+  }
+  if (issue.code === 'invalid_union') return 'does not match any accepted form';
+  if (issue.code === 'unrecognized_keys') return `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
+  return issue.message.replace(/^Invalid input: /, '');
+}
+
+function rejectSnakeCase(obj: Record<string, unknown>, fail: Fail): void {
+  const check = (o: unknown, path: PropertyKey[]): void => {
+    if (typeof o !== 'object' || o === null || Array.isArray(o)) return;
+    for (const key of Object.keys(o)) {
+      const camel = SNAKE_TO_CAMEL.get(key);
+      if (camel) fail([...path, key], `snake_case key; A2A JSON uses camelCase "${camel}"`);
+    }
+  };
+  check(obj, []);
+  check(obj.capabilities, ['capabilities']);
+  for (const list of ['supportedInterfaces', 'additionalInterfaces', 'skills'] as const) {
+    const items = obj[list];
+    if (Array.isArray(items)) items.forEach((item, i) => check(item, [list, i]));
+  }
+}
+
+/** Match a binding name to the canonical core spelling, case-insensitively (warning when it differs). */
+function canonicalBinding(name: string, path: PropertyKey[], warnings: Warning[]): string {
+  if ((CORE_BINDINGS as readonly string[]).includes(name)) return name;
+  const canonical = CORE_BINDINGS.find((b) => b.toLowerCase() === name.toLowerCase());
+  if (canonical) {
+    warnings.push({ code: 'noncanonical-binding-name', message: `binding "${name}" read as "${canonical}"`, path: formatPath(path) });
+    return canonical;
+  }
+  return name;
+}
+
+/**
+ * Cut a protocol version to Major.Minor (A2A 1.0 §3.6: patch numbers are not negotiated):
+ * "0.3.0" → "0.3", "1" → "1.0". A version that is not numeric is kept as is, with a warning.
+ */
+export function majorMinor(version: string, path: PropertyKey[] = [], warnings: Warning[] = []): string {
+  const m = /^v?(\d+)(?:\.(\d+))?(?:\.\d+)?(?:[-+].*)?$/.exec(version.trim());
+  if (!m) {
+    warnings.push({ code: 'protocol-version-unrecognized', message: `protocol version "${version}" is not Major.Minor; it can only match a profile that lists it exactly`, path: formatPath(path) });
+    return version;
+  }
+  return `${Number(m[1])}.${Number(m[2] ?? 0)}`;
+}
+
+const ABSOLUTE_URL = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//;
+
+function resolveInterfaceUrl(
+  i: AgentInterface,
+  index: number,
+  shape: CardShape,
+  from: CardSource,
+  warnings: Warning[],
+  fail: Fail,
+): AgentInterface {
+  // gRPC interfaces are `host:port`, not URLs (A2A 1.0 AgentInterface.url).
+  if (i.protocolBinding === 'GRPC' || ABSOLUTE_URL.test(i.url)) return i;
+  const path = shape === '1.0' || shape === 'hybrid' ? ['supportedInterfaces', index, 'url'] : index === 0 ? ['url'] : ['additionalInterfaces', index - 1, 'url'];
+  if (!from.baseUrl) fail(path, `relative URL "${i.url}" in a card read from a file; interface URLs must be absolute`);
+  let resolved: string;
+  try {
+    resolved = new URL(i.url, from.baseUrl).href;
+  } catch {
+    return fail(path, `"${i.url}" is not a URL`);
+  }
+  warnings.push({ code: 'relative-interface-url', message: `relative URL "${i.url}" resolved against the card URL to ${resolved}`, path: formatPath(path) });
+  return { ...i, url: resolved };
+}
+
+function readScheme(raw: Record<string, unknown>, path: PropertyKey[], fail: Fail): SecurityScheme {
+  const wrappers = Object.keys(SchemeVariants).filter((k) => k in raw) as Array<keyof typeof SchemeVariants>;
+  const description = (d: string | null | undefined) => (d ? { description: d } : {});
+  if (wrappers.length === 1) {
+    const key = wrappers[0]!;
+    const inner = parseWith(SchemeVariants[key], raw[key], (p, m) => fail([...path, key, ...p], m));
+    switch (key) {
+      case 'apiKeySecurityScheme': {
+        const s = inner as z.infer<typeof SchemeVariants.apiKeySecurityScheme>;
+        return { type: 'apiKey', location: s.location, name: s.name, ...description(s.description) };
+      }
+      case 'httpAuthSecurityScheme': {
+        const s = inner as z.infer<typeof SchemeVariants.httpAuthSecurityScheme>;
+        return { type: 'http', scheme: s.scheme, ...(s.bearerFormat ? { bearerFormat: s.bearerFormat } : {}), ...description(s.description) };
+      }
+      case 'oauth2SecurityScheme': {
+        const s = inner as z.infer<typeof SchemeVariants.oauth2SecurityScheme>;
+        return { type: 'oauth2', flows: s.flows, ...(s.oauth2MetadataUrl ? { oauth2MetadataUrl: s.oauth2MetadataUrl } : {}), ...description(s.description) };
+      }
+      case 'openIdConnectSecurityScheme': {
+        const s = inner as z.infer<typeof SchemeVariants.openIdConnectSecurityScheme>;
+        return { type: 'openIdConnect', openIdConnectUrl: s.openIdConnectUrl, ...description(s.description) };
+      }
+      case 'mtlsSecurityScheme': {
+        const s = inner as z.infer<typeof SchemeVariants.mtlsSecurityScheme>;
+        return { type: 'mtls', ...description(s.description) };
+      }
+    }
+  }
+  const type = raw.type;
+  if (wrappers.length === 0 && typeof type === 'string' && type in SchemeByType) {
+    const t = type as keyof typeof SchemeByType;
+    const s = parseWith(SchemeByType[t], raw, (p, m) => fail([...path, ...p], m)) as Record<string, string | undefined> & { flows?: Record<string, unknown> };
+    switch (t) {
+      case 'apiKey':
+        return { type: 'apiKey', location: s.in!, name: s.name!, ...description(s.description) };
+      case 'http':
+        return { type: 'http', scheme: s.scheme!, ...(s.bearerFormat ? { bearerFormat: s.bearerFormat } : {}), ...description(s.description) };
+      case 'oauth2':
+        return { type: 'oauth2', flows: s.flows!, ...(s.oauth2MetadataUrl ? { oauth2MetadataUrl: s.oauth2MetadataUrl } : {}), ...description(s.description) };
+      case 'openIdConnect':
+        return { type: 'openIdConnect', openIdConnectUrl: s.openIdConnectUrl!, ...description(s.description) };
+      case 'mutualTLS':
+        return { type: 'mtls', ...description(s.description) };
+    }
+  }
+  const what = wrappers.length > 1 ? `several variant keys (${wrappers.join(', ')})` : typeof type === 'string' ? `unknown type "${type}"` : 'neither a known type nor a variant key';
+  return fail(path, `security-scheme-unrecognized: ${what}`);
+}
+
+/** Read the requirement list of a card or skill: 1.0 `securityRequirements`, else 0.3 `security`. */
+function readRequirements(
+  holder: { securityRequirements?: unknown[] | null; security?: unknown[] | null },
+  shape: CardShape,
+  path: PropertyKey[],
+  warnings: Warning[],
+): SecurityRequirement[] {
+  let list = holder.securityRequirements;
+  if (!list?.length && holder.security?.length) {
+    if (shape === '1.0') {
+      warnings.push({ code: 'legacy-security-field', message: 'A2A 1.0 card uses the 0.3 "security" field; read as securityRequirements', path: formatPath([...path, 'security']) });
+    }
+    list = holder.security;
+  }
+  return (list ?? []).map((r) => toRequirement(r as z.infer<typeof RequirementSchema>));
+}
+
+function toRequirement(r: z.infer<typeof RequirementSchema>): SecurityRequirement {
+  const out: SecurityRequirement = {};
+  if ('schemes' in r && typeof r.schemes === 'object' && r.schemes !== null && !Array.isArray(r.schemes)) {
+    for (const [name, scopes] of Object.entries(r.schemes as Record<string, { list?: string[] | null }>)) out[name] = [...(scopes.list ?? [])];
+  } else {
+    for (const [name, scopes] of Object.entries(r as Record<string, string[]>)) out[name] = [...scopes];
+  }
+  return out;
+}
+
+function checkSchemesKnown(
+  requirements: SecurityRequirement[],
+  schemes: Record<string, SecurityScheme>,
+  path: PropertyKey[],
+  who: string,
+  fail: Fail,
+): void {
+  requirements.forEach((r, i) => {
+    for (const name of Object.keys(r)) {
+      if (!(name in schemes)) fail([...path, i, name], `unknown-security-scheme: ${who} requires scheme "${name}", which securitySchemes does not define`);
+    }
+  });
+}
+
+const MEDIA_TYPE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+\/[!#$%&'*+.^_`|~0-9A-Za-z-]+(\s*;.*)?$/;
+
+/** Normalise a list of media types: bare `text` → `text/plain` (warning); other non-media-type tokens dropped (warning). */
+function readModes(modes: string[], path: PropertyKey[], warnings: Warning[], fail: Fail): string[] {
+  const out: string[] = [];
+  modes.forEach((mode, i) => {
+    const m = mode.trim();
+    if (MEDIA_TYPE.test(m)) {
+      if (!out.includes(m)) out.push(m);
+    } else if (m.toLowerCase() === 'text') {
+      warnings.push({ code: 'mode-not-media-type', message: 'mode "text" read as "text/plain"', path: formatPath([...path, i]) });
+      if (!out.includes('text/plain')) out.push('text/plain');
+    } else {
+      warnings.push({ code: 'mode-not-media-type', message: `mode "${mode}" is not a media type; dropped`, path: formatPath([...path, i]) });
+    }
+  });
+  if (modes.length > 0 && out.length === 0) fail(path, 'no valid media type left (every entry was dropped)');
+  return out;
+}

@@ -1,0 +1,180 @@
+/**
+ * The CLI shell: parse arguments (yargs), lazy-load the one command module needed, print its
+ * result (human lines or `--json`), and map errors to exit codes in one place ({@link exitCodeFor}).
+ */
+import { readFileSync } from 'node:fs';
+import kleur from 'kleur';
+import yargs from 'yargs';
+import { A2aLockError, exitCodeFor, ExitCode, UsageError } from '../errors.js';
+import type { CommandResult, GlobalOptions } from '../commands/context.js';
+import { renderWarning } from './render.js';
+
+type Argv = Record<string, unknown> & { _: Array<string | number> };
+
+function globals(argv: Argv): GlobalOptions {
+  return {
+    manifest: String(argv.manifest ?? 'a2a.json'),
+    ...(argv.lockfile ? { lockfile: String(argv.lockfile) } : {}),
+    json: Boolean(argv.json),
+    verbose: Boolean(argv.verbose),
+    ...(argv.timeout !== undefined ? { timeout: Number(argv.timeout) } : {}),
+    ...(argv.concurrency !== undefined ? { concurrency: Number(argv.concurrency) } : {}),
+    allowHttp: Boolean(argv['allow-http']),
+    cwd: process.cwd(),
+    env: process.env,
+  };
+}
+
+function version(): string {
+  return JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version as string;
+}
+
+function positiveInt(name: string) {
+  return (value: unknown) => {
+    if (value === undefined) return undefined;
+    const n = Number(value);
+    if (!Number.isInteger(n) || n <= 0) throw new UsageError(`--${name} must be a positive integer (got ${String(value)})`);
+    return n;
+  };
+}
+
+/**
+ * Run the CLI with `args` (without `node` and the script). Prints to stdout/stderr and returns the
+ * exit code: 0 ok · 1 drift/refusal/out of date · 2 usage or invalid input · 3 unreachable ·
+ * 4 auth refused · 5 timeout · 70 internal error.
+ */
+export async function main(args: string[]): Promise<number> {
+  let result: CommandResult | undefined;
+  let options: GlobalOptions | undefined;
+  const wantsJson = args.includes('--json');
+  const verbose = args.includes('--verbose');
+  const run = (load: (o: GlobalOptions, argv: Argv) => Promise<CommandResult>) => async (argv: Argv) => {
+    options = globals(argv);
+    result = await load(options, argv);
+  };
+
+  const parser = yargs(args)
+    .scriptName('a2a')
+    .usage('$0 <command> [options]\n\nLock the A2A agents this client depends on: negotiate, lock, verify.')
+    .option('manifest', { type: 'string', default: 'a2a.json', describe: 'Manifest file', global: true })
+    .option('lockfile', { type: 'string', describe: 'Lockfile (default: a2a.lock.json beside the manifest)', global: true })
+    .option('json', { type: 'boolean', default: false, describe: 'Print one JSON document on stdout', global: true })
+    .option('verbose', { type: 'boolean', default: false, describe: 'Print stack traces of errors', global: true })
+    .option('timeout', { type: 'number', describe: 'Per-card timeout in ms (default 10000)', global: true, coerce: positiveInt('timeout') })
+    .option('concurrency', { type: 'number', describe: 'Cards fetched at once (default 8)', global: true, coerce: positiveInt('concurrency') })
+    .option('allow-http', { type: 'boolean', default: false, describe: 'Allow plain http to non-loopback hosts', global: true })
+    .command(
+      'plan <card>',
+      'Negotiate one card (file or URL) without a lockfile',
+      (y) =>
+        y
+          .positional('card', { type: 'string', describe: 'Card URL or file', demandOption: true })
+          .option('skill', { type: 'string', demandOption: true, describe: 'Skill id' })
+          .option('profile', { type: 'string', describe: 'JSON file holding a client profile' })
+          .option('credential', { type: 'string', array: true, default: [], describe: 'A scheme name the client holds (repeatable)' })
+          .example('$0 plan https://agent.example.com --skill market-size --credential bearer', ''),
+      run(async (o, argv) => (await import('../commands/plan.js')).runPlan(o, {
+        card: String(argv.card),
+        skill: String(argv.skill),
+        ...(argv.profile ? { profile: String(argv.profile) } : {}),
+        credentials: (argv.credential as string[]).map(String),
+      })),
+    )
+    .command('init', 'Write a starter a2a.json', (y) => y.example('$0 init', ''), run(async (o) => (await import('../commands/init.js')).runInit(o)))
+    .command(
+      'add <name> <card>',
+      'Add an agent to a2a.json and lock it',
+      (y) =>
+        y
+          .positional('name', { type: 'string', demandOption: true })
+          .positional('card', { type: 'string', demandOption: true })
+          .option('skill', { type: 'string', array: true, demandOption: true, describe: 'Skill id (repeatable)' })
+          .option('credential', { type: 'string', array: true, default: [], describe: '<scheme>=<ENV_VAR> (repeatable)' })
+          .option('range', { type: 'string', describe: 'Semver range over the card version' })
+          .example('$0 add research https://research.example.com --skill market-size --credential bearer=RESEARCH_TOKEN', ''),
+      run(async (o, argv) => (await import('../commands/lock.js')).runAdd(o, {
+        name: String(argv.name),
+        card: String(argv.card),
+        skills: (argv.skill as string[]).map(String),
+        credentials: (argv.credential as string[]).map(String),
+        ...(argv.range ? { version: String(argv.range) } : {}),
+      })),
+    )
+    .command('lock', 'Make a2a.lock.json satisfy a2a.json', (y) => y.example('$0 lock', ''), run(async (o) => (await import('../commands/lock.js')).runLock(o)))
+    .command('install', 'Check every locked agent against the lockfile (like npm ci); never writes', (y) => y.example('$0 install', ''), run(async (o) => (await import('../commands/verify.js')).runInstall(o)))
+    .command(
+      'verify [agents..]',
+      'CI gate: check the lockfile against the manifest and the cards served now',
+      (y) =>
+        y
+          .positional('agents', { type: 'string', array: true, describe: 'Agents to verify (default: all)' })
+          .option('offline', { type: 'boolean', default: false, describe: 'No network: check snapshots and plans only' })
+          .option('strict', { type: 'boolean', default: false, describe: 'Also fail (exit 1) on card changes that leave plans equal' })
+          .example('$0 verify --strict', ''),
+      run(async (o, argv) => (await import('../commands/verify.js')).runVerify(o, {
+        agents: ((argv.agents as string[] | undefined) ?? []).map(String),
+        offline: Boolean(argv.offline),
+        strict: Boolean(argv.strict),
+      })),
+    )
+    .command(
+      'update [agents..]',
+      'Re-resolve agents (all if none named) and write the lockfile; prints the card and plan diff',
+      (y) => y.positional('agents', { type: 'string', array: true }).example('$0 update research-agent', ''),
+      run(async (o, argv) => (await import('../commands/lock.js')).runUpdate(o, ((argv.agents as string[] | undefined) ?? []).map(String))),
+    )
+    .demandCommand(1, 'name a command (see a2a --help)')
+    .recommendCommands()
+    .strict()
+    .version(version())
+    .alias('version', 'V')
+    .help()
+    .alias('help', 'h')
+    .wrap(Math.min(100, process.stdout.columns || 100))
+    .fail((message, error) => {
+      if (error) throw error;
+      if (/^Did you mean/.test(message)) throw new UsageError(`unknown command "${String(args[0])}"; ${message.replace(/^D/, 'd')}`);
+      throw new UsageError(message);
+    });
+
+  try {
+    await parser.parseAsync();
+    if (!result) return ExitCode.Ok; // --help / --version
+    print(result, options!);
+    return result.exitCode;
+  } catch (error) {
+    return report(error, wantsJson, verbose);
+  } finally {
+    const { closeFetcher } = await import('../card/load.js');
+    await closeFetcher();
+  }
+}
+
+function print(result: CommandResult, options: GlobalOptions): void {
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify(result.json, null, 2)}\n`);
+    return;
+  }
+  if (result.warnings.length) {
+    for (const w of result.warnings) process.stderr.write(`${renderWarning(w)}\n`);
+  }
+  if (result.lines.length) process.stdout.write(`${result.lines.join('\n')}\n`);
+}
+
+function report(error: unknown, json: boolean, verbose: boolean): number {
+  const code = exitCodeFor(error);
+  if (error instanceof A2aLockError) {
+    if (json) process.stdout.write(`${JSON.stringify({ error: error.toJSON() }, null, 2)}\n`);
+    else {
+      process.stderr.write(`${kleur.red('error')} ${error.code}: ${error.message}\n`);
+      if (error.hint) process.stderr.write(`  hint: ${error.hint}\n`);
+    }
+    if (verbose && error.stack) process.stderr.write(`${error.stack}\n`);
+    return code;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  if (json) process.stdout.write(`${JSON.stringify({ error: { code: 'internal', message } }, null, 2)}\n`);
+  else process.stderr.write(`${kleur.red('internal error')}: ${message}\n  this is a bug in a2a-lock; please report it${verbose ? '' : ' (rerun with --verbose for the stack)'}\n`);
+  if (verbose && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+  return code;
+}

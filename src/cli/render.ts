@@ -1,0 +1,82 @@
+/**
+ * Human output: one renderer for plans, refusals, warnings and diffs (verify failures, update,
+ * outdated), grouped by agent and skill. Colour via kleur, which turns itself off when NO_COLOR is
+ * set or stdout is not a TTY.
+ */
+import kleur from 'kleur';
+import type { Warning } from '../card/model.js';
+import type { CardChange } from '../lock/card-diff.js';
+import type { AgentReport, PlanDrift } from '../lock/engine.js';
+import type { Plan } from '../negotiate/types.js';
+
+/** A compact one-line JSON rendering for values in diffs. */
+export function show(value: unknown): string {
+  if (value === undefined) return '(absent)';
+  const text = JSON.stringify(value);
+  return text.length > 120 ? `${text.slice(0, 117)}...` : text;
+}
+
+/** The plan as aligned `field value` lines. */
+export function renderPlan(plan: Plan, indent = '  '): string[] {
+  const security = Object.entries(plan.security);
+  return [
+    `${indent}url          ${plan.url}`,
+    `${indent}binding      ${plan.protocolBinding} ${plan.protocolVersion}${plan.tenant ? ` (tenant ${plan.tenant})` : ''}`,
+    `${indent}security     ${security.length ? security.map(([s, scopes]) => (scopes.length ? `${s} (${scopes.join(' ')})` : s)).join(' + ') : 'none'}`,
+    `${indent}accept       ${plan.acceptedOutputModes.join(', ')}`,
+    `${indent}delivery     ${plan.delivery}`,
+    `${indent}extensions   ${plan.extensions.length ? plan.extensions.join(', ') : 'none'}`,
+  ];
+}
+
+/** `warning <code>: message (path)`, prefixed with the agent name when given. */
+export function renderWarning(w: Warning & { agent?: string }): string {
+  return `${kleur.yellow('warning')} ${w.code}: ${w.agent ? `${w.agent}: ` : ''}${w.message}${w.path ? ` (${w.path})` : ''}`;
+}
+
+/** Card changes, structural first, as `path: old → new` lines. */
+export function renderCardChanges(changes: CardChange[], indent = '    ', limit = 20): string[] {
+  const sorted = [...changes.filter((c) => c.structural), ...changes.filter((c) => !c.structural)];
+  const lines = sorted.slice(0, limit).map((c) => {
+    const tag = c.structural ? kleur.red('structural') : kleur.dim('descriptive');
+    if (c.kind === 'added') return `${indent}${kleur.green('+')} ${c.path}: ${show(c.new)} ${tag}`;
+    if (c.kind === 'removed') return `${indent}${kleur.red('-')} ${c.path}: ${show(c.old)} ${tag}`;
+    return `${indent}${kleur.yellow('~')} ${c.path}: ${show(c.old)} → ${show(c.new)} ${tag}`;
+  });
+  if (sorted.length > limit) lines.push(`${indent}… and ${sorted.length - limit} more`);
+  return lines;
+}
+
+/** Plan drift grouped by skill: `skill › field: locked → fresh`, or the refusal. */
+export function renderDrift(drift: PlanDrift[], indent = '    '): string[] {
+  const lines: string[] = [];
+  for (const d of drift) {
+    if (d.refusal) lines.push(`${indent}${kleur.bold(d.skill)}: refused with the locked choices: ${d.refusal.code}: ${d.refusal.message}`);
+    else lines.push(`${indent}${kleur.bold(d.skill)} › ${d.field}: ${kleur.red(show(d.locked))} → ${kleur.green(show(d.fresh))}`);
+  }
+  return lines;
+}
+
+/** One agent's verify/install report as lines. */
+export function renderReport(name: string, report: AgentReport, options: { strict?: boolean } = {}): string[] {
+  switch (report.status) {
+    case 'ok':
+      return [`${kleur.green('✓')} ${name}`];
+    case 'changed': {
+      const head = report.change === 'structural' ? 'card changed (structural), plans unchanged' : 'card changed (descriptive), plans unchanged';
+      const mark = options.strict ? kleur.red('✗') : kleur.yellow('!');
+      return [`${mark} ${name}: ${head}`, ...renderCardChanges(report.cardChanges ?? [])];
+    }
+    case 'drift':
+      return [
+        `${kleur.red('✗')} ${name}: beyond the lockfile`,
+        ...renderDrift(report.drift ?? []),
+        ...(report.cardChanges?.length ? ['    card changes:', ...renderCardChanges(report.cardChanges, '      ')] : []),
+        `    run: a2a update ${name}`,
+      ];
+    case 'out-of-date':
+      return [`${kleur.red('✗')} ${name}: lockfile out of date: ${(report.reasons ?? []).join('; ')}`, '    run: a2a lock'];
+    case 'error':
+      return [`${kleur.red('✗')} ${name}: ${report.error?.code}: ${report.error?.message}`];
+  }
+}

@@ -1,0 +1,49 @@
+/** What every command receives and returns. Commands never print or exit: the CLI does. */
+import { dirname, resolve } from 'node:path';
+import type { Warning } from '../card/model.js';
+import type { ExitCode } from '../errors.js';
+import type { EngineOptions } from '../lock/engine.js';
+
+/** Global options (yargs) resolved against the working directory. */
+export interface GlobalOptions {
+  /** Path of `a2a.json`. */
+  manifest: string;
+  /** Path of `a2a.lock.json`; defaults to beside the manifest. */
+  lockfile?: string;
+  json: boolean;
+  verbose: boolean;
+  /** Per-card timeout (ms). */
+  timeout?: number;
+  concurrency?: number;
+  allowHttp?: boolean;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/** A command's answer: what to print (human lines or JSON) and the exit code. */
+export interface CommandResult {
+  exitCode: ExitCode;
+  /** Printed under `--json` (one JSON document on stdout). */
+  json: unknown;
+  /** Printed otherwise, one per line on stdout. */
+  lines: string[];
+  /** Printed to stderr in human mode; included in `json` by the command where its contract says so. */
+  warnings: Array<Warning & { agent?: string }>;
+}
+
+/** Absolute paths of the manifest and the lockfile. */
+export function paths(options: GlobalOptions): { manifest: string; lockfile: string; baseDir: string } {
+  const manifest = resolve(options.cwd, options.manifest);
+  const lockfile = options.lockfile ? resolve(options.cwd, options.lockfile) : resolve(dirname(manifest), 'a2a.lock.json');
+  return { manifest, lockfile, baseDir: dirname(manifest) };
+}
+
+/** Engine options from the global flags. */
+export function engineOptions(options: GlobalOptions, baseDir: string): EngineOptions {
+  return {
+    baseDir,
+    ...(options.timeout !== undefined ? { timeoutMs: options.timeout } : {}),
+    ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
+    ...(options.allowHttp ? { allowHttp: true } : {}),
+  };
+}

@@ -1,0 +1,20 @@
+/** `a2a init`: write a starter manifest. */
+import { existsSync } from 'node:fs';
+import { writeFileAtomic } from '../json-file.js';
+import { ExitCode, UsageError } from '../errors.js';
+import { DEFAULT_PROFILE } from '../manifest/schema.js';
+import { paths, type CommandResult, type GlobalOptions } from './context.js';
+
+/** Write `a2a.json` with the default profile and no agents. Refuses to overwrite. */
+export async function runInit(options: GlobalOptions): Promise<CommandResult> {
+  const { manifest } = paths(options);
+  if (existsSync(manifest)) throw new UsageError(`${manifest} already exists`);
+  const starter = { profile: { ...DEFAULT_PROFILE }, agents: {} };
+  await writeFileAtomic(manifest, `${JSON.stringify(starter, null, 2)}\n`);
+  return {
+    exitCode: ExitCode.Ok,
+    json: { ok: true, manifest, written: true },
+    lines: [`wrote ${manifest}`, 'next: a2a add <name> <card-url> --skill <id>'],
+    warnings: [],
+  };
+}

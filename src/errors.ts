@@ -1,0 +1,175 @@
+/**
+ * Typed errors with stable codes, and the one table that maps them to process exit codes.
+ *
+ * Every failure a user can cause (bad input, an agent that is down, a plan beyond the lockfile)
+ * is an {@link A2aLockError} whose `code` is stable public API. Anything else that escapes is a
+ * bug and exits 70 (sysexits EX_SOFTWARE). Only `src/cli/main.ts` reads {@link exitCodeFor}.
+ */
+
+/** Stable error codes. Kebab-case strings; never renamed once released. */
+export const ErrorCode = {
+  /** Bad command-line usage (unknown flag, missing argument, unknown agent name). */
+  Usage: 'usage',
+  /** `a2a.json` is missing, not JSON, or fails validation. `data.path` is the JSON path. */
+  ManifestInvalid: 'manifest-invalid',
+  /** A `--profile` file is invalid. */
+  ProfileInvalid: 'profile-invalid',
+  /** `a2a.lock.json` is not JSON, fails validation, or a snapshot fails its integrity check. */
+  LockfileInvalid: 'lockfile-invalid',
+  /** An agent card is not JSON, not an agent card, or fails validation. */
+  CardInvalid: 'card-invalid',
+  /** A card URL is not allowed (plain http to a non-loopback host without `--allow-http`, https→http redirect). */
+  InsecureUrl: 'insecure-url',
+  /** The agent could not be reached: DNS, connection refused/reset, 404, 5xx, too many redirects. */
+  Unreachable: 'unreachable',
+  /** The agent answered 401 or 403. */
+  AuthRefused: 'auth-refused',
+  /** The card did not arrive within the timeout. */
+  Timeout: 'timeout',
+  /** Negotiation found no viable plan; `data.refusal` holds the refusal code. */
+  Refusal: 'refusal',
+  /** A fresh card would change a locked plan ("beyond the lockfile"). */
+  Drift: 'drift',
+  /** The lockfile is missing or does not match the manifest: run `a2a lock`. */
+  LockfileOutOfDate: 'lockfile-out-of-date',
+  /** A file (lockfile, manifest) could not be written: permissions, disk full. */
+  WriteFailed: 'write-failed',
+  /** A bug in a2a-lock. */
+  Internal: 'internal',
+} as const;
+
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+/**
+ * Process exit codes (one table, one place):
+ * 0 ok · 1 drift, refusal, or lockfile out of date · 2 usage or invalid input ·
+ * 3 agent unreachable · 4 authentication refused · 5 timeout · 70 internal error.
+ */
+export const ExitCode = {
+  Ok: 0,
+  Drift: 1,
+  Invalid: 2,
+  Unreachable: 3,
+  Auth: 4,
+  Timeout: 5,
+  Internal: 70,
+} as const;
+
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+const EXIT_BY_CODE: Record<ErrorCode, ExitCode> = {
+  usage: ExitCode.Invalid,
+  'manifest-invalid': ExitCode.Invalid,
+  'profile-invalid': ExitCode.Invalid,
+  'lockfile-invalid': ExitCode.Invalid,
+  'card-invalid': ExitCode.Invalid,
+  'insecure-url': ExitCode.Invalid,
+  unreachable: ExitCode.Unreachable,
+  'auth-refused': ExitCode.Auth,
+  timeout: ExitCode.Timeout,
+  refusal: ExitCode.Drift,
+  drift: ExitCode.Drift,
+  'lockfile-out-of-date': ExitCode.Drift,
+  'write-failed': ExitCode.Invalid,
+  internal: ExitCode.Internal,
+};
+
+/**
+ * Base class of every error a2a-lock throws on purpose.
+ *
+ * `message` is one line naming the subject (file, URL, agent) and, where it applies, the JSON path.
+ * It never contains a secret. `hint` says how to fix it (a command to run).
+ */
+export class A2aLockError extends Error {
+  readonly code: ErrorCode;
+  readonly hint: string | undefined;
+  readonly data: Record<string, unknown> | undefined;
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { hint?: string; data?: Record<string, unknown>; cause?: unknown } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'A2aLockError';
+    this.code = code;
+    this.hint = options.hint;
+    this.data = options.data;
+  }
+
+  /** The JSON form printed under `--json`: `{ code, message, hint?, ...data }`. */
+  toJSON(): Record<string, unknown> {
+    return { code: this.code, message: this.message, ...(this.hint ? { hint: this.hint } : {}), ...this.data };
+  }
+}
+
+/** A usage error: bad flags or arguments. Exit 2. */
+export class UsageError extends A2aLockError {
+  constructor(message: string, options: { hint?: string } = {}) {
+    super(ErrorCode.Usage, message, options);
+    this.name = 'UsageError';
+  }
+}
+
+/** Invalid input file or document (manifest, profile, lockfile, card). Exit 2. */
+export class InvalidInputError extends A2aLockError {
+  /** The file path or URL the input came from. */
+  readonly source: string;
+  /** The JSON path inside it (`$.agents["x"].skills[0]`), if known. */
+  readonly path: string | undefined;
+
+  constructor(
+    code: 'manifest-invalid' | 'profile-invalid' | 'lockfile-invalid' | 'card-invalid' | 'insecure-url',
+    source: string,
+    message: string,
+    options: { path?: string; hint?: string; cause?: unknown } = {},
+  ) {
+    const where = options.path ? `${source} ${options.path}` : source;
+    super(code, `${where}: ${message}`, { hint: options.hint, cause: options.cause, data: { source, ...(options.path ? { path: options.path } : {}) } });
+    this.name = 'InvalidInputError';
+    this.source = source;
+    this.path = options.path;
+  }
+}
+
+/** A network failure fetching a card: unreachable (3), auth refused (4) or timeout (5). */
+export class FetchError extends A2aLockError {
+  readonly url: string;
+  readonly status: number | undefined;
+
+  constructor(
+    code: 'unreachable' | 'auth-refused' | 'timeout',
+    url: string,
+    message: string,
+    options: { status?: number; cause?: unknown } = {},
+  ) {
+    super(code, `${url}: ${message}`, { cause: options.cause, data: { url, ...(options.status ? { status: options.status } : {}) } });
+    this.name = 'FetchError';
+    this.url = url;
+    this.status = options.status;
+  }
+}
+
+/** The lockfile is missing or does not satisfy the manifest. Exit 1. */
+export class OutOfDateError extends A2aLockError {
+  constructor(message: string, options: { data?: Record<string, unknown> } = {}) {
+    super(ErrorCode.LockfileOutOfDate, message, { hint: 'run a2a lock', data: options.data });
+    this.name = 'OutOfDateError';
+  }
+}
+
+/** Map any thrown value to its process exit code. Non-{@link A2aLockError} values are bugs: 70. */
+export function exitCodeFor(error: unknown): ExitCode {
+  if (error instanceof A2aLockError) return EXIT_BY_CODE[error.code];
+  return ExitCode.Internal;
+}
+
+/** Exit code for an error code string. */
+export function exitCodeOf(code: ErrorCode): ExitCode {
+  return EXIT_BY_CODE[code];
+}
+
+/** True for any a2a-lock error, checked by shape so it works across module copies. */
+export function isA2aLockError(value: unknown): value is A2aLockError {
+  return value instanceof A2aLockError || (typeof value === 'object' && value !== null && 'code' in value && (value as { name?: unknown }).name !== undefined && typeof (value as { code: unknown }).code === 'string' && Object.values(ErrorCode).includes((value as { code: ErrorCode }).code));
+}

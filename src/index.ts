@@ -1,0 +1,18 @@
+/**
+ * a2a-lock as a library: the pure core (card reading, negotiation, lockfile format) and the
+ * engine the CLI is built on.
+ */
+export { normalizeCard, majorMinor, type CardSource, type NormalizeResult } from './card/normalize.js';
+export type { NormalizedCard, AgentInterface, AgentSkill, AgentCapabilities, AgentExtension, SecurityScheme, SecurityRequirement, Warning, CardShape } from './card/model.js';
+export { negotiate, diffPlans, type NegotiateOptions } from './negotiate/negotiate.js';
+export { RefusalCode, type ClientProfile, type Plan, type Refusal, type Delivery, type NegotiationResult, type TraceStep } from './negotiate/types.js';
+export { sameMediaType } from './negotiate/media.js';
+export { ManifestSchema, ProfileSchema, agentSettings, type Manifest, type AgentEntry, type AgentSettings } from './manifest/schema.js';
+export { readManifest, parseManifest } from './manifest/read.js';
+export { LockfileSchema, LOCKFILE_VERSION, type Lockfile, type LockEntry } from './lock/schema.js';
+export { readLockfile, parseLockfile, serializeLockfile, writeLockfile } from './lock/io.js';
+export { manifestMismatches, checkOffline, checkOnline, resolveAgent, type AgentReport, type AgentStatus, type EngineOptions } from './lock/engine.js';
+export { syncLock, type SyncResult } from './lock/sync.js';
+export { diffCards, type CardChange } from './lock/card-diff.js';
+export { canonicalJson, integrityOf } from './canonical.js';
+export { A2aLockError, UsageError, InvalidInputError, FetchError, OutOfDateError, ErrorCode, ExitCode, exitCodeFor, isA2aLockError } from './errors.js';

@@ -1,0 +1,82 @@
+/**
+ * Reading JSON documents we own (manifest, lockfile, profile) with one-line, path-naming errors,
+ * and writing files atomically (temp file in the same directory, fsync, rename).
+ */
+import { randomBytes } from 'node:crypto';
+import { open, readFile, rename, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import type { z } from 'zod';
+import { InvalidInputError } from './errors.js';
+import { formatPath } from './json-path.js';
+import { zodMessage } from './card/normalize.js';
+
+type DocCode = 'manifest-invalid' | 'profile-invalid' | 'lockfile-invalid' | 'card-invalid';
+
+/**
+ * Read a file's text. Returns `undefined` when it does not exist.
+ * @throws InvalidInputError for any other read failure
+ */
+export async function readTextIfExists(path: string, code: DocCode): Promise<string | undefined> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new InvalidInputError(code, path, `cannot read (${(error as NodeJS.ErrnoException).code ?? String(error)})`, { cause: error });
+  }
+}
+
+/**
+ * Parse JSON text, turning a syntax error into a one-line error with line and column.
+ * @throws InvalidInputError
+ */
+export function parseJson(text: string, source: string, code: DocCode): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    const message = (error as Error).message;
+    const pos = /position (\d+)/.exec(message);
+    let where = '';
+    if (pos) {
+      const offset = Number(pos[1]);
+      const before = text.slice(0, offset).split('\n');
+      where = ` at line ${before.length} column ${before[before.length - 1]!.length + 1}`;
+    }
+    const reason = text.trim() === '' ? 'empty file' : `invalid JSON${where}`;
+    throw new InvalidInputError(code, source, reason, { cause: error });
+  }
+}
+
+/**
+ * Validate a parsed document with a zod schema; the first issue becomes the error, naming its JSON path.
+ * @throws InvalidInputError
+ */
+export function validate<S extends z.ZodType>(schema: S, value: unknown, source: string, code: DocCode): z.infer<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  throw new InvalidInputError(code, source, zodMessage(issue), { path: formatPath(issue.path) });
+}
+
+/**
+ * Write `data` to `path` atomically: a temp file in the same directory, fsync, then rename over the
+ * target. A crash leaves either the old file or the new one, never a mix.
+ */
+export async function writeFileAtomic(path: string, data: string): Promise<void> {
+  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const handle = await open(tmp, 'wx', 0o644);
+  try {
+    await handle.writeFile(data, 'utf8');
+    await handle.sync();
+  } catch (error) {
+    await handle.close().catch(() => {});
+    await unlink(tmp).catch(() => {});
+    throw error;
+  }
+  await handle.close();
+  try {
+    await rename(tmp, path);
+  } catch (error) {
+    await unlink(tmp).catch(() => {});
+    throw error;
+  }
+}

@@ -1,0 +1,54 @@
+/** Reading and writing `a2a.lock.json` (thin I/O shell). */
+import { A2aLockError, InvalidInputError } from '../errors.js';
+import { parseJson, readTextIfExists, validate, writeFileAtomic } from '../json-file.js';
+import { stableFileJson } from '../canonical.js';
+import { LOCKFILE_VERSION, LockfileSchema, type Lockfile } from './schema.js';
+
+/**
+ * Parse lockfile text. Pure.
+ * @throws InvalidInputError `lockfile-invalid`: bad JSON, merge conflict markers, a newer
+ *   `lockfileVersion`, or a schema error naming the JSON path
+ */
+export function parseLockfile(text: string, source: string): Lockfile {
+  if (/^<<<<<<< /m.test(text) && /^>>>>>>> /m.test(text)) {
+    throw new InvalidInputError('lockfile-invalid', source, 'merge conflict, run a2a lock');
+  }
+  const value = parseJson(text, source, 'lockfile-invalid');
+  const version = (value as { lockfileVersion?: unknown } | null)?.lockfileVersion;
+  if (typeof version === 'number' && version > LOCKFILE_VERSION) {
+    throw new InvalidInputError('lockfile-invalid', source, `lockfileVersion ${version} needs a newer a2a-lock (this one reads version ${LOCKFILE_VERSION})`, {
+      path: '$.lockfileVersion',
+    });
+  }
+  return validate(LockfileSchema, value, source, 'lockfile-invalid');
+}
+
+/**
+ * Read the lockfile; `undefined` when it does not exist.
+ * @throws InvalidInputError `lockfile-invalid`
+ */
+export async function readLockfile(path: string): Promise<{ lock: Lockfile; text: string } | undefined> {
+  const text = await readTextIfExists(path, 'lockfile-invalid');
+  if (text === undefined) return undefined;
+  return { lock: parseLockfile(text, path), text };
+}
+
+/** The exact bytes of a lockfile: sorted keys, 2-space indent, LF, trailing newline. */
+export function serializeLockfile(lock: Lockfile): string {
+  return stableFileJson(lock);
+}
+
+/**
+ * Write the lockfile atomically when its bytes change. Returns whether it wrote.
+ * @throws A2aLockError `write-failed` when the file cannot be written
+ */
+export async function writeLockfile(path: string, lock: Lockfile, previousText?: string): Promise<boolean> {
+  const text = serializeLockfile(lock);
+  if (text === previousText) return false;
+  try {
+    await writeFileAtomic(path, text);
+  } catch (error) {
+    throw new A2aLockError('write-failed', `${path}: cannot write (${(error as NodeJS.ErrnoException).code ?? String(error)})`, { cause: error });
+  }
+  return true;
+}

@@ -1,0 +1,63 @@
+/**
+ * The lockfile `a2a.lock.json`: per agent, the card snapshot as fetched (with its integrity hash)
+ * and the negotiated plan per skill; per agent settings (the effective profile and the names of the
+ * credentials held). Never a secret, never a timestamp.
+ */
+import { z } from 'zod';
+import { AgentNameSchema } from '../manifest/schema.js';
+
+/** The lockfile format this version writes and reads. */
+export const LOCKFILE_VERSION = 1;
+
+/** A negotiated plan as stored (see `Plan`). */
+export const PlanSchema = z.strictObject({
+  url: z.string().min(1),
+  protocolBinding: z.string().min(1),
+  protocolVersion: z.string().min(1),
+  tenant: z.string().min(1).optional(),
+  security: z.record(z.string(), z.array(z.string())),
+  acceptedOutputModes: z.array(z.string()).min(1),
+  delivery: z.enum(['stream', 'push', 'poll']),
+  extensions: z.array(z.string()),
+});
+
+/** Per-agent negotiation inputs (see `AgentSettings`). */
+export const SettingsSchema = z.strictObject({
+  bindings: z.array(z.string()).min(1),
+  versions: z.array(z.string()).min(1),
+  accepts: z.array(z.string()).min(1),
+  sends: z.array(z.string()),
+  streaming: z.boolean(),
+  pushEndpoint: z.string().nullable(),
+  extensions: z.array(z.string()),
+  credentials: z.array(z.string()),
+  versionRange: z.string().optional(),
+});
+
+/** One locked agent. Unknown keys are kept on rewrite (a newer minor tool may add some). */
+export const LockEntrySchema = z.looseObject({
+  /** The manifest's `card` value, as written there. */
+  card: z.string().min(1),
+  /** The URL (or manifest-relative file path) that answered with the card. */
+  resolved: z.string().min(1),
+  /** The protocol shape the card was served in: "1.0", "0.3", "0.2" or "hybrid". */
+  a2aVersion: z.string(),
+  /** The card's own `version`. */
+  version: z.string(),
+  /** `sha256-<base64>` of the canonical JSON of `snapshot`. */
+  integrity: z.string().regex(/^sha256-[A-Za-z0-9+/]{43}=$/, 'must be sha256-<base64>'),
+  /** The card as fetched. */
+  snapshot: z.record(z.string(), z.unknown()),
+  /** Skill id → locked plan. */
+  plans: z.record(z.string().min(1), PlanSchema),
+});
+
+export const LockfileSchema = z.looseObject({
+  $schema: z.string().optional(),
+  lockfileVersion: z.literal(LOCKFILE_VERSION),
+  settings: z.record(AgentNameSchema, SettingsSchema),
+  agents: z.record(AgentNameSchema, LockEntrySchema),
+});
+
+export type Lockfile = z.infer<typeof LockfileSchema>;
+export type LockEntry = z.infer<typeof LockEntrySchema>;

@@ -1,0 +1,141 @@
+/**
+ * The manifest `a2a.json`: the client profile and the agents (and skills) it depends on.
+ * Strict: an unknown key is an error (typos in a hand-edited file must not pass silently);
+ * `$schema` is allowed at the top.
+ */
+import semver from 'semver';
+import { z } from 'zod';
+import { CONCRETE_MEDIA_TYPE, isWildcardMediaType } from '../negotiate/media.js';
+import type { ClientProfile } from '../negotiate/types.js';
+
+/** A concrete media type: `type/subtype[;params]`, no `*`. */
+const ConcreteMediaType = z
+  .string()
+  .refine((s) => !isWildcardMediaType(s), { message: 'wildcards are not allowed: list concrete media types (a profile must not accept anything)' })
+  .refine((s) => CONCRETE_MEDIA_TYPE.test(s), { message: 'not a media type (type/subtype)' });
+
+const MajorMinor = z.string().regex(/^\d+\.\d+$/, 'must be Major.Minor, e.g. "1.0"');
+
+/** Unique strings, in preference order. */
+function orderedSet<T extends z.ZodType<string>>(item: T) {
+  return z.array(item).refine((a) => new Set(a).size === a.length, { message: 'duplicate entries' });
+}
+
+const profileFields = {
+  bindings: orderedSet(z.string().min(1)).refine((a) => a.length > 0, { message: 'must not be empty' }),
+  versions: orderedSet(MajorMinor).refine((a) => a.length > 0, { message: 'must not be empty' }),
+  accepts: orderedSet(ConcreteMediaType).refine((a) => a.length > 0, { message: 'must list at least one concrete media type' }),
+  sends: orderedSet(ConcreteMediaType),
+  streaming: z.boolean(),
+  pushEndpoint: z.url({ protocol: /^https?$/ }).nullable(),
+  extensions: orderedSet(z.string().min(1)),
+};
+
+/** A full client profile (the manifest's top-level `profile`, and `--profile` files). */
+export const ProfileSchema = z.strictObject({
+  $schema: z.string().optional(),
+  bindings: profileFields.bindings,
+  versions: profileFields.versions,
+  accepts: profileFields.accepts,
+  sends: profileFields.sends.default([]),
+  streaming: profileFields.streaming.default(false),
+  pushEndpoint: profileFields.pushEndpoint.default(null),
+  extensions: profileFields.extensions.default([]),
+});
+
+/** A partial profile an agent entry may carry; its fields override the top-level profile. */
+export const PartialProfileSchema = z.strictObject({
+  bindings: profileFields.bindings.optional(),
+  versions: profileFields.versions.optional(),
+  accepts: profileFields.accepts.optional(),
+  sends: profileFields.sends.optional(),
+  streaming: profileFields.streaming.optional(),
+  pushEndpoint: profileFields.pushEndpoint.optional(),
+  extensions: profileFields.extensions.optional(),
+});
+
+/** Where a credential's secret comes from at run time. Only the source is stored, never a value. */
+export const CredentialSourceSchema = z.strictObject({
+  env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name'),
+});
+
+/** Agent names: used on the command line and as lockfile keys. */
+export const AgentNameSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'agent names use letters, digits, ".", "_" and "-"');
+
+/** One dependency: an agent card and the skills called on it. */
+export const AgentEntrySchema = z.strictObject({
+  /** An http(s) URL (a `.json` path is the card; otherwise the well-known path is appended) or a file path relative to the manifest. */
+  card: z.string().min(1),
+  /** Skill ids (AgentSkill.id) this client calls. */
+  skills: orderedSet(z.string().min(1)).refine((a) => a.length > 0, { message: 'must list at least one skill' }),
+  /** Scheme name (as in the card's securitySchemes) → where its secret comes from. The keys are the credentials held. */
+  credentials: z.record(z.string().min(1), CredentialSourceSchema).default({}),
+  /** A semver range over the card's `version`. */
+  version: z
+    .string()
+    .refine((r) => semver.validRange(r) !== null, { message: 'not a semver range' })
+    .optional(),
+  /** Overrides of the top-level profile for this agent. */
+  profile: PartialProfileSchema.optional(),
+});
+
+/** The manifest `a2a.json`. */
+export const ManifestSchema = z.strictObject({
+  $schema: z.string().optional(),
+  profile: ProfileSchema,
+  agents: z.record(AgentNameSchema, AgentEntrySchema).default({}),
+});
+
+export type Manifest = z.infer<typeof ManifestSchema>;
+export type AgentEntry = z.infer<typeof AgentEntrySchema>;
+
+/**
+ * The negotiation inputs recorded per agent in the lockfile's `settings`: the effective profile,
+ * the names of the credentials held (never their values) and the version range. A change here
+ * makes the lockfile out of date for that agent.
+ */
+export interface AgentSettings extends ClientProfile {
+  /** Scheme names the client holds credentials for, sorted. */
+  credentials: string[];
+  /** The manifest's semver range over the card version, when it has one. */
+  versionRange?: string;
+}
+
+/** The effective settings of one agent: top-level profile overridden by the agent's own. */
+export function agentSettings(manifest: Manifest, name: string): AgentSettings {
+  const entry = manifest.agents[name];
+  if (!entry) throw new Error(`no agent ${name} in manifest`);
+  const { $schema: _schema, ...root } = manifest.profile;
+  const override = entry.profile ?? {};
+  const profile: ClientProfile = {
+    bindings: override.bindings ?? root.bindings,
+    versions: override.versions ?? root.versions,
+    accepts: override.accepts ?? root.accepts,
+    sends: override.sends ?? root.sends,
+    streaming: override.streaming ?? root.streaming,
+    pushEndpoint: override.pushEndpoint !== undefined ? override.pushEndpoint : root.pushEndpoint,
+    extensions: override.extensions ?? root.extensions,
+  };
+  return {
+    ...profile,
+    credentials: Object.keys(entry.credentials).sort(),
+    ...(entry.version !== undefined ? { versionRange: entry.version } : {}),
+  };
+}
+
+/** The profile part of settings (what `negotiate()` takes). */
+export function profileOf(settings: AgentSettings): ClientProfile {
+  const { bindings, versions, accepts, sends, streaming, pushEndpoint, extensions } = settings;
+  return { bindings, versions, accepts, sends, streaming, pushEndpoint, extensions };
+}
+
+/** A profile for `a2a plan` when neither `--profile` nor a manifest gives one. */
+export const DEFAULT_PROFILE: ClientProfile = {
+  bindings: ['JSONRPC', 'HTTP+JSON'],
+  versions: ['1.0', '0.3'],
+  accepts: ['application/json', 'text/plain'],
+  sends: ['text/plain'],
+  streaming: true,
+  pushEndpoint: null,
+  extensions: [],
+};

@@ -1,0 +1,27 @@
+/**
+ * Media type comparison for negotiation step 3. A2A leaves matching unspecified (spec §10.1 of our
+ * notes: "exact strings"); a2a-lock compares `type/subtype` case-insensitively (RFC 9110 §8.3.1)
+ * and parameters as exact strings. No wildcards: `*\/*` and `text/*` are opaque strings.
+ */
+
+/** Split a media type into its lower-cased essence and its parameter string (trimmed, exact). */
+function split(mediaType: string): [essence: string, params: string] {
+  const semi = mediaType.indexOf(';');
+  if (semi === -1) return [mediaType.trim().toLowerCase(), ''];
+  return [mediaType.slice(0, semi).trim().toLowerCase(), mediaType.slice(semi + 1).trim()];
+}
+
+/** True when two media types are the same: essence case-insensitive, parameters exact. */
+export function sameMediaType(a: string, b: string): boolean {
+  const [ea, pa] = split(a);
+  const [eb, pb] = split(b);
+  return ea === eb && pa === pb;
+}
+
+/** True for a type with a `*` in type or subtype (never allowed in a profile). */
+export function isWildcardMediaType(mediaType: string): boolean {
+  return split(mediaType)[0].includes('*');
+}
+
+/** Concrete media type syntax: `type/subtype` with optional parameters. */
+export const CONCRETE_MEDIA_TYPE = /^[!#$%&'+.^_`|~0-9A-Za-z-]+\/[!#$%&'+.^_`|~0-9A-Za-z-]+(\s*;.*)?$/;

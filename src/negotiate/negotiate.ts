@@ -1,0 +1,212 @@
+/**
+ * negotiate(): card + skill + client profile → call plan, or a refusal with a stable code.
+ * Pure and deterministic: no I/O, no clock, no randomness.
+ *
+ * The five steps of the capability-negotiation design (interface, security, media types,
+ * delivery, extensions), preceded by the skill lookup and the optional semver range check.
+ * Spec: A2A 1.0 §3.6 (versions), §8.3 (interfaces), §4.5 / securityRequirements, §3.2.2
+ * (acceptedOutputModes), §3.1.2/§3.1.7 (streaming, push), §4.6 (extensions).
+ */
+import semver from 'semver';
+import { majorMinor } from '../card/normalize.js';
+import type { AgentInterface, NormalizedCard, SecurityRequirement } from '../card/model.js';
+import { sameMediaType } from './media.js';
+import type { ClientProfile, Delivery, NegotiationResult, Plan, RefusalCode, TraceStep } from './types.js';
+
+/** Options of {@link negotiate}. */
+export interface NegotiateOptions {
+  /** A semver range the card's `version` must satisfy (manifest `version`), else `version-out-of-range`. */
+  versionRange?: string;
+  /**
+   * A locked plan: negotiate with the profile narrowed to the locked choices (the locked interface
+   * URL, binding and version; the locked security requirement; accepts = the locked output modes;
+   * the locked delivery; the locked extensions). Any plan this yields that differs from `locked`
+   * is beyond the lockfile.
+   */
+  locked?: Plan;
+}
+
+/**
+ * Negotiate a call plan for one skill.
+ *
+ * @param card normalised agent card ({@link normalizeCard})
+ * @param skillId the skill to call (AgentSkill.id)
+ * @param profile what the client implements, lists in preference order
+ * @param credentials names of the security schemes (as the card names them) the client holds
+ * @returns `{ plan, trace }` or `{ refusal, trace }`; never throws for any card/profile value
+ */
+export function negotiate(
+  card: NormalizedCard,
+  skillId: string,
+  profile: ClientProfile,
+  credentials: Iterable<string>,
+  options: NegotiateOptions = {},
+): NegotiationResult {
+  const trace: TraceStep[] = [];
+  const refuse = (step: TraceStep['step'], code: RefusalCode, message: string, candidates?: unknown[]): NegotiationResult => {
+    trace.push({ step, ok: false, detail: message, ...(candidates ? { candidates } : {}) });
+    return { refusal: { code, message }, trace };
+  };
+
+  const { locked } = options;
+  const effective: ClientProfile = locked ? narrow(profile, locked) : profile;
+  const held = new Set(locked ? Object.keys(locked.security) : credentials);
+
+  // Skill lookup.
+  const skill = card.skills.find((s) => s.id === skillId);
+  if (!skill) {
+    const ids = card.skills.map((s) => s.id);
+    return refuse('skill', 'skill-not-found', `card has no skill "${skillId}" (skills: ${ids.length ? ids.map((i) => `"${i}"`).join(', ') : 'none'})`, ids);
+  }
+  trace.push({ step: 'skill', ok: true, detail: `skill "${skill.id}" (${skill.name})`, chosen: skill.id });
+
+  // Agent version range.
+  if (options.versionRange !== undefined) {
+    const version = semver.valid(card.version, { loose: true });
+    if (!version) {
+      return refuse('version', 'version-out-of-range', `card version "${card.version}" is not semver; manifest requires ${options.versionRange}`);
+    }
+    if (!semver.satisfies(version, options.versionRange, { loose: true })) {
+      return refuse('version', 'version-out-of-range', `card version ${card.version} does not satisfy ${options.versionRange}`);
+    }
+    trace.push({ step: 'version', ok: true, detail: `card version ${card.version} satisfies ${options.versionRange}`, chosen: card.version });
+  }
+
+  // Step 1: interface. Version-major order: for each profile version, for each profile binding,
+  // the first interface the card offers wins; card order only breaks ties.
+  const tried: string[] = [];
+  let iface: AgentInterface | undefined;
+  outer: for (const v of effective.versions) {
+    const want = majorMinor(v);
+    for (const b of effective.bindings) {
+      tried.push(`${b} ${want}`);
+      iface = card.supportedInterfaces.find(
+        (i) => i.protocolBinding === b && i.protocolVersion === want && (!locked || (i.url === locked.url && (i.tenant ?? '') === (locked.tenant ?? ''))),
+      );
+      if (iface) break outer;
+    }
+  }
+  const offered = card.supportedInterfaces.map((i) => `${i.protocolBinding} ${i.protocolVersion} at ${i.url}`);
+  if (!iface) {
+    const needed = locked ? `the locked ${locked.protocolBinding} ${locked.protocolVersion} at ${locked.url}` : `one of ${tried.join(', ')}`;
+    return refuse('interface', 'no-common-interface', `card offers ${offered.join('; ') || 'no interface'}; needed ${needed}`, tried);
+  }
+  trace.push({
+    step: 'interface',
+    ok: true,
+    detail: `${iface.protocolBinding} ${iface.protocolVersion} at ${iface.url} (candidate ${tried.length} of the profile's order)`,
+    candidates: tried,
+    chosen: { ...iface },
+  });
+
+  // Step 2: security. The skill's requirements if it has any, else the card's; the first
+  // alternative (card order) whose schemes are all held.
+  const requirements: SecurityRequirement[] = skill.securityRequirements?.length ? skill.securityRequirements : card.securityRequirements;
+  const whose = skill.securityRequirements?.length ? `skill "${skill.id}"` : 'the card';
+  let security: Record<string, string[]> = {};
+  if (requirements.length > 0) {
+    const match = requirements.find((r) => Object.keys(r).every((s) => held.has(s)));
+    const alternatives = requirements.map(describeRequirement);
+    if (!match) {
+      const holding = held.size ? [...held].map((h) => `"${h}"`).join(', ') : 'none';
+      return refuse('security', 'missing-credential', `${whose} requires ${alternatives.join(' or ')}; credentials held: ${holding}`, alternatives);
+    }
+    security = Object.fromEntries(Object.entries(match).map(([k, scopes]) => [k, [...scopes]]));
+    trace.push({ step: 'security', ok: true, detail: `${whose}: ${describeRequirement(match)}`, candidates: alternatives, chosen: security });
+  } else {
+    trace.push({ step: 'security', ok: true, detail: `${whose} lists no security requirement`, chosen: {} });
+  }
+
+  // Step 3: media types, both directions.
+  const inputs = skill.inputModes?.length ? skill.inputModes : card.defaultInputModes;
+  const outputs = skill.outputModes?.length ? skill.outputModes : card.defaultOutputModes;
+  const rejected = effective.sends.filter((t) => !inputs.some((m) => sameMediaType(m, t)));
+  if (rejected.length > 0) {
+    return refuse('media', 'input-mode-not-accepted', `skill "${skill.id}" accepts ${list(inputs)}; client sends ${list(rejected)}`);
+  }
+  const acceptedOutputModes: string[] = [];
+  for (const want of effective.accepts) {
+    const theirs = outputs.find((m) => sameMediaType(m, want));
+    if (theirs !== undefined && !acceptedOutputModes.includes(theirs)) acceptedOutputModes.push(theirs);
+  }
+  if (acceptedOutputModes.length === 0) {
+    return refuse('media', 'no-common-output-mode', `skill "${skill.id}" outputs ${list(outputs)}; client accepts ${list(effective.accepts)}`, [...effective.accepts]);
+  }
+  trace.push({ step: 'media', ok: true, detail: `inputs ${list(inputs)} take ${list(effective.sends)}; accept ${list(acceptedOutputModes)}`, candidates: [...effective.accepts], chosen: acceptedOutputModes });
+
+  // Step 4: delivery.
+  let delivery: Delivery;
+  if (card.capabilities.streaming && effective.streaming) delivery = 'stream';
+  else if (card.capabilities.pushNotifications && effective.pushEndpoint) delivery = 'push';
+  else delivery = 'poll';
+  trace.push({
+    step: 'delivery',
+    ok: true,
+    detail: `${delivery} (card streaming: ${card.capabilities.streaming}, push: ${card.capabilities.pushNotifications}; client streaming: ${effective.streaming}, push endpoint: ${effective.pushEndpoint ? 'yes' : 'no'})`,
+    chosen: delivery,
+  });
+
+  // Step 5: extensions.
+  const exts = card.capabilities.extensions;
+  const missing = exts.filter((e) => e.required && !effective.extensions.includes(e.uri)).map((e) => e.uri);
+  if (missing.length > 0) {
+    return refuse('extensions', 'required-extension-unsupported', `card requires extension${missing.length > 1 ? 's' : ''} ${list(missing)}; client implements ${list(effective.extensions)}`);
+  }
+  const active: string[] = [];
+  for (const e of exts) if (effective.extensions.includes(e.uri) && !active.includes(e.uri)) active.push(e.uri);
+  trace.push({ step: 'extensions', ok: true, detail: active.length ? `active ${list(active)}` : 'none active', candidates: exts.map((e) => e.uri), chosen: active });
+
+  const plan: Plan = {
+    url: iface.url,
+    protocolBinding: iface.protocolBinding,
+    protocolVersion: iface.protocolVersion,
+    ...(iface.tenant ? { tenant: iface.tenant } : {}),
+    security,
+    acceptedOutputModes,
+    delivery,
+    extensions: active,
+  };
+  return { plan, trace };
+}
+
+/** The profile narrowed to a locked plan's choices ("beyond the lockfile" check). */
+function narrow(profile: ClientProfile, locked: Plan): ClientProfile {
+  return {
+    bindings: [locked.protocolBinding],
+    versions: [locked.protocolVersion],
+    accepts: [...locked.acceptedOutputModes],
+    sends: [...profile.sends],
+    streaming: locked.delivery === 'stream',
+    pushEndpoint: locked.delivery === 'push' ? profile.pushEndpoint ?? 'locked' : null,
+    extensions: [...locked.extensions],
+  };
+}
+
+function describeRequirement(r: SecurityRequirement): string {
+  const parts = Object.entries(r).map(([name, scopes]) => (scopes.length ? `${name} (${scopes.join(' ')})` : name));
+  return parts.length ? `[${parts.join(' + ')}]` : '[no authentication]';
+}
+
+function list(values: readonly string[]): string {
+  return values.length ? values.join(', ') : '(none)';
+}
+
+/** Field-by-field differences between two plans: `[field, locked, fresh]`, empty when equal. */
+export function diffPlans(locked: Plan, fresh: Plan): Array<{ field: keyof Plan; locked: unknown; fresh: unknown }> {
+  const fields: Array<keyof Plan> = ['url', 'protocolBinding', 'protocolVersion', 'tenant', 'security', 'acceptedOutputModes', 'delivery', 'extensions'];
+  const out: Array<{ field: keyof Plan; locked: unknown; fresh: unknown }> = [];
+  for (const field of fields) {
+    if (JSON.stringify(canonicalValue(locked[field])) !== JSON.stringify(canonicalValue(fresh[field]))) {
+      out.push({ field, locked: locked[field], fresh: fresh[field] });
+    }
+  }
+  return out;
+}
+
+/** Security maps compare regardless of key order; arrays keep their order (it is preference). */
+function canonicalValue(value: unknown): unknown {
+  if (value && typeof value === 'object' && !Array.isArray(value)) {
+    return Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  }
+  return value ?? null;
+}

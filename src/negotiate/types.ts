@@ -1,0 +1,86 @@
+/** Types of the negotiation core: the client profile in, the call plan or a refusal out. */
+
+/**
+ * What the client implements, every list in preference order (design doc "Write your client
+ * profile down"). Credentials held are passed separately, per agent.
+ */
+export interface ClientProfile {
+  /** Binding strings in preference order, e.g. `["JSONRPC", "HTTP+JSON"]`. */
+  bindings: string[];
+  /** Protocol versions as Major.Minor in preference order, e.g. `["1.0", "0.3"]`. */
+  versions: string[];
+  /** Concrete media types the client can consume, most preferred first. */
+  accepts: string[];
+  /** Media types the client puts in message parts. */
+  sends: string[];
+  /** Whether the client can hold a stream (SendStreamingMessage / SSE). */
+  streaming: boolean;
+  /** Webhook URL for push notifications, or null when the client has none. */
+  pushEndpoint: string | null;
+  /** Extension URIs the client implements. */
+  extensions: string[];
+}
+
+/** How task updates arrive (design doc step 4). */
+export type Delivery = 'stream' | 'push' | 'poll';
+
+/**
+ * The negotiated call plan for one agent skill: everything the transport applies to each request.
+ * This is the JSON stored per skill in `a2a.lock.json`.
+ */
+export interface Plan {
+  /** The chosen interface's URL (A2A 1.0 AgentInterface.url). */
+  url: string;
+  /** `"JSONRPC"`, `"GRPC"` or `"HTTP+JSON"` (or a custom binding the profile named). */
+  protocolBinding: string;
+  /** Major.Minor, sent as `A2A-Version`. */
+  protocolVersion: string;
+  /** Copied from the interface when it has one (A2A 1.0 §8.3.2 rule 4). */
+  tenant?: string;
+  /** The chosen security requirement: scheme name → required scopes. `{}` when none is needed. */
+  security: Record<string, string[]>;
+  /** Profile `accepts` ∩ skill output modes, in profile order, in the agent's spelling. */
+  acceptedOutputModes: string[];
+  delivery: Delivery;
+  /** Extension URIs to activate (A2A-Extensions), in card order. */
+  extensions: string[];
+}
+
+/** Stable refusal codes: why no plan exists. */
+export const RefusalCode = {
+  SkillNotFound: 'skill-not-found',
+  NoCommonInterface: 'no-common-interface',
+  MissingCredential: 'missing-credential',
+  InputModeNotAccepted: 'input-mode-not-accepted',
+  NoCommonOutputMode: 'no-common-output-mode',
+  RequiredExtensionUnsupported: 'required-extension-unsupported',
+  VersionOutOfRange: 'version-out-of-range',
+} as const;
+
+export type RefusalCode = (typeof RefusalCode)[keyof typeof RefusalCode];
+
+/** Why negotiation stopped. `message` says what was offered and what was needed. */
+export interface Refusal {
+  code: RefusalCode;
+  message: string;
+}
+
+/** The negotiation steps, in order. */
+export type StepName = 'skill' | 'version' | 'interface' | 'security' | 'media' | 'delivery' | 'extensions';
+
+/** One step of the negotiation trace (what `a2a why` shows). */
+export interface TraceStep {
+  step: StepName;
+  ok: boolean;
+  /** One human line: what was chosen, or why nothing could be. */
+  detail: string;
+  /** The candidates the step considered, in the order it tried them. */
+  candidates?: unknown[];
+  /** The value the step chose. */
+  chosen?: unknown;
+}
+
+/** Result of `negotiate()`: a plan or a refusal, always with the trace. */
+export type NegotiationResult =
+  | { plan: Plan; refusal?: undefined; trace: TraceStep[] }
+  | { plan?: undefined; refusal: Refusal; trace: TraceStep[] };

@@ -1,0 +1,448 @@
+import { once } from 'node:events';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { Agent } from 'undici';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { cardUrlsFor, closeDefaultDispatcher, fetchCard, getDefaultDispatcher } from '../../src/card/fetch.js';
+import { FetchError, InvalidInputError } from '../../src/errors.js';
+
+// A throwaway self-signed certificate for 127.0.0.1/localhost (valid 2000–2099), for TLS tests only.
+const TEST_KEY = `-----BEGIN PRIVATE KEY-----
+MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgaMTdkpXXX3Sg/kTR
+reAf4LMvu3JPRXUsof35+23i13mhRANCAARhqg0YMN5nPwDFkdQ/HfC3S0qYPlAk
+s/KfvpWv6rJNGudPaJqM9DUx1TJc+l2y1wCEODF8F9cK2R4RG9MyvAVi
+-----END PRIVATE KEY-----
+`;
+const TEST_CERT = `-----BEGIN CERTIFICATE-----
+MIIBYTCCAQegAwIBAgIBATAKBggqhkjOPQQDAjAUMRIwEAYDVQQDDAlsb2NhbGhv
+c3QwIBcNMDAwMTAxMDAwMDAwWhgPMjA5OTEyMzEwMDAwMDBaMBQxEjAQBgNVBAMM
+CWxvY2FsaG9zdDBZMBMGByqGSM49AgEGCCqGSM49AwEHA0IABGGqDRgw3mc/AMWR
+1D8d8LdLSpg+UCSz8p++la/qsk0a509omoz0NTHVMlz6XbLXAIQ4MXwX1wrZHhEb
+0zK8BWKjSDBGMBoGA1UdEQQTMBGHBH8AAAGCCWxvY2FsaG9zdDAJBgNVHRMEAjAA
+MB0GA1UdDgQWBBSKbRpzo4nAysH7BmYUZ8HaJ5kjDTAKBggqhkjOPQQDAgNIADBF
+AiEAxifF81t9plmfn2YdLLCvzwHp8SbaL2W5Ni8g55LezbMCIChWmo3utsbpRLtK
+FRERSINBj4F97so4gNdBkifpeTlt
+-----END CERTIFICATE-----
+`;
+
+const CARD = { name: 'echo', description: 'Echo agent', version: '1.0.0' };
+const OPTS = { a2aVersion: '1.0' } as const;
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+interface TestServer {
+  /** `http://127.0.0.1:<port>` (or https://). */
+  origin: string;
+  /** Paths requested, in order. */
+  paths: string[];
+  /** Request headers, in order. */
+  headers: IncomingHttpHeaders[];
+  /** TCP connections accepted. */
+  connections: () => number;
+  server: Server;
+}
+
+const servers: Server[] = [];
+const extraDispatchers: Agent[] = [];
+
+async function listen(server: Server, handler: Handler, scheme: 'http' | 'https'): Promise<TestServer> {
+  const paths: string[] = [];
+  const headers: IncomingHttpHeaders[] = [];
+  let connections = 0;
+  server.on('connection', () => connections++);
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    paths.push(req.url ?? '');
+    headers.push(req.headers);
+    handler(req, res);
+  });
+  servers.push(server);
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  return { origin: `${scheme}://127.0.0.1:${port}`, paths, headers, connections: () => connections, server };
+}
+
+function serve(handler: Handler): Promise<TestServer> {
+  return listen(createServer(), handler, 'http');
+}
+
+function serveHttps(handler: Handler): Promise<TestServer> {
+  return listen(createHttpsServer({ key: TEST_KEY, cert: TEST_CERT }) as unknown as Server, handler, 'https');
+}
+
+function json(res: ServerResponse, status: number, body: unknown, extra: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...extra });
+  res.end(text);
+}
+
+function redirect(res: ServerResponse, status: number, location: string): void {
+  res.writeHead(status, { location, 'content-type': 'text/plain' });
+  res.end('moved');
+}
+
+/** Await a rejection and return the error (fails the test if it resolves). */
+async function rejection(promise: Promise<unknown>): Promise<Error> {
+  try {
+    await promise;
+  } catch (error) {
+    expect(error).toBeInstanceOf(Error);
+    return error as Error;
+  }
+  throw new Error('expected a rejection');
+}
+
+/** An undici Agent whose connector records attempts and never opens a socket. */
+function recordingDispatcher(): { dispatcher: Agent; attempts: () => number } {
+  let attempts = 0;
+  const dispatcher = new Agent({
+    connect: (_options, callback) => {
+      attempts++;
+      const error = Object.assign(new Error('connect refused by test'), { code: 'ECONNREFUSED' });
+      callback(error, null);
+    },
+  });
+  extraDispatchers.push(dispatcher);
+  return { dispatcher, attempts: () => attempts };
+}
+
+afterEach(async () => {
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    server.close();
+  }
+});
+
+afterAll(async () => {
+  await closeDefaultDispatcher();
+  await Promise.all(extraDispatchers.splice(0).map((d) => d.close()));
+});
+
+describe('cardUrlsFor', () => {
+  it('uses a .json URL as-is', () => {
+    expect(cardUrlsFor('https://a.example/cards/echo.json')).toEqual(['https://a.example/cards/echo.json']);
+    expect(cardUrlsFor('https://a.example/.well-known/agent-card.json#x')).toEqual(['https://a.example/.well-known/agent-card.json']);
+  });
+
+  it('appends the well-known paths to a base URL, stripping a trailing slash', () => {
+    expect(cardUrlsFor('https://a.example')).toEqual([
+      'https://a.example/.well-known/agent-card.json',
+      'https://a.example/.well-known/agent.json',
+    ]);
+    expect(cardUrlsFor('https://a.example/agents/echo/')).toEqual([
+      'https://a.example/agents/echo/.well-known/agent-card.json',
+      'https://a.example/agents/echo/.well-known/agent.json',
+    ]);
+    expect(cardUrlsFor('http://127.0.0.1:8080/x?tenant=t')).toEqual([
+      'http://127.0.0.1:8080/x/.well-known/agent-card.json?tenant=t',
+      'http://127.0.0.1:8080/x/.well-known/agent.json?tenant=t',
+    ]);
+  });
+
+  it('rejects non-http(s) URLs and credentials', () => {
+    for (const bad of ['ftp://a.example/card.json', 'not a url', 'https://user:secret@a.example/']) {
+      const error = (() => {
+        try {
+          cardUrlsFor(bad);
+        } catch (e) {
+          return e;
+        }
+        return undefined;
+      })();
+      expect(error).toBeInstanceOf(InvalidInputError);
+      expect((error as InvalidInputError).code).toBe('insecure-url');
+      expect((error as Error).message).not.toContain('secret');
+    }
+  });
+});
+
+describe('fetchCard', () => {
+  it('fetches a card and sends exactly the A2A headers', async () => {
+    const s = await serve((_req, res) => json(res, 200, CARD));
+    const got = await fetchCard(s.origin, { a2aVersion: '1.0' });
+    expect(got).toEqual({ url: `${s.origin}/.well-known/agent-card.json`, body: CARD, warnings: [] });
+    expect(s.paths).toEqual(['/.well-known/agent-card.json']);
+    const h = s.headers[0]!;
+    expect(h['a2a-version']).toBe('1.0');
+    expect(h.accept).toBe('application/json');
+    expect(h['user-agent']).toMatch(/^a2a-lock\//);
+    expect(h.authorization).toBeUndefined();
+    expect(h.cookie).toBeUndefined();
+  });
+
+  it('uses a .json URL as-is and appends the well-known path to a base URL', async () => {
+    const s = await serve((_req, res) => json(res, 200, CARD));
+    const direct = await fetchCard(`${s.origin}/cards/echo.json`, OPTS);
+    expect(direct.url).toBe(`${s.origin}/cards/echo.json`);
+    const based = await fetchCard(`${s.origin}/agents/echo/`, OPTS);
+    expect(based.url).toBe(`${s.origin}/agents/echo/.well-known/agent-card.json`);
+    expect(s.paths).toEqual(['/cards/echo.json', '/agents/echo/.well-known/agent-card.json']);
+  });
+
+  it('falls back to the legacy agent.json on 404, with a warning', async () => {
+    const s = await serve((req, res) =>
+      req.url === '/.well-known/agent.json' ? json(res, 200, CARD) : json(res, 404, { error: 'nope' }),
+    );
+    const got = await fetchCard(s.origin, OPTS);
+    expect(got.url).toBe(`${s.origin}/.well-known/agent.json`);
+    expect(got.body).toEqual(CARD);
+    expect(got.warnings).toHaveLength(1);
+    expect(got.warnings[0]!.code).toBe('legacy-well-known-path');
+    expect(s.paths).toEqual(['/.well-known/agent-card.json', '/.well-known/agent.json']);
+    expect(s.headers[1]!['a2a-version']).toBe('1.0');
+  });
+
+  it('does not try the legacy path after a non-404 failure', async () => {
+    const s = await serve((_req, res) => json(res, 500, {}));
+    expect(await rejection(fetchCard(s.origin, OPTS))).toMatchObject({ code: 'unreachable', status: 500 });
+    expect(s.paths).toEqual(['/.well-known/agent-card.json']);
+  });
+
+  it('404 on both paths is unreachable', async () => {
+    const s = await serve((_req, res) => json(res, 404, {}));
+    const error = await rejection(fetchCard(s.origin, OPTS));
+    expect(error).toBeInstanceOf(FetchError);
+    expect(error).toMatchObject({ code: 'unreachable', status: 404 });
+    expect(error.message).toBe(`${s.origin}/.well-known/agent-card.json: not found (404)`);
+    expect(s.paths).toHaveLength(2);
+  });
+
+  it('never caches: a re-fetch sees the card as served now despite max-age', async () => {
+    let version = '1.0.0';
+    const s = await serve((_req, res) => json(res, 200, { ...CARD, version }, { 'cache-control': 'max-age=3600' }));
+    expect((await fetchCard(s.origin, OPTS)).body).toMatchObject({ version: '1.0.0' });
+    version = '2.0.0';
+    expect((await fetchCard(s.origin, OPTS)).body).toMatchObject({ version: '2.0.0' });
+    expect(s.paths).toHaveLength(2);
+  });
+
+  it('401 and 403 are auth-refused', async () => {
+    for (const status of [401, 403]) {
+      const s = await serve((_req, res) => json(res, status, {}, { 'www-authenticate': 'Bearer secret-realm' }));
+      const error = await rejection(fetchCard(`${s.origin}/card.json`, OPTS));
+      expect(error).toBeInstanceOf(FetchError);
+      expect(error).toMatchObject({ code: 'auth-refused', status });
+      expect(error.message).not.toContain('secret-realm');
+    }
+  });
+
+  it('500 is unreachable', async () => {
+    const s = await serve((_req, res) => json(res, 500, { error: 'boom' }));
+    const error = await rejection(fetchCard(`${s.origin}/card.json`, OPTS));
+    expect(error).toMatchObject({ code: 'unreachable', status: 500 });
+    expect(error.message).toContain('500');
+  });
+
+  it('follows a chain of 5 redirects and refuses the 6th', async () => {
+    // /hop/N redirects to /hop/N-1; /hop/0 serves the card.
+    const s = await serve((req, res) => {
+      const n = Number(req.url!.split('/')[2]);
+      if (n === 0) json(res, 200, CARD);
+      else redirect(res, [301, 302, 303, 307, 308][n % 5]!, `/hop/${n - 1}/card.json`);
+    });
+    const ok = await fetchCard(`${s.origin}/hop/5/card.json`, OPTS);
+    expect(ok.url).toBe(`${s.origin}/hop/0/card.json`);
+    expect(s.paths).toHaveLength(6);
+    const error = await rejection(fetchCard(`${s.origin}/hop/6/card.json`, OPTS));
+    expect(error).toMatchObject({ code: 'unreachable' });
+    expect(error.message).toContain('too many redirects');
+    expect(s.paths).toHaveLength(12); // 6 more requests, none for /hop/0
+  });
+
+  it('catches a redirect loop', async () => {
+    const s = await serve((req, res) => redirect(res, 302, req.url === '/a.json' ? '/b.json' : '/a.json'));
+    const error = await rejection(fetchCard(`${s.origin}/a.json`, OPTS));
+    expect(error).toMatchObject({ code: 'unreachable' });
+    expect(error.message).toContain('too many redirects');
+  });
+
+  it('resolves a relative Location against the current URL', async () => {
+    const s = await serve((req, res) => {
+      if (req.url === '/agents/echo/.well-known/agent-card.json') redirect(res, 307, '../v2/card.json');
+      else if (req.url === '/agents/echo/v2/card.json') json(res, 200, CARD);
+      else json(res, 404, {});
+    });
+    const got = await fetchCard(`${s.origin}/agents/echo`, OPTS);
+    expect(got.url).toBe(`${s.origin}/agents/echo/v2/card.json`);
+    expect(got.warnings).toEqual([]);
+  });
+
+  it('refuses a redirect from https to http, without echoing the Location', async () => {
+    const plain = await serve((_req, res) => json(res, 200, CARD));
+    const tls = await serveHttps((_req, res) => redirect(res, 302, `${plain.origin}/card.json?token=hunter2`));
+    const dispatcher = new Agent({ connect: { ca: TEST_CERT } });
+    extraDispatchers.push(dispatcher);
+    const error = await rejection(fetchCard(`${tls.origin}/card.json`, { ...OPTS, dispatcher, allowHttp: true }));
+    expect(error).toBeInstanceOf(InvalidInputError);
+    expect(error).toMatchObject({ code: 'insecure-url' });
+    expect(error.message).not.toContain('hunter2');
+    expect(plain.paths).toEqual([]);
+    // The same server over TLS serves a card fine when it does not redirect down.
+    const tlsOk = await serveHttps((_req, res) => json(res, 200, CARD));
+    expect((await fetchCard(`${tlsOk.origin}/card.json`, { ...OPTS, dispatcher })).body).toEqual(CARD);
+  });
+
+  it('a TLS certificate error is unreachable with its code', async () => {
+    const tls = await serveHttps((_req, res) => json(res, 200, CARD));
+    const error = await rejection(fetchCard(`${tls.origin}/card.json`, OPTS));
+    expect(error).toMatchObject({ code: 'unreachable' });
+    expect(error.message).toMatch(/TLS error \([A-Z_]+\)/);
+  });
+
+  it('connection refused is unreachable with ECONNREFUSED', async () => {
+    const s = await serve(() => undefined);
+    const port = (s.server.address() as AddressInfo).port;
+    s.server.close();
+    await once(s.server, 'close');
+    const error = await rejection(fetchCard(`http://127.0.0.1:${port}/card.json`, OPTS));
+    expect(error).toBeInstanceOf(FetchError);
+    expect(error).toMatchObject({ code: 'unreachable' });
+    expect(error.message).toBe(`http://127.0.0.1:${port}/card.json: connection refused (ECONNREFUSED)`);
+  });
+
+  it('a connection closed mid-body is unreachable with the cause code', async () => {
+    const s = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '500' });
+      res.write('{"name": "ec');
+      setTimeout(() => res.socket?.destroy(), 20);
+    });
+    const error = await rejection(fetchCard(`${s.origin}/card.json`, OPTS));
+    expect(error).toMatchObject({ code: 'unreachable' });
+    expect(error.message).toMatch(/\((ECONNRESET|UND_ERR_SOCKET|UND_ERR_RES_CONTENT_LENGTH_MISMATCH)\)$/);
+  });
+
+  it('a TCP reset mid-body is unreachable with ECONNRESET', async () => {
+    const s = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"name": "ec');
+      setTimeout(() => res.socket?.resetAndDestroy(), 20);
+    });
+    const error = await rejection(fetchCard(`${s.origin}/card.json`, OPTS));
+    expect(error).toMatchObject({ code: 'unreachable' });
+    expect(error.message).toBe(`${s.origin}/card.json: connection reset (ECONNRESET)`);
+  });
+
+  it('slow headers past the deadline time out', async () => {
+    const s = await serve(() => undefined); // never answers
+    const started = Date.now();
+    const error = await rejection(fetchCard(`${s.origin}/card.json`, { ...OPTS, timeoutMs: 300 }));
+    expect(error).toBeInstanceOf(FetchError);
+    expect(error).toMatchObject({ code: 'timeout' });
+    expect(error.message).toBe(`${s.origin}/card.json: no card within 300 ms`);
+    expect(Date.now() - started).toBeLessThan(2500);
+  });
+
+  it('a trickling body past the deadline times out', async () => {
+    const s = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"name":"');
+      const tick = setInterval(() => res.write('e'), 40);
+      res.on('close', () => clearInterval(tick));
+    });
+    const error = await rejection(fetchCard(`${s.origin}/card.json`, { ...OPTS, timeoutMs: 300 }));
+    expect(error).toMatchObject({ code: 'timeout' });
+    expect(error.message).toContain('no card within 300 ms');
+  });
+
+  it('stops reading a body over maxBytes and closes the connection', async () => {
+    let written = 0;
+    let serverSawClose!: () => void;
+    const closed = new Promise<void>((resolve) => (serverSawClose = resolve));
+    const s = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' }); // chunked: no content-length to pre-check
+      const tick = setInterval(() => {
+        written += 2000;
+        res.write(' '.repeat(2000));
+      }, 5);
+      res.on('close', () => {
+        clearInterval(tick);
+        serverSawClose();
+      });
+    });
+    const error = await rejection(fetchCard(`${s.origin}/card.json`, { ...OPTS, maxBytes: 1000 }));
+    expect(error).toBeInstanceOf(InvalidInputError);
+    expect(error).toMatchObject({ code: 'card-invalid' });
+    expect(error.message).toBe(`${s.origin}/card.json: card larger than 1000 bytes`);
+    await closed; // the server sees the connection go away (the test would time out otherwise)
+    expect(written).toBeLessThan(200_000);
+  });
+
+  it('rejects a declared Content-Length over maxBytes without reading', async () => {
+    const big = JSON.stringify({ ...CARD, pad: 'x'.repeat(5000) });
+    const s = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(big) });
+      res.end(big);
+    });
+    expect(await rejection(fetchCard(`${s.origin}/card.json`, { ...OPTS, maxBytes: 1000 }))).toMatchObject({ code: 'card-invalid' });
+  });
+
+  it('text/html is card-invalid; +json types and a missing type are accepted', async () => {
+    const s = await serve((req, res) => {
+      if (req.url === '/html.json') {
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+        res.end('<html></html>');
+      } else if (req.url === '/plus.json') {
+        res.writeHead(200, { 'content-type': 'application/a2a+json; charset=utf-8' });
+        res.end(JSON.stringify(CARD));
+      } else {
+        res.writeHead(200);
+        res.end(JSON.stringify(CARD));
+      }
+    });
+    const error = await rejection(fetchCard(`${s.origin}/html.json`, OPTS));
+    expect(error).toBeInstanceOf(InvalidInputError);
+    expect(error).toMatchObject({ code: 'card-invalid' });
+    expect(error.message).toBe(`${s.origin}/html.json: served text/html, not JSON`);
+    expect((await fetchCard(`${s.origin}/plus.json`, OPTS)).body).toEqual(CARD);
+    expect((await fetchCard(`${s.origin}/none.json`, OPTS)).body).toEqual(CARD);
+  });
+
+  it('invalid JSON, an empty body and a JSON array are card-invalid', async () => {
+    const s = await serve((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end({ '/bad.json': '{"name": ', '/empty.json': '', '/array.json': '[1,2]' }[req.url!] ?? 'null');
+    });
+    const bad = await rejection(fetchCard(`${s.origin}/bad.json`, OPTS));
+    expect(bad).toMatchObject({ code: 'card-invalid' });
+    expect(bad.message).toMatch(/invalid JSON/);
+    expect(bad.message).not.toContain('\n');
+    const empty = await rejection(fetchCard(`${s.origin}/empty.json`, OPTS));
+    expect(empty).toMatchObject({ code: 'card-invalid' });
+    expect(empty.message).toMatch(/empty body/);
+    const array = await rejection(fetchCard(`${s.origin}/array.json`, OPTS));
+    expect(array.message).toBe(`${s.origin}/array.json: card is not a JSON object`);
+    const nul = await rejection(fetchCard(`${s.origin}/null.json`, OPTS));
+    expect(nul.message).toContain('card is not a JSON object');
+  });
+
+  it('refuses plain http to a non-loopback host before connecting, unless allowHttp', async () => {
+    expect(cardUrlsFor('http://example.invalid')[0]).toBe('http://example.invalid/.well-known/agent-card.json');
+    const { dispatcher, attempts } = recordingDispatcher();
+    const error = await rejection(fetchCard('http://example.invalid', { ...OPTS, dispatcher }));
+    expect(error).toBeInstanceOf(InvalidInputError);
+    expect(error).toMatchObject({ code: 'insecure-url' });
+    expect(attempts()).toBe(0);
+    // With allowHttp the policy passes and a connection is attempted (the test connector refuses it).
+    const allowed = await rejection(fetchCard('http://example.invalid/card.json', { ...OPTS, dispatcher, allowHttp: true }));
+    expect(allowed).toMatchObject({ code: 'unreachable' });
+    expect(attempts()).toBe(1);
+    // Loopback is always allowed.
+    for (const host of ['localhost', '127.1.2.3', '[::1]']) {
+      await rejection(fetchCard(`http://${host}:9/card.json`, { ...OPTS, dispatcher }));
+    }
+    expect(attempts()).toBe(4);
+  });
+
+  it('many concurrent fetches through the default dispatcher reuse connections', async () => {
+    const s = await serve((_req, res) => setTimeout(() => json(res, 200, CARD), 5));
+    const n = 24;
+    const results = await Promise.all(Array.from({ length: n }, () => fetchCard(`${s.origin}/card.json`, OPTS)));
+    expect(results.every((r) => JSON.stringify(r.body) === JSON.stringify(CARD))).toBe(true);
+    // Then a sequential batch on the warm pool.
+    for (let i = 0; i < 4; i++) await fetchCard(`${s.origin}/card.json`, OPTS);
+    expect(s.paths).toHaveLength(n + 4);
+    expect(s.connections()).toBeLessThan(n);
+    expect(getDefaultDispatcher()).toBe(getDefaultDispatcher());
+  });
+});
