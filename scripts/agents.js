@@ -152,7 +152,8 @@ const echoExecutor = {
  *   legacyCompat?: boolean,
  *   bearerToken?: string,
  *   serveLegacyPathOnly?: boolean,
- * }} opts
+ *   port?: number,
+ * }} opts  `port`: listen on this port instead of a random one (the demo uses fixed ports so its lockfile is reproducible)
  */
 export async function startAgent(opts) {
   const server = http.createServer();
@@ -164,7 +165,7 @@ export async function startAgent(opts) {
   });
   await new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.listen(opts.port ?? 0, '127.0.0.1', () => {
       server.off('error', reject);
       resolve(undefined);
     });

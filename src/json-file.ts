@@ -51,7 +51,7 @@ export function parseJson(text: string, source: string, code: DocCode): unknown 
  * @throws InvalidInputError
  */
 export function validate<S extends z.ZodType>(schema: S, value: unknown, source: string, code: DocCode): z.infer<S> {
-  const result = schema.safeParse(value);
+  const result = schema.safeParse(value, { reportInput: true });
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
   throw new InvalidInputError(code, source, zodMessage(issue), { path: formatPath(issue.path) });

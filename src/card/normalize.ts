@@ -150,6 +150,8 @@ export function normalizeCard(raw: unknown, from: CardSource): NormalizeResult {
 
   let shape: CardShape;
   let interfaces: AgentInterface[];
+  /** JSON path of each interface's url in the card as served (0.3 entries are deduplicated). */
+  let urlPaths: PropertyKey[][];
   let base: z.infer<typeof CommonCardSchema>;
   let extendedFlag: boolean | null | undefined;
   if (hasV1) {
@@ -165,6 +167,7 @@ export function normalizeCard(raw: unknown, from: CardSource): NormalizeResult {
       protocolVersion: majorMinor(i.protocolVersion, ['supportedInterfaces', index, 'protocolVersion'], warnings),
       ...(i.tenant ? { tenant: i.tenant } : {}),
     }));
+    urlPaths = interfaces.map((_, index) => ['supportedInterfaces', index, 'url']);
     extendedFlag = card.capabilities?.extendedAgentCard;
   } else {
     const card = parseWith(AgentCardV03Schema, obj, fail);
@@ -179,6 +182,7 @@ export function normalizeCard(raw: unknown, from: CardSource): NormalizeResult {
       protocolVersion: version,
     };
     interfaces = [primary];
+    urlPaths = [['url']];
     (card.additionalInterfaces ?? []).forEach((i, index) => {
       const entry: AgentInterface = {
         url: i.url,
@@ -186,20 +190,23 @@ export function normalizeCard(raw: unknown, from: CardSource): NormalizeResult {
         protocolVersion: version,
       };
       const duplicate = interfaces.some((e) => e.url === entry.url && e.protocolBinding === entry.protocolBinding);
-      if (!duplicate) interfaces.push(entry);
+      if (!duplicate) {
+        interfaces.push(entry);
+        urlPaths.push(['additionalInterfaces', index, 'url']);
+      }
     });
     extendedFlag = card.supportsAuthenticatedExtendedCard ?? card.capabilities?.extendedAgentCard;
   }
 
-  interfaces = interfaces.map((i, index) => resolveInterfaceUrl(i, index, shape, from, warnings, fail));
+  interfaces = interfaces.map((i, index) => resolveInterfaceUrl(i, urlPaths[index]!, from, warnings, fail));
 
   const securitySchemes: Record<string, SecurityScheme> = {};
   for (const [name, scheme] of Object.entries(base.securitySchemes ?? {})) {
     securitySchemes[name] = readScheme(scheme, ['securitySchemes', name], fail);
   }
 
-  const cardRequirements = readRequirements(base, shape, [], warnings);
-  checkSchemesKnown(cardRequirements, securitySchemes, ['securityRequirements'], 'the card', fail);
+  const { requirements: cardRequirements, paths: cardRequirementPaths } = readRequirements(base, shape, [], warnings);
+  checkSchemesKnown(cardRequirements, securitySchemes, cardRequirementPaths, 'the card', fail);
 
   const defaultInputModes = readModes(base.defaultInputModes, ['defaultInputModes'], warnings, fail);
   const defaultOutputModes = readModes(base.defaultOutputModes, ['defaultOutputModes'], warnings, fail);
@@ -213,9 +220,9 @@ export function normalizeCard(raw: unknown, from: CardSource): NormalizeResult {
     if (s.examples?.length) skill.examples = s.examples;
     if (s.inputModes?.length) skill.inputModes = readModes(s.inputModes, [...path, 'inputModes'], warnings, fail);
     if (s.outputModes?.length) skill.outputModes = readModes(s.outputModes, [...path, 'outputModes'], warnings, fail);
-    const requirements = readRequirements(s, shape, path, warnings);
+    const { requirements, paths: requirementPaths } = readRequirements(s, shape, path, warnings);
     if (requirements.length) {
-      checkSchemesKnown(requirements, securitySchemes, [...path, 'securityRequirements'], `skill "${s.id}"`, fail);
+      checkSchemesKnown(requirements, securitySchemes, requirementPaths, `skill "${s.id}"`, fail);
       skill.securityRequirements = requirements;
     }
     return skill;
@@ -251,7 +258,8 @@ export function normalizeCard(raw: unknown, from: CardSource): NormalizeResult {
 type Fail = (path: ReadonlyArray<PropertyKey>, message: string) => never;
 
 function parseWith<S extends z.ZodType>(schema: S, value: unknown, fail: Fail): z.infer<S> {
-  const result = schema.safeParse(value);
+  // reportInput: without it zod issues carry no `input`, and zodMessage would call every wrong value "missing".
+  const result = schema.safeParse(value, { reportInput: true });
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
   fail(issue.path, zodMessage(issue));
@@ -302,7 +310,8 @@ function canonicalBinding(name: string, path: PropertyKey[], warnings: Warning[]
  * "0.3.0" → "0.3", "1" → "1.0". A version that is not numeric is kept as is, with a warning.
  */
 export function majorMinor(version: string, path: PropertyKey[] = [], warnings: Warning[] = []): string {
-  const m = /^v?(\d+)(?:\.(\d+))?(?:\.\d+)?(?:[-+].*)?$/.exec(version.trim());
+  // A pre-release/build suffix only after Major.Minor[.Patch]: "2025-06-18" (a date) is not "2025.0".
+  const m = /^v?(\d+)(?:\.(\d+)(?:\.\d+)?(?:[-+].*)?)?$/.exec(version.trim());
   if (!m) {
     warnings.push({ code: 'protocol-version-unrecognized', message: `protocol version "${version}" is not Major.Minor; it can only match a profile that lists it exactly`, path: formatPath(path) });
     return version;
@@ -314,15 +323,13 @@ const ABSOLUTE_URL = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//;
 
 function resolveInterfaceUrl(
   i: AgentInterface,
-  index: number,
-  shape: CardShape,
+  path: PropertyKey[],
   from: CardSource,
   warnings: Warning[],
   fail: Fail,
 ): AgentInterface {
   // gRPC interfaces are `host:port`, not URLs (A2A 1.0 AgentInterface.url).
   if (i.protocolBinding === 'GRPC' || ABSOLUTE_URL.test(i.url)) return i;
-  const path = shape === '1.0' || shape === 'hybrid' ? ['supportedInterfaces', index, 'url'] : index === 0 ? ['url'] : ['additionalInterfaces', index - 1, 'url'];
   if (!from.baseUrl) fail(path, `relative URL "${i.url}" in a card read from a file; interface URLs must be absolute`);
   let resolved: string;
   try {
@@ -384,26 +391,40 @@ function readScheme(raw: Record<string, unknown>, path: PropertyKey[], fail: Fai
   return fail(path, `security-scheme-unrecognized: ${what}`);
 }
 
-/** Read the requirement list of a card or skill: 1.0 `securityRequirements`, else 0.3 `security`. */
+/**
+ * Read the requirement list of a card or skill: 1.0 `securityRequirements`, else 0.3 `security`.
+ * `paths[i]` is the JSON path of the scheme-name map of requirement i, as the card spells it.
+ */
 function readRequirements(
   holder: { securityRequirements?: unknown[] | null; security?: unknown[] | null },
   shape: CardShape,
   path: PropertyKey[],
   warnings: Warning[],
-): SecurityRequirement[] {
+): { requirements: SecurityRequirement[]; paths: PropertyKey[][] } {
   let list = holder.securityRequirements;
+  let field = 'securityRequirements';
   if (!list?.length && holder.security?.length) {
+    field = 'security';
     if (shape === '1.0') {
       warnings.push({ code: 'legacy-security-field', message: 'A2A 1.0 card uses the 0.3 "security" field; read as securityRequirements', path: formatPath([...path, 'security']) });
     }
     list = holder.security;
   }
-  return (list ?? []).map((r) => toRequirement(r as z.infer<typeof RequirementSchema>));
+  const raw = (list ?? []) as Array<z.infer<typeof RequirementSchema>>;
+  return {
+    requirements: raw.map(toRequirement),
+    paths: raw.map((r, i) => (isWrapped(r) ? [...path, field, i, 'schemes'] : [...path, field, i])),
+  };
+}
+
+/** True for the proto form `{schemes: {name: {list}}}` (1.0, and 0.3 proto JSON). */
+function isWrapped(r: z.infer<typeof RequirementSchema>): boolean {
+  return 'schemes' in r && typeof r.schemes === 'object' && r.schemes !== null && !Array.isArray(r.schemes);
 }
 
 function toRequirement(r: z.infer<typeof RequirementSchema>): SecurityRequirement {
   const out: SecurityRequirement = {};
-  if ('schemes' in r && typeof r.schemes === 'object' && r.schemes !== null && !Array.isArray(r.schemes)) {
+  if (isWrapped(r)) {
     for (const [name, scopes] of Object.entries(r.schemes as Record<string, { list?: string[] | null }>)) out[name] = [...(scopes.list ?? [])];
   } else {
     for (const [name, scopes] of Object.entries(r as Record<string, string[]>)) out[name] = [...scopes];
@@ -414,13 +435,13 @@ function toRequirement(r: z.infer<typeof RequirementSchema>): SecurityRequiremen
 function checkSchemesKnown(
   requirements: SecurityRequirement[],
   schemes: Record<string, SecurityScheme>,
-  path: PropertyKey[],
+  paths: PropertyKey[][],
   who: string,
   fail: Fail,
 ): void {
   requirements.forEach((r, i) => {
     for (const name of Object.keys(r)) {
-      if (!(name in schemes)) fail([...path, i, name], `unknown-security-scheme: ${who} requires scheme "${name}", which securitySchemes does not define`);
+      if (!(name in schemes)) fail([...paths[i]!, name], `unknown-security-scheme: ${who} requires scheme "${name}", which securitySchemes does not define`);
     }
   });
 }

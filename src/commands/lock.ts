@@ -20,12 +20,18 @@ type PlanChanges = Record<string, Array<{ field: string; old?: unknown; new?: un
 
 async function run(options: GlobalOptions, manifest: Manifest, force: ReadonlySet<string> | 'all' | undefined, showDiffs: boolean): Promise<CommandResult & { written: boolean; sync: SyncResult }> {
   const p = paths(options);
+  let replaced: string | undefined;
   const previous = await readLockfile(p.lockfile).catch((error: unknown) => {
-    // A lockfile with merge conflicts or corrupt JSON is re-resolved from the manifest.
-    if (error instanceof A2aLockError && error.code === 'lockfile-invalid' && !/lockfileVersion/.test(error.message)) return undefined;
+    // A lockfile with merge conflicts or corrupt JSON is re-resolved from the manifest (npm does
+    // the same); a lockfile from a newer a2a-lock is never overwritten.
+    if (error instanceof A2aLockError && error.code === 'lockfile-invalid' && !/lockfileVersion/.test(error.message)) {
+      replaced = error.message;
+      return undefined;
+    }
     throw error;
   });
   const sync = await syncLock(manifest, previous?.lock, { ...engineOptions(options, p.baseDir), force, source: p.lockfile });
+  if (replaced) sync.warnings.unshift({ agent: '', code: 'lockfile-replaced', message: `${replaced}; every agent is re-resolved` });
   const lines: string[] = [];
   const json: Record<string, unknown> = {};
   const failed = Object.entries(sync.failures);
