@@ -32,6 +32,8 @@ export interface LoadedCard {
   baseUrl?: string;
   /** What to name in messages: the URL or the file path as given. */
   source: string;
+  /** True when only the pre-0.3 path `/.well-known/agent.json` answered. */
+  legacyWellKnown?: boolean;
   warnings: Warning[];
 }
 
@@ -64,7 +66,8 @@ export async function loadCard(location: string, options: LoadCardOptions): Prom
       ...(options.allowHttp !== undefined ? { allowHttp: options.allowHttp } : {}),
       ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
     });
-    return { resolved: fetched.url, raw: fetched.body as Record<string, unknown>, baseUrl: fetched.url, source: fetched.url, warnings: fetched.warnings };
+    const legacyWellKnown = fetched.warnings.some((w) => w.code === 'legacy-well-known-path');
+    return { resolved: fetched.url, raw: fetched.body as Record<string, unknown>, baseUrl: fetched.url, source: fetched.url, warnings: fetched.warnings, ...(legacyWellKnown ? { legacyWellKnown } : {}) };
   }
   if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(location)) {
     throw new InvalidInputError('card-invalid', location, 'only http(s) URLs and file paths are supported');
@@ -84,4 +87,9 @@ export async function loadCard(location: string, options: LoadCardOptions): Prom
   }
   const rel = relative(options.baseDir, path).split(sep).join('/');
   return { resolved: isAbsolute(location) ? location : rel, raw: raw as Record<string, unknown>, source: location, warnings: [] };
+}
+
+/** The {@link CardSource} of a loaded card, for {@link normalizeCard}. */
+export function cardSourceOf(loaded: LoadedCard): { source: string; baseUrl?: string; legacyWellKnown?: boolean } {
+  return { source: loaded.source, ...(loaded.baseUrl ? { baseUrl: loaded.baseUrl } : {}), ...(loaded.legacyWellKnown ? { legacyWellKnown: true } : {}) };
 }

@@ -119,6 +119,8 @@ export interface CardSource {
   source: string;
   /** The URL the card was fetched from; relative interface URLs resolve against it. Absent for files. */
   baseUrl?: string;
+  /** The card answered only at the pre-0.3 path `/.well-known/agent.json`: a 0.x card without protocolVersion is read as 0.2. */
+  legacyWellKnown?: boolean;
 }
 
 /** Result of {@link normalizeCard}. */
@@ -145,7 +147,11 @@ export function normalizeCard(raw: unknown, from: CardSource): NormalizeResult {
   const hasV1 = Array.isArray(obj.supportedInterfaces) && obj.supportedInterfaces.length > 0;
   const hasLegacy = 'url' in obj || 'preferredTransport' in obj || 'additionalInterfaces' in obj;
   if (!hasV1 && !hasLegacy) {
+    if ('supportedInterfaces' in obj) fail(['supportedInterfaces'], 'must be a non-empty array of interfaces');
     fail(['supportedInterfaces'], 'missing: a card needs supportedInterfaces (A2A 1.0) or url (A2A 0.3)');
+  }
+  if ('authentication' in obj && !('securitySchemes' in obj)) {
+    warnings.push({ code: 'legacy-authentication-ignored', message: 'A2A 0.1 "authentication" is not understood; no security requirement is derived from it', path: '$.authentication' });
   }
 
   let shape: CardShape;
@@ -172,9 +178,15 @@ export function normalizeCard(raw: unknown, from: CardSource): NormalizeResult {
   } else {
     const card = parseWith(AgentCardV03Schema, obj, fail);
     base = card;
+    // Absent: 0.3, or 0.2 for a card found only at the pre-0.3 well-known path (agent.json).
     const version = card.protocolVersion
       ? majorMinor(card.protocolVersion, ['protocolVersion'], warnings)
-      : '0.3';
+      : from.legacyWellKnown
+        ? '0.2'
+        : '0.3';
+    if (/^[1-9]/.test(version)) {
+      warnings.push({ code: 'legacy-shape-claims-version', message: `card has the 0.x shape (url, no supportedInterfaces) but declares protocolVersion "${card.protocolVersion}"`, path: '$.protocolVersion' });
+    }
     shape = version === '0.2' ? '0.2' : '0.3';
     const primary: AgentInterface = {
       url: card.url,
@@ -273,7 +285,8 @@ export function zodMessage(issue: z.core.$ZodIssue): string {
     const gotType = got === undefined ? 'nothing (missing)' : got === null ? 'null' : Array.isArray(got) ? 'an array' : `${typeof got} ${JSON.stringify(got)?.slice(0, 40)}`;
     return `expected ${issue.expected}, got ${gotType}`;
   }
-  if (issue.code === 'invalid_union') return 'does not match any accepted form';
+  // The only union in the card schemas is a security requirement.
+  if (issue.code === 'invalid_union') return 'not a security requirement: expected {"schemes": {"<name>": {"list": [scopes]}}} (A2A 1.0) or {"<name>": [scopes]} (A2A 0.3)';
   if (issue.code === 'unrecognized_keys') return `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
   return issue.message.replace(/^Invalid input: /, '');
 }

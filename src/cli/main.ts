@@ -80,6 +80,12 @@ export async function main(args: string[]): Promise<number> {
         credentials: (argv.credential as string[]).map(String),
       })),
     )
+    .command(
+      'card <card>',
+      'Fetch, validate and print a normalised agent card with its warnings (exit 0 valid, 2 invalid)',
+      (y) => y.positional('card', { type: 'string', describe: 'Card URL or file', demandOption: true }).example('$0 card ./agent-card.json', ''),
+      run(async (o, argv) => (await import('../commands/card.js')).runCard(o, { card: String(argv.card) })),
+    )
     .command('init', 'Write a starter a2a.json', (y) => y.example('$0 init', ''), run(async (o) => (await import('../commands/init.js')).runInit(o)))
     .command(
       'add <name> <card>',
@@ -132,7 +138,8 @@ export async function main(args: string[]): Promise<number> {
     .alias('help', 'h')
     .wrap(Math.min(100, process.stdout.columns || 100))
     .fail((message, error) => {
-      if (error) throw error;
+      // yargs re-wraps errors thrown by `coerce` (our UsageError) as a plain YError: still usage (exit 2).
+      if (error) throw error.name === 'YError' ? new UsageError(error.message) : error;
       if (/^Did you mean/.test(message)) throw new UsageError(`unknown command "${String(args[0])}"; ${message.replace(/^D/, 'd')}`);
       throw new UsageError(message);
     });

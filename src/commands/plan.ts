@@ -1,6 +1,6 @@
 /** `a2a plan <card> --skill <id>`: negotiate one card (file or URL) without a lockfile. */
 import { resolve } from 'node:path';
-import { loadCard } from '../card/load.js';
+import { cardSourceOf, loadCard } from '../card/load.js';
 import { normalizeCard } from '../card/normalize.js';
 import { ExitCode } from '../errors.js';
 import { readManifest, readProfile } from '../manifest/read.js';
@@ -30,7 +30,7 @@ export async function runPlan(options: GlobalOptions, args: { card: string; skil
     ...(engine.timeoutMs !== undefined ? { timeoutMs: engine.timeoutMs } : {}),
     ...(engine.allowHttp ? { allowHttp: true } : {}),
   });
-  const normalized = normalizeCard(loaded.raw, { source: loaded.source, ...(loaded.baseUrl ? { baseUrl: loaded.baseUrl } : {}) });
+  const normalized = normalizeCard(loaded.raw, cardSourceOf(loaded));
   const warnings = [...loaded.warnings, ...normalized.warnings];
   const result = negotiate(normalized.card, args.skill, profile, args.credentials);
   if (result.plan) {

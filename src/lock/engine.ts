@@ -5,7 +5,7 @@
  * prints or exits.
  */
 import type { Dispatcher } from 'undici';
-import { loadCard } from '../card/load.js';
+import { cardSourceOf, loadCard } from '../card/load.js';
 import type { NormalizedCard, Warning } from '../card/model.js';
 import { normalizeCard } from '../card/normalize.js';
 import { integrityOf } from '../canonical.js';
@@ -64,7 +64,7 @@ function loadOptions(settings: AgentSettings, options: EngineOptions) {
  */
 export async function resolveAgent(entry: AgentEntry, settings: AgentSettings, options: EngineOptions): Promise<Resolution> {
   const loaded = await loadCard(entry.card, loadOptions(settings, options));
-  const { card, warnings } = normalizeCard(loaded.raw, { source: loaded.source, ...(loaded.baseUrl ? { baseUrl: loaded.baseUrl } : {}) });
+  const { card, warnings } = normalizeCard(loaded.raw, cardSourceOf(loaded));
   const plans: Record<string, Plan> = {};
   const refusals: SkillRefusal[] = [];
   const traces: Record<string, TraceStep[]> = {};
@@ -181,7 +181,7 @@ export function checkOffline(entry: LockEntry, settings: AgentSettings, source: 
   let card: NormalizedCard;
   try {
     const baseUrl = /^https?:\/\//i.test(entry.resolved) ? entry.resolved : undefined;
-    card = normalizeCard(entry.snapshot, { source, ...(baseUrl ? { baseUrl } : {}) }).card;
+    card = normalizeCard(entry.snapshot, { source, ...(baseUrl ? { baseUrl } : {}), ...(entry.resolved.endsWith('/.well-known/agent.json') ? { legacyWellKnown: true } : {}) }).card;
   } catch (error) {
     return errorReport(error);
   }
@@ -211,7 +211,7 @@ export async function checkOnline(entry: LockEntry, settings: AgentSettings, opt
     raw = loaded.raw;
     warnings.push(...loaded.warnings);
     if (integrityOf(raw) === entry.integrity) return { status: 'ok', exitCode: ExitCode.Ok, warnings };
-    const normalized = normalizeCard(raw, { source: loaded.source, ...(loaded.baseUrl ? { baseUrl: loaded.baseUrl } : {}) });
+    const normalized = normalizeCard(raw, cardSourceOf(loaded));
     fresh = normalized.card;
     warnings.push(...normalized.warnings);
   } catch (error) {
@@ -224,6 +224,11 @@ export async function checkOnline(entry: LockEntry, settings: AgentSettings, opt
     const result = negotiate(fresh, skill, profileOf(settings), settings.credentials, { ...versionRangeOption(settings), locked });
     if (!result.plan) {
       drift.push({ skill, refusal: result.refusal });
+      // Name the fields and their locked vs fresh values too: the plan `a2a update` would lock.
+      const unconstrained = negotiate(fresh, skill, profileOf(settings), settings.credentials, versionRangeOption(settings));
+      if (unconstrained.plan) {
+        for (const d of diffPlans(locked, unconstrained.plan)) drift.push({ skill, field: d.field, locked: d.locked, fresh: d.fresh });
+      }
       continue;
     }
     for (const d of diffPlans(locked, result.plan)) drift.push({ skill, field: d.field, locked: d.locked, fresh: d.fresh });

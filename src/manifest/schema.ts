@@ -5,6 +5,7 @@
  */
 import semver from 'semver';
 import { z } from 'zod';
+import { CORE_BINDINGS } from '../card/model.js';
 import { CONCRETE_MEDIA_TYPE, isWildcardMediaType } from '../negotiate/media.js';
 import type { ClientProfile } from '../negotiate/types.js';
 
@@ -21,8 +22,16 @@ function orderedSet<T extends z.ZodType<string>>(item: T) {
   return z.array(item).refine((a) => new Set(a).size === a.length, { message: 'duplicate entries' });
 }
 
+/** A binding string: a core one spelled canonically, or a custom binding (URI) named exactly. */
+const Binding = z
+  .string()
+  .min(1)
+  .refine((b) => !CORE_BINDINGS.some((core) => core !== b && core.toLowerCase() === b.toLowerCase()), {
+    message: `core bindings are spelled ${CORE_BINDINGS.map((b) => `"${b}"`).join(', ')}`,
+  });
+
 const profileFields = {
-  bindings: orderedSet(z.string().min(1)).refine((a) => a.length > 0, { message: 'must not be empty' }),
+  bindings: orderedSet(Binding).refine((a) => a.length > 0, { message: 'must not be empty' }),
   versions: orderedSet(MajorMinor).refine((a) => a.length > 0, { message: 'must not be empty' }),
   accepts: orderedSet(ConcreteMediaType).refine((a) => a.length > 0, { message: 'must list at least one concrete media type' }),
   sends: orderedSet(ConcreteMediaType),

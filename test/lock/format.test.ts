@@ -1,0 +1,391 @@
+/**
+ * File formats: the lockfile bytes (json-stable-stringify, 2-space indent, LF, trailing newline,
+ * deterministic), lockfile parsing and its refusals, integrity hashes, and manifest validation.
+ * Contract: issue 2 "Lockfile a2a.lock.json" and "Manifest a2a.json".
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { canonicalJson, integrityOf } from '../../src/canonical.js';
+import { normalizeCard } from '../../src/card/normalize.js';
+import { InvalidInputError } from '../../src/errors.js';
+import { parseLockfile, serializeLockfile } from '../../src/lock/io.js';
+import type { Lockfile } from '../../src/lock/schema.js';
+import { parseManifest } from '../../src/manifest/read.js';
+import { agentSettings, profileOf } from '../../src/manifest/schema.js';
+import { negotiate } from '../../src/negotiate/negotiate.js';
+
+type Json = Record<string, any>;
+
+const CARD_URL = 'https://research.example.com/.well-known/agent-card.json';
+
+function workedExample(): Json {
+  return JSON.parse(readFileSync(new URL('../fixtures/cards/worked-example.json', import.meta.url), 'utf8')) as Json;
+}
+
+/** A manifest like the issue's example. */
+function manifestJson(patch: (m: Json) => void = () => {}): Json {
+  const m: Json = {
+    profile: {
+      bindings: ['JSONRPC', 'HTTP+JSON'],
+      versions: ['1.0', '0.3'],
+      accepts: ['application/json', 'text/plain'],
+      sends: ['text/plain'],
+      streaming: true,
+      pushEndpoint: null,
+      extensions: ['https://example.com/ext/citations/v1'],
+    },
+    agents: {
+      'research-agent': {
+        card: CARD_URL,
+        skills: ['market-size'],
+        credentials: { bearer: { env: 'RESEARCH_TOKEN' } },
+        version: '^2.4.0',
+      },
+    },
+  };
+  patch(m);
+  return m;
+}
+
+/** A real lockfile built from the pieces `a2a lock` uses: manifest settings, snapshot, integrity, plan. */
+function buildLock(): Lockfile {
+  const manifest = parseManifest(JSON.stringify(manifestJson()), 'a2a.json');
+  const settings = agentSettings(manifest, 'research-agent');
+  const snapshot = workedExample();
+  const { card } = normalizeCard(snapshot, { source: CARD_URL, baseUrl: CARD_URL });
+  const result = negotiate(card, 'market-size', profileOf(settings), settings.credentials, { versionRange: settings.versionRange! });
+  if (!result.plan) throw new Error(result.refusal.message);
+  return {
+    lockfileVersion: 1,
+    settings: { 'research-agent': settings },
+    agents: {
+      'research-agent': {
+        card: CARD_URL,
+        resolved: CARD_URL,
+        a2aVersion: card.shape,
+        version: card.version,
+        integrity: integrityOf(snapshot),
+        snapshot,
+        plans: { 'market-size': result.plan },
+      },
+    },
+  };
+}
+
+/** The same value with every object's keys inserted in reverse order. */
+function reversedKeys<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(reversedKeys) as T;
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).reverse().map(([k, v]) => [k, reversedKeys(v)])) as T;
+  }
+  return value;
+}
+
+/** Every object's keys, depth first, must be sorted by code unit. */
+function expectSortedKeys(value: unknown, path = '$'): void {
+  if (Array.isArray(value)) return value.forEach((v, i) => expectSortedKeys(v, `${path}[${i}]`));
+  if (value && typeof value === 'object') {
+    const keys = Object.keys(value);
+    expect(keys, path).toEqual([...keys].sort());
+    for (const [k, v] of Object.entries(value)) expectSortedKeys(v, `${path}.${k}`);
+  }
+}
+
+function lockError(text: string): InvalidInputError {
+  try {
+    parseLockfile(text, 'a2a.lock.json');
+  } catch (error) {
+    expect(error).toBeInstanceOf(InvalidInputError);
+    expect((error as InvalidInputError).code).toBe('lockfile-invalid');
+    expect((error as InvalidInputError).message).not.toContain('\n');
+    return error as InvalidInputError;
+  }
+  throw new Error('expected parseLockfile to throw');
+}
+
+function manifestError(m: unknown): InvalidInputError {
+  try {
+    parseManifest(typeof m === 'string' ? m : JSON.stringify(m), 'a2a.json');
+  } catch (error) {
+    expect(error).toBeInstanceOf(InvalidInputError);
+    const e = error as InvalidInputError;
+    expect(e.code).toBe('manifest-invalid');
+    expect(e.message).not.toContain('\n');
+    expect(e.message.startsWith('a2a.json')).toBe(true);
+    return e;
+  }
+  throw new Error('expected parseManifest to throw');
+}
+
+describe('serializeLockfile', () => {
+  it('is deterministic: keys inserted in any order give identical bytes', () => {
+    const lock = buildLock();
+    const a = serializeLockfile(lock);
+    const b = serializeLockfile(reversedKeys(lock));
+    expect(b).toBe(a);
+    // And the reversal really changed insertion order (the test can fail).
+    expect(JSON.stringify(reversedKeys(lock))).not.toBe(JSON.stringify(lock));
+    expect(serializeLockfile(buildLock())).toBe(a);
+  });
+
+  it('sorts keys at every depth (including inside the snapshot), keeps array order', () => {
+    const text = serializeLockfile(buildLock());
+    const parsed = JSON.parse(text) as Json;
+    expectSortedKeys(parsed);
+    expect(Object.keys(parsed)).toEqual(['agents', 'lockfileVersion', 'settings']);
+    expect(parsed.agents['research-agent'].snapshot.supportedInterfaces.map((i: Json) => i.protocolBinding)).toEqual(['JSONRPC', 'GRPC', 'JSONRPC']);
+    expect(parsed.settings['research-agent'].bindings).toEqual(['JSONRPC', 'HTTP+JSON']);
+  });
+
+  it('2-space indent, LF only, one trailing newline, no timestamps or secrets', () => {
+    const text = serializeLockfile(buildLock());
+    expect(text.endsWith('}\n')).toBe(true);
+    expect(text.endsWith('\n\n')).toBe(false);
+    expect(text).not.toContain('\r');
+    expect(text).not.toContain('\t');
+    expect(text.split('\n')[1]).toBe('  "agents": {');
+    expect(text.split('\n')[2]).toBe('    "research-agent": {');
+    for (const line of text.split('\n')) expect(line.match(/^ */)![0].length % 2).toBe(0);
+    expect(text).not.toContain('RESEARCH_TOKEN');
+    expect(text).not.toMatch(/\d{4}-\d\d-\d\dT\d\d:/);
+  });
+
+  it('holds the settings, integrity, snapshot and plan the issue names', () => {
+    const parsed = JSON.parse(serializeLockfile(buildLock())) as Json;
+    expect(parsed.lockfileVersion).toBe(1);
+    expect(parsed.settings['research-agent'].credentials).toEqual(['bearer']);
+    expect(parsed.settings['research-agent'].versionRange).toBe('^2.4.0');
+    const entry = parsed.agents['research-agent'];
+    expect(entry.integrity).toMatch(/^sha256-[A-Za-z0-9+/]{43}=$/);
+    expect(entry.snapshot).toEqual(workedExample());
+    expect(entry.plans['market-size']).toEqual({
+      url: 'https://research.example.com/a2a/v1',
+      protocolBinding: 'JSONRPC',
+      protocolVersion: '1.0',
+      security: {},
+      acceptedOutputModes: ['application/json'],
+      delivery: 'stream',
+      extensions: ['https://example.com/ext/citations/v1'],
+    });
+  });
+});
+
+describe('parseLockfile', () => {
+  it('round-trips: serialize(parse(text)) === text', () => {
+    const text = serializeLockfile(buildLock());
+    expect(serializeLockfile(parseLockfile(text, 'a2a.lock.json'))).toBe(text);
+  });
+
+  it('parses to the same value that was serialised', () => {
+    const lock = buildLock();
+    expect(parseLockfile(serializeLockfile(lock), 'a2a.lock.json')).toEqual(lock);
+  });
+
+  it('keeps unknown top-level and entry keys (a newer minor writer) and round-trips them', () => {
+    const lock = buildLock() as Json;
+    lock.futureField = { a: 1 };
+    lock.agents['research-agent'].futureEntryField = true;
+    const text = serializeLockfile(lock as Lockfile);
+    expect(serializeLockfile(parseLockfile(text, 'a2a.lock.json'))).toBe(text);
+  });
+
+  it('merge-conflict markers → lockfile-invalid "merge conflict"', () => {
+    const text = serializeLockfile(buildLock());
+    const lines = text.split('\n');
+    const conflicted = [...lines.slice(0, 3), '<<<<<<< HEAD', lines[3], '=======', lines[3]!.replace('"', '"x'), '>>>>>>> feature', ...lines.slice(4)].join('\n');
+    const e = lockError(conflicted);
+    expect(e.message).toContain('merge conflict');
+    expect(e.message).toContain('a2a.lock.json');
+  });
+
+  it('lockfileVersion 2 is refused, naming the version and the path', () => {
+    const lock = buildLock() as Json;
+    lock.lockfileVersion = 2;
+    const e = lockError(serializeLockfile(lock as Lockfile));
+    expect(e.message).toContain('lockfileVersion 2');
+    expect(e.path).toBe('$.lockfileVersion');
+  });
+
+  it('lockfileVersion 0 or missing is refused with its path', () => {
+    for (const v of [0, undefined, '1']) {
+      const lock = buildLock() as Json;
+      if (v === undefined) delete lock.lockfileVersion;
+      else lock.lockfileVersion = v;
+      expect(lockError(JSON.stringify(lock)).path).toBe('$.lockfileVersion');
+    }
+  });
+
+  it('bad JSON names line and column; an empty file says so', () => {
+    expect(lockError('{\n  "lockfileVersion": 1,\n  oops\n}\n').message).toMatch(/invalid JSON at line 3 column \d+/);
+    expect(lockError('').message).toContain('empty file');
+  });
+
+  it('schema errors name the JSON path', () => {
+    const badIntegrity = buildLock() as Json;
+    badIntegrity.agents['research-agent'].integrity = 'md5-abc';
+    expect(lockError(JSON.stringify(badIntegrity)).path).toBe('$.agents["research-agent"].integrity');
+    const badPlan = buildLock() as Json;
+    badPlan.agents['research-agent'].plans['market-size'].delivery = 'carrier-pigeon';
+    expect(lockError(JSON.stringify(badPlan)).path).toBe('$.agents["research-agent"].plans["market-size"].delivery');
+    const extraPlanKey = buildLock() as Json;
+    extraPlanKey.agents['research-agent'].plans['market-size'].token = 'secret';
+    expect(lockError(JSON.stringify(extraPlanKey)).path).toBe('$.agents["research-agent"].plans["market-size"]');
+  });
+});
+
+describe('integrityOf', () => {
+  it('is sha256-<base64> of the canonical JSON', () => {
+    expect(integrityOf({})).toBe('sha256-RBNvo1WzZ4oRRq0W9+hknpT7T8If536DEMBg9hyq/4o=');
+    const value = { b: 'é', a: [2, { d: 1, c: 2 }] };
+    expect(canonicalJson(value)).toBe('{"a":[2,{"c":2,"d":1}],"b":"é"}');
+    expect(integrityOf(value)).toBe('sha256-diEwDKXSDXqicw2NqAN09GFcyHydsDC1Fxwl7DYavO4=');
+    expect(integrityOf(value)).toBe(`sha256-${createHash('sha256').update('{"a":[2,{"c":2,"d":1}],"b":"é"}').digest('base64')}`);
+  });
+
+  it('is independent of key order, but not of array order or values', () => {
+    const card = workedExample();
+    expect(integrityOf(reversedKeys(card))).toBe(integrityOf(card));
+    const reordered = workedExample();
+    reordered.supportedInterfaces.reverse();
+    expect(integrityOf(reordered)).not.toBe(integrityOf(card));
+    const changed = workedExample();
+    changed.description += ' ';
+    expect(integrityOf(changed)).not.toBe(integrityOf(card));
+  });
+});
+
+describe('parseManifest', () => {
+  it('accepts the issue example, with defaults filled in', () => {
+    const m = parseManifest(JSON.stringify(manifestJson((x) => delete x.agents['research-agent'].credentials)), 'a2a.json');
+    expect(m.agents['research-agent']!.credentials).toEqual({});
+    const minimal = parseManifest(JSON.stringify({ profile: { bindings: ['JSONRPC'], versions: ['1.0'], accepts: ['text/plain'] } }), 'a2a.json');
+    expect(minimal.profile).toEqual({ bindings: ['JSONRPC'], versions: ['1.0'], accepts: ['text/plain'], sends: [], streaming: false, pushEndpoint: null, extensions: [] });
+    expect(minimal.agents).toEqual({});
+  });
+
+  it('allows $schema', () => {
+    expect(() => parseManifest(JSON.stringify(manifestJson((m) => (m.$schema = './node_modules/a2a-lock/schemas/a2a.schema.json'))), 'a2a.json')).not.toThrow();
+  });
+
+  it.each([
+    [['*/*'], '$.profile.accepts[0]'],
+    [['application/json', 'text/*'], '$.profile.accepts[1]'],
+    [['*/json'], '$.profile.accepts[0]'],
+  ])('wildcard accepts %j are invalid at %s', (accepts, path) => {
+    const e = manifestError(manifestJson((m) => (m.profile.accepts = accepts)));
+    expect(e.path).toBe(path);
+    expect(e.message).toContain('wildcard');
+  });
+
+  it('empty accepts is invalid at $.profile.accepts', () => {
+    const e = manifestError(manifestJson((m) => (m.profile.accepts = [])));
+    expect(e.path).toBe('$.profile.accepts');
+  });
+
+  it('non-media-type accepts and sends are invalid', () => {
+    expect(manifestError(manifestJson((m) => (m.profile.accepts = ['text']))).path).toBe('$.profile.accepts[0]');
+    expect(manifestError(manifestJson((m) => (m.profile.sends = ['text/plain', 'json']))).path).toBe('$.profile.sends[1]');
+    expect(manifestError(manifestJson((m) => (m.profile.sends = ['*/*']))).path).toBe('$.profile.sends[0]');
+  });
+
+  it('an agent profile may not accept anything either', () => {
+    const e = manifestError(manifestJson((m) => (m.agents['research-agent'].profile = { accepts: ['*/*'] })));
+    expect(e.path).toBe('$.agents["research-agent"].profile.accepts[0]');
+    expect(manifestError(manifestJson((m) => (m.agents['research-agent'].profile = { accepts: [] }))).path).toBe('$.agents["research-agent"].profile.accepts');
+  });
+
+  it('unknown keys are rejected, naming the key and where it is', () => {
+    const top = manifestError(manifestJson((m) => (m.agentz = {})));
+    expect(top.path).toBe('$');
+    expect(top.message).toContain('"agentz"');
+    const inProfile = manifestError(manifestJson((m) => (m.profile.accept = ['text/plain'])));
+    expect(inProfile.path).toBe('$.profile');
+    expect(inProfile.message).toContain('"accept"');
+    expect(manifestError(manifestJson((m) => (m.agents['research-agent'].skill = 'x'))).path).toBe('$.agents["research-agent"]');
+    expect(manifestError(manifestJson((m) => (m.agents['research-agent'].credentials.bearer.value = 's3cret'))).path).toBe('$.agents["research-agent"].credentials.bearer');
+  });
+
+  it('a bad semver range is rejected at its path', () => {
+    const e = manifestError(manifestJson((m) => (m.agents['research-agent'].version = 'two point four')));
+    expect(e.path).toBe('$.agents["research-agent"].version');
+    expect(e.message).toContain('semver');
+  });
+
+  it('other field errors name their path and the wrong value', () => {
+    const e = manifestError(manifestJson((m) => (m.profile.streaming = 'true')));
+    expect(e.path).toBe('$.profile.streaming');
+    expect(e.message).toContain('expected boolean, got string "true"');
+    expect(manifestError(manifestJson((m) => (m.profile.versions = ['1']))).path).toBe('$.profile.versions[0]');
+    expect(manifestError(manifestJson((m) => (m.profile.bindings = []))).path).toBe('$.profile.bindings');
+    expect(manifestError(manifestJson((m) => (m.profile.bindings = ['JSONRPC', 'JSONRPC']))).path).toBe('$.profile.bindings');
+    expect(manifestError(manifestJson((m) => (m.agents['research-agent'].skills = []))).path).toBe('$.agents["research-agent"].skills');
+    expect(manifestError(manifestJson((m) => (m.agents['research-agent'].credentials.bearer = { env: 'not a name' }))).path).toBe('$.agents["research-agent"].credentials.bearer.env');
+    expect(manifestError(manifestJson((m) => delete m.profile)).path).toBe('$.profile');
+  });
+
+  it('bad JSON is a one-line error (with line and column when the parser reports a position)', () => {
+    expect(manifestError('{\n  "profile": {}\n  "agents": {}\n}').message).toBe('a2a.json: invalid JSON at line 3 column 3');
+    // V8 reports no position for "Unexpected token": the message still names the file.
+    expect(manifestError('{\n  "profile": ,\n}').message).toMatch(/^a2a\.json: invalid JSON/);
+  });
+});
+
+describe('agentSettings', () => {
+  it('merges a partial agent profile over the top-level profile, field by field', () => {
+    const m = parseManifest(
+      JSON.stringify(
+        manifestJson((x) => {
+          x.profile.pushEndpoint = 'https://me.example.com/hook';
+          x.agents['research-agent'].profile = { accepts: ['text/plain'], pushEndpoint: null, streaming: false };
+        }),
+      ),
+      'a2a.json',
+    );
+    expect(agentSettings(m, 'research-agent')).toEqual({
+      bindings: ['JSONRPC', 'HTTP+JSON'],
+      versions: ['1.0', '0.3'],
+      accepts: ['text/plain'],
+      sends: ['text/plain'],
+      streaming: false,
+      pushEndpoint: null,
+      extensions: ['https://example.com/ext/citations/v1'],
+      credentials: ['bearer'],
+      versionRange: '^2.4.0',
+    });
+  });
+
+  it('without an agent profile the top-level profile applies; credentials are sorted names only', () => {
+    const m = parseManifest(
+      JSON.stringify(
+        manifestJson((x) => {
+          x.agents['research-agent'].credentials = { zeta: { env: 'Z' }, alpha: { env: 'A' } };
+          delete x.agents['research-agent'].version;
+        }),
+      ),
+      'a2a.json',
+    );
+    const settings = agentSettings(m, 'research-agent');
+    expect(settings.credentials).toEqual(['alpha', 'zeta']);
+    expect('versionRange' in settings).toBe(false);
+    expect(profileOf(settings)).toEqual({ ...manifestJson().profile });
+  });
+
+  it('an agent pushEndpoint overrides a null top-level one', () => {
+    const m = parseManifest(JSON.stringify(manifestJson((x) => (x.agents['research-agent'].profile = { pushEndpoint: 'https://me.example.com/hook' }))), 'a2a.json');
+    expect(agentSettings(m, 'research-agent').pushEndpoint).toBe('https://me.example.com/hook');
+  });
+});
+
+describe('parseManifest: binding spelling', () => {
+  it('rejects a core binding in another case, naming the path and the canonical spelling', () => {
+    const e = manifestError(manifestJson((m) => (m.profile.bindings = ['JSONRPC', 'http+json'])));
+    expect(e.path).toBe('$.profile.bindings[1]');
+    expect(e.message).toContain('"HTTP+JSON"');
+  });
+
+  it('accepts a custom binding URI as written', () => {
+    const m = parseManifest(JSON.stringify(manifestJson((x) => (x.profile.bindings = ['https://example.com/bindings/websocket/v1']))), 'a2a.json');
+    expect(m.profile.bindings).toEqual(['https://example.com/bindings/websocket/v1']);
+  });
+});
