@@ -164,8 +164,11 @@ export function normalizeCard(raw: unknown, from: CardSource): NormalizeResult {
     const card = parseWith(AgentCardV1Schema, obj, fail);
     base = card;
     shape = hasLegacy ? 'hybrid' : '1.0';
-    if (hasLegacy) {
-      warnings.push({ code: 'hybrid-card', message: 'card carries A2A 1.0 and 0.3 fields; supportedInterfaces wins and the 0.3 fields are ignored' });
+    // SDKs serving 0.3 clients embed the 1.0 interfaces beside the 0.3 fields; only a hybrid whose
+    // 0.3 endpoint is not among its supportedInterfaces is worth a warning.
+    const legacyUrl = typeof obj.url === 'string' ? obj.url : undefined;
+    if (hasLegacy && !card.supportedInterfaces.some((i) => i.url === legacyUrl)) {
+      warnings.push({ code: 'hybrid-card', message: 'card carries A2A 1.0 and 0.3 fields that disagree; supportedInterfaces wins and the 0.3 fields are ignored' });
     }
     interfaces = card.supportedInterfaces.map((i, index) => ({
       url: i.url,

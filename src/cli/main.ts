@@ -159,7 +159,9 @@ export async function main(args: string[]): Promise<number> {
 
 function print(result: CommandResult, options: GlobalOptions): void {
   if (options.json) {
-    process.stdout.write(`${JSON.stringify(result.json, null, 2)}\n`);
+    // Every JSON document carries the warnings (plan's contract puts them there; the others follow).
+    const json = result.json && typeof result.json === 'object' && !Array.isArray(result.json) && !('warnings' in result.json) ? { ...result.json, warnings: result.warnings } : result.json;
+    process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
     return;
   }
   if (result.warnings.length) {

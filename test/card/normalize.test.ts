@@ -319,6 +319,17 @@ describe('hybrid cards', () => {
     expect(codes(warnings)).toEqual(['hybrid-card']);
   });
 
+  it('no hybrid-card warning when the 0.3 endpoint is one of supportedInterfaces (an SDK serving 0.3 clients)', () => {
+    const raw = v1((c) => {
+      c.url = 'https://a.example.com/a2a';
+      c.preferredTransport = 'JSONRPC';
+      c.protocolVersion = '0.3';
+    });
+    const { card, warnings } = normalizeCard(raw, FILE);
+    expect(card.shape).toBe('hybrid');
+    expect(codes(warnings)).toEqual([]);
+  });
+
   it('securityRequirements wins over security when both are present', () => {
     const raw = v1((c) => {
       c.url = 'https://old.example.com/a2a';

@@ -1,0 +1,34 @@
+/**
+ * vitest globalSetup of the e2e project. The e2e tests spawn the BUILT CLI (bin/a2a.js →
+ * dist/cli/main.js); `npm test` builds first (`npm run build && vitest run`). Here we only check
+ * that dist exists and is not older than src, and fail the run with a clear message otherwise
+ * (testing a stale build would test old code).
+ */
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const MAIN = join(ROOT, 'dist', 'cli', 'main.js');
+const BUILD = 'npx tsc -p tsconfig.build.json   (or: npm run build; npm test builds first)';
+
+function newestSource(dir: string): { path: string; mtimeMs: number } | undefined {
+  let newest: { path: string; mtimeMs: number } | undefined;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    const found = entry.isDirectory() ? newestSource(path) : entry.name.endsWith('.ts') ? { path, mtimeMs: statSync(path).mtimeMs } : undefined;
+    if (found && (!newest || found.mtimeMs > newest.mtimeMs)) newest = found;
+  }
+  return newest;
+}
+
+export default function setup(): void {
+  if (!existsSync(MAIN)) {
+    throw new Error(`e2e: the CLI is not built (${MAIN} is missing). Build it first:\n  ${BUILD}`);
+  }
+  const built = statSync(MAIN).mtimeMs;
+  const newest = newestSource(join(ROOT, 'src'));
+  if (newest && newest.mtimeMs > built + 1000) {
+    throw new Error(`e2e: dist is older than ${newest.path}; the e2e tests would run stale code. Rebuild:\n  ${BUILD}`);
+  }
+}

@@ -1,0 +1,312 @@
+/**
+ * Shared helpers for the end-to-end suite: spawn the BUILT CLI (`node bin/a2a.js ...`) in a fresh
+ * temp directory, write manifests, read lockfile bytes, and start the servers the tests talk to
+ * (real `@a2a-js/sdk` agents through test/helpers/agents.ts, plus tiny node:http servers for
+ * HTTP-layer faults the SDK cannot produce).
+ *
+ * Every resource (agent, http server, temp dir) is created through {@link resources}, which
+ * closes/removes everything when the test finishes (tests within a file run concurrently).
+ */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { sampleCard, startAgent, type StartAgentOptions, type StartedAgent } from '../helpers/agents.js';
+
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const BIN = join(ROOT, 'bin', 'a2a.js');
+export const DIST_MAIN = join(ROOT, 'dist', 'cli', 'main.js');
+
+if (!existsSync(DIST_MAIN)) {
+  throw new Error(`e2e: ${DIST_MAIN} is missing. Build first: npx tsc -p tsconfig.build.json (npm test does this).`);
+}
+
+export { sampleCard };
+
+export interface CliResult {
+  /** Exit code; null only when killed by a signal. */
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  /** Wall time of the process in ms. */
+  ms: number;
+}
+
+export interface RunOptions {
+  cwd: string;
+  /** Extra environment (on top of PATH, HOME and NO_COLOR=1; nothing else is inherited). */
+  env?: Record<string, string>;
+  /** Kill the process after this long (default 15 s). */
+  killAfterMs?: number;
+}
+
+/** Spawn `node bin/a2a.js ...args` and collect its output. Never rejects for a non-zero exit. */
+export function runCli(args: string[], options: RunOptions): Promise<CliResult> {
+  const env: Record<string, string> = { NO_COLOR: '1', ...options.env };
+  for (const key of ['PATH', 'HOME', 'SYSTEMROOT', 'TMPDIR']) {
+    const value = process.env[key];
+    if (value !== undefined && env[key] === undefined) env[key] = value;
+  }
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const killer = setTimeout(() => child.kill('SIGKILL'), options.killAfterMs ?? 15_000);
+    child.on('error', (error) => {
+      clearTimeout(killer);
+      reject(error);
+    });
+    child.on('close', (code) => {
+      clearTimeout(killer);
+      resolve({ code, stdout, stderr, ms: Date.now() - started });
+    });
+  });
+}
+
+/** Both output streams, for "appears nowhere" assertions. */
+export function allOutput(r: CliResult): string {
+  return `${r.stdout}\n${r.stderr}`;
+}
+
+/** Parse the single JSON document a `--json` run prints on stdout. */
+export function jsonOf<T = any>(r: CliResult): T {
+  try {
+    return JSON.parse(r.stdout) as T;
+  } catch {
+    throw new Error(`stdout is not one JSON document (exit ${r.code}):\n${r.stdout}\nstderr:\n${r.stderr}`);
+  }
+}
+
+/** A readable summary for assertion messages. */
+export function show(r: CliResult): string {
+  return `exit ${r.code}\n--- stdout\n${r.stdout}--- stderr\n${r.stderr}`;
+}
+
+// ------------------------------------------------------------------------------------------------
+// Manifests and lockfiles
+
+/** The issue's example profile. */
+export const PROFILE = {
+  bindings: ['JSONRPC', 'HTTP+JSON'],
+  versions: ['1.0', '0.3'],
+  accepts: ['application/json', 'text/plain'],
+  sends: ['text/plain'],
+  streaming: true,
+  pushEndpoint: null,
+  extensions: ['https://example.com/ext/citations/v1'],
+};
+
+export interface ManifestAgent {
+  card: string;
+  skills: string[];
+  credentials?: Record<string, { env: string }>;
+  version?: string;
+  profile?: Record<string, unknown>;
+}
+
+export interface Manifest {
+  profile: Record<string, unknown>;
+  agents: Record<string, ManifestAgent>;
+  [key: string]: unknown;
+}
+
+/** A manifest with {@link PROFILE} and the given agents. */
+export function manifest(agents: Record<string, ManifestAgent>, profile: Record<string, unknown> = PROFILE): Manifest {
+  return { profile: { ...profile }, agents };
+}
+
+/** A manifest agent entry for the sample card's `market-size` skill with a bearer credential. */
+export function research(card: string, extra: Partial<ManifestAgent> = {}): ManifestAgent {
+  return { card, skills: ['market-size'], credentials: { bearer: { env: 'RESEARCH_TOKEN' } }, ...extra };
+}
+
+export async function writeManifest(dir: string, value: unknown): Promise<void> {
+  await writeFile(join(dir, 'a2a.json'), typeof value === 'string' ? value : `${JSON.stringify(value, null, 2)}\n`);
+}
+
+export async function readManifestBytes(dir: string): Promise<Buffer> {
+  return readFile(join(dir, 'a2a.json'));
+}
+
+/** The lockfile's bytes, or undefined when there is none. */
+export async function readLockBytes(dir: string): Promise<Buffer | undefined> {
+  try {
+    return await readFile(join(dir, 'a2a.lock.json'));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+/** The lockfile parsed (throws when absent). */
+export async function readLock(dir: string): Promise<any> {
+  const bytes = await readLockBytes(dir);
+  if (!bytes) throw new Error(`${dir}/a2a.lock.json does not exist`);
+  return JSON.parse(bytes.toString('utf8'));
+}
+
+export async function writeLockBytes(dir: string, bytes: Buffer | string): Promise<void> {
+  await writeFile(join(dir, 'a2a.lock.json'), bytes);
+}
+
+export function lockPath(dir: string): string {
+  return join(dir, 'a2a.lock.json');
+}
+
+// ------------------------------------------------------------------------------------------------
+// Servers
+
+/** A tiny node:http server for faults the SDK cannot produce. */
+export interface HttpServer {
+  origin: string;
+  /** Every request received: method, path, headers. */
+  requests: Array<{ method: string; path: string; headers: http.IncomingHttpHeaders }>;
+  /** Replace the handler (the next request uses it). */
+  setHandler(handler: http.RequestListener): void;
+  close(): Promise<void>;
+}
+
+export async function startHttp(handler: http.RequestListener): Promise<HttpServer> {
+  let current = handler;
+  const requests: HttpServer['requests'] = [];
+  const sockets = new Set<Socket>();
+  const server = http.createServer((req, res) => {
+    requests.push({ method: req.method ?? '', path: (req.url ?? '').split('?')[0]!, headers: { ...req.headers } });
+    current(req, res);
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  let closed: Promise<void> | undefined;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    requests,
+    setHandler(h) {
+      current = h;
+    },
+    close() {
+      closed ??= new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const s of sockets) s.destroy();
+      });
+      return closed;
+    },
+  };
+}
+
+/** Handlers for {@link startHttp}. */
+export const handlers = {
+  json(body: unknown, status = 200, headers: Record<string, string> = {}): http.RequestListener {
+    const text = typeof body === 'string' ? body : JSON.stringify(body);
+    return (_req, res) => {
+      res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
+      res.end(text);
+    };
+  },
+  status(status: number, headers: Record<string, string> = {}): http.RequestListener {
+    return (_req, res) => {
+      res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
+      res.end(JSON.stringify({ error: http.STATUS_CODES[status] ?? 'error' }));
+    };
+  },
+  html(): http.RequestListener {
+    return (_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+      res.end('<!doctype html><html><body>Agent</body></html>');
+    };
+  },
+  /** Accept the request and never answer (the socket is destroyed on close()). */
+  hang(): http.RequestListener {
+    return () => undefined;
+  },
+  /** Destroy the connection without any response. */
+  reset(): http.RequestListener {
+    return (req) => req.socket.destroy();
+  },
+};
+
+/** A TCP port on 127.0.0.1 with nothing listening (bound, then closed). */
+export async function closedPort(): Promise<number> {
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** `onTestFinished` from the test context (works for concurrent tests, unlike a file-level afterEach). */
+export type OnFinished = (fn: () => Promise<void>) => void;
+
+/**
+ * Per-test resources: call as `resources(onTestFinished)` with the test context's hook. Every
+ * agent, http server and temp dir it creates is closed/removed when that test finishes, so the
+ * tests of a file can run concurrently.
+ */
+export function resources(onFinished: OnFinished) {
+  const agents: StartedAgent[] = [];
+  const servers: HttpServer[] = [];
+  const dirs: string[] = [];
+  onFinished(async () => {
+    await Promise.all([...agents.splice(0).map((a) => a.close()), ...servers.splice(0).map((s) => s.close())]);
+    await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
+  });
+  const api = {
+    /** A real SDK agent on 127.0.0.1. */
+    async agent(opts: StartAgentOptions): Promise<StartedAgent> {
+      const a = await startAgent(opts);
+      agents.push(a);
+      return a;
+    },
+    /** A real SDK agent serving the sample card (1.0; `legacy` adds a JSONRPC 0.3 interface and enables compat). */
+    async sampleAgent(opts: { legacy?: boolean; bearerToken?: string; serveLegacyPathOnly?: boolean } = {}): Promise<StartedAgent> {
+      return api.agent({
+        card: (origin) => sampleCard(origin, {}, { legacy: Boolean(opts.legacy) }),
+        ...(opts.legacy ? { legacyCompat: true } : {}),
+        ...(opts.bearerToken ? { bearerToken: opts.bearerToken } : {}),
+        ...(opts.serveLegacyPathOnly ? { serveLegacyPathOnly: true } : {}),
+      });
+    },
+    async http(handler: http.RequestListener): Promise<HttpServer> {
+      const s = await startHttp(handler);
+      servers.push(s);
+      return s;
+    },
+    /** A fresh temp directory, with `a2a.json` when a manifest is given. */
+    async dir(manifestValue?: unknown): Promise<string> {
+      const d = await tempDir();
+      dirs.push(d);
+      if (manifestValue !== undefined) await writeManifest(d, manifestValue);
+      return d;
+    },
+  };
+  return api;
+}
+
+/** A fresh temp directory (the caller removes it). */
+export function tempDir(): Promise<string> {
+  return mkdtemp(join(tmpdir(), 'a2a-e2e-'));
+}
+
+export async function removeDir(dir: string): Promise<void> {
+  await rm(dir, { recursive: true, force: true });
+}
+
+/** Card requests an agent (or http server) received. */
+export function cardRequests(requests: Array<{ path: string; headers: Record<string, unknown> }>) {
+  return requests.filter((r) => r.path.startsWith('/.well-known/'));
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
