@@ -31,12 +31,27 @@
  *
  * `setCard()` swaps both the served card and the card the request handler uses (for
  * A2A-Version/transport validation), like a redeployed agent.
+ *
+ * Extended card
+ * -------------
+ * `extendedCard` is handed to the SDK as `DefaultRequestHandler`'s `extendedAgentCardProvider`
+ * (internal shape via the same `toServedCard`), as a plain OBJECT, not a function, so the SDK's
+ * own rule applies (SDK 1.3.0 `getAuthenticatedExtendedAgentCard`):
+ *   - public card without `capabilities.extendedAgentCard: true` -> UnsupportedOperationError;
+ *   - no provider -> ExtendedAgentCardNotConfiguredError;
+ *   - `context.user.isAuthenticated` -> the extended card; otherwise -> the PUBLIC card.
+ * With `bearerToken`, the harness's `userBuilder` makes a request an authenticated user only
+ * when it carries `Authorization: Bearer <token>` (the gate in front of /a2a already 401s the
+ * rest). Without `bearerToken` every user is unauthenticated, so the SDK answers the extended-card
+ * methods with the public card. The SDK serialises the extended card itself (`AgentCard.toJSON`
+ * for 1.0, `toCompatAgentCard` for 0.3), so it is NOT served byte-for-byte like the public card.
+ * `setExtendedCard()` swaps (or, with `undefined`, removes) the provider.
  */
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import express from 'express';
 import { AgentCard as AgentCardCodec, Role } from '@a2a-js/sdk';
-import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore } from '@a2a-js/sdk/server';
+import { AgentEvent, DefaultRequestHandler, DefaultExecutionEventBusManager, InMemoryTaskStore } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 
 export const CARD_PATH = '/.well-known/agent-card.json';
@@ -153,7 +168,10 @@ const echoExecutor = {
  *   bearerToken?: string,
  *   serveLegacyPathOnly?: boolean,
  *   port?: number,
- * }} opts  `port`: listen on this port instead of a random one (the demo uses fixed ports so its lockfile is reproducible)
+ *   extendedCard?: Record<string, any> | ((origin: string) => Record<string, any>),
+ * }} opts  `port`: listen on this port instead of a random one (the demo uses fixed ports so its lockfile is reproducible).
+ *   `extendedCard`: served by the SDK's extended-card methods (see "Extended card" above); the public
+ *   card must set `capabilities.extendedAgentCard: true` for the SDK to serve it.
  */
 export async function startAgent(opts) {
   const server = http.createServer();
@@ -177,7 +195,16 @@ export async function startAgent(opts) {
   let served = toServedCard(initial);
 
   const legacyCompat = opts.legacyCompat ? { enabled: true } : undefined;
-  const requestHandler = new LiveCardRequestHandler(served, new InMemoryTaskStore(), echoExecutor);
+  const initialExtended = typeof opts.extendedCard === 'function' ? opts.extendedCard(origin) : opts.extendedCard;
+  const requestHandler = new LiveCardRequestHandler(
+    served,
+    new InMemoryTaskStore(),
+    echoExecutor,
+    new DefaultExecutionEventBusManager(),
+    undefined, // pushNotificationStore
+    undefined, // pushNotificationSender
+    initialExtended === undefined ? undefined : toServedCard(initialExtended),
+  );
   requestHandler.setLiveCard(served);
 
   /** @type {Array<{ method: string; path: string; headers: Record<string, string | string[] | undefined> }>} */
@@ -196,7 +223,12 @@ export async function startAgent(opts) {
   const token = opts.bearerToken;
   /** @type {import('@a2a-js/sdk/server/express').UserBuilder} */
   const userBuilder = token
-    ? async () => ({ isAuthenticated: true, userName: 'bearer-client' })
+    ? async (req) => {
+        const m = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '');
+        return m && m[1] === token
+          ? { isAuthenticated: true, userName: 'bearer-client' }
+          : { isAuthenticated: false, userName: '' };
+      }
     : UserBuilder.noAuthentication;
   if (token) {
     app.use('/a2a', (req, res, next) => {
@@ -223,6 +255,10 @@ export async function startAgent(opts) {
     setCard(card) {
       served = toServedCard(card);
       requestHandler.setLiveCard(served);
+    },
+    setExtendedCard(card) {
+      // `extendedAgentCardProvider` is TS-private in the SDK but a plain field at runtime.
+      requestHandler.extendedAgentCardProvider = card === undefined ? undefined : toServedCard(card);
     },
     close() {
       closed ??= new Promise((resolve, reject) => {

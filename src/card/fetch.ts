@@ -1,17 +1,19 @@
 /**
- * The I/O edge: fetch one A2A Agent Card over HTTP(S) with undici.
+ * The I/O edge: fetch one A2A Agent Card (or any JSON document, {@link requestJson}) over
+ * HTTP(S) with undici.
  *
  * Everything here is about getting bytes safely: URL policy (https, loopback http), redirects
- * (followed by hand so every hop is checked), status codes, a total deadline, a body size limit,
- * content type, and JSON parsing. Nothing here validates the card's shape; that is the card
- * parser's job. Every failure is an {@link FetchError} or an {@link InvalidInputError}.
+ * (followed by hand so every hop is checked, or refused when the request carries credentials),
+ * status codes, a total deadline, a body size limit, content type, and JSON parsing. Nothing here
+ * validates the card's shape; that is the card parser's job. Every failure is a
+ * {@link FetchError}, an {@link InvalidInputError} or (bad caller input) a {@link UsageError}.
  *
  * No caching of any kind: undici's `request` has no HTTP cache unless a cache interceptor is
  * installed, and none is, so every call sees the card as served now.
  */
 
 import { Agent, request, type Dispatcher } from 'undici';
-import { FetchError, InvalidInputError } from '../errors.js';
+import { FetchError, InvalidInputError, UsageError } from '../errors.js';
 import type { Warning } from './model.js';
 
 /** Version sent in `User-Agent`. Kept in step with package.json by hand (no JSON import: `dist` has no package.json beside it). */
@@ -122,50 +124,196 @@ export function cardUrlsFor(location: string): string[] {
  */
 export async function fetchCard(location: string, options: FetchCardOptions): Promise<FetchedCard> {
   const urls = cardUrlsFor(location);
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const ctx: Ctx = {
+  const ctx = makeCtx(options, {
     a2aVersion: options.a2aVersion,
-    timeoutMs,
-    maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
-    allowHttp: options.allowHttp ?? false,
-    dispatcher: options.dispatcher ?? getDefaultDispatcher(),
-    controller: new AbortController(),
-  };
+    method: 'GET',
+    body: undefined,
+    headers: {},
+    followRedirects: true,
+    acceptErrorStatus: new Set(),
+    subject: 'card',
+    redactQuery: new Set(),
+  });
   // Refuse plain http before any connection, for every candidate URL.
-  for (const u of urls) checkUrlPolicy(new URL(u), u, ctx.allowHttp, undefined);
+  for (const u of urls) checkUrlPolicy(new URL(u), u, ctx.allowHttp, undefined, ctx);
 
-  const timer = setTimeout(() => ctx.controller.abort(new DeadlineExceeded()), timeoutMs);
-  try {
+  return withDeadline(ctx, async () => {
     const [primary, legacy] = urls as [string, string | undefined];
     try {
-      return await fetchFollowingRedirects(primary, ctx, []);
+      const { url, body } = await exchange(new URL(primary), ctx);
+      return { url, body, warnings: [] };
     } catch (error) {
       if (legacy === undefined || !isNotFound(error)) throw error;
       try {
-        return await fetchFollowingRedirects(legacy, ctx, [
-          {
-            code: 'legacy-well-known-path',
-            message: `card served at the legacy ${LEGACY_CARD_PATH}; A2A expects ${CARD_PATH} (${primary} answered 404)`,
-          },
-        ]);
+        const { url, body } = await exchange(new URL(legacy), ctx);
+        const warning: Warning = {
+          code: 'legacy-well-known-path',
+          message: `card served at the legacy ${LEGACY_CARD_PATH}; A2A expects ${CARD_PATH} (${primary} answered 404)`,
+        };
+        return { url, body, warnings: [warning] };
       } catch (legacyError) {
         throw isNotFound(legacyError) ? error : legacyError;
       }
     }
-  } finally {
-    clearTimeout(timer);
+  });
+}
+
+/** Options for {@link requestJson}: {@link FetchCardOptions} plus the request itself. */
+export interface RequestJsonOptions extends Omit<FetchCardOptions, 'a2aVersion'> {
+  /** Sent as `A2A-Version` when given (A2A 1.0 §3.2.6; notes §5). Omitted otherwise. */
+  a2aVersion?: string;
+  /** Default `GET`. */
+  method?: 'GET' | 'POST';
+  /** JSON-encoded request body, sent with `Content-Type: application/json`. Only with `POST`. */
+  body?: unknown;
+  /**
+   * Extra request headers (credentials, typically from `applyCredentials`). Merged
+   * case-insensitively over the defaults (`Accept: application/json`, `User-Agent`, `A2A-Version`).
+   * Names must be HTTP tokens and values must not contain control characters (else
+   * {@link UsageError}, naming the header but never its value). Values never appear in errors.
+   */
+  headers?: Record<string, string>;
+  /**
+   * Follow redirects (up to 5, each hop checked against the URL policy). Default `true`; pass
+   * `false` whenever `headers` or the URL carry credentials: a redirect is then refused with
+   * {@link FetchError} `unreachable`, so credentials never follow a redirect to another URL.
+   * When followed, 301/302/303 turn a POST into a body-less GET (as browsers do); 307/308 keep
+   * the method and body.
+   */
+  followRedirects?: boolean;
+  /**
+   * Query parameter names whose values are secrets (an `apiKey` placed `in: query`). Their values
+   * are shown as `***` in every URL this function reports: error messages and {@link JsonResponse.url}.
+   */
+  redactQueryParams?: string[];
+  /** Noun for error messages ("no <subject> within 10000 ms"). Default `"response"`. */
+  subject?: string;
+}
+
+/** A JSON answer from {@link requestJson}. */
+export interface JsonResponse {
+  /** The URL that answered (after any redirects), with `redactQueryParams` values shown as `***`. */
+  url: string;
+  /** HTTP status: 2xx, or one of `acceptErrorStatus`. */
+  status: number;
+  /** The parsed body. Always a non-array JSON object. */
+  body: unknown;
+}
+
+/**
+ * Send one HTTP request to an exact URL (no well-known path appended, no legacy fallback) and
+ * parse a JSON object answer, under every safety rule of {@link fetchCard}: URL policy, one
+ * total deadline (`timeoutMs`, default 10 000 ms), body limit (`maxBytes`, default 1 MiB),
+ * JSON content type, UTF-8, and a JSON object body.
+ *
+ * Non-2xx statuses listed in `acceptErrorStatus` are returned like 2xx ones, so a caller can read
+ * a JSON-RPC or REST (google.rpc.Status) error body; if such a body is not a JSON object (an HTML
+ * error page, say) the status is mapped as if it were not listed. Other statuses map as in
+ * {@link fetchCard}.
+ *
+ * @param url Absolute http(s) URL, used as-is (fragment dropped).
+ * @param options See {@link RequestJsonOptions}; `acceptErrorStatus` lists non-2xx statuses to return.
+ * @returns The answering URL, its status and parsed JSON object body.
+ * @throws {UsageError} a body with `GET`, a body that cannot be JSON-encoded, or an invalid header name/value.
+ * @throws {InvalidInputError} `insecure-url` as in {@link fetchCard}; `card-invalid` for a bad body
+ *   (over `maxBytes`, non-JSON content type, empty, invalid UTF-8/JSON, not an object).
+ * @throws {FetchError} `auth-refused` on 401/403 (unless accepted); `unreachable` on 404 and other
+ *   non-2xx statuses, a redirect when `followRedirects` is false, too many redirects, or a
+ *   network error; `timeout` when the deadline passes.
+ */
+export async function requestJson(url: string, options: RequestJsonOptions & { acceptErrorStatus?: number[] }): Promise<JsonResponse> {
+  const method = options.method ?? 'GET';
+  const ctx = makeCtx(options, {
+    a2aVersion: options.a2aVersion,
+    method,
+    body: undefined,
+    headers: {},
+    followRedirects: options.followRedirects ?? true,
+    acceptErrorStatus: new Set(options.acceptErrorStatus ?? []),
+    subject: options.subject ?? 'response',
+    redactQuery: new Set(options.redactQueryParams ?? []),
+  });
+  const start = parseLocation(url, ctx);
+  start.hash = '';
+  ctx.headers = checkHeaders(options.headers ?? {});
+  if (options.body !== undefined) {
+    if (method !== 'POST') throw new UsageError(`a request body needs POST, not ${method} (${show(start, ctx)})`);
+    let text: string | undefined;
+    try {
+      text = JSON.stringify(options.body);
+    } catch {
+      text = undefined;
+    }
+    if (typeof text !== 'string') throw new UsageError(`request body for ${show(start, ctx)} cannot be encoded as JSON`);
+    ctx.body = text;
   }
+  checkUrlPolicy(start, show(start, ctx), ctx.allowHttp, undefined, ctx);
+  return withDeadline(ctx, () => exchange(start, ctx));
 }
 
 // ---------------------------------------------------------------------------------------------
 
 interface Ctx {
-  a2aVersion: string;
+  a2aVersion: string | undefined;
   timeoutMs: number;
   maxBytes: number;
   allowHttp: boolean;
   dispatcher: Dispatcher;
   controller: AbortController;
+  method: 'GET' | 'POST';
+  /** JSON text, or undefined for no body. */
+  body: string | undefined;
+  /** Extra headers, already validated. */
+  headers: Record<string, string>;
+  followRedirects: boolean;
+  acceptErrorStatus: ReadonlySet<number>;
+  /** Noun in error messages: "card", "response", "extended card". */
+  subject: string;
+  /** Query parameter names whose values are shown as `***`. */
+  redactQuery: ReadonlySet<string>;
+}
+
+type RequestPart = Pick<Ctx, 'a2aVersion' | 'method' | 'body' | 'headers' | 'followRedirects' | 'acceptErrorStatus' | 'subject' | 'redactQuery'>;
+
+function makeCtx(options: Omit<FetchCardOptions, 'a2aVersion'>, request: RequestPart): Ctx {
+  return {
+    ...request,
+    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
+    allowHttp: options.allowHttp ?? false,
+    dispatcher: options.dispatcher ?? getDefaultDispatcher(),
+    controller: new AbortController(),
+  };
+}
+
+/** Run `fn` under the context's single deadline: on expiry the shared signal aborts whatever is in flight. */
+async function withDeadline<T>(ctx: Ctx, fn: () => Promise<T>): Promise<T> {
+  const timer = setTimeout(() => ctx.controller.abort(new DeadlineExceeded()), ctx.timeoutMs);
+  try {
+    return await fn();
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** Control characters other than HTAB, which no header value may carry (CR/LF would split headers). */
+const HEADER_VALUE_FORBIDDEN = /[\u0000-\u0008\u000a-\u001f\u007f]/;
+/** Headers undici or HTTP framing owns; a caller may not set them. */
+const RESERVED_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'upgrade', 'keep-alive', 'te', 'trailer', 'expect']);
+
+/** Validate extra headers; never echoes a value. */
+function checkHeaders(headers: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (!HEADER_NAME.test(name)) throw new UsageError(`invalid HTTP header name "${oneLine(name).slice(0, 64)}"`);
+    if (RESERVED_HEADERS.has(name.toLowerCase())) throw new UsageError(`the ${name} header cannot be set by the caller`);
+    if (typeof value !== 'string' || HEADER_VALUE_FORBIDDEN.test(value)) {
+      throw new UsageError(`the value of the ${name} header contains a line break or control character`);
+    }
+    out[name] = value;
+  }
+  return out;
 }
 
 /** The abort reason for the deadline; recognised by identity of the signal's state, not by type. */
@@ -180,18 +328,20 @@ function isNotFound(error: unknown): boolean {
   return error instanceof FetchError && error.code === 'unreachable' && error.status === 404;
 }
 
-function parseLocation(location: string): URL {
+/** Parse and check a location. With a `ctx` that redacts query values, an unparseable URL is shown without its query. */
+function parseLocation(location: string, ctx?: Ctx): URL {
   let url: URL;
   try {
     url = new URL(location);
   } catch {
-    throw new InvalidInputError('insecure-url', oneLine(location), 'not an absolute http(s) URL');
+    const shown = ctx && ctx.redactQuery.size > 0 ? location.replace(/[?#].*$/s, '') : location;
+    throw new InvalidInputError('insecure-url', oneLine(shown), 'not an absolute http(s) URL');
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new InvalidInputError('insecure-url', redact(url), `not an http(s) URL (${url.protocol})`);
+    throw new InvalidInputError('insecure-url', show(url, ctx), `not an http(s) URL (${url.protocol})`);
   }
   if (url.username !== '' || url.password !== '') {
-    throw new InvalidInputError('insecure-url', redact(url), 'credentials in a card URL are not allowed');
+    throw new InvalidInputError('insecure-url', show(url, ctx), `credentials in a ${ctx?.subject ?? 'card'} URL are not allowed`);
   }
   return url;
 }
@@ -209,14 +359,14 @@ function isLoopback(url: URL): boolean {
  * Apply the URL policy to one hop. `from` is the URL that redirected here, if any.
  * @throws {InvalidInputError} insecure-url
  */
-function checkUrlPolicy(url: URL, shown: string, allowHttp: boolean, from: URL | undefined): void {
+function checkUrlPolicy(url: URL, shown: string, allowHttp: boolean, from: URL | undefined, ctx: Ctx): void {
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     // Only reachable through a redirect (locations are checked by parseLocation).
-    throw new InvalidInputError('insecure-url', from ? redact(from) : shown, 'redirect to a non-http(s) URL refused');
+    throw new InvalidInputError('insecure-url', from ? show(from, ctx) : shown, 'redirect to a non-http(s) URL refused');
   }
   if (url.protocol === 'http:') {
     if (from?.protocol === 'https:') {
-      throw new InvalidInputError('insecure-url', redact(from), 'redirect from https to plain http refused');
+      throw new InvalidInputError('insecure-url', show(from, ctx), 'redirect from https to plain http refused');
     }
     if (!allowHttp && !isLoopback(url)) {
       throw new InvalidInputError('insecure-url', shown, 'plain http to a non-loopback host is not allowed', {
@@ -226,16 +376,26 @@ function checkUrlPolicy(url: URL, shown: string, allowHttp: boolean, from: URL |
   }
 }
 
-async function fetchFollowingRedirects(start: string, ctx: Ctx, warnings: Warning[]): Promise<FetchedCard> {
-  let url = new URL(start);
+/**
+ * One request, following redirects by hand when allowed. Returns a 2xx (or accepted non-2xx)
+ * JSON object answer; maps every other outcome to a typed error.
+ */
+async function exchange(start: URL, ctx: Ctx): Promise<JsonResponse> {
+  let url = start;
+  let method = ctx.method;
+  let body = ctx.body;
   for (let redirects = 0; ; redirects++) {
-    const shown = url.href;
-    const response = await send(url, ctx);
-    const { statusCode, headers, body } = response;
+    const shown = show(url, ctx);
+    const response = await send(url, method, body, ctx);
+    const { statusCode, headers } = response;
 
     if (REDIRECT_STATUSES.has(statusCode)) {
       const location = headerValue(headers, 'location');
-      await drain(body);
+      await drain(response.body);
+      if (!ctx.followRedirects) {
+        // Never say where: the Location may carry anything, and we are not going there.
+        throw new FetchError('unreachable', shown, `redirect (${statusCode}) refused: credentials are never sent across a redirect`, { status: statusCode });
+      }
       if (location === undefined || location.trim() === '') {
         throw new FetchError('unreachable', shown, `redirect (${statusCode}) without a Location header`, { status: statusCode });
       }
@@ -251,17 +411,29 @@ async function fetchFollowingRedirects(start: string, ctx: Ctx, warnings: Warnin
       next.hash = '';
       next.username = '';
       next.password = '';
-      checkUrlPolicy(next, next.href, ctx.allowHttp, url);
+      checkUrlPolicy(next, show(next, ctx), ctx.allowHttp, url, ctx);
+      if (method === 'POST' && statusCode !== 307 && statusCode !== 308) {
+        method = 'GET';
+        body = undefined;
+      }
       url = next;
       continue;
     }
 
     if (statusCode >= 200 && statusCode < 300) {
-      const parsed = await readCard(shown, response, ctx);
-      return { url: shown, body: parsed, warnings };
+      return { url: shown, status: statusCode, body: await readJson(shown, response, ctx) };
     }
 
-    await drain(body);
+    if (ctx.acceptErrorStatus.has(statusCode)) {
+      try {
+        return { url: shown, status: statusCode, body: await readJson(shown, response, ctx) };
+      } catch (error) {
+        // Not a JSON object (an HTML error page, a proxy's text): report the status instead.
+        if (!(error instanceof InvalidInputError)) throw error;
+      }
+    } else {
+      await drain(response.body);
+    }
     if (statusCode === 401 || statusCode === 403) {
       throw new FetchError('auth-refused', shown, `authentication refused (${statusCode})`, { status: statusCode });
     }
@@ -272,26 +444,31 @@ async function fetchFollowingRedirects(start: string, ctx: Ctx, warnings: Warnin
   }
 }
 
-async function send(url: URL, ctx: Ctx): Promise<Dispatcher.ResponseData> {
-  const shown = url.href;
+async function send(url: URL, method: 'GET' | 'POST', body: string | undefined, ctx: Ctx): Promise<Dispatcher.ResponseData> {
+  const shown = show(url, ctx);
+  // Defaults first, then the caller's headers replace them case-insensitively.
+  const headers: Record<string, string> = { Accept: 'application/json', 'User-Agent': USER_AGENT };
+  if (ctx.a2aVersion !== undefined) headers['A2A-Version'] = ctx.a2aVersion;
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  for (const [name, value] of Object.entries(ctx.headers)) {
+    for (const existing of Object.keys(headers)) if (existing.toLowerCase() === name.toLowerCase()) delete headers[existing];
+    headers[name] = value;
+  }
   try {
     return await request(url, {
-      method: 'GET',
+      method,
       dispatcher: ctx.dispatcher,
       signal: ctx.controller.signal,
-      headers: {
-        'A2A-Version': ctx.a2aVersion,
-        Accept: 'application/json',
-        'User-Agent': USER_AGENT,
-      },
+      headers,
+      ...(body !== undefined ? { body } : {}),
     });
   } catch (error) {
     throw networkError(shown, error, ctx);
   }
 }
 
-/** Read, check and parse a 2xx body. Destroys the stream on any early exit. */
-async function readCard(shown: string, response: Dispatcher.ResponseData, ctx: Ctx): Promise<unknown> {
+/** Read, check and parse a JSON object body. Destroys the stream on any early exit. */
+async function readJson(shown: string, response: Dispatcher.ResponseData, ctx: Ctx): Promise<unknown> {
   const { headers, body } = response;
 
   const contentType = headerValue(headers, 'content-type');
@@ -303,7 +480,7 @@ async function readCard(shown: string, response: Dispatcher.ResponseData, ctx: C
     throw new InvalidInputError('card-invalid', shown, `served ${what}, not JSON`);
   }
 
-  const tooLarge = (): InvalidInputError => new InvalidInputError('card-invalid', shown, `card larger than ${ctx.maxBytes} bytes`);
+  const tooLarge = (): InvalidInputError => new InvalidInputError('card-invalid', shown, `${ctx.subject} larger than ${ctx.maxBytes} bytes`);
   const declared = Number(headerValue(headers, 'content-length'));
   if (Number.isFinite(declared) && declared > ctx.maxBytes) {
     discard(body);
@@ -343,7 +520,7 @@ async function readCard(shown: string, response: Dispatcher.ResponseData, ctx: C
     throw new InvalidInputError('card-invalid', shown, `invalid JSON (${reason})`);
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new InvalidInputError('card-invalid', shown, 'card is not a JSON object');
+    throw new InvalidInputError('card-invalid', shown, `${ctx.subject} is not a JSON object`);
   }
   return parsed;
 }
@@ -386,7 +563,7 @@ const UNDICI_TIMEOUTS = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIM
 function networkError(shown: string, error: unknown, ctx: Ctx): FetchError {
   const code = errorCode(error);
   if (ctx.controller.signal.aborted || error instanceof DeadlineExceeded || (code !== undefined && UNDICI_TIMEOUTS.has(code))) {
-    return new FetchError('timeout', shown, `no card within ${ctx.timeoutMs} ms`, { cause: error });
+    return new FetchError('timeout', shown, `no ${ctx.subject} within ${ctx.timeoutMs} ms`, { cause: error });
   }
   if (code === undefined) {
     const name = error instanceof Error ? error.name : typeof error;
@@ -423,12 +600,17 @@ function headerValue(headers: Record<string, string | string[] | undefined>, nam
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** The URL without credentials or fragment: safe to print. */
-function redact(url: URL): string {
+/** The URL without userinfo or fragment, secret query values as `***`: safe to print. */
+function show(url: URL, ctx: Ctx | undefined): string {
   const copy = new URL(url.href);
   copy.username = '';
   copy.password = '';
   copy.hash = '';
+  if (ctx && ctx.redactQuery.size > 0 && copy.search !== '') {
+    const kept = new URLSearchParams();
+    for (const [name, value] of copy.searchParams) kept.append(name, ctx.redactQuery.has(name) ? '***' : value);
+    copy.search = kept.toString(); // '*' needs no escaping in application/x-www-form-urlencoded
+  }
   return copy.href;
 }
 

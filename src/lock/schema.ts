@@ -32,6 +32,28 @@ export const SettingsSchema = z.strictObject({
   extensions: z.array(z.string()),
   credentials: z.array(z.string()),
   versionRange: z.string().optional(),
+  trustJwks: z.string().optional(),
+  requireSignature: z.literal(true).optional(),
+});
+
+/** The signature status of one card snapshot (see `SignatureRecord`). */
+export const SignatureRecordSchema = z.strictObject({
+  status: z.enum(['verified', 'unverifiable', 'absent']),
+  kid: z.string().optional(),
+  alg: z.string().optional(),
+  /** RFC 7638 thumbprint (SHA-256, base64url) of the key that verified. */
+  thumbprint: z.string().optional(),
+});
+
+const Integrity = z.string().regex(/^sha256-[A-Za-z0-9+/]{43}=$/, 'must be sha256-<base64>');
+
+/** The authenticated extended card, locked as a second snapshot (A2A 1.0 GetExtendedAgentCard). */
+export const ExtendedSnapshotSchema = z.strictObject({
+  /** The interface URL it was fetched through. */
+  resolved: z.string().min(1),
+  integrity: Integrity,
+  snapshot: z.record(z.string(), z.unknown()),
+  signature: SignatureRecordSchema.optional(),
 });
 
 /** One locked agent. Unknown keys are kept on rewrite (a newer minor tool may add some). */
@@ -45,9 +67,13 @@ export const LockEntrySchema = z.looseObject({
   /** The card's own `version`. */
   version: z.string(),
   /** `sha256-<base64>` of the canonical JSON of `snapshot`. */
-  integrity: z.string().regex(/^sha256-[A-Za-z0-9+/]{43}=$/, 'must be sha256-<base64>'),
+  integrity: Integrity,
   /** The card as fetched. */
   snapshot: z.record(z.string(), z.unknown()),
+  /** The signature status of `snapshot`. */
+  signature: SignatureRecordSchema.optional(),
+  /** The extended card, when the agent has one and it was fetched; plans are negotiated against it. */
+  extended: ExtendedSnapshotSchema.optional(),
   /** Skill id → locked plan. */
   plans: z.record(z.string().min(1), PlanSchema),
 });

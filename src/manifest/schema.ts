@@ -86,6 +86,10 @@ export const AgentEntrySchema = z.strictObject({
     .optional(),
   /** Overrides of the top-level profile for this agent. */
   profile: PartialProfileSchema.optional(),
+  /** Operator-pinned keys for card signatures: a JWKS file (relative to the manifest) or URL. When set, a card's `jku` is ignored. */
+  trust: z.strictObject({ jwks: z.string().min(1) }).optional(),
+  /** Refuse, at lock time, a card whose signature is absent or does not verify. */
+  requireSignature: z.boolean().optional(),
 });
 
 /** The manifest `a2a.json`. */
@@ -108,6 +112,10 @@ export interface AgentSettings extends ClientProfile {
   credentials: string[];
   /** The manifest's semver range over the card version, when it has one. */
   versionRange?: string;
+  /** The manifest's `trust.jwks`, when set. */
+  trustJwks?: string;
+  /** The manifest's `requireSignature`, when true. */
+  requireSignature?: true;
 }
 
 /** The effective settings of one agent: top-level profile overridden by the agent's own. */
@@ -129,6 +137,8 @@ export function agentSettings(manifest: Manifest, name: string): AgentSettings {
     ...profile,
     credentials: Object.keys(entry.credentials).sort(),
     ...(entry.version !== undefined ? { versionRange: entry.version } : {}),
+    ...(entry.trust ? { trustJwks: entry.trust.jwks } : {}),
+    ...(entry.requireSignature ? { requireSignature: true } : {}),
   };
 }
 

@@ -74,18 +74,7 @@ export function negotiate(
 
   // Step 1: interface. Version-major order: for each profile version, for each profile binding,
   // the first interface the card offers wins; card order only breaks ties.
-  const tried: string[] = [];
-  let iface: AgentInterface | undefined;
-  outer: for (const v of effective.versions) {
-    const want = majorMinor(v);
-    for (const b of effective.bindings) {
-      tried.push(`${b} ${want}`);
-      iface = card.supportedInterfaces.find(
-        (i) => i.protocolBinding === b && i.protocolVersion === want && (!locked || (i.url === locked.url && (i.tenant ?? '') === (locked.tenant ?? ''))),
-      );
-      if (iface) break outer;
-    }
-  }
+  const { interface: iface, tried } = chooseInterface(card, effective, locked);
   const offered = card.supportedInterfaces.map((i) => `${i.protocolBinding} ${i.protocolVersion} at ${i.url}`);
   if (!iface) {
     const needed = locked ? `the locked ${locked.protocolBinding} ${locked.protocolVersion} at ${locked.url}` : `one of ${tried.join(', ')}`;
@@ -105,7 +94,7 @@ export function negotiate(
   const whose = skill.securityRequirements?.length ? `skill "${skill.id}"` : 'the card';
   let security: Record<string, string[]> = {};
   if (requirements.length > 0) {
-    const match = requirements.find((r) => Object.keys(r).every((s) => held.has(s)));
+    const match = chooseRequirement(requirements, held);
     const alternatives = requirements.map(describeRequirement);
     if (!match) {
       const holding = held.size ? [...held].map((h) => `"${h}"`).join(', ') : 'none';
@@ -167,6 +156,35 @@ export function negotiate(
     extensions: active,
   };
   return { plan, trace };
+}
+
+/**
+ * Step 1 alone: the interface the profile prefers among those the card offers, in version-major
+ * order (for each profile version, for each profile binding; card order breaks ties). With
+ * `locked`, only the locked URL and tenant qualify. `tried` lists the candidates in order.
+ */
+export function chooseInterface(
+  card: NormalizedCard,
+  profile: Pick<ClientProfile, 'bindings' | 'versions'>,
+  locked?: Pick<Plan, 'url' | 'tenant'>,
+): { interface: AgentInterface | undefined; tried: string[] } {
+  const tried: string[] = [];
+  for (const v of profile.versions) {
+    const want = majorMinor(v);
+    for (const b of profile.bindings) {
+      tried.push(`${b} ${want}`);
+      const found = card.supportedInterfaces.find(
+        (i) => i.protocolBinding === b && i.protocolVersion === want && (!locked || (i.url === locked.url && (i.tenant ?? '') === (locked.tenant ?? ''))),
+      );
+      if (found) return { interface: found, tried };
+    }
+  }
+  return { interface: undefined, tried };
+}
+
+/** Step 2 alone: the first requirement (card order) whose schemes are all held; `{}` matches anyone. */
+export function chooseRequirement(requirements: readonly SecurityRequirement[], held: ReadonlySet<string>): SecurityRequirement | undefined {
+  return requirements.find((r) => Object.keys(r).every((s) => held.has(s)));
 }
 
 /** The profile narrowed to a locked plan's choices ("beyond the lockfile" check). */

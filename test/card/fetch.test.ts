@@ -4,8 +4,8 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { Agent } from 'undici';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { cardUrlsFor, closeDefaultDispatcher, fetchCard, getDefaultDispatcher } from '../../src/card/fetch.js';
-import { FetchError, InvalidInputError } from '../../src/errors.js';
+import { cardUrlsFor, closeDefaultDispatcher, fetchCard, getDefaultDispatcher, requestJson } from '../../src/card/fetch.js';
+import { FetchError, InvalidInputError, UsageError } from '../../src/errors.js';
 
 // A throwaway self-signed certificate for 127.0.0.1/localhost (valid 2000–2099), for TLS tests only.
 const TEST_KEY = `-----BEGIN PRIVATE KEY-----
@@ -444,5 +444,109 @@ describe('fetchCard', () => {
     expect(s.paths).toHaveLength(n + 4);
     expect(s.connections()).toBeLessThan(n);
     expect(getDefaultDispatcher()).toBe(getDefaultDispatcher());
+  });
+});
+
+describe('requestJson', () => {
+  /** Collects each request's method, URL, headers and body. */
+  async function echoServer(handler: (req: IncomingMessage, body: string, res: ServerResponse) => void) {
+    const seen: Array<{ method: string; url: string; headers: IncomingHttpHeaders; body: string }> = [];
+    const s = await serve((req, res) => {
+      let body = '';
+      req.setEncoding('utf8');
+      req.on('data', (c: string) => (body += c));
+      req.on('end', () => {
+        seen.push({ method: req.method!, url: req.url!, headers: req.headers, body });
+        handler(req, body, res);
+      });
+    });
+    return { ...s, seen };
+  }
+
+  it('POSTs a JSON body to the exact URL with merged headers; A2A-Version only when given', async () => {
+    const s = await echoServer((_req, _body, res) => json(res, 200, { ok: true }));
+    const got = await requestJson(`${s.origin}/rpc?x=1`, {
+      method: 'POST',
+      body: { jsonrpc: '2.0', id: 1, method: 'M' },
+      a2aVersion: '1.0',
+      headers: { accept: 'application/a2a+json', 'X-Key': 'k' },
+    });
+    expect(got).toEqual({ url: `${s.origin}/rpc?x=1`, status: 200, body: { ok: true } });
+    const [req] = s.seen;
+    expect(req).toMatchObject({ method: 'POST', url: '/rpc?x=1', body: '{"jsonrpc":"2.0","id":1,"method":"M"}' });
+    expect(req!.headers).toMatchObject({ 'a2a-version': '1.0', accept: 'application/a2a+json', 'x-key': 'k', 'content-type': 'application/json' });
+    expect(req!.headers['user-agent']).toMatch(/^a2a-lock\//);
+
+    await requestJson(`${s.origin}/get`, {});
+    expect(s.seen[1]).toMatchObject({ method: 'GET', url: '/get', body: '' });
+    expect(s.seen[1]!.headers['a2a-version']).toBeUndefined();
+    expect(s.seen[1]!.headers['content-type']).toBeUndefined();
+  });
+
+  it('returns accepted error statuses with their JSON body; a non-JSON body falls back to the status error', async () => {
+    const s = await serve((req, res) => {
+      if (req.url === '/json') return json(res, 400, { error: { code: 400 } });
+      res.writeHead(400, { 'content-type': 'text/html' });
+      res.end('<h1>bad</h1>');
+    });
+    expect(await requestJson(`${s.origin}/json`, { acceptErrorStatus: [400] })).toEqual({ url: `${s.origin}/json`, status: 400, body: { error: { code: 400 } } });
+    expect(await rejection(requestJson(`${s.origin}/html`, { acceptErrorStatus: [400] }))).toMatchObject({ code: 'unreachable', status: 400, message: `${s.origin}/html: unexpected status 400` });
+    expect(await rejection(requestJson(`${s.origin}/json`, {}))).toMatchObject({ code: 'unreachable', status: 400 });
+  });
+
+  it('followRedirects: false refuses any redirect without contacting the target', async () => {
+    const target = await serve((_req, res) => json(res, 200, CARD));
+    const s = await serve((_req, res) => redirect(res, 302, `${target.origin}/x`));
+    const error = await rejection(requestJson(`${s.origin}/a`, { followRedirects: false, headers: { Authorization: 'Bearer t0ken' } }));
+    expect(error).toMatchObject({ code: 'unreachable', status: 302, message: `${s.origin}/a: redirect (302) refused: credentials are never sent across a redirect` });
+    expect(target.paths).toEqual([]);
+  });
+
+  it('when following, 303 turns a POST into a body-less GET and 307 keeps the POST and its body', async () => {
+    const s = await echoServer((req, _body, res) => {
+      if (req.url === '/303') return redirect(res, 303, '/after');
+      if (req.url === '/307') return redirect(res, 307, '/after');
+      json(res, 200, { at: req.url });
+    });
+    expect((await requestJson(`${s.origin}/303`, { method: 'POST', body: { a: 1 } })).url).toBe(`${s.origin}/after`);
+    expect(s.seen[1]).toMatchObject({ method: 'GET', url: '/after', body: '' });
+    await requestJson(`${s.origin}/307`, { method: 'POST', body: { a: 1 } });
+    expect(s.seen[3]).toMatchObject({ method: 'POST', url: '/after', body: '{"a":1}' });
+  });
+
+  it('redactQueryParams hides secret query values in errors and in the returned url', async () => {
+    const s = await serve((req, res) => (req.url!.startsWith('/ok') ? json(res, 200, {}) : json(res, 500, {})));
+    expect((await requestJson(`${s.origin}/ok?key=SeCrEt&x=1`, { redactQueryParams: ['key'] })).url).toBe(`${s.origin}/ok?key=***&x=1`);
+    const error = await rejection(requestJson(`${s.origin}/fail?key=SeCrEt`, { redactQueryParams: ['key'] }));
+    expect(error.message).toBe(`${s.origin}/fail?key=***: unexpected status 500`);
+    const bad = await rejection(requestJson('nonsense?key=SeCrEt', { redactQueryParams: ['key'] }));
+    expect(bad).toMatchObject({ code: 'insecure-url' });
+    expect(bad.message).not.toContain('SeCrEt');
+  });
+
+  it('bad caller input is a UsageError that never shows a header value', async () => {
+    const e1 = await rejection(requestJson('http://127.0.0.1:9/x', { headers: { Authorization: 'Bearer abc\r\nX-Evil: 1' } }));
+    expect(e1).toBeInstanceOf(UsageError);
+    expect(e1.message).toBe('the value of the Authorization header contains a line break or control character');
+    expect(await rejection(requestJson('http://127.0.0.1:9/x', { headers: { 'Bad Name': 'v' } }))).toBeInstanceOf(UsageError);
+    expect(await rejection(requestJson('http://127.0.0.1:9/x', { headers: { Host: 'evil' } }))).toBeInstanceOf(UsageError);
+    expect(await rejection(requestJson('http://127.0.0.1:9/x', { body: { a: 1 } }))).toBeInstanceOf(UsageError);
+  });
+
+  it('keeps the card rules: URL policy before connecting, deadline, body limit, JSON object', async () => {
+    const { dispatcher, attempts } = recordingDispatcher();
+    expect(await rejection(requestJson('http://example.invalid/rpc', { method: 'POST', body: {}, dispatcher }))).toMatchObject({ code: 'insecure-url' });
+    expect(attempts()).toBe(0);
+    const s = await serve((req, res) => {
+      if (req.url === '/slow') return void setTimeout(() => json(res, 200, {}), 1000);
+      if (req.url === '/big') return json(res, 200, { pad: 'x'.repeat(2000) });
+      json(res, 200, [1]);
+    });
+    expect(await rejection(requestJson(`${s.origin}/slow`, { timeoutMs: 150 }))).toMatchObject({ code: 'timeout', message: `${s.origin}/slow: no response within 150 ms` });
+    expect(await rejection(requestJson(`${s.origin}/big`, { maxBytes: 1000, subject: 'extended card' }))).toMatchObject({
+      code: 'card-invalid',
+      message: `${s.origin}/big: extended card larger than 1000 bytes`,
+    });
+    expect(await rejection(requestJson(`${s.origin}/array`, {}))).toMatchObject({ code: 'card-invalid', message: `${s.origin}/array: response is not a JSON object` });
   });
 });

@@ -123,6 +123,11 @@ export interface StartedAgent {
   restUrl: string;
   /** Replace the served card (and the card the A2A handlers validate against); the next request sees it. */
   setCard(card: ServableCard): void;
+  /**
+   * Replace the extended card the SDK serves to authenticated users (`undefined`: none configured,
+   * so the SDK answers ExtendedAgentCardNotConfigured). The next request sees it.
+   */
+  setExtendedCard(card: ServableCard | undefined): void;
   /** Every HTTP request received, in arrival order (including 401s and 404s). */
   requests: RecordedRequest[];
   /** Stops listening and destroys all sockets (idle keep-alive ones included). Idempotent. */
@@ -142,6 +147,18 @@ export interface StartAgentOptions {
   bearerToken?: string;
   /** Serve the card ONLY at /.well-known/agent.json (the 0.2 path); agent-card.json is a 404. */
   serveLegacyPathOnly?: boolean;
+  /**
+   * The authenticated extended card, served by the SDK's own support (`DefaultRequestHandler`'s
+   * `extendedAgentCardProvider`): JSON-RPC `GetExtendedAgentCard`, REST `GET /extendedAgentCard`,
+   * and with `legacyCompat` (and a 0.3 interface of that binding in the card) JSON-RPC
+   * `agent/getAuthenticatedExtendedCard` and REST `GET /v1/card`. The public card must set
+   * `capabilities.extendedAgentCard: true` (else the SDK answers UnsupportedOperation). The SDK
+   * returns it only to authenticated users: with `bearerToken`, requests carrying that token;
+   * anyone else gets the PUBLIC card from these methods (SDK 1.3.0 behaviour). Without this
+   * option the SDK answers ExtendedAgentCardNotConfigured. Served as the SDK serialises it
+   * (1.0: `AgentCard.toJSON`, unknown fields dropped; 0.3: `toCompatAgentCard`), not verbatim.
+   */
+  extendedCard?: ServableCard | ((origin: string) => ServableCard);
 }
 
 export interface SampleCardOptions {

@@ -1,0 +1,193 @@
+/**
+ * How a held credential goes on an HTTP request for one security scheme (pure; no I/O).
+ *
+ * The schemes are A2A's (A2A 1.0 §4.5 / `SecurityScheme` in a2a.proto; notes §2.6, §3.3), which
+ * follow the OpenAPI 3 Security Scheme Object:
+ *
+ * | scheme                     | placement                                                      |
+ * |----------------------------|----------------------------------------------------------------|
+ * | `http` `Bearer`            | `Authorization: Bearer <secret>` (RFC 6750 §2.1)               |
+ * | `http` `Basic`             | `Authorization: Basic base64(utf8("user:password"))` (RFC 7617) |
+ * | `http` other (`Digest`, …) | `Authorization: <Scheme> <secret>` (scheme spelled as the card) |
+ * | `apiKey`                   | header, query parameter or cookie `name` = secret (`location`)  |
+ * | `oauth2`, `openIdConnect`  | `Authorization: Bearer <access token>`                          |
+ * | `mtls`                     | not placeable: a client certificate is a TLS matter             |
+ *
+ * Every error is a {@link UsageError} (code `usage`, exit 2). No message ever contains the
+ * secret, any part of it, or a header value built from it.
+ */
+
+import type { SecurityScheme } from './card/model.js';
+import { UsageError } from './errors.js';
+
+/** Where one credential goes on a request. Every record may be empty; names are as the scheme spells them. */
+export interface CredentialPlacement {
+  /** Request headers (e.g. `Authorization`, or an apiKey header such as `X-API-Key`). */
+  headers: Record<string, string>;
+  /** Query parameters to add to the URL (unencoded; {@link applyCredentials} encodes them). */
+  query: Record<string, string>;
+  /** Cookies, name → value (joined into one `Cookie` header by {@link applyCredentials}). */
+  cookies: Record<string, string>;
+}
+
+/** RFC 9110 §5.6.2 token: header names and auth-scheme names. */
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** Control characters other than HTAB: they would split or corrupt a header. */
+const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f]/;
+/** Characters a cookie value cannot carry unencoded (RFC 6265 §4.1.1 cookie-octet excludes them). */
+const COOKIE_FORBIDDEN = /[\u0000-\u0020\u007f",;\\]/;
+
+/**
+ * Where to put `secret` for `scheme` (A2A 1.0 §7 / OpenAPI semantics; see the module table).
+ *
+ * http `Bearer` and `Basic` are matched case-insensitively and sent in their canonical spelling;
+ * any other http scheme is sent as the card spells it. An apiKey `location` is matched
+ * case-insensitively (`header`, `query`, `cookie`; the 0.3 `in` field is read into `location`
+ * by the card normaliser).
+ *
+ * @param scheme The security scheme from the (normalised) card.
+ * @param secret The credential: a token, an API key, `user:password` for Basic, or an OAuth 2.0 /
+ *   OpenID Connect access token. Not trimmed: a trailing newline is an error, not silently dropped.
+ * @param name The scheme's name in `securitySchemes`, used only to make messages clearer.
+ * @returns One placement: exactly one entry in one of its three records.
+ * @throws {UsageError} `mtls` (a client certificate cannot be sent in headers; unsupported); an
+ *   empty secret; a secret with a line break or control character (or, for a cookie, a character a
+ *   cookie value cannot carry); Basic without `:`; an http scheme name or apiKey header/cookie name
+ *   that is not an HTTP token; an empty apiKey name; an unknown apiKey location or scheme type.
+ */
+export function placeCredential(scheme: SecurityScheme, secret: string, name?: string): CredentialPlacement {
+  const what = name === undefined ? `security scheme (${scheme.type})` : `security scheme "${oneLine(name)}" (${scheme.type})`;
+  const fail = (message: string): never => {
+    throw new UsageError(`${what}: ${message}`);
+  };
+  const placement: CredentialPlacement = { headers: {}, query: {}, cookies: {} };
+
+  if (scheme.type === 'mtls') {
+    return fail('mutual TLS needs a client certificate, which cannot be sent in HTTP headers; mtls credentials are not supported');
+  }
+  if (typeof secret !== 'string' || secret === '') return fail('the credential is empty');
+  if (CONTROL.test(secret)) return fail('the credential contains a line break or control character (a trailing newline?)');
+
+  switch (scheme.type) {
+    case 'http': {
+      const authScheme = scheme.scheme;
+      if (typeof authScheme !== 'string' || !TOKEN.test(authScheme)) return fail('the http scheme name is not a valid HTTP auth-scheme token');
+      const lower = authScheme.toLowerCase();
+      if (lower === 'bearer') {
+        placement.headers.Authorization = `Bearer ${secret}`;
+      } else if (lower === 'basic') {
+        if (!secret.includes(':')) return fail('a Basic credential must be "user:password" (no ":" found)');
+        placement.headers.Authorization = `Basic ${Buffer.from(secret, 'utf8').toString('base64')}`;
+      } else {
+        placement.headers.Authorization = `${authScheme} ${secret}`;
+      }
+      return placement;
+    }
+    case 'apiKey': {
+      const keyName = scheme.name;
+      if (typeof keyName !== 'string' || keyName === '') return fail('the apiKey has no name');
+      const location = typeof scheme.location === 'string' ? scheme.location.toLowerCase() : '';
+      if (location === 'header') {
+        if (!TOKEN.test(keyName)) return fail('the apiKey name is not a valid HTTP header name');
+        placement.headers[keyName] = secret;
+      } else if (location === 'query') {
+        placement.query[keyName] = secret;
+      } else if (location === 'cookie') {
+        if (!TOKEN.test(keyName)) return fail('the apiKey name is not a valid cookie name');
+        if (COOKIE_FORBIDDEN.test(secret)) return fail('the credential contains a character a cookie value cannot carry (space, quote, comma, semicolon or backslash)');
+        placement.cookies[keyName] = secret;
+      } else {
+        return fail(`apiKey location ${JSON.stringify(oneLine(String(scheme.location)).slice(0, 32))} is not header, query or cookie`);
+      }
+      return placement;
+    }
+    case 'oauth2':
+    case 'openIdConnect':
+      placement.headers.Authorization = `Bearer ${secret}`;
+      return placement;
+    default: {
+      const type = (scheme as { type?: unknown }).type;
+      return fail(`unknown scheme type ${JSON.stringify(String(type)).slice(0, 40)}`);
+    }
+  }
+}
+
+/**
+ * Put placements on a request: query parameters are added to `url` (replacing a parameter of
+ * the same name), headers replace same-named headers in `headers` (case-insensitively), and all
+ * cookies are joined (`a=1; b=2`) into one `Cookie` header, after any `Cookie` already present.
+ * Pure: the inputs are not modified.
+ *
+ * @param url An absolute URL.
+ * @param headers The request's headers so far.
+ * @param placements From {@link placeCredential}, one per scheme of the chosen security
+ *   requirement (all of them must be satisfied: A2A requirements AND their schemes).
+ * @returns The new URL and headers.
+ * @throws {UsageError} `url` is not an absolute URL; or two placements need the same header,
+ *   query parameter or cookie (e.g. a requirement that ANDs two `Authorization` schemes), which
+ *   one request cannot satisfy. Messages name the header/parameter, never a value.
+ */
+export function applyCredentials(
+  url: string,
+  headers: Record<string, string>,
+  placements: CredentialPlacement[],
+): { url: string; headers: Record<string, string> } {
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    throw new UsageError('cannot apply credentials: the request URL is not an absolute URL');
+  }
+
+  const seenHeaders = new Set<string>();
+  const seenQuery = new Set<string>();
+  const cookies: string[] = [];
+  const seenCookies = new Set<string>();
+  const outHeaders: Record<string, string> = { ...headers };
+
+  for (const placement of placements) {
+    for (const [name, value] of Object.entries(placement.headers)) {
+      const key = name.toLowerCase();
+      if (seenHeaders.has(key)) throw new UsageError(`two credentials both need the ${name} header; one request cannot carry both`);
+      seenHeaders.add(key);
+      for (const existing of Object.keys(outHeaders)) if (existing.toLowerCase() === key) delete outHeaders[existing];
+      outHeaders[name] = value;
+    }
+    for (const [name, value] of Object.entries(placement.query)) {
+      if (seenQuery.has(name)) throw new UsageError(`two credentials both need the query parameter "${oneLine(name)}"`);
+      seenQuery.add(name);
+      target.searchParams.set(name, value);
+    }
+    for (const [name, value] of Object.entries(placement.cookies)) {
+      if (seenCookies.has(name)) throw new UsageError(`two credentials both need the cookie "${oneLine(name)}"`);
+      seenCookies.add(name);
+      cookies.push(`${name}=${value}`);
+    }
+  }
+
+  if (cookies.length > 0) {
+    let existing: string | undefined;
+    for (const key of Object.keys(outHeaders)) {
+      if (key.toLowerCase() === 'cookie') {
+        existing = outHeaders[key];
+        delete outHeaders[key];
+      }
+    }
+    outHeaders.Cookie = [existing, ...cookies].filter((c): c is string => c !== undefined && c !== '').join('; ');
+  }
+  return { url: target.href, headers: outHeaders };
+}
+
+/** The query parameter names a set of placements adds (to redact them in printed URLs). */
+export function credentialQueryNames(placements: CredentialPlacement[]): string[] {
+  return [...new Set(placements.flatMap((p) => Object.keys(p.query)))];
+}
+
+/** True when any placement carries anything (header, query parameter or cookie). */
+export function hasCredentials(placements: CredentialPlacement[]): boolean {
+  return placements.some((p) => Object.keys(p.headers).length + Object.keys(p.query).length + Object.keys(p.cookies).length > 0);
+}
+
+function oneLine(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
+}
