@@ -32,6 +32,10 @@ export const ErrorCode = {
   Drift: 'drift',
   /** The lockfile is missing or does not match the manifest: run `a2a lock`. */
   LockfileOutOfDate: 'lockfile-out-of-date',
+  /** A credential needed now (the extended card) has no value: its environment variable is unset. */
+  CredentialUnset: 'credential-unset',
+  /** The manifest sets requireSignature and the card's signature is absent or does not verify. */
+  SignatureRequired: 'signature-required',
   /** A file (lockfile, manifest) could not be written: permissions, disk full. */
   WriteFailed: 'write-failed',
   /** A bug in a2a-lock. */
@@ -71,6 +75,8 @@ const EXIT_BY_CODE: Record<ErrorCode, ExitCode> = {
   drift: ExitCode.Drift,
   'lockfile-out-of-date': ExitCode.Drift,
   'write-failed': ExitCode.Invalid,
+  'credential-unset': ExitCode.Invalid,
+  'signature-required': ExitCode.Drift,
   internal: ExitCode.Internal,
 };
 

@@ -54,7 +54,7 @@ export function validate<S extends z.ZodType>(schema: S, value: unknown, source:
   const result = schema.safeParse(value, { reportInput: true });
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
-  throw new InvalidInputError(code, source, zodMessage(issue), { path: formatPath(issue.path) });
+  throw new InvalidInputError(code, source, zodMessage(issue, { showValues: false }), { path: formatPath(issue.path) });
 }
 
 /**

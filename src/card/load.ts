@@ -7,6 +7,7 @@ import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { Dispatcher } from 'undici';
 import { FetchError, InvalidInputError } from '../errors.js';
 import { parseJson } from '../json-file.js';
+import { formatPath, MAX_JSON_DEPTH, tooDeep } from '../json-path.js';
 import type { Warning } from './model.js';
 
 /** Where cards are fetched from and how. */
@@ -67,6 +68,7 @@ export async function loadCard(location: string, options: LoadCardOptions): Prom
       ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
     });
     const legacyWellKnown = fetched.warnings.some((w) => w.code === 'legacy-well-known-path');
+    assertShallow(fetched.body, fetched.url);
     return { resolved: fetched.url, raw: fetched.body as Record<string, unknown>, baseUrl: fetched.url, source: fetched.url, warnings: fetched.warnings, ...(legacyWellKnown ? { legacyWellKnown } : {}) };
   }
   if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(location)) {
@@ -82,11 +84,21 @@ export async function loadCard(location: string, options: LoadCardOptions): Prom
   }
   if (size > MAX_CARD_BYTES) throw new InvalidInputError('card-invalid', location, `card larger than ${MAX_CARD_BYTES} bytes`);
   const raw = parseJson(await readFile(path, 'utf8'), location, 'card-invalid');
+  assertShallow(raw, location);
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     throw new InvalidInputError('card-invalid', location, 'card is not a JSON object');
   }
   const rel = relative(options.baseDir, path).split(sep).join('/');
   return { resolved: isAbsolute(location) ? location : rel, raw: raw as Record<string, unknown>, source: location, warnings: [] };
+}
+
+/**
+ * Refuse a card nested deeper than {@link MAX_JSON_DEPTH} levels before anything walks it recursively.
+ * @throws InvalidInputError `card-invalid` naming the path where the limit is crossed
+ */
+export function assertShallow(value: unknown, source: string): void {
+  const path = tooDeep(value, MAX_JSON_DEPTH);
+  if (path) throw new InvalidInputError('card-invalid', source, `nested deeper than ${MAX_JSON_DEPTH} levels`, { path: formatPath(path) });
 }
 
 /** The {@link CardSource} of a loaded card, for {@link normalizeCard}. */

@@ -215,10 +215,10 @@ export function normalizeCard(raw: unknown, from: CardSource): NormalizeResult {
 
   interfaces = interfaces.map((i, index) => resolveInterfaceUrl(i, urlPaths[index]!, from, warnings, fail));
 
-  const securitySchemes: Record<string, SecurityScheme> = {};
-  for (const [name, scheme] of Object.entries(base.securitySchemes ?? {})) {
-    securitySchemes[name] = readScheme(scheme, ['securitySchemes', name], fail);
-  }
+  // fromEntries defines own properties, so even a scheme named "__proto__" stays data.
+  const securitySchemes: Record<string, SecurityScheme> = Object.fromEntries(
+    Object.entries(base.securitySchemes ?? {}).map(([name, scheme]) => [name, readScheme(scheme, ['securitySchemes', name], fail)]),
+  );
 
   const { requirements: cardRequirements, paths: cardRequirementPaths } = readRequirements(base, shape, [], warnings);
   checkSchemesKnown(cardRequirements, securitySchemes, cardRequirementPaths, 'the card', fail);
@@ -282,14 +282,17 @@ function parseWith<S extends z.ZodType>(schema: S, value: unknown, fail: Fail): 
 }
 
 /** One short line for a zod issue, e.g. "expected string, got null". */
-export function zodMessage(issue: z.core.$ZodIssue): string {
+export function zodMessage(issue: z.core.$ZodIssue, options: { showValues?: boolean } = {}): string {
   if (issue.code === 'invalid_type') {
     const got = (issue as { input?: unknown }).input;
-    const gotType = got === undefined ? 'nothing (missing)' : got === null ? 'null' : Array.isArray(got) ? 'an array' : `${typeof got} ${JSON.stringify(got)?.slice(0, 40)}`;
+    // Values are shown for cards (public documents); never for our own files, where a pasted secret may sit.
+    const value = options.showValues === false ? '' : ` ${JSON.stringify(got)?.slice(0, 40)}`;
+    const gotType = got === undefined ? 'nothing (missing)' : got === null ? 'null' : Array.isArray(got) ? 'an array' : `${typeof got}${value}`;
     return `expected ${issue.expected}, got ${gotType}`;
   }
   // The only union in the card schemas is a security requirement.
   if (issue.code === 'invalid_union') return 'not a security requirement: expected {"schemes": {"<name>": {"list": [scopes]}}} (A2A 1.0) or {"<name>": [scopes]} (A2A 0.3)';
+  if (issue.code === 'invalid_key') return `invalid key: ${issue.issues.map((i) => i.message).join('; ')}`;
   if (issue.code === 'unrecognized_keys') return `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
   return issue.message.replace(/^Invalid input: /, '');
 }
@@ -457,7 +460,7 @@ function checkSchemesKnown(
 ): void {
   requirements.forEach((r, i) => {
     for (const name of Object.keys(r)) {
-      if (!(name in schemes)) fail([...paths[i]!, name], `unknown-security-scheme: ${who} requires scheme "${name}", which securitySchemes does not define`);
+      if (!Object.hasOwn(schemes, name)) fail([...paths[i]!, name], `unknown-security-scheme: ${who} requires scheme "${name}", which securitySchemes does not define`);
     }
   });
 }

@@ -11,6 +11,11 @@ import { renderWarning } from './render.js';
 
 type Argv = Record<string, unknown> & { _: Array<string | number> };
 
+function single(name: string, value: unknown): string {
+  if (Array.isArray(value)) throw new UsageError(`--${name} given more than once (${value.map(String).join(', ')}); plan negotiates one skill`);
+  return String(value);
+}
+
 function globals(argv: Argv): GlobalOptions {
   return {
     manifest: String(argv.manifest ?? 'a2a.json'),
@@ -29,11 +34,12 @@ function version(): string {
   return JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version as string;
 }
 
-function positiveInt(name: string) {
+function positiveInt(name: string, max = Number.MAX_SAFE_INTEGER) {
   return (value: unknown) => {
     if (value === undefined) return undefined;
+    if (Array.isArray(value)) throw new UsageError(`--${name} given more than once`);
     const n = Number(value);
-    if (!Number.isInteger(n) || n <= 0) throw new UsageError(`--${name} must be a positive integer (got ${String(value)})`);
+    if (!Number.isInteger(n) || n <= 0 || n > max) throw new UsageError(`--${name} must be a whole number from 1 to ${max} (got ${JSON.stringify(value)})`);
     return n;
   };
 }
@@ -60,7 +66,7 @@ export async function main(args: string[]): Promise<number> {
     .option('lockfile', { type: 'string', describe: 'Lockfile (default: a2a.lock.json beside the manifest)', global: true })
     .option('json', { type: 'boolean', default: false, describe: 'Print one JSON document on stdout', global: true })
     .option('verbose', { type: 'boolean', default: false, describe: 'Print stack traces of errors', global: true })
-    .option('timeout', { type: 'number', describe: 'Per-card timeout in ms (default 10000)', global: true, coerce: positiveInt('timeout') })
+    .option('timeout', { type: 'number', describe: 'Per-card timeout in ms (default 10000)', global: true, coerce: positiveInt('timeout', 2_147_483_647) })
     .option('concurrency', { type: 'number', describe: 'Cards fetched at once (default 8)', global: true, coerce: positiveInt('concurrency') })
     .option('allow-http', { type: 'boolean', default: false, describe: 'Allow plain http to non-loopback hosts', global: true })
     .command(
@@ -75,9 +81,10 @@ export async function main(args: string[]): Promise<number> {
           .example('$0 plan https://agent.example.com --skill market-size --credential bearer', ''),
       run(async (o, argv) => (await import('../commands/plan.js')).runPlan(o, {
         card: String(argv.card),
-        skill: String(argv.skill),
+        skill: single('skill', argv.skill),
         ...(argv.profile ? { profile: String(argv.profile) } : {}),
-        credentials: (argv.credential as string[]).map(String),
+        // `scheme=ENV` (the form `add` takes) names the scheme too; the variable is not read here.
+        credentials: (argv.credential as string[]).map((c) => String(c).split('=')[0]!),
       })),
     )
     .command(

@@ -36,7 +36,8 @@ export function renderWarning(w: Warning & { agent?: string }): string {
 
 /** Card changes, structural first, as `path: old → new` lines. */
 export function renderCardChanges(changes: CardChange[], indent = '    ', limit = 20): string[] {
-  const sorted = [...changes.filter((c) => c.structural), ...changes.filter((c) => !c.structural)];
+  const byPath = (a: CardChange, b: CardChange) => a.path.localeCompare(b.path, 'en', { numeric: true });
+  const sorted = [...changes.filter((c) => c.structural).sort(byPath), ...changes.filter((c) => !c.structural).sort(byPath)];
   const lines = sorted.slice(0, limit).map((c) => {
     const tag = c.structural ? kleur.red('structural') : kleur.dim('descriptive');
     if (c.kind === 'added') return `${indent}${kleur.green('+')} ${c.path}: ${show(c.new)} ${tag}`;
@@ -57,20 +58,30 @@ export function renderDrift(drift: PlanDrift[], indent = '    '): string[] {
   return lines;
 }
 
+/** `verified (kid k1, ES256, thumbprint …)`, `absent`, `unverifiable (kid k1)`. */
+export function renderSignature(record: { status: string; kid?: string; alg?: string; thumbprint?: string } | undefined): string {
+  if (!record) return 'not recorded';
+  const parts = [record.kid ? `kid ${record.kid}` : '', record.alg ?? '', record.thumbprint ? `thumbprint ${record.thumbprint}` : ''].filter(Boolean);
+  return parts.length ? `${record.status} (${parts.join(', ')})` : record.status;
+}
+
 /** One agent's verify/install report as lines. */
 export function renderReport(name: string, report: AgentReport, options: { strict?: boolean } = {}): string[] {
   switch (report.status) {
     case 'ok':
+      if (report.unchecked) return [`${options.strict ? kleur.red('✗') : kleur.yellow('!')} ${name}: ${report.unchecked}`];
       return [`${kleur.green('✓')} ${name}`];
     case 'changed': {
       const head = report.change === 'structural' ? 'card changed (structural), plans unchanged' : 'card changed (descriptive), plans unchanged';
       const mark = options.strict ? kleur.red('✗') : kleur.yellow('!');
-      return [`${mark} ${name}: ${head}`, ...renderCardChanges(report.cardChanges ?? [])];
+      return [`${mark} ${name}: ${head}`, ...renderCardChanges(report.cardChanges ?? []), ...(report.unchecked ? [`    ${report.unchecked}`] : [])];
     }
     case 'drift':
       return [
         `${kleur.red('✗')} ${name}: beyond the lockfile`,
         ...renderDrift(report.drift ?? []),
+        ...(report.signatureDrift ?? []).map((s) => `    signature (${s.snapshot}): ${kleur.red(renderSignature(s.locked))} → ${kleur.green(renderSignature(s.fresh))}`),
+        ...(report.unchecked ? [`    ${report.unchecked}`] : []),
         ...(report.cardChanges?.length ? ['    card changes:', ...renderCardChanges(report.cardChanges, '      ')] : []),
         `    run: a2a update ${name}`,
       ];

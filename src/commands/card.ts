@@ -42,7 +42,8 @@ export function describeCard(card: NormalizedCard, resolved: string): string[] {
  */
 export async function runCard(options: GlobalOptions, args: { card: string }): Promise<CommandResult> {
   const manifestPath = paths(options).manifest;
-  const a2aVersion = existsSync(manifestPath) ? (await readManifest(manifestPath)).profile.versions[0]! : '1.0';
+  // The manifest's first version when it has a valid one; `a2a card` lints cards, not manifests.
+  const a2aVersion = existsSync(manifestPath) ? ((await readManifest(manifestPath).catch(() => undefined))?.profile.versions[0] ?? '1.0') : '1.0';
   const engine = engineOptions(options, options.cwd);
   const loaded = await loadCard(args.card, {
     baseDir: options.cwd,

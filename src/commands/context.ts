@@ -42,6 +42,7 @@ export function paths(options: GlobalOptions): { manifest: string; lockfile: str
 export function engineOptions(options: GlobalOptions, baseDir: string): EngineOptions {
   return {
     baseDir,
+    env: options.env,
     ...(options.timeout !== undefined ? { timeoutMs: options.timeout } : {}),
     ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
     ...(options.allowHttp ? { allowHttp: true } : {}),

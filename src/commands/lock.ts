@@ -4,34 +4,41 @@
  */
 import kleur from 'kleur';
 import { writeFileAtomic } from '../json-file.js';
+import { own } from '../json-path.js';
 import { A2aLockError, ExitCode, UsageError } from '../errors.js';
 import { readManifest, parseManifest } from '../manifest/read.js';
-import type { Manifest } from '../manifest/schema.js';
+import semver from 'semver';
+import { AgentNameSchema, type Manifest } from '../manifest/schema.js';
 import { diffCards, type CardChange } from '../lock/card-diff.js';
 import { overallExitCode } from '../lock/engine.js';
 import { readLockfile, writeLockfile } from '../lock/io.js';
 import { syncLock, type SyncResult } from '../lock/sync.js';
 import { diffPlans } from '../negotiate/negotiate.js';
-import { renderCardChanges } from '../cli/render.js';
+import { renderCardChanges, renderDrift, renderSignature } from '../cli/render.js';
+import { canonicalJson } from '../canonical.js';
+import type { SignatureRecord } from '../card/signature.js';
 import { engineOptions, paths, type CommandResult, type GlobalOptions } from './context.js';
 
 /** Plan field changes of one skill: `[{field, old, new}]`; a skill added or removed has `old`/`new` absent. */
 type PlanChanges = Record<string, Array<{ field: string; old?: unknown; new?: unknown }>>;
 
-async function run(options: GlobalOptions, manifest: Manifest, force: ReadonlySet<string> | 'all' | undefined, showDiffs: boolean): Promise<CommandResult & { written: boolean; sync: SyncResult }> {
+async function run(options: GlobalOptions, manifest: Manifest, force: ReadonlySet<string> | 'all' | undefined): Promise<CommandResult & { written: boolean; sync: SyncResult }> {
   const p = paths(options);
-  let replaced: string | undefined;
+  let conflicted = false;
   const previous = await readLockfile(p.lockfile).catch((error: unknown) => {
-    // A lockfile with merge conflicts or corrupt JSON is re-resolved from the manifest (npm does
-    // the same); a lockfile from a newer a2a-lock is never overwritten.
-    if (error instanceof A2aLockError && error.code === 'lockfile-invalid' && !/lockfileVersion/.test(error.message)) {
-      replaced = error.message;
+    // A lockfile with git merge conflicts is re-resolved from the manifest (npm and pnpm do the
+    // same). Any other invalid lockfile is left alone: exit 2, the bytes as they were.
+    if (error instanceof A2aLockError && error.code === 'lockfile-invalid' && /merge conflict/.test(error.message)) {
+      conflicted = true;
       return undefined;
+    }
+    if (error instanceof A2aLockError && error.code === 'lockfile-invalid' && !error.hint) {
+      throw new A2aLockError(error.code, error.message, { hint: `fix ${p.lockfile} (git checkout it), or delete it and run a2a lock`, cause: error, ...(error.data ? { data: error.data } : {}) });
     }
     throw error;
   });
-  const sync = await syncLock(manifest, previous?.lock, { ...engineOptions(options, p.baseDir), force, source: p.lockfile });
-  if (replaced) sync.warnings.unshift({ agent: '', code: 'lockfile-replaced', message: `${replaced}; every agent is re-resolved` });
+  const sync = await syncLock(manifest, previous?.lock, { ...engineOptions(options, p.baseDir), force: conflicted ? 'all' : force, source: p.lockfile });
+  if (conflicted) sync.warnings.unshift({ code: 'lockfile-merge-conflict', message: `${p.lockfile} had merge conflict markers; every agent was resolved again from the manifest` });
   const lines: string[] = [];
   const json: Record<string, unknown> = {};
   const failed = Object.entries(sync.failures);
@@ -39,7 +46,14 @@ async function run(options: GlobalOptions, manifest: Manifest, force: ReadonlySe
     for (const [name, f] of failed) {
       if (f.error) lines.push(`${kleur.red('✗')} ${name}: ${f.error.code}: ${f.error.message}`);
       for (const r of f.refusals ?? []) lines.push(`${kleur.red('✗')} ${name} › ${r.skill}: refused: ${r.refusal.code}: ${r.refusal.message}`);
-      json[name] = { status: f.error ? 'error' : 'refused', exitCode: f.exitCode, ...(f.error ? { error: f.error } : {}), ...(f.refusals ? { refusals: Object.fromEntries(f.refusals.map((r) => [r.skill, r.refusal])) } : {}) };
+      if (f.drift?.length) lines.push(`${kleur.red('✗')} ${name}: beyond the lockfile`, ...renderDrift(f.drift), `    run: a2a update ${name}`);
+      json[name] = {
+        status: f.error ? 'error' : f.drift ? 'drift' : 'refused',
+        exitCode: f.exitCode,
+        ...(f.error ? { error: f.error } : {}),
+        ...(f.refusals ? { refusals: Object.fromEntries(f.refusals.map((r) => [r.skill, r.refusal])) } : {}),
+        ...(f.drift ? { drift: f.drift } : {}),
+      };
     }
     lines.push(`${p.lockfile} not written`);
     return { exitCode: overallExitCode(failed.map(([, f]) => f.exitCode)), json: { ok: false, written: false, agents: json }, lines, warnings: sync.warnings, written: false, sync };
@@ -47,18 +61,27 @@ async function run(options: GlobalOptions, manifest: Manifest, force: ReadonlySe
   const written = await writeLockfile(p.lockfile, sync.lock, previous?.text);
   for (const [name, action] of Object.entries(sync.actions)) {
     const entry: Record<string, unknown> = { status: action };
-    const old = sync.previous[name];
-    const now = sync.lock.agents[name];
+    const old = own(sync.previous, name);
+    const now = own(sync.lock.agents, name);
     if (action !== 'unchanged' || force === 'all' || force?.has(name)) {
       const mark = action === 'added' ? kleur.green('+') : action === 'removed' ? kleur.red('-') : action === 'updated' ? kleur.yellow('~') : ' ';
       lines.push(`${mark} ${name} ${action}${now ? ` (${now.resolved}, version ${now.version})` : ''}`);
     }
-    if (showDiffs && old && now) {
+    if (old && now && action === 'updated') {
       const cardChanges: CardChange[] = old.integrity === now.integrity ? [] : diffCards(old.snapshot, now.snapshot);
+      if (old.extended?.integrity !== now.extended?.integrity) {
+        if (old.extended && now.extended) cardChanges.push(...diffCards(old.extended.snapshot, now.extended.snapshot).map((c) => ({ ...c, path: `extended:${c.path}` })));
+        else cardChanges.push({ path: 'extended:$', kind: now.extended ? 'added' : 'removed', ...(now.extended ? { new: '(extended card)' } : { old: '(extended card)' }), structural: true });
+      }
+      const signatureChanges: Array<{ snapshot: string; old?: unknown; new?: unknown }> = [];
+      if (canonicalJson(old.signature ?? null) !== canonicalJson(now.signature ?? null)) signatureChanges.push({ snapshot: 'card', old: old.signature, new: now.signature });
+      if (canonicalJson(old.extended?.signature ?? null) !== canonicalJson(now.extended?.signature ?? null)) {
+        signatureChanges.push({ snapshot: 'extended', old: old.extended?.signature, new: now.extended?.signature });
+      }
       const planChanges: PlanChanges = {};
       for (const skill of new Set([...Object.keys(old.plans), ...Object.keys(now.plans)])) {
-        const before = old.plans[skill];
-        const after = now.plans[skill];
+        const before = own(old.plans, skill);
+        const after = own(now.plans, skill);
         if (!before || !after) planChanges[skill] = [{ field: 'plan', ...(before ? { old: before } : {}), ...(after ? { new: after } : {}) }];
         else {
           const d = diffPlans(before, after);
@@ -67,7 +90,9 @@ async function run(options: GlobalOptions, manifest: Manifest, force: ReadonlySe
       }
       entry.cardChanges = cardChanges;
       entry.planChanges = planChanges;
+      if (signatureChanges.length) entry.signatureChanges = signatureChanges;
       if (cardChanges.length) lines.push('    card:', ...renderCardChanges(cardChanges, '      '));
+      for (const c of signatureChanges) lines.push(`    signature (${c.snapshot}): ${renderSignature(c.old as SignatureRecord | undefined)} → ${renderSignature(c.new as SignatureRecord | undefined)}`);
       for (const [skill, changes] of Object.entries(planChanges)) {
         for (const c of changes) lines.push(`    plan ${kleur.bold(skill)} › ${c.field}: ${kleur.red(JSON.stringify(c.old) ?? '(absent)')} → ${kleur.green(JSON.stringify(c.new) ?? '(absent)')}`);
       }
@@ -81,16 +106,16 @@ async function run(options: GlobalOptions, manifest: Manifest, force: ReadonlySe
 /** `a2a lock`: make the lockfile satisfy the manifest. */
 export async function runLock(options: GlobalOptions): Promise<CommandResult> {
   const manifest = await readManifest(paths(options).manifest);
-  return run(options, manifest, undefined, false);
+  return run(options, manifest, undefined);
 }
 
 /** `a2a update [agent...]`: re-resolve the named agents (all when none) without the lock's constraint. */
 export async function runUpdate(options: GlobalOptions, agents: string[]): Promise<CommandResult> {
   const manifest = await readManifest(paths(options).manifest);
   for (const name of agents) {
-    if (!(name in manifest.agents)) throw new UsageError(`unknown agent "${name}" (manifest agents: ${Object.keys(manifest.agents).join(', ') || 'none'})`);
+    if (!Object.hasOwn(manifest.agents, name)) throw new UsageError(`unknown agent "${name}" (manifest agents: ${Object.keys(manifest.agents).join(', ') || 'none'})`);
   }
-  return run(options, manifest, agents.length ? new Set(agents) : 'all', true);
+  return run(options, manifest, agents.length ? new Set(agents) : 'all');
 }
 
 /** `a2a add <name> <card> --skill <id>...`: add (or replace) an agent in the manifest and lock it. */
@@ -99,6 +124,8 @@ export async function runAdd(
   args: { name: string; card: string; skills: string[]; credentials: string[]; version?: string },
 ): Promise<CommandResult> {
   const p = paths(options);
+  if (!AgentNameSchema.safeParse(args.name).success) throw new UsageError(`agent name "${args.name}": use letters, digits, ".", "_" and "-", starting with a letter or digit`);
+  if (args.version !== undefined && semver.validRange(args.version) === null) throw new UsageError(`--range "${args.version}" is not a semver range`);
   const manifest = await readManifest(p.manifest);
   const credentials: Record<string, { env: string }> = {};
   for (const spec of args.credentials) {
@@ -115,7 +142,7 @@ export async function runAdd(
   };
   const text = `${JSON.stringify(raw, null, 2)}\n`;
   const updated = parseManifest(text, p.manifest);
-  const result = await run(options, updated, new Set([args.name]), false);
+  const result = await run(options, updated, new Set([args.name]));
   if (result.exitCode === ExitCode.Ok) {
     await writeFileAtomic(p.manifest, text);
     result.lines.push(`wrote ${p.manifest}`);

@@ -10,6 +10,7 @@ import { readLockfile } from '../lock/io.js';
 import type { Lockfile } from '../lock/schema.js';
 import type { Manifest } from '../manifest/schema.js';
 import { mapSettled } from '../pool.js';
+import { formatPath, own } from '../json-path.js';
 import { renderReport } from '../cli/render.js';
 import { engineOptions, paths, type CommandResult, type GlobalOptions } from './context.js';
 
@@ -37,14 +38,14 @@ async function check(
       continue;
     }
     const entry = ctx.lock.agents[name]!;
-    const offlineReport = checkOffline(entry, ctx.lock.settings[name]!, `${ctx.lockfile} $.agents.${name}`);
+    const offlineReport = checkOffline(entry, ctx.lock.settings[name]!, `${ctx.lockfile} ${formatPath(['agents', name])}`);
     if (offlineReport) reports[name] = offlineReport;
     else if (offline) reports[name] = { status: 'ok', exitCode: ExitCode.Ok, warnings: [] };
     else online.push(name);
   }
   const engine = engineOptions(options, ctx.baseDir);
   const results = await mapSettled(online, engine.concurrency ?? DEFAULT_CONCURRENCY, (name) =>
-    checkOnline(ctx.lock.agents[name]!, ctx.lock.settings[name]!, engine),
+    checkOnline(ctx.lock.agents[name]!, ctx.lock.settings[name]!, engine, own(ctx.manifest.agents, name)?.credentials),
   );
   online.forEach((name, i) => {
     const r = results[i]!;
@@ -56,13 +57,14 @@ async function check(
 }
 
 function finish(reports: Record<string, AgentReport>, strict: boolean, lines: string[], extra: Record<string, unknown> = {}): CommandResult {
-  const codes = Object.values(reports).map((r) => (strict && r.status === 'changed' ? ExitCode.Drift : r.exitCode));
+  const strictFails = (r: AgentReport) => strict && r.exitCode === ExitCode.Ok && (r.status === 'changed' || r.unchecked !== undefined);
+  const codes = Object.values(reports).map((r) => (strictFails(r) ? ExitCode.Drift : r.exitCode));
   const exitCode = overallExitCode(codes);
   const warnings = Object.entries(reports).flatMap(([agent, r]) => r.warnings.map((w) => ({ ...w, agent })));
   const agents = Object.fromEntries(
     Object.entries(reports).map(([name, r]) => {
       const { warnings: _w, ...rest } = r;
-      return [name, { ...rest, exitCode: strict && r.status === 'changed' ? ExitCode.Drift : r.exitCode }];
+      return [name, { ...rest, exitCode: strictFails(r) ? ExitCode.Drift : r.exitCode }];
     }),
   );
   return { exitCode, json: { ok: exitCode === ExitCode.Ok, ...extra, agents }, lines, warnings };
@@ -103,7 +105,7 @@ export async function runInstall(options: GlobalOptions): Promise<CommandResult>
     const entry = ctx.manifest.agents[name]!;
     const schemes = new Set(Object.values(ctx.lock.agents[name]!.plans).flatMap((plan) => Object.keys(plan.security)));
     for (const scheme of schemes) {
-      const env = entry.credentials[scheme]?.env;
+      const env = own(entry.credentials, scheme)?.env;
       if (env && !options.env[env]) missing.push({ agent: name, scheme, env });
     }
   }

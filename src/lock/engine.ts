@@ -1,32 +1,38 @@
 /**
- * The lock engine: resolve agents (load card → normalise → negotiate every skill), check a locked
- * agent against its snapshot (offline) or against the card served now (online, "beyond the
- * lockfile"), and compare a lockfile with the manifest. Commands compose these; nothing here
- * prints or exits.
+ * The lock engine: resolve agents (load card → check its signature → fetch the extended card when
+ * the agent has one → normalise → negotiate every skill), check a locked agent against its
+ * snapshots (offline) or against the cards served now (online, "beyond the lockfile"), and compare
+ * a lockfile with the manifest. Commands compose these; nothing here prints or exits.
  */
+import { isAbsolute, resolve as resolvePath } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import type { Dispatcher } from 'undici';
-import { cardSourceOf, loadCard } from '../card/load.js';
-import type { NormalizedCard, Warning } from '../card/model.js';
+import { assertShallow, cardSourceOf, isCardUrl, loadCard, type LoadedCard } from '../card/load.js';
+import type { AgentInterface, NormalizedCard, SecurityRequirement, Warning } from '../card/model.js';
 import { normalizeCard } from '../card/normalize.js';
+import type { SignatureRecord } from '../card/signature.js';
 import { integrityOf } from '../canonical.js';
-import { A2aLockError, ExitCode, exitCodeFor, type ErrorCode } from '../errors.js';
+import { A2aLockError, ExitCode, exitCodeFor, InvalidInputError, type ErrorCode } from '../errors.js';
+import { own } from '../json-path.js';
 import { agentSettings, profileOf, type AgentEntry, type AgentSettings, type Manifest } from '../manifest/schema.js';
-import { diffPlans, negotiate } from '../negotiate/negotiate.js';
+import { chooseInterface, chooseRequirement, diffPlans, negotiate } from '../negotiate/negotiate.js';
 import type { Plan, Refusal, TraceStep } from '../negotiate/types.js';
 import { diffCards, type CardChange } from './card-diff.js';
 import type { LockEntry, Lockfile } from './schema.js';
 
-/** Network and file options shared by every command that loads cards. */
+/** Network, file and environment options shared by every command that loads cards. */
 export interface EngineOptions {
-  /** Directory of the manifest (file cards are relative to it). */
+  /** Directory of the manifest (file cards and `trust.jwks` files are relative to it). */
   baseDir: string;
-  /** Per-card deadline (ms). Default 10 000. */
+  /** Per-request deadline (ms). Default 10 000. */
   timeoutMs?: number;
   /** Allow plain http to non-loopback hosts. */
   allowHttp?: boolean;
-  /** At most this many cards in flight. Default 8. */
+  /** At most this many agents in flight. Default 8. */
   concurrency?: number;
   dispatcher?: Dispatcher;
+  /** Where credential values are read from (the extended card). Default: none. */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** Default bound on concurrent card fetches. */
@@ -38,63 +44,238 @@ export interface SkillRefusal {
   refusal: Refusal;
 }
 
-/** Outcome of resolving one agent without the lock's constraint. */
+/** Outcome of resolving one agent. */
 export interface Resolution {
-  /** The new lock entry; absent when any skill was refused. */
+  /** The new lock entry; absent when any skill was refused or went beyond its locked plan. */
   entry?: LockEntry;
   refusals: SkillRefusal[];
+  /** Skills whose fresh plan goes beyond the locked one (only with `constraints`). */
+  drift: PlanDrift[];
   traces: Record<string, TraceStep[]>;
   warnings: Warning[];
+  /** The card negotiated against (the extended card when there is one). */
   card: NormalizedCard;
 }
 
-function loadOptions(settings: AgentSettings, options: EngineOptions) {
+function requestOptions(options: EngineOptions) {
   return {
-    baseDir: options.baseDir,
-    a2aVersion: settings.versions[0]!,
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
     ...(options.allowHttp !== undefined ? { allowHttp: options.allowHttp } : {}),
     ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
   };
 }
 
-/**
- * Resolve one agent from scratch: load its card, validate it, negotiate every manifest skill.
- * @throws InvalidInputError / FetchError when the card cannot be loaded or is invalid
- */
-export async function resolveAgent(entry: AgentEntry, settings: AgentSettings, options: EngineOptions): Promise<Resolution> {
-  const loaded = await loadCard(entry.card, loadOptions(settings, options));
-  const { card, warnings } = normalizeCard(loaded.raw, cardSourceOf(loaded));
-  const plans: Record<string, Plan> = {};
-  const refusals: SkillRefusal[] = [];
-  const traces: Record<string, TraceStep[]> = {};
-  for (const skill of entry.skills) {
-    const result = negotiate(card, skill, profileOf(settings), settings.credentials, versionRangeOption(settings));
-    traces[skill] = result.trace;
-    if (result.plan) plans[skill] = result.plan;
-    else refusals.push({ skill, refusal: result.refusal });
-  }
-  const all = [...loaded.warnings, ...warnings];
-  if (refusals.length > 0) return { refusals, traces, warnings: all, card };
-  return {
-    entry: {
-      card: entry.card,
-      resolved: loaded.resolved,
-      a2aVersion: card.shape,
-      version: card.version,
-      integrity: integrityOf(loaded.raw),
-      snapshot: loaded.raw,
-      plans,
-    },
-    refusals,
-    traces,
-    warnings: all,
-    card,
-  };
+function loadOptions(settings: AgentSettings, options: EngineOptions) {
+  return { baseDir: options.baseDir, a2aVersion: settings.versions[0]!, ...requestOptions(options) };
 }
 
 function versionRangeOption(settings: AgentSettings): { versionRange?: string } {
   return settings.versionRange !== undefined ? { versionRange: settings.versionRange } : {};
+}
+
+/** A card as read in this run: raw JSON, the normalised model, its signature and where it came from. */
+interface ReadCard {
+  raw: Record<string, unknown>;
+  card: NormalizedCard;
+  signature: SignatureRecord;
+  url: string;
+}
+
+/**
+ * The signature record of a card: operator-pinned keys (`trust.jwks`) when set, else the JWS `jku`.
+ * The signature module is loaded only when a card carries signatures.
+ */
+async function signatureOf(raw: Record<string, unknown>, settings: AgentSettings, options: EngineOptions, warnings: Warning[]): Promise<SignatureRecord> {
+  if (!Array.isArray(raw.signatures) || raw.signatures.length === 0) return { status: 'absent' };
+  const [{ verifyCardSignature, loadJwks }, { requestJson }] = await Promise.all([import('../card/signature.js'), import('../card/fetch.js')]);
+  let trustedJwks: unknown;
+  if (settings.trustJwks) {
+    const location = settings.trustJwks;
+    let value: unknown;
+    if (isCardUrl(location)) value = (await requestJson(location, { ...requestOptions(options), subject: 'JWKS' })).body;
+    else {
+      const path = isAbsolute(location) ? location : resolvePath(options.baseDir, location);
+      const { parseJson } = await import('../json-file.js');
+      const text = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
+        throw new InvalidInputError('manifest-invalid', location, `trust.jwks cannot be read (${error.code ?? String(error)})`);
+      });
+      value = parseJson(text, location, 'manifest-invalid');
+    }
+    loadJwks(value, location);
+    trustedJwks = value;
+  }
+  const result = await verifyCardSignature(raw, {
+    ...(trustedJwks !== undefined ? { trustedJwks } : {}),
+    fetchJwks: async (url) => (await requestJson(url, { ...requestOptions(options), subject: 'JWKS' })).body,
+  });
+  warnings.push(...result.warnings);
+  return result.record;
+}
+
+/** Where the extended card is fetched through: an interface and a security requirement. */
+interface ExtendedRoute {
+  iface: Pick<AgentInterface, 'url' | 'protocolBinding' | 'protocolVersion' | 'tenant'>;
+  requirement: SecurityRequirement;
+}
+
+/**
+ * Fetch the authenticated extended card through `route` with the agent's credentials, read from
+ * the environment variables the manifest names. Returns undefined (with a warning) when the agent
+ * answers that it has none.
+ * @throws A2aLockError `credential-unset` when a needed variable is unset; FetchError; InvalidInputError
+ */
+async function readExtended(
+  route: ExtendedRoute,
+  publicCard: NormalizedCard,
+  sources: AgentEntry['credentials'],
+  settings: AgentSettings,
+  options: EngineOptions,
+  baseUrl: string | undefined,
+  warnings: Warning[],
+): Promise<ReadCard | undefined> {
+  const [{ placeCredential }, { fetchExtendedCard }] = await Promise.all([import('../credentials.js'), import('../card/extended.js')]);
+  const placements = Object.keys(route.requirement).map((scheme) => {
+    const source = own(sources, scheme);
+    const secret = source ? options.env?.[source.env] : undefined;
+    if (!source || !secret) {
+      const variable = source?.env ?? `(no credentials.${scheme} in the manifest)`;
+      throw new A2aLockError('credential-unset', `the extended card needs ${variable} (credential for scheme "${scheme}"), which is not set`, {
+        hint: source ? `set ${source.env} and rerun` : `add credentials.${scheme} to the agent in a2a.json`,
+        data: { variable, scheme },
+      });
+    }
+    return placeCredential(own(publicCard.securitySchemes, scheme)!, secret, scheme);
+  });
+  const result = await fetchExtendedCard({
+    url: route.iface.url,
+    protocolBinding: route.iface.protocolBinding,
+    protocolVersion: route.iface.protocolVersion,
+    ...(route.iface.tenant ? { tenant: route.iface.tenant } : {}),
+    credentials: placements,
+    ...requestOptions(options),
+  });
+  if (!result.card) {
+    warnings.push(result.warning);
+    return undefined;
+  }
+  const source = `${result.url} (extended card)`;
+  assertShallow(result.card, source);
+  const normalized = normalizeCard(result.card, { source, ...(baseUrl ? { baseUrl } : {}) });
+  warnings.push(...normalized.warnings);
+  const signature = await signatureOf(result.card, settings, options, warnings);
+  return { raw: result.card, card: normalized.card, signature, url: result.url };
+}
+
+/** The route for a first resolution: the profile's interface and the card's first satisfiable requirement. */
+function routeFor(card: NormalizedCard, entry: AgentEntry, settings: AgentSettings, warnings: Warning[]): ExtendedRoute | undefined {
+  const { interface: iface } = chooseInterface(card, profileOf(settings));
+  if (!iface) return undefined; // negotiation refuses with no-common-interface
+  let requirements = card.securityRequirements;
+  if (requirements.length === 0) {
+    for (const id of entry.skills) {
+      const skill = card.skills.find((s) => s.id === id);
+      if (skill?.securityRequirements?.length) {
+        requirements = skill.securityRequirements;
+        break;
+      }
+    }
+  }
+  const requirement = requirements.length ? chooseRequirement(requirements, new Set(settings.credentials)) : {};
+  if (!requirement) {
+    warnings.push({ code: 'no-extended-card', message: 'the extended card was not fetched: no credential held satisfies the card\'s security requirements' });
+    return undefined;
+  }
+  return { iface, requirement };
+}
+
+/**
+ * Resolve one agent: load its card, check its signature, fetch and use the extended card when the
+ * agent advertises one, and negotiate every manifest skill. With `constraints` (the locked plans of
+ * an entry whose inputs did not change), a skill that has a locked plan is negotiated with the
+ * profile narrowed to it, and any difference is drift, not a silent change.
+ * @throws InvalidInputError / FetchError / A2aLockError (`credential-unset`, `signature-required`)
+ */
+export async function resolveAgent(
+  entry: AgentEntry,
+  settings: AgentSettings,
+  options: EngineOptions,
+  constraints?: Readonly<Record<string, Plan>>,
+): Promise<Resolution> {
+  const loaded = await loadCard(entry.card, loadOptions(settings, options));
+  const warnings: Warning[] = [...loaded.warnings];
+  const normalized = normalizeCard(loaded.raw, cardSourceOf(loaded));
+  warnings.push(...normalized.warnings);
+  const signature = await signatureOf(loaded.raw, settings, options, warnings);
+  if (settings.requireSignature && signature.status !== 'verified') {
+    throw new A2aLockError('signature-required', `${loaded.source}: card signature is ${signature.status}; the manifest requires a verified signature`, {
+      hint: 'ask the agent to sign its card, or set trust.jwks to the keys it signs with',
+    });
+  }
+  let card = normalized.card;
+  let extended: ReadCard | undefined;
+  if (card.capabilities.extendedAgentCard) {
+    const route = routeFor(card, entry, settings, warnings);
+    if (route) extended = await readExtended(route, card, entry.credentials, settings, options, loaded.baseUrl, warnings);
+    if (extended) {
+      if (settings.requireSignature && extended.signature.status !== 'verified') {
+        throw new A2aLockError('signature-required', `${extended.url} (extended card): signature is ${extended.signature.status}; the manifest requires a verified signature`);
+      }
+      card = extended.card;
+    }
+  }
+
+  const plans: Record<string, Plan> = {};
+  const refusals: SkillRefusal[] = [];
+  const drift: PlanDrift[] = [];
+  const traces: Record<string, TraceStep[]> = {};
+  for (const skill of entry.skills) {
+    const locked = own(constraints, skill);
+    const result = negotiate(card, skill, profileOf(settings), settings.credentials, { ...versionRangeOption(settings), ...(locked ? { locked } : {}) });
+    traces[skill] = result.trace;
+    if (locked) {
+      drift.push(...planDrift(skill, locked, result, card, settings));
+      if (result.plan) plans[skill] = result.plan;
+      continue;
+    }
+    if (result.plan) plans[skill] = result.plan;
+    else refusals.push({ skill, refusal: result.refusal });
+  }
+  if (refusals.length > 0 || drift.length > 0) return { refusals, drift, traces, warnings, card };
+  return {
+    entry: {
+      card: entry.card,
+      resolved: loaded.resolved,
+      a2aVersion: normalized.card.shape,
+      version: normalized.card.version,
+      integrity: integrityOf(loaded.raw),
+      snapshot: loaded.raw,
+      signature,
+      ...(extended
+        ? { extended: { resolved: extended.url, integrity: integrityOf(extended.raw), snapshot: extended.raw, signature: extended.signature } }
+        : {}),
+      plans,
+    },
+    refusals,
+    drift,
+    traces,
+    warnings,
+    card,
+  };
+}
+
+/**
+ * How a locked plan fares against a narrowed negotiation result: a refusal (plus, when the
+ * unconstrained negotiation succeeds, the fields `a2a update` would change) or the differing fields.
+ */
+function planDrift(skill: string, locked: Plan, result: ReturnType<typeof negotiate>, card: NormalizedCard, settings: AgentSettings): PlanDrift[] {
+  if (result.plan) return diffPlans(locked, result.plan).map((d) => ({ skill, field: d.field, locked: d.locked, fresh: d.fresh }));
+  const out: PlanDrift[] = [{ skill, refusal: result.refusal }];
+  // Name the fields and their locked vs fresh values too: the plan `a2a update` would lock.
+  const unconstrained = negotiate(card, skill, profileOf(settings), settings.credentials, versionRangeOption(settings));
+  if (unconstrained.plan) {
+    for (const d of diffPlans(locked, unconstrained.plan)) out.push({ skill, field: d.field, locked: d.locked, fresh: d.fresh });
+  }
+  return out;
 }
 
 /** Per-agent verification status. */
@@ -111,14 +292,25 @@ export interface PlanDrift {
   refusal?: Refusal;
 }
 
+/** A locked verified signature that no longer holds: the card came back unsigned, unverifiable, or signed by another key. */
+export interface SignatureDrift {
+  snapshot: 'card' | 'extended';
+  locked: SignatureRecord;
+  fresh: SignatureRecord;
+}
+
 /** What verify/install found for one agent. `exitCode` is this agent's contribution. */
 export interface AgentReport {
   status: AgentStatus;
   exitCode: ExitCode;
   /** For `changed` and `drift`: whether any card change can decide a plan. */
   change?: 'structural' | 'descriptive';
+  /** Card changes; paths of extended-card changes start with `extended:`. */
   cardChanges?: CardChange[];
   drift?: PlanDrift[];
+  signatureDrift?: SignatureDrift[];
+  /** Set when part of the agent could not be checked, e.g. "extended card not checked (RESEARCH_TOKEN unset)"; `--strict` fails on it. */
+  unchecked?: string;
   /** For `out-of-date`: why the lock does not match the manifest. */
   reasons?: string[];
   /** For `error`: the typed error. */
@@ -126,62 +318,76 @@ export interface AgentReport {
   warnings: Warning[];
 }
 
-function errorReport(error: unknown): AgentReport {
+function errorReport(error: unknown, warnings: Warning[] = []): AgentReport {
   if (!(error instanceof A2aLockError)) throw error;
-  return { status: 'error', exitCode: exitCodeFor(error), error: { code: error.code, message: error.message }, warnings: [] };
+  return { status: 'error', exitCode: exitCodeFor(error), error: { code: error.code, message: error.message }, warnings };
 }
 
 /**
  * Why a lockfile does not satisfy the manifest, per agent name (empty map when it does): agents
  * missing from the lock, agents no longer in the manifest, a changed `card`, changed settings
- * (effective profile, credentials held, version range) or a changed skill list.
+ * (effective profile, credentials held, version range, trust) or a changed skill list.
  */
 export function manifestMismatches(manifest: Manifest, lock: Lockfile | undefined): Map<string, string[]> {
   const out = new Map<string, string[]>();
   const add = (name: string, reason: string) => out.set(name, [...(out.get(name) ?? []), reason]);
   for (const [name, entry] of Object.entries(manifest.agents)) {
-    const locked = lock?.agents[name];
+    const locked = own(lock?.agents, name);
     if (!locked) {
       add(name, 'not in the lockfile');
       continue;
     }
     if (locked.card !== entry.card) add(name, `card changed in the manifest (${locked.card} → ${entry.card})`);
-    const settings = lock?.settings[name];
-    if (!settings || JSON.stringify(sortKeys(settings)) !== JSON.stringify(sortKeys(agentSettings(manifest, name)))) {
-      add(name, 'profile, credentials or version range changed in the manifest');
+    if (!sameSettings(own(lock?.settings, name), agentSettings(manifest, name))) {
+      add(name, 'profile, credentials, version range or trust changed in the manifest');
     }
     const lockedSkills = Object.keys(locked.plans).sort();
     const wanted = [...entry.skills].sort();
     if (lockedSkills.join('\n') !== wanted.join('\n')) add(name, `skills changed (${lockedSkills.join(', ')} → ${wanted.join(', ')})`);
   }
   for (const name of Object.keys(lock?.agents ?? {})) {
-    if (!(name in manifest.agents)) add(name, 'no longer in the manifest');
+    if (!Object.hasOwn(manifest.agents, name)) add(name, 'no longer in the manifest');
   }
   return out;
+}
+
+/** Whether locked settings equal the manifest's, key order aside. */
+export function sameSettings(a: AgentSettings | undefined, b: AgentSettings): boolean {
+  return a !== undefined && JSON.stringify(sortKeys(a)) === JSON.stringify(sortKeys(b));
 }
 
 function sortKeys(value: object): Record<string, unknown> {
   return Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : 1)));
 }
 
+/** The card a locked entry's plans were negotiated against: its extended snapshot when it has one. */
+function lockedNegotiationCard(entry: LockEntry, source: string): NormalizedCard {
+  const baseUrl = isCardUrl(entry.resolved) ? entry.resolved : undefined;
+  const legacy = entry.resolved.endsWith('/.well-known/agent.json') ? { legacyWellKnown: true } : {};
+  const pub = normalizeCard(entry.snapshot, { source, ...(baseUrl ? { baseUrl } : {}), ...legacy }).card;
+  if (!entry.extended) return pub;
+  return normalizeCard(entry.extended.snapshot, { source: `${source}.extended`, ...(baseUrl ? { baseUrl } : {}) }).card;
+}
+
 /**
- * Check a locked agent against its own snapshot, without network: the snapshot's integrity, that it
- * is still a valid card, and that negotiating it with the locked settings yields exactly the
+ * Check a locked agent against its own snapshots, without network: each snapshot's integrity, that
+ * it is still a valid card, and that negotiating it with the locked settings yields exactly the
  * locked plans. Returns undefined when all holds.
  */
 export function checkOffline(entry: LockEntry, settings: AgentSettings, source: string): AgentReport | undefined {
-  if (integrityOf(entry.snapshot) !== entry.integrity) {
-    return {
-      status: 'error',
-      exitCode: ExitCode.Invalid,
-      error: { code: 'lockfile-invalid', message: `${source}: snapshot does not match its integrity ${entry.integrity}` },
-      warnings: [],
-    };
+  for (const [what, snap] of [['snapshot', entry], ['extended snapshot', entry.extended]] as const) {
+    if (snap && integrityOf(snap.snapshot) !== snap.integrity) {
+      return {
+        status: 'error',
+        exitCode: ExitCode.Invalid,
+        error: { code: 'lockfile-invalid', message: `${source}: ${what} does not match its integrity ${snap.integrity}` },
+        warnings: [],
+      };
+    }
   }
   let card: NormalizedCard;
   try {
-    const baseUrl = /^https?:\/\//i.test(entry.resolved) ? entry.resolved : undefined;
-    card = normalizeCard(entry.snapshot, { source, ...(baseUrl ? { baseUrl } : {}), ...(entry.resolved.endsWith('/.well-known/agent.json') ? { legacyWellKnown: true } : {}) }).card;
+    card = lockedNegotiationCard(entry, source);
   } catch (error) {
     return errorReport(error);
   }
@@ -189,52 +395,91 @@ export function checkOffline(entry: LockEntry, settings: AgentSettings, source: 
   for (const [skill, plan] of Object.entries(entry.plans)) {
     const result = negotiate(card, skill, profileOf(settings), settings.credentials, versionRangeOption(settings));
     if (!result.plan) reasons.push(`skill "${skill}": the snapshot no longer negotiates (${result.refusal.code})`);
-    else if (diffPlans(plan, result.plan).length > 0) {
-      reasons.push(`skill "${skill}": locked plan differs from the plan its snapshot negotiates (${diffPlans(plan, result.plan).map((d) => d.field).join(', ')})`);
+    else {
+      const fields = diffPlans(plan, result.plan).map((d) => d.field);
+      if (fields.length > 0) reasons.push(`skill "${skill}": locked plan differs from the plan its snapshot negotiates (${fields.join(', ')})`);
     }
   }
   if (reasons.length > 0) return { status: 'out-of-date', exitCode: ExitCode.Drift, reasons, warnings: [] };
   return undefined;
 }
 
+/** A locked verified signature must come back verified by the same key. */
+function signatureDrift(snapshot: SignatureDrift['snapshot'], locked: SignatureRecord | undefined, fresh: SignatureRecord): SignatureDrift[] {
+  if (locked?.status !== 'verified') return [];
+  if (fresh.status === 'verified' && fresh.thumbprint === locked.thumbprint) return [];
+  return [{ snapshot, locked, fresh }];
+}
+
 /**
- * Fetch the card as served now and check it against the lock ("beyond the lockfile"): each locked
- * plan is re-negotiated with the profile narrowed to its locked choices; a refusal or any differing
- * field is drift. A card change that leaves every plan equal is `changed`, structural or descriptive.
+ * Fetch the cards as served now and check them against the lock ("beyond the lockfile"): each
+ * locked plan is re-negotiated with the profile narrowed to its locked choices; a refusal, any
+ * differing field, or a locked verified signature that no longer verifies with the same key is
+ * drift. A card change that leaves every plan equal is `changed`, structural or descriptive.
+ *
+ * @param sources the manifest's credential sources for this agent (the extended card)
  */
-export async function checkOnline(entry: LockEntry, settings: AgentSettings, options: EngineOptions): Promise<AgentReport> {
-  let raw: Record<string, unknown>;
-  let fresh: NormalizedCard;
+export async function checkOnline(entry: LockEntry, settings: AgentSettings, options: EngineOptions, sources: AgentEntry['credentials'] = {}): Promise<AgentReport> {
   const warnings: Warning[] = [];
+  let unchecked: string | undefined;
+  let loaded: LoadedCard;
+  let fresh: NormalizedCard;
+  let extended: ReadCard | undefined;
+  let publicSignature: SignatureRecord | undefined;
   try {
-    const loaded = await loadCard(entry.card, loadOptions(settings, options));
-    raw = loaded.raw;
+    loaded = await loadCard(entry.card, loadOptions(settings, options));
     warnings.push(...loaded.warnings);
-    if (integrityOf(raw) === entry.integrity) return { status: 'ok', exitCode: ExitCode.Ok, warnings };
-    const normalized = normalizeCard(raw, cardSourceOf(loaded));
+    const publicSame = integrityOf(loaded.raw) === entry.integrity;
+    if (publicSame && !entry.extended) return { status: 'ok', exitCode: ExitCode.Ok, warnings };
+    const normalized = normalizeCard(loaded.raw, cardSourceOf(loaded));
     fresh = normalized.card;
     warnings.push(...normalized.warnings);
+    if (!publicSame) publicSignature = await signatureOf(loaded.raw, settings, options, warnings);
+    if (entry.extended && fresh.capabilities.extendedAgentCard) {
+      // Through the locked interface and security requirement.
+      const plan = Object.values(entry.plans)[0]!;
+      const route: ExtendedRoute = { iface: plan, requirement: plan.security };
+      try {
+        extended = await readExtended(route, fresh, sources, settings, options, loaded.baseUrl, warnings);
+      } catch (error) {
+        if (!(error instanceof A2aLockError) || error.code !== 'credential-unset') throw error;
+        unchecked = `extended card not checked (${String(error.data?.variable)} unset)`;
+      }
+      if (publicSame && (unchecked || (extended && integrityOf(extended.raw) === entry.extended.integrity))) {
+        return { status: 'ok', exitCode: ExitCode.Ok, warnings, ...(unchecked ? { unchecked } : {}) };
+      }
+    }
   } catch (error) {
-    return { ...errorReport(error), warnings };
+    return errorReport(error, warnings);
   }
-  const cardChanges = diffCards(entry.snapshot, raw);
+
+  const cardChanges = diffCards(entry.snapshot, loaded.raw);
+  if (extended && entry.extended) {
+    cardChanges.push(...diffCards(entry.extended.snapshot, extended.raw).map((c) => ({ ...c, path: `extended:${c.path}` })));
+  }
+  // The card the plans are checked against: the fresh extended card; the locked one when it could
+  // not be checked; the fresh public card when the agent no longer has an extended card.
+  let card = fresh;
+  if (extended) card = extended.card;
+  else if (unchecked && entry.extended) card = lockedNegotiationCard(entry, entry.card);
+  if (entry.extended && !extended && !unchecked) {
+    cardChanges.push({ path: 'extended:$', kind: 'removed', old: '(extended card)', structural: true });
+  }
   const change = cardChanges.some((c) => c.structural) ? 'structural' : 'descriptive';
   const drift: PlanDrift[] = [];
   for (const [skill, locked] of Object.entries(entry.plans)) {
-    const result = negotiate(fresh, skill, profileOf(settings), settings.credentials, { ...versionRangeOption(settings), locked });
-    if (!result.plan) {
-      drift.push({ skill, refusal: result.refusal });
-      // Name the fields and their locked vs fresh values too: the plan `a2a update` would lock.
-      const unconstrained = negotiate(fresh, skill, profileOf(settings), settings.credentials, versionRangeOption(settings));
-      if (unconstrained.plan) {
-        for (const d of diffPlans(locked, unconstrained.plan)) drift.push({ skill, field: d.field, locked: d.locked, fresh: d.fresh });
-      }
-      continue;
-    }
-    for (const d of diffPlans(locked, result.plan)) drift.push({ skill, field: d.field, locked: d.locked, fresh: d.fresh });
+    const result = negotiate(card, skill, profileOf(settings), settings.credentials, { ...versionRangeOption(settings), locked });
+    drift.push(...planDrift(skill, locked, result, card, settings));
   }
-  if (drift.length > 0) return { status: 'drift', exitCode: ExitCode.Drift, change, cardChanges, drift, warnings };
-  return { status: 'changed', exitCode: ExitCode.Ok, change, cardChanges, warnings };
+  const sigDrift = [
+    ...(publicSignature ? signatureDrift('card', entry.signature, publicSignature) : []),
+    ...(extended && entry.extended && integrityOf(extended.raw) !== entry.extended.integrity ? signatureDrift('extended', entry.extended.signature, extended.signature) : []),
+  ];
+  const base = { change, cardChanges, warnings, ...(unchecked ? { unchecked } : {}) } as const;
+  if (drift.length > 0 || sigDrift.length > 0) {
+    return { status: 'drift', exitCode: ExitCode.Drift, ...base, ...(drift.length ? { drift } : {}), ...(sigDrift.length ? { signatureDrift: sigDrift } : {}) };
+  }
+  return { status: 'changed', exitCode: ExitCode.Ok, ...base };
 }
 
 /** The overall exit code of a multi-agent run: the lowest non-zero agent code, else 0. */

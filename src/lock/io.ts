@@ -2,6 +2,7 @@
 import { A2aLockError, InvalidInputError } from '../errors.js';
 import { parseJson, readTextIfExists, validate, writeFileAtomic } from '../json-file.js';
 import { stableFileJson } from '../canonical.js';
+import { formatPath, MAX_JSON_DEPTH, tooDeep } from '../json-path.js';
 import { LOCKFILE_VERSION, LockfileSchema, type Lockfile } from './schema.js';
 
 /**
@@ -19,6 +20,16 @@ export function parseLockfile(text: string, source: string): Lockfile {
     throw new InvalidInputError('lockfile-invalid', source, `lockfileVersion ${version} needs a newer a2a-lock (this one reads version ${LOCKFILE_VERSION})`, {
       path: '$.lockfileVersion',
     });
+  }
+  const deep = tooDeep(value, MAX_JSON_DEPTH + 4);
+  if (deep) throw new InvalidInputError('lockfile-invalid', source, `nested deeper than ${MAX_JSON_DEPTH + 4} levels`, { path: formatPath(deep) });
+  if (value && typeof value === 'object') {
+    for (const key of ['agents', 'settings'] as const) {
+      const rec = (value as Record<string, unknown>)[key];
+      if (rec && typeof rec === 'object' && Object.hasOwn(rec, '__proto__')) {
+        throw new InvalidInputError('lockfile-invalid', source, 'agent name "__proto__" is not allowed', { path: formatPath([key, '__proto__']) });
+      }
+    }
   }
   return validate(LockfileSchema, value, source, 'lockfile-invalid');
 }

@@ -2,13 +2,20 @@
  * Make a lockfile satisfy a manifest (`a2a lock`, `a2a add`, `a2a update`): resolve what is missing,
  * changed, corrupt or forced; drop what the manifest no longer names; keep every other entry as it
  * is, without network. All or nothing: the caller writes only when `failures` is empty.
+ *
+ * A plan never moves silently: when `lock` re-resolves an agent whose card and settings did not
+ * change (a skill was added, or its entry failed the offline check), the skills it already locked
+ * are negotiated with the profile narrowed to their locked plans, and anything beyond them is a
+ * failure that names `a2a update`. Only `update` (force) or a change of the agent's own inputs in
+ * the manifest resolves them afresh.
  */
 import type { Warning } from '../card/model.js';
 import { canonicalJson } from '../canonical.js';
+import { formatPath, own } from '../json-path.js';
 import { A2aLockError, ExitCode, exitCodeFor, type ErrorCode } from '../errors.js';
 import { agentSettings, type Manifest } from '../manifest/schema.js';
 import { mapSettled } from '../pool.js';
-import { checkOffline, DEFAULT_CONCURRENCY, manifestMismatches, resolveAgent, type EngineOptions, type SkillRefusal } from './engine.js';
+import { checkOffline, DEFAULT_CONCURRENCY, manifestMismatches, resolveAgent, sameSettings, type EngineOptions, type PlanDrift, type SkillRefusal } from './engine.js';
 import { LOCKFILE_VERSION, type LockEntry, type Lockfile } from './schema.js';
 
 /** Why one agent could not be resolved. */
@@ -18,6 +25,8 @@ export interface SyncFailure {
   error?: { code: ErrorCode; message: string };
   /** Skills negotiation refused. */
   refusals?: SkillRefusal[];
+  /** Locked skills whose fresh plan goes beyond the lockfile (run `a2a update`). */
+  drift?: PlanDrift[];
 }
 
 /** What a sync did, per agent. */
@@ -31,7 +40,7 @@ export interface SyncResult {
   /** The entries that were replaced, by agent name (for diffs). */
   previous: Record<string, LockEntry>;
   failures: Record<string, SyncFailure>;
-  warnings: Array<Warning & { agent: string }>;
+  warnings: Array<Warning & { agent?: string }>;
 }
 
 /**
@@ -49,12 +58,17 @@ export async function syncLock(
   const toResolve = names.filter((name) => {
     if (options.force === 'all' || options.force?.has(name) || mismatches.has(name)) return true;
     const entry = previous!.agents[name]!;
-    return checkOffline(entry, previous!.settings[name]!, `${options.source} $.agents.${name}`) !== undefined;
+    return checkOffline(entry, previous!.settings[name]!, `${options.source} ${formatPath(['agents', name])}`) !== undefined;
   });
 
-  const outcomes = await mapSettled(toResolve, options.concurrency ?? DEFAULT_CONCURRENCY, (name) =>
-    resolveAgent(manifest.agents[name]!, agentSettings(manifest, name), options),
-  );
+  const outcomes = await mapSettled(toResolve, options.concurrency ?? DEFAULT_CONCURRENCY, (name) => {
+    const entry = manifest.agents[name]!;
+    const settings = agentSettings(manifest, name);
+    const old = own(previous?.agents, name);
+    const forced = options.force === 'all' || options.force?.has(name);
+    const constrained = !forced && old !== undefined && old.card === entry.card && sameSettings(own(previous?.settings, name), settings);
+    return resolveAgent(entry, settings, options, constrained ? old.plans : undefined);
+  });
 
   const agents: Record<string, LockEntry> = {};
   const settings: Lockfile['settings'] = {};
@@ -66,7 +80,7 @@ export async function syncLock(
   for (const name of names) {
     settings[name] = agentSettings(manifest, name);
     const index = toResolve.indexOf(name);
-    const old = previous?.agents[name];
+    const old = own(previous?.agents, name);
     if (index === -1) {
       agents[name] = old!;
       actions[name] = 'unchanged';
@@ -82,7 +96,11 @@ export async function syncLock(
     const resolution = outcome.value;
     warnings.push(...resolution.warnings.map((w) => ({ ...w, agent: name })));
     if (!resolution.entry) {
-      failures[name] = { exitCode: ExitCode.Drift, refusals: resolution.refusals };
+      failures[name] = {
+        exitCode: ExitCode.Drift,
+        ...(resolution.refusals.length ? { refusals: resolution.refusals } : {}),
+        ...(resolution.drift.length ? { drift: resolution.drift } : {}),
+      };
       continue;
     }
     agents[name] = old ? { ...old, ...resolution.entry } : resolution.entry;
@@ -93,7 +111,7 @@ export async function syncLock(
     }
   }
   for (const name of Object.keys(previous?.agents ?? {})) {
-    if (!(name in manifest.agents)) {
+    if (!Object.hasOwn(manifest.agents, name)) {
       actions[name] = 'removed';
       replaced[name] = previous!.agents[name]!;
     }

@@ -18,7 +18,12 @@ export async function readManifest(path: string): Promise<Manifest> {
 
 /** Parse and validate manifest text. Pure. @throws InvalidInputError `manifest-invalid` */
 export function parseManifest(text: string, source: string): Manifest {
-  return validate(ManifestSchema, parseJson(text, source, 'manifest-invalid'), source, 'manifest-invalid');
+  const value = parseJson(text, source, 'manifest-invalid');
+  const agents = (value as { agents?: unknown } | null)?.agents;
+  if (agents && typeof agents === 'object' && Object.hasOwn(agents, '__proto__')) {
+    throw new InvalidInputError('manifest-invalid', source, 'agent name "__proto__" is not allowed', { path: '$.agents["__proto__"]' });
+  }
+  return validate(ManifestSchema, value, source, 'manifest-invalid');
 }
 
 /**

@@ -312,10 +312,14 @@ describe('parseManifest', () => {
     expect(e.message).toContain('semver');
   });
 
-  it('other field errors name their path and the wrong value', () => {
+  it('other field errors name their path and the wrong type, never the value (it may be a pasted secret)', () => {
     const e = manifestError(manifestJson((m) => (m.profile.streaming = 'true')));
     expect(e.path).toBe('$.profile.streaming');
-    expect(e.message).toContain('expected boolean, got string "true"');
+    expect(e.message).toContain('expected boolean, got string');
+    expect(e.message).not.toContain('"true"');
+    const pasted = manifestError(manifestJson((m) => (m.agents['research-agent'].credentials.bearer = 'topsecret-42')));
+    expect(pasted.path).toBe('$.agents["research-agent"].credentials.bearer');
+    expect(JSON.stringify(pasted.toJSON()) + pasted.message).not.toContain('topsecret-42');
     expect(manifestError(manifestJson((m) => (m.profile.versions = ['1']))).path).toBe('$.profile.versions[0]');
     expect(manifestError(manifestJson((m) => (m.profile.bindings = []))).path).toBe('$.profile.bindings');
     expect(manifestError(manifestJson((m) => (m.profile.bindings = ['JSONRPC', 'JSONRPC']))).path).toBe('$.profile.bindings');
