@@ -177,7 +177,8 @@ export function normalizeCard(raw: unknown, from: CardSource): NormalizeResult {
       ...(i.tenant ? { tenant: i.tenant } : {}),
     }));
     urlPaths = interfaces.map((_, index) => ['supportedInterfaces', index, 'url']);
-    extendedFlag = card.capabilities?.extendedAgentCard;
+    // SDKs serving 0.3 clients say it only with the 0.3 flag; read it when the 1.0 one is absent.
+    extendedFlag = card.capabilities?.extendedAgentCard ?? (obj.supportsAuthenticatedExtendedCard === true ? true : undefined);
   } else {
     const card = parseWith(AgentCardV03Schema, obj, fail);
     base = card;

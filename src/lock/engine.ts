@@ -86,30 +86,44 @@ interface ReadCard {
  * The signature module is loaded only when a card carries signatures.
  */
 async function signatureOf(raw: Record<string, unknown>, settings: AgentSettings, options: EngineOptions, warnings: Warning[]): Promise<SignatureRecord> {
+  // trust.jwks is read even for unsigned cards, so a wrong path is reported at once.
+  const trustedJwks = settings.trustJwks ? await trustedKeys(settings.trustJwks, options) : undefined;
   if (!Array.isArray(raw.signatures) || raw.signatures.length === 0) return { status: 'absent' };
-  const [{ verifyCardSignature, loadJwks }, { requestJson }] = await Promise.all([import('../card/signature.js'), import('../card/fetch.js')]);
-  let trustedJwks: unknown;
-  if (settings.trustJwks) {
-    const location = settings.trustJwks;
-    let value: unknown;
-    if (isCardUrl(location)) value = (await requestJson(location, { ...requestOptions(options), subject: 'JWKS' })).body;
-    else {
-      const path = isAbsolute(location) ? location : resolvePath(options.baseDir, location);
-      const { parseJson } = await import('../json-file.js');
-      const text = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
-        throw new InvalidInputError('manifest-invalid', location, `trust.jwks cannot be read (${error.code ?? String(error)})`);
-      });
-      value = parseJson(text, location, 'manifest-invalid');
-    }
-    loadJwks(value, location);
-    trustedJwks = value;
-  }
+  const [{ verifyCardSignature }, { requestJson }] = await Promise.all([import('../card/signature.js'), import('../card/fetch.js')]);
   const result = await verifyCardSignature(raw, {
     ...(trustedJwks !== undefined ? { trustedJwks } : {}),
-    fetchJwks: async (url) => (await requestJson(url, { ...requestOptions(options), subject: 'JWKS' })).body,
+    fetchJwks: (url) => cachedJson(url, options, () => requestJson(url, { ...requestOptions(options), subject: 'JWKS' }).then((r) => r.body)),
   });
   warnings.push(...result.warnings);
   return result.record;
+}
+
+/** The operator-pinned JWKS of `trust.jwks` (a file relative to the manifest, or a URL), validated. */
+async function trustedKeys(location: string, options: EngineOptions): Promise<unknown> {
+  const [{ loadJwks }, { requestJson }] = await Promise.all([import('../card/signature.js'), import('../card/fetch.js')]);
+  let value: unknown;
+  if (isCardUrl(location)) value = await cachedJson(location, options, () => requestJson(location, { ...requestOptions(options), subject: 'JWKS' }).then((r) => r.body));
+  else {
+    const path = isAbsolute(location) ? location : resolvePath(options.baseDir, location);
+    const { parseJson } = await import('../json-file.js');
+    const text = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
+      throw new InvalidInputError('manifest-invalid', location, `trust.jwks cannot be read (${error.code ?? String(error)})`);
+    });
+    value = parseJson(text, location, 'manifest-invalid');
+  }
+  loadJwks(value, location);
+  return value;
+}
+
+/** JWKS documents fetched during one run (one `EngineOptions` object): many agents of one operator share a key set. */
+const jwksCache = new WeakMap<EngineOptions, Map<string, Promise<unknown>>>();
+
+function cachedJson(url: string, options: EngineOptions, load: () => Promise<unknown>): Promise<unknown> {
+  let perRun = jwksCache.get(options);
+  if (!perRun) jwksCache.set(options, (perRun = new Map()));
+  let pending = perRun.get(url);
+  if (!pending) perRun.set(url, (pending = load()));
+  return pending;
 }
 
 /** Where the extended card is fetched through: an interface and a security requirement. */
@@ -430,11 +444,15 @@ export async function checkOnline(entry: LockEntry, settings: AgentSettings, opt
     loaded = await loadCard(entry.card, loadOptions(settings, options));
     warnings.push(...loaded.warnings);
     const publicSame = integrityOf(loaded.raw) === entry.integrity;
-    if (publicSame && !entry.extended) return { status: 'ok', exitCode: ExitCode.Ok, warnings };
+    // A verified signature is re-checked even on the same bytes: its key may be gone from the JWKS.
+    const recheck = entry.signature?.status === 'verified';
+    if (publicSame && !entry.extended && !recheck) return { status: 'ok', exitCode: ExitCode.Ok, warnings };
     const normalized = normalizeCard(loaded.raw, cardSourceOf(loaded));
     fresh = normalized.card;
     warnings.push(...normalized.warnings);
-    if (!publicSame) publicSignature = await signatureOf(loaded.raw, settings, options, warnings);
+    if (!publicSame || recheck) publicSignature = await signatureOf(loaded.raw, settings, options, warnings);
+    const publicSignatureHolds = !publicSignature || signatureDrift('card', entry.signature, publicSignature).length === 0;
+    if (publicSame && !entry.extended && publicSignatureHolds) return { status: 'ok', exitCode: ExitCode.Ok, warnings };
     if (entry.extended && fresh.capabilities.extendedAgentCard) {
       // Through the locked interface and security requirement.
       const plan = Object.values(entry.plans)[0]!;
@@ -445,7 +463,9 @@ export async function checkOnline(entry: LockEntry, settings: AgentSettings, opt
         if (!(error instanceof A2aLockError) || error.code !== 'credential-unset') throw error;
         unchecked = `extended card not checked (${String(error.data?.variable)} unset)`;
       }
-      if (publicSame && (unchecked || (extended && integrityOf(extended.raw) === entry.extended.integrity))) {
+      const extendedSame = extended !== undefined && integrityOf(extended.raw) === entry.extended.integrity;
+      const extendedSignatureHolds = !extended || !extendedSame || signatureDrift('extended', entry.extended.signature, extended.signature).length === 0;
+      if (publicSame && publicSignatureHolds && (unchecked || (extendedSame && extendedSignatureHolds))) {
         return { status: 'ok', exitCode: ExitCode.Ok, warnings, ...(unchecked ? { unchecked } : {}) };
       }
     }
@@ -473,7 +493,7 @@ export async function checkOnline(entry: LockEntry, settings: AgentSettings, opt
   }
   const sigDrift = [
     ...(publicSignature ? signatureDrift('card', entry.signature, publicSignature) : []),
-    ...(extended && entry.extended && integrityOf(extended.raw) !== entry.extended.integrity ? signatureDrift('extended', entry.extended.signature, extended.signature) : []),
+    ...(extended && entry.extended ? signatureDrift('extended', entry.extended.signature, extended.signature) : []),
   ];
   const base = { change, cardChanges, warnings, ...(unchecked ? { unchecked } : {}) } as const;
   if (drift.length > 0 || sigDrift.length > 0) {

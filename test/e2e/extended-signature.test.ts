@@ -1,0 +1,538 @@
+/**
+ * Issue 3, "Extended card" and "Signatures", end to end: the built CLI against real
+ * `@a2a-js/sdk` 1.3.0 servers on 127.0.0.1.
+ *
+ * Extended card: the SDK serves it itself (`extendedAgentCardProvider`) to requests carrying the
+ * harness's bearer token; the public card hides the `deep-research` skill. Signatures: cards are
+ * signed with the SDK's own `generateAgentCardSignature` (ES256 keys from `jose`), the JWKS is
+ * served at the JWS `jku` by a small node:http server, or pinned in the manifest (`trust.jwks`).
+ */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type http from 'node:http';
+import { generateAgentCardSignature } from '@a2a-js/sdk';
+import * as jose from 'jose';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { StartedAgent } from '../helpers/agents.js';
+import {
+  allOutput,
+  cardRequests,
+  jsonOf,
+  manifest,
+  PROFILE,
+  readLock,
+  readLockBytes,
+  research,
+  resources,
+  runCli,
+  sampleCard,
+  show,
+  writeLockBytes,
+  writeManifest,
+  type ManifestAgent,
+} from './helpers.js';
+
+type Card = ReturnType<typeof sampleCard>;
+type Res = ReturnType<typeof resources>;
+
+const TOKEN = 'rsrch-e2e-T0ken-8c1f4d2b';
+const WITH_TOKEN = { RESEARCH_TOKEN: TOKEN };
+const DEEP = {
+  id: 'deep-research',
+  name: 'Deep research',
+  description: 'Long-form research briefs for paying customers.',
+  tags: ['research'],
+  inputModes: ['text/plain'],
+  outputModes: ['application/json', 'text/markdown'],
+};
+
+// ------------------------------------------------------------------------------------------------
+// Extended-card agents
+
+/** The sample card advertising an extended card (bearer security comes with the sample card). */
+function publicCard(origin: string): Card {
+  const card = sampleCard(origin);
+  card.capabilities = { ...card.capabilities, extendedAgentCard: true };
+  return card;
+}
+
+/** The extended card: the public one plus `deep-research` (with `outputModes` overridable). */
+function extendedCard(origin: string, outputModes: string[] = DEEP.outputModes): Card {
+  const card = publicCard(origin);
+  return { ...card, description: 'Extended: includes the paid skills.', skills: [...card.skills, { ...DEEP, outputModes }] };
+}
+
+/** A real SDK agent with bearer auth and an extended card (`extended: false`: none configured). */
+function extendedAgent(res: Res, extended = true): Promise<StartedAgent> {
+  return res.agent({ card: publicCard, bearerToken: TOKEN, ...(extended ? { extendedCard: (o: string) => extendedCard(o) } : {}) });
+}
+
+function deepResearch(origin: string, extra: Partial<ManifestAgent> = {}): ManifestAgent {
+  return { card: origin, skills: ['deep-research'], credentials: { bearer: { env: 'RESEARCH_TOKEN' } }, ...extra };
+}
+
+/** Requests to the A2A endpoints (not the public card). */
+const a2aRequests = (agent: StartedAgent) => agent.requests.filter((r) => r.path.startsWith('/a2a'));
+
+// ------------------------------------------------------------------------------------------------
+// Signatures
+
+interface Key {
+  kid: string;
+  privateKey: jose.CryptoKey;
+  /** Public JWK with kid/alg/use, as a JWKS publishes it. */
+  jwk: jose.JWK;
+  /** RFC 7638 thumbprint of the public key, computed by jose. */
+  thumbprint: string;
+}
+
+async function newKey(kid: string): Promise<Key> {
+  const { publicKey, privateKey } = await jose.generateKeyPair('ES256', { extractable: true });
+  const jwk = { ...(await jose.exportJWK(publicKey)), kid, alg: 'ES256', use: 'sig' };
+  return { kid, privateKey, jwk, thumbprint: await jose.calculateJwkThumbprint(jwk) };
+}
+
+/** Sign `card` with the SDK's generator (ES256, typ JOSE, the given kid and jku). */
+async function sign(card: Card, key: Key, jku: string): Promise<Card> {
+  const signer = generateAgentCardSignature(key.privateKey, { alg: 'ES256', kid: key.kid, typ: 'JOSE', jku });
+  // The SDK canonicalises through AgentCard.fromJSON, so it takes the ProtoJSON card as served.
+  const signed = (await signer(card as never)) as unknown as Card;
+  return JSON.parse(JSON.stringify(signed)) as Card; // drop `header: undefined`
+}
+
+let k1: Key;
+let k2: Key;
+beforeAll(async () => {
+  [k1, k2] = await Promise.all([newKey('k1'), newKey('k2')]);
+});
+
+/** A node:http JWKS server at /jwks.json holding `keys` (swap with `setKeys`). */
+async function jwksServer(res: Res, keys: Key[]) {
+  let current = keys;
+  const handler: http.RequestListener = (req, response) => {
+    if (req.url !== '/jwks.json') {
+      response.writeHead(404).end();
+      return;
+    }
+    response.writeHead(200, { 'Content-Type': 'application/json' });
+    response.end(JSON.stringify({ keys: current.map((k) => k.jwk) }));
+  };
+  const server = await res.http(handler);
+  return {
+    server,
+    jku: `${server.origin}/jwks.json`,
+    setKeys(next: Key[]) {
+      current = next;
+    },
+    hits: () => server.requests.filter((r) => r.path === '/jwks.json').length,
+  };
+}
+
+/** A real SDK agent serving the sample card signed with `key` (jku → a fresh JWKS server holding `key`). */
+async function signedAgent(res: Res, key: Key) {
+  const jwks = await jwksServer(res, [key]);
+  const agent = await res.sampleAgent();
+  const card = sampleCard(agent.origin);
+  const signed = await sign(card, key, jwks.jku);
+  agent.setCard(signed);
+  return { agent, jwks, card, signed };
+}
+
+const verified = (key: Key) => ({ status: 'verified', kid: key.kid, alg: 'ES256', thumbprint: key.thumbprint });
+
+// ------------------------------------------------------------------------------------------------
+
+// Several CLI runs per test on a shared (often busy) machine: a roomier per-test timeout than the default.
+describe.concurrent('extended card (SDK extendedAgentCardProvider, bearer auth)', { timeout: 40_000 }, () => {
+  it('lock over JSON-RPC: GetExtendedAgentCard with the token; extended snapshot locked; deep-research planned; token nowhere', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const a = await extendedAgent(res);
+    const dir = await res.dir(manifest({ research: deepResearch(a.origin) }));
+
+    const r = await runCli(['lock'], { cwd: dir, env: WITH_TOKEN });
+    expect(r.code, show(r)).toBe(0);
+    const bytes = (await readLockBytes(dir))!.toString('utf8');
+    const entry = JSON.parse(bytes).agents.research;
+
+    expect(Object.keys(entry.extended).sort()).toEqual(['integrity', 'resolved', 'signature', 'snapshot']);
+    expect(entry.extended.resolved).toBe(a.jsonRpcUrl);
+    expect(entry.extended.integrity).toMatch(/^sha256-[A-Za-z0-9+/]{43}=$/);
+    expect(entry.extended.integrity).not.toBe(entry.integrity);
+    expect(entry.extended.signature).toEqual({ status: 'absent' });
+    expect(entry.extended.snapshot.skills.map((s: { id: string }) => s.id)).toEqual(['market-size', 'deep-research']);
+    expect(entry.snapshot.skills.map((s: { id: string }) => s.id)).toEqual(['market-size']);
+    expect(entry.plans).toEqual({
+      'deep-research': {
+        url: a.jsonRpcUrl,
+        protocolBinding: 'JSONRPC',
+        protocolVersion: '1.0',
+        security: { bearer: [] },
+        acceptedOutputModes: ['application/json'],
+        delivery: 'stream',
+        extensions: ['https://example.com/ext/citations/v1'],
+      },
+    });
+
+    // The secret never leaves the process environment.
+    expect(bytes).not.toContain(TOKEN);
+    expect(allOutput(r)).not.toContain(TOKEN);
+
+    // The extended request: POST to the JSON-RPC interface, Bearer token, A2A-Version; the public
+    // card request: no Authorization.
+    const rpc = a2aRequests(a);
+    expect(rpc.map((q) => `${q.method} ${q.path}`)).toEqual(['POST /a2a/jsonrpc']);
+    expect(rpc[0]!.headers.authorization).toBe(`Bearer ${TOKEN}`);
+    expect(rpc[0]!.headers['a2a-version']).toBe('1.0');
+    const cards = cardRequests(a.requests);
+    expect(cards.length).toBeGreaterThan(0);
+    for (const q of cards) expect(q.headers.authorization).toBeUndefined();
+  });
+
+  it('lock over HTTP+JSON when the profile prefers it: GET /extendedAgentCard with the token', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const a = await extendedAgent(res);
+    const dir = await res.dir(manifest({ research: deepResearch(a.origin) }, { ...PROFILE, bindings: ['HTTP+JSON', 'JSONRPC'] }));
+
+    const r = await runCli(['lock'], { cwd: dir, env: WITH_TOKEN });
+    expect(r.code, show(r)).toBe(0);
+    const bytes = (await readLockBytes(dir))!.toString('utf8');
+    const entry = JSON.parse(bytes).agents.research;
+    expect(entry.extended.resolved).toBe(`${a.restUrl}/extendedAgentCard`);
+    expect(entry.extended.snapshot.skills.map((s: { id: string }) => s.id)).toContain('deep-research');
+    expect(entry.plans['deep-research']).toMatchObject({ url: a.restUrl, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0', acceptedOutputModes: ['application/json'] });
+    expect(bytes).not.toContain(TOKEN);
+    expect(allOutput(r)).not.toContain(TOKEN);
+
+    const rest = a2aRequests(a);
+    expect(rest.map((q) => `${q.method} ${q.path}`)).toEqual(['GET /a2a/rest/extendedAgentCard']);
+    expect(rest[0]!.headers.authorization).toBe(`Bearer ${TOKEN}`);
+    expect(rest[0]!.headers['a2a-version']).toBe('1.0');
+    for (const q of cardRequests(a.requests)) expect(q.headers.authorization).toBeUndefined();
+
+    // verify through the same binding, with the token.
+    const v = await runCli(['verify'], { cwd: dir, env: WITH_TOKEN });
+    expect(v.code, show(v)).toBe(0);
+    expect(a2aRequests(a).map((q) => q.path)).toEqual(['/a2a/rest/extendedAgentCard', '/a2a/rest/extendedAgentCard']);
+  });
+
+  it('lock without RESEARCH_TOKEN fails with one line naming it (exit 2); no lockfile, and an existing one untouched', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const a = await extendedAgent(res);
+    const dir = await res.dir(manifest({ research: deepResearch(a.origin) }));
+
+    const r = await runCli(['lock'], { cwd: dir });
+    expect(r.code, show(r)).toBe(2);
+    const line = allOutput(r).split('\n').find((l) => l.includes('RESEARCH_TOKEN'));
+    expect(line, show(r)).toMatch(/research: credential-unset: .*RESEARCH_TOKEN.*not set/);
+    expect(await readLockBytes(dir)).toBeUndefined();
+    expect(a2aRequests(a)).toEqual([]); // nothing sent without the credential
+
+    // An existing lockfile that needs re-resolution (a skill added) keeps its bytes.
+    const ok = await runCli(['lock'], { cwd: dir, env: WITH_TOKEN });
+    expect(ok.code, show(ok)).toBe(0);
+    const before = await readLockBytes(dir);
+    await writeManifest(dir, manifest({ research: deepResearch(a.origin, { skills: ['deep-research', 'market-size'] }) }));
+    const again = await runCli(['lock'], { cwd: dir });
+    expect(again.code, show(again)).toBe(2);
+    expect(allOutput(again)).toContain('RESEARCH_TOKEN');
+    expect(await readLockBytes(dir)).toEqual(before);
+  });
+
+  it('lock with a wrong RESEARCH_TOKEN: auth refused (exit 4) naming the URL, the value never shown, nothing written', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const a = await extendedAgent(res);
+    const dir = await res.dir(manifest({ research: deepResearch(a.origin) }));
+    const wrong = 'wrong-T0ken-never-printed-77';
+
+    const r = await runCli(['lock', '--verbose'], { cwd: dir, env: { RESEARCH_TOKEN: wrong } });
+    expect(r.code, show(r)).toBe(4);
+    expect(r.stdout).toContain(`research: auth-refused: ${a.jsonRpcUrl}: authentication refused (401)`);
+    expect(allOutput(r)).not.toContain(wrong);
+    expect(await readLockBytes(dir)).toBeUndefined();
+    expect(a2aRequests(a)[0]!.headers.authorization).toBe(`Bearer ${wrong}`);
+  });
+
+  it('verify: with the token exit 0; without it "extended card not checked (RESEARCH_TOKEN unset)" exit 0; --strict exit 1', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const a = await extendedAgent(res);
+    const dir = await res.dir(manifest({ research: deepResearch(a.origin) }));
+    const lock = await runCli(['lock'], { cwd: dir, env: WITH_TOKEN });
+    expect(lock.code, show(lock)).toBe(0);
+    const before = await readLockBytes(dir);
+
+    const [withToken, without, strict, strictJson] = await Promise.all([
+      runCli(['verify'], { cwd: dir, env: WITH_TOKEN }),
+      runCli(['verify'], { cwd: dir }),
+      runCli(['verify', '--strict'], { cwd: dir }),
+      runCli(['verify', '--strict', '--json'], { cwd: dir }),
+    ]);
+    expect(withToken.code, show(withToken)).toBe(0);
+    expect(allOutput(withToken)).not.toContain('not checked');
+    expect(without.code, show(without)).toBe(0);
+    expect(allOutput(without)).toContain('extended card not checked (RESEARCH_TOKEN unset)');
+    expect(strict.code, show(strict)).toBe(1);
+    expect(allOutput(strict)).toContain('extended card not checked (RESEARCH_TOKEN unset)');
+    expect(strictJson.code, show(strictJson)).toBe(1);
+    expect(jsonOf(strictJson).agents.research).toMatchObject({ status: 'ok', unchecked: 'extended card not checked (RESEARCH_TOKEN unset)', exitCode: 1 });
+    for (const r of [withToken, without, strict, strictJson]) expect(allOutput(r)).not.toContain(TOKEN);
+    // Only the run with the token sent a credential; verify never writes.
+    const authed = a2aRequests(a).filter((q) => q.headers.authorization === `Bearer ${TOKEN}`);
+    expect(authed).toHaveLength(2); // lock + verify with the token
+    expect(await readLockBytes(dir)).toEqual(before);
+  });
+
+  it('extended card drift: deep-research loses application/json → verify 1 naming it; update shows extended: diff and writes; verify 0', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const a = await extendedAgent(res);
+    const dir = await res.dir(manifest({ research: deepResearch(a.origin) }));
+    const lock = await runCli(['lock'], { cwd: dir, env: WITH_TOKEN });
+    expect(lock.code, show(lock)).toBe(0);
+    const before = await readLockBytes(dir);
+
+    a.setExtendedCard(extendedCard(a.origin, ['text/plain']));
+    const v = await runCli(['verify'], { cwd: dir, env: WITH_TOKEN });
+    expect(v.code, show(v)).toBe(1);
+    expect(v.stdout).toMatch(/research: beyond the lockfile/);
+    expect(v.stdout).toMatch(/deep-research: refused with the locked choices: no-common-output-mode/);
+    expect(v.stdout).toContain('deep-research › acceptedOutputModes: ["application/json"] → ["text/plain"]');
+    expect(v.stdout).toMatch(/extended:\$\.skills\["deep-research"\]\.outputModes/);
+    expect(v.stdout).toContain('run: a2a update research');
+    expect(await readLockBytes(dir)).toEqual(before);
+
+    const u = await runCli(['update', 'research'], { cwd: dir, env: WITH_TOKEN });
+    expect(u.code, show(u)).toBe(0);
+    expect(u.stdout).toMatch(/~ research updated/);
+    const cardLines = u.stdout.split('\n').filter((l) => /^\s+[~+-] /.test(l));
+    expect(cardLines.length, show(u)).toBeGreaterThan(0);
+    for (const l of cardLines) expect(l).toMatch(/^\s+[~+-] extended:\$/); // only the extended card changed
+    expect(u.stdout).toMatch(/extended:\$\.skills\["deep-research"\]\.outputModes/);
+    expect(u.stdout).toContain('plan deep-research › acceptedOutputModes: ["application/json"] → ["text/plain"]');
+    expect(u.stdout).toMatch(/wrote .*a2a\.lock\.json/);
+    expect(allOutput(u)).not.toContain(TOKEN);
+    const after = await readLock(dir);
+    expect(after.agents.research.plans['deep-research'].acceptedOutputModes).toEqual(['text/plain']);
+    expect(after.agents.research.extended.snapshot.skills[1].outputModes).toEqual(['text/plain']);
+
+    const v2 = await runCli(['verify'], { cwd: dir, env: WITH_TOKEN });
+    expect(v2.code, show(v2)).toBe(0);
+  });
+
+  it('an agent advertising an extended card with none configured: lock 0 with no-extended-card, plans from the public card', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const a = await extendedAgent(res, false);
+    const dir = await res.dir(manifest({ research: research(a.origin) }));
+
+    const r = await runCli(['lock'], { cwd: dir, env: WITH_TOKEN });
+    expect(r.code, show(r)).toBe(0);
+    // The SDK answers GetExtendedAgentCard with -32007 ExtendedAgentCardNotConfigured: a warning.
+    expect(r.stderr).toMatch(/warning no-extended-card: research: .*GetExtendedAgentCard answered -32007 ExtendedAgentCardNotConfigured/);
+    expect(allOutput(r)).not.toContain(TOKEN);
+    const entry = (await readLock(dir)).agents.research;
+    expect(entry.extended).toBeUndefined();
+    expect(entry.plans['market-size']).toMatchObject({ url: a.jsonRpcUrl, protocolBinding: 'JSONRPC', acceptedOutputModes: ['application/json'] });
+    expect(a2aRequests(a)).toHaveLength(1); // the extended card was asked for, with the token
+    expect(a2aRequests(a)[0]!.headers.authorization).toBe(`Bearer ${TOKEN}`);
+
+    const v = await runCli(['verify'], { cwd: dir, env: WITH_TOKEN });
+    expect(v.code, show(v)).toBe(0);
+  });
+
+  it('a 0.3 client of an SDK compat agent: the extended card flag of the 0.3 card is honoured (agent/getAuthenticatedExtendedCard)', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const legacyPublic = (o: string) => ({ ...sampleCard(o, {}, { legacy: true }), capabilities: { streaming: true, pushNotifications: false, extendedAgentCard: true } });
+    const agent = await res.agent({
+      card: legacyPublic,
+      legacyCompat: true,
+      bearerToken: TOKEN,
+      extendedCard: (o: string) => {
+        const c = legacyPublic(o);
+        return { ...c, skills: [...c.skills, DEEP] };
+      },
+    });
+    const dir = await res.dir(manifest({ research: deepResearch(agent.origin, { profile: { versions: ['0.3'] } }) }));
+    const r = await runCli(['lock'], { cwd: dir, env: WITH_TOKEN });
+    expect(r.code, show(r)).toBe(0);
+    const entry = (await readLock(dir)).agents.research;
+    expect(entry.plans['deep-research']).toMatchObject({ protocolBinding: 'JSONRPC', protocolVersion: '0.3' });
+    expect(entry.extended).toBeDefined();
+    expect(a2aRequests(agent).some((q) => q.headers['a2a-version'] === '0.3' && q.headers.authorization === `Bearer ${TOKEN}`)).toBe(true);
+  });
+
+  it('verify --offline passes with an extended snapshot (agent gone) and fails naming integrity when it is tampered', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const a = await extendedAgent(res);
+    const dir = await res.dir(manifest({ research: deepResearch(a.origin) }));
+    const lock = await runCli(['lock'], { cwd: dir, env: WITH_TOKEN });
+    expect(lock.code, show(lock)).toBe(0);
+    await a.close(); // offline means offline
+
+    const ok = await runCli(['verify', '--offline'], { cwd: dir });
+    expect(ok.code, show(ok)).toBe(0);
+    expect(ok.stdout).toMatch(/verified 1 agent \(offline\)/);
+
+    const locked = await readLock(dir);
+    locked.agents.research.extended.snapshot.description = 'Extended: tampered.';
+    await writeLockBytes(dir, `${JSON.stringify(locked, null, 2)}\n`);
+    const bad = await runCli(['verify', '--offline'], { cwd: dir });
+    expect(bad.code, show(bad)).not.toBe(0);
+    expect(bad.code).toBe(2);
+    expect(allOutput(bad)).toMatch(/extended snapshot does not match its integrity sha256-/);
+  });
+});
+
+describe.concurrent('card signatures (SDK generateAgentCardSignature, ES256)', { timeout: 40_000 }, () => {
+  it('a card signed by k1 with the JWKS at its jku → lock records verified k1 with the jose thumbprint', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const { agent, jwks } = await signedAgent(res, k1);
+    const dir = await res.dir(manifest({ research: research(agent.origin) }));
+
+    const r = await runCli(['lock'], { cwd: dir });
+    expect(r.code, show(r)).toBe(0);
+    const entry = (await readLock(dir)).agents.research;
+    expect(entry.signature).toEqual(verified(k1));
+    expect(entry.signature.thumbprint).toBe(await jose.calculateJwkThumbprint(k1.jwk));
+    expect(entry.integrity).toMatch(/^sha256-/); // separate from the signature
+    expect(entry.snapshot.signatures).toHaveLength(1);
+    expect(jwks.hits()).toBeGreaterThan(0);
+    expect(allOutput(r)).not.toMatch(/signature-unverifiable/);
+
+    const v = await runCli(['verify'], { cwd: dir });
+    expect(v.code, show(v)).toBe(0);
+  });
+
+  it('trust.jwks (a manifest file holding k1) verifies the card without fetching the jku', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const { agent, jwks } = await signedAgent(res, k1);
+    const dir = await res.dir(manifest({ research: { ...research(agent.origin), trust: { jwks: 'keys.json' } } as ManifestAgent }));
+    await writeFile(join(dir, 'keys.json'), JSON.stringify({ keys: [k1.jwk] }));
+
+    const r = await runCli(['lock'], { cwd: dir });
+    expect(r.code, show(r)).toBe(0);
+    expect((await readLock(dir)).agents.research.signature).toEqual(verified(k1));
+    expect(jwks.hits()).toBe(0);
+  });
+
+  it('re-signed with k2 → verify 1 with old → new thumbprint; update 0 shows old → new key and writes; verify 0', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const { agent, jwks, card } = await signedAgent(res, k1);
+    const dir = await res.dir(manifest({ research: research(agent.origin) }));
+    const lock = await runCli(['lock'], { cwd: dir });
+    expect(lock.code, show(lock)).toBe(0);
+    const before = await readLockBytes(dir);
+
+    jwks.setKeys([k2]);
+    agent.setCard(await sign(card, k2, jwks.jku));
+    const v = await runCli(['verify'], { cwd: dir });
+    expect(v.code, show(v)).toBe(1);
+    expect(v.stdout).toMatch(/research: beyond the lockfile/);
+    expect(v.stdout).toContain(
+      `signature (card): verified (kid k1, ES256, thumbprint ${k1.thumbprint}) → verified (kid k2, ES256, thumbprint ${k2.thumbprint})`,
+    );
+    expect(v.stdout).not.toMatch(/market-size/); // the plans themselves are unchanged
+    expect(v.stdout).toContain('run: a2a update research');
+    expect(await readLockBytes(dir)).toEqual(before);
+
+    const u = await runCli(['update', 'research'], { cwd: dir });
+    expect(u.code, show(u)).toBe(0);
+    expect(u.stdout).toContain(
+      `signature (card): verified (kid k1, ES256, thumbprint ${k1.thumbprint}) → verified (kid k2, ES256, thumbprint ${k2.thumbprint})`,
+    );
+    expect(u.stdout).toMatch(/wrote .*a2a\.lock\.json/);
+    expect((await readLock(dir)).agents.research.signature).toEqual(verified(k2));
+
+    const v2 = await runCli(['verify'], { cwd: dir });
+    expect(v2.code, show(v2)).toBe(0);
+  });
+
+  it('the same signed card whose key left the JWKS → verify 1 (verified → unverifiable), not a silent pass', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const { agent, jwks } = await signedAgent(res, k1);
+    const dir = await res.dir(manifest({ research: research(agent.origin) }));
+    const lock = await runCli(['lock'], { cwd: dir });
+    expect(lock.code, show(lock)).toBe(0);
+    expect((await readLock(dir)).agents.research.signature).toEqual(verified(k1));
+
+    jwks.setKeys([k2]); // k1 revoked; the card bytes are unchanged
+    const v = await runCli(['verify', '--json'], { cwd: dir });
+    expect(v.code, show(v)).toBe(1);
+    expect(jsonOf(v).agents.research).toMatchObject({ status: 'drift', signatureDrift: [{ snapshot: 'card', locked: verified(k1), fresh: { status: 'unverifiable' } }] });
+  });
+
+  it('a tampered card (description changed after signing) → verify 1: verified → unverifiable', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const { agent, signed } = await signedAgent(res, k1);
+    const dir = await res.dir(manifest({ research: research(agent.origin) }));
+    const lock = await runCli(['lock'], { cwd: dir });
+    expect(lock.code, show(lock)).toBe(0);
+    const before = await readLockBytes(dir);
+
+    agent.setCard({ ...signed, description: 'Sizes markets. Now with 50% more confidence.' });
+    const v = await runCli(['verify'], { cwd: dir });
+    expect(v.code, show(v)).toBe(1);
+    expect(v.stdout).toContain(`signature (card): verified (kid k1, ES256, thumbprint ${k1.thumbprint}) → unverifiable (kid k1, ES256)`);
+    expect(v.stderr).toMatch(/signature-unverifiable: .*does not match the card/);
+    expect(await readLockBytes(dir)).toEqual(before);
+  });
+
+  it('a verified card served unsigned later → verify 1: verified → absent', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const { agent, card } = await signedAgent(res, k1);
+    const dir = await res.dir(manifest({ research: research(agent.origin) }));
+    const lock = await runCli(['lock'], { cwd: dir });
+    expect(lock.code, show(lock)).toBe(0);
+
+    agent.setCard(card);
+    const v = await runCli(['verify', '--json'], { cwd: dir });
+    expect(v.code, show(v)).toBe(1);
+    expect(jsonOf(v).agents.research).toMatchObject({ status: 'drift', signatureDrift: [{ snapshot: 'card', locked: verified(k1), fresh: { status: 'absent' } }] });
+  });
+
+  it('requireSignature: an unsigned card → lock 1, clear message, nothing written; signed → lock 0', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const jwks = await jwksServer(res, [k1]);
+    const agent = await res.sampleAgent();
+    const dir = await res.dir(manifest({ research: { ...research(agent.origin), requireSignature: true } as ManifestAgent }));
+
+    const r = await runCli(['lock'], { cwd: dir });
+    expect(r.code, show(r)).toBe(1);
+    expect(r.stdout).toMatch(/research: signature-required: .*card signature is absent; the manifest requires a verified signature/);
+    expect(r.stdout).toMatch(/a2a\.lock\.json not written/);
+    expect(await readLockBytes(dir)).toBeUndefined();
+
+    agent.setCard(await sign(sampleCard(agent.origin), k1, jwks.jku));
+    const ok = await runCli(['lock'], { cwd: dir });
+    expect(ok.code, show(ok)).toBe(0);
+    const lock = await readLock(dir);
+    expect(lock.agents.research.signature).toEqual(verified(k1));
+    expect(lock.settings.research.requireSignature).toBe(true);
+  });
+
+  it('trust.jwks without the card key → unverifiable, even though the jku JWKS has it (pinned keys win)', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const { agent, jwks } = await signedAgent(res, k1);
+    const dir = await res.dir(manifest({ research: { ...research(agent.origin), trust: { jwks: 'pinned.json' } } as ManifestAgent }));
+    // The pinned set holds another key, even under the same kid.
+    await writeFile(join(dir, 'pinned.json'), JSON.stringify({ keys: [{ ...k2.jwk, kid: 'k1' }] }));
+
+    const r = await runCli(['lock'], { cwd: dir });
+    expect(r.code, show(r)).toBe(0);
+    expect((await readLock(dir)).agents.research.signature).toEqual({ status: 'unverifiable', kid: 'k1', alg: 'ES256' });
+    expect(r.stderr).toMatch(/signature-unverifiable: /);
+    expect(jwks.hits()).toBe(0); // the jku was never consulted
+  });
+
+  it('a signed extended card: the extended snapshot records its own verified signature', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const jwks = await jwksServer(res, [k2]);
+    const a = await res.agent({ card: publicCard, bearerToken: TOKEN });
+    a.setExtendedCard(await sign(extendedCard(a.origin), k2, jwks.jku));
+    const dir = await res.dir(manifest({ research: deepResearch(a.origin) }));
+
+    const r = await runCli(['lock'], { cwd: dir, env: WITH_TOKEN });
+    expect(r.code, show(r)).toBe(0);
+    const entry = (await readLock(dir)).agents.research;
+    expect(entry.signature).toEqual({ status: 'absent' });
+    expect(entry.extended.signature).toEqual(verified(k2));
+    expect(entry.plans['deep-research']).toBeDefined();
+  });
+});
