@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { open, readFile, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { z } from 'zod';
-import { InvalidInputError } from './errors.js';
+import { A2aLockError, InvalidInputError } from './errors.js';
 import { formatPath } from './json-path.js';
 import { zodMessage } from './card/normalize.js';
 
@@ -60,8 +60,17 @@ export function validate<S extends z.ZodType>(schema: S, value: unknown, source:
 /**
  * Write `data` to `path` atomically: a temp file in the same directory, fsync, then rename over the
  * target. A crash leaves either the old file or the new one, never a mix.
+ * @throws A2aLockError `write-failed` (exit 2) naming the file and the system error code
  */
 export async function writeFileAtomic(path: string, data: string): Promise<void> {
+  try {
+    await writeAtomically(path, data);
+  } catch (error) {
+    throw new A2aLockError('write-failed', `${path}: cannot write (${(error as NodeJS.ErrnoException).code ?? String(error)})`, { cause: error });
+  }
+}
+
+async function writeAtomically(path: string, data: string): Promise<void> {
   const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   const handle = await open(tmp, 'wx', 0o644);
   try {

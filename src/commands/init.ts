@@ -1,7 +1,7 @@
 /** `a2a init`: write a starter manifest. */
 import { existsSync } from 'node:fs';
 import { writeFileAtomic } from '../json-file.js';
-import { A2aLockError, ExitCode, UsageError } from '../errors.js';
+import { ExitCode, UsageError } from '../errors.js';
 import { DEFAULT_PROFILE } from '../manifest/schema.js';
 import { paths, type CommandResult, type GlobalOptions } from './context.js';
 
@@ -10,12 +10,8 @@ export async function runInit(options: GlobalOptions): Promise<CommandResult> {
   const { manifest } = paths(options);
   if (existsSync(manifest)) throw new UsageError(`${manifest} already exists`);
   const starter = { profile: { ...DEFAULT_PROFILE }, agents: {} };
-  try {
-    await writeFileAtomic(manifest, `${JSON.stringify(starter, null, 2)}\n`);
-  } catch (error) {
-    // A missing directory or no permission is the user's to fix (exit 2), not a bug (70).
-    throw new A2aLockError('write-failed', `${manifest}: cannot write (${(error as NodeJS.ErrnoException).code ?? String(error)})`, { cause: error });
-  }
+  // A missing directory or no permission is write-failed (exit 2), not a bug (70).
+  await writeFileAtomic(manifest, `${JSON.stringify(starter, null, 2)}\n`);
   return {
     exitCode: ExitCode.Ok,
     json: { ok: true, manifest, written: true },

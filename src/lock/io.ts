@@ -56,10 +56,6 @@ export function serializeLockfile(lock: Lockfile): string {
 export async function writeLockfile(path: string, lock: Lockfile, previousText?: string): Promise<boolean> {
   const text = serializeLockfile(lock);
   if (text === previousText) return false;
-  try {
-    await writeFileAtomic(path, text);
-  } catch (error) {
-    throw new A2aLockError('write-failed', `${path}: cannot write (${(error as NodeJS.ErrnoException).code ?? String(error)})`, { cause: error });
-  }
+  await writeFileAtomic(path, text);
   return true;
 }
