@@ -77,8 +77,11 @@ export async function loadCard(location: string, options: LoadCardOptions): Prom
   const path = isAbsolute(location) ? location : resolve(options.baseDir, location);
   let size: number;
   try {
-    size = (await stat(path)).size;
+    const info = await stat(path);
+    if (!info.isFile()) throw new InvalidInputError('card-invalid', location, 'not a regular file');
+    size = info.size;
   } catch (error) {
+    if (error instanceof InvalidInputError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     throw new FetchError('unreachable', location, code === 'ENOENT' ? 'no such file' : `cannot read (${code})`, { cause: error });
   }

@@ -3,6 +3,7 @@
  * satisfies the manifest and write it, all or nothing.
  */
 import kleur from 'kleur';
+import { readFile } from 'node:fs/promises';
 import { writeFileAtomic } from '../json-file.js';
 import { own } from '../json-path.js';
 import { A2aLockError, ExitCode, UsageError } from '../errors.js';
@@ -11,7 +12,8 @@ import semver from 'semver';
 import { AgentNameSchema, type Manifest } from '../manifest/schema.js';
 import { diffCards, type CardChange } from '../lock/card-diff.js';
 import { overallExitCode } from '../lock/engine.js';
-import { readLockfile, writeLockfile } from '../lock/io.js';
+import { mergeLockfiles, parseLockfile, readLockfile, splitConflict, writeLockfile } from '../lock/io.js';
+import type { Lockfile } from '../lock/schema.js';
 import { syncLock, type SyncResult } from '../lock/sync.js';
 import { diffPlans } from '../negotiate/negotiate.js';
 import { renderCardChanges, renderDrift, renderSignature } from '../cli/render.js';
@@ -24,27 +26,43 @@ type PlanChanges = Record<string, Array<{ field: string; old?: unknown; new?: un
 
 async function run(options: GlobalOptions, manifest: Manifest, force: ReadonlySet<string> | 'all' | undefined): Promise<CommandResult & { written: boolean; sync: SyncResult }> {
   const p = paths(options);
-  let conflicted = false;
-  const previous = await readLockfile(p.lockfile).catch((error: unknown) => {
-    // A lockfile with git merge conflicts is re-resolved from the manifest (npm and pnpm do the
-    // same). Any other invalid lockfile is left alone: exit 2, the bytes as they were.
+  let merged: { lock: Lockfile; differing: Set<string> } | undefined;
+  const previous = await readLockfile(p.lockfile).catch(async (error: unknown) => {
+    // A lockfile with git merge conflicts is merged (npm and pnpm repair theirs too): the union of
+    // both sides, agents they lock differently re-resolved with our plans as constraints. Any other
+    // invalid lockfile is left alone: exit 2, the bytes as they were.
+    const hint = `fix ${p.lockfile} (git checkout it), or delete it and run a2a lock`;
     if (error instanceof A2aLockError && error.code === 'lockfile-invalid' && /merge conflict/.test(error.message)) {
-      conflicted = true;
-      return undefined;
+      const sides = splitConflict(await readFile(p.lockfile, 'utf8'))!;
+      try {
+        merged = mergeLockfiles(parseLockfile(sides.ours, `${p.lockfile} (our side)`), parseLockfile(sides.theirs, `${p.lockfile} (their side)`));
+      } catch (sideError) {
+        if (sideError instanceof A2aLockError) throw new A2aLockError(sideError.code, `${sideError.message} (in a merge conflict)`, { hint, cause: sideError });
+        throw sideError;
+      }
+      return { lock: merged.lock, text: undefined };
     }
     if (error instanceof A2aLockError && error.code === 'lockfile-invalid' && !error.hint) {
-      throw new A2aLockError(error.code, error.message, { hint: `fix ${p.lockfile} (git checkout it), or delete it and run a2a lock`, cause: error, ...(error.data ? { data: error.data } : {}) });
+      throw new A2aLockError(error.code, error.message, { hint, cause: error, ...(error.data ? { data: error.data } : {}) });
     }
     throw error;
   });
-  const sync = await syncLock(manifest, previous?.lock, { ...engineOptions(options, p.baseDir), force: conflicted ? 'all' : force, source: p.lockfile });
-  if (conflicted) sync.warnings.unshift({ code: 'lockfile-merge-conflict', message: `${p.lockfile} had merge conflict markers; every agent was resolved again from the manifest` });
+  const sync = await syncLock(manifest, previous?.lock, {
+    ...engineOptions(options, p.baseDir),
+    ...(force ? { force } : {}),
+    ...(merged ? { recheck: merged.differing } : {}),
+    source: p.lockfile,
+  });
+  if (merged) {
+    const which = merged.differing.size ? `; re-checked ${[...merged.differing].join(', ')}, which the two sides locked differently` : '';
+    sync.warnings.unshift({ code: 'lockfile-merge-conflict', message: `${p.lockfile} had merge conflict markers: merged both sides${which}` });
+  }
   const lines: string[] = [];
   const json: Record<string, unknown> = {};
   const failed = Object.entries(sync.failures);
   if (failed.length > 0) {
     for (const [name, f] of failed) {
-      if (f.error) lines.push(`${kleur.red('✗')} ${name}: ${f.error.code}: ${f.error.message}`);
+      if (f.error) lines.push(`${kleur.red('✗')} ${name}: ${f.error.code}: ${f.error.message}`, ...(f.error.hint ? [`    ${f.error.hint.replace(/^run /, 'run: ')}`] : []));
       for (const r of f.refusals ?? []) lines.push(`${kleur.red('✗')} ${name} › ${r.skill}: refused: ${r.refusal.code}: ${r.refusal.message}`);
       if (f.drift?.length) lines.push(`${kleur.red('✗')} ${name}: beyond the lockfile`, ...renderDrift(f.drift), `    run: a2a update ${name}`);
       json[name] = {
@@ -126,23 +144,31 @@ export async function runAdd(
   const p = paths(options);
   if (!AgentNameSchema.safeParse(args.name).success) throw new UsageError(`agent name "${args.name}": use letters, digits, ".", "_" and "-", starting with a letter or digit`);
   if (args.version !== undefined && semver.validRange(args.version) === null) throw new UsageError(`--range "${args.version}" is not a semver range`);
-  const manifest = await readManifest(p.manifest);
+  await readManifest(p.manifest); // exists and is valid
   const credentials: Record<string, { env: string }> = {};
   for (const spec of args.credentials) {
     const m = /^([^=]+)=([A-Za-z_][A-Za-z0-9_]*)$/.exec(spec);
     if (!m) throw new UsageError(`--credential "${spec}": use <scheme>=<ENV_VAR>, e.g. bearer=RESEARCH_TOKEN`);
     credentials[m[1]!] = { env: m[2]! };
   }
-  const raw = {
-    ...manifest,
-    agents: {
-      ...manifest.agents,
-      [args.name]: { card: args.card, skills: args.skills, ...(Object.keys(credentials).length ? { credentials } : {}), ...(args.version ? { version: args.version } : {}) },
-    },
+  // Edit the file as the user wrote it (no defaults filled in). An existing agent keeps its other
+  // fields (profile, trust, ...), gains the skills and credentials given, and is locked like any
+  // manifest change: its locked plans do not move unless `a2a update` says so.
+  const raw = JSON.parse(await readFile(p.manifest, 'utf8')) as { agents?: Record<string, Record<string, unknown>> };
+  const agents = { ...(raw.agents ?? {}) };
+  const existing = own(agents, args.name) ?? {};
+  const skills = [...new Set([...((existing.skills as string[] | undefined) ?? []), ...args.skills])];
+  const allCredentials = { ...((existing.credentials as Record<string, unknown> | undefined) ?? {}), ...credentials };
+  agents[args.name] = {
+    ...existing,
+    card: args.card,
+    skills,
+    ...(Object.keys(allCredentials).length ? { credentials: allCredentials } : {}),
+    ...(args.version ? { version: args.version } : {}),
   };
-  const text = `${JSON.stringify(raw, null, 2)}\n`;
+  const text = `${JSON.stringify({ ...raw, agents }, null, 2)}\n`;
   const updated = parseManifest(text, p.manifest);
-  const result = await run(options, updated, new Set([args.name]));
+  const result = await run(options, updated, undefined);
   if (result.exitCode === ExitCode.Ok) {
     await writeFileAtomic(p.manifest, text);
     result.lines.push(`wrote ${p.manifest}`);

@@ -90,10 +90,18 @@ async function signatureOf(raw: Record<string, unknown>, settings: AgentSettings
   const trustedJwks = settings.trustJwks ? await trustedKeys(settings.trustJwks, options) : undefined;
   if (!Array.isArray(raw.signatures) || raw.signatures.length === 0) return { status: 'absent' };
   const [{ verifyCardSignature }, { requestJson }] = await Promise.all([import('../card/signature.js'), import('../card/fetch.js')]);
+  let unreachable: unknown;
   const result = await verifyCardSignature(raw, {
     ...(trustedJwks !== undefined ? { trustedJwks } : {}),
-    fetchJwks: (url) => cachedJson(url, options, () => requestJson(url, { ...requestOptions(options), subject: 'JWKS' }).then((r) => r.body)),
+    fetchJwks: (url) =>
+      cachedJson(url, options, () => requestJson(url, { ...requestOptions(options), subject: 'JWKS' }).then((r) => r.body)).catch((error: unknown) => {
+        unreachable ??= error;
+        throw error;
+      }),
   });
+  // Keys that could not be fetched say nothing about the card: that is "could not check" (3/4/5),
+  // never a signature status to lock or to report as drift.
+  if (result.record.status !== 'verified' && unreachable instanceof A2aLockError) throw unreachable;
   warnings.push(...result.warnings);
   return result.record;
 }
@@ -381,6 +389,26 @@ function lockedNegotiationCard(entry: LockEntry, source: string): NormalizedCard
   const pub = normalizeCard(entry.snapshot, { source, ...(baseUrl ? { baseUrl } : {}), ...legacy }).card;
   if (!entry.extended) return pub;
   return normalizeCard(entry.extended.snapshot, { source: `${source}.extended`, ...(baseUrl ? { baseUrl } : {}) }).card;
+}
+
+/**
+ * Negotiate a locked entry's skills again from its own snapshots, without network (the plans no
+ * longer match what the snapshot negotiates with the current settings). The snapshots stay; only
+ * plans change, and the caller shows the diff.
+ */
+export function replanFromSnapshot(entry: LockEntry, settings: AgentSettings, skills: readonly string[], source: string): Resolution {
+  const card = lockedNegotiationCard(entry, source);
+  const plans: Record<string, Plan> = {};
+  const refusals: SkillRefusal[] = [];
+  const traces: Record<string, TraceStep[]> = {};
+  for (const skill of skills) {
+    const result = negotiate(card, skill, profileOf(settings), settings.credentials, versionRangeOption(settings));
+    traces[skill] = result.trace;
+    if (result.plan) plans[skill] = result.plan;
+    else refusals.push({ skill, refusal: result.refusal });
+  }
+  if (refusals.length > 0) return { refusals, drift: [], traces, warnings: [], card };
+  return { entry: { ...entry, plans }, refusals, drift: [], traces, warnings: [], card };
 }
 
 /**

@@ -59,3 +59,42 @@ export async function writeLockfile(path: string, lock: Lockfile, previousText?:
   await writeFileAtomic(path, text);
   return true;
 }
+
+/**
+ * The two sides of a lockfile with git merge-conflict markers (`<<<<<<<`, `|||||||` base, `=======`,
+ * `>>>>>>>`): lines outside conflict hunks go to both. Undefined when the text has no markers.
+ */
+export function splitConflict(text: string): { ours: string; theirs: string } | undefined {
+  if (!/^<<<<<<< /m.test(text)) return undefined;
+  const ours: string[] = [];
+  const theirs: string[] = [];
+  let state: 'both' | 'ours' | 'base' | 'theirs' = 'both';
+  for (const line of text.split('\n')) {
+    if (line.startsWith('<<<<<<< ') || line === '<<<<<<<') state = 'ours';
+    else if (state === 'ours' && (line.startsWith('||||||| ') || line === '|||||||')) state = 'base';
+    else if ((state === 'ours' || state === 'base') && line === '=======') state = 'theirs';
+    else if (state === 'theirs' && (line.startsWith('>>>>>>> ') || line === '>>>>>>>')) state = 'both';
+    else {
+      if (state === 'both' || state === 'ours') ours.push(line);
+      if (state === 'both' || state === 'theirs') theirs.push(line);
+    }
+  }
+  return { ours: ours.join('\n'), theirs: theirs.join('\n') };
+}
+
+/**
+ * Merge the two sides of a conflicted lockfile: the union of agents; an agent both sides lock
+ * alike is kept; one they lock differently keeps our side and is returned in `differing`, to be
+ * re-resolved with our plans as constraints (never silently moved to either side's plan).
+ */
+export function mergeLockfiles(ours: Lockfile, theirs: Lockfile): { lock: Lockfile; differing: Set<string> } {
+  const differing = new Set<string>();
+  const agents = { ...theirs.agents, ...ours.agents };
+  const settings = { ...theirs.settings, ...ours.settings };
+  for (const name of Object.keys(ours.agents)) {
+    if (Object.hasOwn(theirs.agents, name) && serializeLockfile({ ...ours, agents: { [name]: ours.agents[name]! } }) !== serializeLockfile({ ...ours, agents: { [name]: theirs.agents[name]! } })) {
+      differing.add(name);
+    }
+  }
+  return { lock: { ...theirs, ...ours, agents, settings }, differing };
+}

@@ -13,16 +13,27 @@ import type { Warning } from '../card/model.js';
 import { canonicalJson } from '../canonical.js';
 import { formatPath, own } from '../json-path.js';
 import { A2aLockError, ExitCode, exitCodeFor, type ErrorCode } from '../errors.js';
-import { agentSettings, type Manifest } from '../manifest/schema.js';
+import { agentSettings, profileOf, type Manifest } from '../manifest/schema.js';
 import { mapSettled } from '../pool.js';
-import { checkOffline, DEFAULT_CONCURRENCY, manifestMismatches, resolveAgent, sameSettings, type EngineOptions, type PlanDrift, type SkillRefusal } from './engine.js';
+import {
+  checkOffline,
+  DEFAULT_CONCURRENCY,
+  manifestMismatches,
+  replanFromSnapshot,
+  resolveAgent,
+  type EngineOptions,
+  type PlanDrift,
+  type Resolution,
+  type SkillRefusal,
+} from './engine.js';
+import type { AgentSettings } from '../manifest/schema.js';
 import { LOCKFILE_VERSION, type LockEntry, type Lockfile } from './schema.js';
 
 /** Why one agent could not be resolved. */
 export interface SyncFailure {
   exitCode: ExitCode;
   /** A load/validation error. */
-  error?: { code: ErrorCode; message: string };
+  error?: { code: ErrorCode; message: string; hint?: string };
   /** Skills negotiation refused. */
   refusals?: SkillRefusal[];
   /** Locked skills whose fresh plan goes beyond the lockfile (run `a2a update`). */
@@ -51,22 +62,41 @@ export interface SyncResult {
 export async function syncLock(
   manifest: Manifest,
   previous: Lockfile | undefined,
-  options: EngineOptions & { force?: ReadonlySet<string> | 'all'; source: string },
+  options: EngineOptions & {
+    force?: ReadonlySet<string> | 'all';
+    /** Agents to re-resolve with their locked plans as constraints (the two sides of a merge conflict differed). */
+    recheck?: ReadonlySet<string>;
+    source: string;
+  },
 ): Promise<SyncResult> {
   const mismatches = manifestMismatches(manifest, previous);
   const names = Object.keys(manifest.agents);
+  const isForced = (name: string) => options.force === 'all' || options.force?.has(name) === true;
+  // Entries whose locked plans are not what their own snapshot negotiates with the current
+  // settings (hand edits, a clean git merge of two branches) are re-planned from the snapshot,
+  // offline: no fresh card is accepted on the way. A snapshot that fails its integrity is an error.
+  const replanned = new Map<string, Resolution | A2aLockError>();
   const toResolve = names.filter((name) => {
-    if (options.force === 'all' || options.force?.has(name) || mismatches.has(name)) return true;
+    if (isForced(name) || mismatches.has(name) || options.recheck?.has(name)) return true;
     const entry = previous!.agents[name]!;
-    return checkOffline(entry, previous!.settings[name]!, `${options.source} ${formatPath(['agents', name])}`) !== undefined;
+    const settings = previous!.settings[name]!;
+    const report = checkOffline(entry, settings, `${options.source} ${formatPath(['agents', name])}`);
+    if (report?.status === 'error') {
+      replanned.set(name, new A2aLockError(report.error!.code, report.error!.message, { hint: `run a2a update ${name} to fetch the card again` }));
+    } else if (report) {
+      replanned.set(name, replanFromSnapshot(entry, settings, manifest.agents[name]!.skills, options.source));
+    }
+    return false;
   });
 
   const outcomes = await mapSettled(toResolve, options.concurrency ?? DEFAULT_CONCURRENCY, (name) => {
     const entry = manifest.agents[name]!;
     const settings = agentSettings(manifest, name);
     const old = own(previous?.agents, name);
-    const forced = options.force === 'all' || options.force?.has(name);
-    const constrained = !forced && old !== undefined && old.card === entry.card && sameSettings(own(previous?.settings, name), settings);
+    const oldSettings = own(previous?.settings, name);
+    // A locked plan never moves silently: unless forced (update) or the agent's own negotiation
+    // inputs (profile, credentials held) changed, its locked skills must negotiate exactly as locked.
+    const constrained = !isForced(name) && old !== undefined && oldSettings !== undefined && sameNegotiationInputs(oldSettings, settings);
     return resolveAgent(entry, settings, options, constrained ? old.plans : undefined);
   });
 
@@ -81,16 +111,18 @@ export async function syncLock(
     settings[name] = agentSettings(manifest, name);
     const index = toResolve.indexOf(name);
     const old = own(previous?.agents, name);
-    if (index === -1) {
+    const replan = replanned.get(name);
+    if (index === -1 && !replan) {
       agents[name] = old!;
       actions[name] = 'unchanged';
       continue;
     }
-    const outcome = outcomes[index]!;
+    const outcome: PromiseSettledResult<Resolution> =
+      replan instanceof A2aLockError ? { status: 'rejected', reason: replan } : replan ? { status: 'fulfilled', value: replan } : outcomes[index]!;
     if (outcome.status === 'rejected') {
       const error = outcome.reason;
       if (!(error instanceof A2aLockError)) throw error;
-      failures[name] = { exitCode: exitCodeFor(error), error: { code: error.code, message: error.message } };
+      failures[name] = { exitCode: exitCodeFor(error), error: { code: error.code, message: error.message, ...(error.hint ? { hint: error.hint } : {}) } };
       continue;
     }
     const resolution = outcome.value;
@@ -103,7 +135,7 @@ export async function syncLock(
       };
       continue;
     }
-    agents[name] = old ? { ...old, ...resolution.entry } : resolution.entry;
+    agents[name] = old ? { ...unknownFields(old), ...resolution.entry } : resolution.entry;
     if (!old) actions[name] = 'added';
     else {
       replaced[name] = old;
@@ -120,4 +152,16 @@ export async function syncLock(
   // Keep unknown top-level fields of an existing lockfile (written by a newer minor version).
   const lock: Lockfile = { ...(previous ?? {}), lockfileVersion: LOCKFILE_VERSION, settings, agents } as Lockfile;
   return { lock, actions, previous: replaced, failures, warnings };
+}
+
+/** Whether two settings negotiate alike: the same profile and the same credentials held. */
+function sameNegotiationInputs(a: AgentSettings, b: AgentSettings): boolean {
+  return canonicalJson({ ...profileOf(a), credentials: a.credentials }) === canonicalJson({ ...profileOf(b), credentials: b.credentials });
+}
+
+const ENTRY_FIELDS = new Set(['card', 'resolved', 'a2aVersion', 'version', 'integrity', 'snapshot', 'signature', 'extended', 'plans']);
+
+/** The fields of a lock entry this version does not know (written by a newer minor version): kept on rewrite. */
+function unknownFields(entry: LockEntry): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(entry).filter(([key]) => !ENTRY_FIELDS.has(key)));
 }

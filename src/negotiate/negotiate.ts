@@ -50,7 +50,8 @@ export function negotiate(
 
   const { locked } = options;
   const effective: ClientProfile = locked ? narrow(profile, locked) : profile;
-  const held = new Set(locked ? Object.keys(locked.security) : credentials);
+  const holding = new Set(credentials);
+  const held = locked ? new Set(Object.keys(locked.security).filter((s) => holding.has(s))) : holding;
 
   // Skill lookup.
   const skill = card.skills.find((s) => s.id === skillId);
@@ -188,15 +189,20 @@ export function chooseRequirement(requirements: readonly SecurityRequirement[], 
 }
 
 /** The profile narrowed to a locked plan's choices ("beyond the lockfile" check). */
+/**
+ * The profile narrowed to a locked plan's choices, intersected with what the profile still
+ * implements: a locked choice the client no longer supports is not offered ("beyond the lockfile").
+ */
 function narrow(profile: ClientProfile, locked: Plan): ClientProfile {
+  const versions = profile.versions.map((v) => majorMinor(v));
   return {
-    bindings: [locked.protocolBinding],
-    versions: [locked.protocolVersion],
-    accepts: [...locked.acceptedOutputModes],
+    bindings: profile.bindings.includes(locked.protocolBinding) ? [locked.protocolBinding] : [],
+    versions: versions.includes(majorMinor(locked.protocolVersion)) ? [locked.protocolVersion] : [],
+    accepts: locked.acceptedOutputModes.filter((m) => profile.accepts.some((a) => sameMediaType(a, m))),
     sends: [...profile.sends],
-    streaming: locked.delivery === 'stream',
-    pushEndpoint: locked.delivery === 'push' ? profile.pushEndpoint ?? 'locked' : null,
-    extensions: [...locked.extensions],
+    streaming: locked.delivery === 'stream' && profile.streaming,
+    pushEndpoint: locked.delivery === 'push' ? profile.pushEndpoint : null,
+    extensions: locked.extensions.filter((e) => profile.extensions.includes(e)),
   };
 }
 

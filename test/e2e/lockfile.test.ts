@@ -293,11 +293,21 @@ describe.concurrent('a2a verify --offline, integrity, --json', () => {
     const plan = await runCli(['verify', '--offline'], { cwd: dir });
     expect(plan.code, show(plan)).toBe(1);
     expect(plan.stdout).toMatch(/delivery/);
+    // ... and `a2a lock` re-plans it from the snapshot, offline, showing the diff (no loop between the two).
+    const replan = await runCli(['lock'], { cwd: dir });
+    expect(replan.code, show(replan)).toBe(0);
+    expect(replan.stdout).toMatch(/plan market-size › delivery: "poll" → "stream"/);
+    expect((await runCli(['verify', '--offline'], { cwd: dir })).code).toBe(0);
 
-    // `a2a lock` re-resolves a corrupt entry from the card instead of keeping it.
+    // `a2a lock` never launders a tampered snapshot: exit 2, bytes kept, `a2a update` named.
     await writeLockBytes(dir, tampered);
     const relock = await runCli(['lock'], { cwd: dir });
-    expect(relock.code, show(relock)).toBe(0);
+    expect(relock.code, show(relock)).toBe(2);
+    expect(relock.stdout).toMatch(/integrity/);
+    expect(relock.stdout).toMatch(/run: a2a update a/);
+    expect((await readLockBytes(dir))!.toString()).toBe(tampered);
+    const update = await runCli(['update', 'a'], { cwd: dir });
+    expect(update.code, show(update)).toBe(0);
     expect((await readLock(dir)).agents.a.snapshot.description).toBe(sampleCard(a.origin).description);
     const again = await runCli(['verify', '--offline'], { cwd: dir });
     expect(again.code, show(again)).toBe(0);
