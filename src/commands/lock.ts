@@ -24,7 +24,13 @@ import { engineOptions, paths, type CommandResult, type GlobalOptions } from './
 /** Plan field changes of one skill: `[{field, old, new}]`; a skill added or removed has `old`/`new` absent. */
 type PlanChanges = Record<string, Array<{ field: string; old?: unknown; new?: unknown }>>;
 
-async function run(options: GlobalOptions, manifest: Manifest, force: ReadonlySet<string> | 'all' | undefined): Promise<CommandResult & { written: boolean; sync: SyncResult }> {
+/** `beforeWrite` runs once the new lockfile is known to be good, before it is written (add writes the manifest there). */
+async function run(
+  options: GlobalOptions,
+  manifest: Manifest,
+  force: ReadonlySet<string> | 'all' | undefined,
+  beforeWrite?: () => Promise<void>,
+): Promise<CommandResult & { written: boolean; sync: SyncResult }> {
   const p = paths(options);
   let merged: { lock: Lockfile; differing: Set<string> } | undefined;
   const previous = await readLockfile(p.lockfile).catch(async (error: unknown) => {
@@ -64,18 +70,27 @@ async function run(options: GlobalOptions, manifest: Manifest, force: ReadonlySe
     for (const [name, f] of failed) {
       if (f.error) lines.push(`${kleur.red('✗')} ${name}: ${f.error.code}: ${f.error.message}`, ...(f.error.hint ? [`    ${f.error.hint.replace(/^run /, 'run: ')}`] : []));
       for (const r of f.refusals ?? []) lines.push(`${kleur.red('✗')} ${name} › ${r.skill}: refused: ${r.refusal.code}: ${r.refusal.message}`);
-      if (f.drift?.length) lines.push(`${kleur.red('✗')} ${name}: beyond the lockfile`, ...renderDrift(f.drift), `    run: a2a update ${name}`);
+      if (f.drift?.length || f.signatureDrift?.length) {
+        lines.push(
+          `${kleur.red('✗')} ${name}: beyond the lockfile`,
+          ...renderDrift(f.drift ?? []),
+          ...(f.signatureDrift ?? []).map((s) => `    signature (${s.snapshot}): ${renderSignature(s.locked)} → ${renderSignature(s.fresh)}`),
+          `    run: a2a update ${name}`,
+        );
+      }
       json[name] = {
-        status: f.error ? 'error' : f.drift ? 'drift' : 'refused',
+        status: f.error ? 'error' : f.drift || f.signatureDrift ? 'drift' : 'refused',
         exitCode: f.exitCode,
         ...(f.error ? { error: f.error } : {}),
         ...(f.refusals ? { refusals: Object.fromEntries(f.refusals.map((r) => [r.skill, r.refusal])) } : {}),
         ...(f.drift ? { drift: f.drift } : {}),
+        ...(f.signatureDrift ? { signatureDrift: f.signatureDrift } : {}),
       };
     }
     lines.push(`${p.lockfile} not written`);
     return { exitCode: overallExitCode(failed.map(([, f]) => f.exitCode)), json: { ok: false, written: false, agents: json }, lines, warnings: sync.warnings, written: false, sync };
   }
+  await beforeWrite?.();
   const written = await writeLockfile(p.lockfile, sync.lock, previous?.text);
   for (const [name, action] of Object.entries(sync.actions)) {
     const entry: Record<string, unknown> = { status: action };
@@ -168,12 +183,9 @@ export async function runAdd(
   };
   const text = `${JSON.stringify({ ...raw, agents }, null, 2)}\n`;
   const updated = parseManifest(text, p.manifest);
-  const result = await run(options, updated, undefined);
-  if (result.exitCode === ExitCode.Ok) {
-    await writeFileAtomic(p.manifest, text);
-    result.lines.push(`wrote ${p.manifest}`);
-  } else {
-    result.lines.push(`${p.manifest} not written`);
-  }
+  // The manifest is written first: a lockfile behind its manifest is repaired by `a2a lock`; one
+  // ahead of it (naming an agent the manifest lacks) would not be.
+  const result = await run(options, updated, undefined, () => writeFileAtomic(p.manifest, text));
+  result.lines.push(result.exitCode === ExitCode.Ok ? `wrote ${p.manifest}` : `${p.manifest} not written`);
   return result;
 }

@@ -49,8 +49,10 @@ export interface Resolution {
   /** The new lock entry; absent when any skill was refused or went beyond its locked plan. */
   entry?: LockEntry;
   refusals: SkillRefusal[];
-  /** Skills whose fresh plan goes beyond the locked one (only with `constraints`). */
+  /** Skills whose fresh plan differs from the locked one (only with `locked`). */
   drift: PlanDrift[];
+  /** A locked verified signature that no longer holds (only with `locked`). */
+  signatureDrift?: SignatureDrift[];
   traces: Record<string, TraceStep[]>;
   warnings: Warning[];
   /** The card negotiated against (the extended card when there is one). */
@@ -212,16 +214,18 @@ function routeFor(card: NormalizedCard, entry: AgentEntry, settings: AgentSettin
 
 /**
  * Resolve one agent: load its card, check its signature, fetch and use the extended card when the
- * agent advertises one, and negotiate every manifest skill. With `constraints` (the locked plans of
- * an entry whose inputs did not change), a skill that has a locked plan is negotiated with the
- * profile narrowed to it, and any difference is drift, not a silent change.
+ * agent advertises one, and negotiate every manifest skill. With `locked` (the entry of an agent
+ * whose negotiation inputs did not change), every skill it locked must negotiate on the fresh card
+ * to exactly its locked plan, and a locked verified signature must still verify with the same key;
+ * anything else is drift (run `a2a update`), never a silent change. The lock thereby stays
+ * self-consistent: its plans are what its snapshots negotiate.
  * @throws InvalidInputError / FetchError / A2aLockError (`credential-unset`, `signature-required`)
  */
 export async function resolveAgent(
   entry: AgentEntry,
   settings: AgentSettings,
   options: EngineOptions,
-  constraints?: Readonly<Record<string, Plan>>,
+  locked?: LockEntry,
 ): Promise<Resolution> {
   const loaded = await loadCard(entry.card, loadOptions(settings, options));
   const warnings: Warning[] = [...loaded.warnings];
@@ -251,18 +255,24 @@ export async function resolveAgent(
   const drift: PlanDrift[] = [];
   const traces: Record<string, TraceStep[]> = {};
   for (const skill of entry.skills) {
-    const locked = own(constraints, skill);
-    const result = negotiate(card, skill, profileOf(settings), settings.credentials, { ...versionRangeOption(settings), ...(locked ? { locked } : {}) });
+    const lockedPlan = own(locked?.plans, skill);
+    const result = negotiate(card, skill, profileOf(settings), settings.credentials, versionRangeOption(settings));
     traces[skill] = result.trace;
-    if (locked) {
-      drift.push(...planDrift(skill, locked, result, card, settings));
+    if (lockedPlan) {
+      if (result.plan) drift.push(...diffPlans(lockedPlan, result.plan).map((d) => ({ skill, field: d.field, locked: d.locked, fresh: d.fresh })));
+      else drift.push({ skill, refusal: result.refusal });
       if (result.plan) plans[skill] = result.plan;
       continue;
     }
     if (result.plan) plans[skill] = result.plan;
     else refusals.push({ skill, refusal: result.refusal });
   }
-  if (refusals.length > 0 || drift.length > 0) return { refusals, drift, traces, warnings, card };
+  const sigDrift = locked
+    ? [...signatureDrift('card', locked.signature, signature), ...(extended && locked.extended ? signatureDrift('extended', locked.extended.signature, extended.signature) : [])]
+    : [];
+  if (refusals.length > 0 || drift.length > 0 || sigDrift.length > 0) {
+    return { refusals, drift, ...(sigDrift.length ? { signatureDrift: sigDrift } : {}), traces, warnings, card };
+  }
   return {
     entry: {
       card: entry.card,

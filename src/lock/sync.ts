@@ -24,6 +24,7 @@ import {
   type EngineOptions,
   type PlanDrift,
   type Resolution,
+  type SignatureDrift,
   type SkillRefusal,
 } from './engine.js';
 import type { AgentSettings } from '../manifest/schema.js';
@@ -38,6 +39,8 @@ export interface SyncFailure {
   refusals?: SkillRefusal[];
   /** Locked skills whose fresh plan goes beyond the lockfile (run `a2a update`). */
   drift?: PlanDrift[];
+  /** A locked verified signature that no longer holds (run `a2a update`). */
+  signatureDrift?: SignatureDrift[];
 }
 
 /** What a sync did, per agent. */
@@ -96,8 +99,12 @@ export async function syncLock(
     const oldSettings = own(previous?.settings, name);
     // A locked plan never moves silently: unless forced (update) or the agent's own negotiation
     // inputs (profile, credentials held) changed, its locked skills must negotiate exactly as locked.
-    const constrained = !isForced(name) && old !== undefined && oldSettings !== undefined && sameNegotiationInputs(oldSettings, settings);
-    return resolveAgent(entry, settings, options, constrained ? old.plans : undefined);
+    // Locked settings that do not reproduce the locked plans were edited in the lockfile, not in
+    // the manifest: they do not lift the constraint.
+    const inputsChanged =
+      oldSettings !== undefined && !sameNegotiationInputs(oldSettings, settings) && checkOffline(old!, oldSettings, options.source) === undefined;
+    const constrained = !isForced(name) && old !== undefined && oldSettings !== undefined && !inputsChanged;
+    return resolveAgent(entry, settings, options, constrained ? old : undefined);
   });
 
   const agents: Record<string, LockEntry> = {};
@@ -132,6 +139,7 @@ export async function syncLock(
         exitCode: ExitCode.Drift,
         ...(resolution.refusals.length ? { refusals: resolution.refusals } : {}),
         ...(resolution.drift.length ? { drift: resolution.drift } : {}),
+        ...(resolution.signatureDrift?.length ? { signatureDrift: resolution.signatureDrift } : {}),
       };
       continue;
     }

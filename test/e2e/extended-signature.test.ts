@@ -444,6 +444,22 @@ describe.concurrent('card signatures (SDK generateAgentCardSignature, ES256)', {
     expect(v2.code, show(v2)).toBe(0);
   });
 
+  it('re-signed with k2, then re-read by lock (card URL respelled): lock refuses the key change (exit 1), only update accepts it', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const { agent, jwks, card } = await signedAgent(res, k1);
+    const dir = await res.dir(manifest({ research: research(agent.origin) }));
+    expect((await runCli(['lock'], { cwd: dir })).code).toBe(0);
+    jwks.setKeys([k1, k2]);
+    agent.setCard(await sign(card, k2, jwks.jku));
+    await writeManifest(dir, manifest({ research: research(`${agent.origin}/`) }));
+    const before = await readLockBytes(dir);
+    const r = await runCli(['lock'], { cwd: dir });
+    expect(r.code, show(r)).toBe(1);
+    expect(r.stdout).toContain(`signature (card): verified (kid k1, ES256, thumbprint ${k1.thumbprint}) → verified (kid k2, ES256, thumbprint ${k2.thumbprint})`);
+    expect(r.stdout).toContain('run: a2a update research');
+    expect(await readLockBytes(dir)).toEqual(before);
+  });
+
   it('the same signed card whose key left the JWKS → verify 1 (verified → unverifiable), not a silent pass', async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
     const { agent, jwks } = await signedAgent(res, k1);

@@ -121,6 +121,51 @@ describe.concurrent('no silent plan moves', () => {
   });
 });
 
+describe.concurrent('the lockfile stays self-consistent (QA round 3)', () => {
+  const noJsonRpc = (o: string) => {
+    const card = sampleCard(o);
+    return { ...card, supportedInterfaces: card.supportedInterfaces.filter((i) => i.protocolBinding !== 'JSONRPC') };
+  };
+
+  it('a card that now negotiates a different plan, re-read because the URL was respelled: lock exits 1 naming a2a update, bytes kept', { timeout: SLOW }, async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const agent = await res.agent({ card: noJsonRpc });
+    const dir = await res.dir(manifest({ research: research(agent.origin) }));
+    expect((await runCli(['lock'], { cwd: dir })).code).toBe(0);
+    expect((await readLock(dir)).agents.research.plans['market-size'].protocolBinding).toBe('HTTP+JSON');
+    agent.setCard(sampleCard(agent.origin)); // JSONRPC is back: a fresh resolution would pick it
+    expect((await runCli(['verify'], { cwd: dir })).code).toBe(0); // verify tolerates a better offer
+    await writeManifest(dir, manifest({ research: research(`${agent.origin}/`) }));
+    const before = await readLockBytes(dir);
+    const r = await runCli(['lock'], { cwd: dir });
+    expect(r.code, show(r)).toBe(1);
+    expect(r.stdout).toMatch(/market-size › protocolBinding: "HTTP\+JSON" → "JSONRPC"/);
+    expect(r.stdout).toMatch(/run: a2a update research/);
+    expect(await readLockBytes(dir)).toEqual(before);
+    expect((await runCli(['verify', '--offline'], { cwd: dir })).code).toBe(1); // the manifest change is still pending
+    const u = await runCli(['update', 'research'], { cwd: dir });
+    expect(u.code, show(u)).toBe(0);
+    expect((await runCli(['verify', '--offline'], { cwd: dir })).code).toBe(0);
+  });
+
+  it('settings hand-edited in the lockfile do not lift the constraint: card drift is still refused', { timeout: SLOW }, async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const agent = await res.agent({ card: (o) => sampleCard(o) });
+    const dir = await res.dir(manifest({ research: research(agent.origin) }));
+    expect((await runCli(['lock'], { cwd: dir })).code).toBe(0);
+    const lock = await readLock(dir);
+    lock.settings.research.streaming = false;
+    const { serializeLockfile } = await import('../../src/lock/io.js');
+    await writeLockBytes(dir, serializeLockfile(lock));
+    agent.setCard(noJsonRpc(agent.origin));
+    const before = await readLockBytes(dir);
+    const r = await runCli(['lock'], { cwd: dir });
+    expect(r.code, show(r)).toBe(1);
+    expect(r.stdout).toMatch(/run: a2a update research/);
+    expect(await readLockBytes(dir)).toEqual(before);
+  });
+});
+
 describe.concurrent('could not check is not drift', () => {
   it('the JWKS host is down at verify time: exit 3 (unreachable), not a signature drift to accept', { timeout: SLOW }, async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
