@@ -102,7 +102,7 @@ export async function syncLock(
     // Locked settings that do not reproduce the locked plans were edited in the lockfile, not in
     // the manifest: they do not lift the constraint.
     const inputsChanged =
-      oldSettings !== undefined && !sameNegotiationInputs(oldSettings, settings) && checkOffline(old!, oldSettings, options.source) === undefined;
+      old !== undefined && oldSettings !== undefined && !sameNegotiationInputs(oldSettings, settings) && checkOffline(old, oldSettings, options.source) === undefined;
     const constrained = !isForced(name) && old !== undefined && oldSettings !== undefined && !inputsChanged;
     return resolveAgent(entry, settings, options, constrained ? old : undefined);
   });

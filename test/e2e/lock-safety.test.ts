@@ -148,6 +148,21 @@ describe.concurrent('the lockfile stays self-consistent (QA round 3)', () => {
     expect((await runCli(['verify', '--offline'], { cwd: dir })).code).toBe(0);
   });
 
+  it('settings for an agent the lockfile has no entry for (a hand edit): lock resolves it, no crash', { timeout: SLOW }, async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const agent = await res.agent({ card: (o) => sampleCard(o) });
+    const dir = await res.dir(manifest({ research: research(agent.origin) }));
+    expect((await runCli(['lock'], { cwd: dir })).code).toBe(0);
+    const lock = await readLock(dir);
+    lock.settings.research.streaming = false;
+    delete lock.agents.research;
+    const { serializeLockfile } = await import('../../src/lock/io.js');
+    await writeLockBytes(dir, serializeLockfile(lock));
+    const r = await runCli(['lock'], { cwd: dir });
+    expect(r.code, show(r)).toBe(0);
+    expect((await readLock(dir)).agents.research.plans['market-size'].delivery).toBe('stream');
+  });
+
   it('settings hand-edited in the lockfile do not lift the constraint: card drift is still refused', { timeout: SLOW }, async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
     const agent = await res.agent({ card: (o) => sampleCard(o) });
