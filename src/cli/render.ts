@@ -74,7 +74,12 @@ export function renderReport(name: string, report: AgentReport, options: { stric
     case 'changed': {
       const head = report.change === 'structural' ? 'card changed (structural), plans unchanged' : 'card changed (descriptive), plans unchanged';
       const mark = options.strict ? kleur.red('✗') : kleur.yellow('!');
-      return [`${mark} ${name}: ${head}`, ...renderCardChanges(report.cardChanges ?? []), ...(report.unchecked ? [`    ${report.unchecked}`] : [])];
+      return [
+        `${mark} ${name}: ${head}`,
+        ...renderCardChanges(report.cardChanges ?? []),
+        ...(report.unchecked ? [`    ${report.unchecked}`] : []),
+        ...(options.strict ? [`    run: a2a update ${name}`] : []),
+      ];
     }
     case 'drift':
       return [

@@ -185,7 +185,11 @@ export async function runAdd(
   const updated = parseManifest(text, p.manifest);
   // The manifest is written first: a lockfile behind its manifest is repaired by `a2a lock`; one
   // ahead of it (naming an agent the manifest lacks) would not be.
-  const result = await run(options, updated, undefined, () => writeFileAtomic(p.manifest, text));
-  result.lines.push(result.exitCode === ExitCode.Ok ? `wrote ${p.manifest}` : `${p.manifest} not written`);
+  const current = await readFile(p.manifest, 'utf8');
+  const result = await run(options, updated, undefined, async () => {
+    if (text !== current) await writeFileAtomic(p.manifest, text);
+  });
+  if (result.exitCode !== ExitCode.Ok) result.lines.push(`${p.manifest} not written`);
+  else result.lines.push(text === current ? `${p.manifest} is up to date` : `wrote ${p.manifest}`);
   return result;
 }

@@ -179,6 +179,8 @@ describe.concurrent('card changes that leave every plan equal', () => {
     expect(plain.stdout).toMatch(/\$\.description: "Sizes markets.*" → "Now with more charts\." descriptive/);
     expect(strict.code, show(strict)).toBe(1);
     expect(strict.stdout).toMatch(/research: card changed \(descriptive\)/);
+    expect(strict.stdout).toMatch(/run: a2a update research/);
+    expect(plain.stdout).not.toMatch(/run: a2a update/);
     expect(jsonOf(json).agents.research).toMatchObject({ status: 'changed', change: 'descriptive' });
     expect(await readLockBytes(dir)).toEqual(before);
   });

@@ -106,6 +106,11 @@ describe.concurrent('no silent plan moves', () => {
     const written = JSON.parse(await readFile(join(dir, 'a2a.json'), 'utf8'));
     expect(written.agents.research).toMatchObject({ skills: ['market-size', 'summarize'], profile: { streaming: false }, credentials: { bearer: { env: 'RESEARCH_TOKEN' } } });
     expect((await readLock(dir)).agents.research.plans['market-size'].delivery).toBe('poll');
+    // Adding what is already there changes nothing and says so.
+    const again = await runCli(['add', 'research', agent.origin, '--skill', 'summarize'], { cwd: dir });
+    expect(again.code, show(again)).toBe(0);
+    expect(again.stdout).toMatch(/a2a\.json is up to date/);
+    expect(again.stdout).not.toMatch(/wrote/);
   });
 
   it('the card URL respelled in a2a.json (the same card): plans stay locked; drift is refused', { timeout: SLOW }, async ({ onTestFinished }) => {
