@@ -1,5 +1,5 @@
 /** Reading and writing `a2a.lock.json` (thin I/O shell). */
-import { A2aLockError, InvalidInputError } from '../errors.js';
+import { InvalidInputError } from '../errors.js';
 import { parseJson, readTextIfExists, validate, writeFileAtomic } from '../json-file.js';
 import { stableFileJson } from '../canonical.js';
 import { formatPath, MAX_JSON_DEPTH, tooDeep } from '../json-path.js';

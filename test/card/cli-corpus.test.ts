@@ -17,31 +17,20 @@
  * and review the diff. The table also says, per file, whether the CLI agrees with the library
  * outcome recorded in OUTCOMES.md (test/card/corpus.test.ts); the disagreements are pinned below.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
+import { CORPUS_DIR, CORPUS_FILES, CORPUS_PROFILE } from '../helpers/corpus.js';
 
-const DIR = fileURLToPath(new URL('../fixtures/cards/real/', import.meta.url));
+const DIR = CORPUS_DIR;
 const TABLE = `${DIR}CLI-OUTCOMES.md`;
 const LIBRARY_TABLE = `${DIR}OUTCOMES.md`;
 
 /** The fixed profile: the same one test/card/corpus.test.ts negotiates with (so outcomes compare). */
-const PROFILE = {
-  bindings: ['JSONRPC', 'HTTP+JSON', 'GRPC'],
-  versions: ['1.0', '0.3', '0.2'],
-  accepts: ['application/json', 'text/plain'],
-  sends: ['text/plain'],
-  streaming: true,
-  pushEndpoint: null,
-  extensions: [],
-};
-
-const FILES = readdirSync(DIR)
-  .filter((f) => f.endsWith('.json'))
-  .sort();
+const PROFILE = CORPUS_PROFILE;
+const FILES = CORPUS_FILES;
 
 /** A stack frame line, as printed by `--verbose` or an uncaught error. */
 const STACK = /\n\s+at .+:\d+:\d+/;

@@ -7,31 +7,20 @@
  * deliberate change, regenerate it with `UPDATE_OUTCOMES=1 npx vitest run test/card/corpus.test.ts`
  * and review the diff.
  */
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { NormalizedCard, Warning } from '../../src/card/model.js';
 import { normalizeCard } from '../../src/card/normalize.js';
 import { InvalidInputError } from '../../src/errors.js';
 import { negotiate } from '../../src/negotiate/negotiate.js';
 import type { ClientProfile, NegotiationResult } from '../../src/negotiate/types.js';
+import { CORPUS_DIR, CORPUS_FILES, CORPUS_PROFILE } from '../helpers/corpus.js';
 
-const DIR = fileURLToPath(new URL('../fixtures/cards/real/', import.meta.url));
+const DIR = CORPUS_DIR;
 const OUTCOMES = `${DIR}OUTCOMES.md`;
 const BASE_URL = 'https://agent.example.com/.well-known/agent-card.json';
-const PROFILE: ClientProfile = {
-  bindings: ['JSONRPC', 'HTTP+JSON', 'GRPC'],
-  versions: ['1.0', '0.3', '0.2'],
-  accepts: ['application/json', 'text/plain'],
-  sends: ['text/plain'],
-  streaming: true,
-  pushEndpoint: null,
-  extensions: [],
-};
-
-const FILES = readdirSync(DIR)
-  .filter((f) => f.endsWith('.json'))
-  .sort();
+const PROFILE: ClientProfile = CORPUS_PROFILE;
+const FILES = CORPUS_FILES;
 
 type Outcome =
   | { kind: 'error'; error: InvalidInputError }

@@ -14,7 +14,6 @@ import {
   readLock,
   readLockBytes,
   readManifestBytes,
-  research,
   ROOT,
   runCli,
   sampleCard,

@@ -13,7 +13,6 @@ import { RefusalCode, type ClientProfile, type NegotiationResult, type Plan, typ
 const CITATIONS = 'https://example.com/ext/citations/v1';
 const JSONRPC_10 = 'https://research.example.com/a2a/v1';
 const GRPC_10 = 'https://research.example.com/a2a/grpc';
-const JSONRPC_03 = 'https://research.example.com/a2a/legacy';
 
 type Json = Record<string, any>;
 
