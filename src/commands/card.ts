@@ -1,11 +1,9 @@
 /** `a2a card <url|file>`: fetch, validate and print the normalised card with its warnings (a linter for agent authors). */
 import { existsSync } from 'node:fs';
-import { cardSourceOf, loadCard } from '../card/load.js';
 import type { NormalizedCard, SecurityRequirement } from '../card/model.js';
-import { normalizeCard } from '../card/normalize.js';
 import { ExitCode } from '../errors.js';
 import { readManifest } from '../manifest/read.js';
-import { engineOptions, paths, type CommandResult, type GlobalOptions } from './context.js';
+import { paths, readCommandCard, type CommandResult, type GlobalOptions } from './context.js';
 
 function requirement(r: SecurityRequirement): string {
   const parts = Object.entries(r).map(([s, scopes]) => (scopes.length ? `${s} (${scopes.join(' ')})` : s));
@@ -44,19 +42,11 @@ export async function runCard(options: GlobalOptions, args: { card: string }): P
   const manifestPath = paths(options).manifest;
   // The manifest's first version when it has a valid one; `a2a card` lints cards, not manifests.
   const a2aVersion = existsSync(manifestPath) ? ((await readManifest(manifestPath).catch(() => undefined))?.profile.versions[0] ?? '1.0') : '1.0';
-  const engine = engineOptions(options, options.cwd);
-  const loaded = await loadCard(args.card, {
-    baseDir: options.cwd,
-    a2aVersion,
-    ...(engine.timeoutMs !== undefined ? { timeoutMs: engine.timeoutMs } : {}),
-    ...(engine.allowHttp ? { allowHttp: true } : {}),
-  });
-  const { card, warnings } = normalizeCard(loaded.raw, cardSourceOf(loaded));
-  const all = [...loaded.warnings, ...warnings];
+  const { loaded, card, warnings } = await readCommandCard(options, args.card, a2aVersion);
   return {
     exitCode: ExitCode.Ok,
-    json: { valid: true, resolved: loaded.resolved, card, warnings: all },
+    json: { valid: true, resolved: loaded.resolved, card, warnings },
     lines: describeCard(card, loaded.resolved),
-    warnings: all,
+    warnings,
   };
 }

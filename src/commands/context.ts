@@ -1,6 +1,8 @@
 /** What every command receives and returns. Commands never print or exit: the CLI does. */
 import { dirname, resolve } from 'node:path';
-import type { Warning } from '../card/model.js';
+import { cardSourceOf, loadCard, type LoadedCard } from '../card/load.js';
+import type { NormalizedCard, Warning } from '../card/model.js';
+import { normalizeCard } from '../card/normalize.js';
 import type { ExitCode } from '../errors.js';
 import type { EngineOptions } from '../lock/engine.js';
 
@@ -47,4 +49,25 @@ export function engineOptions(options: GlobalOptions, baseDir: string): EngineOp
     ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
     ...(options.allowHttp ? { allowHttp: true } : {}),
   };
+}
+
+/**
+ * Load and normalise one card named on the command line (`plan`, `card`): a URL, or a file relative
+ * to the working directory, fetched with the global flags. Warnings of both steps, in order.
+ * @throws InvalidInputError / FetchError
+ */
+export async function readCommandCard(
+  options: GlobalOptions,
+  location: string,
+  a2aVersion: string,
+): Promise<{ loaded: LoadedCard; card: NormalizedCard; warnings: Warning[] }> {
+  const engine = engineOptions(options, options.cwd);
+  const loaded = await loadCard(location, {
+    baseDir: options.cwd,
+    a2aVersion,
+    ...(engine.timeoutMs !== undefined ? { timeoutMs: engine.timeoutMs } : {}),
+    ...(engine.allowHttp ? { allowHttp: true } : {}),
+  });
+  const normalized = normalizeCard(loaded.raw, cardSourceOf(loaded));
+  return { loaded, card: normalized.card, warnings: [...loaded.warnings, ...normalized.warnings] };
 }

@@ -1,14 +1,12 @@
 /** `a2a plan <card> --skill <id>`: negotiate one card (file or URL) without a lockfile. */
 import { resolve } from 'node:path';
-import { cardSourceOf, loadCard } from '../card/load.js';
-import { normalizeCard } from '../card/normalize.js';
 import { ExitCode } from '../errors.js';
 import { readManifest, readProfile } from '../manifest/read.js';
 import { DEFAULT_PROFILE } from '../manifest/schema.js';
 import { negotiate } from '../negotiate/negotiate.js';
 import type { ClientProfile } from '../negotiate/types.js';
 import { renderPlan } from '../cli/render.js';
-import { engineOptions, paths, type CommandResult, type GlobalOptions } from './context.js';
+import { paths, readCommandCard, type CommandResult, type GlobalOptions } from './context.js';
 import { existsSync } from 'node:fs';
 
 /**
@@ -23,21 +21,13 @@ export async function runPlan(options: GlobalOptions, args: { card: string; skil
     const { $schema: _s, ...root } = (await readManifest(paths(options).manifest)).profile;
     profile = root;
   } else profile = DEFAULT_PROFILE;
-  const engine = engineOptions(options, options.cwd);
-  const loaded = await loadCard(args.card, {
-    baseDir: options.cwd,
-    a2aVersion: profile.versions[0]!,
-    ...(engine.timeoutMs !== undefined ? { timeoutMs: engine.timeoutMs } : {}),
-    ...(engine.allowHttp ? { allowHttp: true } : {}),
-  });
-  const normalized = normalizeCard(loaded.raw, cardSourceOf(loaded));
-  const warnings = [...loaded.warnings, ...normalized.warnings];
-  const result = negotiate(normalized.card, args.skill, profile, args.credentials);
+  const { card, warnings } = await readCommandCard(options, args.card, profile.versions[0]!);
+  const result = negotiate(card, args.skill, profile, args.credentials);
   if (result.plan) {
     return {
       exitCode: ExitCode.Ok,
       json: { plan: result.plan, warnings },
-      lines: [`plan for skill "${args.skill}" on ${normalized.card.name} ${normalized.card.version}`, ...renderPlan(result.plan)],
+      lines: [`plan for skill "${args.skill}" on ${card.name} ${card.version}`, ...renderPlan(result.plan)],
       warnings,
     };
   }

@@ -259,7 +259,7 @@ export async function resolveAgent(
     const result = negotiate(card, skill, profileOf(settings), settings.credentials, versionRangeOption(settings));
     traces[skill] = result.trace;
     if (lockedPlan) {
-      if (result.plan) drift.push(...diffPlans(lockedPlan, result.plan).map((d) => ({ skill, field: d.field, locked: d.locked, fresh: d.fresh })));
+      if (result.plan) drift.push(...fieldDrift(skill, lockedPlan, result.plan));
       else drift.push({ skill, refusal: result.refusal });
       if (result.plan) plans[skill] = result.plan;
       continue;
@@ -300,14 +300,15 @@ export async function resolveAgent(
  * unconstrained negotiation succeeds, the fields `a2a update` would change) or the differing fields.
  */
 function planDrift(skill: string, locked: Plan, result: ReturnType<typeof negotiate>, card: NormalizedCard, settings: AgentSettings): PlanDrift[] {
-  if (result.plan) return diffPlans(locked, result.plan).map((d) => ({ skill, field: d.field, locked: d.locked, fresh: d.fresh }));
-  const out: PlanDrift[] = [{ skill, refusal: result.refusal }];
+  if (result.plan) return fieldDrift(skill, locked, result.plan);
   // Name the fields and their locked vs fresh values too: the plan `a2a update` would lock.
   const unconstrained = negotiate(card, skill, profileOf(settings), settings.credentials, versionRangeOption(settings));
-  if (unconstrained.plan) {
-    for (const d of diffPlans(locked, unconstrained.plan)) out.push({ skill, field: d.field, locked: d.locked, fresh: d.fresh });
-  }
-  return out;
+  return [{ skill, refusal: result.refusal }, ...(unconstrained.plan ? fieldDrift(skill, locked, unconstrained.plan) : [])];
+}
+
+/** The fields in which `fresh` differs from `locked`, as drift entries of `skill`. */
+function fieldDrift(skill: string, locked: Plan, fresh: Plan): PlanDrift[] {
+  return diffPlans(locked, fresh).map((d) => ({ skill, field: d.field, locked: d.locked, fresh: d.fresh }));
 }
 
 /** Per-agent verification status. */
