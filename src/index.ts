@@ -7,9 +7,9 @@ export type { NormalizedCard, AgentInterface, AgentSkill, AgentCapabilities, Age
 export { negotiate, diffPlans, type NegotiateOptions } from './negotiate/negotiate.js';
 export { RefusalCode, type ClientProfile, type Plan, type Refusal, type Delivery, type NegotiationResult, type TraceStep } from './negotiate/types.js';
 export { sameMediaType } from './negotiate/media.js';
-export { ManifestSchema, ProfileSchema, agentSettings, type Manifest, type AgentEntry, type AgentSettings } from './manifest/schema.js';
+export { ManifestSchema, ProfileSchema, MANIFEST_SCHEMA_REF, DEFAULT_PROFILE, agentSettings, type Manifest, type AgentEntry, type AgentSettings } from './manifest/schema.js';
 export { readManifest, parseManifest } from './manifest/read.js';
-export { LockfileSchema, LOCKFILE_VERSION, type Lockfile, type LockEntry } from './lock/schema.js';
+export { LockfileSchema, LOCKFILE_VERSION, LOCKFILE_SCHEMA_REF, type Lockfile, type LockEntry } from './lock/schema.js';
 export { readLockfile, parseLockfile, serializeLockfile, writeLockfile } from './lock/io.js';
 export { manifestMismatches, checkOffline, checkOnline, resolveAgent, type AgentReport, type AgentStatus, type EngineOptions } from './lock/engine.js';
 export { syncLock, type SyncResult } from './lock/sync.js';

@@ -1,7 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
-import { checkOffline, parseLockfile, serializeLockfile } from '../src/index.js';
+import { checkOffline, DEFAULT_PROFILE, LOCKFILE_SCHEMA_REF, MANIFEST_SCHEMA_REF, parseLockfile, serializeLockfile } from '../src/index.js';
+
+const json = (path: string) => JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
 
 describe('published schemas and the example lockfile', () => {
   it('schemas/*.schema.json are the ones generated from the zod schemas', () => {
@@ -17,5 +20,21 @@ describe('published schemas and the example lockfile', () => {
     for (const [name, entry] of Object.entries(lock.agents)) {
       expect(checkOffline(entry, lock.settings[name]!, name)).toBeUndefined();
     }
+  });
+
+  it('the example lockfile and a starter manifest validate against the JSON Schemas; broken ones do not', () => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    const lockSchema = ajv.compile(json('schemas/a2a-lock.schema.json'));
+    const manifestSchema = ajv.compile(json('schemas/a2a.schema.json'));
+    const example = json('a2a.lock.json.example');
+    expect(example.$schema).toBe(LOCKFILE_SCHEMA_REF);
+    expect(lockSchema(example), JSON.stringify(lockSchema.errors)).toBe(true);
+    expect(lockSchema({ ...example, lockfileVersion: 2 })).toBe(false);
+
+    const manifest = { $schema: MANIFEST_SCHEMA_REF, profile: DEFAULT_PROFILE, agents: { research: { card: 'https://research.example.com', skills: ['market-size'], credentials: { bearer: { env: 'RESEARCH_TOKEN' } }, version: '^2.4.0' } } };
+    expect(manifestSchema(manifest), JSON.stringify(manifestSchema.errors)).toBe(true);
+    expect(manifestSchema({ ...manifest, agnets: {} })).toBe(false);
+    // Both `$schema` references name files the package ships.
+    for (const ref of [LOCKFILE_SCHEMA_REF, MANIFEST_SCHEMA_REF]) expect(() => readFileSync(ref.replace('./node_modules/a2a-lock/', ''))).not.toThrow();
   });
 });

@@ -2,14 +2,14 @@
 import { existsSync } from 'node:fs';
 import { writeFileAtomic } from '../json-file.js';
 import { ExitCode, UsageError } from '../errors.js';
-import { DEFAULT_PROFILE } from '../manifest/schema.js';
+import { DEFAULT_PROFILE, MANIFEST_SCHEMA_REF } from '../manifest/schema.js';
 import { paths, type CommandResult, type GlobalOptions } from './context.js';
 
-/** Write `a2a.json` with the default profile and no agents. Refuses to overwrite. */
+/** Write `a2a.json` with `$schema`, the default profile and no agents. Refuses to overwrite. */
 export async function runInit(options: GlobalOptions): Promise<CommandResult> {
   const { manifest } = paths(options);
   if (existsSync(manifest)) throw new UsageError(`${manifest} already exists`);
-  const starter = { profile: { ...DEFAULT_PROFILE }, agents: {} };
+  const starter = { $schema: MANIFEST_SCHEMA_REF, profile: { ...DEFAULT_PROFILE }, agents: {} };
   // A missing directory or no permission is write-failed (exit 2), not a bug (70).
   await writeFileAtomic(manifest, `${JSON.stringify(starter, null, 2)}\n`);
   return {

@@ -9,6 +9,13 @@ import { AgentNameSchema } from '../manifest/schema.js';
 /** The lockfile format this version writes and reads. */
 export const LOCKFILE_VERSION = 1;
 
+/**
+ * The `$schema` a new lockfile gets: the JSON Schema shipped in the package, relative to a
+ * lockfile at the project root beside `node_modules` (how editors resolve it). An existing
+ * lockfile's `$schema` is kept.
+ */
+export const LOCKFILE_SCHEMA_REF = './node_modules/a2a-lock/schemas/a2a-lock.schema.json';
+
 /** A negotiated plan as stored (see `Plan`). */
 export const PlanSchema = z.strictObject({
   url: z.string().min(1),

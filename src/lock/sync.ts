@@ -28,7 +28,7 @@ import {
   type SkillRefusal,
 } from './engine.js';
 import type { AgentSettings } from '../manifest/schema.js';
-import { LOCKFILE_VERSION, type LockEntry, type Lockfile } from './schema.js';
+import { LOCKFILE_SCHEMA_REF, LOCKFILE_VERSION, type LockEntry, type Lockfile } from './schema.js';
 
 /** Why one agent could not be resolved. */
 export interface SyncFailure {
@@ -157,8 +157,9 @@ export async function syncLock(
     }
   }
 
-  // Keep unknown top-level fields of an existing lockfile (written by a newer minor version).
-  const lock: Lockfile = { ...(previous ?? {}), lockfileVersion: LOCKFILE_VERSION, settings, agents } as Lockfile;
+  // Keep unknown top-level fields of an existing lockfile (written by a newer minor version) and
+  // its `$schema`; a lockfile without one gets the packaged schema.
+  const lock: Lockfile = { $schema: LOCKFILE_SCHEMA_REF, ...(previous ?? {}), lockfileVersion: LOCKFILE_VERSION, settings, agents } as Lockfile;
   return { lock, actions, previous: replaced, failures, warnings };
 }
 

@@ -92,6 +92,12 @@ export const AgentEntrySchema = z.strictObject({
   requireSignature: z.boolean().optional(),
 });
 
+/**
+ * The `$schema` `a2a init` writes: the JSON Schema shipped in the package, relative to a manifest
+ * at the project root beside `node_modules` (how editors resolve it).
+ */
+export const MANIFEST_SCHEMA_REF = './node_modules/a2a-lock/schemas/a2a.schema.json';
+
 /** The manifest `a2a.json`. */
 export const ManifestSchema = z.strictObject({
   $schema: z.string().optional(),

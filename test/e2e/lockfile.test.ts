@@ -71,7 +71,9 @@ describe.concurrent('determinism, format, secrets', () => {
     for (const line of text.split('\n')) expect(line.length - line.trimStart().length).toSatisfy((n: number) => n % 2 === 0);
     expect(text.split('\n')[1]).toMatch(/^ {2}"/);
     expect(parsed.lockfileVersion).toBe(1);
-    expect(Object.keys(parsed).sort()).toEqual(['agents', 'lockfileVersion', 'settings']);
+    expect(Object.keys(parsed).sort()).toEqual(['$schema', 'agents', 'lockfileVersion', 'settings']);
+    // Editors resolve the packaged schema beside node_modules.
+    expect(parsed.$schema).toBe('./node_modules/a2a-lock/schemas/a2a-lock.schema.json');
     // No timestamps anywhere.
     expect(text).not.toMatch(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/);
     expect(text).not.toMatch(/"(fetchedAt|lockedAt|timestamp|date|time|generated)"/i);

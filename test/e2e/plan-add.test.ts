@@ -117,7 +117,9 @@ describe.concurrent('a2a init + a2a add', () => {
     expect(add.code, show(add)).toBe(0);
     const m = JSON.parse((await readManifestBytes(dir)).toString());
     expect(m.agents.research).toEqual({ card: v1.origin, skills: ['market-size'], credentials: { bearer: { env: 'RESEARCH_TOKEN' } } });
+    expect(m.$schema).toBe('./node_modules/a2a-lock/schemas/a2a.schema.json');
     const lock = await readLock(dir);
+    expect(lock.$schema).toBe('./node_modules/a2a-lock/schemas/a2a-lock.schema.json');
     expect(lock.agents.research.plans['market-size'].url).toBe(v1.jsonRpcUrl);
     const manifestBefore = await readManifestBytes(dir);
     const lockBefore = await readLockBytes(dir);
