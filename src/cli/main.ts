@@ -136,6 +136,16 @@ export async function main(args: string[]): Promise<number> {
       (y) => y.positional('agents', { type: 'string', array: true }).example('$0 update research-agent', ''),
       run(async (o, argv) => (await import('../commands/lock.js')).runUpdate(o, ((argv.agents as string[] | undefined) ?? []).map(String))),
     )
+    .command(
+      'why <agent> [skill]',
+      'Explain a locked plan: the negotiation trace from the locked snapshot, step by step (offline)',
+      (y) =>
+        y
+          .positional('agent', { type: 'string', demandOption: true, describe: 'Locked agent' })
+          .positional('skill', { type: 'string', describe: 'Skill (default: every locked skill)' })
+          .example('$0 why research-agent market-size', ''),
+      run(async (o, argv) => (await import('../commands/why.js')).runWhy(o, { agent: String(argv.agent), ...(argv.skill !== undefined ? { skill: String(argv.skill) } : {}) })),
+    )
     .demandCommand(1, 'name a command (see a2a --help)')
     .recommendCommands()
     .strict()

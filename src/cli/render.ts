@@ -7,6 +7,7 @@ import kleur from 'kleur';
 import type { Warning } from '../card/model.js';
 import type { CardChange } from '../lock/card-diff.js';
 import type { AgentReport, PlanDrift } from '../lock/engine.js';
+import type { ExplainedStep } from '../negotiate/explain.js';
 import type { Plan } from '../negotiate/types.js';
 
 /** A compact one-line JSON rendering for values in diffs. */
@@ -95,4 +96,19 @@ export function renderReport(name: string, report: AgentReport, options: { stric
     case 'error':
       return [`${kleur.red('✗')} ${name}: ${report.error?.code}: ${report.error?.message}`];
   }
+}
+
+/** A negotiation explained (`a2a why`): per step its outcome, its rule, and each candidate (→ chosen, ✓ qualified, ✗ not). */
+export function renderExplanation(steps: ExplainedStep[], indent = '  ', limit = 12): string[] {
+  const lines: string[] = [];
+  steps.forEach((s, i) => {
+    lines.push(`${indent}${i + 1}. ${kleur.bold(s.step.padEnd(10))} ${s.ok ? s.detail : kleur.red(s.detail)}`, `${indent}   ${kleur.dim(s.why)}`);
+    const width = Math.max(0, ...s.candidates.map((c) => c.value.length));
+    for (const c of s.candidates.slice(0, limit)) {
+      const mark = c.chosen ? kleur.green('→') : c.ok ? kleur.green('✓') : kleur.red('✗');
+      lines.push(`${indent}   ${mark} ${c.value.padEnd(width)}  ${c.chosen ? kleur.bold(c.note) : c.note}`);
+    }
+    if (s.candidates.length > limit) lines.push(`${indent}   … and ${s.candidates.length - limit} more`);
+  });
+  return lines;
 }

@@ -71,7 +71,8 @@ function loadOptions(settings: AgentSettings, options: EngineOptions) {
   return { baseDir: options.baseDir, a2aVersion: settings.versions[0]!, ...requestOptions(options) };
 }
 
-function versionRangeOption(settings: AgentSettings): { versionRange?: string } {
+/** The `versionRange` option of negotiate() for these settings. */
+export function versionRangeOption(settings: AgentSettings): { versionRange?: string } {
   return settings.versionRange !== undefined ? { versionRange: settings.versionRange } : {};
 }
 
@@ -393,8 +394,11 @@ function sortKeys(value: object): Record<string, unknown> {
   return Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : 1)));
 }
 
-/** The card a locked entry's plans were negotiated against: its extended snapshot when it has one. */
-function lockedNegotiationCard(entry: LockEntry, source: string): NormalizedCard {
+/**
+ * The card a locked entry's plans were negotiated against: its extended snapshot when it has one.
+ * @throws InvalidInputError `card-invalid` when a snapshot is no longer a valid card
+ */
+export function lockedNegotiationCard(entry: LockEntry, source: string): NormalizedCard {
   const baseUrl = isCardUrl(entry.resolved) ? entry.resolved : undefined;
   const legacy = entry.resolved.endsWith('/.well-known/agent.json') ? { legacyWellKnown: true } : {};
   const pub = normalizeCard(entry.snapshot, { source, ...(baseUrl ? { baseUrl } : {}), ...legacy }).card;

@@ -206,7 +206,8 @@ function narrow(profile: ClientProfile, locked: Plan): ClientProfile {
   };
 }
 
-function describeRequirement(r: SecurityRequirement): string {
+/** `[bearer]`, `[oauth (read write) + apiKey]`, `[no authentication]`: one alternative for humans. */
+export function describeRequirement(r: SecurityRequirement): string {
   const parts = Object.entries(r).map(([name, scopes]) => (scopes.length ? `${name} (${scopes.join(' ')})` : name));
   return parts.length ? `[${parts.join(' + ')}]` : '[no authentication]';
 }
