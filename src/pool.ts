@@ -3,14 +3,18 @@
 /**
  * Map `items` through `fn` with at most `limit` calls in flight; results keep the input order.
  * Every item is settled (one failure does not cancel the others), so callers see all outcomes.
+ * `onSettled(done, total)` is called once before the first item starts and after each item settles (progress).
  */
 export async function mapSettled<T, R>(
   items: readonly T[],
   limit: number,
   fn: (item: T, index: number) => Promise<R>,
+  onSettled?: (done: number, total: number) => void,
 ): Promise<PromiseSettledResult<R>[]> {
   const results: PromiseSettledResult<R>[] = new Array(items.length);
   let next = 0;
+  let done = 0;
+  if (items.length > 0) onSettled?.(0, items.length);
   const worker = async (): Promise<void> => {
     while (next < items.length) {
       const index = next++;
@@ -19,6 +23,7 @@ export async function mapSettled<T, R>(
       } catch (reason) {
         results[index] = { status: 'rejected', reason };
       }
+      onSettled?.(++done, items.length);
     }
   };
   const workers = Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker);

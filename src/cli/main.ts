@@ -8,6 +8,8 @@ import yargs from 'yargs';
 import { A2aLockError, exitCodeFor, ExitCode, UsageError } from '../errors.js';
 import type { CommandResult, GlobalOptions } from '../commands/context.js';
 import { renderWarning } from './render.js';
+import { createProgress } from './progress.js';
+import { unknownArgumentsMessage } from './suggest.js';
 
 type Argv = Record<string, unknown> & { _: Array<string | number> };
 
@@ -56,7 +58,14 @@ export async function main(args: string[]): Promise<number> {
   const verbose = args.includes('--verbose');
   const run = (load: (o: GlobalOptions, argv: Argv) => Promise<CommandResult>) => async (argv: Argv) => {
     options = globals(argv);
-    result = await load(options, argv);
+    // Progress is cleared before anything is printed (the result, or the error).
+    const progress = createProgress({ json: options.json, env: process.env, stream: process.stderr });
+    if (progress) options.progress = progress.update;
+    try {
+      result = await load(options, argv);
+    } finally {
+      progress?.stop();
+    }
   };
 
   const parser = yargs(args)
@@ -146,6 +155,16 @@ export async function main(args: string[]): Promise<number> {
           .example('$0 why research-agent market-size', ''),
       run(async (o, argv) => (await import('../commands/why.js')).runWhy(o, { agent: String(argv.agent), ...(argv.skill !== undefined ? { skill: String(argv.skill) } : {}) })),
     )
+    .command(
+      ['outdated [agents..]', 'diff'],
+      'Show what a2a update would change (card version, card diff, plan fields), without writing; exit 1 when anything would',
+      (y) =>
+        y
+          .positional('agents', { type: 'string', array: true, describe: 'Agents to check (default: all)' })
+          .example('$0 outdated', '')
+          .example('$0 diff research-agent --json', ''),
+      run(async (o, argv) => (await import('../commands/outdated.js')).runOutdated(o, { agents: ((argv.agents as string[] | undefined) ?? []).map(String) })),
+    )
     .demandCommand(1, 'name a command (see a2a --help)')
     .recommendCommands()
     .strict()
@@ -154,10 +173,16 @@ export async function main(args: string[]): Promise<number> {
     .help()
     .alias('help', 'h')
     .wrap(Math.min(100, process.stdout.columns || 100))
-    .fail((message, error) => {
+    .fail((message, error, usage) => {
       // yargs re-wraps errors thrown by `coerce` (our UsageError) as a plain YError: still usage (exit 2).
       if (error) throw error.name === 'YError' ? new UsageError(error.message) : error;
       if (/^Did you mean/.test(message)) throw new UsageError(`unknown command "${String(args[0])}"; ${message.replace(/^D/, 'd')}`);
+      const unknown = /^Unknown arguments?: (.*)$/.exec(message);
+      if (unknown) {
+        // The options of the command that failed (global ones included), as yargs' usage knows them.
+        const known = Object.keys((usage as unknown as { getDescriptions?: () => Record<string, unknown> }).getDescriptions?.() ?? {});
+        throw new UsageError(unknownArgumentsMessage(unknown[1]!.split(', '), args, known), { hint: 'see a2a <command> --help' });
+      }
       throw new UsageError(message);
     });
 
@@ -179,8 +204,10 @@ function print(result: CommandResult, options: GlobalOptions): void {
     // Every JSON document carries the warnings (plan's contract puts them there; the others follow).
     const json = result.json && typeof result.json === 'object' && !Array.isArray(result.json) && !('warnings' in result.json) ? { ...result.json, warnings: result.warnings } : result.json;
     process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
+    if (result.annotations?.length) process.stderr.write(`${result.annotations.join('\n')}\n`);
     return;
   }
+  if (result.annotations?.length) process.stdout.write(`${result.annotations.join('\n')}\n`);
   if (result.warnings.length) {
     for (const w of result.warnings) process.stderr.write(`${renderWarning(w)}\n`);
   }

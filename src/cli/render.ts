@@ -6,7 +6,9 @@
 import kleur from 'kleur';
 import type { Warning } from '../card/model.js';
 import type { CardChange } from '../lock/card-diff.js';
+import type { EntryChanges } from '../lock/changes.js';
 import type { AgentReport, PlanDrift } from '../lock/engine.js';
+import type { SyncFailure } from '../lock/sync.js';
 import type { ExplainedStep } from '../negotiate/explain.js';
 import type { Plan } from '../negotiate/types.js';
 
@@ -110,5 +112,34 @@ export function renderExplanation(steps: ExplainedStep[], indent = '  ', limit =
     }
     if (s.candidates.length > limit) lines.push(`${indent}   … and ${s.candidates.length - limit} more`);
   });
+  return lines;
+}
+
+/** What replacing one agent's entry changes (update, outdated): version, card diff, signatures, plan fields per skill. */
+export function renderEntryChanges(changes: EntryChanges, indent = '    '): string[] {
+  const value = (v: unknown) => JSON.stringify(v) ?? '(absent)';
+  return [
+    ...(changes.version ? [`${indent}version: ${kleur.red(changes.version.old)} → ${kleur.green(changes.version.new)}`] : []),
+    ...(changes.cardChanges.length ? [`${indent}card:`, ...renderCardChanges(changes.cardChanges, `${indent}  `)] : []),
+    ...changes.signatureChanges.map((c) => `${indent}signature (${c.snapshot}): ${renderSignature(c.old)} → ${renderSignature(c.new)}`),
+    ...Object.entries(changes.planChanges).flatMap(([skill, list]) =>
+      list.map((c) => `${indent}plan ${kleur.bold(skill)} › ${c.field}: ${kleur.red(value(c.old))} → ${kleur.green(value(c.new))}`),
+    ),
+  ];
+}
+
+/** Why one agent could not be (re-)resolved by lock, add, update or outdated. */
+export function renderSyncFailure(name: string, f: SyncFailure): string[] {
+  const lines: string[] = [];
+  if (f.error) lines.push(`${kleur.red('✗')} ${name}: ${f.error.code}: ${f.error.message}`, ...(f.error.hint ? [`    ${f.error.hint.replace(/^run /, 'run: ')}`] : []));
+  for (const r of f.refusals ?? []) lines.push(`${kleur.red('✗')} ${name} › ${r.skill}: refused: ${r.refusal.code}: ${r.refusal.message}`);
+  if (f.drift?.length || f.signatureDrift?.length) {
+    lines.push(
+      `${kleur.red('✗')} ${name}: beyond the lockfile`,
+      ...renderDrift(f.drift ?? []),
+      ...(f.signatureDrift ?? []).map((s) => `    signature (${s.snapshot}): ${renderSignature(s.locked)} → ${renderSignature(s.fresh)}`),
+      `    run: a2a update ${name}`,
+    );
+  }
   return lines;
 }

@@ -20,6 +20,8 @@ export interface GlobalOptions {
   allowHttp?: boolean;
   cwd: string;
   env: NodeJS.ProcessEnv;
+  /** Progress of card fetches (agents done, agents to fetch); the CLI shows it on a TTY. */
+  progress?: (done: number, total: number) => void;
 }
 
 /** A command's answer: what to print (human lines or JSON) and the exit code. */
@@ -31,6 +33,8 @@ export interface CommandResult {
   lines: string[];
   /** Printed to stderr in human mode; included in `json` by the command where its contract says so. */
   warnings: Array<Warning & { agent?: string }>;
+  /** GitHub Actions workflow commands (`::error …`): on stdout, or on stderr under `--json`. */
+  annotations?: string[];
 }
 
 /** Absolute paths of the manifest and the lockfile. */
@@ -48,6 +52,7 @@ export function engineOptions(options: GlobalOptions, baseDir: string): EngineOp
     ...(options.timeout !== undefined ? { timeoutMs: options.timeout } : {}),
     ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
     ...(options.allowHttp ? { allowHttp: true } : {}),
+    ...(options.progress ? { onProgress: options.progress } : {}),
   };
 }
 

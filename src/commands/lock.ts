@@ -10,19 +10,13 @@ import { A2aLockError, ExitCode, UsageError } from '../errors.js';
 import { readManifest, parseManifest } from '../manifest/read.js';
 import semver from 'semver';
 import { AgentNameSchema, type Manifest } from '../manifest/schema.js';
-import { diffCards, type CardChange } from '../lock/card-diff.js';
+import { entryChanges } from '../lock/changes.js';
 import { overallExitCode } from '../lock/engine.js';
 import { mergeLockfiles, parseLockfile, readLockfile, splitConflict, writeLockfile } from '../lock/io.js';
 import type { Lockfile } from '../lock/schema.js';
-import { syncLock, type SyncResult } from '../lock/sync.js';
-import { diffPlans } from '../negotiate/negotiate.js';
-import { renderCardChanges, renderDrift, renderSignature } from '../cli/render.js';
-import { canonicalJson } from '../canonical.js';
-import type { SignatureRecord } from '../card/signature.js';
+import { syncFailureJson, syncLock, type SyncResult } from '../lock/sync.js';
+import { renderEntryChanges, renderSyncFailure } from '../cli/render.js';
 import { engineOptions, paths, type CommandResult, type GlobalOptions } from './context.js';
-
-/** Plan field changes of one skill: `[{field, old, new}]`; a skill added or removed has `old`/`new` absent. */
-type PlanChanges = Record<string, Array<{ field: string; old?: unknown; new?: unknown }>>;
 
 /** `beforeWrite` runs once the new lockfile is known to be good, before it is written (add writes the manifest there). */
 async function run(
@@ -68,24 +62,8 @@ async function run(
   const failed = Object.entries(sync.failures);
   if (failed.length > 0) {
     for (const [name, f] of failed) {
-      if (f.error) lines.push(`${kleur.red('✗')} ${name}: ${f.error.code}: ${f.error.message}`, ...(f.error.hint ? [`    ${f.error.hint.replace(/^run /, 'run: ')}`] : []));
-      for (const r of f.refusals ?? []) lines.push(`${kleur.red('✗')} ${name} › ${r.skill}: refused: ${r.refusal.code}: ${r.refusal.message}`);
-      if (f.drift?.length || f.signatureDrift?.length) {
-        lines.push(
-          `${kleur.red('✗')} ${name}: beyond the lockfile`,
-          ...renderDrift(f.drift ?? []),
-          ...(f.signatureDrift ?? []).map((s) => `    signature (${s.snapshot}): ${renderSignature(s.locked)} → ${renderSignature(s.fresh)}`),
-          `    run: a2a update ${name}`,
-        );
-      }
-      json[name] = {
-        status: f.error ? 'error' : f.drift || f.signatureDrift ? 'drift' : 'refused',
-        exitCode: f.exitCode,
-        ...(f.error ? { error: f.error } : {}),
-        ...(f.refusals ? { refusals: Object.fromEntries(f.refusals.map((r) => [r.skill, r.refusal])) } : {}),
-        ...(f.drift ? { drift: f.drift } : {}),
-        ...(f.signatureDrift ? { signatureDrift: f.signatureDrift } : {}),
-      };
+      lines.push(...renderSyncFailure(name, f));
+      json[name] = syncFailureJson(f);
     }
     lines.push(`${p.lockfile} not written`);
     return { exitCode: overallExitCode(failed.map(([, f]) => f.exitCode)), json: { ok: false, written: false, agents: json }, lines, warnings: sync.warnings, written: false, sync };
@@ -101,34 +79,10 @@ async function run(
       lines.push(`${mark} ${name} ${action}${now ? ` (${now.resolved}, version ${now.version})` : ''}`);
     }
     if (old && now && action === 'updated') {
-      const cardChanges: CardChange[] = old.integrity === now.integrity ? [] : diffCards(old.snapshot, now.snapshot);
-      if (old.extended?.integrity !== now.extended?.integrity) {
-        if (old.extended && now.extended) cardChanges.push(...diffCards(old.extended.snapshot, now.extended.snapshot).map((c) => ({ ...c, path: `extended:${c.path}` })));
-        else cardChanges.push({ path: 'extended:$', kind: now.extended ? 'added' : 'removed', ...(now.extended ? { new: '(extended card)' } : { old: '(extended card)' }), structural: true });
-      }
-      const signatureChanges: Array<{ snapshot: string; old?: unknown; new?: unknown }> = [];
-      if (canonicalJson(old.signature ?? null) !== canonicalJson(now.signature ?? null)) signatureChanges.push({ snapshot: 'card', old: old.signature, new: now.signature });
-      if (canonicalJson(old.extended?.signature ?? null) !== canonicalJson(now.extended?.signature ?? null)) {
-        signatureChanges.push({ snapshot: 'extended', old: old.extended?.signature, new: now.extended?.signature });
-      }
-      const planChanges: PlanChanges = {};
-      for (const skill of new Set([...Object.keys(old.plans), ...Object.keys(now.plans)])) {
-        const before = own(old.plans, skill);
-        const after = own(now.plans, skill);
-        if (!before || !after) planChanges[skill] = [{ field: 'plan', ...(before ? { old: before } : {}), ...(after ? { new: after } : {}) }];
-        else {
-          const d = diffPlans(before, after);
-          if (d.length) planChanges[skill] = d.map((x) => ({ field: x.field, old: x.locked, new: x.fresh }));
-        }
-      }
-      entry.cardChanges = cardChanges;
-      entry.planChanges = planChanges;
-      if (signatureChanges.length) entry.signatureChanges = signatureChanges;
-      if (cardChanges.length) lines.push('    card:', ...renderCardChanges(cardChanges, '      '));
-      for (const c of signatureChanges) lines.push(`    signature (${c.snapshot}): ${renderSignature(c.old as SignatureRecord | undefined)} → ${renderSignature(c.new as SignatureRecord | undefined)}`);
-      for (const [skill, changes] of Object.entries(planChanges)) {
-        for (const c of changes) lines.push(`    plan ${kleur.bold(skill)} › ${c.field}: ${kleur.red(JSON.stringify(c.old) ?? '(absent)')} → ${kleur.green(JSON.stringify(c.new) ?? '(absent)')}`);
-      }
+      const changes = entryChanges(old, now);
+      const { signatureChanges, ...rest } = changes;
+      Object.assign(entry, rest, signatureChanges.length ? { signatureChanges } : {});
+      lines.push(...renderEntryChanges(changes));
     }
     json[name] = entry;
   }

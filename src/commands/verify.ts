@@ -2,6 +2,7 @@
  * `a2a verify [agent...] [--offline] [--strict]` (the CI gate) and `a2a install` (like `npm ci`).
  * Both read only: the lockfile is never written.
  */
+import { relative, sep } from 'node:path';
 import kleur from 'kleur';
 import { ExitCode, OutOfDateError, UsageError } from '../errors.js';
 import { readManifest } from '../manifest/read.js';
@@ -46,6 +47,7 @@ async function check(
   const engine = engineOptions(options, ctx.baseDir);
   const results = await mapSettled(online, engine.concurrency ?? DEFAULT_CONCURRENCY, (name) =>
     checkOnline(ctx.lock.agents[name]!, ctx.lock.settings[name]!, engine, own(ctx.manifest.agents, name)?.credentials),
+    engine.onProgress,
   );
   online.forEach((name, i) => {
     const r = results[i]!;
@@ -80,6 +82,10 @@ export async function runVerify(options: GlobalOptions, args: { agents: string[]
   const reports = await check(options, ctx, names, args.offline, mismatches);
   const lines = Object.entries(reports).flatMap(([name, r]) => renderReport(name, r, { strict: args.strict }));
   const result = finish(reports, args.strict, lines);
+  if (options.env.GITHUB_ACTIONS === 'true') {
+    const { verifyAnnotations } = await import('../cli/github.js');
+    result.annotations = verifyAnnotations(relative(options.cwd, ctx.lockfile).split(sep).join('/'), reports);
+  }
   lines.push(
     result.exitCode === ExitCode.Ok
       ? kleur.green(`verified ${names.length} agent${names.length === 1 ? '' : 's'}${args.offline ? ' (offline)' : ''}`)

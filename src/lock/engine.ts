@@ -33,6 +33,8 @@ export interface EngineOptions {
   dispatcher?: Dispatcher;
   /** Where credential values are read from (the extended card). Default: none. */
   env?: NodeJS.ProcessEnv;
+  /** Called each time an agent's cards have been fetched and checked: (agents done, agents to fetch). */
+  onProgress?: (done: number, total: number) => void;
 }
 
 /** Default bound on concurrent card fetches. */

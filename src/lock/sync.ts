@@ -43,6 +43,18 @@ export interface SyncFailure {
   signatureDrift?: SignatureDrift[];
 }
 
+/** The `--json` form of a failure: `{status: "error"|"drift"|"refused", exitCode, error?, refusals? (skill → refusal), drift?, signatureDrift?}`. */
+export function syncFailureJson(f: SyncFailure): Record<string, unknown> {
+  return {
+    status: f.error ? 'error' : f.drift || f.signatureDrift ? 'drift' : 'refused',
+    exitCode: f.exitCode,
+    ...(f.error ? { error: f.error } : {}),
+    ...(f.refusals ? { refusals: Object.fromEntries(f.refusals.map((r) => [r.skill, r.refusal])) } : {}),
+    ...(f.drift ? { drift: f.drift } : {}),
+    ...(f.signatureDrift ? { signatureDrift: f.signatureDrift } : {}),
+  };
+}
+
 /** What a sync did, per agent. */
 export type SyncAction = 'added' | 'updated' | 'unchanged' | 'removed';
 
@@ -105,7 +117,7 @@ export async function syncLock(
       old !== undefined && oldSettings !== undefined && !sameNegotiationInputs(oldSettings, settings) && checkOffline(old, oldSettings, options.source) === undefined;
     const constrained = !isForced(name) && old !== undefined && oldSettings !== undefined && !inputsChanged;
     return resolveAgent(entry, settings, options, constrained ? old : undefined);
-  });
+  }, options.onProgress);
 
   const agents: Record<string, LockEntry> = {};
   const settings: Lockfile['settings'] = {};

@@ -1,0 +1,41 @@
+/**
+ * GitHub Actions workflow commands (`::error file=…,title=…::message`), printed by `verify` when
+ * `GITHUB_ACTIONS=true` so a pull request shows each agent beyond the lockfile as an annotation
+ * on the lockfile. Escaping follows the workflow-command rules: `%`, CR and LF in the message;
+ * additionally `:` and `,` in property values.
+ */
+import type { AgentReport } from '../lock/engine.js';
+import { show } from './render.js';
+
+function escapeData(text: string): string {
+  return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+}
+
+function escapeProperty(text: string): string {
+  return escapeData(text).replace(/:/g, '%3A').replace(/,/g, '%2C');
+}
+
+/** One `::error` workflow command. `file` is relative to the repository root. */
+export function errorAnnotation(file: string, title: string, message: string): string {
+  return `::error file=${escapeProperty(file)},title=${escapeProperty(title)}::${escapeData(message)}`;
+}
+
+/**
+ * The annotations for a verify run: one per agent beyond the lockfile (its plan fields, refusals
+ * and signature changes on one line) and one per agent whose lock entry is out of date.
+ */
+export function verifyAnnotations(file: string, reports: Record<string, AgentReport>): string[] {
+  const out: string[] = [];
+  for (const [name, r] of Object.entries(reports)) {
+    if (r.status === 'drift') {
+      const parts = [
+        ...(r.drift ?? []).map((d) => (d.refusal ? `${d.skill}: refused with the locked choices (${d.refusal.code})` : `${d.skill} › ${d.field}: ${show(d.locked)} → ${show(d.fresh)}`)),
+        ...(r.signatureDrift ?? []).map((s) => `signature (${s.snapshot}): ${s.locked.status} → ${s.fresh.status}`),
+      ];
+      out.push(errorAnnotation(file, `${name} beyond the lockfile`, `${parts.join('; ')}; run: a2a update ${name}`));
+    } else if (r.status === 'out-of-date') {
+      out.push(errorAnnotation(file, `${name} lockfile out of date`, `${(r.reasons ?? []).join('; ')}; run: a2a lock`));
+    }
+  }
+  return out;
+}

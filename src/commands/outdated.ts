@@ -1,0 +1,78 @@
+/**
+ * `a2a outdated [agent...]` (alias `a2a diff`): what `a2a update` would change, without writing.
+ * The cards are fetched and every agent is resolved exactly as `update` resolves it (without the
+ * lock's constraint); each entry that would change is shown as its card version, its card changes
+ * path by path (structural or descriptive), its signature records and its plan fields per skill.
+ * Exit 1 when anything would change (as `npm outdated` does).
+ */
+import kleur from 'kleur';
+import { ExitCode, OutOfDateError, UsageError } from '../errors.js';
+import { own } from '../json-path.js';
+import { entryChanges } from '../lock/changes.js';
+import { overallExitCode } from '../lock/engine.js';
+import { readLockfile } from '../lock/io.js';
+import { syncFailureJson, syncLock } from '../lock/sync.js';
+import { readManifest } from '../manifest/read.js';
+import { renderEntryChanges, renderSyncFailure } from '../cli/render.js';
+import { engineOptions, paths, type CommandResult, type GlobalOptions } from './context.js';
+
+/**
+ * JSON: `{"ok", "outdated": [names], "agents": {name: {"status": "current"|"outdated"|"added"|"removed", "version"?, "change"?, "cardChanges"?, "signatureChanges"?, "planChanges"?}}}`;
+ * an agent that cannot be resolved has the failure shape of `a2a update` (`error`, `refused`, `drift`).
+ * @throws UsageError unknown agent; OutOfDateError no lockfile; InvalidInputError invalid manifest or lockfile
+ */
+export async function runOutdated(options: GlobalOptions, args: { agents: string[] }): Promise<CommandResult> {
+  const p = paths(options);
+  const manifest = await readManifest(p.manifest);
+  for (const name of args.agents) {
+    if (!Object.hasOwn(manifest.agents, name)) throw new UsageError(`unknown agent "${name}" (manifest agents: ${Object.keys(manifest.agents).join(', ') || 'none'})`);
+  }
+  const read = await readLockfile(p.lockfile);
+  if (!read) throw new OutOfDateError(`${p.lockfile}: not found`);
+  const sync = await syncLock(manifest, read.lock, {
+    ...engineOptions(options, p.baseDir),
+    force: args.agents.length ? new Set(args.agents) : 'all',
+    source: p.lockfile,
+  });
+  const names = args.agents.length ? args.agents : Object.keys(sync.actions);
+  const lines: string[] = [];
+  const agents: Record<string, unknown> = {};
+  const codes: ExitCode[] = [];
+  const outdated: string[] = [];
+  for (const name of names) {
+    const failure = own(sync.failures, name);
+    if (failure) {
+      lines.push(...renderSyncFailure(name, failure));
+      agents[name] = syncFailureJson(failure);
+      codes.push(failure.exitCode);
+      continue;
+    }
+    const action = sync.actions[name]!;
+    const old = own(sync.previous, name);
+    const now = own(sync.lock.agents, name);
+    if (action === 'unchanged') {
+      lines.push(`${kleur.green('✓')} ${name}: up to date (version ${now!.version})`);
+      agents[name] = { status: 'current' };
+      continue;
+    }
+    outdated.push(name);
+    codes.push(ExitCode.Drift);
+    if (action === 'added') {
+      lines.push(`${kleur.green('+')} ${name}: would be added (${now!.resolved}, version ${now!.version})`);
+      agents[name] = { status: 'added', plans: now!.plans };
+    } else if (action === 'removed') {
+      lines.push(`${kleur.red('-')} ${name}: would be removed (no longer in the manifest)`);
+      agents[name] = { status: 'removed' };
+    } else {
+      const changes = entryChanges(old!, now!);
+      const change = changes.cardChanges.length ? (changes.cardChanges.some((c) => c.structural) ? 'structural' : 'descriptive') : undefined;
+      lines.push(`${kleur.yellow('~')} ${name}: would be updated${change ? ` (${change} card change)` : ''}`, ...renderEntryChanges(changes));
+      agents[name] = { status: 'outdated', ...(change ? { change } : {}), ...changes };
+    }
+  }
+  const exitCode = overallExitCode(codes);
+  if (outdated.length) lines.push(`${outdated.length} agent${outdated.length === 1 ? '' : 's'} would change: run a2a update ${outdated.join(' ')}`);
+  else if (exitCode === ExitCode.Ok) lines.push(kleur.green(`${p.lockfile} is current: a2a update would change nothing`));
+  lines.push(`${p.lockfile} not written (outdated never writes)`);
+  return { exitCode, json: { ok: exitCode === ExitCode.Ok, outdated, agents }, lines, warnings: sync.warnings };
+}
