@@ -1,0 +1,84 @@
+/** CLI helpers without a process: workflow-command escaping, flag suggestions, progress timing. */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { errorAnnotation } from '../src/cli/github.js';
+import { createProgress } from '../src/cli/progress.js';
+import { closest, editDistance, unknownArgumentsMessage } from '../src/cli/suggest.js';
+import { mapSettled } from '../src/pool.js';
+
+describe('GitHub annotations', () => {
+  it('escape %, CR and LF in the message, and also : and , in properties', () => {
+    expect(errorAnnotation('dir,a/a2a.lock.json', 'x: beyond, the lockfile', '100% a\r\nb: c, d')).toBe(
+      '::error file=dir%2Ca/a2a.lock.json,title=x%3A beyond%2C the lockfile::100%25 a%0D%0Ab: c, d',
+    );
+  });
+});
+
+describe('suggestions', () => {
+  it('edit distance and the closest known name within 3 edits', () => {
+    expect(editDistance('strcit', 'strict')).toBe(2);
+    expect(editDistance('', 'json')).toBe(4);
+    expect(closest('ofline', ['offline', 'strict'])).toBe('offline');
+    expect(closest('zzzzzzzz', ['offline', 'strict'])).toBeUndefined();
+  });
+
+  it('names flags with their closest option, drops yargs camelCase twins, quotes stray arguments', () => {
+    const known = ['manifest', 'json', 'allow-http', 'offline', 'strict'];
+    expect(unknownArgumentsMessage(['allow-htp', 'allowHtp'], ['verify', '--allow-htp'], known)).toBe('unknown option --allow-htp (did you mean --allow-http?)');
+    expect(unknownArgumentsMessage(['x'], ['verify', '-x'], known)).toBe('unknown option -x');
+    expect(unknownArgumentsMessage(['extra'], ['lock', 'extra'], known)).toBe('unknown argument "extra"');
+  });
+});
+
+describe('progress', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+  const tty = () => {
+    const writes: string[] = [];
+    return { writes, stream: { isTTY: true, write: (t: string) => writes.push(t) } };
+  };
+
+  it('appears only after a second, then follows every update, and is cleared at the end', () => {
+    vi.useFakeTimers();
+    const { writes, stream } = tty();
+    const progress = createProgress({ json: false, env: {}, stream })!;
+    progress.update(0, 3);
+    progress.update(1, 3);
+    vi.advanceTimersByTime(999);
+    expect(writes).toEqual([]);
+    vi.advanceTimersByTime(1);
+    expect(writes).toEqual(['\r\x1b[2Kfetching agents 1/3']);
+    progress.update(2, 3);
+    progress.stop();
+    expect(writes.slice(1)).toEqual(['\r\x1b[2Kfetching agents 2/3', '\r\x1b[2K']);
+  });
+
+  it('a run under a second prints nothing', () => {
+    vi.useFakeTimers();
+    const { writes, stream } = tty();
+    const progress = createProgress({ json: false, env: {}, stream })!;
+    progress.update(3, 3);
+    progress.stop();
+    vi.advanceTimersByTime(5000);
+    expect(writes).toEqual([]);
+  });
+
+  it('silent when not a TTY, under CI, and with --json', () => {
+    const { stream } = tty();
+    expect(createProgress({ json: false, env: {}, stream: { write: () => 0 } })).toBeUndefined();
+    expect(createProgress({ json: false, env: { CI: 'true' }, stream })).toBeUndefined();
+    expect(createProgress({ json: true, env: {}, stream })).toBeUndefined();
+    expect(createProgress({ json: false, env: { CI: 'false' }, stream })).toBeDefined();
+  });
+});
+
+describe('mapSettled progress', () => {
+  it('reports 0/n before the first item and each settled item, failures included', async () => {
+    const seen: string[] = [];
+    await mapSettled([1, 2, 3], 2, async (n) => {
+      if (n === 2) throw new Error('down');
+      return n;
+    }, (done, total) => seen.push(`${done}/${total}`));
+    expect(seen).toEqual(['0/3', '1/3', '2/3', '3/3']);
+  });
+});

@@ -1,0 +1,131 @@
+/**
+ * Reviewer and CI experience against a real SDK agent: `a2a outdated`/`diff` (what update would
+ * change, never written, exit 1), GitHub annotations from `verify`, `a2a why`, colour only on a
+ * TTY, unknown commands and flags with suggestions, `--help` with an example.
+ */
+import { spawn } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { BIN, jsonOf, manifest, readLockBytes, research, resources, runCli, sampleCard, show } from './helpers.js';
+
+describe.concurrent('reviewer and CI output', () => {
+  it('outdated/diff show what update would change without writing; verify annotates under GitHub Actions; why explains', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const agent = await res.sampleAgent();
+    const dir = await res.dir(manifest({ research: research(agent.origin) }));
+    const cli = (args: string[], env: Record<string, string> = {}) => runCli(args, { cwd: dir, env });
+    expect((await cli(['lock'])).code).toBe(0);
+
+    const current = await cli(['outdated']);
+    expect(current.code, show(current)).toBe(0);
+    expect(current.stdout).toMatch(/✓ research: up to date \(version 2\.4\.0\)/);
+
+    const card = sampleCard(agent.origin, { version: '2.5.0', description: 'Sizes markets (v2.5).' });
+    card.skills[0]!.outputModes = ['text/plain'];
+    agent.setCard(card);
+    const before = await readLockBytes(dir);
+
+    const [human, json, gha, ghaJson, plain] = await Promise.all([
+      cli(['outdated']),
+      cli(['diff', '--json']),
+      cli(['verify'], { GITHUB_ACTIONS: 'true' }),
+      cli(['verify', '--json'], { GITHUB_ACTIONS: 'true' }),
+      cli(['verify']),
+    ]);
+    expect(human.code, show(human)).toBe(1);
+    expect(human.stdout).toContain('~ research: would be updated (structural card change)');
+    expect(human.stdout).toContain('    version: 2.4.0 → 2.5.0');
+    expect(human.stdout).toContain('$.skills["market-size"].outputModes[0]: "application/json" → "text/plain" structural');
+    expect(human.stdout).toContain('$.description: "Sizes markets and produces research briefs with citations." → "Sizes markets (v2.5)." descriptive');
+    expect(human.stdout).toContain('plan market-size › acceptedOutputModes: ["application/json"] → ["text/plain"]');
+    expect(human.stdout).toContain('1 agent would change: run a2a update research');
+
+    expect(json.code, show(json)).toBe(1);
+    const doc = jsonOf(json);
+    expect(doc).toMatchObject({ ok: false, outdated: ['research'], warnings: [] });
+    expect(doc.agents.research).toMatchObject({
+      status: 'outdated',
+      change: 'structural',
+      version: { old: '2.4.0', new: '2.5.0' },
+      planChanges: { 'market-size': [{ field: 'acceptedOutputModes', old: ['application/json'], new: ['text/plain'] }] },
+      signatureChanges: [],
+    });
+    expect(doc.agents.research.cardChanges).toContainEqual({ path: '$.version', kind: 'changed', old: '2.4.0', new: '2.5.0', structural: false });
+    // outdated never writes.
+    expect(await readLockBytes(dir)).toEqual(before);
+
+    // One annotation per agent beyond the lockfile, on stdout; under --json on stderr (stdout stays one document).
+    const annotation = '::error file=a2a.lock.json,title=research beyond the lockfile::market-size: refused with the locked choices (no-common-output-mode); market-size › acceptedOutputModes: ["application/json"] → ["text/plain"]; run: a2a update research';
+    expect(gha.code, show(gha)).toBe(1);
+    expect(gha.stdout.split('\n'), gha.stdout).toContain(annotation);
+    expect(ghaJson.code).toBe(1);
+    expect(jsonOf(ghaJson).agents.research.status).toBe('drift');
+    expect(ghaJson.stderr.split('\n')).toContain(annotation);
+    expect(plain.code).toBe(1);
+    expect(`${plain.stdout}${plain.stderr}`).not.toContain('::error');
+
+    // why is offline: the locked snapshot still explains the locked plan.
+    const why = await cli(['why', 'research', 'market-size']);
+    expect(why.code, show(why)).toBe(0);
+    expect(why.stdout).toContain(`→ JSONRPC 1.0    offered at ${agent.jsonRpcUrl}`);
+    expect(why.stdout).toContain(`✓ HTTP+JSON 1.0  offered at ${agent.origin}/a2a/rest; a more preferred pair won`);
+    expect(why.stdout).toContain('→ [bearer]  every scheme held');
+    expect(why.stdout).toContain('✓ accept application/json  the skill outputs application/json');
+    expect(why.stdout).toContain('✓ the locked plan');
+  });
+
+  it('why: unknown agent or skill is usage (exit 2); a hand-edited plan is exit 1 with the difference', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const dir = await res.dir();
+    const { readFile, writeFile } = await import('node:fs/promises');
+    const lock = JSON.parse(await readFile('a2a.lock.json.example', 'utf8'));
+    lock.agents['research-agent'].plans['market-size'].delivery = 'poll';
+    await writeFile(`${dir}/a2a.lock.json`, JSON.stringify(lock));
+    const [edited, unknownAgent, unknownSkill] = await Promise.all([
+      runCli(['why', 'research-agent', '--json'], { cwd: dir }),
+      runCli(['why', 'reserch-agent'], { cwd: dir }),
+      runCli(['why', 'currency-agent', 'market-size'], { cwd: dir }),
+    ]);
+    expect(edited.code, show(edited)).toBe(1);
+    const doc = jsonOf(edited);
+    expect(doc.ok).toBe(false);
+    expect(doc.skills['market-size'].matchesLock).toBe(false);
+    expect(doc.skills['market-size'].differences).toEqual([{ skill: 'market-size', field: 'delivery', locked: 'poll', fresh: 'stream' }]);
+    expect(doc.skills['market-size'].steps.map((s: { step: string }) => s.step)).toEqual(['skill', 'version', 'interface', 'security', 'media', 'delivery', 'extensions']);
+    expect(unknownAgent.code, show(unknownAgent)).toBe(2);
+    expect(unknownAgent.stderr).toContain('unknown agent "reserch-agent" (locked agents: currency-agent, research-agent)');
+    expect(unknownSkill.code, show(unknownSkill)).toBe(2);
+    expect(unknownSkill.stderr).toContain('agent "currency-agent" has no locked skill "market-size" (locked skills: convert)');
+  });
+
+  it('unknown commands and flags suggest the closest; every command has --help with an example; colour only on a TTY or when forced', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const dir = await res.dir();
+    const [command, flag, stray, help] = await Promise.all([
+      runCli(['verfy'], { cwd: dir }),
+      runCli(['verify', '--strcit', '--ofline'], { cwd: dir }),
+      runCli(['lock', 'extra'], { cwd: dir }),
+      runCli(['outdated', '--help'], { cwd: dir }),
+    ]);
+    expect(command.code).toBe(2);
+    expect(command.stderr).toContain('unknown command "verfy"; did you mean verify?');
+    expect(flag.code).toBe(2);
+    expect(flag.stderr).toContain('unknown options --strcit (did you mean --strict?), --ofline (did you mean --offline?)');
+    expect(stray.code).toBe(2);
+    expect(stray.stderr).toContain('unknown argument "extra"');
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/Examples:\n\s+a2a outdated/);
+
+    // Colour: the same refusal with NO_COLOR unset and stdout a pipe (no ANSI), and with FORCE_COLOR (ANSI).
+    const color = (env: NodeJS.ProcessEnv) =>
+      new Promise<string>((resolve) => {
+        const child = spawn(process.execPath, [BIN, 'verify'], { cwd: dir, env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+        let out = '';
+        child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+        child.on('close', () => resolve(out));
+      });
+    const [piped, forced] = await Promise.all([color({}), color({ FORCE_COLOR: '1' })]);
+    expect(piped).toMatch(/manifest-invalid/);
+    expect(piped).not.toContain('\x1b[');
+    expect(forced).toContain('\x1b[31merror');
+  });
+});
