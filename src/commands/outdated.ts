@@ -6,13 +6,12 @@
  * Exit 1 when anything would change (as `npm outdated` does).
  */
 import kleur from 'kleur';
-import { ExitCode, OutOfDateError, UsageError } from '../errors.js';
+import { ExitCode, UsageError } from '../errors.js';
 import { own } from '../json-path.js';
 import { entryChanges } from '../lock/changes.js';
 import { overallExitCode } from '../lock/engine.js';
-import { readLockfile } from '../lock/io.js';
 import { syncFailureJson, syncLock } from '../lock/sync.js';
-import { readManifest } from '../manifest/read.js';
+import { readProject } from '../lock/verify.js';
 import { renderEntryChanges, renderSyncFailure } from '../cli/render.js';
 import { engineOptions, paths, type CommandResult, type GlobalOptions } from './context.js';
 
@@ -23,13 +22,11 @@ import { engineOptions, paths, type CommandResult, type GlobalOptions } from './
  */
 export async function runOutdated(options: GlobalOptions, args: { agents: string[] }): Promise<CommandResult> {
   const p = paths(options);
-  const manifest = await readManifest(p.manifest);
+  const { manifest, lock } = await readProject(p.manifest, p.lockfile);
   for (const name of args.agents) {
     if (!Object.hasOwn(manifest.agents, name)) throw new UsageError(`unknown agent "${name}" (manifest agents: ${Object.keys(manifest.agents).join(', ') || 'none'})`);
   }
-  const read = await readLockfile(p.lockfile);
-  if (!read) throw new OutOfDateError(`${p.lockfile}: not found`);
-  const sync = await syncLock(manifest, read.lock, {
+  const sync = await syncLock(manifest, lock, {
     ...engineOptions(options, p.baseDir),
     force: args.agents.length ? new Set(args.agents) : 'all',
     source: p.lockfile,
@@ -73,6 +70,5 @@ export async function runOutdated(options: GlobalOptions, args: { agents: string
   const exitCode = overallExitCode(codes);
   if (outdated.length) lines.push(`${outdated.length} agent${outdated.length === 1 ? '' : 's'} would change: run a2a update ${outdated.join(' ')}`);
   else if (exitCode === ExitCode.Ok) lines.push(kleur.green(`${p.lockfile} is current: a2a update would change nothing`));
-  lines.push(`${p.lockfile} not written (outdated never writes)`);
   return { exitCode, json: { ok: exitCode === ExitCode.Ok, outdated, agents }, lines, warnings: sync.warnings };
 }

@@ -5,11 +5,14 @@
  */
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { closeFetcher, UsageError, verifyLockfile } from '../../src/index.js';
 import { BIN, jsonOf, manifest, readLockBytes, research, resources, runCli, sampleCard, show } from './helpers.js';
 
 describe.concurrent('reviewer and CI output', () => {
   it('outdated/diff show what update would change without writing; verify annotates under GitHub Actions; why explains', async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
+    onTestFinished(() => closeFetcher());
     const agent = await res.sampleAgent();
     const dir = await res.dir(manifest({ research: research(agent.origin) }));
     const cli = (args: string[], env: Record<string, string> = {}) => runCli(args, { cwd: dir, env });
@@ -62,6 +65,13 @@ describe.concurrent('reviewer and CI output', () => {
     expect(ghaJson.stderr.split('\n')).toContain(annotation);
     expect(plain.code).toBe(1);
     expect(`${plain.stdout}${plain.stderr}`).not.toContain('::error');
+
+    // The same check as a library call (package root): data, not output.
+    const verified = await verifyLockfile({ manifest: join(dir, 'a2a.json'), env: {} });
+    expect(verified).toMatchObject({ ok: false, exitCode: 1, agents: { research: { status: 'drift', change: 'structural' } } });
+    const offline = await verifyLockfile({ manifest: join(dir, 'a2a.json'), offline: true, strict: true });
+    expect(offline).toMatchObject({ ok: true, exitCode: 0, agents: { research: { status: 'ok' } } });
+    await expect(verifyLockfile({ manifest: join(dir, 'a2a.json'), agents: ['nobody'] })).rejects.toThrow(UsageError);
 
     // why is offline: the locked snapshot still explains the locked plan.
     const why = await cli(['why', 'research', 'market-size']);
