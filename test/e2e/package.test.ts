@@ -1,0 +1,71 @@
+/**
+ * The published package: `npm pack` ships bin, dist, schemas, README and LICENSE only, and the
+ * packed tarball installed into a fresh project gives a working `npx a2a` and a typed package root.
+ * One pack and one install (dependencies come from the npm cache, else the registry). dist is
+ * built by `npm test` first; the pack skips `prepack` so it never rebuilds dist under the other
+ * e2e files.
+ */
+import { execFile } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { resources, ROOT } from './helpers.js';
+
+const exec = promisify(execFile);
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const quiet = ['--no-audit', '--no-fund', '--loglevel=error'];
+
+describe('the packed package', () => {
+  it('ships dist, schemas, README, LICENSE and the bin; installs into a project; npx a2a --version and the typed root import work', { timeout: 180_000 }, async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const { version } = (await import('../../package.json', { with: { type: 'json' } })).default;
+
+    // One real pack; its --json report lists the files, as `npm pack --dry-run` would.
+    const out = await res.dir();
+    const packed = await exec(npm, ['pack', '--json', '--ignore-scripts', '--pack-destination', out, ...quiet], { cwd: ROOT });
+    const [report] = JSON.parse(packed.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
+    const files = report!.files.map((f) => f.path);
+    const outside = files.filter((f) => !/^(dist\/.+\.(js|d\.ts)|schemas\/[^/]+\.schema\.json|bin\/a2a\.js|README\.md|LICENSE|package\.json)$/.test(f));
+    expect(outside).toEqual([]);
+    for (const f of ['bin/a2a.js', 'dist/index.js', 'dist/index.d.ts', 'dist/cli/main.js', 'schemas/a2a.schema.json', 'schemas/a2a-lock.schema.json', 'README.md', 'LICENSE']) {
+      expect(files).toContain(f);
+    }
+
+    const tarball = join(out, report!.filename);
+    const project = join(out, 'project');
+    await mkdir(project);
+    await exec(npm, ['init', '-y', ...quiet], { cwd: project });
+    await exec(npm, ['install', tarball, '--prefer-offline', ...quiet], { cwd: project });
+
+    const cli = await exec('npx', ['--no-install', 'a2a', '--version'], { cwd: project });
+    expect(cli.stdout.trim()).toBe(version);
+
+    // The package root from an ES module consumer: functions, error classes and refusal codes.
+    const probe = [
+      "import * as lock from 'a2a-lock';",
+      "const names = ['negotiate', 'normalizeCard', 'readLockfile', 'verifyLockfile', 'explainNegotiation', 'A2aLockError', 'UsageError', 'InvalidInputError', 'FetchError', 'OutOfDateError'];",
+      "console.log(JSON.stringify({ missing: names.filter((n) => typeof lock[n] !== 'function'), refusals: Object.values(lock.RefusalCode), errors: Object.values(lock.ErrorCode).length }));",
+      // RUNTIME: the lead adds `import('a2a-lock/runtime')` here once the runtime entry point is merged.
+    ].join('\n');
+    await writeFile(join(project, 'probe.mjs'), probe);
+    const root = JSON.parse((await exec(process.execPath, ['probe.mjs'], { cwd: project })).stdout);
+    expect(root.missing).toEqual([]);
+    expect(root.refusals).toContain('no-common-interface');
+    expect(root.errors).toBeGreaterThan(10);
+
+    // And typed: a TypeScript consumer compiles against the shipped declarations (no `any` fallback).
+    await writeFile(
+      join(project, 'consumer.ts'),
+      [
+        "import { negotiate, RefusalCode, verifyLockfile, type Plan, type VerifyResult } from 'a2a-lock';",
+        "const code: RefusalCode = RefusalCode.NoCommonInterface;",
+        "const check: (o?: { offline?: boolean }) => Promise<VerifyResult> = verifyLockfile;",
+        "export const used: [typeof negotiate, string, typeof check, Plan['delivery']] = [negotiate, code, check, 'poll'];",
+        "// @ts-expect-error a plan's delivery is one of stream, push, poll",
+        "export const wrong: Plan['delivery'] = 'fax';",
+      ].join('\n'),
+    );
+    await exec(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '--noEmit', '--strict', '--skipLibCheck', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--types', 'node', '--typeRoots', join(ROOT, 'node_modules', '@types'), 'consumer.ts'], { cwd: project });
+  });
+});
