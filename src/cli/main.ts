@@ -165,6 +165,8 @@ export async function main(args: string[]): Promise<number> {
           .example('$0 diff research-agent --json', ''),
       run(async (o, argv) => (await import('../commands/outdated.js')).runOutdated(o, { agents: ((argv.agents as string[] | undefined) ?? []).map(String) })),
     )
+    .example('$0 verify --strict', 'the CI gate: exit 1 when an agent moved beyond the lockfile')
+    .example('$0 why research-agent', 'why the lockfile holds the plans it holds')
     .demandCommand(1, 'name a command (see a2a --help)')
     .recommendCommands()
     .strict()

@@ -110,11 +110,12 @@ describe.concurrent('reviewer and CI output', () => {
   it('unknown commands and flags suggest the closest; every command has --help with an example; colour only on a TTY or when forced', async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
     const dir = await res.dir();
-    const [command, flag, stray, help] = await Promise.all([
+    const commands = ['plan', 'card', 'init', 'add', 'lock', 'install', 'verify', 'update', 'outdated', 'diff', 'why'];
+    const [command, flag, stray, ...helps] = await Promise.all([
       runCli(['verfy'], { cwd: dir }),
       runCli(['verify', '--strcit', '--ofline'], { cwd: dir }),
       runCli(['lock', 'extra'], { cwd: dir }),
-      runCli(['outdated', '--help'], { cwd: dir }),
+      ...commands.map((c) => runCli([c, '--help'], { cwd: dir })),
     ]);
     expect(command.code).toBe(2);
     expect(command.stderr).toContain('unknown command "verfy"; did you mean verify?');
@@ -122,8 +123,10 @@ describe.concurrent('reviewer and CI output', () => {
     expect(flag.stderr).toContain('unknown options --strcit (did you mean --strict?), --ofline (did you mean --offline?)');
     expect(stray.code).toBe(2);
     expect(stray.stderr).toContain('unknown argument "extra"');
-    expect(help.code).toBe(0);
-    expect(help.stdout).toMatch(/Examples:\n\s+a2a outdated/);
+    helps.forEach((help, i) => {
+      expect(help.code, show(help)).toBe(0);
+      expect(help.stdout, commands[i]).toMatch(new RegExp(`Examples:\\n\\s+a2a ${commands[i] === 'diff' ? 'outdated' : commands[i]}\\b`));
+    });
 
     // Colour: the same refusal with NO_COLOR unset and stdout a pipe (no ANSI), and with FORCE_COLOR (ANSI).
     const color = (env: NodeJS.ProcessEnv) =>
