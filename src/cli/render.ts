@@ -7,7 +7,7 @@ import kleur from 'kleur';
 import type { Warning } from '../card/model.js';
 import type { CardChange } from '../lock/card-diff.js';
 import type { EntryChanges } from '../lock/changes.js';
-import type { AgentReport, PlanDrift } from '../lock/engine.js';
+import type { AgentReport, PlanDrift, SignatureDrift } from '../lock/engine.js';
 import type { SyncFailure } from '../lock/sync.js';
 import type { ExplainedStep } from '../negotiate/explain.js';
 import type { Plan } from '../negotiate/types.js';
@@ -68,6 +68,11 @@ export function renderSignature(record: { status: string; kid?: string; alg?: st
   return parts.length ? `${record.status} (${parts.join(', ')})` : record.status;
 }
 
+/** `    signature (card): locked → fresh`: a locked verified signature that no longer holds. */
+export function renderSignatureDrift(s: SignatureDrift): string {
+  return `    signature (${s.snapshot}): ${kleur.red(renderSignature(s.locked))} → ${kleur.green(renderSignature(s.fresh))}`;
+}
+
 /** One agent's verify/install report as lines. */
 export function renderReport(name: string, report: AgentReport, options: { strict?: boolean } = {}): string[] {
   switch (report.status) {
@@ -88,7 +93,7 @@ export function renderReport(name: string, report: AgentReport, options: { stric
       return [
         `${kleur.red('✗')} ${name}: beyond the lockfile`,
         ...renderDrift(report.drift ?? []),
-        ...(report.signatureDrift ?? []).map((s) => `    signature (${s.snapshot}): ${kleur.red(renderSignature(s.locked))} → ${kleur.green(renderSignature(s.fresh))}`),
+        ...(report.signatureDrift ?? []).map(renderSignatureDrift),
         ...(report.unchecked ? [`    ${report.unchecked}`] : []),
         ...(report.cardChanges?.length ? ['    card changes:', ...renderCardChanges(report.cardChanges, '      ')] : []),
         `    run: a2a update ${name}`,
@@ -137,7 +142,7 @@ export function renderSyncFailure(name: string, f: SyncFailure): string[] {
     lines.push(
       `${kleur.red('✗')} ${name}: beyond the lockfile`,
       ...renderDrift(f.drift ?? []),
-      ...(f.signatureDrift ?? []).map((s) => `    signature (${s.snapshot}): ${renderSignature(s.locked)} → ${renderSignature(s.fresh)}`),
+      ...(f.signatureDrift ?? []).map(renderSignatureDrift),
       `    run: a2a update ${name}`,
     );
   }
