@@ -394,7 +394,7 @@ function sortKeys(value: object): Record<string, unknown> {
 }
 
 /** The card a locked entry's plans were negotiated against: its extended snapshot when it has one. */
-function lockedNegotiationCard(entry: LockEntry, source: string): NormalizedCard {
+export function lockedNegotiationCard(entry: LockEntry, source: string): NormalizedCard {
   const baseUrl = isCardUrl(entry.resolved) ? entry.resolved : undefined;
   const legacy = entry.resolved.endsWith('/.well-known/agent.json') ? { legacyWellKnown: true } : {};
   const pub = normalizeCard(entry.snapshot, { source, ...(baseUrl ? { baseUrl } : {}), ...legacy }).card;
