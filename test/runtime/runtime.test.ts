@@ -58,6 +58,7 @@ beforeAll(async () => {
       rest: { card: agent.origin, skills: ['market-size'], credentials: { bearer: { env: 'RT_TOKEN' } }, profile: { bindings: ['HTTP+JSON'] } },
       legacy: { card: agent.origin, skills: ['market-size'], credentials: { bearer: { env: 'RT_TOKEN' } }, profile: { versions: ['0.3'] } },
       polling: { card: agent.origin, skills: ['market-size'], credentials: { bearer: { env: 'RT_TOKEN' } }, profile: { streaming: false } },
+      restpoll: { card: agent.origin, skills: ['market-size'], credentials: { bearer: { env: 'RT_TOKEN' } }, profile: { bindings: ['HTTP+JSON'], streaming: false } },
     },
   };
   await writeFile(join(dir, 'a2a.json'), JSON.stringify(manifest));
@@ -189,5 +190,107 @@ describe('locked fallbacks and degraded', () => {
     expect(research.degraded).toBe(true);
     expect(degraded).toHaveLength(1);
     expect(degraded[0]).toMatchObject({ agent: 'research', skill: 'market-size', reason: 'version-not-supported' });
+  });
+});
+
+describe('agent.fetch: each violation refused with nothing sent', () => {
+  const rpc = (method: string, params: Record<string, unknown>) => JSON.stringify({ jsonrpc: '2.0', id: 1, method, params });
+  const message = (parts: unknown[]) => ({ messageId: 'm1', role: 'ROLE_USER', parts });
+
+  it.each([
+    ['another URL on the same origin', 'research', (u: string) => [`${u}/other`, { method: 'POST', body: rpc('SendMessage', { message: message([{ text: 'x' }]) }) }], /is not the locked interface/],
+    ['another origin', 'research', () => ['http://127.0.0.2:9/a2a/jsonrpc', { method: 'POST', body: '{}' }], /is not the locked interface/],
+    ['a conflicting A2A-Version', 'research', (u: string) => [u, { method: 'POST', headers: { 'A2A-Version': '0.3' }, body: rpc('SendMessage', { message: message([{ text: 'x' }]) }) }], /A2A-Version "0.3" conflicts with the locked 1.0/],
+    ['an extension that is not locked', 'research', (u: string) => [u, { method: 'POST', headers: { 'A2A-Extensions': 'https://x.example/ext' }, body: rpc('SendMessage', { message: message([{ text: 'x' }]) }) }], /extension https:\/\/x.example\/ext is not locked/],
+    ['a part whose media type is not a locked input mode', 'research', (u: string) => [u, { method: 'POST', body: rpc('SendMessage', { message: message([{ raw: 'AAAA', mediaType: 'image/png' }]) }) }], /image\/png is not in the locked input modes/],
+    ['an accepted output mode outside the lock', 'research', (u: string) => [u, { method: 'POST', body: rpc('SendMessage', { message: message([{ text: 'x' }]), configuration: { acceptedOutputModes: ['application/pdf'] } }) }], /application\/pdf" is not locked/],
+    ['a push config when delivery is not push', 'research', (u: string) => [u, { method: 'POST', body: rpc('SendMessage', { message: message([{ text: 'x' }]), configuration: { taskPushNotificationConfig: { url: 'https://hook.example' } } }) }], /push notification config/],
+    ['CreateTaskPushNotificationConfig when delivery is not push', 'research', (u: string) => [u, { method: 'POST', body: rpc('CreateTaskPushNotificationConfig', { taskId: 't' }) }], /push notification config/],
+    ['SendStreamingMessage when delivery is poll', 'polling', (u: string) => [u, { method: 'POST', body: rpc('SendStreamingMessage', { message: message([{ text: 'x' }]) }) }], /streaming call, but the locked delivery is poll/],
+    ['REST message:stream when delivery is poll (the 0.3 path too)', 'restpoll', (u: string) => [`${u}/v1/message:stream`, { method: 'POST', body: '{}' }], /streaming call, but the locked delivery is poll/],
+    ['a body that is not JSON', 'research', (u: string) => [u, { method: 'POST', body: 'not json' }], /not JSON/],
+  ] as const)('%s', async (_what, name, make, pattern) => {
+    const lock = await loadLock(options());
+    const locked = lock.agent(name, 'market-size');
+    const from = agent.requests.length;
+    const [url, init] = make(locked.plan.url) as [string, RequestInit];
+    await expect(locked.fetch(url, init)).rejects.toMatchObject({ code: 'plan-violation', message: expect.stringMatching(pattern) });
+    expect(agent.requests.length).toBe(from);
+    expect(sent).toEqual([]);
+  });
+
+  it('a missing credential is refused before anything is sent; a credentials option is read per request', async () => {
+    const unset = await loadLock(options({ env: {} }));
+    await expect(unset.agent('research', 'market-size').fetch(agent.jsonRpcUrl, { method: 'POST', body: '{}' })).rejects.toMatchObject({ code: 'credential-unset', message: expect.stringMatching(/RT_TOKEN is not set/) });
+    expect(sent).toEqual([]);
+    let reads = 0;
+    const lock = await loadLock(options({ env: {}, credentials: { bearer: async () => (reads++, TOKEN) } }));
+    const client = await lock.agent('research', 'market-size').createClient();
+    await client.sendMessage({ message: text('a') } as never);
+    await client.sendMessage({ message: text('b') } as never);
+    expect(reads).toBe(2);
+    expect(sent.map((s) => s.headers.Authorization)).toEqual([`Bearer ${TOKEN}`, `Bearer ${TOKEN}`]);
+  });
+
+  it('acceptedOutputModes is filled in with the locked list when absent', async () => {
+    const lock = await loadLock(options());
+    const research = lock.agent('research', 'market-size');
+    const res = await research.fetch(research.plan.url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: rpc('SendMessage', { message: message([{ text: 'plain' }]) }) });
+    expect(res.status).toBe(200);
+    expect(JSON.stringify(await res.json())).toContain('echo: plain');
+    expect(JSON.parse(sent[0]!.body!).params.configuration.acceptedOutputModes).toEqual(['application/json']);
+  });
+});
+
+describe('stream fallback, drift refresh, lockfile checks', () => {
+  it('a stream refused as unsupported is retried once as SendMessage (the locked poll fallback)', async () => {
+    const lock = await loadLock(options());
+    const research = lock.agent('research', 'market-size');
+    const client = await research.createClient();
+    agent.setCard({ ...card, capabilities: { ...card.capabilities, streaming: false } });
+    const from = agent.requests.length;
+    const events = [];
+    for await (const e of client.sendMessageStream({ message: text('no stream') } as never)) events.push(e);
+    expect(JSON.stringify(events)).toContain('echo: no stream');
+    expect(sent.map((s) => JSON.parse(s.body!).method)).toEqual(['SendStreamingMessage', 'SendMessage']);
+    expect(a2aRequests(from)).toHaveLength(2);
+    expect(research.degraded).toBe(false);
+  });
+
+  it('refresh(): a card now beyond the lock emits drift (the findings a2a verify prints) and degrades the agent; the plan in use does not change', async () => {
+    const lock = await loadLock(options({ refreshIntervalMs: 60_000 }));
+    try {
+      const research = lock.agent('research', 'market-size');
+      const before = JSON.stringify(research.plan);
+      const drift: DriftEvent[] = [];
+      const degraded: DegradedEvent[] = [];
+      lock.on('drift', (e: DriftEvent) => drift.push(e));
+      lock.on('degraded', (e: DegradedEvent) => degraded.push(e));
+      await lock.refresh();
+      expect(drift).toEqual([]);
+      agent.setCard({ ...card, capabilities: { ...card.capabilities, streaming: false } });
+      await lock.refresh();
+      expect(drift.map((d) => d.agent).sort()).toEqual(['legacy', 'research', 'rest']);
+      expect(drift.find((d) => d.agent === 'research')!.report.drift).toEqual([{ skill: 'market-size', field: 'delivery', locked: 'stream', fresh: 'poll' }, expect.objectContaining({ field: 'fallbacks' })]);
+      expect(research.degraded).toBe(true);
+      expect(lock.agent('polling', 'market-size').degraded).toBe(false);
+      expect(degraded.map((d) => [d.agent, d.reason])).toContainEqual(['research', 'drift']);
+      expect(JSON.stringify(research.plan)).toBe(before);
+    } finally {
+      lock.close();
+    }
+  });
+
+  it('a tampered snapshot or a plan its snapshot does not negotiate is refused at load', async () => {
+    const text = await readFile(join(dir, 'a2a.lock.json'), 'utf8');
+    const tampered = JSON.parse(text);
+    tampered.agents.research.snapshot.name = 'Someone Else';
+    const bad = join(dir, 'tampered.lock.json');
+    await writeFile(bad, JSON.stringify(tampered));
+    await expect(loadLock(options({ lockfile: bad, manifest: join(dir, 'a2a.json') }))).rejects.toMatchObject({ code: 'lockfile-invalid', message: expect.stringMatching(/integrity/) });
+    const moved = JSON.parse(text);
+    moved.agents.research.plans['market-size'].fallbacks.interfaces.reverse();
+    await writeFile(bad, JSON.stringify(moved));
+    await expect(loadLock(options({ lockfile: bad, manifest: join(dir, 'a2a.json') }))).rejects.toMatchObject({ code: 'lockfile-out-of-date', message: expect.stringMatching(/fallbacks/) });
   });
 });
