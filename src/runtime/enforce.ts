@@ -39,7 +39,8 @@ const PUSH_SET = new Set(['CreateTaskPushNotificationConfig', 'tasks/pushNotific
 type CallKind = 'send' | 'stream' | 'subscribe' | 'push-set' | 'other';
 
 /**
- * A fetch-compatible function enforcing `ctx` (see the module comment). Bodies must be JSON text
+ * A fetch-compatible function enforcing `ctx` (see the module comment); for a binding that is not
+ * JSON-RPC or HTTP+JSON (gRPC) every request is a violation. Bodies must be JSON text
  * (a string or bytes). Redirects are followed only to a URL on the plan (so never to another
  * origin, and credentials never leave it); any other redirect is a violation.
  *
@@ -48,6 +49,11 @@ type CallKind = 'send' | 'stream' | 'subscribe' | 'push-set' | 'other';
  */
 export function enforcingFetch(ctx: EnforcementContext): typeof fetch {
   const violation = (message: string) => new PlanViolationError(ctx.agent, ctx.skill, message);
+  if (ctx.iface.protocolBinding !== 'JSONRPC' && ctx.iface.protocolBinding !== 'HTTP+JSON') {
+    return async () => {
+      throw violation(`the locked binding ${ctx.iface.protocolBinding} is not carried over fetch (use createClient())`);
+    };
+  }
   const version = ctx.iface.protocolVersion;
   const extensionsHeader = version.startsWith('0.') ? 'X-A2A-Extensions' : 'A2A-Extensions';
   const base = new URL(ctx.iface.url);

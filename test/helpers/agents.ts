@@ -121,6 +121,8 @@ export interface StartedAgent {
   jsonRpcUrl: string;
   /** origin + '/a2a/rest' */
   restUrl: string;
+  /** `127.0.0.1:<port>` of the SDK gRPC service, with `grpc: true`. */
+  grpcUrl: string | undefined;
   /** Replace the served card (and the card the A2A handlers validate against); the next request sees it. */
   setCard(card: ServableCard): void;
   /**
@@ -135,8 +137,14 @@ export interface StartedAgent {
 }
 
 export interface StartAgentOptions {
-  /** The card, or a function of the server origin so it can embed the real URLs. */
-  card: ServableCard | ((origin: string) => ServableCard);
+  /** The card, or a function of the server origin (and the gRPC address) so it can embed the real URLs. */
+  card: ServableCard | ((origin: string, extra: { grpcUrl: string | undefined }) => ServableCard);
+  /**
+   * Also serve the SDK's gRPC service (`@a2a-js/sdk/server/grpc`, same request handler) on
+   * 127.0.0.1:<random port> (`grpcUrl`); each call is recorded with method `GRPC`, the gRPC method
+   * path and the call metadata as headers.
+   */
+  grpc?: boolean;
   /** Enable the SDK's v0.3 compat on the card handler, JSON-RPC and REST handlers. */
   legacyCompat?: boolean;
   /**
