@@ -55,7 +55,7 @@ export function enforcingFetch(ctx: EnforcementContext): typeof fetch {
     };
   }
   const version = ctx.iface.protocolVersion;
-  const extensionsHeader = version.startsWith('0.') ? 'X-A2A-Extensions' : 'A2A-Extensions';
+  const extensionsHeader = version.startsWith('0.') ? 'x-a2a-extensions' : 'a2a-extensions';
   const base = new URL(ctx.iface.url);
   const basePath = base.pathname.replace(/\/+$/, '');
 
@@ -80,34 +80,32 @@ export function enforcingFetch(ctx: EnforcementContext): typeof fetch {
     const rel = relative(url);
     if (rel === undefined) throw violation(`${redact(url)} is not the locked interface ${ctx.iface.protocolBinding} ${ctx.iface.url}`);
     const method = (init?.method ?? request?.method ?? 'GET').toUpperCase();
-    const headers = new Headers(init?.headers ?? request?.headers);
+    const headers = headerRecord(init?.headers ?? request?.headers);
     let body = await bodyText(init?.body ?? (request && request.body ? await request.text() : undefined), violation);
 
     // A2A-Version: the locked Major.Minor; a conflicting value is a violation.
-    const asked = headers.get('A2A-Version');
-    if (asked !== null && asked.trim() !== version && !asked.trim().startsWith(`${version}.`)) {
+    const asked = headers['a2a-version'];
+    if (asked !== undefined && asked.trim() !== version && !asked.trim().startsWith(`${version}.`)) {
       throw violation(`A2A-Version ${JSON.stringify(asked.slice(0, 20))} conflicts with the locked ${version}`);
     }
     // Extensions: only locked ones; sent under the one header name of the locked version.
-    for (const name of ['A2A-Extensions', 'X-A2A-Extensions']) {
-      for (const uri of (headers.get(name) ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+    for (const name of ['a2a-extensions', 'x-a2a-extensions']) {
+      for (const uri of (headers[name] ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
         if (!ctx.plan.extensions.includes(uri)) throw violation(`extension ${uri} is not locked (locked: ${list(ctx.plan.extensions)})`);
       }
-      headers.delete(name);
+      delete headers[name];
     }
 
     if (body !== undefined && method === 'POST') body = checkBody(ctx, rel, body, violation);
     else if (ctx.iface.protocolBinding === 'HTTP+JSON') checkKind(ctx, restKind(rel, method), violation);
 
-    headers.set('A2A-Version', version);
-    if (ctx.plan.extensions.length > 0) headers.set(extensionsHeader, ctx.plan.extensions.join(', '));
-    const out: Record<string, string> = {};
-    headers.forEach((value, name) => (out[name] = value));
+    headers['a2a-version'] = version;
+    if (ctx.plan.extensions.length > 0) headers[extensionsHeader] = ctx.plan.extensions.join(', ');
     const placements = await ctx.placements();
 
     let target = url;
     for (let hops = 0; ; hops++) {
-      const applied = applyCredentials(target.href, out, placements);
+      const applied = placements.length > 0 ? applyCredentials(target.href, headers, placements) : { url: target.href, headers };
       const { headers: _h, body: _b, method: _m, redirect: _r, ...rest } = init ?? {};
       const response = await ctx.send(applied.url, { ...rest, method, headers: applied.headers, ...(body !== undefined ? { body } : {}), redirect: 'manual', ...(request && !init?.signal ? { signal: request.signal } : {}) });
       if (response.status < 300 || response.status >= 400 || !response.headers.has('location')) return response;
@@ -119,6 +117,19 @@ export function enforcingFetch(ctx: EnforcementContext): typeof fetch {
       target = next;
     }
   };
+}
+
+/** Request headers as a record with lower-case names (repeated names joined with ", ", as `Headers` does). */
+function headerRecord(init: HeadersInit | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  const add = (name: string, value: string) => {
+    const key = name.toLowerCase();
+    out[key] = out[key] === undefined ? value : `${out[key]}, ${value}`;
+  };
+  if (init instanceof Headers) init.forEach((value, name) => add(name, value));
+  else if (Array.isArray(init)) for (const [name, value] of init) add(name!, value!);
+  else if (init) for (const [name, value] of Object.entries(init)) add(name, String(value));
+  return out;
 }
 
 /** The request body as text; bodies that are not text or bytes are refused. */

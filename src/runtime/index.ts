@@ -211,7 +211,9 @@ export class Lock extends EventEmitter {
     const providers = this.#options.credentials ?? {};
     const env = this.#options.env ?? process.env;
     const send = this.#options.fetch ?? globalThis.fetch;
+    const none: Promise<CredentialPlacement[]> = Promise.resolve([]);
     const placements = async (): Promise<CredentialPlacement[]> => {
+      if (Object.keys(plan.security).length === 0) return none;
       const out: CredentialPlacement[] = [];
       for (const scheme of Object.keys(plan.security)) {
         const definition = card.securitySchemes[scheme];
