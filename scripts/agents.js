@@ -50,7 +50,7 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import express from 'express';
-import { AgentCard as AgentCardCodec, Role } from '@a2a-js/sdk';
+import { AgentCard as AgentCardCodec, Role, TaskState } from '@a2a-js/sdk';
 import { AgentEvent, DefaultRequestHandler, DefaultExecutionEventBusManager, InMemoryTaskStore } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 
@@ -160,12 +160,34 @@ const echoExecutor = {
 };
 
 /**
+ * Task executor: publishes a working Task at once, then after `delayMs` a completed status whose
+ * message is `done: <text of the text parts>` (a long-running task, to break a stream mid-task).
+ */
+function taskExecutor(delayMs) {
+  return {
+    async execute(requestContext, eventBus) {
+      const { taskId, contextId } = requestContext;
+      const text = (requestContext.userMessage?.parts ?? []).filter((p) => p.content?.$case === 'text').map((p) => p.content.value).join('\n');
+      eventBus.publish(
+        AgentEvent.task({ id: taskId, contextId, status: { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: undefined }, artifacts: [], history: [], metadata: undefined }),
+      );
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      const message = { messageId: randomUUID(), contextId, taskId, role: Role.ROLE_AGENT, parts: [{ content: { $case: 'text', value: `done: ${text}` }, metadata: undefined, filename: '', mediaType: 'text/plain' }], metadata: undefined, extensions: [], referenceTaskIds: [] };
+      eventBus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: { state: TaskState.TASK_STATE_COMPLETED, message, timestamp: undefined }, metadata: undefined }));
+      eventBus.finished();
+    },
+    async cancelTask() {},
+  };
+}
+
+/**
  * Start a real SDK A2A server on 127.0.0.1 with a random port.
  *
  * @param {{
  *   card: Record<string, any> | ((origin: string, extra: { grpcUrl: string | undefined }) => Record<string, any>),
  *   legacyCompat?: boolean,
  *   grpc?: boolean,
+ *   taskDelayMs?: number,
  *   bearerToken?: string,
  *   serveLegacyPathOnly?: boolean,
  *   port?: number,
@@ -174,6 +196,7 @@ const echoExecutor = {
  *   `extendedCard`: served by the SDK's extended-card methods (see "Extended card" above); the public
  *   card must set `capabilities.extendedAgentCard: true` for the SDK to serve it.
  *   `grpc`: also serve the SDK's gRPC service (see startGrpcServer below); its address is `grpcUrl`.
+ *   `taskDelayMs`: answer with a working Task that completes this many ms later (see taskExecutor).
  */
 export async function startAgent(opts) {
   const server = http.createServer();
@@ -203,7 +226,7 @@ export async function startAgent(opts) {
   const requestHandler = new LiveCardRequestHandler(
     served,
     new InMemoryTaskStore(),
-    echoExecutor,
+    opts.taskDelayMs === undefined ? echoExecutor : taskExecutor(opts.taskDelayMs),
     new DefaultExecutionEventBusManager(),
     undefined, // pushNotificationStore
     undefined, // pushNotificationSender
@@ -261,6 +284,9 @@ export async function startAgent(opts) {
     setCard(card) {
       served = toServedCard(card);
       requestHandler.setLiveCard(served);
+    },
+    dropConnections() {
+      for (const s of sockets) s.destroy();
     },
     setExtendedCard(card) {
       // `extendedAgentCardProvider` is TS-private in the SDK but a plain field at runtime.

@@ -130,6 +130,8 @@ export interface StartedAgent {
    * so the SDK answers ExtendedAgentCardNotConfigured). The next request sees it.
    */
   setExtendedCard(card: ServableCard | undefined): void;
+  /** Destroy every open connection (a network break mid-stream); the server keeps listening. */
+  dropConnections(): void;
   /** Every HTTP request received, in arrival order (including 401s and 404s). */
   requests: RecordedRequest[];
   /** Stops listening and destroys all sockets (idle keep-alive ones included). Idempotent. */
@@ -145,6 +147,11 @@ export interface StartAgentOptions {
    * path and the call metadata as headers.
    */
   grpc?: boolean;
+  /**
+   * Answer every message with a working Task that completes (`done: <text>`) this many ms later,
+   * instead of the echo Message: a long-running task, to break a stream mid-task.
+   */
+  taskDelayMs?: number;
   /** Enable the SDK's v0.3 compat on the card handler, JSON-RPC and REST handlers. */
   legacyCompat?: boolean;
   /**
