@@ -107,3 +107,18 @@ describe('classifyAgentError', () => {
     expect(classifySdkError(new Error('network'))).toBeUndefined();
   });
 });
+
+describe('the SDK stays a peer of the runtime entry', () => {
+  it('only src/runtime/client.ts and grpc.ts load @a2a-js/sdk or @grpc/grpc-js at run time, and only by dynamic import', async () => {
+    const { readdir, readFile } = await import('node:fs/promises');
+    const root = new URL('../../src/', import.meta.url);
+    const files = (await readdir(root, { recursive: true })).filter((f) => f.endsWith('.ts'));
+    const loaders: string[] = [];
+    for (const file of files) {
+      const code = (await readFile(new URL(file, root), 'utf8')).replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '');
+      expect(code, file).not.toMatch(/^import (?!type )[^;]*from '(@a2a-js\/sdk|@grpc\/grpc-js)/m);
+      if (/import\('(@a2a-js\/sdk|@grpc\/grpc-js)/.test(code)) loaders.push(file.replaceAll('\\', '/'));
+    }
+    expect(loaders.sort()).toEqual(['runtime/client.ts', 'runtime/grpc.ts']);
+  });
+});
