@@ -54,15 +54,15 @@ export function classifyAgentError(answer: AgentErrorAnswer): AgentErrorKind | u
 
 /**
  * Classify an error thrown by an `@a2a-js/sdk` transport: JSON-RPC errors carry `envelopeCode`,
- * HTTP+JSON errors `statusCode` and `reason`, gRPC errors `code` (grpc status) and `reason`.
+ * HTTP+JSON errors `statusCode` and `reason`, gRPC errors `status` (grpc status code) and `reason`.
  * Not an SDK transport error: `undefined`.
  */
 export function classifySdkError(error: unknown): AgentErrorKind | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
-  const e = error as { transport?: unknown; envelopeCode?: unknown; statusCode?: unknown; reason?: unknown; code?: unknown };
+  const e = error as { transport?: unknown; envelopeCode?: unknown; statusCode?: unknown; reason?: unknown; status?: unknown };
   const reason = typeof e.reason === 'string' ? e.reason : undefined;
   if (e.transport === 'jsonrpc' && typeof e.envelopeCode === 'number') return classifyAgentError({ binding: 'JSONRPC', code: e.envelopeCode });
   if (e.transport === 'rest' && typeof e.statusCode === 'number') return classifyAgentError({ binding: 'HTTP+JSON', status: e.statusCode, ...(reason ? { reason } : {}) });
-  if (e.transport === 'grpc' && typeof e.code === 'number') return classifyAgentError({ binding: 'GRPC', code: e.code, ...(reason ? { reason } : {}) });
+  if (e.transport === 'grpc' && typeof e.status === 'number') return classifyAgentError({ binding: 'GRPC', code: e.status, ...(reason ? { reason } : {}) });
   return undefined;
 }

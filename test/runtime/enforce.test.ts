@@ -104,6 +104,9 @@ describe('classifyAgentError', () => {
     expect(classifySdkError(new errors.JsonRpcVersionNotSupportedError())).toBe('version-not-supported');
     expect(classifySdkError(new errors.RestExtensionSupportRequiredError())).toBe('extension-support-required');
     expect(classifySdkError(new errors.RestContentTypeNotSupportedError({ statusCode: 415 }))).toBe('content-type-not-supported');
+    const grpcErrors = await import('@a2a-js/sdk/errors/grpc');
+    expect(classifySdkError(new grpcErrors.GrpcVersionNotSupportedError())).toBe('version-not-supported');
+    expect(classifySdkError(new grpcErrors.GrpcUnsupportedOperationError({ status: 12 }))).toBe('unsupported-operation');
     expect(classifySdkError(new Error('network'))).toBeUndefined();
   });
 });
