@@ -24,6 +24,8 @@ export interface EnforcementContext {
   inputModes: readonly string[];
   /** The credential placements for the locked security requirement, read at request time. */
   placements: () => Promise<CredentialPlacement[]>;
+  /** False when the locked security requirement is empty (no credential to read). */
+  security: boolean;
   /** The fetch that sends (default: the global fetch). */
   send: typeof fetch;
 }
@@ -70,18 +72,24 @@ export function enforcingFetch(ctx: EnforcementContext): typeof fetch {
   };
 
   return async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    const request = input instanceof Request ? input : undefined;
-    let url: URL;
-    try {
-      url = new URL(request ? request.url : String(input));
-    } catch {
-      throw violation('the request URL is not an absolute URL');
+    const request = typeof input === 'object' && !(input instanceof URL) ? input : undefined;
+    const href = request ? request.url : String(input);
+    let rel: string | undefined = '';
+    // The exact locked URL (every JSON-RPC call) needs no parsing.
+    if (href !== base.href) {
+      let url: URL;
+      try {
+        url = new URL(href);
+      } catch {
+        throw violation('the request URL is not an absolute URL');
+      }
+      rel = relative(url);
+      if (rel === undefined) throw violation(`${redact(url)} is not the locked interface ${ctx.iface.protocolBinding} ${ctx.iface.url}`);
     }
-    const rel = relative(url);
-    if (rel === undefined) throw violation(`${redact(url)} is not the locked interface ${ctx.iface.protocolBinding} ${ctx.iface.url}`);
     const method = (init?.method ?? request?.method ?? 'GET').toUpperCase();
     const headers = headerRecord(init?.headers ?? request?.headers);
-    let body = await bodyText(init?.body ?? (request && request.body ? await request.text() : undefined), violation);
+    const rawBody = init?.body ?? (request && request.body ? await request.text() : undefined);
+    let body = typeof rawBody === 'string' ? rawBody : await bodyText(rawBody, violation);
 
     // A2A-Version: the locked Major.Minor; a conflicting value is a violation.
     const asked = headers['a2a-version'];
@@ -90,31 +98,35 @@ export function enforcingFetch(ctx: EnforcementContext): typeof fetch {
     }
     // Extensions: only locked ones; sent under the one header name of the locked version.
     for (const name of ['a2a-extensions', 'x-a2a-extensions']) {
-      for (const uri of (headers[name] ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+      const listed = headers[name];
+      if (listed === undefined) continue;
+      for (const uri of listed.split(',').map((s) => s.trim()).filter(Boolean)) {
         if (!ctx.plan.extensions.includes(uri)) throw violation(`extension ${uri} is not locked (locked: ${list(ctx.plan.extensions)})`);
       }
-      delete headers[name];
     }
 
     if (body !== undefined && method === 'POST') body = checkBody(ctx, rel, body, violation);
     else if (ctx.iface.protocolBinding === 'HTTP+JSON') checkKind(ctx, restKind(rel, method), violation);
 
-    headers['a2a-version'] = version;
-    if (ctx.plan.extensions.length > 0) headers[extensionsHeader] = ctx.plan.extensions.join(', ');
-    const placements = await ctx.placements();
+    const planned: Record<string, string> = { 'a2a-version': version };
+    if (ctx.plan.extensions.length > 0) planned[extensionsHeader] = ctx.plan.extensions.join(', ');
+    for (const [name, value] of Object.entries(headers)) {
+      if (name !== 'a2a-version' && name !== 'a2a-extensions' && name !== 'x-a2a-extensions') planned[name] = value;
+    }
+    const placements = ctx.security ? await ctx.placements() : [];
+    const signal = init?.signal ?? request?.signal;
 
-    let target = url;
+    let target = href;
     for (let hops = 0; ; hops++) {
-      const applied = placements.length > 0 ? applyCredentials(target.href, headers, placements) : { url: target.href, headers };
-      const { headers: _h, body: _b, method: _m, redirect: _r, ...rest } = init ?? {};
-      const response = await ctx.send(applied.url, { ...rest, method, headers: applied.headers, ...(body !== undefined ? { body } : {}), redirect: 'manual', ...(request && !init?.signal ? { signal: request.signal } : {}) });
+      const applied = placements.length > 0 ? applyCredentials(target, planned, placements) : { url: target, headers: planned };
+      const response = await ctx.send(applied.url, { ...init, method, headers: applied.headers, body, redirect: 'manual', signal });
       if (response.status < 300 || response.status >= 400 || !response.headers.has('location')) return response;
       const next = new URL(response.headers.get('location')!, target);
       await response.body?.cancel();
       if (response.status !== 307 && response.status !== 308) throw violation(`the agent answered ${response.status} (a redirect that changes the method), refused`);
       if (relative(next) !== rel) throw violation(`redirect to ${redact(next)} refused: not the locked interface`);
       if (hops + 1 >= MAX_REDIRECTS) throw violation(`more than ${MAX_REDIRECTS} redirects`);
-      target = next;
+      target = next.href;
     }
   };
 }

@@ -211,9 +211,7 @@ export class Lock extends EventEmitter {
     const providers = this.#options.credentials ?? {};
     const env = this.#options.env ?? process.env;
     const send = this.#options.fetch ?? globalThis.fetch;
-    const none: Promise<CredentialPlacement[]> = Promise.resolve([]);
     const placements = async (): Promise<CredentialPlacement[]> => {
-      if (Object.keys(plan.security).length === 0) return none;
       const out: CredentialPlacement[] = [];
       for (const scheme of Object.keys(plan.security)) {
         const definition = card.securitySchemes[scheme];
@@ -240,7 +238,7 @@ export class Lock extends EventEmitter {
       fetchFor: (iface) => {
         const key = `${iface.protocolBinding}\n${iface.protocolVersion}\n${iface.url}`;
         let f = fetches.get(key);
-        if (!f) fetches.set(key, (f = enforcingFetch({ agent: name, skill, plan, iface, inputModes, placements, send })));
+        if (!f) fetches.set(key, (f = enforcingFetch({ agent: name, skill, plan, iface, inputModes, placements, security: Object.keys(plan.security).length > 0, send })));
         return f;
       },
       degrade: (reason, message, cause) => this.#markDegraded(name, skill, reason, message, cause),

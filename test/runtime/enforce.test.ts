@@ -50,6 +50,7 @@ function fetchFor(url: string) {
     iface: plan,
     inputModes: ['text/plain'],
     placements: async () => [placeCredential({ type: 'http', scheme: 'Bearer' }, 'secret-value', 'bearer')],
+    security: true,
     send: fetch,
   });
 }
