@@ -50,7 +50,7 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import express from 'express';
-import { AgentCard as AgentCardCodec, Role } from '@a2a-js/sdk';
+import { AgentCard as AgentCardCodec, Role, TaskState } from '@a2a-js/sdk';
 import { AgentEvent, DefaultRequestHandler, DefaultExecutionEventBusManager, InMemoryTaskStore } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 
@@ -160,11 +160,34 @@ const echoExecutor = {
 };
 
 /**
+ * Task executor: publishes a working Task at once, then after `delayMs` a completed status whose
+ * message is `done: <text of the text parts>` (a long-running task, to break a stream mid-task).
+ */
+function taskExecutor(delayMs) {
+  return {
+    async execute(requestContext, eventBus) {
+      const { taskId, contextId } = requestContext;
+      const text = (requestContext.userMessage?.parts ?? []).filter((p) => p.content?.$case === 'text').map((p) => p.content.value).join('\n');
+      eventBus.publish(
+        AgentEvent.task({ id: taskId, contextId, status: { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: undefined }, artifacts: [], history: [], metadata: undefined }),
+      );
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      const message = { messageId: randomUUID(), contextId, taskId, role: Role.ROLE_AGENT, parts: [{ content: { $case: 'text', value: `done: ${text}` }, metadata: undefined, filename: '', mediaType: 'text/plain' }], metadata: undefined, extensions: [], referenceTaskIds: [] };
+      eventBus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: { state: TaskState.TASK_STATE_COMPLETED, message, timestamp: undefined }, metadata: undefined }));
+      eventBus.finished();
+    },
+    async cancelTask() {},
+  };
+}
+
+/**
  * Start a real SDK A2A server on 127.0.0.1 with a random port.
  *
  * @param {{
- *   card: Record<string, any> | ((origin: string) => Record<string, any>),
+ *   card: Record<string, any> | ((origin: string, extra: { grpcUrl: string | undefined }) => Record<string, any>),
  *   legacyCompat?: boolean,
+ *   grpc?: boolean,
+ *   taskDelayMs?: number,
  *   bearerToken?: string,
  *   serveLegacyPathOnly?: boolean,
  *   port?: number,
@@ -172,6 +195,8 @@ const echoExecutor = {
  * }} opts  `port`: listen on this port instead of a random one (the demo uses fixed ports so its lockfile is reproducible).
  *   `extendedCard`: served by the SDK's extended-card methods (see "Extended card" above); the public
  *   card must set `capabilities.extendedAgentCard: true` for the SDK to serve it.
+ *   `grpc`: also serve the SDK's gRPC service (see startGrpcServer below); its address is `grpcUrl`.
+ *   `taskDelayMs`: answer with a working Task that completes this many ms later (see taskExecutor).
  */
 export async function startAgent(opts) {
   const server = http.createServer();
@@ -190,8 +215,10 @@ export async function startAgent(opts) {
   });
   const address = /** @type {import('node:net').AddressInfo} */ (server.address());
   const origin = `http://127.0.0.1:${address.port}`;
+  const grpcServer = opts.grpc ? await startGrpcServer() : undefined;
+  const grpcUrl = grpcServer ? `127.0.0.1:${grpcServer.port}` : undefined;
 
-  const initial = typeof opts.card === 'function' ? opts.card(origin) : opts.card;
+  const initial = typeof opts.card === 'function' ? opts.card(origin, { grpcUrl }) : opts.card;
   let served = toServedCard(initial);
 
   const legacyCompat = opts.legacyCompat ? { enabled: true } : undefined;
@@ -199,7 +226,7 @@ export async function startAgent(opts) {
   const requestHandler = new LiveCardRequestHandler(
     served,
     new InMemoryTaskStore(),
-    echoExecutor,
+    opts.taskDelayMs === undefined ? echoExecutor : taskExecutor(opts.taskDelayMs),
     new DefaultExecutionEventBusManager(),
     undefined, // pushNotificationStore
     undefined, // pushNotificationSender
@@ -241,6 +268,7 @@ export async function startAgent(opts) {
   }
   app.use(JSONRPC_PATH, jsonRpcHandler({ requestHandler, userBuilder, legacyCompat }));
   app.use(REST_PATH, restHandler({ requestHandler, userBuilder, legacyCompat }));
+  if (grpcServer) await grpcServer.serve(requestHandler, requests);
 
   server.on('request', app);
 
@@ -251,16 +279,21 @@ export async function startAgent(opts) {
     legacyCardUrl: origin + LEGACY_CARD_PATH,
     jsonRpcUrl: origin + JSONRPC_PATH,
     restUrl: origin + REST_PATH,
+    grpcUrl,
     requests,
     setCard(card) {
       served = toServedCard(card);
       requestHandler.setLiveCard(served);
+    },
+    dropConnections() {
+      for (const s of sockets) s.destroy();
     },
     setExtendedCard(card) {
       // `extendedAgentCardProvider` is TS-private in the SDK but a plain field at runtime.
       requestHandler.extendedAgentCardProvider = card === undefined ? undefined : toServedCard(card);
     },
     close() {
+      grpcServer?.server.forceShutdown();
       closed ??= new Promise((resolve, reject) => {
         server.close((err) => (err ? reject(err) : resolve(undefined)));
         server.closeIdleConnections?.();
@@ -268,6 +301,36 @@ export async function startAgent(opts) {
         for (const s of sockets) s.destroy();
       });
       return closed;
+    },
+  };
+}
+
+/**
+ * The SDK's own gRPC service (`@a2a-js/sdk/server/grpc`) on 127.0.0.1:<random port>, sharing the
+ * HTTP server's request handler. Each call is recorded like an HTTP request: method `GRPC`, path
+ * the gRPC method path, headers the call metadata. Needs the optional peer `@grpc/grpc-js`.
+ */
+async function startGrpcServer() {
+  const grpc = await import('@grpc/grpc-js');
+  const { A2AService, grpcService, UserBuilder: GrpcUserBuilder } = await import('@a2a-js/sdk/server/grpc');
+  const server = new grpc.Server();
+  const port = await new Promise((resolve, reject) =>
+    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+  );
+  return {
+    server,
+    port,
+    /** Add the SDK service for `requestHandler`, recording each call into `requests`. */
+    async serve(requestHandler, requests) {
+      const impl = grpcService({ requestHandler, userBuilder: GrpcUserBuilder.noAuthentication });
+      const recorded = {};
+      for (const [name, handler] of Object.entries(impl)) {
+        recorded[name] = (call, ...rest) => {
+          requests.push({ method: 'GRPC', path: A2AService[name].path, headers: call.metadata.getMap() });
+          return handler(call, ...rest);
+        };
+      }
+      server.addService(A2AService, recorded);
     },
   };
 }

@@ -38,6 +38,10 @@ export const ErrorCode = {
   SignatureRequired: 'signature-required',
   /** A file (lockfile, manifest) could not be written: permissions, disk full. */
   WriteFailed: 'write-failed',
+  /** The runtime refused a request outside the locked plan (nothing was sent). */
+  PlanViolation: 'plan-violation',
+  /** The agent failed its locked plan and its one locked fallback (or went beyond the lock): degraded. */
+  AgentDegraded: 'agent-degraded',
   /** A bug in a2a-lock. */
   Internal: 'internal',
 } as const;
@@ -77,6 +81,8 @@ const EXIT_BY_CODE: Record<ErrorCode, ExitCode> = {
   'write-failed': ExitCode.Invalid,
   'credential-unset': ExitCode.Invalid,
   'signature-required': ExitCode.Drift,
+  'plan-violation': ExitCode.Drift,
+  'agent-degraded': ExitCode.Drift,
   internal: ExitCode.Internal,
 };
 
@@ -161,6 +167,28 @@ export class OutOfDateError extends A2aLockError {
   constructor(message: string, options: { data?: Record<string, unknown> } = {}) {
     super(ErrorCode.LockfileOutOfDate, message, { hint: 'run a2a lock', data: options.data });
     this.name = 'OutOfDateError';
+  }
+}
+
+/** The runtime refused a request the locked plan does not allow; nothing was sent. */
+export class PlanViolationError extends A2aLockError {
+  constructor(agent: string, skill: string, message: string) {
+    super(ErrorCode.PlanViolation, `${agent} (${skill}): ${message}`, { data: { agent, skill } });
+    this.name = 'PlanViolationError';
+  }
+}
+
+/**
+ * An agent failed its locked plan and its one locked fallback, or has no locked alternative for
+ * the error it answered, or went beyond the lock while running. `reason` is the classified agent
+ * error (`version-not-supported`, ...) or `drift`; `cause` is the error the agent's answer became.
+ */
+export class AgentDegradedError extends A2aLockError {
+  readonly reason: string;
+  constructor(agent: string, skill: string, reason: string, message: string, options: { cause?: unknown } = {}) {
+    super(ErrorCode.AgentDegraded, `${agent} (${skill}): ${message}`, { cause: options.cause, data: { agent, skill, reason } });
+    this.name = 'AgentDegradedError';
+    this.reason = reason;
   }
 }
 

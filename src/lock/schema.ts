@@ -26,6 +26,15 @@ export const PlanSchema = z.strictObject({
   acceptedOutputModes: z.array(z.string()).min(1),
   delivery: z.enum(['stream', 'push', 'poll']),
   extensions: z.array(z.string()),
+  /** The ordered locked alternatives (see `PlanFallbacks`); absent when there are none. */
+  fallbacks: z
+    .strictObject({
+      interfaces: z.array(
+        z.strictObject({ url: z.string().min(1), protocolBinding: z.string().min(1), protocolVersion: z.string().min(1), tenant: z.string().min(1).optional() }),
+      ),
+      delivery: z.array(z.literal('poll')),
+    })
+    .optional(),
 });
 
 /** Per-agent negotiation inputs (see `AgentSettings`). */

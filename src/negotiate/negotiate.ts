@@ -8,10 +8,11 @@
  * (acceptedOutputModes), §3.1.2/§3.1.7 (streaming, push), §4.6 (extensions).
  */
 import semver from 'semver';
+import { canonicalJson } from '../canonical.js';
 import { majorMinor } from '../card/normalize.js';
 import type { AgentInterface, NormalizedCard, SecurityRequirement } from '../card/model.js';
 import { sameMediaType } from './media.js';
-import type { ClientProfile, Delivery, NegotiationResult, Plan, RefusalCode, TraceStep } from './types.js';
+import type { ClientProfile, Delivery, FallbackInterface, NegotiationResult, Plan, PlanFallbacks, RefusalCode, TraceStep } from './types.js';
 
 /** Options of {@link negotiate}. */
 export interface NegotiateOptions {
@@ -146,6 +147,12 @@ export function negotiate(
   for (const e of exts) if (effective.extensions.includes(e.uri) && !active.includes(e.uri)) active.push(e.uri);
   trace.push({ step: 'extensions', ok: true, detail: active.length ? `active ${list(active)}` : 'none active', candidates: exts.map((e) => e.uri), chosen: active });
 
+  // Fallbacks: the interfaces the profile would pick next, and poll for stream/push. Narrowed to a
+  // locked plan, only its locked fallbacks the card and profile still offer: a vanished one shows
+  // as a difference (drift); a new one is not added (the runtime never uses it before an update).
+  const next = fallbackInterfaces(card, profile, iface);
+  const interfaces = locked ? (locked.fallbacks?.interfaces ?? []).filter((l) => next.some((n) => sameInterface(n, l))) : next;
+  const fallbacks: PlanFallbacks = { interfaces, delivery: delivery === 'poll' ? [] : ['poll'] };
   const plan: Plan = {
     url: iface.url,
     protocolBinding: iface.protocolBinding,
@@ -155,8 +162,27 @@ export function negotiate(
     acceptedOutputModes,
     delivery,
     extensions: active,
+    ...(fallbacks.interfaces.length + fallbacks.delivery.length > 0 ? { fallbacks } : {}),
   };
   return { plan, trace };
+}
+
+/**
+ * Every card interface the profile accepts other than `chosen`, in the order step 1 tries them
+ * (for each profile version, for each profile binding, card order), without duplicates.
+ */
+function fallbackInterfaces(card: NormalizedCard, profile: Pick<ClientProfile, 'bindings' | 'versions'>, chosen: AgentInterface): FallbackInterface[] {
+  const out: FallbackInterface[] = [];
+  for (const v of profile.versions) {
+    const want = majorMinor(v);
+    for (const b of profile.bindings) {
+      for (const i of card.supportedInterfaces) {
+        if (i.protocolBinding !== b || i.protocolVersion !== want || sameInterface(i, chosen) || out.some((o) => sameInterface(o, i))) continue;
+        out.push({ url: i.url, protocolBinding: i.protocolBinding, protocolVersion: i.protocolVersion, ...(i.tenant ? { tenant: i.tenant } : {}) });
+      }
+    }
+  }
+  return out;
 }
 
 /**
@@ -181,6 +207,11 @@ export function chooseInterface(
     }
   }
   return { interface: undefined, tried };
+}
+
+/** Same binding, version, URL and tenant. */
+function sameInterface(a: FallbackInterface, b: FallbackInterface): boolean {
+  return a.protocolBinding === b.protocolBinding && a.protocolVersion === b.protocolVersion && a.url === b.url && (a.tenant ?? '') === (b.tenant ?? '');
 }
 
 /** Step 2 alone: the first requirement (card order) whose schemes are all held; `{}` matches anyone. */
@@ -216,22 +247,19 @@ function list(values: readonly string[]): string {
   return values.length ? values.join(', ') : '(none)';
 }
 
-/** Field-by-field differences between two plans: `[field, locked, fresh]`, empty when equal. */
+/**
+ * Field-by-field differences between two plans: `[field, locked, fresh]`, empty when equal. Objects
+ * compare regardless of key order; arrays keep their order (it is preference). `fallbacks` is a
+ * field like any other: a new or vanished alternative is an interface the runtime may (or may no
+ * longer) use, so it is beyond the lockfile.
+ */
 export function diffPlans(locked: Plan, fresh: Plan): Array<{ field: keyof Plan; locked: unknown; fresh: unknown }> {
-  const fields: Array<keyof Plan> = ['url', 'protocolBinding', 'protocolVersion', 'tenant', 'security', 'acceptedOutputModes', 'delivery', 'extensions'];
+  const fields: Array<keyof Plan> = ['url', 'protocolBinding', 'protocolVersion', 'tenant', 'security', 'acceptedOutputModes', 'delivery', 'extensions', 'fallbacks'];
   const out: Array<{ field: keyof Plan; locked: unknown; fresh: unknown }> = [];
   for (const field of fields) {
-    if (JSON.stringify(canonicalValue(locked[field])) !== JSON.stringify(canonicalValue(fresh[field]))) {
+    if (canonicalJson(locked[field] ?? null) !== canonicalJson(fresh[field] ?? null)) {
       out.push({ field, locked: locked[field], fresh: fresh[field] });
     }
   }
   return out;
-}
-
-/** Security maps compare regardless of key order; arrays keep their order (it is preference). */
-function canonicalValue(value: unknown): unknown {
-  if (value && typeof value === 'object' && !Array.isArray(value)) {
-    return Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-  }
-  return value ?? null;
 }

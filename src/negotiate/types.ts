@@ -44,6 +44,29 @@ export interface Plan {
   delivery: Delivery;
   /** Extension URIs to activate (A2A-Extensions), in card order. */
   extensions: string[];
+  /**
+   * The locked alternatives the runtime may use, in the order negotiation would pick them next;
+   * absent when there are none. Never anything outside this list.
+   */
+  fallbacks?: PlanFallbacks;
+}
+
+/** One interface a plan may fall back to (A2A 1.0 AgentInterface fields). */
+export interface FallbackInterface {
+  url: string;
+  protocolBinding: string;
+  protocolVersion: string;
+  tenant?: string;
+}
+
+/**
+ * A plan's ordered locked fallbacks: `interfaces` are the other card interfaces the profile accepts,
+ * in version-major profile order (used on VersionNotSupported); `delivery` is `["poll"]` for a
+ * `stream` or `push` plan (used when a stream or push config is refused or a stream breaks).
+ */
+export interface PlanFallbacks {
+  interfaces: FallbackInterface[];
+  delivery: Array<'poll'>;
 }
 
 /** Stable refusal codes: why no plan exists. */

@@ -170,6 +170,7 @@ describe.concurrent('extended card (SDK extendedAgentCardProvider, bearer auth)'
         acceptedOutputModes: ['application/json'],
         delivery: 'stream',
         extensions: ['https://example.com/ext/citations/v1'],
+        fallbacks: { interfaces: [{ url: a.restUrl, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' }], delivery: ['poll'] },
       },
     });
 

@@ -59,6 +59,7 @@ describe.concurrent('lock → verify → drift → update → verify (1.0 agent 
       acceptedOutputModes: ['application/json'],
       delivery: 'stream',
       extensions: ['https://example.com/ext/citations/v1'],
+      fallbacks: { interfaces: [{ url: v1.restUrl, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' }], delivery: ['poll'] },
     });
     expect(locked.agents.research.snapshot.protocolVersion).toBeUndefined();
     expect(locked.agents['legacy-research'].plans['market-size']).toMatchObject({

@@ -45,20 +45,24 @@ describe('the packed package', () => {
     const probe = [
       "import * as lock from 'a2a-lock';",
       "const names = ['negotiate', 'normalizeCard', 'readLockfile', 'verifyLockfile', 'explainNegotiation', 'A2aLockError', 'UsageError', 'InvalidInputError', 'FetchError', 'OutOfDateError'];",
-      "console.log(JSON.stringify({ missing: names.filter((n) => typeof lock[n] !== 'function'), refusals: Object.values(lock.RefusalCode), errors: Object.values(lock.ErrorCode).length }));",
-      // RUNTIME: the lead adds `import('a2a-lock/runtime')` here once the runtime entry point is merged.
+      // The runtime entry loads without the optional @a2a-js/sdk peer (not installed here).
+      "const runtime = await import('a2a-lock/runtime');",
+      "console.log(JSON.stringify({ missing: names.filter((n) => typeof lock[n] !== 'function'), refusals: Object.values(lock.RefusalCode), errors: Object.values(lock.ErrorCode).length, runtime: typeof runtime.loadLock }));",
     ].join('\n');
     await writeFile(join(project, 'probe.mjs'), probe);
     const root = JSON.parse((await exec(process.execPath, ['probe.mjs'], { cwd: project })).stdout);
     expect(root.missing).toEqual([]);
     expect(root.refusals).toContain('no-common-interface');
     expect(root.errors).toBeGreaterThan(10);
+    expect(root.runtime).toBe('function');
 
     // And typed: a TypeScript consumer compiles against the shipped declarations (no `any` fallback).
     await writeFile(
       join(project, 'consumer.ts'),
       [
         "import { negotiate, RefusalCode, verifyLockfile, type Plan, type VerifyResult } from 'a2a-lock';",
+        "import { loadLock } from 'a2a-lock/runtime';",
+        "export const load: typeof loadLock = loadLock;",
         "const code: RefusalCode = RefusalCode.NoCommonInterface;",
         "const check: (o?: { offline?: boolean }) => Promise<VerifyResult> = verifyLockfile;",
         "export const used: [typeof negotiate, string, typeof check, Plan['delivery']] = [negotiate, code, check, 'poll'];",

@@ -43,6 +43,7 @@ describe.concurrent('a2a plan <url|file> --skill <id> --json', () => {
       acceptedOutputModes: ['application/json'],
       delivery: 'stream',
       extensions: [],
+      fallbacks: { interfaces: [{ url: v1.restUrl, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' }], delivery: ['poll'] },
     });
     expect(out.warnings).toEqual([]);
 

@@ -482,6 +482,7 @@ describe.concurrent('a2a plan argument checks', () => {
         acceptedOutputModes: ['application/json'],
         delivery: 'stream',
         extensions: [],
+        fallbacks: { interfaces: [{ url: 'https://research.example.com/a2a/rest', protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' }], delivery: ['poll'] },
       },
       warnings: [],
     });

@@ -121,6 +121,8 @@ export interface StartedAgent {
   jsonRpcUrl: string;
   /** origin + '/a2a/rest' */
   restUrl: string;
+  /** `127.0.0.1:<port>` of the SDK gRPC service, with `grpc: true`. */
+  grpcUrl: string | undefined;
   /** Replace the served card (and the card the A2A handlers validate against); the next request sees it. */
   setCard(card: ServableCard): void;
   /**
@@ -128,6 +130,8 @@ export interface StartedAgent {
    * so the SDK answers ExtendedAgentCardNotConfigured). The next request sees it.
    */
   setExtendedCard(card: ServableCard | undefined): void;
+  /** Destroy every open connection (a network break mid-stream); the server keeps listening. */
+  dropConnections(): void;
   /** Every HTTP request received, in arrival order (including 401s and 404s). */
   requests: RecordedRequest[];
   /** Stops listening and destroys all sockets (idle keep-alive ones included). Idempotent. */
@@ -135,8 +139,19 @@ export interface StartedAgent {
 }
 
 export interface StartAgentOptions {
-  /** The card, or a function of the server origin so it can embed the real URLs. */
-  card: ServableCard | ((origin: string) => ServableCard);
+  /** The card, or a function of the server origin (and the gRPC address) so it can embed the real URLs. */
+  card: ServableCard | ((origin: string, extra: { grpcUrl: string | undefined }) => ServableCard);
+  /**
+   * Also serve the SDK's gRPC service (`@a2a-js/sdk/server/grpc`, same request handler) on
+   * 127.0.0.1:<random port> (`grpcUrl`); each call is recorded with method `GRPC`, the gRPC method
+   * path and the call metadata as headers.
+   */
+  grpc?: boolean;
+  /**
+   * Answer every message with a working Task that completes (`done: <text>`) this many ms later,
+   * instead of the echo Message: a long-running task, to break a stream mid-task.
+   */
+  taskDelayMs?: number;
   /** Enable the SDK's v0.3 compat on the card handler, JSON-RPC and REST handlers. */
   legacyCompat?: boolean;
   /**

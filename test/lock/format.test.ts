@@ -167,6 +167,7 @@ describe('serializeLockfile', () => {
       acceptedOutputModes: ['application/json'],
       delivery: 'stream',
       extensions: ['https://example.com/ext/citations/v1'],
+      fallbacks: { interfaces: [{ url: 'https://research.example.com/a2a/legacy', protocolBinding: 'JSONRPC', protocolVersion: '0.3' }], delivery: ['poll'] },
     });
   });
 });

@@ -13,6 +13,7 @@ import { RefusalCode, type ClientProfile, type NegotiationResult, type Plan, typ
 const CITATIONS = 'https://example.com/ext/citations/v1';
 const JSONRPC_10 = 'https://research.example.com/a2a/v1';
 const GRPC_10 = 'https://research.example.com/a2a/grpc';
+const LEGACY_03 = 'https://research.example.com/a2a/legacy';
 
 type Json = Record<string, any>;
 
@@ -98,6 +99,13 @@ describe('design document worked example', () => {
       acceptedOutputModes: ['application/json'],
       delivery: 'stream',
       extensions: [CITATIONS],
+      fallbacks: {
+        interfaces: [
+          { url: JSONRPC_10, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+          { url: LEGACY_03, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
+        ],
+        delivery: ['poll'],
+      },
     });
     expect(result.trace.map((t) => t.step)).toEqual(['skill', 'interface', 'security', 'media', 'delivery', 'extensions']);
     expect(result.trace.every((t) => t.ok)).toBe(true);
@@ -117,8 +125,9 @@ describe('design document worked example', () => {
   it('variant: gRPC disabled → JSONRPC 1.0 at /a2a/v1, nothing else changes', () => {
     const withGrpc = planOf(negotiate(card(workedExampleRaw()), 'market-size', orchestrator(), ['bearer']));
     const plan = planOf(negotiate(card(workedExampleRaw()), 'market-size', orchestrator({ bindings: ['JSONRPC'] }), ['bearer']));
-    expect(plan).toEqual({ ...withGrpc, url: JSONRPC_10, protocolBinding: 'JSONRPC', protocolVersion: '1.0' });
-    expect(diffPlans(withGrpc, plan).map((d) => d.field)).toEqual(['url', 'protocolBinding']);
+    const fallbacks = { interfaces: [{ url: LEGACY_03, protocolBinding: 'JSONRPC', protocolVersion: '0.3' }], delivery: ['poll'] };
+    expect(plan).toEqual({ ...withGrpc, url: JSONRPC_10, protocolBinding: 'JSONRPC', protocolVersion: '1.0', fallbacks });
+    expect(diffPlans(withGrpc, plan).map((d) => d.field)).toEqual(['url', 'protocolBinding', 'fallbacks']);
   });
 
   it('variant: application/json removed from the skill → no-common-output-mode', () => {
@@ -641,7 +650,10 @@ describe('locked: the profile narrowed to a locked plan ("beyond the lockfile")'
     const raw = workedExampleRaw();
     raw.capabilities.streaming = false;
     const fresh = planOf(negotiate(card(raw), 'market-size', profile, ['bearer'], { locked }));
-    expect(diffPlans(locked, fresh)).toEqual([{ field: 'delivery', locked: 'stream', fresh: 'poll' }]);
+    expect(diffPlans(locked, fresh)).toEqual([
+      { field: 'delivery', locked: 'stream', fresh: 'poll' },
+      { field: 'fallbacks', locked: locked.fallbacks, fresh: { interfaces: locked.fallbacks!.interfaces, delivery: [] } },
+    ]);
   });
 
   it('a locked poll plan does not move to stream when the card starts streaming', () => {
@@ -782,5 +794,47 @@ describe('diffPlans', () => {
   it('several differing fields are reported in plan field order', () => {
     const fresh: Plan = { ...base, protocolBinding: 'GRPC', url: 'grpc.example.com:443', security: {}, delivery: 'push' };
     expect(diffPlans(base, fresh).map((d) => d.field)).toEqual(['url', 'protocolBinding', 'security', 'delivery']);
+  });
+});
+
+describe('fallbacks: the ordered locked alternatives', () => {
+  const profile = orchestrator();
+
+  it('lists the other accepted interfaces in version-major profile order, and poll for a stream plan', () => {
+    const plan = planOf(negotiate(card(workedExampleRaw()), 'market-size', profile, []));
+    expect(plan.fallbacks?.interfaces.map((i) => `${i.protocolBinding} ${i.protocolVersion}`)).toEqual(['JSONRPC 1.0', 'JSONRPC 0.3']);
+    expect(plan.fallbacks?.delivery).toEqual(['poll']);
+  });
+
+  it('never lists an interface the profile does not accept; a poll plan with no alternative has none', () => {
+    const plan = planOf(negotiate(card(workedExampleRaw()), 'market-size', orchestrator({ bindings: ['JSONRPC'], versions: ['1.0'], streaming: false }), []));
+    expect(plan.delivery).toBe('poll');
+    expect(plan.fallbacks).toBeUndefined();
+  });
+
+  it('a vanished locked fallback is a difference in fallbacks (drift): the runtime would retry where the card no longer answers', () => {
+    const locked = planOf(negotiate(card(workedExampleRaw()), 'market-size', profile, []));
+    const raw = workedExampleRaw();
+    raw.supportedInterfaces = raw.supportedInterfaces.filter((i: Json) => i.protocolVersion !== '0.3');
+    const fresh = planOf(negotiate(card(raw), 'market-size', profile, [], { locked }));
+    expect(diffPlans(locked, fresh)).toEqual([
+      { field: 'fallbacks', locked: locked.fallbacks, fresh: { interfaces: [locked.fallbacks!.interfaces[0]], delivery: ['poll'] } },
+    ]);
+  });
+
+  it('a new interface is not added to a locked plan by verify (the runtime never uses it), but the snapshot negotiates it, so lock refuses to keep the plan', () => {
+    const raw = workedExampleRaw();
+    raw.supportedInterfaces = raw.supportedInterfaces.filter((i: Json) => i.protocolVersion !== '0.3');
+    const locked = planOf(negotiate(card(raw), 'market-size', profile, []));
+    expect(locked.fallbacks?.interfaces).toHaveLength(1);
+    const newer = card(workedExampleRaw());
+    expect(planOf(negotiate(newer, 'market-size', profile, [], { locked }))).toEqual(locked);
+    expect(diffPlans(locked, planOf(negotiate(newer, 'market-size', profile, []))).map((d) => d.field)).toEqual(['fallbacks']);
+  });
+
+  it('compares fallbacks regardless of key order (a lockfile read back has sorted keys)', () => {
+    const plan = planOf(negotiate(card(workedExampleRaw()), 'market-size', profile, []));
+    const sorted = JSON.parse(JSON.stringify(plan, (_k, v) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort()) : v))) as Plan;
+    expect(diffPlans(sorted, plan)).toEqual([]);
   });
 });

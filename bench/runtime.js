@@ -1,0 +1,78 @@
+/**
+ * Benchmark: median SendMessage latency through `a2a-lock/runtime` `createClient()` vs the bare
+ * `@a2a-js/sdk` client, against the same real SDK server on 127.0.0.1 (JSON-RPC 1.0, echo agent).
+ * Calls alternate between the two clients so machine noise hits both alike. Imports the build
+ * (`npm run build` first). Goal: ≤ 1.05× the bare client.
+ *
+ *   node -e "import('./bench/runtime.js').then(m=>m.run()).then(console.log)"
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { ClientFactory, ClientFactoryOptions } from '@a2a-js/sdk/client';
+import { runLock } from '../dist/commands/lock.js';
+import { loadLock } from '../dist/runtime/index.js';
+import { sampleCard, startAgent } from '../scripts/agents.js';
+
+const WARMUP = 200;
+const SAMPLES = 1500;
+
+function message() {
+  return { message: { messageId: randomUUID(), role: 1, parts: [{ content: { $case: 'text', value: 'size the EU heat-pump market' }, mediaType: '', filename: '', metadata: undefined }], contextId: '', taskId: '', extensions: [], referenceTaskIds: [], metadata: undefined } };
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** @returns {Promise<Array<{ name: string, value: number, unit: string, baseline: string, ratio: number, goal: string }>>} */
+export async function run() {
+  // No security requirement, so both clients send the same bytes apart from what the plan adds.
+  const agent = await startAgent({ card: (origin) => sampleCard(origin, { securitySchemes: {}, securityRequirements: [] }) });
+  const dir = await mkdtemp(join(tmpdir(), 'a2a-bench-'));
+  try {
+    const profile = { bindings: ['JSONRPC'], versions: ['1.0'], accepts: ['application/json'], sends: ['text/plain'], streaming: true, extensions: [] };
+    await writeFile(join(dir, 'a2a.json'), JSON.stringify({ profile, agents: { research: { card: agent.origin, skills: ['market-size'] } } }));
+    const locked = await runLock({ manifest: join(dir, 'a2a.json'), json: true, verbose: false, cwd: dir, env: {} });
+    if (locked.exitCode !== 0) throw new Error(`bench: lock failed: ${JSON.stringify(locked.json)}`);
+    const lock = await loadLock({ lockfile: join(dir, 'a2a.lock.json') });
+    const ours = await lock.agent('research', 'market-size').createClient();
+    // The bare client asks for the same output modes, so both send the same request.
+    const bare = await new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { clientConfig: { acceptedOutputModes: ['application/json'] } })).createFromUrl(agent.origin);
+
+    for (let i = 0; i < WARMUP; i++) {
+      await bare.sendMessage(message());
+      await ours.sendMessage(message());
+    }
+    const bareMs = [];
+    const oursMs = [];
+    for (let i = 0; i < SAMPLES; i++) {
+      const first = i % 2 === 0 ? [bare, bareMs, ours, oursMs] : [ours, oursMs, bare, bareMs];
+      for (const [client, out] of [first.slice(0, 2), first.slice(2)]) {
+        const m = message();
+        const t = performance.now();
+        await client.sendMessage(m);
+        out.push(performance.now() - t);
+      }
+    }
+    const value = median(oursMs);
+    const base = median(bareMs);
+    return [
+      {
+        name: 'SendMessage median latency via createClient()',
+        value: Number(value.toFixed(3)),
+        unit: 'ms',
+        baseline: `bare SDK client (${base.toFixed(3)} ms)`,
+        ratio: Number((value / base).toFixed(3)),
+        goal: '≤ 1.05×',
+      },
+    ];
+  } finally {
+    await agent.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,246 @@
+/**
+ * The plan-enforcing `fetch`: every request to a locked agent is checked against its locked plan
+ * and completed from it (A2A-Version, the extensions header, the credential, acceptedOutputModes)
+ * before a byte is sent; anything off-plan is a {@link PlanViolationError}.
+ *
+ * Spec: A2A 1.0 §3.6 (A2A-Version), §4.6 (A2A-Extensions; 0.3 X-A2A-Extensions), §3.2.2
+ * (acceptedOutputModes), §3.1.2 (streaming), §3.1.7 (push), §9 JSON-RPC and §11 HTTP+JSON method
+ * names (and their 0.3 spellings).
+ */
+import { applyCredentials, type CredentialPlacement } from '../credentials.js';
+import { PlanViolationError } from '../errors.js';
+import { sameMediaType } from '../negotiate/media.js';
+import type { FallbackInterface, Plan } from '../negotiate/types.js';
+
+/** What one enforcing fetch is bound to. */
+export interface EnforcementContext {
+  agent: string;
+  skill: string;
+  /** The locked plan (modes, delivery, extensions, security). */
+  plan: Plan;
+  /** The interface requests go to: the plan's own or one of its locked fallbacks. */
+  iface: FallbackInterface;
+  /** The skill's locked input modes (from the locked snapshot). */
+  inputModes: readonly string[];
+  /** The credential placements for the locked security requirement, read at request time. */
+  placements: () => Promise<CredentialPlacement[]>;
+  /** False when the locked security requirement is empty (no credential to read). */
+  security: boolean;
+  /** The fetch that sends (default: the global fetch). */
+  send: typeof fetch;
+}
+
+/** At most this many same-plan redirects (307/308) are followed. */
+const MAX_REDIRECTS = 5;
+
+const SEND = new Set(['SendMessage', 'message/send']);
+const STREAM = new Set(['SendStreamingMessage', 'message/stream']);
+const SUBSCRIBE = new Set(['SubscribeToTask', 'tasks/resubscribe']);
+const PUSH_SET = new Set(['CreateTaskPushNotificationConfig', 'tasks/pushNotificationConfig/set']);
+
+type CallKind = 'send' | 'stream' | 'subscribe' | 'push-set' | 'other';
+
+/**
+ * A fetch-compatible function enforcing `ctx` (see the module comment); for a binding that is not
+ * JSON-RPC or HTTP+JSON (gRPC) every request is a violation. Bodies must be JSON text
+ * (a string or bytes). Redirects are followed only to a URL on the plan (so never to another
+ * origin, and credentials never leave it); any other redirect is a violation.
+ *
+ * @throws PlanViolationError (code `plan-violation`) before anything is sent
+ * @throws A2aLockError `credential-unset` / UsageError when a credential cannot be read or placed
+ */
+export function enforcingFetch(ctx: EnforcementContext): typeof fetch {
+  const violation = (message: string) => new PlanViolationError(ctx.agent, ctx.skill, message);
+  if (ctx.iface.protocolBinding !== 'JSONRPC' && ctx.iface.protocolBinding !== 'HTTP+JSON') {
+    return async () => {
+      throw violation(`the locked binding ${ctx.iface.protocolBinding} is not carried over fetch (use createClient())`);
+    };
+  }
+  const version = ctx.iface.protocolVersion;
+  const extensionsHeader = version.startsWith('0.') ? 'x-a2a-extensions' : 'a2a-extensions';
+  const base = new URL(ctx.iface.url);
+  const basePath = base.pathname.replace(/\/+$/, '');
+
+  /** The path below the interface URL (HTTP+JSON), or '' for the exact URL; undefined when off-plan. */
+  const relative = (url: URL): string | undefined => {
+    if (ctx.iface.protocolBinding === 'HTTP+JSON') {
+      if (url.origin !== base.origin || url.username || url.password) return undefined;
+      if (url.pathname !== basePath && !url.pathname.startsWith(`${basePath}/`)) return undefined;
+      return url.pathname.slice(basePath.length);
+    }
+    return url.href === base.href ? '' : undefined;
+  };
+
+  return async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const request = typeof input === 'object' && !(input instanceof URL) ? input : undefined;
+    const href = request ? request.url : String(input);
+    let rel: string | undefined = '';
+    // The exact locked URL (every JSON-RPC call) needs no parsing.
+    if (href !== base.href) {
+      let url: URL;
+      try {
+        url = new URL(href);
+      } catch {
+        throw violation('the request URL is not an absolute URL');
+      }
+      rel = relative(url);
+      if (rel === undefined) throw violation(`${redact(url)} is not the locked interface ${ctx.iface.protocolBinding} ${ctx.iface.url}`);
+    }
+    const method = (init?.method ?? request?.method ?? 'GET').toUpperCase();
+    const headers = headerRecord(init?.headers ?? request?.headers);
+    const rawBody = init?.body ?? (request && request.body ? await request.text() : undefined);
+    let body = typeof rawBody === 'string' ? rawBody : await bodyText(rawBody, violation);
+
+    // A2A-Version: the locked Major.Minor; a conflicting value is a violation.
+    const asked = headers['a2a-version'];
+    if (asked !== undefined && asked.trim() !== version && !asked.trim().startsWith(`${version}.`)) {
+      throw violation(`A2A-Version ${JSON.stringify(asked.slice(0, 20))} conflicts with the locked ${version}`);
+    }
+    // Extensions: only locked ones; sent under the one header name of the locked version.
+    for (const name of ['a2a-extensions', 'x-a2a-extensions']) {
+      const listed = headers[name];
+      if (listed === undefined) continue;
+      for (const uri of listed.split(',').map((s) => s.trim()).filter(Boolean)) {
+        if (!ctx.plan.extensions.includes(uri)) throw violation(`extension ${uri} is not locked (locked: ${list(ctx.plan.extensions)})`);
+      }
+    }
+
+    if (body !== undefined && method === 'POST') body = checkBody(ctx, rel, body, violation);
+    else if (ctx.iface.protocolBinding === 'HTTP+JSON') checkKind(ctx, restKind(rel, method), violation);
+
+    const planned: Record<string, string> = { 'a2a-version': version };
+    if (ctx.plan.extensions.length > 0) planned[extensionsHeader] = ctx.plan.extensions.join(', ');
+    for (const [name, value] of Object.entries(headers)) {
+      if (name !== 'a2a-version' && name !== 'a2a-extensions' && name !== 'x-a2a-extensions') planned[name] = value;
+    }
+    const placements = ctx.security ? await ctx.placements() : [];
+    const signal = init?.signal ?? request?.signal;
+
+    let target = href;
+    for (let hops = 0; ; hops++) {
+      const applied = placements.length > 0 ? applyCredentials(target, planned, placements) : { url: target, headers: planned };
+      const response = await ctx.send(applied.url, { ...init, method, headers: applied.headers, body, redirect: 'manual', signal });
+      if (response.status < 300 || response.status >= 400 || !response.headers.has('location')) return response;
+      const next = new URL(response.headers.get('location')!, target);
+      await response.body?.cancel();
+      if (response.status !== 307 && response.status !== 308) throw violation(`the agent answered ${response.status} (a redirect that changes the method), refused`);
+      if (relative(next) !== rel) throw violation(`redirect to ${redact(next)} refused: not the locked interface`);
+      if (hops + 1 >= MAX_REDIRECTS) throw violation(`more than ${MAX_REDIRECTS} redirects`);
+      target = next.href;
+    }
+  };
+}
+
+/** Request headers as a record with lower-case names (repeated names joined with ", ", as `Headers` does). */
+function headerRecord(init: HeadersInit | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  const add = (name: string, value: string) => {
+    const key = name.toLowerCase();
+    out[key] = out[key] === undefined ? value : `${out[key]}, ${value}`;
+  };
+  if (init instanceof Headers) init.forEach((value, name) => add(name, value));
+  else if (Array.isArray(init)) for (const [name, value] of init) add(name!, value!);
+  else if (init) for (const [name, value] of Object.entries(init)) add(name, String(value));
+  return out;
+}
+
+/** The request body as text; bodies that are not text or bytes are refused. */
+async function bodyText(body: unknown, violation: (m: string) => Error): Promise<string | undefined> {
+  if (body === undefined || body === null) return undefined;
+  if (typeof body === 'string') return body;
+  if (body instanceof ArrayBuffer) return new TextDecoder().decode(body);
+  if (ArrayBuffer.isView(body)) return new TextDecoder().decode(body);
+  if (body instanceof Blob) return body.text();
+  throw violation('the request body must be JSON text');
+}
+
+/** HTTP+JSON calls are named by their path; JSON-RPC calls by `method` in the body. */
+function restKind(rel: string, method: string): CallKind {
+  if (method !== 'POST') return 'other';
+  if (/\/message:send$/.test(rel)) return 'send';
+  if (/\/message:stream$/.test(rel)) return 'stream';
+  if (/\/tasks\/[^/]+:subscribe$/.test(rel)) return 'subscribe';
+  if (/\/tasks\/[^/]+\/pushNotificationConfigs$/.test(rel)) return 'push-set';
+  return 'other';
+}
+
+function checkKind(ctx: EnforcementContext, kind: CallKind, violation: (m: string) => Error): void {
+  if ((kind === 'stream' || kind === 'subscribe') && ctx.plan.delivery !== 'stream') {
+    throw violation(`a streaming call, but the locked delivery is ${ctx.plan.delivery}`);
+  }
+  if (kind === 'push-set' && ctx.plan.delivery !== 'push') throw violation(`a push notification config, but the locked delivery is ${ctx.plan.delivery}`);
+}
+
+/**
+ * Check a POST body against the plan and complete it; returns the body to send (re-serialised
+ * only when `acceptedOutputModes` was filled in).
+ */
+function checkBody(ctx: EnforcementContext, rel: string, body: string, violation: (m: string) => Error): string {
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    throw violation('the request body is not JSON');
+  }
+  let kind: CallKind;
+  let params: Record<string, unknown> | undefined;
+  if (ctx.iface.protocolBinding === 'HTTP+JSON') {
+    kind = restKind(rel, 'POST');
+    params = isObject(json) ? json : undefined;
+  } else {
+    const m = isObject(json) ? json.method : undefined;
+    kind = typeof m !== 'string' ? 'other' : SEND.has(m) ? 'send' : STREAM.has(m) ? 'stream' : SUBSCRIBE.has(m) ? 'subscribe' : PUSH_SET.has(m) ? 'push-set' : 'other';
+    params = isObject(json) && isObject(json.params) ? json.params : undefined;
+  }
+  checkKind(ctx, kind, violation);
+  if ((kind !== 'send' && kind !== 'stream') || !params) return body;
+
+  const message = isObject(params.message) ? params.message : undefined;
+  const parts = message && Array.isArray(message.parts) ? message.parts : [];
+  for (const part of parts) {
+    const type = partMediaType(part);
+    if (!ctx.inputModes.some((m) => sameMediaType(m, type))) throw violation(`a message part of type ${type} is not in the locked input modes (${list(ctx.inputModes)})`);
+  }
+  const configuration = isObject(params.configuration) ? params.configuration : {};
+  if ((configuration.taskPushNotificationConfig || configuration.pushNotificationConfig) && ctx.plan.delivery !== 'push') {
+    throw violation(`a push notification config, but the locked delivery is ${ctx.plan.delivery}`);
+  }
+  const modes = configuration.acceptedOutputModes;
+  if (Array.isArray(modes) && modes.length > 0) {
+    for (const mode of modes) {
+      if (typeof mode !== 'string' || !ctx.plan.acceptedOutputModes.some((m) => sameMediaType(m, mode))) {
+        throw violation(`accepted output mode ${JSON.stringify(mode)} is not locked (locked: ${list(ctx.plan.acceptedOutputModes)})`);
+      }
+    }
+    return body;
+  }
+  params.configuration = { ...configuration, acceptedOutputModes: [...ctx.plan.acceptedOutputModes] };
+  return JSON.stringify(json);
+}
+
+/**
+ * A part's media type: its `mediaType` (1.0) or `file.mimeType` (0.3) when set, else text/plain for
+ * text, application/json for data, application/octet-stream for bytes or a URL.
+ */
+function partMediaType(part: unknown): string {
+  if (!isObject(part)) return 'application/octet-stream';
+  const file = isObject(part.file) ? part.file : undefined;
+  const declared = typeof part.mediaType === 'string' && part.mediaType ? part.mediaType : typeof file?.mimeType === 'string' && file.mimeType ? file.mimeType : undefined;
+  if (declared) return declared;
+  if (part.kind === 'text' || typeof part.text === 'string') return 'text/plain';
+  if (part.kind === 'data' || part.data !== undefined) return 'application/json';
+  return 'application/octet-stream';
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function list(values: readonly string[]): string {
+  return values.length ? values.join(', ') : 'none';
+}
+
+/** A URL for messages: origin and path only (a query may carry a credential). */
+function redact(url: URL): string {
+  return `${url.origin}${url.pathname}`;
+}

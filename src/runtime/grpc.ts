@@ -1,0 +1,95 @@
+/**
+ * gRPC plans: the SDK's gRPC transport (`@a2a-js/sdk/client/grpc`, peer `@grpc/grpc-js`) with a
+ * call interceptor that refuses off-plan calls and sets the `a2a-version` and `a2a-extensions`
+ * metadata and the credential (A2A 1.0 §10: service parameters travel as gRPC metadata), and a
+ * check of SendMessage requests (parts, acceptedOutputModes, push config) before the call starts.
+ */
+import type { AgentCard } from '@a2a-js/sdk';
+import type { Transport } from '@a2a-js/sdk/client';
+import { PlanViolationError } from '../errors.js';
+import { sameMediaType } from '../negotiate/media.js';
+import type { FallbackInterface } from '../negotiate/types.js';
+import type { AgentRuntime } from './index.js';
+
+type SendParams = Parameters<Transport['sendMessage']>[0];
+
+/** A gRPC transport for `iface` under the plan of `rt`. */
+export async function grpcTransport(rt: AgentRuntime, iface: FallbackInterface, card: AgentCard): Promise<Transport> {
+  const [{ GrpcTransportFactory }, grpc] = await Promise.all([import('@a2a-js/sdk/client/grpc'), import('@grpc/grpc-js')]);
+  const violation = (message: string) => new PlanViolationError(rt.name, rt.skill, message);
+  const { plan } = rt;
+  const version = iface.protocolVersion;
+
+  const interceptor: import('@grpc/grpc-js').Interceptor = (options, nextCall) => {
+    const path = options.method_definition.path;
+    const method = path.slice(path.lastIndexOf('/') + 1);
+    if (/^(SendStreamingMessage|SubscribeToTask|TaskSubscription)$/.test(method) && plan.delivery !== 'stream') {
+      throw violation(`a streaming call (${method}), but the locked delivery is ${plan.delivery}`);
+    }
+    if (/^(Create|Set)TaskPushNotificationConfig$/.test(method) && plan.delivery !== 'push') {
+      throw violation(`a push notification config (${method}), but the locked delivery is ${plan.delivery}`);
+    }
+    return new grpc.InterceptingCall(nextCall(options), {
+      start(metadata, listener, next) {
+        const asked = metadata.get('a2a-version').map(String);
+        if (asked.some((v) => v.trim() !== version && !v.trim().startsWith(`${version}.`))) {
+          throw violation(`a2a-version ${JSON.stringify(asked.join(',').slice(0, 20))} conflicts with the locked ${version}`);
+        }
+        for (const name of ['a2a-extensions', 'x-a2a-extensions']) {
+          for (const uri of metadata.get(name).flatMap((v) => String(v).split(',')).map((s) => s.trim()).filter(Boolean)) {
+            if (!plan.extensions.includes(uri)) throw violation(`extension ${uri} is not locked`);
+          }
+          metadata.remove(name);
+        }
+        metadata.set('a2a-version', version);
+        if (plan.extensions.length > 0) metadata.set(version.startsWith('0.') ? 'x-a2a-extensions' : 'a2a-extensions', plan.extensions.join(', '));
+        // Credentials are read now (they may be async); the call starts only once they are placed.
+        rt.placements().then(
+          (placements) => {
+            for (const p of placements) {
+              if (Object.keys(p.query).length + Object.keys(p.cookies).length > 0) throw violation('an apiKey in a query parameter or cookie cannot travel over gRPC');
+              for (const [name, value] of Object.entries(p.headers)) metadata.set(name.toLowerCase(), value);
+            }
+            next(metadata, listener);
+          },
+        ).catch((error: unknown) => {
+          listener.onReceiveStatus({ code: grpc.status.UNAUTHENTICATED, details: error instanceof Error ? error.message : String(error), metadata: new grpc.Metadata() });
+        });
+      },
+    });
+  };
+
+  const inner = await new GrpcTransportFactory({ grpcCallOptions: { interceptors: [interceptor] }, legacyCompat: { enabled: true } }).create(grpcTarget(iface.url), card);
+  const check = (params: SendParams): SendParams => checkSendRequest(rt, params, violation);
+  return new Proxy(inner, {
+    get(target, key, receiver) {
+      if (key === 'sendMessage') return (p: SendParams, o: Parameters<Transport['sendMessage']>[1]) => target.sendMessage(check(p), o);
+      if (key === 'sendMessageStream') return (p: SendParams, o: Parameters<Transport['sendMessage']>[1]) => target.sendMessageStream(check(p), o);
+      const value: unknown = Reflect.get(target, key, receiver);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
+/** `host:port` for grpc-js from the interface URL (`grpc://`, `grpcs://`, `http(s)://` or already `host:port`). */
+function grpcTarget(url: string): string {
+  const m = /^[a-z][a-z0-9+.-]*:\/\/([^/]+)/i.exec(url);
+  return m ? m[1]! : url;
+}
+
+/** SendMessage (SDK request object): parts in the locked input modes, locked output modes, push only when locked. */
+function checkSendRequest(rt: AgentRuntime, params: SendParams, violation: (m: string) => Error): SendParams {
+  for (const part of params.message?.parts ?? []) {
+    const c = part.content?.$case;
+    const type = part.mediaType || (c === 'text' ? 'text/plain' : c === 'data' ? 'application/json' : 'application/octet-stream');
+    if (!rt.inputModes.some((m) => sameMediaType(m, type))) throw violation(`a message part of type ${type} is not in the locked input modes (${rt.inputModes.join(', ')})`);
+  }
+  const configuration = params.configuration;
+  if (configuration?.taskPushNotificationConfig && rt.plan.delivery !== 'push') throw violation(`a push notification config, but the locked delivery is ${rt.plan.delivery}`);
+  const modes = configuration?.acceptedOutputModes ?? [];
+  for (const mode of modes) {
+    if (!rt.plan.acceptedOutputModes.some((m) => sameMediaType(m, mode))) throw violation(`accepted output mode ${JSON.stringify(mode)} is not locked`);
+  }
+  if (modes.length > 0) return params;
+  return { ...params, configuration: { ...(configuration as NonNullable<SendParams['configuration']>), acceptedOutputModes: [...rt.plan.acceptedOutputModes] } };
+}

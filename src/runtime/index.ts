@@ -1,0 +1,286 @@
+/**
+ * `a2a-lock/runtime`: the lockfile enforced on every request. {@link loadLock} reads and checks
+ * `a2a.lock.json`; `lock.agent(name, skill)` gives the locked plan, a plan-enforcing `fetch` and
+ * `createClient()` (an `@a2a-js/sdk` Client bound to exactly the locked interface, with the
+ * locked fallbacks as its only alternatives). The SDK is a peer dependency, loaded only by
+ * `createClient()`.
+ */
+import { EventEmitter } from 'node:events';
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { placeCredential, type CredentialPlacement } from '../credentials.js';
+import { A2aLockError, AgentDegradedError, InvalidInputError, OutOfDateError, UsageError } from '../errors.js';
+import { checkOffline, checkOnline, lockedNegotiationCard, manifestMismatches, type AgentReport } from '../lock/engine.js';
+import { readLockfile } from '../lock/io.js';
+import type { LockEntry, Lockfile } from '../lock/schema.js';
+import { readManifest } from '../manifest/read.js';
+import type { AgentEntry, AgentSettings, Manifest } from '../manifest/schema.js';
+import type { NormalizedCard } from '../card/model.js';
+import type { FallbackInterface, Plan } from '../negotiate/types.js';
+import { enforcingFetch } from './enforce.js';
+import type { AgentErrorKind } from './classify.js';
+import type { CreateClientOptions, LockedClient } from './client.js';
+
+export { A2aLockError, PlanViolationError, AgentDegradedError, isA2aLockError } from '../errors.js';
+export { classifyAgentError, classifySdkError, type AgentErrorKind, type AgentErrorAnswer } from './classify.js';
+export type { CreateClientOptions, LockedClient } from './client.js';
+export type { Plan, PlanFallbacks, FallbackInterface } from '../negotiate/types.js';
+
+/** Returns a credential's secret when a request is made. */
+export type CredentialProvider = () => string | Promise<string>;
+
+/** Options of {@link loadLock}. */
+export interface LoadLockOptions {
+  /** The lockfile path. Default `a2a.lock.json` (relative to the working directory). */
+  lockfile?: string;
+  /**
+   * The manifest whose credential sources (`{"env": NAME}`) are read at request time. Default
+   * `a2a.json` beside the lockfile; a missing default manifest means no sources. When present it
+   * must match the lockfile (else `lockfile-out-of-date`).
+   */
+  manifest?: string;
+  /** Scheme name (as the card names it) → secret provider; wins over the manifest's source. */
+  credentials?: Record<string, CredentialProvider>;
+  /** Where `{"env": NAME}` sources are read. Default `process.env`. */
+  env?: NodeJS.ProcessEnv;
+  /** The fetch requests are finally sent with. Default the global `fetch`. */
+  fetch?: typeof fetch;
+  /**
+   * Re-fetch the locked cards every this many ms in the background and emit `drift` (as
+   * `a2a verify` reports it) for an agent whose plans are now beyond the lock, which marks it
+   * degraded. The plans in use never change. Off by default.
+   */
+  refreshIntervalMs?: number;
+  /** Per-card deadline of the refresh (ms, default 10 000) and plain http to non-loopback hosts (as the CLI's `--timeout`, `--allow-http`). */
+  timeoutMs?: number;
+  allowHttp?: boolean;
+}
+
+/** Emitted as `degraded`: an agent failed its plan and its one locked fallback, or drifted. */
+export interface DegradedEvent {
+  agent: string;
+  skill: string | undefined;
+  /** The classified agent error, or `drift`. */
+  reason: AgentErrorKind | 'drift' | 'stream-broken';
+  error: AgentDegradedError;
+}
+
+/** Emitted as `drift` by the background refresh: the findings `a2a verify` prints for the agent. */
+export interface DriftEvent {
+  agent: string;
+  report: AgentReport;
+}
+
+/** A locked agent skill: its plan, a plan-enforcing fetch, and an SDK client bound to the plan. */
+export interface LockedAgent {
+  readonly name: string;
+  readonly skill: string;
+  /** The locked plan (deeply frozen). */
+  readonly plan: Readonly<Plan>;
+  /** A fetch-compatible function that enforces the plan (see the README, "Runtime loader"). */
+  readonly fetch: typeof fetch;
+  /** True once the agent is degraded (by any of its skills, or by drift). */
+  readonly degraded: boolean;
+  /**
+   * An `@a2a-js/sdk` Client bound to exactly the locked interface (JSON-RPC, HTTP+JSON, the v0.3
+   * compat transport for 0.3 plans, or gRPC), sending through the plan's enforcement, retrying an
+   * agent error once on the locked fallback. Needs the optional peer `@a2a-js/sdk` (and
+   * `@grpc/grpc-js` for gRPC plans).
+   */
+  createClient(options?: CreateClientOptions): Promise<LockedClient>;
+}
+
+/** Internal per-agent-skill runtime state shared with the client module. */
+export interface AgentRuntime {
+  name: string;
+  skill: string;
+  plan: Plan;
+  card: NormalizedCard;
+  inputModes: string[];
+  /** The enforcing fetch for the plan's interface or one of its fallbacks. */
+  fetchFor(iface: FallbackInterface): typeof fetch;
+  /** Mark the agent degraded (once per agent) and return the typed error to throw. */
+  degrade(reason: DegradedEvent['reason'], message: string, cause?: unknown): AgentDegradedError;
+  /** The credential placements for the locked security requirement (read now). */
+  placements(): Promise<CredentialPlacement[]>;
+}
+
+/** The loaded lockfile: `agent(name, skill)`, events `degraded` and `drift`, `close()`. */
+export class Lock extends EventEmitter {
+  readonly #lock: Lockfile;
+  readonly #source: string;
+  readonly #manifest: Manifest | undefined;
+  readonly #options: LoadLockOptions;
+  readonly #degraded = new Map<string, AgentDegradedError>();
+  readonly #agents = new Map<string, LockedAgent>();
+  #timer: NodeJS.Timeout | undefined;
+  #refreshing = false;
+
+  /** @internal use {@link loadLock} */
+  constructor(lock: Lockfile, source: string, manifest: Manifest | undefined, options: LoadLockOptions) {
+    super();
+    this.#lock = lock;
+    this.#source = source;
+    this.#manifest = manifest;
+    this.#options = options;
+    if (options.refreshIntervalMs !== undefined) {
+      this.#timer = setInterval(() => void this.refresh(), options.refreshIntervalMs);
+      this.#timer.unref();
+    }
+  }
+
+  /** The locked agent names. */
+  get agents(): string[] {
+    return Object.keys(this.#lock.agents);
+  }
+
+  /**
+   * The locked plan of `skill` on agent `name`, with its enforcing fetch and client.
+   * @throws UsageError for an agent or skill the lockfile does not hold
+   */
+  agent(name: string, skill: string): LockedAgent {
+    const key = `${name}\n${skill}`;
+    const cached = this.#agents.get(key);
+    if (cached) return cached;
+    const entry = Object.hasOwn(this.#lock.agents, name) ? this.#lock.agents[name] : undefined;
+    if (!entry) throw new UsageError(`${this.#source}: no locked agent "${name}" (locked: ${this.agents.join(', ') || 'none'})`);
+    const plan = Object.hasOwn(entry.plans, skill) ? entry.plans[skill] : undefined;
+    if (!plan) throw new UsageError(`${this.#source}: agent "${name}" has no locked skill "${skill}" (locked: ${Object.keys(entry.plans).join(', ')})`);
+    const runtime = this.#runtime(name, skill, entry, deepFreeze(structuredClone(plan)));
+    const degradedMap = this.#degraded;
+    const agent: LockedAgent = {
+      name,
+      skill,
+      plan: runtime.plan,
+      fetch: runtime.fetchFor(runtime.plan),
+      get degraded() {
+        return degradedMap.has(name);
+      },
+      createClient: async (options) => (await import('./client.js')).createLockedClient(runtime, options),
+    };
+    this.#agents.set(key, agent);
+    return agent;
+  }
+
+  /** Stop the background refresh. */
+  close(): void {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+
+  /**
+   * Re-fetch every locked card once and run the lock-constrained check (as `a2a verify`); emit
+   * `drift` and mark degraded each agent whose plans are beyond the lock. Resolves when done;
+   * a refresh already running makes this a no-op. Cards that cannot be fetched are skipped.
+   */
+  async refresh(): Promise<void> {
+    if (this.#refreshing) return;
+    this.#refreshing = true;
+    try {
+      const baseDir = dirname(this.#options.manifest ?? this.#source);
+      for (const [name, entry] of Object.entries(this.#lock.agents)) {
+        const settings = this.#lock.settings[name]!;
+        const report = await checkOnline(entry, settings, { baseDir, timeoutMs: this.#options.timeoutMs, allowHttp: this.#options.allowHttp, env: this.#options.env ?? process.env }, this.#sources(name));
+        if (report.status !== 'drift') continue;
+        this.emit('drift', { agent: name, report } satisfies DriftEvent);
+        this.#markDegraded(name, undefined, 'drift', `the agent's card is now beyond the lockfile (run a2a verify)`);
+      }
+    } finally {
+      this.#refreshing = false;
+    }
+  }
+
+  #sources(name: string): AgentEntry['credentials'] {
+    return this.#manifest?.agents[name]?.credentials ?? {};
+  }
+
+  #markDegraded(name: string, skill: string | undefined, reason: DegradedEvent['reason'], message: string, cause?: unknown): AgentDegradedError {
+    const error = new AgentDegradedError(name, skill ?? '*', reason, message, { cause });
+    if (!this.#degraded.has(name)) {
+      this.#degraded.set(name, error);
+      this.emit('degraded', { agent: name, skill, reason, error } satisfies DegradedEvent);
+    }
+    return error;
+  }
+
+  #runtime(name: string, skill: string, entry: LockEntry, plan: Plan): AgentRuntime {
+    const card = lockedNegotiationCard(entry, `${this.#source} agents.${name}`);
+    const found = card.skills.find((s) => s.id === skill);
+    const inputModes = found?.inputModes?.length ? found.inputModes : card.defaultInputModes;
+    const sources = this.#sources(name);
+    const providers = this.#options.credentials ?? {};
+    const env = this.#options.env ?? process.env;
+    const send = this.#options.fetch ?? globalThis.fetch;
+    const placements = async (): Promise<CredentialPlacement[]> => {
+      const out: CredentialPlacement[] = [];
+      for (const scheme of Object.keys(plan.security)) {
+        const definition = card.securitySchemes[scheme];
+        if (!definition) throw new InvalidInputError('lockfile-invalid', this.#source, `agent "${name}" locks scheme "${scheme}", which its card does not define`);
+        const provider = Object.hasOwn(providers, scheme) ? providers[scheme] : undefined;
+        const variable = Object.hasOwn(sources, scheme) ? sources[scheme]!.env : undefined;
+        const secret = provider ? await provider() : variable !== undefined ? env[variable] : undefined;
+        if (secret === undefined || secret === '') {
+          const where = variable !== undefined ? `${variable} is not set` : 'no credentials option or manifest source names it';
+          throw new A2aLockError('credential-unset', `${name} (${skill}): no credential for scheme "${scheme}" (${where})`, { data: { agent: name, scheme, ...(variable ? { variable } : {}) } });
+        }
+        out.push(placeCredential(definition, secret, scheme));
+      }
+      return out;
+    };
+    const fetches = new Map<string, typeof fetch>();
+    return {
+      name,
+      skill,
+      plan,
+      card,
+      inputModes,
+      placements,
+      fetchFor: (iface) => {
+        const key = `${iface.protocolBinding}\n${iface.protocolVersion}\n${iface.url}`;
+        let f = fetches.get(key);
+        if (!f) fetches.set(key, (f = enforcingFetch({ agent: name, skill, plan, iface, inputModes, placements, security: Object.keys(plan.security).length > 0, send })));
+        return f;
+      },
+      degrade: (reason, message, cause) => this.#markDegraded(name, skill, reason, message, cause),
+    };
+  }
+}
+
+/**
+ * Read and check `a2a.lock.json` for run-time use: schema (as the CLI), each snapshot's integrity,
+ * and that each plan is what its snapshot negotiates; with a manifest, that the lock matches it.
+ *
+ * @throws InvalidInputError `lockfile-invalid` (missing, invalid, tampered snapshot);
+ *   OutOfDateError `lockfile-out-of-date` (plans or manifest out of step: run `a2a lock`);
+ *   InvalidInputError `manifest-invalid`
+ */
+export async function loadLock(options: LoadLockOptions = {}): Promise<Lock> {
+  const source = resolve(options.lockfile ?? 'a2a.lock.json');
+  const read = await readLockfile(source);
+  if (!read) throw new InvalidInputError('lockfile-invalid', source, 'no lockfile here', { hint: 'run a2a lock' });
+  const manifestPath = resolve(options.manifest ?? join(dirname(source), 'a2a.json'));
+  const manifest = options.manifest !== undefined || existsSync(manifestPath) ? await readManifest(manifestPath) : undefined;
+  if (manifest) {
+    const mismatches = manifestMismatches(manifest, read.lock);
+    if (mismatches.size > 0) {
+      const lines = [...mismatches].map(([agent, reasons]) => `${agent}: ${reasons.join('; ')}`);
+      throw new OutOfDateError(`${source} does not match ${manifestPath}: ${lines.join(' | ')}`);
+    }
+  }
+  for (const [name, entry] of Object.entries(read.lock.agents)) {
+    const settings: AgentSettings | undefined = read.lock.settings[name];
+    if (!settings) throw new InvalidInputError('lockfile-invalid', source, `agent "${name}" has no settings`, { path: `$.settings["${name}"]` });
+    const report = checkOffline(entry, settings, `${source} agents.${name}`);
+    if (report?.status === 'error') throw new InvalidInputError('lockfile-invalid', source, report.error!.message, { hint: `run a2a update ${name}` });
+    if (report) throw new OutOfDateError(`${source}: agent "${name}": ${(report.reasons ?? []).join('; ')}`);
+  }
+  return new Lock(read.lock, source, manifest, options);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object') {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}

@@ -1,0 +1,128 @@
+/**
+ * HTTP-layer faults the SDK cannot produce (a redirect to another origin), on node:http servers,
+ * and the agent-error classification in every binding with both 1.0.0 and 1.0.1 status tables.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { placeCredential } from '../../src/credentials.js';
+import type { Plan } from '../../src/negotiate/types.js';
+import { classifyAgentError, classifySdkError } from '../../src/runtime/classify.js';
+import { enforcingFetch } from '../../src/runtime/enforce.js';
+
+const servers: http.Server[] = [];
+const hits: Record<string, Array<{ url: string; authorization?: string }>> = { a: [], b: [] };
+let a = '';
+let b = '';
+
+async function listen(name: 'a' | 'b', handler: (req: http.IncomingMessage, res: http.ServerResponse) => void): Promise<string> {
+  const server = http.createServer((req, res) => {
+    hits[name]!.push({ url: req.url ?? '', authorization: req.headers.authorization });
+    handler(req, res);
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+beforeAll(async () => {
+  b = await listen('b', (_req, res) => res.end('{}'));
+  a = await listen('a', (req, res) => {
+    res.statusCode = req.url === '/same' ? 307 : 308;
+    res.setHeader('Location', req.url === '/same' ? '/same' : `${b}/rpc`);
+    res.end();
+  });
+});
+
+afterAll(async () => {
+  for (const s of servers) {
+    s.closeAllConnections();
+    await new Promise((r) => s.close(r));
+  }
+});
+
+function fetchFor(url: string) {
+  const plan: Plan = { url, protocolBinding: 'JSONRPC', protocolVersion: '1.0', security: { bearer: [] }, acceptedOutputModes: ['text/plain'], delivery: 'poll', extensions: [] };
+  return enforcingFetch({
+    agent: 'x',
+    skill: 's',
+    plan,
+    iface: plan,
+    inputModes: ['text/plain'],
+    placements: async () => [placeCredential({ type: 'http', scheme: 'Bearer' }, 'secret-value', 'bearer')],
+    security: true,
+    send: fetch,
+  });
+}
+
+describe('redirects', () => {
+  it('a redirect to another origin is refused: the other origin gets nothing, least of all the credential', async () => {
+    const before = hits.b!.length;
+    await expect(fetchFor(`${a}/rpc`)(`${a}/rpc`, { method: 'POST', body: '{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t"}}' })).rejects.toMatchObject({
+      code: 'plan-violation',
+      message: expect.stringMatching(/redirect to .*\/rpc refused/),
+    });
+    expect(hits.b!.length).toBe(before);
+    expect(hits.a!.at(-1)!.authorization).toBe('Bearer secret-value');
+  });
+
+  it('a redirect loop on the locked URL stops after 5 redirects', async () => {
+    const before = hits.a!.length;
+    await expect(fetchFor(`${a}/same`)(`${a}/same`, { method: 'POST', body: '{}' })).rejects.toMatchObject({ code: 'plan-violation', message: expect.stringMatching(/more than 5 redirects/) });
+    expect(hits.a!.length - before).toBe(5);
+  });
+});
+
+describe('classifyAgentError', () => {
+  it('JSON-RPC codes', () => {
+    expect([-32009, -32005, -32008, -32004, -32003, -32001].map((code) => classifyAgentError({ binding: 'JSONRPC', code }))).toEqual([
+      'version-not-supported',
+      'content-type-not-supported',
+      'extension-support-required',
+      'unsupported-operation',
+      'push-notification-not-supported',
+      undefined,
+    ]);
+  });
+
+  it('HTTP+JSON: reason with a status from the 1.0.1 or the 1.0.0 table; 415 alone is ContentTypeNotSupported', () => {
+    expect(classifyAgentError({ binding: 'HTTP+JSON', status: 400, reason: 'CONTENT_TYPE_NOT_SUPPORTED' })).toBe('content-type-not-supported');
+    expect(classifyAgentError({ binding: 'HTTP+JSON', status: 415, reason: 'CONTENT_TYPE_NOT_SUPPORTED' })).toBe('content-type-not-supported');
+    expect(classifyAgentError({ binding: 'HTTP+JSON', status: 415 })).toBe('content-type-not-supported');
+    expect(classifyAgentError({ binding: 'HTTP+JSON', status: 400, reason: 'VERSION_NOT_SUPPORTED' })).toBe('version-not-supported');
+    expect(classifyAgentError({ binding: 'HTTP+JSON', status: 500, reason: 'VERSION_NOT_SUPPORTED' })).toBeUndefined();
+    expect(classifyAgentError({ binding: 'HTTP+JSON', status: 400 })).toBeUndefined();
+  });
+
+  it('gRPC: FAILED_PRECONDITION (1.0.1) and UNIMPLEMENTED (1.0.0) with the reason', () => {
+    expect(classifyAgentError({ binding: 'GRPC', code: 9, reason: 'VERSION_NOT_SUPPORTED' })).toBe('version-not-supported');
+    expect(classifyAgentError({ binding: 'GRPC', code: 12, reason: 'UNSUPPORTED_OPERATION' })).toBe('unsupported-operation');
+    expect(classifyAgentError({ binding: 'GRPC', code: 3, reason: 'UNSUPPORTED_OPERATION' })).toBeUndefined();
+  });
+
+  it('SDK errors of each transport', async () => {
+    const errors = await import('@a2a-js/sdk/errors');
+    expect(classifySdkError(new errors.JsonRpcVersionNotSupportedError())).toBe('version-not-supported');
+    expect(classifySdkError(new errors.RestExtensionSupportRequiredError())).toBe('extension-support-required');
+    expect(classifySdkError(new errors.RestContentTypeNotSupportedError({ statusCode: 415 }))).toBe('content-type-not-supported');
+    const grpcErrors = await import('@a2a-js/sdk/errors/grpc');
+    expect(classifySdkError(new grpcErrors.GrpcVersionNotSupportedError())).toBe('version-not-supported');
+    expect(classifySdkError(new grpcErrors.GrpcUnsupportedOperationError({ status: 12 }))).toBe('unsupported-operation');
+    expect(classifySdkError(new Error('network'))).toBeUndefined();
+  });
+});
+
+describe('the SDK stays a peer of the runtime entry', () => {
+  it('only src/runtime/client.ts and grpc.ts load @a2a-js/sdk or @grpc/grpc-js at run time, and only by dynamic import', async () => {
+    const { readdir, readFile } = await import('node:fs/promises');
+    const root = new URL('../../src/', import.meta.url);
+    const files = (await readdir(root, { recursive: true })).filter((f) => f.endsWith('.ts'));
+    const loaders: string[] = [];
+    for (const file of files) {
+      const code = (await readFile(new URL(file, root), 'utf8')).replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '');
+      expect(code, file).not.toMatch(/^import (?!type )[^;]*from '(@a2a-js\/sdk|@grpc\/grpc-js)/m);
+      if (/import\('(@a2a-js\/sdk|@grpc\/grpc-js)/.test(code)) loaders.push(file.replaceAll('\\', '/'));
+    }
+    expect(loaders.sort()).toEqual(['runtime/client.ts', 'runtime/grpc.ts']);
+  });
+});

@@ -1,0 +1,80 @@
+/**
+ * gRPC plans through the SDK's gRPC transport against the SDK's gRPC server on 127.0.0.1: the
+ * call interceptor sets a2a-version, a2a-extensions and the credential, and refuses off-plan calls.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runLock } from '../../src/commands/lock.js';
+import { loadLock } from '../../src/runtime/index.js';
+import { sampleCard, startAgent, type StartedAgent } from '../helpers/agents.js';
+
+const TOKEN = 'grpc-secret';
+const CITATIONS = 'https://example.com/ext/citations/v1';
+let agent: StartedAgent;
+let dir: string;
+
+function text(value: string) {
+  return { messageId: crypto.randomUUID(), role: 1, parts: [{ content: { $case: 'text' as const, value }, mediaType: '', filename: '', metadata: undefined }], contextId: '', taskId: '', extensions: [], referenceTaskIds: [], metadata: undefined };
+}
+
+beforeAll(async () => {
+  agent = await startAgent({
+    grpc: true,
+    card: (origin, { grpcUrl }) => {
+      const card = sampleCard(origin);
+      return { ...card, supportedInterfaces: [{ url: grpcUrl!, protocolBinding: 'GRPC', protocolVersion: '1.0' }, ...card.supportedInterfaces] };
+    },
+  });
+  dir = await mkdtemp(join(tmpdir(), 'a2a-runtime-grpc-'));
+  const profile = { bindings: ['GRPC'], versions: ['1.0'], accepts: ['application/json'], sends: ['text/plain'], streaming: true, extensions: [CITATIONS] };
+  const agents = {
+    research: { card: agent.origin, skills: ['market-size'], credentials: { bearer: { env: 'G_TOKEN' } } },
+    polling: { card: agent.origin, skills: ['market-size'], credentials: { bearer: { env: 'G_TOKEN' } }, profile: { streaming: false } },
+  };
+  await writeFile(join(dir, 'a2a.json'), JSON.stringify({ profile, agents }));
+  const result = await runLock({ manifest: join(dir, 'a2a.json'), json: true, verbose: false, cwd: dir, env: {} });
+  expect(result.exitCode, JSON.stringify(result.json)).toBe(0);
+});
+
+afterAll(async () => {
+  await agent?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe('gRPC plans', () => {
+  it('SendMessage and SendStreamingMessage carry a2a-version, a2a-extensions and the bearer in metadata', async () => {
+    const lock = await loadLock({ lockfile: join(dir, 'a2a.lock.json'), env: { G_TOKEN: TOKEN } });
+    const research = lock.agent('research', 'market-size');
+    expect(research.plan).toMatchObject({ url: agent.grpcUrl, protocolBinding: 'GRPC', delivery: 'stream' });
+    const client = await research.createClient();
+    const from = agent.requests.length;
+    expect(JSON.stringify(await client.sendMessage({ message: text('over grpc') } as never))).toContain('echo: over grpc');
+    const events = [];
+    for await (const e of client.sendMessageStream({ message: text('grpc stream') } as never)) events.push(e);
+    expect(JSON.stringify(events)).toContain('echo: grpc stream');
+    const seen = agent.requests.slice(from);
+    expect(seen.map((r) => r.path)).toEqual(['/lf.a2a.v1.A2AService/SendMessage', '/lf.a2a.v1.A2AService/SendStreamingMessage']);
+    for (const r of seen) {
+      expect(r.headers['a2a-version']).toBe('1.0');
+      expect(r.headers['a2a-extensions']).toBe(CITATIONS);
+      expect(r.headers.authorization).toBe(`Bearer ${TOKEN}`);
+    }
+  });
+
+  it('off-plan calls are refused with nothing sent: a stream on a poll plan, an unlocked output mode, a part type not locked', async () => {
+    const lock = await loadLock({ lockfile: join(dir, 'a2a.lock.json'), env: { G_TOKEN: TOKEN } });
+    const polling = await lock.agent('polling', 'market-size').createClient();
+    const research = await lock.agent('research', 'market-size').createClient();
+    const from = agent.requests.length;
+    // The SDK Client itself turns a stream into SendMessage when the card does not stream; call the transport directly.
+    const stream = polling.transport.sendMessageStream({ message: text('x') } as never);
+    await expect(stream.next()).rejects.toMatchObject({ code: 'plan-violation', message: expect.stringMatching(/streaming call/) });
+    await expect(research.sendMessage({ message: text('x'), configuration: { acceptedOutputModes: ['application/pdf'] } } as never)).rejects.toMatchObject({ code: 'plan-violation' });
+    const png = { ...text('x'), parts: [{ content: { $case: 'raw', value: new Uint8Array([1]) }, mediaType: 'image/png', filename: '', metadata: undefined }] };
+    await expect(research.sendMessage({ message: png } as never)).rejects.toMatchObject({ code: 'plan-violation', message: expect.stringMatching(/image\/png/) });
+    await expect(lock.agent('research', 'market-size').fetch(agent.jsonRpcUrl, { method: 'POST', body: '{}' })).rejects.toMatchObject({ code: 'plan-violation', message: expect.stringMatching(/GRPC is not carried over fetch/) });
+    expect(agent.requests.length).toBe(from);
+  });
+});

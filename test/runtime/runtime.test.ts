@@ -1,0 +1,296 @@
+/**
+ * The runtime loader against real @a2a-js/sdk servers on 127.0.0.1: the plan enforced on every
+ * request (headers the server saw, violations refused with nothing sent), the locked fallbacks
+ * (-32009 once → the 0.3 fallback; twice → degraded after exactly two requests), drift refresh.
+ * One agent server for the file; the tests run in sequence and reset its card.
+ */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { runLock } from '../../src/commands/lock.js';
+import { loadLock, type DegradedEvent, type DriftEvent, type LoadLockOptions } from '../../src/runtime/index.js';
+import { sampleCard, startAgent, type AgentCard, type RecordedRequest, type StartedAgent } from '../helpers/agents.js';
+
+const TOKEN = 'rt-secret-token';
+const CITATIONS = 'https://example.com/ext/citations/v1';
+const PROFILE = {
+  bindings: ['JSONRPC', 'HTTP+JSON'],
+  versions: ['1.0', '0.3'],
+  accepts: ['application/json', 'text/plain'],
+  sends: ['text/plain'],
+  streaming: true,
+  extensions: [CITATIONS],
+};
+
+let agent: StartedAgent;
+let dir: string;
+let card: AgentCard;
+/** What the runtime finally sent (URL, headers, body), recorded around the global fetch. */
+const sent: Array<{ url: string; headers: Record<string, string>; body?: string }> = [];
+
+const recordingFetch: typeof fetch = async (input, init) => {
+  sent.push({ url: String(input), headers: { ...(init?.headers as Record<string, string>) }, ...(typeof init?.body === 'string' ? { body: init.body } : {}) });
+  return fetch(input, init);
+};
+
+function options(extra: LoadLockOptions = {}): LoadLockOptions {
+  return { lockfile: join(dir, 'a2a.lock.json'), env: { RT_TOKEN: TOKEN }, fetch: recordingFetch, ...extra };
+}
+
+/** The A2A requests (not card fetches) the server received since `from`. */
+function a2aRequests(from: number): RecordedRequest[] {
+  return agent.requests.slice(from).filter((r) => r.path.startsWith('/a2a'));
+}
+
+function text(value: string) {
+  return { kind: 'message' as const, messageId: crypto.randomUUID(), role: 1, parts: [{ content: { $case: 'text' as const, value }, mediaType: '', filename: '', metadata: undefined }], contextId: '', taskId: '', extensions: [], referenceTaskIds: [], metadata: undefined };
+}
+
+beforeAll(async () => {
+  agent = await startAgent({ card: (origin) => sampleCard(origin, {}, { legacy: true }), legacyCompat: true, bearerToken: TOKEN });
+  card = sampleCard(agent.origin, {}, { legacy: true });
+  dir = await mkdtemp(join(tmpdir(), 'a2a-runtime-'));
+  const manifest = {
+    profile: PROFILE,
+    agents: {
+      research: { card: agent.origin, skills: ['market-size'], credentials: { bearer: { env: 'RT_TOKEN' } } },
+      rest: { card: agent.origin, skills: ['market-size'], credentials: { bearer: { env: 'RT_TOKEN' } }, profile: { bindings: ['HTTP+JSON'] } },
+      legacy: { card: agent.origin, skills: ['market-size'], credentials: { bearer: { env: 'RT_TOKEN' } }, profile: { versions: ['0.3'] } },
+      polling: { card: agent.origin, skills: ['market-size'], credentials: { bearer: { env: 'RT_TOKEN' } }, profile: { streaming: false } },
+      restpoll: { card: agent.origin, skills: ['market-size'], credentials: { bearer: { env: 'RT_TOKEN' } }, profile: { bindings: ['HTTP+JSON'], streaming: false } },
+    },
+  };
+  await writeFile(join(dir, 'a2a.json'), JSON.stringify(manifest));
+  const result = await runLock({ manifest: join(dir, 'a2a.json'), json: true, verbose: false, cwd: dir, env: {} });
+  expect(result.exitCode, JSON.stringify(result.json)).toBe(0);
+});
+
+afterAll(async () => {
+  await agent?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+beforeEach(() => {
+  agent.setCard(card);
+  sent.length = 0;
+});
+
+describe('loadLock', () => {
+  it('gives the frozen locked plan with its fallbacks; unknown agents and skills throw', async () => {
+    const lock = await loadLock(options());
+    const research = lock.agent('research', 'market-size');
+    expect(research.plan).toMatchObject({ url: agent.jsonRpcUrl, protocolBinding: 'JSONRPC', protocolVersion: '1.0', delivery: 'stream', extensions: [CITATIONS] });
+    expect(research.plan.fallbacks).toEqual({
+      interfaces: [
+        { url: agent.restUrl, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+        { url: agent.jsonRpcUrl, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
+      ],
+      delivery: ['poll'],
+    });
+    expect(Object.isFrozen(research.plan)).toBe(true);
+    expect(Object.isFrozen(research.plan.fallbacks!.interfaces[0])).toBe(true);
+    expect(() => lock.agent('nobody', 'market-size')).toThrow(/no locked agent "nobody"/);
+    expect(() => lock.agent('research', 'nope')).toThrow(/no locked skill "nope"/);
+  });
+});
+
+describe('createClient(): the headers the server saw on every call kind', () => {
+  it('JSON-RPC 1.0: SendMessage, SendStreamingMessage, GetTask carry A2A-Version, A2A-Extensions and the bearer', async () => {
+    const lock = await loadLock(options());
+    const client = await lock.agent('research', 'market-size').createClient();
+    const from = agent.requests.length;
+    const reply = await client.sendMessage({ message: text('hi') } as never);
+    expect(JSON.stringify(reply)).toContain('echo: hi');
+    const events = [];
+    for await (const e of client.sendMessageStream({ message: text('streamed') } as never)) events.push(e);
+    expect(JSON.stringify(events)).toContain('echo: streamed');
+    await expect(client.getTask({ id: 'no-such-task', tenant: '' } as never)).rejects.toThrow();
+    const seen = a2aRequests(from);
+    expect(seen).toHaveLength(3);
+    for (const r of seen) {
+      expect(r.path).toBe('/a2a/jsonrpc');
+      expect(r.headers['a2a-version']).toBe('1.0');
+      expect(r.headers['a2a-extensions']).toBe(CITATIONS);
+      expect(r.headers['x-a2a-extensions']).toBeUndefined();
+      expect(r.headers.authorization).toBe(`Bearer ${TOKEN}`);
+    }
+    expect(JSON.parse(sent[0]!.body!).params.configuration.acceptedOutputModes).toEqual(['application/json']);
+  });
+});
+
+describe('createClient(): other bindings and versions', () => {
+  it('HTTP+JSON 1.0: message:send and message:stream under the plan', async () => {
+    const lock = await loadLock(options());
+    const rest = lock.agent('rest', 'market-size');
+    expect(rest.plan).toMatchObject({ url: agent.restUrl, protocolBinding: 'HTTP+JSON' });
+    const client = await rest.createClient();
+    const from = agent.requests.length;
+    expect(JSON.stringify(await client.sendMessage({ message: text('rest') } as never))).toContain('echo: rest');
+    const events = [];
+    for await (const e of client.sendMessageStream({ message: text('rest stream') } as never)) events.push(e);
+    expect(JSON.stringify(events)).toContain('echo: rest stream');
+    const seen = a2aRequests(from);
+    expect(seen.map((r) => r.path)).toEqual(['/a2a/rest/message:send', '/a2a/rest/message:stream']);
+    for (const r of seen) {
+      expect(r.headers['a2a-version']).toBe('1.0');
+      expect(r.headers['a2a-extensions']).toBe(CITATIONS);
+      expect(r.headers.authorization).toBe(`Bearer ${TOKEN}`);
+    }
+  });
+
+  it('a 0.3 plan goes through the SDK v0.3 compat transport with X-A2A-Extensions', async () => {
+    const lock = await loadLock(options());
+    const legacy = lock.agent('legacy', 'market-size');
+    expect(legacy.plan).toMatchObject({ url: agent.jsonRpcUrl, protocolBinding: 'JSONRPC', protocolVersion: '0.3' });
+    const client = await legacy.createClient();
+    const from = agent.requests.length;
+    expect(JSON.stringify(await client.sendMessage({ message: text('old') } as never))).toContain('echo: old');
+    const [r] = a2aRequests(from);
+    expect(r!.headers['a2a-version']).toBe('0.3');
+    expect(r!.headers['a2a-extensions']).toBeUndefined();
+    expect(r!.headers['x-a2a-extensions']).toBe(legacy.plan.extensions.join(', ') || undefined);
+    expect(JSON.parse(sent[0]!.body!).method).toBe('message/send');
+  });
+});
+
+describe('locked fallbacks and degraded', () => {
+  it('VersionNotSupported (-32009) once: one retry on the locked JSONRPC 0.3 fallback succeeds', async () => {
+    const lock = await loadLock(options());
+    const degraded: DegradedEvent[] = [];
+    lock.on('degraded', (e: DegradedEvent) => degraded.push(e));
+    const research = lock.agent('research', 'market-size');
+    const client = await research.createClient();
+    // The agent now serves JSON-RPC only as 0.3: the SDK answers A2A-Version 1.0 with -32009.
+    agent.setCard({ ...card, supportedInterfaces: card.supportedInterfaces.filter((i) => i.protocolVersion === '0.3') });
+    const from = agent.requests.length;
+    expect(JSON.stringify(await client.sendMessage({ message: text('again') } as never))).toContain('echo: again');
+    const seen = a2aRequests(from);
+    expect(seen.map((r) => r.headers['a2a-version'])).toEqual(['1.0', '0.3']);
+    expect(seen[1]!.headers.authorization).toBe(`Bearer ${TOKEN}`);
+    expect(seen[1]!.headers['x-a2a-extensions']).toBeDefined();
+    expect(research.degraded).toBe(false);
+    expect(degraded).toEqual([]);
+  });
+
+  it('VersionNotSupported twice: degraded after exactly two requests, a typed error, no loop', async () => {
+    const lock = await loadLock(options());
+    const degraded: DegradedEvent[] = [];
+    lock.on('degraded', (e: DegradedEvent) => degraded.push(e));
+    const research = lock.agent('research', 'market-size');
+    const client = await research.createClient();
+    agent.setCard({ ...card, supportedInterfaces: card.supportedInterfaces.filter((i) => i.protocolBinding === 'HTTP+JSON') });
+    const from = agent.requests.length;
+    const error = await client.sendMessage({ message: text('x') } as never).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toMatchObject({ code: 'agent-degraded', reason: 'version-not-supported' });
+    expect(a2aRequests(from)).toHaveLength(2);
+    expect(research.degraded).toBe(true);
+    expect(degraded).toHaveLength(1);
+    expect(degraded[0]).toMatchObject({ agent: 'research', skill: 'market-size', reason: 'version-not-supported' });
+  });
+});
+
+describe('agent.fetch: each violation refused with nothing sent', () => {
+  const rpc = (method: string, params: Record<string, unknown>) => JSON.stringify({ jsonrpc: '2.0', id: 1, method, params });
+  const message = (parts: unknown[]) => ({ messageId: 'm1', role: 'ROLE_USER', parts });
+
+  it.each([
+    ['another URL on the same origin', 'research', (u: string) => [`${u}/other`, { method: 'POST', body: rpc('SendMessage', { message: message([{ text: 'x' }]) }) }], /is not the locked interface/],
+    ['another origin', 'research', () => ['http://127.0.0.2:9/a2a/jsonrpc', { method: 'POST', body: '{}' }], /is not the locked interface/],
+    ['a conflicting A2A-Version', 'research', (u: string) => [u, { method: 'POST', headers: { 'A2A-Version': '0.3' }, body: rpc('SendMessage', { message: message([{ text: 'x' }]) }) }], /A2A-Version "0.3" conflicts with the locked 1.0/],
+    ['an extension that is not locked', 'research', (u: string) => [u, { method: 'POST', headers: { 'A2A-Extensions': 'https://x.example/ext' }, body: rpc('SendMessage', { message: message([{ text: 'x' }]) }) }], /extension https:\/\/x.example\/ext is not locked/],
+    ['a part whose media type is not a locked input mode', 'research', (u: string) => [u, { method: 'POST', body: rpc('SendMessage', { message: message([{ raw: 'AAAA', mediaType: 'image/png' }]) }) }], /image\/png is not in the locked input modes/],
+    ['an accepted output mode outside the lock', 'research', (u: string) => [u, { method: 'POST', body: rpc('SendMessage', { message: message([{ text: 'x' }]), configuration: { acceptedOutputModes: ['application/pdf'] } }) }], /application\/pdf" is not locked/],
+    ['a push config when delivery is not push', 'research', (u: string) => [u, { method: 'POST', body: rpc('SendMessage', { message: message([{ text: 'x' }]), configuration: { taskPushNotificationConfig: { url: 'https://hook.example' } } }) }], /push notification config/],
+    ['CreateTaskPushNotificationConfig when delivery is not push', 'research', (u: string) => [u, { method: 'POST', body: rpc('CreateTaskPushNotificationConfig', { taskId: 't' }) }], /push notification config/],
+    ['SendStreamingMessage when delivery is poll', 'polling', (u: string) => [u, { method: 'POST', body: rpc('SendStreamingMessage', { message: message([{ text: 'x' }]) }) }], /streaming call, but the locked delivery is poll/],
+    ['REST message:stream when delivery is poll (the 0.3 path too)', 'restpoll', (u: string) => [`${u}/v1/message:stream`, { method: 'POST', body: '{}' }], /streaming call, but the locked delivery is poll/],
+    ['a body that is not JSON', 'research', (u: string) => [u, { method: 'POST', body: 'not json' }], /not JSON/],
+  ] as const)('%s', async (_what, name, make, pattern) => {
+    const lock = await loadLock(options());
+    const locked = lock.agent(name, 'market-size');
+    const from = agent.requests.length;
+    const [url, init] = make(locked.plan.url) as [string, RequestInit];
+    await expect(locked.fetch(url, init)).rejects.toMatchObject({ code: 'plan-violation', message: expect.stringMatching(pattern) });
+    expect(agent.requests.length).toBe(from);
+    expect(sent).toEqual([]);
+  });
+
+  it('a missing credential is refused before anything is sent; a credentials option is read per request', async () => {
+    const unset = await loadLock(options({ env: {} }));
+    await expect(unset.agent('research', 'market-size').fetch(agent.jsonRpcUrl, { method: 'POST', body: '{}' })).rejects.toMatchObject({ code: 'credential-unset', message: expect.stringMatching(/RT_TOKEN is not set/) });
+    expect(sent).toEqual([]);
+    let reads = 0;
+    const lock = await loadLock(options({ env: {}, credentials: { bearer: async () => (reads++, TOKEN) } }));
+    const client = await lock.agent('research', 'market-size').createClient();
+    await client.sendMessage({ message: text('a') } as never);
+    await client.sendMessage({ message: text('b') } as never);
+    expect(reads).toBe(2);
+    expect(sent.map((s) => s.headers.Authorization)).toEqual([`Bearer ${TOKEN}`, `Bearer ${TOKEN}`]);
+  });
+
+  it('acceptedOutputModes is filled in with the locked list when absent', async () => {
+    const lock = await loadLock(options());
+    const research = lock.agent('research', 'market-size');
+    const res = await research.fetch(research.plan.url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: rpc('SendMessage', { message: message([{ text: 'plain' }]) }) });
+    expect(res.status).toBe(200);
+    expect(JSON.stringify(await res.json())).toContain('echo: plain');
+    expect(JSON.parse(sent[0]!.body!).params.configuration.acceptedOutputModes).toEqual(['application/json']);
+  });
+});
+
+describe('stream fallback, drift refresh, lockfile checks', () => {
+  it('a stream refused as unsupported is retried once as SendMessage (the locked poll fallback)', async () => {
+    const lock = await loadLock(options());
+    const research = lock.agent('research', 'market-size');
+    const client = await research.createClient();
+    agent.setCard({ ...card, capabilities: { ...card.capabilities, streaming: false } });
+    const from = agent.requests.length;
+    const events = [];
+    for await (const e of client.sendMessageStream({ message: text('no stream') } as never)) events.push(e);
+    expect(JSON.stringify(events)).toContain('echo: no stream');
+    expect(sent.map((s) => JSON.parse(s.body!).method)).toEqual(['SendStreamingMessage', 'SendMessage']);
+    expect(a2aRequests(from)).toHaveLength(2);
+    expect(research.degraded).toBe(false);
+  });
+
+  it('refresh(): a card now beyond the lock emits drift (the findings a2a verify prints) and degrades the agent; the plan in use does not change', async () => {
+    const lock = await loadLock(options({ refreshIntervalMs: 60_000 }));
+    try {
+      const research = lock.agent('research', 'market-size');
+      const before = JSON.stringify(research.plan);
+      const drift: DriftEvent[] = [];
+      const degraded: DegradedEvent[] = [];
+      lock.on('drift', (e: DriftEvent) => drift.push(e));
+      lock.on('degraded', (e: DegradedEvent) => degraded.push(e));
+      await lock.refresh();
+      expect(drift).toEqual([]);
+      agent.setCard({ ...card, capabilities: { ...card.capabilities, streaming: false } });
+      await lock.refresh();
+      expect(drift.map((d) => d.agent).sort()).toEqual(['legacy', 'research', 'rest']);
+      expect(drift.find((d) => d.agent === 'research')!.report.drift).toEqual([{ skill: 'market-size', field: 'delivery', locked: 'stream', fresh: 'poll' }, expect.objectContaining({ field: 'fallbacks' })]);
+      expect(research.degraded).toBe(true);
+      expect(lock.agent('polling', 'market-size').degraded).toBe(false);
+      expect(degraded.map((d) => [d.agent, d.reason])).toContainEqual(['research', 'drift']);
+      expect(JSON.stringify(research.plan)).toBe(before);
+    } finally {
+      lock.close();
+    }
+  });
+
+  it('a tampered snapshot or a plan its snapshot does not negotiate is refused at load', async () => {
+    const text = await readFile(join(dir, 'a2a.lock.json'), 'utf8');
+    const tampered = JSON.parse(text);
+    tampered.agents.research.snapshot.name = 'Someone Else';
+    const bad = join(dir, 'tampered.lock.json');
+    await writeFile(bad, JSON.stringify(tampered));
+    await expect(loadLock(options({ lockfile: bad, manifest: join(dir, 'a2a.json') }))).rejects.toMatchObject({ code: 'lockfile-invalid', message: expect.stringMatching(/integrity/) });
+    const moved = JSON.parse(text);
+    moved.agents.research.plans['market-size'].fallbacks.interfaces.reverse();
+    await writeFile(bad, JSON.stringify(moved));
+    await expect(loadLock(options({ lockfile: bad, manifest: join(dir, 'a2a.json') }))).rejects.toMatchObject({ code: 'lockfile-out-of-date', message: expect.stringMatching(/fallbacks/) });
+  });
+});
