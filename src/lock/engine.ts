@@ -59,11 +59,12 @@ export interface Resolution {
   card: NormalizedCard;
 }
 
+/** Request options of every fetch: the shared dispatcher keeps as many connections per origin as agents in flight. */
 function requestOptions(options: EngineOptions) {
   return {
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
     ...(options.allowHttp !== undefined ? { allowHttp: options.allowHttp } : {}),
-    ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
+    ...(options.dispatcher ? { dispatcher: options.dispatcher } : { connections: options.concurrency ?? DEFAULT_CONCURRENCY }),
   };
 }
 
