@@ -30,24 +30,24 @@ async function check(
   mismatches: Map<string, string[]>,
 ): Promise<Record<string, AgentReport>> {
   const reports: Record<string, AgentReport> = {};
-  const online: string[] = [];
+  const locked: string[] = [];
   for (const name of names) {
     const reasons = mismatches.get(name);
-    if (reasons) {
-      reports[name] = { status: 'out-of-date', exitCode: ExitCode.Drift, reasons, warnings: [] };
-      continue;
-    }
-    const entry = ctx.lock.agents[name]!;
-    const offlineReport = checkOffline(entry, ctx.lock.settings[name]!, `${ctx.lockfile} ${formatPath(['agents', name])}`);
-    if (offlineReport) reports[name] = offlineReport;
-    else if (offline) reports[name] = { status: 'ok', exitCode: ExitCode.Ok, warnings: [] };
-    else online.push(name);
+    if (reasons) reports[name] = { status: 'out-of-date', exitCode: ExitCode.Drift, reasons, warnings: [] };
+    else locked.push(name);
   }
   const engine = engineOptions(options, ctx.baseDir);
-  const results = await mapSettled(online, engine.concurrency ?? DEFAULT_CONCURRENCY, (name) =>
-    checkOnline(ctx.lock.agents[name]!, ctx.lock.settings[name]!, engine, own(ctx.manifest.agents, name)?.credentials),
-  );
-  online.forEach((name, i) => {
+  // The offline check of an agent runs in its pool slot, so the first cards are in flight at once
+  // and the CPU work of the others overlaps the network wait.
+  const results = await mapSettled(locked, offline ? 1 : (engine.concurrency ?? DEFAULT_CONCURRENCY), async (name) => {
+    const entry = ctx.lock.agents[name]!;
+    const settings = ctx.lock.settings[name]!;
+    const offlineReport = checkOffline(entry, settings, `${ctx.lockfile} ${formatPath(['agents', name])}`);
+    if (offlineReport) return offlineReport;
+    if (offline) return { status: 'ok', exitCode: ExitCode.Ok, warnings: [] } satisfies AgentReport;
+    return checkOnline(entry, settings, engine, own(ctx.manifest.agents, name)?.credentials);
+  });
+  locked.forEach((name, i) => {
     const r = results[i]!;
     if (r.status === 'rejected') throw r.reason;
     reports[name] = r.value;

@@ -17,7 +17,7 @@ import { own } from '../json-path.js';
 import { agentSettings, profileOf, type AgentEntry, type AgentSettings, type Manifest } from '../manifest/schema.js';
 import { chooseInterface, chooseRequirement, diffPlans, negotiate } from '../negotiate/negotiate.js';
 import type { Plan, Refusal, TraceStep } from '../negotiate/types.js';
-import { diffCards, type CardChange } from './card-diff.js';
+import type { CardChange } from './card-diff.js';
 import type { LockEntry, Lockfile } from './schema.js';
 
 /** Network, file and environment options shared by every command that loads cards. */
@@ -513,6 +513,8 @@ export async function checkOnline(entry: LockEntry, settings: AgentSettings, opt
     return errorReport(error, warnings);
   }
 
+  // deep-diff is loaded only when a card changed.
+  const { diffCards } = await import('./card-diff.js');
   const cardChanges = diffCards(entry.snapshot, loaded.raw);
   if (extended && entry.extended) {
     cardChanges.push(...diffCards(entry.extended.snapshot, extended.raw).map((c) => ({ ...c, path: `extended:${c.path}` })));
