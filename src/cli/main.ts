@@ -68,7 +68,7 @@ export async function main(args: string[]): Promise<number> {
     .option('json', { type: 'boolean', default: false, describe: 'Print one JSON document on stdout', global: true })
     .option('verbose', { type: 'boolean', default: false, describe: 'Print stack traces of errors', global: true })
     .option('timeout', { type: 'number', describe: 'Per-card timeout in ms (default 10000)', global: true, coerce: positiveInt('timeout', 2_147_483_647) })
-    .option('concurrency', { type: 'number', describe: 'Cards fetched at once (default 8)', global: true, coerce: positiveInt('concurrency') })
+    .option('concurrency', { type: 'number', describe: 'Agents checked at once, and connections per host (default 64)', global: true, coerce: positiveInt('concurrency') })
     .option('allow-http', { type: 'boolean', default: false, describe: 'Allow plain http to non-loopback hosts', global: true })
     .command(
       'plan <card>',

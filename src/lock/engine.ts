@@ -28,15 +28,19 @@ export interface EngineOptions {
   timeoutMs?: number;
   /** Allow plain http to non-loopback hosts. */
   allowHttp?: boolean;
-  /** At most this many agents in flight. Default 8. */
+  /** At most this many agents in flight (and connections per origin). Default {@link DEFAULT_CONCURRENCY}. */
   concurrency?: number;
   dispatcher?: Dispatcher;
   /** Where credential values are read from (the extended card). Default: none. */
   env?: NodeJS.ProcessEnv;
 }
 
-/** Default bound on concurrent card fetches. */
-export const DEFAULT_CONCURRENCY = 8;
+/**
+ * Default bound on agents in flight. With 50 ms per card, 1000 agents take ceil(1000/64)·50 ms =
+ * 0.8 s of network, about what an unbounded Promise.all takes end to end (BENCHMARKS.md); a
+ * higher bound gains little over start-up and the per-card work while opening more sockets.
+ */
+export const DEFAULT_CONCURRENCY = 64;
 
 /** A refusal for one skill. */
 export interface SkillRefusal {
