@@ -23,31 +23,30 @@ export function own<T>(record: Readonly<Record<string, T>> | undefined, key: str
 }
 
 /**
- * The path of the first value nested deeper than `limit` levels, or undefined. Iterative, so a
- * hostile document cannot overflow the stack here (every recursive JSON walker after it would).
+ * The path of the first value nested deeper than `limit` levels, or undefined. The walk stops at
+ * `limit`, so it recurses at most `limit` calls deep whatever the document (a hostile one cannot
+ * overflow the stack here; every recursive JSON walker after it would). The path is built only
+ * for the value found (a path copied per value made this the costliest step of reading a large lockfile).
  */
 export function tooDeep(value: unknown, limit: number): Array<string | number> | undefined {
-  // Each entry links to its parent, so the path is built only for the value that is too deep
-  // (copying a path per value made this walk the costliest step of reading a large lockfile).
-  interface Node {
-    value: unknown;
-    depth: number;
-    key: string | number;
-    parent: Node | undefined;
-  }
-  const stack: Node[] = [{ value, depth: 0, key: 0, parent: undefined }];
-  while (stack.length > 0) {
-    const node = stack.pop()!;
-    const v = node.value;
-    if (typeof v !== 'object' || v === null) continue;
-    if (node.depth >= limit) {
-      const path: Array<string | number> = [];
-      for (let n: Node | undefined = node; n?.parent; n = n.parent) path.unshift(n.key);
-      return path;
+  return deeper(value, limit, 0)?.reverse();
+}
+
+/** The reversed path below `value` (at `depth`) to a value at depth `limit`, or undefined. Children are visited last first. */
+function deeper(value: unknown, limit: number, depth: number): Array<string | number> | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  if (depth >= limit) return [];
+  if (Array.isArray(value)) {
+    for (let i = value.length - 1; i >= 0; i--) {
+      const path = deeper(value[i], limit, depth + 1);
+      if (path) return (path.push(i), path);
     }
-    const depth = node.depth + 1;
-    if (Array.isArray(v)) v.forEach((item, i) => stack.push({ value: item, depth, key: i, parent: node }));
-    else for (const k in v) if (Object.hasOwn(v, k)) stack.push({ value: (v as Record<string, unknown>)[k], depth, key: k, parent: node });
+    return undefined;
+  }
+  const keys = Object.keys(value);
+  for (let i = keys.length - 1; i >= 0; i--) {
+    const path = deeper((value as Record<string, unknown>)[keys[i]!], limit, depth + 1);
+    if (path) return (path.push(keys[i]!), path);
   }
   return undefined;
 }
