@@ -54,7 +54,7 @@ export async function main(args: string[]): Promise<number> {
   let options: GlobalOptions | undefined;
   const wantsJson = args.includes('--json');
   const verbose = args.includes('--verbose');
-  const wantsHelp = args.includes('--help') || args.includes('-h');
+  const wantsHelp = args.includes('--help') || args.includes('-h') || args[0] === 'help';
   const run = (load: (o: GlobalOptions, argv: Argv) => Promise<CommandResult>) => async (argv: Argv) => {
     options = globals(argv);
     result = await load(options, argv);
