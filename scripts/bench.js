@@ -7,7 +7,7 @@
 // `{ name, value, unit, baseline, ratio, goal }`: `baseline` says what the value was compared
 // with, `ratio` is the comparison, `goal` is "≤ X×" or "≥ X×" over the ratio.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -28,7 +28,9 @@ function formatValue(row) {
 }
 
 const cpu = cpus();
-const machine = `${cpu.length} CPU${cpu.length === 1 ? '' : 's'} (${cpu[0]?.model.trim() ?? 'unknown'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${process.platform}-${process.arch}`;
+// The load average says how much else the machine was running: the ratios are taken within this
+// run, but a busy machine still slows the CPU-bound parts more than the network-bound ones.
+const machine = `${cpu.length} CPU${cpu.length === 1 ? '' : 's'} (${cpu[0]?.model.trim() ?? 'unknown'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${process.platform}-${process.arch}, load average ${loadavg()[0].toFixed(1)} at start`;
 console.log(`machine: ${machine}`);
 
 const rows = [];
