@@ -23,17 +23,30 @@ export function own<T>(record: Readonly<Record<string, T>> | undefined, key: str
 }
 
 /**
- * The path of the first value nested deeper than `limit` levels, or undefined. Iterative, so a
- * hostile document cannot overflow the stack here (every recursive JSON walker after it would).
+ * The path of the first value nested deeper than `limit` levels, or undefined. The walk stops at
+ * `limit`, so it recurses at most `limit` calls deep whatever the document (a hostile one cannot
+ * overflow the stack here; every recursive JSON walker after it would). The path is built only
+ * for the value found (a path copied per value made this the costliest step of reading a large lockfile).
  */
 export function tooDeep(value: unknown, limit: number): Array<string | number> | undefined {
-  const stack: Array<{ value: unknown; path: Array<string | number> }> = [{ value, path: [] }];
-  while (stack.length > 0) {
-    const { value: v, path } = stack.pop()!;
-    if (typeof v !== 'object' || v === null) continue;
-    if (path.length >= limit) return path;
-    if (Array.isArray(v)) v.forEach((item, i) => stack.push({ value: item, path: [...path, i] }));
-    else for (const [k, item] of Object.entries(v)) stack.push({ value: item, path: [...path, k] });
+  return deeper(value, limit, 0)?.reverse();
+}
+
+/** The reversed path below `value` (at `depth`) to a value at depth `limit`, or undefined. Children are visited last first. */
+function deeper(value: unknown, limit: number, depth: number): Array<string | number> | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  if (depth >= limit) return [];
+  if (Array.isArray(value)) {
+    for (let i = value.length - 1; i >= 0; i--) {
+      const path = deeper(value[i], limit, depth + 1);
+      if (path) return (path.push(i), path);
+    }
+    return undefined;
+  }
+  const keys = Object.keys(value);
+  for (let i = keys.length - 1; i >= 0; i--) {
+    const path = deeper((value as Record<string, unknown>)[keys[i]!], limit, depth + 1);
+    if (path) return (path.push(keys[i]!), path);
   }
   return undefined;
 }

@@ -39,6 +39,8 @@ export interface ExtendedCardRequest {
   allowHttp?: boolean;
   /** undici dispatcher (default: the shared one from `getDefaultDispatcher`). */
   dispatcher?: Dispatcher;
+  /** Without `dispatcher`: connections per origin of the shared one (the caller's concurrency). */
+  connections?: number;
 }
 
 /**
@@ -117,6 +119,7 @@ export async function fetchExtendedCard(req: ExtendedCardRequest): Promise<Exten
     ...(req.timeoutMs !== undefined ? { timeoutMs: req.timeoutMs } : {}),
     ...(req.allowHttp !== undefined ? { allowHttp: req.allowHttp } : {}),
     ...(req.dispatcher !== undefined ? { dispatcher: req.dispatcher } : {}),
+    ...(req.connections !== undefined ? { connections: req.connections } : {}),
   };
 
   if (binding === 'JSONRPC') {

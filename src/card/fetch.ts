@@ -40,6 +40,11 @@ export interface FetchCardOptions {
   allowHttp?: boolean;
   /** undici Dispatcher; default: the shared module-level keep-alive `Agent` from {@link getDefaultDispatcher}. */
   dispatcher?: Dispatcher;
+  /**
+   * Without `dispatcher`: the per-origin connection cap of the shared `Agent` to use, i.e. how many
+   * requests the caller keeps in flight (its concurrency). Default {@link DEFAULT_CONNECTIONS}.
+   */
+  connections?: number;
 }
 
 /** A card as fetched: where it came from and its parsed (unvalidated) JSON. */
@@ -51,28 +56,37 @@ export interface FetchedCard {
   warnings: Warning[];
 }
 
-let defaultDispatcher: Agent | undefined;
+/** Per-origin connection cap of the shared dispatcher when the caller names none. */
+export const DEFAULT_CONNECTIONS = 8;
+
+/** The shared keep-alive Agents, by per-origin connection cap (a run uses one). */
+const defaultDispatchers = new Map<number, Agent>();
 
 /**
- * The shared keep-alive undici `Agent` used when {@link FetchCardOptions.dispatcher} is not given.
+ * The shared keep-alive undici `Agent` used when {@link FetchCardOptions.dispatcher} is not given,
+ * with at most `connections` connections per origin. Created on first use.
  *
- * Created on first use. At most 8 connections per origin, so a run of many fetches against one
- * host queues on, and reuses, a few sockets instead of opening one per card. Idle sockets are
- * unref'd by undici and do not keep the process alive.
+ * The cap should equal the caller's concurrency (the engine passes `--concurrency`): below it,
+ * requests to one host queue (32 agents on one host at concurrency 32 would run 8 at a time);
+ * without one, undici opens a fresh socket for a request dispatched in the instant a finished
+ * one's socket is not yet free, so a run at concurrency 12 ends up with twice as many sockets.
+ * At the cap, sockets are kept alive and reused across cards. Idle sockets are unref'd by undici
+ * and do not keep the process alive.
  */
-export function getDefaultDispatcher(): Dispatcher {
-  defaultDispatcher ??= new Agent({ connections: 8, keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000 });
-  return defaultDispatcher;
+export function getDefaultDispatcher(connections = DEFAULT_CONNECTIONS): Dispatcher {
+  let agent = defaultDispatchers.get(connections);
+  if (!agent) defaultDispatchers.set(connections, (agent = new Agent({ connections, keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000 })));
+  return agent;
 }
 
 /**
- * Close the shared dispatcher (if it was created) and forget it; the next fetch creates a new one.
- * For tests and for a CLI that wants to exit promptly. Resolves once its sockets are closed.
+ * Close the shared dispatchers (those created) and forget them; the next fetch creates a new one.
+ * For tests and for a CLI that wants to exit promptly. Resolves once their sockets are closed.
  */
 export async function closeDefaultDispatcher(): Promise<void> {
-  const agent = defaultDispatcher;
-  defaultDispatcher = undefined;
-  if (agent) await agent.close();
+  const agents = [...defaultDispatchers.values()];
+  defaultDispatchers.clear();
+  await Promise.all(agents.map((agent) => agent.close()));
 }
 
 /**
@@ -281,7 +295,7 @@ function makeCtx(options: Omit<FetchCardOptions, 'a2aVersion'>, request: Request
     timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
     allowHttp: options.allowHttp ?? false,
-    dispatcher: options.dispatcher ?? getDefaultDispatcher(),
+    dispatcher: options.dispatcher ?? getDefaultDispatcher(options.connections),
     controller: new AbortController(),
   };
 }

@@ -21,6 +21,8 @@ export interface LoadCardOptions {
   /** Allow plain http to non-loopback hosts. */
   allowHttp?: boolean;
   dispatcher?: Dispatcher;
+  /** Without `dispatcher`: connections per origin of the shared one (the caller's concurrency). */
+  connections?: number;
 }
 
 /** A card as loaded, before validation. */
@@ -66,6 +68,7 @@ export async function loadCard(location: string, options: LoadCardOptions): Prom
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
       ...(options.allowHttp !== undefined ? { allowHttp: options.allowHttp } : {}),
       ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
+      ...(options.connections !== undefined ? { connections: options.connections } : {}),
     });
     const legacyWellKnown = fetched.warnings.some((w) => w.code === 'legacy-well-known-path');
     assertShallow(fetched.body, fetched.url);

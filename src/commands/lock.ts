@@ -8,7 +8,7 @@ import { writeFileAtomic } from '../json-file.js';
 import { own } from '../json-path.js';
 import { A2aLockError, ExitCode, UsageError } from '../errors.js';
 import { readManifest, parseManifest } from '../manifest/read.js';
-import semver from 'semver';
+import validRange from 'semver/ranges/valid.js';
 import { AgentNameSchema, type Manifest } from '../manifest/schema.js';
 import { entryChanges } from '../lock/changes.js';
 import { overallExitCode } from '../lock/engine.js';
@@ -112,7 +112,7 @@ export async function runAdd(
 ): Promise<CommandResult> {
   const p = paths(options);
   if (!AgentNameSchema.safeParse(args.name).success) throw new UsageError(`agent name "${args.name}": use letters, digits, ".", "_" and "-", starting with a letter or digit`);
-  if (args.version !== undefined && semver.validRange(args.version) === null) throw new UsageError(`--range "${args.version}" is not a semver range`);
+  if (args.version !== undefined && validRange(args.version) === null) throw new UsageError(`--range "${args.version}" is not a semver range`);
   await readManifest(p.manifest); // exists and is valid
   const credentials: Record<string, { env: string }> = {};
   for (const spec of args.credentials) {

@@ -17,7 +17,7 @@ import { own } from '../json-path.js';
 import { agentSettings, profileOf, type AgentEntry, type AgentSettings, type Manifest } from '../manifest/schema.js';
 import { chooseInterface, chooseRequirement, diffPlans, negotiate } from '../negotiate/negotiate.js';
 import type { Plan, Refusal, TraceStep } from '../negotiate/types.js';
-import { diffCards, type CardChange } from './card-diff.js';
+import type { CardChange } from './card-diff.js';
 import type { LockEntry, Lockfile } from './schema.js';
 
 /** Network, file and environment options shared by every command that loads cards. */
@@ -28,7 +28,7 @@ export interface EngineOptions {
   timeoutMs?: number;
   /** Allow plain http to non-loopback hosts. */
   allowHttp?: boolean;
-  /** At most this many agents in flight. Default 8. */
+  /** At most this many agents in flight (and connections per origin). Default {@link DEFAULT_CONCURRENCY}. */
   concurrency?: number;
   dispatcher?: Dispatcher;
   /** Where credential values are read from (the extended card). Default: none. */
@@ -37,8 +37,12 @@ export interface EngineOptions {
   onProgress?: (done: number, total: number) => void;
 }
 
-/** Default bound on concurrent card fetches. */
-export const DEFAULT_CONCURRENCY = 8;
+/**
+ * Default bound on agents in flight. With 50 ms per card, 1000 agents take ceil(1000/64)·50 ms =
+ * 0.8 s of network, about what an unbounded Promise.all takes end to end (BENCHMARKS.md); a
+ * higher bound gains little over start-up and the per-card work while opening more sockets.
+ */
+export const DEFAULT_CONCURRENCY = 64;
 
 /** A refusal for one skill. */
 export interface SkillRefusal {
@@ -61,11 +65,12 @@ export interface Resolution {
   card: NormalizedCard;
 }
 
+/** Request options of every fetch: the shared dispatcher keeps as many connections per origin as agents in flight. */
 function requestOptions(options: EngineOptions) {
   return {
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
     ...(options.allowHttp !== undefined ? { allowHttp: options.allowHttp } : {}),
-    ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
+    ...(options.dispatcher ? { dispatcher: options.dispatcher } : { connections: options.concurrency ?? DEFAULT_CONCURRENCY }),
   };
 }
 
@@ -518,6 +523,8 @@ export async function checkOnline(entry: LockEntry, settings: AgentSettings, opt
     return errorReport(error, warnings);
   }
 
+  // deep-diff is loaded only when a card changed.
+  const { diffCards } = await import('./card-diff.js');
   const cardChanges = diffCards(entry.snapshot, loaded.raw);
   if (extended && entry.extended) {
     cardChanges.push(...diffCards(entry.extended.snapshot, extended.raw).map((c) => ({ ...c, path: `extended:${c.path}` })));

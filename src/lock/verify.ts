@@ -43,26 +43,28 @@ export async function readProject(manifestPath: string, lockfilePath: string): P
 export async function checkProject(project: Project, names: readonly string[], offline: boolean, engine: EngineOptions): Promise<Record<string, AgentReport>> {
   const mismatches = manifestMismatches(project.manifest, project.lock);
   const reports: Record<string, AgentReport> = {};
-  const online: string[] = [];
+  const locked: string[] = [];
   for (const name of names) {
     const reasons = mismatches.get(name);
-    if (reasons) {
-      reports[name] = { status: 'out-of-date', exitCode: ExitCode.Drift, reasons, warnings: [] };
-      continue;
-    }
-    const entry = project.lock.agents[name]!;
-    const offlineReport = checkOffline(entry, project.lock.settings[name]!, `${project.lockfile} ${formatPath(['agents', name])}`);
-    if (offlineReport) reports[name] = offlineReport;
-    else if (offline) reports[name] = { status: 'ok', exitCode: ExitCode.Ok, warnings: [] };
-    else online.push(name);
+    if (reasons) reports[name] = { status: 'out-of-date', exitCode: ExitCode.Drift, reasons, warnings: [] };
+    else locked.push(name);
   }
+  // An agent's offline check runs in its pool slot, so the first cards are in flight at once and
+  // the CPU work of the others overlaps the network wait.
   const results = await mapSettled(
-    online,
-    engine.concurrency ?? DEFAULT_CONCURRENCY,
-    (name) => checkOnline(project.lock.agents[name]!, project.lock.settings[name]!, engine, own(project.manifest.agents, name)?.credentials),
-    engine.onProgress,
+    locked,
+    offline ? 1 : (engine.concurrency ?? DEFAULT_CONCURRENCY),
+    async (name): Promise<AgentReport> => {
+      const entry = project.lock.agents[name]!;
+      const settings = project.lock.settings[name]!;
+      const offlineReport = checkOffline(entry, settings, `${project.lockfile} ${formatPath(['agents', name])}`);
+      if (offlineReport) return offlineReport;
+      if (offline) return { status: 'ok', exitCode: ExitCode.Ok, warnings: [] };
+      return checkOnline(entry, settings, engine, own(project.manifest.agents, name)?.credentials);
+    },
+    offline ? undefined : engine.onProgress,
   );
-  online.forEach((name, i) => {
+  locked.forEach((name, i) => {
     const r = results[i]!;
     if (r.status === 'rejected') throw r.reason;
     reports[name] = r.value;

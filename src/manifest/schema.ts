@@ -3,7 +3,8 @@
  * Strict: an unknown key is an error (typos in a hand-edited file must not pass silently);
  * `$schema` is allowed at the top.
  */
-import semver from 'semver';
+// The functions used, not the package index (which loads all of semver: 47 modules).
+import validRange from 'semver/ranges/valid.js';
 import { z } from 'zod';
 import { CORE_BINDINGS } from '../card/model.js';
 import { CONCRETE_MEDIA_TYPE, isWildcardMediaType } from '../negotiate/media.js';
@@ -82,7 +83,7 @@ export const AgentEntrySchema = z.strictObject({
   /** A semver range over the card's `version`. */
   version: z
     .string()
-    .refine((r) => semver.validRange(r) !== null, { message: 'not a semver range' })
+    .refine((r) => validRange(r) !== null, { message: 'not a semver range' })
     .optional(),
   /** Overrides of the top-level profile for this agent. */
   profile: PartialProfileSchema.optional(),

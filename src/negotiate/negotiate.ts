@@ -7,8 +7,10 @@
  * Spec: A2A 1.0 §3.6 (versions), §8.3 (interfaces), §4.5 / securityRequirements, §3.2.2
  * (acceptedOutputModes), §3.1.2/§3.1.7 (streaming, push), §4.6 (extensions).
  */
-import semver from 'semver';
 import { canonicalJson } from '../canonical.js';
+// The functions used, not the package index (which loads all of semver: 47 modules).
+import satisfies from 'semver/functions/satisfies.js';
+import valid from 'semver/functions/valid.js';
 import { majorMinor } from '../card/normalize.js';
 import type { AgentInterface, NormalizedCard, SecurityRequirement } from '../card/model.js';
 import { sameMediaType } from './media.js';
@@ -64,11 +66,11 @@ export function negotiate(
 
   // Agent version range.
   if (options.versionRange !== undefined) {
-    const version = semver.valid(card.version, { loose: true });
+    const version = valid(card.version, { loose: true });
     if (!version) {
       return refuse('version', 'version-out-of-range', `card version "${card.version}" is not semver; manifest requires ${options.versionRange}`);
     }
-    if (!semver.satisfies(version, options.versionRange, { loose: true })) {
+    if (!satisfies(version, options.versionRange, { loose: true })) {
       return refuse('version', 'version-out-of-range', `card version ${card.version} does not satisfy ${options.versionRange}`);
     }
     trace.push({ step: 'version', ok: true, detail: `card version ${card.version} satisfies ${options.versionRange}`, chosen: card.version });

@@ -4,8 +4,9 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { Agent } from 'undici';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { cardUrlsFor, closeDefaultDispatcher, fetchCard, getDefaultDispatcher, requestJson } from '../../src/card/fetch.js';
+import { cardUrlsFor, closeDefaultDispatcher, DEFAULT_CONNECTIONS, fetchCard, getDefaultDispatcher, requestJson } from '../../src/card/fetch.js';
 import { FetchError, InvalidInputError, UsageError } from '../../src/errors.js';
+import { mapSettled } from '../../src/pool.js';
 
 // A throwaway self-signed certificate for 127.0.0.1/localhost (valid 2000–2099), for TLS tests only.
 const TEST_KEY = `-----BEGIN PRIVATE KEY-----
@@ -434,16 +435,42 @@ describe('fetchCard', () => {
     expect(attempts()).toBe(4);
   });
 
-  it('many concurrent fetches through the default dispatcher reuse connections', async () => {
-    const s = await serve((_req, res) => setTimeout(() => json(res, 200, CARD), 5));
-    const n = 24;
-    const results = await Promise.all(Array.from({ length: n }, () => fetchCard(`${s.origin}/card.json`, OPTS)));
-    expect(results.every((r) => JSON.stringify(r.body) === JSON.stringify(CARD))).toBe(true);
-    // Then a sequential batch on the warm pool.
-    for (let i = 0; i < 4; i++) await fetchCard(`${s.origin}/card.json`, OPTS);
+  it('the shared dispatcher keeps as many connections to one origin as the caller has requests in flight, and reuses them', async () => {
+    // Each answer waits until `limit` requests are pending (or 2 s pass), so a per-origin cap below
+    // the caller's concurrency shows as fewer requests in flight, and no cap as more sockets.
+    const limit = 12;
+    let gate = limit;
+    let inFlight = 0;
+    let maxInFlight = 0;
+    let waiting: Array<() => void> = [];
+    const s = await serve((_req, res) => {
+      inFlight++;
+      maxInFlight = Math.max(maxInFlight, inFlight);
+      const answer = () => {
+        inFlight--;
+        json(res, 200, CARD);
+      };
+      waiting.push(answer);
+      const release = () => {
+        const batch = waiting;
+        waiting = [];
+        batch.forEach((fn) => fn());
+      };
+      if (waiting.length >= gate) release();
+      else setTimeout(() => waiting.includes(answer) && release(), 2_000);
+    });
+    const n = 2 * limit;
+    const results = await mapSettled(Array.from({ length: n }), limit, () => fetchCard(`${s.origin}/card.json`, { ...OPTS, connections: limit }));
+    expect(results.every((r) => r.status === 'fulfilled' && JSON.stringify(r.value.body) === JSON.stringify(CARD))).toBe(true);
+    expect(maxInFlight).toBe(limit);
+    expect(s.connections()).toBe(limit);
+    // Then a sequential batch on the warm pool: no new connection.
+    gate = 1;
+    for (let i = 0; i < 4; i++) await fetchCard(`${s.origin}/card.json`, { ...OPTS, connections: limit });
     expect(s.paths).toHaveLength(n + 4);
-    expect(s.connections()).toBeLessThan(n);
-    expect(getDefaultDispatcher()).toBe(getDefaultDispatcher());
+    expect(s.connections()).toBe(limit);
+    expect(getDefaultDispatcher(limit)).toBe(getDefaultDispatcher(limit));
+    expect(getDefaultDispatcher()).toBe(getDefaultDispatcher(DEFAULT_CONNECTIONS));
   });
 });
 

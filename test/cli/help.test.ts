@@ -1,0 +1,20 @@
+/**
+ * Help text: yargs renders it on every command run, but wraps it (at 100 columns) only when it is
+ * shown, since wrapping costs start-up time (issue 6). In process.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { main } from '../../src/cli/main.js';
+
+afterEach(() => vi.restoreAllMocks());
+
+describe('help', () => {
+  it.each([{ args: ['--help'] }, { args: ['-h'] }, { args: ['help'] }, { args: ['verify', '--help'] }])('a2a $args prints help wrapped at 100 columns', async ({ args }) => {
+    const printed: string[] = [];
+    vi.spyOn(console, 'log').mockImplementation((...parts: unknown[]) => void printed.push(parts.join(' ')));
+    vi.spyOn(process, 'exit').mockImplementation((() => undefined) as never); // yargs exits after help
+    expect(await main(args)).toBe(0);
+    const lines = printed.join('\n').split('\n');
+    expect(lines.join('\n')).toMatch(/Options:/);
+    expect(lines.filter((line) => line.length > 100)).toEqual([]);
+  });
+});
