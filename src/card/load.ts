@@ -20,6 +20,8 @@ export interface LoadCardOptions {
   timeoutMs?: number;
   /** Allow plain http to non-loopback hosts. */
   allowHttp?: boolean;
+  /** Retries of a card request answered 429/500/502/503/504 (default 2; see `FetchCardOptions.retries`). */
+  retries?: number;
   dispatcher?: Dispatcher;
 }
 
@@ -65,6 +67,7 @@ export async function loadCard(location: string, options: LoadCardOptions): Prom
       a2aVersion: options.a2aVersion,
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
       ...(options.allowHttp !== undefined ? { allowHttp: options.allowHttp } : {}),
+      ...(options.retries !== undefined ? { retries: options.retries } : {}),
       ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
     });
     const legacyWellKnown = fetched.warnings.some((w) => w.code === 'legacy-well-known-path');

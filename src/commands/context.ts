@@ -18,6 +18,8 @@ export interface GlobalOptions {
   timeout?: number;
   concurrency?: number;
   allowHttp?: boolean;
+  /** Retries of a request answered 429/500/502/503/504. */
+  retries?: number;
   cwd: string;
   env: NodeJS.ProcessEnv;
 }
@@ -48,6 +50,7 @@ export function engineOptions(options: GlobalOptions, baseDir: string): EngineOp
     ...(options.timeout !== undefined ? { timeoutMs: options.timeout } : {}),
     ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
     ...(options.allowHttp ? { allowHttp: true } : {}),
+    ...(options.retries !== undefined ? { retries: options.retries } : {}),
   };
 }
 
@@ -67,6 +70,7 @@ export async function readCommandCard(
     a2aVersion,
     ...(engine.timeoutMs !== undefined ? { timeoutMs: engine.timeoutMs } : {}),
     ...(engine.allowHttp ? { allowHttp: true } : {}),
+    ...(engine.retries !== undefined ? { retries: engine.retries } : {}),
   });
   const normalized = normalizeCard(loaded.raw, cardSourceOf(loaded));
   return { loaded, card: normalized.card, warnings: [...loaded.warnings, ...normalized.warnings] };
