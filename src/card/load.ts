@@ -9,6 +9,7 @@ import { FetchError, InvalidInputError } from '../errors.js';
 import { parseJson } from '../json-file.js';
 import { formatPath, MAX_JSON_DEPTH, tooDeep } from '../json-path.js';
 import type { Warning } from './model.js';
+import { normalizeCard, type CardSource, type NormalizeResult } from './normalize.js';
 
 /** Where cards are fetched from and how. */
 export interface LoadCardOptions {
@@ -110,4 +111,15 @@ export function assertShallow(value: unknown, source: string): void {
 /** The {@link CardSource} of a loaded card, for {@link normalizeCard}. */
 export function cardSourceOf(loaded: LoadedCard): { source: string; baseUrl?: string; legacyWellKnown?: boolean } {
   return { source: loaded.source, ...(loaded.baseUrl ? { baseUrl: loaded.baseUrl } : {}), ...(loaded.legacyWellKnown ? { legacyWellKnown: true } : {}) };
+}
+
+/**
+ * Read card JSON text as a served card is read: parse, refuse nesting deeper than
+ * {@link MAX_JSON_DEPTH}, validate and normalise. Pure (no I/O); the card reader the fuzz drives.
+ * @throws InvalidInputError `card-invalid` naming `from.source` (and the JSON path where known)
+ */
+export function readCardText(text: string, from: CardSource): NormalizeResult {
+  const raw = parseJson(text, from.source, 'card-invalid');
+  assertShallow(raw, from.source);
+  return normalizeCard(raw, from);
 }
