@@ -106,7 +106,7 @@ describe('secrets never leak', () => {
     await Promise.all([
       fail('verify (wrong token)', ['verify'], bad),
       fail('update (wrong token)', ['update', '--json'], bad),
-      fail('install (proxy down)', ['verify', '--json'], proxied),
+      fail('install (proxy down)', ['install', '--json'], proxied),
       fail('card (proxy down)', ['card', 'https://agent.example/'], proxied),
       fail('lock (echoing agents)', ['lock'], ok, echoDir),
       fail('lock --json (echoing agents)', ['lock', '--json'], ok, echoDir),
