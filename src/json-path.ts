@@ -27,13 +27,27 @@ export function own<T>(record: Readonly<Record<string, T>> | undefined, key: str
  * hostile document cannot overflow the stack here (every recursive JSON walker after it would).
  */
 export function tooDeep(value: unknown, limit: number): Array<string | number> | undefined {
-  const stack: Array<{ value: unknown; path: Array<string | number> }> = [{ value, path: [] }];
+  // Each node links to its parent; the path is built only for the node that crosses the limit, so
+  // the walk stays linear in the document's size however deep it nests.
+  interface Node {
+    value: unknown;
+    depth: number;
+    key: string | number;
+    parent: Node | undefined;
+  }
+  const stack: Node[] = [{ value, depth: 0, key: '', parent: undefined }];
   while (stack.length > 0) {
-    const { value: v, path } = stack.pop()!;
+    const node = stack.pop()!;
+    const v = node.value;
     if (typeof v !== 'object' || v === null) continue;
-    if (path.length >= limit) return path;
-    if (Array.isArray(v)) v.forEach((item, i) => stack.push({ value: item, path: [...path, i] }));
-    else for (const [k, item] of Object.entries(v)) stack.push({ value: item, path: [...path, k] });
+    if (node.depth >= limit) {
+      const path: Array<string | number> = [];
+      for (let n: Node | undefined = node; n?.parent; n = n.parent) path.unshift(n.key);
+      return path;
+    }
+    const depth = node.depth + 1;
+    if (Array.isArray(v)) v.forEach((item, i) => stack.push({ value: item, depth, key: i, parent: node }));
+    else for (const [k, item] of Object.entries(v)) stack.push({ value: item, depth, key: k, parent: node });
   }
   return undefined;
 }
