@@ -8,6 +8,7 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { writeFileAtomic } from '../../src/json-file.js';
 import { cardRequests, manifest, readLock, research, resources, runCli, sampleCard, show, ROOT } from './helpers.js';
 
 const WRITER = `
@@ -35,7 +36,7 @@ function killMidWrite(path: string, writes: number, extraMs: number): Promise<vo
 }
 
 describe('lockfile write safety', () => {
-  it('SIGKILL during writes leaves the old or the new file, never a mix', async ({ onTestFinished }) => {
+  it('SIGKILL during writes leaves the old or the new file, never a mix; the next write clears the orphaned temp files', async ({ onTestFinished }) => {
     const dir = await resources(onTestFinished).dir();
     const path = join(dir, 'a2a.lock.json');
     const versions = ['a', 'b'].map((c) => JSON.stringify({ fill: c.repeat(4 << 20) }) + '\n');
@@ -48,6 +49,9 @@ describe('lockfile write safety', () => {
     const names = await readdir(dir);
     for (const name of names) expect(name).toMatch(/^(a2a\.lock\.json|\.a2a\.lock\.json\.\d+\.[0-9a-f]{8}\.tmp)$/);
     expect(names.length).toBeGreaterThan(1);
+    // The next write removes what the killed writers left.
+    await writeFileAtomic(path, versions[1]!);
+    expect(await readdir(dir)).toEqual(['a2a.lock.json']);
   });
 
   it('two a2a lock runs at once in one directory take turns: one resolves and writes, the other finds it up to date', async ({ onTestFinished }) => {
