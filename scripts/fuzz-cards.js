@@ -28,7 +28,7 @@ const KEYS = [
 const STRINGS = [
   '', ' ', '1.0', '0.3', '0.2.5', 'v1', '2025-06-18', 'JSONRPC', 'jsonrpc', 'HTTP+JSON', 'GRPC', 'https://agent.example/rpc', '/relative',
   'http://10.0.0.1/', 'javascript:alert(1)', 'text/plain', 'application/json', '*/*', 'text/*', 'bearer', 'apiKey', 'header', 'query',
-  '\u0000', '\u202e', '\ud800', 'é', '🤖', '__proto__', 'a'.repeat(300),
+  '\u0000', '\u202e', '\ud800', 'é', '🤖', '__proto__', 'toString', 'constructor', 'hasOwnProperty', 'a'.repeat(300),
 ];
 
 /** Build the fuzz helpers around one random source. */
