@@ -80,7 +80,7 @@ function tools(random) {
       case 0: if (Array.isArray(parent)) parent.splice(key, 1); else delete parent[key]; break;
       case 1: parent[key] = value(); break;
       case 2: parent[key] = Array.isArray(old) ? Object.assign({}, old) : [old]; break;
-      case 3: parent[key] = typeof old === 'string' ? old.repeat(1 + int(200)) : JSON.stringify(old) ?? ''; break;
+      case 3: parent[key] = typeof old === 'string' ? old.repeat(1 + int(Math.max(1, 20_000 / (old.length + 1)))) : JSON.stringify(old) ?? ''; break;
       case 4: parent[key] = Array.isArray(old) && old.length > 0 ? Array.from({ length: 1 + int(2000) }, () => structuredClone(pick(old))) : []; break;
       case 5: parent[key] = nested(10 + int(120), old ?? null); break;
       case 6: if (!Array.isArray(parent)) Object.defineProperty(parent, pick(KEYS), { value: value(), enumerable: true, configurable: true, writable: true }); break;

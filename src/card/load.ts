@@ -114,11 +114,13 @@ export function cardSourceOf(loaded: LoadedCard): { source: string; baseUrl?: st
 }
 
 /**
- * Read card JSON text as a served card is read: parse, refuse nesting deeper than
- * {@link MAX_JSON_DEPTH}, validate and normalise. Pure (no I/O); the card reader the fuzz drives.
+ * Read card JSON text as a served card is read: refuse more than {@link MAX_CARD_BYTES} bytes of
+ * UTF-8, parse, refuse nesting deeper than {@link MAX_JSON_DEPTH}, validate and normalise. Pure
+ * (no I/O); the card reader the fuzz drives.
  * @throws InvalidInputError `card-invalid` naming `from.source` (and the JSON path where known)
  */
 export function readCardText(text: string, from: CardSource): NormalizeResult {
+  if (Buffer.byteLength(text, 'utf8') > MAX_CARD_BYTES) throw new InvalidInputError('card-invalid', from.source, `card larger than ${MAX_CARD_BYTES} bytes`);
   const raw = parseJson(text, from.source, 'card-invalid');
   assertShallow(raw, from.source);
   return normalizeCard(raw, from);
