@@ -36,7 +36,7 @@ export const ErrorCode = {
   CredentialUnset: 'credential-unset',
   /** The manifest sets requireSignature and the card's signature is absent or does not verify. */
   SignatureRequired: 'signature-required',
-  /** A file (lockfile, manifest) could not be written: permissions, disk full. */
+  /** A file (lockfile, manifest) could not be written: permissions, disk full, or another a2a run held its lock too long. */
   WriteFailed: 'write-failed',
   /** The runtime refused a request outside the locked plan (nothing was sent). */
   PlanViolation: 'plan-violation',

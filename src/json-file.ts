@@ -3,7 +3,7 @@
  * and writing files atomically (temp file in the same directory, fsync, rename).
  */
 import { randomBytes } from 'node:crypto';
-import { open, readFile, rename, unlink } from 'node:fs/promises';
+import { open, readdir, readFile, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { z } from 'zod';
 import { A2aLockError, InvalidInputError } from './errors.js';
@@ -59,7 +59,8 @@ export function validate<S extends z.ZodType>(schema: S, value: unknown, source:
 
 /**
  * Write `data` to `path` atomically: a temp file in the same directory, fsync, then rename over the
- * target. A crash leaves either the old file or the new one, never a mix.
+ * target. A crash leaves either the old file or the new one, never a mix. Temp files that killed
+ * writers left beside `path` (their process is gone) are removed after a successful write.
  * @throws A2aLockError `write-failed` (exit 2) naming the file and the system error code
  */
 export async function writeFileAtomic(path: string, data: string): Promise<void> {
@@ -87,5 +88,27 @@ async function writeAtomically(path: string, data: string): Promise<void> {
   } catch (error) {
     await unlink(tmp).catch(() => {});
     throw error;
+  }
+  await removeOrphans(path);
+}
+
+/** Remove `.<name>.<pid>.<hex>.tmp` files beside `path` whose writer process no longer exists. Never throws. */
+async function removeOrphans(path: string): Promise<void> {
+  const prefix = `.${basename(path)}.`;
+  const names = await readdir(dirname(path)).catch(() => [] as string[]);
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    const pid = /^(\d+)\.[0-9a-f]{8}\.tmp$/.exec(name.slice(prefix.length))?.[1];
+    if (pid === undefined || isAlive(Number(pid))) continue;
+    await unlink(join(dirname(path), name)).catch(() => {});
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
   }
 }

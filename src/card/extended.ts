@@ -37,6 +37,8 @@ export interface ExtendedCardRequest {
   timeoutMs?: number;
   /** Allow plain http to non-loopback hosts (default false). */
   allowHttp?: boolean;
+  /** Retries of a GET answered 429/500/502/503/504 (default 2; see `FetchCardOptions.retries`). */
+  retries?: number;
   /** undici dispatcher (default: the shared one from `getDefaultDispatcher`). */
   dispatcher?: Dispatcher;
   /** Without `dispatcher`: connections per origin of the shared one (the caller's concurrency). */
@@ -118,6 +120,7 @@ export async function fetchExtendedCard(req: ExtendedCardRequest): Promise<Exten
     subject: 'extended card',
     ...(req.timeoutMs !== undefined ? { timeoutMs: req.timeoutMs } : {}),
     ...(req.allowHttp !== undefined ? { allowHttp: req.allowHttp } : {}),
+    ...(req.retries !== undefined ? { retries: req.retries } : {}),
     ...(req.dispatcher !== undefined ? { dispatcher: req.dispatcher } : {}),
     ...(req.connections !== undefined ? { connections: req.connections } : {}),
   };

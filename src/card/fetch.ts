@@ -12,7 +12,8 @@
  * installed, and none is, so every call sees the card as served now.
  */
 
-import { Agent, request, type Dispatcher } from 'undici';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Agent, EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
 import { FetchError, InvalidInputError, UsageError } from '../errors.js';
 import type { Warning } from './model.js';
 
@@ -27,6 +28,13 @@ const DRAIN_LIMIT_BYTES = 64 * 1024;
 const CARD_PATH = '/.well-known/agent-card.json';
 const LEGACY_CARD_PATH = '/.well-known/agent.json';
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+/** Statuses worth asking again after a pause (overload, a restarting server, a gateway hiccup). */
+const RETRY_STATUSES = new Set([429, 500, 502, 503, 504]);
+const DEFAULT_RETRIES = 2;
+/** First backoff pause; doubled on every further retry (250, 500, 1000 ms ...). */
+const RETRY_BASE_MS = 250;
+/** A server's `Retry-After` is honoured up to this many ms. */
+const MAX_RETRY_AFTER_MS = 5_000;
 
 /** Options for {@link fetchCard}. */
 export interface FetchCardOptions {
@@ -38,6 +46,13 @@ export interface FetchCardOptions {
   maxBytes?: number;
   /** Allow plain http: to non-loopback hosts. Default false. Loopback (127.0.0.0/8, ::1, localhost) is always allowed. */
   allowHttp?: boolean;
+  /**
+   * How many times a GET answered 429, 500, 502, 503 or 504 is asked again. Default 2. Each retry
+   * waits the server's `Retry-After` (seconds or an HTTP date, at most 5 000 ms) or else a backoff
+   * of 250 ms doubled per retry; a retry whose wait would end past the deadline is not made (the
+   * status error is thrown at once). POST requests are never retried.
+   */
+  retries?: number;
   /** undici Dispatcher; default: the shared module-level keep-alive `Agent` from {@link getDefaultDispatcher}. */
   dispatcher?: Dispatcher;
   /**
@@ -59,24 +74,32 @@ export interface FetchedCard {
 /** Per-origin connection cap of the shared dispatcher when the caller names none. */
 export const DEFAULT_CONNECTIONS = 8;
 
-/** The shared keep-alive Agents, by per-origin connection cap (a run uses one). */
-const defaultDispatchers = new Map<number, Agent>();
+/** The shared keep-alive dispatchers, by per-origin connection cap (a run uses one). */
+const defaultDispatchers = new Map<number, Dispatcher>();
+
+const PROXY_VARIABLES = ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY'];
 
 /**
- * The shared keep-alive undici `Agent` used when {@link FetchCardOptions.dispatcher} is not given,
- * with at most `connections` connections per origin. Created on first use.
+ * The shared keep-alive undici dispatcher used when {@link FetchCardOptions.dispatcher} is not
+ * given, with at most `connections` connections per origin. Created on first use.
  *
  * The cap should equal the caller's concurrency (the engine passes `--concurrency`): below it,
  * requests to one host queue (32 agents on one host at concurrency 32 would run 8 at a time);
  * without one, undici opens a fresh socket for a request dispatched in the instant a finished
  * one's socket is not yet free, so a run at concurrency 12 ends up with twice as many sockets.
  * At the cap, sockets are kept alive and reused across cards. Idle sockets are unref'd by undici
- * and do not keep the process alive.
+ * and do not keep the process alive. When `HTTPS_PROXY` or `HTTP_PROXY` (or their lower-case
+ * forms) is set at creation, it is undici's `EnvHttpProxyAgent`: requests go through the proxy
+ * (an HTTP CONNECT tunnel) except to hosts that `NO_PROXY` lists.
  */
 export function getDefaultDispatcher(connections = DEFAULT_CONNECTIONS): Dispatcher {
-  let agent = defaultDispatchers.get(connections);
-  if (!agent) defaultDispatchers.set(connections, (agent = new Agent({ connections, keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000 })));
-  return agent;
+  let dispatcher = defaultDispatchers.get(connections);
+  if (!dispatcher) {
+    const options = { connections, keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000 };
+    dispatcher = PROXY_VARIABLES.some((name) => process.env[name]) ? new EnvHttpProxyAgent(options) : new Agent(options);
+    defaultDispatchers.set(connections, dispatcher);
+  }
+  return dispatcher;
 }
 
 /**
@@ -131,7 +154,7 @@ export function cardUrlsFor(location: string): string[] {
  *   redirect. `card-invalid`: body over `maxBytes`, a non-JSON content type, empty body, invalid
  *   UTF-8 or JSON, or JSON that is not an object.
  * @throws {FetchError} `auth-refused` on 401/403; `unreachable` on 404 (after the legacy fallback),
- *   other 4xx/5xx, too many redirects, or a network error (DNS, refused, reset, TLS, socket closed
+ *   other 4xx/5xx (429/500/502/503/504 once `retries` are spent), too many redirects, or a network error (DNS, refused, reset, TLS, socket closed
  *   mid-body); `timeout` when the deadline passes anywhere (connect, headers, body).
  *   If the legacy URL fails with anything but 404, that error is thrown; if both 404, the error
  *   names the primary URL.
@@ -272,8 +295,11 @@ interface Ctx {
   timeoutMs: number;
   maxBytes: number;
   allowHttp: boolean;
+  retries: number;
   dispatcher: Dispatcher;
   controller: AbortController;
+  /** When the deadline passes (`performance.now()` ms); set by {@link withDeadline}. */
+  deadline: number;
   method: 'GET' | 'POST';
   /** JSON text, or undefined for no body. */
   body: string | undefined;
@@ -295,13 +321,16 @@ function makeCtx(options: Omit<FetchCardOptions, 'a2aVersion'>, request: Request
     timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
     allowHttp: options.allowHttp ?? false,
+    retries: options.retries ?? DEFAULT_RETRIES,
     dispatcher: options.dispatcher ?? getDefaultDispatcher(options.connections),
     controller: new AbortController(),
+    deadline: Infinity,
   };
 }
 
 /** Run `fn` under the context's single deadline: on expiry the shared signal aborts whatever is in flight. */
 async function withDeadline<T>(ctx: Ctx, fn: () => Promise<T>): Promise<T> {
+  ctx.deadline = performance.now() + ctx.timeoutMs;
   const timer = setTimeout(() => ctx.controller.abort(new DeadlineExceeded()), ctx.timeoutMs);
   try {
     return await fn();
@@ -398,10 +427,25 @@ async function exchange(start: URL, ctx: Ctx): Promise<JsonResponse> {
   let url = start;
   let method = ctx.method;
   let body = ctx.body;
-  for (let redirects = 0; ; redirects++) {
+  let retried = 0;
+  for (let redirects = 0; ; ) {
     const shown = show(url, ctx);
     const response = await send(url, method, body, ctx);
     const { statusCode, headers } = response;
+
+    if (RETRY_STATUSES.has(statusCode) && method === 'GET' && retried < ctx.retries && !ctx.acceptErrorStatus.has(statusCode)) {
+      const wait = retryDelayMs(headerValue(headers, 'retry-after'), retried, Date.now());
+      if (performance.now() + wait < ctx.deadline) {
+        await drain(response.body);
+        retried++;
+        try {
+          await sleep(wait, undefined, { signal: ctx.controller.signal });
+        } catch (error) {
+          throw networkError(shown, error, ctx);
+        }
+        continue;
+      }
+    }
 
     if (REDIRECT_STATUSES.has(statusCode)) {
       const location = headerValue(headers, 'location');
@@ -431,6 +475,7 @@ async function exchange(start: URL, ctx: Ctx): Promise<JsonResponse> {
         body = undefined;
       }
       url = next;
+      redirects++;
       continue;
     }
 
@@ -454,8 +499,23 @@ async function exchange(start: URL, ctx: Ctx): Promise<JsonResponse> {
     if (statusCode === 404) {
       throw new FetchError('unreachable', shown, 'not found (404)', { status: statusCode });
     }
-    throw new FetchError('unreachable', shown, `unexpected status ${statusCode}`, { status: statusCode });
+    const after = retried ? ` after ${retried} ${retried === 1 ? 'retry' : 'retries'}` : '';
+    throw new FetchError('unreachable', shown, `unexpected status ${statusCode}${after}`, { status: statusCode });
   }
+}
+
+/**
+ * How long to wait before retry number `attempt + 1` (ms): the `Retry-After` header when it is a
+ * number of seconds or an HTTP date (relative to `nowMs`, epoch ms), capped at 5 000 ms and never
+ * negative; otherwise 250 ms doubled per earlier retry. Pure.
+ */
+export function retryDelayMs(retryAfter: string | undefined, attempt: number, nowMs: number): number {
+  const value = retryAfter?.trim() ?? '';
+  let ms: number | undefined;
+  if (/^\d+$/.test(value)) ms = Number(value) * 1000;
+  else if (/[a-z]/i.test(value) && !Number.isNaN(Date.parse(value))) ms = Date.parse(value) - nowMs;
+  if (ms === undefined) return RETRY_BASE_MS * 2 ** attempt;
+  return Math.min(Math.max(ms, 0), MAX_RETRY_AFTER_MS);
 }
 
 async function send(url: URL, method: 'GET' | 'POST', body: string | undefined, ctx: Ctx): Promise<Dispatcher.ResponseData> {

@@ -9,6 +9,7 @@ import { FetchError, InvalidInputError } from '../errors.js';
 import { parseJson } from '../json-file.js';
 import { formatPath, MAX_JSON_DEPTH, tooDeep } from '../json-path.js';
 import type { Warning } from './model.js';
+import { normalizeCard, type CardSource, type NormalizeResult } from './normalize.js';
 
 /** Where cards are fetched from and how. */
 export interface LoadCardOptions {
@@ -20,6 +21,8 @@ export interface LoadCardOptions {
   timeoutMs?: number;
   /** Allow plain http to non-loopback hosts. */
   allowHttp?: boolean;
+  /** Retries of a card request answered 429/500/502/503/504 (default 2; see `FetchCardOptions.retries`). */
+  retries?: number;
   dispatcher?: Dispatcher;
   /** Without `dispatcher`: connections per origin of the shared one (the caller's concurrency). */
   connections?: number;
@@ -67,6 +70,7 @@ export async function loadCard(location: string, options: LoadCardOptions): Prom
       a2aVersion: options.a2aVersion,
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
       ...(options.allowHttp !== undefined ? { allowHttp: options.allowHttp } : {}),
+      ...(options.retries !== undefined ? { retries: options.retries } : {}),
       ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
       ...(options.connections !== undefined ? { connections: options.connections } : {}),
     });
@@ -110,4 +114,17 @@ export function assertShallow(value: unknown, source: string): void {
 /** The {@link CardSource} of a loaded card, for {@link normalizeCard}. */
 export function cardSourceOf(loaded: LoadedCard): { source: string; baseUrl?: string; legacyWellKnown?: boolean } {
   return { source: loaded.source, ...(loaded.baseUrl ? { baseUrl: loaded.baseUrl } : {}), ...(loaded.legacyWellKnown ? { legacyWellKnown: true } : {}) };
+}
+
+/**
+ * Read card JSON text as a served card is read: refuse more than {@link MAX_CARD_BYTES} bytes of
+ * UTF-8, parse, refuse nesting deeper than {@link MAX_JSON_DEPTH}, validate and normalise. Pure
+ * (no I/O); the card reader the fuzz drives.
+ * @throws InvalidInputError `card-invalid` naming `from.source` (and the JSON path where known)
+ */
+export function readCardText(text: string, from: CardSource): NormalizeResult {
+  if (Buffer.byteLength(text, 'utf8') > MAX_CARD_BYTES) throw new InvalidInputError('card-invalid', from.source, `card larger than ${MAX_CARD_BYTES} bytes`);
+  const raw = parseJson(text, from.source, 'card-invalid');
+  assertShallow(raw, from.source);
+  return normalizeCard(raw, from);
 }

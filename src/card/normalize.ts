@@ -391,7 +391,7 @@ function readScheme(raw: Record<string, unknown>, path: PropertyKey[], fail: Fai
     }
   }
   const type = raw.type;
-  if (wrappers.length === 0 && typeof type === 'string' && type in SchemeByType) {
+  if (wrappers.length === 0 && typeof type === 'string' && Object.hasOwn(SchemeByType, type)) {
     const t = type as keyof typeof SchemeByType;
     const s = parseWith(SchemeByType[t], raw, (p, m) => fail([...path, ...p], m)) as Record<string, string | undefined> & { flows?: Record<string, unknown> };
     switch (t) {

@@ -27,6 +27,7 @@ function globals(argv: Argv): GlobalOptions {
     ...(argv.timeout !== undefined ? { timeout: Number(argv.timeout) } : {}),
     ...(argv.concurrency !== undefined ? { concurrency: Number(argv.concurrency) } : {}),
     allowHttp: Boolean(argv['allow-http']),
+    ...(argv.retries !== undefined ? { retries: Number(argv.retries) } : {}),
     cwd: process.cwd(),
     env: process.env,
   };
@@ -36,12 +37,12 @@ function version(): string {
   return JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version as string;
 }
 
-function positiveInt(name: string, max = Number.MAX_SAFE_INTEGER) {
+function positiveInt(name: string, max = Number.MAX_SAFE_INTEGER, min = 1) {
   return (value: unknown) => {
     if (value === undefined) return undefined;
     if (Array.isArray(value)) throw new UsageError(`--${name} given more than once`);
     const n = Number(value);
-    if (!Number.isInteger(n) || n <= 0 || n > max) throw new UsageError(`--${name} must be a whole number from 1 to ${max} (got ${JSON.stringify(value)})`);
+    if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`--${name} must be a whole number from ${min} to ${max} (got ${JSON.stringify(value)})`);
     return n;
   };
 }
@@ -78,6 +79,7 @@ export async function main(args: string[]): Promise<number> {
     .option('verbose', { type: 'boolean', default: false, describe: 'Print stack traces of errors', global: true })
     .option('timeout', { type: 'number', describe: 'Per-card timeout in ms (default 10000)', global: true, coerce: positiveInt('timeout', 2_147_483_647) })
     .option('concurrency', { type: 'number', describe: 'Agents checked at once, and connections per host (default 64)', global: true, coerce: positiveInt('concurrency') })
+    .option('retries', { type: 'number', describe: 'Retries of a card answered 429/500/502/503/504, with backoff (default 2)', global: true, coerce: positiveInt('retries', 10, 0) })
     .option('allow-http', { type: 'boolean', default: false, describe: 'Allow plain http to non-loopback hosts', global: true })
     .command(
       'plan <card>',

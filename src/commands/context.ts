@@ -18,6 +18,8 @@ export interface GlobalOptions {
   timeout?: number;
   concurrency?: number;
   allowHttp?: boolean;
+  /** Retries of a request answered 429/500/502/503/504. */
+  retries?: number;
   cwd: string;
   env: NodeJS.ProcessEnv;
   /** Progress of card fetches (agents done, agents to fetch); the CLI shows it on a TTY. */
@@ -53,6 +55,7 @@ export function engineOptions(options: GlobalOptions, baseDir: string): EngineOp
     ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
     ...(options.allowHttp ? { allowHttp: true } : {}),
     ...(options.progress ? { onProgress: options.progress } : {}),
+    ...(options.retries !== undefined ? { retries: options.retries } : {}),
   };
 }
 
@@ -72,6 +75,7 @@ export async function readCommandCard(
     a2aVersion,
     ...(engine.timeoutMs !== undefined ? { timeoutMs: engine.timeoutMs } : {}),
     ...(engine.allowHttp ? { allowHttp: true } : {}),
+    ...(engine.retries !== undefined ? { retries: engine.retries } : {}),
   });
   const normalized = normalizeCard(loaded.raw, cardSourceOf(loaded));
   return { loaded, card: normalized.card, warnings: [...loaded.warnings, ...normalized.warnings] };

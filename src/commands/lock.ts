@@ -16,6 +16,7 @@ import { mergeLockfiles, parseLockfile, readLockfile, splitConflict, writeLockfi
 import type { Lockfile } from '../lock/schema.js';
 import { syncFailureJson, syncLock, type SyncResult } from '../lock/sync.js';
 import { renderEntryChanges, renderSyncFailure } from '../cli/render.js';
+import { withFileLock } from '../lock/file-lock.js';
 import { engineOptions, paths, type CommandResult, type GlobalOptions } from './context.js';
 
 /** `beforeWrite` runs once the new lockfile is known to be good, before it is written (add writes the manifest there). */
@@ -90,26 +91,34 @@ async function run(
   return { exitCode: ExitCode.Ok, json: { ok: true, written, agents: json }, lines, warnings: sync.warnings, written, sync };
 }
 
-/** `a2a lock`: make the lockfile satisfy the manifest. */
+/** `a2a lock`: make the lockfile satisfy the manifest. One writer at a time per lockfile ({@link withFileLock}). */
 export async function runLock(options: GlobalOptions): Promise<CommandResult> {
-  const manifest = await readManifest(paths(options).manifest);
-  return run(options, manifest, undefined);
+  return withFileLock(paths(options).lockfile, async () => {
+    const manifest = await readManifest(paths(options).manifest);
+    return run(options, manifest, undefined);
+  });
 }
 
 /** `a2a update [agent...]`: re-resolve the named agents (all when none) without the lock's constraint. */
 export async function runUpdate(options: GlobalOptions, agents: string[]): Promise<CommandResult> {
-  const manifest = await readManifest(paths(options).manifest);
-  for (const name of agents) {
-    if (!Object.hasOwn(manifest.agents, name)) throw new UsageError(`unknown agent "${name}" (manifest agents: ${Object.keys(manifest.agents).join(', ') || 'none'})`);
-  }
-  return run(options, manifest, agents.length ? new Set(agents) : 'all');
+  return withFileLock(paths(options).lockfile, async () => {
+    const manifest = await readManifest(paths(options).manifest);
+    for (const name of agents) {
+      if (!Object.hasOwn(manifest.agents, name)) throw new UsageError(`unknown agent "${name}" (manifest agents: ${Object.keys(manifest.agents).join(', ') || 'none'})`);
+    }
+    return run(options, manifest, agents.length ? new Set(agents) : 'all');
+  });
 }
 
 /** `a2a add <name> <card> --skill <id>...`: add (or replace) an agent in the manifest and lock it. */
-export async function runAdd(
+export function runAdd(
   options: GlobalOptions,
   args: { name: string; card: string; skills: string[]; credentials: string[]; version?: string },
 ): Promise<CommandResult> {
+  return withFileLock(paths(options).lockfile, () => add(options, args));
+}
+
+async function add(options: GlobalOptions, args: Parameters<typeof runAdd>[1]): Promise<CommandResult> {
   const p = paths(options);
   if (!AgentNameSchema.safeParse(args.name).success) throw new UsageError(`agent name "${args.name}": use letters, digits, ".", "_" and "-", starting with a letter or digit`);
   if (args.version !== undefined && validRange(args.version) === null) throw new UsageError(`--range "${args.version}" is not a semver range`);

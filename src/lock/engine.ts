@@ -28,6 +28,8 @@ export interface EngineOptions {
   timeoutMs?: number;
   /** Allow plain http to non-loopback hosts. */
   allowHttp?: boolean;
+  /** Retries of a request answered 429/500/502/503/504, with backoff. Default 2. */
+  retries?: number;
   /** At most this many agents in flight (and connections per origin). Default {@link DEFAULT_CONCURRENCY}. */
   concurrency?: number;
   dispatcher?: Dispatcher;
@@ -70,6 +72,7 @@ function requestOptions(options: EngineOptions) {
   return {
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
     ...(options.allowHttp !== undefined ? { allowHttp: options.allowHttp } : {}),
+    ...(options.retries !== undefined ? { retries: options.retries } : {}),
     ...(options.dispatcher ? { dispatcher: options.dispatcher } : { connections: options.concurrency ?? DEFAULT_CONCURRENCY }),
   };
 }

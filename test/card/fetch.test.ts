@@ -1,31 +1,13 @@
 import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo, type Socket } from 'node:net';
 import { Agent } from 'undici';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { cardUrlsFor, closeDefaultDispatcher, DEFAULT_CONNECTIONS, fetchCard, getDefaultDispatcher, requestJson } from '../../src/card/fetch.js';
+import { cardUrlsFor, closeDefaultDispatcher, DEFAULT_CONNECTIONS, fetchCard, getDefaultDispatcher, requestJson, retryDelayMs } from '../../src/card/fetch.js';
 import { FetchError, InvalidInputError, UsageError } from '../../src/errors.js';
 import { mapSettled } from '../../src/pool.js';
-
-// A throwaway self-signed certificate for 127.0.0.1/localhost (valid 2000–2099), for TLS tests only.
-const TEST_KEY = `-----BEGIN PRIVATE KEY-----
-MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgaMTdkpXXX3Sg/kTR
-reAf4LMvu3JPRXUsof35+23i13mhRANCAARhqg0YMN5nPwDFkdQ/HfC3S0qYPlAk
-s/KfvpWv6rJNGudPaJqM9DUx1TJc+l2y1wCEODF8F9cK2R4RG9MyvAVi
------END PRIVATE KEY-----
-`;
-const TEST_CERT = `-----BEGIN CERTIFICATE-----
-MIIBYTCCAQegAwIBAgIBATAKBggqhkjOPQQDAjAUMRIwEAYDVQQDDAlsb2NhbGhv
-c3QwIBcNMDAwMTAxMDAwMDAwWhgPMjA5OTEyMzEwMDAwMDBaMBQxEjAQBgNVBAMM
-CWxvY2FsaG9zdDBZMBMGByqGSM49AgEGCCqGSM49AwEHA0IABGGqDRgw3mc/AMWR
-1D8d8LdLSpg+UCSz8p++la/qsk0a509omoz0NTHVMlz6XbLXAIQ4MXwX1wrZHhEb
-0zK8BWKjSDBGMBoGA1UdEQQTMBGHBH8AAAGCCWxvY2FsaG9zdDAJBgNVHRMEAjAA
-MB0GA1UdDgQWBBSKbRpzo4nAysH7BmYUZ8HaJ5kjDTAKBggqhkjOPQQDAgNIADBF
-AiEAxifF81t9plmfn2YdLLCvzwHp8SbaL2W5Ni8g55LezbMCIChWmo3utsbpRLtK
-FRERSINBj4F97so4gNdBkifpeTlt
------END CERTIFICATE-----
-`;
+import { TEST_CERT, TEST_KEY } from '../helpers/tls.js';
 
 const CARD = { name: 'echo', description: 'Echo agent', version: '1.0.0' };
 const OPTS = { a2aVersion: '1.0' } as const;
@@ -70,6 +52,27 @@ function serve(handler: Handler): Promise<TestServer> {
 
 function serveHttps(handler: Handler): Promise<TestServer> {
   return listen(createHttpsServer({ key: TEST_KEY, cert: TEST_CERT }) as unknown as Server, handler, 'https');
+}
+
+/** A forward proxy that only tunnels (HTTP CONNECT), recording each `host:port` it opens. */
+async function connectProxy(): Promise<{ origin: string; tunnels: string[]; server: Server }> {
+  const tunnels: string[] = [];
+  const server = createServer((_req, res) => res.writeHead(405).end());
+  server.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
+    tunnels.push(req.url ?? '');
+    const [host, port] = (req.url ?? '').split(':');
+    const upstream = connect(Number(port), host, () => {
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      upstream.write(head);
+      upstream.pipe(client).pipe(upstream);
+    });
+    const close = () => (upstream.destroy(), client.destroy());
+    upstream.on('error', close);
+    client.on('error', close);
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, tunnels, server };
 }
 
 function json(res: ServerResponse, status: number, body: unknown, extra: Record<string, string> = {}): void {
@@ -196,7 +199,7 @@ describe('fetchCard', () => {
 
   it('does not try the legacy path after a non-404 failure', async () => {
     const s = await serve((_req, res) => json(res, 500, {}));
-    expect(await rejection(fetchCard(s.origin, OPTS))).toMatchObject({ code: 'unreachable', status: 500 });
+    expect(await rejection(fetchCard(s.origin, { ...OPTS, retries: 0 }))).toMatchObject({ code: 'unreachable', status: 500 });
     expect(s.paths).toEqual(['/.well-known/agent-card.json']);
   });
 
@@ -228,11 +231,78 @@ describe('fetchCard', () => {
     }
   });
 
-  it('500 is unreachable', async () => {
+  it('500 is unreachable after the default 2 retries with backoff (250 ms, 500 ms)', async () => {
     const s = await serve((_req, res) => json(res, 500, { error: 'boom' }));
     const error = await rejection(fetchCard(`${s.origin}/card.json`, OPTS));
     expect(error).toMatchObject({ code: 'unreachable', status: 500 });
-    expect(error.message).toContain('500');
+    expect(error.message).toBe(`${s.origin}/card.json: unexpected status 500 after 2 retries`);
+    expect(s.paths).toHaveLength(3);
+  });
+
+  it('503 with Retry-After is asked again after that pause; retries: 0 asks once', async () => {
+    let calls = 0;
+    const s = await serve((_req, res) => (++calls === 1 ? json(res, 503, {}, { 'retry-after': '0' }) : json(res, 200, CARD)));
+    expect((await fetchCard(`${s.origin}/card.json`, OPTS)).body).toEqual(CARD);
+    expect(s.paths).toHaveLength(2);
+    calls = 0;
+    expect(await rejection(fetchCard(`${s.origin}/card.json`, { ...OPTS, retries: 0 }))).toMatchObject({ code: 'unreachable', status: 503 });
+    expect(s.paths).toHaveLength(3);
+  });
+
+  it('a Retry-After that would end past the deadline is not waited for: the status error comes at once', async () => {
+    const s = await serve((_req, res) => json(res, 503, {}, { 'retry-after': '3' }));
+    const error = await rejection(fetchCard(`${s.origin}/card.json`, { ...OPTS, timeoutMs: 2000 }));
+    // The status error, not a timeout: it did not sleep into the deadline.
+    expect(error).toMatchObject({ code: 'unreachable', status: 503, message: `${s.origin}/card.json: unexpected status 503` });
+    expect(s.paths).toHaveLength(1);
+  });
+
+  it('429 is retried; 400 and a POST answered 503 are not', async () => {
+    const s = await serve((req, res) => json(res, req.url === '/busy' ? 429 : req.url === '/bad' ? 400 : 503, {}, { 'retry-after': '0' }));
+    expect(await rejection(requestJson(`${s.origin}/busy`, { retries: 1 }))).toMatchObject({ status: 429 });
+    expect(await rejection(requestJson(`${s.origin}/bad`, {}))).toMatchObject({ status: 400 });
+    expect(await rejection(requestJson(`${s.origin}/rpc`, { method: 'POST', body: {} }))).toMatchObject({ status: 503 });
+    expect(s.paths).toEqual(['/busy', '/busy', '/bad', '/rpc']);
+  });
+
+  it('retryDelayMs: Retry-After in seconds or as an HTTP date, capped at 5 s; else 250 ms doubled', () => {
+    const now = Date.parse('2026-01-01T00:00:00Z');
+    expect(retryDelayMs('2', 0, now)).toBe(2000);
+    expect(retryDelayMs('3600', 0, now)).toBe(5000);
+    expect(retryDelayMs('Thu, 01 Jan 2026 00:00:03 GMT', 0, now)).toBe(3000);
+    expect(retryDelayMs('Wed, 31 Dec 2025 00:00:00 GMT', 0, now)).toBe(0);
+    expect([0, 1, 2].map((attempt) => retryDelayMs(undefined, attempt, now))).toEqual([250, 500, 1000]);
+    expect(retryDelayMs('soon', 1, now)).toBe(500);
+    expect(retryDelayMs('-1', 0, now)).toBe(250);
+  });
+
+  it('DNS failure (a .invalid host) is unreachable naming the URL', async () => {
+    const error = await rejection(fetchCard('https://agent.invalid/', OPTS));
+    expect(error).toMatchObject({ code: 'unreachable' });
+    expect(error.message).toMatch(/^https:\/\/agent\.invalid\/\.well-known\/agent-card\.json: (host not found \(ENOTFOUND\)|DNS lookup failed \(EAI_AGAIN\))$/);
+  });
+
+  it('HTTP_PROXY / HTTPS_PROXY send requests through a CONNECT proxy; NO_PROXY hosts go direct', async () => {
+    const target = await serve((_req, res) => json(res, 200, CARD));
+    const proxy = await connectProxy();
+    const saved = { ...process.env };
+    try {
+      for (const name of ['HTTP_PROXY', 'http_proxy', 'HTTPS_PROXY', 'https_proxy', 'NO_PROXY', 'no_proxy']) delete process.env[name];
+      process.env.HTTP_PROXY = proxy.origin;
+      await closeDefaultDispatcher();
+      expect((await fetchCard(`${target.origin}/card.json`, OPTS)).body).toEqual(CARD);
+      expect(proxy.tunnels).toEqual([new URL(target.origin).host]);
+      process.env.NO_PROXY = 'localhost,127.0.0.1';
+      await closeDefaultDispatcher();
+      expect((await fetchCard(`${target.origin}/card.json`, OPTS)).body).toEqual(CARD);
+      expect(proxy.tunnels).toHaveLength(1);
+      expect(target.paths).toHaveLength(2);
+    } finally {
+      process.env = saved;
+      await closeDefaultDispatcher();
+      proxy.server.closeAllConnections();
+      proxy.server.close();
+    }
   });
 
   it('follows a chain of 5 redirects and refuses the 6th', async () => {
@@ -544,7 +614,7 @@ describe('requestJson', () => {
   it('redactQueryParams hides secret query values in errors and in the returned url', async () => {
     const s = await serve((req, res) => (req.url!.startsWith('/ok') ? json(res, 200, {}) : json(res, 500, {})));
     expect((await requestJson(`${s.origin}/ok?key=SeCrEt&x=1`, { redactQueryParams: ['key'] })).url).toBe(`${s.origin}/ok?key=***&x=1`);
-    const error = await rejection(requestJson(`${s.origin}/fail?key=SeCrEt`, { redactQueryParams: ['key'] }));
+    const error = await rejection(requestJson(`${s.origin}/fail?key=SeCrEt`, { redactQueryParams: ['key'], retries: 0 }));
     expect(error.message).toBe(`${s.origin}/fail?key=***: unexpected status 500`);
     const bad = await rejection(requestJson('nonsense?key=SeCrEt', { redactQueryParams: ['key'] }));
     expect(bad).toMatchObject({ code: 'insecure-url' });

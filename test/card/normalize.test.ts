@@ -491,6 +491,14 @@ describe('errors: card-invalid, one line naming source and JSON path', () => {
     expect(e.path).toBe('$.supportedInterfaces');
   });
 
+  it('a security scheme whose type names an Object.prototype member (found by the fuzz) is an unknown type, not a crash', () => {
+    for (const type of ['toString', 'constructor', 'hasOwnProperty', '__proto__']) {
+      const e = cardError(v03((c) => (c.securitySchemes = { key: { type } })));
+      expect(e.path).toBe('$.securitySchemes.key');
+      expect(e.message).toContain(`unknown type "${type}"`);
+    }
+  });
+
   it('skills null', () => {
     const e = cardError(v1((c) => (c.skills = null)));
     expect(e.path).toBe('$.skills');

@@ -1,0 +1,110 @@
+/**
+ * One writer at a time: an inter-process lock beside a file (`a2a.lock.json` → `a2a.lock.json.lock`),
+ * so two `a2a lock` runs in one directory never interleave their read-resolve-write.
+ *
+ * The lock is a file created with O_EXCL (`wx`) holding `{pid, hostname, nonce}`. A waiter polls
+ * until it is gone, up to a bound. A lock whose holder is dead (same host, `kill(pid, 0)` says
+ * ESRCH) is stale: it is removed and taken, after re-reading it to check it is still the one judged
+ * stale. A SIGKILLed run therefore never blocks the next one.
+ */
+import { randomBytes } from 'node:crypto';
+import { open, readFile, unlink } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { A2aLockError } from '../errors.js';
+
+/** Options of {@link withFileLock}. */
+export interface FileLockOptions {
+  /** How long to wait for another holder, in ms. Default 60 000. */
+  waitMs?: number;
+  /** Poll interval while waiting, in ms. Default 100. */
+  pollMs?: number;
+}
+
+interface Holder {
+  pid: number;
+  hostname: string;
+  nonce: string;
+}
+
+/**
+ * Run `fn` while holding the lock `<target>.lock`; release it afterwards (also when `fn` throws).
+ * A directory where the lock cannot be created (read-only, no permission) runs `fn` unlocked: a
+ * write there fails on its own, with its own error.
+ *
+ * @param target The file to guard (its lock lives beside it).
+ * @throws A2aLockError `write-failed` (exit 2) when another live process held the lock for all of
+ *   `waitMs`, naming the lock file and the holder's pid and host
+ */
+export async function withFileLock<T>(target: string, fn: () => Promise<T>, options: FileLockOptions = {}): Promise<T> {
+  const path = `${target}.lock`;
+  const waitMs = options.waitMs ?? 60_000;
+  const pollMs = options.pollMs ?? 100;
+  const me: Holder = { pid: process.pid, hostname: hostname(), nonce: randomBytes(8).toString('hex') };
+  const started = performance.now();
+  let held = false;
+  for (;;) {
+    const outcome = await tryCreate(path, me);
+    if (outcome === 'created') {
+      held = true;
+      break;
+    }
+    if (outcome === 'unavailable') break;
+    const text = await readFile(path, 'utf8').catch(() => undefined);
+    if (text === undefined) continue; // released between our attempt and the read
+    const holder = parseHolder(text);
+    if (holder && isDead(holder)) {
+      // Remove only the stale lock we read, not one a third process took meanwhile.
+      if ((await readFile(path, 'utf8').catch(() => undefined)) === text) await unlink(path).catch(() => undefined);
+      continue;
+    }
+    if (performance.now() - started >= waitMs) {
+      const who = holder ? `process ${holder.pid} on ${holder.hostname}` : 'another process';
+      throw new A2aLockError('write-failed', `${target}: locked by ${who} (${path}); waited ${waitMs} ms`, {
+        hint: `wait for that a2a run to finish; if none is running, delete ${path}`,
+      });
+    }
+    await sleep(pollMs);
+  }
+  try {
+    return await fn();
+  } finally {
+    if (held && (await readFile(path, 'utf8').catch(() => undefined)) === JSON.stringify(me)) await unlink(path).catch(() => undefined);
+  }
+}
+
+async function tryCreate(path: string, me: Holder): Promise<'created' | 'exists' | 'unavailable'> {
+  let handle;
+  try {
+    handle = await open(path, 'wx', 0o644);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EEXIST' ? 'exists' : 'unavailable';
+  }
+  try {
+    await handle.writeFile(JSON.stringify(me), 'utf8');
+  } finally {
+    await handle.close();
+  }
+  return 'created';
+}
+
+function parseHolder(text: string): Holder | undefined {
+  try {
+    const value = JSON.parse(text) as Partial<Holder>;
+    if (typeof value.pid === 'number' && Number.isInteger(value.pid) && value.pid > 0 && typeof value.hostname === 'string') return value as Holder;
+  } catch {
+    // A holder between creating the file and writing it: not stale, wait for it.
+  }
+  return undefined;
+}
+
+/** True when the holder ran on this host and its process no longer exists. */
+function isDead(holder: Holder): boolean {
+  if (holder.hostname !== hostname()) return false;
+  try {
+    process.kill(holder.pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * Lockfile write safety across processes: a writer SIGKILLed mid-write leaves the old file or the
+ * new one, never a mix; two `a2a lock` runs in one directory take turns (the inter-process lock
+ * beside the lockfile), so the second sees the first's result instead of interleaving with it.
+ */
+import { spawn } from 'node:child_process';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { writeFileAtomic } from '../../src/json-file.js';
+import { cardRequests, manifest, readLock, research, resources, runCli, sampleCard, show, ROOT } from './helpers.js';
+
+const WRITER = `
+import { writeFileAtomic } from ${JSON.stringify(pathToFileURL(join(ROOT, 'dist', 'json-file.js')).href)};
+const [path] = process.argv.slice(1);
+const versions = ['a', 'b'].map((c) => JSON.stringify({ fill: c.repeat(4 << 20) }) + '\\n');
+for (let i = 0; ; i++) {
+  await writeFileAtomic(path, versions[i % 2]);
+  process.stdout.write('.');
+}
+`;
+
+/** Start the writer, let it finish `writes` writes, then SIGKILL it `extraMs` later. */
+function killMidWrite(path: string, writes: number, extraMs: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', WRITER, path], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let done = 0;
+    child.stdout.on('data', (d: Buffer) => {
+      done += d.length;
+      if (done >= writes && !child.killed) setTimeout(() => child.kill('SIGKILL'), extraMs);
+    });
+    child.on('error', reject);
+    child.on('exit', (_code, signal) => (signal === 'SIGKILL' ? resolve() : reject(new Error(`writer exited ${String(_code)} without SIGKILL`))));
+  });
+}
+
+describe('lockfile write safety', () => {
+  it('SIGKILL during writes leaves the old or the new file, never a mix; the next write clears the orphaned temp files', async ({ onTestFinished }) => {
+    const dir = await resources(onTestFinished).dir();
+    const path = join(dir, 'a2a.lock.json');
+    const versions = ['a', 'b'].map((c) => JSON.stringify({ fill: c.repeat(4 << 20) }) + '\n');
+    await writeFile(path, versions[0]!);
+    for (const [writes, extraMs] of [[1, 0], [2, 3], [1, 7], [3, 11]] as const) {
+      await killMidWrite(path, writes, extraMs);
+      expect(versions).toContain(await readFile(path, 'utf8'));
+    }
+    // Only temp files of killed writers remain beside it (at least one kill landed mid-write).
+    const names = await readdir(dir);
+    for (const name of names) expect(name).toMatch(/^(a2a\.lock\.json|\.a2a\.lock\.json\.\d+\.[0-9a-f]{8}\.tmp)$/);
+    expect(names.length).toBeGreaterThan(1);
+    // The next write removes what the killed writers left.
+    await writeFileAtomic(path, versions[1]!);
+    expect(await readdir(dir)).toEqual(['a2a.lock.json']);
+  });
+
+  it('two a2a lock runs at once in one directory take turns: one resolves and writes, the other finds it up to date', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    let card: unknown;
+    const slow = await res.http((_req, response) => {
+      setTimeout(() => {
+        response.writeHead(200, { 'Content-Type': 'application/json' });
+        response.end(JSON.stringify(card));
+      }, 400);
+    });
+    card = sampleCard(slow.origin);
+    const dir = await res.dir(manifest({ research: research(slow.origin) }));
+    const [first, second] = await Promise.all([runCli(['lock'], { cwd: dir }), runCli(['lock'], { cwd: dir })]);
+    expect(first.code, show(first)).toBe(0);
+    expect(second.code, show(second)).toBe(0);
+    const outputs = [first.stdout, second.stdout];
+    expect(outputs.filter((o) => o.includes('wrote '))).toHaveLength(1);
+    expect(outputs.filter((o) => o.includes('is up to date'))).toHaveLength(1);
+    expect(cardRequests(slow.requests)).toHaveLength(1);
+    expect(Object.keys((await readLock(dir)).agents)).toEqual(['research']);
+    expect(await readdir(dir)).toEqual(['a2a.json', 'a2a.lock.json']);
+  });
+});
