@@ -121,6 +121,16 @@ function oracle(c: NormalizedCard, skillId: string, p: ClientProfile, credential
     const o = outputs.find((m) => sameType(m, a));
     if (o !== undefined && !accepted.includes(o)) accepted.push(o);
   }
+  // Fallbacks: the other interfaces step 1 accepts, in the same preference order, each once;
+  // poll when delivery is stream or push.
+  const key = (i: AgentInterface) => JSON.stringify([i.url, i.protocolBinding, i.protocolVersion, i.tenant ?? '']);
+  const alternatives = c.supportedInterfaces
+    .map((i, ii) => ({ i, ii }))
+    .filter(({ i }) => p.bindings.includes(i.protocolBinding) && p.versions.includes(i.protocolVersion) && key(i) !== key(best.i))
+    .sort((a, b) => p.versions.indexOf(a.i.protocolVersion) - p.versions.indexOf(b.i.protocolVersion) || p.bindings.indexOf(a.i.protocolBinding) - p.bindings.indexOf(b.i.protocolBinding) || a.ii - b.ii)
+    .filter(({ i }, n, all) => all.findIndex((x) => key(x.i) === key(i)) === n)
+    .map(({ i }) => ({ url: i.url, protocolBinding: i.protocolBinding, protocolVersion: i.protocolVersion, ...(i.tenant ? { tenant: i.tenant } : {}) }));
+  const delivery = c.capabilities.streaming && p.streaming ? 'stream' : c.capabilities.pushNotifications && p.pushEndpoint ? 'push' : 'poll';
   const active: string[] = [];
   for (const e of c.capabilities.extensions) if (p.extensions.includes(e.uri) && !active.includes(e.uri)) active.push(e.uri);
   return {
@@ -131,8 +141,9 @@ function oracle(c: NormalizedCard, skillId: string, p: ClientProfile, credential
       ...(best.i.tenant ? { tenant: best.i.tenant } : {}),
       security: best.r,
       acceptedOutputModes: accepted,
-      delivery: c.capabilities.streaming && p.streaming ? 'stream' : c.capabilities.pushNotifications && p.pushEndpoint ? 'push' : 'poll',
+      delivery,
       extensions: active,
+      ...(alternatives.length > 0 || delivery !== 'poll' ? { fallbacks: { interfaces: alternatives, delivery: delivery === 'poll' ? [] : ['poll' as const] } } : {}),
     },
   };
 }
