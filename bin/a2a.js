@@ -6,4 +6,7 @@ if (process.argv.length === 3 && (process.argv[2] === '--version' || process.arg
 } else {
   const { main } = await import('../dist/cli/main.js');
   process.exitCode = await main(process.argv.slice(2));
+  // Close pooled keep-alive connections (if any card was fetched) so the process exits at once.
+  const { closeFetcher } = await import('../dist/card/load.js');
+  await closeFetcher();
 }

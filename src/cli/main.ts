@@ -8,7 +8,7 @@ import yargs from 'yargs';
 import { A2aLockError, exitCodeFor, ExitCode, UsageError } from '../errors.js';
 import type { CommandResult, GlobalOptions } from '../commands/context.js';
 import { renderWarning } from './render.js';
-import { createProgress } from './progress.js';
+import { createProgress, type ProgressStream } from './progress.js';
 import { unknownArgumentsMessage } from './suggest.js';
 
 type Argv = Record<string, unknown> & { _: Array<string | number> };
@@ -18,7 +18,32 @@ function single(name: string, value: unknown): string {
   return String(value);
 }
 
-function globals(argv: Argv): GlobalOptions {
+/**
+ * Where the CLI reads its working directory and environment and writes its output. The process by
+ * default ({@link processIo}); tests run commands in-process with their own. yargs itself still
+ * prints `--help` and `--version` to the process.
+ */
+export interface CliIo {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  stdout(text: string): void;
+  stderr(text: string): void;
+  /** Where progress is drawn (it checks `isTTY`); none: no progress. */
+  progress?: ProgressStream;
+}
+
+/** The process's directory, environment, stdout and stderr. */
+export function processIo(): CliIo {
+  return {
+    cwd: process.cwd(),
+    env: process.env,
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+    progress: process.stderr,
+  };
+}
+
+function globals(argv: Argv, io: CliIo): GlobalOptions {
   return {
     manifest: String(argv.manifest ?? 'a2a.json'),
     ...(argv.lockfile ? { lockfile: String(argv.lockfile) } : {}),
@@ -28,8 +53,8 @@ function globals(argv: Argv): GlobalOptions {
     ...(argv.concurrency !== undefined ? { concurrency: Number(argv.concurrency) } : {}),
     allowHttp: Boolean(argv['allow-http']),
     ...(argv.retries !== undefined ? { retries: Number(argv.retries) } : {}),
-    cwd: process.cwd(),
-    env: process.env,
+    cwd: io.cwd,
+    env: io.env,
   };
 }
 
@@ -50,18 +75,19 @@ function positiveInt(name: string, max = Number.MAX_SAFE_INTEGER, min = 1) {
 /**
  * Run the CLI with `args` (without `node` and the script). Prints to stdout/stderr and returns the
  * exit code: 0 ok · 1 drift/refusal/out of date · 2 usage or invalid input · 3 unreachable ·
- * 4 auth refused · 5 timeout · 70 internal error.
+ * 4 auth refused · 5 timeout · 70 internal error. Connections stay pooled: the process shell
+ * (bin/a2a.js) closes them with `closeFetcher()` when this returns.
  */
-export async function main(args: string[]): Promise<number> {
+export async function main(args: string[], io: CliIo = processIo()): Promise<number> {
   let result: CommandResult | undefined;
   let options: GlobalOptions | undefined;
   const wantsJson = args.includes('--json');
   const verbose = args.includes('--verbose');
   const wantsHelp = args.includes('--help') || args.includes('-h') || args[0] === 'help';
   const run = (load: (o: GlobalOptions, argv: Argv) => Promise<CommandResult>) => async (argv: Argv) => {
-    options = globals(argv);
+    options = globals(argv, io);
     // Progress is cleared before anything is printed (the result, or the error).
-    const progress = createProgress({ json: options.json, env: process.env, stream: process.stderr });
+    const progress = io.progress && createProgress({ json: options.json, env: io.env, stream: io.progress });
     if (progress) options.progress = progress.update;
     try {
       result = await load(options, argv);
@@ -196,45 +222,42 @@ export async function main(args: string[]): Promise<number> {
   try {
     await parser.parseAsync();
     if (!result) return ExitCode.Ok; // --help / --version
-    print(result, options!);
+    print(result, options!, io);
     return result.exitCode;
   } catch (error) {
-    return report(error, wantsJson, verbose);
-  } finally {
-    const { closeFetcher } = await import('../card/load.js');
-    await closeFetcher();
+    return report(error, wantsJson, verbose, io);
   }
 }
 
-function print(result: CommandResult, options: GlobalOptions): void {
+function print(result: CommandResult, options: GlobalOptions, io: CliIo): void {
   if (options.json) {
     // Every JSON document carries the warnings (plan's contract puts them there; the others follow).
     const json = result.json && typeof result.json === 'object' && !Array.isArray(result.json) && !('warnings' in result.json) ? { ...result.json, warnings: result.warnings } : result.json;
-    process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
-    if (result.annotations?.length) process.stderr.write(`${result.annotations.join('\n')}\n`);
+    io.stdout(`${JSON.stringify(json, null, 2)}\n`);
+    if (result.annotations?.length) io.stderr(`${result.annotations.join('\n')}\n`);
     return;
   }
-  if (result.annotations?.length) process.stdout.write(`${result.annotations.join('\n')}\n`);
+  if (result.annotations?.length) io.stdout(`${result.annotations.join('\n')}\n`);
   if (result.warnings.length) {
-    for (const w of result.warnings) process.stderr.write(`${renderWarning(w)}\n`);
+    for (const w of result.warnings) io.stderr(`${renderWarning(w)}\n`);
   }
-  if (result.lines.length) process.stdout.write(`${result.lines.join('\n')}\n`);
+  if (result.lines.length) io.stdout(`${result.lines.join('\n')}\n`);
 }
 
-function report(error: unknown, json: boolean, verbose: boolean): number {
+function report(error: unknown, json: boolean, verbose: boolean, io: CliIo): number {
   const code = exitCodeFor(error);
   if (error instanceof A2aLockError) {
-    if (json) process.stdout.write(`${JSON.stringify({ error: error.toJSON() }, null, 2)}\n`);
+    if (json) io.stdout(`${JSON.stringify({ error: error.toJSON() }, null, 2)}\n`);
     else {
-      process.stderr.write(`${kleur.red('error')} ${error.code}: ${error.message}\n`);
-      if (error.hint) process.stderr.write(`  hint: ${error.hint}\n`);
+      io.stderr(`${kleur.red('error')} ${error.code}: ${error.message}\n`);
+      if (error.hint) io.stderr(`  hint: ${error.hint}\n`);
     }
-    if (verbose && error.stack) process.stderr.write(`${error.stack}\n`);
+    if (verbose && error.stack) io.stderr(`${error.stack}\n`);
     return code;
   }
   const message = error instanceof Error ? error.message : String(error);
-  if (json) process.stdout.write(`${JSON.stringify({ error: { code: 'internal', message } }, null, 2)}\n`);
-  else process.stderr.write(`${kleur.red('internal error')}: ${message}\n  this is a bug in a2a-lock; please report it${verbose ? '' : ' (rerun with --verbose for the stack)'}\n`);
-  if (verbose && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+  if (json) io.stdout(`${JSON.stringify({ error: { code: 'internal', message } }, null, 2)}\n`);
+  else io.stderr(`${kleur.red('internal error')}: ${message}\n  this is a bug in a2a-lock; please report it${verbose ? '' : ' (rerun with --verbose for the stack)'}\n`);
+  if (verbose && error instanceof Error && error.stack) io.stderr(`${error.stack}\n`);
   return code;
 }

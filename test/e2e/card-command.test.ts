@@ -1,6 +1,6 @@
 /**
  * `a2a card <file|url> [--json]` (issue 3: "fetch, validate and print the normalised card with its
- * warnings (a linter for agent authors; exit 0 valid, 2 invalid)"), spawning the built CLI against
+ * warnings (a linter for agent authors; exit 0 valid, 2 invalid)"), running the built CLI against
  * card files and real `@a2a-js/sdk` agents.
  *
  * JSON contract: `{"valid": true, "resolved", "card", "warnings"}` (exit 0); an invalid card is

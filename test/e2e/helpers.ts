@@ -1,6 +1,6 @@
 /**
- * Shared helpers for the end-to-end suite: spawn the BUILT CLI (`node bin/a2a.js ...`) in a fresh
- * temp directory, write manifests, read lockfile bytes, and start the servers the tests talk to
+ * Shared helpers for the end-to-end suite: run the BUILT CLI (dist/cli/main.js) in a fresh temp
+ * directory (in-process by default, or spawned as `node bin/a2a.js ...`; see {@link runCli}), write manifests, read lockfile bytes, and start the servers the tests talk to
  * (real `@a2a-js/sdk` agents through test/helpers/agents.ts, plus tiny node:http servers for
  * HTTP-layer faults the SDK cannot produce).
  *
@@ -40,12 +40,46 @@ export interface RunOptions {
   cwd: string;
   /** Extra environment (on top of PATH, HOME and NO_COLOR=1; nothing else is inherited). */
   env?: Record<string, string>;
-  /** Kill the process after this long (default 15 s). */
+  /** Kill the process after this long (default 15 s). Implies `spawn`. */
   killAfterMs?: number;
+  /** Spawn `node bin/a2a.js` even when the run could be in-process. */
+  spawn?: boolean;
+}
+
+type Main = (args: string[], io: { cwd: string; env: NodeJS.ProcessEnv; stdout(text: string): void; stderr(text: string): void }) => Promise<number>;
+let inProcess: Promise<Main> | undefined;
+
+/**
+ * Runs that must be a real process: yargs prints --help and --version to the process itself;
+ * colour (kleur decides once per process) and proxies (read from the process environment when
+ * the connection pool is created) are per process.
+ */
+function needsProcess(args: string[], options: RunOptions): boolean {
+  if (options.spawn || options.killAfterMs !== undefined) return true;
+  if (args.some((a) => ['--help', '-h', 'help', '--version', '-V'].includes(a))) return true;
+  return Object.keys(options.env ?? {}).some((k) => /^(FORCE_COLOR|NO_COLOR|TERM|https?_proxy|no_proxy)$/i.test(k) && !(k === 'NO_COLOR' && options.env![k] === '1'));
+}
+
+/**
+ * Run the CLI with `args` in `options.cwd` and collect its output. Never rejects for a non-zero
+ * exit. In-process (dist/cli/main.js with its own cwd, environment and output; the same code the
+ * binary runs, without a Node start-up per call) unless {@link needsProcess} says a real process
+ * is needed, which spawns `node bin/a2a.js ...args`.
+ */
+export async function runCli(args: string[], options: RunOptions): Promise<CliResult> {
+  if (needsProcess(args, options)) return spawnCli(args, options);
+  const env: Record<string, string> = { NO_COLOR: '1', ...options.env };
+  inProcess ??= import(DIST_MAIN).then((m: { main: Main }) => m.main);
+  const main = await inProcess;
+  let stdout = '';
+  let stderr = '';
+  const started = Date.now();
+  const code = await main(args, { cwd: options.cwd, env, stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t) });
+  return { code, stdout, stderr, ms: Date.now() - started };
 }
 
 /** Spawn `node bin/a2a.js ...args` and collect its output. Never rejects for a non-zero exit. */
-export function runCli(args: string[], options: RunOptions): Promise<CliResult> {
+export function spawnCli(args: string[], options: RunOptions): Promise<CliResult> {
   const env: Record<string, string> = { NO_COLOR: '1', ...options.env };
   for (const key of ['PATH', 'HOME', 'SYSTEMROOT', 'TMPDIR']) {
     const value = process.env[key];

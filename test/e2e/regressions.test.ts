@@ -1,6 +1,6 @@
 /**
  * Regression tests for bugs fixed after the fresh-user run (commit "lock never moves a locked plan
- * silently ... fixes from the fresh-user run"), spawning the built CLI against real
+ * silently ... fixes from the fresh-user run"), running the built CLI against real
  * `@a2a-js/sdk` agents and tiny node:http servers. Each test names the old behaviour it guards
  * against and fails on it (checked by running this file against a build of the commit before the
  * fixes, a0dc5c5; the --json warnings test against e0b16e0, before "warnings in every --json document").

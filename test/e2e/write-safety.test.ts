@@ -41,12 +41,16 @@ describe('lockfile write safety', () => {
     const path = join(dir, 'a2a.lock.json');
     const versions = ['a', 'b'].map((c) => JSON.stringify({ fill: c.repeat(4 << 20) }) + '\n');
     await writeFile(path, versions[0]!);
-    for (const [writes, extraMs] of [[1, 0], [2, 3], [1, 7], [3, 11]] as const) {
-      await killMidWrite(path, writes, extraMs);
+    // Kill writers at varied points until one dies mid-write (leaves its temp file); each time the
+    // lockfile must be one whole version. Bounded: 40 kills without one mid-write fails the test.
+    const delays = [0, 3, 7, 11, 1, 5, 2, 13];
+    let names: string[] = [];
+    for (let i = 0; i < 40 && names.length < 2; i++) {
+      await killMidWrite(path, 1 + (i % 3), delays[i % delays.length]!);
       expect(versions).toContain(await readFile(path, 'utf8'));
+      names = await readdir(dir);
     }
     // Only temp files of killed writers remain beside it (at least one kill landed mid-write).
-    const names = await readdir(dir);
     for (const name of names) expect(name).toMatch(/^(a2a\.lock\.json|\.a2a\.lock\.json\.\d+\.[0-9a-f]{8}\.tmp)$/);
     expect(names.length).toBeGreaterThan(1);
     // The next write removes what the killed writers left.
@@ -65,7 +69,8 @@ describe('lockfile write safety', () => {
     });
     card = sampleCard(slow.origin);
     const dir = await res.dir(manifest({ research: research(slow.origin) }));
-    const [first, second] = await Promise.all([runCli(['lock'], { cwd: dir }), runCli(['lock'], { cwd: dir })]);
+    // Two processes (the lock is between processes).
+    const [first, second] = await Promise.all([runCli(['lock'], { cwd: dir, spawn: true }), runCli(['lock'], { cwd: dir, spawn: true })]);
     expect(first.code, show(first)).toBe(0);
     expect(second.code, show(second)).toBe(0);
     const outputs = [first.stdout, second.stdout];
