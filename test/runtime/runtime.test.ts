@@ -294,3 +294,46 @@ describe('stream fallback, drift refresh, lockfile checks', () => {
     await expect(loadLock(options({ lockfile: bad, manifest: join(dir, 'a2a.json') }))).rejects.toMatchObject({ code: 'lockfile-out-of-date', message: expect.stringMatching(/fallbacks/) });
   });
 });
+
+describe('secrets', () => {
+  /** Everything an error or event exposes: message, stack, causes, own fields. */
+  const exposed = (value: unknown): string => {
+    const parts: string[] = [];
+    for (let v = value as { message?: unknown; stack?: unknown; cause?: unknown } | undefined, i = 0; v && i < 5; v = v.cause as typeof v, i++) {
+      parts.push(String(v.message), String(v.stack), JSON.stringify(v, Object.getOwnPropertyNames(v)));
+    }
+    return parts.join('\n');
+  };
+
+  it('the credential value appears in no error, event, plan or lockfile, on success and failure paths; it goes to the locked origin only', async () => {
+    const failures: unknown[] = [];
+    const events: unknown[] = [];
+    const lock = await loadLock(options());
+    lock.on('degraded', (e: unknown) => events.push(e));
+    lock.on('drift', (e: unknown) => events.push(e));
+    const research = lock.agent('research', 'market-size');
+    const client = await research.createClient();
+    await client.sendMessage({ message: text('ok') } as never);
+    // Violations: another origin (where the token must never go), a conflicting version.
+    failures.push(await research.fetch('http://127.0.0.2:9/a2a/jsonrpc', { method: 'POST', body: '{}' }).catch((e: unknown) => e));
+    failures.push(await research.fetch(research.plan.url, { method: 'POST', headers: { 'A2A-Version': '0.3' }, body: '{}' }).catch((e: unknown) => e));
+    // Degraded after two version errors, and drift found by a refresh.
+    agent.setCard({ ...card, supportedInterfaces: card.supportedInterfaces.filter((i) => i.protocolBinding === 'HTTP+JSON') });
+    failures.push(await client.sendMessage({ message: text('x') } as never).catch((e: unknown) => e));
+    await lock.refresh();
+    // A wrong token: the agent refuses it.
+    const wrong = await loadLock(options({ env: { RT_TOKEN: `${TOKEN}-wrong` } }));
+    agent.setCard(card);
+    failures.push(await (await wrong.agent('research', 'market-size').createClient()).sendMessage({ message: text('no') } as never).catch((e: unknown) => e));
+    lock.close();
+    wrong.close();
+
+    expect(failures.every((f) => f instanceof Error)).toBe(true);
+    expect(events.length).toBeGreaterThan(0);
+    for (const value of [...failures.map(exposed), ...events.map((e) => JSON.stringify(e)), JSON.stringify(research.plan), await readFile(join(dir, 'a2a.lock.json'), 'utf8')]) {
+      expect(value).not.toContain(TOKEN);
+    }
+    const origins = new Set(sent.filter((s) => s.headers.Authorization).map((s) => new URL(s.url).origin));
+    expect([...origins]).toEqual([agent.origin]);
+  });
+});
