@@ -1,13 +1,14 @@
 import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import { connect, type AddressInfo, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { Agent } from 'undici';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { cardUrlsFor, closeDefaultDispatcher, DEFAULT_CONNECTIONS, fetchCard, getDefaultDispatcher, requestJson, retryDelayMs } from '../../src/card/fetch.js';
 import { FetchError, InvalidInputError, UsageError } from '../../src/errors.js';
 import { mapSettled } from '../../src/pool.js';
 import { TEST_CERT, TEST_KEY } from '../helpers/tls.js';
+import { startConnectProxy } from '../helpers/proxy.js';
 
 const CARD = { name: 'echo', description: 'Echo agent', version: '1.0.0' };
 const OPTS = { a2aVersion: '1.0' } as const;
@@ -52,27 +53,6 @@ function serve(handler: Handler): Promise<TestServer> {
 
 function serveHttps(handler: Handler): Promise<TestServer> {
   return listen(createHttpsServer({ key: TEST_KEY, cert: TEST_CERT }) as unknown as Server, handler, 'https');
-}
-
-/** A forward proxy that only tunnels (HTTP CONNECT), recording each `host:port` it opens. */
-async function connectProxy(): Promise<{ origin: string; tunnels: string[]; server: Server }> {
-  const tunnels: string[] = [];
-  const server = createServer((_req, res) => res.writeHead(405).end());
-  server.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
-    tunnels.push(req.url ?? '');
-    const [host, port] = (req.url ?? '').split(':');
-    const upstream = connect(Number(port), host, () => {
-      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      upstream.write(head);
-      upstream.pipe(client).pipe(upstream);
-    });
-    const close = () => (upstream.destroy(), client.destroy());
-    upstream.on('error', close);
-    client.on('error', close);
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, tunnels, server };
 }
 
 function json(res: ServerResponse, status: number, body: unknown, extra: Record<string, string> = {}): void {
@@ -284,7 +264,7 @@ describe('fetchCard', () => {
 
   it('HTTP_PROXY / HTTPS_PROXY send requests through a CONNECT proxy; NO_PROXY hosts go direct', async () => {
     const target = await serve((_req, res) => json(res, 200, CARD));
-    const proxy = await connectProxy();
+    const proxy = await startConnectProxy();
     const saved = { ...process.env };
     try {
       for (const name of ['HTTP_PROXY', 'http_proxy', 'HTTPS_PROXY', 'https_proxy', 'NO_PROXY', 'no_proxy']) delete process.env[name];

@@ -9,10 +9,11 @@ import { once } from 'node:events';
 import { writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import https from 'node:https';
-import { connect, type AddressInfo, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_CERT, TEST_KEY } from '../helpers/tls.js';
+import { startConnectProxy } from '../helpers/proxy.js';
 import { closedPort, jsonOf, manifest, readLock, readLockBytes, research, runCli, sampleCard, show, startHttp, tempDir, removeDir, writeManifest, type HttpServer } from './helpers.js';
 
 interface Case {
@@ -31,7 +32,7 @@ let tlsOrigin: string;
 let other: HttpServer;
 let proxy: http.Server;
 let proxyOrigin: string;
-const tunnels: string[] = [];
+let tunnels: string[];
 const dirs: string[] = [];
 
 function card(res: http.ServerResponse, body: unknown, headers: Record<string, string> = {}): void {
@@ -112,21 +113,7 @@ beforeAll(async () => {
   tls.listen(0, '127.0.0.1');
   await once(tls, 'listening');
   tlsOrigin = `https://127.0.0.1:${(tls.address() as AddressInfo).port}`;
-  proxy = http.createServer((_req, res) => res.writeHead(405).end());
-  proxy.on('connect', (req: http.IncomingMessage, client: Socket, head: Buffer) => {
-    tunnels.push(req.url ?? '');
-    const [host, port] = (req.url ?? '').split(':');
-    const upstream = connect(Number(port), host, () => {
-      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      upstream.write(head);
-      upstream.pipe(client).pipe(upstream);
-    });
-    upstream.on('error', () => client.destroy());
-    client.on('error', () => upstream.destroy());
-  });
-  proxy.listen(0, '127.0.0.1');
-  await once(proxy, 'listening');
-  proxyOrigin = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+  ({ server: proxy, origin: proxyOrigin, tunnels } = await startConnectProxy());
 });
 
 afterAll(async () => {
