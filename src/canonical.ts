@@ -13,6 +13,23 @@ export function canonicalJson(value: unknown): string {
   return text;
 }
 
+/**
+ * Whether two JSON values are equal as canonical JSON would say (object key order aside, arrays in
+ * order, `undefined` members absent), without building the text: the plan comparisons of every
+ * verify run use it.
+ */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((item, i) => sameJson(item, b[i]));
+  }
+  const ka = Object.keys(a).filter((k) => (a as Record<string, unknown>)[k] !== undefined);
+  const kb = Object.keys(b).filter((k) => (b as Record<string, unknown>)[k] !== undefined);
+  return ka.length === kb.length && ka.every((k) => Object.hasOwn(b, k) && sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+}
+
 /** `sha256-<base64>` over the canonical JSON of `value`. */
 export function integrityOf(value: unknown): string {
   return `sha256-${createHash('sha256').update(canonicalJson(value)).digest('base64')}`;

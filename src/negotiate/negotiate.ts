@@ -7,7 +7,7 @@
  * Spec: A2A 1.0 §3.6 (versions), §8.3 (interfaces), §4.5 / securityRequirements, §3.2.2
  * (acceptedOutputModes), §3.1.2/§3.1.7 (streaming, push), §4.6 (extensions).
  */
-import { canonicalJson } from '../canonical.js';
+import { sameJson } from '../canonical.js';
 // The functions used, not the package index (which loads all of semver: 47 modules).
 import satisfies from 'semver/functions/satisfies.js';
 import valid from 'semver/functions/valid.js';
@@ -259,7 +259,7 @@ export function diffPlans(locked: Plan, fresh: Plan): Array<{ field: keyof Plan;
   const fields: Array<keyof Plan> = ['url', 'protocolBinding', 'protocolVersion', 'tenant', 'security', 'acceptedOutputModes', 'delivery', 'extensions', 'fallbacks'];
   const out: Array<{ field: keyof Plan; locked: unknown; fresh: unknown }> = [];
   for (const field of fields) {
-    if (canonicalJson(locked[field] ?? null) !== canonicalJson(fresh[field] ?? null)) {
+    if (!sameJson(locked[field] ?? null, fresh[field] ?? null)) {
       out.push({ field, locked: locked[field], fresh: fresh[field] });
     }
   }

@@ -6,7 +6,8 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, integrityOf } from '../../src/canonical.js';
+import fc from 'fast-check';
+import { canonicalJson, integrityOf, sameJson } from '../../src/canonical.js';
 import { normalizeCard } from '../../src/card/normalize.js';
 import { InvalidInputError } from '../../src/errors.js';
 import { parseLockfile, serializeLockfile } from '../../src/lock/io.js';
@@ -232,6 +233,23 @@ describe('parseLockfile', () => {
     const extraPlanKey = buildLock() as Json;
     extraPlanKey.agents['research-agent'].plans['market-size'].token = 'secret';
     expect(lockError(JSON.stringify(extraPlanKey)).path).toBe('$.agents["research-agent"].plans["market-size"]');
+  });
+});
+
+describe('sameJson', () => {
+  it('agrees with comparing canonical JSON texts, key order aside', () => {
+    const small = fc.jsonValue({ maxDepth: 3 });
+    fc.assert(
+      fc.property(small, small, (a, b) => {
+        expect(sameJson(a, b)).toBe(canonicalJson(a) === canonicalJson(b));
+        expect(sameJson(a, reversedKeys(a))).toBe(true);
+      }),
+      { numRuns: 2000 },
+    );
+    expect(sameJson({ a: 1, b: undefined }, { a: 1 })).toBe(true);
+    expect(sameJson([1, 2], [2, 1])).toBe(false);
+    expect(sameJson({ a: [] }, { a: {} })).toBe(false);
+    expect(sameJson(null, {})).toBe(false);
   });
 });
 
