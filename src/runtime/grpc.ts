@@ -61,12 +61,33 @@ export async function grpcTransport(rt: AgentRuntime, iface: FallbackInterface, 
 
   const inner = await new GrpcTransportFactory({ grpcCallOptions: { interceptors: [interceptor] }, legacyCompat: { enabled: true } }).create(grpcTarget(iface.url), card);
   const check = (params: SendParams): SendParams => checkSendRequest(rt, params, violation);
+  // The credential is read before a call starts, so an unset one (or an apiKey placement gRPC cannot
+  // carry) is our typed error, not a gRPC status; the interceptor then reads it again to place it.
+  const credentialsReady = async () => {
+    for (const p of await rt.placements()) {
+      if (Object.keys(p.query).length + Object.keys(p.cookies).length > 0) throw violation('an apiKey in a query parameter or cookie cannot travel over gRPC');
+    }
+  };
+  const streaming = new Set<PropertyKey>(['sendMessageStream', 'resubscribeTask']);
+  const unary = new Set<PropertyKey>(['getExtendedAgentCard', 'sendMessage', 'createTaskPushNotificationConfig', 'getTaskPushNotificationConfig', 'listTaskPushNotificationConfig', 'deleteTaskPushNotificationConfig', 'getTask', 'cancelTask', 'listTasks']);
   return new Proxy(inner, {
     get(target, key, receiver) {
-      if (key === 'sendMessage') return (p: SendParams, o: Parameters<Transport['sendMessage']>[1]) => target.sendMessage(check(p), o);
-      if (key === 'sendMessageStream') return (p: SendParams, o: Parameters<Transport['sendMessage']>[1]) => target.sendMessageStream(check(p), o);
       const value: unknown = Reflect.get(target, key, receiver);
-      return typeof value === 'function' ? value.bind(target) : value;
+      if (typeof value !== 'function' || !(streaming.has(key) || unary.has(key))) return typeof value === 'function' ? value.bind(target) : value;
+      const call = (args: unknown[]) => {
+        if (key === 'sendMessage' || key === 'sendMessageStream') args[0] = check(args[0] as SendParams);
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+      if (streaming.has(key)) {
+        return async function* (...args: unknown[]) {
+          await credentialsReady();
+          yield* call(args) as AsyncGenerator<unknown>;
+        };
+      }
+      return async (...args: unknown[]) => {
+        await credentialsReady();
+        return call(args);
+      };
     },
   });
 }

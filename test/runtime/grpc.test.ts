@@ -77,4 +77,14 @@ describe('gRPC plans', () => {
     await expect(lock.agent('research', 'market-size').fetch(agent.jsonRpcUrl, { method: 'POST', body: '{}' })).rejects.toMatchObject({ code: 'plan-violation', message: expect.stringMatching(/GRPC is not carried over fetch/) });
     expect(agent.requests.length).toBe(from);
   });
+
+  it('an unset credential is the typed credential-unset error before the call starts, for unary and streaming calls', async () => {
+    const lock = await loadLock({ lockfile: join(dir, 'a2a.lock.json'), env: {} });
+    const client = await lock.agent('research', 'market-size').createClient();
+    const from = agent.requests.length;
+    await expect(client.sendMessage({ message: text('x') } as never)).rejects.toMatchObject({ code: 'credential-unset', message: expect.stringMatching(/G_TOKEN/) });
+    await expect(client.transport.sendMessageStream({ message: text('x') } as never).next()).rejects.toMatchObject({ code: 'credential-unset' });
+    await expect(client.getTask({ id: 't', historyLength: undefined, tenant: '' } as never)).rejects.toMatchObject({ code: 'credential-unset' });
+    expect(agent.requests.length).toBe(from);
+  });
 });
