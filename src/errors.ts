@@ -153,9 +153,9 @@ export class FetchError extends A2aLockError {
     code: 'unreachable' | 'auth-refused' | 'timeout',
     url: string,
     message: string,
-    options: { status?: number; cause?: unknown } = {},
+    options: { status?: number; cause?: unknown; hint?: string } = {},
   ) {
-    super(code, `${url}: ${message}`, { cause: options.cause, data: { url, ...(options.status ? { status: options.status } : {}) } });
+    super(code, `${url}: ${message}`, { cause: options.cause, ...(options.hint ? { hint: options.hint } : {}), data: { url, ...(options.status ? { status: options.status } : {}) } });
     this.name = 'FetchError';
     this.url = url;
     this.status = options.status;

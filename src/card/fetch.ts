@@ -96,20 +96,43 @@ export function getDefaultDispatcher(connections = DEFAULT_CONNECTIONS): Dispatc
   let dispatcher = defaultDispatchers.get(connections);
   if (!dispatcher) {
     const options = { connections, keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000 };
-    dispatcher = PROXY_VARIABLES.some((name) => process.env[name]) ? new EnvHttpProxyAgent(options) : new Agent(options);
+    dispatcher = proxyConfigured() ? new EnvHttpProxyAgent(options) : new Agent(options);
     defaultDispatchers.set(connections, dispatcher);
   }
   return dispatcher;
 }
 
 /**
+ * Whether a proxy variable is set (`HTTPS_PROXY`, `HTTP_PROXY`, either case).
+ * @throws UsageError when one is set but is not an http(s) URL (named; the value, which may hold a
+ *   password, is not echoed)
+ */
+function proxyConfigured(): boolean {
+  let set = false;
+  for (const name of PROXY_VARIABLES) {
+    const value = process.env[name];
+    if (!value) continue;
+    set = true;
+    let protocol: string | undefined;
+    try {
+      protocol = new URL(value).protocol;
+    } catch {
+      protocol = undefined;
+    }
+    if (protocol !== 'http:' && protocol !== 'https:') throw new UsageError(`${name} is set but is not an http:// or https:// proxy URL`);
+  }
+  return set;
+}
+
+/**
  * Close the shared dispatchers (those created) and forget them; the next fetch creates a new one.
- * For tests and for a CLI that wants to exit promptly. Resolves once their sockets are closed.
+ * For tests and for a CLI that wants to exit promptly: requests still in flight are aborted (a
+ * proxy that never answered a CONNECT would otherwise hold a graceful close for minutes).
  */
 export async function closeDefaultDispatcher(): Promise<void> {
   const agents = [...defaultDispatchers.values()];
   defaultDispatchers.clear();
-  await Promise.all(agents.map((agent) => agent.close()));
+  await Promise.all(agents.map((agent) => agent.destroy()));
 }
 
 /**
@@ -298,6 +321,8 @@ interface Ctx {
   retries: number;
   dispatcher: Dispatcher;
   controller: AbortController;
+  /** The URL (as shown) of the request in flight, for the error the deadline settles with. */
+  inFlight?: string;
   /** When the deadline passes (`performance.now()` ms); set by {@link withDeadline}. */
   deadline: number;
   method: 'GET' | 'POST';
@@ -331,9 +356,19 @@ function makeCtx(options: Omit<FetchCardOptions, 'a2aVersion'>, request: Request
 /** Run `fn` under the context's single deadline: on expiry the shared signal aborts whatever is in flight. */
 async function withDeadline<T>(ctx: Ctx, fn: () => Promise<T>): Promise<T> {
   ctx.deadline = performance.now() + ctx.timeoutMs;
-  const timer = setTimeout(() => ctx.controller.abort(new DeadlineExceeded()), ctx.timeoutMs);
+  // The abort reaches undici, but a request waiting on a proxy's CONNECT does not settle on it, so
+  // the deadline also settles the call itself: the timeout error comes at the deadline, always.
+  let expire!: () => void;
+  const expired = new Promise<never>((_, reject) => {
+    expire = () => {
+      ctx.controller.abort(new DeadlineExceeded());
+      reject(networkError(ctx.inFlight ?? 'request', ctx.controller.signal.reason, ctx));
+    };
+  });
+  expired.catch(() => undefined);
+  const timer = setTimeout(expire, ctx.timeoutMs);
   try {
-    return await fn();
+    return await Promise.race([fn(), expired]);
   } finally {
     clearTimeout(timer);
   }
@@ -430,6 +465,7 @@ async function exchange(start: URL, ctx: Ctx): Promise<JsonResponse> {
   let retried = 0;
   for (let redirects = 0; ; ) {
     const shown = show(url, ctx);
+    ctx.inFlight = shown;
     const response = await send(url, method, body, ctx);
     const { statusCode, headers } = response;
 
@@ -637,7 +673,7 @@ const UNDICI_TIMEOUTS = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIM
 function networkError(shown: string, error: unknown, ctx: Ctx): FetchError {
   const code = errorCode(error);
   if (ctx.controller.signal.aborted || error instanceof DeadlineExceeded || (code !== undefined && UNDICI_TIMEOUTS.has(code))) {
-    return new FetchError('timeout', shown, `no ${ctx.subject} within ${ctx.timeoutMs} ms`, { cause: error });
+    return new FetchError('timeout', shown, `no ${ctx.subject} within ${ctx.timeoutMs} ms`, { cause: error, ...proxyHint(ctx) });
   }
   if (code === undefined) {
     const name = error instanceof Error ? error.name : typeof error;
@@ -646,7 +682,14 @@ function networkError(shown: string, error: unknown, ctx: Ctx): FetchError {
   const known = NETWORK_MESSAGES[code];
   const isTls = /CERT|TLS|SSL|EPROTO|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)/.test(code);
   const what = known ?? (isTls ? 'TLS error' : code.startsWith('HPE_') ? 'invalid HTTP response' : 'network error');
-  return new FetchError('unreachable', shown, `${what} (${oneLine(code)})`, { cause: error });
+  return new FetchError('unreachable', shown, `${what} (${oneLine(code)})`, { cause: error, ...proxyHint(ctx) });
+}
+
+/** When the request went through the shared proxy-aware dispatcher, say so: the proxy may be at fault. */
+function proxyHint(ctx: Ctx): { hint?: string } {
+  if (!(ctx.dispatcher instanceof EnvHttpProxyAgent)) return {};
+  const names = PROXY_VARIABLES.filter((name) => process.env[name]).join(', ');
+  return { hint: `a proxy is set (${names}); check that it is reachable, or list this host in NO_PROXY` };
 }
 
 /** The most specific `code` on an error or its causes (undici wraps socket errors). */

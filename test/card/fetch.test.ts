@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { Agent } from 'undici';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { cardUrlsFor, closeDefaultDispatcher, DEFAULT_CONNECTIONS, fetchCard, getDefaultDispatcher, requestJson, retryDelayMs } from '../../src/card/fetch.js';
@@ -282,6 +282,45 @@ describe('fetchCard', () => {
       await closeDefaultDispatcher();
       proxy.server.closeAllConnections();
       proxy.server.close();
+    }
+  });
+
+  it('a proxy that accepts and never answers: a timeout naming the proxy in its hint, and the pool closes at once', async () => {
+    const sockets: Socket[] = [];
+    const silent = createNetServer((socket) => void sockets.push(socket));
+    silent.listen(0, '127.0.0.1');
+    await once(silent, 'listening');
+    const saved = { ...process.env };
+    try {
+      for (const name of ['HTTP_PROXY', 'http_proxy', 'HTTPS_PROXY', 'https_proxy', 'NO_PROXY', 'no_proxy']) delete process.env[name];
+      process.env.HTTPS_PROXY = `http://user:hunter2@127.0.0.1:${(silent.address() as AddressInfo).port}`;
+      await closeDefaultDispatcher();
+      const error = await fetchCard('https://agent.example/card.json', { ...OPTS, timeoutMs: 300 }).catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: 'timeout', hint: expect.stringMatching(/a proxy is set \(HTTPS_PROXY\)/) });
+      expect(JSON.stringify([String(error), (error as Error).stack, (error as { hint: string }).hint])).not.toContain('hunter2');
+      // Before: a graceful close waited for the CONNECT the proxy never answered (5 minutes).
+      await closeDefaultDispatcher();
+    } finally {
+      process.env = saved;
+      for (const socket of sockets) socket.destroy();
+      silent.close();
+    }
+  });
+
+  it('a proxy variable that is not an http(s) URL is a usage error naming it, without its value', async () => {
+    const saved = { ...process.env };
+    try {
+      for (const [name, value] of [['HTTP_PROXY', 'not a url'], ['https_proxy', 'http://u:pw-secret@[::1'], ['HTTPS_PROXY', 'socks5://127.0.0.1:1080']]) {
+        for (const n of ['HTTP_PROXY', 'http_proxy', 'HTTPS_PROXY', 'https_proxy']) delete process.env[n];
+        process.env[name!] = value;
+        await closeDefaultDispatcher();
+        const error = await fetchCard('http://127.0.0.1:9/card.json', OPTS).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(UsageError);
+        expect((error as Error).message).toBe(`${name} is set but is not an http:// or https:// proxy URL`);
+      }
+    } finally {
+      process.env = saved;
+      await closeDefaultDispatcher();
     }
   });
 
