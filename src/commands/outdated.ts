@@ -68,7 +68,12 @@ export async function runOutdated(options: GlobalOptions, args: { agents: string
     }
   }
   const exitCode = overallExitCode(codes);
-  if (outdated.length) lines.push(`${outdated.length} agent${outdated.length === 1 ? '' : 's'} would change: run a2a update ${outdated.join(' ')}`);
+  if (outdated.length) {
+    // Agents added to or removed from the manifest are a2a lock's job; a2a update re-reads locked ones.
+    const updated = outdated.filter((name) => sync.actions[name] === 'updated');
+    const fix = [...(updated.length < outdated.length ? ['a2a lock'] : []), ...(updated.length ? [`a2a update ${updated.join(' ')}`] : [])].join(', then ');
+    lines.push(`${outdated.length} agent${outdated.length === 1 ? '' : 's'} would change: run ${fix}`);
+  }
   else if (exitCode === ExitCode.Ok) lines.push(kleur.green(`${p.lockfile} is current: a2a update would change nothing`));
   return { exitCode, json: { ok: exitCode === ExitCode.Ok, outdated, agents }, lines, warnings: sync.warnings };
 }

@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
+import { readFile, writeFile } from 'node:fs/promises';
 import { closeFetcher, UsageError, verifyLockfile } from '../../src/index.js';
 import { BIN, jsonOf, manifest, readLockBytes, research, resources, runCli, sampleCard, show } from './helpers.js';
 
@@ -54,6 +55,14 @@ describe.concurrent('reviewer and CI output', () => {
     });
     expect(doc.agents.research.cardChanges).toContainEqual({ path: '$.version', kind: 'changed', old: '2.4.0', new: '2.5.0', structural: false });
     // outdated never writes.
+    expect(await readLockBytes(dir)).toEqual(before);
+    // An agent gone from the manifest is a2a lock's to remove (a2a update does not know it any more).
+    const manifestNow = JSON.parse(await readFile(join(dir, 'a2a.json'), 'utf8'));
+    await writeFile(join(dir, 'removed.json'), JSON.stringify({ ...manifestNow, agents: {} }));
+    const removed = await cli(['outdated', '--manifest', 'removed.json', '--lockfile', 'a2a.lock.json']);
+    expect(removed.code, show(removed)).toBe(1);
+    expect(removed.stdout).toContain('- research: would be removed (no longer in the manifest)');
+    expect(removed.stdout).toContain('1 agent would change: run a2a lock');
     expect(await readLockBytes(dir)).toEqual(before);
 
     // One annotation per agent beyond the lockfile, on stdout; under --json on stderr (stdout stays one document).
