@@ -5,10 +5,11 @@
  * The lock is a file created with O_EXCL (`wx`) holding `{pid, hostname, nonce}`. A waiter polls
  * until it is gone, up to a bound. A lock whose holder is dead (same host, `kill(pid, 0)` says
  * ESRCH) is stale: it is removed and taken, after re-reading it to check it is still the one judged
- * stale. A SIGKILLed run therefore never blocks the next one.
+ * stale. A SIGKILLed run therefore never blocks the next one. A lock file without a holder (a run
+ * killed between creating it and writing it) is stale once it is {@link UNWRITTEN_STALE_MS} old.
  */
 import { randomBytes } from 'node:crypto';
-import { open, readFile, unlink } from 'node:fs/promises';
+import { open, readFile, stat, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { A2aLockError } from '../errors.js';
@@ -20,6 +21,9 @@ export interface FileLockOptions {
   /** Poll interval while waiting, in ms. Default 100. */
   pollMs?: number;
 }
+
+/** Age (ms) after which a lock file still holding no `{pid, hostname}` is stale: a live holder writes it at once. */
+export const UNWRITTEN_STALE_MS = 2000;
 
 interface Holder {
   pid: number;
@@ -53,7 +57,8 @@ export async function withFileLock<T>(target: string, fn: () => Promise<T>, opti
     const text = await readFile(path, 'utf8').catch(() => undefined);
     if (text === undefined) continue; // released between our attempt and the read
     const holder = parseHolder(text);
-    if (holder && isDead(holder)) {
+    const unwrittenAndOld = !holder && (await stat(path).then((st) => Date.now() - st.mtimeMs >= UNWRITTEN_STALE_MS, () => false));
+    if (holder ? isDead(holder) : unwrittenAndOld) {
       // Remove only the stale lock we read, not one a third process took meanwhile.
       if ((await readFile(path, 'utf8').catch(() => undefined)) === text) await unlink(path).catch(() => undefined);
       continue;
@@ -93,7 +98,7 @@ function parseHolder(text: string): Holder | undefined {
     const value = JSON.parse(text) as Partial<Holder>;
     if (typeof value.pid === 'number' && Number.isInteger(value.pid) && value.pid > 0 && typeof value.hostname === 'string') return value as Holder;
   } catch {
-    // A holder between creating the file and writing it: not stale, wait for it.
+    // A holder between creating the file and writing it (not stale while young), or a run killed there.
   }
   return undefined;
 }

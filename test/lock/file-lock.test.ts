@@ -1,11 +1,11 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { A2aLockError } from '../../src/errors.js';
-import { withFileLock } from '../../src/lock/file-lock.js';
+import { UNWRITTEN_STALE_MS, withFileLock } from '../../src/lock/file-lock.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -55,6 +55,16 @@ describe('withFileLock', () => {
     const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
     await writeFile(`${target}.lock`, JSON.stringify({ pid: Number(dead.stdout), hostname: hostname(), nonce: 'y' }));
     expect(await withFileLock(target, async () => 'ran', { waitMs: 0 })).toBe('ran');
+    expect(existsSync(`${target}.lock`)).toBe(false);
+  });
+
+  it('an empty lock file (a run killed before writing its pid) is taken over once old; a young one is waited for', async () => {
+    const target = join(dir, 'unwritten.json');
+    await writeFile(`${target}.lock`, '');
+    await expect(withFileLock(target, async () => 'early', { waitMs: 200, pollMs: 20 })).rejects.toMatchObject({ code: 'write-failed' });
+    const old = new Date(Date.now() - UNWRITTEN_STALE_MS - 1000);
+    await utimes(`${target}.lock`, old, old);
+    expect(await withFileLock(target, async () => 'taken', { waitMs: 200, pollMs: 20 })).toBe('taken');
     expect(existsSync(`${target}.lock`)).toBe(false);
   });
 
