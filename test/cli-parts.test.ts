@@ -1,6 +1,6 @@
 /** CLI helpers without a process: workflow-command escaping, flag suggestions, progress timing. */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { errorAnnotation } from '../src/cli/github.js';
+import { errorAnnotation, verifyAnnotations } from '../src/cli/github.js';
 import { createProgress } from '../src/cli/progress.js';
 import { closest, editDistance, unknownArgumentsMessage } from '../src/cli/suggest.js';
 import { mapSettled } from '../src/pool.js';
@@ -10,6 +10,20 @@ describe('GitHub annotations', () => {
     expect(errorAnnotation('dir,a/a2a.lock.json', 'x: beyond, the lockfile', '100% a\r\nb: c, d')).toBe(
       '::error file=dir%2Ca/a2a.lock.json,title=x%3A beyond%2C the lockfile::100%25 a%0D%0Ab: c, d',
     );
+  });
+
+  it('one per failing agent: an agent that could not be verified, and a --strict card change; none for passing agents', () => {
+    expect(
+      verifyAnnotations('sub/a2a.lock.json', {
+        ok: { status: 'ok', exitCode: 0, warnings: [] },
+        changed: { status: 'changed', exitCode: 0, change: 'descriptive', warnings: [] },
+        strict: { status: 'changed', exitCode: 1, change: 'descriptive', warnings: [] },
+        down: { status: 'error', exitCode: 3, error: { code: 'unreachable', message: 'http://127.0.0.1:9/card.json: connection refused (ECONNREFUSED)' }, warnings: [] },
+      }),
+    ).toEqual([
+      '::error file=sub/a2a.lock.json,title=strict card changed::descriptive card change (--strict); run: a2a update strict',
+      '::error file=sub/a2a.lock.json,title=down not verified::unreachable: http://127.0.0.1:9/card.json: connection refused (ECONNREFUSED)',
+    ]);
   });
 });
 

@@ -21,8 +21,9 @@ export function errorAnnotation(file: string, title: string, message: string): s
 }
 
 /**
- * The annotations for a verify run: one per agent beyond the lockfile (its plan fields, refusals
- * and signature changes on one line) and one per agent whose lock entry is out of date.
+ * The annotations for a verify run, one per failing agent: beyond the lockfile (its plan fields,
+ * refusals and signature changes on one line), lock entry out of date, not verifiable (its error),
+ * or under `--strict` a card change or an unchecked part.
  */
 export function verifyAnnotations(file: string, reports: Record<string, AgentReport>): string[] {
   const out: string[] = [];
@@ -35,6 +36,12 @@ export function verifyAnnotations(file: string, reports: Record<string, AgentRep
       out.push(errorAnnotation(file, `${name} beyond the lockfile`, `${parts.join('; ')}; run: a2a update ${name}`));
     } else if (r.status === 'out-of-date') {
       out.push(errorAnnotation(file, `${name} lockfile out of date`, `${(r.reasons ?? []).join('; ')}; run: a2a lock`));
+    } else if (r.status === 'error' && r.error) {
+      out.push(errorAnnotation(file, `${name} not verified`, `${r.error.code}: ${r.error.message}`));
+    } else if (r.exitCode !== 0) {
+      // --strict: a card change that leaves every plan equal, or a part that could not be checked.
+      const why = r.unchecked ? `not checked: ${r.unchecked}` : `${r.change ?? 'card'} card change`;
+      out.push(errorAnnotation(file, `${name} card changed`, `${why} (--strict); run: a2a update ${name}`));
     }
   }
   return out;

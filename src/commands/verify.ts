@@ -32,7 +32,9 @@ export async function runVerify(options: GlobalOptions, args: { agents: string[]
   const result = finish(verified.agents, lines);
   if (options.env.GITHUB_ACTIONS === 'true') {
     const { verifyAnnotations } = await import('../cli/github.js');
-    result.annotations = verifyAnnotations(relative(options.cwd, p.lockfile).split(sep).join('/'), verified.agents);
+    // Annotation paths are relative to the repository root (the workspace), wherever verify ran.
+    const root = options.env.GITHUB_WORKSPACE || options.cwd;
+    result.annotations = verifyAnnotations(relative(root, p.lockfile).split(sep).join('/'), verified.agents);
   }
   const count = Object.keys(verified.agents).length;
   lines.push(

@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { readFile, writeFile } from 'node:fs/promises';
 import { closeFetcher, UsageError, verifyLockfile } from '../../src/index.js';
 import { BIN, jsonOf, manifest, readLockBytes, research, resources, runCli, sampleCard, show } from './helpers.js';
@@ -74,6 +74,9 @@ describe.concurrent('reviewer and CI output', () => {
     expect(ghaJson.stderr.split('\n')).toContain(annotation);
     expect(plain.code).toBe(1);
     expect(`${plain.stdout}${plain.stderr}`).not.toContain('::error');
+    // Relative to the repository root (GITHUB_WORKSPACE), not to where verify ran.
+    const nested = await cli(['verify'], { GITHUB_ACTIONS: 'true', GITHUB_WORKSPACE: dirname(dir) });
+    expect(nested.stdout).toContain(`::error file=${basename(dir)}/a2a.lock.json,title=research beyond the lockfile::`);
 
     // The same check as a library call (package root): data, not output.
     const verified = await verifyLockfile({ manifest: join(dir, 'a2a.json'), env: {} });
