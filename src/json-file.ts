@@ -30,11 +30,14 @@ export async function readTextIfExists(path: string, code: DocCode): Promise<str
  * @throws InvalidInputError
  */
 export function parseJson(text: string, source: string, code: DocCode): unknown {
+  // A UTF-8 byte-order mark (some editors save one) is not JSON's business: skip it, as npm does.
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   try {
     return JSON.parse(text);
   } catch (error) {
     const message = (error as Error).message;
-    const pos = /position (\d+)/.exec(message);
+    // Node 20 gives no position for a document that ends early; that position is its end.
+    const pos = /position (\d+)/.exec(message) ?? (/end of JSON input/.test(message) ? [, String(text.trimEnd().length)] : null);
     let where = '';
     if (pos) {
       const offset = Number(pos[1]);

@@ -67,7 +67,7 @@ function positiveInt(name: string, max = Number.MAX_SAFE_INTEGER, min = 1) {
     if (value === undefined) return undefined;
     if (Array.isArray(value)) throw new UsageError(`--${name} given more than once`);
     const n = Number(value);
-    if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`--${name} must be a whole number from ${min} to ${max} (got ${JSON.stringify(value)})`);
+    if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`--${name} must be a whole number from ${min} to ${max} (got ${Number.isNaN(value) ? 'something that is not a number' : JSON.stringify(value)})`);
     return n;
   };
 }

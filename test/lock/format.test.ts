@@ -221,6 +221,8 @@ describe('parseLockfile', () => {
   it('bad JSON names line and column; an empty file says so', () => {
     expect(lockError('{\n  "lockfileVersion": 1,\n  oops\n}\n').message).toMatch(/invalid JSON at line 3 column \d+/);
     expect(lockError('').message).toContain('empty file');
+    // Truncated: Node 20 gives no position for an early end; it is the end of the text.
+    expect(lockError('{\n  "lockfileVersion": 1,\n  "agents":  \n\n').message).toMatch(/invalid JSON at line 3 column 12$/);
   });
 
   it('schema errors name the JSON path', () => {
@@ -349,6 +351,8 @@ describe('parseManifest', () => {
 
   it('bad JSON is a one-line error (with line and column when the parser reports a position)', () => {
     expect(manifestError('{\n  "profile": {}\n  "agents": {}\n}').message).toBe('a2a.json: invalid JSON at line 3 column 3');
+    // A UTF-8 byte-order mark (some Windows editors write one) is skipped, as npm does.
+    expect(parseManifest(`\ufeff${JSON.stringify(manifestJson())}`, 'a2a.json')).toEqual(parseManifest(JSON.stringify(manifestJson()), 'a2a.json'));
     // V8 reports no position for "Unexpected token": the message still names the file.
     expect(manifestError('{\n  "profile": ,\n}').message).toMatch(/^a2a\.json: invalid JSON/);
   });
