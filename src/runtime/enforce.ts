@@ -105,8 +105,9 @@ export function enforcingFetch(ctx: EnforcementContext): typeof fetch {
       }
     }
 
-    if (body !== undefined && method === 'POST') body = checkBody(ctx, rel, body, violation);
-    else if (ctx.iface.protocolBinding === 'HTTP+JSON') checkKind(ctx, restKind(rel, method), violation);
+    const kind = ctx.iface.protocolBinding === 'HTTP+JSON' ? restKind(rel, violation) : undefined;
+    if (body !== undefined) body = checkBody(ctx, kind, body, violation);
+    else if (kind) checkKind(ctx, kind, violation);
 
     const planned: Record<string, string> = { 'a2a-version': version };
     if (ctx.plan.extensions.length > 0) planned[extensionsHeader] = ctx.plan.extensions.join(', ');
@@ -154,13 +155,24 @@ async function bodyText(body: unknown, violation: (m: string) => Error): Promise
   throw violation('the request body must be JSON text');
 }
 
-/** HTTP+JSON calls are named by their path; JSON-RPC calls by `method` in the body. */
-function restKind(rel: string, method: string): CallKind {
-  if (method !== 'POST') return 'other';
-  if (/\/message:send$/.test(rel)) return 'send';
-  if (/\/message:stream$/.test(rel)) return 'stream';
-  if (/\/tasks\/[^/]+:subscribe$/.test(rel)) return 'subscribe';
-  if (/\/tasks\/[^/]+\/pushNotificationConfigs$/.test(rel)) return 'push-set';
+/**
+ * An HTTP+JSON call named by its path below the interface URL, for any method, as the SDK's
+ * Express routes match it: case-insensitive, percent-decoded, repeated and trailing slashes
+ * ignored, under an optional tenant or the 0.3 `/v1` prefix. A path that names a send, stream,
+ * subscribe or push route in a form not recognised here is a violation (fail closed).
+ */
+function restKind(rel: string, violation: (m: string) => Error): CallKind {
+  let path: string;
+  try {
+    path = decodeURIComponent(rel).toLowerCase().replace(/\/{2,}/g, '/').replace(/\/+$/, '');
+  } catch {
+    throw violation('the request path is not valid percent-encoding');
+  }
+  if (/\/message:send$/.test(path)) return 'send';
+  if (/\/message:stream$/.test(path)) return 'stream';
+  if (/\/tasks\/[^/]+:subscribe$/.test(path)) return 'subscribe';
+  if (/\/tasks\/[^/]+\/pushnotificationconfigs(\/[^/]+)?$/.test(path)) return 'push-set';
+  if (/(^|\/)message([:/]|$)|:(send|stream|subscribe|resubscribe)\b|pushnotification/.test(path)) throw violation(`the path ${JSON.stringify(rel.slice(0, 80))} is not an A2A route this plan can check`);
   return 'other';
 }
 
@@ -172,10 +184,11 @@ function checkKind(ctx: EnforcementContext, kind: CallKind, violation: (m: strin
 }
 
 /**
- * Check a POST body against the plan and complete it; returns the body to send (re-serialised
- * only when `acceptedOutputModes` was filled in).
+ * Check a request body against the plan and complete it; returns the body to send (re-serialised
+ * only when `acceptedOutputModes` was filled in). `restCall`: the HTTP+JSON call its path names;
+ * undefined for JSON-RPC (named by `method` in the body).
  */
-function checkBody(ctx: EnforcementContext, rel: string, body: string, violation: (m: string) => Error): string {
+function checkBody(ctx: EnforcementContext, restCall: CallKind | undefined, body: string, violation: (m: string) => Error): string {
   let json: unknown;
   try {
     json = JSON.parse(body);
@@ -184,8 +197,8 @@ function checkBody(ctx: EnforcementContext, rel: string, body: string, violation
   }
   let kind: CallKind;
   let params: Record<string, unknown> | undefined;
-  if (ctx.iface.protocolBinding === 'HTTP+JSON') {
-    kind = restKind(rel, 'POST');
+  if (restCall) {
+    kind = restCall;
     params = isObject(json) ? json : undefined;
   } else {
     const m = isObject(json) ? json.method : undefined;
