@@ -208,41 +208,46 @@ function checkBody(ctx: EnforcementContext, restCall: CallKind | undefined, body
   checkKind(ctx, kind, violation);
   if ((kind !== 'send' && kind !== 'stream') || !params) return body;
 
-  const message = isObject(params.message) ? params.message : undefined;
-  const parts = message && Array.isArray(message.parts) ? message.parts : [];
+  // Both JSON spellings are read (the SDK parses `media_type` as well as `mediaType`), and the 0.3
+  // HTTP+JSON names (`request`, `content`, `pushNotification`).
+  const message = [params.message, params.request].find(isObject);
+  const parts = [message?.parts, message?.content].find(Array.isArray) ?? [];
   for (const part of parts) {
-    const type = partMediaType(part);
-    if (!ctx.inputModes.some((m) => sameMediaType(m, type))) throw violation(`a message part of type ${type} is not in the locked input modes (${list(ctx.inputModes)})`);
+    for (const type of partMediaTypes(part)) {
+      if (!ctx.inputModes.some((m) => sameMediaType(m, type))) throw violation(`a message part of type ${type} is not in the locked input modes (${list(ctx.inputModes)})`);
+    }
   }
   const configuration = isObject(params.configuration) ? params.configuration : {};
-  if ((configuration.taskPushNotificationConfig || configuration.pushNotificationConfig) && ctx.plan.delivery !== 'push') {
+  if (PUSH_FIELDS.some((k) => configuration[k]) && ctx.plan.delivery !== 'push') {
     throw violation(`a push notification config, but the locked delivery is ${ctx.plan.delivery}`);
   }
-  const modes = configuration.acceptedOutputModes;
-  if (Array.isArray(modes) && modes.length > 0) {
-    for (const mode of modes) {
-      if (typeof mode !== 'string' || !ctx.plan.acceptedOutputModes.some((m) => sameMediaType(m, mode))) {
-        throw violation(`accepted output mode ${JSON.stringify(mode)} is not locked (locked: ${list(ctx.plan.acceptedOutputModes)})`);
-      }
+  const { acceptedOutputModes: camel, accepted_output_modes: snake } = configuration;
+  for (const mode of [camel, snake].filter(Array.isArray).flat()) {
+    if (typeof mode !== 'string' || !ctx.plan.acceptedOutputModes.some((m) => sameMediaType(m, mode))) {
+      throw violation(`accepted output mode ${JSON.stringify(mode)} is not locked (locked: ${list(ctx.plan.acceptedOutputModes)})`);
     }
-    return body;
   }
+  // The SDK reads the camelCase list when it is an array (even empty), else the snake_case one.
+  if (Array.isArray(camel) ? camel.length > 0 : Array.isArray(snake) && snake.length > 0) return body;
   params.configuration = { ...configuration, acceptedOutputModes: [...ctx.plan.acceptedOutputModes] };
   return JSON.stringify(json);
 }
 
+/** The push config fields of a send configuration: 1.0, 0.3 JSON-RPC and 0.3 HTTP+JSON, both spellings. */
+const PUSH_FIELDS = ['taskPushNotificationConfig', 'task_push_notification_config', 'pushNotificationConfig', 'push_notification_config', 'pushNotification', 'push_notification'];
+
 /**
- * A part's media type: its `mediaType` (1.0) or `file.mimeType` (0.3) when set, else text/plain for
- * text, application/json for data, application/octet-stream for bytes or a URL.
+ * A part's media types: each declared one (`mediaType`/`media_type`, 0.3 `file.mimeType`/`mime_type`),
+ * else text/plain for text, application/json for data, application/octet-stream for bytes or a URL.
  */
-function partMediaType(part: unknown): string {
-  if (!isObject(part)) return 'application/octet-stream';
-  const file = isObject(part.file) ? part.file : undefined;
-  const declared = typeof part.mediaType === 'string' && part.mediaType ? part.mediaType : typeof file?.mimeType === 'string' && file.mimeType ? file.mimeType : undefined;
-  if (declared) return declared;
-  if (part.kind === 'text' || typeof part.text === 'string') return 'text/plain';
-  if (part.kind === 'data' || part.data !== undefined) return 'application/json';
-  return 'application/octet-stream';
+function partMediaTypes(part: unknown): string[] {
+  if (!isObject(part)) return ['application/octet-stream'];
+  const file = isObject(part.file) ? part.file : {};
+  const declared = [part.mediaType, part.media_type, file.mimeType, file.mime_type].filter((t): t is string => typeof t === 'string' && t !== '');
+  if (declared.length > 0) return declared;
+  if (part.text !== undefined) return ['text/plain'];
+  if (part.data !== undefined) return ['application/json'];
+  return ['application/octet-stream'];
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
