@@ -211,6 +211,10 @@ function checkBody(ctx: EnforcementContext, restCall: CallKind | undefined, body
   // Both JSON spellings are read (the SDK parses `media_type` as well as `mediaType`), and the 0.3
   // HTTP+JSON names (`request`, `content`, `pushNotification`).
   const message = [params.message, params.request].find(isObject);
+  const extensions = message && Array.isArray(message.extensions) ? message.extensions : [];
+  for (const uri of extensions) {
+    if (typeof uri !== 'string' || !ctx.plan.extensions.includes(uri)) throw violation(`message extension ${JSON.stringify(uri)} is not locked (locked: ${list(ctx.plan.extensions)})`);
+  }
   const parts = [message?.parts, message?.content].find(Array.isArray) ?? [];
   for (const part of parts) {
     for (const type of partMediaTypes(part)) {

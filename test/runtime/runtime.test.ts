@@ -220,6 +220,7 @@ describe('agent.fetch: each violation refused with nothing sent', () => {
     ['a part with a snake_case media_type outside the locked input modes', 'research', (u: string) => [u, { method: 'POST', body: rpc('SendMessage', { message: message([{ text: 'x', media_type: 'image/png' }]) }) }], /image\/png is not in the locked input modes/],
     ['a snake_case task_push_notification_config when delivery is poll', 'polling', (u: string) => [u, { method: 'POST', body: rpc('SendMessage', { message: message([{ text: 'x' }]), configuration: { task_push_notification_config: { url: 'https://hook.example' } } }) }], /push notification config/],
     ['a snake_case accepted_output_modes outside the lock', 'research', (u: string) => [u, { method: 'POST', body: rpc('SendMessage', { message: message([{ text: 'x' }]), configuration: { accepted_output_modes: ['text/html'] } }) }], /"text\/html" is not locked/],
+    ['a message-level extension that is not locked', 'research', (u: string) => [u, { method: 'POST', body: rpc('SendMessage', { message: { ...message([{ text: 'x' }]), extensions: ['https://evil/x'] } }) }], /message extension "https:\/\/evil\/x" is not locked/],
   ] as const)('%s', async (_what, name, make, pattern) => {
     const lock = await loadLock(options());
     const locked = lock.agent(name, 'market-size');
