@@ -8,7 +8,7 @@
  * names (and their 0.3 spellings).
  */
 import { applyCredentials, type CredentialPlacement } from '../credentials.js';
-import { PlanViolationError } from '../errors.js';
+import { FetchError, isA2aLockError, PlanViolationError } from '../errors.js';
 import { sameMediaType } from '../negotiate/media.js';
 import type { FallbackInterface, Plan } from '../negotiate/types.js';
 
@@ -120,7 +120,12 @@ export function enforcingFetch(ctx: EnforcementContext): typeof fetch {
     let target = href;
     for (let hops = 0; ; hops++) {
       const applied = placements.length > 0 ? applyCredentials(target, planned, placements) : { url: target, headers: planned };
-      const response = await ctx.send(applied.url, { ...init, method, headers: applied.headers, body, redirect: 'manual', signal });
+      let response: Response;
+      try {
+        response = await ctx.send(applied.url, { ...init, method, headers: applied.headers, body, redirect: 'manual', signal });
+      } catch (error) {
+        throw sendError(error, redact(new URL(target)));
+      }
       if (response.status < 300 || response.status >= 400 || !response.headers.has('location')) return response;
       const next = new URL(response.headers.get('location')!, target);
       await response.body?.cancel();
@@ -266,3 +271,22 @@ function list(values: readonly string[]): string {
 function redact(url: URL): string {
   return `${url.origin}${url.pathname}`;
 }
+
+const UNDICI_TIMEOUTS = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+
+/**
+ * A failure of the underlying fetch as a FetchError naming `shown` (origin and path only):
+ * `timeout` for a timeout signal or an undici/socket timeout, else `unreachable` with the most
+ * specific error code (ECONNREFUSED, ...). The caller's own abort and a2a-lock errors pass through.
+ */
+function sendError(error: unknown, shown: string): unknown {
+  if (isA2aLockError(error) || (error instanceof Error && error.name === 'AbortError')) return error;
+  let code: string | undefined;
+  for (let e: unknown = error, depth = 0; depth < 5 && e instanceof Error; e = e.cause, depth++) {
+    const c = (e as { code?: unknown }).code;
+    if (typeof c === 'string' && c !== '') code = c;
+  }
+  if ((error instanceof Error && error.name === 'TimeoutError') || (code && UNDICI_TIMEOUTS.has(code))) return new FetchError('timeout', shown, `no answer in time${code ? ` (${code})` : ''}`, { cause: error });
+  return new FetchError('unreachable', shown, `network error (${code ?? (error instanceof Error ? error.name : typeof error)})`, { cause: error });
+}
+
