@@ -244,6 +244,14 @@ describe('agent.fetch: each violation refused with nothing sent', () => {
     expect(sent.map((s) => s.headers.Authorization)).toEqual([`Bearer ${TOKEN}`, `Bearer ${TOKEN}`]);
   });
 
+  it('a credentials provider that returns a non-string is named as such, its value not echoed', async () => {
+    const lock = await loadLock(options({ credentials: { bearer: (() => 42) as never } }));
+    const error = (await lock.agent('research', 'market-size').fetch(agent.jsonRpcUrl, { method: 'POST', body: '{}' }).catch((e: unknown) => e)) as Error;
+    expect(error).toMatchObject({ code: 'usage', message: expect.stringMatching(/provider for scheme "bearer" returned a number, not a string$/) });
+    expect(error.message).not.toContain('42');
+    expect(sent).toEqual([]);
+  });
+
   it('acceptedOutputModes is filled in with the locked list when absent', async () => {
     const lock = await loadLock(options());
     const research = lock.agent('research', 'market-size');
