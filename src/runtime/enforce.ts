@@ -84,7 +84,7 @@ export function enforcingFetch(ctx: EnforcementContext): typeof fetch {
         throw violation('the request URL is not an absolute URL');
       }
       rel = relative(url);
-      if (rel === undefined) throw violation(`${redact(url)} is not the locked interface ${ctx.iface.protocolBinding} ${ctx.iface.url}`);
+      if (rel === undefined) throw violation(`${redact(url)} is not the locked interface ${ctx.iface.protocolBinding} ${redact(base)}${urlDifference(url, base)}`);
     }
     const method = (init?.method ?? request?.method ?? 'GET').toUpperCase();
     const headers = headerRecord(init?.headers ?? request?.headers);
@@ -270,6 +270,16 @@ function list(values: readonly string[]): string {
 /** A URL for messages: origin and path only (a query may carry a credential). */
 function redact(url: URL): string {
   return `${url.origin}${url.pathname}`;
+}
+
+/** Why a URL whose origin and path match the locked one is still not it (never echoing userinfo), else ''. */
+function urlDifference(url: URL, base: URL): string {
+  if (url.origin !== base.origin || url.pathname !== base.pathname) return '';
+  const reasons: string[] = [];
+  if (url.username || url.password) reasons.push('has userinfo (credentials in the URL)');
+  if (url.search !== base.search) reasons.push(url.search ? 'has a query string' : 'lacks the locked query string');
+  if (url.hash !== base.hash) reasons.push(url.hash ? 'has a fragment' : 'lacks the locked fragment');
+  return reasons.length ? `: it ${reasons.join(' and ')}` : '';
 }
 
 const UNDICI_TIMEOUTS = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);

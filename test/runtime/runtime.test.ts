@@ -221,6 +221,8 @@ describe('agent.fetch: each violation refused with nothing sent', () => {
     ['a snake_case task_push_notification_config when delivery is poll', 'polling', (u: string) => [u, { method: 'POST', body: rpc('SendMessage', { message: message([{ text: 'x' }]), configuration: { task_push_notification_config: { url: 'https://hook.example' } } }) }], /push notification config/],
     ['a snake_case accepted_output_modes outside the lock', 'research', (u: string) => [u, { method: 'POST', body: rpc('SendMessage', { message: message([{ text: 'x' }]), configuration: { accepted_output_modes: ['text/html'] } }) }], /"text\/html" is not locked/],
     ['a message-level extension that is not locked', 'research', (u: string) => [u, { method: 'POST', body: rpc('SendMessage', { message: { ...message([{ text: 'x' }]), extensions: ['https://evil/x'] } }) }], /message extension "https:\/\/evil\/x" is not locked/],
+    ['the locked URL with a query string', 'research', (u: string) => [`${u}?a=1`, { method: 'POST', body: '{}' }], /jsonrpc: it has a query string$/],
+    ['the locked URL with userinfo (never echoed)', 'research', (u: string) => [u.replace('//', '//user:pw-secret@'), { method: 'POST', body: '{}' }], /^(?!.*pw-secret).*: it has userinfo/],
   ] as const)('%s', async (_what, name, make, pattern) => {
     const lock = await loadLock(options());
     const locked = lock.agent(name, 'market-size');
