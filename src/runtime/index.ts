@@ -273,7 +273,7 @@ export async function loadLock(options: LoadLockOptions = {}): Promise<Lock> {
   for (const [name, entry] of Object.entries(read.lock.agents)) {
     const settings: AgentSettings | undefined = read.lock.settings[name];
     if (!settings) throw new InvalidInputError('lockfile-invalid', source, `agent "${name}" has no settings`, { path: `$.settings["${name}"]` });
-    const report = checkOffline(entry, settings, `${source} agents.${name}`);
+    const report = checkOffline(entry, settings, `agents.${name}`);
     if (report?.status === 'error') throw new InvalidInputError('lockfile-invalid', source, report.error!.message, { hint: `run a2a update ${name}` });
     if (report) throw new OutOfDateError(`${source}: agent "${name}": ${(report.reasons ?? []).join('; ')}`);
   }

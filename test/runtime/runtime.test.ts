@@ -310,6 +310,9 @@ describe('stream fallback, drift refresh, lockfile checks', () => {
     const bad = join(dir, 'tampered.lock.json');
     await writeFile(bad, JSON.stringify(tampered));
     await expect(loadLock(options({ lockfile: bad, manifest: join(dir, 'a2a.json') }))).rejects.toMatchObject({ code: 'lockfile-invalid', message: expect.stringMatching(/integrity/) });
+    const error = (await loadLock(options({ lockfile: bad, manifest: join(dir, 'a2a.json') })).catch((e: unknown) => e)) as Error;
+    expect(error.message.split(bad).length, error.message).toBe(2);
+    expect(error.message).toContain(`${bad}: agents.research: snapshot does not match`);
     const moved = JSON.parse(text);
     moved.agents.research.plans['market-size'].fallbacks.interfaces.reverse();
     await writeFile(bad, JSON.stringify(moved));
