@@ -222,7 +222,7 @@ function checkBody(ctx: EnforcementContext, restCall: CallKind | undefined, body
   }
   const parts = [message?.parts, message?.content].find(Array.isArray) ?? [];
   for (const part of parts) {
-    for (const type of partMediaTypes(part)) {
+    for (const type of partMediaTypes(part, violation)) {
       if (!ctx.inputModes.some((m) => sameMediaType(m, type))) throw violation(`a message part of type ${type} is not in the locked input modes (${list(ctx.inputModes)})`);
     }
   }
@@ -245,12 +245,18 @@ function checkBody(ctx: EnforcementContext, restCall: CallKind | undefined, body
 /** The push config fields of a send configuration: 1.0, 0.3 JSON-RPC and 0.3 HTTP+JSON, both spellings. */
 const PUSH_FIELDS = ['taskPushNotificationConfig', 'task_push_notification_config', 'pushNotificationConfig', 'push_notification_config', 'pushNotification', 'push_notification'];
 
+/** The content fields a part is read by (1.0 `text`/`raw`/`url`/`data`, 0.3 `file`). */
+const PART_CONTENT = ['text', 'raw', 'url', 'data', 'file'];
+
 /**
  * A part's media types: each declared one (`mediaType`/`media_type`, 0.3 `file.mimeType`/`mime_type`),
  * else text/plain for text, application/json for data, application/octet-stream for bytes or a URL.
+ * A part with none of the content fields is a violation.
  */
-function partMediaTypes(part: unknown): string[] {
-  if (!isObject(part)) return ['application/octet-stream'];
+function partMediaTypes(part: unknown, violation: (m: string) => Error): string[] {
+  if (!isObject(part) || !PART_CONTENT.some((k) => part[k] !== undefined && part[k] !== null)) {
+    throw violation(`a message part has no recognisable content (${PART_CONTENT.join(', ')}); with the @a2a-js/sdk 1.3 client a part is {content: {$case: 'text', value}}`);
+  }
   const file = isObject(part.file) ? part.file : {};
   const declared = [part.mediaType, part.media_type, file.mimeType, file.mime_type].filter((t): t is string => typeof t === 'string' && t !== '');
   if (declared.length > 0) return declared;

@@ -221,6 +221,7 @@ describe('agent.fetch: each violation refused with nothing sent', () => {
     ['a snake_case task_push_notification_config when delivery is poll', 'polling', (u: string) => [u, { method: 'POST', body: rpc('SendMessage', { message: message([{ text: 'x' }]), configuration: { task_push_notification_config: { url: 'https://hook.example' } } }) }], /push notification config/],
     ['a snake_case accepted_output_modes outside the lock', 'research', (u: string) => [u, { method: 'POST', body: rpc('SendMessage', { message: message([{ text: 'x' }]), configuration: { accepted_output_modes: ['text/html'] } }) }], /"text\/html" is not locked/],
     ['a message-level extension that is not locked', 'research', (u: string) => [u, { method: 'POST', body: rpc('SendMessage', { message: { ...message([{ text: 'x' }]), extensions: ['https://evil/x'] } }) }], /message extension "https:\/\/evil\/x" is not locked/],
+    ['a part with no recognisable content', 'research', (u: string) => [u, { method: 'POST', body: rpc('SendMessage', { message: message([{ mediaType: 'text/plain' }]) }) }], /a message part has no recognisable content/],
     ['the locked URL with a query string', 'research', (u: string) => [`${u}?a=1`, { method: 'POST', body: '{}' }], /jsonrpc: it has a query string$/],
     ['the locked URL with userinfo (never echoed)', 'research', (u: string) => [u.replace('//', '//user:pw-secret@'), { method: 'POST', body: '{}' }], /^(?!.*pw-secret).*: it has userinfo/],
   ] as const)('%s', async (_what, name, make, pattern) => {
@@ -252,6 +253,18 @@ describe('agent.fetch: each violation refused with nothing sent', () => {
     expect(error).toMatchObject({ code: 'usage', message: expect.stringMatching(/provider for scheme "bearer" returned a number, not a string$/) });
     expect(error.message).not.toContain('42');
     expect(sent).toEqual([]);
+  });
+
+  it('createClient(): a part in the wire shape instead of the SDK shape is refused as having no recognisable content', async () => {
+    const lock = await loadLock(options());
+    const client = await lock.agent('research', 'market-size').createClient();
+    const wire = { ...text('x'), parts: [{ text: 'x' }] };
+    await expect(client.sendMessage({ message: wire } as never)).rejects.toMatchObject({ code: 'plan-violation', message: expect.stringMatching(/no recognisable content/) });
+    expect(sent).toEqual([]);
+    // The README's form: SendMessageRequest.fromJSON turns the wire shape into the SDK's.
+    const { SendMessageRequest } = await import('@a2a-js/sdk');
+    const result = await client.sendMessage(SendMessageRequest.fromJSON({ message: { messageId: 'readme', role: 'ROLE_USER', parts: [{ text: 'plain' }] } }));
+    expect(JSON.stringify(result)).toContain('echo: plain');
   });
 
   it('acceptedOutputModes is filled in with the locked list when absent', async () => {
