@@ -79,9 +79,12 @@ describe('network failures', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/rpc`;
     await new Promise((r) => closed.close(r));
-    const error = (await fetchFor(url)(url, { method: 'POST', body: '{}' }).catch((e: unknown) => e)) as Error;
+    const plan: Plan = { url, protocolBinding: 'JSONRPC', protocolVersion: '1.0', security: { key: [] }, acceptedOutputModes: ['text/plain'], delivery: 'poll', extensions: [] };
+    const placements = async () => [placeCredential({ type: 'apiKey', location: 'query', name: 'key' }, 'secret-value', 'key')];
+    const f = enforcingFetch({ agent: 'x', skill: 's', plan, iface: plan, inputModes: ['text/plain'], placements, security: true, send: fetch });
+    const error = (await f(url, { method: 'POST', body: '{}' }).catch((e: unknown) => e)) as Error;
     expect(error).toMatchObject({ name: 'FetchError', code: 'unreachable', url, message: `${url}: network error (ECONNREFUSED)` });
-    expect(error.message).not.toContain('secret-value');
+    expect(JSON.stringify({ ...error, message: error.message })).not.toContain('secret-value');
   });
 
   it('a request that times out (an AbortSignal.timeout of the caller) is a FetchError timeout', async () => {
