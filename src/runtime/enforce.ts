@@ -8,7 +8,7 @@
  * names (and their 0.3 spellings).
  */
 import { applyCredentials, type CredentialPlacement } from '../credentials.js';
-import { PlanViolationError } from '../errors.js';
+import { FetchError, isA2aLockError, PlanViolationError } from '../errors.js';
 import { sameMediaType } from '../negotiate/media.js';
 import type { FallbackInterface, Plan } from '../negotiate/types.js';
 
@@ -84,7 +84,7 @@ export function enforcingFetch(ctx: EnforcementContext): typeof fetch {
         throw violation('the request URL is not an absolute URL');
       }
       rel = relative(url);
-      if (rel === undefined) throw violation(`${redact(url)} is not the locked interface ${ctx.iface.protocolBinding} ${ctx.iface.url}`);
+      if (rel === undefined) throw violation(`${redact(url)} is not the locked interface ${ctx.iface.protocolBinding} ${redact(base)}${urlDifference(url, base)}`);
     }
     const method = (init?.method ?? request?.method ?? 'GET').toUpperCase();
     const headers = headerRecord(init?.headers ?? request?.headers);
@@ -105,8 +105,9 @@ export function enforcingFetch(ctx: EnforcementContext): typeof fetch {
       }
     }
 
-    if (body !== undefined && method === 'POST') body = checkBody(ctx, rel, body, violation);
-    else if (ctx.iface.protocolBinding === 'HTTP+JSON') checkKind(ctx, restKind(rel, method), violation);
+    const kind = ctx.iface.protocolBinding === 'HTTP+JSON' ? restKind(rel, violation) : undefined;
+    if (body !== undefined) body = checkBody(ctx, kind, body, violation);
+    else if (kind) checkKind(ctx, kind, violation);
 
     const planned: Record<string, string> = { 'a2a-version': version };
     if (ctx.plan.extensions.length > 0) planned[extensionsHeader] = ctx.plan.extensions.join(', ');
@@ -119,7 +120,12 @@ export function enforcingFetch(ctx: EnforcementContext): typeof fetch {
     let target = href;
     for (let hops = 0; ; hops++) {
       const applied = placements.length > 0 ? applyCredentials(target, planned, placements) : { url: target, headers: planned };
-      const response = await ctx.send(applied.url, { ...init, method, headers: applied.headers, body, redirect: 'manual', signal });
+      let response: Response;
+      try {
+        response = await ctx.send(applied.url, { ...init, method, headers: applied.headers, body, redirect: 'manual', signal });
+      } catch (error) {
+        throw sendError(error, redact(new URL(target)));
+      }
       if (response.status < 300 || response.status >= 400 || !response.headers.has('location')) return response;
       const next = new URL(response.headers.get('location')!, target);
       await response.body?.cancel();
@@ -154,13 +160,24 @@ async function bodyText(body: unknown, violation: (m: string) => Error): Promise
   throw violation('the request body must be JSON text');
 }
 
-/** HTTP+JSON calls are named by their path; JSON-RPC calls by `method` in the body. */
-function restKind(rel: string, method: string): CallKind {
-  if (method !== 'POST') return 'other';
-  if (/\/message:send$/.test(rel)) return 'send';
-  if (/\/message:stream$/.test(rel)) return 'stream';
-  if (/\/tasks\/[^/]+:subscribe$/.test(rel)) return 'subscribe';
-  if (/\/tasks\/[^/]+\/pushNotificationConfigs$/.test(rel)) return 'push-set';
+/**
+ * An HTTP+JSON call named by its path below the interface URL, for any method, as the SDK's
+ * Express routes match it: case-insensitive, percent-decoded, repeated and trailing slashes
+ * ignored, under an optional tenant or the 0.3 `/v1` prefix. A path that names a send, stream,
+ * subscribe or push route in a form not recognised here is a violation (fail closed).
+ */
+function restKind(rel: string, violation: (m: string) => Error): CallKind {
+  let path: string;
+  try {
+    path = decodeURIComponent(rel).toLowerCase().replace(/\/{2,}/g, '/').replace(/\/+$/, '');
+  } catch {
+    throw violation('the request path is not valid percent-encoding');
+  }
+  if (/\/message:send$/.test(path)) return 'send';
+  if (/\/message:stream$/.test(path)) return 'stream';
+  if (/\/tasks\/[^/]+:subscribe$/.test(path)) return 'subscribe';
+  if (/\/tasks\/[^/]+\/pushnotificationconfigs(\/[^/]+)?$/.test(path)) return 'push-set';
+  if (/(^|\/)message([:/]|$)|:(send|stream|subscribe|resubscribe)\b|pushnotification/.test(path)) throw violation(`the path ${JSON.stringify(rel.slice(0, 80))} is not an A2A route this plan can check`);
   return 'other';
 }
 
@@ -172,10 +189,11 @@ function checkKind(ctx: EnforcementContext, kind: CallKind, violation: (m: strin
 }
 
 /**
- * Check a POST body against the plan and complete it; returns the body to send (re-serialised
- * only when `acceptedOutputModes` was filled in).
+ * Check a request body against the plan and complete it; returns the body to send (re-serialised
+ * only when `acceptedOutputModes` was filled in). `restCall`: the HTTP+JSON call its path names;
+ * undefined for JSON-RPC (named by `method` in the body).
  */
-function checkBody(ctx: EnforcementContext, rel: string, body: string, violation: (m: string) => Error): string {
+function checkBody(ctx: EnforcementContext, restCall: CallKind | undefined, body: string, violation: (m: string) => Error): string {
   let json: unknown;
   try {
     json = JSON.parse(body);
@@ -184,8 +202,8 @@ function checkBody(ctx: EnforcementContext, rel: string, body: string, violation
   }
   let kind: CallKind;
   let params: Record<string, unknown> | undefined;
-  if (ctx.iface.protocolBinding === 'HTTP+JSON') {
-    kind = restKind(rel, 'POST');
+  if (restCall) {
+    kind = restCall;
     params = isObject(json) ? json : undefined;
   } else {
     const m = isObject(json) ? json.method : undefined;
@@ -195,41 +213,56 @@ function checkBody(ctx: EnforcementContext, rel: string, body: string, violation
   checkKind(ctx, kind, violation);
   if ((kind !== 'send' && kind !== 'stream') || !params) return body;
 
-  const message = isObject(params.message) ? params.message : undefined;
-  const parts = message && Array.isArray(message.parts) ? message.parts : [];
+  // Both JSON spellings are read (the SDK parses `media_type` as well as `mediaType`), and the 0.3
+  // HTTP+JSON names (`request`, `content`, `pushNotification`).
+  const message = [params.message, params.request].find(isObject);
+  const extensions = message && Array.isArray(message.extensions) ? message.extensions : [];
+  for (const uri of extensions) {
+    if (typeof uri !== 'string' || !ctx.plan.extensions.includes(uri)) throw violation(`message extension ${JSON.stringify(uri)} is not locked (locked: ${list(ctx.plan.extensions)})`);
+  }
+  const parts = [message?.parts, message?.content].find(Array.isArray) ?? [];
   for (const part of parts) {
-    const type = partMediaType(part);
-    if (!ctx.inputModes.some((m) => sameMediaType(m, type))) throw violation(`a message part of type ${type} is not in the locked input modes (${list(ctx.inputModes)})`);
+    for (const type of partMediaTypes(part, violation)) {
+      if (!ctx.inputModes.some((m) => sameMediaType(m, type))) throw violation(`a message part of type ${type} is not in the locked input modes (${list(ctx.inputModes)})`);
+    }
   }
   const configuration = isObject(params.configuration) ? params.configuration : {};
-  if ((configuration.taskPushNotificationConfig || configuration.pushNotificationConfig) && ctx.plan.delivery !== 'push') {
+  if (PUSH_FIELDS.some((k) => configuration[k]) && ctx.plan.delivery !== 'push') {
     throw violation(`a push notification config, but the locked delivery is ${ctx.plan.delivery}`);
   }
-  const modes = configuration.acceptedOutputModes;
-  if (Array.isArray(modes) && modes.length > 0) {
-    for (const mode of modes) {
-      if (typeof mode !== 'string' || !ctx.plan.acceptedOutputModes.some((m) => sameMediaType(m, mode))) {
-        throw violation(`accepted output mode ${JSON.stringify(mode)} is not locked (locked: ${list(ctx.plan.acceptedOutputModes)})`);
-      }
+  const { acceptedOutputModes: camel, accepted_output_modes: snake } = configuration;
+  for (const mode of [camel, snake].filter(Array.isArray).flat()) {
+    if (typeof mode !== 'string' || !ctx.plan.acceptedOutputModes.some((m) => sameMediaType(m, mode))) {
+      throw violation(`accepted output mode ${JSON.stringify(mode)} is not locked (locked: ${list(ctx.plan.acceptedOutputModes)})`);
     }
-    return body;
   }
+  // The SDK reads the camelCase list when it is an array (even empty), else the snake_case one.
+  if (Array.isArray(camel) ? camel.length > 0 : Array.isArray(snake) && snake.length > 0) return body;
   params.configuration = { ...configuration, acceptedOutputModes: [...ctx.plan.acceptedOutputModes] };
   return JSON.stringify(json);
 }
 
+/** The push config fields of a send configuration: 1.0, 0.3 JSON-RPC and 0.3 HTTP+JSON, both spellings. */
+const PUSH_FIELDS = ['taskPushNotificationConfig', 'task_push_notification_config', 'pushNotificationConfig', 'push_notification_config', 'pushNotification', 'push_notification'];
+
+/** The content fields a part is read by (1.0 `text`/`raw`/`url`/`data`, 0.3 `file`). */
+const PART_CONTENT = ['text', 'raw', 'url', 'data', 'file'];
+
 /**
- * A part's media type: its `mediaType` (1.0) or `file.mimeType` (0.3) when set, else text/plain for
- * text, application/json for data, application/octet-stream for bytes or a URL.
+ * A part's media types: each declared one (`mediaType`/`media_type`, 0.3 `file.mimeType`/`mime_type`),
+ * else text/plain for text, application/json for data, application/octet-stream for bytes or a URL.
+ * A part with none of the content fields is a violation.
  */
-function partMediaType(part: unknown): string {
-  if (!isObject(part)) return 'application/octet-stream';
-  const file = isObject(part.file) ? part.file : undefined;
-  const declared = typeof part.mediaType === 'string' && part.mediaType ? part.mediaType : typeof file?.mimeType === 'string' && file.mimeType ? file.mimeType : undefined;
-  if (declared) return declared;
-  if (part.kind === 'text' || typeof part.text === 'string') return 'text/plain';
-  if (part.kind === 'data' || part.data !== undefined) return 'application/json';
-  return 'application/octet-stream';
+function partMediaTypes(part: unknown, violation: (m: string) => Error): string[] {
+  if (!isObject(part) || !PART_CONTENT.some((k) => part[k] !== undefined && part[k] !== null)) {
+    throw violation(`a message part has no recognisable content (${PART_CONTENT.join(', ')}); with the @a2a-js/sdk 1.3 client a part is {content: {$case: 'text', value}}`);
+  }
+  const file = isObject(part.file) ? part.file : {};
+  const declared = [part.mediaType, part.media_type, file.mimeType, file.mime_type].filter((t): t is string => typeof t === 'string' && t !== '');
+  if (declared.length > 0) return declared;
+  if (part.text !== undefined) return ['text/plain'];
+  if (part.data !== undefined) return ['application/json'];
+  return ['application/octet-stream'];
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -244,3 +277,32 @@ function list(values: readonly string[]): string {
 function redact(url: URL): string {
   return `${url.origin}${url.pathname}`;
 }
+
+/** Why a URL whose origin and path match the locked one is still not it (never echoing userinfo), else ''. */
+function urlDifference(url: URL, base: URL): string {
+  if (url.origin !== base.origin || url.pathname !== base.pathname) return '';
+  const reasons: string[] = [];
+  if (url.username || url.password) reasons.push('has userinfo (credentials in the URL)');
+  if (url.search !== base.search) reasons.push(url.search ? 'has a query string' : 'lacks the locked query string');
+  if (url.hash !== base.hash) reasons.push(url.hash ? 'has a fragment' : 'lacks the locked fragment');
+  return reasons.length ? `: it ${reasons.join(' and ')}` : '';
+}
+
+const UNDICI_TIMEOUTS = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+
+/**
+ * A failure of the underlying fetch as a FetchError naming `shown` (origin and path only):
+ * `timeout` for a timeout signal or an undici/socket timeout, else `unreachable` with the most
+ * specific error code (ECONNREFUSED, ...). The caller's own abort and a2a-lock errors pass through.
+ */
+function sendError(error: unknown, shown: string): unknown {
+  if (isA2aLockError(error) || (error instanceof Error && error.name === 'AbortError')) return error;
+  let code: string | undefined;
+  for (let e: unknown = error, depth = 0; depth < 5 && e instanceof Error; e = e.cause, depth++) {
+    const c = (e as { code?: unknown }).code;
+    if (typeof c === 'string' && c !== '') code = c;
+  }
+  if ((error instanceof Error && error.name === 'TimeoutError') || (code && UNDICI_TIMEOUTS.has(code))) return new FetchError('timeout', shown, `no answer in time${code ? ` (${code})` : ''}`, { cause: error });
+  return new FetchError('unreachable', shown, `network error (${code ?? (error instanceof Error ? error.name : typeof error)})`, { cause: error });
+}
+

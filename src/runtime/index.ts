@@ -218,7 +218,10 @@ export class Lock extends EventEmitter {
         if (!definition) throw new InvalidInputError('lockfile-invalid', this.#source, `agent "${name}" locks scheme "${scheme}", which its card does not define`);
         const provider = Object.hasOwn(providers, scheme) ? providers[scheme] : undefined;
         const variable = Object.hasOwn(sources, scheme) ? sources[scheme]!.env : undefined;
-        const secret = provider ? await provider() : variable !== undefined ? env[variable] : undefined;
+        const secret: unknown = provider ? await provider() : variable !== undefined ? env[variable] : undefined;
+        if (secret !== undefined && typeof secret !== 'string') {
+          throw new UsageError(`${name} (${skill}): the credentials provider for scheme "${scheme}" returned ${secret === null ? 'null' : Array.isArray(secret) ? 'an array' : `a ${typeof secret}`}, not a string`);
+        }
         if (secret === undefined || secret === '') {
           const where = variable !== undefined ? `${variable} is not set` : 'no credentials option or manifest source names it';
           throw new A2aLockError('credential-unset', `${name} (${skill}): no credential for scheme "${scheme}" (${where})`, { data: { agent: name, scheme, ...(variable ? { variable } : {}) } });
@@ -270,7 +273,7 @@ export async function loadLock(options: LoadLockOptions = {}): Promise<Lock> {
   for (const [name, entry] of Object.entries(read.lock.agents)) {
     const settings: AgentSettings | undefined = read.lock.settings[name];
     if (!settings) throw new InvalidInputError('lockfile-invalid', source, `agent "${name}" has no settings`, { path: `$.settings["${name}"]` });
-    const report = checkOffline(entry, settings, `${source} agents.${name}`);
+    const report = checkOffline(entry, settings, `agents.${name}`);
     if (report?.status === 'error') throw new InvalidInputError('lockfile-invalid', source, report.error!.message, { hint: `run a2a update ${name}` });
     if (report) throw new OutOfDateError(`${source}: agent "${name}": ${(report.reasons ?? []).join('; ')}`);
   }

@@ -73,6 +73,29 @@ describe('redirects', () => {
   });
 });
 
+describe('network failures', () => {
+  it('a refused port is a FetchError unreachable naming the URL without its query (where a credential may sit)', async () => {
+    const closed = http.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/rpc`;
+    await new Promise((r) => closed.close(r));
+    const plan: Plan = { url, protocolBinding: 'JSONRPC', protocolVersion: '1.0', security: { key: [] }, acceptedOutputModes: ['text/plain'], delivery: 'poll', extensions: [] };
+    const placements = async () => [placeCredential({ type: 'apiKey', location: 'query', name: 'key' }, 'secret-value', 'key')];
+    const f = enforcingFetch({ agent: 'x', skill: 's', plan, iface: plan, inputModes: ['text/plain'], placements, security: true, send: fetch });
+    const error = (await f(url, { method: 'POST', body: '{}' }).catch((e: unknown) => e)) as Error;
+    expect(error).toMatchObject({ name: 'FetchError', code: 'unreachable', url, message: `${url}: network error (ECONNREFUSED)` });
+    expect(JSON.stringify({ ...error, message: error.message })).not.toContain('secret-value');
+  });
+
+  it('a request that times out (an AbortSignal.timeout of the caller) is a FetchError timeout', async () => {
+    const silent = http.createServer(() => {});
+    servers.push(silent);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/rpc`;
+    await expect(fetchFor(url)(url, { method: 'POST', body: '{}', signal: AbortSignal.timeout(20) })).rejects.toMatchObject({ name: 'FetchError', code: 'timeout', url });
+  });
+});
+
 describe('classifyAgentError', () => {
   it('JSON-RPC codes', () => {
     expect([-32009, -32005, -32008, -32004, -32003, -32001].map((code) => classifyAgentError({ binding: 'JSONRPC', code }))).toEqual([

@@ -209,6 +209,21 @@ describe('agent.fetch: each violation refused with nothing sent', () => {
     ['SendStreamingMessage when delivery is poll', 'polling', (u: string) => [u, { method: 'POST', body: rpc('SendStreamingMessage', { message: message([{ text: 'x' }]) }) }], /streaming call, but the locked delivery is poll/],
     ['REST message:stream when delivery is poll (the 0.3 path too)', 'restpoll', (u: string) => [`${u}/v1/message:stream`, { method: 'POST', body: '{}' }], /streaming call, but the locked delivery is poll/],
     ['a body that is not JSON', 'research', (u: string) => [u, { method: 'POST', body: 'not json' }], /not JSON/],
+    ['REST message:stream with a trailing slash when delivery is poll', 'restpoll', (u: string) => [`${u}/message:stream/`, { method: 'POST', body: '{}' }], /streaming call/],
+    ['REST MESSAGE:STREAM (upper case) when delivery is poll', 'restpoll', (u: string) => [`${u}/MESSAGE:STREAM`, { method: 'POST', body: '{}' }], /streaming call/],
+    ['REST message:stream behind repeated slashes and percent-encoding', 'restpoll', (u: string) => [`${u}//message%3Astream`, { method: 'POST', body: '{}' }], /streaming call/],
+    ['REST GET tasks/<id>:subscribe when delivery is poll', 'restpoll', (u: string) => [`${u}/tasks/abc:subscribe`, { method: 'GET' }], /streaming call/],
+    ['REST message:send/ with an accepted output mode outside the lock', 'restpoll', (u: string) => [`${u}/message:send/`, { method: 'POST', body: JSON.stringify({ message: message([{ text: 'x' }]), configuration: { acceptedOutputModes: ['text/html'] } }) }], /"text\/html" is not locked/],
+    ['REST tasks/<id>/PushNotificationConfigs when delivery is not push', 'restpoll', (u: string) => [`${u}/tasks/abc/PushNotificationConfigs`, { method: 'POST', body: '{}' }], /push notification config/],
+    ['REST tasks/<id>/pushNotificationConfigs/ when delivery is not push', 'restpoll', (u: string) => [`${u}/tasks/abc/pushNotificationConfigs/`, { method: 'POST', body: '{}' }], /push notification config/],
+    ['a REST path that looks like a send route but is not one', 'restpoll', (u: string) => [`${u}/message:send:stream`, { method: 'POST', body: '{}' }], /not an A2A route this plan can check/],
+    ['a part with a snake_case media_type outside the locked input modes', 'research', (u: string) => [u, { method: 'POST', body: rpc('SendMessage', { message: message([{ text: 'x', media_type: 'image/png' }]) }) }], /image\/png is not in the locked input modes/],
+    ['a snake_case task_push_notification_config when delivery is poll', 'polling', (u: string) => [u, { method: 'POST', body: rpc('SendMessage', { message: message([{ text: 'x' }]), configuration: { task_push_notification_config: { url: 'https://hook.example' } } }) }], /push notification config/],
+    ['a snake_case accepted_output_modes outside the lock', 'research', (u: string) => [u, { method: 'POST', body: rpc('SendMessage', { message: message([{ text: 'x' }]), configuration: { accepted_output_modes: ['text/html'] } }) }], /"text\/html" is not locked/],
+    ['a message-level extension that is not locked', 'research', (u: string) => [u, { method: 'POST', body: rpc('SendMessage', { message: { ...message([{ text: 'x' }]), extensions: ['https://evil/x'] } }) }], /message extension "https:\/\/evil\/x" is not locked/],
+    ['a part with no recognisable content', 'research', (u: string) => [u, { method: 'POST', body: rpc('SendMessage', { message: message([{ mediaType: 'text/plain' }]) }) }], /a message part has no recognisable content/],
+    ['the locked URL with a query string', 'research', (u: string) => [`${u}?a=1`, { method: 'POST', body: '{}' }], /jsonrpc: it has a query string$/],
+    ['the locked URL with userinfo (never echoed)', 'research', (u: string) => [u.replace('//', '//user:pw-secret@'), { method: 'POST', body: '{}' }], /^(?!.*pw-secret).*: it has userinfo/],
   ] as const)('%s', async (_what, name, make, pattern) => {
     const lock = await loadLock(options());
     const locked = lock.agent(name, 'market-size');
@@ -230,6 +245,26 @@ describe('agent.fetch: each violation refused with nothing sent', () => {
     await client.sendMessage({ message: text('b') } as never);
     expect(reads).toBe(2);
     expect(sent.map((s) => s.headers.Authorization)).toEqual([`Bearer ${TOKEN}`, `Bearer ${TOKEN}`]);
+  });
+
+  it('a credentials provider that returns a non-string is named as such, its value not echoed', async () => {
+    const lock = await loadLock(options({ credentials: { bearer: (() => 42) as never } }));
+    const error = (await lock.agent('research', 'market-size').fetch(agent.jsonRpcUrl, { method: 'POST', body: '{}' }).catch((e: unknown) => e)) as Error;
+    expect(error).toMatchObject({ code: 'usage', message: expect.stringMatching(/provider for scheme "bearer" returned a number, not a string$/) });
+    expect(error.message).not.toContain('42');
+    expect(sent).toEqual([]);
+  });
+
+  it('createClient(): a part in the wire shape instead of the SDK shape is refused as having no recognisable content', async () => {
+    const lock = await loadLock(options());
+    const client = await lock.agent('research', 'market-size').createClient();
+    const wire = { ...text('x'), parts: [{ text: 'x' }] };
+    await expect(client.sendMessage({ message: wire } as never)).rejects.toMatchObject({ code: 'plan-violation', message: expect.stringMatching(/no recognisable content/) });
+    expect(sent).toEqual([]);
+    // The README's form: SendMessageRequest.fromJSON turns the wire shape into the SDK's.
+    const { SendMessageRequest } = await import('@a2a-js/sdk');
+    const result = await client.sendMessage(SendMessageRequest.fromJSON({ message: { messageId: 'readme', role: 'ROLE_USER', parts: [{ text: 'plain' }] } }));
+    expect(JSON.stringify(result)).toContain('echo: plain');
   });
 
   it('acceptedOutputModes is filled in with the locked list when absent', async () => {
@@ -288,6 +323,9 @@ describe('stream fallback, drift refresh, lockfile checks', () => {
     const bad = join(dir, 'tampered.lock.json');
     await writeFile(bad, JSON.stringify(tampered));
     await expect(loadLock(options({ lockfile: bad, manifest: join(dir, 'a2a.json') }))).rejects.toMatchObject({ code: 'lockfile-invalid', message: expect.stringMatching(/integrity/) });
+    const error = (await loadLock(options({ lockfile: bad, manifest: join(dir, 'a2a.json') })).catch((e: unknown) => e)) as Error;
+    expect(error.message.split(bad).length, error.message).toBe(2);
+    expect(error.message).toContain(`${bad}: agents.research: snapshot does not match`);
     const moved = JSON.parse(text);
     moved.agents.research.plans['market-size'].fallbacks.interfaces.reverse();
     await writeFile(bad, JSON.stringify(moved));
