@@ -28,6 +28,11 @@ describe('GitHub annotations', () => {
 });
 
 describe('suggestions', () => {
+  it('a mistyped command as the first argument gets the closest command, case aside', () => {
+    expect(unknownArgumentsMessage(['VERIFY'], ['VERIFY'], ['json'], ['lock', 'verify', 'why'])).toBe('unknown argument "VERIFY" (did you mean a2a verify?)');
+    expect(unknownArgumentsMessage(['extra'], ['verify', 'extra'], ['json'], ['lock', 'verify'])).toBe('unknown argument "extra"');
+  });
+
   it('edit distance and the closest known name within 3 edits', () => {
     expect(editDistance('strcit', 'strict')).toBe(2);
     expect(editDistance('', 'json')).toBe(4);

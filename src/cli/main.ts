@@ -214,7 +214,8 @@ export async function main(args: string[], io: CliIo = processIo()): Promise<num
       if (unknown) {
         // The options of the command that failed (global ones included), as yargs' usage knows them.
         const known = Object.keys((usage as unknown as { getDescriptions?: () => Record<string, unknown> }).getDescriptions?.() ?? {});
-        throw new UsageError(unknownArgumentsMessage(unknown[1]!.split(', '), args, known), { hint: 'see a2a <command> --help' });
+        const commands = (usage as unknown as { getCommands?: () => Array<[string, ...unknown[]]> }).getCommands?.().map((c) => c[0].split(' ')[0]!) ?? [];
+        throw new UsageError(unknownArgumentsMessage(unknown[1]!.split(', '), args, known, commands), { hint: 'see a2a <command> --help' });
       }
       throw new UsageError(message);
     });

@@ -33,8 +33,9 @@ export function closest(word: string, known: Iterable<string>): string | undefin
  * camelCase for a kebab-case flag are dropped; arguments that are not flags are named as given.
  * @param args the command line, to tell flags (`--x`, `-x`) from stray positionals
  * @param known the option names of the command that failed
+ * @param commands the command names, to suggest one for a mistyped first argument (`a2a VERIFY`)
  */
-export function unknownArgumentsMessage(names: string[], args: readonly string[], known: readonly string[]): string {
+export function unknownArgumentsMessage(names: string[], args: readonly string[], known: readonly string[], commands: readonly string[] = []): string {
   const isFlag = (n: string) => args.some((a) => a === `--${n}` || a.startsWith(`--${n}=`) || a === `-${n}` || a === `--no-${n}`);
   const flags = names.filter(isFlag);
   const strays = names.filter((n) => !isFlag(n) && !flags.some((f) => f.includes('-') && f.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase()) === n));
@@ -44,7 +45,11 @@ export function unknownArgumentsMessage(names: string[], args: readonly string[]
       const match = closest(f, known.filter((k) => k.length > 1));
       return `${dashes}${f}${match ? ` (did you mean --${match}?)` : ''}`;
     }),
-    ...strays.map((s) => `"${s}"`),
+    ...strays.map((s) => {
+      // A mistyped command (`a2a VERIFY`, `a2a verfy`) is the first argument.
+      const match = s === args[0] ? closest(s.toLowerCase(), commands) : undefined;
+      return `"${s}"${match ? ` (did you mean a2a ${match}?)` : ''}`;
+    }),
   ];
   return `unknown ${flags.length ? 'option' : 'argument'}${parts.length > 1 ? 's' : ''} ${parts.join(', ')}`;
 }
