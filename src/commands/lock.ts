@@ -81,8 +81,7 @@ async function run(
     }
     if (old && now && action === 'updated') {
       const changes = entryChanges(old, now);
-      const { signatureChanges, ...rest } = changes;
-      Object.assign(entry, rest, signatureChanges.length ? { signatureChanges } : {});
+      Object.assign(entry, changes);
       lines.push(...renderEntryChanges(changes));
     }
     json[name] = entry;
