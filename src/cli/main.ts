@@ -76,7 +76,7 @@ function positiveInt(name: string, max = Number.MAX_SAFE_INTEGER, min = 1) {
  * Run the CLI with `args` (without `node` and the script). Prints to stdout/stderr and returns the
  * exit code: 0 ok · 1 drift/refusal/out of date · 2 usage or invalid input · 3 unreachable ·
  * 4 auth refused · 5 timeout · 70 internal error. Connections stay pooled: the process shell
- * (bin/a2a.js) closes them with `closeFetcher()` when this returns.
+ * (dist/bin.js) closes them with `closeFetcher()` when this returns.
  */
 export async function main(args: string[], io: CliIo = processIo()): Promise<number> {
   let result: CommandResult | undefined;

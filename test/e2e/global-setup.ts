@@ -1,5 +1,5 @@
 /**
- * vitest globalSetup of the e2e project. The e2e tests run the BUILT CLI (bin/a2a.js →
+ * vitest globalSetup of the e2e project. The e2e tests run the BUILT CLI (dist/bin.js →
  * dist/cli/main.js); `npm test` builds first (`npm run build && vitest run`). Here we only check
  * that dist exists and is not older than src, and fail the run with a clear message otherwise
  * (testing a stale build would test old code).

@@ -17,7 +17,7 @@ const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const quiet = ['--no-audit', '--no-fund', '--loglevel=error'];
 
 describe('the packed package', () => {
-  it('ships dist, schemas, README, LICENSE and the bin; installs into a project; npx a2a --version and the typed root import work', { timeout: 180_000 }, async ({ onTestFinished }) => {
+  it('ships dist (with the executable), schemas, README and LICENSE only; installs into a project; npx a2a --version and the typed root import work', { timeout: 180_000 }, async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
     const { version } = (await import('../../package.json', { with: { type: 'json' } })).default;
 
@@ -26,9 +26,9 @@ describe('the packed package', () => {
     const packed = await exec(npm, ['pack', '--json', '--ignore-scripts', '--pack-destination', out, ...quiet], { cwd: ROOT });
     const [report] = JSON.parse(packed.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
     const files = report!.files.map((f) => f.path);
-    const outside = files.filter((f) => !/^(dist\/.+\.(js|d\.ts)|schemas\/[^/]+\.schema\.json|bin\/a2a\.js|README\.md|LICENSE|package\.json)$/.test(f));
+    const outside = files.filter((f) => !/^(dist\/.+\.(js|d\.ts)|schemas\/[^/]+\.schema\.json|README\.md|LICENSE|package\.json)$/.test(f));
     expect(outside).toEqual([]);
-    for (const f of ['bin/a2a.js', 'dist/index.js', 'dist/index.d.ts', 'dist/cli/main.js', 'schemas/a2a.schema.json', 'schemas/a2a-lock.schema.json', 'README.md', 'LICENSE']) {
+    for (const f of ['dist/bin.js', 'dist/index.js', 'dist/index.d.ts', 'dist/cli/main.js', 'schemas/a2a.schema.json', 'schemas/a2a-lock.schema.json', 'README.md', 'LICENSE']) {
       expect(files).toContain(f);
     }
 

@@ -177,7 +177,7 @@ describe.concurrent('bins', () => {
   it('a2a and a2a-lock are the same entry; --version prints the package version', async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
     const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8'));
-    expect(pkg.bin).toEqual({ a2a: 'bin/a2a.js', 'a2a-lock': 'bin/a2a.js' });
+    expect(pkg.bin).toEqual({ a2a: 'dist/bin.js', 'a2a-lock': 'dist/bin.js' });
     expect((await readFile(BIN, 'utf8')).startsWith('#!/usr/bin/env node\n')).toBe(true);
 
     // Run the entry through a link named like each bin, as npm installs it.

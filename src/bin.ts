@@ -1,0 +1,17 @@
+#!/usr/bin/env node
+/**
+ * The executable of both `a2a` and `a2a-lock`: runs {@link main} on the process and exits with its
+ * code. `--version` alone is answered without loading the CLI (start-up is most of a short run).
+ */
+import { readFileSync } from 'node:fs';
+
+const args = process.argv.slice(2);
+if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
+  process.stdout.write(`${(JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version}\n`);
+} else {
+  const { main } = await import('./cli/main.js');
+  process.exitCode = await main(args);
+  // Close pooled keep-alive connections (if any card was fetched) so the process exits at once.
+  const { closeFetcher } = await import('./card/load.js');
+  await closeFetcher();
+}
