@@ -19,15 +19,7 @@ export function workedExample() {
 }
 
 /** The worked example's orchestrator profile (no credentials held: the card requires none). */
-export const PROFILE = {
-  bindings: ['GRPC', 'JSONRPC'],
-  versions: ['1.0', '0.3'],
-  accepts: ['application/json', 'text/plain'],
-  sends: ['text/plain'],
-  streaming: true,
-  pushEndpoint: null,
-  extensions: ['https://example.com/ext/citations/v1'],
-};
+export const PROFILE = JSON.parse(readFileSync(join(root, 'test', 'fixtures', 'orchestrator-profile.json'), 'utf8'));
 
 function cardOf(origin, i) {
   const card = workedExample();

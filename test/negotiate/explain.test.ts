@@ -17,15 +17,8 @@ function workedExample(patch: (c: Record<string, any>) => void = () => {}) {
   return normalizeCard(raw, { source: 'worked-example.json' }).card;
 }
 
-const PROFILE: ClientProfile = {
-  bindings: ['GRPC', 'JSONRPC'],
-  versions: ['1.0', '0.3'],
-  accepts: ['application/json', 'text/plain'],
-  sends: ['text/plain'],
-  streaming: true,
-  pushEndpoint: null,
-  extensions: [CITATIONS],
-};
+/** The worked example's orchestrator profile. */
+const PROFILE = JSON.parse(readFileSync(new URL('../fixtures/orchestrator-profile.json', import.meta.url), 'utf8')) as ClientProfile;
 
 const step = (steps: ExplainedStep[], name: ExplainedStep['step']) => steps.find((s) => s.step === name)!;
 const brief = (s: ExplainedStep) => s.candidates.map((c) => [c.value, c.ok, c.chosen ?? false, c.note]);

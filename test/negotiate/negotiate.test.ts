@@ -29,16 +29,8 @@ function card(raw: Json): NormalizedCard {
 
 /** The worked example's orchestrator profile. */
 function orchestrator(overrides: Partial<ClientProfile> = {}): ClientProfile {
-  return {
-    bindings: ['GRPC', 'JSONRPC'],
-    versions: ['1.0', '0.3'],
-    accepts: ['application/json', 'text/plain'],
-    sends: ['text/plain'],
-    streaming: true,
-    pushEndpoint: null,
-    extensions: [CITATIONS],
-    ...overrides,
-  };
+  const profile = JSON.parse(readFileSync(new URL('../fixtures/orchestrator-profile.json', import.meta.url), 'utf8')) as ClientProfile;
+  return { ...profile, ...overrides };
 }
 
 /** A minimal valid 1.0 card; `patch` edits the raw JSON before normalising. */
