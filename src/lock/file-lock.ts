@@ -54,8 +54,15 @@ export async function withFileLock<T>(target: string, fn: () => Promise<T>, opti
       break;
     }
     if (outcome === 'unavailable') break;
-    const text = await readFile(path, 'utf8').catch(() => undefined);
-    if (text === undefined) continue; // released between our attempt and the read
+    let text: string | undefined;
+    try {
+      text = await readFile(path, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue; // released between our attempt and the read
+      throw new A2aLockError('write-failed', `${target}: ${path} exists but is not a lock file that can be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`, {
+        hint: `remove ${path} if no a2a run is using it`,
+      });
+    }
     const holder = parseHolder(text);
     const unwrittenAndOld = !holder && (await stat(path).then((st) => Date.now() - st.mtimeMs >= UNWRITTEN_STALE_MS, () => false));
     if (holder ? isDead(holder) : unwrittenAndOld) {

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -66,6 +66,12 @@ describe('withFileLock', () => {
     await utimes(`${target}.lock`, old, old);
     expect(await withFileLock(target, async () => 'taken', { waitMs: 200, pollMs: 20 })).toBe('taken');
     expect(existsSync(`${target}.lock`)).toBe(false);
+  });
+
+  it('a directory where the lock file belongs: write-failed naming it, at once (was a busy loop)', async () => {
+    const target = join(dir, 'dir-lock.json');
+    await mkdir(`${target}.lock`);
+    await expect(withFileLock(target, async () => 'never', { waitMs: 60_000 })).rejects.toMatchObject({ code: 'write-failed', message: expect.stringContaining(`${target}.lock exists but is not a lock file that can be read (EISDIR)`) });
   });
 
   it('a directory where no lock can be made (missing) runs unlocked: the write reports its own error', async () => {
