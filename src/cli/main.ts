@@ -67,7 +67,7 @@ function positiveInt(name: string, max = Number.MAX_SAFE_INTEGER, min = 1) {
     if (value === undefined) return undefined;
     if (Array.isArray(value)) throw new UsageError(`--${name} given more than once`);
     const n = Number(value);
-    if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`--${name} must be a whole number from ${min} to ${max} (got ${Number.isNaN(value) ? 'something that is not a number' : JSON.stringify(value)})`);
+    if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`--${name} must be a whole number from ${min} to ${max} (got ${Number.isFinite(value) ? JSON.stringify(value) : Number.isNaN(value) ? 'something that is not a number' : String(value)})`);
     return n;
   };
 }
@@ -99,13 +99,13 @@ export async function main(args: string[], io: CliIo = processIo()): Promise<num
   const parser = yargs(args)
     .scriptName('a2a')
     .usage('$0 <command> [options]\n\nLock the A2A agents this client depends on: negotiate, lock, verify.')
-    .option('manifest', { type: 'string', default: 'a2a.json', describe: 'Manifest file', global: true })
-    .option('lockfile', { type: 'string', describe: 'Lockfile (default: a2a.lock.json beside the manifest)', global: true })
+    .option('manifest', { type: 'string', requiresArg: true, default: 'a2a.json', describe: 'Manifest file', global: true })
+    .option('lockfile', { type: 'string', requiresArg: true, describe: 'Lockfile (default: a2a.lock.json beside the manifest)', global: true })
     .option('json', { type: 'boolean', default: false, describe: 'Print one JSON document on stdout', global: true })
     .option('verbose', { type: 'boolean', default: false, describe: 'Print stack traces of errors', global: true })
-    .option('timeout', { type: 'number', describe: 'Per-card timeout in ms (default 10000)', global: true, coerce: positiveInt('timeout', 2_147_483_647) })
-    .option('concurrency', { type: 'number', describe: 'Agents checked at once, and connections per host (default 64)', global: true, coerce: positiveInt('concurrency') })
-    .option('retries', { type: 'number', describe: 'Retries of a card answered 429/500/502/503/504, with backoff (default 2)', global: true, coerce: positiveInt('retries', 10, 0) })
+    .option('timeout', { type: 'number', requiresArg: true, describe: 'Per-card timeout in ms (default 10000)', global: true, coerce: positiveInt('timeout', 2_147_483_647) })
+    .option('concurrency', { type: 'number', requiresArg: true, describe: 'Agents checked at once, and connections per host (default 64)', global: true, coerce: positiveInt('concurrency') })
+    .option('retries', { type: 'number', requiresArg: true, describe: 'Retries of a card answered 429/500/502/503/504, with backoff (default 2)', global: true, coerce: positiveInt('retries', 10, 0) })
     .option('allow-http', { type: 'boolean', default: false, describe: 'Allow plain http to non-loopback hosts', global: true })
     .command(
       'plan <card>',
@@ -113,9 +113,9 @@ export async function main(args: string[], io: CliIo = processIo()): Promise<num
       (y) =>
         y
           .positional('card', { type: 'string', describe: 'Card URL or file', demandOption: true })
-          .option('skill', { type: 'string', demandOption: true, describe: 'Skill id' })
-          .option('profile', { type: 'string', describe: 'JSON file holding a client profile' })
-          .option('credential', { type: 'string', array: true, default: [], describe: 'A scheme name the client holds (repeatable)' })
+          .option('skill', { type: 'string', requiresArg: true, demandOption: true, describe: 'Skill id' })
+          .option('profile', { type: 'string', requiresArg: true, describe: 'JSON file holding a client profile' })
+          .option('credential', { type: 'string', requiresArg: true, array: true, default: [], describe: 'A scheme name the client holds (repeatable)' })
           .example('$0 plan https://agent.example.com --skill market-size --credential bearer', ''),
       run(async (o, argv) => (await import('../commands/plan.js')).runPlan(o, {
         card: String(argv.card),
@@ -139,9 +139,9 @@ export async function main(args: string[], io: CliIo = processIo()): Promise<num
         y
           .positional('name', { type: 'string', demandOption: true })
           .positional('card', { type: 'string', demandOption: true })
-          .option('skill', { type: 'string', array: true, demandOption: true, describe: 'Skill id (repeatable)' })
-          .option('credential', { type: 'string', array: true, default: [], describe: '<scheme>=<ENV_VAR> (repeatable)' })
-          .option('range', { type: 'string', describe: 'Semver range over the card version' })
+          .option('skill', { type: 'string', requiresArg: true, array: true, demandOption: true, describe: 'Skill id (repeatable)' })
+          .option('credential', { type: 'string', requiresArg: true, array: true, default: [], describe: '<scheme>=<ENV_VAR> (repeatable)' })
+          .option('range', { type: 'string', requiresArg: true, describe: 'Semver range over the card version' })
           .example('$0 add research https://research.example.com --skill market-size --credential bearer=RESEARCH_TOKEN', ''),
       run(async (o, argv) => (await import('../commands/lock.js')).runAdd(o, {
         name: String(argv.name),
@@ -208,6 +208,8 @@ export async function main(args: string[], io: CliIo = processIo()): Promise<num
     .wrap(wantsHelp ? Math.min(100, process.stdout.columns || 100) : null)
     .fail((message, error, usage) => {
       // yargs re-wraps errors thrown by `coerce` (our UsageError) as a plain YError: still usage (exit 2).
+      const missing = /^Not enough arguments following: (.*)$/.exec(error?.message ?? message);
+      if (missing) throw new UsageError(`--${missing[1]} needs a value`);
       if (error) throw error.name === 'YError' ? new UsageError(error.message) : error;
       if (/^Did you mean/.test(message)) throw new UsageError(`unknown command "${String(args[0])}"; ${message.replace(/^D/, 'd')}`);
       const unknown = /^Unknown arguments?: (.*)$/.exec(message);

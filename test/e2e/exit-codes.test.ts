@@ -208,6 +208,10 @@ describe.concurrent('usage errors → exit 2, lockfile untouched', () => {
     ['verify', 'nobody'],
     ['update', 'nobody'],
     ['lock', '--no-such-flag'],
+    // An option without its value is an error, not the default (CI: `--manifest $UNSET`).
+    ['verify', '--manifest'],
+    ['verify', '--timeout'],
+    ['verify', '--offline', '--concurrency'],
   ].map((args) => ({ args, label: JSON.stringify(args) })))('a2a $label', async ({ args }, { onTestFinished }) => {
     const res = resources(onTestFinished);
     const dir = await project(res);
@@ -216,6 +220,11 @@ describe.concurrent('usage errors → exit 2, lockfile untouched', () => {
     expect(r.stderr).toMatch(/usage/);
     expect(allOutput(r)).not.toMatch(/\n\s+at .+:\d+:\d+/);
     expect(await readLockBytes(dir)).toEqual(baseline);
+  });
+
+  it('an option without its value is named: --manifest needs a value', async ({ onTestFinished }) => {
+    const r = await runCli(['verify', '--manifest'], { cwd: await project(resources(onTestFinished)) });
+    expect(r.stderr).toMatch(/^error usage: --manifest needs a value$/m);
   });
 
   it('--json errors are one JSON document with code and message', async ({ onTestFinished }) => {
