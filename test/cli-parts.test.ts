@@ -29,8 +29,9 @@ describe('GitHub annotations', () => {
 
 describe('suggestions', () => {
   it('a mistyped command as the first argument gets the closest command, case aside', () => {
-    expect(unknownArgumentsMessage(['VERIFY'], ['VERIFY'], ['json'], ['lock', 'verify', 'why'])).toBe('unknown argument "VERIFY" (did you mean a2a verify?)');
+    expect(unknownArgumentsMessage(['VERIFY'], ['VERIFY'], ['json'], ['lock', 'verify', 'why'])).toBe('unknown command "VERIFY"; did you mean verify?');
     expect(unknownArgumentsMessage(['extra'], ['verify', 'extra'], ['json'], ['lock', 'verify'])).toBe('unknown argument "extra"');
+    expect(unknownArgumentsMessage(['STRICT'], ['verify', '--STRICT'], ['strict', 'json'])).toBe('unknown option --STRICT (did you mean --strict?)');
   });
 
   it('edit distance and the closest known name within 3 edits', () => {

@@ -42,14 +42,14 @@ export function unknownArgumentsMessage(names: string[], args: readonly string[]
   const parts = [
     ...flags.map((f) => {
       const dashes = f.length === 1 ? '-' : '--';
-      const match = closest(f, known.filter((k) => k.length > 1));
+      const match = closest(f.toLowerCase(), known.filter((k) => k.length > 1));
       return `${dashes}${f}${match ? ` (did you mean --${match}?)` : ''}`;
     }),
-    ...strays.map((s) => {
-      // A mistyped command (`a2a VERIFY`, `a2a verfy`) is the first argument.
-      const match = s === args[0] ? closest(s.toLowerCase(), commands) : undefined;
-      return `"${s}"${match ? ` (did you mean a2a ${match}?)` : ''}`;
-    }),
+    ...strays.map((s) => `"${s}"`),
   ];
+  // A mistyped command (`a2a VERIFY`) is the first argument: said as yargs says `a2a verfy`.
+  const [stray] = strays;
+  const command = stray !== undefined && strays.length === 1 && flags.length === 0 && stray === args[0] ? closest(stray.toLowerCase(), commands) : undefined;
+  if (command) return `unknown command "${stray}"; did you mean ${command}?`;
   return `unknown ${flags.length ? 'option' : 'argument'}${parts.length > 1 ? 's' : ''} ${parts.join(', ')}`;
 }

@@ -2,7 +2,7 @@
  * `a2a verify [agent...] [--offline] [--strict]` (the CI gate) and `a2a install` (like `npm ci`).
  * Both read only: the lockfile is never written.
  */
-import { relative, sep } from 'node:path';
+import { isAbsolute, relative, sep } from 'node:path';
 import kleur from 'kleur';
 import { ExitCode, OutOfDateError } from '../errors.js';
 import { manifestMismatches, overallExitCode, type AgentReport } from '../lock/engine.js';
@@ -33,8 +33,10 @@ export async function runVerify(options: GlobalOptions, args: { agents: string[]
   if (options.env.GITHUB_ACTIONS === 'true') {
     const { verifyAnnotations } = await import('../cli/github.js');
     // Annotation paths are relative to the repository root (the workspace), wherever verify ran.
-    const root = options.env.GITHUB_WORKSPACE || options.cwd;
-    result.annotations = verifyAnnotations(relative(root, p.lockfile).split(sep).join('/'), verified.agents);
+    // (A lockfile outside the workspace keeps its path from where verify ran.)
+    const inWorkspace = options.env.GITHUB_WORKSPACE ? relative(options.env.GITHUB_WORKSPACE, p.lockfile) : '';
+    const file = inWorkspace && !inWorkspace.startsWith('..') && !isAbsolute(inWorkspace) ? inWorkspace : relative(options.cwd, p.lockfile);
+    result.annotations = verifyAnnotations(file.split(sep).join('/'), verified.agents);
   }
   const count = Object.keys(verified.agents).length;
   lines.push(

@@ -77,6 +77,9 @@ describe.concurrent('reviewer and CI output', () => {
     // Relative to the repository root (GITHUB_WORKSPACE), not to where verify ran.
     const nested = await cli(['verify'], { GITHUB_ACTIONS: 'true', GITHUB_WORKSPACE: dirname(dir) });
     expect(nested.stdout).toContain(`::error file=${basename(dir)}/a2a.lock.json,title=research beyond the lockfile::`);
+    // A workspace that does not hold the lockfile: the path from where verify ran.
+    const outside = await cli(['verify'], { GITHUB_ACTIONS: 'true', GITHUB_WORKSPACE: join(dirname(dir), 'elsewhere') });
+    expect(outside.stdout).toContain('::error file=a2a.lock.json,title=research beyond the lockfile::');
 
     // The same check as a library call (package root): data, not output.
     const verified = await verifyLockfile({ manifest: join(dir, 'a2a.json'), env: {} });
