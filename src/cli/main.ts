@@ -7,7 +7,7 @@ import kleur from 'kleur';
 import yargs from 'yargs';
 import { A2aLockError, exitCodeFor, ExitCode, UsageError } from '../errors.js';
 import type { CommandResult, GlobalOptions } from '../commands/context.js';
-import { renderWarning } from './render.js';
+import { renderWarning, terminalSafe } from './render.js';
 import { createProgress, type ProgressStream } from './progress.js';
 import { unknownArgumentsMessage } from './suggest.js';
 
@@ -241,10 +241,8 @@ function print(result: CommandResult, options: GlobalOptions, io: CliIo): void {
     return;
   }
   if (result.annotations?.length) io.stdout(`${result.annotations.join('\n')}\n`);
-  if (result.warnings.length) {
-    for (const w of result.warnings) io.stderr(`${renderWarning(w)}\n`);
-  }
-  if (result.lines.length) io.stdout(`${result.lines.join('\n')}\n`);
+  for (const w of result.warnings) io.stderr(`${terminalSafe(renderWarning(w))}\n`);
+  if (result.lines.length) io.stdout(`${result.lines.map(terminalSafe).join('\n')}\n`);
 }
 
 function report(error: unknown, json: boolean, verbose: boolean, io: CliIo): number {
@@ -252,8 +250,8 @@ function report(error: unknown, json: boolean, verbose: boolean, io: CliIo): num
   if (error instanceof A2aLockError) {
     if (json) io.stdout(`${JSON.stringify({ error: error.toJSON() }, null, 2)}\n`);
     else {
-      io.stderr(`${kleur.red('error')} ${error.code}: ${error.message}\n`);
-      if (error.hint) io.stderr(`  hint: ${error.hint}\n`);
+      io.stderr(`${kleur.red('error')} ${error.code}: ${terminalSafe(error.message)}\n`);
+      if (error.hint) io.stderr(`  hint: ${terminalSafe(error.hint)}\n`);
     }
     if (verbose && error.stack) io.stderr(`${error.stack}\n`);
     return code;

@@ -13,6 +13,15 @@ import type { ExplainedStep } from '../negotiate/explain.js';
 import type { Plan } from '../negotiate/types.js';
 
 /** A compact one-line JSON rendering for values in diffs. */
+/**
+ * A line made safe for a terminal: card text can carry control characters (a newline that forges
+ * an output line, cursor movement, a window title). Every C0/C1 control character and DEL is shown
+ * as a `\u` escape; only colour (SGR: `ESC [ … m`, what kleur writes) passes.
+ */
+export function terminalSafe(line: string): string {
+  return line.replace(/\x1b\[[0-9;]*m|[\u0000-\u001f\u007f-\u009f]/g, (m) => (m.length > 1 ? m : `\\u${m.charCodeAt(0).toString(16).padStart(4, '0')}`));
+}
+
 export function show(value: unknown): string {
   if (value === undefined) return '(absent)';
   const text = JSON.stringify(value);

@@ -258,3 +258,24 @@ describe.concurrent('a2a card does not depend on the manifest', () => {
     expect(none.stderr).toMatch(/usage/);
   });
 });
+
+describe('card text on a terminal', () => {
+  it('control characters in a card (a forged line, cursor movement) are shown escaped; colour from kleur is not touched', async ({ onTestFinished }) => {
+    const dir = await resources(onTestFinished).dir();
+    const card = sampleCard('https://agent.example');
+    card.name = 'evil\u001b[2K\rforged\nerror fake: line';
+    card.skills[0]!.name = 'bell\u0007';
+    await writeFile(join(dir, 'evil.json'), JSON.stringify(card));
+    const [human, plan] = await Promise.all([
+      runCli(['card', 'evil.json'], { cwd: dir }),
+      runCli(['plan', 'evil.json', '--skill', card.skills[0]!.id, '--credential', 'bearer'], { cwd: dir }),
+    ]);
+    for (const r of [human, plan]) {
+      expect(r.code, show(r)).toBe(0);
+      expect(allOutput(r)).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
+      expect(r.stdout.split('\n')[0]).toContain('evil\\u001b[2K\\u000dforged\\u000aerror fake: line');
+      expect(r.stdout).not.toMatch(/^error fake/m);
+    }
+    expect(human.stdout).toContain('bell\\u0007');
+  });
+});
