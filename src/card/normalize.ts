@@ -349,7 +349,13 @@ function resolveInterfaceUrl(
   fail: Fail,
 ): AgentInterface {
   // gRPC interfaces are `host:port`, not URLs (A2A 1.0 AgentInterface.url).
-  if (i.protocolBinding === 'GRPC' || ABSOLUTE_URL.test(i.url)) return i;
+  if (i.protocolBinding === 'GRPC') return i;
+  if (ABSOLUTE_URL.test(i.url)) {
+    // As for card URLs: a user name or password in a URL would be sent to, and stored as, plain text.
+    const parsed = URL.canParse(i.url) ? new URL(i.url) : undefined;
+    if (parsed && (parsed.username || parsed.password)) fail(path, 'credentials in an interface URL are not allowed');
+    return i;
+  }
   if (!from.baseUrl) fail(path, `relative URL "${i.url}" in a card read from a file; interface URLs must be absolute`);
   let resolved: string;
   try {

@@ -383,6 +383,13 @@ describe('repairs with warnings', () => {
     expect(warnings).toEqual([expect.objectContaining({ code: 'relative-interface-url', path: '$.supportedInterfaces[0].url' })]);
   });
 
+  it('a user name or password in an interface URL is an error naming the path, not echoing them', () => {
+    const e = cardError(v1((c) => (c.supportedInterfaces[0].url = 'https://user:pw-secret@agent.example.com/a2a')), FETCHED);
+    expect(e.path).toBe('$.supportedInterfaces[0].url');
+    expect(e.message).toContain('credentials in an interface URL are not allowed');
+    expect(e.message).not.toContain('pw-secret');
+  });
+
   it('a relative URL without baseUrl (a card file) is an error naming the path', () => {
     const e = cardError(v1((c) => (c.supportedInterfaces[0].url = '/api/a2a')), FILE);
     expect(e.path).toBe('$.supportedInterfaces[0].url');
