@@ -84,7 +84,7 @@ export function enforcingFetch(ctx: EnforcementContext): typeof fetch {
         throw violation('the request URL is not an absolute URL');
       }
       rel = relative(url);
-      if (rel === undefined) throw violation(`${redact(url)} is not the locked interface ${ctx.iface.protocolBinding} ${redact(base)}${urlDifference(url, base)}`);
+      if (rel === undefined) throw violation(`${redact(url)} is not the locked interface ${ctx.iface.protocolBinding} ${redact(base)}${urlDifference(url, base, ctx.iface.protocolBinding === 'HTTP+JSON')}`);
     }
     const method = (init?.method ?? request?.method ?? 'GET').toUpperCase();
     const headers = headerRecord(init?.headers ?? request?.headers);
@@ -279,12 +279,14 @@ function redact(url: URL): string {
 }
 
 /** Why a URL whose origin and path match the locked one is still not it (never echoing userinfo), else ''. */
-function urlDifference(url: URL, base: URL): string {
-  if (url.origin !== base.origin || url.pathname !== base.pathname) return '';
+function urlDifference(url: URL, base: URL, prefix: boolean): string {
+  const basePath = base.pathname.replace(/\/+$/, '');
+  const samePath = url.pathname === base.pathname || (prefix && (url.pathname === basePath || url.pathname.startsWith(`${basePath}/`)));
+  if (url.origin !== base.origin || !samePath) return '';
   const reasons: string[] = [];
   if (url.username || url.password) reasons.push('has userinfo (credentials in the URL)');
-  if (url.search !== base.search) reasons.push(url.search ? 'has a query string' : 'lacks the locked query string');
-  if (url.hash !== base.hash) reasons.push(url.hash ? 'has a fragment' : 'lacks the locked fragment');
+  if (!prefix && url.search !== base.search) reasons.push(url.search ? 'has a query string' : 'lacks the locked query string');
+  if (!prefix && url.hash !== base.hash) reasons.push(url.hash ? 'has a fragment' : 'lacks the locked fragment');
   return reasons.length ? `: it ${reasons.join(' and ')}` : '';
 }
 

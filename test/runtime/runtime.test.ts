@@ -224,6 +224,7 @@ describe('agent.fetch: each violation refused with nothing sent', () => {
     ['a part with no recognisable content', 'research', (u: string) => [u, { method: 'POST', body: rpc('SendMessage', { message: message([{ mediaType: 'text/plain' }]) }) }], /a message part has no recognisable content/],
     ['the locked URL with a query string', 'research', (u: string) => [`${u}?a=1`, { method: 'POST', body: '{}' }], /jsonrpc: it has a query string$/],
     ['the locked URL with userinfo (never echoed)', 'research', (u: string) => [u.replace('//', '//user:pw-secret@'), { method: 'POST', body: '{}' }], /^(?!.*pw-secret).*: it has userinfo/],
+    ['an HTTP+JSON route under the locked URL with userinfo (never echoed)', 'restpoll', (u: string) => [`${u.replace('//', '//user:pw-secret@')}/message:send`, { method: 'POST', body: '{}' }], /^(?!.*pw-secret).*: it has userinfo/],
   ] as const)('%s', async (_what, name, make, pattern) => {
     const lock = await loadLock(options());
     const locked = lock.agent(name, 'market-size');
