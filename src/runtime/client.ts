@@ -16,6 +16,7 @@ import type { Client, ClientConfig, RequestOptions, Transport } from '@a2a-js/sd
 import { UsageError } from '../errors.js';
 import type { FallbackInterface } from '../negotiate/types.js';
 import { classifySdkError, type AgentErrorKind } from './classify.js';
+import { peer } from './peer.js';
 import type { AgentRuntime } from './index.js';
 
 /** Options of `LockedAgent.createClient()`. */
@@ -36,12 +37,11 @@ type MakeTransport = (iface: FallbackInterface) => Promise<Transport>;
 /** TaskState values after which polling stops: completed, failed, canceled, input/auth required, rejected. */
 const SETTLED = new Set([3, 4, 5, 6, 7, 8]);
 
-/** Build the client (see the module comment). @throws UsageError for a binding the SDK has no transport for */
+/** Build the client (see the module comment). @throws UsageError for a binding the SDK has no transport for, or the SDK not installed */
 export async function createLockedClient(rt: AgentRuntime, options: CreateClientOptions = {}): Promise<Client> {
-  const [{ Client, JsonRpcTransportFactory, RestTransportFactory, TenantTransportDecorator }, { AgentCard }] = await Promise.all([
-    import('@a2a-js/sdk/client'),
-    import('@a2a-js/sdk'),
-  ]);
+  const [{ Client, JsonRpcTransportFactory, RestTransportFactory, TenantTransportDecorator }, { AgentCard }] = await peer(() =>
+    Promise.all([import('@a2a-js/sdk/client'), import('@a2a-js/sdk')]),
+  );
   const { plan } = rt;
   /** A card holding only `iface`, so the SDK can pick nothing else (and the compat transport for 0.x). */
   const cardFor = (iface: FallbackInterface) =>

@@ -7,6 +7,7 @@
 import type { AgentCard } from '@a2a-js/sdk';
 import type { Transport } from '@a2a-js/sdk/client';
 import { PlanViolationError } from '../errors.js';
+import { peer } from './peer.js';
 import { sameMediaType } from '../negotiate/media.js';
 import type { FallbackInterface } from '../negotiate/types.js';
 import type { AgentRuntime } from './index.js';
@@ -15,7 +16,7 @@ type SendParams = Parameters<Transport['sendMessage']>[0];
 
 /** A gRPC transport for `iface` under the plan of `rt`. */
 export async function grpcTransport(rt: AgentRuntime, iface: FallbackInterface, card: AgentCard): Promise<Transport> {
-  const [{ GrpcTransportFactory }, grpc] = await Promise.all([import('@a2a-js/sdk/client/grpc'), import('@grpc/grpc-js')]);
+  const [{ GrpcTransportFactory }, grpc] = await peer(() => Promise.all([import('@a2a-js/sdk/client/grpc'), import('@grpc/grpc-js')]));
   const violation = (message: string) => new PlanViolationError(rt.name, rt.skill, message);
   const { plan } = rt;
   const version = iface.protocolVersion;

@@ -47,7 +47,10 @@ describe('the packed package', () => {
       "const names = ['negotiate', 'normalizeCard', 'readLockfile', 'verifyLockfile', 'explainNegotiation', 'A2aLockError', 'UsageError', 'InvalidInputError', 'FetchError', 'OutOfDateError'];",
       // The runtime entry loads without the optional @a2a-js/sdk peer (not installed here).
       "const runtime = await import('a2a-lock/runtime');",
-      "console.log(JSON.stringify({ missing: names.filter((n) => typeof lock[n] !== 'function'), refusals: Object.values(lock.RefusalCode), errors: Object.values(lock.ErrorCode).length, runtime: typeof runtime.loadLock }));",
+      // createClient() without it: a usage error naming the package to install.
+      `const locked = await runtime.loadLock({ lockfile: ${JSON.stringify(join(ROOT, 'a2a.lock.json.example'))} });`,
+      "const sdk = await locked.agent('research-agent', 'market-size').createClient().then(() => null, (e) => ({ code: e.code, hint: e.hint }));",
+      "console.log(JSON.stringify({ missing: names.filter((n) => typeof lock[n] !== 'function'), refusals: Object.values(lock.RefusalCode), errors: Object.values(lock.ErrorCode).length, runtime: typeof runtime.loadLock, sdk }));",
     ].join('\n');
     await writeFile(join(project, 'probe.mjs'), probe);
     const root = JSON.parse((await exec(process.execPath, ['probe.mjs'], { cwd: project })).stdout);
@@ -55,6 +58,7 @@ describe('the packed package', () => {
     expect(root.refusals).toContain('no-common-interface');
     expect(root.errors).toBeGreaterThan(10);
     expect(root.runtime).toBe('function');
+    expect(root.sdk).toEqual({ code: 'usage', hint: 'npm install @a2a-js/sdk' });
 
     // And typed: a TypeScript consumer compiles against the shipped declarations (no `any` fallback).
     await writeFile(

@@ -9,6 +9,8 @@ import { placeCredential } from '../../src/credentials.js';
 import type { Plan } from '../../src/negotiate/types.js';
 import { classifyAgentError, classifySdkError } from '../../src/runtime/classify.js';
 import { enforcingFetch } from '../../src/runtime/enforce.js';
+import { peer } from '../../src/runtime/peer.js';
+import { UsageError } from '../../src/errors.js';
 
 const servers: http.Server[] = [];
 const hits: Record<string, Array<{ url: string; authorization?: string }>> = { a: [], b: [] };
@@ -147,5 +149,13 @@ describe('the SDK stays a peer of the runtime entry', () => {
       if (/import\('(@a2a-js\/sdk|@grpc\/grpc-js)/.test(code)) loaders.push(file.replaceAll('\\', '/'));
     }
     expect(loaders.sort()).toEqual(['runtime/client.ts', 'runtime/grpc.ts']);
+  });
+});
+
+describe('optional peer dependencies', () => {
+  it('a missing package is a UsageError naming it and how to install it', async () => {
+    const error = await peer(() => import('not-installed-a2a-lock-peer' as string)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UsageError);
+    expect(error).toMatchObject({ message: 'createClient() needs the optional peer dependency not-installed-a2a-lock-peer, which is not installed', hint: 'npm install not-installed-a2a-lock-peer' });
   });
 });
