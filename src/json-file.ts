@@ -44,7 +44,8 @@ export function parseJson(text: string, source: string, code: DocCode): unknown 
       const before = text.slice(0, offset).split('\n');
       where = ` at line ${before.length} column ${before[before.length - 1]!.length + 1}`;
     }
-    const reason = text.trim() === '' ? 'empty file' : `invalid JSON${where}`;
+    const conflict = /^<{7} /m.test(text) && /^>{7} /m.test(text);
+    const reason = text.trim() === '' ? 'empty file' : conflict ? `git merge conflict markers${where}: resolve the conflict` : `invalid JSON${where}`;
     throw new InvalidInputError(code, source, reason, { cause: error });
   }
 }

@@ -351,6 +351,7 @@ describe('parseManifest', () => {
 
   it('bad JSON is a one-line error (with line and column when the parser reports a position)', () => {
     expect(manifestError('{\n  "profile": {}\n  "agents": {}\n}').message).toBe('a2a.json: invalid JSON at line 3 column 3');
+    expect(manifestError('{\n<<<<<<< HEAD\n  "profile": {}\n=======\n  "profile": []\n>>>>>>> other\n}').message).toMatch(/^a2a\.json: git merge conflict markers at line 2 column 1: resolve the conflict$/);
     // A UTF-8 byte-order mark (some Windows editors write one) is skipped, as npm does.
     expect(parseManifest(`\ufeff${JSON.stringify(manifestJson())}`, 'a2a.json')).toEqual(parseManifest(JSON.stringify(manifestJson()), 'a2a.json'));
     // V8 reports no position for "Unexpected token": the message still names the file.
