@@ -31,7 +31,8 @@ export async function runOutdated(options: GlobalOptions, args: { agents: string
     force: args.agents.length ? new Set(args.agents) : 'all',
     source: p.lockfile,
   });
-  const names = args.agents.length ? args.agents : Object.keys(sync.actions);
+  // Every agent of the manifest (resolved or failed; failures are not in `actions`), then the removed ones.
+  const names = args.agents.length ? args.agents : [...new Set([...Object.keys(manifest.agents), ...Object.keys(sync.actions)])];
   const lines: string[] = [];
   const agents: Record<string, unknown> = {};
   const codes: ExitCode[] = [];
@@ -44,7 +45,8 @@ export async function runOutdated(options: GlobalOptions, args: { agents: string
       codes.push(failure.exitCode);
       continue;
     }
-    const action = sync.actions[name]!;
+    const action = own(sync.actions, name);
+    if (action === undefined) continue;
     const old = own(sync.previous, name);
     const now = own(sync.lock.agents, name);
     if (action === 'unchanged') {

@@ -11,6 +11,30 @@ import { closeFetcher, UsageError, verifyLockfile } from '../../src/index.js';
 import { BIN, jsonOf, manifest, readLockBytes, research, resources, runCli, sampleCard, show } from './helpers.js';
 
 describe.concurrent('reviewer and CI output', () => {
+  it('outdated lists every agent it cannot resolve, with its exit code (was: hidden, "current", exit 0)', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    onTestFinished(() => closeFetcher());
+    const [refusing, broken] = await Promise.all([res.sampleAgent(), res.sampleAgent()]);
+    const dir = await res.dir(manifest({ research: research(refusing.origin), other: research(broken.origin) }));
+    expect((await runCli(['lock'], { cwd: dir })).code).toBe(0);
+    const before = await readLockBytes(dir);
+    const renamed = sampleCard(refusing.origin);
+    renamed.skills[0]!.id = 'market-sizing'; // the locked skill is gone: update would refuse
+    refusing.setCard(renamed);
+    broken.setCard({ ...sampleCard(broken.origin), supportedInterfaces: 'none' } as never); // invalid card
+    const [human, json] = await Promise.all([runCli(['outdated'], { cwd: dir }), runCli(['outdated', '--json'], { cwd: dir })]);
+    expect(human.code, show(human)).toBe(1);
+    expect(human.stdout).toMatch(/research/);
+    expect(human.stdout).toMatch(/other/);
+    expect(human.stdout).not.toMatch(/is current/);
+    expect(json.code).toBe(1);
+    const doc = jsonOf(json);
+    expect(doc.ok).toBe(false);
+    expect(doc.agents.research).toMatchObject({ exitCode: 1 });
+    expect(doc.agents.other).toMatchObject({ exitCode: 2, status: 'error' });
+    expect(await readLockBytes(dir)).toEqual(before);
+  });
+
   it('outdated/diff show what update would change without writing; verify annotates under GitHub Actions; why explains', async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
     onTestFinished(() => closeFetcher());
