@@ -104,9 +104,19 @@ export interface VerifyResult {
  * Verify a lockfile the way `a2a verify` does, returning the reports instead of printing them.
  * Cards are fetched through a shared keep-alive pool unless `dispatcher` is given (close it with
  * `closeFetcher()` when done).
- * @throws UsageError an unknown agent name; OutOfDateError no lockfile; InvalidInputError an invalid manifest or lockfile
+ * @throws UsageError an unknown agent name or an option out of range (as the CLI's flags); OutOfDateError no
+ *   lockfile; InvalidInputError an invalid manifest or lockfile
  */
-export async function verifyLockfile(options: VerifyOptions = {}): Promise<VerifyResult> {
+export async function verifyLockfile(options: VerifyOptions | null = {}): Promise<VerifyResult> {
+  options ??= {};
+  const whole = (name: string, value: unknown, min: number, max: number) => {
+    if (value !== undefined && !(Number.isInteger(value) && (value as number) >= min && (value as number) <= max)) {
+      throw new UsageError(`verifyLockfile: ${name} must be a whole number from ${min} to ${max}`);
+    }
+  };
+  whole('timeoutMs', options.timeoutMs, 1, 2_147_483_647);
+  whole('concurrency', options.concurrency, 1, Number.MAX_SAFE_INTEGER);
+  whole('retries', options.retries, 0, 10);
   const manifestPath = resolve(options.manifest ?? 'a2a.json');
   const lockfile = options.lockfile ? resolve(options.lockfile) : resolve(dirname(manifestPath), 'a2a.lock.json');
   const project = await readProject(manifestPath, lockfile);

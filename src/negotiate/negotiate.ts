@@ -36,7 +36,9 @@ export interface NegotiateOptions {
  * @param skillId the skill to call (AgentSkill.id)
  * @param profile what the client implements, lists in preference order
  * @param credentials names of the security schemes (as the card names them) the client holds
- * @returns `{ plan, trace }` or `{ refusal, trace }`; never throws for any card/profile value
+ * @returns `{ plan, trace }` or `{ refusal, trace }`: a refusal is a value, not an exception. Never throws
+ *   for a normalised card and a profile of the {@link ClientProfile} shape (check JSON input with
+ *   `ProfileSchema` first; the hot path does not re-validate its arguments).
  */
 export function negotiate(
   card: NormalizedCard,

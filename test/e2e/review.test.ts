@@ -111,6 +111,10 @@ describe.concurrent('reviewer and CI output', () => {
     const offline = await verifyLockfile({ manifest: join(dir, 'a2a.json'), offline: true, strict: true });
     expect(offline).toMatchObject({ ok: true, exitCode: 0, agents: { research: { status: 'ok' } } });
     await expect(verifyLockfile({ manifest: join(dir, 'a2a.json'), agents: ['nobody'] })).rejects.toThrow(UsageError);
+    // Options the CLI's flags would refuse are refused here too (were TypeErrors or timeouts).
+    for (const bad of [{ concurrency: 0 }, { concurrency: 'x' }, { timeoutMs: -1 }, { retries: 11 }]) {
+      await expect(verifyLockfile({ manifest: join(dir, 'a2a.json'), ...(bad as object) })).rejects.toThrow(UsageError);
+    }
 
     // why is offline: the locked snapshot still explains the locked plan.
     const why = await cli(['why', 'research', 'market-size']);
