@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
-import { checkOffline, DEFAULT_PROFILE, LOCKFILE_SCHEMA_REF, MANIFEST_SCHEMA_REF, parseLockfile, serializeLockfile } from '../src/index.js';
+import { checkOffline, DEFAULT_PROFILE, LOCKFILE_SCHEMA_REF, MANIFEST_SCHEMA_REF, parseLockfile, parseManifest, serializeLockfile } from '../src/index.js';
 
 const json = (path: string) => JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
 
@@ -34,6 +34,19 @@ describe('published schemas and the example lockfile', () => {
     const manifest = { $schema: MANIFEST_SCHEMA_REF, profile: DEFAULT_PROFILE, agents: { research: { card: 'https://research.example.com', skills: ['market-size'], credentials: { bearer: { env: 'RESEARCH_TOKEN' } }, version: '^2.4.0' } } };
     expect(manifestSchema(manifest), JSON.stringify(manifestSchema.errors)).toBe(true);
     expect(manifestSchema({ ...manifest, agnets: {} })).toBe(false);
+    // What the tool refuses, the editor flags too: empty or repeated lists, wildcards, non-media types.
+    const agent = manifest.agents.research;
+    for (const bad of [
+      { ...manifest, agents: { research: { ...agent, skills: [] } } },
+      { ...manifest, agents: { research: { ...agent, skills: ['a', 'a'] } } },
+      { ...manifest, profile: { ...DEFAULT_PROFILE, bindings: [] } },
+      { ...manifest, profile: { ...DEFAULT_PROFILE, versions: ['1.0', '1.0'] } },
+      { ...manifest, profile: { ...DEFAULT_PROFILE, accepts: ['*/*'] } },
+      { ...manifest, profile: { ...DEFAULT_PROFILE, accepts: ['notamedia'] } },
+    ]) {
+      expect(manifestSchema(bad), JSON.stringify(bad)).toBe(false);
+      expect(() => parseManifest(JSON.stringify(bad), 'a2a.json')).toThrow();
+    }
     // Both `$schema` references name files the package ships.
     for (const ref of [LOCKFILE_SCHEMA_REF, MANIFEST_SCHEMA_REF]) expect(() => readFileSync(ref.replace('./node_modules/a2a-lock/', ''))).not.toThrow();
   });

@@ -14,13 +14,21 @@ import type { ClientProfile } from '../negotiate/types.js';
 const ConcreteMediaType = z
   .string()
   .refine((s) => !isWildcardMediaType(s), { message: 'wildcards are not allowed: list concrete media types (a profile must not accept anything)' })
-  .refine((s) => CONCRETE_MEDIA_TYPE.test(s), { message: 'not a media type (type/subtype)' });
+  .refine((s) => CONCRETE_MEDIA_TYPE.test(s), { message: 'not a media type (type/subtype)' })
+  // The JSON Schema cannot run the refinements above; the pattern says the same to an editor.
+  .meta({ pattern: CONCRETE_MEDIA_TYPE.source });
 
 const MajorMinor = z.string().regex(/^\d+\.\d+$/, 'must be Major.Minor, e.g. "1.0"');
 
-/** Unique strings, in preference order. */
-function orderedSet<T extends z.ZodType<string>>(item: T) {
-  return z.array(item).refine((a) => new Set(a).size === a.length, { message: 'duplicate entries' });
+/**
+ * Unique strings, in preference order; `nonEmpty`: at least one, with that message. The JSON Schema
+ * gets `uniqueItems` (and `minItems`) as metadata, since it cannot run refinements.
+ */
+function orderedSet<T extends z.ZodType<string>>(item: T, nonEmpty?: string) {
+  const unique = z.array(item).refine((a) => new Set(a).size === a.length, { message: 'duplicate entries' });
+  return nonEmpty === undefined
+    ? unique.meta({ uniqueItems: true })
+    : unique.refine((a) => a.length > 0, { message: nonEmpty }).meta({ uniqueItems: true, minItems: 1 });
 }
 
 /** A binding string: a core one spelled canonically, or a custom binding (URI) named exactly. */
@@ -32,9 +40,9 @@ const Binding = z
   });
 
 const profileFields = {
-  bindings: orderedSet(Binding).refine((a) => a.length > 0, { message: 'must not be empty' }),
-  versions: orderedSet(MajorMinor).refine((a) => a.length > 0, { message: 'must not be empty' }),
-  accepts: orderedSet(ConcreteMediaType).refine((a) => a.length > 0, { message: 'must list at least one concrete media type' }),
+  bindings: orderedSet(Binding, 'must not be empty'),
+  versions: orderedSet(MajorMinor, 'must not be empty'),
+  accepts: orderedSet(ConcreteMediaType, 'must list at least one concrete media type'),
   sends: orderedSet(ConcreteMediaType),
   streaming: z.boolean(),
   pushEndpoint: z.url({ protocol: /^https?$/ }).nullable(),
@@ -77,7 +85,7 @@ export const AgentEntrySchema = z.strictObject({
   /** An http(s) URL (a `.json` path is the card; otherwise the well-known path is appended) or a file path relative to the manifest. */
   card: z.string().min(1),
   /** Skill ids (AgentSkill.id) this client calls. */
-  skills: orderedSet(z.string().min(1)).refine((a) => a.length > 0, { message: 'must list at least one skill' }),
+  skills: orderedSet(z.string().min(1), 'must list at least one skill'),
   /** Scheme name (as in the card's securitySchemes) → where its secret comes from. The keys are the credentials held. */
   credentials: z.record(z.string().min(1), CredentialSourceSchema).default({}),
   /** A semver range over the card's `version`. */
