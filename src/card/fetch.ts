@@ -16,6 +16,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
 import { FetchError, InvalidInputError, UsageError } from '../errors.js';
 import type { Warning } from './model.js';
+import { errorCode, UNDICI_TIMEOUTS } from './network-errors.js';
 
 /** Version sent in `User-Agent`. Kept in step with package.json by hand (no JSON import: `dist` has no package.json beside it). */
 const USER_AGENT = 'a2a-lock/0.1.0';
@@ -667,8 +668,6 @@ const NETWORK_MESSAGES: Record<string, string> = {
   HPE_INVALID_CONSTANT: 'invalid HTTP response',
 };
 
-const UNDICI_TIMEOUTS = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
-
 /** Map anything thrown by undici (or the abort) to a FetchError. Never copies header values. */
 function networkError(shown: string, error: unknown, ctx: Ctx): FetchError {
   const code = errorCode(error);
@@ -692,25 +691,6 @@ function proxyHint(ctx: Ctx): { hint?: string } {
   return { hint: `a proxy is set (${names}); check that it is reachable, or list this host in NO_PROXY` };
 }
 
-/** The most specific `code` on an error or its causes (undici wraps socket errors). */
-function errorCode(error: unknown): string | undefined {
-  let found: string | undefined;
-  let current: unknown = error;
-  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth++) {
-    const code = (current as { code?: unknown }).code;
-    // Prefer an OS/TLS code (ECONNRESET, CERT_...) over undici's generic wrapper code.
-    if (typeof code === 'string' && code !== '') {
-      if (found === undefined || found.startsWith('UND_ERR_')) found = code;
-      if (!code.startsWith('UND_ERR_')) break;
-    }
-    if (current instanceof AggregateError && current.errors.length > 0 && found === undefined) {
-      current = current.errors[0];
-      continue;
-    }
-    current = (current as { cause?: unknown }).cause;
-  }
-  return found;
-}
 
 function headerValue(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
   const value = headers[name];

@@ -9,6 +9,7 @@
  */
 import { applyCredentials, type CredentialPlacement } from '../credentials.js';
 import { FetchError, isA2aLockError, PlanViolationError } from '../errors.js';
+import { errorCode, UNDICI_TIMEOUTS } from '../card/network-errors.js';
 import { sameMediaType } from '../negotiate/media.js';
 import type { FallbackInterface, Plan } from '../negotiate/types.js';
 
@@ -290,7 +291,6 @@ function urlDifference(url: URL, base: URL, prefix: boolean): string {
   return reasons.length ? `: it ${reasons.join(' and ')}` : '';
 }
 
-const UNDICI_TIMEOUTS = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
 
 /**
  * A failure of the underlying fetch as a FetchError naming `shown` (origin and path only):
@@ -299,12 +299,8 @@ const UNDICI_TIMEOUTS = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIM
  */
 function sendError(error: unknown, shown: string): unknown {
   if (isA2aLockError(error) || (error instanceof Error && error.name === 'AbortError')) return error;
-  let code: string | undefined;
-  for (let e: unknown = error, depth = 0; depth < 5 && e instanceof Error; e = e.cause, depth++) {
-    const c = (e as { code?: unknown }).code;
-    if (typeof c === 'string' && c !== '') code = c;
-  }
-  if ((error instanceof Error && error.name === 'TimeoutError') || (code && UNDICI_TIMEOUTS.has(code))) return new FetchError('timeout', shown, `no answer in time${code ? ` (${code})` : ''}`, { cause: error });
+  const code = errorCode(error);
+  if ((error instanceof Error && error.name === 'TimeoutError') || (code && (UNDICI_TIMEOUTS.has(code) || code === 'ETIMEDOUT'))) return new FetchError('timeout', shown, `no answer in time${code ? ` (${code})` : ''}`, { cause: error });
   return new FetchError('unreachable', shown, `network error (${code ?? (error instanceof Error ? error.name : typeof error)})`, { cause: error });
 }
 
