@@ -19,6 +19,12 @@ export async function grpcTransport(rt: AgentRuntime, iface: FallbackInterface, 
   const [{ GrpcTransportFactory }, grpc] = await peer(() => Promise.all([import('@a2a-js/sdk/client/grpc'), import('@grpc/grpc-js')]));
   const violation = (message: string) => new PlanViolationError(rt.name, rt.skill, message);
   const { plan } = rt;
+  /** The credential as gRPC metadata `[name, value]` (read now). @throws PlanViolationError an apiKey in a query or cookie */
+  const credentialHeaders = async (): Promise<Array<[string, string]>> =>
+    (await rt.placements()).flatMap((p) => {
+      if (Object.keys(p.query).length + Object.keys(p.cookies).length > 0) throw violation('an apiKey in a query parameter or cookie cannot travel over gRPC');
+      return Object.entries(p.headers).map(([name, value]): [string, string] => [name.toLowerCase(), value]);
+    });
   const version = iface.protocolVersion;
 
   const interceptor: import('@grpc/grpc-js').Interceptor = (options, nextCall) => {
@@ -45,12 +51,9 @@ export async function grpcTransport(rt: AgentRuntime, iface: FallbackInterface, 
         metadata.set('a2a-version', version);
         if (plan.extensions.length > 0) metadata.set(version.startsWith('0.') ? 'x-a2a-extensions' : 'a2a-extensions', plan.extensions.join(', '));
         // Credentials are read now (they may be async); the call starts only once they are placed.
-        rt.placements().then(
-          (placements) => {
-            for (const p of placements) {
-              if (Object.keys(p.query).length + Object.keys(p.cookies).length > 0) throw violation('an apiKey in a query parameter or cookie cannot travel over gRPC');
-              for (const [name, value] of Object.entries(p.headers)) metadata.set(name.toLowerCase(), value);
-            }
+        credentialHeaders().then(
+          (headers) => {
+            for (const [name, value] of headers) metadata.set(name, value);
             next(metadata, listener);
           },
         ).catch((error: unknown) => {
@@ -64,11 +67,7 @@ export async function grpcTransport(rt: AgentRuntime, iface: FallbackInterface, 
   const check = (params: SendParams): SendParams => checkSendRequest(rt, params, violation);
   // The credential is read before a call starts, so an unset one (or an apiKey placement gRPC cannot
   // carry) is our typed error, not a gRPC status; the interceptor then reads it again to place it.
-  const credentialsReady = async () => {
-    for (const p of await rt.placements()) {
-      if (Object.keys(p.query).length + Object.keys(p.cookies).length > 0) throw violation('an apiKey in a query parameter or cookie cannot travel over gRPC');
-    }
-  };
+  const credentialsReady = async () => void (await credentialHeaders());
   const streaming = new Set<PropertyKey>(['sendMessageStream', 'resubscribeTask']);
   const unary = new Set<PropertyKey>(['getExtendedAgentCard', 'sendMessage', 'createTaskPushNotificationConfig', 'getTaskPushNotificationConfig', 'listTaskPushNotificationConfig', 'deleteTaskPushNotificationConfig', 'getTask', 'cancelTask', 'listTasks']);
   return new Proxy(inner, {
