@@ -123,6 +123,16 @@ export class UsageError extends A2aLockError {
   }
 }
 
+/**
+ * `value` when it is a whole number from `min` to `max`, for flags and library options alike.
+ * @throws UsageError `<label> must be a whole number from <min> to <max> (got …)`
+ */
+export function wholeNumberIn(label: string, value: unknown, min: number, max: number): number {
+  if (typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max) return value;
+  const got = typeof value === 'number' && !Number.isFinite(value) ? (Number.isNaN(value) ? 'something that is not a number' : String(value)) : JSON.stringify(value);
+  throw new UsageError(`${label} must be a whole number from ${min} to ${max} (got ${got})`);
+}
+
 /** Invalid input file or document (manifest, profile, lockfile, card). Exit 2. */
 export class InvalidInputError extends A2aLockError {
   /** The file path or URL the input came from. */

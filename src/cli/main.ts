@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import kleur from 'kleur';
 import yargs from 'yargs';
-import { A2aLockError, exitCodeFor, ExitCode, UsageError } from '../errors.js';
+import { A2aLockError, exitCodeFor, ExitCode, UsageError, wholeNumberIn } from '../errors.js';
 import type { CommandResult, GlobalOptions } from '../commands/context.js';
 import { renderWarning, terminalSafe } from './render.js';
 import { createProgress, type ProgressStream } from './progress.js';
@@ -66,9 +66,7 @@ function positiveInt(name: string, max = Number.MAX_SAFE_INTEGER, min = 1) {
   return (value: unknown) => {
     if (value === undefined) return undefined;
     if (Array.isArray(value)) throw new UsageError(`--${name} given more than once`);
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`--${name} must be a whole number from ${min} to ${max} (got ${Number.isFinite(value) ? JSON.stringify(value) : Number.isNaN(value) ? 'something that is not a number' : String(value)})`);
-    return n;
+    return wholeNumberIn(`--${name}`, typeof value === 'number' ? value : Number(value), min, max);
   };
 }
 

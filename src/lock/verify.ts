@@ -5,7 +5,7 @@
  * lockfile"). Never writes.
  */
 import { dirname, resolve } from 'node:path';
-import { ExitCode, OutOfDateError, UsageError } from '../errors.js';
+import { ExitCode, OutOfDateError, UsageError, wholeNumberIn } from '../errors.js';
 import { formatPath, own } from '../json-path.js';
 import { readManifest } from '../manifest/read.js';
 import type { Manifest } from '../manifest/schema.js';
@@ -109,11 +109,7 @@ export interface VerifyResult {
  */
 export async function verifyLockfile(options: VerifyOptions | null = {}): Promise<VerifyResult> {
   options ??= {};
-  const whole = (name: string, value: unknown, min: number, max: number) => {
-    if (value !== undefined && !(Number.isInteger(value) && (value as number) >= min && (value as number) <= max)) {
-      throw new UsageError(`verifyLockfile: ${name} must be a whole number from ${min} to ${max}`);
-    }
-  };
+  const whole = (name: string, value: unknown, min: number, max: number) => value === undefined || wholeNumberIn(`verifyLockfile: ${name}`, value, min, max);
   whole('timeoutMs', options.timeoutMs, 1, 2_147_483_647);
   whole('concurrency', options.concurrency, 1, Number.MAX_SAFE_INTEGER);
   whole('retries', options.retries, 0, 10);
