@@ -3,7 +3,7 @@
  * (instead of writing): the card version, the card changes path by path (deep-diff, extended-card
  * paths prefixed `extended:`), the signature records, and the plan fields per skill. Pure.
  */
-import { canonicalJson } from '../canonical.js';
+import { sameJson } from '../canonical.js';
 import type { SignatureRecord } from '../card/signature.js';
 import { own } from '../json-path.js';
 import { diffPlans } from '../negotiate/negotiate.js';
@@ -42,10 +42,10 @@ export function entryChanges(old: LockEntry, now: LockEntry): EntryChanges {
     else cardChanges.push({ path: 'extended:$', kind: now.extended ? 'added' : 'removed', ...(now.extended ? { new: '(extended card)' } : { old: '(extended card)' }), structural: true });
   }
   const signatureChanges: SignatureChange[] = [];
-  if (canonicalJson(old.signature ?? null) !== canonicalJson(now.signature ?? null)) {
+  if (!sameJson(old.signature ?? null, now.signature ?? null)) {
     signatureChanges.push({ snapshot: 'card', ...(old.signature ? { old: old.signature } : {}), ...(now.signature ? { new: now.signature } : {}) });
   }
-  if (canonicalJson(old.extended?.signature ?? null) !== canonicalJson(now.extended?.signature ?? null)) {
+  if (!sameJson(old.extended?.signature ?? null, now.extended?.signature ?? null)) {
     signatureChanges.push({ snapshot: 'extended', ...(old.extended?.signature ? { old: old.extended.signature } : {}), ...(now.extended?.signature ? { new: now.extended.signature } : {}) });
   }
   const planChanges: Record<string, PlanChange[]> = {};

@@ -11,7 +11,7 @@ import { assertShallow, cardSourceOf, isCardUrl, loadCard, type LoadedCard } fro
 import type { AgentInterface, NormalizedCard, SecurityRequirement, Warning } from '../card/model.js';
 import { normalizeCard } from '../card/normalize.js';
 import type { SignatureRecord } from '../card/signature.js';
-import { integrityOf } from '../canonical.js';
+import { integrityOf, sameJson } from '../canonical.js';
 import { A2aLockError, ExitCode, exitCodeFor, InvalidInputError, type ErrorCode } from '../errors.js';
 import { own } from '../json-path.js';
 import { agentSettings, profileOf, type AgentEntry, type AgentSettings, type Manifest } from '../manifest/schema.js';
@@ -397,11 +397,7 @@ export function manifestMismatches(manifest: Manifest, lock: Lockfile | undefine
 
 /** Whether locked settings equal the manifest's, key order aside. */
 export function sameSettings(a: AgentSettings | undefined, b: AgentSettings): boolean {
-  return a !== undefined && JSON.stringify(sortKeys(a)) === JSON.stringify(sortKeys(b));
-}
-
-function sortKeys(value: object): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : 1)));
+  return a !== undefined && sameJson(a, b);
 }
 
 /**

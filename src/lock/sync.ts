@@ -10,7 +10,7 @@
  * the manifest resolves them afresh.
  */
 import type { Warning } from '../card/model.js';
-import { canonicalJson } from '../canonical.js';
+import { sameJson } from '../canonical.js';
 import { formatPath, own } from '../json-path.js';
 import { A2aLockError, ExitCode, exitCodeFor, type ErrorCode } from '../errors.js';
 import { agentSettings, profileOf, type Manifest } from '../manifest/schema.js';
@@ -159,7 +159,7 @@ export async function syncLock(
     if (!old) actions[name] = 'added';
     else {
       replaced[name] = old;
-      actions[name] = canonicalJson(old) === canonicalJson(agents[name]) ? 'unchanged' : 'updated';
+      actions[name] = sameJson(old, agents[name]) ? 'unchanged' : 'updated';
     }
   }
   for (const name of Object.keys(previous?.agents ?? {})) {
@@ -177,7 +177,7 @@ export async function syncLock(
 
 /** Whether two settings negotiate alike: the same profile and the same credentials held. */
 function sameNegotiationInputs(a: AgentSettings, b: AgentSettings): boolean {
-  return canonicalJson({ ...profileOf(a), credentials: a.credentials }) === canonicalJson({ ...profileOf(b), credentials: b.credentials });
+  return sameJson({ ...profileOf(a), credentials: a.credentials }, { ...profileOf(b), credentials: b.credentials });
 }
 
 const ENTRY_FIELDS = new Set(['card', 'resolved', 'a2aVersion', 'version', 'integrity', 'snapshot', 'signature', 'extended', 'plans']);
