@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { sampleCard, startAgent } from './agents.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const bin = join(root, 'dist', 'bin.js');
+const bin = join(root, 'dist', 'a2a.js');
 const writeExample = process.argv.includes('--write-example');
 const bold = (s) => (process.stdout.isTTY && !process.env.NO_COLOR ? `\x1b[1m${s}\x1b[22m` : s);
 

@@ -10,7 +10,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const bin = join(root, 'dist', 'bin.js');
+export const bin = join(root, 'dist', 'a2a.js');
 const probe = join(root, 'bench', 'lib', 'probe.js');
 
 /** The design document's worked example card (raw JSON, as served). */

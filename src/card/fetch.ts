@@ -12,7 +12,7 @@
  * installed, and none is, so every call sees the card as served now.
  */
 
-import { setTimeout as sleep } from 'node:timers/promises';
+import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import { Agent, EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
 import { FetchError, InvalidInputError, UsageError } from '../errors.js';
 import type { Warning } from './model.js';
@@ -614,6 +614,12 @@ async function readJson(shown: string, response: Dispatcher.ResponseData, ctx: C
     if (error instanceof InvalidInputError) throw error;
     throw networkError(shown, error, ctx);
   }
+  // undici hands a kept-alive socket back to its pool one event-loop turn after the response
+  // (setImmediate). Decoding, parsing and the caller's checks run after that turn: run in the
+  // poll phase that read the body, the CPU work of a whole batch of cards would finish before any
+  // socket is free, and every next request would leave in one burst after it (each wave of a
+  // verify then took 50 ms plus the batch's CPU, instead of overlapping them).
+  await nextTurn();
 
   let text: string;
   try {

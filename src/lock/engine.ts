@@ -483,6 +483,25 @@ function signatureDrift(snapshot: SignatureDrift['snapshot'], locked: SignatureR
  * @param sources the manifest's credential sources for this agent (the extended card)
  */
 export async function checkOnline(entry: LockEntry, settings: AgentSettings, options: EngineOptions, sources: AgentEntry['credentials'] = {}): Promise<AgentReport> {
+  return checkServed(entry, settings, options, sources, false);
+}
+
+/**
+ * {@link checkOnline}, for a caller that has just checked the entry offline ({@link checkOffline}
+ * returned undefined, so each snapshot matches its integrity) when `snapshotsIntact`: a served card
+ * equal to its snapshot as JSON (key order aside) then has the locked integrity without hashing it
+ * again, which `verify` would otherwise do once more for every agent.
+ */
+export async function checkServed(
+  entry: LockEntry,
+  settings: AgentSettings,
+  options: EngineOptions,
+  sources: AgentEntry['credentials'],
+  snapshotsIntact: boolean,
+): Promise<AgentReport> {
+  /** Whether a card read now has the integrity `locked` records for `snapshot`. */
+  const sameAsLocked = (raw: Record<string, unknown>, locked: { integrity: string; snapshot: Record<string, unknown> }): boolean =>
+    snapshotsIntact && sameJson(raw, locked.snapshot) ? true : integrityOf(raw) === locked.integrity;
   const warnings: Warning[] = [];
   let unchecked: string | undefined;
   let loaded: LoadedCard;
@@ -492,7 +511,7 @@ export async function checkOnline(entry: LockEntry, settings: AgentSettings, opt
   try {
     loaded = await loadCard(entry.card, loadOptions(settings, options));
     warnings.push(...loaded.warnings);
-    const publicSame = integrityOf(loaded.raw) === entry.integrity;
+    const publicSame = sameAsLocked(loaded.raw, entry);
     // A verified signature is re-checked even on the same bytes: its key may be gone from the JWKS.
     const recheck = entry.signature?.status === 'verified';
     if (publicSame && !entry.extended && !recheck) return { status: 'ok', exitCode: ExitCode.Ok, warnings };
@@ -512,7 +531,7 @@ export async function checkOnline(entry: LockEntry, settings: AgentSettings, opt
         if (!(error instanceof A2aLockError) || error.code !== 'credential-unset') throw error;
         unchecked = `extended card not checked (${String(error.data?.variable)} unset)`;
       }
-      const extendedSame = extended !== undefined && integrityOf(extended.raw) === entry.extended.integrity;
+      const extendedSame = extended !== undefined && sameAsLocked(extended.raw, entry.extended);
       const extendedSignatureHolds = !extended || !extendedSame || signatureDrift('extended', entry.extended.signature, extended.signature).length === 0;
       if (publicSame && publicSignatureHolds && (unchecked || (extendedSame && extendedSignatureHolds))) {
         return { status: 'ok', exitCode: ExitCode.Ok, warnings, ...(unchecked ? { unchecked } : {}) };

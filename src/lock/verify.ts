@@ -10,7 +10,7 @@ import { formatPath, own } from '../json-path.js';
 import { readManifest } from '../manifest/read.js';
 import type { Manifest } from '../manifest/schema.js';
 import { mapSettled } from '../pool.js';
-import { checkOffline, checkOnline, DEFAULT_CONCURRENCY, manifestMismatches, overallExitCode, type AgentReport, type EngineOptions } from './engine.js';
+import { checkOffline, checkServed, DEFAULT_CONCURRENCY, manifestMismatches, overallExitCode, type AgentReport, type EngineOptions } from './engine.js';
 import { readLockfile } from './io.js';
 import type { Lockfile } from './schema.js';
 
@@ -60,7 +60,7 @@ export async function checkProject(project: Project, names: readonly string[], o
       const offlineReport = checkOffline(entry, settings, `${project.lockfile} ${formatPath(['agents', name])}`);
       if (offlineReport) return offlineReport;
       if (offline) return { status: 'ok', exitCode: ExitCode.Ok, warnings: [] };
-      return checkOnline(entry, settings, engine, own(project.manifest.agents, name)?.credentials);
+      return checkServed(entry, settings, engine, own(project.manifest.agents, name)?.credentials ?? {}, true);
     },
     offline ? undefined : engine.onProgress,
   );

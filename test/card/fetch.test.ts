@@ -563,6 +563,23 @@ describe('fetchCard', () => {
   });
 });
 
+describe('fetchCard and the connection pool', () => {
+  it('resolves only once its connection is free again: a request made right then leaves at once instead of queueing behind the caller\'s CPU work', async () => {
+    // undici returns a kept-alive socket to its pool one event-loop turn after the response. Were
+    // fetchCard to resolve before that turn, a verify slot would check its card (CPU) and queue its
+    // next request behind the whole batch of cards read in the same turn (BENCHMARKS.md).
+    const s = await serve((_req, res) => json(res, 200, CARD));
+    const dispatcher = new Agent({ connections: 2 });
+    extraDispatchers.push(dispatcher);
+    const { body } = await fetchCard(`${s.origin}/a.json`, { ...OPTS, dispatcher });
+    expect(body).toEqual(CARD);
+    expect(dispatcher.stats[s.origin]).toMatchObject({ connected: 1, free: 1, pending: 0, queued: 0, running: 0 });
+    // And the next request goes out on that same socket.
+    await fetchCard(`${s.origin}/b.json`, { ...OPTS, dispatcher });
+    expect(s.connections()).toBe(1);
+  });
+});
+
 describe('requestJson', () => {
   /** Collects each request's method, URL, headers and body. */
   async function echoServer(handler: (req: IncomingMessage, body: string, res: ServerResponse) => void) {

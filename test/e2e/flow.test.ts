@@ -29,7 +29,7 @@ describe.concurrent('lock → verify → drift → update → verify (1.0 agent 
         'legacy-research': research(v03.origin, { credentials: { bearer: { env: 'LEGACY_TOKEN' } }, profile: { versions: ['0.3'] } }),
       }),
     );
-    // The headline flow runs the real binary (node dist/bin.js) as a process: exit codes, output
+    // The headline flow runs the real binary (node dist/a2a.js, the bundle) as a process: exit codes, output
     // and the pooled connections closed at exit, end to end. Other tests mostly run in-process.
     const cli = (...args: string[]) => runCli(args, { cwd: dir, spawn: true });
 

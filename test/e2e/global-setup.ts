@@ -1,8 +1,9 @@
 /**
- * vitest globalSetup of the e2e project. The e2e tests run the BUILT CLI (dist/bin.js →
- * dist/cli/main.js); `npm test` builds first (`npm run build && vitest run`). Here we only check
- * that dist exists and is not older than src, and fail the run with a clear message otherwise
- * (testing a stale build would test old code).
+ * vitest globalSetup of the e2e project. The e2e tests run the BUILT CLI: dist/cli/main.js
+ * in-process, and the bundled executable dist/a2a.js when they spawn it; `npm test` builds both
+ * first (`npm run build && vitest run`). Here we only check that dist exists, is not older than
+ * src, and that the bundle is not older than the tsc output it is made from, and fail the run
+ * with a clear message otherwise (testing a stale build would test old code).
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,7 +11,8 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const MAIN = join(ROOT, 'dist', 'cli', 'main.js');
-const BUILD = 'npx tsc -p tsconfig.build.json   (or: npm run build; npm test builds first)';
+const BUNDLE = join(ROOT, 'dist', 'a2a.js');
+const BUILD = 'npm run build   (tsc, then the bundle; npm test builds first)';
 
 function newestSource(dir: string): { path: string; mtimeMs: number } | undefined {
   let newest: { path: string; mtimeMs: number } | undefined;
@@ -30,5 +32,8 @@ export default function setup(): void {
   const newest = newestSource(join(ROOT, 'src'));
   if (newest && newest.mtimeMs > built + 1000) {
     throw new Error(`e2e: dist is older than ${newest.path}; the e2e tests would run stale code. Rebuild:\n  ${BUILD}`);
+  }
+  if (!existsSync(BUNDLE) || statSync(BUNDLE).mtimeMs + 1000 < built) {
+    throw new Error(`e2e: the bundled executable ${BUNDLE} is missing or older than dist/cli/main.js. Rebuild:\n  ${BUILD}`);
   }
 }

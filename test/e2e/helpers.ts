@@ -1,6 +1,6 @@
 /**
  * Shared helpers for the end-to-end suite: run the BUILT CLI (dist/cli/main.js) in a fresh temp
- * directory (in-process by default, or spawned as `node dist/bin.js ...`; see {@link runCli}), write manifests, read lockfile bytes, and start the servers the tests talk to
+ * directory (in-process by default, or spawned as `node dist/a2a.js ...`; see {@link runCli}), write manifests, read lockfile bytes, and start the servers the tests talk to
  * (real `@a2a-js/sdk` agents through test/helpers/agents.ts, plus tiny node:http servers for
  * HTTP-layer faults the SDK cannot produce).
  *
@@ -18,7 +18,8 @@ import { fileURLToPath } from 'node:url';
 import { sampleCard, startAgent, type StartAgentOptions, type StartedAgent } from '../helpers/agents.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-export const BIN = join(ROOT, 'dist', 'bin.js');
+/** The executable the package's `bin` names: the bundle of dist/bin.js (scripts/bundle.js). */
+export const BIN = join(ROOT, 'dist', 'a2a.js');
 export const DIST_MAIN = join(ROOT, 'dist', 'cli', 'main.js');
 
 if (!existsSync(DIST_MAIN)) {
@@ -42,7 +43,7 @@ export interface RunOptions {
   env?: Record<string, string>;
   /** Kill the process after this long (default 15 s). Implies `spawn`. */
   killAfterMs?: number;
-  /** Spawn `node dist/bin.js` even when the run could be in-process. */
+  /** Spawn `node dist/a2a.js` even when the run could be in-process. */
   spawn?: boolean;
 }
 
@@ -64,7 +65,7 @@ function needsProcess(args: string[], options: RunOptions): boolean {
  * Run the CLI with `args` in `options.cwd` and collect its output. Never rejects for a non-zero
  * exit. In-process (dist/cli/main.js with its own cwd, environment and output; the same code the
  * binary runs, without a Node start-up per call) unless {@link needsProcess} says a real process
- * is needed, which spawns `node dist/bin.js ...args`.
+ * is needed, which spawns `node dist/a2a.js ...args`.
  */
 export async function runCli(args: string[], options: RunOptions): Promise<CliResult> {
   if (needsProcess(args, options)) return spawnCli(args, options);
@@ -78,7 +79,7 @@ export async function runCli(args: string[], options: RunOptions): Promise<CliRe
   return { code, stdout, stderr, ms: Date.now() - started };
 }
 
-/** Spawn `node dist/bin.js ...args` and collect its output. Never rejects for a non-zero exit. */
+/** Spawn `node dist/a2a.js ...args` and collect its output. Never rejects for a non-zero exit. */
 export function spawnCli(args: string[], options: RunOptions): Promise<CliResult> {
   const env: Record<string, string> = { NO_COLOR: '1', ...options.env };
   for (const key of ['PATH', 'HOME', 'SYSTEMROOT', 'TMPDIR']) {

@@ -26,9 +26,9 @@ describe('the packed package', () => {
     const packed = await exec(npm, ['pack', '--json', '--ignore-scripts', '--pack-destination', out, ...quiet], { cwd: ROOT });
     const [report] = JSON.parse(packed.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
     const files = report!.files.map((f) => f.path);
-    const outside = files.filter((f) => !/^(dist\/.+\.(js|d\.ts)|schemas\/[^/]+\.schema\.json|README\.md|LICENSE|package\.json)$/.test(f));
+    const outside = files.filter((f) => !/^(dist\/.+\.(js|d\.ts)|dist\/THIRD-PARTY-LICENSES\.md|schemas\/[^/]+\.schema\.json|README\.md|LICENSE|package\.json)$/.test(f));
     expect(outside).toEqual([]);
-    for (const f of ['dist/bin.js', 'dist/index.js', 'dist/index.d.ts', 'dist/cli/main.js', 'schemas/a2a.schema.json', 'schemas/a2a-lock.schema.json', 'README.md', 'LICENSE']) {
+    for (const f of ['dist/a2a.js', 'dist/THIRD-PARTY-LICENSES.md', 'dist/index.js', 'dist/index.d.ts', 'dist/cli/main.js', 'schemas/a2a.schema.json', 'schemas/a2a-lock.schema.json', 'README.md', 'LICENSE']) {
       expect(files).toContain(f);
     }
 
@@ -40,6 +40,13 @@ describe('the packed package', () => {
 
     const cli = await exec('npx', ['--no-install', 'a2a', '--version'], { cwd: project });
     expect(cli.stdout.trim()).toBe(version);
+    // A command through the bundle's chunks (yargs, zod, the command module): no lockfile yet is exit 2.
+    const verify = await exec('npx', ['--no-install', 'a2a', 'verify', '--offline', '--json'], { cwd: project }).then(
+      () => ({ code: 0, stdout: '' }),
+      (error: { code: number; stdout: string }) => ({ code: error.code, stdout: error.stdout }),
+    );
+    expect(verify.code).toBe(2);
+    expect(JSON.parse(verify.stdout).error.code).toBeTypeOf('string');
 
     // The package root from an ES module consumer: functions, error classes and refusal codes.
     const probe = [

@@ -177,7 +177,7 @@ describe.concurrent('bins', () => {
   it('a2a and a2a-lock are the same entry; --version prints the package version', async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
     const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8'));
-    expect(pkg.bin).toEqual({ a2a: 'dist/bin.js', 'a2a-lock': 'dist/bin.js' });
+    expect(pkg.bin).toEqual({ a2a: 'dist/a2a.js', 'a2a-lock': 'dist/a2a.js' });
     expect((await readFile(BIN, 'utf8')).startsWith('#!/usr/bin/env node\n')).toBe(true);
 
     // Run the entry through a link named like each bin, as npm installs it.

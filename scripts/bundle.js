@@ -1,0 +1,75 @@
+#!/usr/bin/env node
+// Bundle the CLI for start-up speed: `dist/bin.js` (tsc output) and everything it imports become
+// `dist/a2a.js` plus `dist/chunks/*.js`, the executable the package's `bin` names.
+//
+// Why: a short run (`a2a verify --offline` on one agent) spent most of its time in Node's ESM
+// loader resolving, reading and compiling ~170 modules (zod, yargs and its helpers) and ~50
+// CommonJS files; a bundle loads a handful (BENCHMARKS.md). Dynamic imports stay chunks, so
+// command modules and undici load only when a command needs them. The code is not minified:
+// stack traces keep names and readable lines. The library entries (`a2a-lock`,
+// `a2a-lock/runtime`) stay the tsc output, importing their dependencies from node_modules.
+//
+// Also writes `dist/THIRD-PARTY-LICENSES.md`: the license of every package copied into the bundle.
+import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { rolldown } from 'rolldown';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const dist = join(root, 'dist');
+
+rmSync(join(dist, 'chunks'), { recursive: true, force: true });
+const warnings = [];
+const bundle = await rolldown({
+  input: { a2a: join(dist, 'bin.js') },
+  platform: 'node',
+  // The runtime's optional peers are never part of the CLI.
+  external: [/^@a2a-js\/sdk(\/|$)/, /^@grpc\//, /^@bufbuild\//],
+  onLog: (level, log) => {
+    if (level === 'warn') warnings.push(log.message);
+  },
+});
+const { output } = await bundle.write({
+  dir: dist,
+  format: 'esm',
+  entryFileNames: '[name].js',
+  chunkFileNames: 'chunks/[name]-[hash].js',
+});
+await bundle.close();
+if (warnings.length > 0) {
+  console.error(`bundle: ${warnings.length} warning(s):\n${warnings.join('\n')}`);
+  process.exit(1);
+}
+chmodSync(join(dist, 'a2a.js'), 0o755);
+
+/** The package directory of a bundled module, or undefined for our own code. */
+function packageDir(id) {
+  const at = id.lastIndexOf(`${sep}node_modules${sep}`);
+  if (at < 0) return undefined;
+  const rest = id.slice(at + 14).split(sep);
+  return id.slice(0, at + 14) + (rest[0].startsWith('@') ? join(rest[0], rest[1]) : rest[0]);
+}
+
+const packages = new Set();
+for (const chunk of output) for (const id of chunk.moduleIds ?? []) {
+  const dir = packageDir(id);
+  if (dir) packages.add(dir);
+}
+// One section per name@version (a package may be installed twice, nested under two dependents).
+const sections = new Map();
+for (const dir of packages) {
+  const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+  const file = readdirSync(dir).find((f) => /^(licen[cs]e|copying)(\.|$)/i.test(f));
+  const text = file ? readFileSync(join(dir, file), 'utf8').trim() : `(no license file; package.json says ${pkg.license ?? 'nothing'})`;
+  sections.set(`${pkg.name}@${pkg.version}`, `## ${pkg.name} ${pkg.version} (${pkg.license ?? 'unknown'})\n\n${text}\n`);
+}
+const sorted = [...sections].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, text]) => text);
+writeFileSync(
+  join(dist, 'THIRD-PARTY-LICENSES.md'),
+  `# Third-party licenses\n\n\`dist/a2a.js\` and \`dist/chunks/\` include code from these packages.\n\n${sorted.join('\n')}`,
+);
+
+const files = output.filter((o) => o.type === 'chunk');
+const bytes = files.reduce((n, o) => n + Buffer.byteLength(o.code), 0);
+if (!existsSync(join(dist, 'a2a.js'))) throw new Error('bundle: dist/a2a.js was not written');
+console.error(`bundle: dist/a2a.js + ${files.length - 1} chunks, ${(bytes / 1024).toFixed(0)} KiB, ${sections.size} third-party packages`);
