@@ -101,4 +101,31 @@ describe('mapSettled progress', () => {
     }, (done, total) => seen.push(`${done}/${total}`));
     expect(seen).toEqual(['0/3', '1/3', '2/3', '3/3']);
   });
+
+  it('release() ends an item\'s turn early: the next item starts while it finishes; the limit holds for the rest; results keep input order', async () => {
+    const log: string[] = [];
+    let active = 0;
+    let maxActive = 0;
+    const gates = new Map<number, () => void>();
+    const results = mapSettled([0, 1, 2, 3], 2, async (n, _i, release) => {
+      active++;
+      maxActive = Math.max(maxActive, active);
+      log.push(`start ${n}`);
+      await new Promise<void>((resolve) => setTimeout(resolve, 5));
+      active--;
+      if (n === 0) {
+        // Item 0 releases its turn, then waits to finish until item 2 has started.
+        release();
+        await new Promise<void>((resolve) => gates.set(0, resolve));
+      }
+      if (n === 2) gates.get(0)?.();
+      if (n === 3) throw new Error('down');
+      log.push(`end ${n}`);
+      return n * 10;
+    });
+    const settled = await results;
+    expect(settled.map((r) => (r.status === 'fulfilled' ? r.value : 'rejected'))).toEqual([0, 10, 20, 'rejected']);
+    expect(maxActive).toBe(2);
+    expect(log.indexOf('start 2')).toBeLessThan(log.indexOf('end 0'));
+  });
 });

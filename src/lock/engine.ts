@@ -487,10 +487,28 @@ export async function checkOnline(entry: LockEntry, settings: AgentSettings, opt
 }
 
 /**
+ * Start loading a locked agent's public card as served now, from the manifest's `card` location
+ * and with no credentials: the request {@link checkOnline} begins with.
+ */
+export function loadServedCard(entry: LockEntry, options: EngineOptions, settings: AgentSettings): Promise<LoadedCard> {
+  return loadCard(entry.card, loadOptions(settings, options));
+}
+
+/**
+ * Whether checking `entry` against its card as served ends with that card: it equals its intact
+ * snapshot and nothing else is fetched (no extended card, no verified signature to check again
+ * against its key set).
+ */
+export function servedCardSettles(entry: LockEntry, raw: Record<string, unknown>): boolean {
+  return !entry.extended && entry.signature?.status !== 'verified' && sameJson(raw, entry.snapshot);
+}
+
+/**
  * {@link checkOnline}, for a caller that has just checked the entry offline ({@link checkOffline}
  * returned undefined, so each snapshot matches its integrity) when `snapshotsIntact`: a served card
  * equal to its snapshot as JSON (key order aside) then has the locked integrity without hashing it
- * again, which `verify` would otherwise do once more for every agent.
+ * again, which `verify` would otherwise do once more for every agent. `served`: the public card's
+ * load when the caller has started it ({@link loadServedCard}).
  */
 export async function checkServed(
   entry: LockEntry,
@@ -498,6 +516,7 @@ export async function checkServed(
   options: EngineOptions,
   sources: AgentEntry['credentials'],
   snapshotsIntact: boolean,
+  served: Promise<LoadedCard> = loadServedCard(entry, options, settings),
 ): Promise<AgentReport> {
   /** Whether a card read now has the integrity `locked` records for `snapshot`. */
   const sameAsLocked = (raw: Record<string, unknown>, locked: { integrity: string; snapshot: Record<string, unknown> }): boolean =>
@@ -509,7 +528,7 @@ export async function checkServed(
   let extended: ReadCard | undefined;
   let publicSignature: SignatureRecord | undefined;
   try {
-    loaded = await loadCard(entry.card, loadOptions(settings, options));
+    loaded = await served;
     warnings.push(...loaded.warnings);
     const publicSame = sameAsLocked(loaded.raw, entry);
     // A verified signature is re-checked even on the same bytes: its key may be gone from the JWKS.

@@ -5,12 +5,13 @@
  * lockfile"). Never writes.
  */
 import { dirname, resolve } from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { ExitCode, OutOfDateError, UsageError, wholeNumberIn } from '../errors.js';
 import { formatPath, own } from '../json-path.js';
 import { readManifest } from '../manifest/read.js';
 import type { Manifest } from '../manifest/schema.js';
 import { mapSettled } from '../pool.js';
-import { checkOffline, checkServed, DEFAULT_CONCURRENCY, manifestMismatches, overallExitCode, type AgentReport, type EngineOptions } from './engine.js';
+import { checkOffline, checkServed, DEFAULT_CONCURRENCY, loadServedCard, servedCardSettles, manifestMismatches, overallExitCode, type AgentReport, type EngineOptions } from './engine.js';
 import { readLockfile } from './io.js';
 import type { Lockfile } from './schema.js';
 
@@ -49,18 +50,31 @@ export async function checkProject(project: Project, names: readonly string[], o
     if (reasons) reports[name] = { status: 'out-of-date', exitCode: ExitCode.Drift, reasons, warnings: [] };
     else locked.push(name);
   }
-  // An agent's offline check runs in its pool slot, so the first cards are in flight at once and
-  // the CPU work of the others overlaps the network wait.
+  // Online, a pool slot first sends its agent's public card request: no credentials, to the
+  // manifest's URL. When the card comes back equal to its snapshot with nothing more to fetch, the
+  // slot passes to the next agent before this one's CPU work (the offline check, the comparison),
+  // and that work waits one event-loop turn: undici writes a request on a reused connection only
+  // in the turn after it is made, and a turn spent checking a whole batch of cards would hold every
+  // next request back until the batch is done (BENCHMARKS.md). The offline check still comes
+  // before anything that carries credentials (the extended card, sent through the locked plan's
+  // URL), so a plan its snapshot does not negotiate never picks where credentials go.
   const results = await mapSettled(
     locked,
     offline ? 1 : (engine.concurrency ?? DEFAULT_CONCURRENCY),
-    async (name): Promise<AgentReport> => {
+    async (name, _index, release): Promise<AgentReport> => {
       const entry = project.lock.agents[name]!;
       const settings = project.lock.settings[name]!;
-      const offlineReport = checkOffline(entry, settings, `${project.lockfile} ${formatPath(['agents', name])}`);
+      const source = `${project.lockfile} ${formatPath(['agents', name])}`;
+      if (offline) return checkOffline(entry, settings, source) ?? { status: 'ok', exitCode: ExitCode.Ok, warnings: [] };
+      const served = loadServedCard(entry, engine, settings);
+      const loaded = await served.catch(() => undefined);
+      if (loaded && servedCardSettles(entry, loaded.raw)) {
+        release();
+        await nextTurn();
+      }
+      const offlineReport = checkOffline(entry, settings, source);
       if (offlineReport) return offlineReport;
-      if (offline) return { status: 'ok', exitCode: ExitCode.Ok, warnings: [] };
-      return checkServed(entry, settings, engine, own(project.manifest.agents, name)?.credentials ?? {}, true);
+      return checkServed(entry, settings, engine, own(project.manifest.agents, name)?.credentials ?? {}, true, served);
     },
     offline ? undefined : engine.onProgress,
   );

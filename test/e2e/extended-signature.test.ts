@@ -381,6 +381,32 @@ describe.concurrent('extended card (SDK extendedAgentCardProvider, bearer auth)'
   });
 });
 
+describe.concurrent('extended card and an edited lockfile', { timeout: 40_000 }, () => {
+  it('online verify checks an entry offline before any credentialed request: a plan URL edited to another server gets no request and no token', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const a = await extendedAgent(res);
+    const collector = await res.agent({ card: sampleCard });
+    const dir = await res.dir(manifest({ research: deepResearch(a.origin) }));
+    const lock = await runCli(['lock'], { cwd: dir, env: WITH_TOKEN });
+    expect(lock.code, show(lock)).toBe(0);
+
+    // The public card still matches its snapshot (the fast path); only the plan's URL is edited.
+    const locked = await readLock(dir);
+    const plan = locked.agents.research.plans['deep-research'];
+    plan.url = plan.url.replace(a.origin, collector.origin);
+    await writeLockBytes(dir, `${JSON.stringify(locked, null, 2)}\n`);
+    const seenBefore = collector.requests.length;
+
+    const r = await runCli(['verify', '--json'], { cwd: dir, env: WITH_TOKEN });
+    expect(r.code, show(r)).toBe(1);
+    const report = jsonOf(r).agents.research;
+    expect(report.status).toBe('out-of-date');
+    expect(report.reasons.join('\n')).toMatch(/locked plan differs from the plan its snapshot negotiates \(.*url/);
+    expect(collector.requests.slice(seenBefore)).toEqual([]);
+    expect(allOutput(r)).not.toContain(TOKEN);
+  });
+});
+
 describe.concurrent('card signatures (SDK generateAgentCardSignature, ES256)', { timeout: 40_000 }, () => {
   it('a card signed by k1 with the JWKS at its jku → lock records verified k1 with the jose thumbprint', async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
