@@ -13,7 +13,18 @@
  */
 
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
-import { Agent, EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+// undici's package root loads all of undici (fetch, WebSocket, caches, mocks, interceptors): ~45 ms
+// of every networked CLI run (BENCHMARKS.md). The fetcher imports the four modules it uses by
+// path (types in src/types/undici-parts.d.ts) and does the one thing the root does on load that
+// they need: give dispatchers their request/connect/... methods (the proxy agent tunnels through
+// `connect`). undici is pinned to an exact version; a moved module fails the build and the tests.
+import DispatcherClass from 'undici/lib/dispatcher/dispatcher.js';
+import dispatcherApi from 'undici/lib/api/index.js';
+import Agent from 'undici/lib/dispatcher/agent.js';
+import EnvHttpProxyAgent from 'undici/lib/dispatcher/env-http-proxy-agent.js';
+
+Object.assign(DispatcherClass.prototype, dispatcherApi);
 import { FetchError, InvalidInputError, UsageError } from '../errors.js';
 import type { Warning } from './model.js';
 import { errorCode, UNDICI_TIMEOUTS } from './network-errors.js';
@@ -566,9 +577,12 @@ async function send(url: URL, method: 'GET' | 'POST', body: string | undefined, 
     headers[name] = value;
   }
   try {
-    return await request(url, {
+    // What undici's root `request(url, options)` does: origin and path from the URL, then the
+    // dispatcher's `request` method.
+    return await ctx.dispatcher.request({
+      origin: url.origin,
+      path: `${url.pathname}${url.search}`,
       method,
-      dispatcher: ctx.dispatcher,
       signal: ctx.controller.signal,
       headers,
       ...(body !== undefined ? { body } : {}),

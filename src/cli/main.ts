@@ -102,7 +102,7 @@ export async function main(args: string[], io: CliIo = processIo()): Promise<num
     .option('json', { type: 'boolean', default: false, describe: 'Print one JSON document on stdout', global: true })
     .option('verbose', { type: 'boolean', default: false, describe: 'Print stack traces of errors', global: true })
     .option('timeout', { type: 'number', requiresArg: true, describe: 'Per-card timeout in ms (default 10000)', global: true, coerce: positiveInt('timeout', 2_147_483_647) })
-    .option('concurrency', { type: 'number', requiresArg: true, describe: 'Agents checked at once, and connections per host (default 64)', global: true, coerce: positiveInt('concurrency') })
+    .option('concurrency', { type: 'number', requiresArg: true, describe: 'Agents checked at once, and connections per host (default 128)', global: true, coerce: positiveInt('concurrency') })
     .option('retries', { type: 'number', requiresArg: true, describe: 'Retries of a card answered 429/500/502/503/504, with backoff (default 2)', global: true, coerce: positiveInt('retries', 10, 0) })
     .option('allow-http', { type: 'boolean', default: false, describe: 'Allow plain http to non-loopback hosts', global: true })
     .command(

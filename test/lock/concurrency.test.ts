@@ -94,7 +94,7 @@ afterAll(async () => {
 
 describe('agents in flight against one host', () => {
   it(`lock and verify keep DEFAULT_CONCURRENCY (${DEFAULT_CONCURRENCY}) agents in flight over as many kept-alive connections`, async () => {
-    expect(DEFAULT_CONCURRENCY).toBe(64);
+    expect(DEFAULT_CONCURRENCY).toBe(128);
     gate = DEFAULT_CONCURRENCY;
     const lock = await measure(async () => expect((await runLock(options())).exitCode).toBe(0));
     expect(lock).toEqual({ maxInFlight: DEFAULT_CONCURRENCY, connections: DEFAULT_CONCURRENCY });

@@ -1,0 +1,26 @@
+/**
+ * Types for the undici modules the card fetcher imports by path (src/card/fetch.ts): undici ships
+ * declarations for its package root only. Each module's `module.exports` is what the root
+ * exports under the same name.
+ */
+declare module 'undici/lib/dispatcher/dispatcher.js' {
+  import { Dispatcher } from 'undici';
+  export default Dispatcher;
+}
+
+declare module 'undici/lib/api/index.js' {
+  import type { Dispatcher } from 'undici';
+  /** The methods undici's root installs on `Dispatcher.prototype`. */
+  const api: Pick<Dispatcher, 'request' | 'stream' | 'pipeline' | 'upgrade' | 'connect'>;
+  export default api;
+}
+
+declare module 'undici/lib/dispatcher/agent.js' {
+  import { Agent } from 'undici';
+  export default Agent;
+}
+
+declare module 'undici/lib/dispatcher/env-http-proxy-agent.js' {
+  import { EnvHttpProxyAgent } from 'undici';
+  export default EnvHttpProxyAgent;
+}

@@ -1,0 +1,44 @@
+/**
+ * The build for start-up speed (issue 6): the bundled executable with its license notices, and
+ * the card fetcher loading only the undici modules it uses (not undici's package root).
+ */
+import { execFile } from 'node:child_process';
+import { readdir, readFile } from 'node:fs/promises';
+import { builtinModules } from 'node:module';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { BIN, ROOT } from './helpers.js';
+
+const exec = promisify(execFile);
+
+describe.concurrent('the built CLI', () => {
+  it('dist/a2a.js is the bundle: a few chunks, the license of every package copied into it', async () => {
+    const chunks = await readdir(join(ROOT, 'dist', 'chunks'));
+    expect(chunks.length).toBeGreaterThan(5);
+    expect(chunks.length).toBeLessThan(60);
+    // Nothing is imported from node_modules at run time: only Node's built-in modules and other chunks.
+    for (const file of [BIN, ...chunks.map((c) => join(ROOT, 'dist', 'chunks', c))]) {
+      const code = await readFile(file, 'utf8');
+      const imports = [...code.matchAll(/^import\s[^'"]*['"]([^'"]+)['"]/gm)].map((m) => m[1]!);
+      expect(imports.filter((s) => !s.startsWith('node:') && !builtinModules.includes(s) && !s.startsWith('./') && !s.startsWith('../'))).toEqual([]);
+    }
+    const licenses = await readFile(join(ROOT, 'dist', 'THIRD-PARTY-LICENSES.md'), 'utf8');
+    for (const name of ['yargs', 'zod', 'undici', 'json-stable-stringify', 'semver', 'kleur', 'jose', 'deep-diff']) {
+      expect(licenses).toMatch(new RegExp(`^## ${name} \\d+\\.\\d+\\.\\d+ \\(`, 'm'));
+    }
+  });
+
+  it('the card fetcher loads undici\'s dispatcher modules, not its package root, and its dispatchers have request and connect', async () => {
+    const probe = [
+      "import { createRequire } from 'node:module';",
+      `const fetch = await import(${JSON.stringify(join(ROOT, 'dist', 'card', 'fetch.js'))});`,
+      'const dispatcher = fetch.getDefaultDispatcher(2);',
+      "const loaded = Object.keys(createRequire(import.meta.url).cache).filter((p) => p.includes('/undici/'));",
+      "console.log(JSON.stringify({ root: loaded.some((p) => p.endsWith('/undici/index.js')), fetchApi: loaded.some((p) => p.includes('/lib/web/fetch/')), request: typeof dispatcher.request, connect: typeof dispatcher.connect }));",
+      'await fetch.closeDefaultDispatcher();',
+    ].join('\n');
+    const { stdout } = await exec(process.execPath, ['--input-type=module', '-e', probe], { cwd: ROOT });
+    expect(JSON.parse(stdout)).toEqual({ root: false, fetchApi: false, request: 'function', connect: 'function' });
+  });
+});
