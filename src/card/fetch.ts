@@ -577,9 +577,9 @@ async function send(url: URL, method: 'GET' | 'POST', body: string | undefined, 
     headers[name] = value;
   }
   try {
-    // What undici's root `request(url, options)` does: origin and path from the URL, then the
-    // dispatcher's `request` method.
-    return await ctx.dispatcher.request({
+    // What undici's root `request(url, options)` does: origin and path from the URL, then its
+    // request method called on the dispatcher (any Dispatcher, also one from another undici copy).
+    return await dispatcherApi.request.call(ctx.dispatcher, {
       origin: url.origin,
       path: `${url.pathname}${url.search}`,
       method,

@@ -578,6 +578,23 @@ describe('fetchCard and the connection pool', () => {
     await fetchCard(`${s.origin}/b.json`, { ...OPTS, dispatcher });
     expect(s.connections()).toBe(1);
   });
+
+  it('works through any dispatcher that only implements dispatch() (one from another copy of undici, a wrapper)', async () => {
+    const s = await serve((_req, res) => json(res, 200, CARD));
+    const inner = new Agent();
+    extraDispatchers.push(inner);
+    let dispatched = 0;
+    const wrapper = {
+      dispatch: (opts: Parameters<Agent['dispatch']>[0], handler: Parameters<Agent['dispatch']>[1]) => {
+        dispatched++;
+        return inner.dispatch(opts, handler);
+      },
+    } as unknown as Agent;
+    const { body } = await fetchCard(`${s.origin}/a.json?x=1`, { ...OPTS, dispatcher: wrapper });
+    expect(body).toEqual(CARD);
+    expect(dispatched).toBe(1);
+    expect(s.paths).toEqual(['/a.json?x=1']);
+  });
 });
 
 describe('requestJson', () => {
