@@ -59,7 +59,7 @@ for (const chunk of output) for (const id of chunk.moduleIds ?? []) {
 const sections = new Map();
 for (const dir of packages) {
   const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
-  const file = readdirSync(dir).find((f) => /^(licen[cs]e|copying)(\.|$)/i.test(f));
+  const file = readdirSync(dir).find((f) => /^(licen[cs]e|copying)([-.]|$)/i.test(f));
   const text = file ? readFileSync(join(dir, file), 'utf8').trim() : `(no license file; package.json says ${pkg.license ?? 'nothing'})`;
   sections.set(`${pkg.name}@${pkg.version}`, `## ${pkg.name} ${pkg.version} (${pkg.license ?? 'unknown'})\n\n${text}\n`);
 }

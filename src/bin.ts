@@ -9,9 +9,10 @@ const args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   process.stdout.write(`${(JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version}\n`);
 } else {
-  const { main } = await import('./cli/main.js');
+  // Both loaded before the run: a file opened only at exit could fail with EMFILE after a run
+  // that used every descriptor (one socket per agent in flight).
+  const [{ main }, { closeFetcher }] = await Promise.all([import('./cli/main.js'), import('./card/load.js')]);
   process.exitCode = await main(args);
   // Close pooled keep-alive connections (if any card was fetched) so the process exits at once.
-  const { closeFetcher } = await import('./card/load.js');
   await closeFetcher();
 }

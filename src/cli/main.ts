@@ -204,6 +204,9 @@ export async function main(args: string[], io: CliIo = processIo()): Promise<num
     // yargs renders the help text on every command run (it caches it for a handler that shows help,
     // which ours never do); wrapping it costs ~15 ms of a ~200 ms run, so it is wrapped only when shown.
     .wrap(wantsHelp ? Math.min(100, process.stdout.columns || 100) : null)
+    // yargs would translate its messages by LANG; ours are English, the fail handler below reads
+    // yargs' English ones, and CI scripts parse them.
+    .locale('en')
     .fail((message, error, usage) => {
       // yargs re-wraps errors thrown by `coerce` (our UsageError) as a plain YError: still usage (exit 2).
       const missing = /^Not enough arguments following: (.*)$/.exec(error?.message ?? message);

@@ -24,9 +24,23 @@ describe.concurrent('the built CLI', () => {
       expect(imports.filter((s) => !s.startsWith('node:') && !builtinModules.includes(s) && !s.startsWith('./') && !s.startsWith('../'))).toEqual([]);
     }
     const licenses = await readFile(join(ROOT, 'dist', 'THIRD-PARTY-LICENSES.md'), 'utf8');
-    for (const name of ['yargs', 'zod', 'undici', 'json-stable-stringify', 'semver', 'kleur', 'jose', 'deep-diff']) {
+    for (const name of ['yargs', 'zod', 'undici', 'json-stable-stringify', 'semver', 'kleur', 'jose', 'deep-diff', 'emoji-regex']) {
       expect(licenses).toMatch(new RegExp(`^## ${name} \\d+\\.\\d+\\.\\d+ \\(`, 'm'));
     }
+    // Every notice a license asks to be kept is there (emoji-regex names its file LICENSE-MIT.txt);
+    // only jsonify, public domain, has none.
+    expect(licenses).not.toMatch(/no license file; package\.json says (MIT|ISC|BSD|Apache)/);
+  });
+
+  it('the bundle and the unbundled CLI print the same English messages under any LANG', async () => {
+    const run = (file: string) =>
+      exec(process.execPath, [file, 'verify', '--bogus'], { cwd: ROOT, env: { ...process.env, LANG: 'de_DE.UTF-8', LC_ALL: 'de_DE.UTF-8', NO_COLOR: '1' } }).then(
+        () => ({ code: 0, stderr: '' }),
+        (error: { code: number; stderr: string }) => ({ code: error.code, stderr: error.stderr }),
+      );
+    const [bundled, plain] = await Promise.all([run(BIN), run(join(ROOT, 'dist', 'bin.js'))]);
+    expect(bundled).toEqual({ code: 2, stderr: expect.stringContaining('unknown option --bogus') });
+    expect(plain).toEqual(bundled);
   });
 
   it('the card fetcher loads undici\'s dispatcher modules, not its package root, and its dispatchers have request and connect', async () => {
