@@ -181,7 +181,9 @@ async function readExtended(
         data: { variable, scheme },
       });
     }
-    return placeCredential(own(publicCard.securitySchemes, scheme)!, secret, scheme);
+    const definition = own(publicCard.securitySchemes, scheme);
+    if (!definition) throw new InvalidInputError('card-invalid', route.iface.url, `security requirement names scheme "${scheme}", which the card does not define`);
+    return placeCredential(definition, secret, scheme);
   });
   const result = await fetchExtendedCard({
     url: route.iface.url,
@@ -407,11 +409,20 @@ export function sameSettings(a: AgentSettings | undefined, b: AgentSettings): bo
  * @throws InvalidInputError `card-invalid` when a snapshot is no longer a valid card
  */
 export function lockedNegotiationCard(entry: LockEntry, source: string): NormalizedCard {
+  const pub = lockedPublicCard(entry, source);
+  if (!entry.extended) return pub;
+  const baseUrl = isCardUrl(entry.resolved) ? entry.resolved : undefined;
+  return normalizeCard(entry.extended.snapshot, { source: `${source}.extended`, ...(baseUrl ? { baseUrl } : {}) }).card;
+}
+
+/**
+ * A locked entry's public card snapshot, normalised.
+ * @throws InvalidInputError `card-invalid` when it is no longer a valid card
+ */
+function lockedPublicCard(entry: LockEntry, source: string): NormalizedCard {
   const baseUrl = isCardUrl(entry.resolved) ? entry.resolved : undefined;
   const legacy = entry.resolved.endsWith('/.well-known/agent.json') ? { legacyWellKnown: true } : {};
-  const pub = normalizeCard(entry.snapshot, { source, ...(baseUrl ? { baseUrl } : {}), ...legacy }).card;
-  if (!entry.extended) return pub;
-  return normalizeCard(entry.extended.snapshot, { source: `${source}.extended`, ...(baseUrl ? { baseUrl } : {}) }).card;
+  return normalizeCard(entry.snapshot, { source, ...(baseUrl ? { baseUrl } : {}), ...legacy }).card;
 }
 
 /**
@@ -543,11 +554,25 @@ export async function checkServed(
     const publicSignatureHolds = !publicSignature || signatureDrift('card', entry.signature, publicSignature).length === 0;
     if (publicSame && !entry.extended && publicSignatureHolds) return { status: 'ok', exitCode: ExitCode.Ok, warnings };
     if (entry.extended && fresh.capabilities.extendedAgentCard) {
-      // Through the locked interface and security requirement.
+      // A credential goes only where the lock and the agent's card as served now agree: presented
+      // as the locked public card defines its scheme, and only if the served card defines it the
+      // same way (a dropped or redefined scheme is drift, and nothing is sent); to the locked
+      // plan's interface when the served card offers it, else to the interface the profile picks
+      // on the served card (a URL only the lockfile names never gets a credential).
       const plan = Object.values(entry.plans)[0]!;
-      const route: ExtendedRoute = { iface: plan, requirement: plan.security };
+      const lockedPublic = lockedPublicCard(entry, entry.card);
+      const redefined = Object.keys(plan.security).filter((name) => !sameJson(own(fresh.securitySchemes, name), own(lockedPublic.securitySchemes, name)));
+      if (redefined.length > 0) {
+        const { diffCards } = await import('./card-diff.js');
+        const drift = Object.keys(entry.plans).flatMap((skill) =>
+          redefined.map((name) => ({ skill, field: `securitySchemes.${name}`, locked: own(lockedPublic.securitySchemes, name) ?? null, fresh: own(fresh.securitySchemes, name) ?? null })),
+        );
+        return { status: 'drift', exitCode: ExitCode.Drift, change: 'structural', cardChanges: diffCards(entry.snapshot, loaded.raw), drift, warnings };
+      }
+      const profile = profileOf(settings);
+      const iface = chooseInterface(fresh, profile, plan).interface ?? chooseInterface(fresh, profile).interface;
       try {
-        extended = await readExtended(route, fresh, sources, settings, options, loaded.baseUrl, warnings);
+        if (iface) extended = await readExtended({ iface, requirement: plan.security }, lockedPublic, sources, settings, options, loaded.baseUrl, warnings);
       } catch (error) {
         if (!(error instanceof A2aLockError) || error.code !== 'credential-unset') throw error;
         unchecked = `extended card not checked (${String(error.data?.variable)} unset)`;

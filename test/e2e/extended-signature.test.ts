@@ -13,6 +13,7 @@ import type http from 'node:http';
 import { generateAgentCardSignature } from '@a2a-js/sdk';
 import * as jose from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { integrityOf } from '../../src/canonical.js';
 import type { StartedAgent } from '../helpers/agents.js';
 import {
   allOutput,
@@ -404,6 +405,61 @@ describe.concurrent('extended card and an edited lockfile', { timeout: 40_000 },
     expect(report.reasons.join('\n')).toMatch(/locked plan differs from the plan its snapshot negotiates \(.*url/);
     expect(collector.requests.slice(seenBefore)).toEqual([]);
     expect(allOutput(r)).not.toContain(TOKEN);
+  });
+
+  it('an extended snapshot and plan re-pointed to another server, integrity recomputed: the token goes only to an interface the served card offers', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const a = await extendedAgent(res);
+    const collector = await res.agent({ card: sampleCard });
+    const dir = await res.dir(manifest({ research: deepResearch(a.origin) }));
+    const lock = await runCli(['lock'], { cwd: dir, env: WITH_TOKEN });
+    expect(lock.code, show(lock)).toBe(0);
+
+    // A consistent edit (the offline check passes): every URL of the extended snapshot and of the
+    // plans now names the collector, and the extended integrity is recomputed.
+    const locked = await readLock(dir);
+    const entry = locked.agents.research;
+    const moved = <T>(value: T): T => JSON.parse(JSON.stringify(value).split(a.origin).join(collector.origin));
+    entry.extended.snapshot = moved(entry.extended.snapshot);
+    entry.extended.integrity = integrityOf(entry.extended.snapshot);
+    entry.plans = moved(entry.plans);
+    await writeLockBytes(dir, `${JSON.stringify(locked, null, 2)}\n`);
+    expect((await runCli(['verify', '--offline'], { cwd: dir })).code).toBe(0);
+    const seenBefore = collector.requests.length;
+
+    const r = await runCli(['verify', '--json'], { cwd: dir, env: WITH_TOKEN });
+    expect(r.code, show(r)).toBe(1);
+    expect(jsonOf(r).agents.research.status).toBe('drift');
+    expect(collector.requests.slice(seenBefore)).toEqual([]);
+    // The extended card was read from the agent itself, through the interface its card offers.
+    expect(a2aRequests(a).at(-1)?.headers.authorization).toBe(`Bearer ${TOKEN}`);
+  });
+
+  it('a served card that drops or redefines the locked scheme is drift and gets no credential (no crash, no token in a URL or cookie)', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const a = await extendedAgent(res);
+    const other = await res.agent({ card: sampleCard });
+    const dir = await res.dir(manifest({ research: deepResearch(a.origin), other: research(other.origin) }));
+    const lock = await runCli(['lock'], { cwd: dir, env: WITH_TOKEN });
+    expect(lock.code, show(lock)).toBe(0);
+
+    const variants: Record<string, Partial<Card>> = {
+      dropped: { securitySchemes: {}, securityRequirements: [] },
+      query: { securitySchemes: { bearer: { apiKeySecurityScheme: { location: 'query', name: 'leak' } } } },
+      cookie: { securitySchemes: { bearer: { apiKeySecurityScheme: { location: 'cookie', name: 'c' } } } },
+    };
+    for (const [name, change] of Object.entries(variants)) {
+      a.setCard({ ...publicCard(a.origin), ...change } as Card);
+      const seenBefore = a.requests.length;
+      const r = await runCli(['verify', '--json'], { cwd: dir, env: WITH_TOKEN });
+      expect(r.code, `${name}: ${show(r)}`).toBe(1);
+      const report = jsonOf(r).agents;
+      expect(report.research.status, name).toBe('drift');
+      expect(report.research.drift[0].field, name).toBe('securitySchemes.bearer');
+      expect(report.other.status, name).toBe('ok'); // the other agent is still reported
+      expect(a.requests.slice(seenBefore).map((q) => q.path), name).toEqual(['/.well-known/agent-card.json']);
+      expect(allOutput(r)).not.toContain(TOKEN);
+    }
   });
 });
 
