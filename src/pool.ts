@@ -42,3 +42,24 @@ export async function mapSettled<T, R>(
   await Promise.all(running);
   return results;
 }
+
+/**
+ * `items` in round-robin order over their keys: the first item of each key (keys in order of first
+ * appearance), then the second of each, and so on; items of one key keep their order. A bounded
+ * pool fed this order spreads its calls over the keys (hosts) at once instead of working through
+ * one key's items before the next: its connections to each host stay near `limit / keys` rather
+ * than `limit` per host, all kept alive together.
+ */
+export function interleaveBy<T>(items: readonly T[], keyOf: (item: T) => string): T[] {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const key = keyOf(item);
+    const group = groups.get(key);
+    if (group) group.push(item);
+    else groups.set(key, [item]);
+  }
+  const out: T[] = [];
+  const lists = [...groups.values()];
+  for (let i = 0; out.length < items.length; i++) for (const list of lists) if (i < list.length) out.push(list[i]!);
+  return out;
+}

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { errorAnnotation, verifyAnnotations } from '../src/cli/github.js';
 import { createProgress } from '../src/cli/progress.js';
 import { closest, editDistance, unknownArgumentsMessage } from '../src/cli/suggest.js';
-import { mapSettled } from '../src/pool.js';
+import { interleaveBy, mapSettled } from '../src/pool.js';
 
 describe('GitHub annotations', () => {
   it('escape %, CR and LF in the message, and also : and , in properties', () => {
@@ -127,5 +127,14 @@ describe('mapSettled progress', () => {
     expect(settled.map((r) => (r.status === 'fulfilled' ? r.value : 'rejected'))).toEqual([0, 10, 20, 'rejected']);
     expect(maxActive).toBe(2);
     expect(log.indexOf('start 2')).toBeLessThan(log.indexOf('end 0'));
+  });
+});
+
+describe('interleaveBy', () => {
+  it('takes one item of each key in turn (keys in order of first appearance), each key\'s items in order', () => {
+    const items = ['a1', 'a2', 'a3', 'b1', 'c1', 'c2', 'b2'];
+    expect(interleaveBy(items, (s) => s[0]!)).toEqual(['a1', 'b1', 'c1', 'a2', 'b2', 'c2', 'a3']);
+    expect(interleaveBy([], (s: string) => s)).toEqual([]);
+    expect(interleaveBy(['x', 'y'], () => '')).toEqual(['x', 'y']);
   });
 });

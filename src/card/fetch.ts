@@ -698,6 +698,12 @@ function networkError(shown: string, error: unknown, ctx: Ctx): FetchError {
     const name = error instanceof Error ? error.name : typeof error;
     return new FetchError('unreachable', shown, `network error (${oneLine(name)})`, { cause: error });
   }
+  if (code === 'EMFILE' || code === 'ENFILE') {
+    return new FetchError('unreachable', shown, `too many open files (${code})`, {
+      cause: error,
+      hint: 'each agent in flight holds a connection: lower --concurrency, or raise the open-file limit (ulimit -n)',
+    });
+  }
   const known = NETWORK_MESSAGES[code];
   const isTls = /CERT|TLS|SSL|EPROTO|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)/.test(code);
   const what = known ?? (isTls ? 'TLS error' : code.startsWith('HPE_') ? 'invalid HTTP response' : 'network error');

@@ -53,6 +53,16 @@ export async function closeFetcher(): Promise<void> {
 /** Card files larger than this are refused, as for fetched cards (bytes). */
 export const MAX_CARD_BYTES = 1_048_576;
 
+/** The origin a manifest `card` value is fetched from (`''` for a file path or a malformed URL). */
+export function cardOrigin(location: string): string {
+  if (!isCardUrl(location)) return '';
+  try {
+    return new URL(location).origin;
+  } catch {
+    return '';
+  }
+}
+
 /** True when a manifest `card` value is a URL (http or https) rather than a file path. */
 export function isCardUrl(location: string): boolean {
   return /^https?:\/\//i.test(location);

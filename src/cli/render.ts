@@ -110,7 +110,7 @@ export function renderReport(name: string, report: AgentReport, options: { stric
     case 'out-of-date':
       return [`${kleur.red('✗')} ${name}: lockfile out of date: ${(report.reasons ?? []).join('; ')}`, '    run: a2a lock'];
     case 'error':
-      return [`${kleur.red('✗')} ${name}: ${report.error?.code}: ${report.error?.message}`];
+      return [`${kleur.red('✗')} ${name}: ${report.error?.code}: ${report.error?.message}`, ...(report.error?.hint ? [`    hint: ${report.error.hint}`] : [])];
   }
 }
 

@@ -362,13 +362,13 @@ export interface AgentReport {
   /** For `out-of-date`: why the lock does not match the manifest. */
   reasons?: string[];
   /** For `error`: the typed error. */
-  error?: { code: ErrorCode; message: string };
+  error?: { code: ErrorCode; message: string; hint?: string };
   warnings: Warning[];
 }
 
 function errorReport(error: unknown, warnings: Warning[] = []): AgentReport {
   if (!(error instanceof A2aLockError)) throw error;
-  return { status: 'error', exitCode: exitCodeFor(error), error: { code: error.code, message: error.message }, warnings };
+  return { status: 'error', exitCode: exitCodeFor(error), error: { code: error.code, message: error.message, ...(error.hint ? { hint: error.hint } : {}) }, warnings };
 }
 
 /**

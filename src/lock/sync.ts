@@ -14,7 +14,8 @@ import { sameJson } from '../canonical.js';
 import { formatPath, own } from '../json-path.js';
 import { A2aLockError, ExitCode, exitCodeFor, type ErrorCode } from '../errors.js';
 import { agentSettings, profileOf, type Manifest } from '../manifest/schema.js';
-import { mapSettled } from '../pool.js';
+import { cardOrigin } from '../card/load.js';
+import { interleaveBy, mapSettled } from '../pool.js';
 import {
   checkOffline,
   DEFAULT_CONCURRENCY,
@@ -91,7 +92,7 @@ export async function syncLock(
   // settings (hand edits, a clean git merge of two branches) are re-planned from the snapshot,
   // offline: no fresh card is accepted on the way. A snapshot that fails its integrity is an error.
   const replanned = new Map<string, Resolution | A2aLockError>();
-  const toResolve = names.filter((name) => {
+  const wanted = names.filter((name) => {
     if (isForced(name) || mismatches.has(name) || options.recheck?.has(name)) return true;
     const entry = previous!.agents[name]!;
     const settings = previous!.settings[name]!;
@@ -103,6 +104,8 @@ export async function syncLock(
     }
     return false;
   });
+  // Hosts in turn (round-robin), so connections spread over them instead of `concurrency` to each.
+  const toResolve = interleaveBy(wanted, (name) => cardOrigin(manifest.agents[name]!.card));
 
   const outcomes = await mapSettled(toResolve, options.concurrency ?? DEFAULT_CONCURRENCY, (name) => {
     const entry = manifest.agents[name]!;

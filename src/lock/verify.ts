@@ -10,7 +10,8 @@ import { ExitCode, OutOfDateError, UsageError, wholeNumberIn } from '../errors.j
 import { formatPath, own } from '../json-path.js';
 import { readManifest } from '../manifest/read.js';
 import type { Manifest } from '../manifest/schema.js';
-import { mapSettled } from '../pool.js';
+import { interleaveBy, mapSettled } from '../pool.js';
+import { cardOrigin } from '../card/load.js';
 import { checkOffline, checkServed, DEFAULT_CONCURRENCY, loadServedCard, servedCardSettles, manifestMismatches, overallExitCode, type AgentReport, type EngineOptions } from './engine.js';
 import { readLockfile } from './io.js';
 import type { Lockfile } from './schema.js';
@@ -58,8 +59,10 @@ export async function checkProject(project: Project, names: readonly string[], o
   // next request back until the batch is done (BENCHMARKS.md). The offline check still comes
   // before anything that carries credentials (the extended card, sent through the locked plan's
   // URL), so a plan its snapshot does not negotiate never picks where credentials go.
+  // Hosts in turn (round-robin), so connections spread over them instead of `concurrency` to each.
+  const scheduled = offline ? locked : interleaveBy(locked, (name) => cardOrigin(project.lock.agents[name]!.card));
   const results = await mapSettled(
-    locked,
+    scheduled,
     offline ? 1 : (engine.concurrency ?? DEFAULT_CONCURRENCY),
     async (name, _index, release): Promise<AgentReport> => {
       const entry = project.lock.agents[name]!;
@@ -78,7 +81,7 @@ export async function checkProject(project: Project, names: readonly string[], o
     },
     offline ? undefined : engine.onProgress,
   );
-  locked.forEach((name, i) => {
+  scheduled.forEach((name, i) => {
     const r = results[i]!;
     if (r.status === 'rejected') throw r.reason;
     reports[name] = r.value;

@@ -108,3 +108,48 @@ describe('agents in flight against one host', () => {
     expect(verify).toEqual({ maxInFlight: 8, connections: 8 });
   });
 });
+
+describe('agents on several hosts', () => {
+  it('hosts are worked in turn: listed host by host, 3 hosts at --concurrency 12 open about 12 connections in all, not 12 to each', async () => {
+    // Three hosts answering after 20 ms; each host's agents are listed together in the manifest.
+    const hosts = await Promise.all(
+      [0, 1, 2].map(async () => {
+        let opened = 0;
+        const s = createServer((req, res) => {
+          const i = Number(/^\/agents\/(\d+)\//.exec(req.url ?? '')?.[1]);
+          setTimeout(() => {
+            const body = card(i).split(origin).join(`http://127.0.0.1:${(s.address() as AddressInfo).port}`);
+            res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
+          }, 20);
+        });
+        s.on('connection', () => opened++);
+        await new Promise<void>((ok) => s.listen(0, '127.0.0.1', ok));
+        return { server: s, origin: `http://127.0.0.1:${(s.address() as AddressInfo).port}`, opened: () => opened };
+      }),
+    );
+    const hostDir = mkdtempSync(join(tmpdir(), 'a2a-hosts-'));
+    try {
+      const agents = Object.fromEntries(hosts.flatMap((h, k) => Array.from({ length: 36 }, (_, i) => [`h${k}-${i}`, { card: `${h.origin}/agents/${i}`, skills: ['s'] }])));
+      writeFileSync(join(hostDir, 'a2a.json'), JSON.stringify({ profile: { bindings: ['JSONRPC'], versions: ['1.0'], accepts: ['application/json'] }, agents }));
+      const opts = { ...options(12), manifest: join(hostDir, 'a2a.json'), cwd: hostDir };
+      expect((await runLock(opts)).exitCode).toBe(0);
+      await closeFetcher();
+      const before = hosts.map((h) => h.opened());
+      const result = await runVerify(opts, { agents: [], offline: false, strict: false });
+      expect(result.exitCode).toBe(0);
+      // Report order is the manifest's, whatever order the hosts were worked in.
+      expect(Object.keys((result.json as { agents: Record<string, unknown> }).agents)).toEqual(Object.keys(agents));
+      const opened = hosts.map((h, k) => h.opened() - before[k]!);
+      // Worked host by host this was 12 + 12 + 12 = 36 kept-alive connections.
+      expect(opened.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(18);
+      for (const n of opened) expect(n).toBeLessThanOrEqual(8);
+    } finally {
+      await closeFetcher();
+      for (const h of hosts) {
+        h.server.closeAllConnections();
+        h.server.close();
+      }
+      rmSync(hostDir, { recursive: true, force: true });
+    }
+  });
+});
