@@ -579,6 +579,18 @@ describe('fetchCard and the connection pool', () => {
     expect(s.connections()).toBe(1);
   });
 
+  it('running out of file descriptors (EMFILE) says so, with what to do', async () => {
+    const failing = {
+      dispatch: () => {
+        throw Object.assign(new Error('open failed'), { code: 'EMFILE' });
+      },
+    } as unknown as Agent;
+    const error = await fetchCard('http://127.0.0.1:9/card.json', { ...OPTS, dispatcher: failing }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(FetchError);
+    expect((error as FetchError).message).toMatch(/too many open files \(EMFILE\)/);
+    expect((error as FetchError).hint).toMatch(/lower --concurrency.*ulimit -n/);
+  });
+
   it('works through any dispatcher that only implements dispatch() (one from another copy of undici, a wrapper)', async () => {
     const s = await serve((_req, res) => json(res, 200, CARD));
     const inner = new Agent();
