@@ -4,6 +4,7 @@ import { errorAnnotation, verifyAnnotations } from '../src/cli/github.js';
 import { createProgress } from '../src/cli/progress.js';
 import { closest, editDistance, unknownArgumentsMessage } from '../src/cli/suggest.js';
 import { interleaveBy, mapSettled } from '../src/pool.js';
+import { showPair } from '../src/cli/render.js';
 
 describe('GitHub annotations', () => {
   it('escape %, CR and LF in the message, and also : and , in properties', () => {
@@ -136,5 +137,17 @@ describe('interleaveBy', () => {
     expect(interleaveBy(items, (s) => s[0]!)).toEqual(['a1', 'b1', 'c1', 'a2', 'b2', 'c2', 'a3']);
     expect(interleaveBy([], (s: string) => s)).toEqual([]);
     expect(interleaveBy(['x', 'y'], () => '')).toEqual(['x', 'y']);
+  });
+});
+
+describe('showPair', () => {
+  it('short values whole; long ones cut around where they first differ, so the difference shows', () => {
+    expect(showPair({ a: 1 }, undefined)).toEqual(['{"a":1}', '(absent)']);
+    const fallbacks = (delivery: string[]) => ({ interfaces: Array.from({ length: 4 }, (_, i) => ({ url: `https://agent.example/rpc/${i}`, protocolBinding: 'JSONRPC' })), delivery });
+    const [locked, fresh] = showPair(fallbacks(['poll']), fallbacks([]));
+    expect(locked.startsWith('...')).toBe(true);
+    expect(locked).toContain('"delivery":["poll"]');
+    expect(fresh).toContain('"delivery":[]');
+    expect(locked.length).toBeLessThanOrEqual(121);
   });
 });

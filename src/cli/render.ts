@@ -28,6 +28,24 @@ export function show(value: unknown): string {
   return text.length > 120 ? `${text.slice(0, 117)}...` : text;
 }
 
+/**
+ * An `old → new` pair for one line: JSON, each side cut to about 120 characters around where the
+ * two first differ, so a long value (a plan's `fallbacks`) still shows its difference.
+ */
+export function showPair(a: unknown, b: unknown): [string, string] {
+  const ta = a === undefined ? '(absent)' : JSON.stringify(a);
+  const tb = b === undefined ? '(absent)' : JSON.stringify(b);
+  if (ta.length <= 120 && tb.length <= 120) return [ta, tb];
+  let same = 0;
+  while (same < ta.length && same < tb.length && ta[same] === tb[same]) same++;
+  const from = Math.max(0, same - 24);
+  const cut = (text: string): string => {
+    const rest = text.slice(from);
+    return `${from > 0 ? '...' : ''}${rest.length > 114 ? `${rest.slice(0, 114)}...` : rest}`;
+  };
+  return [cut(ta), cut(tb)];
+}
+
 /** The plan as aligned `field value` lines. */
 export function renderPlan(plan: Plan, indent = '  '): string[] {
   const security = Object.entries(plan.security);
@@ -54,7 +72,8 @@ export function renderCardChanges(changes: CardChange[], indent = '    ', limit 
     const tag = c.structural ? kleur.red('structural') : kleur.dim('descriptive');
     if (c.kind === 'added') return `${indent}${kleur.green('+')} ${c.path}: ${show(c.new)} ${tag}`;
     if (c.kind === 'removed') return `${indent}${kleur.red('-')} ${c.path}: ${show(c.old)} ${tag}`;
-    return `${indent}${kleur.yellow('~')} ${c.path}: ${show(c.old)} → ${show(c.new)} ${tag}`;
+    const [was, now] = showPair(c.old, c.new);
+    return `${indent}${kleur.yellow('~')} ${c.path}: ${was} → ${now} ${tag}`;
   });
   if (sorted.length > limit) lines.push(`${indent}… and ${sorted.length - limit} more`);
   return lines;
@@ -65,7 +84,10 @@ export function renderDrift(drift: PlanDrift[], indent = '    '): string[] {
   const lines: string[] = [];
   for (const d of drift) {
     if (d.refusal) lines.push(`${indent}${kleur.bold(d.skill)}: refused with the locked choices: ${d.refusal.code}: ${d.refusal.message}`);
-    else lines.push(`${indent}${kleur.bold(d.skill)} › ${d.field}: ${kleur.red(show(d.locked))} → ${kleur.green(show(d.fresh))}`);
+    else {
+      const [locked, fresh] = showPair(d.locked, d.fresh);
+      lines.push(`${indent}${kleur.bold(d.skill)} › ${d.field}: ${kleur.red(locked)} → ${kleur.green(fresh)}`);
+    }
   }
   return lines;
 }
