@@ -698,6 +698,11 @@ function networkError(shown: string, error: unknown, ctx: Ctx): FetchError {
     const name = error instanceof Error ? error.name : typeof error;
     return new FetchError('unreachable', shown, `network error (${oneLine(name)})`, { cause: error });
   }
+  // undici's proxy agent reports a refused CONNECT as an abort naming the proxy's status.
+  const tunnel = code === 'UND_ERR_ABORTED' && error instanceof Error ? /^Proxy response \((\d{3})\)/.exec(error.message) : null;
+  if (tunnel) {
+    return new FetchError('unreachable', shown, `the proxy refused the tunnel (HTTP ${tunnel[1]})`, { cause: error, ...proxyHint(ctx) });
+  }
   if (code === 'EMFILE' || code === 'ENFILE') {
     return new FetchError('unreachable', shown, `too many open files (${code})`, {
       cause: error,

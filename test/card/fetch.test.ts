@@ -579,6 +579,27 @@ describe('fetchCard and the connection pool', () => {
     expect(s.connections()).toBe(1);
   });
 
+  it('a proxy that refuses the tunnel (407) is named as such, with the proxy hint', async () => {
+    const proxy = createServer((_req, res) => res.writeHead(405).end());
+    proxy.on('connect', (_req, socket: Socket) => socket.end('HTTP/1.1 407 Proxy Authentication Required\r\ncontent-length: 0\r\n\r\n'));
+    servers.push(proxy);
+    proxy.listen(0, '127.0.0.1');
+    await once(proxy, 'listening');
+    const saved = process.env.HTTPS_PROXY;
+    process.env.HTTPS_PROXY = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    try {
+      await closeDefaultDispatcher(); // the shared dispatcher reads the proxy variables when made
+      const error = await fetchCard('https://agent.example/card.json', { ...OPTS, connections: 3 }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(FetchError);
+      expect((error as FetchError).message).toMatch(/the proxy refused the tunnel \(HTTP 407\)/);
+      expect((error as FetchError).hint).toMatch(/a proxy is set \(HTTPS_PROXY\)/);
+    } finally {
+      if (saved === undefined) delete process.env.HTTPS_PROXY;
+      else process.env.HTTPS_PROXY = saved;
+      await closeDefaultDispatcher();
+    }
+  });
+
   it('running out of file descriptors (EMFILE) says so, with what to do', async () => {
     const failing = {
       dispatch: () => {
