@@ -41,10 +41,10 @@ export interface EngineOptions {
 
 /**
  * Default bound on agents in flight (and connections per host). With 50 ms per card, 1000 agents
- * take ceil(1000/128)·50 ms = 0.4 s of network, and a whole `verify` of them about 1.3× an
- * unbounded Promise.all over the SDK's card resolver; at 64 it was 1.6–1.9× (over the 2× goal on
- * a busy machine), and above 128 the run is bound by start-up and per-card work while it opens
- * more sockets (BENCHMARKS.md).
+ * take ceil(1000/128)·50 ms = 0.4 s of network, and a whole `verify` of them 1.4× an unbounded
+ * Promise.all over the SDK's card resolver; at 64 it was 1.5–1.9× (close to the 2× goal on a busy
+ * machine), and above 128 the run is bound by start-up and per-card work while it opens more
+ * sockets (BENCHMARKS.md).
  */
 export const DEFAULT_CONCURRENCY = 128;
 
