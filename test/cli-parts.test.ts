@@ -145,9 +145,26 @@ describe('showPair', () => {
     expect(showPair({ a: 1 }, undefined)).toEqual(['{"a":1}', '(absent)']);
     const fallbacks = (delivery: string[]) => ({ interfaces: Array.from({ length: 4 }, (_, i) => ({ url: `https://agent.example/rpc/${i}`, protocolBinding: 'JSONRPC' })), delivery });
     const [locked, fresh] = showPair(fallbacks(['poll']), fallbacks([]));
-    expect(locked.startsWith('...')).toBe(true);
     expect(locked).toContain('"delivery":["poll"]');
     expect(fresh).toContain('"delivery":[]');
     expect(locked.length).toBeLessThanOrEqual(121);
+    // A difference near the end: both sides start at it, after "...".
+    const late = (last: string) => ({ delivery: ['poll'], interfaces: [...fallbacks([]).interfaces, { url: last, protocolBinding: 'JSONRPC' }] });
+    const [a, b] = showPair(late('https://agent.example/old'), late('https://agent.example/new'));
+    expect(a.startsWith('...')).toBe(true);
+    expect(a).toContain('/old');
+    expect(b).toContain('/new');
+  });
+
+  it('sorts keys on both sides and never cuts a character in two', () => {
+    const long = (tokenUrl: string) => ({ zeta: 'z'.repeat(60), flows: { clientCredentials: { tokenUrl, scopes: {} } }, alpha: 'a'.repeat(60) });
+    const served = { alpha: 'a'.repeat(60), flows: { clientCredentials: { scopes: {}, tokenUrl: 'https://b.example/t' } }, zeta: 'z'.repeat(60) };
+    const [was, now] = showPair(long('https://a.example/t'), served);
+    expect(was).toContain('a.example');
+    expect(now).toContain('b.example');
+    for (let n = 50; n < 70; n++) {
+      const [x, y] = showPair('😀'.repeat(n) + 'A' + '😀'.repeat(60), '😀'.repeat(n) + 'B' + '😀'.repeat(60));
+      for (const text of [x, y]) expect(text).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/);
+    }
   });
 });

@@ -647,7 +647,9 @@ async function readJson(shown: string, response: Dispatcher.ResponseData, ctx: C
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    const reason = error instanceof Error ? oneLine(error.message).slice(0, 120) : 'parse error';
+    // V8 quotes the body around the error (`Unexpected token 'o', "{"x": …" is not valid JSON`):
+    // a server may echo a credential there, so only the description is kept.
+    const reason = error instanceof Error ? oneLine(error.message.replace(/, ".*" is not valid JSON$/s, '')).slice(0, 120) : 'parse error';
     throw new InvalidInputError('card-invalid', shown, `invalid JSON (${reason})`);
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
@@ -701,7 +703,11 @@ function networkError(shown: string, error: unknown, ctx: Ctx): FetchError {
   // undici's proxy agent reports a refused CONNECT as an abort naming the proxy's status.
   const tunnel = code === 'UND_ERR_ABORTED' && error instanceof Error ? /^Proxy response \((\d{3})\)/.exec(error.message) : null;
   if (tunnel) {
-    return new FetchError('unreachable', shown, `the proxy refused the tunnel (HTTP ${tunnel[1]})`, { cause: error, ...proxyHint(ctx) });
+    const hint =
+      tunnel[1] === '407'
+        ? 'the proxy wants credentials: give them in the proxy URL (http://user:password@host:port), or list this host in NO_PROXY'
+        : 'check the proxy, or list this host in NO_PROXY';
+    return new FetchError('unreachable', shown, `the proxy refused the tunnel (HTTP ${tunnel[1]})`, { cause: error, hint });
   }
   if (code === 'EMFILE' || code === 'ENFILE') {
     return new FetchError('unreachable', shown, `too many open files (${code})`, {

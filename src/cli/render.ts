@@ -4,6 +4,7 @@
  * set or stdout is not a TTY.
  */
 import kleur from 'kleur';
+import { canonicalJson } from '../canonical.js';
 import type { Warning } from '../card/model.js';
 import type { CardChange } from '../lock/card-diff.js';
 import type { EntryChanges } from '../lock/changes.js';
@@ -33,17 +34,24 @@ export function show(value: unknown): string {
  * two first differ, so a long value (a plan's `fallbacks`) still shows its difference.
  */
 export function showPair(a: unknown, b: unknown): [string, string] {
-  const ta = a === undefined ? '(absent)' : JSON.stringify(a);
-  const tb = b === undefined ? '(absent)' : JSON.stringify(b);
+  // Keys sorted on both sides (a snapshot is stored sorted, a served card comes in its own order).
+  const ta = a === undefined ? '(absent)' : canonicalJson(a);
+  const tb = b === undefined ? '(absent)' : canonicalJson(b);
   if (ta.length <= 120 && tb.length <= 120) return [ta, tb];
   let same = 0;
   while (same < ta.length && same < tb.length && ta[same] === tb[same]) same++;
-  const from = Math.max(0, same - 24);
+  const from = codePointStart(ta, Math.max(0, same - 24));
   const cut = (text: string): string => {
     const rest = text.slice(from);
-    return `${from > 0 ? '...' : ''}${rest.length > 114 ? `${rest.slice(0, 114)}...` : rest}`;
+    return `${from > 0 ? '...' : ''}${rest.length > 114 ? `${rest.slice(0, codePointStart(rest, 114))}...` : rest}`;
   };
   return [cut(ta), cut(tb)];
+}
+
+/** `index`, moved back one when it falls inside a surrogate pair (never cut a character in two). */
+function codePointStart(text: string, index: number): number {
+  const code = text.charCodeAt(index);
+  return index > 0 && code >= 0xdc00 && code <= 0xdfff ? index - 1 : index;
 }
 
 /** The plan as aligned `field value` lines. */

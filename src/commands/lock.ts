@@ -50,7 +50,8 @@ async function run(
   });
   const sync = await syncLock(manifest, previous?.lock, {
     ...engineOptions(options, p.baseDir),
-    ...(force ? { force } : {}),
+    // Only update (force) accepts a new place for the extended card's credential.
+    ...(force ? { force, acceptServedCredentialRoute: true } : {}),
     ...(merged ? { recheck: merged.differing } : {}),
     source: p.lockfile,
   });

@@ -8,7 +8,7 @@ import { isAbsolute, resolve as resolvePath } from 'node:path';
 import { readFile } from 'node:fs/promises';
 import type { Dispatcher } from 'undici';
 import { assertShallow, cardSourceOf, isCardUrl, loadCard, type LoadedCard } from '../card/load.js';
-import type { AgentInterface, NormalizedCard, SecurityRequirement, Warning } from '../card/model.js';
+import type { AgentInterface, NormalizedCard, SecurityRequirement, SecurityScheme, Warning } from '../card/model.js';
 import { normalizeCard } from '../card/normalize.js';
 import type { SignatureRecord } from '../card/signature.js';
 import { integrityOf, sameJson } from '../canonical.js';
@@ -163,7 +163,7 @@ interface ExtendedRoute {
  */
 async function readExtended(
   route: ExtendedRoute,
-  publicCard: NormalizedCard,
+  schemes: NormalizedCard['securitySchemes'],
   sources: AgentEntry['credentials'],
   settings: AgentSettings,
   options: EngineOptions,
@@ -181,7 +181,7 @@ async function readExtended(
         data: { variable, scheme },
       });
     }
-    const definition = own(publicCard.securitySchemes, scheme);
+    const definition = own(schemes, scheme);
     if (!definition) throw new InvalidInputError('card-invalid', route.iface.url, `security requirement names scheme "${scheme}", which the card does not define`);
     return placeCredential(definition, secret, scheme);
   });
@@ -206,12 +206,12 @@ async function readExtended(
 }
 
 /** The route for a first resolution: the profile's interface and the card's first satisfiable requirement. */
-function routeFor(card: NormalizedCard, entry: AgentEntry, settings: AgentSettings, warnings: Warning[]): ExtendedRoute | undefined {
+function routeFor(card: NormalizedCard, skills: readonly string[], settings: AgentSettings, warnings: Warning[]): ExtendedRoute | undefined {
   const { interface: iface } = chooseInterface(card, profileOf(settings));
   if (!iface) return undefined; // negotiation refuses with no-common-interface
   let requirements = card.securityRequirements;
   if (requirements.length === 0) {
-    for (const id of entry.skills) {
+    for (const id of skills) {
       const skill = card.skills.find((s) => s.id === id);
       if (skill?.securityRequirements?.length) {
         requirements = skill.securityRequirements;
@@ -228,12 +228,73 @@ function routeFor(card: NormalizedCard, entry: AgentEntry, settings: AgentSettin
 }
 
 /**
+ * A function giving where a scheme puts a credential (header, query parameter or cookie, and its
+ * format), computed with a stand-in secret: two definitions that place it the same way are the
+ * same to whoever holds the secret, whatever else differs (a description, the case of `Bearer`).
+ */
+async function placements(): Promise<(scheme: SecurityScheme | undefined) => unknown> {
+  const { placeCredential } = await import('../credentials.js');
+  return (scheme) => {
+    if (!scheme) return null;
+    try {
+      return placeCredential(scheme, 'user:secret');
+    } catch (error) {
+      return { refused: (error as Error).message };
+    }
+  };
+}
+
+/**
+ * Where a credential for the extended card of a locked agent may go: along the route `lock` took
+ * (chosen on the locked public card), and only if the card served now still offers that interface
+ * and presents each scheme of the requirement the same way (same header, query parameter or
+ * cookie, same format). Otherwise the drift that says why, and nothing is to be sent: a card, or an
+ * edited lockfile, never picks a new place for a secret without `a2a update`.
+ */
+async function lockedExtendedRoute(
+  previous: LockEntry,
+  served: NormalizedCard,
+  settings: AgentSettings,
+  warnings: Warning[],
+): Promise<{ route?: ExtendedRoute; schemes: NormalizedCard['securitySchemes']; drift: PlanDrift[] }> {
+  const lockedPublic = lockedPublicCard(previous, previous.card);
+  const skills = Object.keys(previous.plans);
+  const route = routeFor(lockedPublic, skills, settings, warnings);
+  if (!route) return { schemes: lockedPublic.securitySchemes, drift: [] };
+  const placement = await placements();
+  // Drift for the skills whose plan uses the scheme; all of them when none does (every plan is
+  // negotiated against the extended card this route fetches).
+  const affected = (scheme?: string): string[] => {
+    const using = scheme === undefined ? [] : skills.filter((skill) => Object.hasOwn(previous.plans[skill]!.security, scheme));
+    return using.length > 0 ? using : skills;
+  };
+  const drift: PlanDrift[] = [];
+  for (const name of Object.keys(route.requirement)) {
+    const was = own(lockedPublic.securitySchemes, name);
+    const now = own(served.securitySchemes, name);
+    if (!sameJson(placement(was), placement(now))) {
+      for (const skill of affected(name)) drift.push({ skill, field: `securitySchemes.${name}`, locked: was ?? null, fresh: now ?? null });
+    }
+  }
+  const { url, protocolBinding, protocolVersion, tenant } = route.iface;
+  const offered = served.supportedInterfaces.some(
+    (i) => i.url === url && i.protocolBinding === protocolBinding && i.protocolVersion === protocolVersion && (i.tenant ?? '') === (tenant ?? ''),
+  );
+  if (!offered) {
+    for (const skill of affected()) drift.push({ skill, field: 'supportedInterfaces', locked: { url, protocolBinding, protocolVersion, ...(tenant ? { tenant } : {}) }, fresh: null });
+  }
+  return drift.length > 0 ? { schemes: lockedPublic.securitySchemes, drift } : { route, schemes: lockedPublic.securitySchemes, drift: [] };
+}
+
+/**
  * Resolve one agent: load its card, check its signature, fetch and use the extended card when the
  * agent advertises one, and negotiate every manifest skill. With `locked` (the entry of an agent
  * whose negotiation inputs did not change), every skill it locked must negotiate on the fresh card
  * to exactly its locked plan, and a locked verified signature must still verify with the same key;
  * anything else is drift (run `a2a update`), never a silent change. The lock thereby stays
- * self-consistent: its plans are what its snapshots negotiate.
+ * self-consistent: its plans are what its snapshots negotiate. With `previous` (the agent's lock
+ * entry, by default `locked`), the extended card's credential goes only along its locked route
+ * ({@link lockedExtendedRoute}); without it, as the served card says (a first lock, `a2a update`).
  * @throws InvalidInputError / FetchError / A2aLockError (`credential-unset`, `signature-required`)
  */
 export async function resolveAgent(
@@ -241,6 +302,7 @@ export async function resolveAgent(
   settings: AgentSettings,
   options: EngineOptions,
   locked?: LockEntry,
+  previous: LockEntry | undefined = locked,
 ): Promise<Resolution> {
   const loaded = await loadCard(entry.card, loadOptions(settings, options));
   const warnings: Warning[] = [...loaded.warnings];
@@ -255,8 +317,16 @@ export async function resolveAgent(
   let card = normalized.card;
   let extended: ReadCard | undefined;
   if (card.capabilities.extendedAgentCard) {
-    const route = routeFor(card, entry, settings, warnings);
-    if (route) extended = await readExtended(route, card, entry.credentials, settings, options, loaded.baseUrl, warnings);
+    let route: ExtendedRoute | undefined;
+    let schemes = card.securitySchemes;
+    if (previous) {
+      const guarded = await lockedExtendedRoute(previous, card, settings, warnings);
+      if (guarded.drift.length > 0) return { refusals: [], drift: guarded.drift, traces: {}, warnings, card };
+      ({ route, schemes } = guarded);
+    } else {
+      route = routeFor(card, entry.skills, settings, warnings);
+    }
+    if (route) extended = await readExtended(route, schemes, entry.credentials, settings, options, loaded.baseUrl, warnings);
     if (extended) {
       if (settings.requireSignature && extended.signature.status !== 'verified') {
         throw new A2aLockError('signature-required', `${extended.url} (extended card): signature is ${extended.signature.status}; the manifest requires a verified signature`);
@@ -554,25 +624,14 @@ export async function checkServed(
     const publicSignatureHolds = !publicSignature || signatureDrift('card', entry.signature, publicSignature).length === 0;
     if (publicSame && !entry.extended && publicSignatureHolds) return { status: 'ok', exitCode: ExitCode.Ok, warnings };
     if (entry.extended && fresh.capabilities.extendedAgentCard) {
-      // A credential goes only where the lock and the agent's card as served now agree: presented
-      // as the locked public card defines its scheme, and only if the served card defines it the
-      // same way (a dropped or redefined scheme is drift, and nothing is sent); to the locked
-      // plan's interface when the served card offers it, else to the interface the profile picks
-      // on the served card (a URL only the lockfile names never gets a credential).
-      const plan = Object.values(entry.plans)[0]!;
-      const lockedPublic = lockedPublicCard(entry, entry.card);
-      const redefined = Object.keys(plan.security).filter((name) => !sameJson(own(fresh.securitySchemes, name), own(lockedPublic.securitySchemes, name)));
-      if (redefined.length > 0) {
+      // The route and schemes `lock` used, if the served card still agrees with them.
+      const guarded = await lockedExtendedRoute(entry, fresh, settings, warnings);
+      if (guarded.drift.length > 0) {
         const { diffCards } = await import('./card-diff.js');
-        const drift = Object.keys(entry.plans).flatMap((skill) =>
-          redefined.map((name) => ({ skill, field: `securitySchemes.${name}`, locked: own(lockedPublic.securitySchemes, name) ?? null, fresh: own(fresh.securitySchemes, name) ?? null })),
-        );
-        return { status: 'drift', exitCode: ExitCode.Drift, change: 'structural', cardChanges: diffCards(entry.snapshot, loaded.raw), drift, warnings };
+        return { status: 'drift', exitCode: ExitCode.Drift, change: 'structural', cardChanges: diffCards(entry.snapshot, loaded.raw), drift: guarded.drift, warnings };
       }
-      const profile = profileOf(settings);
-      const iface = chooseInterface(fresh, profile, plan).interface ?? chooseInterface(fresh, profile).interface;
       try {
-        if (iface) extended = await readExtended({ iface, requirement: plan.security }, lockedPublic, sources, settings, options, loaded.baseUrl, warnings);
+        if (guarded.route) extended = await readExtended(guarded.route, guarded.schemes, sources, settings, options, loaded.baseUrl, warnings);
       } catch (error) {
         if (!(error instanceof A2aLockError) || error.code !== 'credential-unset') throw error;
         unchecked = `extended card not checked (${String(error.data?.variable)} unset)`;
@@ -606,6 +665,18 @@ export async function checkServed(
   for (const [skill, locked] of Object.entries(entry.plans)) {
     const result = negotiate(card, skill, profileOf(settings), settings.credentials, { ...versionRangeOption(settings), locked });
     drift.push(...planDrift(skill, locked, result, card, settings));
+  }
+  // A plan names its schemes; how each presents the credential comes from the card. A scheme the
+  // fresh card presents differently (a header become a query parameter) is drift too: the runtime
+  // would keep sending it the locked way.
+  const placement = await placements();
+  const lockedCard = lockedNegotiationCard(entry, entry.card);
+  for (const [skill, locked] of Object.entries(entry.plans)) {
+    for (const name of Object.keys(locked.security)) {
+      const was = own(lockedCard.securitySchemes, name);
+      const now = own(card.securitySchemes, name);
+      if (!sameJson(placement(was), placement(now))) drift.push({ skill, field: `securitySchemes.${name}`, locked: was ?? null, fresh: now ?? null });
+    }
   }
   const sigDrift = [
     ...(publicSignature ? signatureDrift('card', entry.signature, publicSignature) : []),

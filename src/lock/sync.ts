@@ -82,6 +82,12 @@ export async function syncLock(
     force?: ReadonlySet<string> | 'all';
     /** Agents to re-resolve with their locked plans as constraints (the two sides of a merge conflict differed). */
     recheck?: ReadonlySet<string>;
+    /**
+     * `a2a update`: forced agents may send the extended card's credential as the card served now
+     * defines its scheme, to the interface it offers now. Otherwise (lock, outdated) an agent whose
+     * card location is unchanged sends it only along its locked route; a changed one is drift.
+     */
+    acceptServedCredentialRoute?: boolean;
     source: string;
   },
 ): Promise<SyncResult> {
@@ -119,7 +125,8 @@ export async function syncLock(
     const inputsChanged =
       old !== undefined && oldSettings !== undefined && !sameNegotiationInputs(oldSettings, settings) && checkOffline(old, oldSettings, options.source) === undefined;
     const constrained = !isForced(name) && old !== undefined && oldSettings !== undefined && !inputsChanged;
-    return resolveAgent(entry, settings, options, constrained ? old : undefined);
+    const routeFrom = old !== undefined && old.card === entry.card && !(isForced(name) && options.acceptServedCredentialRoute) ? old : undefined;
+    return resolveAgent(entry, settings, options, constrained ? old : undefined, routeFrom);
   }, options.onProgress);
 
   const agents: Record<string, LockEntry> = {};

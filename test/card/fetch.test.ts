@@ -592,12 +592,23 @@ describe('fetchCard and the connection pool', () => {
       const error = await fetchCard('https://agent.example/card.json', { ...OPTS, connections: 3 }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(FetchError);
       expect((error as FetchError).message).toMatch(/the proxy refused the tunnel \(HTTP 407\)/);
-      expect((error as FetchError).hint).toMatch(/a proxy is set \(HTTPS_PROXY\)/);
+      expect((error as FetchError).hint).toMatch(/the proxy wants credentials: give them in the proxy URL/);
     } finally {
       if (saved === undefined) delete process.env.HTTPS_PROXY;
       else process.env.HTTPS_PROXY = saved;
       await closeDefaultDispatcher();
     }
+  });
+
+  it('a body that is not JSON is named without quoting it (a server may echo a credential there)', async () => {
+    const s = await serve((_req, res) => {
+      const body = '{"x": tok-SECRET-9f}';
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
+    });
+    const error = await fetchCard(`${s.origin}/card.json`, OPTS).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidInputError);
+    expect((error as Error).message).toMatch(/invalid JSON \(Unexpected token/);
+    expect((error as Error).message).not.toContain('SECRET');
   });
 
   it('running out of file descriptors (EMFILE) says so, with what to do', async () => {

@@ -435,6 +435,50 @@ describe.concurrent('extended card and an edited lockfile', { timeout: 40_000 },
     expect(a2aRequests(a).at(-1)?.headers.authorization).toBe(`Bearer ${TOKEN}`);
   });
 
+  it('lock (a skill added) and outdated never send the credential the new way the served card defines; update does, when asked', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const a = await extendedAgent(res);
+    const dir = await res.dir(manifest({ research: deepResearch(a.origin) }));
+    expect((await runCli(['lock'], { cwd: dir, env: WITH_TOKEN })).code).toBe(0);
+    const before = await readLockBytes(dir);
+
+    a.setCard({ ...publicCard(a.origin), securitySchemes: { bearer: { apiKeySecurityScheme: { location: 'query', name: 'leak' } } } } as Card);
+    await writeManifest(dir, manifest({ research: deepResearch(a.origin, { skills: ['deep-research', 'market-size'] }) }));
+    const seen = a.requests.length;
+    for (const args of [['lock'], ['outdated', '--json']]) {
+      const r = await runCli(args, { cwd: dir, env: WITH_TOKEN });
+      expect(r.code, `${args[0]}: ${show(r)}`).toBe(1);
+      expect(allOutput(r), args[0]).toMatch(/securitySchemes\.bearer/);
+    }
+    expect(a.requests.slice(seen).map((q) => q.path)).toEqual(['/.well-known/agent-card.json', '/.well-known/agent-card.json']);
+    expect(await readLockBytes(dir)).toEqual(before);
+
+    // update accepts the card as served: the credential now goes as a query parameter, as the agent says.
+    const u = await runCli(['update', 'research'], { cwd: dir, env: WITH_TOKEN });
+    expect(a.requests.slice(seen).map((q) => q.path).at(-1)).toBe('/a2a/jsonrpc');
+    expect(allOutput(u)).toMatch(/\?leak=\*\*\*/); // the SDK agent still wants a bearer header: 401, with the value hidden
+    expect(allOutput(u)).not.toContain(TOKEN);
+  });
+
+  it('a scheme the extended card presents differently is drift (the runtime would keep sending it the locked way)', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const a = await extendedAgent(res);
+    const dir = await res.dir(manifest({ research: deepResearch(a.origin) }));
+    expect((await runCli(['lock'], { cwd: dir, env: WITH_TOKEN })).code).toBe(0);
+    // Only the extended card changes: deep-research now says its bearer token goes in a cookie.
+    a.setExtendedCard({ ...extendedCard(a.origin), securitySchemes: { bearer: { apiKeySecurityScheme: { location: 'cookie', name: 'session' } } } } as Card);
+    const r = await runCli(['verify', '--json'], { cwd: dir, env: WITH_TOKEN });
+    expect(r.code, show(r)).toBe(1);
+    const report = jsonOf(r).agents.research;
+    expect(report.status).toBe('drift');
+    expect(report.drift.map((d: { field: string }) => d.field)).toContain('securitySchemes.bearer');
+    // A description added to a scheme, or `bearer` for `Bearer`, presents it the same way: not drift.
+    a.setExtendedCard({ ...extendedCard(a.origin), securitySchemes: { bearer: { description: 'a token', httpAuthSecurityScheme: { scheme: 'bearer' } } } } as Card);
+    const same = await runCli(['verify', '--json'], { cwd: dir, env: WITH_TOKEN });
+    expect(same.code, show(same)).toBe(0);
+    expect(jsonOf(same).agents.research.status).toBe('changed');
+  });
+
   it('a served card that drops or redefines the locked scheme is drift and gets no credential (no crash, no token in a URL or cookie)', async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
     const a = await extendedAgent(res);
