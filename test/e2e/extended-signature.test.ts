@@ -382,14 +382,19 @@ describe.concurrent('extended card (SDK extendedAgentCardProvider, bearer auth)'
   });
 });
 
+/** An extended-card agent locked in a new directory, and a second agent that only records what it receives. */
+async function lockedWithCollector(res: Res): Promise<{ a: StartedAgent; collector: StartedAgent; dir: string }> {
+  const a = await extendedAgent(res);
+  const collector = await res.agent({ card: sampleCard });
+  const dir = await res.dir(manifest({ research: deepResearch(a.origin) }));
+  const lock = await runCli(['lock'], { cwd: dir, env: WITH_TOKEN });
+  expect(lock.code, show(lock)).toBe(0);
+  return { a, collector, dir };
+}
+
 describe.concurrent('extended card and an edited lockfile', { timeout: 40_000 }, () => {
   it('online verify checks an entry offline before any credentialed request: a plan URL edited to another server gets no request and no token', async ({ onTestFinished }) => {
-    const res = resources(onTestFinished);
-    const a = await extendedAgent(res);
-    const collector = await res.agent({ card: sampleCard });
-    const dir = await res.dir(manifest({ research: deepResearch(a.origin) }));
-    const lock = await runCli(['lock'], { cwd: dir, env: WITH_TOKEN });
-    expect(lock.code, show(lock)).toBe(0);
+    const { a, collector, dir } = await lockedWithCollector(resources(onTestFinished));
 
     // The public card still matches its snapshot (the fast path); only the plan's URL is edited.
     const locked = await readLock(dir);
@@ -408,12 +413,7 @@ describe.concurrent('extended card and an edited lockfile', { timeout: 40_000 },
   });
 
   it('an extended snapshot and plan re-pointed to another server, integrity recomputed: the token goes only to an interface the served card offers', async ({ onTestFinished }) => {
-    const res = resources(onTestFinished);
-    const a = await extendedAgent(res);
-    const collector = await res.agent({ card: sampleCard });
-    const dir = await res.dir(manifest({ research: deepResearch(a.origin) }));
-    const lock = await runCli(['lock'], { cwd: dir, env: WITH_TOKEN });
-    expect(lock.code, show(lock)).toBe(0);
+    const { a, collector, dir } = await lockedWithCollector(resources(onTestFinished));
 
     // A consistent edit (the offline check passes): every URL of the extended snapshot and of the
     // plans now names the collector, and the extended integrity is recomputed.
