@@ -237,11 +237,31 @@ async function placements(): Promise<(scheme: SecurityScheme | undefined) => unk
   return (scheme) => {
     if (!scheme) return null;
     try {
-      return placeCredential(scheme, 'user:secret');
+      const placed = placeCredential(scheme, 'user:secret');
+      // Header names are case-insensitive (X-Key and x-key are one header).
+      return { ...placed, headers: Object.fromEntries(Object.entries(placed.headers).map(([name, value]) => [name.toLowerCase(), value])) };
     } catch (error) {
       return { refused: (error as Error).message };
     }
   };
+}
+
+/**
+ * For each locked plan, the schemes it names that `fresh` presents differently from `locked` (the
+ * cards its plans were and are negotiated against). A plan names its schemes; how each presents
+ * the credential comes from the card, and the runtime sends it the locked way.
+ */
+async function schemeDrift(plans: Record<string, Plan>, locked: NormalizedCard, fresh: NormalizedCard): Promise<PlanDrift[]> {
+  const placement = await placements();
+  const drift: PlanDrift[] = [];
+  for (const [skill, plan] of Object.entries(plans)) {
+    for (const name of Object.keys(plan.security)) {
+      const was = own(locked.securitySchemes, name);
+      const now = own(fresh.securitySchemes, name);
+      if (!sameJson(placement(was), placement(now))) drift.push({ skill, field: `securitySchemes.${name}`, locked: was ?? null, fresh: now ?? null });
+    }
+  }
+  return drift;
 }
 
 /**
@@ -258,7 +278,7 @@ async function lockedExtendedRoute(
   warnings: Warning[],
 ): Promise<{ route?: ExtendedRoute; schemes: NormalizedCard['securitySchemes']; drift: PlanDrift[] }> {
   const lockedPublic = lockedPublicCard(previous, previous.card);
-  const skills = Object.keys(previous.plans);
+  const skills = Object.keys(previous.plans).sort();
   const route = routeFor(lockedPublic, skills, settings, warnings);
   if (!route) return { schemes: lockedPublic.securitySchemes, drift: [] };
   const placement = await placements();
@@ -293,8 +313,8 @@ async function lockedExtendedRoute(
  * to exactly its locked plan, and a locked verified signature must still verify with the same key;
  * anything else is drift (run `a2a update`), never a silent change. The lock thereby stays
  * self-consistent: its plans are what its snapshots negotiate. With `previous` (the agent's lock
- * entry, by default `locked`), the extended card's credential goes only along its locked route
- * ({@link lockedExtendedRoute}); without it, as the served card says (a first lock, `a2a update`).
+ * entry; omitted: `locked`), the extended card's credential goes only along its locked route
+ * ({@link lockedExtendedRoute}); with `null`, as the served card says (a first lock, `a2a update`).
  * @throws InvalidInputError / FetchError / A2aLockError (`credential-unset`, `signature-required`)
  */
 export async function resolveAgent(
@@ -302,8 +322,10 @@ export async function resolveAgent(
   settings: AgentSettings,
   options: EngineOptions,
   locked?: LockEntry,
-  previous: LockEntry | undefined = locked,
+  previous?: LockEntry | null,
 ): Promise<Resolution> {
+  // `previous` omitted: the locked entry, if any; `null`: no route constraint (a first lock, update).
+  const routeFrom = previous === undefined ? locked : (previous ?? undefined);
   const loaded = await loadCard(entry.card, loadOptions(settings, options));
   const warnings: Warning[] = [...loaded.warnings];
   const normalized = normalizeCard(loaded.raw, cardSourceOf(loaded));
@@ -319,12 +341,13 @@ export async function resolveAgent(
   if (card.capabilities.extendedAgentCard) {
     let route: ExtendedRoute | undefined;
     let schemes = card.securitySchemes;
-    if (previous) {
-      const guarded = await lockedExtendedRoute(previous, card, settings, warnings);
+    if (routeFrom) {
+      const guarded = await lockedExtendedRoute(routeFrom, card, settings, warnings);
       if (guarded.drift.length > 0) return { refusals: [], drift: guarded.drift, traces: {}, warnings, card };
       ({ route, schemes } = guarded);
     } else {
-      route = routeFor(card, entry.skills, settings, warnings);
+      // Skill ids sorted, as the lockfile stores its plans: the guard finds the same route later.
+      route = routeFor(card, [...entry.skills].sort(), settings, warnings);
     }
     if (route) extended = await readExtended(route, schemes, entry.credentials, settings, options, loaded.baseUrl, warnings);
     if (extended) {
@@ -351,6 +374,12 @@ export async function resolveAgent(
     }
     if (result.plan) plans[skill] = result.plan;
     else refusals.push({ skill, refusal: result.refusal });
+  }
+  if (locked) {
+    // A locked plan's scheme the card now presents differently (a header become a query
+    // parameter) moves it too, though the plan's fields are equal.
+    const kept = Object.fromEntries(Object.entries(locked.plans).filter(([skill]) => entry.skills.includes(skill)));
+    drift.push(...(await schemeDrift(kept, lockedNegotiationCard(locked, entry.card), card)));
   }
   const sigDrift = locked
     ? [...signatureDrift('card', locked.signature, signature), ...(extended && locked.extended ? signatureDrift('extended', locked.extended.signature, extended.signature) : [])]
@@ -666,18 +695,8 @@ export async function checkServed(
     const result = negotiate(card, skill, profileOf(settings), settings.credentials, { ...versionRangeOption(settings), locked });
     drift.push(...planDrift(skill, locked, result, card, settings));
   }
-  // A plan names its schemes; how each presents the credential comes from the card. A scheme the
-  // fresh card presents differently (a header become a query parameter) is drift too: the runtime
-  // would keep sending it the locked way.
-  const placement = await placements();
-  const lockedCard = lockedNegotiationCard(entry, entry.card);
-  for (const [skill, locked] of Object.entries(entry.plans)) {
-    for (const name of Object.keys(locked.security)) {
-      const was = own(lockedCard.securitySchemes, name);
-      const now = own(card.securitySchemes, name);
-      if (!sameJson(placement(was), placement(now))) drift.push({ skill, field: `securitySchemes.${name}`, locked: was ?? null, fresh: now ?? null });
-    }
-  }
+  // A scheme the fresh card presents differently (a header become a query parameter) is drift too.
+  drift.push(...(await schemeDrift(entry.plans, lockedNegotiationCard(entry, entry.card), card)));
   const sigDrift = [
     ...(publicSignature ? signatureDrift('card', entry.signature, publicSignature) : []),
     ...(extended && entry.extended ? signatureDrift('extended', entry.extended.signature, extended.signature) : []),

@@ -126,7 +126,7 @@ export async function syncLock(
       old !== undefined && oldSettings !== undefined && !sameNegotiationInputs(oldSettings, settings) && checkOffline(old, oldSettings, options.source) === undefined;
     const constrained = !isForced(name) && old !== undefined && oldSettings !== undefined && !inputsChanged;
     const routeFrom = old !== undefined && old.card === entry.card && !(isForced(name) && options.acceptServedCredentialRoute) ? old : undefined;
-    return resolveAgent(entry, settings, options, constrained ? old : undefined, routeFrom);
+    return resolveAgent(entry, settings, options, constrained ? old : undefined, routeFrom ?? null);
   }, options.onProgress);
 
   const agents: Record<string, LockEntry> = {};

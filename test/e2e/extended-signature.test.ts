@@ -472,11 +472,45 @@ describe.concurrent('extended card and an edited lockfile', { timeout: 40_000 },
     const report = jsonOf(r).agents.research;
     expect(report.status).toBe('drift');
     expect(report.drift.map((d: { field: string }) => d.field)).toContain('securitySchemes.bearer');
+    // lock, after a skill is added to the manifest, refuses it too rather than relocking silently.
+    await writeManifest(dir, manifest({ research: deepResearch(a.origin, { skills: ['deep-research', 'market-size'] }) }));
+    const relock = await runCli(['lock'], { cwd: dir, env: WITH_TOKEN });
+    expect(relock.code, show(relock)).toBe(1);
+    expect(relock.stdout).toMatch(/deep-research › securitySchemes\.bearer/);
+    await writeManifest(dir, manifest({ research: deepResearch(a.origin) }));
     // A description added to a scheme, or `bearer` for `Bearer`, presents it the same way: not drift.
     a.setExtendedCard({ ...extendedCard(a.origin), securitySchemes: { bearer: { description: 'a token', httpAuthSecurityScheme: { scheme: 'bearer' } } } } as Card);
     const same = await runCli(['verify', '--json'], { cwd: dir, env: WITH_TOKEN });
     expect(same.code, show(same)).toBe(0);
     expect(jsonOf(same).agents.research.status).toBe('changed');
+  });
+
+  it('a public card whose apiKey moves from a header to the query: drift for verify and for lock after a skill is added (not a silent relock); a respelled header name is not', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const other = { id: 'other', name: 'Other', description: 'Another skill.', tags: [], inputModes: ['text/plain'], outputModes: ['application/json'] };
+    const card = (origin: string, apiKey: Record<string, string>) =>
+      ({ ...sampleCard(origin), securitySchemes: { key: { apiKeySecurityScheme: apiKey } }, securityRequirements: [{ schemes: { key: { list: [] } } }], skills: [...sampleCard(origin).skills, other] }) as Card;
+    const agent = await res.agent({ card: (o: string) => card(o, { location: 'header', name: 'X-Key' }) });
+    const entry = (skills: string[]) => ({ card: agent.origin, skills, credentials: { key: { env: 'RESEARCH_TOKEN' } } });
+    const dir = await res.dir(manifest({ keyed: entry(['market-size']) }));
+    expect((await runCli(['lock'], { cwd: dir, env: WITH_TOKEN })).code).toBe(0);
+    const before = await readLockBytes(dir);
+
+    agent.setCard(card(agent.origin, { location: 'header', name: 'x-key' }));
+    const respelled = await runCli(['verify', '--json'], { cwd: dir, env: WITH_TOKEN });
+    expect(respelled.code, show(respelled)).toBe(0);
+
+    agent.setCard(card(agent.origin, { location: 'query', name: 'key' }));
+    const v = await runCli(['verify', '--json'], { cwd: dir, env: WITH_TOKEN });
+    expect(v.code, show(v)).toBe(1);
+    expect(jsonOf(v).agents.keyed.drift[0].field).toBe('securitySchemes.key');
+
+    await writeManifest(dir, manifest({ keyed: entry(['market-size', 'other']) }));
+    const l = await runCli(['lock'], { cwd: dir, env: WITH_TOKEN });
+    expect(l.code, show(l)).toBe(1);
+    expect(l.stdout).toMatch(/securitySchemes\.key/);
+    expect(l.stdout).toContain('run: a2a update keyed');
+    expect(await readLockBytes(dir)).toEqual(before);
   });
 
   it('a served card that drops or redefines the locked scheme is drift and gets no credential (no crash, no token in a URL or cookie)', async ({ onTestFinished }) => {
