@@ -6,10 +6,10 @@
  * Exit 1 when anything would change (as `npm outdated` does).
  */
 import kleur from 'kleur';
-import { ExitCode, UsageError } from '../errors.js';
-import { own } from '../json-path.js';
+import { A2aLockError, ExitCode, exitCodeFor, UsageError } from '../errors.js';
+import { formatPath, own } from '../json-path.js';
 import { entryChanges } from '../lock/changes.js';
-import { overallExitCode } from '../lock/engine.js';
+import { checkOffline, overallExitCode, type AgentReport } from '../lock/engine.js';
 import { syncFailureJson, syncLock } from '../lock/sync.js';
 import { readProject } from '../lock/verify.js';
 import { renderEntryChanges, renderSyncFailure } from '../cli/render.js';
@@ -26,6 +26,15 @@ export async function runOutdated(options: GlobalOptions, args: { agents: string
   for (const name of args.agents) {
     if (!Object.hasOwn(manifest.agents, name)) throw new UsageError(`unknown agent "${name}" (manifest agents: ${Object.keys(manifest.agents).join(', ') || 'none'})`);
   }
+  // A snapshot that no longer matches its integrity is an error (exit 2), as for verify and lock,
+  // not a card change that update would make.
+  const invalid = new Map<string, NonNullable<AgentReport['error']>>();
+  for (const name of args.agents.length ? args.agents : Object.keys(manifest.agents)) {
+    const entry = own(lock.agents, name);
+    const settings = own(lock.settings, name);
+    const report = entry && settings ? checkOffline(entry, settings, `${p.lockfile} ${formatPath(['agents', name])}`) : undefined;
+    if (report?.status === 'error' && report.error) invalid.set(name, report.error);
+  }
   const sync = await syncLock(manifest, lock, {
     ...engineOptions(options, p.baseDir),
     force: args.agents.length ? new Set(args.agents) : 'all',
@@ -38,6 +47,13 @@ export async function runOutdated(options: GlobalOptions, args: { agents: string
   const codes: ExitCode[] = [];
   const outdated: string[] = [];
   for (const name of names) {
+    const broken = invalid.get(name);
+    if (broken) {
+      lines.push(`${kleur.red('✗')} ${name}: ${broken.code}: ${broken.message}`);
+      agents[name] = { status: 'error', error: broken };
+      codes.push(exitCodeFor(new A2aLockError(broken.code, broken.message)));
+      continue;
+    }
     const failure = own(sync.failures, name);
     if (failure) {
       lines.push(...renderSyncFailure(name, failure));

@@ -36,8 +36,10 @@ export interface EntryChanges {
 
 /** The changes from `old` to `now` (both entries of the same agent). */
 export function entryChanges(old: LockEntry, now: LockEntry): EntryChanges {
-  const cardChanges: CardChange[] = old.integrity === now.integrity ? [] : diffCards(old.snapshot, now.snapshot);
-  if (old.extended?.integrity !== now.extended?.integrity) {
+  // Compared as JSON, not by the integrity strings (an edited snapshot keeps its old integrity).
+  const cardChanges: CardChange[] = sameJson(old.snapshot, now.snapshot) ? [] : diffCards(old.snapshot, now.snapshot);
+  if (old.resolved !== now.resolved) cardChanges.unshift({ path: 'resolved', kind: 'changed', old: old.resolved, new: now.resolved, structural: true });
+  if (!sameJson(old.extended?.snapshot ?? null, now.extended?.snapshot ?? null)) {
     if (old.extended && now.extended) cardChanges.push(...diffCards(old.extended.snapshot, now.extended.snapshot).map((c) => ({ ...c, path: `extended:${c.path}` })));
     else cardChanges.push({ path: 'extended:$', kind: now.extended ? 'added' : 'removed', ...(now.extended ? { new: '(extended card)' } : { old: '(extended card)' }), structural: true });
   }

@@ -608,11 +608,11 @@ export function loadServedCard(entry: LockEntry, options: EngineOptions, setting
 
 /**
  * Whether checking `entry` against its card as served ends with that card: it equals its intact
- * snapshot and nothing else is fetched (no extended card, no verified signature to check again
- * against its key set).
+ * snapshot, from the URL the lock records, and nothing else is fetched (no extended card, no
+ * verified signature to check again against its key set).
  */
-export function servedCardSettles(entry: LockEntry, raw: Record<string, unknown>): boolean {
-  return !entry.extended && entry.signature?.status !== 'verified' && sameJson(raw, entry.snapshot);
+export function servedCardSettles(entry: LockEntry, loaded: LoadedCard): boolean {
+  return !entry.extended && entry.signature?.status !== 'verified' && loaded.resolved === entry.resolved && sameJson(loaded.raw, entry.snapshot);
 }
 
 /**
@@ -642,7 +642,9 @@ export async function checkServed(
   try {
     loaded = await served;
     warnings.push(...loaded.warnings);
-    const publicSame = sameAsLocked(loaded.raw, entry);
+    // Same bytes from the same URL: relative interface URLs resolve against `resolved`, so an
+    // edited `resolved` would move them (the offline check takes it as written).
+    const publicSame = loaded.resolved === entry.resolved && sameAsLocked(loaded.raw, entry);
     // A verified signature is re-checked even on the same bytes: its key may be gone from the JWKS.
     const recheck = entry.signature?.status === 'verified';
     if (publicSame && !entry.extended && !recheck) return { status: 'ok', exitCode: ExitCode.Ok, warnings };
@@ -678,6 +680,7 @@ export async function checkServed(
   // deep-diff is loaded only when a card changed.
   const { diffCards } = await import('./card-diff.js');
   const cardChanges = diffCards(entry.snapshot, loaded.raw);
+  if (loaded.resolved !== entry.resolved) cardChanges.unshift({ path: 'resolved', kind: 'changed', old: entry.resolved, new: loaded.resolved, structural: true });
   if (extended && entry.extended) {
     cardChanges.push(...diffCards(entry.extended.snapshot, extended.raw).map((c) => ({ ...c, path: `extended:${c.path}` })));
   }

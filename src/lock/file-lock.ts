@@ -9,6 +9,7 @@
  * killed between creating it and writing it) is stale once it is {@link UNWRITTEN_STALE_MS} old.
  */
 import { randomBytes } from 'node:crypto';
+import { readFileSync, unlinkSync } from 'node:fs';
 import { open, readFile, stat, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -78,12 +79,30 @@ export async function withFileLock<T>(target: string, fn: () => Promise<T>, opti
     }
     await sleep(pollMs);
   }
+  // Interrupted (Ctrl-C, a CI job cancelled), the lock file goes with the process; the signal then
+  // takes its default course (exit 130/143) unless the program has listeners of its own.
+  const onSignal = (signal: NodeJS.Signals) => {
+    stopListening();
+    try {
+      if (held && readFileSync(path, 'utf8') === JSON.stringify(me)) unlinkSync(path);
+    } catch {
+      // gone already, or not ours
+    }
+    if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+  };
+  const stopListening = () => {
+    for (const signal of SIGNALS) process.off(signal, onSignal);
+  };
+  if (held) for (const signal of SIGNALS) process.once(signal, onSignal);
   try {
     return await fn();
   } finally {
+    stopListening();
     if (held && (await readFile(path, 'utf8').catch(() => undefined)) === JSON.stringify(me)) await unlink(path).catch(() => undefined);
   }
 }
+
+const SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
 async function tryCreate(path: string, me: Holder): Promise<'created' | 'exists' | 'unavailable'> {
   let handle;

@@ -71,7 +71,7 @@ export async function checkProject(project: Project, names: readonly string[], o
       if (offline) return checkOffline(entry, settings, source) ?? { status: 'ok', exitCode: ExitCode.Ok, warnings: [] };
       const served = loadServedCard(entry, engine, settings);
       const loaded = await served.catch(() => undefined);
-      if (loaded && servedCardSettles(entry, loaded.raw)) {
+      if (loaded && servedCardSettles(entry, loaded)) {
         release();
         await nextTurn();
       }

@@ -85,7 +85,8 @@ export const AgentEntrySchema = z.strictObject({
   /** An http(s) URL (a `.json` path is the card; otherwise the well-known path is appended) or a file path relative to the manifest. */
   card: z.string().min(1),
   /** Skill ids (AgentSkill.id) this client calls. */
-  skills: orderedSet(z.string().min(1), 'must list at least one skill'),
+  // A skill id keys the lockfile's plans: `__proto__` would not survive as an object key.
+  skills: orderedSet(z.string().min(1).refine((id) => id !== '__proto__', 'skill id "__proto__" is not supported'), 'must list at least one skill'),
   /** Scheme name (as in the card's securitySchemes) → where its secret comes from. The keys are the credentials held. */
   credentials: z.record(z.string().min(1), CredentialSourceSchema).default({}),
   /** A semver range over the card's `version`. */

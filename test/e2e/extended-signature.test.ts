@@ -435,6 +435,33 @@ describe.concurrent('extended card and an edited lockfile', { timeout: 40_000 },
     expect(a2aRequests(a).at(-1)?.headers.authorization).toBe(`Bearer ${TOKEN}`);
   });
 
+  it('a card with relative interface URLs: an edited `resolved` (and plans to match) passes offline but not online verify', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const relative = (origin: string) => {
+      const card = sampleCard(origin);
+      return { ...card, supportedInterfaces: card.supportedInterfaces.map((i) => ({ ...i, url: new URL(i.url).pathname })) } as Card;
+    };
+    const a = await res.agent({ card: relative });
+    const collector = await res.agent({ card: sampleCard });
+    const dir = await res.dir(manifest({ research: research(a.origin) }));
+    expect((await runCli(['lock'], { cwd: dir, env: WITH_TOKEN })).code).toBe(0);
+
+    // Relative URLs resolve against `resolved`: point it and the plans at the collector.
+    const locked = await readLock(dir);
+    const entry = locked.agents.research;
+    entry.resolved = entry.resolved.replace(a.origin, collector.origin);
+    entry.plans = JSON.parse(JSON.stringify(entry.plans).split(a.origin).join(collector.origin));
+    await writeLockBytes(dir, `${JSON.stringify(locked, null, 2)}\n`);
+    expect((await runCli(['verify', '--offline'], { cwd: dir })).code).toBe(0); // the snapshot alone cannot tell
+
+    const r = await runCli(['verify', '--json'], { cwd: dir, env: WITH_TOKEN });
+    expect(r.code, show(r)).toBe(1);
+    const report = jsonOf(r).agents.research;
+    expect(report.status).toBe('drift');
+    expect(report.cardChanges[0]).toMatchObject({ path: 'resolved', kind: 'changed' });
+    expect(report.drift.map((d: { field: string }) => d.field)).toContain('url');
+  });
+
   it('lock (a skill added) and outdated never send the credential the new way the served card defines; update does, when asked', async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
     const a = await extendedAgent(res);

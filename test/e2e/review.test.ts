@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { basename, dirname, join } from 'node:path';
 import { readFile, writeFile } from 'node:fs/promises';
 import { closeFetcher, UsageError, verifyLockfile } from '../../src/index.js';
-import { BIN, jsonOf, manifest, readLockBytes, research, resources, runCli, sampleCard, show } from './helpers.js';
+import { BIN, jsonOf, manifest, readLock, readLockBytes, research, resources, runCli, sampleCard, show, writeLockBytes } from './helpers.js';
 
 describe.concurrent('reviewer and CI output', () => {
   it('outdated lists every agent it cannot resolve, with its exit code (was: hidden, "current", exit 0)', async ({ onTestFinished }) => {
@@ -32,6 +32,25 @@ describe.concurrent('reviewer and CI output', () => {
     expect(doc.ok).toBe(false);
     expect(doc.agents.research).toMatchObject({ exitCode: 1 });
     expect(doc.agents.other).toMatchObject({ exitCode: 2, status: 'error' });
+    expect(await readLockBytes(dir)).toEqual(before);
+  });
+
+  it('outdated: a snapshot edited after locking is an error naming its integrity (exit 2), not a change update would make', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    onTestFinished(() => closeFetcher());
+    const [one, two] = await Promise.all([res.sampleAgent(), res.sampleAgent()]);
+    const dir = await res.dir(manifest({ research: research(one.origin), other: research(two.origin) }));
+    expect((await runCli(['lock'], { cwd: dir })).code).toBe(0);
+    const locked = await readLock(dir);
+    locked.agents.research.snapshot.description = 'edited by hand';
+    await writeLockBytes(dir, `${JSON.stringify(locked, null, 2)}\n`);
+    const before = await readLockBytes(dir);
+    const r = await runCli(['outdated', '--json'], { cwd: dir });
+    expect(r.code, show(r)).toBe(2);
+    const doc = jsonOf(r);
+    expect(doc.agents.research).toMatchObject({ status: 'error', error: { code: 'lockfile-invalid' } });
+    expect(doc.agents.research.error.message).toMatch(/snapshot does not match its integrity/);
+    expect(doc.agents.other).toEqual({ status: 'current' });
     expect(await readLockBytes(dir)).toEqual(before);
   });
 

@@ -4,12 +4,16 @@
  * beside the lockfile), so the second sees the first's result instead of interleaving with it.
  */
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { writeFileAtomic } from '../../src/json-file.js';
-import { cardRequests, manifest, readLock, research, resources, runCli, sampleCard, show, ROOT } from './helpers.js';
+import { BIN, cardRequests, manifest, readLock, research, resources, runCli, sampleCard, show, ROOT } from './helpers.js';
 
 const WRITER = `
 import { writeFileAtomic } from ${JSON.stringify(pathToFileURL(join(ROOT, 'dist', 'json-file.js')).href)};
@@ -36,6 +40,26 @@ function killMidWrite(path: string, writes: number, extraMs: number): Promise<vo
 }
 
 describe('lockfile write safety', () => {
+  it('Ctrl-C (SIGINT) while lock waits on an agent: the lock file beside the lockfile goes with it, the exit is the signal\'s, nothing is written', async ({ onTestFinished }) => {
+    // An agent that never answers: lock holds its file lock while it waits.
+    const silent = createServer(() => undefined);
+    silent.listen(0, '127.0.0.1');
+    await once(silent, 'listening');
+    onTestFinished(() => {
+      silent.closeAllConnections();
+      silent.close();
+    });
+    const dir = await resources(onTestFinished).dir(manifest({ slow: research(`http://127.0.0.1:${(silent.address() as AddressInfo).port}`) }));
+    const child = spawn(process.execPath, [BIN, 'lock'], { cwd: dir, stdio: 'ignore', env: { ...process.env, NO_COLOR: '1' } });
+    const exited = once(child, 'exit');
+    for (let i = 0; i < 100 && !(await readdir(dir)).includes('a2a.lock.json.lock'); i++) await sleep(50);
+    expect(await readdir(dir)).toContain('a2a.lock.json.lock');
+    child.kill('SIGINT');
+    const [code, signal] = await exited;
+    expect({ code, signal }).toEqual({ code: null, signal: 'SIGINT' });
+    expect(await readdir(dir)).toEqual(['a2a.json']);
+  });
+
   it('SIGKILL during writes leaves the old or the new file, never a mix; the next write clears the orphaned temp files', async ({ onTestFinished }) => {
     const dir = await resources(onTestFinished).dir();
     const path = join(dir, 'a2a.lock.json');

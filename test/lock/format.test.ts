@@ -285,6 +285,14 @@ describe('parseManifest', () => {
     expect(minimal.agents).toEqual({});
   });
 
+  it('refuses the skill id "__proto__" (it keys the plans: it would be dropped from the lockfile), naming its path', () => {
+    const e = manifestError(manifestJson((m) => (m.agents['research-agent'].skills = ['market-size', '__proto__'])));
+    expect(e.path).toBe('$.agents["research-agent"].skills[1]');
+    expect(e.message).toContain('skill id "__proto__" is not supported');
+    // Other Object.prototype names are ordinary ids.
+    expect(() => parseManifest(JSON.stringify(manifestJson((m) => (m.agents['research-agent'].skills = ['constructor', 'toString']))), 'a2a.json')).not.toThrow();
+  });
+
   it('allows $schema', () => {
     expect(() => parseManifest(JSON.stringify(manifestJson((m) => (m.$schema = './node_modules/a2a-lock/schemas/a2a.schema.json'))), 'a2a.json')).not.toThrow();
   });
