@@ -3,7 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { cardSourceOf, loadCard, type LoadedCard } from '../card/load.js';
 import type { NormalizedCard, Warning } from '../card/model.js';
 import { normalizeCard } from '../card/normalize.js';
-import type { ExitCode } from '../errors.js';
+import { UsageError, type ExitCode } from '../errors.js';
 import type { EngineOptions } from '../lock/engine.js';
 
 /** Global options (yargs) resolved against the working directory. */
@@ -39,10 +39,14 @@ export interface CommandResult {
   annotations?: string[];
 }
 
-/** Absolute paths of the manifest and the lockfile. */
+/**
+ * Absolute paths of the manifest and the lockfile.
+ * @throws UsageError when both name one file (a lockfile write would replace the manifest)
+ */
 export function paths(options: GlobalOptions): { manifest: string; lockfile: string; baseDir: string } {
   const manifest = resolve(options.cwd, options.manifest);
   const lockfile = options.lockfile ? resolve(options.cwd, options.lockfile) : resolve(dirname(manifest), 'a2a.lock.json');
+  if (lockfile === manifest) throw new UsageError(`--lockfile and --manifest name the same file (${options.lockfile ?? options.manifest})`);
   return { manifest, lockfile, baseDir: dirname(manifest) };
 }
 

@@ -54,6 +54,17 @@ describe.concurrent('reviewer and CI output', () => {
     expect(await readLockBytes(dir)).toEqual(before);
   });
 
+  it('--lockfile naming the manifest is a usage error before anything is read or written', async ({ onTestFinished }) => {
+    const dir = await resources(onTestFinished).dir(manifest({}));
+    const before = await readFile(join(dir, 'a2a.json'));
+    for (const command of ['lock', 'verify', 'install']) {
+      const r = await runCli([command, '--lockfile', 'a2a.json'], { cwd: dir });
+      expect(r.code, show(r)).toBe(2);
+      expect(r.stderr).toMatch(/--lockfile and --manifest name the same file/);
+    }
+    expect(await readFile(join(dir, 'a2a.json'))).toEqual(before);
+  });
+
   it('outdated/diff show what update would change without writing; verify annotates under GitHub Actions; why explains', async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
     onTestFinished(() => closeFetcher());
