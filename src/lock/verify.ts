@@ -134,7 +134,7 @@ export async function verifyLockfile(options: VerifyOptions | null = {}): Promis
   const lockfile = options.lockfile ? resolve(options.lockfile) : resolve(dirname(manifestPath), 'a2a.lock.json');
   const project = await readProject(manifestPath, lockfile);
   const known = [...new Set([...Object.keys(project.manifest.agents), ...Object.keys(project.lock.agents)])];
-  for (const name of options.agents ?? []) if (!known.includes(name)) throw new UsageError(`unknown agent "${name}"`);
+  for (const name of options.agents ?? []) if (!known.includes(name)) throw new UsageError(`unknown agent "${name}" (agents: ${known.join(', ') || 'none'})`);
   const { manifest: _m, lockfile: _l, agents: only, offline, strict, ...engine } = options;
   const reports = await checkProject(project, only?.length ? only : known, Boolean(offline), { ...engine, baseDir: project.baseDir });
   const agents = Object.fromEntries(Object.entries(reports).map(([name, r]) => [name, { ...r, exitCode: strictExitCode(r, Boolean(strict)) }]));
