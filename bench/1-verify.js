@@ -36,9 +36,12 @@ export async function run() {
     const { server, dir } = await fleet(n);
     server.latencyMs = LATENCY_MS;
     for (const c of [8, 32]) {
-      const r = await verify(dir, ['--concurrency', String(c)]);
+      // At C=32 the bound is a few 50 ms waves, where one slow moment shows: median of 3 runs.
+      const runs = [];
+      for (let i = 0; i < (c === 32 ? 3 : 1); i++) runs.push((await verify(dir, ['--concurrency', String(c)])).probe.networkMs);
+      const networkMs = median(runs);
       const bound = Math.ceil(n / c) * LATENCY_MS;
-      rows.push(row(`verify N=${n} --concurrency ${c}: first request to exit`, r.probe.networkMs / 1000, 's', `ceil(N/C)·50 ms = ${s(bound)}`, r.probe.networkMs / bound, '≤ 1.3×'));
+      rows.push(row(`verify N=${n} --concurrency ${c}: first request to exit`, networkMs / 1000, 's', `ceil(N/C)·50 ms = ${s(bound)}`, networkMs / bound, '≤ 1.3×'));
     }
     // Whole processes, side by side: medians of RUNS interleaved runs each.
     const oursMs = [];
