@@ -63,6 +63,11 @@ describe.concurrent('reviewer and CI output', () => {
       expect(r.stderr).toMatch(/--lockfile and --manifest name the same file/);
     }
     expect(await readFile(join(dir, 'a2a.json'))).toEqual(before);
+    // And an unknown agent name lists the ones there are (as update and outdated do).
+    await writeFile(join(dir, 'a2a.lock.json'), '{"lockfileVersion":1,"settings":{},"agents":{}}\n');
+    const nobody = await runCli(['verify', 'nobody'], { cwd: dir });
+    expect(nobody.code, show(nobody)).toBe(2);
+    expect(nobody.stderr).toMatch(/unknown agent "nobody" \(agents: none\)/);
   });
 
   it('outdated/diff show what update would change without writing; verify annotates under GitHub Actions; why explains', async ({ onTestFinished }) => {
