@@ -228,13 +228,14 @@ function routeFor(card: NormalizedCard, skills: readonly string[], settings: Age
 }
 
 /**
- * A function giving where a scheme puts a credential (header, query parameter or cookie, and its
- * format), computed with a stand-in secret: two definitions that place it the same way are the
- * same to whoever holds the secret, whatever else differs (a description, the case of `Bearer`).
+ * A test of whether two definitions of a scheme place a credential alike (header, query parameter
+ * or cookie, and its format), judged with a stand-in secret: alike to whoever holds the secret,
+ * whatever else differs (a description, the case of `Bearer`). A missing definition is alike only
+ * to another missing one.
  */
-async function placements(): Promise<(scheme: SecurityScheme | undefined) => unknown> {
+async function placedAlike(): Promise<(a: SecurityScheme | undefined, b: SecurityScheme | undefined) => boolean> {
   const { placeCredential } = await import('../credentials.js');
-  return (scheme) => {
+  const placement = (scheme: SecurityScheme | undefined): unknown => {
     if (!scheme) return null;
     try {
       const placed = placeCredential(scheme, 'user:secret');
@@ -244,6 +245,7 @@ async function placements(): Promise<(scheme: SecurityScheme | undefined) => unk
       return { refused: (error as Error).message };
     }
   };
+  return (a, b) => sameJson(placement(a), placement(b));
 }
 
 /**
@@ -252,13 +254,13 @@ async function placements(): Promise<(scheme: SecurityScheme | undefined) => unk
  * the credential comes from the card, and the runtime sends it the locked way.
  */
 async function schemeDrift(plans: Record<string, Plan>, locked: NormalizedCard, fresh: NormalizedCard): Promise<PlanDrift[]> {
-  const placement = await placements();
+  const alike = await placedAlike();
   const drift: PlanDrift[] = [];
   for (const [skill, plan] of Object.entries(plans)) {
     for (const name of Object.keys(plan.security)) {
       const was = own(locked.securitySchemes, name);
       const now = own(fresh.securitySchemes, name);
-      if (!sameJson(placement(was), placement(now))) drift.push({ skill, field: `securitySchemes.${name}`, locked: was ?? null, fresh: now ?? null });
+      if (!alike(was, now)) drift.push({ skill, field: `securitySchemes.${name}`, locked: was ?? null, fresh: now ?? null });
     }
   }
   return drift;
@@ -281,7 +283,7 @@ async function lockedExtendedRoute(
   const skills = Object.keys(previous.plans).sort();
   const route = routeFor(lockedPublic, skills, settings, warnings);
   if (!route) return { schemes: lockedPublic.securitySchemes, drift: [] };
-  const placement = await placements();
+  const alike = await placedAlike();
   // Drift for the skills whose plan uses the scheme; all of them when none does (every plan is
   // negotiated against the extended card this route fetches).
   const affected = (scheme?: string): string[] => {
@@ -292,7 +294,7 @@ async function lockedExtendedRoute(
   for (const name of Object.keys(route.requirement)) {
     const was = own(lockedPublic.securitySchemes, name);
     const now = own(served.securitySchemes, name);
-    if (!sameJson(placement(was), placement(now))) {
+    if (!alike(was, now)) {
       for (const skill of affected(name)) drift.push({ skill, field: `securitySchemes.${name}`, locked: was ?? null, fresh: now ?? null });
     }
   }

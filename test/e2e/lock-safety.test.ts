@@ -126,6 +126,16 @@ describe.concurrent('no silent plan moves', () => {
   });
 });
 
+/** The sample agent locked in a new directory, and its lockfile read back with `streaming` edited to false in its settings (not written). */
+async function lockedWithStreamingEdited(res: ReturnType<typeof resources>) {
+  const agent = await res.agent({ card: (o) => sampleCard(o) });
+  const dir = await res.dir(manifest({ research: research(agent.origin) }));
+  expect((await runCli(['lock'], { cwd: dir })).code).toBe(0);
+  const lock = await readLock(dir);
+  lock.settings.research.streaming = false;
+  return { agent, dir, lock };
+}
+
 describe.concurrent('the lockfile stays self-consistent (QA round 3)', () => {
   const noJsonRpc = (o: string) => {
     const card = sampleCard(o);
@@ -154,12 +164,7 @@ describe.concurrent('the lockfile stays self-consistent (QA round 3)', () => {
   });
 
   it('settings for an agent the lockfile has no entry for (a hand edit): lock resolves it, no crash', { timeout: SLOW }, async ({ onTestFinished }) => {
-    const res = resources(onTestFinished);
-    const agent = await res.agent({ card: (o) => sampleCard(o) });
-    const dir = await res.dir(manifest({ research: research(agent.origin) }));
-    expect((await runCli(['lock'], { cwd: dir })).code).toBe(0);
-    const lock = await readLock(dir);
-    lock.settings.research.streaming = false;
+    const { dir, lock } = await lockedWithStreamingEdited(resources(onTestFinished));
     delete lock.agents.research;
     const { serializeLockfile } = await import('../../src/lock/io.js');
     await writeLockBytes(dir, serializeLockfile(lock));
@@ -169,12 +174,7 @@ describe.concurrent('the lockfile stays self-consistent (QA round 3)', () => {
   });
 
   it('settings hand-edited in the lockfile do not lift the constraint: card drift is still refused', { timeout: SLOW }, async ({ onTestFinished }) => {
-    const res = resources(onTestFinished);
-    const agent = await res.agent({ card: (o) => sampleCard(o) });
-    const dir = await res.dir(manifest({ research: research(agent.origin) }));
-    expect((await runCli(['lock'], { cwd: dir })).code).toBe(0);
-    const lock = await readLock(dir);
-    lock.settings.research.streaming = false;
+    const { agent, dir, lock } = await lockedWithStreamingEdited(resources(onTestFinished));
     const { serializeLockfile } = await import('../../src/lock/io.js');
     await writeLockBytes(dir, serializeLockfile(lock));
     agent.setCard(noJsonRpc(agent.origin));
