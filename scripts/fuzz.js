@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readCardText } from '../dist/card/load.js';
+import { readCardText } from '../dist/card/read.js';
 import { integrityOf, isA2aLockError, negotiate } from '../dist/index.js';
 import { fuzzCases, readFuzzCard } from './fuzz-cards.js';
 

@@ -11,7 +11,7 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
 } else {
   // Both loaded before the run: a file opened only at exit could fail with EMFILE after a run
   // that used every descriptor (one socket per agent in flight).
-  const [{ main }, { closeFetcher }] = await Promise.all([import('./cli/main.js'), import('./card/load.js')]);
+  const [{ main }, { closeFetcher }] = await Promise.all([import('./cli/main.js'), import('./resolve/load-card.js')]);
   process.exitCode = await main(args);
   // Close pooled keep-alive connections (if any card was fetched) so the process exits at once.
   await closeFetcher();

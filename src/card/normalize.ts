@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { InvalidInputError } from '../errors.js';
 import { formatPath } from '../json-path.js';
+import { zodMessage } from '../json-document.js';
 import {
   CORE_BINDINGS,
   type AgentInterface,
@@ -282,21 +283,6 @@ function parseWith<S extends z.ZodType>(schema: S, value: unknown, fail: Fail): 
   throw new Error('unreachable');
 }
 
-/** One short line for a zod issue, e.g. "expected string, got null". */
-export function zodMessage(issue: z.core.$ZodIssue, options: { showValues?: boolean } = {}): string {
-  if (issue.code === 'invalid_type') {
-    const got = (issue as { input?: unknown }).input;
-    // Values are shown for cards (public documents); never for our own files, where a pasted secret may sit.
-    const value = options.showValues === false ? '' : ` ${JSON.stringify(got)?.slice(0, 40)}`;
-    const gotType = got === undefined ? 'nothing (missing)' : got === null ? 'null' : Array.isArray(got) ? 'an array' : `${typeof got}${value}`;
-    return `expected ${issue.expected}, got ${gotType}`;
-  }
-  // The only union in the card schemas is a security requirement.
-  if (issue.code === 'invalid_union') return 'not a security requirement: expected {"schemes": {"<name>": {"list": [scopes]}}} (A2A 1.0) or {"<name>": [scopes]} (A2A 0.3)';
-  if (issue.code === 'invalid_key') return `invalid key: ${issue.issues.map((i) => i.message).join('; ')}`;
-  if (issue.code === 'unrecognized_keys') return `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
-  return issue.message.replace(/^Invalid input: /, '');
-}
 
 function rejectSnakeCase(obj: Record<string, unknown>, fail: Fail): void {
   const check = (o: unknown, path: PropertyKey[]): void => {

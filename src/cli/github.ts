@@ -4,7 +4,7 @@
  * on the lockfile. Escaping follows the workflow-command rules: `%`, CR and LF in the message;
  * additionally `:` and `,` in property values.
  */
-import type { AgentReport } from '../lock/engine.js';
+import type { AgentReport } from '../lock/report.js';
 import { show } from './render.js';
 
 function escapeData(text: string): string {

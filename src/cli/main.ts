@@ -49,10 +49,12 @@ function globals(argv: Argv, io: CliIo): GlobalOptions {
     ...(argv.lockfile ? { lockfile: String(argv.lockfile) } : {}),
     json: Boolean(argv.json),
     verbose: Boolean(argv.verbose),
-    ...(argv.timeout !== undefined ? { timeout: Number(argv.timeout) } : {}),
-    ...(argv.concurrency !== undefined ? { concurrency: Number(argv.concurrency) } : {}),
-    allowHttp: Boolean(argv['allow-http']),
-    ...(argv.retries !== undefined ? { retries: Number(argv.retries) } : {}),
+    network: {
+      ...(argv.timeout !== undefined ? { timeoutMs: Number(argv.timeout) } : {}),
+      ...(argv.concurrency !== undefined ? { concurrency: Number(argv.concurrency) } : {}),
+      ...(argv['allow-http'] ? { allowHttp: true } : {}),
+      ...(argv.retries !== undefined ? { retries: Number(argv.retries) } : {}),
+    },
     cwd: io.cwd,
     env: io.env,
   };

@@ -6,10 +6,8 @@
 import kleur from 'kleur';
 import { canonicalJson } from '../canonical.js';
 import type { Warning } from '../card/model.js';
-import type { CardChange } from '../lock/card-diff.js';
-import type { EntryChanges } from '../lock/changes.js';
-import type { AgentReport, PlanDrift, SignatureDrift } from '../lock/engine.js';
-import type { SyncFailure } from '../lock/sync.js';
+import type { CardChange, EntryChanges } from '../lock/changes.js';
+import type { AgentReport, PlanDrift, SignatureDrift, SyncFailure } from '../lock/report.js';
 import type { ExplainedStep } from '../negotiate/explain.js';
 import type { Plan } from '../negotiate/types.js';
 

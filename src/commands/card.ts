@@ -2,7 +2,7 @@
 import { existsSync } from 'node:fs';
 import type { NormalizedCard, SecurityRequirement } from '../card/model.js';
 import { ExitCode } from '../errors.js';
-import { readManifest } from '../manifest/read.js';
+import { readManifest } from '../fs/manifest.js';
 import { paths, readCommandCard, type CommandResult, type GlobalOptions } from './context.js';
 
 function requirement(r: SecurityRequirement): string {
@@ -41,8 +41,8 @@ export function describeCard(card: NormalizedCard, resolved: string): string[] {
 export async function runCard(options: GlobalOptions, args: { card: string }): Promise<CommandResult> {
   const manifestPath = paths(options).manifest;
   // The manifest's first version when it has a valid one; `a2a card` lints cards, not manifests.
-  const a2aVersion = existsSync(manifestPath) ? ((await readManifest(manifestPath).catch(() => undefined))?.profile.versions[0] ?? '1.0') : '1.0';
-  const { loaded, card, warnings } = await readCommandCard(options, args.card, a2aVersion);
+  const versionHeader = existsSync(manifestPath) ? ((await readManifest(manifestPath).catch(() => undefined))?.profile.versions[0] ?? '1.0') : '1.0';
+  const { loaded, card, warnings } = await readCommandCard(options, args.card, versionHeader);
   return {
     exitCode: ExitCode.Ok,
     json: { valid: true, resolved: loaded.resolved, card, warnings },

@@ -1,10 +1,11 @@
 /** What every command receives and returns. Commands never print or exit: the CLI does. */
 import { dirname, resolve } from 'node:path';
-import { cardSourceOf, loadCard, type LoadedCard } from '../card/load.js';
+import { cardSourceOf, loadCard, type LoadedCard } from '../resolve/load-card.js';
 import type { NormalizedCard, Warning } from '../card/model.js';
 import { normalizeCard } from '../card/normalize.js';
 import { UsageError, type ExitCode } from '../errors.js';
-import type { EngineOptions } from '../lock/engine.js';
+import { networkOptionsOf, type NetworkOptions } from '../http/request.js';
+import type { ResolveOptions } from '../resolve/options.js';
 
 /** Global options (yargs) resolved against the working directory. */
 export interface GlobalOptions {
@@ -14,12 +15,8 @@ export interface GlobalOptions {
   lockfile?: string;
   json: boolean;
   verbose: boolean;
-  /** Per-card timeout (ms). */
-  timeout?: number;
-  concurrency?: number;
-  allowHttp?: boolean;
-  /** Retries of a request answered 429/500/502/503/504. */
-  retries?: number;
+  /** The network flags (`--timeout`, `--concurrency`, `--retries`, `--allow-http`). */
+  network?: NetworkOptions;
   cwd: string;
   env: NodeJS.ProcessEnv;
   /** Progress of card fetches (agents done, agents to fetch); the CLI shows it on a TTY. */
@@ -50,17 +47,9 @@ export function paths(options: GlobalOptions): { manifest: string; lockfile: str
   return { manifest, lockfile, baseDir: dirname(manifest) };
 }
 
-/** Engine options from the global flags. */
-export function engineOptions(options: GlobalOptions, baseDir: string): EngineOptions {
-  return {
-    baseDir,
-    env: options.env,
-    ...(options.timeout !== undefined ? { timeoutMs: options.timeout } : {}),
-    ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
-    ...(options.allowHttp ? { allowHttp: true } : {}),
-    ...(options.progress ? { onProgress: options.progress } : {}),
-    ...(options.retries !== undefined ? { retries: options.retries } : {}),
-  };
+/** The options of the resolve shell from the global flags: the network ones, the manifest's folder, the environment, progress. */
+export function resolveOptions(options: GlobalOptions, baseDir: string): ResolveOptions {
+  return { baseDir, env: options.env, ...networkOptionsOf(options.network ?? {}), ...(options.progress ? { onProgress: options.progress } : {}) };
 }
 
 /**
@@ -71,16 +60,11 @@ export function engineOptions(options: GlobalOptions, baseDir: string): EngineOp
 export async function readCommandCard(
   options: GlobalOptions,
   location: string,
-  a2aVersion: string,
+  versionHeader: string,
 ): Promise<{ loaded: LoadedCard; card: NormalizedCard; warnings: Warning[] }> {
-  const engine = engineOptions(options, options.cwd);
-  const loaded = await loadCard(location, {
-    baseDir: options.cwd,
-    a2aVersion,
-    ...(engine.timeoutMs !== undefined ? { timeoutMs: engine.timeoutMs } : {}),
-    ...(engine.allowHttp ? { allowHttp: true } : {}),
-    ...(engine.retries !== undefined ? { retries: engine.retries } : {}),
-  });
+  // One card: the shared dispatcher's default connection cap, whatever --concurrency says.
+  const { concurrency: _c, ...network } = networkOptionsOf(options.network ?? {});
+  const loaded = await loadCard(location, { baseDir: options.cwd, versionHeader, ...network });
   const normalized = normalizeCard(loaded.raw, cardSourceOf(loaded));
   return { loaded, card: normalized.card, warnings: [...loaded.warnings, ...normalized.warnings] };
 }

@@ -1,6 +1,6 @@
 /** `a2a init`: write a starter manifest. */
 import { existsSync } from 'node:fs';
-import { writeFileAtomic } from '../json-file.js';
+import { writeFileAtomic } from '../fs/atomic-write.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { DEFAULT_PROFILE, MANIFEST_SCHEMA_REF } from '../manifest/schema.js';
 import { paths, type CommandResult, type GlobalOptions } from './context.js';

@@ -4,20 +4,22 @@
  */
 import kleur from 'kleur';
 import { readFile } from 'node:fs/promises';
-import { writeFileAtomic } from '../json-file.js';
+import { writeFileAtomic } from '../fs/atomic-write.js';
 import { own } from '../json-path.js';
 import { A2aLockError, ExitCode, UsageError } from '../errors.js';
-import { readManifest, parseManifest } from '../manifest/read.js';
+import { readManifest } from '../fs/manifest.js';
+import { parseManifest } from '../manifest/parse.js';
 import validRange from 'semver/ranges/valid.js';
 import { AgentNameSchema, type Manifest } from '../manifest/schema.js';
 import { entryChanges } from '../lock/changes.js';
-import { overallExitCode } from '../lock/engine.js';
-import { mergeLockfiles, parseLockfile, readLockfile, splitConflict, writeLockfile } from '../lock/io.js';
+import { overallExitCode, syncFailureJson } from '../lock/report.js';
+import { mergeLockfiles, parseLockfile, splitConflict } from '../lock/format.js';
+import { readLockfile, writeLockfile } from '../fs/lockfile.js';
 import type { Lockfile } from '../lock/schema.js';
-import { syncFailureJson, syncLock, type SyncResult } from '../lock/sync.js';
+import { syncLock, type SyncResult } from '../resolve/sync.js';
 import { renderEntryChanges, renderSyncFailure } from '../cli/render.js';
-import { withFileLock } from '../lock/file-lock.js';
-import { engineOptions, paths, type CommandResult, type GlobalOptions } from './context.js';
+import { withFileLock } from '../fs/file-lock.js';
+import { resolveOptions, paths, type CommandResult, type GlobalOptions } from './context.js';
 
 /** `beforeWrite` runs once the new lockfile is known to be good, before it is written (add writes the manifest there). */
 async function run(
@@ -48,13 +50,17 @@ async function run(
     }
     throw error;
   });
-  const sync = await syncLock(manifest, previous?.lock, {
-    ...engineOptions(options, p.baseDir),
-    // Only update (force) accepts a new place for the extended card's credential.
-    ...(force ? { force, acceptServedCredentialRoute: true } : {}),
-    ...(merged ? { recheck: merged.differing } : {}),
-    source: p.lockfile,
-  });
+  const sync = await syncLock(
+    manifest,
+    previous?.lock,
+    {
+      // Only update (force) accepts a new place for the extended card's credential.
+      ...(force ? { force, acceptServedCredentialRoute: true } : {}),
+      ...(merged ? { recheck: merged.differing } : {}),
+      source: p.lockfile,
+    },
+    resolveOptions(options, p.baseDir),
+  );
   if (merged) {
     const which = merged.differing.size ? `; re-checked ${[...merged.differing].join(', ')}, which the two sides locked differently` : '';
     sync.warnings.unshift({ code: 'lockfile-merge-conflict', message: `${p.lockfile} had merge conflict markers: merged both sides${which}` });

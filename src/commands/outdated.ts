@@ -6,14 +6,15 @@
  * Exit 1 when anything would change (as `npm outdated` does).
  */
 import kleur from 'kleur';
-import { A2aLockError, ExitCode, exitCodeFor, UsageError } from '../errors.js';
+import { ExitCode, UsageError } from '../errors.js';
 import { formatPath, own } from '../json-path.js';
 import { entryChanges } from '../lock/changes.js';
-import { checkOffline, overallExitCode, type AgentReport } from '../lock/engine.js';
-import { syncFailureJson, syncLock } from '../lock/sync.js';
-import { readProject } from '../lock/verify.js';
+import { checkOffline } from '../lock/offline.js';
+import { outdatedExitCode, overallExitCode, syncFailureJson, type AgentReport } from '../lock/report.js';
+import { syncLock } from '../resolve/sync.js';
+import { readProject } from '../resolve/verify.js';
 import { renderEntryChanges, renderSyncFailure } from '../cli/render.js';
-import { engineOptions, paths, type CommandResult, type GlobalOptions } from './context.js';
+import { resolveOptions, paths, type CommandResult, type GlobalOptions } from './context.js';
 
 /**
  * JSON: `{"ok", "outdated": [names], "agents": {name: {"status": "current"|"outdated"|"added"|"removed", "version"?, "change"?, "cardChanges"?, "signatureChanges"?, "planChanges"?}}}`;
@@ -28,18 +29,14 @@ export async function runOutdated(options: GlobalOptions, args: { agents: string
   }
   // A snapshot that no longer matches its integrity is an error (exit 2), as for verify and lock,
   // not a card change that update would make.
-  const invalid = new Map<string, NonNullable<AgentReport['error']>>();
+  const invalid = new Map<string, AgentReport>();
   for (const name of args.agents.length ? args.agents : Object.keys(manifest.agents)) {
     const entry = own(lock.agents, name);
     const settings = own(lock.settings, name);
     const report = entry && settings ? checkOffline(entry, settings, `${p.lockfile} ${formatPath(['agents', name])}`) : undefined;
-    if (report?.status === 'error' && report.error) invalid.set(name, report.error);
+    if (report?.status === 'error') invalid.set(name, report);
   }
-  const sync = await syncLock(manifest, lock, {
-    ...engineOptions(options, p.baseDir),
-    force: args.agents.length ? new Set(args.agents) : 'all',
-    source: p.lockfile,
-  });
+  const sync = await syncLock(manifest, lock, { force: args.agents.length ? new Set(args.agents) : 'all', source: p.lockfile }, resolveOptions(options, p.baseDir));
   // Every agent of the manifest (resolved or failed; failures are not in `actions`), then the removed ones.
   const names = args.agents.length ? args.agents : [...new Set([...Object.keys(manifest.agents), ...Object.keys(sync.actions)])];
   const lines: string[] = [];
@@ -49,9 +46,9 @@ export async function runOutdated(options: GlobalOptions, args: { agents: string
   for (const name of names) {
     const broken = invalid.get(name);
     if (broken) {
-      lines.push(`${kleur.red('✗')} ${name}: ${broken.code}: ${broken.message}`);
-      agents[name] = { status: 'error', error: broken };
-      codes.push(exitCodeFor(new A2aLockError(broken.code, broken.message)));
+      lines.push(`${kleur.red('✗')} ${name}: ${broken.error!.code}: ${broken.error!.message}`);
+      agents[name] = { status: 'error', error: broken.error };
+      codes.push(broken.exitCode);
       continue;
     }
     const failure = own(sync.failures, name);
@@ -71,7 +68,7 @@ export async function runOutdated(options: GlobalOptions, args: { agents: string
       continue;
     }
     outdated.push(name);
-    codes.push(ExitCode.Drift);
+    codes.push(outdatedExitCode(true));
     if (action === 'added') {
       lines.push(`${kleur.green('+')} ${name}: would be added (${now!.resolved}, version ${now!.version})`);
       agents[name] = { status: 'added', plans: now!.plans };

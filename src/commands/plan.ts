@@ -1,7 +1,7 @@
 /** `a2a plan <card> --skill <id>`: negotiate one card (file or URL) without a lockfile. */
 import { resolve } from 'node:path';
 import { ExitCode } from '../errors.js';
-import { readManifest, readProfile } from '../manifest/read.js';
+import { readManifest, readProfile } from '../fs/manifest.js';
 import { DEFAULT_PROFILE } from '../manifest/schema.js';
 import { negotiate } from '../negotiate/negotiate.js';
 import type { ClientProfile } from '../negotiate/types.js';

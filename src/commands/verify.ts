@@ -5,11 +5,12 @@
 import { isAbsolute, relative, sep } from 'node:path';
 import kleur from 'kleur';
 import { ExitCode, OutOfDateError } from '../errors.js';
-import { manifestMismatches, overallExitCode, type AgentReport } from '../lock/engine.js';
-import { checkProject, readProject, verifyLockfile } from '../lock/verify.js';
+import { overallExitCode, type AgentReport } from '../lock/report.js';
+import { manifestMismatches } from '../lock/satisfies.js';
+import { checkProject, readProject, verifyLockfile } from '../resolve/verify.js';
 import { own } from '../json-path.js';
 import { renderReport } from '../cli/render.js';
-import { engineOptions, paths, type CommandResult, type GlobalOptions } from './context.js';
+import { resolveOptions, paths, type CommandResult, type GlobalOptions } from './context.js';
 
 function finish(reports: Record<string, AgentReport>, lines: string[], extra: Record<string, unknown> = {}): CommandResult {
   const exitCode = overallExitCode(Object.values(reports).map((r) => r.exitCode));
@@ -26,8 +27,8 @@ function finish(reports: Record<string, AgentReport>, lines: string[], extra: Re
 /** `a2a verify`: check the lockfile against the manifest, its snapshots and (unless offline) the cards served now. */
 export async function runVerify(options: GlobalOptions, args: { agents: string[]; offline: boolean; strict: boolean }): Promise<CommandResult> {
   const p = paths(options);
-  const { baseDir: _b, ...engine } = engineOptions(options, p.baseDir);
-  const verified = await verifyLockfile({ ...engine, manifest: p.manifest, lockfile: p.lockfile, agents: args.agents, offline: args.offline, strict: args.strict });
+  const { baseDir: _b, ...network } = resolveOptions(options, p.baseDir);
+  const verified = await verifyLockfile({ ...network, manifest: p.manifest, lockfile: p.lockfile, agents: args.agents, offline: args.offline, strict: args.strict });
   const lines = Object.entries(verified.agents).flatMap(([name, r]) => renderReport(name, r, { strict: args.strict }));
   const result = finish(verified.agents, lines);
   if (options.env.GITHUB_ACTIONS === 'true') {
@@ -57,7 +58,7 @@ export async function runInstall(options: GlobalOptions): Promise<CommandResult>
     throw new OutOfDateError(`${ctx.lockfile} does not match ${p.manifest} (${detail})`, { data: { agents: Object.fromEntries(mismatches) } });
   }
   const names = Object.keys(ctx.manifest.agents);
-  const reports = await checkProject(ctx, names, false, engineOptions(options, ctx.baseDir));
+  const reports = await checkProject(ctx, names, false, resolveOptions(options, ctx.baseDir));
   const lines = Object.entries(reports).flatMap(([name, r]) => renderReport(name, r));
   // Credentials for the locked schemes are read at run time; say now which are not set.
   const missing: Array<{ agent: string; scheme: string; env: string }> = [];

@@ -7,8 +7,9 @@
 import kleur from 'kleur';
 import { A2aLockError, ExitCode, OutOfDateError, UsageError } from '../errors.js';
 import { formatPath, own } from '../json-path.js';
-import { checkOffline, lockedNegotiationCard, versionRangeOption } from '../lock/engine.js';
-import { readLockfile } from '../lock/io.js';
+import { versionRangeOption } from '../lock/drift.js';
+import { checkOffline, lockedNegotiationCard } from '../lock/offline.js';
+import { readLockfile } from '../fs/lockfile.js';
 import { profileOf } from '../manifest/schema.js';
 import { explainNegotiation } from '../negotiate/explain.js';
 import { diffPlans } from '../negotiate/negotiate.js';

@@ -9,7 +9,7 @@
  */
 import { applyCredentials, type CredentialPlacement } from '../credentials.js';
 import { FetchError, isA2aLockError, PlanViolationError } from '../errors.js';
-import { errorCode, UNDICI_TIMEOUTS } from '../card/network-errors.js';
+import { errorCode, UNDICI_TIMEOUTS } from '../http/errors.js';
 import { sameMediaType } from '../negotiate/media.js';
 import type { FallbackInterface, Plan } from '../negotiate/types.js';
 

@@ -10,10 +10,13 @@ import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { placeCredential, type CredentialPlacement } from '../credentials.js';
 import { A2aLockError, AgentDegradedError, InvalidInputError, OutOfDateError, UsageError } from '../errors.js';
-import { checkOffline, checkOnline, lockedNegotiationCard, manifestMismatches, type AgentReport } from '../lock/engine.js';
-import { readLockfile } from '../lock/io.js';
+import { checkOffline, lockedNegotiationCard } from '../lock/offline.js';
+import type { AgentReport } from '../lock/report.js';
+import { manifestMismatches } from '../lock/satisfies.js';
+import { readLockfile } from '../fs/lockfile.js';
+import { checkServed } from '../resolve/check-served.js';
 import type { LockEntry, Lockfile } from '../lock/schema.js';
-import { readManifest } from '../manifest/read.js';
+import { readManifest } from '../fs/manifest.js';
 import type { AgentEntry, AgentSettings, Manifest } from '../manifest/schema.js';
 import type { NormalizedCard } from '../card/model.js';
 import type { FallbackInterface, Plan } from '../negotiate/types.js';
@@ -180,7 +183,8 @@ export class Lock extends EventEmitter {
       const baseDir = dirname(this.#options.manifest ?? this.#source);
       for (const [name, entry] of Object.entries(this.#lock.agents)) {
         const settings = this.#lock.settings[name]!;
-        const report = await checkOnline(entry, settings, { baseDir, timeoutMs: this.#options.timeoutMs, allowHttp: this.#options.allowHttp, env: this.#options.env ?? process.env }, this.#sources(name));
+        const network = { ...(this.#options.timeoutMs !== undefined ? { timeoutMs: this.#options.timeoutMs } : {}), ...(this.#options.allowHttp !== undefined ? { allowHttp: this.#options.allowHttp } : {}) };
+        const report = await checkServed({ entry, settings, credentials: this.#sources(name) }, { baseDir, ...network, env: this.#options.env ?? process.env });
         if (report.status !== 'drift') continue;
         this.emit('drift', { agent: name, report } satisfies DriftEvent);
         this.#markDegraded(name, undefined, 'drift', `the agent's card is now beyond the lockfile (run a2a verify)`);

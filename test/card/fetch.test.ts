@@ -4,14 +4,14 @@ import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { Agent } from 'undici';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { cardUrlsFor, closeDefaultDispatcher, DEFAULT_CONNECTIONS, fetchCard, getDefaultDispatcher, requestJson, retryDelayMs } from '../../src/card/fetch.js';
+import { cardUrlsFor, closeDefaultDispatcher, DEFAULT_CONNECTIONS, fetchCard, getDefaultDispatcher, requestJson, retryDelayMs } from '../../src/http/request.js';
 import { FetchError, InvalidInputError, UsageError } from '../../src/errors.js';
 import { mapSettled } from '../../src/pool.js';
 import { TEST_CERT, TEST_KEY } from '../helpers/tls.js';
 import { startConnectProxy } from '../helpers/proxy.js';
 
 const CARD = { name: 'echo', description: 'Echo agent', version: '1.0.0' };
-const OPTS = { a2aVersion: '1.0' } as const;
+const OPTS = { versionHeader: '1.0' } as const;
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -144,7 +144,7 @@ describe('cardUrlsFor', () => {
 describe('fetchCard', () => {
   it('fetches a card and sends exactly the A2A headers', async () => {
     const s = await serve((_req, res) => json(res, 200, CARD));
-    const got = await fetchCard(s.origin, { a2aVersion: '1.0' });
+    const got = await fetchCard(s.origin, { versionHeader: '1.0' });
     expect(got).toEqual({ url: `${s.origin}/.well-known/agent-card.json`, body: CARD, warnings: [] });
     expect(s.paths).toEqual(['/.well-known/agent-card.json']);
     const h = s.headers[0]!;
@@ -549,13 +549,13 @@ describe('fetchCard', () => {
       else setTimeout(() => waiting.includes(answer) && release(), 2_000);
     });
     const n = 2 * limit;
-    const results = await mapSettled(Array.from({ length: n }), limit, () => fetchCard(`${s.origin}/card.json`, { ...OPTS, connections: limit }));
+    const results = await mapSettled(Array.from({ length: n }), limit, () => fetchCard(`${s.origin}/card.json`, { ...OPTS, concurrency: limit }));
     expect(results.every((r) => r.status === 'fulfilled' && JSON.stringify(r.value.body) === JSON.stringify(CARD))).toBe(true);
     expect(maxInFlight).toBe(limit);
     expect(s.connections()).toBe(limit);
     // Then a sequential batch on the warm pool: no new connection.
     gate = 1;
-    for (let i = 0; i < 4; i++) await fetchCard(`${s.origin}/card.json`, { ...OPTS, connections: limit });
+    for (let i = 0; i < 4; i++) await fetchCard(`${s.origin}/card.json`, { ...OPTS, concurrency: limit });
     expect(s.paths).toHaveLength(n + 4);
     expect(s.connections()).toBe(limit);
     expect(getDefaultDispatcher(limit)).toBe(getDefaultDispatcher(limit));
@@ -589,7 +589,7 @@ describe('fetchCard and the connection pool', () => {
     process.env.HTTPS_PROXY = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
     try {
       await closeDefaultDispatcher(); // the shared dispatcher reads the proxy variables when made
-      const error = await fetchCard('https://agent.example/card.json', { ...OPTS, connections: 3 }).catch((e: unknown) => e);
+      const error = await fetchCard('https://agent.example/card.json', { ...OPTS, concurrency: 3 }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(FetchError);
       expect((error as FetchError).message).toMatch(/the proxy refused the tunnel \(HTTP 407\)/);
       expect((error as FetchError).hint).toMatch(/the proxy wants credentials: give them in the proxy URL/);
@@ -662,7 +662,7 @@ describe('requestJson', () => {
     const got = await requestJson(`${s.origin}/rpc?x=1`, {
       method: 'POST',
       body: { jsonrpc: '2.0', id: 1, method: 'M' },
-      a2aVersion: '1.0',
+      versionHeader: '1.0',
       headers: { accept: 'application/a2a+json', 'X-Key': 'k' },
     });
     expect(got).toEqual({ url: `${s.origin}/rpc?x=1`, status: 200, body: { ok: true } });

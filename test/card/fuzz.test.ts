@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { fuzzCases, readFuzzCard, type FuzzLibrary } from '../../scripts/fuzz-cards.js';
 import { integrityOf } from '../../src/canonical.js';
-import { readCardText } from '../../src/card/load.js';
+import { readCardText } from '../../src/card/read.js';
 import { isA2aLockError } from '../../src/errors.js';
 import { negotiate } from '../../src/negotiate/negotiate.js';
 import { CORPUS_DIR, CORPUS_FILES } from '../helpers/corpus.js';

@@ -36,7 +36,7 @@ describe.concurrent('no silent plan moves', () => {
     theirsLock.agents.research.snapshot.description = 'their side';
     const { integrityOf } = await import('../../src/canonical.js');
     theirsLock.agents.research.integrity = integrityOf(theirsLock.agents.research.snapshot);
-    const { serializeLockfile } = await import('../../src/lock/io.js');
+    const { serializeLockfile } = await import('../../src/lock/format.js');
     const theirs = serializeLockfile(theirsLock);
     await writeLockBytes(dir, `<<<<<<< HEAD\n${ours}=======\n${theirs}>>>>>>> theirs\n`);
     await writeManifest(dir, manifest({ research: research(agent.origin), other: research(other.origin) }));
@@ -71,7 +71,7 @@ describe.concurrent('no silent plan moves', () => {
     const lock = await readLock(dir);
     lock.settings.research.streaming = false;
     lock.agents.research.plans['market-size'].delivery = 'poll';
-    const { serializeLockfile } = await import('../../src/lock/io.js');
+    const { serializeLockfile } = await import('../../src/lock/format.js');
     await writeLockBytes(dir, serializeLockfile(lock));
 
     const verify = await runCli(['verify', '--offline'], { cwd: dir });
@@ -166,7 +166,7 @@ describe.concurrent('the lockfile stays self-consistent (QA round 3)', () => {
   it('settings for an agent the lockfile has no entry for (a hand edit): lock resolves it, no crash', { timeout: SLOW }, async ({ onTestFinished }) => {
     const { dir, lock } = await lockedWithStreamingEdited(resources(onTestFinished));
     delete lock.agents.research;
-    const { serializeLockfile } = await import('../../src/lock/io.js');
+    const { serializeLockfile } = await import('../../src/lock/format.js');
     await writeLockBytes(dir, serializeLockfile(lock));
     const r = await runCli(['lock'], { cwd: dir });
     expect(r.code, show(r)).toBe(0);
@@ -175,7 +175,7 @@ describe.concurrent('the lockfile stays self-consistent (QA round 3)', () => {
 
   it('settings hand-edited in the lockfile do not lift the constraint: card drift is still refused', { timeout: SLOW }, async ({ onTestFinished }) => {
     const { agent, dir, lock } = await lockedWithStreamingEdited(resources(onTestFinished));
-    const { serializeLockfile } = await import('../../src/lock/io.js');
+    const { serializeLockfile } = await import('../../src/lock/format.js');
     await writeLockBytes(dir, serializeLockfile(lock));
     agent.setCard(noJsonRpc(agent.origin));
     const before = await readLockBytes(dir);

@@ -11,10 +11,10 @@
 import { inspect } from 'node:util';
 import type http from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { parseManifest } from '../../src/manifest/read.js';
+import { parseManifest } from '../../src/manifest/parse.js';
 import { agentSettings } from '../../src/manifest/schema.js';
-import { resolveAgent } from '../../src/lock/engine.js';
-import { closeFetcher } from '../../src/card/load.js';
+import { resolveAgent } from '../../src/resolve/resolve-agent.js';
+import { closeFetcher } from '../../src/resolve/load-card.js';
 import type { StartedAgent } from '../helpers/agents.js';
 import { allOutput, manifest, readLockBytes, research, resources, runCli, sampleCard, show, type CliResult } from './helpers.js';
 

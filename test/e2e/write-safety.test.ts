@@ -12,11 +12,11 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { writeFileAtomic } from '../../src/json-file.js';
+import { writeFileAtomic } from '../../src/fs/atomic-write.js';
 import { BIN, cardRequests, manifest, readLock, research, resources, runCli, sampleCard, show, ROOT } from './helpers.js';
 
 const WRITER = `
-import { writeFileAtomic } from ${JSON.stringify(pathToFileURL(join(ROOT, 'dist', 'json-file.js')).href)};
+import { writeFileAtomic } from ${JSON.stringify(pathToFileURL(join(ROOT, 'dist', 'fs', 'atomic-write.js')).href)};
 const [path] = process.argv.slice(1);
 const versions = ['a', 'b'].map((c) => JSON.stringify({ fill: c.repeat(4 << 20) }) + '\\n');
 for (let i = 0; ; i++) {

@@ -5,7 +5,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { A2aLockError } from '../../src/errors.js';
-import { UNWRITTEN_STALE_MS, withFileLock } from '../../src/lock/file-lock.js';
+import { UNWRITTEN_STALE_MS, withFileLock } from '../../src/fs/file-lock.js';
 
 let dir: string;
 beforeAll(async () => {

@@ -10,9 +10,9 @@ import fc from 'fast-check';
 import { canonicalJson, integrityOf, sameJson } from '../../src/canonical.js';
 import { normalizeCard } from '../../src/card/normalize.js';
 import { InvalidInputError } from '../../src/errors.js';
-import { parseLockfile, serializeLockfile } from '../../src/lock/io.js';
+import { parseLockfile, serializeLockfile } from '../../src/lock/format.js';
 import type { Lockfile } from '../../src/lock/schema.js';
-import { parseManifest } from '../../src/manifest/read.js';
+import { parseManifest } from '../../src/manifest/parse.js';
 import { agentSettings, profileOf } from '../../src/manifest/schema.js';
 import { negotiate } from '../../src/negotiate/negotiate.js';
 

@@ -1,20 +1,23 @@
 /**
- * Verification as a library: the checks behind `a2a verify` and `a2a install`, returning data.
- * For each agent: the lock against the manifest, each snapshot's integrity, that its snapshot
- * negotiates exactly its locked plans and (unless offline) the cards served now ("beyond the
- * lockfile"). Never writes.
+ * Verification: the checks behind `a2a verify` and `a2a install`, returning data. For each agent:
+ * the lock against the manifest, each snapshot's integrity, that its snapshot negotiates exactly
+ * its locked plans and (unless offline) the cards served now ("beyond the lockfile"). Never writes.
  */
 import { dirname, resolve } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { ExitCode, OutOfDateError, UsageError, wholeNumberIn } from '../errors.js';
+import { cardOrigin } from '../card/location.js';
+import { OutOfDateError, UsageError, wholeNumberIn, type ExitCode } from '../errors.js';
+import { readLockfile } from '../fs/lockfile.js';
+import { readManifest } from '../fs/manifest.js';
 import { formatPath, own } from '../json-path.js';
-import { readManifest } from '../manifest/read.js';
+import { checkOffline } from '../lock/offline.js';
+import { okReport, outOfDateReport, overallExitCode, strictExitCode, type AgentReport } from '../lock/report.js';
+import { manifestMismatches } from '../lock/satisfies.js';
+import type { Lockfile } from '../lock/schema.js';
 import type { Manifest } from '../manifest/schema.js';
 import { interleaveBy, mapSettled } from '../pool.js';
-import { cardOrigin } from '../card/load.js';
-import { checkOffline, checkServed, DEFAULT_CONCURRENCY, loadServedCard, servedCardSettles, manifestMismatches, overallExitCode, type AgentReport, type EngineOptions } from './engine.js';
-import { readLockfile } from './io.js';
-import type { Lockfile } from './schema.js';
+import { checkServed, loadServedCard, servedCardSettles } from './check-served.js';
+import { DEFAULT_CONCURRENCY, type ResolveOptions } from './options.js';
 
 /** A manifest and its lockfile, read and validated. */
 export interface Project {
@@ -39,37 +42,32 @@ export async function readProject(manifestPath: string, lockfilePath: string): P
 
 /**
  * Check `names` (agents of the manifest or the lock): out-of-date entries, then each entry offline,
- * then (unless `offline`) the cards served now, at most `engine.concurrency` at once. Reports keep
+ * then (unless `offline`) the cards served now, at most `options.concurrency` at once. Reports keep
  * the order of `names`.
  */
-export async function checkProject(project: Project, names: readonly string[], offline: boolean, engine: EngineOptions): Promise<Record<string, AgentReport>> {
+export async function checkProject(project: Project, names: readonly string[], offline: boolean, options: ResolveOptions): Promise<Record<string, AgentReport>> {
   const mismatches = manifestMismatches(project.manifest, project.lock);
   const reports: Record<string, AgentReport> = {};
   const locked: string[] = [];
   for (const name of names) {
     const reasons = mismatches.get(name);
-    if (reasons) reports[name] = { status: 'out-of-date', exitCode: ExitCode.Drift, reasons, warnings: [] };
+    if (reasons) reports[name] = outOfDateReport(reasons);
     else locked.push(name);
   }
-  // Online, a pool slot first sends its agent's public card request: no credentials, to the
-  // manifest's URL. When the card comes back equal to its snapshot with nothing more to fetch, the
-  // slot passes to the next agent before this one's CPU work (the offline check, the comparison),
-  // and that work waits one event-loop turn: undici writes a request on a reused connection only
-  // in the turn after it is made, and a turn spent checking a whole batch of cards would hold every
-  // next request back until the batch is done (BENCHMARKS.md). The offline check still comes
-  // before anything that carries credentials (the extended card, sent through the locked plan's
-  // URL), so a plan its snapshot does not negotiate never picks where credentials go.
-  // Hosts in turn (round-robin), so connections spread over them instead of `concurrency` to each.
+  // Pacing (BENCHMARKS.md): a slot sends its agent's uncredentialed card request first; a card
+  // that settles yields the slot (`release`) and its CPU work waits one turn, so the next requests
+  // leave now instead of after a whole batch of checks. The offline check still comes before
+  // anything that carries credentials.
   const scheduled = offline ? locked : interleaveBy(locked, (name) => cardOrigin(project.lock.agents[name]!.card));
   const results = await mapSettled(
     scheduled,
-    offline ? 1 : (engine.concurrency ?? DEFAULT_CONCURRENCY),
+    offline ? 1 : (options.concurrency ?? DEFAULT_CONCURRENCY),
     async (name, _index, release): Promise<AgentReport> => {
       const entry = project.lock.agents[name]!;
       const settings = project.lock.settings[name]!;
       const source = `${project.lockfile} ${formatPath(['agents', name])}`;
-      if (offline) return checkOffline(entry, settings, source) ?? { status: 'ok', exitCode: ExitCode.Ok, warnings: [] };
-      const served = loadServedCard(entry, engine, settings);
+      if (offline) return checkOffline(entry, settings, source) ?? okReport();
+      const served = loadServedCard(entry, settings, options);
       const loaded = await served.catch(() => undefined);
       if (loaded && servedCardSettles(entry, loaded)) {
         release();
@@ -77,9 +75,9 @@ export async function checkProject(project: Project, names: readonly string[], o
       }
       const offlineReport = checkOffline(entry, settings, source);
       if (offlineReport) return offlineReport;
-      return checkServed(entry, settings, engine, own(project.manifest.agents, name)?.credentials ?? {}, true, served);
+      return checkServed({ entry, settings, credentials: own(project.manifest.agents, name)?.credentials ?? {}, snapshotsIntact: true, served }, options);
     },
-    offline ? undefined : engine.onProgress,
+    offline ? undefined : options.onProgress,
   );
   scheduled.forEach((name, i) => {
     const r = results[i]!;
@@ -89,13 +87,8 @@ export async function checkProject(project: Project, names: readonly string[], o
   return Object.fromEntries(names.map((n) => [n, reports[n]!]));
 }
 
-/** A report's exit code under `strict`: a card change or an unchecked part that leaves plans equal fails (1). */
-export function strictExitCode(report: AgentReport, strict: boolean): ExitCode {
-  return strict && report.exitCode === ExitCode.Ok && (report.status === 'changed' || report.unchecked !== undefined) ? ExitCode.Drift : report.exitCode;
-}
-
-/** Options of {@link verifyLockfile}. Network options as for the engine (timeoutMs, concurrency, allowHttp, dispatcher, env). */
-export interface VerifyOptions extends Omit<EngineOptions, 'baseDir'> {
+/** Options of {@link verifyLockfile}: the network options (timeoutMs, concurrency, retries, allowHttp, dispatcher), `env`, `onProgress`, and what to check. */
+export interface VerifyOptions extends Omit<ResolveOptions, 'baseDir'> {
   /** Path of `a2a.json`, relative to the working directory. Default `a2a.json`. */
   manifest?: string;
   /** Path of the lockfile. Default: `a2a.lock.json` beside the manifest. */
@@ -126,18 +119,18 @@ export interface VerifyResult {
  */
 export async function verifyLockfile(options: VerifyOptions | null = {}): Promise<VerifyResult> {
   options ??= {};
-  const whole = (name: string, value: unknown, min: number, max: number) => value === undefined || wholeNumberIn(`verifyLockfile: ${name}`, value, min, max);
-  whole('timeoutMs', options.timeoutMs, 1, 2_147_483_647);
-  whole('concurrency', options.concurrency, 1, Number.MAX_SAFE_INTEGER);
-  whole('retries', options.retries, 0, 10);
+  const inRange = (name: string, value: unknown, min: number, max: number) => value === undefined || wholeNumberIn(`verifyLockfile: ${name}`, value, min, max);
+  inRange('timeoutMs', options.timeoutMs, 1, 2_147_483_647);
+  inRange('concurrency', options.concurrency, 1, Number.MAX_SAFE_INTEGER);
+  inRange('retries', options.retries, 0, 10);
   const manifestPath = resolve(options.manifest ?? 'a2a.json');
   const lockfile = options.lockfile ? resolve(options.lockfile) : resolve(dirname(manifestPath), 'a2a.lock.json');
   const project = await readProject(manifestPath, lockfile);
   const known = [...new Set([...Object.keys(project.manifest.agents), ...Object.keys(project.lock.agents)])];
   for (const name of options.agents ?? []) if (!known.includes(name)) throw new UsageError(`unknown agent "${name}" (agents: ${known.join(', ') || 'none'})`);
-  const { manifest: _m, lockfile: _l, agents: only, offline, strict, ...engine } = options;
-  const reports = await checkProject(project, only?.length ? only : known, Boolean(offline), { ...engine, baseDir: project.baseDir });
+  const { manifest: _m, lockfile: _l, agents: only, offline, strict, ...network } = options;
+  const reports = await checkProject(project, only?.length ? only : known, Boolean(offline), { ...network, baseDir: project.baseDir });
   const agents = Object.fromEntries(Object.entries(reports).map(([name, r]) => [name, { ...r, exitCode: strictExitCode(r, Boolean(strict)) }]));
   const exitCode = overallExitCode(Object.values(agents).map((r) => r.exitCode));
-  return { ok: exitCode === ExitCode.Ok, exitCode, agents };
+  return { ok: exitCode === 0, exitCode, agents };
 }

@@ -14,6 +14,7 @@ import { open, readFile, stat, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { A2aLockError } from '../errors.js';
+import { processGone } from './pid.js';
 
 /** Options of {@link withFileLock}. */
 export interface FileLockOptions {
@@ -131,11 +132,5 @@ function parseHolder(text: string): Holder | undefined {
 
 /** True when the holder ran on this host and its process no longer exists. */
 function isDead(holder: Holder): boolean {
-  if (holder.hostname !== hostname()) return false;
-  try {
-    process.kill(holder.pid, 0);
-    return false;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ESRCH';
-  }
+  return holder.hostname === hostname() && processGone(holder.pid);
 }

@@ -26,8 +26,9 @@ import EnvHttpProxyAgent from 'undici/lib/dispatcher/env-http-proxy-agent.js';
 
 Object.assign(DispatcherClass.prototype, dispatcherApi);
 import { FetchError, InvalidInputError, UsageError } from '../errors.js';
-import type { Warning } from './model.js';
-import { errorCode, UNDICI_TIMEOUTS } from './network-errors.js';
+import { CARD_PATH, LEGACY_CARD_PATH } from '../card/location.js';
+import type { Warning } from '../card/model.js';
+import { errorCode, UNDICI_TIMEOUTS } from './errors.js';
 
 /** Version sent in `User-Agent`. Kept in step with package.json by hand (no JSON import: `dist` has no package.json beside it). */
 const USER_AGENT = 'a2a-lock/0.1.0';
@@ -37,8 +38,6 @@ const DEFAULT_MAX_BYTES = 1_048_576;
 const MAX_REDIRECTS = 5;
 /** How much of a redirect or error body we read to keep the socket reusable before giving up on it. */
 const DRAIN_LIMIT_BYTES = 64 * 1024;
-const CARD_PATH = '/.well-known/agent-card.json';
-const LEGACY_CARD_PATH = '/.well-known/agent.json';
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 /** Statuses worth asking again after a pause (overload, a restarting server, a gateway hiccup). */
 const RETRY_STATUSES = new Set([429, 500, 502, 503, 504]);
@@ -48,14 +47,13 @@ const RETRY_BASE_MS = 250;
 /** A server's `Retry-After` is honoured up to this many ms. */
 const MAX_RETRY_AFTER_MS = 5_000;
 
-/** Options for {@link fetchCard}. */
-export interface FetchCardOptions {
-  /** Sent as `A2A-Version` on every card request (always sent). */
-  a2aVersion: string;
-  /** Total deadline per card in ms, covering redirects, headers and body. Default 10_000. */
+/**
+ * How every request of a run goes out: the one network options type, taken by the card fetcher,
+ * the JWKS and extended-card requests, `resolve/` and the library's `verifyLockfile`.
+ */
+export interface NetworkOptions {
+  /** Total deadline per card (or other document) in ms, covering redirects, headers and body. Default 10_000. */
   timeoutMs?: number;
-  /** Body limit in bytes; stop reading (destroy the stream) once exceeded. Default 1 MiB (1_048_576). */
-  maxBytes?: number;
   /** Allow plain http: to non-loopback hosts. Default false. Loopback (127.0.0.0/8, ::1, localhost) is always allowed. */
   allowHttp?: boolean;
   /**
@@ -68,10 +66,30 @@ export interface FetchCardOptions {
   /** undici Dispatcher; default: the shared module-level keep-alive `Agent` from {@link getDefaultDispatcher}. */
   dispatcher?: Dispatcher;
   /**
-   * Without `dispatcher`: the per-origin connection cap of the shared `Agent` to use, i.e. how many
-   * requests the caller keeps in flight (its concurrency). Default {@link DEFAULT_CONNECTIONS}.
+   * How many requests the caller keeps in flight. Without `dispatcher`, the per-origin connection
+   * cap of the shared `Agent` (default {@link DEFAULT_CONNECTIONS} here; `resolve/` passes its own default).
    */
-  connections?: number;
+  concurrency?: number;
+}
+
+/** The {@link NetworkOptions} members of `options` that are set (the rest of it left behind). */
+export function networkOptionsOf(options: NetworkOptions): NetworkOptions {
+  const { timeoutMs, allowHttp, retries, dispatcher, concurrency } = options;
+  return {
+    ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+    ...(allowHttp !== undefined ? { allowHttp } : {}),
+    ...(retries !== undefined ? { retries } : {}),
+    ...(dispatcher !== undefined ? { dispatcher } : {}),
+    ...(concurrency !== undefined ? { concurrency } : {}),
+  };
+}
+
+/** Options for {@link fetchCard}. */
+export interface FetchCardOptions extends NetworkOptions {
+  /** Sent as the `A2A-Version` header on every card request (always sent). */
+  versionHeader: string;
+  /** Body limit in bytes; stop reading (destroy the stream) once exceeded. Default 1 MiB (1_048_576). */
+  maxBytes?: number;
 }
 
 /** A card as fetched: where it came from and its parsed (unvalidated) JSON. */
@@ -197,7 +215,7 @@ export function cardUrlsFor(location: string): string[] {
 export async function fetchCard(location: string, options: FetchCardOptions): Promise<FetchedCard> {
   const urls = cardUrlsFor(location);
   const ctx = makeCtx(options, {
-    a2aVersion: options.a2aVersion,
+    versionHeader: options.versionHeader,
     method: 'GET',
     body: undefined,
     headers: {},
@@ -231,9 +249,9 @@ export async function fetchCard(location: string, options: FetchCardOptions): Pr
 }
 
 /** Options for {@link requestJson}: {@link FetchCardOptions} plus the request itself. */
-export interface RequestJsonOptions extends Omit<FetchCardOptions, 'a2aVersion'> {
-  /** Sent as `A2A-Version` when given (A2A 1.0 §3.2.6; notes §5). Omitted otherwise. */
-  a2aVersion?: string;
+export interface RequestJsonOptions extends Omit<FetchCardOptions, 'versionHeader'> {
+  /** Sent as the `A2A-Version` header when given (A2A 1.0 §3.2.6; notes §5). Omitted otherwise. */
+  versionHeader?: string;
   /** Default `GET`. */
   method?: 'GET' | 'POST';
   /** JSON-encoded request body, sent with `Content-Type: application/json`. Only with `POST`. */
@@ -296,7 +314,7 @@ export interface JsonResponse {
 export async function requestJson(url: string, options: RequestJsonOptions & { acceptErrorStatus?: number[] }): Promise<JsonResponse> {
   const method = options.method ?? 'GET';
   const ctx = makeCtx(options, {
-    a2aVersion: options.a2aVersion,
+    versionHeader: options.versionHeader,
     method,
     body: undefined,
     headers: {},
@@ -326,7 +344,7 @@ export async function requestJson(url: string, options: RequestJsonOptions & { a
 // ---------------------------------------------------------------------------------------------
 
 interface Ctx {
-  a2aVersion: string | undefined;
+  versionHeader: string | undefined;
   timeoutMs: number;
   maxBytes: number;
   allowHttp: boolean;
@@ -350,16 +368,16 @@ interface Ctx {
   redactQuery: ReadonlySet<string>;
 }
 
-type RequestPart = Pick<Ctx, 'a2aVersion' | 'method' | 'body' | 'headers' | 'followRedirects' | 'acceptErrorStatus' | 'subject' | 'redactQuery'>;
+type RequestPart = Pick<Ctx, 'versionHeader' | 'method' | 'body' | 'headers' | 'followRedirects' | 'acceptErrorStatus' | 'subject' | 'redactQuery'>;
 
-function makeCtx(options: Omit<FetchCardOptions, 'a2aVersion'>, request: RequestPart): Ctx {
+function makeCtx(options: Omit<FetchCardOptions, 'versionHeader'>, request: RequestPart): Ctx {
   return {
     ...request,
     timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
     allowHttp: options.allowHttp ?? false,
     retries: options.retries ?? DEFAULT_RETRIES,
-    dispatcher: options.dispatcher ?? getDefaultDispatcher(options.connections),
+    dispatcher: options.dispatcher ?? getDefaultDispatcher(options.concurrency),
     controller: new AbortController(),
     deadline: Infinity,
   };
@@ -570,7 +588,7 @@ async function send(url: URL, method: 'GET' | 'POST', body: string | undefined, 
   const shown = show(url, ctx);
   // Defaults first, then the caller's headers replace them case-insensitively.
   const headers: Record<string, string> = { Accept: 'application/json', 'User-Agent': USER_AGENT };
-  if (ctx.a2aVersion !== undefined) headers['A2A-Version'] = ctx.a2aVersion;
+  if (ctx.versionHeader !== undefined) headers['A2A-Version'] = ctx.versionHeader;
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   for (const [name, value] of Object.entries(ctx.headers)) {
     for (const existing of Object.keys(headers)) if (existing.toLowerCase() === name.toLowerCase()) delete headers[existing];

@@ -1,16 +1,13 @@
 /**
- * Reading JSON documents we own (manifest, lockfile, profile) with one-line, path-naming errors,
- * and writing files atomically (temp file in the same directory, fsync, rename).
+ * File I/O for the documents we own: reading a file's text, and writing a file atomically (temp
+ * file in the same directory, fsync, rename). Parsing them is pure: see `../json-document.ts`.
  */
 import { randomBytes } from 'node:crypto';
 import { open, readdir, readFile, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import type { z } from 'zod';
-import { A2aLockError, InvalidInputError } from './errors.js';
-import { formatPath } from './json-path.js';
-import { zodMessage } from './card/normalize.js';
-
-type DocCode = 'manifest-invalid' | 'profile-invalid' | 'lockfile-invalid' | 'card-invalid';
+import { A2aLockError, InvalidInputError } from '../errors.js';
+import type { DocCode } from '../json-document.js';
+import { processGone } from './pid.js';
 
 /**
  * Read a file's text. Returns `undefined` when it does not exist.
@@ -23,42 +20,6 @@ export async function readTextIfExists(path: string, code: DocCode): Promise<str
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new InvalidInputError(code, path, `cannot read (${(error as NodeJS.ErrnoException).code ?? String(error)})`, { cause: error });
   }
-}
-
-/**
- * Parse JSON text, turning a syntax error into a one-line error with line and column.
- * @throws InvalidInputError
- */
-export function parseJson(text: string, source: string, code: DocCode): unknown {
-  // A UTF-8 byte-order mark (some editors save one) is not JSON's business: skip it, as npm does.
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    const message = (error as Error).message;
-    // Node 20 gives no position for a document that ends early; that position is its end.
-    const pos = /position (\d+)/.exec(message) ?? (/end of JSON input/.test(message) ? [, String(text.trimEnd().length)] : null);
-    let where = '';
-    if (pos) {
-      const offset = Number(pos[1]);
-      const before = text.slice(0, offset).split('\n');
-      where = ` at line ${before.length} column ${before[before.length - 1]!.length + 1}`;
-    }
-    const conflict = /^<{7} /m.test(text) && /^>{7} /m.test(text);
-    const reason = text.trim() === '' ? 'empty file' : conflict ? `git merge conflict markers${where}: resolve the conflict` : `invalid JSON${where}`;
-    throw new InvalidInputError(code, source, reason, { cause: error });
-  }
-}
-
-/**
- * Validate a parsed document with a zod schema; the first issue becomes the error, naming its JSON path.
- * @throws InvalidInputError
- */
-export function validate<S extends z.ZodType>(schema: S, value: unknown, source: string, code: DocCode): z.infer<S> {
-  const result = schema.safeParse(value, { reportInput: true });
-  if (result.success) return result.data;
-  const issue = result.error.issues[0]!;
-  throw new InvalidInputError(code, source, zodMessage(issue, { showValues: false }), { path: formatPath(issue.path) });
 }
 
 /**
@@ -103,16 +64,7 @@ async function removeOrphans(path: string): Promise<void> {
   for (const name of names) {
     if (!name.startsWith(prefix)) continue;
     const pid = /^(\d+)\.[0-9a-f]{8}\.tmp$/.exec(name.slice(prefix.length))?.[1];
-    if (pid === undefined || isAlive(Number(pid))) continue;
+    if (pid === undefined || !processGone(Number(pid))) continue;
     await unlink(join(dirname(path), name)).catch(() => {});
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
   }
 }

@@ -1,6 +1,10 @@
-/** Reading and writing `a2a.lock.json` (thin I/O shell). */
+/**
+ * The bytes of `a2a.lock.json`: parse and validate them, serialise a lockfile deterministically,
+ * and split and merge a lockfile with git merge-conflict markers. Pure; the file is read and
+ * written in `fs/lockfile.ts`.
+ */
 import { InvalidInputError } from '../errors.js';
-import { parseJson, readTextIfExists, validate, writeFileAtomic } from '../json-file.js';
+import { parseJson, validate } from '../json-document.js';
 import { stableFileJson } from '../canonical.js';
 import { formatPath, MAX_JSON_DEPTH, tooDeep } from '../json-path.js';
 import { LOCKFILE_VERSION, LockfileSchema, type Lockfile } from './schema.js';
@@ -34,30 +38,9 @@ export function parseLockfile(text: string, source: string): Lockfile {
   return validate(LockfileSchema, value, source, 'lockfile-invalid');
 }
 
-/**
- * Read the lockfile; `undefined` when it does not exist.
- * @throws InvalidInputError `lockfile-invalid`
- */
-export async function readLockfile(path: string): Promise<{ lock: Lockfile; text: string } | undefined> {
-  const text = await readTextIfExists(path, 'lockfile-invalid');
-  if (text === undefined) return undefined;
-  return { lock: parseLockfile(text, path), text };
-}
-
 /** The exact bytes of a lockfile: sorted keys, 2-space indent, LF, trailing newline. */
 export function serializeLockfile(lock: Lockfile): string {
   return stableFileJson(lock);
-}
-
-/**
- * Write the lockfile atomically when its bytes change. Returns whether it wrote.
- * @throws A2aLockError `write-failed` when the file cannot be written
- */
-export async function writeLockfile(path: string, lock: Lockfile, previousText?: string): Promise<boolean> {
-  const text = serializeLockfile(lock);
-  if (text === previousText) return false;
-  await writeFileAtomic(path, text);
-  return true;
 }
 
 /**

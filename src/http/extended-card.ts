@@ -15,14 +15,13 @@
  * UnsupportedOperation (-32004 / `UNSUPPORTED_OPERATION`) and MethodNotFound (-32601).
  */
 
-import type { Dispatcher } from 'undici';
 import { applyCredentials, credentialQueryNames, hasCredentials, type CredentialPlacement } from '../credentials.js';
 import { FetchError, InvalidInputError } from '../errors.js';
-import { requestJson, type JsonResponse } from './fetch.js';
-import type { Warning } from './model.js';
+import type { Warning } from '../card/model.js';
+import { networkOptionsOf, requestJson, type JsonResponse, type NetworkOptions } from './request.js';
 
 /** What to fetch the extended card through: the chosen interface (a plan's fields) and the credentials. */
-export interface ExtendedCardRequest {
+export interface ExtendedCardRequest extends NetworkOptions {
   /** The interface URL (A2A AgentInterface.url). */
   url: string;
   /** `JSONRPC`, `HTTP+JSON` (matched case-insensitively), `GRPC` or a custom binding (not fetched). */
@@ -33,16 +32,6 @@ export interface ExtendedCardRequest {
   tenant?: string;
   /** Credential placements for the chosen security requirement (from `placeCredential`). */
   credentials: CredentialPlacement[];
-  /** Total deadline in ms (default 10 000). */
-  timeoutMs?: number;
-  /** Allow plain http to non-loopback hosts (default false). */
-  allowHttp?: boolean;
-  /** Retries of a GET answered 429/500/502/503/504 (default 2; see `FetchCardOptions.retries`). */
-  retries?: number;
-  /** undici dispatcher (default: the shared one from `getDefaultDispatcher`). */
-  dispatcher?: Dispatcher;
-  /** Without `dispatcher`: connections per origin of the shared one (the caller's concurrency). */
-  connections?: number;
 }
 
 /**
@@ -113,16 +102,12 @@ export async function fetchExtendedCard(req: ExtendedCardRequest): Promise<Exten
 
   const secrets = secretStrings(req.credentials);
   const common = {
-    a2aVersion: req.protocolVersion,
+    versionHeader: req.protocolVersion,
     followRedirects: !hasCredentials(req.credentials),
     redactQueryParams: credentialQueryNames(req.credentials),
     acceptErrorStatus: ERROR_STATUSES,
     subject: 'extended card',
-    ...(req.timeoutMs !== undefined ? { timeoutMs: req.timeoutMs } : {}),
-    ...(req.allowHttp !== undefined ? { allowHttp: req.allowHttp } : {}),
-    ...(req.retries !== undefined ? { retries: req.retries } : {}),
-    ...(req.dispatcher !== undefined ? { dispatcher: req.dispatcher } : {}),
-    ...(req.connections !== undefined ? { connections: req.connections } : {}),
+    ...networkOptionsOf(req),
   };
 
   if (binding === 'JSONRPC') {

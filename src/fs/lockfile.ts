@@ -1,0 +1,25 @@
+/** Reading and writing `a2a.lock.json` on disk: the thin I/O shell around `lock/format.ts`. */
+import { parseLockfile, serializeLockfile } from '../lock/format.js';
+import type { Lockfile } from '../lock/schema.js';
+import { readTextIfExists, writeFileAtomic } from './atomic-write.js';
+
+/**
+ * Read the lockfile; `undefined` when it does not exist.
+ * @throws InvalidInputError `lockfile-invalid`
+ */
+export async function readLockfile(path: string): Promise<{ lock: Lockfile; text: string } | undefined> {
+  const text = await readTextIfExists(path, 'lockfile-invalid');
+  if (text === undefined) return undefined;
+  return { lock: parseLockfile(text, path), text };
+}
+
+/**
+ * Write the lockfile atomically when its bytes change. Returns whether it wrote.
+ * @throws A2aLockError `write-failed` when the file cannot be written
+ */
+export async function writeLockfile(path: string, lock: Lockfile, previousText?: string): Promise<boolean> {
+  const text = serializeLockfile(lock);
+  if (text === previousText) return false;
+  await writeFileAtomic(path, text);
+  return true;
+}

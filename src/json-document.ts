@@ -1,0 +1,63 @@
+/**
+ * Parsing the JSON documents we read (manifest, lockfile, profile, card files) with one-line errors
+ * that name the file, the line and column, or the JSON path. Pure: text in, values out; the files
+ * are read in `fs/`.
+ */
+import type { z } from 'zod';
+import { InvalidInputError } from './errors.js';
+import { formatPath } from './json-path.js';
+
+/** The error code a document's problems are reported under. */
+export type DocCode = 'manifest-invalid' | 'profile-invalid' | 'lockfile-invalid' | 'card-invalid';
+
+/**
+ * Parse JSON text, turning a syntax error into a one-line error with line and column.
+ * @throws InvalidInputError
+ */
+export function parseJson(text: string, source: string, code: DocCode): unknown {
+  // A UTF-8 byte-order mark (some editors save one) is not JSON's business: skip it, as npm does.
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    const message = (error as Error).message;
+    // Node 20 gives no position for a document that ends early; that position is its end.
+    const pos = /position (\d+)/.exec(message) ?? (/end of JSON input/.test(message) ? [, String(text.trimEnd().length)] : null);
+    let where = '';
+    if (pos) {
+      const offset = Number(pos[1]);
+      const before = text.slice(0, offset).split('\n');
+      where = ` at line ${before.length} column ${before[before.length - 1]!.length + 1}`;
+    }
+    const conflict = /^<{7} /m.test(text) && /^>{7} /m.test(text);
+    const reason = text.trim() === '' ? 'empty file' : conflict ? `git merge conflict markers${where}: resolve the conflict` : `invalid JSON${where}`;
+    throw new InvalidInputError(code, source, reason, { cause: error });
+  }
+}
+
+/**
+ * Validate a parsed document with a zod schema; the first issue becomes the error, naming its JSON path.
+ * @throws InvalidInputError
+ */
+export function validate<S extends z.ZodType>(schema: S, value: unknown, source: string, code: DocCode): z.infer<S> {
+  const result = schema.safeParse(value, { reportInput: true });
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  throw new InvalidInputError(code, source, zodMessage(issue, { showValues: false }), { path: formatPath(issue.path) });
+}
+
+/** One short line for a zod issue, e.g. "expected string, got null". */
+export function zodMessage(issue: z.core.$ZodIssue, options: { showValues?: boolean } = {}): string {
+  if (issue.code === 'invalid_type') {
+    const got = (issue as { input?: unknown }).input;
+    // Values are shown for cards (public documents); never for our own files, where a pasted secret may sit.
+    const value = options.showValues === false ? '' : ` ${JSON.stringify(got)?.slice(0, 40)}`;
+    const gotType = got === undefined ? 'nothing (missing)' : got === null ? 'null' : Array.isArray(got) ? 'an array' : `${typeof got}${value}`;
+    return `expected ${issue.expected}, got ${gotType}`;
+  }
+  // The only union in the card schemas is a security requirement.
+  if (issue.code === 'invalid_union') return 'not a security requirement: expected {"schemes": {"<name>": {"list": [scopes]}}} (A2A 1.0) or {"<name>": [scopes]} (A2A 0.3)';
+  if (issue.code === 'invalid_key') return `invalid key: ${issue.issues.map((i) => i.message).join('; ')}`;
+  if (issue.code === 'unrecognized_keys') return `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
+  return issue.message.replace(/^Invalid input: /, '');
+}

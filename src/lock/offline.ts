@@ -1,0 +1,76 @@
+/**
+ * A locked entry checked against itself, without network: its snapshots' integrity, that they are
+ * still valid cards, and that negotiating them with the locked settings yields exactly the locked
+ * plans; and re-planning an entry from its snapshots when it does not. Pure.
+ */
+import { integrityOf } from '../canonical.js';
+import { isCardUrl, isLegacyWellKnown } from '../card/location.js';
+import type { NormalizedCard } from '../card/model.js';
+import { normalizeCard } from '../card/normalize.js';
+import type { AgentSettings } from '../manifest/schema.js';
+import { negotiateSkills } from './drift.js';
+import { errorReport, errorReportOf, outOfDateReport, type AgentReport, type Resolution } from './report.js';
+import type { LockEntry } from './schema.js';
+
+/**
+ * A locked entry's public card snapshot, normalised as it was read (relative interface URLs
+ * against `resolved`, the legacy well-known path's 0.2 reading).
+ * @throws InvalidInputError `card-invalid` when it is no longer a valid card
+ */
+export function lockedPublicCard(entry: LockEntry, source: string): NormalizedCard {
+  const baseUrl = isCardUrl(entry.resolved) ? entry.resolved : undefined;
+  const legacy = isLegacyWellKnown(entry.resolved) ? { legacyWellKnown: true } : {};
+  return normalizeCard(entry.snapshot, { source, ...(baseUrl ? { baseUrl } : {}), ...legacy }).card;
+}
+
+/**
+ * The card a locked entry's plans were negotiated against: its extended snapshot when it has one.
+ * @throws InvalidInputError `card-invalid` when a snapshot is no longer a valid card
+ */
+export function lockedNegotiationCard(entry: LockEntry, source: string): NormalizedCard {
+  const pub = lockedPublicCard(entry, source);
+  if (!entry.extended) return pub;
+  const baseUrl = isCardUrl(entry.resolved) ? entry.resolved : undefined;
+  return normalizeCard(entry.extended.snapshot, { source: `${source}.extended`, ...(baseUrl ? { baseUrl } : {}) }).card;
+}
+
+/**
+ * Negotiate a locked entry's skills again from its own snapshots, without network (the plans no
+ * longer match what the snapshot negotiates with the current settings). The snapshots stay; only
+ * plans change, and the caller shows the diff.
+ */
+export function replanFromSnapshot(entry: LockEntry, settings: AgentSettings, skills: readonly string[], source: string): Resolution {
+  const card = lockedNegotiationCard(entry, source);
+  const { plans, refusals, traces } = negotiateSkills(card, skills, settings);
+  if (refusals.length > 0) return { refusals, drift: [], traces, warnings: [], card };
+  return { entry: { ...entry, plans }, refusals, drift: [], traces, warnings: [], card };
+}
+
+/**
+ * Check a locked agent against its own snapshots, without network: each snapshot's integrity, that
+ * it is still a valid card, and that negotiating it with the locked settings yields exactly the
+ * locked plans. Returns undefined when all holds; else an `error` report (exit 2) or an
+ * `out-of-date` one (exit 1) whose reasons name each skill.
+ */
+export function checkOffline(entry: LockEntry, settings: AgentSettings, source: string): AgentReport | undefined {
+  for (const [what, snap] of [['snapshot', entry], ['extended snapshot', entry.extended]] as const) {
+    if (snap && integrityOf(snap.snapshot) !== snap.integrity) {
+      return errorReportOf({ code: 'lockfile-invalid', message: `${source}: ${what} does not match its integrity ${snap.integrity}` });
+    }
+  }
+  let card: NormalizedCard;
+  try {
+    card = lockedNegotiationCard(entry, source);
+  } catch (error) {
+    return errorReport(error);
+  }
+  const { drift } = negotiateSkills(card, Object.keys(entry.plans), settings, entry.plans);
+  const reasons: string[] = [];
+  for (const skill of Object.keys(entry.plans)) {
+    const mine = drift.filter((d) => d.skill === skill);
+    const refused = mine.find((d) => d.refusal);
+    if (refused) reasons.push(`skill "${skill}": the snapshot no longer negotiates (${refused.refusal!.code})`);
+    else if (mine.length > 0) reasons.push(`skill "${skill}": locked plan differs from the plan its snapshot negotiates (${mine.map((d) => d.field).join(', ')})`);
+  }
+  return reasons.length > 0 ? outOfDateReport(reasons) : undefined;
+}

@@ -1,0 +1,179 @@
+/**
+ * What a check or a resolution found for one agent, and the exit codes: every per-agent code and
+ * the overall one are computed here and only here (the error-code → exit-code table itself is in
+ * `errors.ts`). `verify`, `install`, `lock`, `update`, `outdated` and the runtime read these. Pure.
+ */
+import type { NormalizedCard, Warning } from '../card/model.js';
+import type { SignatureRecord } from '../card/signature.js';
+import { A2aLockError, ExitCode, exitCodeFor, exitCodeOf, type ErrorCode } from '../errors.js';
+import type { Refusal, TraceStep } from '../negotiate/types.js';
+import type { CardChange } from './changes.js';
+import type { LockEntry } from './schema.js';
+
+/** Per-agent verification status. */
+export type AgentStatus = 'ok' | 'changed' | 'drift' | 'out-of-date' | 'error';
+
+/** One way a fresh card goes beyond a locked plan. */
+export interface PlanDrift {
+  skill: string;
+  /** The plan field that differs (absent when negotiation refused). */
+  field?: string;
+  locked?: unknown;
+  fresh?: unknown;
+  /** Set when the narrowed negotiation refused. */
+  refusal?: Refusal;
+}
+
+/** A locked verified signature that no longer holds: the card came back unsigned, unverifiable, or signed by another key. */
+export interface SignatureDrift {
+  snapshot: 'card' | 'extended';
+  locked: SignatureRecord;
+  fresh: SignatureRecord;
+}
+
+/** A typed error as a report carries it (JSON-safe). */
+export interface ReportedError {
+  code: ErrorCode;
+  message: string;
+  hint?: string;
+}
+
+/** What verify/install found for one agent. `exitCode` is this agent's contribution. */
+export interface AgentReport {
+  status: AgentStatus;
+  exitCode: ExitCode;
+  /** For `changed` and `drift`: whether any card change can decide a plan. */
+  change?: 'structural' | 'descriptive';
+  /** Card changes; paths of extended-card changes start with `extended:`. */
+  cardChanges?: CardChange[];
+  drift?: PlanDrift[];
+  signatureDrift?: SignatureDrift[];
+  /** Set when part of the agent could not be checked, e.g. "extended card not checked (RESEARCH_TOKEN unset)"; `--strict` fails on it. */
+  unchecked?: string;
+  /** For `out-of-date`: why the lock does not match the manifest. */
+  reasons?: string[];
+  /** For `error`: the typed error. */
+  error?: ReportedError;
+  warnings: Warning[];
+}
+
+/** The agent holds: its lock entry (and, online, the cards served now) agree. Exit 0. */
+export function okReport(warnings: Warning[] = [], unchecked?: string): AgentReport {
+  return { status: 'ok', exitCode: ExitCode.Ok, warnings, ...(unchecked ? { unchecked } : {}) };
+}
+
+/** The lock entry does not match the manifest, or its plans not its snapshot. Exit 1. */
+export function outOfDateReport(reasons: string[]): AgentReport {
+  return { status: 'out-of-date', exitCode: ExitCode.Drift, reasons, warnings: [] };
+}
+
+/** The card served now changed but leaves every locked plan equal. Exit 0 (1 under `--strict`, {@link strictExitCode}). */
+export function changedReport(found: Pick<AgentReport, 'change' | 'cardChanges' | 'unchecked' | 'warnings'>): AgentReport {
+  return { status: 'changed', exitCode: ExitCode.Ok, ...found };
+}
+
+/** The card served now goes beyond a locked plan or signature ("beyond the lockfile"). Exit 1. */
+export function driftReport(found: Pick<AgentReport, 'change' | 'cardChanges' | 'drift' | 'signatureDrift' | 'unchecked' | 'warnings'>): AgentReport {
+  const { drift, signatureDrift, ...rest } = found;
+  return { status: 'drift', exitCode: ExitCode.Drift, ...rest, ...(drift?.length ? { drift } : {}), ...(signatureDrift?.length ? { signatureDrift } : {}) };
+}
+
+/** A typed error as a report: its exit code from the one table. */
+export function errorReportOf(error: ReportedError, warnings: Warning[] = []): AgentReport {
+  return { status: 'error', exitCode: exitCodeOf(error.code), error, warnings };
+}
+
+/**
+ * A thrown error as a report. Anything but an {@link A2aLockError} is a bug and is thrown again.
+ * @throws the error itself when it is not an A2aLockError
+ */
+export function errorReport(error: unknown, warnings: Warning[] = []): AgentReport {
+  return errorReportOf(reportedError(error), warnings);
+}
+
+/** The JSON-safe form of a thrown A2aLockError. @throws the error itself when it is not one (a bug) */
+export function reportedError(error: unknown): ReportedError {
+  if (!(error instanceof A2aLockError)) throw error;
+  return { code: error.code, message: error.message, ...(error.hint ? { hint: error.hint } : {}) };
+}
+
+/** A report's exit code under `strict`: a card change or an unchecked part that leaves plans equal fails (1). */
+export function strictExitCode(report: AgentReport, strict: boolean): ExitCode {
+  return strict && report.exitCode === ExitCode.Ok && (report.status === 'changed' || report.unchecked !== undefined) ? ExitCode.Drift : report.exitCode;
+}
+
+/** The overall exit code of a multi-agent run: the lowest non-zero agent code, else 0. */
+export function overallExitCode(codes: Iterable<ExitCode>): ExitCode {
+  let worst: ExitCode = ExitCode.Ok;
+  for (const code of codes) {
+    if (code === ExitCode.Ok) continue;
+    if (worst === ExitCode.Ok || code < worst) worst = code;
+  }
+  return worst;
+}
+
+/** The exit code `outdated` gives an agent that `update` would change (1) or leave as it is (0). */
+export function outdatedExitCode(wouldChange: boolean): ExitCode {
+  return wouldChange ? ExitCode.Drift : ExitCode.Ok;
+}
+
+/** A refusal for one skill. */
+export interface SkillRefusal {
+  skill: string;
+  refusal: Refusal;
+}
+
+/** Outcome of resolving (or re-planning) one agent. */
+export interface Resolution {
+  /** The new lock entry; absent when any skill was refused or went beyond its locked plan. */
+  entry?: LockEntry;
+  refusals: SkillRefusal[];
+  /** Skills whose fresh plan differs from the locked one (only when constrained to a locked entry). */
+  drift: PlanDrift[];
+  /** A locked verified signature that no longer holds (only when constrained). */
+  signatureDrift?: SignatureDrift[];
+  traces: Record<string, TraceStep[]>;
+  warnings: Warning[];
+  /** The card negotiated against (the extended card when there is one). */
+  card: NormalizedCard;
+}
+
+/** Why one agent could not be resolved by lock, add, update or outdated. */
+export interface SyncFailure {
+  exitCode: ExitCode;
+  /** A load/validation error. */
+  error?: ReportedError;
+  /** Skills negotiation refused. */
+  refusals?: SkillRefusal[];
+  /** Locked skills whose fresh plan goes beyond the lockfile (run `a2a update`). */
+  drift?: PlanDrift[];
+  /** A locked verified signature that no longer holds (run `a2a update`). */
+  signatureDrift?: SignatureDrift[];
+}
+
+/** A thrown error as a sync failure. @throws the error itself when it is not an A2aLockError (a bug) */
+export function errorFailure(error: unknown): SyncFailure {
+  return { exitCode: exitCodeFor(error), error: reportedError(error) };
+}
+
+/** A resolution without an entry (refused, or beyond the lockfile) as a sync failure. Exit 1. */
+export function resolutionFailure(resolution: Resolution): SyncFailure {
+  return {
+    exitCode: ExitCode.Drift,
+    ...(resolution.refusals.length ? { refusals: resolution.refusals } : {}),
+    ...(resolution.drift.length ? { drift: resolution.drift } : {}),
+    ...(resolution.signatureDrift?.length ? { signatureDrift: resolution.signatureDrift } : {}),
+  };
+}
+
+/** The `--json` form of a failure: `{status: "error"|"drift"|"refused", exitCode, error?, refusals? (skill → refusal), drift?, signatureDrift?}`. */
+export function syncFailureJson(f: SyncFailure): Record<string, unknown> {
+  return {
+    status: f.error ? 'error' : f.drift || f.signatureDrift ? 'drift' : 'refused',
+    exitCode: f.exitCode,
+    ...(f.error ? { error: f.error } : {}),
+    ...(f.refusals ? { refusals: Object.fromEntries(f.refusals.map((r) => [r.skill, r.refusal])) } : {}),
+    ...(f.drift ? { drift: f.drift } : {}),
+    ...(f.signatureDrift ? { signatureDrift: f.signatureDrift } : {}),
+  };
+}

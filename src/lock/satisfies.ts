@@ -1,0 +1,47 @@
+/**
+ * Whether a lockfile satisfies the manifest: the agents, their card locations, their settings
+ * (the effective profile, the credentials held, the version range, the trust settings) and their
+ * skills. Pure: the npm `ci` / pnpm `satisfiesPackageManifest` check.
+ */
+import { sameJson } from '../canonical.js';
+import { own } from '../json-path.js';
+import { agentSettings, profileOf, type AgentSettings, type Manifest } from '../manifest/schema.js';
+import type { Lockfile } from './schema.js';
+
+/**
+ * Why a lockfile does not satisfy the manifest, per agent name (empty map when it does): agents
+ * missing from the lock, agents no longer in the manifest, a changed `card`, changed settings
+ * (effective profile, credentials held, version range, trust) or a changed skill list.
+ */
+export function manifestMismatches(manifest: Manifest, lock: Lockfile | undefined): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  const add = (name: string, reason: string) => out.set(name, [...(out.get(name) ?? []), reason]);
+  for (const [name, entry] of Object.entries(manifest.agents)) {
+    const locked = own(lock?.agents, name);
+    if (!locked) {
+      add(name, 'not in the lockfile');
+      continue;
+    }
+    if (locked.card !== entry.card) add(name, `card changed in the manifest (${locked.card} → ${entry.card})`);
+    if (!sameSettings(own(lock?.settings, name), agentSettings(manifest, name))) {
+      add(name, 'profile, credentials, version range or trust changed in the manifest');
+    }
+    const lockedSkills = Object.keys(locked.plans).sort();
+    const wanted = [...entry.skills].sort();
+    if (lockedSkills.join('\n') !== wanted.join('\n')) add(name, `skills changed (${lockedSkills.join(', ')} → ${wanted.join(', ')})`);
+  }
+  for (const name of Object.keys(lock?.agents ?? {})) {
+    if (!Object.hasOwn(manifest.agents, name)) add(name, 'no longer in the manifest');
+  }
+  return out;
+}
+
+/** Whether locked settings equal the manifest's, key order aside. */
+export function sameSettings(a: AgentSettings | undefined, b: AgentSettings): boolean {
+  return a !== undefined && sameJson(a, b);
+}
+
+/** Whether two settings negotiate alike: the same profile and the same credentials held. */
+export function sameNegotiationInputs(a: AgentSettings, b: AgentSettings): boolean {
+  return sameJson({ ...profileOf(a), credentials: a.credentials }, { ...profileOf(b), credentials: b.credentials });
+}

@@ -1,0 +1,164 @@
+/**
+ * Making a lockfile satisfy a manifest, the pure half (`resolve/sync.ts` runs the network in
+ * between): {@link planSync} decides, per agent, whether its entry stays, is re-planned from its
+ * own snapshots, or is resolved afresh, and under which constraint; {@link assembleLock} turns the
+ * outcomes into the new lockfile, all or nothing.
+ *
+ * A plan never moves silently: when `lock` re-resolves an agent whose card and settings did not
+ * change (a skill was added, or its entry failed the offline check), the skills it already locked
+ * must negotiate on the fresh card to exactly their locked plans, and anything beyond them is a
+ * failure that names `a2a update`. Only `update` (force) or a change of the agent's own negotiation
+ * inputs in the manifest resolves them afresh.
+ */
+import type { Warning } from '../card/model.js';
+import { sameJson } from '../canonical.js';
+import { A2aLockError } from '../errors.js';
+import { formatPath, own } from '../json-path.js';
+import { agentSettings, type Manifest } from '../manifest/schema.js';
+import { checkOffline, replanFromSnapshot } from './offline.js';
+import { errorFailure, resolutionFailure, type Resolution, type SyncFailure } from './report.js';
+import { manifestMismatches, sameNegotiationInputs } from './satisfies.js';
+import { LOCKFILE_SCHEMA_REF, LOCKFILE_VERSION, type LockEntry, type Lockfile } from './schema.js';
+
+/** What `lock`, `update` and `outdated` ask of a sync. */
+export interface SyncRequest {
+  /** Agent names to re-resolve even when their entry is up to date (`update`), or 'all'. */
+  force?: ReadonlySet<string> | 'all';
+  /** Agents to re-resolve with their locked plans as constraints (the two sides of a merge conflict differed). */
+  recheck?: ReadonlySet<string>;
+  /**
+   * `a2a update`: forced agents may send the extended card's credential as the card served now
+   * defines its scheme, to the interface it offers now. Otherwise (lock, outdated) an agent whose
+   * card location is unchanged sends it only along its locked route.
+   */
+  acceptServedCredentialRoute?: boolean;
+  /** The lockfile path, for messages. */
+  source: string;
+}
+
+/** One agent to resolve from the network, and what binds it. */
+export interface AgentToResolve {
+  name: string;
+  /** Its locked entry when the fresh card must reproduce the locked plans exactly. */
+  constrainTo?: LockEntry;
+  /** Its locked entry when the extended card's credential may go only along the route locked there. */
+  credentialRouteFrom?: LockEntry;
+}
+
+/** The decisions of {@link planSync}. */
+export interface SyncPlan {
+  /** Agents resolved from the network, in manifest order. */
+  resolve: AgentToResolve[];
+  /** Agents re-planned from their own snapshots (or whose snapshot failed its integrity: the error). */
+  replanned: Map<string, Resolution | A2aLockError>;
+}
+
+/**
+ * Decide what each manifest agent needs: agents missing from the lock, changed in the manifest,
+ * forced or to be re-checked are resolved; an entry whose plans are not what its own snapshot
+ * negotiates with the current settings (a hand edit, a clean git merge of two branches) is
+ * re-planned from the snapshot, offline, accepting no fresh card; the rest stay as they are.
+ */
+export function planSync(manifest: Manifest, previous: Lockfile | undefined, request: SyncRequest): SyncPlan {
+  const mismatches = manifestMismatches(manifest, previous);
+  const isForced = (name: string) => request.force === 'all' || request.force?.has(name) === true;
+  const replanned = new Map<string, Resolution | A2aLockError>();
+  const resolve: AgentToResolve[] = [];
+  for (const name of Object.keys(manifest.agents)) {
+    const entry = manifest.agents[name]!;
+    if (!(isForced(name) || mismatches.has(name) || request.recheck?.has(name))) {
+      const locked = previous!.agents[name]!;
+      const settings = previous!.settings[name]!;
+      const report = checkOffline(locked, settings, `${request.source} ${formatPath(['agents', name])}`);
+      if (report?.status === 'error') {
+        replanned.set(name, new A2aLockError(report.error!.code, report.error!.message, { hint: `run a2a update ${name} to fetch the card again` }));
+      } else if (report) {
+        replanned.set(name, replanFromSnapshot(locked, settings, entry.skills, request.source));
+      }
+      continue;
+    }
+    const old = own(previous?.agents, name);
+    const oldSettings = own(previous?.settings, name);
+    // Locked settings that do not reproduce the locked plans were edited in the lockfile, not in
+    // the manifest: they do not lift the constraint.
+    const inputsChanged =
+      old !== undefined && oldSettings !== undefined && !sameNegotiationInputs(oldSettings, agentSettings(manifest, name)) && checkOffline(old, oldSettings, request.source) === undefined;
+    const constrained = !isForced(name) && old !== undefined && oldSettings !== undefined && !inputsChanged;
+    const routeLocked = old !== undefined && old.card === entry.card && !(isForced(name) && request.acceptServedCredentialRoute);
+    resolve.push({ name, ...(constrained ? { constrainTo: old } : {}), ...(routeLocked ? { credentialRouteFrom: old } : {}) });
+  }
+  return { resolve, replanned };
+}
+
+/** What a sync did, per agent. */
+export type SyncAction = 'added' | 'updated' | 'unchanged' | 'removed';
+
+/** Result of a sync. */
+export interface SyncResult {
+  /** The new lockfile (meaningful only when `failures` is empty). */
+  lock: Lockfile;
+  actions: Record<string, SyncAction>;
+  /** The entries that were replaced, by agent name (for diffs). */
+  previous: Record<string, LockEntry>;
+  failures: Record<string, SyncFailure>;
+  warnings: Array<Warning & { agent?: string }>;
+}
+
+/**
+ * The lockfile that satisfies `manifest`, from the plan and the outcome of each resolved agent
+ * (`outcomes[i]` for `plan.resolve[i]`). Entries keep the fields this version does not know;
+ * the lockfile keeps its unknown top-level fields and `$schema`.
+ * @throws the rejection reason of an outcome that is not an A2aLockError (a bug)
+ */
+export function assembleLock(manifest: Manifest, previous: Lockfile | undefined, plan: SyncPlan, outcomes: ReadonlyMap<string, PromiseSettledResult<Resolution>>): SyncResult {
+  const agents: Record<string, LockEntry> = {};
+  const settings: Lockfile['settings'] = {};
+  const actions: Record<string, SyncAction> = {};
+  const replaced: Record<string, LockEntry> = {};
+  const failures: Record<string, SyncFailure> = {};
+  const warnings: Array<Warning & { agent: string }> = [];
+
+  for (const name of Object.keys(manifest.agents)) {
+    settings[name] = agentSettings(manifest, name);
+    const old = own(previous?.agents, name);
+    const replan = plan.replanned.get(name);
+    const outcome: PromiseSettledResult<Resolution> | undefined =
+      replan instanceof A2aLockError ? { status: 'rejected', reason: replan } : replan ? { status: 'fulfilled', value: replan } : outcomes.get(name);
+    if (!outcome) {
+      agents[name] = old!;
+      actions[name] = 'unchanged';
+      continue;
+    }
+    if (outcome.status === 'rejected') {
+      failures[name] = errorFailure(outcome.reason);
+      continue;
+    }
+    const resolution = outcome.value;
+    warnings.push(...resolution.warnings.map((w) => ({ ...w, agent: name })));
+    if (!resolution.entry) {
+      failures[name] = resolutionFailure(resolution);
+      continue;
+    }
+    agents[name] = old ? { ...unknownFields(old), ...resolution.entry } : resolution.entry;
+    if (!old) actions[name] = 'added';
+    else {
+      replaced[name] = old;
+      actions[name] = sameJson(old, agents[name]) ? 'unchanged' : 'updated';
+    }
+  }
+  for (const name of Object.keys(previous?.agents ?? {})) {
+    if (!Object.hasOwn(manifest.agents, name)) {
+      actions[name] = 'removed';
+      replaced[name] = previous!.agents[name]!;
+    }
+  }
+  const lock: Lockfile = { $schema: LOCKFILE_SCHEMA_REF, ...(previous ?? {}), lockfileVersion: LOCKFILE_VERSION, settings, agents } as Lockfile;
+  return { lock, actions, previous: replaced, failures, warnings };
+}
+
+const ENTRY_FIELDS = new Set(['card', 'resolved', 'a2aVersion', 'version', 'integrity', 'snapshot', 'signature', 'extended', 'plans']);
+
+/** The fields of a lock entry this version does not know (written by a newer minor version): kept on rewrite. */
+function unknownFields(entry: LockEntry): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(entry).filter(([key]) => !ENTRY_FIELDS.has(key)));
+}

@@ -1,0 +1,126 @@
+/**
+ * Check a locked agent against the cards served now ("beyond the lockfile"): fetch the public card,
+ * and only what the check needs next (the verified signature's keys again, the extended card along
+ * its locked route); the verdict is `lock/drift.ts`'s {@link servedVerdict}.
+ */
+import { integrityOf, sameJson } from '../canonical.js';
+import type { NormalizedCard, Warning } from '../card/model.js';
+import { normalizeCard } from '../card/normalize.js';
+import type { SignatureRecord } from '../card/signature.js';
+import { A2aLockError } from '../errors.js';
+import { servedVerdict, signatureDrift } from '../lock/drift.js';
+import { lockedNegotiationCard } from '../lock/offline.js';
+import { driftReport, errorReport, okReport, type AgentReport } from '../lock/report.js';
+import { lockedExtendedRoute } from '../lock/route.js';
+import type { LockEntry } from '../lock/schema.js';
+import { cardChanges } from '../lock/changes.js';
+import type { AgentEntry, AgentSettings } from '../manifest/schema.js';
+import { readExtended, type ReadCard } from './extended.js';
+import { cardSourceOf, loadCard, type LoadedCard } from './load-card.js';
+import { requestOptions, type ResolveOptions } from './options.js';
+import { signatureOf } from './signature.js';
+
+/** One locked agent to check against the cards served now. */
+export interface ServedCheck {
+  entry: LockEntry;
+  settings: AgentSettings;
+  /** The manifest's credential sources for this agent (the extended card). Default none. */
+  credentials?: AgentEntry['credentials'];
+  /**
+   * The caller has just checked the entry offline (`checkOffline` found nothing), so each snapshot
+   * matches its integrity: a served card equal to its snapshot as JSON then has the locked
+   * integrity without being hashed again.
+   */
+  snapshotsIntact?: boolean;
+  /** The public card's load, when the caller has started it ({@link loadServedCard}). */
+  served?: Promise<LoadedCard>;
+}
+
+/**
+ * Start loading a locked agent's public card as served now, from the manifest's `card` location
+ * and with no credentials: the request {@link checkServed} begins with.
+ */
+export function loadServedCard(entry: LockEntry, settings: AgentSettings, options: ResolveOptions): Promise<LoadedCard> {
+  return loadCard(entry.card, { baseDir: options.baseDir, versionHeader: settings.versions[0]!, ...requestOptions(options) });
+}
+
+/**
+ * Whether checking `entry` against its card as served ends with that card: it equals its intact
+ * snapshot, from the URL the lock records, and nothing else is fetched (no extended card, no
+ * verified signature to check again against its key set).
+ */
+export function servedCardSettles(entry: LockEntry, loaded: LoadedCard): boolean {
+  return !entry.extended && entry.signature?.status !== 'verified' && loaded.resolved === entry.resolved && sameJson(loaded.raw, entry.snapshot);
+}
+
+/**
+ * Fetch the cards as served now and check them against the lock: each locked plan is
+ * re-negotiated with the profile narrowed to its locked choices; a refusal, any differing field,
+ * a scheme presented differently, or a locked verified signature that no longer verifies with the
+ * same key is drift. A card change that leaves every plan equal is `changed`, structural or
+ * descriptive. Fetch and card errors become an `error` report; never throws an A2aLockError.
+ */
+export async function checkServed(check: ServedCheck, options: ResolveOptions): Promise<AgentReport> {
+  const { entry, settings } = check;
+  /** Whether a card read now has the integrity `locked` records for `snapshot`. */
+  const sameAsLocked = (raw: Record<string, unknown>, locked: { integrity: string; snapshot: Record<string, unknown> }): boolean =>
+    check.snapshotsIntact && sameJson(raw, locked.snapshot) ? true : integrityOf(raw) === locked.integrity;
+  const warnings: Warning[] = [];
+  let unchecked: string | undefined;
+  let loaded: LoadedCard;
+  let fresh: NormalizedCard;
+  let extended: ReadCard | undefined;
+  let publicSignature: SignatureRecord | undefined;
+  try {
+    loaded = await (check.served ?? loadServedCard(entry, settings, options));
+    warnings.push(...loaded.warnings);
+    // Same bytes from the same URL: relative interface URLs resolve against `resolved`, so an
+    // edited `resolved` would move them (the offline check takes it as written).
+    const publicSame = loaded.resolved === entry.resolved && sameAsLocked(loaded.raw, entry);
+    // A verified signature is re-checked even on the same bytes: its key may be gone from the JWKS.
+    const recheck = entry.signature?.status === 'verified';
+    if (publicSame && !entry.extended && !recheck) return okReport(warnings);
+    const normalized = normalizeCard(loaded.raw, cardSourceOf(loaded));
+    fresh = normalized.card;
+    warnings.push(...normalized.warnings);
+    if (!publicSame || recheck) publicSignature = await signatureOf(loaded.raw, settings, options, warnings);
+    const publicSignatureHolds = !publicSignature || signatureDrift('card', entry.signature, publicSignature).length === 0;
+    if (publicSame && !entry.extended && publicSignatureHolds) return okReport(warnings);
+    if (entry.extended && fresh.capabilities.extendedAgentCard) {
+      // The route and schemes `lock` used, if the served card still agrees with them.
+      const guarded = lockedExtendedRoute(entry, fresh, settings, warnings);
+      if (guarded.drift.length > 0) {
+        return driftReport({ change: 'structural', cardChanges: cardChanges(entry, { resolved: entry.resolved, snapshot: loaded.raw, extended: entry.extended }), drift: guarded.drift, warnings });
+      }
+      try {
+        if (guarded.route) extended = await readExtended(guarded.route, { schemes: guarded.schemes, credentials: check.credentials ?? {}, settings, baseUrl: loaded.baseUrl }, options, warnings);
+      } catch (error) {
+        if (!(error instanceof A2aLockError) || error.code !== 'credential-unset') throw error;
+        unchecked = `extended card not checked (${String(error.data?.variable)} unset)`;
+      }
+      const extendedSame = extended !== undefined && sameAsLocked(extended.raw, entry.extended);
+      const extendedSignatureHolds = !extended || !extendedSame || signatureDrift('extended', entry.extended.signature, extended.signature).length === 0;
+      if (publicSame && publicSignatureHolds && (unchecked || (extendedSame && extendedSignatureHolds))) return okReport(warnings, unchecked);
+    }
+  } catch (error) {
+    return errorReport(error, warnings);
+  }
+  const lockedCard = lockedNegotiationCard(entry, entry.card);
+  // The locked plans are checked against the fresh extended card; the locked one when it could
+  // not be checked; the fresh public card when the agent no longer has an extended card.
+  const negotiationCard = extended ? extended.card : unchecked && entry.extended ? lockedCard : fresh;
+  return servedVerdict(
+    entry,
+    settings,
+    { resolved: loaded.resolved, raw: loaded.raw, signature: publicSignature, extended, negotiationCard, lockedCard, unchecked },
+    warnings,
+  );
+}
+
+/**
+ * {@link checkServed} for one locked agent, as the library exported it before: the cards served
+ * now against the entry, with the manifest's credential sources for the extended card.
+ */
+export function checkOnline(entry: LockEntry, settings: AgentSettings, options: ResolveOptions, credentials: AgentEntry['credentials'] = {}): Promise<AgentReport> {
+  return checkServed({ entry, settings, credentials }, options);
+}

@@ -1,0 +1,67 @@
+/**
+ * Load an agent card from where the manifest says it is: an http(s) URL (fetched, `http/card`) or
+ * a file path relative to the manifest (read, `fs/card-file`). The I/O edge in front of
+ * {@link normalizeCard}.
+ */
+import { isCardUrl } from '../card/location.js';
+import type { Warning } from '../card/model.js';
+import { assertShallow } from '../card/read.js';
+import { InvalidInputError } from '../errors.js';
+import { readCardFile } from '../fs/card-file.js';
+import { networkOptionsOf, type NetworkOptions } from '../http/request.js';
+
+/** Where cards are loaded from and how: the network options plus the manifest's folder and the version asked for. */
+export interface LoadCardOptions extends NetworkOptions {
+  /** Directory of the manifest; file locations are relative to it. */
+  baseDir: string;
+  /** Sent as the `A2A-Version` header on card requests (the agent profile's first version). */
+  versionHeader: string;
+}
+
+/** A card as loaded, before validation. */
+export interface LoadedCard {
+  /** The URL that answered, or the file path relative to `baseDir` (POSIX separators). */
+  resolved: string;
+  /** The parsed JSON object. */
+  raw: Record<string, unknown>;
+  /** Set for fetched cards: relative interface URLs resolve against it. */
+  baseUrl?: string;
+  /** What to name in messages: the URL or the file path as given. */
+  source: string;
+  /** True when only the pre-0.3 path `/.well-known/agent.json` answered. */
+  legacyWellKnown?: boolean;
+  warnings: Warning[];
+}
+
+let fetchModule: Promise<typeof import('../http/request.js')> | undefined;
+
+/** Close the shared HTTP connection pool if any card was fetched (lets the process exit at once). */
+export async function closeFetcher(): Promise<void> {
+  if (fetchModule) await (await fetchModule).closeDefaultDispatcher();
+}
+
+/**
+ * Load a card from a URL or a file.
+ * @throws InvalidInputError `card-invalid` / `insecure-url`, FetchError `unreachable` / `auth-refused` / `timeout`
+ */
+export async function loadCard(location: string, options: LoadCardOptions): Promise<LoadedCard> {
+  if (isCardUrl(location)) {
+    // The fetcher (and undici) load only when a card is fetched.
+    fetchModule ??= import('../http/request.js');
+    const { fetchCard } = await fetchModule;
+    const fetched = await fetchCard(location, { versionHeader: options.versionHeader, ...networkOptionsOf(options) });
+    assertShallow(fetched.body, fetched.url);
+    const legacy = fetched.warnings.some((w) => w.code === 'legacy-well-known-path');
+    return { resolved: fetched.url, raw: fetched.body as Record<string, unknown>, baseUrl: fetched.url, source: fetched.url, warnings: fetched.warnings, ...(legacy ? { legacyWellKnown: true } : {}) };
+  }
+  if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(location)) {
+    throw new InvalidInputError('card-invalid', location, 'only http(s) URLs and file paths are supported');
+  }
+  const file = await readCardFile(location, options.baseDir);
+  return { resolved: file.resolved, raw: file.raw, source: location, warnings: [] };
+}
+
+/** The {@link CardSource} of a loaded card, for {@link normalizeCard}. */
+export function cardSourceOf(loaded: LoadedCard): { source: string; baseUrl?: string; legacyWellKnown?: boolean } {
+  return { source: loaded.source, ...(loaded.baseUrl ? { baseUrl: loaded.baseUrl } : {}), ...(loaded.legacyWellKnown ? { legacyWellKnown: true } : {}) };
+}

@@ -1,0 +1,35 @@
+/** The options every `resolve/` operation takes: the network ones, plus the manifest's folder, the environment and progress. */
+import type { NetworkOptions } from '../http/request.js';
+
+/** Options of the resolve shell (`resolveAgent`, `checkServed`, `syncLock`, `checkProject`). */
+export interface ResolveOptions extends NetworkOptions {
+  /** Directory of the manifest (file cards and `trust.jwks` files are relative to it). */
+  baseDir: string;
+  /** Where credential values are read from (the extended card). Default: none. */
+  env?: NodeJS.ProcessEnv;
+  /** Called each time an agent's cards have been fetched and checked: (agents done, agents to fetch). */
+  onProgress?: (done: number, total: number) => void;
+}
+
+/**
+ * Default bound on agents in flight (and connections per host). With 50 ms per card, 1000 agents
+ * take ceil(1000/128)·50 ms = 0.4 s of network, and a whole `verify` of them 1.4× an unbounded
+ * Promise.all over the SDK's card resolver; at 64 it was 1.5–1.9× (close to the 2× goal on a busy
+ * machine), and above 128 the run is bound by start-up and per-card work while it opens more
+ * sockets (BENCHMARKS.md).
+ */
+export const DEFAULT_CONCURRENCY = 128;
+
+/**
+ * The network options of every request of a run: the shared dispatcher keeps as many connections
+ * per origin as agents in flight ({@link DEFAULT_CONCURRENCY} unless set).
+ */
+export function requestOptions(options: ResolveOptions): NetworkOptions {
+  const { timeoutMs, allowHttp, retries, dispatcher, concurrency } = options;
+  return {
+    ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+    ...(allowHttp !== undefined ? { allowHttp } : {}),
+    ...(retries !== undefined ? { retries } : {}),
+    ...(dispatcher ? { dispatcher } : { concurrency: concurrency ?? DEFAULT_CONCURRENCY }),
+  };
+}

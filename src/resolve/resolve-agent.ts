@@ -1,0 +1,109 @@
+/**
+ * Resolve one agent from the network: load its card, check its signature, fetch and use the
+ * extended card when the agent has one, and negotiate every manifest skill into a lock entry.
+ */
+import { integrityOf } from '../canonical.js';
+import { normalizeCard } from '../card/normalize.js';
+import { A2aLockError } from '../errors.js';
+import { signatureDrift, negotiateSkills, schemeDrift } from '../lock/drift.js';
+import { lockedNegotiationCard } from '../lock/offline.js';
+import type { Resolution } from '../lock/report.js';
+import { lockedExtendedRoute, routeFor, type ExtendedRoute } from '../lock/route.js';
+import type { LockEntry } from '../lock/schema.js';
+import type { AgentEntry, AgentSettings } from '../manifest/schema.js';
+import type { Warning } from '../card/model.js';
+import { readExtended, type ReadCard } from './extended.js';
+import { cardSourceOf, loadCard } from './load-card.js';
+import { requestOptions, type ResolveOptions } from './options.js';
+import { signatureOf } from './signature.js';
+
+/** What binds one resolution to the lockfile. */
+export interface ResolveAgentOptions {
+  /**
+   * The agent's locked entry when its negotiation inputs did not change: every skill it locked
+   * must negotiate on the fresh card to exactly its locked plan, each scheme those plans name must
+   * be presented alike, and a locked verified signature must still verify with the same key;
+   * anything else is drift (run `a2a update`), never a silent change.
+   */
+  constrainTo?: LockEntry;
+  /**
+   * The locked entry whose route the extended card's credential may take (`lock/route.ts`):
+   * absent, it goes where the served card says (a first lock, `a2a update`).
+   */
+  credentialRouteFrom?: LockEntry;
+}
+
+/**
+ * Resolve one agent (see the module comment); the lock stays self-consistent: its plans are what
+ * its snapshots negotiate.
+ * @returns the entry, or no entry with the refusals or drift that stopped it
+ * @throws InvalidInputError / FetchError / A2aLockError (`credential-unset`, `signature-required`)
+ */
+export async function resolveAgent(entry: AgentEntry, settings: AgentSettings, options: ResolveOptions, bound: ResolveAgentOptions = {}): Promise<Resolution> {
+  const locked = bound.constrainTo;
+  const loaded = await loadCard(entry.card, { baseDir: options.baseDir, versionHeader: settings.versions[0]!, ...requestOptions(options) });
+  const warnings: Warning[] = [...loaded.warnings];
+  const normalized = normalizeCard(loaded.raw, cardSourceOf(loaded));
+  warnings.push(...normalized.warnings);
+  const signature = await signatureOf(loaded.raw, settings, options, warnings);
+  if (settings.requireSignature && signature.status !== 'verified') {
+    throw new A2aLockError('signature-required', `${loaded.source}: card signature is ${signature.status}; the manifest requires a verified signature`, {
+      hint: 'ask the agent to sign its card, or set trust.jwks to the keys it signs with',
+    });
+  }
+  let card = normalized.card;
+  let extended: ReadCard | undefined;
+  if (card.capabilities.extendedAgentCard) {
+    let route: ExtendedRoute | undefined;
+    let schemes = card.securitySchemes;
+    if (bound.credentialRouteFrom) {
+      const guarded = lockedExtendedRoute(bound.credentialRouteFrom, card, settings, warnings);
+      if (guarded.drift.length > 0) return { refusals: [], drift: guarded.drift, traces: {}, warnings, card };
+      ({ route, schemes } = guarded);
+    } else {
+      // Skill ids sorted, as the lockfile stores its plans: the guard finds the same route later.
+      route = routeFor(card, [...entry.skills].sort(), settings, warnings);
+    }
+    if (route) extended = await readExtended(route, { schemes, credentials: entry.credentials, settings, baseUrl: loaded.baseUrl }, options, warnings);
+    if (extended) {
+      if (settings.requireSignature && extended.signature.status !== 'verified') {
+        throw new A2aLockError('signature-required', `${extended.url} (extended card): signature is ${extended.signature.status}; the manifest requires a verified signature`);
+      }
+      card = extended.card;
+    }
+  }
+
+  const { plans, refusals, drift, traces } = negotiateSkills(card, entry.skills, settings, locked?.plans);
+  if (locked) {
+    // A locked plan's scheme the card now presents differently (a header become a query
+    // parameter) moves it too, though the plan's fields are equal.
+    const kept = Object.fromEntries(Object.entries(locked.plans).filter(([skill]) => entry.skills.includes(skill)));
+    drift.push(...schemeDrift(kept, lockedNegotiationCard(locked, entry.card), card));
+  }
+  const sigDrift = locked
+    ? [...signatureDrift('card', locked.signature, signature), ...(extended && locked.extended ? signatureDrift('extended', locked.extended.signature, extended.signature) : [])]
+    : [];
+  if (refusals.length > 0 || drift.length > 0 || sigDrift.length > 0) {
+    return { refusals, drift, ...(sigDrift.length ? { signatureDrift: sigDrift } : {}), traces, warnings, card };
+  }
+  return {
+    entry: {
+      card: entry.card,
+      resolved: loaded.resolved,
+      a2aVersion: normalized.card.shape,
+      version: normalized.card.version,
+      integrity: integrityOf(loaded.raw),
+      snapshot: loaded.raw,
+      signature,
+      ...(extended
+        ? { extended: { resolved: extended.url, integrity: integrityOf(extended.raw), snapshot: extended.raw, signature: extended.signature } }
+        : {}),
+      plans,
+    },
+    refusals,
+    drift,
+    traces,
+    warnings,
+    card,
+  };
+}
