@@ -3,7 +3,12 @@
  *
  * Every failure a user can cause (bad input, an agent that is down, a plan beyond the lockfile)
  * is an {@link A2aLockError} whose `code` is stable public API. Anything else that escapes is a
- * bug and exits 70 (sysexits EX_SOFTWARE). Only `src/cli/main.ts` reads {@link exitCodeFor}.
+ * bug and exits 70 (sysexits EX_SOFTWARE).
+ *
+ * Two modules read the table ({@link exitCodeFor}, {@link exitCodeOf}), and only they
+ * (test/architecture.test.ts holds this): `src/lock/report.ts`, which gives each agent of a
+ * multi-agent run (verify, install, lock, update, outdated) its exit code and the run its overall
+ * one, and `src/cli/main.ts`, which maps an error that ends a command.
  */
 
 /** Stable error codes. Kebab-case strings; never renamed once released. */
