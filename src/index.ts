@@ -2,9 +2,10 @@
  * a2a-lock as a library: the pure core (card reading, negotiation, the lockfile format and its
  * decisions) and the resolve shell the CLI is built on. Re-exports only.
  */
-export { normalizeCard, majorMinor, type CardSource, type NormalizeResult } from './card/normalize.js';
+export { normalizeCard, type CardSource, type NormalizeResult } from './card/normalize.js';
+export { majorMinor } from './card/version.js';
 export type { NormalizedCard, AgentInterface, AgentSkill, AgentCapabilities, AgentExtension, SecurityScheme, SecurityRequirement, Warning, CardShape } from './card/model.js';
-export type { SignatureRecord } from './card/signature.js';
+export type { SignatureRecord } from './card/signature/verify.js';
 export { negotiate, diffPlans, type NegotiateOptions } from './negotiate/negotiate.js';
 export { explainNegotiation, type Explanation, type ExplainedStep, type Candidate } from './negotiate/explain.js';
 export { RefusalCode, type StepName, type ClientProfile, type Plan, type Refusal, type Delivery, type NegotiationResult, type TraceStep } from './negotiate/types.js';

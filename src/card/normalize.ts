@@ -5,7 +5,7 @@
  * Spec: A2A 1.0 `specification/a2a.proto` AgentCard (§8.1 of the spec), 0.3 `types/src/types.ts`
  * AgentCard, and the 0.3 → 1.0 mapping of the 1.0 migration guide.
  */
-import { z } from 'zod';
+import type { z } from 'zod';
 import { InvalidInputError } from '../errors.js';
 import { formatPath } from '../json-path.js';
 import { zodMessage } from '../json-document.js';
@@ -19,100 +19,16 @@ import {
   type SecurityScheme,
   type Warning,
 } from './model.js';
-
-const strList = z.array(z.string());
-
-/** A 1.0 requirement `{schemes: {name: {list: [scopes]}}}` or a 0.3 one `{name: [scopes]}`. */
-const RequirementSchema = z.union([
-  z.object({ schemes: z.record(z.string(), z.looseObject({ list: strList.nullish() })) }),
-  z.record(z.string(), strList),
-]);
-
-const ExtensionSchema = z.looseObject({
-  uri: z.string().min(1),
-  required: z.boolean().nullish(),
-  description: z.string().nullish(),
-  params: z.record(z.string(), z.unknown()).nullish(),
-});
-
-const CapabilitiesSchema = z.looseObject({
-  streaming: z.boolean().nullish(),
-  pushNotifications: z.boolean().nullish(),
-  extendedAgentCard: z.boolean().nullish(),
-  extensions: z.array(ExtensionSchema).nullish(),
-});
-
-const SkillSchema = z.looseObject({
-  id: z.string().min(1),
-  name: z.string(),
-  description: z.string(),
-  tags: strList.nullish(),
-  examples: strList.nullish(),
-  inputModes: strList.nullish(),
-  outputModes: strList.nullish(),
-  securityRequirements: z.array(RequirementSchema).nullish(),
-  security: z.array(RequirementSchema).nullish(),
-});
-
-const CommonCardSchema = z.looseObject({
-  name: z.string(),
-  description: z.string(),
-  version: z.string(),
-  capabilities: CapabilitiesSchema.nullish(),
-  securitySchemes: z.record(z.string(), z.looseObject({})).nullish(),
-  securityRequirements: z.array(RequirementSchema).nullish(),
-  security: z.array(RequirementSchema).nullish(),
-  defaultInputModes: strList,
-  defaultOutputModes: strList,
-  skills: z.array(SkillSchema),
-});
-
-/** A2A 1.0 AgentInterface (proto `AgentInterface`). */
-const InterfaceSchema = z.looseObject({
-  url: z.string().min(1),
-  protocolBinding: z.string().min(1),
-  protocolVersion: z.string().min(1),
-  tenant: z.string().nullish(),
-});
-
-/** The 1.0 card: `supportedInterfaces` carries url, binding and version. */
-export const AgentCardV1Schema = CommonCardSchema.extend({
-  supportedInterfaces: z.array(InterfaceSchema).min(1),
-});
-
-/** The 0.3 (and 0.2.x) card: card-level `url`, `preferredTransport`, `additionalInterfaces`, `protocolVersion`. */
-export const AgentCardV03Schema = CommonCardSchema.extend({
-  url: z.string().min(1),
-  preferredTransport: z.string().min(1).nullish(),
-  protocolVersion: z.string().nullish(),
-  additionalInterfaces: z.array(z.looseObject({ url: z.string().min(1), transport: z.string().min(1) })).nullish(),
-  supportsAuthenticatedExtendedCard: z.boolean().nullish(),
-});
-
-// 1.0 SecurityScheme oneof wrappers and their 0.3 `type` equivalents.
-const SchemeVariants = {
-  apiKeySecurityScheme: z.looseObject({ location: z.string(), name: z.string(), description: z.string().nullish() }),
-  httpAuthSecurityScheme: z.looseObject({ scheme: z.string(), bearerFormat: z.string().nullish(), description: z.string().nullish() }),
-  oauth2SecurityScheme: z.looseObject({ flows: z.record(z.string(), z.unknown()), oauth2MetadataUrl: z.string().nullish(), description: z.string().nullish() }),
-  openIdConnectSecurityScheme: z.looseObject({ openIdConnectUrl: z.string(), description: z.string().nullish() }),
-  mtlsSecurityScheme: z.looseObject({ description: z.string().nullish() }),
-} as const;
-const SchemeByType = {
-  apiKey: z.looseObject({ in: z.string(), name: z.string(), description: z.string().nullish() }),
-  http: z.looseObject({ scheme: z.string(), bearerFormat: z.string().nullish(), description: z.string().nullish() }),
-  oauth2: z.looseObject({ flows: z.record(z.string(), z.unknown()), oauth2MetadataUrl: z.string().nullish(), description: z.string().nullish() }),
-  openIdConnect: z.looseObject({ openIdConnectUrl: z.string(), description: z.string().nullish() }),
-  mutualTLS: z.looseObject({ description: z.string().nullish() }),
-} as const;
-
-/** camelCase keys whose snake_case spelling is a card error rather than an unknown field. */
-const CAMEL_KEYS = [
-  'supportedInterfaces', 'protocolBinding', 'protocolVersion', 'securitySchemes', 'securityRequirements',
-  'defaultInputModes', 'defaultOutputModes', 'inputModes', 'outputModes', 'pushNotifications',
-  'extendedAgentCard', 'preferredTransport', 'additionalInterfaces', 'supportsAuthenticatedExtendedCard',
-  'documentationUrl', 'iconUrl',
-];
-const SNAKE_TO_CAMEL = new Map(CAMEL_KEYS.map((k) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), k]));
+import { majorMinor } from './version.js';
+import {
+  AgentCardV03Schema,
+  AgentCardV1Schema,
+  SchemeByType,
+  SchemeVariants,
+  SNAKE_TO_CAMEL,
+  type CommonCardSchema,
+  type RequirementSchema,
+} from './wire.js';
 
 /** Where a card came from, for error messages and relative-URL resolution. */
 export interface CardSource {
@@ -309,20 +225,6 @@ function canonicalBinding(name: string, path: PropertyKey[], warnings: Warning[]
     return canonical;
   }
   return name;
-}
-
-/**
- * Cut a protocol version to Major.Minor (A2A 1.0 §3.6: patch numbers are not negotiated):
- * "0.3.0" → "0.3", "1" → "1.0". A version that is not numeric is kept as is, with a warning.
- */
-export function majorMinor(version: string, path: PropertyKey[] = [], warnings: Warning[] = []): string {
-  // A pre-release/build suffix only after Major.Minor[.Patch]: "2025-06-18" (a date) is not "2025.0".
-  const m = /^v?(\d+)(?:\.(\d+)(?:\.\d+)?(?:[-+].*)?)?$/.exec(version.trim());
-  if (!m) {
-    warnings.push({ code: 'protocol-version-unrecognized', message: `protocol version "${version}" is not Major.Minor; it can only match a profile that lists it exactly`, path: formatPath(path) });
-    return version;
-  }
-  return `${Number(m[1])}.${Number(m[2] ?? 0)}`;
 }
 
 const ABSOLUTE_URL = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//;

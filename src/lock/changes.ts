@@ -9,7 +9,7 @@
  */
 import deepDiff from 'deep-diff';
 import { sameJson } from '../canonical.js';
-import type { SignatureRecord } from '../card/signature.js';
+import type { SignatureRecord } from '../card/signature/verify.js';
 import { formatPath, own } from '../json-path.js';
 import { diffPlans } from '../negotiate/negotiate.js';
 import type { Plan } from '../negotiate/types.js';

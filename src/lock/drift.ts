@@ -7,7 +7,7 @@
  */
 import { sameJson } from '../canonical.js';
 import type { NormalizedCard, SecurityScheme } from '../card/model.js';
-import type { SignatureRecord } from '../card/signature.js';
+import type { SignatureRecord } from '../card/signature/verify.js';
 import { placeCredential } from '../credentials.js';
 import { own } from '../json-path.js';
 import { profileOf, type AgentSettings } from '../manifest/schema.js';

@@ -4,7 +4,7 @@
  * `errors.ts`). `verify`, `install`, `lock`, `update`, `outdated` and the runtime read these. Pure.
  */
 import type { NormalizedCard, Warning } from '../card/model.js';
-import type { SignatureRecord } from '../card/signature.js';
+import type { SignatureRecord } from '../card/signature/verify.js';
 import { A2aLockError, ExitCode, exitCodeFor, exitCodeOf, type ErrorCode } from '../errors.js';
 import type { Refusal, TraceStep } from '../negotiate/types.js';
 import type { CardChange } from './changes.js';

@@ -6,7 +6,7 @@
  * Kept out of negotiate()'s hot path: only `why` asks for it. The winners are read from
  * negotiate()'s own result, so the explanation never disagrees with the plan. Pure.
  */
-import { majorMinor } from '../card/normalize.js';
+import { majorMinor } from '../card/version.js';
 import { sameMediaType } from './media.js';
 import { describeRequirement, negotiate, type NegotiateOptions } from './negotiate.js';
 import type { AgentInterface, AgentSkill, NormalizedCard } from '../card/model.js';

@@ -11,8 +11,8 @@ import { sameJson } from '../canonical.js';
 // The functions used, not the package index (which loads all of semver: 47 modules).
 import satisfies from 'semver/functions/satisfies.js';
 import valid from 'semver/functions/valid.js';
-import { majorMinor } from '../card/normalize.js';
 import type { AgentInterface, NormalizedCard, SecurityRequirement } from '../card/model.js';
+import { majorMinor } from '../card/version.js';
 import { sameMediaType } from './media.js';
 import type { ClientProfile, Delivery, FallbackInterface, NegotiationResult, Plan, PlanFallbacks, RefusalCode, TraceStep } from './types.js';
 

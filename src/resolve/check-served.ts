@@ -6,7 +6,7 @@
 import { integrityOf, sameJson } from '../canonical.js';
 import type { NormalizedCard, Warning } from '../card/model.js';
 import { normalizeCard } from '../card/normalize.js';
-import type { SignatureRecord } from '../card/signature.js';
+import type { SignatureRecord } from '../card/signature/verify.js';
 import { A2aLockError } from '../errors.js';
 import { servedVerdict, signatureDrift } from '../lock/drift.js';
 import { lockedNegotiationCard } from '../lock/offline.js';

@@ -5,7 +5,7 @@
 import type { NormalizedCard, Warning } from '../card/model.js';
 import { normalizeCard } from '../card/normalize.js';
 import { assertShallow } from '../card/read.js';
-import type { SignatureRecord } from '../card/signature.js';
+import type { SignatureRecord } from '../card/signature/verify.js';
 import { placeCredential } from '../credentials.js';
 import { A2aLockError, InvalidInputError } from '../errors.js';
 import { own } from '../json-path.js';

@@ -7,15 +7,15 @@ import { isAbsolute, resolve as resolvePath } from 'node:path';
 import { readFile } from 'node:fs/promises';
 import { isCardUrl } from '../card/location.js';
 import type { Warning } from '../card/model.js';
-import type { SignatureRecord } from '../card/signature.js';
+import type { SignatureRecord } from '../card/signature/verify.js';
 import { A2aLockError, InvalidInputError } from '../errors.js';
 import { parseJson } from '../json-document.js';
 import type { AgentSettings } from '../manifest/schema.js';
 import { requestOptions, type ResolveOptions } from './options.js';
 
 /**
- * The signature record of a card. The signature module is loaded only when a card carries
- * signatures. Keys that could not be fetched say nothing about the card: that is "could not
+ * The signature record of a card. The verification module (and with it jose) is loaded only
+ * when a card carries signatures. Keys that could not be fetched say nothing about the card: that is "could not
  * check" (the fetch error is thrown: exit 3/4/5), never a signature status to lock or to report.
  * @throws InvalidInputError `manifest-invalid` for a `trust.jwks` that cannot be read or is no JWKS; FetchError
  */
@@ -23,7 +23,7 @@ export async function signatureOf(raw: Record<string, unknown>, settings: AgentS
   // trust.jwks is read even for unsigned cards, so a wrong path is reported at once.
   const trustedJwks = settings.trustJwks ? await trustedKeys(settings.trustJwks, options) : undefined;
   if (!Array.isArray(raw.signatures) || raw.signatures.length === 0) return { status: 'absent' };
-  const { verifyCardSignature } = await import('../card/signature.js');
+  const { verifyCardSignature } = await import('../card/signature/verify.js');
   let unreachable: unknown;
   const result = await verifyCardSignature(raw, {
     ...(trustedJwks !== undefined ? { trustedJwks } : {}),
@@ -40,7 +40,7 @@ export async function signatureOf(raw: Record<string, unknown>, settings: AgentS
 
 /** The operator-pinned JWKS of `trust.jwks` (a file relative to the manifest, or a URL), validated. */
 async function trustedKeys(location: string, options: ResolveOptions): Promise<unknown> {
-  const { loadJwks } = await import('../card/signature.js');
+  const { loadJwks } = await import('../card/signature/jwks.js');
   let value: unknown;
   if (isCardUrl(location)) value = await fetchJwks(location, options);
   else {

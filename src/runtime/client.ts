@@ -12,24 +12,12 @@
  *
  * Loaded lazily by `LockedAgent.createClient()`; the only module that imports the SDK at run time.
  */
-import type { Client, ClientConfig, RequestOptions, Transport } from '@a2a-js/sdk/client';
+import type { Client, RequestOptions, Transport } from '@a2a-js/sdk/client';
 import { UsageError } from '../errors.js';
 import type { FallbackInterface } from '../negotiate/types.js';
 import { classifySdkError, type AgentErrorKind } from './classify.js';
 import { peer } from './peer.js';
-import type { AgentRuntime } from './index.js';
-
-/** Options of `LockedAgent.createClient()`. */
-export interface CreateClientOptions {
-  /** SDK client config (interceptors, polling); `acceptedOutputModes` is always the locked list. */
-  clientConfig?: Omit<ClientConfig, 'acceptedOutputModes'>;
-  /** After a stream breaks mid-task: ms between GetTask polls (default 1000) and the most polls (default 300). */
-  pollIntervalMs?: number;
-  maxPolls?: number;
-}
-
-/** The SDK Client `createClient()` returns. */
-export type LockedClient = Client;
+import type { AgentRuntime, CreateClientOptions } from './types.js';
 
 type StreamEvent = Awaited<ReturnType<ReturnType<Transport['sendMessageStream']>['next']>>['value'] & object;
 type MakeTransport = (iface: FallbackInterface) => Promise<Transport>;
@@ -38,40 +26,40 @@ type MakeTransport = (iface: FallbackInterface) => Promise<Transport>;
 const SETTLED = new Set([3, 4, 5, 6, 7, 8]);
 
 /** Build the client (see the module comment). @throws UsageError for a binding the SDK has no transport for, or the SDK not installed */
-export async function createLockedClient(rt: AgentRuntime, options: CreateClientOptions = {}): Promise<Client> {
+export async function createLockedClient(runtime: AgentRuntime, options: CreateClientOptions = {}): Promise<Client> {
   const [{ Client, JsonRpcTransportFactory, RestTransportFactory, TenantTransportDecorator }, { AgentCard }] = await peer(() =>
     Promise.all([import('@a2a-js/sdk/client'), import('@a2a-js/sdk')]),
   );
-  const { plan } = rt;
+  const { plan } = runtime;
   /** A card holding only `iface`, so the SDK can pick nothing else (and the compat transport for 0.x). */
   const cardFor = (iface: FallbackInterface) =>
     AgentCard.fromJSON({
-      name: rt.name,
+      name: runtime.name,
       description: '',
       version: '',
       supportedInterfaces: [{ url: iface.url, protocolBinding: iface.protocolBinding, protocolVersion: iface.protocolVersion, tenant: iface.tenant ?? '' }],
       capabilities: { streaming: plan.delivery === 'stream', pushNotifications: plan.delivery === 'push', extensions: plan.extensions.map((uri) => ({ uri })) },
-      defaultInputModes: rt.inputModes,
+      defaultInputModes: runtime.inputModes,
       defaultOutputModes: plan.acceptedOutputModes,
       skills: [],
     });
   const make: MakeTransport = async (iface) => {
     const legacyCompat = { enabled: true };
     let transport: Transport;
-    if (iface.protocolBinding === 'JSONRPC') transport = await new JsonRpcTransportFactory({ fetchImpl: rt.fetchFor(iface), legacyCompat }).create(iface.url, cardFor(iface));
-    else if (iface.protocolBinding === 'HTTP+JSON') transport = await new RestTransportFactory({ fetchImpl: rt.fetchFor(iface), legacyCompat }).create(iface.url, cardFor(iface));
-    else if (iface.protocolBinding === 'GRPC') transport = await (await import('./grpc.js')).grpcTransport(rt, iface, cardFor(iface));
-    else throw new UsageError(`${rt.name} (${rt.skill}): binding ${iface.protocolBinding} has no @a2a-js/sdk transport`);
+    if (iface.protocolBinding === 'JSONRPC') transport = await new JsonRpcTransportFactory({ fetchImpl: runtime.fetchFor(iface), legacyCompat }).create(iface.url, cardFor(iface));
+    else if (iface.protocolBinding === 'HTTP+JSON') transport = await new RestTransportFactory({ fetchImpl: runtime.fetchFor(iface), legacyCompat }).create(iface.url, cardFor(iface));
+    else if (iface.protocolBinding === 'GRPC') transport = await (await import('./grpc.js')).grpcTransport(runtime, iface, cardFor(iface));
+    else throw new UsageError(`${runtime.name} (${runtime.skill}): binding ${iface.protocolBinding} has no @a2a-js/sdk transport`);
     return iface.tenant ? new TenantTransportDecorator(transport, iface.tenant) : transport;
   };
-  const transport = new PlanTransport(rt, await make(plan), make, options);
+  const transport = new PlanTransport(runtime, await make(plan), make, options);
   return new Client(transport, cardFor(plan), { ...options.clientConfig, acceptedOutputModes: [...plan.acceptedOutputModes] });
 }
 
 /** Delegates to the locked interface's transport; recovers only onto locked fallbacks. */
 class PlanTransport implements Transport {
   constructor(
-    private readonly rt: AgentRuntime,
+    private readonly runtime: AgentRuntime,
     private readonly primary: Transport,
     private readonly make: MakeTransport,
     private readonly options: CreateClientOptions,
@@ -128,7 +116,7 @@ class PlanTransport implements Transport {
       return;
     } catch (error) {
       const kind = classifySdkError(error);
-      const poll = this.rt.plan.fallbacks?.delivery.includes('poll') ?? false;
+      const poll = this.runtime.plan.fallbacks?.delivery.includes('poll') ?? false;
       if (!seen && kind === 'version-not-supported') {
         const next = this.versionFallback();
         if (next) {
@@ -136,7 +124,7 @@ class PlanTransport implements Transport {
             yield* (await this.make(next)).sendMessageStream(params, withoutPlanHeaders(options));
             return;
           } catch (second) {
-            throw this.rt.degrade(kind, `${kind} on ${describe(this.rt.plan)}, then the locked fallback ${describe(next)} failed too`, second);
+            throw this.runtime.degrade(kind, `${kind} on ${describe(this.runtime.plan)}, then the locked fallback ${describe(next)} failed too`, second);
           }
         }
       }
@@ -145,7 +133,7 @@ class PlanTransport implements Transport {
         try {
           result = await this.primary.sendMessage(params, options);
         } catch (second) {
-          throw this.rt.degrade(kind, `${kind} on the stream, then the locked poll fallback failed too`, second);
+          throw this.runtime.degrade(kind, `${kind} on the stream, then the locked poll fallback failed too`, second);
         }
         yield 'messageId' in result ? { payload: { $case: 'message', value: result } } : { payload: { $case: 'task', value: result } };
         return;
@@ -154,7 +142,7 @@ class PlanTransport implements Transport {
         yield* this.pollTask(taskId, options);
         return;
       }
-      if (kind) throw this.rt.degrade(kind, `${kind} on ${describe(this.rt.plan)}; the plan has no locked alternative for it`, error);
+      if (kind) throw this.runtime.degrade(kind, `${kind} on ${describe(this.runtime.plan)}; the plan has no locked alternative for it`, error);
       throw error;
     }
   }
@@ -168,12 +156,12 @@ class PlanTransport implements Transport {
       yield { payload: { $case: 'task', value: task } };
       if (SETTLED.has(task.status?.state ?? 0)) return;
     }
-    throw this.rt.degrade('stream-broken', `the stream broke and task ${taskId} did not settle within ${limit} polls`);
+    throw this.runtime.degrade('stream-broken', `the stream broke and task ${taskId} did not settle within ${limit} polls`);
   }
 
   /** The first locked fallback interface of another protocol version. */
   private versionFallback(): FallbackInterface | undefined {
-    return this.rt.plan.fallbacks?.interfaces.find((i) => i.protocolVersion !== this.rt.plan.protocolVersion);
+    return this.runtime.plan.fallbacks?.interfaces.find((i) => i.protocolVersion !== this.runtime.plan.protocolVersion);
   }
 
   /** Run `op` on the locked interface; one retry on the locked version fallback; otherwise degrade. */
@@ -184,11 +172,11 @@ class PlanTransport implements Transport {
       const kind: AgentErrorKind | undefined = classifySdkError(error);
       if (!kind) throw error;
       const next = kind === 'version-not-supported' ? this.versionFallback() : undefined;
-      if (!next) throw this.rt.degrade(kind, `${kind} on ${describe(this.rt.plan)}; the plan has no locked alternative for it`, error);
+      if (!next) throw this.runtime.degrade(kind, `${kind} on ${describe(this.runtime.plan)}; the plan has no locked alternative for it`, error);
       try {
         return await op(await this.make(next), withoutPlanHeaders(options));
       } catch (second) {
-        throw this.rt.degrade(kind, `${kind} on ${describe(this.rt.plan)}, then the locked fallback ${describe(next)} failed too`, second);
+        throw this.runtime.degrade(kind, `${kind} on ${describe(this.runtime.plan)}, then the locked fallback ${describe(next)} failed too`, second);
       }
     }
   }

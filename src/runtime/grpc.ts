@@ -10,18 +10,18 @@ import { PlanViolationError } from '../errors.js';
 import { peer } from './peer.js';
 import { sameMediaType } from '../negotiate/media.js';
 import type { FallbackInterface } from '../negotiate/types.js';
-import type { AgentRuntime } from './index.js';
+import type { AgentRuntime } from './types.js';
 
 type SendParams = Parameters<Transport['sendMessage']>[0];
 
-/** A gRPC transport for `iface` under the plan of `rt`. */
-export async function grpcTransport(rt: AgentRuntime, iface: FallbackInterface, card: AgentCard): Promise<Transport> {
+/** A gRPC transport for `iface` under the plan of `runtime`. */
+export async function grpcTransport(runtime: AgentRuntime, iface: FallbackInterface, card: AgentCard): Promise<Transport> {
   const [{ GrpcTransportFactory }, grpc] = await peer(() => Promise.all([import('@a2a-js/sdk/client/grpc'), import('@grpc/grpc-js')]));
-  const violation = (message: string) => new PlanViolationError(rt.name, rt.skill, message);
-  const { plan } = rt;
+  const violation = (message: string) => new PlanViolationError(runtime.name, runtime.skill, message);
+  const { plan } = runtime;
   /** The credential as gRPC metadata `[name, value]` (read now). @throws PlanViolationError an apiKey in a query or cookie */
   const credentialHeaders = async (): Promise<Array<[string, string]>> =>
-    (await rt.placements()).flatMap((p) => {
+    (await runtime.placements()).flatMap((p) => {
       if (Object.keys(p.query).length + Object.keys(p.cookies).length > 0) throw violation('an apiKey in a query parameter or cookie cannot travel over gRPC');
       return Object.entries(p.headers).map(([name, value]): [string, string] => [name.toLowerCase(), value]);
     });
@@ -64,7 +64,7 @@ export async function grpcTransport(rt: AgentRuntime, iface: FallbackInterface, 
   };
 
   const inner = await new GrpcTransportFactory({ grpcCallOptions: { interceptors: [interceptor] }, legacyCompat: { enabled: true } }).create(grpcTarget(iface.url), card);
-  const check = (params: SendParams): SendParams => checkSendRequest(rt, params, violation);
+  const check = (params: SendParams): SendParams => checkSendRequest(runtime, params, violation);
   // The credential is read before a call starts, so an unset one (or an apiKey placement gRPC cannot
   // carry) is our typed error, not a gRPC status; the interceptor then reads it again to place it.
   const credentialsReady = async () => void (await credentialHeaders());
@@ -99,18 +99,18 @@ function grpcTarget(url: string): string {
 }
 
 /** SendMessage (SDK request object): parts in the locked input modes, locked output modes, push only when locked. */
-function checkSendRequest(rt: AgentRuntime, params: SendParams, violation: (m: string) => Error): SendParams {
+function checkSendRequest(runtime: AgentRuntime, params: SendParams, violation: (m: string) => Error): SendParams {
   for (const part of params.message?.parts ?? []) {
     const c = part.content?.$case;
     const type = part.mediaType || (c === 'text' ? 'text/plain' : c === 'data' ? 'application/json' : 'application/octet-stream');
-    if (!rt.inputModes.some((m) => sameMediaType(m, type))) throw violation(`a message part of type ${type} is not in the locked input modes (${rt.inputModes.join(', ')})`);
+    if (!runtime.inputModes.some((m) => sameMediaType(m, type))) throw violation(`a message part of type ${type} is not in the locked input modes (${runtime.inputModes.join(', ')})`);
   }
   const configuration = params.configuration;
-  if (configuration?.taskPushNotificationConfig && rt.plan.delivery !== 'push') throw violation(`a push notification config, but the locked delivery is ${rt.plan.delivery}`);
+  if (configuration?.taskPushNotificationConfig && runtime.plan.delivery !== 'push') throw violation(`a push notification config, but the locked delivery is ${runtime.plan.delivery}`);
   const modes = configuration?.acceptedOutputModes ?? [];
   for (const mode of modes) {
-    if (!rt.plan.acceptedOutputModes.some((m) => sameMediaType(m, mode))) throw violation(`accepted output mode ${JSON.stringify(mode)} is not locked`);
+    if (!runtime.plan.acceptedOutputModes.some((m) => sameMediaType(m, mode))) throw violation(`accepted output mode ${JSON.stringify(mode)} is not locked`);
   }
   if (modes.length > 0) return params;
-  return { ...params, configuration: { ...(configuration as NonNullable<SendParams['configuration']>), acceptedOutputModes: [...rt.plan.acceptedOutputModes] } };
+  return { ...params, configuration: { ...(configuration as NonNullable<SendParams['configuration']>), acceptedOutputModes: [...runtime.plan.acceptedOutputModes] } };
 }

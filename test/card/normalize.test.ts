@@ -5,7 +5,8 @@
  * from ../shared/spec/A2A-NOTES.md §2, §3.
  */
 import { describe, expect, it } from 'vitest';
-import { majorMinor, normalizeCard, type CardSource } from '../../src/card/normalize.js';
+import { normalizeCard, type CardSource } from '../../src/card/normalize.js';
+import { majorMinor } from '../../src/card/version.js';
 import { InvalidInputError } from '../../src/errors.js';
 
 type Json = Record<string, any>;

@@ -1,5 +1,5 @@
 /**
- * Agent Card signatures (src/card/signature.ts): candidate payloads against RFC 8785 vectors, the
+ * Agent Card signatures (src/card/signature/): candidate payloads against RFC 8785 vectors, the
  * A2A 1.0 §8.4.1 worked example and the real `@a2a-js/sdk` canonicaliser; verification of cards
  * signed by the real SDK signer with generated EC and RSA keys, tampering, key sources (pinned JWKS,
  * `jku` through an injected fetcher) and garbage signatures.
@@ -10,7 +10,9 @@ import { canonicalizeAgentCard, generateAgentCardSignature } from '@a2a-js/sdk';
 import * as jose from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/canonical.js';
-import { loadJwks, signingPayloadForms, signingPayloads, verifyCardSignature } from '../../src/card/signature.js';
+import { loadJwks } from '../../src/card/signature/jwks.js';
+import { signingPayloadForms, signingPayloads } from '../../src/card/signature/payloads.js';
+import { verifyCardSignature } from '../../src/card/signature/verify.js';
 import { FetchError, InvalidInputError } from '../../src/errors.js';
 import { sampleCard } from '../helpers/agents.js';
 

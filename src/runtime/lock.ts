@@ -1,0 +1,206 @@
+/**
+ * The loaded lockfile at run time: {@link loadLock} reads and checks `a2a.lock.json` (and the
+ * manifest beside it), and the {@link Lock} it returns hands out one {@link LockedAgent} per
+ * agent skill (its frozen plan, its enforcing fetch, `createClient()`), marks agents degraded,
+ * and optionally re-checks the locked cards in the background (`drift`).
+ */
+import { EventEmitter } from 'node:events';
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { placeCredential, type CredentialPlacement } from '../credentials.js';
+import { A2aLockError, AgentDegradedError, InvalidInputError, OutOfDateError, UsageError } from '../errors.js';
+import { checkOffline, lockedNegotiationCard } from '../lock/offline.js';
+import { manifestMismatches } from '../lock/satisfies.js';
+import { readLockfile } from '../fs/lockfile.js';
+import { checkServed } from '../resolve/check-served.js';
+import type { LockEntry, Lockfile } from '../lock/schema.js';
+import { readManifest } from '../fs/manifest.js';
+import type { AgentEntry, AgentSettings, Manifest } from '../manifest/schema.js';
+import type { Plan } from '../negotiate/types.js';
+import { enforcingFetch } from './enforce.js';
+import type { AgentRuntime, DegradedEvent, DriftEvent, LoadLockOptions, LockedAgent } from './types.js';
+
+/** The loaded lockfile: `agent(name, skill)`, events `degraded` and `drift`, `close()`. */
+export class Lock extends EventEmitter {
+  readonly #lock: Lockfile;
+  readonly #source: string;
+  readonly #manifest: Manifest | undefined;
+  readonly #options: LoadLockOptions;
+  readonly #degraded = new Map<string, AgentDegradedError>();
+  readonly #agents = new Map<string, LockedAgent>();
+  #timer: NodeJS.Timeout | undefined;
+  #refreshing = false;
+
+  /** @internal use {@link loadLock} */
+  constructor(lock: Lockfile, source: string, manifest: Manifest | undefined, options: LoadLockOptions) {
+    super();
+    this.#lock = lock;
+    this.#source = source;
+    this.#manifest = manifest;
+    this.#options = options;
+    if (options.refreshIntervalMs !== undefined) {
+      this.#timer = setInterval(() => void this.refresh(), options.refreshIntervalMs);
+      this.#timer.unref();
+    }
+  }
+
+  /** The locked agent names. */
+  get agents(): string[] {
+    return Object.keys(this.#lock.agents);
+  }
+
+  /**
+   * The locked plan of `skill` on agent `name`, with its enforcing fetch and client.
+   * @throws UsageError for an agent or skill the lockfile does not hold
+   */
+  agent(name: string, skill: string): LockedAgent {
+    const key = `${name}\n${skill}`;
+    const cached = this.#agents.get(key);
+    if (cached) return cached;
+    const entry = Object.hasOwn(this.#lock.agents, name) ? this.#lock.agents[name] : undefined;
+    if (!entry) throw new UsageError(`${this.#source}: no locked agent "${name}" (locked: ${this.agents.join(', ') || 'none'})`);
+    const plan = Object.hasOwn(entry.plans, skill) ? entry.plans[skill] : undefined;
+    if (!plan) throw new UsageError(`${this.#source}: agent "${name}" has no locked skill "${skill}" (locked: ${Object.keys(entry.plans).join(', ')})`);
+    const runtime = this.#runtime(name, skill, entry, deepFreeze(structuredClone(plan)));
+    const degradedMap = this.#degraded;
+    const agent: LockedAgent = {
+      name,
+      skill,
+      plan: runtime.plan,
+      fetch: runtime.fetchFor(runtime.plan),
+      get degraded() {
+        return degradedMap.has(name);
+      },
+      createClient: async (options) => (await import('./client.js')).createLockedClient(runtime, options),
+    };
+    this.#agents.set(key, agent);
+    return agent;
+  }
+
+  /** Stop the background refresh. */
+  close(): void {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+
+  /**
+   * Re-fetch every locked card once and run the lock-constrained check (as `a2a verify`); emit
+   * `drift` and mark degraded each agent whose plans are beyond the lock. Resolves when done;
+   * a refresh already running makes this a no-op. Cards that cannot be fetched are skipped.
+   */
+  async refresh(): Promise<void> {
+    if (this.#refreshing) return;
+    this.#refreshing = true;
+    try {
+      const baseDir = dirname(this.#options.manifest ?? this.#source);
+      for (const [name, entry] of Object.entries(this.#lock.agents)) {
+        const settings = this.#lock.settings[name]!;
+        const network = { ...(this.#options.timeoutMs !== undefined ? { timeoutMs: this.#options.timeoutMs } : {}), ...(this.#options.allowHttp !== undefined ? { allowHttp: this.#options.allowHttp } : {}) };
+        const report = await checkServed({ entry, settings, credentials: this.#sources(name) }, { baseDir, ...network, env: this.#options.env ?? process.env });
+        if (report.status !== 'drift') continue;
+        this.emit('drift', { agent: name, report } satisfies DriftEvent);
+        this.#markDegraded(name, undefined, 'drift', `the agent's card is now beyond the lockfile (run a2a verify)`);
+      }
+    } finally {
+      this.#refreshing = false;
+    }
+  }
+
+  #sources(name: string): AgentEntry['credentials'] {
+    return this.#manifest?.agents[name]?.credentials ?? {};
+  }
+
+  #markDegraded(name: string, skill: string | undefined, reason: DegradedEvent['reason'], message: string, cause?: unknown): AgentDegradedError {
+    const error = new AgentDegradedError(name, skill ?? '*', reason, message, { cause });
+    if (!this.#degraded.has(name)) {
+      this.#degraded.set(name, error);
+      this.emit('degraded', { agent: name, skill, reason, error } satisfies DegradedEvent);
+    }
+    return error;
+  }
+
+  #runtime(name: string, skill: string, entry: LockEntry, plan: Plan): AgentRuntime {
+    const card = lockedNegotiationCard(entry, `${this.#source} agents.${name}`);
+    const found = card.skills.find((s) => s.id === skill);
+    const inputModes = found?.inputModes?.length ? found.inputModes : card.defaultInputModes;
+    const sources = this.#sources(name);
+    const providers = this.#options.credentials ?? {};
+    const env = this.#options.env ?? process.env;
+    const send = this.#options.fetch ?? globalThis.fetch;
+    const placements = async (): Promise<CredentialPlacement[]> => {
+      const out: CredentialPlacement[] = [];
+      for (const scheme of Object.keys(plan.security)) {
+        const definition = card.securitySchemes[scheme];
+        if (!definition) throw new InvalidInputError('lockfile-invalid', this.#source, `agent "${name}" locks scheme "${scheme}", which its card does not define`);
+        const provider = Object.hasOwn(providers, scheme) ? providers[scheme] : undefined;
+        const variable = Object.hasOwn(sources, scheme) ? sources[scheme]!.env : undefined;
+        const secret: unknown = provider ? await provider() : variable !== undefined ? env[variable] : undefined;
+        if (secret !== undefined && typeof secret !== 'string') {
+          throw new UsageError(`${name} (${skill}): the credentials provider for scheme "${scheme}" returned ${secret === null ? 'null' : Array.isArray(secret) ? 'an array' : `a ${typeof secret}`}, not a string`);
+        }
+        if (secret === undefined || secret === '') {
+          const where = variable !== undefined ? `${variable} is not set` : 'no credentials option or manifest source names it';
+          throw new A2aLockError('credential-unset', `${name} (${skill}): no credential for scheme "${scheme}" (${where})`, { data: { agent: name, scheme, ...(variable ? { variable } : {}) } });
+        }
+        out.push(placeCredential(definition, secret, scheme));
+      }
+      return out;
+    };
+    const fetches = new Map<string, typeof fetch>();
+    return {
+      name,
+      skill,
+      plan,
+      card,
+      inputModes,
+      placements,
+      fetchFor: (iface) => {
+        const key = `${iface.protocolBinding}\n${iface.protocolVersion}\n${iface.url}`;
+        let enforcing = fetches.get(key);
+        if (!enforcing) fetches.set(key, (enforcing = enforcingFetch({ agent: name, skill, plan, iface, inputModes, placements, security: Object.keys(plan.security).length > 0, send })));
+        return enforcing;
+      },
+      degrade: (reason, message, cause) => this.#markDegraded(name, skill, reason, message, cause),
+    };
+  }
+}
+
+/**
+ * Read and check `a2a.lock.json` for run-time use: schema (as the CLI), each snapshot's integrity,
+ * and that each plan is what its snapshot negotiates; with a manifest, that the lock matches it.
+ *
+ * @throws InvalidInputError `lockfile-invalid` (missing, invalid, tampered snapshot);
+ *   OutOfDateError `lockfile-out-of-date` (plans or manifest out of step: run `a2a lock`);
+ *   InvalidInputError `manifest-invalid`
+ */
+export async function loadLock(options: LoadLockOptions = {}): Promise<Lock> {
+  const source = resolve(options.lockfile ?? 'a2a.lock.json');
+  const read = await readLockfile(source);
+  if (!read) throw new InvalidInputError('lockfile-invalid', source, 'no lockfile here', { hint: 'run a2a lock' });
+  const manifestPath = resolve(options.manifest ?? join(dirname(source), 'a2a.json'));
+  const manifest = options.manifest !== undefined || existsSync(manifestPath) ? await readManifest(manifestPath) : undefined;
+  if (manifest) {
+    const mismatches = manifestMismatches(manifest, read.lock);
+    if (mismatches.size > 0) {
+      const lines = [...mismatches].map(([agent, reasons]) => `${agent}: ${reasons.join('; ')}`);
+      throw new OutOfDateError(`${source} does not match ${manifestPath}: ${lines.join(' | ')}`);
+    }
+  }
+  for (const [name, entry] of Object.entries(read.lock.agents)) {
+    const settings: AgentSettings | undefined = read.lock.settings[name];
+    if (!settings) throw new InvalidInputError('lockfile-invalid', source, `agent "${name}" has no settings`, { path: `$.settings["${name}"]` });
+    const report = checkOffline(entry, settings, `agents.${name}`);
+    if (report?.status === 'error') throw new InvalidInputError('lockfile-invalid', source, report.error!.message, { hint: `run a2a update ${name}` });
+    if (report) throw new OutOfDateError(`${source}: agent "${name}": ${(report.reasons ?? []).join('; ')}`);
+  }
+  return new Lock(read.lock, source, manifest, options);
+}
+
+/** Freeze `value` and everything it holds, in place; returns it. */
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object') {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}

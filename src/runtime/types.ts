@@ -1,0 +1,105 @@
+/**
+ * The types of the runtime loader: the public ones `a2a-lock/runtime` exports (the options of
+ * `loadLock`, a {@link LockedAgent}, the `degraded` and `drift` events, the options and the
+ * client of `createClient()`) and the internal {@link AgentRuntime} the `Lock` hands to the
+ * client and gRPC modules. Types only: every runtime module may import this one, and it imports
+ * no runtime module but the error classification.
+ */
+import type { Client, ClientConfig } from '@a2a-js/sdk/client';
+import type { NormalizedCard } from '../card/model.js';
+import type { CredentialPlacement } from '../credentials.js';
+import type { AgentDegradedError } from '../errors.js';
+import type { AgentReport } from '../lock/report.js';
+import type { FallbackInterface, Plan } from '../negotiate/types.js';
+import type { AgentErrorKind } from './classify.js';
+
+/** Returns a credential's secret when a request is made. */
+export type CredentialProvider = () => string | Promise<string>;
+
+/** Options of `loadLock`. */
+export interface LoadLockOptions {
+  /** The lockfile path. Default `a2a.lock.json` (relative to the working directory). */
+  lockfile?: string;
+  /**
+   * The manifest whose credential sources (`{"env": NAME}`) are read at request time. Default
+   * `a2a.json` beside the lockfile; a missing default manifest means no sources. When present it
+   * must match the lockfile (else `lockfile-out-of-date`).
+   */
+  manifest?: string;
+  /** Scheme name (as the card names it) → secret provider; wins over the manifest's source. */
+  credentials?: Record<string, CredentialProvider>;
+  /** Where `{"env": NAME}` sources are read. Default `process.env`. */
+  env?: NodeJS.ProcessEnv;
+  /** The fetch requests are finally sent with. Default the global `fetch`. */
+  fetch?: typeof fetch;
+  /**
+   * Re-fetch the locked cards every this many ms in the background and emit `drift` (as
+   * `a2a verify` reports it) for an agent whose plans are now beyond the lock, which marks it
+   * degraded. The plans in use never change. Off by default.
+   */
+  refreshIntervalMs?: number;
+  /** Per-card deadline of the refresh (ms, default 10 000) and plain http to non-loopback hosts (as the CLI's `--timeout`, `--allow-http`). */
+  timeoutMs?: number;
+  allowHttp?: boolean;
+}
+
+/** Emitted as `degraded`: an agent failed its plan and its one locked fallback, or drifted. */
+export interface DegradedEvent {
+  agent: string;
+  skill: string | undefined;
+  /** The classified agent error, or `drift`. */
+  reason: AgentErrorKind | 'drift' | 'stream-broken';
+  error: AgentDegradedError;
+}
+
+/** Emitted as `drift` by the background refresh: the findings `a2a verify` prints for the agent. */
+export interface DriftEvent {
+  agent: string;
+  report: AgentReport;
+}
+
+/** A locked agent skill: its plan, a plan-enforcing fetch, and an SDK client bound to the plan. */
+export interface LockedAgent {
+  readonly name: string;
+  readonly skill: string;
+  /** The locked plan (deeply frozen). */
+  readonly plan: Readonly<Plan>;
+  /** A fetch-compatible function that enforces the plan (see the README, "Runtime loader"). */
+  readonly fetch: typeof fetch;
+  /** True once the agent is degraded (by any of its skills, or by drift). */
+  readonly degraded: boolean;
+  /**
+   * An `@a2a-js/sdk` Client bound to exactly the locked interface (JSON-RPC, HTTP+JSON, the v0.3
+   * compat transport for 0.3 plans, or gRPC), sending through the plan's enforcement, retrying an
+   * agent error once on the locked fallback. Needs the optional peer `@a2a-js/sdk` (and
+   * `@grpc/grpc-js` for gRPC plans).
+   */
+  createClient(options?: CreateClientOptions): Promise<LockedClient>;
+}
+
+/** Options of `LockedAgent.createClient()`. */
+export interface CreateClientOptions {
+  /** SDK client config (interceptors, polling); `acceptedOutputModes` is always the locked list. */
+  clientConfig?: Omit<ClientConfig, 'acceptedOutputModes'>;
+  /** After a stream breaks mid-task: ms between GetTask polls (default 1000) and the most polls (default 300). */
+  pollIntervalMs?: number;
+  maxPolls?: number;
+}
+
+/** The SDK Client `createClient()` returns. */
+export type LockedClient = Client;
+
+/** Internal per-agent-skill runtime state the `Lock` shares with the client and gRPC modules. */
+export interface AgentRuntime {
+  name: string;
+  skill: string;
+  plan: Plan;
+  card: NormalizedCard;
+  inputModes: string[];
+  /** The enforcing fetch for the plan's interface or one of its fallbacks. */
+  fetchFor(iface: FallbackInterface): typeof fetch;
+  /** Mark the agent degraded (once per agent) and return the typed error to throw. */
+  degrade(reason: DegradedEvent['reason'], message: string, cause?: unknown): AgentDegradedError;
+  /** The credential placements for the locked security requirement (read now). */
+  placements(): Promise<CredentialPlacement[]>;
+}
