@@ -20,7 +20,7 @@ import { manifestMismatches } from '../../src/lock/satisfies.js';
 import type { LockEntry, Lockfile } from '../../src/lock/schema.js';
 import { assembleLock, planSync } from '../../src/lock/sync-plan.js';
 import { parseManifest } from '../../src/manifest/parse.js';
-import { agentSettings, type AgentSettings } from '../../src/manifest/schema.js';
+import { agentSettings, DEFAULT_PROFILE, type AgentSettings } from '../../src/manifest/schema.js';
 
 type Json = Record<string, any>;
 const CARD_URL = 'https://research.example.com/.well-known/agent-card.json';
@@ -38,16 +38,8 @@ function card(json: Json): NormalizedCard {
   return normalizeCard(json, { source: CARD_URL, baseUrl: CARD_URL }).card;
 }
 
-const SETTINGS: AgentSettings = {
-  bindings: ['JSONRPC', 'HTTP+JSON'],
-  versions: ['1.0', '0.3'],
-  accepts: ['application/json', 'text/plain'],
-  sends: ['text/plain'],
-  streaming: true,
-  pushEndpoint: null,
-  extensions: [],
-  credentials: ['key'],
-};
+/** The default profile, holding the `key` credential. */
+const SETTINGS: AgentSettings = { ...DEFAULT_PROFILE, credentials: ['key'] };
 
 /** A lock entry as `a2a lock` writes it for `json`: snapshot, integrity, the plans its card negotiates. */
 function entryFor(json: Json, skills = ['market-size']): LockEntry {
