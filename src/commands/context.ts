@@ -4,7 +4,7 @@ import { cardSourceOf, loadCard, type LoadedCard } from '../resolve/load-card.js
 import type { NormalizedCard, Warning } from '../card/model.js';
 import { normalizeCard } from '../card/normalize.js';
 import { UsageError, type ExitCode } from '../errors.js';
-import { networkOptionsOf, type NetworkOptions } from '../http/request.js';
+import { networkOptionsOf, type NetworkOptions } from '../http/network-options.js';
 import type { ResolveOptions } from '../resolve/options.js';
 
 /** Global options (yargs) resolved against the working directory. */

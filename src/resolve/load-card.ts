@@ -8,7 +8,7 @@ import type { Warning } from '../card/model.js';
 import { assertShallow } from '../card/read.js';
 import { InvalidInputError } from '../errors.js';
 import { readCardFile } from '../fs/card-file.js';
-import { networkOptionsOf, type NetworkOptions } from '../http/request.js';
+import { networkOptionsOf, type NetworkOptions } from '../http/network-options.js';
 
 /** Where cards are loaded from and how: the network options plus the manifest's folder and the version asked for. */
 export interface LoadCardOptions extends NetworkOptions {
@@ -33,7 +33,7 @@ export interface LoadedCard {
   warnings: Warning[];
 }
 
-let fetchModule: Promise<typeof import('../http/request.js')> | undefined;
+let fetchModule: Promise<typeof import('../http/card.js')> | undefined;
 
 /** Close the shared HTTP connection pool if any card was fetched (lets the process exit at once). */
 export async function closeFetcher(): Promise<void> {
@@ -47,7 +47,7 @@ export async function closeFetcher(): Promise<void> {
 export async function loadCard(location: string, options: LoadCardOptions): Promise<LoadedCard> {
   if (isCardUrl(location)) {
     // The fetcher (and undici) load only when a card is fetched.
-    fetchModule ??= import('../http/request.js');
+    fetchModule ??= import('../http/card.js');
     const { fetchCard } = await fetchModule;
     const fetched = await fetchCard(location, { versionHeader: options.versionHeader, ...networkOptionsOf(options) });
     assertShallow(fetched.body, fetched.url);

@@ -1,5 +1,5 @@
 /**
- * Types for the undici modules the card fetcher imports by path (src/card/fetch.ts): undici ships
+ * Types for the undici modules the card fetcher imports by path (src/http/dispatcher.ts): undici ships
  * declarations for its package root only. Each module's `module.exports` is what the root
  * exports under the same name.
  */

@@ -46,13 +46,25 @@ describe.concurrent('the built CLI', () => {
   it('the card fetcher loads undici\'s dispatcher modules, not its package root, and its dispatchers have request and connect', async () => {
     const probe = [
       "import { createRequire } from 'node:module';",
-      `const fetch = await import(${JSON.stringify(join(ROOT, 'dist', 'http', 'request.js'))});`,
-      'const dispatcher = fetch.getDefaultDispatcher(2);',
+      `const fetch = await import(${JSON.stringify(join(ROOT, 'dist', 'http', 'card.js'))});`,
+      `const { getDefaultDispatcher } = await import(${JSON.stringify(join(ROOT, 'dist', 'http', 'dispatcher.js'))});`,
+      'const dispatcher = getDefaultDispatcher(2);',
       "const loaded = Object.keys(createRequire(import.meta.url).cache).filter((p) => p.includes('/undici/'));",
       "console.log(JSON.stringify({ root: loaded.some((p) => p.endsWith('/undici/index.js')), fetchApi: loaded.some((p) => p.includes('/lib/web/fetch/')), request: typeof dispatcher.request, connect: typeof dispatcher.connect }));",
       'await fetch.closeDefaultDispatcher();',
     ].join('\n');
     const { stdout } = await exec(process.execPath, ['--input-type=module', '-e', probe], { cwd: ROOT });
     expect(JSON.parse(stdout)).toEqual({ root: false, fetchApi: false, request: 'function', connect: 'function' });
+  });
+
+  it('nothing undici is loaded until a card is fetched: not by verify --offline, the library or the runtime', async () => {
+    const modules = [['commands', 'verify.js'], ['index.js'], ['runtime', 'index.js']].map((parts) => join(ROOT, 'dist', ...parts));
+    const probe = [
+      "import { createRequire } from 'node:module';",
+      `for (const file of ${JSON.stringify(modules)}) await import(file);`,
+      "console.log(JSON.stringify(Object.keys(createRequire(import.meta.url).cache).filter((p) => p.includes('/undici/'))));",
+    ].join('\n');
+    const { stdout } = await exec(process.execPath, ['--input-type=module', '-e', probe], { cwd: ROOT });
+    expect(JSON.parse(stdout)).toEqual([]);
   });
 });

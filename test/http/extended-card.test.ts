@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { Agent, MockAgent } from 'undici';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { fetchExtendedCard, type ExtendedCardRequest, type ExtendedCardResult } from '../../src/http/extended-card.js';
-import { closeDefaultDispatcher } from '../../src/http/request.js';
+import { closeDefaultDispatcher } from '../../src/http/dispatcher.js';
 import { placeCredential, type CredentialPlacement } from '../../src/credentials.js';
 import { FetchError, InvalidInputError } from '../../src/errors.js';
 import { sampleCard, startAgent, type AgentCard, type StartAgentOptions, type StartedAgent } from '../helpers/agents.js';

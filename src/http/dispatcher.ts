@@ -1,0 +1,107 @@
+/**
+ * The shared undici dispatchers (keep-alive connection pools, proxy-aware when a proxy variable is
+ * set) and the one place undici itself is loaded. Everything else in `http/` reaches undici
+ * through here, so a module that does not import this one does not load undici.
+ */
+
+import type { Dispatcher } from 'undici';
+// undici's package root loads all of undici (fetch, WebSocket, caches, mocks, interceptors): ~45 ms
+// of every networked CLI run (BENCHMARKS.md). The fetcher imports the four modules it uses by
+// path (types in src/types/undici-parts.d.ts) and does the one thing the root does on load that
+// they need: give dispatchers their request/connect/... methods (the proxy agent tunnels through
+// `connect`). undici is pinned to an exact version; a moved module fails the build and the tests.
+import DispatcherClass from 'undici/lib/dispatcher/dispatcher.js';
+import dispatcherApi from 'undici/lib/api/index.js';
+import Agent from 'undici/lib/dispatcher/agent.js';
+import EnvHttpProxyAgent from 'undici/lib/dispatcher/env-http-proxy-agent.js';
+import { UsageError } from '../errors.js';
+
+Object.assign(DispatcherClass.prototype, dispatcherApi);
+
+/** Per-origin connection cap of the shared dispatcher when the caller names none. */
+export const DEFAULT_CONNECTIONS = 8;
+
+/** The shared keep-alive dispatchers, by per-origin connection cap (a run uses one). */
+const defaultDispatchers = new Map<number, Dispatcher>();
+
+const PROXY_VARIABLES = ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY'];
+
+/**
+ * The shared keep-alive undici dispatcher used when a request's `dispatcher` option is not
+ * given, with at most `connections` connections per origin. Created on first use.
+ *
+ * The cap should equal the caller's concurrency (the engine passes `--concurrency`): below it,
+ * requests to one host queue (32 agents on one host at concurrency 32 would run 8 at a time);
+ * without one, undici opens a fresh socket for a request dispatched in the instant a finished
+ * one's socket is not yet free, so a run at concurrency 12 ends up with twice as many sockets.
+ * At the cap, sockets are kept alive and reused across cards. Idle sockets are unref'd by undici
+ * and do not keep the process alive. When `HTTPS_PROXY` or `HTTP_PROXY` (or their lower-case
+ * forms) is set at creation, it is undici's `EnvHttpProxyAgent`: requests go through the proxy
+ * (an HTTP CONNECT tunnel) except to hosts that `NO_PROXY` lists.
+ *
+ * @throws {UsageError} when a proxy variable is set but is not an http(s) URL.
+ */
+export function getDefaultDispatcher(connections = DEFAULT_CONNECTIONS): Dispatcher {
+  let dispatcher = defaultDispatchers.get(connections);
+  if (!dispatcher) {
+    const options = { connections, keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000 };
+    dispatcher = proxyConfigured() ? new EnvHttpProxyAgent(options) : new Agent(options);
+    defaultDispatchers.set(connections, dispatcher);
+  }
+  return dispatcher;
+}
+
+/**
+ * Whether a proxy variable is set (`HTTPS_PROXY`, `HTTP_PROXY`, either case).
+ * @throws UsageError when one is set but is not an http(s) URL (named; the value, which may hold a
+ *   password, is not echoed)
+ */
+function proxyConfigured(): boolean {
+  let set = false;
+  for (const name of PROXY_VARIABLES) {
+    const value = process.env[name];
+    if (!value) continue;
+    set = true;
+    let protocol: string | undefined;
+    try {
+      protocol = new URL(value).protocol;
+    } catch {
+      protocol = undefined;
+    }
+    if (protocol !== 'http:' && protocol !== 'https:') throw new UsageError(`${name} is set but is not an http:// or https:// proxy URL`);
+  }
+  return set;
+}
+
+/**
+ * Close the shared dispatchers (those created) and forget them; the next fetch creates a new one.
+ * For tests and for a CLI that wants to exit promptly: requests still in flight are aborted (a
+ * proxy that never answered a CONNECT would otherwise hold a graceful close for minutes).
+ */
+export async function closeDefaultDispatcher(): Promise<void> {
+  const agents = [...defaultDispatchers.values()];
+  defaultDispatchers.clear();
+  await Promise.all(agents.map((agent) => agent.destroy()));
+}
+
+/**
+ * Send one request through `dispatcher` with undici's `request` API: what undici's root
+ * `request(url, options)` does once it has the origin and path, its request method called on the
+ * dispatcher (any Dispatcher, also one from another undici copy or a wrapper that only implements
+ * `dispatch()`).
+ * @returns The response (status, headers, body stream); rejects with undici's error on failure.
+ */
+export function requestThrough(dispatcher: Dispatcher, options: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData> {
+  return dispatcherApi.request.call(dispatcher, options);
+}
+
+/**
+ * When a request went through `dispatcher` and it is the proxy-aware one (a proxy variable was
+ * set when the shared dispatcher was made), the hint that the proxy may be at fault, naming the
+ * variables set; `undefined` for any other dispatcher.
+ */
+export function proxyHint(dispatcher: Dispatcher): string | undefined {
+  if (!(dispatcher instanceof EnvHttpProxyAgent)) return undefined;
+  const names = PROXY_VARIABLES.filter((name) => process.env[name]).join(', ');
+  return `a proxy is set (${names}); check that it is reachable, or list this host in NO_PROXY`;
+}

@@ -1,0 +1,44 @@
+/**
+ * The one network options type of a run, and picking it out of a larger options object. Types
+ * and a pure function only: modules loaded at start-up (`resolve/load-card`, `commands/context`)
+ * import these from here, which loads no undici; `./request.js` re-exports them.
+ */
+
+import type { Dispatcher } from 'undici';
+
+/**
+ * How every request of a run goes out: the one network options type, taken by the card fetcher,
+ * the JWKS and extended-card requests, `resolve/` and the library's `verifyLockfile`.
+ */
+export interface NetworkOptions {
+  /** Total deadline per card (or other document) in ms, covering redirects, headers and body. Default 10_000. */
+  timeoutMs?: number;
+  /** Allow plain http: to non-loopback hosts. Default false. Loopback (127.0.0.0/8, ::1, localhost) is always allowed. */
+  allowHttp?: boolean;
+  /**
+   * How many times a GET answered 429, 500, 502, 503 or 504 is asked again. Default 2. Each retry
+   * waits the server's `Retry-After` (seconds or an HTTP date, at most 5 000 ms) or else a backoff
+   * of 250 ms doubled per retry; a retry whose wait would end past the deadline is not made (the
+   * status error is thrown at once). POST requests are never retried.
+   */
+  retries?: number;
+  /** undici Dispatcher; default: the shared module-level keep-alive `Agent` from `getDefaultDispatcher` (`./dispatcher.js`). */
+  dispatcher?: Dispatcher;
+  /**
+   * How many requests the caller keeps in flight. Without `dispatcher`, the per-origin connection
+   * cap of the shared `Agent` (default `DEFAULT_CONNECTIONS` of `./dispatcher.js`; `resolve/` passes its own default).
+   */
+  concurrency?: number;
+}
+
+/** The {@link NetworkOptions} members of `options` that are set (the rest of it left behind). */
+export function networkOptionsOf(options: NetworkOptions): NetworkOptions {
+  const { timeoutMs, allowHttp, retries, dispatcher, concurrency } = options;
+  return {
+    ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+    ...(allowHttp !== undefined ? { allowHttp } : {}),
+    ...(retries !== undefined ? { retries } : {}),
+    ...(dispatcher !== undefined ? { dispatcher } : {}),
+    ...(concurrency !== undefined ? { concurrency } : {}),
+  };
+}
