@@ -21,7 +21,7 @@ export { checkOffline } from './lock/offline.js';
 export { negotiateSkills, servedVerdict, type NegotiatedSkills, type ServedCards } from './lock/drift.js';
 export { overallExitCode, strictExitCode, type AgentReport, type AgentStatus, type PlanDrift, type SignatureDrift, type Resolution, type SyncFailure } from './lock/report.js';
 export { cardChanges, diffCards, entryChanges, type CardChange, type CardSide, type EntryChanges, type EntrySide, type PlanChange, type SignatureChange } from './lock/changes.js';
-export type { NetworkOptions } from './http/request.js';
+export type { NetworkOptions } from './http/network-options.js';
 export type { ResolveOptions } from './resolve/options.js';
 export { resolveAgent, type ResolveAgentOptions } from './resolve/resolve-agent.js';
 export { checkOnline, checkServed, type ServedCheck } from './resolve/check-served.js';

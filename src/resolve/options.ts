@@ -1,5 +1,5 @@
 /** The options every `resolve/` operation takes: the network ones, plus the manifest's folder, the environment and progress. */
-import type { NetworkOptions } from '../http/request.js';
+import { networkOptionsOf, type NetworkOptions } from '../http/network-options.js';
 
 /** Options of the resolve shell (`resolveAgent`, `checkServed`, `syncLock`, `checkProject`). */
 export interface ResolveOptions extends NetworkOptions {
@@ -25,11 +25,7 @@ export const DEFAULT_CONCURRENCY = 128;
  * per origin as agents in flight ({@link DEFAULT_CONCURRENCY} unless set).
  */
 export function requestOptions(options: ResolveOptions): NetworkOptions {
-  const { timeoutMs, allowHttp, retries, dispatcher, concurrency } = options;
-  return {
-    ...(timeoutMs !== undefined ? { timeoutMs } : {}),
-    ...(allowHttp !== undefined ? { allowHttp } : {}),
-    ...(retries !== undefined ? { retries } : {}),
-    ...(dispatcher ? { dispatcher } : { concurrency: concurrency ?? DEFAULT_CONCURRENCY }),
-  };
+  // With a dispatcher of the caller's, the cap is its own business.
+  const network = networkOptionsOf(options);
+  return network.dispatcher ? network : { ...network, concurrency: options.concurrency ?? DEFAULT_CONCURRENCY };
 }
