@@ -46,7 +46,7 @@ describe.concurrent('the built CLI', () => {
   it('the card fetcher loads undici\'s dispatcher modules, not its package root, and its dispatchers have request and connect', async () => {
     const probe = [
       "import { createRequire } from 'node:module';",
-      `const fetch = await import(${JSON.stringify(join(ROOT, 'dist', 'card', 'fetch.js'))});`,
+      `const fetch = await import(${JSON.stringify(join(ROOT, 'dist', 'http', 'request.js'))});`,
       'const dispatcher = fetch.getDefaultDispatcher(2);',
       "const loaded = Object.keys(createRequire(import.meta.url).cache).filter((p) => p.includes('/undici/'));",
       "console.log(JSON.stringify({ root: loaded.some((p) => p.endsWith('/undici/index.js')), fetchApi: loaded.some((p) => p.includes('/lib/web/fetch/')), request: typeof dispatcher.request, connect: typeof dispatcher.connect }));",
