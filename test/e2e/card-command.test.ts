@@ -10,19 +10,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { allOutput, cardRequests, jsonOf, manifest, PROFILE, research, runCli, sampleCard, show, resources, writeManifest, type CliResult } from './helpers.js';
-
-const STACK = /\n\s+at .+:\d+:\d+/;
-/** For tests that run CLI stages one after another (a loaded 2-CPU CI box needs more than 20 s). */
-const SLOW = 60_000;
-
-/** Exactly one line on stderr, containing every needle; no stack trace. */
-function expectOneLineError(r: CliResult, ...needles: Array<string | RegExp>): void {
-  const lines = r.stderr.trimEnd().split('\n');
-  expect(lines, show(r)).toHaveLength(1);
-  for (const n of needles) expect(lines[0], show(r)).toMatch(n);
-  expect(allOutput(r)).not.toMatch(STACK);
-}
+import { allOutput, cardRequests, expectOneLineError, jsonOf, manifest, PROFILE, research, runCli, sampleCard, show, SLOW, resources, writeManifest } from './helpers.js';
 
 /** A valid 1.0 card with things a linter warns about: a lower-case binding name and a bare `text` mode. */
 function lintableCard(origin: string) {

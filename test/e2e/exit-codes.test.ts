@@ -9,6 +9,7 @@ import { startAgent, type StartedAgent } from '../helpers/agents.js';
 import {
   allOutput,
   closedPort,
+  expectOneLineError,
   handlers,
   jsonOf,
   manifest,
@@ -18,6 +19,7 @@ import {
   runCli,
   sampleCard,
   show,
+  STACK,
   startHttp,
   removeDir,
   resources,
@@ -94,13 +96,6 @@ async function project(res: ReturnType<typeof resources>, m: unknown = baseManif
   return dir;
 }
 
-function expectOneLineError(r: CliResult, ...needles: Array<string | RegExp>): void {
-  const lines = r.stderr.trimEnd().split('\n');
-  expect(lines.length, show(r)).toBe(1);
-  for (const n of needles) expect(lines[0]).toMatch(n);
-  expect(allOutput(r)).not.toMatch(/\n\s+at .+:\d+:\d+/);
-}
-
 describe.concurrent('HTTP faults map to exit codes; the lockfile never changes', () => {
   it.for(faults)('$name → exit $code ($error)', async (fault, { onTestFinished }) => {
     const res = resources(onTestFinished);
@@ -124,7 +119,7 @@ describe.concurrent('HTTP faults map to exit codes; the lockfile never changes',
       expect(r.stdout, `${command}: ${show(r)}`).toContain(fault.error);
       expect(r.stdout, command).toContain(command === 'lock' ? 'bad: ' : `${fault.flaky}: `);
       if (fault.detail) expect(r.stdout, command).toMatch(fault.detail);
-      expect(allOutput(r)).not.toMatch(/\n\s+at .+:\d+:\d+/);
+      expect(allOutput(r)).not.toMatch(STACK);
       expect(await readLockBytes(dir), `${command} changed the lockfile`).toEqual(baseline);
     }
     if (args.includes('--timeout')) for (const [, , r] of results) expect(r.ms).toBeLessThan(5000);
@@ -183,7 +178,7 @@ describe.concurrent('invalid input → exit 2 with one line naming the file and 
     expectOneLineError(c, /a2a\.json/, /invalid JSON at line \d+ column \d+/);
     // --verbose adds the stack trace.
     expect(verbose.code).toBe(2);
-    expect(verbose.stderr).toMatch(/\n\s+at .+:\d+:\d+/);
+    expect(verbose.stderr).toMatch(STACK);
     for (const dir of [typeWildcard, empty, broken]) expect(await readLockBytes(dir)).toEqual(baseline);
   });
 
@@ -218,7 +213,7 @@ describe.concurrent('usage errors → exit 2, lockfile untouched', () => {
     const r = await runCli(args, { cwd: dir });
     expect(r.code, show(r)).toBe(2);
     expect(r.stderr).toMatch(/usage/);
-    expect(allOutput(r)).not.toMatch(/\n\s+at .+:\d+:\d+/);
+    expect(allOutput(r)).not.toMatch(STACK);
     expect(await readLockBytes(dir)).toEqual(baseline);
   });
 

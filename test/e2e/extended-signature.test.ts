@@ -18,7 +18,9 @@ import type { StartedAgent } from '../helpers/agents.js';
 import {
   allOutput,
   cardRequests,
+  expectSecretContained,
   jsonOf,
+  lockPath,
   manifest,
   PROFILE,
   readLock,
@@ -30,6 +32,7 @@ import {
   show,
   writeLockBytes,
   writeManifest,
+  type CliResult,
   type ManifestAgent,
 } from './helpers.js';
 
@@ -74,6 +77,32 @@ function deepResearch(origin: string, extra: Partial<ManifestAgent> = {}): Manif
 
 /** Requests to the A2A endpoints (not the public card). */
 const a2aRequests = (agent: StartedAgent) => agent.requests.filter((r) => r.path.startsWith('/a2a'));
+
+/** TOKEN appears nowhere in `results` nor in the lockfile of `dir` (when there is one). */
+async function expectTokenNowhere(dir: string, results: CliResult[]): Promise<void> {
+  const lockfile = (await readLockBytes(dir)) === undefined ? [] : [lockPath(dir)];
+  await expectSecretContained(TOKEN, { results, files: lockfile });
+}
+
+/**
+ * The secret never leaves the process environment but for the extended card: TOKEN appears
+ * nowhere in `results`, the lockfile or a card request; no card request carries Authorization; the
+ * requests to the A2A endpoints are exactly `extended` ("METHOD path"), each with `Bearer TOKEN`
+ * and `A2A-Version: 1.0`.
+ */
+async function expectTokenOnlyOnExtendedCard(a: StartedAgent, dir: string, results: CliResult[], extended: string[]): Promise<void> {
+  await expectTokenNowhere(dir, results);
+  const cards = cardRequests(a.requests);
+  expect(cards.length).toBeGreaterThan(0);
+  await expectSecretContained(TOKEN, { requests: cards });
+  for (const q of cards) expect(q.headers.authorization, q.path).toBeUndefined();
+  const rpc = a2aRequests(a);
+  expect(rpc.map((q) => `${q.method} ${q.path}`)).toEqual(extended);
+  for (const q of rpc) {
+    expect(q.headers.authorization).toBe(`Bearer ${TOKEN}`);
+    expect(q.headers['a2a-version']).toBe('1.0');
+  }
+}
 
 // ------------------------------------------------------------------------------------------------
 // Signatures
@@ -175,19 +204,9 @@ describe.concurrent('extended card (SDK extendedAgentCardProvider, bearer auth)'
       },
     });
 
-    // The secret never leaves the process environment.
-    expect(bytes).not.toContain(TOKEN);
-    expect(allOutput(r)).not.toContain(TOKEN);
-
     // The extended request: POST to the JSON-RPC interface, Bearer token, A2A-Version; the public
-    // card request: no Authorization.
-    const rpc = a2aRequests(a);
-    expect(rpc.map((q) => `${q.method} ${q.path}`)).toEqual(['POST /a2a/jsonrpc']);
-    expect(rpc[0]!.headers.authorization).toBe(`Bearer ${TOKEN}`);
-    expect(rpc[0]!.headers['a2a-version']).toBe('1.0');
-    const cards = cardRequests(a.requests);
-    expect(cards.length).toBeGreaterThan(0);
-    for (const q of cards) expect(q.headers.authorization).toBeUndefined();
+    // card request: no Authorization; the token nowhere else.
+    await expectTokenOnlyOnExtendedCard(a, dir, [r], ['POST /a2a/jsonrpc']);
   });
 
   it('lock over HTTP+JSON when the profile prefers it: GET /extendedAgentCard with the token', async ({ onTestFinished }) => {
@@ -202,14 +221,7 @@ describe.concurrent('extended card (SDK extendedAgentCardProvider, bearer auth)'
     expect(entry.extended.resolved).toBe(`${a.restUrl}/extendedAgentCard`);
     expect(entry.extended.snapshot.skills.map((s: { id: string }) => s.id)).toContain('deep-research');
     expect(entry.plans['deep-research']).toMatchObject({ url: a.restUrl, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0', acceptedOutputModes: ['application/json'] });
-    expect(bytes).not.toContain(TOKEN);
-    expect(allOutput(r)).not.toContain(TOKEN);
-
-    const rest = a2aRequests(a);
-    expect(rest.map((q) => `${q.method} ${q.path}`)).toEqual(['GET /a2a/rest/extendedAgentCard']);
-    expect(rest[0]!.headers.authorization).toBe(`Bearer ${TOKEN}`);
-    expect(rest[0]!.headers['a2a-version']).toBe('1.0');
-    for (const q of cardRequests(a.requests)) expect(q.headers.authorization).toBeUndefined();
+    await expectTokenOnlyOnExtendedCard(a, dir, [r], ['GET /a2a/rest/extendedAgentCard']);
 
     // verify through the same binding, with the token.
     const v = await runCli(['verify'], { cwd: dir, env: WITH_TOKEN });
@@ -249,7 +261,7 @@ describe.concurrent('extended card (SDK extendedAgentCardProvider, bearer auth)'
     const r = await runCli(['lock', '--verbose'], { cwd: dir, env: { RESEARCH_TOKEN: wrong } });
     expect(r.code, show(r)).toBe(4);
     expect(r.stdout).toContain(`research: auth-refused: ${a.jsonRpcUrl}: authentication refused (401)`);
-    expect(allOutput(r)).not.toContain(wrong);
+    await expectSecretContained(wrong, { results: [r] });
     expect(await readLockBytes(dir)).toBeUndefined();
     expect(a2aRequests(a)[0]!.headers.authorization).toBe(`Bearer ${wrong}`);
   });
@@ -276,7 +288,7 @@ describe.concurrent('extended card (SDK extendedAgentCardProvider, bearer auth)'
     expect(allOutput(strict)).toContain('extended card not checked (RESEARCH_TOKEN unset)');
     expect(strictJson.code, show(strictJson)).toBe(1);
     expect(jsonOf(strictJson).agents.research).toMatchObject({ status: 'ok', unchecked: 'extended card not checked (RESEARCH_TOKEN unset)', exitCode: 1 });
-    for (const r of [withToken, without, strict, strictJson]) expect(allOutput(r)).not.toContain(TOKEN);
+    await expectTokenNowhere(dir, [withToken, without, strict, strictJson]);
     // Only the run with the token sent a credential; verify never writes.
     const authed = a2aRequests(a).filter((q) => q.headers.authorization === `Bearer ${TOKEN}`);
     expect(authed).toHaveLength(2); // lock + verify with the token
@@ -310,7 +322,7 @@ describe.concurrent('extended card (SDK extendedAgentCardProvider, bearer auth)'
     expect(u.stdout).toMatch(/extended:\$\.skills\["deep-research"\]\.outputModes/);
     expect(u.stdout).toContain('plan deep-research › acceptedOutputModes: ["application/json"] → ["text/plain"]');
     expect(u.stdout).toMatch(/wrote .*a2a\.lock\.json/);
-    expect(allOutput(u)).not.toContain(TOKEN);
+    await expectTokenNowhere(dir, [u]);
     const after = await readLock(dir);
     expect(after.agents.research.plans['deep-research'].acceptedOutputModes).toEqual(['text/plain']);
     expect(after.agents.research.extended.snapshot.skills[1].outputModes).toEqual(['text/plain']);
@@ -328,12 +340,11 @@ describe.concurrent('extended card (SDK extendedAgentCardProvider, bearer auth)'
     expect(r.code, show(r)).toBe(0);
     // The SDK answers GetExtendedAgentCard with -32007 ExtendedAgentCardNotConfigured: a warning.
     expect(r.stderr).toMatch(/warning no-extended-card: research: .*GetExtendedAgentCard answered -32007 ExtendedAgentCardNotConfigured/);
-    expect(allOutput(r)).not.toContain(TOKEN);
     const entry = (await readLock(dir)).agents.research;
     expect(entry.extended).toBeUndefined();
     expect(entry.plans['market-size']).toMatchObject({ url: a.jsonRpcUrl, protocolBinding: 'JSONRPC', acceptedOutputModes: ['application/json'] });
-    expect(a2aRequests(a)).toHaveLength(1); // the extended card was asked for, with the token
-    expect(a2aRequests(a)[0]!.headers.authorization).toBe(`Bearer ${TOKEN}`);
+    // The extended card was asked for once, with the token; the token went nowhere else.
+    await expectTokenOnlyOnExtendedCard(a, dir, [r], ['POST /a2a/jsonrpc']);
 
     const v = await runCli(['verify'], { cwd: dir, env: WITH_TOKEN });
     expect(v.code, show(v)).toBe(0);
@@ -409,7 +420,7 @@ describe.concurrent('extended card and an edited lockfile', { timeout: 40_000 },
     expect(report.status).toBe('out-of-date');
     expect(report.reasons.join('\n')).toMatch(/locked plan differs from the plan its snapshot negotiates \(.*url/);
     expect(collector.requests.slice(seenBefore)).toEqual([]);
-    expect(allOutput(r)).not.toContain(TOKEN);
+    await expectTokenNowhere(dir, [r]);
   });
 
   it('an extended snapshot and plan re-pointed to another server, integrity recomputed: the token goes only to an interface the served card offers', async ({ onTestFinished }) => {
@@ -484,7 +495,7 @@ describe.concurrent('extended card and an edited lockfile', { timeout: 40_000 },
     const u = await runCli(['update', 'research'], { cwd: dir, env: WITH_TOKEN });
     expect(a.requests.slice(seen).map((q) => q.path).at(-1)).toBe('/a2a/jsonrpc');
     expect(allOutput(u)).toMatch(/\?leak=\*\*\*/); // the SDK agent still wants a bearer header: 401, with the value hidden
-    expect(allOutput(u)).not.toContain(TOKEN);
+    await expectTokenNowhere(dir, [u]);
   });
 
   it('a scheme the extended card presents differently is drift (the runtime would keep sending it the locked way)', async ({ onTestFinished }) => {
@@ -563,7 +574,7 @@ describe.concurrent('extended card and an edited lockfile', { timeout: 40_000 },
       expect(report.research.drift[0].field, name).toBe('securitySchemes.bearer');
       expect(report.other.status, name).toBe('ok'); // the other agent is still reported
       expect(a.requests.slice(seenBefore).map((q) => q.path), name).toEqual(['/.well-known/agent-card.json']);
-      expect(allOutput(r)).not.toContain(TOKEN);
+      await expectTokenNowhere(dir, [r]);
     }
   });
 });

@@ -15,6 +15,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { expect } from 'vitest';
 import { sampleCard, startAgent, type StartAgentOptions, type StartedAgent } from '../helpers/agents.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -124,10 +125,111 @@ export function show(r: CliResult): string {
   return `exit ${r.code}\n--- stdout\n${r.stdout}--- stderr\n${r.stderr}`;
 }
 
+/** A stack-trace frame in the output (only `--verbose` prints one). */
+export const STACK = /\n\s+at .+:\d+:\d+/;
+
+/** Per-test timeout for tests that run several CLI stages one after another (a loaded 2-CPU CI box needs more than the default 20 s). */
+export const SLOW = 60_000;
+
+/** Neither stream holds a stack trace or an internal error. */
+export function noStack(r: CliResult): void {
+  expect(allOutput(r), show(r)).not.toMatch(STACK);
+  expect(allOutput(r), show(r)).not.toMatch(/internal error|"internal"/);
+}
+
+/** Exactly one line on stderr, containing every needle; no stack trace, no internal error. */
+export function expectOneLineError(r: CliResult, ...needles: Array<string | RegExp>): void {
+  const lines = r.stderr.trimEnd().split('\n');
+  expect(lines, show(r)).toHaveLength(1);
+  for (const n of needles) expect(lines[0], show(r)).toMatch(n);
+  noStack(r);
+}
+
+/** Stdout is exactly one JSON document (2-space, nothing before or after it) and stderr is empty; returns the document. */
+export function oneJsonDocument(r: CliResult): any {
+  const doc = jsonOf(r);
+  expect(r.stdout, show(r)).toBe(`${JSON.stringify(doc, null, 2)}\n`);
+  expect(r.stderr, show(r)).toBe('');
+  return doc;
+}
+
+// ------------------------------------------------------------------------------------------------
+// Secrets
+
+/** A request as the test servers record it. */
+export interface SeenRequest {
+  method?: string;
+  path: string;
+  headers: Record<string, unknown>;
+}
+
+/** Where {@link expectSecretContained} looks. */
+export interface SecretPlaces {
+  /** CLI runs: their stdout and stderr (a list, or by label for the message). */
+  results?: CliResult[] | Record<string, CliResult>;
+  /** Files, read as UTF-8 text when checked (each must exist). */
+  files?: string[];
+  /** Other text, by label: bytes read earlier, an error's inspect() output, ... */
+  texts?: Record<string, string>;
+  /** Requests a server received: none may hold the secret in its path or any header. */
+  requests?: SeenRequest[];
+}
+
+/**
+ * The forms a leaked secret may take, as [form, text]: raw, percent-encoded (encodeURIComponent),
+ * and base64 / base64url at each of the three byte alignments, so that it is found inside a longer
+ * encoded value too (`Basic base64(user:secret)`): for each alignment, the run of characters that
+ * encodes only the secret's bytes.
+ */
+export function secretForms(secret: string): Array<[form: string, text: string]> {
+  const forms: Array<[string, string]> = [['raw', secret], ['percent-encoded', encodeURIComponent(secret)]];
+  const bytes = Buffer.from(secret, 'utf8');
+  for (const alphabet of ['base64', 'base64url'] as const) {
+    for (const shift of [0, 1, 2]) {
+      const encoded = Buffer.concat([Buffer.alloc(shift), bytes]).toString(alphabet);
+      const core = encoded.slice(shift === 0 ? 0 : 4, Math.floor((shift + bytes.length) / 3) * 4);
+      if (core.length >= 8) forms.push([`${alphabet} (alignment ${shift})`, core]);
+    }
+  }
+  const seen = new Set<string>();
+  return forms.filter(([, text]) => !seen.has(text) && Boolean(seen.add(text)));
+}
+
+/**
+ * `secret` (or each of several) appears nowhere in `places`, in any of its {@link secretForms}: not in
+ * the stdout or stderr of a run, the text of a file, a labelled text, nor the path or a header of a
+ * request. Fails once, listing every place it was found, with the form and the text around it.
+ */
+export async function expectSecretContained(secret: string | readonly string[], places: SecretPlaces): Promise<void> {
+  const haystacks: Array<[where: string, text: string]> = [];
+  const results = Array.isArray(places.results) ? places.results.map((r, i) => [`result #${i}`, r] as const) : Object.entries(places.results ?? {});
+  for (const [label, r] of results) haystacks.push([`stdout of ${label}`, r.stdout], [`stderr of ${label}`, r.stderr]);
+  for (const file of places.files ?? []) haystacks.push([`file ${file}`, await readFile(file, 'utf8')]);
+  for (const [label, text] of Object.entries(places.texts ?? {})) haystacks.push([label, text]);
+  (places.requests ?? []).forEach((q, i) => {
+    const name = `request #${i} (${q.method ? `${q.method} ` : ''}${q.path})`;
+    haystacks.push([`path of ${name}`, q.path]);
+    for (const [header, value] of Object.entries(q.headers)) if (value !== undefined) haystacks.push([`header ${header} of ${name}`, String(value)]);
+  });
+  const found: string[] = [];
+  for (const s of typeof secret === 'string' ? [secret] : secret) {
+    for (const [form, text] of secretForms(s)) {
+      for (const [where, haystack] of haystacks) {
+        const at = haystack.indexOf(text);
+        if (at >= 0) found.push(`${JSON.stringify(s)} (${form}) in ${where}: …${haystack.slice(Math.max(0, at - 40), at + text.length + 40)}…`);
+      }
+    }
+  }
+  expect(found, `a secret leaked:\n${found.join('\n')}`).toEqual([]);
+}
+
 // ------------------------------------------------------------------------------------------------
 // Manifests and lockfiles
 
-/** The issue's example profile. */
+/**
+ * The issue's example profile. Spelled out rather than derived from DEFAULT_PROFILE
+ * (src/manifest/schema.ts): it asks for the citations extension, which the default does not.
+ */
 export const PROFILE = {
   bindings: ['JSONRPC', 'HTTP+JSON'],
   versions: ['1.0', '0.3'],
@@ -340,7 +442,7 @@ export async function removeDir(dir: string): Promise<void> {
 }
 
 /** Card requests an agent (or http server) received. */
-export function cardRequests(requests: Array<{ path: string; headers: Record<string, unknown> }>) {
+export function cardRequests<T extends { path: string }>(requests: T[]): T[] {
   return requests.filter((r) => r.path.startsWith('/.well-known/'));
 }
 

@@ -1,17 +1,36 @@
 /**
- * `a2a lock` never moves a locked plan silently, whatever path leads to a re-resolution: a git merge
- * conflict with two valid sides, a clean merge that leaves plans inconsistent with their snapshot,
- * `a2a add` on a locked agent, a respelled card URL. And "could not check" is never reported as drift
- * (a JWKS host that is down), nor a directory as a crash. Found by the fresh-clone QA rounds.
+ * `a2a lock` never moves a locked plan silently, whatever path leads to a re-resolution: a skill
+ * added to the manifest while the agent's card drifted, a changed profile (re-resolved, with the
+ * plan diff printed), a git merge conflict with two valid sides, a clean merge that leaves plans
+ * inconsistent with their snapshot, `a2a add` on a locked agent, a respelled card URL. An invalid
+ * lockfile is never replaced (exit 2 with a hint, bytes kept); merge-conflict markers are
+ * re-resolved from the manifest. And "could not check" is never reported as drift (a JWKS host
+ * that is down), nor a directory as a crash.
  */
 import * as jose from 'jose';
 import { generateAgentCardSignature } from '@a2a-js/sdk';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { manifest, readLock, readLockBytes, research, resources, runCli, sampleCard, show, writeLockBytes, writeManifest } from './helpers.js';
-
-const SLOW = 60_000;
+import {
+  cardRequests,
+  expectOneLineError,
+  manifest,
+  noStack,
+  oneJsonDocument,
+  PROFILE,
+  readLock,
+  readLockBytes,
+  readManifestBytes,
+  research,
+  resources,
+  runCli,
+  sampleCard,
+  show,
+  SLOW,
+  writeLockBytes,
+  writeManifest,
+} from './helpers.js';
 
 /** The sample card whose market-size skill outputs `outputs`. */
 function cardWith(origin: string, outputs: string[]) {
@@ -20,7 +39,7 @@ function cardWith(origin: string, outputs: string[]) {
   return card;
 }
 
-describe.concurrent('no silent plan moves', () => {
+describe.concurrent('no silent plan moves through a merge, a2a add or a respelled card URL', () => {
   it('merge conflict with two valid sides that differ: the agent is re-checked against our plans; card drift is refused (exit 1)', { timeout: SLOW }, async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
     const agent = await res.agent({ card: (o) => cardWith(o, ['application/json', 'application/pdf']) });
@@ -126,6 +145,184 @@ describe.concurrent('no silent plan moves', () => {
   });
 });
 
+describe.concurrent('a skill added or the profile changed', () => {
+  /** The sample card with a second skill, `competitors`, and market-size's output modes as given. */
+  function twoSkillCard(origin: string, marketSizeOutputs: string[]) {
+    const card = sampleCard(origin);
+    card.skills = [
+      { ...card.skills[0]!, outputModes: marketSizeOutputs },
+      { id: 'competitors', name: 'Competitors', description: 'Lists competitors.', tags: ['market'], outputModes: ['application/json'] },
+    ];
+    return card;
+  }
+
+  it('a skill added while the agent dropped a locked output mode: exit 1 naming the drift and a2a update; then update shows the diff', { timeout: SLOW }, async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const agent = await res.agent({ card: (origin) => twoSkillCard(origin, ['application/json', 'application/pdf']) });
+    const dir = await res.dir(manifest({ research: research(agent.origin) }));
+    const cli = (...args: string[]) => runCli(args, { cwd: dir });
+    expect((await cli('lock')).code).toBe(0);
+    expect((await readLock(dir)).agents.research.plans['market-size'].acceptedOutputModes).toEqual(['application/json']);
+    const before = await readLockBytes(dir);
+
+    // The agent drops application/json for market-size; the user adds a second skill to the manifest.
+    agent.setCard(twoSkillCard(agent.origin, ['text/plain', 'application/pdf']));
+    await writeManifest(dir, manifest({ research: research(agent.origin, { skills: ['market-size', 'competitors'] }) }));
+
+    const [human, json] = await Promise.all([cli('lock'), cli('lock', '--json')]);
+    expect(human.code, show(human)).toBe(1);
+    expect(human.stdout).toMatch(/✗ research: beyond the lockfile/);
+    expect(human.stdout).toContain('market-size › acceptedOutputModes: ["application/json"] → ["text/plain"]');
+    expect(human.stdout).toMatch(/run: a2a update research\b/);
+    expect(human.stdout).toMatch(/a2a\.lock\.json not written/);
+    expect(human.stdout).not.toMatch(/competitors ›/);
+    noStack(human);
+    expect(json.code, show(json)).toBe(1);
+    const doc = oneJsonDocument(json);
+    expect(doc).toMatchObject({ ok: false, written: false });
+    expect(doc.agents.research.status).toBe('drift');
+    expect(doc.agents.research.drift).toContainEqual({ skill: 'market-size', field: 'acceptedOutputModes', locked: ['application/json'], fresh: ['text/plain'] });
+    expect(await readLockBytes(dir)).toEqual(before);
+
+    // a2a update accepts it and prints the card and plan diff.
+    const update = await cli('update', 'research');
+    expect(update.code, show(update)).toBe(0);
+    expect(update.stdout).toMatch(/~ research updated/);
+    expect(update.stdout).toMatch(/\$\.skills\["market-size"\]\.outputModes\[0\]: "application\/json" → "text\/plain"/);
+    expect(update.stdout).toContain('plan market-size › acceptedOutputModes: ["application/json"] → ["text/plain"]');
+    expect(update.stdout).toMatch(/plan competitors › plan: \(absent\) → \{.*"acceptedOutputModes":\["application\/json"\]/);
+    const after = await readLock(dir);
+    expect(after.agents.research.plans['market-size'].acceptedOutputModes).toEqual(['text/plain']);
+    expect(Object.keys(after.agents.research.plans).sort()).toEqual(['competitors', 'market-size']);
+    const verify = await cli('verify');
+    expect(verify.code, show(verify)).toBe(0);
+  });
+
+  it('a skill added while the locked plan still holds: lock adds it and keeps the locked plan byte for byte', { timeout: SLOW }, async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const agent = await res.agent({ card: (origin) => twoSkillCard(origin, ['application/json', 'application/pdf']) });
+    const dir = await res.dir(manifest({ research: research(agent.origin) }));
+    expect((await runCli(['lock'], { cwd: dir })).code).toBe(0);
+    const locked = (await readLock(dir)).agents.research.plans['market-size'];
+    await writeManifest(dir, manifest({ research: research(agent.origin, { skills: ['market-size', 'competitors'] }) }));
+    const r = await runCli(['lock'], { cwd: dir });
+    expect(r.code, show(r)).toBe(0);
+    expect(r.stdout).toMatch(/~ research updated/);
+    expect(r.stdout).toMatch(/plan competitors › plan: \(absent\) →/);
+    expect(r.stdout).not.toMatch(/plan market-size/);
+    const after = (await readLock(dir)).agents.research.plans;
+    expect(after['market-size']).toEqual(locked);
+    expect(after.competitors.acceptedOutputModes).toEqual(['application/json']);
+  });
+
+  it('a changed profile (accepts order) re-resolves and prints the plan diff, exit 0', { timeout: SLOW }, async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const agent = await res.sampleAgent();
+    const profile = (accepts: string[]) => ({ ...PROFILE, accepts });
+    const dir = await res.dir(manifest({ research: research(agent.origin) }, profile(['application/json', 'application/pdf'])));
+    const cli = (...args: string[]) => runCli(args, { cwd: dir });
+    expect((await cli('lock')).code).toBe(0);
+    expect((await readLock(dir)).agents.research.plans['market-size'].acceptedOutputModes).toEqual(['application/json', 'application/pdf']);
+    const seen = cardRequests(agent.requests).length;
+
+    await writeManifest(dir, manifest({ research: research(agent.origin) }, profile(['application/pdf', 'application/json'])));
+    const human = await cli('lock');
+    expect(human.code, show(human)).toBe(0);
+    expect(human.stdout).toMatch(/~ research updated/);
+    expect(human.stdout).toContain('plan market-size › acceptedOutputModes: ["application/json","application/pdf"] → ["application/pdf","application/json"]');
+    expect(cardRequests(agent.requests).length).toBeGreaterThan(seen);
+    const lock = await readLock(dir);
+    expect(lock.settings.research.accepts).toEqual(['application/pdf', 'application/json']);
+    expect(lock.agents.research.plans['market-size'].acceptedOutputModes).toEqual(['application/pdf', 'application/json']);
+
+    // And back, under --json: planChanges per skill.
+    await writeManifest(dir, manifest({ research: research(agent.origin) }, profile(['application/json', 'application/pdf'])));
+    const json = await cli('lock', '--json');
+    expect(json.code, show(json)).toBe(0);
+    expect(oneJsonDocument(json).agents.research).toMatchObject({
+      status: 'updated',
+      cardChanges: [],
+      planChanges: { 'market-size': [{ field: 'acceptedOutputModes', old: ['application/pdf', 'application/json'], new: ['application/json', 'application/pdf'] }] },
+    });
+  });
+});
+
+describe.concurrent('invalid lockfiles are never replaced; merge conflicts are re-resolved', () => {
+  /** A locked project; returns its dir and the lockfile text. */
+  async function lockedProject(res: ReturnType<typeof resources>) {
+    const agent = await res.sampleAgent();
+    const dir = await res.dir(manifest({ research: research(agent.origin) }));
+    const r = await runCli(['lock'], { cwd: dir });
+    expect(r.code, show(r)).toBe(0);
+    return { agent, dir, text: (await readLockBytes(dir))!.toString('utf8') };
+  }
+
+  it.for([
+    // (Node 20's JSON.parse gives no position for "Unexpected end of JSON input", so no line/column here.)
+    { name: 'truncated JSON', corrupt: (t: string) => t.slice(0, Math.floor(t.length / 2)), detail: /a2a\.lock\.json: invalid JSON/ },
+    {
+      name: 'a bad integrity format',
+      corrupt: (t: string) => t.replace(/"integrity": "sha256-[^"]+"/, '"integrity": "md5-0123456789abcdef"'),
+      detail: /\$\.agents\.research\.integrity: must be sha256-<base64>/,
+    },
+  ])('$name: lock and update exit 2 with a hint; the lockfile stays byte-identical', async ({ corrupt, detail }, { onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const { dir, text } = await lockedProject(res);
+    const bad = corrupt(text);
+    expect(bad).not.toBe(text);
+    await writeLockBytes(dir, bad);
+    const [lock, update, json] = await Promise.all([
+      runCli(['lock'], { cwd: dir }),
+      runCli(['update', 'research'], { cwd: dir }),
+      runCli(['lock', '--json'], { cwd: dir }),
+    ]);
+    for (const r of [lock, update]) {
+      expect(r.code, show(r)).toBe(2);
+      const lines = r.stderr.trimEnd().split('\n');
+      expect(lines, show(r)).toHaveLength(2);
+      expect(lines[0]).toMatch(/lockfile-invalid: .*a2a\.lock\.json/);
+      expect(lines[0]).toMatch(detail);
+      expect(lines[1]).toMatch(/^ {2}hint: .*a2a\.lock\.json.*(git checkout|delete it and run a2a lock)/);
+      noStack(r);
+    }
+    expect(json.code).toBe(2);
+    expect(oneJsonDocument(json).error).toMatchObject({ code: 'lockfile-invalid', hint: expect.stringMatching(/a2a lock/) });
+    expect((await readLockBytes(dir))!.toString('utf8')).toBe(bad);
+  });
+
+  it('merge-conflict markers: verify exit 2 "merge conflict, run a2a lock"; lock re-resolves with a lockfile-merge-conflict warning', { timeout: SLOW }, async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const { dir, text } = await lockedProject(res);
+    const lines = text.split('\n');
+    const i = lines.findIndex((l) => l.includes('"integrity"'));
+    const theirs = lines[i]!.replace(/sha256-[^"]+/, `sha256-${'B'.repeat(43)}=`);
+    const conflicted = [...lines.slice(0, i), '<<<<<<< HEAD', lines[i], '=======', theirs, '>>>>>>> feature/other-agent', ...lines.slice(i + 1)].join('\n');
+    await writeLockBytes(dir, conflicted);
+
+    const [verify, json] = await Promise.all([runCli(['verify'], { cwd: dir }), runCli(['verify', '--json'], { cwd: dir })]);
+    expect(verify.code, show(verify)).toBe(2);
+    expectOneLineError(verify, /lockfile-invalid: .*a2a\.lock\.json: merge conflict, run a2a lock/);
+    expect(json.code).toBe(2);
+    expect(oneJsonDocument(json).error).toMatchObject({ code: 'lockfile-invalid', message: expect.stringMatching(/merge conflict, run a2a lock/) });
+    expect((await readLockBytes(dir))!.toString('utf8')).toBe(conflicted);
+
+    // A second copy for --json (the first lock fixes the file).
+    const copy = await res.dir(JSON.parse((await readManifestBytes(dir)).toString()));
+    await writeLockBytes(copy, conflicted);
+    const [lock, lockJson] = await Promise.all([runCli(['lock'], { cwd: dir }), runCli(['lock', '--json'], { cwd: copy })]);
+    expect(lock.code, show(lock)).toBe(0);
+    expect(lock.stderr).toMatch(/warning lockfile-merge-conflict: .*a2a\.lock\.json had merge conflict markers/);
+    expect(lock.stdout).toMatch(/wrote .*a2a\.lock\.json/);
+    // Re-resolved from the manifest: the same bytes a clean lock wrote.
+    expect((await readLockBytes(dir))!.toString('utf8')).toBe(text);
+    expect(lockJson.code, show(lockJson)).toBe(0);
+    expect(oneJsonDocument(lockJson)).toMatchObject({ ok: true, written: true, warnings: [expect.objectContaining({ code: 'lockfile-merge-conflict' })] });
+    expect((await readLockBytes(copy))!.toString('utf8')).toBe(text);
+    const after = await runCli(['verify'], { cwd: dir });
+    expect(after.code, show(after)).toBe(0);
+  });
+});
+
 /** The sample agent locked in a new directory, and its lockfile read back with `streaming` edited to false in its settings (not written). */
 async function lockedWithStreamingEdited(res: ReturnType<typeof resources>) {
   const agent = await res.agent({ card: (o) => sampleCard(o) });
@@ -136,7 +333,7 @@ async function lockedWithStreamingEdited(res: ReturnType<typeof resources>) {
   return { agent, dir, lock };
 }
 
-describe.concurrent('the lockfile stays self-consistent (QA round 3)', () => {
+describe.concurrent('the lockfile stays self-consistent', () => {
   const noJsonRpc = (o: string) => {
     const card = sampleCard(o);
     return { ...card, supportedInterfaces: card.supportedInterfaces.filter((i) => i.protocolBinding !== 'JSONRPC') };

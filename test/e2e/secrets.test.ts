@@ -3,10 +3,12 @@
  * extended card, same origin) and nowhere else: not the lockfile, stdout, stderr, `--json` or
  * `--verbose` output, nor any thrown error (message, stack, causes), even when the agent echoes
  * the request headers back in its error. Card requests never carry Authorization; a credentialed
- * request is never redirected to another origin.
+ * request is never redirected to another origin. A secret pasted into a2a.json where an
+ * environment variable belongs is reported by its JSON path, never echoed.
  *
  * Covers every CLI command (init, add, lock, install, verify, update, plan, card) on success and
- * failure paths. The runtime loader is not in this branch; extend this file when it lands.
+ * failure paths. Every "appears nowhere" check is {@link expectSecretContained} (raw,
+ * percent-encoded and base64 forms).
  */
 import { inspect } from 'node:util';
 import type http from 'node:http';
@@ -16,7 +18,22 @@ import { agentSettings } from '../../src/manifest/schema.js';
 import { resolveAgent } from '../../src/resolve/resolve-agent.js';
 import { closeFetcher } from '../../src/resolve/load-card.js';
 import type { StartedAgent } from '../helpers/agents.js';
-import { allOutput, manifest, readLockBytes, research, resources, runCli, sampleCard, show, type CliResult } from './helpers.js';
+import {
+  cardRequests,
+  expectSecretContained,
+  jsonOf,
+  lockPath,
+  manifest,
+  oneJsonDocument,
+  readLockBytes,
+  research,
+  resources,
+  runCli,
+  sampleCard,
+  show,
+  STACK,
+  type CliResult,
+} from './helpers.js';
 
 const TOKEN = 'sEcReT-bearer-7f3a9c0d51';
 const WRONG = 'wr0ng-sEcReT-e41b77a2c9';
@@ -58,10 +75,6 @@ function echoing(elsewhere: () => string): http.RequestListener {
         return void res.end();
     }
   };
-}
-
-function expectClean(r: CliResult, label: string): void {
-  for (const secret of SECRETS) expect(allOutput(r), `${label} leaked\n${show(r)}`).not.toContain(secret);
 }
 
 describe('secrets never leak', () => {
@@ -116,17 +129,19 @@ describe('secrets never leak', () => {
     for (const line of ['✗ 401: auth-refused: ', '✗ 500: unreachable: ', '✗ redirect: unreachable: ', '✗ rpc-error: unreachable: ']) expect(echoed).toContain(line);
     expect(echoed).toContain('bad token ***');
 
-    for (const [label, r] of [...runs, ...failures]) expectClean(r, label);
-    for (const secret of SECRETS) {
-      expect(lockBytes!.toString('utf8')).not.toContain(secret);
-      expect((await readLockBytes(dir))!.toString('utf8')).not.toContain(secret);
-    }
+    // No secret in any run's output, in the lockfile (as add wrote it, and as it is now), nor in a card request.
+    const cards = [...agent.requests, ...echo.requests].filter((r) => r.path.includes('/.well-known/'));
+    expect(cards.length).toBeGreaterThan(10);
+    await expectSecretContained(SECRETS, {
+      results: Object.fromEntries([...runs, ...failures]),
+      texts: { 'the lockfile a2a add wrote': lockBytes!.toString('utf8') },
+      files: [lockPath(dir)],
+      requests: cards,
+    });
     expect(await readLockBytes(echoDir)).toBeUndefined();
 
     // Authorization: never on a card request, never across origins; only the extended card asks for it.
-    const cardRequests = [...agent.requests, ...echo.requests].filter((r) => r.path.includes('/.well-known/'));
-    expect(cardRequests.length).toBeGreaterThan(10);
-    for (const r of cardRequests) expect(r.headers.authorization, r.path).toBeUndefined();
+    for (const r of cards) expect(r.headers.authorization, r.path).toBeUndefined();
     expect(thief.requests).toEqual([]);
     expect(echo.requests.filter((r) => r.headers.authorization === `Bearer ${TOKEN}`).length).toBe(8); // 2 runs × 4 modes, one try each
   });
@@ -144,11 +159,63 @@ describe('secrets never leak', () => {
       );
       expect(error, mode).toBeInstanceOf(Error);
       const everything = `${inspect(error, { depth: 10 })}\n${JSON.stringify(error)}\n${(error as Error).stack}`;
-      expect(everything, mode).not.toContain(TOKEN);
+      await expectSecretContained(TOKEN, { texts: { [`the ${mode} error (inspect, JSON, stack)`]: everything } });
       seen.push((error as { code: string }).code);
     }
     await closeFetcher();
     expect(seen).toEqual(['unreachable', 'auth-refused', 'unreachable', 'unreachable']);
     expect(thief.requests).toEqual([]);
   });
+});
+
+const SECRET = 'topsecret-42';
+
+/**
+ * A manifest whose agent `research` has `credentials` as given: every command in `commands`
+ * ({url}: a live agent's origin) exits 2 naming `path` with `detail`, and SECRET appears nowhere.
+ */
+async function secretNeverEchoed(res: ReturnType<typeof resources>, credentials: unknown, path: string, detail: RegExp, commands: string[][]): Promise<void> {
+  const agent = await res.sampleAgent();
+  const dir = await res.dir(manifest({ research: { card: agent.origin, skills: ['market-size'], credentials: credentials as any } }));
+  const escaped = path.replace(/[.[\]$]/g, '\\$&');
+  const runs = await Promise.all(
+    commands.map((c) => c.map((a) => (a === '{url}' ? agent.origin : a))).map((args) => runCli(args, { cwd: dir }).then((r) => [args, r] as const)),
+  );
+  await expectSecretContained(SECRET, { results: Object.fromEntries(runs.map(([args, r]) => [args.join(' '), r])), requests: agent.requests });
+  for (const [args, r] of runs) {
+    expect(r.code, `${args.join(' ')}: ${show(r)}`).toBe(2);
+    if (args.includes('--verbose')) expect(r.stderr, args.join(' ')).toMatch(STACK); // --verbose: the stack, still without the secret
+    if (args.includes('--json')) {
+      const doc = args.includes('--verbose') ? jsonOf(r) : oneJsonDocument(r);
+      expect(doc.error).toMatchObject({ code: 'manifest-invalid', path, message: expect.stringMatching(detail) });
+    } else {
+      expect(r.stderr, args.join(' ')).toMatch(new RegExp(`manifest-invalid: .*a2a\\.json ${escaped}: `));
+      expect(r.stderr).toMatch(detail);
+    }
+  }
+  expect(await readLockBytes(dir)).toBeUndefined();
+  expect(cardRequests(agent.requests)).toHaveLength(0);
+}
+
+describe.concurrent('a secret pasted into the manifest is never echoed', () => {
+  it('"credentials": {"bearer": "topsecret-42"}: exit 2 naming $.agents.research.credentials.bearer for every command; the secret appears nowhere (human, --json, --verbose)', ({
+    onTestFinished,
+  }) =>
+    secretNeverEchoed(resources(onTestFinished), { bearer: SECRET }, '$.agents.research.credentials.bearer', /expected object, got string$/m, [
+      ['lock'],
+      ['lock', '--json'],
+      ['lock', '--verbose'],
+      ['verify', '--json'],
+      ['install'],
+      ['update', '--json', '--verbose'],
+      ['plan', '{url}', '--skill', 'market-size'],
+      ['add', 'other', '{url}', '--skill', 'market-size', '--json'],
+    ]));
+
+  it.for([
+    { label: 'the secret as the env name', credentials: { bearer: { env: SECRET } }, path: '$.agents.research.credentials.bearer.env', detail: /environment variable name/ },
+    { label: 'an extra "value" key', credentials: { bearer: { env: 'RESEARCH_TOKEN', value: SECRET } }, path: '$.agents.research.credentials.bearer', detail: /unknown key "value"/ },
+  ])('a secret as $label is not echoed ($path)', ({ credentials, path, detail }, { onTestFinished }) =>
+    secretNeverEchoed(resources(onTestFinished), credentials, path, detail, [['lock'], ['lock', '--json']]),
+  );
 });

@@ -68,7 +68,7 @@ describe('withFileLock', () => {
     expect(existsSync(`${target}.lock`)).toBe(false);
   });
 
-  it('a directory where the lock file belongs: write-failed naming it, at once (was a busy loop)', async () => {
+  it('a directory where the lock file belongs: write-failed naming it, at once', async () => {
     const target = join(dir, 'dir-lock.json');
     await mkdir(`${target}.lock`);
     await expect(withFileLock(target, async () => 'never', { waitMs: 60_000 })).rejects.toMatchObject({ code: 'write-failed', message: expect.stringContaining(`${target}.lock exists but is not a lock file that can be read (EISDIR)`) });
