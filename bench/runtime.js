@@ -38,7 +38,7 @@ export async function run() {
     const profile = { bindings: ['JSONRPC'], versions: ['1.0'], accepts: ['application/json'], sends: ['text/plain'], streaming: true, extensions: [] };
     await writeFile(join(dir, 'a2a.json'), JSON.stringify({ profile, agents: { research: { card: agent.origin, skills: ['market-size'] } } }));
     const locked = await runLock({ manifest: join(dir, 'a2a.json'), json: true, verbose: false, cwd: dir, env: {} });
-    if (locked.exitCode !== 0) throw new Error(`bench: lock failed: ${JSON.stringify(locked.json)}`);
+    if (locked.exitCode !== 0) throw new Error(`bench: lock failed: ${JSON.stringify(locked.data)}`);
     const lock = await loadLock({ lockfile: join(dir, 'a2a.lock.json') });
     const ours = await lock.agent('research', 'market-size').createClient();
     // The bare client asks for the same output modes, so both send the same request.

@@ -4,7 +4,7 @@ import { errorAnnotation, verifyAnnotations } from '../src/cli/github.js';
 import { createProgress } from '../src/cli/progress.js';
 import { closest, editDistance, unknownArgumentsMessage } from '../src/cli/suggest.js';
 import { interleaveBy, mapSettled } from '../src/pool.js';
-import { showPair } from '../src/cli/render.js';
+import { showPair } from '../src/cli/render/common.js';
 
 describe('GitHub annotations', () => {
   it('escape %, CR and LF in the message, and also : and , in properties', () => {

@@ -5,7 +5,10 @@
  * additionally `:` and `,` in property values.
  */
 import type { AgentReport } from '../lock/report.js';
-import { show } from './render.js';
+import { show } from './render/common.js';
+
+/** What the annotations read of an agent's report: all of it but its warnings (a report with them will do). */
+type AnnotatedReport = Omit<AgentReport, 'warnings'> & { warnings?: AgentReport['warnings'] };
 
 function escapeData(text: string): string {
   return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
@@ -25,7 +28,7 @@ export function errorAnnotation(file: string, title: string, message: string): s
  * refusals and signature changes on one line), lock entry out of date, not verifiable (its error),
  * or under `--strict` a card change or an unchecked part.
  */
-export function verifyAnnotations(file: string, reports: Record<string, AgentReport>): string[] {
+export function verifyAnnotations(file: string, reports: Record<string, AnnotatedReport>): string[] {
   const out: string[] = [];
   for (const [name, r] of Object.entries(reports)) {
     if (r.status === 'drift') {

@@ -1,13 +1,14 @@
 /**
- * The CLI shell: parse arguments (yargs), lazy-load the one command module needed, print its
- * result (human lines or `--json`), and map errors to exit codes in one place ({@link exitCodeFor}).
+ * The CLI shell: parse arguments (yargs), lazy-load the one command module needed with its renderer
+ * (`render/<command>.ts`), print its result (human lines or `--json`), and map errors to exit codes
+ * in one place ({@link exitCodeFor}). Commands return data; this is the one place that prints.
  */
 import { readFileSync } from 'node:fs';
 import kleur from 'kleur';
 import yargs from 'yargs';
 import { A2aLockError, exitCodeFor, ExitCode, UsageError, wholeNumberIn } from '../errors.js';
 import type { CommandResult, GlobalOptions } from '../commands/context.js';
-import { renderWarning, terminalSafe } from './render.js';
+import { renderWarning, terminalSafe, type CommandRenderer } from './render/common.js';
 import { createProgress, type ProgressStream } from './progress.js';
 import { unknownArgumentsMessage } from './suggest.js';
 
@@ -60,6 +61,16 @@ function globals(argv: Argv, io: CliIo): GlobalOptions {
   };
 }
 
+/** A command's result paired with its command's renderer (paired where their data types agree). */
+interface Answer {
+  exitCode: ExitCode;
+  print(options: GlobalOptions, io: CliIo): void;
+}
+
+function answer<D>(result: CommandResult<D>, renderer: CommandRenderer<D>): Answer {
+  return { exitCode: result.exitCode, print: (options, io) => print(result, renderer, options, io) };
+}
+
 function version(): string {
   return JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version as string;
 }
@@ -79,12 +90,13 @@ function positiveInt(name: string, max = Number.MAX_SAFE_INTEGER, min = 1) {
  * (dist/bin.js) closes them with `closeFetcher()` when this returns.
  */
 export async function main(args: string[], io: CliIo = processIo()): Promise<number> {
-  let result: CommandResult | undefined;
+  let result: Answer | undefined;
   let options: GlobalOptions | undefined;
   const wantsJson = args.includes('--json');
   const verbose = args.includes('--verbose');
   const wantsHelp = args.includes('--help') || args.includes('-h') || args[0] === 'help';
-  const run = (load: (o: GlobalOptions, argv: Argv) => Promise<CommandResult>) => async (argv: Argv) => {
+  // Each command loads its module and its renderer together (one round of lazy imports).
+  const run = (load: (o: GlobalOptions, argv: Argv) => Promise<Answer>) => async (argv: Argv) => {
     options = globals(argv, io);
     // Progress is cleared before anything is printed (the result, or the error).
     const progress = io.progress && createProgress({ json: options.json, env: io.env, stream: io.progress });
@@ -117,21 +129,31 @@ export async function main(args: string[], io: CliIo = processIo()): Promise<num
           .option('profile', { type: 'string', requiresArg: true, describe: 'JSON file holding a client profile' })
           .option('credential', { type: 'string', requiresArg: true, array: true, default: [], describe: 'A scheme name the client holds (repeatable)' })
           .example('$0 plan https://agent.example.com --skill market-size --credential bearer', ''),
-      run(async (o, argv) => (await import('../commands/plan.js')).runPlan(o, {
-        card: String(argv.card),
-        skill: single('skill', argv.skill),
-        ...(argv.profile ? { profile: String(argv.profile) } : {}),
-        // `scheme=ENV` (the form `add` takes) names the scheme too; the variable is not read here.
-        credentials: (argv.credential as string[]).map((c) => String(c).split('=')[0]!),
-      })),
+      run(async (o, argv) => {
+        const [{ runPlan }, { planRenderer }] = await Promise.all([import('../commands/plan.js'), import('./render/plan.js')]);
+        const result = await runPlan(o, {
+          card: String(argv.card),
+          skill: single('skill', argv.skill),
+          ...(argv.profile ? { profile: String(argv.profile) } : {}),
+          // `scheme=ENV` (the form `add` takes) names the scheme too; the variable is not read here.
+          credentials: (argv.credential as string[]).map((c) => String(c).split('=')[0]!),
+        });
+        return answer(result, planRenderer);
+      }),
     )
     .command(
       'card <card>',
       'Fetch, validate and print a normalised agent card with its warnings (exit 0 valid, 2 invalid)',
       (y) => y.positional('card', { type: 'string', describe: 'Card URL or file', demandOption: true }).example('$0 card ./agent-card.json', ''),
-      run(async (o, argv) => (await import('../commands/card.js')).runCard(o, { card: String(argv.card) })),
+      run(async (o, argv) => {
+        const [{ runCard }, { cardRenderer }] = await Promise.all([import('../commands/card.js'), import('./render/card.js')]);
+        return answer(await runCard(o, { card: String(argv.card) }), cardRenderer);
+      }),
     )
-    .command('init', 'Write a starter a2a.json', (y) => y.example('$0 init', ''), run(async (o) => (await import('../commands/init.js')).runInit(o)))
+    .command('init', 'Write a starter a2a.json', (y) => y.example('$0 init', ''), run(async (o) => {
+      const [{ runInit }, { initRenderer }] = await Promise.all([import('../commands/init.js'), import('./render/init.js')]);
+      return answer(await runInit(o), initRenderer);
+    }))
     .command(
       'add <name> <card>',
       'Add an agent to a2a.json and lock it',
@@ -143,16 +165,26 @@ export async function main(args: string[], io: CliIo = processIo()): Promise<num
           .option('credential', { type: 'string', requiresArg: true, array: true, default: [], describe: '<scheme>=<ENV_VAR> (repeatable)' })
           .option('range', { type: 'string', requiresArg: true, describe: 'Semver range over the card version' })
           .example('$0 add research https://research.example.com --skill market-size --credential bearer=RESEARCH_TOKEN', ''),
-      run(async (o, argv) => (await import('../commands/lock.js')).runAdd(o, {
-        name: String(argv.name),
-        card: String(argv.card),
-        skills: (argv.skill as string[]).map(String),
-        credentials: (argv.credential as string[]).map(String),
-        ...(argv.range ? { version: String(argv.range) } : {}),
-      })),
+      run(async (o, argv) => {
+        const [{ runAdd }, { lockRenderer }] = await Promise.all([import('../commands/lock.js'), import('./render/lock.js')]);
+        const result = await runAdd(o, {
+          name: String(argv.name),
+          card: String(argv.card),
+          skills: (argv.skill as string[]).map(String),
+          credentials: (argv.credential as string[]).map(String),
+          ...(argv.range ? { version: String(argv.range) } : {}),
+        });
+        return answer(result, lockRenderer);
+      }),
     )
-    .command('lock', 'Make a2a.lock.json satisfy a2a.json', (y) => y.example('$0 lock', ''), run(async (o) => (await import('../commands/lock.js')).runLock(o)))
-    .command('install', 'Check every locked agent against the lockfile (like npm ci); never writes', (y) => y.example('$0 install', ''), run(async (o) => (await import('../commands/verify.js')).runInstall(o)))
+    .command('lock', 'Make a2a.lock.json satisfy a2a.json', (y) => y.example('$0 lock', ''), run(async (o) => {
+      const [{ runLock }, { lockRenderer }] = await Promise.all([import('../commands/lock.js'), import('./render/lock.js')]);
+      return answer(await runLock(o), lockRenderer);
+    }))
+    .command('install', 'Check every locked agent against the lockfile (like npm ci); never writes', (y) => y.example('$0 install', ''), run(async (o) => {
+      const [{ runInstall }, { installRenderer }] = await Promise.all([import('../commands/verify.js'), import('./render/verify.js')]);
+      return answer(await runInstall(o), installRenderer);
+    }))
     .command(
       'verify [agents..]',
       'CI gate: check the lockfile against the manifest and the cards served now',
@@ -162,17 +194,24 @@ export async function main(args: string[], io: CliIo = processIo()): Promise<num
           .option('offline', { type: 'boolean', default: false, describe: 'No network: check snapshots and plans only' })
           .option('strict', { type: 'boolean', default: false, describe: 'Also fail (exit 1) on card changes that leave plans equal' })
           .example('$0 verify --strict', ''),
-      run(async (o, argv) => (await import('../commands/verify.js')).runVerify(o, {
-        agents: ((argv.agents as string[] | undefined) ?? []).map(String),
-        offline: Boolean(argv.offline),
-        strict: Boolean(argv.strict),
-      })),
+      run(async (o, argv) => {
+        const [{ runVerify }, { verifyRenderer }] = await Promise.all([import('../commands/verify.js'), import('./render/verify.js')]);
+        const result = await runVerify(o, {
+          agents: ((argv.agents as string[] | undefined) ?? []).map(String),
+          offline: Boolean(argv.offline),
+          strict: Boolean(argv.strict),
+        });
+        return answer(result, verifyRenderer);
+      }),
     )
     .command(
       'update [agents..]',
       'Re-resolve agents (all if none named) and write the lockfile; prints the card and plan diff',
       (y) => y.positional('agents', { type: 'string', array: true }).example('$0 update research-agent', ''),
-      run(async (o, argv) => (await import('../commands/lock.js')).runUpdate(o, ((argv.agents as string[] | undefined) ?? []).map(String))),
+      run(async (o, argv) => {
+        const [{ runUpdate }, { lockRenderer }] = await Promise.all([import('../commands/lock.js'), import('./render/lock.js')]);
+        return answer(await runUpdate(o, ((argv.agents as string[] | undefined) ?? []).map(String)), lockRenderer);
+      }),
     )
     .command(
       'why <agent> [skill]',
@@ -182,7 +221,10 @@ export async function main(args: string[], io: CliIo = processIo()): Promise<num
           .positional('agent', { type: 'string', demandOption: true, describe: 'Locked agent' })
           .positional('skill', { type: 'string', describe: 'Skill (default: every locked skill)' })
           .example('$0 why research-agent market-size', ''),
-      run(async (o, argv) => (await import('../commands/why.js')).runWhy(o, { agent: String(argv.agent), ...(argv.skill !== undefined ? { skill: String(argv.skill) } : {}) })),
+      run(async (o, argv) => {
+        const [{ runWhy }, { whyRenderer }] = await Promise.all([import('../commands/why.js'), import('./render/why.js')]);
+        return answer(await runWhy(o, { agent: String(argv.agent), ...(argv.skill !== undefined ? { skill: String(argv.skill) } : {}) }), whyRenderer);
+      }),
     )
     .command(
       ['outdated [agents..]', 'diff'],
@@ -192,7 +234,10 @@ export async function main(args: string[], io: CliIo = processIo()): Promise<num
           .positional('agents', { type: 'string', array: true, describe: 'Agents to check (default: all)' })
           .example('$0 outdated', '')
           .example('$0 diff research-agent --json', ''),
-      run(async (o, argv) => (await import('../commands/outdated.js')).runOutdated(o, { agents: ((argv.agents as string[] | undefined) ?? []).map(String) })),
+      run(async (o, argv) => {
+        const [{ runOutdated }, { outdatedRenderer }] = await Promise.all([import('../commands/outdated.js'), import('./render/outdated.js')]);
+        return answer(await runOutdated(o, { agents: ((argv.agents as string[] | undefined) ?? []).map(String) }), outdatedRenderer);
+      }),
     )
     .example('$0 verify --strict', 'the CI gate: exit 1 when an agent moved beyond the lockfile')
     .example('$0 why research-agent', 'why the lockfile holds the plans it holds')
@@ -228,24 +273,33 @@ export async function main(args: string[], io: CliIo = processIo()): Promise<num
   try {
     await parser.parseAsync();
     if (!result) return ExitCode.Ok; // --help / --version
-    print(result, options!, io);
+    result.print(options!, io);
     return result.exitCode;
   } catch (error) {
     return report(error, wantsJson, verbose, io);
   }
 }
 
-function print(result: CommandResult, options: GlobalOptions, io: CliIo): void {
+/**
+ * Print a command's result: under `--json` its document on stdout (with `warnings` added when it
+ * has none) and GitHub annotations on stderr; otherwise annotations on stdout, warnings on stderr,
+ * then the renderer's lines on stdout, each made {@link terminalSafe}. Annotations only when
+ * `GITHUB_ACTIONS=true` and the command has them (verify).
+ */
+function print<D>(result: CommandResult<D>, renderer: CommandRenderer<D>, options: GlobalOptions, io: CliIo): void {
+  const annotations = options.env.GITHUB_ACTIONS === 'true' ? (renderer.annotations?.(result.data, options) ?? []) : [];
   if (options.json) {
     // Every JSON document carries the warnings (plan's contract puts them there; the others follow).
-    const json = result.json && typeof result.json === 'object' && !Array.isArray(result.json) && !('warnings' in result.json) ? { ...result.json, warnings: result.warnings } : result.json;
+    const document = renderer.json(result.data);
+    const json = document && typeof document === 'object' && !Array.isArray(document) && !('warnings' in document) ? { ...document, warnings: result.warnings } : document;
     io.stdout(`${JSON.stringify(json, null, 2)}\n`);
-    if (result.annotations?.length) io.stderr(`${result.annotations.join('\n')}\n`);
+    if (annotations.length) io.stderr(`${annotations.join('\n')}\n`);
     return;
   }
-  if (result.annotations?.length) io.stdout(`${result.annotations.join('\n')}\n`);
+  if (annotations.length) io.stdout(`${annotations.join('\n')}\n`);
   for (const w of result.warnings) io.stderr(`${terminalSafe(renderWarning(w))}\n`);
-  if (result.lines.length) io.stdout(`${result.lines.map(terminalSafe).join('\n')}\n`);
+  const lines = renderer.text(result.data);
+  if (lines.length) io.stdout(`${lines.map(terminalSafe).join('\n')}\n`);
 }
 
 function report(error: unknown, json: boolean, verbose: boolean, io: CliIo): number {

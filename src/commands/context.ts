@@ -23,17 +23,24 @@ export interface GlobalOptions {
   progress?: (done: number, total: number) => void;
 }
 
-/** A command's answer: what to print (human lines or JSON) and the exit code. */
-export interface CommandResult {
+/**
+ * A command's answer: its exit code, its data and its warnings. Commands return data only (no
+ * human text, no colour); the CLI (`src/cli/main.ts`) is the one place that prints it, through the
+ * renderer of the command (`src/cli/render/<command>.ts`), and returns the exit code.
+ *
+ * The pattern of `data`, the same for every command: its top-level fields are the fields of the
+ * command's `--json` document, in their order; when the human output needs facts the document does
+ * not carry (the card's name on `plan`, the lockfile's path on `lock`, the exit code on `verify`),
+ * they are in one more field, `human`, that the JSON renderer leaves out (and nothing else). The
+ * CLI adds `warnings` to a JSON document that has none. Each command module exports the type of its
+ * `data` (`PlanData`, `LockData`, …).
+ */
+export interface CommandResult<D = unknown> {
   exitCode: ExitCode;
-  /** Printed under `--json` (one JSON document on stdout). */
-  json: unknown;
-  /** Printed otherwise, one per line on stdout. */
-  lines: string[];
-  /** Printed to stderr in human mode; included in `json` by the command where its contract says so. */
+  /** The command's answer: the `--json` document's fields, plus `human` where the human output needs more. */
+  data: D;
+  /** Printed to stderr in human mode; in the JSON document as `warnings` (the command's own, or added by the CLI). */
   warnings: Array<Warning & { agent?: string }>;
-  /** GitHub Actions workflow commands (`::error …`): on stdout, or on stderr under `--json`. */
-  annotations?: string[];
 }
 
 /**

@@ -5,17 +5,19 @@ import { ExitCode, UsageError } from '../errors.js';
 import { DEFAULT_PROFILE, MANIFEST_SCHEMA_REF } from '../manifest/schema.js';
 import { paths, type CommandResult, type GlobalOptions } from './context.js';
 
+/** The answer of `a2a init`, all of it the `--json` document: the manifest's absolute path, written. */
+export interface InitData {
+  ok: true;
+  manifest: string;
+  written: true;
+}
+
 /** Write `a2a.json` with `$schema`, the default profile and no agents. Refuses to overwrite. */
-export async function runInit(options: GlobalOptions): Promise<CommandResult> {
+export async function runInit(options: GlobalOptions): Promise<CommandResult<InitData>> {
   const { manifest } = paths(options);
   if (existsSync(manifest)) throw new UsageError(`${manifest} already exists`);
   const starter = { $schema: MANIFEST_SCHEMA_REF, profile: { ...DEFAULT_PROFILE }, agents: {} };
   // A missing directory or no permission is write-failed (exit 2), not a bug (70).
   await writeFileAtomic(manifest, `${JSON.stringify(starter, null, 2)}\n`);
-  return {
-    exitCode: ExitCode.Ok,
-    json: { ok: true, manifest, written: true },
-    lines: [`wrote ${manifest}`, 'next: a2a add <name> <card-url> --skill <id>'],
-    warnings: [],
-  };
+  return { exitCode: ExitCode.Ok, data: { ok: true, manifest, written: true }, warnings: [] };
 }

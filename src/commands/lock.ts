@@ -2,7 +2,6 @@
  * `a2a lock`, `a2a update [agent...]` and `a2a add <name> <card>`: compute the lockfile that
  * satisfies the manifest and write it, all or nothing.
  */
-import kleur from 'kleur';
 import { readFile } from 'node:fs/promises';
 import { writeFileAtomic } from '../fs/atomic-write.js';
 import { own } from '../json-path.js';
@@ -11,15 +10,48 @@ import { readManifest } from '../fs/manifest.js';
 import { parseManifest } from '../manifest/parse.js';
 import validRange from 'semver/ranges/valid.js';
 import { AgentNameSchema, type Manifest } from '../manifest/schema.js';
-import { entryChanges } from '../lock/changes.js';
-import { overallExitCode, syncFailureJson } from '../lock/report.js';
+import { entryChanges, type EntryChanges } from '../lock/changes.js';
+import { overallExitCode, syncFailureJson, type SyncFailure } from '../lock/report.js';
 import { mergeLockfiles, parseLockfile, splitConflict } from '../lock/format.js';
 import { readLockfile, writeLockfile } from '../fs/lockfile.js';
 import type { Lockfile } from '../lock/schema.js';
-import { syncLock, type SyncResult } from '../resolve/sync.js';
-import { renderEntryChanges, renderSyncFailure } from '../cli/render.js';
+import { syncLock, type SyncAction } from '../resolve/sync.js';
 import { withFileLock } from '../fs/file-lock.js';
 import { resolveOptions, paths, type CommandResult, type GlobalOptions } from './context.js';
+
+/** One agent in the `--json` document of `lock`, `update` and `add`: its action and, updated, what changed; or why it failed ({@link syncFailureJson}). */
+export type LockAgentDocument = ({ status: SyncAction } & Partial<EntryChanges>) | ReturnType<typeof syncFailureJson>;
+
+/** One agent `lock`, `update` or `add` resolved, as the human output shows it. */
+export interface LockedAgent {
+  name: string;
+  action: SyncAction;
+  /** Re-resolved on request (`a2a update`, all agents or this one): shown even when unchanged. */
+  forced: boolean;
+  /** The new entry's card location and card version (absent when removed). */
+  entry?: { resolved: string; version: string };
+  /** What replacing the entry changes (when updated). */
+  changes?: EntryChanges;
+}
+
+/**
+ * The answer of `a2a lock`, `a2a update` and `a2a add`. The `--json` document is
+ * `{"ok", "written", "agents": {name: LockAgentDocument}}` (plus `warnings`); `human` (not in the
+ * document) holds the lockfile's path, the failed agents (then nothing is written) or the resolved
+ * ones in order, and for `add` the manifest's path and whether it was written.
+ */
+export interface LockData {
+  ok: boolean;
+  written: boolean;
+  agents: Record<string, LockAgentDocument>;
+  human: {
+    lockfile: string;
+    failures: Array<{ name: string; failure: SyncFailure }>;
+    agents: LockedAgent[];
+    /** `add` only: the manifest, and whether it was written, was already up to date, or was not written (the lock failed). */
+    manifest?: { path: string; outcome: 'written' | 'up-to-date' | 'not-written' };
+  };
+}
 
 /** `beforeWrite` runs once the new lockfile is known to be good, before it is written (add writes the manifest there). */
 async function run(
@@ -27,7 +59,7 @@ async function run(
   manifest: Manifest,
   force: ReadonlySet<string> | 'all' | undefined,
   beforeWrite?: () => Promise<void>,
-): Promise<CommandResult & { written: boolean; sync: SyncResult }> {
+): Promise<CommandResult<LockData>> {
   const p = paths(options);
   let merged: { lock: Lockfile; differing: Set<string> } | undefined;
   const previous = await readLockfile(p.lockfile).catch(async (error: unknown) => {
@@ -65,40 +97,37 @@ async function run(
     const which = merged.differing.size ? `; re-checked ${[...merged.differing].join(', ')}, which the two sides locked differently` : '';
     sync.warnings.unshift({ code: 'lockfile-merge-conflict', message: `${p.lockfile} had merge conflict markers: merged both sides${which}` });
   }
-  const lines: string[] = [];
-  const json: Record<string, unknown> = {};
+  const agents: Record<string, LockAgentDocument> = {};
   const failed = Object.entries(sync.failures);
   if (failed.length > 0) {
-    for (const [name, f] of failed) {
-      lines.push(...renderSyncFailure(name, f));
-      json[name] = syncFailureJson(f);
-    }
-    lines.push(`${p.lockfile} not written`);
-    return { exitCode: overallExitCode(failed.map(([, f]) => f.exitCode)), json: { ok: false, written: false, agents: json }, lines, warnings: sync.warnings, written: false, sync };
+    for (const [name, f] of failed) agents[name] = syncFailureJson(f);
+    return {
+      exitCode: overallExitCode(failed.map(([, f]) => f.exitCode)),
+      data: { ok: false, written: false, agents, human: { lockfile: p.lockfile, failures: failed.map(([name, failure]) => ({ name, failure })), agents: [] } },
+      warnings: sync.warnings,
+    };
   }
   await beforeWrite?.();
   const written = await writeLockfile(p.lockfile, sync.lock, previous?.text);
+  const locked: LockedAgent[] = [];
   for (const [name, action] of Object.entries(sync.actions)) {
-    const entry: Record<string, unknown> = { status: action };
+    const entry: LockAgentDocument = { status: action };
     const old = own(sync.previous, name);
     const now = own(sync.lock.agents, name);
-    if (action !== 'unchanged' || force === 'all' || force?.has(name)) {
-      const mark = action === 'added' ? kleur.green('+') : action === 'removed' ? kleur.red('-') : action === 'updated' ? kleur.yellow('~') : ' ';
-      lines.push(`${mark} ${name} ${action}${now ? ` (${now.resolved}, version ${now.version})` : ''}`);
-    }
+    const agent: LockedAgent = { name, action, forced: force === 'all' || Boolean(force?.has(name)), ...(now ? { entry: { resolved: now.resolved, version: now.version } } : {}) };
     if (old && now && action === 'updated') {
       const changes = entryChanges(old, now);
       Object.assign(entry, changes);
-      lines.push(...renderEntryChanges(changes));
+      agent.changes = changes;
     }
-    json[name] = entry;
+    agents[name] = entry;
+    locked.push(agent);
   }
-  lines.push(written ? `wrote ${p.lockfile}` : `${p.lockfile} is up to date`);
-  return { exitCode: ExitCode.Ok, json: { ok: true, written, agents: json }, lines, warnings: sync.warnings, written, sync };
+  return { exitCode: ExitCode.Ok, data: { ok: true, written, agents, human: { lockfile: p.lockfile, failures: [], agents: locked } }, warnings: sync.warnings };
 }
 
 /** `a2a lock`: make the lockfile satisfy the manifest. One writer at a time per lockfile ({@link withFileLock}). */
-export async function runLock(options: GlobalOptions): Promise<CommandResult> {
+export async function runLock(options: GlobalOptions): Promise<CommandResult<LockData>> {
   return withFileLock(paths(options).lockfile, async () => {
     const manifest = await readManifest(paths(options).manifest);
     return run(options, manifest, undefined);
@@ -106,7 +135,7 @@ export async function runLock(options: GlobalOptions): Promise<CommandResult> {
 }
 
 /** `a2a update [agent...]`: re-resolve the named agents (all when none) without the lock's constraint. */
-export async function runUpdate(options: GlobalOptions, agents: string[]): Promise<CommandResult> {
+export async function runUpdate(options: GlobalOptions, agents: string[]): Promise<CommandResult<LockData>> {
   return withFileLock(paths(options).lockfile, async () => {
     const manifest = await readManifest(paths(options).manifest);
     for (const name of agents) {
@@ -120,11 +149,11 @@ export async function runUpdate(options: GlobalOptions, agents: string[]): Promi
 export function runAdd(
   options: GlobalOptions,
   args: { name: string; card: string; skills: string[]; credentials: string[]; version?: string },
-): Promise<CommandResult> {
+): Promise<CommandResult<LockData>> {
   return withFileLock(paths(options).lockfile, () => add(options, args));
 }
 
-async function add(options: GlobalOptions, args: Parameters<typeof runAdd>[1]): Promise<CommandResult> {
+async function add(options: GlobalOptions, args: Parameters<typeof runAdd>[1]): Promise<CommandResult<LockData>> {
   const p = paths(options);
   if (!AgentNameSchema.safeParse(args.name).success) throw new UsageError(`agent name "${args.name}": use letters, digits, ".", "_" and "-", starting with a letter or digit`);
   if (args.version !== undefined && validRange(args.version) === null) throw new UsageError(`--range "${args.version}" is not a semver range`);
@@ -158,7 +187,6 @@ async function add(options: GlobalOptions, args: Parameters<typeof runAdd>[1]): 
   const result = await run(options, updated, undefined, async () => {
     if (text !== current) await writeFileAtomic(p.manifest, text);
   });
-  if (result.exitCode !== ExitCode.Ok) result.lines.push(`${p.manifest} not written`);
-  else result.lines.push(text === current ? `${p.manifest} is up to date` : `wrote ${p.manifest}`);
+  result.data.human.manifest = { path: p.manifest, outcome: result.exitCode !== ExitCode.Ok ? 'not-written' : text === current ? 'up-to-date' : 'written' };
   return result;
 }

@@ -5,23 +5,53 @@
  * path by path (structural or descriptive), its signature records and its plan fields per skill.
  * Exit 1 when anything would change (as `npm outdated` does).
  */
-import kleur from 'kleur';
 import { ExitCode, UsageError } from '../errors.js';
 import { formatPath, own } from '../json-path.js';
-import { entryChanges } from '../lock/changes.js';
+import { entryChanges, type EntryChanges } from '../lock/changes.js';
 import { checkOffline } from '../lock/offline.js';
-import { outdatedExitCode, overallExitCode, syncFailureJson, type AgentReport } from '../lock/report.js';
+import { outdatedExitCode, overallExitCode, syncFailureJson, type AgentReport, type ReportedError, type SyncFailure } from '../lock/report.js';
+import type { Plan } from '../negotiate/types.js';
 import { syncLock } from '../resolve/sync.js';
 import { readProject } from '../resolve/verify.js';
-import { renderEntryChanges, renderSyncFailure } from '../cli/render.js';
 import { resolveOptions, paths, type CommandResult, type GlobalOptions } from './context.js';
 
+/** One agent in the `--json` document of `outdated`: `status` and what would change; an agent that cannot be resolved has the failure shape of `a2a update` ({@link syncFailureJson}). */
+export type OutdatedAgentDocument =
+  | { status: 'current' }
+  | { status: 'added'; plans: Record<string, Plan> }
+  | { status: 'removed' }
+  | ({ status: 'outdated'; change?: 'structural' | 'descriptive' } & EntryChanges)
+  | { status: 'error'; error: ReportedError }
+  | ReturnType<typeof syncFailureJson>;
+
+/** One agent as the human output of `outdated` shows it. */
+export type OutdatedAgent = { name: string } & (
+  | { status: 'error'; error: ReportedError }
+  | { status: 'failed'; failure: SyncFailure }
+  | { status: 'current'; version: string }
+  | { status: 'added'; resolved: string; version: string }
+  | { status: 'removed' }
+  | { status: 'outdated'; change?: 'structural' | 'descriptive'; changes: EntryChanges }
+);
+
 /**
- * JSON: `{"ok", "outdated": [names], "agents": {name: {"status": "current"|"outdated"|"added"|"removed", "version"?, "change"?, "cardChanges"?, "signatureChanges"?, "planChanges"?}}}`;
- * an agent that cannot be resolved has the failure shape of `a2a update` (`error`, `refused`, `drift`).
+ * The answer of `a2a outdated`. The `--json` document is `{"ok", "outdated": [names], "agents":
+ * {name: OutdatedAgentDocument}}` (plus `warnings`); `human` (not in the document) holds the
+ * lockfile's path and every agent checked, in order, with what its line shows.
+ */
+export interface OutdatedData {
+  ok: boolean;
+  /** The agents `a2a update` (or `a2a lock`, for agents added or removed) would change. */
+  outdated: string[];
+  agents: Record<string, OutdatedAgentDocument>;
+  human: { lockfile: string; agents: OutdatedAgent[] };
+}
+
+/**
+ * The agents `a2a update` would change and how; exit 1 when any would.
  * @throws UsageError unknown agent; OutOfDateError no lockfile; InvalidInputError invalid manifest or lockfile
  */
-export async function runOutdated(options: GlobalOptions, args: { agents: string[] }): Promise<CommandResult> {
+export async function runOutdated(options: GlobalOptions, args: { agents: string[] }): Promise<CommandResult<OutdatedData>> {
   const p = paths(options);
   const { manifest, lock } = await readProject(p.manifest, p.lockfile);
   for (const name of args.agents) {
@@ -39,21 +69,21 @@ export async function runOutdated(options: GlobalOptions, args: { agents: string
   const sync = await syncLock(manifest, lock, { force: args.agents.length ? new Set(args.agents) : 'all', source: p.lockfile }, resolveOptions(options, p.baseDir));
   // Every agent of the manifest (resolved or failed; failures are not in `actions`), then the removed ones.
   const names = args.agents.length ? args.agents : [...new Set([...Object.keys(manifest.agents), ...Object.keys(sync.actions)])];
-  const lines: string[] = [];
-  const agents: Record<string, unknown> = {};
+  const shown: OutdatedAgent[] = [];
+  const agents: Record<string, OutdatedAgentDocument> = {};
   const codes: ExitCode[] = [];
   const outdated: string[] = [];
   for (const name of names) {
     const broken = invalid.get(name);
     if (broken) {
-      lines.push(`${kleur.red('✗')} ${name}: ${broken.error!.code}: ${broken.error!.message}`);
-      agents[name] = { status: 'error', error: broken.error };
+      shown.push({ name, status: 'error', error: broken.error! });
+      agents[name] = { status: 'error', error: broken.error! };
       codes.push(broken.exitCode);
       continue;
     }
     const failure = own(sync.failures, name);
     if (failure) {
-      lines.push(...renderSyncFailure(name, failure));
+      shown.push({ name, status: 'failed', failure });
       agents[name] = syncFailureJson(failure);
       codes.push(failure.exitCode);
       continue;
@@ -63,32 +93,25 @@ export async function runOutdated(options: GlobalOptions, args: { agents: string
     const old = own(sync.previous, name);
     const now = own(sync.lock.agents, name);
     if (action === 'unchanged') {
-      lines.push(`${kleur.green('✓')} ${name}: up to date (version ${now!.version})`);
+      shown.push({ name, status: 'current', version: now!.version });
       agents[name] = { status: 'current' };
       continue;
     }
     outdated.push(name);
     codes.push(outdatedExitCode(true));
     if (action === 'added') {
-      lines.push(`${kleur.green('+')} ${name}: would be added (${now!.resolved}, version ${now!.version})`);
+      shown.push({ name, status: 'added', resolved: now!.resolved, version: now!.version });
       agents[name] = { status: 'added', plans: now!.plans };
     } else if (action === 'removed') {
-      lines.push(`${kleur.red('-')} ${name}: would be removed (no longer in the manifest)`);
+      shown.push({ name, status: 'removed' });
       agents[name] = { status: 'removed' };
     } else {
       const changes = entryChanges(old!, now!);
       const change = changes.cardChanges.length ? (changes.cardChanges.some((c) => c.structural) ? 'structural' : 'descriptive') : undefined;
-      lines.push(`${kleur.yellow('~')} ${name}: would be updated${change ? ` (${change} card change)` : ''}`, ...renderEntryChanges(changes));
+      shown.push({ name, status: 'outdated', ...(change ? { change } : {}), changes });
       agents[name] = { status: 'outdated', ...(change ? { change } : {}), ...changes };
     }
   }
   const exitCode = overallExitCode(codes);
-  if (outdated.length) {
-    // Agents added to or removed from the manifest are a2a lock's job; a2a update re-reads locked ones.
-    const updated = outdated.filter((name) => sync.actions[name] === 'updated');
-    const fix = [...(updated.length < outdated.length ? ['a2a lock'] : []), ...(updated.length ? [`a2a update ${updated.join(' ')}`] : [])].join(', then ');
-    lines.push(`${outdated.length} agent${outdated.length === 1 ? '' : 's'} would change: run ${fix}`);
-  }
-  else if (exitCode === ExitCode.Ok) lines.push(kleur.green(`${p.lockfile} is current: a2a update would change nothing`));
-  return { exitCode, json: { ok: exitCode === ExitCode.Ok, outdated, agents }, lines, warnings: sync.warnings };
+  return { exitCode, data: { ok: exitCode === ExitCode.Ok, outdated, agents, human: { lockfile: p.lockfile, agents: shown } }, warnings: sync.warnings };
 }

@@ -1,20 +1,31 @@
 /** `a2a plan <card> --skill <id>`: negotiate one card (file or URL) without a lockfile. */
 import { resolve } from 'node:path';
+import type { Warning } from '../card/model.js';
 import { ExitCode } from '../errors.js';
 import { readManifest, readProfile } from '../fs/manifest.js';
 import { DEFAULT_PROFILE } from '../manifest/schema.js';
 import { negotiate } from '../negotiate/negotiate.js';
-import type { ClientProfile } from '../negotiate/types.js';
-import { renderPlan } from '../cli/render.js';
+import type { ClientProfile, Plan, Refusal } from '../negotiate/types.js';
 import { paths, readCommandCard, type CommandResult, type GlobalOptions } from './context.js';
 import { existsSync } from 'node:fs';
 
 /**
+ * The answer of `a2a plan`. The `--json` document is `{"plan": {...}, "warnings": [...]}` (exit 0)
+ * or `{"refusal": {code, message}, "warnings": [...]}` (exit 1); `human` (not in the document)
+ * names the skill negotiated and the card's name and version.
+ */
+export type PlanData = ({ plan: Plan; warnings: Warning[] } | { refusal: Refusal; warnings: Warning[] }) & {
+  human: { skill: string; card: { name: string; version: string } };
+};
+
+/**
  * Negotiate one skill of one card. The profile comes from `--profile`, else the manifest's
  * top-level profile when a manifest exists, else {@link DEFAULT_PROFILE}.
- * JSON: `{"plan": {...}, "warnings": [...]}` (exit 0) or `{"refusal": {code, message}, "warnings": [...]}` (exit 1).
  */
-export async function runPlan(options: GlobalOptions, args: { card: string; skill: string; profile?: string; credentials: string[] }): Promise<CommandResult> {
+export async function runPlan(
+  options: GlobalOptions,
+  args: { card: string; skill: string; profile?: string; credentials: string[] },
+): Promise<CommandResult<PlanData>> {
   let profile: ClientProfile;
   if (args.profile) profile = await readProfile(resolve(options.cwd, args.profile));
   else if (existsSync(paths(options).manifest)) {
@@ -23,18 +34,7 @@ export async function runPlan(options: GlobalOptions, args: { card: string; skil
   } else profile = DEFAULT_PROFILE;
   const { card, warnings } = await readCommandCard(options, args.card, profile.versions[0]!);
   const result = negotiate(card, args.skill, profile, args.credentials);
-  if (result.plan) {
-    return {
-      exitCode: ExitCode.Ok,
-      json: { plan: result.plan, warnings },
-      lines: [`plan for skill "${args.skill}" on ${card.name} ${card.version}`, ...renderPlan(result.plan)],
-      warnings,
-    };
-  }
-  return {
-    exitCode: ExitCode.Drift,
-    json: { refusal: result.refusal, warnings },
-    lines: [`refused: ${result.refusal.code}: ${result.refusal.message}`],
-    warnings,
-  };
+  const human = { skill: args.skill, card: { name: card.name, version: card.version } };
+  if (result.plan) return { exitCode: ExitCode.Ok, data: { plan: result.plan, warnings, human }, warnings };
+  return { exitCode: ExitCode.Drift, data: { refusal: result.refusal, warnings, human }, warnings };
 }

@@ -2,54 +2,80 @@
  * `a2a verify [agent...] [--offline] [--strict]` (the CI gate) and `a2a install` (like `npm ci`).
  * Both read only: the lockfile is never written.
  */
-import { isAbsolute, relative, sep } from 'node:path';
-import kleur from 'kleur';
+import type { Warning } from '../card/model.js';
 import { ExitCode, OutOfDateError } from '../errors.js';
 import { overallExitCode, type AgentReport } from '../lock/report.js';
 import { manifestMismatches } from '../lock/satisfies.js';
 import { checkProject, readProject, verifyLockfile } from '../resolve/verify.js';
 import { own } from '../json-path.js';
-import { renderReport } from '../cli/render.js';
 import { resolveOptions, paths, type CommandResult, type GlobalOptions } from './context.js';
 
-function finish(reports: Record<string, AgentReport>, lines: string[], extra: Record<string, unknown> = {}): CommandResult {
-  const exitCode = overallExitCode(Object.values(reports).map((r) => r.exitCode));
-  const warnings = Object.entries(reports).flatMap(([agent, r]) => r.warnings.map((w) => ({ ...w, agent })));
-  const agents = Object.fromEntries(
+/** One agent's report as the `--json` documents of `verify` and `install` hold it: without its warnings (those are the document's `warnings`, each with `agent`). */
+export type ReportDocument = Omit<AgentReport, 'warnings'>;
+
+/**
+ * The answer of `a2a verify`. The `--json` document is `{"ok", "agents": {name: ReportDocument}}`
+ * (plus `warnings`); `human` (not in the document) holds the exit code, the flags the summary line
+ * names, and the lockfile's absolute path (for GitHub annotations).
+ */
+export interface VerifyData {
+  ok: boolean;
+  agents: Record<string, ReportDocument>;
+  human: { exitCode: ExitCode; offline: boolean; strict: boolean; lockfile: string };
+}
+
+/** A credential a locked plan uses whose environment variable is not set. */
+export interface UnsetCredential {
+  agent: string;
+  scheme: string;
+  env: string;
+}
+
+/**
+ * The answer of `a2a install`. The `--json` document is `{"ok", "credentialsUnset": [...],
+ * "agents": {name: ReportDocument}}` (plus `warnings`); `human` (not in the document) holds the exit
+ * code, the lockfile's path and the number of locked skills.
+ */
+export interface InstallData {
+  ok: boolean;
+  credentialsUnset: UnsetCredential[];
+  agents: Record<string, ReportDocument>;
+  human: { exitCode: ExitCode; lockfile: string; skills: number };
+}
+
+/** The reports without their warnings, by agent. */
+function reportDocuments(reports: Record<string, AgentReport>): Record<string, ReportDocument> {
+  return Object.fromEntries(
     Object.entries(reports).map(([name, r]) => {
       const { warnings: _w, ...rest } = r;
       return [name, rest];
     }),
   );
-  return { exitCode, json: { ok: exitCode === ExitCode.Ok, ...extra, agents }, lines, warnings };
+}
+
+/** The warnings of every report, each with its agent's name. */
+function reportWarnings(reports: Record<string, AgentReport>): Array<Warning & { agent: string }> {
+  return Object.entries(reports).flatMap(([agent, r]) => r.warnings.map((w) => ({ ...w, agent })));
 }
 
 /** `a2a verify`: check the lockfile against the manifest, its snapshots and (unless offline) the cards served now. */
-export async function runVerify(options: GlobalOptions, args: { agents: string[]; offline: boolean; strict: boolean }): Promise<CommandResult> {
+export async function runVerify(options: GlobalOptions, args: { agents: string[]; offline: boolean; strict: boolean }): Promise<CommandResult<VerifyData>> {
   const p = paths(options);
   const { baseDir: _b, ...network } = resolveOptions(options, p.baseDir);
   const verified = await verifyLockfile({ ...network, manifest: p.manifest, lockfile: p.lockfile, agents: args.agents, offline: args.offline, strict: args.strict });
-  const lines = Object.entries(verified.agents).flatMap(([name, r]) => renderReport(name, r, { strict: args.strict }));
-  const result = finish(verified.agents, lines);
-  if (options.env.GITHUB_ACTIONS === 'true') {
-    const { verifyAnnotations } = await import('../cli/github.js');
-    // Annotation paths are relative to the repository root (the workspace), wherever verify ran.
-    // (A lockfile outside the workspace keeps its path from where verify ran.)
-    const inWorkspace = options.env.GITHUB_WORKSPACE ? relative(options.env.GITHUB_WORKSPACE, p.lockfile) : '';
-    const file = inWorkspace && !inWorkspace.startsWith('..') && !isAbsolute(inWorkspace) ? inWorkspace : relative(options.cwd, p.lockfile);
-    result.annotations = verifyAnnotations(file.split(sep).join('/'), verified.agents);
-  }
-  const count = Object.keys(verified.agents).length;
-  lines.push(
-    result.exitCode === ExitCode.Ok
-      ? kleur.green(`verified ${count} agent${count === 1 ? '' : 's'}${args.offline ? ' (offline)' : ''}`)
-      : kleur.red(`verify failed (exit ${result.exitCode})`),
-  );
-  return result;
+  return {
+    exitCode: verified.exitCode,
+    data: {
+      ok: verified.ok,
+      agents: reportDocuments(verified.agents),
+      human: { exitCode: verified.exitCode, offline: args.offline, strict: args.strict, lockfile: p.lockfile },
+    },
+    warnings: reportWarnings(verified.agents),
+  };
 }
 
 /** `a2a install`: like `npm ci`: the lockfile must match the manifest; every card is re-checked against it. */
-export async function runInstall(options: GlobalOptions): Promise<CommandResult> {
+export async function runInstall(options: GlobalOptions): Promise<CommandResult<InstallData>> {
   const p = paths(options);
   const ctx = await readProject(p.manifest, p.lockfile);
   const mismatches = manifestMismatches(ctx.manifest, ctx.lock);
@@ -59,9 +85,8 @@ export async function runInstall(options: GlobalOptions): Promise<CommandResult>
   }
   const names = Object.keys(ctx.manifest.agents);
   const reports = await checkProject(ctx, names, false, resolveOptions(options, ctx.baseDir));
-  const lines = Object.entries(reports).flatMap(([name, r]) => renderReport(name, r));
   // Credentials for the locked schemes are read at run time; say now which are not set.
-  const missing: Array<{ agent: string; scheme: string; env: string }> = [];
+  const missing: UnsetCredential[] = [];
   for (const name of names) {
     const entry = ctx.manifest.agents[name]!;
     const schemes = new Set(Object.values(ctx.lock.agents[name]!.plans).flatMap((plan) => Object.keys(plan.security)));
@@ -70,15 +95,15 @@ export async function runInstall(options: GlobalOptions): Promise<CommandResult>
       if (env && !options.env[env]) missing.push({ agent: name, scheme, env });
     }
   }
-  const result = finish(reports, lines, { credentialsUnset: missing });
+  const exitCode = overallExitCode(Object.values(reports).map((r) => r.exitCode));
+  const warnings: Array<Warning & { agent?: string }> = reportWarnings(reports);
   for (const m of missing) {
-    result.warnings.push({ code: 'credential-unset', agent: m.agent, message: `${m.env} is not set (credential for scheme "${m.scheme}", read at run time)` });
+    warnings.push({ code: 'credential-unset', agent: m.agent, message: `${m.env} is not set (credential for scheme "${m.scheme}", read at run time)` });
   }
   const skills = names.reduce((n, name) => n + Object.keys(ctx.lock.agents[name]!.plans).length, 0);
-  lines.push(
-    result.exitCode === ExitCode.Ok
-      ? kleur.green(`installed ${names.length} agent${names.length === 1 ? '' : 's'} (${skills} skill${skills === 1 ? '' : 's'}) from ${ctx.lockfile}`)
-      : kleur.red(`install failed (exit ${result.exitCode})`),
-  );
-  return result;
+  return {
+    exitCode,
+    data: { ok: exitCode === ExitCode.Ok, credentialsUnset: missing, agents: reportDocuments(reports), human: { exitCode, lockfile: ctx.lockfile, skills } },
+    warnings,
+  };
 }

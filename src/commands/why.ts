@@ -4,25 +4,48 @@
  * shown step by step: the candidates, which won and by which rule, the security requirement
  * satisfied, the media types intersected. Reads only; never touches the network.
  */
-import kleur from 'kleur';
 import { A2aLockError, ExitCode, OutOfDateError, UsageError } from '../errors.js';
 import { formatPath, own } from '../json-path.js';
 import { versionRangeOption } from '../lock/drift.js';
 import { checkOffline, lockedNegotiationCard } from '../lock/offline.js';
 import { readLockfile } from '../fs/lockfile.js';
 import { profileOf } from '../manifest/schema.js';
-import { explainNegotiation } from '../negotiate/explain.js';
+import { explainNegotiation, type ExplainedStep } from '../negotiate/explain.js';
 import { diffPlans } from '../negotiate/negotiate.js';
-import { renderDrift, renderExplanation } from '../cli/render.js';
+import type { Plan, Refusal } from '../negotiate/types.js';
+import type { PlanDrift } from '../lock/report.js';
 import { paths, type CommandResult, type GlobalOptions } from './context.js';
+
+/** One locked skill explained: the locked plan, whether its snapshot still negotiates it, and the steps. */
+export interface WhySkill {
+  plan: Plan;
+  /** The snapshot negotiates exactly the locked plan. */
+  matchesLock: boolean;
+  steps: ExplainedStep[];
+  /** The snapshot no longer negotiates the skill. */
+  refusal?: Refusal;
+  /** Where the locked plan differs from what its snapshot negotiates. */
+  differences?: PlanDrift[];
+}
+
+/**
+ * The answer of `a2a why`, all of it the `--json` document: `{"ok", "agent", "card": {name,
+ * version, resolved, integrity, extended?}, "skills": {id: WhySkill}}` (plus `warnings`), the skills
+ * in the order explained. `card.extended` is where the extended card was read from, when there is one.
+ */
+export interface WhyData {
+  ok: boolean;
+  agent: string;
+  card: { name: string; version: string; resolved: string; integrity: string; extended?: string };
+  skills: Record<string, WhySkill>;
+}
 
 /**
  * Explain the locked plans of one agent (all its skills, or one).
- * JSON: `{"ok", "agent", "card": {name, version, resolved, integrity, extended?}, "skills": {id: {"plan", "matchesLock", "steps", "refusal"?, "differences"?}}}`.
  * Exit 0, or 1 when a locked plan is not what its snapshot negotiates (run `a2a lock`).
  * @throws UsageError unknown agent or skill; OutOfDateError no lockfile; A2aLockError `lockfile-invalid` (integrity)
  */
-export async function runWhy(options: GlobalOptions, args: { agent: string; skill?: string }): Promise<CommandResult> {
+export async function runWhy(options: GlobalOptions, args: { agent: string; skill?: string }): Promise<CommandResult<WhyData>> {
   const { lockfile } = paths(options);
   const read = await readLockfile(lockfile);
   if (!read) throw new OutOfDateError(`${lockfile}: not found`);
@@ -40,8 +63,7 @@ export async function runWhy(options: GlobalOptions, args: { agent: string; skil
     throw new UsageError(`agent "${name}" has no locked skill "${args.skill}" (locked skills: ${locked.join(', ')})`);
   }
   const card = lockedNegotiationCard(entry, source);
-  const lines = [`${kleur.bold(name)}: ${card.name} ${card.version} (${entry.resolved}${entry.extended ? ', extended card' : ''}, ${entry.integrity})`];
-  const skills: Record<string, unknown> = {};
+  const skills: Record<string, WhySkill> = {};
   let consistent = true;
   for (const skill of args.skill !== undefined ? [args.skill] : locked) {
     const plan = entry.plans[skill]!;
@@ -56,21 +78,15 @@ export async function runWhy(options: GlobalOptions, args: { agent: string; skil
       ...(explained.refusal ? { refusal: explained.refusal } : {}),
       ...(differences.length ? { differences } : {}),
     };
-    lines.push(`${kleur.bold(name)} › ${kleur.bold(skill)}`, ...renderExplanation(explained.steps));
-    if (explained.refusal) lines.push(`  ${kleur.red('✗')} the locked snapshot no longer negotiates this skill: ${explained.refusal.code}`);
-    else if (differences.length) lines.push(`  ${kleur.red('✗')} the locked plan differs from what its snapshot negotiates:`, ...renderDrift(differences));
-    else lines.push(`  ${kleur.green('✓')} the locked plan`);
   }
-  if (!consistent) lines.push('run: a2a lock');
   return {
     exitCode: consistent ? ExitCode.Ok : ExitCode.Drift,
-    json: {
+    data: {
       ok: consistent,
       agent: name,
       card: { name: card.name, version: card.version, resolved: entry.resolved, integrity: entry.integrity, ...(entry.extended ? { extended: entry.extended.resolved } : {}) },
       skills,
     },
-    lines,
     warnings: [],
   };
 }

@@ -138,7 +138,7 @@ describe('agents on several hosts', () => {
       const result = await runVerify(opts, { agents: [], offline: false, strict: false });
       expect(result.exitCode).toBe(0);
       // Report order is the manifest's, whatever order the hosts were worked in.
-      expect(Object.keys((result.json as { agents: Record<string, unknown> }).agents)).toEqual(Object.keys(agents));
+      expect(Object.keys(result.data.agents)).toEqual(Object.keys(agents));
       const opened = hosts.map((h, k) => h.opened() - before[k]!);
       // Worked host by host this was 12 + 12 + 12 = 36 kept-alive connections.
       expect(opened.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(18);

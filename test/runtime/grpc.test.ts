@@ -35,7 +35,7 @@ beforeAll(async () => {
   };
   await writeFile(join(dir, 'a2a.json'), JSON.stringify({ profile, agents }));
   const result = await runLock({ manifest: join(dir, 'a2a.json'), json: true, verbose: false, cwd: dir, env: {} });
-  expect(result.exitCode, JSON.stringify(result.json)).toBe(0);
+  expect(result.exitCode, JSON.stringify(result.data)).toBe(0);
 });
 
 afterAll(async () => {

@@ -1,17 +1,37 @@
 /**
- * Human output: one renderer for plans, refusals, warnings and diffs (verify failures, update,
- * outdated), grouped by agent and skill. Colour via kleur, which turns itself off when NO_COLOR is
- * set or stdout is not a TTY.
+ * Human output shared by the commands' renderers: plans, refusals, warnings and diffs (verify
+ * failures, update, outdated), grouped by agent and skill; and the shape of a command's renderer.
+ * Colour via kleur, which turns itself off when NO_COLOR is set or stdout is not a TTY.
  */
 import kleur from 'kleur';
-import { canonicalJson } from '../canonical.js';
-import type { Warning } from '../card/model.js';
-import type { CardChange, EntryChanges } from '../lock/changes.js';
-import type { AgentReport, PlanDrift, SignatureDrift, SyncFailure } from '../lock/report.js';
-import type { ExplainedStep } from '../negotiate/explain.js';
-import type { Plan } from '../negotiate/types.js';
+import { canonicalJson } from '../../canonical.js';
+import type { Warning } from '../../card/model.js';
+import type { GlobalOptions } from '../../commands/context.js';
+import type { CardChange, EntryChanges } from '../../lock/changes.js';
+import type { AgentReport, PlanDrift, SignatureDrift, SyncFailure } from '../../lock/report.js';
+import type { ExplainedStep } from '../../negotiate/explain.js';
+import type { Plan } from '../../negotiate/types.js';
 
-/** A compact one-line JSON rendering for values in diffs. */
+/**
+ * How the CLI prints one command's data (`CommandResult.data`, see `commands/context.ts`). Each
+ * module of `cli/render/` but this one exports one per command.
+ */
+export interface CommandRenderer<D> {
+  /** The `--json` document: the data without its `human` field ({@link documentOf}); the CLI adds `warnings` when it has none. */
+  json(data: D): unknown;
+  /** The human output, one string per stdout line (the CLI makes each {@link terminalSafe}). */
+  text(data: D): string[];
+  /** GitHub Actions workflow commands (`::error …`) for the data; the CLI asks for them when `GITHUB_ACTIONS` is `true`. */
+  annotations?(data: D, where: Pick<GlobalOptions, 'cwd' | 'env'>): string[];
+}
+
+/** A command's `--json` document: its data without the `human` field (the facts only the human output needs). */
+export function documentOf<D extends object>(data: D): Omit<D, 'human'> {
+  if (!('human' in data)) return data;
+  const { human: _human, ...document } = data;
+  return document;
+}
+
 /**
  * A line made safe for a terminal: card text can carry control characters (a newline that forges
  * an output line, cursor movement, a window title). Every C0/C1 control character and DEL is shown
@@ -21,6 +41,7 @@ export function terminalSafe(line: string): string {
   return line.replace(/\x1b\[[0-9;]*m|[\u0000-\u001f\u007f-\u009f]/g, (m) => (m.length > 1 ? m : `\\u${m.charCodeAt(0).toString(16).padStart(4, '0')}`));
 }
 
+/** A compact one-line JSON rendering for values in diffs: `(absent)` for undefined, cut to 120 characters. */
 export function show(value: unknown): string {
   if (value === undefined) return '(absent)';
   const text = JSON.stringify(value);
@@ -110,8 +131,8 @@ export function renderSignatureDrift(s: SignatureDrift): string {
   return `    signature (${s.snapshot}): ${kleur.red(renderSignature(s.locked))} → ${kleur.green(renderSignature(s.fresh))}`;
 }
 
-/** One agent's verify/install report as lines. */
-export function renderReport(name: string, report: AgentReport, options: { strict?: boolean } = {}): string[] {
+/** One agent's verify/install report as lines (its warnings, printed apart, are not needed). */
+export function renderReport(name: string, report: Omit<AgentReport, 'warnings'>, options: { strict?: boolean } = {}): string[] {
   switch (report.status) {
     case 'ok':
       if (report.unchecked) return [`${options.strict ? kleur.red('✗') : kleur.yellow('!')} ${name}: ${report.unchecked}`];
