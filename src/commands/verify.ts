@@ -84,7 +84,7 @@ export async function runInstall(options: GlobalOptions): Promise<CommandResult<
     throw new OutOfDateError(`${ctx.lockfile} does not match ${p.manifest} (${detail})`, { data: { agents: Object.fromEntries(mismatches) } });
   }
   const names = Object.keys(ctx.manifest.agents);
-  const reports = await checkProject(ctx, names, false, resolveOptions(options, ctx.baseDir));
+  const reports = await checkProject(ctx, { names }, resolveOptions(options, ctx.baseDir));
   // Credentials for the locked schemes are read at run time; say now which are not set.
   const missing: UnsetCredential[] = [];
   for (const name of names) {

@@ -6,12 +6,10 @@
  */
 import { A2aLockError, ExitCode, OutOfDateError, UsageError } from '../errors.js';
 import { formatPath, own } from '../json-path.js';
-import { versionRangeOption } from '../lock/drift.js';
+import { explainSkill, fieldDrift } from '../lock/drift.js';
 import { checkOffline, lockedNegotiationCard } from '../lock/offline.js';
 import { readLockfile } from '../fs/lockfile.js';
-import { profileOf } from '../manifest/schema.js';
-import { explainNegotiation, type ExplainedStep } from '../negotiate/explain.js';
-import { diffPlans } from '../negotiate/negotiate.js';
+import type { ExplainedStep } from '../negotiate/explain.js';
 import type { Plan, Refusal } from '../negotiate/types.js';
 import type { PlanDrift } from '../lock/report.js';
 import { paths, type CommandResult, type GlobalOptions } from './context.js';
@@ -67,8 +65,8 @@ export async function runWhy(options: GlobalOptions, args: { agent: string; skil
   let consistent = true;
   for (const skill of args.skill !== undefined ? [args.skill] : locked) {
     const plan = entry.plans[skill]!;
-    const explained = explainNegotiation(card, skill, profileOf(settings), settings.credentials, versionRangeOption(settings));
-    const differences = explained.plan ? diffPlans(plan, explained.plan).map((d) => ({ skill, field: d.field, locked: d.locked, fresh: d.fresh })) : [];
+    const explained = explainSkill(card, skill, settings);
+    const differences = explained.plan ? fieldDrift(skill, plan, explained.plan) : [];
     const matchesLock = explained.plan !== undefined && differences.length === 0;
     consistent &&= matchesLock;
     skills[skill] = {

@@ -11,6 +11,7 @@ import type { SignatureRecord } from '../card/signature/verify.js';
 import { placeCredential } from '../credentials.js';
 import { own } from '../json-path.js';
 import { profileOf, type AgentSettings } from '../manifest/schema.js';
+import { explainNegotiation, type Explanation } from '../negotiate/explain.js';
 import { diffPlans, negotiate } from '../negotiate/negotiate.js';
 import type { NegotiationResult, Plan, TraceStep } from '../negotiate/types.js';
 import { cardChanges, changeKind, type CardSide } from './changes.js';
@@ -29,6 +30,11 @@ export function versionRangeOption(settings: AgentSettings): { versionRange?: st
  */
 export function negotiateSkill(card: NormalizedCard, skill: string, settings: AgentSettings, locked?: Plan): NegotiationResult {
   return negotiate(card, skill, profileOf(settings), settings.credentials, { ...versionRangeOption(settings), ...(locked ? { locked } : {}) });
+}
+
+/** {@link negotiateSkill} with each step explained (the candidates, the rule that chose): what `a2a why` prints. */
+export function explainSkill(card: NormalizedCard, skill: string, settings: AgentSettings): Explanation {
+  return explainNegotiation(card, skill, profileOf(settings), settings.credentials, versionRangeOption(settings));
 }
 
 /** Every skill of {@link negotiateSkills}: the plans, the refusals and drift, the traces. */

@@ -40,12 +40,19 @@ export async function readProject(manifestPath: string, lockfilePath: string): P
   return { manifest, lock: read.lock, lockfile: lockfilePath, baseDir: dirname(manifestPath) };
 }
 
+/** Which agents {@link checkProject} checks, and how. */
+export interface ProjectCheck {
+  /** Agents of the manifest or the lock; the reports keep this order. */
+  names: readonly string[];
+  /** Snapshots and plans only, no network (`verify --offline`). */
+  offline?: boolean;
+}
+
 /**
- * Check `names` (agents of the manifest or the lock): out-of-date entries, then each entry offline,
- * then (unless `offline`) the cards served now, at most `options.concurrency` at once. Reports keep
- * the order of `names`.
+ * Check agents: out-of-date entries, then each entry offline, then (unless `offline`) the cards
+ * served now, at most `options.concurrency` at once.
  */
-export async function checkProject(project: Project, names: readonly string[], offline: boolean, options: ResolveOptions): Promise<Record<string, AgentReport>> {
+export async function checkProject(project: Project, { names, offline = false }: ProjectCheck, options: ResolveOptions): Promise<Record<string, AgentReport>> {
   const mismatches = manifestMismatches(project.manifest, project.lock);
   const reports: Record<string, AgentReport> = {};
   const locked: string[] = [];
@@ -129,7 +136,7 @@ export async function verifyLockfile(options: VerifyOptions | null = {}): Promis
   const known = [...new Set([...Object.keys(project.manifest.agents), ...Object.keys(project.lock.agents)])];
   for (const name of options.agents ?? []) if (!known.includes(name)) throw new UsageError(`unknown agent "${name}" (agents: ${known.join(', ') || 'none'})`);
   const { manifest: _m, lockfile: _l, agents: only, offline, strict, ...network } = options;
-  const reports = await checkProject(project, only?.length ? only : known, Boolean(offline), { ...network, baseDir: project.baseDir });
+  const reports = await checkProject(project, { names: only?.length ? only : known, offline: Boolean(offline) }, { ...network, baseDir: project.baseDir });
   const agents = Object.fromEntries(Object.entries(reports).map(([name, r]) => [name, { ...r, exitCode: strictExitCode(r, Boolean(strict)) }]));
   const exitCode = overallExitCode(Object.values(agents).map((r) => r.exitCode));
   return { ok: exitCode === 0, exitCode, agents };

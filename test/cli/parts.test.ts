@@ -1,10 +1,10 @@
-/** CLI helpers without a process: workflow-command escaping, flag suggestions, progress timing. */
+/** CLI parts without a process: workflow-command escaping, flag suggestions, progress timing, the pool's order and progress, value pairs in diffs. */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { errorAnnotation, verifyAnnotations } from '../src/cli/github.js';
-import { createProgress } from '../src/cli/progress.js';
-import { closest, editDistance, unknownArgumentsMessage } from '../src/cli/suggest.js';
-import { interleaveBy, mapSettled } from '../src/pool.js';
-import { showPair } from '../src/cli/render/common.js';
+import { errorAnnotation, verifyAnnotations } from '../../src/cli/github.js';
+import { createProgress } from '../../src/cli/progress.js';
+import { closest, editDistance, unknownArgumentsMessage } from '../../src/cli/suggest.js';
+import { interleaveBy, mapSettled } from '../../src/pool.js';
+import { showPair } from '../../src/cli/render/common.js';
 
 describe('GitHub annotations', () => {
   it('escape %, CR and LF in the message, and also : and , in properties', () => {
@@ -84,12 +84,16 @@ describe('progress', () => {
     expect(writes).toEqual([]);
   });
 
-  it('silent when not a TTY, under CI, and with --json', () => {
-    const { stream } = tty();
+  it('silent when not a TTY, under CI, and with --json; CI=false is no CI', () => {
+    vi.useFakeTimers();
+    const { writes, stream } = tty();
     expect(createProgress({ json: false, env: {}, stream: { write: () => 0 } })).toBeUndefined();
     expect(createProgress({ json: false, env: { CI: 'true' }, stream })).toBeUndefined();
     expect(createProgress({ json: true, env: {}, stream })).toBeUndefined();
-    expect(createProgress({ json: false, env: { CI: 'false' }, stream })).toBeDefined();
+    const progress = createProgress({ json: false, env: { CI: 'false' }, stream })!;
+    progress.update(1, 2);
+    vi.advanceTimersByTime(1000);
+    expect(writes).toEqual(['\r\x1b[2Kfetching agents 1/2']);
   });
 });
 
