@@ -94,6 +94,7 @@ export const LockEntrySchema = z.looseObject({
   plans: z.record(z.string().min(1), PlanSchema),
 });
 
+/** The whole `a2a.lock.json`: per agent its settings and its entry. Unknown top-level keys are kept on rewrite. */
 export const LockfileSchema = z.looseObject({
   $schema: z.string().optional(),
   lockfileVersion: z.literal(LOCKFILE_VERSION),
@@ -101,5 +102,7 @@ export const LockfileSchema = z.looseObject({
   agents: z.record(AgentNameSchema, LockEntrySchema),
 });
 
+/** A parsed, validated lockfile (see {@link LockfileSchema}). */
 export type Lockfile = z.infer<typeof LockfileSchema>;
+/** One locked agent (see {@link LockEntrySchema}). */
 export type LockEntry = z.infer<typeof LockEntrySchema>;
