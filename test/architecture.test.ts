@@ -4,8 +4,11 @@
  * clock or terminal; I/O in http/ and fs/, combined with the core only in resolve/; commands that
  * return data and a cli/ that renders it; no import circles; exit codes computed in one place.
  */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { callSites, importCycles, layeringViolations, notReExportsOnly, readSourceTree, SRC } from './helpers/import-graph.js';
+import { callSites, importCycles, layeringViolations, notReExportsOnly, readSourceTree, SRC, stripComments } from './helpers/import-graph.js';
 
 const tree = readSourceTree(SRC);
 
@@ -37,5 +40,58 @@ describe('the layout of src/', () => {
 
   it('keeps the package faces (index.ts, runtime/index.ts) to re-exports', () => {
     expect([...notReExportsOnly(tree, 'index.ts'), ...notReExportsOnly(tree, 'runtime/index.ts')]).toEqual([]);
+  });
+});
+
+describe('the rule checker itself', () => {
+  /** A tree of `files` (path → text) in a temp folder, read as src/ is. */
+  function treeOf(files: Record<string, string>) {
+    const root = mkdtempSync(join(tmpdir(), 'a2a-arch-'));
+    try {
+      for (const [path, text] of Object.entries(files)) {
+        mkdirSync(dirname(join(root, path)), { recursive: true });
+        writeFileSync(join(root, path), text);
+      }
+      return readSourceTree(root);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  }
+
+  it('names each broken rule with its file and line, whatever the quotes or the import form', () => {
+    const tree = treeOf({
+      'errors.ts': 'export function exitCodeFor(e: unknown) { return 70; }\n',
+      'lock/a.ts': 'import { z } from "zod";\n\n// a comment after a blank line\nimport { readFileSync } from "node:fs";\n',
+      'lock/b.ts': "import kleur from 'kleur';\nexport const id = crypto.randomUUID();\n",
+      'lock/x.ts': "import type { Y } from './y.js';\nexport type X = Y;\n",
+      'lock/y.ts': "import type { X } from './x.js';\nexport type Y = X;\n",
+      'commands/c.ts': "import * as errors from '../errors.js';\nconsole.log('done');\nerrors.exitCodeFor(1);\n",
+      'cli/d.ts': "const verify = await import('../resolve/e.js');\n",
+      'resolve/e.ts': 'export const e = 1;\n',
+      'http/f.ts': "import { g } from '../fs/g.js';\n",
+      'commands/h.ts': "import { fetchCard } from '../http/card.js';\n",
+      'http/card.ts': 'export const fetchCard = 1;\n',
+      'fs/g.ts': 'export const g = 1;\n',
+    });
+    const found = layeringViolations(tree);
+    expect(found).toEqual(
+      expect.arrayContaining([
+        'lock/a.ts:4: the pure core imports node:fs',
+        'lock/b.ts:1: the pure core imports the package kleur',
+        'lock/b.ts:2: the pure core uses crypto.',
+        'commands/c.ts:2: commands/ uses console. (commands return data; cli/ prints)',
+        'cli/d.ts:1: cli/ imports resolve/e.ts (it goes through commands/)',
+        'http/f.ts:1: http/ imports fs/g.ts (only resolve/ combines http/ and fs/ with the core)',
+        'commands/h.ts:1: commands/ imports http/card.ts (commands reach the network through resolve/)',
+        'import circle: lock/x.ts → lock/y.ts → lock/x.ts',
+      ]),
+    );
+    expect(found.filter((f) => f.startsWith('lock/a.ts'))).toHaveLength(1); // zod is a core package
+    expect(callSites(tree, 'exitCodeFor')).toEqual(['commands/c.ts:3']);
+  });
+
+  it('keeps line numbers when it removes comments', () => {
+    const text = 'a\n\n\n  // c\n/* x\ny */ b\n';
+    expect(stripComments(text).split('\n')).toHaveLength(text.split('\n').length);
   });
 });

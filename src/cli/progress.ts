@@ -9,7 +9,7 @@ export interface ProgressStream {
   write(text: string): unknown;
 }
 
-/** A progress callback for the engine, and `stop()` to clear the line when the command ends. */
+/** A progress callback for the resolve shell (agents done, agents to fetch), and `stop()` to clear the line when the command ends. */
 export interface Progress {
   update(done: number, total: number): void;
   stop(): void;

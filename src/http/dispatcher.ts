@@ -30,7 +30,7 @@ const PROXY_VARIABLES = ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY
  * The shared keep-alive undici dispatcher used when a request's `dispatcher` option is not
  * given, with at most `connections` connections per origin. Created on first use.
  *
- * The cap should equal the caller's concurrency (the engine passes `--concurrency`): below it,
+ * The cap should equal the caller's concurrency (`resolve/options.ts` passes `--concurrency`): below it,
  * requests to one host queue (32 agents on one host at concurrency 32 would run 8 at a time);
  * without one, undici opens a fresh socket for a request dispatched in the instant a finished
  * one's socket is not yet free, so a run at concurrency 12 ends up with twice as many sockets.

@@ -74,7 +74,7 @@ const ERROR_INFO_TYPE = 'type.googleapis.com/google.rpc.ErrorInfo';
 /**
  * Fetch the authenticated extended Agent Card through the chosen interface (see the module table).
  *
- * @param req The interface, the credential placements and the fetch limits.
+ * @param request The interface, the credential placements and the fetch limits.
  * @returns `{card, url}` with the card as a JSON object; or `{card: undefined, warning}` (code
  *   `no-extended-card`) when the binding is not fetched here (GRPC, custom, a protocol version
  *   outside [0.3, 2.0)) or the agent answers ExtendedAgentCardNotConfigured, UnsupportedOperation
@@ -89,38 +89,38 @@ const ERROR_INFO_TYPE = 'type.googleapis.com/google.rpc.ErrorInfo';
  * Messages name the URL and never contain a credential or any header value; a server error
  * message that echoes a credential has it replaced by `***`.
  */
-export async function fetchExtendedCard(req: ExtendedCardRequest): Promise<ExtendedCardResult> {
-  const binding = req.protocolBinding.toUpperCase();
-  const version = parseMajorMinor(req.protocolVersion);
+export async function fetchExtendedCard(request: ExtendedCardRequest): Promise<ExtendedCardResult> {
+  const binding = request.protocolBinding.toUpperCase();
+  const version = parseMajorMinor(request.protocolVersion);
   if (binding !== 'JSONRPC' && binding !== 'HTTP+JSON') {
-    return noCard(`the extended card is not fetched over the ${oneLine(req.protocolBinding)} binding (only JSONRPC and HTTP+JSON); ${oneLine(req.url)} was not contacted`);
+    return noCard(`the extended card is not fetched over the ${controlsAsSpaces(request.protocolBinding)} binding (only JSONRPC and HTTP+JSON); ${controlsAsSpaces(request.url)} was not contacted`);
   }
   const legacy = version !== undefined && version.major === 0 && version.minor >= 3;
   if (version === undefined || !(legacy || version.major === 1)) {
-    return noCard(`the extended card is not fetched for protocol version ${oneLine(req.protocolVersion)} (only 0.3 and 1.x); ${oneLine(req.url)} was not contacted`);
+    return noCard(`the extended card is not fetched for protocol version ${controlsAsSpaces(request.protocolVersion)} (only 0.3 and 1.x); ${controlsAsSpaces(request.url)} was not contacted`);
   }
 
-  const secrets = secretStrings(req.credentials);
+  const secrets = secretStrings(request.credentials);
   const common = {
-    versionHeader: req.protocolVersion,
-    followRedirects: !hasCredentials(req.credentials),
-    redactQueryParams: credentialQueryNames(req.credentials),
+    versionHeader: request.protocolVersion,
+    followRedirects: !hasCredentials(request.credentials),
+    redactQueryParams: credentialQueryNames(request.credentials),
     acceptErrorStatus: ERROR_STATUSES,
     subject: 'extended card',
-    ...networkOptionsOf(req),
+    ...networkOptionsOf(request),
   };
 
   if (binding === 'JSONRPC') {
     const method = legacy ? 'agent/getAuthenticatedExtendedCard' : 'GetExtendedAgentCard';
     const body: Record<string, unknown> = { jsonrpc: '2.0', id: 1, method };
-    if (!legacy) body.params = req.tenant ? { tenant: req.tenant } : {};
-    const { url, headers } = applyCredentials(req.url, {}, req.credentials);
+    if (!legacy) body.params = request.tenant ? { tenant: request.tenant } : {};
+    const { url, headers } = applyCredentials(request.url, {}, request.credentials);
     const response = await requestJson(url, { ...common, method: 'POST', body, headers });
     return readJsonRpc(response, method, secrets);
   }
 
-  const target = restUrl(req.url, legacy ? '/v1/card' : '/extendedAgentCard', legacy ? undefined : req.tenant);
-  const { url, headers } = applyCredentials(target, {}, req.credentials);
+  const target = restUrl(request.url, legacy ? '/v1/card' : '/extendedAgentCard', legacy ? undefined : request.tenant);
+  const { url, headers } = applyCredentials(target, {}, request.credentials);
   const response = await requestJson(url, { ...common, method: 'GET', headers });
   return readRest(response, secrets);
 }
@@ -137,7 +137,7 @@ function restUrl(base: string, suffix: string, tenant: string | undefined): stri
   try {
     url = new URL(base);
   } catch {
-    throw new InvalidInputError('insecure-url', oneLine(base.replace(/[?#].*$/s, '')), 'not an absolute http(s) URL');
+    throw new InvalidInputError('insecure-url', controlsAsSpaces(base.replace(/[?#].*$/s, '')), 'not an absolute http(s) URL');
   }
   url.hash = '';
   const prefix = tenant ? `/${encodeURIComponent(tenant)}` : '';
@@ -190,7 +190,7 @@ function readRest(response: JsonResponse, secrets: string[]): ExtendedCardResult
     return noCard(`${url}: the agent has no extended card (HTTP ${status} ${reason ?? legacyCode} ${noCardName}${message})`);
   }
   if (reason !== undefined) {
-    throw new FetchError('unreachable', url, `extended card request failed: HTTP ${status} ${oneLine(reason).slice(0, 64)}${message}`, { status });
+    throw new FetchError('unreachable', url, `extended card request failed: HTTP ${status} ${controlsAsSpaces(reason).slice(0, 64)}${message}`, { status });
   }
   if (legacyCode !== undefined) {
     throw new FetchError('unreachable', url, `extended card request failed: HTTP ${status}, error ${legacyCode} ${CODE_NAMES[legacyCode] ?? 'error'}${message}`, { status });
@@ -245,7 +245,7 @@ function serverMessage(message: unknown, secrets: string[]): string {
   if (typeof message !== 'string' || message.trim() === '') return '';
   let text = message;
   for (const secret of secrets) text = text.split(secret).join('***');
-  text = oneLine(text);
+  text = controlsAsSpaces(text);
   return `: ${text.length > 160 ? `${text.slice(0, 157)}...` : text}`;
 }
 
@@ -260,6 +260,7 @@ function describe(value: unknown): string {
   return typeof value === 'undefined' ? 'absent' : `a ${typeof value}`;
 }
 
-function oneLine(text: string): string {
+/** `text` with every run of control characters (line breaks included) as one space: a server's words on one line. */
+function controlsAsSpaces(text: string): string {
   return text.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
 }

@@ -113,20 +113,22 @@ function placement(scheme: SecurityScheme | undefined): unknown {
 }
 
 /**
+ * The drift of scheme `name` when `fresh` presents it differently from `locked` (another header,
+ * query parameter or cookie, another format, or gone), for a plan of `skill`; undefined when alike.
+ */
+export function schemeChange(skill: string, name: string, locked: NormalizedCard, fresh: NormalizedCard): PlanDrift | undefined {
+  const was = own(locked.securitySchemes, name);
+  const now = own(fresh.securitySchemes, name);
+  return placedAlike(was, now) ? undefined : { skill, field: `securitySchemes.${name}`, locked: was ?? null, fresh: now ?? null };
+}
+
+/**
  * For each locked plan, the schemes it names that `fresh` presents differently from `locked` (the
  * cards its plans were and are negotiated against). A plan names its schemes; how each presents
  * the credential comes from the card, and the runtime sends it the locked way.
  */
 export function schemeDrift(plans: Record<string, Plan>, locked: NormalizedCard, fresh: NormalizedCard): PlanDrift[] {
-  const drift: PlanDrift[] = [];
-  for (const [skill, plan] of Object.entries(plans)) {
-    for (const name of Object.keys(plan.security)) {
-      const was = own(locked.securitySchemes, name);
-      const now = own(fresh.securitySchemes, name);
-      if (!placedAlike(was, now)) drift.push({ skill, field: `securitySchemes.${name}`, locked: was ?? null, fresh: now ?? null });
-    }
-  }
-  return drift;
+  return Object.entries(plans).flatMap(([skill, plan]) => Object.keys(plan.security).flatMap((name) => schemeChange(skill, name, locked, fresh) ?? []));
 }
 
 /** A locked verified signature must come back verified by the same key; anything else is drift. */
@@ -136,10 +138,25 @@ export function signatureDrift(snapshot: SignatureDrift['snapshot'], locked: Sig
   return [{ snapshot, locked, fresh }];
 }
 
+/**
+ * The signature drift of an agent: its public card's (when checked now) and its extended card's
+ * (when both the lock and this run have one), against the records locked in `entry`.
+ */
+export function signaturesDrift(
+  entry: Pick<LockEntry, 'signature' | 'extended'>,
+  fresh: { signature?: SignatureRecord | undefined; extended?: { signature: SignatureRecord } | undefined },
+): SignatureDrift[] {
+  return [
+    ...(fresh.signature ? signatureDrift('card', entry.signature, fresh.signature) : []),
+    ...(fresh.extended && entry.extended ? signatureDrift('extended', entry.extended.signature, fresh.extended.signature) : []),
+  ];
+}
+
 /** What `verify` read now for one locked agent, for {@link servedVerdict}. */
 export interface ServedCards {
-  /** The public card as served now, and the URL that answered. */
+  /** The URL (or file path) that answered with the public card now. */
   resolved: string;
+  /** The public card as served now (raw JSON). */
   raw: Record<string, unknown>;
   /** Its signature record, when it was checked in this run (a changed card, or a verified one re-checked). */
   signature?: SignatureRecord | undefined;
@@ -175,11 +192,8 @@ export function servedVerdict(entry: LockEntry, settings: AgentSettings, served:
     // A scheme the fresh card presents differently (a header become a query parameter) is drift too.
     ...schemeDrift(entry.plans, served.lockedCard, served.negotiationCard),
   ];
-  const sigDrift = [
-    ...(served.signature ? signatureDrift('card', entry.signature, served.signature) : []),
-    ...(served.extended && entry.extended ? signatureDrift('extended', entry.extended.signature, served.extended.signature) : []),
-  ];
+  const signatures = signaturesDrift(entry, served);
   const found = { change, cardChanges: changes, warnings, ...(served.unchecked ? { unchecked: served.unchecked } : {}) } as const;
-  if (drift.length > 0 || sigDrift.length > 0) return driftReport({ ...found, drift, signatureDrift: sigDrift });
+  if (drift.length > 0 || signatures.length > 0) return driftReport({ ...found, drift, signatureDrift: signatures });
   return changedReport(found);
 }

@@ -28,8 +28,8 @@ export function lockedPublicCard(entry: LockEntry, source: string): NormalizedCa
  * @throws InvalidInputError `card-invalid` when a snapshot is no longer a valid card
  */
 export function lockedNegotiationCard(entry: LockEntry, source: string): NormalizedCard {
-  const pub = lockedPublicCard(entry, source);
-  if (!entry.extended) return pub;
+  const publicCard = lockedPublicCard(entry, source);
+  if (!entry.extended) return publicCard;
   const baseUrl = isCardUrl(entry.resolved) ? entry.resolved : undefined;
   return normalizeCard(entry.extended.snapshot, { source: `${source}.extended`, ...(baseUrl ? { baseUrl } : {}) }).card;
 }
@@ -53,9 +53,9 @@ export function replanFromSnapshot(entry: LockEntry, settings: AgentSettings, sk
  * `out-of-date` one (exit 1) whose reasons name each skill.
  */
 export function checkOffline(entry: LockEntry, settings: AgentSettings, source: string): AgentReport | undefined {
-  for (const [what, snap] of [['snapshot', entry], ['extended snapshot', entry.extended]] as const) {
-    if (snap && integrityOf(snap.snapshot) !== snap.integrity) {
-      return errorReportOf({ code: 'lockfile-invalid', message: `${source}: ${what} does not match its integrity ${snap.integrity}` });
+  for (const [what, locked] of [['snapshot', entry], ['extended snapshot', entry.extended]] as const) {
+    if (locked && integrityOf(locked.snapshot) !== locked.integrity) {
+      return errorReportOf({ code: 'lockfile-invalid', message: `${source}: ${what} does not match its integrity ${locked.integrity}` });
     }
   }
   let card: NormalizedCard;

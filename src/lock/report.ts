@@ -1,7 +1,9 @@
 /**
- * What a check or a resolution found for one agent, and the exit codes: every per-agent code and
- * the overall one are computed here and only here (the error-code → exit-code table itself is in
- * `errors.ts`). `verify`, `install`, `lock`, `update`, `outdated` and the runtime read these. Pure.
+ * What a check or a resolution found for one agent, and the rules of its exit code: the code of
+ * each report and failure is set here (from its status, or from the error-code → exit-code table
+ * in `errors.ts`), as are `--strict` and the overall code of a multi-agent run (the lowest
+ * non-zero). `verify`, `install`, `lock`, `update`, `outdated` and the runtime call these; a
+ * command with one answer (`plan` refused, `why` inconsistent) returns its exit code itself. Pure.
  */
 import type { NormalizedCard, Warning } from '../card/model.js';
 import type { SignatureRecord } from '../card/signature/verify.js';

@@ -7,10 +7,9 @@
  * Pure: the credential itself is read and sent in `resolve/extended.ts`.
  */
 import type { AgentInterface, NormalizedCard, SecurityRequirement, Warning } from '../card/model.js';
-import { own } from '../json-path.js';
 import { profileOf, type AgentSettings } from '../manifest/schema.js';
 import { chooseInterface, chooseRequirement } from '../negotiate/negotiate.js';
-import { placedAlike } from './drift.js';
+import { schemeChange } from './drift.js';
 import { lockedPublicCard } from './offline.js';
 import type { PlanDrift } from './report.js';
 import type { LockEntry } from './schema.js';
@@ -76,10 +75,9 @@ export function lockedExtendedRoute(previous: LockEntry, served: NormalizedCard,
   };
   const drift: PlanDrift[] = [];
   for (const name of Object.keys(route.requirement)) {
-    const was = own(lockedPublic.securitySchemes, name);
-    const now = own(served.securitySchemes, name);
-    if (!placedAlike(was, now)) {
-      for (const skill of affected(name)) drift.push({ skill, field: `securitySchemes.${name}`, locked: was ?? null, fresh: now ?? null });
+    for (const skill of affected(name)) {
+      const change = schemeChange(skill, name, lockedPublic, served);
+      if (change) drift.push(change);
     }
   }
   const { url, protocolBinding, protocolVersion, tenant } = route.iface;

@@ -16,8 +16,8 @@ import type { LockEntry } from '../lock/schema.js';
 import { cardChanges } from '../lock/changes.js';
 import type { AgentEntry, AgentSettings } from '../manifest/schema.js';
 import { readExtended, type ReadCard } from './extended.js';
-import { cardSourceOf, loadCard, type LoadedCard } from './load-card.js';
-import { requestOptions, type ResolveOptions } from './options.js';
+import { cardSourceOf, loadAgentCard, type LoadedCard } from './load-card.js';
+import type { ResolveOptions } from './options.js';
 import { signatureOf } from './signature.js';
 
 /** One locked agent to check against the cards served now. */
@@ -41,7 +41,7 @@ export interface ServedCheck {
  * and with no credentials: the request {@link checkServed} begins with.
  */
 export function loadServedCard(entry: LockEntry, settings: AgentSettings, options: ResolveOptions): Promise<LoadedCard> {
-  return loadCard(entry.card, { baseDir: options.baseDir, versionHeader: settings.versions[0]!, ...requestOptions(options) });
+  return loadAgentCard(entry.card, settings, options);
 }
 
 /**

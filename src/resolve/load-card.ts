@@ -9,6 +9,8 @@ import { assertShallow } from '../card/read.js';
 import { InvalidInputError } from '../errors.js';
 import { readCardFile } from '../fs/card-file.js';
 import { networkOptionsOf, type NetworkOptions } from '../http/network-options.js';
+import type { AgentSettings } from '../manifest/schema.js';
+import { requestOptions, type ResolveOptions } from './options.js';
 
 /** Where cards are loaded from and how: the network options plus the manifest's folder and the version asked for. */
 export interface LoadCardOptions extends NetworkOptions {
@@ -59,6 +61,14 @@ export async function loadCard(location: string, options: LoadCardOptions): Prom
   }
   const file = await readCardFile(location, options.baseDir);
   return { resolved: file.resolved, raw: file.raw, source: location, warnings: [] };
+}
+
+/**
+ * An agent's public card from its manifest `card` location, asked for with the profile's first
+ * version and the run's network options: the one request `lock` and `verify` both begin with.
+ */
+export function loadAgentCard(location: string, settings: Pick<AgentSettings, 'versions'>, options: ResolveOptions): Promise<LoadedCard> {
+  return loadCard(location, { baseDir: options.baseDir, versionHeader: settings.versions[0]!, ...requestOptions(options) });
 }
 
 /** The {@link CardSource} of a loaded card, for {@link normalizeCard}. */

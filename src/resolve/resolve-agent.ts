@@ -5,7 +5,7 @@
 import { integrityOf } from '../canonical.js';
 import { normalizeCard } from '../card/normalize.js';
 import { A2aLockError } from '../errors.js';
-import { signatureDrift, negotiateSkills, schemeDrift } from '../lock/drift.js';
+import { negotiateSkills, schemeDrift, signaturesDrift } from '../lock/drift.js';
 import { lockedNegotiationCard } from '../lock/offline.js';
 import type { Resolution } from '../lock/report.js';
 import { lockedExtendedRoute, routeFor, type ExtendedRoute } from '../lock/route.js';
@@ -13,8 +13,8 @@ import type { LockEntry } from '../lock/schema.js';
 import type { AgentEntry, AgentSettings } from '../manifest/schema.js';
 import type { Warning } from '../card/model.js';
 import { readExtended, type ReadCard } from './extended.js';
-import { cardSourceOf, loadCard } from './load-card.js';
-import { requestOptions, type ResolveOptions } from './options.js';
+import { cardSourceOf, loadAgentCard } from './load-card.js';
+import type { ResolveOptions } from './options.js';
 import { signatureOf } from './signature.js';
 
 /** What binds one resolution to the lockfile. */
@@ -41,7 +41,7 @@ export interface ResolveAgentOptions {
  */
 export async function resolveAgent(entry: AgentEntry, settings: AgentSettings, options: ResolveOptions, bound: ResolveAgentOptions = {}): Promise<Resolution> {
   const locked = bound.constrainTo;
-  const loaded = await loadCard(entry.card, { baseDir: options.baseDir, versionHeader: settings.versions[0]!, ...requestOptions(options) });
+  const loaded = await loadAgentCard(entry.card, settings, options);
   const warnings: Warning[] = [...loaded.warnings];
   const normalized = normalizeCard(loaded.raw, cardSourceOf(loaded));
   warnings.push(...normalized.warnings);
@@ -80,11 +80,9 @@ export async function resolveAgent(entry: AgentEntry, settings: AgentSettings, o
     const kept = Object.fromEntries(Object.entries(locked.plans).filter(([skill]) => entry.skills.includes(skill)));
     drift.push(...schemeDrift(kept, lockedNegotiationCard(locked, entry.card), card));
   }
-  const sigDrift = locked
-    ? [...signatureDrift('card', locked.signature, signature), ...(extended && locked.extended ? signatureDrift('extended', locked.extended.signature, extended.signature) : [])]
-    : [];
-  if (refusals.length > 0 || drift.length > 0 || sigDrift.length > 0) {
-    return { refusals, drift, ...(sigDrift.length ? { signatureDrift: sigDrift } : {}), traces, warnings, card };
+  const signatures = locked ? signaturesDrift(locked, { signature, extended }) : [];
+  if (refusals.length > 0 || drift.length > 0 || signatures.length > 0) {
+    return { refusals, drift, ...(signatures.length ? { signatureDrift: signatures } : {}), traces, warnings, card };
   }
   return {
     entry: {

@@ -3,13 +3,11 @@
  * beside the manifest, or a URL) when set, else the JWS `jku`. The JWKS documents of one run are
  * fetched once each (many agents of one operator share a key set).
  */
-import { isAbsolute, resolve as resolvePath } from 'node:path';
-import { readFile } from 'node:fs/promises';
 import { isCardUrl } from '../card/location.js';
 import type { Warning } from '../card/model.js';
 import type { SignatureRecord } from '../card/signature/verify.js';
-import { A2aLockError, InvalidInputError } from '../errors.js';
-import { parseJson } from '../json-document.js';
+import { A2aLockError } from '../errors.js';
+import { readJwksFile } from '../fs/jwks-file.js';
 import type { AgentSettings } from '../manifest/schema.js';
 import { requestOptions, type ResolveOptions } from './options.js';
 
@@ -41,15 +39,7 @@ export async function signatureOf(raw: Record<string, unknown>, settings: AgentS
 /** The operator-pinned JWKS of `trust.jwks` (a file relative to the manifest, or a URL), validated. */
 async function trustedKeys(location: string, options: ResolveOptions): Promise<unknown> {
   const { loadJwks } = await import('../card/signature/jwks.js');
-  let value: unknown;
-  if (isCardUrl(location)) value = await fetchJwks(location, options);
-  else {
-    const path = isAbsolute(location) ? location : resolvePath(options.baseDir, location);
-    const text = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
-      throw new InvalidInputError('manifest-invalid', location, `trust.jwks cannot be read (${error.code ?? String(error)})`);
-    });
-    value = parseJson(text, location, 'manifest-invalid');
-  }
+  const value = isCardUrl(location) ? await fetchJwks(location, options) : await readJwksFile(location, options.baseDir);
   loadJwks(value, location);
   return value;
 }

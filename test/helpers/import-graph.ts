@@ -25,8 +25,8 @@ export interface SourceTree {
 }
 
 /** Block comments and whole-line `//` comments blanked out, line breaks kept (so line numbers hold). */
-function stripComments(text: string): string {
-  return text.replace(/\/\*[\s\S]*?\*\//g, (c) => c.replace(/[^\n]/g, ' ')).replace(/^\s*\/\/.*$/gm, '');
+export function stripComments(text: string): string {
+  return text.replace(/\/\*[\s\S]*?\*\//g, (c) => c.replace(/[^\n]/g, ' ')).replace(/^[ \t]*\/\/.*$/gm, '');
 }
 
 function walk(dir: string, root: string, out: string[]): void {
@@ -38,7 +38,7 @@ function walk(dir: string, root: string, out: string[]): void {
 }
 
 /** Static (`import … from`, `export … from`, `import '…'`) and dynamic (`import('…')`) imports, type-only ones included. */
-const IMPORT = /(?:^|[^\w.$])(?:import|export)\s[^;'"]*?from\s*'([^']+)'|(?:^|[^\w.$])import\s*'([^']+)'|(?:^|[^\w.$])import\(\s*'([^']+)'\s*\)/g;
+const IMPORT = /(?:^|[^\w.$])(?:import|export)\s[^;'"]*?from\s*(['"])([^'"]+)\1|(?:^|[^\w.$])import\s*(['"])([^'"]+)\3|(?:^|[^\w.$])import\(\s*(['"])([^'"]+)\5\s*\)/g;
 
 /** Read the tree below `root`. */
 export function readSourceTree(root: string): SourceTree {
@@ -50,7 +50,7 @@ export function readSourceTree(root: string): SourceTree {
     const text = stripComments(readFileSync(join(root, name), 'utf8'));
     files.set(name, text);
     for (const match of text.matchAll(IMPORT)) {
-      const specifier = (match[1] ?? match[2] ?? match[3])!;
+      const specifier = (match[2] ?? match[4] ?? match[6])!;
       const line = text.slice(0, match.index).split('\n').length + (match[0].startsWith('\n') ? 1 : 0);
       const to = specifier.startsWith('.') ? posix.normalize(posix.join(posix.dirname(name), specifier)).replace(/\.js$/, '.ts') : undefined;
       imports.push({ from: name, specifier, ...(to !== undefined ? { to } : {}), line });
@@ -69,7 +69,11 @@ export const CORE = ['card', 'negotiate', 'manifest', 'lock'];
 /** Files at the root the core may use; pure like it (canonical.ts alone may hash, with node:crypto). */
 export const PURE_ROOT_FILES = ['canonical.ts', 'json-path.ts', 'json-document.ts', 'credentials.ts', 'errors.ts'];
 /** What the core never does: the environment, the working directory, the clock, timers, randomness, printing, the network. */
-const IMPURE = /\bprocess\.|\bDate\.now\b|\bnew Date\(|\bperformance\.|\bset(?:Timeout|Interval|Immediate)\(|\bconsole\.|\bMath\.random\b|\bfetch\(/;
+const IMPURE = /\bprocess\.|\bDate\.now\b|\bnew Date\(|\bperformance\.|\bset(?:Timeout|Interval|Immediate)\(|\bconsole\.|\bMath\.random\b|\bcrypto\.|\bfetch\(/;
+/** What commands never do: print (they return data; cli/ prints). */
+const PRINTS = /\bconsole\.|\bprocess\.std(?:out|err)\b/;
+/** The packages the core may use: schemas, versions, canonical JSON, diffs, and JOSE for card signatures. */
+const CORE_PACKAGES = /^(zod|semver(\/.*)?|json-stable-stringify|deep-diff|jose)$/;
 
 function isBuiltin(specifier: string): boolean {
   return specifier.startsWith('node:') || /^(fs|path|os|crypto|http|https|net|tls|events|timers|child_process|url|util|stream|zlib|dns|worker_threads)(\/|$)/.test(specifier);
@@ -88,10 +92,11 @@ export function layeringViolations(tree: SourceTree): string[] {
     const toFolder = e.to !== undefined ? folderOf(e.to) : undefined;
     if (pure(e.from)) {
       if (isBuiltin(e.specifier) && !(e.from === 'canonical.ts' && e.specifier === 'node:crypto')) out.push(`${at(e)}: the pure core imports ${e.specifier}`);
-      if (e.specifier === 'undici' || e.specifier.startsWith('undici/')) out.push(`${at(e)}: the pure core imports ${e.specifier}`);
+      if (e.to === undefined && !isBuiltin(e.specifier) && !CORE_PACKAGES.test(e.specifier)) out.push(`${at(e)}: the pure core imports the package ${e.specifier}`);
       if (e.to !== undefined && !pure(e.to)) out.push(`${at(e)}: the pure core imports ${e.to} (only ${CORE.join('/, ')}/ and ${PURE_ROOT_FILES.join(', ')})`);
     }
     if (fromFolder === 'commands' && (toFolder === 'cli' || e.specifier === 'kleur')) out.push(`${at(e)}: commands/ imports ${e.to ?? e.specifier} (commands return data; cli/ renders)`);
+    if (fromFolder === 'commands' && toFolder === 'http' && e.to !== 'http/network-options.ts') out.push(`${at(e)}: commands/ imports ${e.to} (commands reach the network through resolve/)`);
     if (fromFolder === 'cli' && (toFolder === 'resolve' || toFolder === 'http' || toFolder === 'fs')) out.push(`${at(e)}: cli/ imports ${e.to} (it goes through commands/)`);
     for (const [io, others] of [['http', ['fs', 'resolve', 'commands', 'cli', 'runtime']], ['fs', ['http', 'resolve', 'commands', 'cli', 'runtime']]] as const) {
       if (fromFolder === io && toFolder !== undefined && (others as readonly string[]).includes(toFolder)) out.push(`${at(e)}: ${io}/ imports ${e.to} (only resolve/ combines http/ and fs/ with the core)`);
@@ -99,10 +104,11 @@ export function layeringViolations(tree: SourceTree): string[] {
     if (e.to !== undefined && !tree.files.has(e.to)) out.push(`${at(e)}: ${e.specifier} names no file in the tree`);
   }
   for (const [file, text] of tree.files) {
-    if (!pure(file)) continue;
+    const rule = pure(file) ? IMPURE : folderOf(file) === 'commands' ? PRINTS : undefined;
+    if (!rule) continue;
     text.split('\n').forEach((line, i) => {
-      const found = IMPURE.exec(line);
-      if (found) out.push(`${file}:${i + 1}: the pure core uses ${found[0].trim()}`);
+      const found = rule.exec(line);
+      if (found) out.push(`${file}:${i + 1}: ${pure(file) ? 'the pure core' : 'commands/'} uses ${found[0].trim()}${pure(file) ? '' : ' (commands return data; cli/ prints)'}`);
     });
   }
   for (const cycle of importCycles(tree)) out.push(`import circle: ${cycle.join(' → ')}`);
@@ -137,9 +143,9 @@ export function importCycles(tree: SourceTree): string[][] {
   return cycles;
 }
 
-/** Where a call of `name(` appears, as `file:line`. */
+/** Where `name` is called or imported (`name(`, `ns.name(`, `{ name }` in an import), as `file:line`. */
 export function callSites(tree: SourceTree, name: string): string[] {
-  const call = new RegExp(`(?<![\\w.$])${name}\\(`);
+  const call = new RegExp(`(?<![\\w$])${name}\\s*\\(|import\\s[^;]*\\b${name}\\b[^;]*from`);
   const sites: string[] = [];
   for (const [file, text] of tree.files) {
     text.split('\n').forEach((line, i) => {
