@@ -187,9 +187,20 @@ describe.concurrent('commands, flags, help and colour', () => {
         child.stderr.on('data', (d: Buffer) => (out += d.toString()));
         child.on('close', () => resolve(out));
       });
-    const [piped, forced] = await Promise.all([color({}), color({ FORCE_COLOR: '1' })]);
-    expect(piped).toMatch(/manifest-invalid/);
+    // NO_COLOR disables only when non-empty (no-color.org); FORCE_COLOR=1..3 enables even then, 0 disables.
+    const [piped, forced, emptyNoColor, forcedOverNoColor, forcedOff] = await Promise.all([
+      color({}),
+      color({ FORCE_COLOR: '1' }),
+      color({ FORCE_COLOR: '3', NO_COLOR: '' }),
+      color({ FORCE_COLOR: '2', NO_COLOR: '1' }),
+      color({ FORCE_COLOR: '0' }),
+    ]);
+    expect(piped).toMatch(/manifest-not-found/);
     expect(piped).not.toContain('\x1b[');
     expect(forced).toContain('\x1b[31merror');
+    expect(emptyNoColor).toContain('\x1b[31merror');
+    expect(forcedOverNoColor).toContain('\x1b[31merror');
+    expect(forcedOff).toMatch(/manifest-not-found/);
+    expect(forcedOff).not.toContain('\x1b[');
   });
 });
