@@ -161,7 +161,7 @@ describe.concurrent('commands, flags, help and colour', () => {
   it('unknown commands and flags suggest the closest; every command has --help with an example; colour only on a TTY or when forced', async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
     const dir = await res.dir();
-    const commands = ['plan', 'card', 'init', 'add', 'lock', 'install', 'verify', 'update', 'outdated', 'diff', 'why'];
+    const commands = ['plan', 'card', 'init', 'add', 'lock', 'install', 'verify', 'update', 'outdated', 'diff', 'why', 'remove', 'ls', 'info'];
     const [command, flag, stray, ...helps] = await Promise.all([
       runCli(['verfy'], { cwd: dir }),
       runCli(['verify', '--strcit', '--ofline'], { cwd: dir }),
