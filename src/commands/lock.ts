@@ -62,7 +62,7 @@ async function run(
   manifest: Manifest,
   force: ReadonlySet<string> | 'all' | undefined,
   beforeWrite?: () => Promise<void>,
-  refusalHint?: (refusal: SkillRefusal) => string | undefined,
+  hints?: { refusal?: (refusal: SkillRefusal) => string | undefined; drift?: (name: string) => string | undefined },
 ): Promise<CommandResult<LockData>> {
   const p = paths(options);
   let merged: { lock: Lockfile; differing: Set<string> } | undefined;
@@ -104,11 +104,13 @@ async function run(
   const agents: Record<string, LockAgentDocument> = {};
   const failed = Object.entries(sync.failures);
   if (failed.length > 0) {
-    for (const [, f] of failed) {
+    for (const [name, f] of failed) {
       for (const r of f.refusals ?? []) {
-        const hint = refusalHint?.(r);
+        const hint = hints?.refusal?.(r);
         if (hint) r.hint = hint;
       }
+      const next = f.drift || f.signatureDrift ? hints?.drift?.(name) : undefined;
+      if (next) f.next = next;
     }
     // Every agent with its outcome, in manifest order (then those removed): the failing ones, and
     // what the others would have become (nothing was written).
@@ -233,10 +235,15 @@ async function add(options: GlobalOptions, args: Parameters<typeof runAdd>[1]): 
     async () => {
       if (text !== current) await writeFileAtomic(p.manifest, text);
     },
-    (r) =>
-      r.schemes?.length
-        ? `give a2a add the credential: ${r.schemes.map((scheme) => `--credential ${scheme}=<ENV>`).join(' ')} (<ENV>: the environment variable that holds the secret)`
-        : undefined,
+    {
+      refusal: (r) =>
+        r.schemes?.length
+          ? `give a2a add the credential: ${r.schemes.map((scheme) => `--credential ${scheme}=<ENV>`).join(' ')} (<ENV>: the environment variable that holds the secret)`
+          : undefined,
+      // A new card for a locked agent that goes beyond its lock: `a2a update <name>` alone would
+      // re-read the old card (the manifest was not written); the command that moves it is this one.
+      drift: (name) => (name === args.name && existing.card !== undefined && existing.card !== args.card ? `a2a update ${name} --card ${args.card}` : undefined),
+    },
   );
   result.data.human.manifest = { path: p.manifest, outcome: result.exitCode !== ExitCode.Ok ? 'not-written' : text === current ? 'up-to-date' : 'written' };
   return result;

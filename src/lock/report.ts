@@ -153,6 +153,8 @@ export interface SyncFailure {
   drift?: PlanDrift[];
   /** A locked verified signature that no longer holds (run `a2a update`). */
   signatureDrift?: SignatureDrift[];
+  /** The command that accepts the drift, when it is not `a2a update <agent>` (set by the command that knows it). */
+  next?: string;
 }
 
 /** A thrown error as a sync failure. @throws the error itself when it is not an A2aLockError (a bug) */
@@ -179,5 +181,6 @@ export function syncFailureJson(f: SyncFailure): Record<string, unknown> {
     ...(f.refusals ? { refusals: Object.fromEntries(f.refusals.map((r) => [r.skill, r.hint ? { ...r.refusal, hint: r.hint } : r.refusal])) } : {}),
     ...(f.drift ? { drift: f.drift } : {}),
     ...(f.signatureDrift ? { signatureDrift: f.signatureDrift } : {}),
+    ...(f.next ? { next: f.next } : {}),
   };
 }

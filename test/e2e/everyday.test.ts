@@ -174,6 +174,25 @@ describe.concurrent('a2a remove, a2a ls, a2a update --card', () => {
   });
 });
 
+describe.concurrent('a new card for a locked agent at add', () => {
+  it('add <existing> <new-url> beyond the lock names a2a update <agent> --card <url>, which moves it', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const [a, b] = await Promise.all([res.sampleAgent(), res.sampleAgent()]);
+    const dir = await res.dir(manifest({ research: research(a.origin) }));
+    expect((await runCli(['lock'], { cwd: dir })).code).toBe(0);
+    const [human, json] = await Promise.all([
+      runCli(['add', 'research', b.origin, '--skill', 'market-size'], { cwd: dir }),
+      runCli(['add', 'research', b.origin, '--skill', 'market-size', '--json'], { cwd: dir }),
+    ]);
+    expect(human.code, show(human)).toBe(1);
+    expect(human.stdout).toContain(`    run: a2a update research --card ${b.origin}\n`);
+    expect(oneJsonDocument(json).agents.research).toMatchObject({ status: 'drift', next: `a2a update research --card ${b.origin}` });
+    const moved = await runCli(['update', 'research', '--card', b.origin], { cwd: dir, env: TOKEN });
+    expect(moved.code, show(moved)).toBe(0);
+    expect((await readLock(dir)).agents.research.card).toBe(b.origin);
+  });
+});
+
 describe.concurrent('a rename is not a laundering path', () => {
   it('renamed with the same card: the old entry under the new name, "renamed research → research-v2"', async ({ onTestFinished }) => {
     const res = resources(onTestFinished);

@@ -201,7 +201,7 @@ export function renderSyncFailure(name: string, f: SyncFailure): string[] {
       `${kleur.red('✗')} ${name}: beyond the lockfile`,
       ...renderDrift(f.drift ?? []),
       ...(f.signatureDrift ?? []).map(renderSignatureDrift),
-      `    run: a2a update ${name}`,
+      `    run: ${f.next ?? `a2a update ${name}`}`,
     );
   }
   return lines;
