@@ -58,6 +58,8 @@ describe.concurrent('the official a2a CLI runs a2a-lock as `a2a lock`', () => {
       expect(info.stdout).toBe(expected);
       expect(info.stderr).toBe('');
     }
+    // The bundle answers from itself: the version is written in, so info opens no file (not even package.json).
+    expect(await readFile(BIN, 'utf8')).toMatch(new RegExp(`function packageVersion\\(\\) \\{\\s*return ${JSON.stringify(version).replace(/\./g, '\\.')};\\s*\\}`));
     // Through our own bins too: `a2a lock info` (the host forwarding) and `a2a-lock info --json` (the parser) say the same.
     const forwarded = await run(join(path.split(':')[0]!, 'a2a'), ['lock', 'info'], empty, path, 3000);
     expect(forwarded.stdout).toBe(expected);
