@@ -23,6 +23,8 @@ const warnings = [];
 const bundle = await rolldown({
   input: { a2a: join(dist, 'bin.js') },
   platform: 'node',
+  // `a2a-lock info` and `--version` answer from the bundle itself, reading no file (src/bin.ts).
+  transform: { define: { __A2A_LOCK_VERSION__: JSON.stringify(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version) } },
   // The runtime's optional peers are never part of the CLI.
   external: [/^@a2a-js\/sdk(\/|$)/, /^@grpc\//, /^@bufbuild\//],
   onLog: (level, log) => {

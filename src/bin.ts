@@ -1,13 +1,26 @@
 #!/usr/bin/env node
 /**
  * The executable of both `a2a` and `a2a-lock`: runs {@link main} on the process and exits with its
- * code. `--version` alone is answered without loading the CLI (start-up is most of a short run).
+ * code. `--version` alone, and `info` alone (the official `a2a` CLI's plugin contract: one JSON
+ * object `{name, version, description}` on stdout, exit 0), are answered without loading the CLI
+ * (start-up is most of a short run). The bundle (scripts/bundle.js) writes the package version in
+ * for `__A2A_LOCK_VERSION__`, so `info` reads no file; the unbundled build reads package.json.
  */
 import { readFileSync } from 'node:fs';
 
+declare const __A2A_LOCK_VERSION__: string | undefined;
+
+/** The package version: written into the bundle, else read from package.json. */
+function packageVersion(): string {
+  if (typeof __A2A_LOCK_VERSION__ === 'string') return __A2A_LOCK_VERSION__;
+  return (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+}
+
 const args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
-  process.stdout.write(`${(JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version}\n`);
+  process.stdout.write(`${packageVersion()}\n`);
+} else if (args.length === 1 && args[0] === 'info') {
+  process.stdout.write(`${JSON.stringify({ name: 'lock', version: packageVersion(), description: 'Lockfile for A2A agents: lock, verify, update' })}\n`);
 } else {
   // Both loaded before the run: a file opened only at exit could fail with EMFILE after a run
   // that used every descriptor (one socket per agent in flight).

@@ -15,8 +15,10 @@
 export const ErrorCode = {
   /** Bad command-line usage (unknown flag, missing argument, unknown agent name). */
   Usage: 'usage',
-  /** `a2a.json` is missing, not JSON, or fails validation. `data.path` is the JSON path. */
+  /** `a2a.json` is not JSON or fails validation. `data.path` is the JSON path. */
   ManifestInvalid: 'manifest-invalid',
+  /** No `a2a.json` in the working directory or any parent up to the git root (or the `--manifest` file does not exist). */
+  ManifestNotFound: 'manifest-not-found',
   /** A `--profile` file is invalid. */
   ProfileInvalid: 'profile-invalid',
   /** `a2a.lock.json` is not JSON, fails validation, or a snapshot fails its integrity check. */
@@ -54,8 +56,9 @@ export const ErrorCode = {
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
 /**
- * Process exit codes (one table, one place):
- * 0 ok · 1 drift, refusal, or lockfile out of date · 2 usage or invalid input ·
+ * Process exit codes (one table, one place), those of the official `a2a` CLI's specification:
+ * 0 ok · 1 drift, refusal, an invalid card, or lockfile out of date · 2 usage or invalid input
+ * (manifest, lockfile, profile) ·
  * 3 agent unreachable · 4 authentication refused · 5 timeout · 70 internal error.
  */
 export const ExitCode = {
@@ -73,9 +76,11 @@ export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 const EXIT_BY_CODE: Record<ErrorCode, ExitCode> = {
   usage: ExitCode.Invalid,
   'manifest-invalid': ExitCode.Invalid,
+  'manifest-not-found': ExitCode.Invalid,
   'profile-invalid': ExitCode.Invalid,
   'lockfile-invalid': ExitCode.Invalid,
-  'card-invalid': ExitCode.Invalid,
+  // The official a2a CLI's specification gives an invalid card exit 1 (A2ACLI_ERR_CARD_INVALID).
+  'card-invalid': ExitCode.Drift,
   'insecure-url': ExitCode.Invalid,
   unreachable: ExitCode.Unreachable,
   'auth-refused': ExitCode.Auth,
@@ -138,7 +143,7 @@ export function wholeNumberIn(label: string, value: unknown, min: number, max: n
   throw new UsageError(`${label} must be a whole number from ${min} to ${max} (got ${got})`);
 }
 
-/** Invalid input file or document (manifest, profile, lockfile, card). Exit 2. */
+/** Invalid input file or document (manifest, profile, lockfile: exit 2; card: exit 1). */
 export class InvalidInputError extends A2aLockError {
   /** The file path or URL the input came from. */
   readonly source: string;

@@ -11,11 +11,16 @@ import type { CommandResult, GlobalOptions } from '../commands/context.js';
 import { renderWarning, terminalSafe, type CommandRenderer } from './render/common.js';
 import { createProgress, type ProgressStream } from './progress.js';
 import { unknownArgumentsMessage } from './suggest.js';
+import { normalizeArgs } from './argv.js';
+import { colourEnabled } from './colour.js';
+
+/** Every command name (and alias) the parser knows, for {@link normalizeArgs}. */
+const COMMANDS = ['info', 'plan', 'card', 'init', 'add', 'lock', 'install', 'verify', 'update', 'remove', 'ls', 'why', 'outdated', 'diff'];
 
 type Argv = Record<string, unknown> & { _: Array<string | number> };
 
-function single(name: string, value: unknown): string {
-  if (Array.isArray(value)) throw new UsageError(`--${name} given more than once (${value.map(String).join(', ')}); plan negotiates one skill`);
+function single(name: string, value: unknown, why = 'plan negotiates one skill'): string {
+  if (Array.isArray(value)) throw new UsageError(`--${name} given more than once (${value.map(String).join(', ')}); ${why}`);
   return String(value);
 }
 
@@ -31,6 +36,8 @@ export interface CliIo {
   stderr(text: string): void;
   /** Where progress is drawn (it checks `isTTY`); none: no progress. */
   progress?: ProgressStream;
+  /** Whether stdout is a terminal (colour, see {@link colourEnabled}); absent: not. */
+  stdoutIsTTY?: boolean;
 }
 
 /** The process's directory, environment, stdout and stderr. */
@@ -41,12 +48,14 @@ export function processIo(): CliIo {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
     progress: process.stderr,
+    stdoutIsTTY: Boolean(process.stdout.isTTY),
   };
 }
 
 function globals(argv: Argv, io: CliIo): GlobalOptions {
   return {
     manifest: String(argv.manifest ?? 'a2a.json'),
+    ...(argv.manifest === undefined ? { searchManifest: true } : {}),
     ...(argv.lockfile ? { lockfile: String(argv.lockfile) } : {}),
     json: Boolean(argv.json),
     verbose: Boolean(argv.verbose),
@@ -75,6 +84,11 @@ function version(): string {
   return JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version as string;
 }
 
+/** What `a2a-lock info` prints (src/bin.ts answers `info` alone the same way, without loading this module). */
+export function pluginInfo(): { name: string; version: string; description: string } {
+  return { name: 'lock', version: version(), description: 'Lockfile for A2A agents: lock, verify, update' };
+}
+
 function positiveInt(name: string, max = Number.MAX_SAFE_INTEGER, min = 1) {
   return (value: unknown) => {
     if (value === undefined) return undefined;
@@ -84,12 +98,16 @@ function positiveInt(name: string, max = Number.MAX_SAFE_INTEGER, min = 1) {
 }
 
 /**
- * Run the CLI with `args` (without `node` and the script). Prints to stdout/stderr and returns the
+ * Run the CLI with `rawArgs` (without `node` and the script; no command means `lock`, and
+ * `lock <command>` means `<command>`, see {@link normalizeArgs}). Prints to stdout/stderr and returns the
  * exit code: 0 ok · 1 drift/refusal/out of date · 2 usage or invalid input · 3 unreachable ·
  * 4 auth refused · 5 timeout · 70 internal error. Connections stay pooled: the process shell
  * (dist/bin.js) closes them with `closeFetcher()` when this returns.
  */
-export async function main(args: string[], io: CliIo = processIo()): Promise<number> {
+export async function main(rawArgs: string[], io: CliIo = processIo()): Promise<number> {
+  // `a2a-lock` alone locks; `a2a lock verify` (the official a2a CLI running its plugin) verifies.
+  const args = normalizeArgs(rawArgs, COMMANDS);
+  kleur.enabled = colourEnabled(io.env, io.stdoutIsTTY ?? false);
   let result: Answer | undefined;
   let options: GlobalOptions | undefined;
   const wantsJson = args.includes('--json');
@@ -111,7 +129,7 @@ export async function main(args: string[], io: CliIo = processIo()): Promise<num
   const parser = yargs(args)
     .scriptName('a2a')
     .usage('$0 <command> [options]\n\nLock the A2A agents this client depends on: negotiate, lock, verify.')
-    .option('manifest', { type: 'string', requiresArg: true, default: 'a2a.json', describe: 'Manifest file', global: true })
+    .option('manifest', { type: 'string', requiresArg: true, describe: 'Manifest file (default: a2a.json here or in the nearest parent folder, up to the git root)', global: true })
     .option('lockfile', { type: 'string', requiresArg: true, describe: 'Lockfile (default: a2a.lock.json beside the manifest)', global: true })
     .option('json', { type: 'boolean', default: false, describe: 'Print one JSON document on stdout', global: true })
     .option('verbose', { type: 'boolean', default: false, describe: 'Print stack traces of errors', global: true })
@@ -119,6 +137,10 @@ export async function main(args: string[], io: CliIo = processIo()): Promise<num
     .option('concurrency', { type: 'number', requiresArg: true, describe: 'Agents checked at once, and connections per host (default 128)', global: true, coerce: positiveInt('concurrency') })
     .option('retries', { type: 'number', requiresArg: true, describe: 'Retries of a card answered 429/500/502/503/504, with backoff (default 2)', global: true, coerce: positiveInt('retries', 10, 0) })
     .option('allow-http', { type: 'boolean', default: false, describe: 'Allow plain http to non-loopback hosts', global: true })
+    .command('info', 'Describe this plugin to the official a2a CLI: one JSON object {name, version, description}', (y) => y.example('$0 info', ''), () => {
+      result = { exitCode: ExitCode.Ok, print: (_o, out) => out.stdout(`${JSON.stringify(pluginInfo())}\n`) };
+      options = globals({ _: [] }, io);
+    })
     .command(
       'plan <card>',
       'Negotiate one card (file or URL) without a lockfile',
@@ -143,7 +165,7 @@ export async function main(args: string[], io: CliIo = processIo()): Promise<num
     )
     .command(
       'card <card>',
-      'Fetch, validate and print a normalised agent card with its warnings (exit 0 valid, 2 invalid)',
+      'Fetch, validate and print a normalised agent card with its warnings (exit 0 valid, 1 invalid)',
       (y) => y.positional('card', { type: 'string', describe: 'Card URL or file', demandOption: true }).example('$0 card ./agent-card.json', ''),
       run(async (o, argv) => {
         const [{ runCard }, { cardRenderer }] = await Promise.all([import('../commands/card.js'), import('./render/card.js')]);
@@ -207,12 +229,31 @@ export async function main(args: string[], io: CliIo = processIo()): Promise<num
     .command(
       'update [agents..]',
       'Re-resolve agents (all if none named) and write the lockfile; prints the card and plan diff',
-      (y) => y.positional('agents', { type: 'string', array: true }).example('$0 update research-agent', ''),
+      (y) =>
+        y
+          .positional('agents', { type: 'string', array: true })
+          .option('card', { type: 'string', requiresArg: true, describe: "Change the agent's card URL (or file) too: writes a2a.json and the lockfile together" })
+          .example('$0 update research-agent', '')
+          .example('$0 update research-agent --card https://research-v2.example.com', ''),
       run(async (o, argv) => {
         const [{ runUpdate }, { lockRenderer }] = await Promise.all([import('../commands/lock.js'), import('./render/lock.js')]);
-        return answer(await runUpdate(o, ((argv.agents as string[] | undefined) ?? []).map(String)), lockRenderer);
+        const agents = ((argv.agents as string[] | undefined) ?? []).map(String);
+        return answer(await runUpdate(o, agents, argv.card !== undefined ? single('card', argv.card, 'an agent has one card') : undefined), lockRenderer);
       }),
     )
+    .command(
+      'remove <agents..>',
+      'Remove agents from a2a.json and the lockfile (both written, or neither)',
+      (y) => y.positional('agents', { type: 'string', array: true, demandOption: true, describe: 'Agents to remove' }).example('$0 remove research-agent', ''),
+      run(async (o, argv) => {
+        const [{ runRemove }, { removeRenderer }] = await Promise.all([import('../commands/remove.js'), import('./render/remove.js')]);
+        return answer(await runRemove(o, [...new Set((argv.agents as string[]).map(String))]), removeRenderer);
+      }),
+    )
+    .command('ls', 'List the agents, their skills and each locked plan in one line (offline)', (y) => y.example('$0 ls --json', ''), run(async (o) => {
+      const [{ runLs }, { lsRenderer }] = await Promise.all([import('../commands/ls.js'), import('./render/ls.js')]);
+      return answer(await runLs(o), lsRenderer);
+    }))
     .command(
       'why <agent> [skill]',
       'Explain a locked plan: the negotiation trace from the locked snapshot, step by step (offline)',

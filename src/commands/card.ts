@@ -18,7 +18,7 @@ export interface CardData {
 
 /**
  * Load and validate one card. `A2A-Version` is the manifest profile's first version when a manifest
- * exists, else `1.0`. An invalid card throws (exit 2, `{"error": {...}}` under `--json`).
+ * exists, else `1.0`. An invalid card throws (exit 1, `{"error": {...}}` under `--json`).
  */
 export async function runCard(options: GlobalOptions, args: { card: string }): Promise<CommandResult<CardData>> {
   const manifestPath = paths(options).manifest;

@@ -4,6 +4,7 @@ import { cardSourceOf, loadCard, type LoadedCard } from '../resolve/load-card.js
 import type { NormalizedCard, Warning } from '../card/model.js';
 import { normalizeCard } from '../card/normalize.js';
 import { UsageError, type ExitCode } from '../errors.js';
+import { findManifest } from '../fs/find-manifest.js';
 import { networkOptionsOf, type NetworkOptions } from '../http/network-options.js';
 import type { ResolveOptions } from '../resolve/options.js';
 
@@ -11,6 +12,8 @@ import type { ResolveOptions } from '../resolve/options.js';
 export interface GlobalOptions {
   /** Path of `a2a.json`. */
   manifest: string;
+  /** `--manifest` was not given: look for `a2a.json` upward from `cwd` ({@link findManifest}). */
+  searchManifest?: boolean;
   /** Path of `a2a.lock.json`; defaults to beside the manifest. */
   lockfile?: string;
   json: boolean;
@@ -44,14 +47,17 @@ export interface CommandResult<D = unknown> {
 }
 
 /**
- * Absolute paths of the manifest and the lockfile.
+ * Absolute paths of the manifest and the lockfile. With `searchManifest` (and `search` not false),
+ * the manifest is the nearest `a2a.json` upward from the working directory; none found:
+ * `cwd/a2a.json`, and `lookedUpTo` says where the search stopped (for the not-found error).
  * @throws UsageError when both name one file (a lockfile write would replace the manifest)
  */
-export function paths(options: GlobalOptions): { manifest: string; lockfile: string; baseDir: string } {
-  const manifest = resolve(options.cwd, options.manifest);
+export function paths(options: GlobalOptions, search = true): { manifest: string; lockfile: string; baseDir: string; lookedUpTo?: string } {
+  const lookup = search && options.searchManifest ? findManifest(resolve(options.cwd), options.manifest) : undefined;
+  const manifest = lookup ? lookup.path : resolve(options.cwd, options.manifest);
   const lockfile = options.lockfile ? resolve(options.cwd, options.lockfile) : resolve(dirname(manifest), 'a2a.lock.json');
   if (lockfile === manifest) throw new UsageError(`--lockfile and --manifest name the same file (${options.lockfile ?? options.manifest})`);
-  return { manifest, lockfile, baseDir: dirname(manifest) };
+  return { manifest, lockfile, baseDir: dirname(manifest), ...(lookup && !lookup.found ? { lookedUpTo: lookup.lookedUpTo } : {}) };
 }
 
 /** The options of the resolve shell from the global flags: the network ones, the manifest's folder, the environment, progress. */

@@ -14,7 +14,8 @@ export interface InitData {
 
 /** Write `a2a.json` with `$schema`, the default profile and no agents. Refuses to overwrite. */
 export async function runInit(options: GlobalOptions): Promise<CommandResult<InitData>> {
-  const { manifest } = paths(options);
+  // Written here, in the working directory: no search upward.
+  const { manifest } = paths(options, false);
   if (existsSync(manifest)) throw new UsageError(`${manifest} already exists`);
   const starter = { $schema: MANIFEST_SCHEMA_REF, profile: { ...DEFAULT_PROFILE }, agents: {} };
   // A missing directory or no permission is write-failed (exit 2), not a bug (70).

@@ -5,13 +5,14 @@
 import { readFile } from 'node:fs/promises';
 import { writeFileAtomic } from '../fs/atomic-write.js';
 import { own } from '../json-path.js';
+import { sameJson } from '../canonical.js';
 import { A2aLockError, ExitCode, UsageError } from '../errors.js';
 import { readManifest } from '../fs/manifest.js';
 import { parseManifest } from '../manifest/parse.js';
 import validRange from 'semver/ranges/valid.js';
 import { AgentNameSchema, type Manifest } from '../manifest/schema.js';
 import { entryChanges, type EntryChanges } from '../lock/changes.js';
-import { overallExitCode, syncFailureJson, type SyncFailure } from '../lock/report.js';
+import { overallExitCode, syncFailureJson, type SkillRefusal, type SyncFailure } from '../lock/report.js';
 import { mergeLockfiles, parseLockfile, splitConflict } from '../lock/format.js';
 import { readLockfile, writeLockfile } from '../fs/lockfile.js';
 import type { Lockfile } from '../lock/schema.js';
@@ -20,7 +21,7 @@ import { withFileLock } from '../fs/file-lock.js';
 import { resolveOptions, paths, type CommandResult, type GlobalOptions } from './context.js';
 
 /** One agent in the `--json` document of `lock`, `update` and `add`: its action and, updated, what changed; or why it failed ({@link syncFailureJson}). */
-export type LockAgentDocument = ({ status: SyncAction } & Partial<EntryChanges>) | ReturnType<typeof syncFailureJson>;
+export type LockAgentDocument = ({ status: SyncAction; from?: string } & Partial<EntryChanges>) | ReturnType<typeof syncFailureJson>;
 
 /** One agent `lock`, `update` or `add` resolved, as the human output shows it. */
 export interface LockedAgent {
@@ -28,6 +29,8 @@ export interface LockedAgent {
   action: SyncAction;
   /** Re-resolved on request (`a2a update`, all agents or this one): shown even when unchanged. */
   forced: boolean;
+  /** `renamed`: the agent's old name. */
+  from?: string;
   /** The new entry's card location and card version (absent when removed). */
   entry?: { resolved: string; version: string };
   /** What replacing the entry changes (when updated). */
@@ -59,6 +62,7 @@ async function run(
   manifest: Manifest,
   force: ReadonlySet<string> | 'all' | undefined,
   beforeWrite?: () => Promise<void>,
+  hints?: { refusal?: (refusal: SkillRefusal) => string | undefined; drift?: (name: string) => string | undefined },
 ): Promise<CommandResult<LockData>> {
   const p = paths(options);
   let merged: { lock: Lockfile; differing: Set<string> } | undefined;
@@ -100,7 +104,24 @@ async function run(
   const agents: Record<string, LockAgentDocument> = {};
   const failed = Object.entries(sync.failures);
   if (failed.length > 0) {
-    for (const [name, f] of failed) agents[name] = syncFailureJson(f);
+    for (const [name, f] of failed) {
+      for (const r of f.refusals ?? []) {
+        const hint = hints?.refusal?.(r);
+        if (hint) r.hint = hint;
+      }
+      const next = f.drift || f.signatureDrift ? hints?.drift?.(name) : undefined;
+      if (next) f.next = next;
+    }
+    // Every agent with its outcome, in manifest order (then those removed): the failing ones, and
+    // what the others would have become (nothing was written).
+    for (const name of Object.keys(manifest.agents)) {
+      const f = own(sync.failures, name);
+      const action = own(sync.actions, name);
+      const from = own(sync.renamed, name);
+      if (f) agents[name] = { ...syncFailureJson(f), ...(from !== undefined ? { from } : {}) };
+      else if (action) agents[name] = { status: action, ...(from !== undefined ? { from } : {}) };
+    }
+    for (const [name, action] of Object.entries(sync.actions)) if (!Object.hasOwn(agents, name)) agents[name] = { status: action };
     return {
       exitCode: overallExitCode(failed.map(([, f]) => f.exitCode)),
       data: { ok: false, written: false, agents, human: { lockfile: p.lockfile, failures: failed.map(([name, failure]) => ({ name, failure })), agents: [] } },
@@ -111,11 +132,18 @@ async function run(
   const written = await writeLockfile(p.lockfile, sync.lock, previous?.text);
   const locked: LockedAgent[] = [];
   for (const [name, action] of Object.entries(sync.actions)) {
-    const entry: LockAgentDocument = { status: action };
+    const from = own(sync.renamed, name);
+    const entry: LockAgentDocument = { status: action, ...(from !== undefined ? { from } : {}) };
     const old = own(sync.previous, name);
     const now = own(sync.lock.agents, name);
-    const agent: LockedAgent = { name, action, forced: force === 'all' || Boolean(force?.has(name)), ...(now ? { entry: { resolved: now.resolved, version: now.version } } : {}) };
-    if (old && now && action === 'updated') {
+    const agent: LockedAgent = {
+      name,
+      action,
+      forced: force === 'all' || Boolean(force?.has(name)),
+      ...(from !== undefined ? { from } : {}),
+      ...(now ? { entry: { resolved: now.resolved, version: now.version } } : {}),
+    };
+    if (old && now && (action === 'updated' || (action === 'renamed' && !sameJson(old, now)))) {
       const changes = entryChanges(old, now);
       Object.assign(entry, changes);
       agent.changes = changes;
@@ -129,19 +157,35 @@ async function run(
 /** `a2a lock`: make the lockfile satisfy the manifest. One writer at a time per lockfile ({@link withFileLock}). */
 export async function runLock(options: GlobalOptions): Promise<CommandResult<LockData>> {
   return withFileLock(paths(options).lockfile, async () => {
-    const manifest = await readManifest(paths(options).manifest);
+    const p = paths(options);
+    const manifest = await readManifest(p.manifest, p.lookedUpTo);
     return run(options, manifest, undefined);
   });
 }
 
-/** `a2a update [agent...]`: re-resolve the named agents (all when none) without the lock's constraint. */
-export async function runUpdate(options: GlobalOptions, agents: string[]): Promise<CommandResult<LockData>> {
+/**
+ * `a2a update [agent...]`: re-resolve the named agents (all when none) without the lock's
+ * constraint. With `card` (`--card <url>`, one agent): the agent's card location changes too, and
+ * the manifest and the lockfile are written together (the manifest just before the lockfile,
+ * neither when the update fails).
+ */
+export async function runUpdate(options: GlobalOptions, agents: string[], card?: string): Promise<CommandResult<LockData>> {
+  if (card !== undefined && agents.length !== 1) throw new UsageError(`--card needs exactly one agent (a2a update <agent> --card <url>); got ${agents.length || 'none'}`);
   return withFileLock(paths(options).lockfile, async () => {
-    const manifest = await readManifest(paths(options).manifest);
+    const p = paths(options);
+    const manifest = await readManifest(p.manifest, p.lookedUpTo);
     for (const name of agents) {
       if (!Object.hasOwn(manifest.agents, name)) throw new UsageError(`unknown agent "${name}" (manifest agents: ${Object.keys(manifest.agents).join(', ') || 'none'})`);
     }
-    return run(options, manifest, agents.length ? new Set(agents) : 'all');
+    if (card === undefined) return run(options, manifest, agents.length ? new Set(agents) : 'all');
+    const current = await readFile(p.manifest, 'utf8');
+    const raw = JSON.parse(current) as { agents: Record<string, Record<string, unknown>> };
+    const text = `${JSON.stringify({ ...raw, agents: { ...raw.agents, [agents[0]!]: { ...raw.agents[agents[0]!], card } } }, null, 2)}\n`;
+    const result = await run(options, parseManifest(text, p.manifest), new Set(agents), async () => {
+      if (text !== current) await writeFileAtomic(p.manifest, text);
+    });
+    result.data.human.manifest = { path: p.manifest, outcome: result.exitCode !== ExitCode.Ok ? 'not-written' : text === current ? 'up-to-date' : 'written' };
+    return result;
   });
 }
 
@@ -157,7 +201,7 @@ async function add(options: GlobalOptions, args: Parameters<typeof runAdd>[1]): 
   const p = paths(options);
   if (!AgentNameSchema.safeParse(args.name).success) throw new UsageError(`agent name "${args.name}": use letters, digits, ".", "_" and "-", starting with a letter or digit`);
   if (args.version !== undefined && validRange(args.version) === null) throw new UsageError(`--range "${args.version}" is not a semver range`);
-  await readManifest(p.manifest); // exists and is valid
+  await readManifest(p.manifest, p.lookedUpTo); // exists and is valid
   const credentials: Record<string, { env: string }> = {};
   for (const spec of args.credentials) {
     const m = /^([^=]+)=([A-Za-z_][A-Za-z0-9_]*)$/.exec(spec);
@@ -184,9 +228,23 @@ async function add(options: GlobalOptions, args: Parameters<typeof runAdd>[1]): 
   // The manifest is written first: a lockfile behind its manifest is repaired by `a2a lock`; one
   // ahead of it (naming an agent the manifest lacks) would not be.
   const current = await readFile(p.manifest, 'utf8');
-  const result = await run(options, updated, undefined, async () => {
-    if (text !== current) await writeFileAtomic(p.manifest, text);
-  });
+  const result = await run(
+    options,
+    updated,
+    undefined,
+    async () => {
+      if (text !== current) await writeFileAtomic(p.manifest, text);
+    },
+    {
+      refusal: (r) =>
+        r.schemes?.length
+          ? `give a2a add the credential: ${r.schemes.map((scheme) => `--credential ${scheme}=<ENV>`).join(' ')} (<ENV>: the environment variable that holds the secret)`
+          : undefined,
+      // A new card for a locked agent that goes beyond its lock: `a2a update <name>` alone would
+      // re-read the old card (the manifest was not written); the command that moves it is this one.
+      drift: (name) => (name === args.name && existing.card !== undefined && existing.card !== args.card ? `a2a update ${name} --card ${args.card}` : undefined),
+    },
+  );
   result.data.human.manifest = { path: p.manifest, outcome: result.exitCode !== ExitCode.Ok ? 'not-written' : text === current ? 'up-to-date' : 'written' };
   return result;
 }

@@ -53,7 +53,7 @@ export interface OutdatedData {
  */
 export async function runOutdated(options: GlobalOptions, args: { agents: string[] }): Promise<CommandResult<OutdatedData>> {
   const p = paths(options);
-  const { manifest, lock } = await readProject(p.manifest, p.lockfile);
+  const { manifest, lock } = await readProject(p.manifest, p.lockfile, p.lookedUpTo);
   for (const name of args.agents) {
     if (!Object.hasOwn(manifest.agents, name)) throw new UsageError(`unknown agent "${name}" (manifest agents: ${Object.keys(manifest.agents).join(', ') || 'none'})`);
   }

@@ -7,6 +7,7 @@ import { ExitCode, OutOfDateError } from '../errors.js';
 import { overallExitCode, type AgentReport } from '../lock/report.js';
 import { manifestMismatches } from '../lock/satisfies.js';
 import { checkProject, readProject, verifyLockfile } from '../resolve/verify.js';
+import { readManifest } from '../fs/manifest.js';
 import { own } from '../json-path.js';
 import { resolveOptions, paths, type CommandResult, type GlobalOptions } from './context.js';
 
@@ -61,6 +62,8 @@ function reportWarnings(reports: Record<string, AgentReport>): Array<Warning & {
 /** `a2a verify`: check the lockfile against the manifest, its snapshots and (unless offline) the cards served now. */
 export async function runVerify(options: GlobalOptions, args: { agents: string[]; offline: boolean; strict: boolean }): Promise<CommandResult<VerifyData>> {
   const p = paths(options);
+  // No manifest here or above: say so, naming where it was looked for.
+  if (p.lookedUpTo !== undefined) await readManifest(p.manifest, p.lookedUpTo);
   const { baseDir: _b, ...network } = resolveOptions(options, p.baseDir);
   const verified = await verifyLockfile({ ...network, manifest: p.manifest, lockfile: p.lockfile, agents: args.agents, offline: args.offline, strict: args.strict });
   return {
@@ -77,7 +80,7 @@ export async function runVerify(options: GlobalOptions, args: { agents: string[]
 /** `a2a install`: like `npm ci`: the lockfile must match the manifest; every card is re-checked against it. */
 export async function runInstall(options: GlobalOptions): Promise<CommandResult<InstallData>> {
   const p = paths(options);
-  const ctx = await readProject(p.manifest, p.lockfile);
+  const ctx = await readProject(p.manifest, p.lockfile, p.lookedUpTo);
   const mismatches = manifestMismatches(ctx.manifest, ctx.lock);
   if (mismatches.size > 0) {
     const detail = [...mismatches].map(([name, reasons]) => `${name}: ${reasons.join('; ')}`).join(' | ');

@@ -1,18 +1,26 @@
 /** Reading `a2a.json` and `--profile` files from disk: the thin I/O shell around `manifest/parse.ts`. */
-import { InvalidInputError } from '../errors.js';
+import { dirname } from 'node:path';
+import { A2aLockError, InvalidInputError } from '../errors.js';
 import { parseManifest, parseProfile } from '../manifest/parse.js';
 import type { Manifest } from '../manifest/schema.js';
 import type { ClientProfile } from '../negotiate/types.js';
 import { readTextIfExists } from './atomic-write.js';
 
 /**
- * Read and validate the manifest.
- * @throws InvalidInputError `manifest-invalid` (missing file, bad JSON, schema error naming the JSON path)
+ * Read and validate the manifest. `lookedUpTo`: the manifest was looked for upward from the
+ * working directory (`findManifest`) up to that directory, and not found.
+ * @throws A2aLockError `manifest-not-found` (exit 2); InvalidInputError `manifest-invalid` (bad JSON, schema error naming the JSON path)
  */
-export async function readManifest(path: string): Promise<Manifest> {
+export async function readManifest(path: string, lookedUpTo?: string): Promise<Manifest> {
   const text = await readTextIfExists(path, 'manifest-invalid');
   if (text === undefined) {
-    throw new InvalidInputError('manifest-invalid', path, 'not found', { hint: 'run a2a init to create one, or pass --manifest <file>' });
+    if (lookedUpTo !== undefined) {
+      throw new A2aLockError('manifest-not-found', `no a2a.json in ${dirname(path)}${lookedUpTo === dirname(path) ? '' : ` or any parent directory up to ${lookedUpTo}`}`, {
+        hint: 'run a2a in the project (or a folder inside it), or pass --manifest <file>; a2a init starts a new project here',
+        data: { source: path },
+      });
+    }
+    throw new A2aLockError('manifest-not-found', `${path}: not found`, { hint: 'check the --manifest path; a2a init writes a new manifest', data: { source: path } });
   }
   return parseManifest(text, path);
 }

@@ -62,9 +62,16 @@ export function negotiateSkills(card: NormalizedCard, skills: readonly string[],
       out.plans[skill] = result.plan;
       if (lockedPlan) out.drift.push(...fieldDrift(skill, lockedPlan, result.plan));
     } else if (lockedPlan) out.drift.push({ skill, refusal: result.refusal });
-    else out.refusals.push({ skill, refusal: result.refusal });
+    else out.refusals.push({ skill, refusal: result.refusal, ...(result.refusal.code === 'missing-credential' ? { schemes: firstRequirementSchemes(card, skill) } : {}) });
   }
   return out;
+}
+
+/** The scheme names of the first security requirement (card order) that applies to `skill`: the skill's own, else the card's. */
+function firstRequirementSchemes(card: NormalizedCard, skill: string): string[] {
+  const own = card.skills.find((s) => s.id === skill)?.securityRequirements;
+  const requirements = own?.length ? own : card.securityRequirements;
+  return Object.keys(requirements[0] ?? {});
 }
 
 /**

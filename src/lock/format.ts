@@ -23,6 +23,8 @@ export function parseLockfile(text: string, source: string): Lockfile {
   if (typeof version === 'number' && version > LOCKFILE_VERSION) {
     throw new InvalidInputError('lockfile-invalid', source, `lockfileVersion ${version} needs a newer a2a-lock (this one reads version ${LOCKFILE_VERSION})`, {
       path: '$.lockfileVersion',
+      // Deleting it would throw away the plans a teammate locked with the newer version.
+      hint: 'upgrade a2a-lock (npm i a2a-lock@latest) to read it; keep the file',
     });
   }
   const deep = tooDeep(value, MAX_JSON_DEPTH + 4);

@@ -123,6 +123,10 @@ export function outdatedExitCode(wouldChange: boolean): ExitCode {
 export interface SkillRefusal {
   skill: string;
   refusal: Refusal;
+  /** `missing-credential`: the schemes of the first security requirement that applies (what to hold). */
+  schemes?: string[];
+  /** How to get past the refusal (a command's flags), when the command knows one. */
+  hint?: string;
 }
 
 /** Outcome of resolving (or re-planning) one agent. */
@@ -151,6 +155,8 @@ export interface SyncFailure {
   drift?: PlanDrift[];
   /** A locked verified signature that no longer holds (run `a2a update`). */
   signatureDrift?: SignatureDrift[];
+  /** The command that accepts the drift, when it is not `a2a update <agent>` (set by the command that knows it). */
+  next?: string;
 }
 
 /** A thrown error as a sync failure. @throws the error itself when it is not an A2aLockError (a bug) */
@@ -168,14 +174,15 @@ export function resolutionFailure(resolution: Resolution): SyncFailure {
   };
 }
 
-/** The `--json` form of a failure: `{status: "error"|"drift"|"refused", exitCode, error?, refusals? (skill → refusal), drift?, signatureDrift?}`. */
+/** The `--json` form of a failure: `{status: "error"|"drift"|"refused", exitCode, error?, refusals? (skill → refusal, with its hint), drift?, signatureDrift?}`. */
 export function syncFailureJson(f: SyncFailure): Record<string, unknown> {
   return {
     status: f.error ? 'error' : f.drift || f.signatureDrift ? 'drift' : 'refused',
     exitCode: f.exitCode,
     ...(f.error ? { error: f.error } : {}),
-    ...(f.refusals ? { refusals: Object.fromEntries(f.refusals.map((r) => [r.skill, r.refusal])) } : {}),
+    ...(f.refusals ? { refusals: Object.fromEntries(f.refusals.map((r) => [r.skill, r.hint ? { ...r.refusal, hint: r.hint } : r.refusal])) } : {}),
     ...(f.drift ? { drift: f.drift } : {}),
     ...(f.signatureDrift ? { signatureDrift: f.signatureDrift } : {}),
+    ...(f.next ? { next: f.next } : {}),
   };
 }

@@ -51,6 +51,26 @@ export interface SyncPlan {
   resolve: AgentToResolve[];
   /** Agents re-planned from their own snapshots (or whose snapshot failed its integrity: the error). */
   replanned: Map<string, Resolution | A2aLockError>;
+  /** Renames ({@link renamesOf}): new name → old name; the new one is bound by the old one's lock. */
+  renamed?: Map<string, string>;
+}
+
+/**
+ * The renames in a manifest edit: an agent the lock lacks whose card location is that of a locked
+ * agent gone from the manifest (new name → old name). Each old agent is renamed at most once, the
+ * first new agent in manifest order taking it. A rename is not a way around the lock: `lock`
+ * treats the new name as the old entry, with its constraint.
+ */
+export function renamesOf(manifest: Manifest, previous: Lockfile | undefined): Map<string, string> {
+  const renamed = new Map<string, string>();
+  if (!previous) return renamed;
+  const gone = Object.keys(previous.agents).filter((name) => !Object.hasOwn(manifest.agents, name));
+  for (const name of Object.keys(manifest.agents)) {
+    if (Object.hasOwn(previous.agents, name)) continue;
+    const from = gone.find((old) => previous.agents[old]!.card === manifest.agents[name]!.card && ![...renamed.values()].includes(old));
+    if (from !== undefined) renamed.set(name, from);
+  }
+  return renamed;
 }
 
 /**
@@ -61,6 +81,7 @@ export interface SyncPlan {
  */
 export function planSync(manifest: Manifest, previous: Lockfile | undefined, request: SyncRequest): SyncPlan {
   const mismatches = manifestMismatches(manifest, previous);
+  const renamed = renamesOf(manifest, previous);
   const isForced = (name: string) => request.force === 'all' || request.force?.has(name) === true;
   const replanned = new Map<string, Resolution | A2aLockError>();
   const resolve: AgentToResolve[] = [];
@@ -77,8 +98,10 @@ export function planSync(manifest: Manifest, previous: Lockfile | undefined, req
       }
       continue;
     }
-    const old = own(previous?.agents, name);
-    const oldSettings = own(previous?.settings, name);
+    // A renamed agent is its old entry under a new name.
+    const lockedAs = renamed.get(name) ?? name;
+    const old = own(previous?.agents, lockedAs);
+    const oldSettings = own(previous?.settings, lockedAs);
     // Locked settings that do not reproduce the locked plans were edited in the lockfile, not in
     // the manifest: they do not lift the constraint.
     const inputsChanged =
@@ -87,11 +110,11 @@ export function planSync(manifest: Manifest, previous: Lockfile | undefined, req
     const routeLocked = old !== undefined && old.card === entry.card && !(isForced(name) && request.acceptServedCredentialRoute);
     resolve.push({ name, ...(constrained ? { constrainTo: old } : {}), ...(routeLocked ? { credentialRouteFrom: old } : {}) });
   }
-  return { resolve, replanned };
+  return { resolve, replanned, ...(renamed.size ? { renamed } : {}) };
 }
 
-/** What a sync did, per agent. */
-export type SyncAction = 'added' | 'updated' | 'unchanged' | 'removed';
+/** What a sync did, per agent (`renamed`: the entry of an agent the manifest no longer names, under its new name; see {@link SyncResult.renamed}). */
+export type SyncAction = 'added' | 'updated' | 'unchanged' | 'removed' | 'renamed';
 
 /** Result of a sync. */
 export interface SyncResult {
@@ -102,6 +125,8 @@ export interface SyncResult {
   previous: Record<string, LockEntry>;
   failures: Record<string, SyncFailure>;
   warnings: Array<Warning & { agent?: string }>;
+  /** New name → old name, for each rename ({@link renamesOf}); the old name is not listed as removed. */
+  renamed: Record<string, string>;
 }
 
 /**
@@ -118,9 +143,10 @@ export function assembleLock(manifest: Manifest, previous: Lockfile | undefined,
   const failures: Record<string, SyncFailure> = {};
   const warnings: Array<Warning & { agent: string }> = [];
 
+  const renamed = plan.renamed ?? new Map<string, string>();
   for (const name of Object.keys(manifest.agents)) {
     settings[name] = agentSettings(manifest, name);
-    const old = own(previous?.agents, name);
+    const old = own(previous?.agents, renamed.get(name) ?? name);
     const replan = plan.replanned.get(name);
     const outcome: PromiseSettledResult<Resolution> | undefined =
       replan instanceof A2aLockError ? { status: 'rejected', reason: replan } : replan ? { status: 'fulfilled', value: replan } : outcomes.get(name);
@@ -143,17 +169,18 @@ export function assembleLock(manifest: Manifest, previous: Lockfile | undefined,
     if (!old) actions[name] = 'added';
     else {
       replaced[name] = old;
-      actions[name] = sameJson(old, agents[name]) ? 'unchanged' : 'updated';
+      actions[name] = renamed.has(name) ? 'renamed' : sameJson(old, agents[name]) ? 'unchanged' : 'updated';
     }
   }
+  const renamedFrom = new Set(renamed.values());
   for (const name of Object.keys(previous?.agents ?? {})) {
-    if (!Object.hasOwn(manifest.agents, name)) {
+    if (!Object.hasOwn(manifest.agents, name) && !renamedFrom.has(name)) {
       actions[name] = 'removed';
       replaced[name] = previous!.agents[name]!;
     }
   }
   const lock: Lockfile = { $schema: LOCKFILE_SCHEMA_REF, ...(previous ?? {}), lockfileVersion: LOCKFILE_VERSION, settings, agents } as Lockfile;
-  return { lock, actions, previous: replaced, failures, warnings };
+  return { lock, actions, previous: replaced, failures, warnings, renamed: Object.fromEntries(renamed) };
 }
 
 const ENTRY_FIELDS = new Set(['card', 'resolved', 'a2aVersion', 'version', 'integrity', 'snapshot', 'signature', 'extended', 'plans']);

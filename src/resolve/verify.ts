@@ -30,11 +30,11 @@ export interface Project {
 }
 
 /**
- * Read the manifest and the lockfile.
+ * Read the manifest and the lockfile (`lookedUpTo`: see `readManifest`).
  * @throws InvalidInputError (invalid manifest or lockfile); OutOfDateError when the lockfile does not exist
  */
-export async function readProject(manifestPath: string, lockfilePath: string): Promise<Project> {
-  const manifest = await readManifest(manifestPath);
+export async function readProject(manifestPath: string, lockfilePath: string, lookedUpTo?: string): Promise<Project> {
+  const manifest = await readManifest(manifestPath, lookedUpTo);
   const read = await readLockfile(lockfilePath);
   if (!read) throw new OutOfDateError(`${lockfilePath}: not found`);
   return { manifest, lock: read.lock, lockfile: lockfilePath, baseDir: dirname(manifestPath) };
@@ -111,7 +111,7 @@ export interface VerifyOptions extends Omit<ResolveOptions, 'baseDir'> {
 /** Result of {@link verifyLockfile}: the overall exit code (the lowest non-zero agent code) and a report per agent. */
 export interface VerifyResult {
   ok: boolean;
-  /** 0 ok · 1 drift or out of date · 2 invalid · 3 unreachable · 4 auth refused · 5 timeout. */
+  /** 0 ok · 1 drift or out of date · 1 invalid card · 2 invalid input · 3 unreachable · 4 auth refused · 5 timeout. */
   exitCode: ExitCode;
   /** Per agent; each report's `exitCode` already reflects `strict`. */
   agents: Record<string, AgentReport>;

@@ -180,7 +180,7 @@ function disagreement(o: FileOutcome, lib: LibraryRow | undefined): string {
   const diffs: string[] = [];
   if (lib.outcome === 'error') {
     const path = /^`([^`]+)`/.exec(lib.card)?.[1];
-    if (o.card.code !== 2) diffs.push(`library: card error at ${path}; CLI: card exit ${o.card.code}`);
+    if (o.card.code !== 1 || !o.card.json.error) diffs.push(`library: card error at ${path}; CLI: card exit ${o.card.code}`);
     else if (o.card.json.error.path !== path) diffs.push(`library: card error at ${path}; CLI: ${o.card.json.error.code} at ${o.card.json.error.path}`);
     return diffs.join('; ');
   }
@@ -280,7 +280,7 @@ describe('real cards through a2a card and a2a plan (in-process CLI)', () => {
     expect([...outcomes.keys()].sort()).toEqual(FILES);
   });
 
-  it.each(FILES)('%s: card exits 0 or 2, plan 0, 1 or 2; one JSON document with warnings; never 70, never a stack', (file) => {
+  it.each(FILES)('%s: card exits 0 or 1 (invalid), plan 0 or 1 (refused or invalid); one JSON document with warnings; never 70, never a stack', (file) => {
     const o = outcomes.get(file)!;
     for (const [command, r] of [['card', o.card], ['plan', o.plan]] as const) {
       expect(r.code, `${command}: ${r.stdout}${r.stderr}`).not.toBe(70);
@@ -290,8 +290,8 @@ describe('real cards through a2a card and a2a plan (in-process CLI)', () => {
       expect(r.stderr, command).toBe('');
       expect(r.stdout.endsWith('}\n'), command).toBe(true);
     }
-    // a2a card: exit 0 {"valid": true, "resolved", "card", "warnings"} or exit 2 card-invalid naming the file and JSON path.
-    expect([0, 2]).toContain(o.card.code);
+    // a2a card: exit 0 {"valid": true, "resolved", "card", "warnings"} or exit 1 card-invalid naming the file and JSON path.
+    expect([0, 1]).toContain(o.card.code);
     if (o.card.code === 0) {
       expect(Object.keys(o.card.json).sort()).toEqual(['card', 'resolved', 'valid', 'warnings']);
       expect(o.card.json.valid).toBe(true);
@@ -306,7 +306,7 @@ describe('real cards through a2a card and a2a plan (in-process CLI)', () => {
       expect(error.message.startsWith(`${o.location} ${error.path}: `)).toBe(true);
       expect(error.message).not.toContain('\n');
     }
-    // a2a plan: a plan (0), a refusal (1), or the same card error (2).
+    // a2a plan: a plan (0), a refusal (1), or the same card error (1, an error document).
     if (o.plan.code === 0) {
       expect(Object.keys(o.plan.json).sort()).toEqual(['plan', 'warnings']);
       expect(o.card.code).toBe(0);
@@ -316,13 +316,13 @@ describe('real cards through a2a card and a2a plan (in-process CLI)', () => {
       );
       // Every scheme of the plan is a credential we passed.
       for (const scheme of Object.keys(o.plan.json.plan.security)) expect(o.schemes).toContain(scheme);
-    } else if (o.plan.code === 1) {
+    } else if (o.plan.code === 1 && !o.plan.json.error) {
       expect(Object.keys(o.plan.json).sort()).toEqual(['refusal', 'warnings']);
       expect(o.plan.json.refusal.code).toMatch(/^[a-z]+(-[a-z]+)*$/);
       expect(o.card.code).toBe(0);
     } else {
-      expect(o.plan.code).toBe(2);
-      expect(o.card.code).toBe(2);
+      expect(o.plan.code).toBe(1);
+      expect(o.card.code).toBe(1);
       expect(o.plan.json.error).toMatchObject({ code: 'card-invalid', path: o.card.json.error.path });
     }
     if (o.skill === 'none' && o.card.code === 0) expect(o.plan.json.refusal?.code).toBe('skill-not-found');

@@ -91,24 +91,24 @@ describe.concurrent('a2a card <file>', () => {
     },
     { name: 'a relative interface URL (file card)', patch: (c: any) => void (c.supportedInterfaces[0].url = '/a2a/jsonrpc'), path: '$.supportedInterfaces[0].url', detail: /relative/ },
     { name: 'no interfaces at all', patch: (c: any) => void delete c.supportedInterfaces, path: '$.supportedInterfaces', detail: /supportedInterfaces/ },
-  ])('an invalid card ($name): exit 2, one line naming the file and $path', async ({ patch, path, detail }, { onTestFinished }) => {
+  ])('an invalid card ($name): exit 1, one line naming the file and $path', async ({ patch, path, detail }, { onTestFinished }) => {
     const res = resources(onTestFinished);
     const dir = await res.dir();
     const card = sampleCard('https://research.example.com');
     patch(card);
     await writeFile(join(dir, 'bad-card.json'), JSON.stringify(card));
     const [human, json] = await Promise.all([runCli(['card', 'bad-card.json'], { cwd: dir }), runCli(['card', 'bad-card.json', '--json'], { cwd: dir })]);
-    expect(human.code, show(human)).toBe(2);
+    expect(human.code, show(human)).toBe(1);
     expect(human.stdout).toBe('');
     expectOneLineError(human, 'card-invalid', `bad-card.json ${path}: `, detail);
-    expect(json.code, show(json)).toBe(2);
+    expect(json.code, show(json)).toBe(1);
     expect(json.stderr).toBe('');
     expect(jsonOf(json)).toEqual({
       error: { code: 'card-invalid', message: expect.stringMatching(detail), source: 'bad-card.json', path },
     });
   });
 
-  it('not JSON, not an object, nested too deep: exit 2 naming the file (and path)', async ({ onTestFinished }) => {
+  it('not JSON, not an object, nested too deep: exit 1 naming the file (and path)', async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
     const dir = await res.dir();
     await writeFile(join(dir, 'broken.json'), '{"name": "x",\n  "version": "1.0"\n');
@@ -120,11 +120,11 @@ describe.concurrent('a2a card <file>', () => {
       runCli(['card', 'array.json'], { cwd: dir }),
       runCli(['card', 'deep.json'], { cwd: dir }),
     ]);
-    expect(broken.code, show(broken)).toBe(2);
+    expect(broken.code, show(broken)).toBe(1);
     expectOneLineError(broken, /card-invalid: broken\.json: invalid JSON at line 3 column 1$/);
-    expect(array.code, show(array)).toBe(2);
+    expect(array.code, show(array)).toBe(1);
     expectOneLineError(array, /card-invalid: array\.json: /);
-    expect(tooDeep.code, show(tooDeep)).toBe(2);
+    expect(tooDeep.code, show(tooDeep)).toBe(1);
     expectOneLineError(tooDeep, /card-invalid: deep\.json \$\.meta(\.x)+: nested deeper than 64 levels/);
   });
 });
@@ -165,15 +165,15 @@ describe.concurrent('a2a card <url> against real SDK agents', () => {
     expect(rel.warnings).toEqual([expect.objectContaining({ code: 'relative-interface-url', path: '$.supportedInterfaces[0].url' })]);
   });
 
-  it('an invalid served card: exit 2 naming the URL and the JSON path; a missing agent: exit 3', { timeout: SLOW }, async ({ onTestFinished }) => {
+  it('an invalid served card: exit 1 naming the URL and the JSON path; a missing agent: exit 3', { timeout: SLOW }, async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
     const agent = await res.sampleAgent();
     const dir = await res.dir();
     agent.setCard({ ...sampleCard(agent.origin), skills: null });
     const [human, json] = await Promise.all([runCli(['card', agent.origin], { cwd: dir }), runCli(['card', agent.origin, '--json'], { cwd: dir })]);
-    expect(human.code, show(human)).toBe(2);
+    expect(human.code, show(human)).toBe(1);
     expectOneLineError(human, `card-invalid: ${agent.cardUrl} $.skills: expected array, got null`);
-    expect(json.code, show(json)).toBe(2);
+    expect(json.code, show(json)).toBe(1);
     expect(jsonOf(json).error).toMatchObject({ code: 'card-invalid', source: agent.cardUrl, path: '$.skills' });
 
     await agent.close();

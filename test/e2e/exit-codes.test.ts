@@ -57,9 +57,9 @@ const faults: Fault[] = [
   { name: '401 on the card', handler: () => handlers.status(401, { 'WWW-Authenticate': 'Bearer' }), code: 4, error: 'auth-refused', flaky: 'f401' },
   { name: '403 on the card', handler: () => handlers.status(403), code: 4, error: 'auth-refused' },
   { name: 'a server that never answers (--timeout 300)', handler: handlers.hang, code: 5, error: 'timeout', args: ['--timeout', '300'], flaky: 'fhang', detail: /300 ms/ },
-  { name: 'a card served as text/html', handler: handlers.html, code: 2, error: 'card-invalid', flaky: 'fhtml', detail: /served text\/html, not JSON/ },
-  { name: 'invalid JSON', handler: () => handlers.json('{"name": "x", '), code: 2, error: 'card-invalid', detail: /invalid JSON/ },
-  { name: 'JSON that is not an agent card', handler: () => handlers.json({ hello: 'world' }), code: 2, error: 'card-invalid', detail: /agent-card\.json \$\.\w+/ },
+  { name: 'a card served as text/html', handler: handlers.html, code: 1, error: 'card-invalid', flaky: 'fhtml', detail: /served text\/html, not JSON/ },
+  { name: 'invalid JSON', handler: () => handlers.json('{"name": "x", '), code: 1, error: 'card-invalid', detail: /invalid JSON/ },
+  { name: 'JSON that is not an agent card', handler: () => handlers.json({ hello: 'world' }), code: 1, error: 'card-invalid', detail: /agent-card\.json \$\.\w+/ },
   { name: '500 on the card', handler: () => handlers.status(500), code: 3, error: 'unreachable' },
   { name: '404 on both well-known paths', handler: () => handlers.status(404), code: 3, error: 'unreachable' },
   { name: 'connection reset', handler: handlers.reset, code: 3, error: 'unreachable', flaky: 'freset' },
@@ -197,7 +197,6 @@ describe.concurrent('invalid input → exit 2 with one line naming the file and 
 describe.concurrent('usage errors → exit 2, lockfile untouched', () => {
   it.for([
     ['frobnicate'],
-    [],
     ['plan', 'card.json'],
     ['lock', '--timeout', 'abc'],
     ['verify', 'nobody'],

@@ -148,11 +148,11 @@ describe('fault suite', () => {
       { name: 'status-403', card: `${f}/status/403/card.json`, exitCode: 4, error: 'auth-refused', detail: /authentication refused \(403\)/ },
       { name: 'redirect-loop', card: `${f}/loop/card.json`, exitCode: 3, error: 'unreachable', detail: /too many redirects \(more than 5\)/ },
       { name: 'six-redirects', card: `${f}/hops/5/card.json`, exitCode: 3, error: 'unreachable', detail: /too many redirects \(more than 5\)/ },
-      { name: 'huge', card: `${f}/huge/card.json`, exitCode: 2, error: 'card-invalid', detail: /card larger than 1048576 bytes/ },
-      { name: 'html', card: `${f}/html/card.json`, exitCode: 2, error: 'card-invalid', detail: /served text\/html, not JSON/ },
-      { name: 'invalid-json', card: `${f}/invalid-json/card.json`, exitCode: 2, error: 'card-invalid', detail: /invalid JSON/ },
-      { name: 'deep', card: `${f}/deep/card.json`, exitCode: 2, error: 'card-invalid', detail: /nested deeper than 64 levels/ },
-      { name: 'empty', card: `${f}/empty/card.json`, exitCode: 2, error: 'card-invalid', detail: /empty body/ },
+      { name: 'huge', card: `${f}/huge/card.json`, exitCode: 1, error: 'card-invalid', detail: /card larger than 1048576 bytes/ },
+      { name: 'html', card: `${f}/html/card.json`, exitCode: 1, error: 'card-invalid', detail: /served text\/html, not JSON/ },
+      { name: 'invalid-json', card: `${f}/invalid-json/card.json`, exitCode: 1, error: 'card-invalid', detail: /invalid JSON/ },
+      { name: 'deep', card: `${f}/deep/card.json`, exitCode: 1, error: 'card-invalid', detail: /nested deeper than 64 levels/ },
+      { name: 'empty', card: `${f}/empty/card.json`, exitCode: 1, error: 'card-invalid', detail: /empty body/ },
       { name: 'tls', card: `${tlsOrigin}/card.json`, exitCode: 3, error: 'unreachable', detail: /TLS error \([A-Z_]+\)/ },
     ];
     const dir = await project({ good: `${f}/good/card.json` });
@@ -164,10 +164,12 @@ describe('fault suite', () => {
     const args = ['lock', '--timeout', '1500', '--concurrency', '20'];
     // The JSON run also asks again only once (--retries 1), the human run twice (the default).
     const [human, json] = await Promise.all([runCli(args, { cwd: dir }), runCli([...args, '--json', '--retries', '1'], { cwd: dir })]);
-    expect(human.code, show(human)).toBe(2); // the lowest non-zero code wins
-    expect(json.code, show(json)).toBe(2);
+    expect(human.code, show(human)).toBe(1); // the lowest non-zero code wins (an invalid card: 1)
+    expect(json.code, show(json)).toBe(1);
     const agents = jsonOf(json).agents as Record<string, { exitCode: number; error: { code: string; message: string } }>;
-    expect(Object.keys(agents).sort()).toEqual(cases.map((c) => c.name).sort());
+    // Every agent with its outcome, the one that would have locked too.
+    expect(Object.keys(agents).sort()).toEqual([...cases.map((c) => c.name), 'good'].sort());
+    expect(agents.good).toEqual({ status: 'unchanged' });
     const lines = human.stdout.split('\n');
     for (const c of cases) {
       const url = c.card.replace(/\/missing$/, '/missing/.well-known/agent-card.json');

@@ -42,7 +42,7 @@ async function cardServer(res: ReturnType<typeof resources>) {
 }
 
 describe.concurrent('a card nested 10,000 levels deep', () => {
-  it('a2a lock: exit 2 card-invalid naming the URL and the JSON path (not 70); nothing written', async ({ onTestFinished }) => {
+  it('a2a lock: exit 1 card-invalid naming the URL and the JSON path (not 70); nothing written', async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
     const deep = await res.http(handlers.status(404));
     const text = deepCardText(deep.origin);
@@ -57,26 +57,26 @@ describe.concurrent('a card nested 10,000 levels deep', () => {
       runCli(['card', deep.origin, '--json'], { cwd: dir }),
     ]);
     const url = `${deep.origin}/.well-known/agent-card.json`;
-    expect(lock.code, show(lock)).toBe(2);
+    expect(lock.code, show(lock)).toBe(1);
     expect(lock.stdout).toContain(`deep: card-invalid: ${url} $.extra.x`);
     expect(lock.stdout).toMatch(DEEP_PATH);
     expect(lock.stdout).toMatch(/not written/);
     noStack(lock);
-    expect(json.code, show(json)).toBe(2);
+    expect(json.code, show(json)).toBe(1);
     expect(oneJsonDocument(json)).toMatchObject({
       ok: false,
       written: false,
-      agents: { deep: { status: 'error', exitCode: 2, error: { code: 'card-invalid', message: expect.stringMatching(DEEP_PATH) } } },
+      agents: { deep: { status: 'error', exitCode: 1, error: { code: 'card-invalid', message: expect.stringMatching(DEEP_PATH) } } },
       warnings: [],
     });
-    expect(plan.code, show(plan)).toBe(2);
+    expect(plan.code, show(plan)).toBe(1);
     expectOneLineError(plan, `card-invalid: ${url} $.extra.x`, DEEP_PATH);
-    expect(card.code, show(card)).toBe(2);
+    expect(card.code, show(card)).toBe(1);
     expect(oneJsonDocument(card).error).toMatchObject({ code: 'card-invalid', source: url, path: expect.stringMatching(/^\$\.extra(\.x){63}$/) });
     expect(await readLockBytes(dir)).toBeUndefined();
   });
 
-  it('a2a verify: the healthy agent is ok, the deep one an error (exit 2), per agent under --json; update refuses it', { timeout: SLOW }, async ({ onTestFinished }) => {
+  it('a2a verify: the healthy agent is ok, the deep one an error (exit 1, an invalid card), per agent under --json; update refuses it', { timeout: SLOW }, async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
     const healthy = await res.sampleAgent();
     const deep = await cardServer(res);
@@ -91,18 +91,18 @@ describe.concurrent('a card nested 10,000 levels deep', () => {
       runCli(['verify', '--json'], { cwd: dir }),
       runCli(['update', 'deep'], { cwd: dir }),
     ]);
-    expect(human.code, show(human)).toBe(2);
+    expect(human.code, show(human)).toBe(1);
     expect(human.stdout).toMatch(/✓ healthy\n/);
     expect(human.stdout).toMatch(/✗ deep: card-invalid: .*agent-card\.json \$\.extra(\.x){63}: nested deeper than 64 levels/);
-    expect(human.stdout).toMatch(/verify failed \(exit 2\)/);
+    expect(human.stdout).toMatch(/verify failed \(exit 1\)/);
     noStack(human);
-    expect(json.code, show(json)).toBe(2);
+    expect(json.code, show(json)).toBe(1);
     const doc = oneJsonDocument(json);
     expect(doc.ok).toBe(false);
     expect(doc.agents.healthy).toMatchObject({ status: 'ok', exitCode: 0 });
-    expect(doc.agents.deep).toMatchObject({ status: 'error', exitCode: 2, error: { code: 'card-invalid', message: expect.stringMatching(DEEP_PATH) } });
+    expect(doc.agents.deep).toMatchObject({ status: 'error', exitCode: 1, error: { code: 'card-invalid', message: expect.stringMatching(DEEP_PATH) } });
     expect(Array.isArray(doc.warnings)).toBe(true);
-    expect(update.code, show(update)).toBe(2);
+    expect(update.code, show(update)).toBe(1);
     expect(update.stdout).toMatch(DEEP_PATH);
     noStack(update);
     expect(await readLockBytes(dir)).toEqual(before);

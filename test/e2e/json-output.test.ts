@@ -77,11 +77,11 @@ describe.concurrent('--json: one JSON document with a warnings array, for every 
     const cases: Array<[string[], number, string]> = [
       // A manifest in a directory that does not exist: exit 2 write-failed.
       [['init', '--manifest', 'no/such/dir/a2a.json'], 2, 'write-failed'],
-      [['add', 'x', `http://127.0.0.1:${port}`, '--skill', 's'], 2, 'manifest-invalid'],
-      [['lock'], 2, 'manifest-invalid'],
-      [['verify'], 2, 'manifest-invalid'],
-      [['update'], 2, 'manifest-invalid'],
-      [['install'], 2, 'manifest-invalid'],
+      [['add', 'x', `http://127.0.0.1:${port}`, '--skill', 's'], 2, 'manifest-not-found'],
+      [['lock'], 2, 'manifest-not-found'],
+      [['verify'], 2, 'manifest-not-found'],
+      [['update'], 2, 'manifest-not-found'],
+      [['install'], 2, 'manifest-not-found'],
       [['plan', `http://127.0.0.1:${port}`, '--skill', 's'], 3, 'unreachable'],
       [['card', 'missing.json'], 3, 'unreachable'],
     ];

@@ -406,13 +406,13 @@ describe.concurrent('could not check is not drift', () => {
     expect(r.stdout).not.toMatch(/a2a update/);
   });
 
-  it('a directory or a missing file as a card: exit 2 / 3 with one line, never 70', async ({ onTestFinished }) => {
+  it('a directory or a missing file as a card: exit 1 (card-invalid) / 3 with one line, never 70', async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
     const dir = await res.dir();
     await mkdir(join(dir, 'cards'));
     const [asDir, missing] = await Promise.all([runCli(['card', 'cards'], { cwd: dir }), runCli(['card', 'nope.json'], { cwd: dir })]);
-    expect(asDir.code, show(asDir)).toBe(2);
-    expect(asDir.stderr).toMatch(/cards: not a regular file/);
+    expect(asDir.code, show(asDir)).toBe(1);
+    expect(asDir.stderr).toMatch(/card-invalid: .*cards: not a regular file/);
     expect(missing.code, show(missing)).toBe(3);
   });
 });

@@ -32,7 +32,7 @@ describe.concurrent('a2a outdated', () => {
     const doc = jsonOf(json);
     expect(doc.ok).toBe(false);
     expect(doc.agents.research).toMatchObject({ exitCode: 1 });
-    expect(doc.agents.other).toMatchObject({ exitCode: 2, status: 'error' });
+    expect(doc.agents.other).toMatchObject({ exitCode: 1, status: 'error', error: { code: 'card-invalid' } }); // an invalid card: exit 1
     expect(await readLockBytes(dir)).toEqual(before);
   });
 

@@ -161,7 +161,7 @@ describe.concurrent('commands, flags, help and colour', () => {
   it('unknown commands and flags suggest the closest; every command has --help with an example; colour only on a TTY or when forced', async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
     const dir = await res.dir();
-    const commands = ['plan', 'card', 'init', 'add', 'lock', 'install', 'verify', 'update', 'outdated', 'diff', 'why'];
+    const commands = ['plan', 'card', 'init', 'add', 'lock', 'install', 'verify', 'update', 'outdated', 'diff', 'why', 'remove', 'ls', 'info'];
     const [command, flag, stray, ...helps] = await Promise.all([
       runCli(['verfy'], { cwd: dir }),
       runCli(['verify', '--strcit', '--ofline'], { cwd: dir }),
@@ -187,9 +187,20 @@ describe.concurrent('commands, flags, help and colour', () => {
         child.stderr.on('data', (d: Buffer) => (out += d.toString()));
         child.on('close', () => resolve(out));
       });
-    const [piped, forced] = await Promise.all([color({}), color({ FORCE_COLOR: '1' })]);
-    expect(piped).toMatch(/manifest-invalid/);
+    // NO_COLOR disables only when non-empty (no-color.org); FORCE_COLOR=1..3 enables even then, 0 disables.
+    const [piped, forced, emptyNoColor, forcedOverNoColor, forcedOff] = await Promise.all([
+      color({}),
+      color({ FORCE_COLOR: '1' }),
+      color({ FORCE_COLOR: '3', NO_COLOR: '' }),
+      color({ FORCE_COLOR: '2', NO_COLOR: '1' }),
+      color({ FORCE_COLOR: '0' }),
+    ]);
+    expect(piped).toMatch(/manifest-not-found/);
     expect(piped).not.toContain('\x1b[');
     expect(forced).toContain('\x1b[31merror');
+    expect(emptyNoColor).toContain('\x1b[31merror');
+    expect(forcedOverNoColor).toContain('\x1b[31merror');
+    expect(forcedOff).toMatch(/manifest-not-found/);
+    expect(forcedOff).not.toContain('\x1b[');
   });
 });

@@ -18,7 +18,7 @@ import { errorReport, okReport, overallExitCode, strictExitCode } from '../../sr
 import { lockedExtendedRoute } from '../../src/lock/route.js';
 import { manifestMismatches } from '../../src/lock/satisfies.js';
 import type { LockEntry, Lockfile } from '../../src/lock/schema.js';
-import { assembleLock, planSync } from '../../src/lock/sync-plan.js';
+import { assembleLock, planSync, renamesOf } from '../../src/lock/sync-plan.js';
 import { parseManifest } from '../../src/manifest/parse.js';
 import { agentSettings, DEFAULT_PROFILE, type AgentSettings } from '../../src/manifest/schema.js';
 
@@ -228,6 +228,28 @@ describe('the manifest check and the sync plan', () => {
     expect(profile).toEqual([{ name: 'research', credentialRouteFrom: lock.agents.research }]);
     // A new card location: neither constraint nor route.
     expect(planSync(manifest((m) => (m.agents.research.card = 'https://other.example')), lock, { source: 'a2a.lock.json' }).resolve).toEqual([{ name: 'research', constrainTo: lock.agents.research }]);
+  });
+
+  it('renames: an added agent with the card of one removed in the same run is bound by the old lock (renamesOf, planSync, assembleLock)', () => {
+    const lock = lockOf(entryFor(raw()));
+    const rename = (m: Json) => ((m.agents['research-v2'] = m.agents.research), delete m.agents.research);
+    expect(renamesOf(manifest(rename), lock)).toEqual(new Map([['research-v2', 'research']]));
+    // Another card location is no rename (an add and a remove); a name still in the manifest is not taken.
+    expect(renamesOf(manifest((m) => (rename(m), (m.agents['research-v2'].card = 'https://other.example'))), lock)).toEqual(new Map());
+    expect(renamesOf(manifest((m) => (m.agents.copy = { ...m.agents.research })), lock)).toEqual(new Map());
+    // One old entry, two new names with its card: only the first is the rename.
+    expect(renamesOf(manifest((m) => (rename(m), (m.agents.second = { ...m.agents['research-v2'] }))), lock)).toEqual(new Map([['research-v2', 'research']]));
+    const planned = planSync(manifest(rename), lock, { source: 'a2a.lock.json' });
+    expect(planned.resolve).toEqual([{ name: 'research-v2', constrainTo: lock.agents.research, credentialRouteFrom: lock.agents.research }]);
+    expect(planned.renamed).toEqual(new Map([['research-v2', 'research']]));
+    // update lifts the constraint, as for any agent.
+    expect(planSync(manifest(rename), lock, { source: 'a2a.lock.json', force: 'all', acceptServedCredentialRoute: true }).resolve).toEqual([{ name: 'research-v2' }]);
+    const resolution = { entry: lock.agents.research, refusals: [], drift: [], traces: {}, warnings: [], card: card(raw()) };
+    const synced = assembleLock(manifest(rename), lock, planned, new Map([['research-v2', { status: 'fulfilled', value: resolution }]]));
+    expect(synced.actions).toEqual({ 'research-v2': 'renamed' });
+    expect(synced.renamed).toEqual({ 'research-v2': 'research' });
+    expect(Object.keys(synced.lock.agents)).toEqual(['research-v2']);
+    expect(Object.keys(synced.lock.settings)).toEqual(['research-v2']);
   });
 
   it('planSync re-plans an edited entry from its snapshot, offline; assembleLock keeps unknown fields and reports failures', () => {

@@ -1,7 +1,7 @@
 /**
  * Human output shared by the commands' renderers: plans, refusals, warnings and diffs (verify
  * failures, update, outdated), grouped by agent and skill; and the shape of a command's renderer.
- * Colour via kleur, which turns itself off when NO_COLOR is set or stdout is not a TTY.
+ * Colour via kleur, switched on or off per run by the CLI (`cli/colour.ts`).
  */
 import kleur from 'kleur';
 import { canonicalJson } from '../../canonical.js';
@@ -195,13 +195,13 @@ export function renderEntryChanges(changes: EntryChanges, indent = '    '): stri
 export function renderSyncFailure(name: string, f: SyncFailure): string[] {
   const lines: string[] = [];
   if (f.error) lines.push(`${kleur.red('✗')} ${name}: ${f.error.code}: ${f.error.message}`, ...(f.error.hint ? [`    ${f.error.hint.replace(/^run /, 'run: ')}`] : []));
-  for (const r of f.refusals ?? []) lines.push(`${kleur.red('✗')} ${name} › ${r.skill}: refused: ${r.refusal.code}: ${r.refusal.message}`);
+  for (const r of f.refusals ?? []) lines.push(`${kleur.red('✗')} ${name} › ${r.skill}: refused: ${r.refusal.code}: ${r.refusal.message}`, ...(r.hint ? [`    hint: ${r.hint}`] : []));
   if (f.drift?.length || f.signatureDrift?.length) {
     lines.push(
       `${kleur.red('✗')} ${name}: beyond the lockfile`,
       ...renderDrift(f.drift ?? []),
       ...(f.signatureDrift ?? []).map(renderSignatureDrift),
-      `    run: a2a update ${name}`,
+      `    run: ${f.next ?? `a2a update ${name}`}`,
     );
   }
   return lines;

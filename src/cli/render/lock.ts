@@ -4,7 +4,7 @@ import type { LockData, LockedAgent } from '../../commands/lock.js';
 import { documentOf, renderEntryChanges, renderSyncFailure, type CommandRenderer } from './common.js';
 
 function mark(action: LockedAgent['action']): string {
-  return action === 'added' ? kleur.green('+') : action === 'removed' ? kleur.red('-') : action === 'updated' ? kleur.yellow('~') : ' ';
+  return action === 'added' ? kleur.green('+') : action === 'removed' ? kleur.red('-') : action === 'updated' || action === 'renamed' ? kleur.yellow('~') : ' ';
 }
 
 /**
@@ -23,7 +23,8 @@ export const lockRenderer: CommandRenderer<LockData> = {
     } else {
       for (const agent of human.agents) {
         if (agent.action !== 'unchanged' || agent.forced) {
-          lines.push(`${mark(agent.action)} ${agent.name} ${agent.action}${agent.entry ? ` (${agent.entry.resolved}, version ${agent.entry.version})` : ''}`);
+          const what = agent.action === 'renamed' ? `renamed ${agent.from} → ${agent.name}` : `${agent.name} ${agent.action}`;
+          lines.push(`${mark(agent.action)} ${what}${agent.entry ? ` (${agent.entry.resolved}, version ${agent.entry.version})` : ''}`);
         }
         if (agent.changes) lines.push(...renderEntryChanges(agent.changes));
       }

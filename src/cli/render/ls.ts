@@ -1,0 +1,32 @@
+/** The output of `a2a ls`. */
+import type { LsData } from '../../commands/ls.js';
+import type { Plan } from '../../negotiate/types.js';
+import { documentOf, type CommandRenderer } from './common.js';
+
+/** A plan in one line: binding and version, delivery, security, output modes, extensions. */
+export function planSummary(plan: Plan): string {
+  const security = Object.keys(plan.security);
+  return [
+    `${plan.protocolBinding} ${plan.protocolVersion}`,
+    plan.delivery,
+    security.length ? security.join(' + ') : 'no auth',
+    plan.acceptedOutputModes.join(', '),
+    ...(plan.extensions.length ? [`${plan.extensions.length} extension${plan.extensions.length > 1 ? 's' : ''}`] : []),
+  ].join(' · ');
+}
+
+/** `a2a ls`: the document is `{"agents"}`; the lines are each agent (card, locked version) and each skill with its plan in one line, or `not locked`. */
+export const lsRenderer: CommandRenderer<LsData> = {
+  json: documentOf,
+  text: (data) => {
+    const names = Object.keys(data.agents);
+    if (names.length === 0) return ['no agents (add one: a2a add <name> <card-url> --skill <id>)'];
+    const lines: string[] = [];
+    for (const name of names) {
+      const agent = data.agents[name]!;
+      lines.push(`${name} ${agent.card}${agent.version !== undefined ? ` (version ${agent.version})` : ' (not locked)'}`);
+      for (const [skill, plan] of Object.entries(agent.skills)) lines.push(`  ${skill}: ${plan ? planSummary(plan) : 'not locked (run a2a lock)'}`);
+    }
+    return lines;
+  },
+};
