@@ -18,9 +18,9 @@ import { readManifest } from '../fs/manifest.js';
 import type { AgentEntry, AgentSettings, Manifest } from '../manifest/schema.js';
 import type { Plan } from '../negotiate/types.js';
 import { enforcingFetch } from './enforce.js';
-import type { AgentRuntime, DegradedEvent, DriftEvent, LoadLockOptions, LockedAgent } from './types.js';
+import type { AgentRuntime, DegradedEvent, DriftEvent, FallbackEvent, FallbackReason, LoadLockOptions, LockedAgent } from './types.js';
 
-/** The loaded lockfile: `agent(name, skill)`, events `degraded` and `drift`, `close()`. */
+/** The loaded lockfile: `agent(name, skill)`, events `degraded`, `fallback` and `drift`, `close()`. */
 export class Lock extends EventEmitter {
   readonly #lock: Lockfile;
   readonly #source: string;
@@ -28,6 +28,7 @@ export class Lock extends EventEmitter {
   readonly #options: LoadLockOptions;
   readonly #degraded = new Map<string, AgentDegradedError>();
   readonly #agents = new Map<string, LockedAgent>();
+  readonly #fallbacks = new Map<string, Partial<Record<FallbackReason, number>>>();
   #timer: NodeJS.Timeout | undefined;
   #refreshing = false;
 
@@ -63,6 +64,7 @@ export class Lock extends EventEmitter {
     if (!plan) throw new UsageError(`${this.#source}: agent "${name}" has no locked skill "${skill}" (locked: ${Object.keys(entry.plans).join(', ')})`);
     const runtime = this.#runtime(name, skill, entry, deepFreeze(structuredClone(plan)));
     const degradedMap = this.#degraded;
+    const fallbackCounts = this.#fallbacks;
     const agent: LockedAgent = {
       name,
       skill,
@@ -70,6 +72,9 @@ export class Lock extends EventEmitter {
       fetch: runtime.fetchFor(runtime.plan),
       get degraded() {
         return degradedMap.has(name);
+      },
+      get fallbacksTaken() {
+        return { ...fallbackCounts.get(name) };
       },
       createClient: async (options) => (await import('./client.js')).createLockedClient(runtime, options),
     };
@@ -161,6 +166,12 @@ export class Lock extends EventEmitter {
         return enforcing;
       },
       degrade: (reason, message, cause) => this.#markDegraded(name, skill, reason, message, cause),
+      fallback: (reason, from, to) => {
+        const counts = this.#fallbacks.get(name) ?? {};
+        counts[reason] = (counts[reason] ?? 0) + 1;
+        this.#fallbacks.set(name, counts);
+        this.emit('fallback', { agent: name, skill, from, to, reason } satisfies FallbackEvent);
+      },
     };
   }
 }

@@ -1,6 +1,6 @@
 /**
  * The types of the runtime loader: the public ones `a2a-lock/runtime` exports (the options of
- * `loadLock`, a {@link LockedAgent}, the `degraded` and `drift` events, the options and the
+ * `loadLock`, a {@link LockedAgent}, the `degraded`, `fallback` and `drift` events, the options and the
  * client of `createClient()`) and the internal {@link AgentRuntime} the `Lock` hands to the
  * client and gRPC modules. Types only: every runtime module may import this one, and it imports
  * no runtime module but the error classification.
@@ -52,6 +52,26 @@ export interface DegradedEvent {
   error: AgentDegradedError;
 }
 
+/**
+ * Why a locked alternative was used: the classified agent error it answered
+ * (`version-not-supported`, `unsupported-operation`, `push-notification-not-supported`), or
+ * `stream-broken` (a stream that broke after a task id was seen, continued by polling GetTask).
+ */
+export type FallbackReason = AgentErrorKind | 'stream-broken';
+
+/**
+ * Emitted as `fallback` each time `createClient()` uses a locked alternative (before the retry is
+ * sent). `from` and `to`: for an interface fallback `"<binding> <version> <url>"` (url without
+ * query), for a delivery fallback the delivery names (`"stream"` → `"poll"`, `"push"` → `"poll"`).
+ */
+export interface FallbackEvent {
+  agent: string;
+  skill: string;
+  from: string;
+  to: string;
+  reason: FallbackReason;
+}
+
 /** Emitted as `drift` by the background refresh: the findings `a2a verify` prints for the agent. */
 export interface DriftEvent {
   agent: string;
@@ -68,6 +88,11 @@ export interface LockedAgent {
   readonly fetch: typeof fetch;
   /** True once the agent is degraded (by any of its skills, or by drift). */
   readonly degraded: boolean;
+  /**
+   * How many times a locked alternative was used for this agent (all its skills), per
+   * {@link FallbackReason}; reasons never seen are absent. A fresh object on each read.
+   */
+  readonly fallbacksTaken: Partial<Record<FallbackReason, number>>;
   /**
    * An `@a2a-js/sdk` Client bound to exactly the locked interface (JSON-RPC, HTTP+JSON, the v0.3
    * compat transport for 0.3 plans, or gRPC), sending through the plan's enforcement, retrying an
@@ -98,6 +123,8 @@ export interface AgentRuntime {
   inputModes: string[];
   /** The enforcing fetch for the plan's interface or one of its fallbacks. */
   fetchFor(iface: FallbackInterface): typeof fetch;
+  /** Count a locked alternative taken (`fallbacksTaken`) and emit the `fallback` event. */
+  fallback(reason: FallbackReason, from: string, to: string): void;
   /** Mark the agent degraded (once per agent) and return the typed error to throw. */
   degrade(reason: DegradedEvent['reason'], message: string, cause?: unknown): AgentDegradedError;
   /** The credential placements for the locked security requirement (read now). */
