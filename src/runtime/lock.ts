@@ -17,6 +17,8 @@ import type { LockEntry, Lockfile } from '../lock/schema.js';
 import { readManifest } from '../fs/manifest.js';
 import type { AgentEntry, AgentSettings, Manifest } from '../manifest/schema.js';
 import type { Plan } from '../negotiate/types.js';
+import { CARD_PATH, LEGACY_CARD_PATH } from '../card/location.js';
+import { cardServingFetch, lockedCardUrls, narrowedCard, type CardWireShape } from './card.js';
 import { enforcingFetch } from './enforce.js';
 import type { AgentRuntime, DegradedEvent, DriftEvent, FallbackEvent, FallbackReason, LoadLockOptions, LockedAgent } from './types.js';
 
@@ -65,11 +67,21 @@ export class Lock extends EventEmitter {
     const runtime = this.#runtime(name, skill, entry, deepFreeze(structuredClone(plan)));
     const degradedMap = this.#degraded;
     const fallbackCounts = this.#fallbacks;
+    const cards = new Map<CardWireShape, Record<string, unknown>>();
+    const cardIn = (shape: CardWireShape) => {
+      let c = cards.get(shape);
+      if (!c) cards.set(shape, (c = deepFreeze(narrowedCard(runtime, shape))));
+      return c;
+    };
+    const interfaces = [runtime.plan, ...(runtime.plan.fallbacks?.interfaces ?? [])];
     const agent: LockedAgent = {
       name,
       skill,
       plan: runtime.plan,
-      fetch: runtime.fetchFor(runtime.plan),
+      get card() {
+        return cardIn(runtime.plan.protocolVersion.startsWith('0.') ? '0.3' : '1.0');
+      },
+      fetch: cardServingFetch(runtime.fetchFor(runtime.plan), lockedCardUrls(entry.resolved, interfaces, [CARD_PATH, LEGACY_CARD_PATH]), cardIn),
       get degraded() {
         return degradedMap.has(name);
       },

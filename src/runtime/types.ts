@@ -84,7 +84,19 @@ export interface LockedAgent {
   readonly skill: string;
   /** The locked plan (deeply frozen). */
   readonly plan: Readonly<Plan>;
-  /** A fetch-compatible function that enforces the plan (see the README, "Runtime loader"). */
+  /**
+   * The locked card narrowed to the plan (only the locked interface and its locked fallbacks, the
+   * locked delivery, extensions, security requirement and the locked skill's modes), deeply frozen,
+   * in the shape of the plan's protocol version (A2A 0.3 for a 0.3 plan, else 1.0 ProtoJSON): to
+   * configure clients that take a card object. `fetch` serves the same card.
+   */
+  readonly card: Readonly<Record<string, unknown>>;
+  /**
+   * A fetch-compatible function that enforces the plan (see the README, "Runtime loader"). A GET
+   * of the locked card URL, or of `/.well-known/agent-card.json` / `/.well-known/agent.json` on a
+   * locked origin, is answered from the lockfile without the network: the narrowed card in the
+   * shape the request's `A2A-Version` asks for (absent or 0.x: 0.3; else 1.0).
+   */
   readonly fetch: typeof fetch;
   /** True once the agent is degraded (by any of its skills, or by drift). */
   readonly degraded: boolean;

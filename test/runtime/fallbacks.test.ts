@@ -284,3 +284,47 @@ describe('the method set belongs to the locked protocol version', () => {
     expect(JSON.stringify(await res.json())).toContain('echo: old');
   });
 });
+
+describe('agent.fetch answers the locked card URL and the well-known paths from the lock; agent.card', () => {
+  it('the official SDK 1.x ClientFactory + DefaultAgentCardResolver with fetchImpl: agent.fetch get the narrowed card without the network and pick the locked interface', async () => {
+    const { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory } = await import('@a2a-js/sdk/client');
+    const lock = await loadLock(options());
+    const research = lock.agent('research', 'market-size');
+    const from = agent.requests.length;
+    const factory = new ClientFactory({
+      transports: [new JsonRpcTransportFactory({ fetchImpl: research.fetch }), new RestTransportFactory({ fetchImpl: research.fetch })],
+      cardResolver: new DefaultAgentCardResolver({ fetchImpl: research.fetch }),
+    });
+    const client = await factory.createFromUrl(agent.origin);
+    expect(agent.requests.length).toBe(from);
+    expect(JSON.stringify(await client.sendMessage(plain('via factory')))).toContain('echo: via factory');
+    expect(a2aRequests(from).map((r) => [r.path, r.headers['a2a-version']])).toEqual([['/a2a/jsonrpc', '1.0']]);
+  });
+
+  it('served in the shape A2A-Version asks for, narrowed to the plan; agent.card is the same object', async () => {
+    const lock = await loadLock(options());
+    const research = lock.agent('research', 'market-size');
+    const from = agent.requests.length;
+    const v10 = await (await research.fetch(agent.cardUrl, { headers: { 'A2A-Version': '1.0' } })).json();
+    expect(v10).toEqual(research.card);
+    expect(v10.supportedInterfaces).toEqual([
+      { url: agent.jsonRpcUrl, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+      { url: agent.restUrl, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+      { url: agent.jsonRpcUrl, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
+    ]);
+    // The served card pushes; the plan streams: the narrowed card says stream only.
+    expect(v10.capabilities).toMatchObject({ streaming: true, pushNotifications: false });
+    expect(v10.skills).toEqual([expect.objectContaining({ id: 'market-size', inputModes: ['text/plain'], outputModes: research.plan.acceptedOutputModes })]);
+    expect(v10.securityRequirements).toEqual([{ schemes: { bearer: { list: [] } } }]);
+    const v03 = await (await research.fetch(`${agent.origin}/.well-known/agent.json`)).json();
+    expect(v03).toMatchObject({ protocolVersion: '0.3.0', url: agent.jsonRpcUrl, preferredTransport: 'JSONRPC', additionalInterfaces: [], security: [{ bearer: [] }] });
+    expect(v03.securitySchemes.bearer).toMatchObject({ type: 'http' });
+    expect(v03.supportedInterfaces).toBeUndefined();
+    const pusher = lock.agent('pusher', 'market-size');
+    expect(pusher.card).toMatchObject({ capabilities: { streaming: false, pushNotifications: true } });
+    expect(agent.requests.length).toBe(from);
+    expect(sent).toEqual([]);
+    // Another path on the origin is still not the locked interface.
+    await expect(research.fetch(`${agent.origin}/.well-known/other.json`)).rejects.toMatchObject({ code: 'plan-violation' });
+  });
+});
