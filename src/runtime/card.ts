@@ -61,9 +61,8 @@ export function narrowedCard(input: NarrowInput, shape: CardWireShape): Record<s
       skills: [skill],
     };
   }
-  // 0.3: the first 0.x interface leads (a 0.3 client speaks 0.3 to it); only 0.x interfaces follow.
-  const legacy = interfaces.filter((i) => i.protocolVersion.startsWith('0.'));
-  const [primary, ...rest] = legacy.length ? legacy : interfaces;
+  // 0.3: the locked interface leads (a 0.3 client talks to it; agent.fetch enforces it), the locked fallbacks follow.
+  const [primary, ...rest] = interfaces;
   return {
     ...common,
     protocolVersion: `${primary!.protocolVersion}.0`,

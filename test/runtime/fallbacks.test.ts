@@ -105,6 +105,9 @@ beforeEach(() => {
 describe('push → poll', () => {
   it('a push plan whose agent answers PushNotificationNotSupported (-32003) is retried once without the push config; fallback reported', async () => {
     const lock = await loadLock(options());
+    const legacy = lock.agent('legacy', 'market-size');
+    expect(legacy.card).toMatchObject({ protocolVersion: '0.3.0', url: agent.jsonRpcUrl, preferredTransport: 'JSONRPC', capabilities: { streaming: true } });
+    expect(await (await legacy.fetch(agent.cardUrl)).json()).toEqual(legacy.card);
     const pusher = lock.agent('pusher', 'market-size');
     expect(pusher.plan).toMatchObject({ delivery: 'push', fallbacks: { delivery: ['poll'] } });
     const events: FallbackEvent[] = [];
@@ -140,6 +143,9 @@ describe('push → poll', () => {
 
   it('a push config call answered -32003 is a dead end whose message names the locked poll fallback, not "no locked alternative"', async () => {
     const lock = await loadLock(options());
+    const legacy = lock.agent('legacy', 'market-size');
+    expect(legacy.card).toMatchObject({ protocolVersion: '0.3.0', url: agent.jsonRpcUrl, preferredTransport: 'JSONRPC', capabilities: { streaming: true } });
+    expect(await (await legacy.fetch(agent.cardUrl)).json()).toEqual(legacy.card);
     const pusher = lock.agent('pusher', 'market-size');
     const client = await pusher.createClient();
     agent.setCard({ ...card, capabilities: { ...card.capabilities, pushNotifications: false } });
@@ -285,6 +291,25 @@ describe('the method set belongs to the locked protocol version', () => {
   });
 });
 
+describe('@a2a-js/sdk 0.3 (npm alias a2a-sdk-03) through agent.fetch', () => {
+  it('A2AClient.fromCardUrl(cardUrl, { fetchImpl: agent.fetch }) reads the card from the lock and sends on the locked 0.3 interface; off-plan calls are refused before sending', async () => {
+    // @ts-ignore -- the 0.3 SDK's types are not needed here
+    const { A2AClient } = (await import('a2a-sdk-03/client')) as { A2AClient: { fromCardUrl(url: string, o: { fetchImpl: typeof fetch }): Promise<any> } };
+    const lock = await loadLock(options());
+    const legacy = lock.agent('legacy', 'market-size');
+    const from = agent.requests.length;
+    const client = await A2AClient.fromCardUrl(agent.cardUrl, { fetchImpl: legacy.fetch });
+    expect(agent.requests.length).toBe(from);
+    const reply = await client.sendMessage({ message: { kind: 'message', messageId: crypto.randomUUID(), role: 'user', parts: [{ kind: 'text', text: 'from 0.3' }] } });
+    expect(JSON.stringify(reply)).toContain('echo: from 0.3');
+    expect(a2aRequests(from).map((r) => [r.path, r.headers['a2a-version'], r.headers.authorization])).toEqual([['/a2a/jsonrpc', '0.3', `Bearer ${TOKEN}`]]);
+    // An unlocked output mode is refused with nothing sent.
+    const count = agent.requests.length;
+    await expect(client.sendMessage({ message: { kind: 'message', messageId: 'm2', role: 'user', parts: [{ kind: 'text', text: 'x' }] }, configuration: { acceptedOutputModes: ['image/png'] } })).rejects.toMatchObject({ code: 'plan-violation', retryable: false });
+    expect(agent.requests.length).toBe(count);
+  });
+});
+
 describe('agent.fetch answers the locked card URL and the well-known paths from the lock; agent.card', () => {
   it('the official SDK 1.x ClientFactory + DefaultAgentCardResolver with fetchImpl: agent.fetch get the narrowed card without the network and pick the locked interface', async () => {
     const { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory } = await import('@a2a-js/sdk/client');
@@ -317,9 +342,13 @@ describe('agent.fetch answers the locked card URL and the well-known paths from 
     expect(v10.skills).toEqual([expect.objectContaining({ id: 'market-size', inputModes: ['text/plain'], outputModes: research.plan.acceptedOutputModes })]);
     expect(v10.securityRequirements).toEqual([{ schemes: { bearer: { list: [] } } }]);
     const v03 = await (await research.fetch(`${agent.origin}/.well-known/agent.json`)).json();
-    expect(v03).toMatchObject({ protocolVersion: '0.3.0', url: agent.jsonRpcUrl, preferredTransport: 'JSONRPC', additionalInterfaces: [], security: [{ bearer: [] }] });
+    expect(v03).toMatchObject({ protocolVersion: '1.0.0', url: agent.jsonRpcUrl, preferredTransport: 'JSONRPC', security: [{ bearer: [] }] });
+    expect(v03.additionalInterfaces).toEqual([{ url: agent.restUrl, transport: 'HTTP+JSON' }, { url: agent.jsonRpcUrl, transport: 'JSONRPC' }]);
     expect(v03.securitySchemes.bearer).toMatchObject({ type: 'http' });
     expect(v03.supportedInterfaces).toBeUndefined();
+    const legacy = lock.agent('legacy', 'market-size');
+    expect(legacy.card).toMatchObject({ protocolVersion: '0.3.0', url: agent.jsonRpcUrl, preferredTransport: 'JSONRPC', capabilities: { streaming: true } });
+    expect(await (await legacy.fetch(agent.cardUrl)).json()).toEqual(legacy.card);
     const pusher = lock.agent('pusher', 'market-size');
     expect(pusher.card).toMatchObject({ capabilities: { streaming: false, pushNotifications: true } });
     expect(agent.requests.length).toBe(from);
