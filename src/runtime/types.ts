@@ -30,6 +30,13 @@ export interface LoadLockOptions {
   credentials?: Record<string, CredentialProvider>;
   /** Where `{"env": NAME}` sources are read. Default `process.env`. */
   env?: NodeJS.ProcessEnv;
+  /**
+   * Check every agent's entry (snapshot integrity, plans = what the snapshot negotiates) in
+   * `loadLock`, as `a2a verify --offline` does, instead of on each agent's first `lock.agent()`
+   * call. Default false (lazy: a cold start pays only for the agents it uses). Either way a
+   * tampered entry is refused before anything is sent to it.
+   */
+  eager?: boolean;
   /** The fetch requests are finally sent with. Default the global `fetch`. */
   fetch?: typeof fetch;
   /**
