@@ -5,10 +5,17 @@
  *
  * - VersionNotSupported: retry once on the first locked fallback interface of another version;
  * - UnsupportedOperation / PushNotificationNotSupported on a stream: retry once as SendMessage
- *   (the locked `poll` fallback);
+ *   (the locked `poll` fallback, stream → poll);
+ * - PushNotificationNotSupported on a SendMessage carrying a push config (push plan): retry once
+ *   without it (the locked `poll` fallback, push → poll);
  * - a stream that breaks after a task id was seen: poll GetTask with that id (locked `poll`);
  * - a failed retry, or an error with no locked alternative (ContentTypeNotSupported,
- *   ExtensionSupportRequired, the rest): the agent is degraded and an AgentDegradedError thrown.
+ *   ExtensionSupportRequired, the rest): the agent is degraded and an AgentDegradedError thrown,
+ *   its message naming the locked fallbacks and why none applies.
+ *
+ * Each alternative taken is reported (`runtime.fallback`: the `fallback` event, `fallbacksTaken`).
+ * Every other failure leaves as an AgentCallError (`auth-refused`, `agent-error`, `unreachable`,
+ * `timeout`; see {@link typedError}).
  *
  * Loaded lazily by `LockedAgent.createClient()`; the only module that imports the SDK at run time.
  */
