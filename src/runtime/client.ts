@@ -20,7 +20,7 @@
  * Loaded lazily by `LockedAgent.createClient()`; the only module that imports the SDK at run time.
  */
 import type { Client, RequestOptions, Transport } from '@a2a-js/sdk/client';
-import { AgentCallError, FetchError, isA2aLockError, UsageError, type A2aLockError } from '../errors.js';
+import { AgentCallError, FetchError, isA2aLockError, PlanViolationError, UsageError, type A2aLockError } from '../errors.js';
 import type { FallbackInterface, Plan } from '../negotiate/types.js';
 import { classifySdkError, type AgentErrorKind } from './classify.js';
 import { observation, type Observed } from './observe.js';
@@ -61,7 +61,26 @@ export async function createLockedClient(runtime: AgentRuntime, options: CreateC
     return iface.tenant ? new TenantTransportDecorator(transport, iface.tenant) : transport;
   };
   const transport = new PlanTransport(runtime, await make(plan), make, options);
-  return new Client(transport, cardFor(plan), { ...options.clientConfig, acceptedOutputModes: [...plan.acceptedOutputModes] });
+  // The SDK Client itself refuses push config calls when the card does not push, with its own
+  // untyped error; on a plan that does not push they are a typed plan violation instead.
+  class LockedSdkClient extends Client {
+    private refusePush(method: string): Promise<never> {
+      return Promise.reject(new PlanViolationError(runtime.name, runtime.skill, `a push notification config call (${method}), but the locked delivery is ${plan.delivery}`));
+    }
+    override createTaskPushNotificationConfig(...a: Parameters<Client['createTaskPushNotificationConfig']>) {
+      return plan.delivery === 'push' ? super.createTaskPushNotificationConfig(...a) : this.refusePush('CreateTaskPushNotificationConfig');
+    }
+    override getTaskPushNotificationConfig(...a: Parameters<Client['getTaskPushNotificationConfig']>) {
+      return plan.delivery === 'push' ? super.getTaskPushNotificationConfig(...a) : this.refusePush('GetTaskPushNotificationConfig');
+    }
+    override listTaskPushNotificationConfig(...a: Parameters<Client['listTaskPushNotificationConfig']>) {
+      return plan.delivery === 'push' ? super.listTaskPushNotificationConfig(...a) : this.refusePush('ListTaskPushNotificationConfigs');
+    }
+    override deleteTaskPushNotificationConfig(...a: Parameters<Client['deleteTaskPushNotificationConfig']>) {
+      return plan.delivery === 'push' ? super.deleteTaskPushNotificationConfig(...a) : this.refusePush('DeleteTaskPushNotificationConfig');
+    }
+  }
+  return new LockedSdkClient(transport, cardFor(plan), { ...options.clientConfig, acceptedOutputModes: [...plan.acceptedOutputModes] });
 }
 
 /** Delegates to the locked interface's transport; recovers only onto locked fallbacks, each taken once. */

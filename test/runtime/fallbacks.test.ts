@@ -259,6 +259,17 @@ describe('typed errors out of createClient()', () => {
     expect(late).toMatchObject({ name: 'AgentCallError', code: 'timeout', agent: 'research', skill: 'market-size' });
   });
 
+  it('push config calls on a plan that does not push are a typed plan violation (not the SDK client\'s own error), nothing sent', async () => {
+    const lock = await loadLock(options());
+    const client = await lock.agent('research', 'market-size').createClient();
+    const from = agent.requests.length;
+    await expect(client.createTaskPushNotificationConfig({ tenant: '', id: '', taskId: 't1', url: HOOK, token: '', authentication: undefined } as never)).rejects.toMatchObject({ name: 'PlanViolationError', code: 'plan-violation', message: expect.stringMatching(/CreateTaskPushNotificationConfig\), but the locked delivery is stream/) });
+    await expect(client.getTaskPushNotificationConfig({ tenant: '', taskId: 't1', id: 'c' } as never)).rejects.toMatchObject({ code: 'plan-violation' });
+    await expect(client.listTaskPushNotificationConfig({ tenant: '', taskId: 't1', pageSize: 0, pageToken: '' } as never)).rejects.toMatchObject({ code: 'plan-violation' });
+    await expect(client.deleteTaskPushNotificationConfig({ tenant: '', taskId: 't1', id: 'c' } as never)).rejects.toMatchObject({ code: 'plan-violation' });
+    expect(agent.requests.length).toBe(from);
+  });
+
   it('PlanViolationError is not retryable', async () => {
     const lock = await loadLock(options());
     const error = await lock.agent('research', 'market-size').fetch('http://127.0.0.2:9/x', { method: 'POST', body: '{}' }).catch((e: unknown) => e);
