@@ -51,6 +51,7 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import express from 'express';
 import { AgentCard as AgentCardCodec, Role, TaskState } from '@a2a-js/sdk';
+import { PushNotificationNotSupportedError } from '@a2a-js/sdk/errors';
 import { AgentEvent, DefaultRequestHandler, DefaultExecutionEventBusManager, InMemoryTaskStore } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 
@@ -123,6 +124,21 @@ function toServedCard(card) {
 
 /** DefaultRequestHandler whose card can be swapped at runtime (drift). */
 class LiveCardRequestHandler extends DefaultRequestHandler {
+  /** With `strictPush`: a message carrying a push config, when the live card does not push, is PushNotificationNotSupported. */
+  strictPush = false;
+  refusePush(params) {
+    if (this.strictPush && params?.configuration?.taskPushNotificationConfig && !this.liveCard?.capabilities?.pushNotifications) {
+      throw new PushNotificationNotSupportedError();
+    }
+  }
+  async sendMessage(params, context) {
+    this.refusePush(params);
+    return super.sendMessage(params, context);
+  }
+  async *sendMessageStream(params, context) {
+    this.refusePush(params);
+    yield* super.sendMessageStream(params, context);
+  }
   /** @param {any} card internal card */
   setLiveCard(card) {
     // `agentCard` is TS-private in the SDK but a plain field at runtime; keep it in sync so
@@ -188,6 +204,7 @@ function taskExecutor(delayMs) {
  *   legacyCompat?: boolean,
  *   grpc?: boolean,
  *   taskDelayMs?: number,
+ *   strictPush?: boolean,
  *   bearerToken?: string,
  *   serveLegacyPathOnly?: boolean,
  *   port?: number,
@@ -197,6 +214,9 @@ function taskExecutor(delayMs) {
  *   card must set `capabilities.extendedAgentCard: true` for the SDK to serve it.
  *   `grpc`: also serve the SDK's gRPC service (see startGrpcServer below); its address is `grpcUrl`.
  *   `taskDelayMs`: answer with a working Task that completes this many ms later (see taskExecutor).
+ *   `strictPush`: answer SendMessage / SendStreamingMessage carrying a push config with the SDK's
+ *   PushNotificationNotSupportedError (-32003) while the served card does not push (the SDK itself
+ *   silently ignores such a config); the SDK handlers serialise it per binding.
  */
 export async function startAgent(opts) {
   const server = http.createServer();
@@ -233,6 +253,7 @@ export async function startAgent(opts) {
     initialExtended === undefined ? undefined : toServedCard(initialExtended),
   );
   requestHandler.setLiveCard(served);
+  requestHandler.strictPush = opts.strictPush === true;
 
   /** @type {Array<{ method: string; path: string; headers: Record<string, string | string[] | undefined> }>} */
   const requests = [];

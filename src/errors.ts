@@ -49,6 +49,12 @@ export const ErrorCode = {
   PlanViolation: 'plan-violation',
   /** The agent failed its locked plan and its one locked fallback (or went beyond the lock): degraded. */
   AgentDegraded: 'agent-degraded',
+  /**
+   * At run time, the agent answered a call with an error that is not one the plan's locked
+   * fallbacks answer: an A2A error (`data.a2aCode` / `data.a2aReason`), or an HTTP error
+   * (`data.status`) that is not 401/403. The call reached the agent.
+   */
+  AgentError: 'agent-error',
   /** A bug in a2a-lock. */
   Internal: 'internal',
 } as const;
@@ -93,6 +99,7 @@ const EXIT_BY_CODE: Record<ErrorCode, ExitCode> = {
   'signature-required': ExitCode.Drift,
   'plan-violation': ExitCode.Drift,
   'agent-degraded': ExitCode.Drift,
+  'agent-error': ExitCode.Unreachable,
   internal: ExitCode.Internal,
 };
 
@@ -173,9 +180,9 @@ export class FetchError extends A2aLockError {
     code: 'unreachable' | 'auth-refused' | 'timeout',
     url: string,
     message: string,
-    options: { status?: number; cause?: unknown; hint?: string } = {},
+    options: { status?: number; cause?: unknown; hint?: string; data?: Record<string, unknown> } = {},
   ) {
-    super(code, `${url}: ${message}`, { cause: options.cause, ...(options.hint ? { hint: options.hint } : {}), data: { url, ...(options.status ? { status: options.status } : {}) } });
+    super(code, `${url}: ${message}`, { cause: options.cause, ...(options.hint ? { hint: options.hint } : {}), data: { ...options.data, url, ...(options.status ? { status: options.status } : {}) } });
     this.name = 'FetchError';
     this.url = url;
     this.status = options.status;
@@ -190,11 +197,57 @@ export class OutOfDateError extends A2aLockError {
   }
 }
 
-/** The runtime refused a request the locked plan does not allow; nothing was sent. */
+/**
+ * The runtime refused a request the locked plan does not allow; nothing was sent. `retryable` is
+ * always `false`: the same request is refused again (clients that retry any error can read it).
+ */
 export class PlanViolationError extends A2aLockError {
+  readonly retryable = false;
   constructor(agent: string, skill: string, message: string) {
     super(ErrorCode.PlanViolation, `${agent} (${skill}): ${message}`, { data: { agent, skill } });
     this.name = 'PlanViolationError';
+  }
+}
+
+/** What an agent's failed answer carried (all optional: a network failure has none). */
+export interface AgentCallDetails {
+  /** The locked interface URL the call went to (origin and path only; gRPC `host:port`). */
+  url?: string;
+  /** The HTTP status of the answer (HTTP bindings). */
+  status?: number;
+  /** The gRPC status code of the answer (gRPC binding). */
+  grpcStatus?: number;
+  /** The A2A error code (JSON-RPC `error.code`, e.g. -32001 TaskNotFound), when the agent sent one. */
+  a2aCode?: number;
+  /** The A2A error reason (`google.rpc.ErrorInfo` reason, e.g. `TASK_NOT_FOUND`), when the agent sent one. */
+  a2aReason?: string;
+}
+
+/**
+ * A call through `createClient()` failed at the agent or on the way to it, and no locked fallback
+ * answers it. `code`: `auth-refused` (HTTP 401/403, gRPC UNAUTHENTICATED/PERMISSION_DENIED),
+ * `unreachable` (network failure, gRPC UNAVAILABLE), `timeout` (a deadline or timeout signal,
+ * gRPC DEADLINE_EXCEEDED), or `agent-error` (any other error answer: an A2A error, an HTTP error,
+ * an answer that is not A2A). The message names the agent and skill and never holds a credential
+ * (no request header, query or body is quoted); `cause` is the SDK's error.
+ */
+export class AgentCallError extends A2aLockError {
+  readonly agent: string;
+  readonly skill: string;
+  readonly status: number | undefined;
+  readonly grpcStatus: number | undefined;
+  readonly a2aCode: number | undefined;
+  readonly a2aReason: string | undefined;
+  constructor(code: 'auth-refused' | 'agent-error' | 'unreachable' | 'timeout', agent: string, skill: string, message: string, details: AgentCallDetails = {}, options: { cause?: unknown } = {}) {
+    const data = Object.fromEntries(Object.entries({ agent, skill, ...details }).filter(([, v]) => v !== undefined));
+    super(code, `${agent} (${skill}): ${message}`, { cause: options.cause, data });
+    this.name = 'AgentCallError';
+    this.agent = agent;
+    this.skill = skill;
+    this.status = details.status;
+    this.grpcStatus = details.grpcStatus;
+    this.a2aCode = details.a2aCode;
+    this.a2aReason = details.a2aReason;
   }
 }
 

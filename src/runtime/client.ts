@@ -5,17 +5,25 @@
  *
  * - VersionNotSupported: retry once on the first locked fallback interface of another version;
  * - UnsupportedOperation / PushNotificationNotSupported on a stream: retry once as SendMessage
- *   (the locked `poll` fallback);
+ *   (the locked `poll` fallback, stream → poll);
+ * - PushNotificationNotSupported on a SendMessage carrying a push config (push plan): retry once
+ *   without it (the locked `poll` fallback, push → poll);
  * - a stream that breaks after a task id was seen: poll GetTask with that id (locked `poll`);
  * - a failed retry, or an error with no locked alternative (ContentTypeNotSupported,
- *   ExtensionSupportRequired, the rest): the agent is degraded and an AgentDegradedError thrown.
+ *   ExtensionSupportRequired, the rest): the agent is degraded and an AgentDegradedError thrown,
+ *   its message naming the locked fallbacks and why none applies.
+ *
+ * Each alternative taken is reported (`runtime.fallback`: the `fallback` event, `fallbacksTaken`).
+ * Every other failure leaves as an AgentCallError (`auth-refused`, `agent-error`, `unreachable`,
+ * `timeout`; see {@link typedError}).
  *
  * Loaded lazily by `LockedAgent.createClient()`; the only module that imports the SDK at run time.
  */
 import type { Client, RequestOptions, Transport } from '@a2a-js/sdk/client';
-import { UsageError } from '../errors.js';
-import type { FallbackInterface } from '../negotiate/types.js';
+import { AgentCallError, FetchError, isA2aLockError, PlanViolationError, UsageError, type A2aLockError } from '../errors.js';
+import type { FallbackInterface, Plan } from '../negotiate/types.js';
 import { classifySdkError, type AgentErrorKind } from './classify.js';
+import { observation, type Observed } from './observe.js';
 import { peer } from './peer.js';
 import type { AgentRuntime, CreateClientOptions } from './types.js';
 
@@ -53,10 +61,29 @@ export async function createLockedClient(runtime: AgentRuntime, options: CreateC
     return iface.tenant ? new TenantTransportDecorator(transport, iface.tenant) : transport;
   };
   const transport = new PlanTransport(runtime, await make(plan), make, options);
-  return new Client(transport, cardFor(plan), { ...options.clientConfig, acceptedOutputModes: [...plan.acceptedOutputModes] });
+  // The SDK Client itself refuses push config calls when the card does not push, with its own
+  // untyped error; on a plan that does not push they are a typed plan violation instead.
+  class LockedSdkClient extends Client {
+    private refusePush(method: string): Promise<never> {
+      return Promise.reject(new PlanViolationError(runtime.name, runtime.skill, `a push notification config call (${method}), but the locked delivery is ${plan.delivery}`));
+    }
+    override createTaskPushNotificationConfig(...a: Parameters<Client['createTaskPushNotificationConfig']>) {
+      return plan.delivery === 'push' ? super.createTaskPushNotificationConfig(...a) : this.refusePush('CreateTaskPushNotificationConfig');
+    }
+    override getTaskPushNotificationConfig(...a: Parameters<Client['getTaskPushNotificationConfig']>) {
+      return plan.delivery === 'push' ? super.getTaskPushNotificationConfig(...a) : this.refusePush('GetTaskPushNotificationConfig');
+    }
+    override listTaskPushNotificationConfig(...a: Parameters<Client['listTaskPushNotificationConfig']>) {
+      return plan.delivery === 'push' ? super.listTaskPushNotificationConfig(...a) : this.refusePush('ListTaskPushNotificationConfigs');
+    }
+    override deleteTaskPushNotificationConfig(...a: Parameters<Client['deleteTaskPushNotificationConfig']>) {
+      return plan.delivery === 'push' ? super.deleteTaskPushNotificationConfig(...a) : this.refusePush('DeleteTaskPushNotificationConfig');
+    }
+  }
+  return new LockedSdkClient(transport, cardFor(plan), { ...options.clientConfig, acceptedOutputModes: [...plan.acceptedOutputModes] });
 }
 
-/** Delegates to the locked interface's transport; recovers only onto locked fallbacks. */
+/** Delegates to the locked interface's transport; recovers only onto locked fallbacks, each taken once. */
 class PlanTransport implements Transport {
   constructor(
     private readonly runtime: AgentRuntime,
@@ -74,41 +101,49 @@ class PlanTransport implements Transport {
   }
 
   getExtendedAgentCard(...a: Parameters<Transport['getExtendedAgentCard']>) {
-    return this.call((t, o) => t.getExtendedAgentCard(a[0], o), a[1]);
+    return this.call('GetExtendedAgentCard', (t, o) => t.getExtendedAgentCard(a[0], o), a[1]);
   }
   sendMessage(...a: Parameters<Transport['sendMessage']>) {
-    return this.call((t, o) => t.sendMessage(a[0], o), a[1]);
+    const [params, options] = a;
+    // push → poll: the same message again without its push config (the locked poll fallback).
+    const poll = hasPushConfig(params) ? (t: Transport, o?: RequestOptions) => t.sendMessage(withoutPushConfig(params), o) : undefined;
+    return this.call('SendMessage', (t, o) => t.sendMessage(params, o), options, poll);
   }
   getTask(...a: Parameters<Transport['getTask']>) {
-    return this.call((t, o) => t.getTask(a[0], o), a[1]);
+    return this.call('GetTask', (t, o) => t.getTask(a[0], o), a[1]);
   }
   cancelTask(...a: Parameters<Transport['cancelTask']>) {
-    return this.call((t, o) => t.cancelTask(a[0], o), a[1]);
+    return this.call('CancelTask', (t, o) => t.cancelTask(a[0], o), a[1]);
   }
   listTasks(...a: Parameters<Transport['listTasks']>) {
-    return this.call((t, o) => t.listTasks(a[0], o), a[1]);
+    return this.call('ListTasks', (t, o) => t.listTasks(a[0], o), a[1]);
   }
   createTaskPushNotificationConfig(...a: Parameters<Transport['createTaskPushNotificationConfig']>) {
-    return this.call((t, o) => t.createTaskPushNotificationConfig(a[0], o), a[1]);
+    return this.call('CreateTaskPushNotificationConfig', (t, o) => t.createTaskPushNotificationConfig(a[0], o), a[1]);
   }
   getTaskPushNotificationConfig(...a: Parameters<Transport['getTaskPushNotificationConfig']>) {
-    return this.call((t, o) => t.getTaskPushNotificationConfig(a[0], o), a[1]);
+    return this.call('GetTaskPushNotificationConfig', (t, o) => t.getTaskPushNotificationConfig(a[0], o), a[1]);
   }
   listTaskPushNotificationConfig(...a: Parameters<Transport['listTaskPushNotificationConfig']>) {
-    return this.call((t, o) => t.listTaskPushNotificationConfig(a[0], o), a[1]);
+    return this.call('ListTaskPushNotificationConfigs', (t, o) => t.listTaskPushNotificationConfig(a[0], o), a[1]);
   }
   deleteTaskPushNotificationConfig(...a: Parameters<Transport['deleteTaskPushNotificationConfig']>) {
-    return this.call((t, o) => t.deleteTaskPushNotificationConfig(a[0], o), a[1]);
+    return this.call('DeleteTaskPushNotificationConfig', (t, o) => t.deleteTaskPushNotificationConfig(a[0], o), a[1]);
   }
-  resubscribeTask(...a: Parameters<Transport['resubscribeTask']>) {
-    return this.primary.resubscribeTask(...a);
+  async *resubscribeTask(...a: Parameters<Transport['resubscribeTask']>): AsyncGenerator<StreamEvent, void, undefined> {
+    try {
+      yield* this.observed(this.primary.resubscribeTask(...a));
+    } catch (error) {
+      throw typedError(this.runtime, this.runtime.plan, error);
+    }
   }
 
   async *sendMessageStream(params: Parameters<Transport['sendMessageStream']>[0], options?: RequestOptions): AsyncGenerator<StreamEvent, void, undefined> {
+    const { plan } = this.runtime;
     let taskId: string | undefined;
     let seen = false;
     try {
-      for await (const event of this.primary.sendMessageStream(params, options)) {
+      for await (const event of this.observed(this.primary.sendMessageStream(params, options))) {
         seen = true;
         taskId ??= taskIdOf(event);
         yield event;
@@ -116,34 +151,37 @@ class PlanTransport implements Transport {
       return;
     } catch (error) {
       const kind = classifySdkError(error);
-      const poll = this.runtime.plan.fallbacks?.delivery.includes('poll') ?? false;
+      const poll = plan.fallbacks?.delivery.includes('poll') ?? false;
       if (!seen && kind === 'version-not-supported') {
         const next = this.versionFallback();
         if (next) {
+          this.runtime.fallback(kind, describe(plan), describe(next));
           try {
-            yield* (await this.make(next)).sendMessageStream(params, withoutPlanHeaders(options));
+            yield* this.observed((await this.make(next)).sendMessageStream(params, withoutPlanHeaders(options)));
             return;
           } catch (second) {
-            throw this.runtime.degrade(kind, `${kind} on ${describe(this.runtime.plan)}, then the locked fallback ${describe(next)} failed too`, second);
+            throw this.runtime.degrade(kind, `${kind} on SendStreamingMessage at ${describe(plan)}, then the locked fallback ${describe(next)} failed too`, typedError(this.runtime, next, second));
           }
         }
       }
       if (!seen && poll && (kind === 'unsupported-operation' || kind === 'push-notification-not-supported')) {
+        this.runtime.fallback(kind, plan.delivery, 'poll');
         let result;
         try {
-          result = await this.primary.sendMessage(params, options);
+          result = await this.attempt(() => this.primary.sendMessage(params, options));
         } catch (second) {
-          throw this.runtime.degrade(kind, `${kind} on the stream, then the locked poll fallback failed too`, second);
+          throw this.runtime.degrade(kind, `${kind} on the stream, then the locked poll fallback failed too`, typedError(this.runtime, plan, second));
         }
         yield 'messageId' in result ? { payload: { $case: 'message', value: result } } : { payload: { $case: 'task', value: result } };
         return;
       }
-      if (seen && kind === undefined && taskId !== undefined && poll) {
+      if (seen && kind === undefined && taskId !== undefined && poll && !isA2aLockError(error)) {
+        this.runtime.fallback('stream-broken', plan.delivery, 'poll');
         yield* this.pollTask(taskId, options);
         return;
       }
-      if (kind) throw this.runtime.degrade(kind, `${kind} on ${describe(this.runtime.plan)}; the plan has no locked alternative for it`, error);
-      throw error;
+      if (kind) throw this.runtime.degrade(kind, deadEnd(plan, kind, 'SendStreamingMessage'), error);
+      throw typedError(this.runtime, plan, error);
     }
   }
 
@@ -152,7 +190,12 @@ class PlanTransport implements Transport {
     const limit = this.options.maxPolls ?? 300;
     for (let i = 0; i < limit; i++) {
       if (i > 0) await new Promise((r) => setTimeout(r, this.options.pollIntervalMs ?? 1000));
-      const task = await this.primary.getTask({ id: taskId, tenant: '' } as Parameters<Transport['getTask']>[0], options);
+      let task;
+      try {
+        task = await this.attempt(() => this.primary.getTask({ id: taskId, tenant: '' } as Parameters<Transport['getTask']>[0], options));
+      } catch (error) {
+        throw typedError(this.runtime, this.runtime.plan, error);
+      }
       yield { payload: { $case: 'task', value: task } };
       if (SETTLED.has(task.status?.state ?? 0)) return;
     }
@@ -164,22 +207,150 @@ class PlanTransport implements Transport {
     return this.runtime.plan.fallbacks?.interfaces.find((i) => i.protocolVersion !== this.runtime.plan.protocolVersion);
   }
 
-  /** Run `op` on the locked interface; one retry on the locked version fallback; otherwise degrade. */
-  private async call<T>(op: (t: Transport, o?: RequestOptions) => Promise<T>, options?: RequestOptions): Promise<T> {
+  /** Run one request in its own observation context; a failure remembers what the enforcing fetch saw. */
+  private async attempt<T>(fn: () => Promise<T>): Promise<T> {
+    const seen: Observed = {};
     try {
-      return await op(this.primary, options);
+      return await observation.run(seen, fn);
     } catch (error) {
-      const kind: AgentErrorKind | undefined = classifySdkError(error);
-      if (!kind) throw error;
-      const next = kind === 'version-not-supported' ? this.versionFallback() : undefined;
-      if (!next) throw this.runtime.degrade(kind, `${kind} on ${describe(this.runtime.plan)}; the plan has no locked alternative for it`, error);
-      try {
-        return await op(await this.make(next), withoutPlanHeaders(options));
-      } catch (second) {
-        throw this.runtime.degrade(kind, `${kind} on ${describe(this.runtime.plan)}, then the locked fallback ${describe(next)} failed too`, second);
-      }
+      if (typeof error === 'object' && error !== null) OBSERVED.set(error, seen);
+      throw error;
     }
   }
+
+  /** A stream whose every step runs in one observation context (see {@link attempt}). */
+  private async *observed(stream: AsyncGenerator<StreamEvent, void, undefined>): AsyncGenerator<StreamEvent, void, undefined> {
+    const seen: Observed = {};
+    try {
+      for (;;) {
+        const step = await observation.run(seen, () => stream.next());
+        if (step.done) return;
+        yield step.value;
+      }
+    } catch (error) {
+      if (typeof error === 'object' && error !== null) OBSERVED.set(error, seen);
+      throw error;
+    }
+  }
+
+  /**
+   * Run `op` on the locked interface. VersionNotSupported: one retry on the locked version
+   * fallback. PushNotificationNotSupported with `poll` given and `poll` a locked delivery fallback
+   * of a push plan: one retry as `poll`. Any other classified error degrades; anything else is typed.
+   */
+  private async call<T>(name: string, op: (t: Transport, o?: RequestOptions) => Promise<T>, options?: RequestOptions, poll?: (t: Transport, o?: RequestOptions) => Promise<T>): Promise<T> {
+    const { plan } = this.runtime;
+    try {
+      return await this.attempt(() => op(this.primary, options));
+    } catch (error) {
+      const kind: AgentErrorKind | undefined = classifySdkError(error);
+      if (!kind) throw typedError(this.runtime, plan, error);
+      const next = kind === 'version-not-supported' ? this.versionFallback() : undefined;
+      if (next) {
+        this.runtime.fallback(kind, describe(plan), describe(next));
+        try {
+          return await this.attempt(async () => op(await this.make(next), withoutPlanHeaders(options)));
+        } catch (second) {
+          throw this.runtime.degrade(kind, `${kind} on ${name} at ${describe(plan)}, then the locked fallback ${describe(next)} failed too`, typedError(this.runtime, next, second));
+        }
+      }
+      if (kind === 'push-notification-not-supported' && poll && plan.delivery === 'push' && plan.fallbacks?.delivery.includes('poll')) {
+        this.runtime.fallback(kind, 'push', 'poll');
+        try {
+          return await this.attempt(() => poll(this.primary, options));
+        } catch (second) {
+          throw this.runtime.degrade(kind, `${kind} on ${name} with a push config, then the locked poll fallback (the same message without it) failed too`, typedError(this.runtime, plan, second));
+        }
+      }
+      throw this.runtime.degrade(kind, deadEnd(plan, kind, name), error);
+    }
+  }
+}
+
+/** What the enforcing fetch saw of a failed request, by the error it became. */
+const OBSERVED = new WeakMap<object, Observed>();
+
+/**
+ * The message of an agent error no locked fallback answers, true to the lockfile: it names the
+ * locked fallbacks (if any) and why none applies to this call.
+ */
+function deadEnd(plan: Plan, kind: AgentErrorKind, call: string): string {
+  const locked = [...(plan.fallbacks?.interfaces ?? []).map(describe), ...(plan.fallbacks?.delivery ?? []).map((d) => `delivery ${d}`)];
+  const head = `${kind} on ${call} at ${describe(plan)}`;
+  if (locked.length === 0) return `${head}; the plan has no locked fallback`;
+  const why =
+    kind === 'version-not-supported'
+      ? 'none is of another protocol version'
+      : kind === 'push-notification-not-supported' && /PushNotificationConfig/.test(call)
+        ? 'a push config call has no poll equivalent (send without a push config and poll GetTask)'
+        : kind === 'push-notification-not-supported' || kind === 'unsupported-operation'
+          ? call === 'SendStreamingMessage' || call === 'SendMessage' ? 'the locked poll fallback was not applicable to this request' : 'a poll fallback applies only to sending'
+          : 'the locked fallbacks answer only VersionNotSupported (another version) and a refused stream or push (poll)';
+  return `${head}; locked fallbacks: ${locked.join(', ')}; ${why}`;
+}
+
+/** gRPC status codes (grpc-js `status`) the runtime maps: 4 DEADLINE_EXCEEDED, 7 PERMISSION_DENIED, 14 UNAVAILABLE, 16 UNAUTHENTICATED. */
+const GRPC_TIMEOUT = 4;
+const GRPC_DENIED = 7;
+const GRPC_UNAVAILABLE = 14;
+const GRPC_UNAUTHENTICATED = 16;
+
+/**
+ * Any failure of a call as the error that leaves the runtime: a2a-lock errors and the caller's
+ * own abort as they are (a network FetchError of the enforcing fetch becomes an AgentCallError
+ * naming agent and skill), every other error an {@link AgentCallError}: `auth-refused` (HTTP
+ * 401/403, gRPC 16/7), `unreachable` (gRPC 14), `timeout` (TimeoutError, gRPC 4), else
+ * `agent-error` with the HTTP status, the JSON-RPC error code or the ErrorInfo reason. The SDK's
+ * text (which may quote the agent's answer) is only in `cause`.
+ */
+function typedError(runtime: AgentRuntime, iface: FallbackInterface, error: unknown): unknown {
+  const { name, skill } = runtime;
+  const url = shownUrl(iface.url);
+  const where = describe(iface);
+  const inner = isA2aLockError(error) ? error : isA2aLockError((error as { cause?: unknown } | null)?.cause) ? ((error as { cause: unknown }).cause as A2aLockError) : undefined;
+  if (inner) {
+    if (inner instanceof FetchError && (inner.code === 'unreachable' || inner.code === 'timeout')) {
+      return new AgentCallError(inner.code, name, skill, `${where}: ${inner.code === 'timeout' ? 'no answer in time' : 'not reachable'} (${inner.message})`, { url }, { cause: error });
+    }
+    return inner;
+  }
+  if (error instanceof Error && error.name === 'AbortError') return error;
+  const e = (typeof error === 'object' && error !== null ? error : {}) as { transport?: unknown; statusCode?: unknown; status?: unknown; code?: unknown; envelopeCode?: unknown; reason?: unknown; name?: unknown; details?: unknown };
+  const seen = typeof error === 'object' && error !== null ? OBSERVED.get(error) : undefined;
+  const status = typeof e.statusCode === 'number' ? e.statusCode : seen?.status !== undefined && seen.status >= 400 ? seen.status : undefined;
+  const grpcStatus = e.transport === 'grpc' && typeof e.status === 'number' ? e.status : iface.protocolBinding === 'GRPC' && typeof e.code === 'number' && 'details' in e ? e.code : undefined;
+  const a2aCode = e.transport === 'jsonrpc' && typeof e.envelopeCode === 'number' ? e.envelopeCode : undefined;
+  const a2aReason = typeof e.reason === 'string' && e.name !== 'A2AError' ? e.reason : undefined;
+  const details = { url, ...(status !== undefined ? { status } : {}), ...(grpcStatus !== undefined ? { grpcStatus } : {}), ...(a2aCode !== undefined ? { a2aCode } : {}), ...(a2aReason !== undefined ? { a2aReason } : {}) };
+  const answered = [status !== undefined ? `HTTP ${status}` : '', grpcStatus !== undefined ? `gRPC status ${grpcStatus}` : '', a2aCode !== undefined ? `A2A error ${a2aCode}` : '', a2aReason ?? ''].filter(Boolean).join(', ');
+  const options = { cause: error };
+  if (status === 401 || status === 403 || grpcStatus === GRPC_UNAUTHENTICATED || grpcStatus === GRPC_DENIED) {
+    return new AgentCallError('auth-refused', name, skill, `${where}: the agent refused the credential (${answered})`, details, options);
+  }
+  if (grpcStatus === GRPC_UNAVAILABLE) return new AgentCallError('unreachable', name, skill, `${where}: not reachable (${answered})`, details, options);
+  if (grpcStatus === GRPC_TIMEOUT || (error instanceof Error && error.name === 'TimeoutError')) return new AgentCallError('timeout', name, skill, `${where}: no answer in time${answered ? ` (${answered})` : ''}`, details, options);
+  const what = a2aCode !== undefined || a2aReason !== undefined ? 'the agent answered an A2A error' : answered ? 'the agent answered an error that is not an A2A error' : 'the agent\'s answer could not be read as A2A';
+  return new AgentCallError('agent-error', name, skill, `${where}: ${what}${answered ? ` (${answered})` : ''}`, details, options);
+}
+
+/** A URL for messages: origin and path only (a query may carry a credential); `host:port` as it is. */
+function shownUrl(url: string): string {
+  if (!url.includes('://')) return url;
+  try {
+    const u = new URL(url);
+    return `${u.origin}${u.pathname}`;
+  } catch {
+    return '(an invalid URL)';
+  }
+}
+
+function hasPushConfig(params: Parameters<Transport['sendMessage']>[0]): boolean {
+  return params.configuration?.taskPushNotificationConfig !== undefined;
+}
+
+function withoutPushConfig(params: Parameters<Transport['sendMessage']>[0]): Parameters<Transport['sendMessage']>[0] {
+  const { taskPushNotificationConfig: _dropped, ...configuration } = params.configuration!;
+  return { ...params, configuration: configuration as NonNullable<Parameters<Transport['sendMessage']>[0]['configuration']> };
 }
 
 /** The SDK Client stamps A2A-Version and the extensions header of the primary; the fallback's fetch sets its own. */
@@ -197,5 +368,5 @@ function taskIdOf(event: StreamEvent): string | undefined {
 }
 
 function describe(iface: FallbackInterface): string {
-  return `${iface.protocolBinding} ${iface.protocolVersion} at ${iface.url}`;
+  return `${iface.protocolBinding} ${iface.protocolVersion} ${shownUrl(iface.url)}`;
 }

@@ -12,6 +12,7 @@ import { FetchError, isA2aLockError, PlanViolationError } from '../errors.js';
 import { errorCode, UNDICI_TIMEOUTS } from '../http/errors.js';
 import { sameMediaType } from '../negotiate/media.js';
 import type { FallbackInterface, Plan } from '../negotiate/types.js';
+import { observation } from './observe.js';
 
 /** What one enforcing fetch is bound to. */
 export interface EnforcementContext {
@@ -40,6 +41,39 @@ const SUBSCRIBE = new Set(['SubscribeToTask', 'tasks/resubscribe']);
 const PUSH_SET = new Set(['CreateTaskPushNotificationConfig', 'tasks/pushNotificationConfig/set']);
 
 type CallKind = 'send' | 'stream' | 'subscribe' | 'push-set' | 'other';
+
+/**
+ * The JSON-RPC methods of each protocol version (A2A 1.0 §9.4 and §5.3; 0.3 §7). A call whose
+ * method is not in the locked version's set is a violation: a 0.3 name on a 1.0 plan would be
+ * stamped `A2A-Version: 1.0` and answered "method not found".
+ */
+const JSONRPC_METHODS: Readonly<Record<string, ReadonlySet<string>>> = {
+  '1.0': new Set([
+    'SendMessage',
+    'SendStreamingMessage',
+    'GetTask',
+    'ListTasks',
+    'CancelTask',
+    'SubscribeToTask',
+    'CreateTaskPushNotificationConfig',
+    'GetTaskPushNotificationConfig',
+    'ListTaskPushNotificationConfigs',
+    'DeleteTaskPushNotificationConfig',
+    'GetExtendedAgentCard',
+  ]),
+  '0.3': new Set([
+    'message/send',
+    'message/stream',
+    'tasks/get',
+    'tasks/cancel',
+    'tasks/resubscribe',
+    'tasks/pushNotificationConfig/set',
+    'tasks/pushNotificationConfig/get',
+    'tasks/pushNotificationConfig/list',
+    'tasks/pushNotificationConfig/delete',
+    'agent/getAuthenticatedExtendedCard',
+  ]),
+};
 
 /**
  * A fetch-compatible function enforcing `ctx` (see the module comment); for a binding that is not
@@ -125,7 +159,12 @@ export function enforcingFetch(ctx: EnforcementContext): typeof fetch {
       try {
         response = await ctx.send(applied.url, { ...init, method, headers: applied.headers, body, redirect: 'manual', signal });
       } catch (error) {
-        throw sendError(error, redact(new URL(target)));
+        throw sendError(error, redact(new URL(target)), { agent: ctx.agent, skill: ctx.skill });
+      }
+      const observed = observation.getStore();
+      if (observed) {
+        observed.status = response.status;
+        observed.url = redact(new URL(target));
       }
       if (response.status < 300 || response.status >= 400 || !response.headers.has('location')) return response;
       const next = new URL(response.headers.get('location')!, target);
@@ -208,6 +247,11 @@ function checkBody(ctx: EnforcementContext, restCall: CallKind | undefined, body
     params = isObject(json) ? json : undefined;
   } else {
     const m = isObject(json) ? json.method : undefined;
+    if (typeof m === 'string') {
+      const methods = JSONRPC_METHODS[ctx.iface.protocolVersion];
+      if (!methods) throw violation(`no JSON-RPC method table for the locked version ${ctx.iface.protocolVersion}`);
+      if (!methods.has(m)) throw violation(`method ${JSON.stringify(m.slice(0, 60))} is not a JSON-RPC method of the locked version ${ctx.iface.protocolVersion} (${[...methods].slice(0, 3).join(', ')}, ...)`);
+    }
     kind = typeof m !== 'string' ? 'other' : SEND.has(m) ? 'send' : STREAM.has(m) ? 'stream' : SUBSCRIBE.has(m) ? 'subscribe' : PUSH_SET.has(m) ? 'push-set' : 'other';
     params = isObject(json) && isObject(json.params) ? json.params : undefined;
   }
@@ -295,12 +339,13 @@ function urlDifference(url: URL, base: URL, prefix: boolean): string {
 /**
  * A failure of the underlying fetch as a FetchError naming `shown` (origin and path only):
  * `timeout` for a timeout signal or an undici/socket timeout, else `unreachable` with the most
- * specific error code (ECONNREFUSED, ...). The caller's own abort and a2a-lock errors pass through.
+ * specific error code (ECONNREFUSED, ...), with `data.agent` and `data.skill`. The caller's own
+ * abort and a2a-lock errors pass through.
  */
-function sendError(error: unknown, shown: string): unknown {
+function sendError(error: unknown, shown: string, data: { agent: string; skill: string }): unknown {
   if (isA2aLockError(error) || (error instanceof Error && error.name === 'AbortError')) return error;
   const code = errorCode(error);
-  if ((error instanceof Error && error.name === 'TimeoutError') || (code && (UNDICI_TIMEOUTS.has(code) || code === 'ETIMEDOUT'))) return new FetchError('timeout', shown, `no answer in time${code ? ` (${code})` : ''}`, { cause: error });
-  return new FetchError('unreachable', shown, `network error (${code ?? (error instanceof Error ? error.name : typeof error)})`, { cause: error });
+  if ((error instanceof Error && error.name === 'TimeoutError') || (code && (UNDICI_TIMEOUTS.has(code) || code === 'ETIMEDOUT'))) return new FetchError('timeout', shown, `no answer in time${code ? ` (${code})` : ''}`, { cause: error, data });
+  return new FetchError('unreachable', shown, `network error (${code ?? (error instanceof Error ? error.name : typeof error)})`, { cause: error, data });
 }
 

@@ -6,7 +6,7 @@
  * `createClient()`.
  */
 export { loadLock, Lock } from './lock.js';
-export { A2aLockError, PlanViolationError, AgentDegradedError, isA2aLockError } from '../errors.js';
+export { A2aLockError, PlanViolationError, AgentDegradedError, AgentCallError, FetchError, isA2aLockError, type AgentCallDetails } from '../errors.js';
 export { classifyAgentError, classifySdkError, type AgentErrorKind, type AgentErrorAnswer } from './classify.js';
-export type { AgentRuntime, CreateClientOptions, CredentialProvider, DegradedEvent, DriftEvent, LoadLockOptions, LockedAgent, LockedClient } from './types.js';
+export type { AgentRuntime, CreateClientOptions, CredentialProvider, DegradedEvent, DriftEvent, FallbackEvent, FallbackReason, LoadLockOptions, LockedAgent, LockedClient } from './types.js';
 export type { Plan, PlanFallbacks, FallbackInterface } from '../negotiate/types.js';

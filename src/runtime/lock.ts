@@ -9,18 +9,29 @@ import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { placeCredential, type CredentialPlacement } from '../credentials.js';
 import { A2aLockError, AgentDegradedError, InvalidInputError, OutOfDateError, UsageError } from '../errors.js';
-import { checkOffline, lockedNegotiationCard } from '../lock/offline.js';
-import { manifestMismatches } from '../lock/satisfies.js';
-import { readLockfile } from '../fs/lockfile.js';
-import { checkServed } from '../resolve/check-served.js';
 import type { LockEntry, Lockfile } from '../lock/schema.js';
-import { readManifest } from '../fs/manifest.js';
 import type { AgentEntry, AgentSettings, Manifest } from '../manifest/schema.js';
 import type { Plan } from '../negotiate/types.js';
+import { CARD_PATH, LEGACY_CARD_PATH } from '../card/location.js';
+import { cardServingFetch, lockedCardUrls, narrowedCard, type CardWireShape } from './card.js';
 import { enforcingFetch } from './enforce.js';
-import type { AgentRuntime, DegradedEvent, DriftEvent, LoadLockOptions, LockedAgent } from './types.js';
+import type { AgentRuntime, DegradedEvent, DriftEvent, FallbackEvent, FallbackReason, LoadLockOptions, LockedAgent } from './types.js';
 
-/** The loaded lockfile: `agent(name, skill)`, events `degraded` and `drift`, `close()`. */
+/** The pure lock checks the Lock needs after loading (loaded by {@link loadLock} with the lockfile). */
+type Offline = Pick<typeof import('../lock/offline.js'), 'checkOffline' | 'lockedNegotiationCard'>;
+
+/**
+ * Why a locked entry cannot be used (its snapshot integrity, its plans vs what the snapshot
+ * negotiates), as the error `loadLock` or the first `lock.agent()` throws; undefined when it holds.
+ */
+function entryError(offline: Offline, source: string, name: string, entry: LockEntry, settings: AgentSettings): A2aLockError | undefined {
+  const report = offline.checkOffline(entry, settings, `agents.${name}`);
+  if (report?.status === 'error') return new InvalidInputError('lockfile-invalid', source, report.error!.message, { hint: `run a2a update ${name}` });
+  if (report) return new OutOfDateError(`${source}: agent "${name}": ${(report.reasons ?? []).join('; ')}`);
+  return undefined;
+}
+
+/** The loaded lockfile: `agent(name, skill)`, events `degraded`, `fallback` and `drift`, `close()`. */
 export class Lock extends EventEmitter {
   readonly #lock: Lockfile;
   readonly #source: string;
@@ -28,12 +39,18 @@ export class Lock extends EventEmitter {
   readonly #options: LoadLockOptions;
   readonly #degraded = new Map<string, AgentDegradedError>();
   readonly #agents = new Map<string, LockedAgent>();
+  readonly #fallbacks = new Map<string, Partial<Record<FallbackReason, number>>>();
+  readonly #offline: Offline;
+  /** Per agent: its entry checked (true) or the error it failed with (lazy mode). */
+  readonly #checked = new Map<string, true | A2aLockError>();
   #timer: NodeJS.Timeout | undefined;
   #refreshing = false;
 
   /** @internal use {@link loadLock} */
-  constructor(lock: Lockfile, source: string, manifest: Manifest | undefined, options: LoadLockOptions) {
+  constructor(lock: Lockfile, source: string, manifest: Manifest | undefined, options: LoadLockOptions, offline: Offline) {
     super();
+    this.#offline = offline;
+    if (options.eager) for (const name of Object.keys(lock.agents)) this.#checked.set(name, true);
     this.#lock = lock;
     this.#source = source;
     this.#manifest = manifest;
@@ -50,8 +67,11 @@ export class Lock extends EventEmitter {
   }
 
   /**
-   * The locked plan of `skill` on agent `name`, with its enforcing fetch and client.
+   * The locked plan of `skill` on agent `name`, with its enforcing fetch and client. Without
+   * `eager`, the agent's entry is checked on its first call (snapshot integrity, plans = what the
+   * snapshot negotiates), so nothing is ever sent to a tampered entry.
    * @throws UsageError for an agent or skill the lockfile does not hold
+   * @throws InvalidInputError `lockfile-invalid` (tampered snapshot) / OutOfDateError `lockfile-out-of-date` (lazy check), on every call for that agent
    */
   agent(name: string, skill: string): LockedAgent {
     const key = `${name}\n${skill}`;
@@ -61,15 +81,32 @@ export class Lock extends EventEmitter {
     if (!entry) throw new UsageError(`${this.#source}: no locked agent "${name}" (locked: ${this.agents.join(', ') || 'none'})`);
     const plan = Object.hasOwn(entry.plans, skill) ? entry.plans[skill] : undefined;
     if (!plan) throw new UsageError(`${this.#source}: agent "${name}" has no locked skill "${skill}" (locked: ${Object.keys(entry.plans).join(', ')})`);
+    let checked = this.#checked.get(name);
+    if (checked === undefined) this.#checked.set(name, (checked = entryError(this.#offline, this.#source, name, entry, this.#lock.settings[name]!) ?? true));
+    if (checked !== true) throw checked;
     const runtime = this.#runtime(name, skill, entry, deepFreeze(structuredClone(plan)));
     const degradedMap = this.#degraded;
+    const fallbackCounts = this.#fallbacks;
+    const cards = new Map<CardWireShape, Record<string, unknown>>();
+    const cardIn = (shape: CardWireShape) => {
+      let c = cards.get(shape);
+      if (!c) cards.set(shape, (c = deepFreeze(narrowedCard(runtime, shape))));
+      return c;
+    };
+    const interfaces = [runtime.plan, ...(runtime.plan.fallbacks?.interfaces ?? [])];
     const agent: LockedAgent = {
       name,
       skill,
       plan: runtime.plan,
-      fetch: runtime.fetchFor(runtime.plan),
+      get card() {
+        return cardIn(runtime.plan.protocolVersion.startsWith('0.') ? '0.3' : '1.0');
+      },
+      fetch: cardServingFetch(runtime.fetchFor(runtime.plan), lockedCardUrls(entry.resolved, interfaces, [CARD_PATH, LEGACY_CARD_PATH]), cardIn),
       get degraded() {
         return degradedMap.has(name);
+      },
+      get fallbacksTaken() {
+        return { ...fallbackCounts.get(name) };
       },
       createClient: async (options) => (await import('./client.js')).createLockedClient(runtime, options),
     };
@@ -92,6 +129,7 @@ export class Lock extends EventEmitter {
     if (this.#refreshing) return;
     this.#refreshing = true;
     try {
+      const { checkServed } = await import('../resolve/check-served.js');
       const baseDir = dirname(this.#options.manifest ?? this.#source);
       for (const [name, entry] of Object.entries(this.#lock.agents)) {
         const settings = this.#lock.settings[name]!;
@@ -120,7 +158,7 @@ export class Lock extends EventEmitter {
   }
 
   #runtime(name: string, skill: string, entry: LockEntry, plan: Plan): AgentRuntime {
-    const card = lockedNegotiationCard(entry, `${this.#source} agents.${name}`);
+    const card = this.#offline.lockedNegotiationCard(entry, `${this.#source} agents.${name}`);
     const found = card.skills.find((s) => s.id === skill);
     const inputModes = found?.inputModes?.length ? found.inputModes : card.defaultInputModes;
     const sources = this.#sources(name);
@@ -161,19 +199,34 @@ export class Lock extends EventEmitter {
         return enforcing;
       },
       degrade: (reason, message, cause) => this.#markDegraded(name, skill, reason, message, cause),
+      fallback: (reason, from, to) => {
+        const counts = this.#fallbacks.get(name) ?? {};
+        counts[reason] = (counts[reason] ?? 0) + 1;
+        this.#fallbacks.set(name, counts);
+        this.emit('fallback', { agent: name, skill, from, to, reason } satisfies FallbackEvent);
+      },
     };
   }
 }
 
 /**
- * Read and check `a2a.lock.json` for run-time use: schema (as the CLI), each snapshot's integrity,
- * and that each plan is what its snapshot negotiates; with a manifest, that the lock matches it.
+ * Read and check `a2a.lock.json` for run-time use: its schema (as the CLI), every agent's settings,
+ * and with a manifest that the lock matches it. Each agent's snapshot integrity and that its plans
+ * are what its snapshot negotiates are checked on its first `lock.agent()` call (cheap cold start:
+ * only the agents a process uses are checked), or all here with `eager: true` (at deploy time).
+ * The lockfile parsing modules are loaded here, not when `a2a-lock/runtime` is imported.
  *
- * @throws InvalidInputError `lockfile-invalid` (missing, invalid, tampered snapshot);
- *   OutOfDateError `lockfile-out-of-date` (plans or manifest out of step: run `a2a lock`);
+ * @throws InvalidInputError `lockfile-invalid` (missing, invalid; with `eager`, a tampered snapshot);
+ *   OutOfDateError `lockfile-out-of-date` (manifest out of step; with `eager`, plans out of step: run `a2a lock`);
  *   InvalidInputError `manifest-invalid`
  */
 export async function loadLock(options: LoadLockOptions = {}): Promise<Lock> {
+  const [{ readLockfile }, { readManifest }, { manifestMismatches }, offline] = await Promise.all([
+    import('../fs/lockfile.js'),
+    import('../fs/manifest.js'),
+    import('../lock/satisfies.js'),
+    import('../lock/offline.js'),
+  ]);
   const source = resolve(options.lockfile ?? 'a2a.lock.json');
   const read = await readLockfile(source);
   if (!read) throw new InvalidInputError('lockfile-invalid', source, 'no lockfile here', { hint: 'run a2a lock' });
@@ -189,11 +242,11 @@ export async function loadLock(options: LoadLockOptions = {}): Promise<Lock> {
   for (const [name, entry] of Object.entries(read.lock.agents)) {
     const settings: AgentSettings | undefined = read.lock.settings[name];
     if (!settings) throw new InvalidInputError('lockfile-invalid', source, `agent "${name}" has no settings`, { path: `$.settings["${name}"]` });
-    const report = checkOffline(entry, settings, `agents.${name}`);
-    if (report?.status === 'error') throw new InvalidInputError('lockfile-invalid', source, report.error!.message, { hint: `run a2a update ${name}` });
-    if (report) throw new OutOfDateError(`${source}: agent "${name}": ${(report.reasons ?? []).join('; ')}`);
+    if (!options.eager) continue;
+    const error = entryError(offline, source, name, entry, settings);
+    if (error) throw error;
   }
-  return new Lock(read.lock, source, manifest, options);
+  return new Lock(read.lock, source, manifest, options, offline);
 }
 
 /** Freeze `value` and everything it holds, in place; returns it. */

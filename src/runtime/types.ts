@@ -1,6 +1,6 @@
 /**
  * The types of the runtime loader: the public ones `a2a-lock/runtime` exports (the options of
- * `loadLock`, a {@link LockedAgent}, the `degraded` and `drift` events, the options and the
+ * `loadLock`, a {@link LockedAgent}, the `degraded`, `fallback` and `drift` events, the options and the
  * client of `createClient()`) and the internal {@link AgentRuntime} the `Lock` hands to the
  * client and gRPC modules. Types only: every runtime module may import this one, and it imports
  * no runtime module but the error classification.
@@ -30,6 +30,13 @@ export interface LoadLockOptions {
   credentials?: Record<string, CredentialProvider>;
   /** Where `{"env": NAME}` sources are read. Default `process.env`. */
   env?: NodeJS.ProcessEnv;
+  /**
+   * Check every agent's entry (snapshot integrity, plans = what the snapshot negotiates) in
+   * `loadLock`, as `a2a verify --offline` does, instead of on each agent's first `lock.agent()`
+   * call. Default false (lazy: a cold start pays only for the agents it uses). Either way a
+   * tampered entry is refused before anything is sent to it.
+   */
+  eager?: boolean;
   /** The fetch requests are finally sent with. Default the global `fetch`. */
   fetch?: typeof fetch;
   /**
@@ -52,6 +59,26 @@ export interface DegradedEvent {
   error: AgentDegradedError;
 }
 
+/**
+ * Why a locked alternative was used: the classified agent error it answered
+ * (`version-not-supported`, `unsupported-operation`, `push-notification-not-supported`), or
+ * `stream-broken` (a stream that broke after a task id was seen, continued by polling GetTask).
+ */
+export type FallbackReason = AgentErrorKind | 'stream-broken';
+
+/**
+ * Emitted as `fallback` each time `createClient()` uses a locked alternative (before the retry is
+ * sent). `from` and `to`: for an interface fallback `"<binding> <version> <url>"` (url without
+ * query), for a delivery fallback the delivery names (`"stream"` → `"poll"`, `"push"` → `"poll"`).
+ */
+export interface FallbackEvent {
+  agent: string;
+  skill: string;
+  from: string;
+  to: string;
+  reason: FallbackReason;
+}
+
 /** Emitted as `drift` by the background refresh: the findings `a2a verify` prints for the agent. */
 export interface DriftEvent {
   agent: string;
@@ -64,10 +91,27 @@ export interface LockedAgent {
   readonly skill: string;
   /** The locked plan (deeply frozen). */
   readonly plan: Readonly<Plan>;
-  /** A fetch-compatible function that enforces the plan (see the README, "Runtime loader"). */
+  /**
+   * The locked card narrowed to the plan (only the locked interface and its locked fallbacks, the
+   * locked delivery, extensions, security requirement and the locked skill's modes), deeply frozen,
+   * in the shape of the plan's protocol version (A2A 0.3 for a 0.3 plan, else 1.0 ProtoJSON): to
+   * configure clients that take a card object. `fetch` serves the same card.
+   */
+  readonly card: Readonly<Record<string, unknown>>;
+  /**
+   * A fetch-compatible function that enforces the plan (see the README, "Runtime loader"). A GET
+   * of the locked card URL, or of `/.well-known/agent-card.json` / `/.well-known/agent.json` on a
+   * locked origin, is answered from the lockfile without the network: the narrowed card in the
+   * shape the request's `A2A-Version` asks for (absent or 0.x: 0.3; else 1.0).
+   */
   readonly fetch: typeof fetch;
   /** True once the agent is degraded (by any of its skills, or by drift). */
   readonly degraded: boolean;
+  /**
+   * How many times a locked alternative was used for this agent (all its skills), per
+   * {@link FallbackReason}; reasons never seen are absent. A fresh object on each read.
+   */
+  readonly fallbacksTaken: Partial<Record<FallbackReason, number>>;
   /**
    * An `@a2a-js/sdk` Client bound to exactly the locked interface (JSON-RPC, HTTP+JSON, the v0.3
    * compat transport for 0.3 plans, or gRPC), sending through the plan's enforcement, retrying an
@@ -98,6 +142,8 @@ export interface AgentRuntime {
   inputModes: string[];
   /** The enforcing fetch for the plan's interface or one of its fallbacks. */
   fetchFor(iface: FallbackInterface): typeof fetch;
+  /** Count a locked alternative taken (`fallbacksTaken`) and emit the `fallback` event. */
+  fallback(reason: FallbackReason, from: string, to: string): void;
   /** Mark the agent degraded (once per agent) and return the typed error to throw. */
   degrade(reason: DegradedEvent['reason'], message: string, cause?: unknown): AgentDegradedError;
   /** The credential placements for the locked security requirement (read now). */

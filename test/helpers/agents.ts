@@ -152,6 +152,12 @@ export interface StartAgentOptions {
    * instead of the echo Message: a long-running task, to break a stream mid-task.
    */
   taskDelayMs?: number;
+  /**
+   * Answer SendMessage / SendStreamingMessage carrying a push config with the SDK's own
+   * PushNotificationNotSupportedError (-32003) while the served card does not push
+   * (`setCard`); the SDK by itself ignores such a config.
+   */
+  strictPush?: boolean;
   /** Enable the SDK's v0.3 compat on the card handler, JSON-RPC and REST handlers. */
   legacyCompat?: boolean;
   /**

@@ -317,20 +317,37 @@ describe('stream fallback, drift refresh, lockfile checks', () => {
     }
   });
 
-  it('a tampered snapshot or a plan its snapshot does not negotiate is refused at load', async () => {
+  it('a tampered snapshot or a plan its snapshot does not negotiate is refused at load with eager: true', async () => {
     const text = await readFile(join(dir, 'a2a.lock.json'), 'utf8');
     const tampered = JSON.parse(text);
     tampered.agents.research.snapshot.name = 'Someone Else';
     const bad = join(dir, 'tampered.lock.json');
     await writeFile(bad, JSON.stringify(tampered));
-    await expect(loadLock(options({ lockfile: bad, manifest: join(dir, 'a2a.json') }))).rejects.toMatchObject({ code: 'lockfile-invalid', message: expect.stringMatching(/integrity/) });
-    const error = (await loadLock(options({ lockfile: bad, manifest: join(dir, 'a2a.json') })).catch((e: unknown) => e)) as Error;
+    await expect(loadLock(options({ lockfile: bad, manifest: join(dir, 'a2a.json'), eager: true }))).rejects.toMatchObject({ code: 'lockfile-invalid', message: expect.stringMatching(/integrity/) });
+    const error = (await loadLock(options({ lockfile: bad, manifest: join(dir, 'a2a.json'), eager: true })).catch((e: unknown) => e)) as Error;
     expect(error.message.split(bad).length, error.message).toBe(2);
     expect(error.message).toContain(`${bad}: agents.research: snapshot does not match`);
     const moved = JSON.parse(text);
     moved.agents.research.plans['market-size'].fallbacks.interfaces.reverse();
     await writeFile(bad, JSON.stringify(moved));
-    await expect(loadLock(options({ lockfile: bad, manifest: join(dir, 'a2a.json') }))).rejects.toMatchObject({ code: 'lockfile-out-of-date', message: expect.stringMatching(/fallbacks/) });
+    await expect(loadLock(options({ lockfile: bad, manifest: join(dir, 'a2a.json'), eager: true }))).rejects.toMatchObject({ code: 'lockfile-out-of-date', message: expect.stringMatching(/fallbacks/) });
+  });
+  it('lazy (the default): loadLock reads a tampered lockfile, the tampered agent is refused on its first lock.agent() (every time) with nothing sent, the others work', async () => {
+    const tampered = JSON.parse(await readFile(join(dir, 'a2a.lock.json'), 'utf8'));
+    tampered.agents.rest.snapshot.name = 'Someone Else';
+    tampered.agents.research.plans['market-size'].fallbacks.interfaces.reverse();
+    const bad = join(dir, 'tampered-lazy.lock.json');
+    await writeFile(bad, JSON.stringify(tampered));
+    const lock = await loadLock(options({ lockfile: bad, manifest: join(dir, 'a2a.json') }));
+    const from = agent.requests.length;
+    for (let i = 0; i < 2; i++) {
+      expect(() => lock.agent('rest', 'market-size')).toThrow(expect.objectContaining({ code: 'lockfile-invalid', message: expect.stringMatching(/integrity/) }));
+      expect(() => lock.agent('research', 'market-size')).toThrow(expect.objectContaining({ code: 'lockfile-out-of-date', message: expect.stringMatching(/fallbacks/) }));
+    }
+    expect(agent.requests.length).toBe(from);
+    expect(sent).toEqual([]);
+    const client = await lock.agent('polling', 'market-size').createClient();
+    expect(JSON.stringify(await client.sendMessage({ message: text('fine') } as never))).toContain('echo: fine');
   });
 });
 

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runLock } from '../../src/commands/lock.js';
-import { loadLock } from '../../src/runtime/index.js';
+import { loadLock, type FallbackEvent } from '../../src/runtime/index.js';
 import { sampleCard, startAgent, type StartedAgent } from '../helpers/agents.js';
 
 let agent: StartedAgent;
@@ -29,6 +29,8 @@ afterAll(async () => {
 it('the connection drops after the Task event: GetTask polls with that task id until it completes', async () => {
   const lock = await loadLock({ lockfile: join(dir, 'a2a.lock.json') });
   const research = lock.agent('research', 'market-size');
+  const fallbacks: FallbackEvent[] = [];
+  lock.on('fallback', (e: FallbackEvent) => fallbacks.push(e));
   const client = await research.createClient({ pollIntervalMs: 50 });
   const from = agent.requests.length;
   const events: Array<{ payload?: { $case: string; value: { id?: string; status?: { state: number; message?: unknown } } } }> = [];
@@ -47,4 +49,6 @@ it('the connection drops after the Task event: GetTask polls with that task id u
   const bodies = agent.requests.slice(from).filter((r) => r.path === '/a2a/jsonrpc');
   expect(bodies.length).toBeGreaterThanOrEqual(2);
   expect(research.degraded).toBe(false);
+  expect(fallbacks).toEqual([{ agent: 'research', skill: 'market-size', from: 'stream', to: 'poll', reason: 'stream-broken' }]);
+  expect(research.fallbacksTaken).toEqual({ 'stream-broken': 1 });
 });
