@@ -70,6 +70,7 @@ describe('the rule checker itself', () => {
       'resolve/e.ts': 'export const e = 1;\n',
       'http/f.ts': "import { g } from '../fs/g.js';\n",
       'commands/h.ts': "import { fetchCard } from '../http/card.js';\n",
+      'runtime/o.ts': "import { AsyncLocalStorage } from 'node:async_hooks';\n",
       'http/card.ts': 'export const fetchCard = 1;\n',
       'fs/g.ts': 'export const g = 1;\n',
     });
@@ -83,6 +84,7 @@ describe('the rule checker itself', () => {
         'cli/d.ts:1: cli/ imports resolve/e.ts (it goes through commands/)',
         'http/f.ts:1: http/ imports fs/g.ts (only resolve/ combines http/ and fs/ with the core)',
         'commands/h.ts:1: commands/ imports http/card.ts (commands reach the network through resolve/)',
+        'runtime/o.ts:1: imports node:async_hooks (an AsyncLocalStorage taxes every promise of the host process)',
         'import circle: lock/x.ts → lock/y.ts → lock/x.ts',
       ]),
     );

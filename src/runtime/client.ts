@@ -23,7 +23,6 @@ import type { Client, RequestOptions, Transport } from '@a2a-js/sdk/client';
 import { AgentCallError, FetchError, isA2aLockError, PlanViolationError, UsageError, type A2aLockError } from '../errors.js';
 import type { FallbackInterface, Plan } from '../negotiate/types.js';
 import { classifySdkError, type AgentErrorKind } from './classify.js';
-import { observation, type Observed } from './observe.js';
 import { peer } from './peer.js';
 import type { AgentRuntime, CreateClientOptions } from './types.js';
 
@@ -132,7 +131,7 @@ class PlanTransport implements Transport {
   }
   async *resubscribeTask(...a: Parameters<Transport['resubscribeTask']>): AsyncGenerator<StreamEvent, void, undefined> {
     try {
-      yield* this.observed(this.primary.resubscribeTask(...a));
+      yield* this.primary.resubscribeTask(...a);
     } catch (error) {
       throw typedError(this.runtime, this.runtime.plan, error);
     }
@@ -143,7 +142,7 @@ class PlanTransport implements Transport {
     let taskId: string | undefined;
     let seen = false;
     try {
-      for await (const event of this.observed(this.primary.sendMessageStream(params, options))) {
+      for await (const event of this.primary.sendMessageStream(params, options)) {
         seen = true;
         taskId ??= taskIdOf(event);
         yield event;
@@ -157,7 +156,7 @@ class PlanTransport implements Transport {
         if (next) {
           this.runtime.fallback(kind, describe(plan), describe(next));
           try {
-            yield* this.observed((await this.make(next)).sendMessageStream(params, withoutPlanHeaders(options)));
+            yield* (await this.make(next)).sendMessageStream(params, withoutPlanHeaders(options));
             return;
           } catch (second) {
             throw this.runtime.degrade(kind, `${kind} on SendStreamingMessage at ${describe(plan)}, then the locked fallback ${describe(next)} failed too`, typedError(this.runtime, next, second));
@@ -168,7 +167,7 @@ class PlanTransport implements Transport {
         this.runtime.fallback(kind, plan.delivery, 'poll');
         let result;
         try {
-          result = await this.attempt(() => this.primary.sendMessage(params, options));
+          result = await this.primary.sendMessage(params, options);
         } catch (second) {
           throw this.runtime.degrade(kind, `${kind} on the stream, then the locked poll fallback failed too`, typedError(this.runtime, plan, second));
         }
@@ -192,7 +191,7 @@ class PlanTransport implements Transport {
       if (i > 0) await new Promise((r) => setTimeout(r, this.options.pollIntervalMs ?? 1000));
       let task;
       try {
-        task = await this.attempt(() => this.primary.getTask({ id: taskId, tenant: '' } as Parameters<Transport['getTask']>[0], options));
+        task = await this.primary.getTask({ id: taskId, tenant: '' } as Parameters<Transport['getTask']>[0], options);
       } catch (error) {
         throw typedError(this.runtime, this.runtime.plan, error);
       }
@@ -207,32 +206,6 @@ class PlanTransport implements Transport {
     return this.runtime.plan.fallbacks?.interfaces.find((i) => i.protocolVersion !== this.runtime.plan.protocolVersion);
   }
 
-  /** Run one request in its own observation context; a failure remembers what the enforcing fetch saw. */
-  private async attempt<T>(fn: () => Promise<T>): Promise<T> {
-    const seen: Observed = {};
-    try {
-      return await observation.run(seen, fn);
-    } catch (error) {
-      if (typeof error === 'object' && error !== null) OBSERVED.set(error, seen);
-      throw error;
-    }
-  }
-
-  /** A stream whose every step runs in one observation context (see {@link attempt}). */
-  private async *observed(stream: AsyncGenerator<StreamEvent, void, undefined>): AsyncGenerator<StreamEvent, void, undefined> {
-    const seen: Observed = {};
-    try {
-      for (;;) {
-        const step = await observation.run(seen, () => stream.next());
-        if (step.done) return;
-        yield step.value;
-      }
-    } catch (error) {
-      if (typeof error === 'object' && error !== null) OBSERVED.set(error, seen);
-      throw error;
-    }
-  }
-
   /**
    * Run `op` on the locked interface. VersionNotSupported: one retry on the locked version
    * fallback. PushNotificationNotSupported with `poll` given and `poll` a locked delivery fallback
@@ -241,7 +214,7 @@ class PlanTransport implements Transport {
   private async call<T>(name: string, op: (t: Transport, o?: RequestOptions) => Promise<T>, options?: RequestOptions, poll?: (t: Transport, o?: RequestOptions) => Promise<T>): Promise<T> {
     const { plan } = this.runtime;
     try {
-      return await this.attempt(() => op(this.primary, options));
+      return await op(this.primary, options);
     } catch (error) {
       const kind: AgentErrorKind | undefined = classifySdkError(error);
       if (!kind) throw typedError(this.runtime, plan, error);
@@ -249,7 +222,7 @@ class PlanTransport implements Transport {
       if (next) {
         this.runtime.fallback(kind, describe(plan), describe(next));
         try {
-          return await this.attempt(async () => op(await this.make(next), withoutPlanHeaders(options)));
+          return await op(await this.make(next), withoutPlanHeaders(options));
         } catch (second) {
           throw this.runtime.degrade(kind, `${kind} on ${name} at ${describe(plan)}, then the locked fallback ${describe(next)} failed too`, typedError(this.runtime, next, second));
         }
@@ -257,7 +230,7 @@ class PlanTransport implements Transport {
       if (kind === 'push-notification-not-supported' && poll && plan.delivery === 'push' && plan.fallbacks?.delivery.includes('poll')) {
         this.runtime.fallback(kind, 'push', 'poll');
         try {
-          return await this.attempt(() => poll(this.primary, options));
+          return await poll(this.primary, options);
         } catch (second) {
           throw this.runtime.degrade(kind, `${kind} on ${name} with a push config, then the locked poll fallback (the same message without it) failed too`, typedError(this.runtime, plan, second));
         }
@@ -267,8 +240,18 @@ class PlanTransport implements Transport {
   }
 }
 
-/** What the enforcing fetch saw of a failed request, by the error it became. */
-const OBSERVED = new WeakMap<object, Observed>();
+/**
+ * The HTTP status of an SDK transport error that carries none as a field: the SDK's JSON-RPC and
+ * REST transports throw `HTTP error for <method>! Status: <n> …` (or `HTTP error establishing
+ * stream for <method>: <n> …`). Only the number at that fixed start is read; the agent's own text
+ * comes after `Response:` and is never parsed. Undefined for anything else, or a status below 400.
+ */
+function sdkHttpStatus(error: unknown): number | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const found = /^HTTP error (?:for [^!\n]{1,200}! Status: |establishing stream for [^:\n]{1,200}: )(\d{3})\b/.exec(error.message);
+  const status = found ? Number(found[1]) : undefined;
+  return status !== undefined && status >= 400 ? status : undefined;
+}
 
 /**
  * The message of an agent error no locked fallback answers, true to the lockfile: it names the
@@ -316,8 +299,7 @@ function typedError(runtime: AgentRuntime, iface: FallbackInterface, error: unkn
   }
   if (error instanceof Error && error.name === 'AbortError') return error;
   const e = (typeof error === 'object' && error !== null ? error : {}) as { transport?: unknown; statusCode?: unknown; status?: unknown; code?: unknown; envelopeCode?: unknown; reason?: unknown; name?: unknown; details?: unknown };
-  const seen = typeof error === 'object' && error !== null ? OBSERVED.get(error) : undefined;
-  const status = typeof e.statusCode === 'number' ? e.statusCode : seen?.status !== undefined && seen.status >= 400 ? seen.status : undefined;
+  const status = typeof e.statusCode === 'number' ? e.statusCode : sdkHttpStatus(error);
   const grpcStatus = e.transport === 'grpc' && typeof e.status === 'number' ? e.status : iface.protocolBinding === 'GRPC' && typeof e.code === 'number' && 'details' in e ? e.code : undefined;
   const a2aCode = e.transport === 'jsonrpc' && typeof e.envelopeCode === 'number' ? e.envelopeCode : undefined;
   const a2aReason = typeof e.reason === 'string' && e.name !== 'A2AError' ? e.reason : undefined;

@@ -12,7 +12,6 @@ import { FetchError, isA2aLockError, PlanViolationError } from '../errors.js';
 import { errorCode, UNDICI_TIMEOUTS } from '../http/errors.js';
 import { sameMediaType } from '../negotiate/media.js';
 import type { FallbackInterface, Plan } from '../negotiate/types.js';
-import { observation } from './observe.js';
 
 /** What one enforcing fetch is bound to. */
 export interface EnforcementContext {
@@ -160,11 +159,6 @@ export function enforcingFetch(ctx: EnforcementContext): typeof fetch {
         response = await ctx.send(applied.url, { ...init, method, headers: applied.headers, body, redirect: 'manual', signal });
       } catch (error) {
         throw sendError(error, redact(new URL(target)), { agent: ctx.agent, skill: ctx.skill });
-      }
-      const observed = observation.getStore();
-      if (observed) {
-        observed.status = response.status;
-        observed.url = redact(new URL(target));
       }
       if (response.status < 300 || response.status >= 400 || !response.headers.has('location')) return response;
       const next = new URL(response.headers.get('location')!, target);
