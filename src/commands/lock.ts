@@ -2,19 +2,18 @@
  * `a2a lock`, `a2a update [agent...]` and `a2a add <name> <card>`: compute the lockfile that
  * satisfies the manifest and write it, all or nothing.
  */
-import { readFile } from 'node:fs/promises';
 import { writeFileAtomic } from '../fs/atomic-write.js';
 import { own } from '../json-path.js';
 import { sameJson } from '../canonical.js';
 import { A2aLockError, ExitCode, UsageError } from '../errors.js';
-import { readManifest } from '../fs/manifest.js';
+import { readManifest, readManifestFile } from '../fs/manifest.js';
 import { parseManifest } from '../manifest/parse.js';
 import validRange from 'semver/ranges/valid.js';
 import { AgentNameSchema, type Manifest } from '../manifest/schema.js';
 import { entryChanges, type EntryChanges } from '../lock/changes.js';
 import { overallExitCode, syncFailureJson, type SkillRefusal, type SyncFailure } from '../lock/report.js';
-import { mergeLockfiles, parseLockfile, splitConflict } from '../lock/format.js';
-import { readLockfile, writeLockfile } from '../fs/lockfile.js';
+import { mergeLockfiles, parseLockfile } from '../lock/format.js';
+import { readLockfileForRewrite, writeLockfile } from '../fs/lockfile.js';
 import type { Lockfile } from '../lock/schema.js';
 import { syncLock, type SyncAction } from '../resolve/sync.js';
 import { withFileLock } from '../fs/file-lock.js';
@@ -66,26 +65,29 @@ async function run(
 ): Promise<CommandResult<LockData>> {
   const p = paths(options);
   let merged: { lock: Lockfile; differing: Set<string> } | undefined;
-  const previous = await readLockfile(p.lockfile).catch(async (error: unknown) => {
-    // A lockfile with git merge conflicts is merged (npm and pnpm repair theirs too): the union of
-    // both sides, agents they lock differently re-resolved with our plans as constraints. Any other
-    // invalid lockfile is left alone: exit 2, the bytes as they were.
-    const hint = `fix ${p.lockfile} (git checkout it), or delete it and run a2a lock`;
-    if (error instanceof A2aLockError && error.code === 'lockfile-invalid' && /merge conflict/.test(error.message)) {
-      const sides = splitConflict(await readFile(p.lockfile, 'utf8'))!;
-      try {
-        merged = mergeLockfiles(parseLockfile(sides.ours, `${p.lockfile} (our side)`), parseLockfile(sides.theirs, `${p.lockfile} (their side)`));
-      } catch (sideError) {
-        if (sideError instanceof A2aLockError) throw new A2aLockError(sideError.code, `${sideError.message} (in a merge conflict)`, { hint, cause: sideError });
-        throw sideError;
-      }
-      return { lock: merged.lock, text: undefined };
-    }
+  // A lockfile with git merge conflicts is merged (npm and pnpm repair theirs too): the union of
+  // both sides, agents they lock differently re-resolved with our plans as constraints. Any other
+  // invalid lockfile is left alone: exit 2, the bytes as they were.
+  const hint = `fix ${p.lockfile} (git checkout it), or delete it and run a2a lock`;
+  let read: Awaited<ReturnType<typeof readLockfileForRewrite>>;
+  try {
+    read = await readLockfileForRewrite(p.lockfile);
+  } catch (error) {
     if (error instanceof A2aLockError && error.code === 'lockfile-invalid' && !error.hint) {
       throw new A2aLockError(error.code, error.message, { hint, cause: error, ...(error.data ? { data: error.data } : {}) });
     }
     throw error;
-  });
+  }
+  let previous: { lock: Lockfile; text?: string } | undefined;
+  if (read && 'conflict' in read) {
+    try {
+      merged = mergeLockfiles(parseLockfile(read.conflict.ours, `${p.lockfile} (our side)`), parseLockfile(read.conflict.theirs, `${p.lockfile} (their side)`));
+    } catch (sideError) {
+      if (sideError instanceof A2aLockError) throw new A2aLockError(sideError.code, `${sideError.message} (in a merge conflict)`, { hint, cause: sideError });
+      throw sideError;
+    }
+    previous = { lock: merged.lock };
+  } else previous = read;
   const sync = await syncLock(
     manifest,
     previous?.lock,
@@ -173,13 +175,12 @@ export async function runUpdate(options: GlobalOptions, agents: string[], card?:
   if (card !== undefined && agents.length !== 1) throw new UsageError(`--card needs exactly one agent (a2a update <agent> --card <url>); got ${agents.length || 'none'}`);
   return withFileLock(paths(options).lockfile, async () => {
     const p = paths(options);
-    const manifest = await readManifest(p.manifest, p.lookedUpTo);
+    const { manifest, text: current, written } = await readManifestFile(p.manifest, p.lookedUpTo);
     for (const name of agents) {
       if (!Object.hasOwn(manifest.agents, name)) throw new UsageError(`unknown agent "${name}" (manifest agents: ${Object.keys(manifest.agents).join(', ') || 'none'})`);
     }
     if (card === undefined) return run(options, manifest, agents.length ? new Set(agents) : 'all');
-    const current = await readFile(p.manifest, 'utf8');
-    const raw = JSON.parse(current) as { agents: Record<string, Record<string, unknown>> };
+    const raw = written as { agents: Record<string, Record<string, unknown>> };
     const text = `${JSON.stringify({ ...raw, agents: { ...raw.agents, [agents[0]!]: { ...raw.agents[agents[0]!], card } } }, null, 2)}\n`;
     const result = await run(options, parseManifest(text, p.manifest), new Set(agents), async () => {
       if (text !== current) await writeFileAtomic(p.manifest, text);
@@ -201,7 +202,8 @@ async function add(options: GlobalOptions, args: Parameters<typeof runAdd>[1]): 
   const p = paths(options);
   if (!AgentNameSchema.safeParse(args.name).success) throw new UsageError(`agent name "${args.name}": use letters, digits, ".", "_" and "-", starting with a letter or digit`);
   if (args.version !== undefined && validRange(args.version) === null) throw new UsageError(`--range "${args.version}" is not a semver range`);
-  await readManifest(p.manifest, p.lookedUpTo); // exists and is valid
+  // Edit the file as the user wrote it (read once: it exists and is valid).
+  const { text: current, written } = await readManifestFile(p.manifest, p.lookedUpTo);
   const credentials: Record<string, { env: string }> = {};
   for (const spec of args.credentials) {
     const m = /^([^=]+)=([A-Za-z_][A-Za-z0-9_]*)$/.exec(spec);
@@ -211,7 +213,7 @@ async function add(options: GlobalOptions, args: Parameters<typeof runAdd>[1]): 
   // Edit the file as the user wrote it (no defaults filled in). An existing agent keeps its other
   // fields (profile, trust, ...), gains the skills and credentials given, and is locked like any
   // manifest change: its locked plans do not move unless `a2a update` says so.
-  const raw = JSON.parse(await readFile(p.manifest, 'utf8')) as { agents?: Record<string, Record<string, unknown>> };
+  const raw = written as { agents?: Record<string, Record<string, unknown>> };
   const agents = { ...(raw.agents ?? {}) };
   const existing = own(agents, args.name) ?? {};
   const skills = [...new Set([...((existing.skills as string[] | undefined) ?? []), ...args.skills])];
@@ -227,7 +229,6 @@ async function add(options: GlobalOptions, args: Parameters<typeof runAdd>[1]): 
   const updated = parseManifest(text, p.manifest);
   // The manifest is written first: a lockfile behind its manifest is repaired by `a2a lock`; one
   // ahead of it (naming an agent the manifest lacks) would not be.
-  const current = await readFile(p.manifest, 'utf8');
   const result = await run(
     options,
     updated,

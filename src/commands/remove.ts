@@ -1,10 +1,9 @@
 /** `a2a remove <agent>...`: drop agents from the manifest and the lockfile in one step. */
-import { readFile } from 'node:fs/promises';
 import { UsageError, ExitCode } from '../errors.js';
 import { writeFileAtomic } from '../fs/atomic-write.js';
 import { withFileLock } from '../fs/file-lock.js';
 import { readLockfile } from '../fs/lockfile.js';
-import { readManifest } from '../fs/manifest.js';
+import { readManifestFile } from '../fs/manifest.js';
 import { serializeLockfile } from '../lock/format.js';
 import { parseManifest } from '../manifest/parse.js';
 import { paths, type CommandResult, type GlobalOptions } from './context.js';
@@ -29,13 +28,12 @@ export interface RemoveData {
 export async function runRemove(options: GlobalOptions, names: string[]): Promise<CommandResult<RemoveData>> {
   const p = paths(options);
   return withFileLock(p.lockfile, async () => {
-    const manifest = await readManifest(p.manifest, p.lookedUpTo);
+    const { manifest, written } = await readManifestFile(p.manifest, p.lookedUpTo);
     const unknown = names.filter((name) => !Object.hasOwn(manifest.agents, name));
     if (unknown.length) throw new UsageError(`unknown agent${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `"${n}"`).join(', ')} (manifest agents: ${Object.keys(manifest.agents).join(', ') || 'none'})`);
     const previous = await readLockfile(p.lockfile);
     // The manifest as the user wrote it, minus the agents.
-    const current = await readFile(p.manifest, 'utf8');
-    const raw = JSON.parse(current) as { agents: Record<string, unknown> };
+    const raw = written as { agents: Record<string, unknown> };
     const agents = Object.fromEntries(Object.entries(raw.agents).filter(([name]) => !names.includes(name)));
     const text = `${JSON.stringify({ ...raw, agents }, null, 2)}\n`;
     parseManifest(text, p.manifest);

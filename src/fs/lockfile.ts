@@ -1,5 +1,5 @@
 /** Reading and writing `a2a.lock.json` on disk: the thin I/O shell around `lock/format.ts`. */
-import { parseLockfile, serializeLockfile } from '../lock/format.js';
+import { parseLockfile, serializeLockfile, splitConflict } from '../lock/format.js';
 import type { Lockfile } from '../lock/schema.js';
 import { readTextIfExists, writeFileAtomic } from './atomic-write.js';
 
@@ -10,6 +10,20 @@ import { readTextIfExists, writeFileAtomic } from './atomic-write.js';
 export async function readLockfile(path: string): Promise<{ lock: Lockfile; text: string } | undefined> {
   const text = await readTextIfExists(path, 'lockfile-invalid');
   if (text === undefined) return undefined;
+  return { lock: parseLockfile(text, path), text };
+}
+
+/**
+ * Read the lockfile for a rewrite (`lock`, `update`, `add`): as {@link readLockfile}, except that a
+ * file with git merge-conflict markers (`<<<<<<< ` and `>>>>>>> ` lines) comes back as the text of
+ * its two sides, to be merged, instead of as an error.
+ * @throws InvalidInputError `lockfile-invalid` for any other unreadable or invalid lockfile
+ */
+export async function readLockfileForRewrite(path: string): Promise<{ lock: Lockfile; text: string } | { conflict: { ours: string; theirs: string } } | undefined> {
+  const text = await readTextIfExists(path, 'lockfile-invalid');
+  if (text === undefined) return undefined;
+  const sides = /^>>>>>>> /m.test(text) ? splitConflict(text) : undefined;
+  if (sides) return { conflict: sides };
   return { lock: parseLockfile(text, path), text };
 }
 

@@ -173,6 +173,28 @@ describe.concurrent('a2a init + a2a add', () => {
   });
 });
 
+describe.concurrent('a manifest saved with a UTF-8 byte-order mark', () => {
+  it('add, update --card and remove edit it like any other (no internal error), and write it back without the mark', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const v1 = await res.sampleAgent();
+    const dir = await res.dir();
+    await writeFile(join(dir, 'a2a.json'), `\uFEFF${JSON.stringify(manifest({}), null, 2)}\n`);
+    const added = await runCli(['add', 'research', v1.origin, '--skill', 'market-size', '--credential', 'bearer=RESEARCH_TOKEN'], { cwd: dir });
+    expect(added.code, show(added)).toBe(0);
+    const written = (await readManifestBytes(dir)).toString('utf8');
+    expect(written.startsWith('\uFEFF'), 'the mark is not written back').toBe(false);
+    expect(JSON.parse(written).agents.research.card).toBe(v1.origin);
+    await writeFile(join(dir, 'a2a.json'), `\uFEFF${written}`);
+    const moved = await runCli(['update', 'research', '--card', v1.cardUrl], { cwd: dir });
+    expect(moved.code, show(moved)).toBe(0);
+    expect(JSON.parse((await readManifestBytes(dir)).toString('utf8')).agents.research.card).toBe(v1.cardUrl);
+    await writeFile(join(dir, 'a2a.json'), `\uFEFF${(await readManifestBytes(dir)).toString('utf8')}`);
+    const removed = await runCli(['remove', 'research'], { cwd: dir });
+    expect(removed.code, show(removed)).toBe(0);
+    expect(JSON.parse((await readManifestBytes(dir)).toString('utf8')).agents).toEqual({});
+  });
+});
+
 describe.concurrent('bins', () => {
   it('a2a and a2a-lock are the same entry; --version prints the package version', async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
