@@ -7,7 +7,7 @@
  */
 import { ExitCode, UsageError } from '../errors.js';
 import { formatPath, own } from '../json-path.js';
-import { entryChanges, type EntryChanges } from '../lock/changes.js';
+import { changeKind, entryChanges, type EntryChanges } from '../lock/changes.js';
 import { checkOffline } from '../lock/offline.js';
 import { outdatedExitCode, overallExitCode, syncFailureJson, type AgentReport, type ReportedError, type SyncFailure } from '../lock/report.js';
 import type { Plan } from '../negotiate/types.js';
@@ -107,7 +107,7 @@ export async function runOutdated(options: GlobalOptions, args: { agents: string
       agents[name] = { status: 'removed' };
     } else {
       const changes = entryChanges(old!, now!);
-      const change = changes.cardChanges.length ? (changes.cardChanges.some((c) => c.structural) ? 'structural' : 'descriptive') : undefined;
+      const change = changeKind(changes.cardChanges);
       shown.push({ name, status: 'outdated', ...(change ? { change } : {}), changes });
       agents[name] = { status: 'outdated', ...(change ? { change } : {}), ...changes };
     }
