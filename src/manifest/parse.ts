@@ -9,7 +9,7 @@ import { ManifestSchema, ProfileSchema, type Manifest } from './schema.js';
  * @throws InvalidInputError `manifest-invalid`
  */
 export function parseManifest(text: string, source: string): Manifest {
-  const value = parseJson(text, source, 'manifest-invalid');
+  const value = parseJson(text, source, 'manifest-invalid', { uniqueKeys: true });
   const agents = (value as { agents?: unknown } | null)?.agents;
   if (agents && typeof agents === 'object' && Object.hasOwn(agents, '__proto__')) {
     throw new InvalidInputError('manifest-invalid', source, 'agent name "__proto__" is not allowed', { path: '$.agents["__proto__"]' });
@@ -22,6 +22,6 @@ export function parseManifest(text: string, source: string): Manifest {
  * @throws InvalidInputError `profile-invalid`
  */
 export function parseProfile(text: string, source: string): ClientProfile {
-  const { $schema: _s, ...profile } = validate(ProfileSchema, parseJson(text, source, 'profile-invalid'), source, 'profile-invalid');
+  const { $schema: _s, ...profile } = validate(ProfileSchema, parseJson(text, source, 'profile-invalid', { uniqueKeys: true }), source, 'profile-invalid');
   return profile;
 }

@@ -22,6 +22,7 @@ import {
   sampleCard,
   show,
   SLOW,
+  writeLockBytes,
   writeManifest,
 } from './helpers.js';
 
@@ -172,5 +173,36 @@ describe.concurrent('agent names that are Object.prototype members', () => {
     expect(oneJsonDocument(json).error).toMatchObject({ code: 'manifest-invalid', path: '$.agents["__proto__"]' });
     expect(await readLockBytes(dir)).toBeUndefined();
     expect(cardRequests(a.requests)).toHaveLength(0);
+  });
+});
+
+describe.concurrent('duplicate keys in a2a.json and a2a.lock.json', () => {
+  it('an agent written twice in a2a.json, or a plan field twice in the lockfile: exit 2, one line naming the JSON path and line', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const a = await res.sampleAgent();
+    const dir = await res.dir();
+    const m = JSON.stringify(manifest({ research: research(a.origin) }), null, 2);
+    await writeManifest(dir, m);
+    const lock = await runCli(['lock'], { cwd: dir });
+    expect(lock.code, show(lock)).toBe(0);
+    const lockText = (await readLockBytes(dir))!.toString('utf8');
+    // The reviewer reads the first "delivery"; JSON.parse would keep the last.
+    const edited = lockText.replace(/("delivery": "[a-z]+",)/, '$1\n          "delivery": "push",');
+    const line = edited.split('\n').findIndex((l) => l.includes('"delivery": "push"')) + 1;
+    await writeLockBytes(dir, edited);
+    const [verify, verifyJson] = await Promise.all([runCli(['verify', '--offline'], { cwd: dir }), runCli(['verify', '--offline', '--json'], { cwd: dir })]);
+    expect(verify.code, show(verify)).toBe(2);
+    expectOneLineError(verify, /lockfile-invalid: .*a2a\.lock\.json \$\.agents\.research\.plans\["market-size"\]\.delivery: duplicate key "delivery" at line (\d+)/);
+    expect(verify.stderr).toContain(`at line ${line}:`);
+    expect(verifyJson.code).toBe(2);
+    expect(oneJsonDocument(verifyJson).error).toMatchObject({ code: 'lockfile-invalid', path: '$.agents.research.plans["market-size"].delivery' });
+
+    const doubled = m.replace('"agents": {', `"agents": {\n    "research": ${JSON.stringify(research('https://elsewhere.example'))},`);
+    const second = doubled.split('\n').findLastIndex((l) => l.includes('"research":')) + 1;
+    await writeManifest(dir, doubled);
+    const twice = await runCli(['lock'], { cwd: dir });
+    expect(twice.code, show(twice)).toBe(2);
+    expectOneLineError(twice, /manifest-invalid: .*a2a\.json \$\.agents\.research: duplicate key "research" at line (\d+):/);
+    expect(twice.stderr).toContain(`at line ${second}:`);
   });
 });
