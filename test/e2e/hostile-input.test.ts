@@ -198,7 +198,7 @@ describe.concurrent('duplicate keys in a2a.json and a2a.lock.json', () => {
     expect(oneJsonDocument(verifyJson).error).toMatchObject({ code: 'lockfile-invalid', path: '$.agents.research.plans["market-size"].delivery' });
 
     const doubled = m.replace('"agents": {', `"agents": {\n    "research": ${JSON.stringify(research('https://elsewhere.example'))},`);
-    const second = doubled.split('\n').findLastIndex((l) => l.includes('"research":')) + 1;
+    const second = doubled.split('\n').reduce((last, l, i) => (l.includes('"research":') ? i + 1 : last), 0);
     await writeManifest(dir, doubled);
     const twice = await runCli(['lock'], { cwd: dir });
     expect(twice.code, show(twice)).toBe(2);
