@@ -472,3 +472,44 @@ describe('duplicate keys in our own files', () => {
     expect(duplicateKey(`${'{"a":'.repeat(5_000)}{"b":1,"b":2}${'}'.repeat(5_000)}`)?.path).toHaveLength(5_001);
   });
 });
+
+describe('parseManifest: where card and trust.jwks point', () => {
+  const withAgent = (entry: Json) => JSON.stringify(manifestJson((m) => (m.agents = { x: { skills: ['market-size'], ...entry } })));
+  const errorOf = (text: string): InvalidInputError => {
+    try {
+      parseManifest(text, 'a2a.json');
+    } catch (error) {
+      return error as InvalidInputError;
+    }
+    throw new Error('did not throw');
+  };
+
+  it('a user name or password in a card or trust.jwks URL is refused without printing it, with a hint to use credentials', () => {
+    for (const [entry, path] of [
+      [{ card: 'https://u:s3cret-pw@agent.example' }, '$.agents.x.card'],
+      [{ card: 'http://token-only@127.0.0.1:9/a.json' }, '$.agents.x.card'],
+      [{ card: 'HTTPS://u:s3cret-pw@[::1' }, '$.agents.x.card'],
+      [{ card: 'https://agent.example', trust: { jwks: 'https://u:s3cret-pw@keys.example/jwks.json' } }, '$.agents.x.trust.jwks'],
+    ] as const) {
+      const e = errorOf(withAgent(entry));
+      expect(e.code).toBe('manifest-invalid');
+      expect(e.path).toBe(path);
+      expect(JSON.stringify(e.toJSON()) + String(e.stack)).not.toMatch(/s3cret-pw|token-only/);
+      expect(e.hint).toContain('"credentials"');
+    }
+    // An @ after the authority (a path, a query) is no user name.
+    expect(() => parseManifest(withAgent({ card: 'https://agent.example/@team/card.json?x=a@b' }), 'a2a.json')).not.toThrow();
+  });
+
+  it('a file path must stay inside the manifest folder', () => {
+    for (const card of ['../card.json', '/etc/card.json', '\\\\server\\share\\card.json', 'C:\\card.json', 'c:card.json', 'a/../../card.json', 'a\\..\\..\\card.json']) {
+      const e = errorOf(withAgent({ card }));
+      expect(e.path, card).toBe('$.agents.x.card');
+      expect(e.message).toContain("leaves the manifest's folder");
+    }
+    expect(errorOf(withAgent({ card: 'card.json', trust: { jwks: '../keys.json' } })).path).toBe('$.agents.x.trust.jwks');
+    for (const card of ['card.json', './cards/card.json', 'a/../card.json', 'cards/./b/../card.json', '..card.json', 'https://agent.example/../x']) {
+      expect(() => parseManifest(withAgent({ card }), 'a2a.json'), card).not.toThrow();
+    }
+  });
+});
