@@ -10,15 +10,27 @@ import { formatPath } from './json-path.js';
 /** The error code a document's problems are reported under. */
 export type DocCode = 'manifest-invalid' | 'profile-invalid' | 'lockfile-invalid' | 'card-invalid';
 
+/** How {@link parseJson} reads a document. */
+export interface ParseOptions {
+  /**
+   * Refuse an object holding the same key twice (`JSON.parse` keeps the last, so a reviewer could
+   * read one entry while the tool uses another). For our own files (manifest, lockfile, profile);
+   * cards are read as JSON reads them.
+   */
+  uniqueKeys?: boolean;
+}
+
 /**
- * Parse JSON text, turning a syntax error into a one-line error with line and column.
+ * Parse JSON text, turning a syntax error into a one-line error with line and column; with
+ * `uniqueKeys`, a key repeated in one object is an error naming its JSON path and line.
  * @throws InvalidInputError
  */
-export function parseJson(text: string, source: string, code: DocCode): unknown {
+export function parseJson(text: string, source: string, code: DocCode, options: ParseOptions = {}): unknown {
   // A UTF-8 byte-order mark (some editors save one) is not JSON's business: skip it, as npm does.
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (error) {
     const message = (error as Error).message;
     // Node 20 gives no position for a document that ends early; that position is its end.
@@ -33,6 +45,69 @@ export function parseJson(text: string, source: string, code: DocCode): unknown 
     const reason = text.trim() === '' ? 'empty file' : conflict ? `git merge conflict markers${where}: resolve the conflict` : `invalid JSON${where}`;
     throw new InvalidInputError(code, source, reason, { cause: error });
   }
+  if (options.uniqueKeys) {
+    const duplicate = duplicateKey(text);
+    if (duplicate) {
+      const key = duplicate.path[duplicate.path.length - 1]!;
+      throw new InvalidInputError(code, source, `duplicate key ${JSON.stringify(key)} at line ${duplicate.line}: a key may appear once in an object`, { path: formatPath(duplicate.path) });
+    }
+  }
+  return value;
+}
+
+/**
+ * The first key that appears twice in one object of `text` (valid JSON: `JSON.parse` accepted it),
+ * with its JSON path and 1-based line; undefined when every key is unique. One pass over the text,
+ * aware of strings and nesting, with an explicit stack (no recursion, however deep the document).
+ */
+export function duplicateKey(text: string): { path: Array<string | number>; line: number } | undefined {
+  // Per open container: the keys seen so far (an object) or null (an array); `path` holds, per
+  // container, the key or index of the value being read in it.
+  const keys: Array<Set<string> | null> = [];
+  const path: Array<string | number> = [];
+  let line = 1;
+  let expectKey = false;
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x0a) line++;
+    else if (c === 0x22) {
+      // A string: find its closing quote (one not escaped by an odd run of backslashes).
+      let end = i;
+      for (;;) {
+        end = text.indexOf('"', end + 1);
+        let slashes = 0;
+        while (text.charCodeAt(end - 1 - slashes) === 0x5c) slashes++;
+        if (slashes % 2 === 0) break;
+      }
+      if (expectKey) {
+        const raw = text.slice(i + 1, end);
+        const key = raw.includes('\\') ? (JSON.parse(text.slice(i, end + 1)) as string) : raw;
+        const seen = keys[keys.length - 1]!;
+        path[path.length - 1] = key;
+        if (seen.has(key)) return { path: [...path], line };
+        seen.add(key);
+        expectKey = false;
+      }
+      i = end;
+    } else if (c === 0x7b) {
+      keys.push(new Set());
+      path.push('');
+      expectKey = true;
+    } else if (c === 0x5b) {
+      keys.push(null);
+      path.push(0);
+    } else if (c === 0x7d || c === 0x5d) {
+      keys.pop();
+      path.pop();
+      expectKey = false;
+    } else if (c === 0x2c) {
+      const top = keys[keys.length - 1];
+      if (top === null) (path[path.length - 1] as number)++;
+      else expectKey = true;
+    }
+  }
+  return undefined;
 }
 
 /**

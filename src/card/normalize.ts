@@ -60,6 +60,7 @@ export function normalizeCard(raw: unknown, from: CardSource): NormalizeResult {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) fail([], 'an agent card must be a JSON object');
   const obj = raw as Record<string, unknown>;
   rejectSnakeCase(obj, fail);
+  rejectProtoSchemes(obj, fail);
 
   const hasV1 = Array.isArray(obj.supportedInterfaces) && obj.supportedInterfaces.length > 0;
   const hasLegacy = 'url' in obj || 'preferredTransport' in obj || 'additionalInterfaces' in obj;
@@ -189,6 +190,31 @@ export function normalizeCard(raw: unknown, from: CardSource): NormalizeResult {
 }
 
 type Fail = (path: ReadonlyArray<PropertyKey>, message: string) => never;
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * A security scheme named `__proto__`, in `securitySchemes` or in a requirement (card or skill, 1.0
+ * or 0.3 form), is card-invalid: the schemas below would drop the key, leaving a requirement that
+ * needs no credential. Read on the raw card, before any schema sees it.
+ */
+function rejectProtoSchemes(card: Record<string, unknown>, fail: Fail): void {
+  const message = 'security scheme name "__proto__" is not allowed';
+  if (isRecord(card.securitySchemes) && Object.hasOwn(card.securitySchemes, '__proto__')) fail(['securitySchemes', '__proto__'], message);
+  const holders: Array<[Record<string, unknown>, PropertyKey[]]> = [[card, []]];
+  if (Array.isArray(card.skills)) card.skills.forEach((s, i) => isRecord(s) && holders.push([s, ['skills', i]]));
+  for (const [holder, path] of holders) {
+    for (const field of ['securityRequirements', 'security']) {
+      const list = holder[field];
+      if (!Array.isArray(list)) continue;
+      list.forEach((r, i) => {
+        if (!isRecord(r)) return;
+        if (Object.hasOwn(r, '__proto__')) fail([...path, field, i, '__proto__'], message);
+        if (isRecord(r.schemes) && Object.hasOwn(r.schemes, '__proto__')) fail([...path, field, i, 'schemes', '__proto__'], message);
+      });
+    }
+  }
+}
 
 function parseWith<S extends z.ZodType>(schema: S, value: unknown, fail: Fail): z.infer<S> {
   // reportInput: without it zod issues carry no `input`, and zodMessage would call every wrong value "missing".

@@ -8,7 +8,7 @@ import kleur from 'kleur';
 import yargs from 'yargs';
 import { A2aLockError, exitCodeFor, ExitCode, UsageError, wholeNumberIn } from '../errors.js';
 import type { CommandResult, GlobalOptions } from '../commands/context.js';
-import { renderWarning, terminalSafe, type CommandRenderer } from './render/common.js';
+import { escapeUntrusted, renderWarning, terminalSafe, untrusted, type CommandRenderer } from './render/common.js';
 import { createProgress, type ProgressStream } from './progress.js';
 import { unknownArgumentsMessage } from './suggest.js';
 import { normalizeArgs } from './argv.js';
@@ -324,7 +324,7 @@ export async function main(rawArgs: string[], io: CliIo = processIo()): Promise<
 /**
  * Print a command's result: under `--json` its document on stdout (with `warnings` added when it
  * has none) and GitHub annotations on stderr; otherwise annotations on stdout, warnings on stderr,
- * then the renderer's lines on stdout, each made {@link terminalSafe}. Annotations only when
+ * then the renderer's lines on stdout, rendered from {@link untrusted} data and each made {@link terminalSafe}. Annotations only when
  * `GITHUB_ACTIONS=true` and the command has them (verify).
  */
 function print<D>(result: CommandResult<D>, renderer: CommandRenderer<D>, options: GlobalOptions, io: CliIo): void {
@@ -338,9 +338,15 @@ function print<D>(result: CommandResult<D>, renderer: CommandRenderer<D>, option
     return;
   }
   if (annotations.length) io.stdout(`${annotations.join('\n')}\n`);
-  for (const w of result.warnings) io.stderr(`${terminalSafe(renderWarning(w))}\n`);
-  const lines = renderer.text(result.data);
+  for (const w of result.warnings) io.stderr(`${terminalSafe(renderWarning(untrusted(w)))}\n`);
+  // Escaped before any colour is added: the renderer interpolates only inert text.
+  const lines = renderer.text(untrusted(result.data));
   if (lines.length) io.stdout(`${lines.map(terminalSafe).join('\n')}\n`);
+}
+
+/** An error's stack for `--verbose`, each line {@link escapeUntrusted} (its message may carry card text). */
+function stackOf(error: Error): string {
+  return (error.stack ?? '').split('\n').map(escapeUntrusted).join('\n');
 }
 
 function report(error: unknown, json: boolean, verbose: boolean, io: CliIo): number {
@@ -348,15 +354,15 @@ function report(error: unknown, json: boolean, verbose: boolean, io: CliIo): num
   if (error instanceof A2aLockError) {
     if (json) io.stdout(`${JSON.stringify({ error: error.toJSON() }, null, 2)}\n`);
     else {
-      io.stderr(`${kleur.red('error')} ${error.code}: ${terminalSafe(error.message)}\n`);
-      if (error.hint) io.stderr(`  hint: ${terminalSafe(error.hint)}\n`);
+      io.stderr(`${kleur.red('error')} ${error.code}: ${escapeUntrusted(error.message)}\n`);
+      if (error.hint) io.stderr(`  hint: ${escapeUntrusted(error.hint)}\n`);
     }
-    if (verbose && error.stack) io.stderr(`${error.stack}\n`);
+    if (verbose && error.stack) io.stderr(`${stackOf(error)}\n`);
     return code;
   }
   const message = error instanceof Error ? error.message : String(error);
   if (json) io.stdout(`${JSON.stringify({ error: { code: 'internal', message } }, null, 2)}\n`);
-  else io.stderr(`${kleur.red('internal error')}: ${message}\n  this is a bug in a2a-lock; please report it${verbose ? '' : ' (rerun with --verbose for the stack)'}\n`);
-  if (verbose && error instanceof Error && error.stack) io.stderr(`${error.stack}\n`);
+  else io.stderr(`${kleur.red('internal error')}: ${escapeUntrusted(message)}\n  this is a bug in a2a-lock; please report it${verbose ? '' : ' (rerun with --verbose for the stack)'}\n`);
+  if (verbose && error instanceof Error && error.stack) io.stderr(`${stackOf(error)}\n`);
   return code;
 }

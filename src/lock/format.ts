@@ -18,7 +18,7 @@ export function parseLockfile(text: string, source: string): Lockfile {
   if (/^<<<<<<< /m.test(text) && /^>>>>>>> /m.test(text)) {
     throw new InvalidInputError('lockfile-invalid', source, 'merge conflict, run a2a lock');
   }
-  const value = parseJson(text, source, 'lockfile-invalid');
+  const value = parseJson(text, source, 'lockfile-invalid', { uniqueKeys: true });
   const version = (value as { lockfileVersion?: unknown } | null)?.lockfileVersion;
   if (typeof version === 'number' && version > LOCKFILE_VERSION) {
     throw new InvalidInputError('lockfile-invalid', source, `lockfileVersion ${version} needs a newer a2a-lock (this one reads version ${LOCKFILE_VERSION})`, {

@@ -1,6 +1,7 @@
 /** Parsing `a2a.json` and `--profile` text into validated values. Pure; the files are read in `fs/manifest.ts`. */
 import { InvalidInputError } from '../errors.js';
 import { parseJson, validate } from '../json-document.js';
+import { formatPath } from '../json-path.js';
 import type { ClientProfile } from '../negotiate/types.js';
 import { ManifestSchema, ProfileSchema, type Manifest } from './schema.js';
 
@@ -9,12 +10,67 @@ import { ManifestSchema, ProfileSchema, type Manifest } from './schema.js';
  * @throws InvalidInputError `manifest-invalid`
  */
 export function parseManifest(text: string, source: string): Manifest {
-  const value = parseJson(text, source, 'manifest-invalid');
+  const value = parseJson(text, source, 'manifest-invalid', { uniqueKeys: true });
   const agents = (value as { agents?: unknown } | null)?.agents;
   if (agents && typeof agents === 'object' && Object.hasOwn(agents, '__proto__')) {
     throw new InvalidInputError('manifest-invalid', source, 'agent name "__proto__" is not allowed', { path: '$.agents["__proto__"]' });
   }
-  return validate(ManifestSchema, value, source, 'manifest-invalid');
+  const manifest = validate(ManifestSchema, value, source, 'manifest-invalid');
+  checkLocations(manifest, source);
+  return manifest;
+}
+
+/** True for a manifest `card` or `trust.jwks` value that is an http(s) URL (anything else is a file path). */
+function isHttpUrl(location: string): boolean {
+  return /^https?:\/\//i.test(location);
+}
+
+/**
+ * True when a URL carries a user name or password (`https://user:pass@host`): an `@` in its
+ * authority. Read on the string, so a URL that would not even parse is caught too.
+ */
+export function hasUserInfo(url: string): boolean {
+  return /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(url);
+}
+
+/**
+ * Whether a manifest file path stays inside the manifest's folder tree: relative (not `/x`, `\\x`
+ * or `C:x`), and no `..` climbing above the folder (`a/../b` is fine, `../b` and `a/../../b` are not).
+ * A check on the string (symbolic links inside the folder are followed as the system follows them).
+ */
+export function staysInside(path: string): boolean {
+  if (/^([\\/]|[A-Za-z]:)/.test(path)) return false;
+  let depth = 0;
+  for (const segment of path.split(/[\\/]/)) {
+    if (segment === '..') depth--;
+    else if (segment !== '' && segment !== '.') depth++;
+    if (depth < 0) return false;
+  }
+  return true;
+}
+
+/**
+ * The rules on where an agent's `card` and `trust.jwks` point, beyond their schema: a URL holds no
+ * user name or password (never printed: the error names the JSON path only), and a file path stays
+ * inside the manifest's folder (a pull request must not read any local JSON into the lockfile).
+ * @throws InvalidInputError `manifest-invalid`
+ */
+function checkLocations(manifest: Manifest, source: string): void {
+  for (const [name, agent] of Object.entries(manifest.agents)) {
+    const places: Array<[string, string[]]> = [[agent.card, ['agents', name, 'card']]];
+    if (agent.trust) places.push([agent.trust.jwks, ['agents', name, 'trust', 'jwks']]);
+    for (const [location, path] of places) {
+      if (hasUserInfo(location)) {
+        throw new InvalidInputError('manifest-invalid', source, 'a user name or password in the URL is not allowed (the URL is not shown)', {
+          path: formatPath(path),
+          hint: 'name the scheme the card offers in "credentials" ({"<scheme>": {"env": "VARIABLE"}}) and keep the secret in that environment variable',
+        });
+      }
+      if (!isHttpUrl(location) && !staysInside(location)) {
+        throw new InvalidInputError('manifest-invalid', source, `file path "${location}" leaves the manifest's folder: use a path relative to it, inside it`, { path: formatPath(path) });
+      }
+    }
+  }
 }
 
 /**
@@ -22,6 +78,6 @@ export function parseManifest(text: string, source: string): Manifest {
  * @throws InvalidInputError `profile-invalid`
  */
 export function parseProfile(text: string, source: string): ClientProfile {
-  const { $schema: _s, ...profile } = validate(ProfileSchema, parseJson(text, source, 'profile-invalid'), source, 'profile-invalid');
+  const { $schema: _s, ...profile } = validate(ProfileSchema, parseJson(text, source, 'profile-invalid', { uniqueKeys: true }), source, 'profile-invalid');
   return profile;
 }

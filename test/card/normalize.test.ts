@@ -507,6 +507,23 @@ describe('errors: card-invalid, one line naming source and JSON path', () => {
     }
   });
 
+  it('a security scheme named "__proto__" (defined, or only named by a requirement) is card-invalid, not dropped into a plan that needs no credential', () => {
+    // As JSON.parse reads a served card: "__proto__" is an own key there.
+    const parsed = (text: string) => JSON.parse(text) as Json;
+    const cases: Array<[Json, string]> = [
+      [v1((c) => ((c.securitySchemes = parsed('{"__proto__": {"httpAuthSecurityScheme": {"scheme": "Bearer"}}}')), (c.securityRequirements = parsed('[{"schemes": {"__proto__": {"list": []}}}]')))), '$.securitySchemes.__proto__'],
+      [v1((c) => (c.securityRequirements = parsed('[{"schemes": {"__proto__": {"list": []}}}]'))), '$.securityRequirements[0].schemes.__proto__'],
+      [v1((c) => (c.skills[0].securityRequirements = parsed('[{"schemes": {"bearer": {"list": []}}}, {"schemes": {"__proto__": {"list": []}}}]'))), '$.skills[0].securityRequirements[1].schemes.__proto__'],
+      [v03((c) => (c.security = parsed('[{"__proto__": []}]'))), '$.security[0].__proto__'],
+      [v03((c) => (c.skills[0].security = parsed('[{"__proto__": ["read"]}]'))), '$.skills[0].security[0].__proto__'],
+    ];
+    for (const [card, path] of cases) {
+      const e = cardError(card);
+      expect(e.path).toBe(path);
+      expect(e.message).toContain('security scheme name "__proto__" is not allowed');
+    }
+  });
+
   it('skills null', () => {
     const e = cardError(v1((c) => (c.skills = null)));
     expect(e.path).toBe('$.skills');

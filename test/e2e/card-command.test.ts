@@ -267,3 +267,62 @@ describe('card text on a terminal', () => {
     expect(human.stdout).toContain('bell\\u0007');
   });
 });
+
+describe.concurrent('card text cannot paint the terminal', () => {
+  // A card that draws its own green tick, conceals text (ESC[8m) and reverses it (U+202E); and a bidi isolate in a skill name.
+  const hostile = () => {
+    const card = sampleCard('https://agent.example');
+    card.name = '\u001b[32m✓ trusted\u001b[0m\u001b[8mhidden\u202eevil';
+    card.skills[0]!.name = 'isolate\u2066x\u2069\u200f\u061c';
+    return card;
+  };
+  const noData = (text: string) => {
+    expect(text).not.toContain('\u001b[32m✓ trusted');
+    expect(text).not.toContain('\u001b[8m');
+    expect(text).not.toMatch(/[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/);
+  };
+
+  it('a2a card and a2a why escape SGR, conceal and bidi controls from a card, without colour and under FORCE_COLOR=1 (whose own colour still shows)', { timeout: SLOW }, async ({ onTestFinished }) => {
+    const dir = await resources(onTestFinished).dir();
+    await writeFile(join(dir, 'evil.json'), JSON.stringify(hostile()));
+    await writeManifest(dir, manifest({ evil: research('evil.json') }));
+    const lock = await runCli(['lock'], { cwd: dir });
+    expect(lock.code, show(lock)).toBe(0);
+    const [card, why, forcedCard, forcedWhy] = await Promise.all([
+      runCli(['card', 'evil.json'], { cwd: dir }),
+      runCli(['why', 'evil'], { cwd: dir }),
+      runCli(['card', 'evil.json'], { cwd: dir, env: { FORCE_COLOR: '1' } }),
+      runCli(['why', 'evil'], { cwd: dir, env: { FORCE_COLOR: '1' } }),
+    ]);
+    for (const r of [card, why, forcedCard, forcedWhy]) {
+      expect(r.code, show(r)).toBe(0);
+      noData(allOutput(r));
+      expect(r.stdout).toContain('\\u001b[32m✓ trusted\\u001b[0m\\u001b[8mhidden\\u202eevil');
+    }
+    expect(card.stdout).toContain('isolate\\u2066x\\u2069\\u200f\\u061c');
+    expect(allOutput(card) + allOutput(why)).not.toContain('\u001b[');
+    // The CLI's own colour is not escaped: why's ✓ is green.
+    expect(forcedWhy.stdout).toContain(`\u001b[32m✓\u001b[39m the locked plan`);
+  });
+
+  it('warnings and errors carrying card text are escaped too (FORCE_COLOR=1: the CLI still colours its own words)', async ({ onTestFinished }) => {
+    const dir = await resources(onTestFinished).dir();
+    const warned = hostile();
+    warned.defaultInputModes = ['text/plain', 'bad\u001b[8m\u202emode'];
+    const invalid = hostile() as any;
+    invalid.capabilities = { ...invalid.capabilities, streaming: '\u202eTrue\u001b[8m' };
+    await writeFile(join(dir, 'warned.json'), JSON.stringify(warned));
+    await writeFile(join(dir, 'invalid.json'), JSON.stringify(invalid));
+    const [w, e] = await Promise.all([
+      runCli(['card', 'warned.json'], { cwd: dir, env: { FORCE_COLOR: '1' } }),
+      runCli(['card', 'invalid.json'], { cwd: dir, env: { FORCE_COLOR: '1' } }),
+    ]);
+    expect(w.code, show(w)).toBe(0);
+    expect(w.stderr).toContain('\u001b[33mwarning\u001b[39m mode-not-media-type');
+    expect(w.stderr).toContain('bad\\u001b[8m\\u202emode');
+    expect(e.code, show(e)).toBe(1);
+    expect(e.stderr).toContain('\u001b[31merror\u001b[39m card-invalid');
+    expect(e.stderr).toContain('\\u202eTrue');
+    for (const r of [w, e]) noData(allOutput(r));
+  });
+});

@@ -5,6 +5,9 @@
  * `toString`) are names like any other; `__proto__` is refused with a message naming its path.
  * Built CLI against real `@a2a-js/sdk` agents and tiny node:http servers.
  */
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   cardRequests,
@@ -22,6 +25,7 @@ import {
   sampleCard,
   show,
   SLOW,
+  writeLockBytes,
   writeManifest,
 } from './helpers.js';
 
@@ -172,5 +176,76 @@ describe.concurrent('agent names that are Object.prototype members', () => {
     expect(oneJsonDocument(json).error).toMatchObject({ code: 'manifest-invalid', path: '$.agents["__proto__"]' });
     expect(await readLockBytes(dir)).toBeUndefined();
     expect(cardRequests(a.requests)).toHaveLength(0);
+  });
+});
+
+describe.concurrent('duplicate keys in a2a.json and a2a.lock.json', () => {
+  it('an agent written twice in a2a.json, or a plan field twice in the lockfile: exit 2, one line naming the JSON path and line', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const a = await res.sampleAgent();
+    const dir = await res.dir();
+    const m = JSON.stringify(manifest({ research: research(a.origin) }), null, 2);
+    await writeManifest(dir, m);
+    const lock = await runCli(['lock'], { cwd: dir });
+    expect(lock.code, show(lock)).toBe(0);
+    const lockText = (await readLockBytes(dir))!.toString('utf8');
+    // The reviewer reads the first "delivery"; JSON.parse would keep the last.
+    const edited = lockText.replace(/("delivery": "[a-z]+",)/, '$1\n          "delivery": "push",');
+    const line = edited.split('\n').findIndex((l) => l.includes('"delivery": "push"')) + 1;
+    await writeLockBytes(dir, edited);
+    const [verify, verifyJson] = await Promise.all([runCli(['verify', '--offline'], { cwd: dir }), runCli(['verify', '--offline', '--json'], { cwd: dir })]);
+    expect(verify.code, show(verify)).toBe(2);
+    expectOneLineError(verify, /lockfile-invalid: .*a2a\.lock\.json \$\.agents\.research\.plans\["market-size"\]\.delivery: duplicate key "delivery" at line (\d+)/);
+    expect(verify.stderr).toContain(`at line ${line}:`);
+    expect(verifyJson.code).toBe(2);
+    expect(oneJsonDocument(verifyJson).error).toMatchObject({ code: 'lockfile-invalid', path: '$.agents.research.plans["market-size"].delivery' });
+
+    const doubled = m.replace('"agents": {', `"agents": {\n    "research": ${JSON.stringify(research('https://elsewhere.example'))},`);
+    const second = doubled.split('\n').reduce((last, l, i) => (l.includes('"research":') ? i + 1 : last), 0);
+    await writeManifest(dir, doubled);
+    const twice = await runCli(['lock'], { cwd: dir });
+    expect(twice.code, show(twice)).toBe(2);
+    expectOneLineError(twice, /manifest-invalid: .*a2a\.json \$\.agents\.research: duplicate key "research" at line (\d+):/);
+    expect(twice.stderr).toContain(`at line ${second}:`);
+  });
+});
+
+describe.concurrent('file paths in a2a.json stay inside its folder', () => {
+  it('a card or trust.jwks path that is absolute or climbs out with ..: exit 2 naming the JSON path, nothing read; inside the folder is fine; on the command line any path is', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const outside = await res.dir();
+    const dir = await res.dir();
+    const project = join(dir, 'project');
+    await mkdir(join(project, 'cards'), { recursive: true });
+    const card = JSON.stringify(sampleCard('https://agent.example'));
+    await writeFile(join(outside, 'secret-card.json'), card);
+    await writeFile(join(project, 'cards', 'inside.json'), card);
+    const jwk = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' });
+    await writeFile(join(project, 'cards', 'keys.json'), JSON.stringify({ keys: [{ ...jwk, kid: 'k1', alg: 'ES256' }] }));
+    const relOut = relative(project, join(outside, 'secret-card.json'));
+    const cases: Array<[object, string]> = [
+      [research(relOut), '$.agents.x.card'],
+      [research(join(outside, 'secret-card.json')), '$.agents.x.card'],
+      [research('cards/../../x.json'), '$.agents.x.card'],
+      [{ ...research('cards/inside.json'), trust: { jwks: join(outside, 'keys.json') } }, '$.agents.x.trust.jwks'],
+      [{ ...research('cards/inside.json'), trust: { jwks: '../keys.json' } }, '$.agents.x.trust.jwks'],
+    ];
+    for (const [entry, path] of cases) {
+      await writeManifest(project, manifest({ x: entry as any }));
+      const [r, json] = await Promise.all([runCli(['lock'], { cwd: project }), runCli(['lock', '--json'], { cwd: project })]);
+      expect(r.code, show(r)).toBe(2);
+      expectOneLineError(r, new RegExp(`manifest-invalid: .*a2a\\.json ${path.replace(/[.[\]$]/g, '\\$&')}: file path ".*" leaves the manifest's folder`));
+      expect(oneJsonDocument(json).error).toMatchObject({ code: 'manifest-invalid', path });
+      expect(await readLockBytes(project)).toBeUndefined();
+    }
+    await writeManifest(project, manifest({ x: { ...research("./cards/../cards/inside.json"), trust: { jwks: "cards/keys.json" } } as any }));
+    const inside = await runCli(['lock'], { cwd: project });
+    expect(inside.code, show(inside)).toBe(0);
+    const [cardCmd, plan] = await Promise.all([
+      runCli(['card', relOut], { cwd: project }),
+      runCli(['plan', join(outside, 'secret-card.json'), '--skill', 'market-size', '--credential', 'bearer'], { cwd: project }),
+    ]);
+    expect(cardCmd.code, show(cardCmd)).toBe(0);
+    expect(plan.code, show(plan)).toBe(0);
   });
 });

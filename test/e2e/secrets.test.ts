@@ -219,3 +219,27 @@ describe.concurrent('a secret pasted into the manifest is never echoed', () => {
     secretNeverEchoed(resources(onTestFinished), credentials, path, detail, [['lock'], ['lock', '--json']]),
   );
 });
+
+describe.concurrent('a password in a manifest card URL', () => {
+  it('https://user:pass@host as "card": exit 2 naming $.agents["x"].card with a hint to use credentials; the password is never printed (human, --json, --verbose) nor sent', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const agent = await res.sampleAgent();
+    const password = 'hunter2-card-password';
+    const url = agent.origin.replace('://', `://alice:${password}@`);
+    const dir = await res.dir(manifest({ x: research(url) }));
+    const commands = [['lock'], ['lock', '--json'], ['lock', '--verbose'], ['verify', '--json', '--verbose'], ['ls'], ['outdated', '--json'], ['update', 'x', '--verbose']];
+    const runs = await Promise.all(commands.map((args) => runCli(args, { cwd: dir }).then((r) => [args.join(' '), r] as const)));
+    await expectSecretContained(password, { results: Object.fromEntries(runs), requests: agent.requests });
+    for (const [args, r] of runs) {
+      expect(r.code, `${args}: ${show(r)}`).toBe(2);
+      if (args.includes('--json')) {
+        expect((args.includes('--verbose') ? jsonOf(r) : oneJsonDocument(r)).error, args).toMatchObject({ code: 'manifest-invalid', path: '$.agents.x.card', hint: expect.stringContaining('"credentials"') });
+      } else {
+        expect(r.stderr, args).toMatch(/manifest-invalid: .*a2a\.json \$\.agents\.x\.card: a user name or password in the URL is not allowed/);
+        expect(r.stderr, args).toMatch(/hint: name the scheme the card offers in "credentials"/);
+      }
+    }
+    expect(cardRequests(agent.requests)).toHaveLength(0);
+    expect(await readLockBytes(dir)).toBeUndefined();
+  });
+});

@@ -425,3 +425,91 @@ describe('parseManifest: binding spelling', () => {
     expect(m.profile.bindings).toEqual(['https://example.com/bindings/websocket/v1']);
   });
 });
+
+describe('duplicate keys in our own files', () => {
+  const thrown = (fn: () => unknown): InvalidInputError => {
+    try {
+      fn();
+    } catch (error) {
+      return error as InvalidInputError;
+    }
+    throw new Error('did not throw');
+  };
+
+  it('a manifest repeating an agent, or a key of an agent, is manifest-invalid naming the JSON path and line', () => {
+    const m = JSON.stringify(manifestJson(), null, 2);
+    const agent = '"research-agent": {\n      "card": "https://a.example", "skills": ["market-size"]\n    }';
+    const twice = m.replace('"agents": {', `"agents": {\n    ${agent},`);
+    const e = thrown(() => parseManifest(twice, 'a2a.json'));
+    expect(e).toBeInstanceOf(InvalidInputError);
+    expect(e.code).toBe('manifest-invalid');
+    expect(e.path).toBe('$.agents["research-agent"]');
+    const line = twice.split('\n').findIndex((l, i) => i > 0 && l.includes('"research-agent"') && twice.split('\n').slice(0, i).some((p) => p.includes('"research-agent"'))) + 1;
+    expect(e.message).toBe(`a2a.json $.agents["research-agent"]: duplicate key "research-agent" at line ${line}: a key may appear once in an object`);
+    expect(e.message).not.toContain('\n');
+    const inner = thrown(() => parseManifest('{"profile": {"bindings": ["JSONRPC"], "versions": ["1.0"], "accepts": ["text/plain"], "versions": ["0.3"]}, "agents": {}}', 'a2a.json'));
+    expect(inner.path).toBe('$.profile.versions');
+    expect(inner.message).toContain('at line 1');
+  });
+
+  it('a lockfile repeating a plan field is lockfile-invalid; an escaped spelling of the same key is the same key; strings that look like keys are not', () => {
+    const lock = '{\n  "agents": {\n    "a": {"plans": {"s": {"delivery": "poll",\n "delivery": "stream"}}}\n  },\n  "lockfileVersion": 1\n}';
+    const e = thrown(() => parseLockfile(lock, 'a2a.lock.json'));
+    expect(e.code).toBe('lockfile-invalid');
+    expect(e.path).toBe('$.agents.a.plans.s.delivery');
+    expect(e.message).toContain('at line 4');
+    const escaped = thrown(() => parseLockfile('{"lockfileVersion": 1, "agents": {}, "lockfile\\u0056ersion": 1}', 'a2a.lock.json'));
+    expect(escaped.path).toBe('$.lockfileVersion');
+    // Arrays count their elements; the same key in sibling objects, and keys inside strings, are fine.
+    const arrays = thrown(() => parseLockfile('{"x": [{"a": 1}, {"a": 1, "b": "\\"a\\": {", "b": 2}]}', 'a2a.lock.json'));
+    expect(arrays.path).toBe('$.x[1].b');
+  });
+
+  it('duplicateKey: none in valid documents, whatever their nesting', async () => {
+    const { duplicateKey } = await import('../../src/json-document.js');
+    fc.assert(fc.property(fc.jsonValue(), (value) => duplicateKey(JSON.stringify(value, null, 1)) === undefined));
+    expect(duplicateKey(`${'['.repeat(10_000)}${']'.repeat(10_000)}`)).toBeUndefined();
+    expect(duplicateKey(`${'{"a":'.repeat(5_000)}{"b":1,"b":2}${'}'.repeat(5_000)}`)?.path).toHaveLength(5_001);
+  });
+});
+
+describe('parseManifest: where card and trust.jwks point', () => {
+  const withAgent = (entry: Json) => JSON.stringify(manifestJson((m) => (m.agents = { x: { skills: ['market-size'], ...entry } })));
+  const errorOf = (text: string): InvalidInputError => {
+    try {
+      parseManifest(text, 'a2a.json');
+    } catch (error) {
+      return error as InvalidInputError;
+    }
+    throw new Error('did not throw');
+  };
+
+  it('a user name or password in a card or trust.jwks URL is refused without printing it, with a hint to use credentials', () => {
+    for (const [entry, path] of [
+      [{ card: 'https://u:s3cret-pw@agent.example' }, '$.agents.x.card'],
+      [{ card: 'http://token-only@127.0.0.1:9/a.json' }, '$.agents.x.card'],
+      [{ card: 'HTTPS://u:s3cret-pw@[::1' }, '$.agents.x.card'],
+      [{ card: 'https://agent.example', trust: { jwks: 'https://u:s3cret-pw@keys.example/jwks.json' } }, '$.agents.x.trust.jwks'],
+    ] as const) {
+      const e = errorOf(withAgent(entry));
+      expect(e.code).toBe('manifest-invalid');
+      expect(e.path).toBe(path);
+      expect(JSON.stringify(e.toJSON()) + String(e.stack)).not.toMatch(/s3cret-pw|token-only/);
+      expect(e.hint).toContain('"credentials"');
+    }
+    // An @ after the authority (a path, a query) is no user name.
+    expect(() => parseManifest(withAgent({ card: 'https://agent.example/@team/card.json?x=a@b' }), 'a2a.json')).not.toThrow();
+  });
+
+  it('a file path must stay inside the manifest folder', () => {
+    for (const card of ['../card.json', '/etc/card.json', '\\\\server\\share\\card.json', 'C:\\card.json', 'c:card.json', 'a/../../card.json', 'a\\..\\..\\card.json']) {
+      const e = errorOf(withAgent({ card }));
+      expect(e.path, card).toBe('$.agents.x.card');
+      expect(e.message).toContain("leaves the manifest's folder");
+    }
+    expect(errorOf(withAgent({ card: 'card.json', trust: { jwks: '../keys.json' } })).path).toBe('$.agents.x.trust.jwks');
+    for (const card of ['card.json', './cards/card.json', 'a/../card.json', 'cards/./b/../card.json', '..card.json', 'https://agent.example/../x']) {
+      expect(() => parseManifest(withAgent({ card }), 'a2a.json'), card).not.toThrow();
+    }
+  });
+});

@@ -19,7 +19,7 @@ import type { Plan } from '../../negotiate/types.js';
 export interface CommandRenderer<D> {
   /** The `--json` document: the data without its `human` field ({@link documentOf}); the CLI adds `warnings` when it has none. */
   json(data: D): unknown;
-  /** The human output, one string per stdout line (the CLI makes each {@link terminalSafe}). */
+  /** The human output, one string per stdout line; `data` comes {@link untrusted} (the CLI makes each line {@link terminalSafe} too). */
   text(data: D): string[];
   /** GitHub Actions workflow commands (`::error …`) for the data; the CLI asks for them when `GITHUB_ACTIONS` is `true`. */
   annotations?(data: D, where: Pick<GlobalOptions, 'cwd' | 'env'>): string[];
@@ -33,12 +33,57 @@ export function documentOf<D extends object>(data: D): Omit<D, 'human'> {
 }
 
 /**
- * A line made safe for a terminal: card text can carry control characters (a newline that forges
- * an output line, cursor movement, a window title). Every C0/C1 control character and DEL is shown
- * as a `\u` escape; only colour (SGR: `ESC [ … m`, what kleur writes) passes.
+ * Every character that can change what a terminal shows beyond the text itself: C0 and C1 control
+ * characters and DEL (ESC starts colour, cursor movement, a window title; a newline forges a line),
+ * bidi controls (U+061C, U+200E/U+200F, U+202A–U+202E, U+2066–U+2069: a right-to-left override
+ * shows text in another order than it is read) and the line and paragraph separators U+2028/U+2029.
+ */
+const UNTRUSTED = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
+
+/** `\uXXXX` for one character. */
+function escapeChar(c: string): string {
+  return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+}
+
+/**
+ * Text from a card, an agent or a file, made inert for a terminal: every character of
+ * {@link UNTRUSTED} (control, C1, bidi control, line separator) shown as a `\u` escape, SGR
+ * colour sequences included. Run on values before any colour is added around them.
+ */
+export function escapeUntrusted(text: string): string {
+  return text.replace(UNTRUSTED, escapeChar);
+}
+
+/**
+ * A command's data with every string in it, object keys included, made {@link escapeUntrusted}:
+ * what a renderer gets, so nothing a card or an agent wrote can reach the terminal as a control
+ * sequence, whatever the renderer interpolates. Plain objects and arrays are copied; other values
+ * are kept as they are.
+ */
+export function untrusted<T>(value: T): T {
+  return escapeDeep(value, 0) as T;
+}
+
+function escapeDeep(value: unknown, depth: number): unknown {
+  if (typeof value === 'string') return escapeUntrusted(value);
+  // Our own documents are at most 68 levels deep; a card snapshot 64. Deeper is kept as it is.
+  if (depth > 100 || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((v) => escapeDeep(v, depth + 1));
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) Object.defineProperty(out, escapeUntrusted(k), { value: escapeDeep(v, depth + 1), enumerable: true, writable: true, configurable: true });
+  return out;
+}
+
+/**
+ * The last pass over a line the CLI prints, after the renderer coloured it: what came from a card
+ * or an agent was already made {@link escapeUntrusted} (the renderer's data is {@link untrusted}),
+ * so the only SGR sequences (`ESC [ … m`) left are the CLI's own colour, which pass; any other
+ * control or bidi character is escaped all the same.
  */
 export function terminalSafe(line: string): string {
-  return line.replace(/\x1b\[[0-9;]*m|[\u0000-\u001f\u007f-\u009f]/g, (m) => (m.length > 1 ? m : `\\u${m.charCodeAt(0).toString(16).padStart(4, '0')}`));
+  return line.replace(/\x1b\[[0-9;]*m|[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g, (m) => (m.length > 1 ? m : escapeChar(m)));
 }
 
 /** A compact one-line JSON rendering for values in diffs: `(absent)` for undefined, cut to 120 characters. */
