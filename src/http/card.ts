@@ -145,12 +145,15 @@ async function askCard(url: URL, context: ReturnType<typeof makeContext>, versio
 
 /**
  * Whether a JSON body is an A2A VersionNotSupported error, and its words: the JSON-RPC form
- * `{"error":{"code":-32009,"message":…}}` or the `google.rpc.Status` form whose `details` hold a
+ * `{"error":{"code":-32009,"message":…}}` (or its bare `{"code":-32009}`, as the SDK's card handler answers), the `google.rpc.Status` form whose `details` hold a
  * `google.rpc.ErrorInfo` with reason `VERSION_NOT_SUPPORTED`. Pure.
  * @returns e.g. `VersionNotSupported (-32009): version 9 not supported`, or `undefined` when the body is no such error.
  */
 export function versionRefusalOf(body: unknown): string | undefined {
   if (typeof body !== 'object' || body === null) return undefined;
+  // The @a2a-js/sdk card handler (v0.3 compat on) answers a bare `{"code":-32009,"message":…}`.
+  const bare = body as { code?: unknown; message?: unknown };
+  if (bare.code === -32009) return `VersionNotSupported (-32009)${typeof bare.message === 'string' && bare.message !== '' ? `: ${bare.message.slice(0, 200)}` : ''}`;
   const error = (body as { error?: unknown }).error;
   if (typeof error !== 'object' || error === null) return undefined;
   const { code, message, details } = error as { code?: unknown; message?: unknown; details?: unknown };

@@ -33,6 +33,16 @@ describe.concurrent('card versions: the profile order, asked until one answers',
     });
   }
 
+  it('the SDK itself (v0.3 compat on, a card with no 0.3 interface) refuses 0.3 with -32009: 1.0 is asked next', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const agent = await res.agent({ card: (origin) => sampleCard(origin), legacyCompat: true });
+    const dir = await res.dir(manifest({ research: research(agent.origin) }, { ...PROFILE, versions: ['0.3', '1.0'] }));
+    const lock = await runCli(['lock'], { cwd: dir, env: { RESEARCH_TOKEN: 't' } });
+    expect(lock.code, show(lock)).toBe(0);
+    expect(cardRequests(agent.requests).map((r) => r.headers['a2a-version'])).toEqual(['0.3', '1.0']);
+    expect((await readLock(dir)).agents.research.plans['market-size'].protocolVersion).toBe('1.0');
+  });
+
   it('the first version answers: one card request per agent on verify', async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
     const agent = await res.agent({ card: (origin) => sampleCard(origin), cardVersions: ['1.1', '1.0'] });

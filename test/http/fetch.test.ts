@@ -191,13 +191,14 @@ describe('fetchCard', () => {
     expect(error).toBeInstanceOf(FetchError);
     expect(error).toMatchObject({ code: 'unreachable', status: 404 });
     expect(error.message).toBe(`${s.origin}/.well-known/agent-card.json: not found (404); ${s.origin}/.well-known/agent.json: not found (404) either`);
-    expect(error.data.tried).toEqual([`${s.origin}/.well-known/agent-card.json`, `${s.origin}/.well-known/agent.json`]);
+    expect((error as FetchError).data?.tried).toEqual([`${s.origin}/.well-known/agent-card.json`, `${s.origin}/.well-known/agent.json`]);
     expect(s.paths).toHaveLength(2);
   });
 
   it('versionRefusalOf: the JSON-RPC and google.rpc.ErrorInfo VersionNotSupported forms, nothing else', () => {
     expect(versionRefusalOf({ jsonrpc: '2.0', id: null, error: { code: -32009, message: 'no 1.1' } })).toBe('VersionNotSupported (-32009): no 1.1');
     expect(versionRefusalOf({ error: { code: 400, details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'VERSION_NOT_SUPPORTED' }] } })).toBe('VERSION_NOT_SUPPORTED');
+    expect(versionRefusalOf({ code: -32009, message: 'no 0.3' })).toBe('VersionNotSupported (-32009): no 0.3');
     expect(versionRefusalOf({ error: { code: -32600, message: 'bad' } })).toBeUndefined();
     expect(versionRefusalOf({ error: { code: 400, details: [{ reason: 'OTHER' }] } })).toBeUndefined();
     expect(versionRefusalOf({ name: 'a card', error: 'x' })).toBeUndefined();
