@@ -71,10 +71,13 @@ export async function loadCard(location: string, options: LoadCardOptions): Prom
 /**
  * An agent's public card from its manifest `card` location, asked for with the profile's versions
  * in order (the next only when the agent refuses one) and the run's network options: the one
- * request `lock` and `verify` both begin with, so both ask the same way.
+ * request `lock` and `verify` both begin with. `answered` (a lock entry's `cardVersion`, the version
+ * the agent answered at lock time), when one of the profile's, is asked first: `verify` asks the
+ * way `lock` was answered, one request when the agent still answers it.
  */
-export function loadAgentCard(location: string, settings: Pick<AgentSettings, 'versions'>, options: ResolveOptions): Promise<LoadedCard> {
-  return loadCard(location, { baseDir: options.baseDir, versions: settings.versions, ...requestOptions(options) });
+export function loadAgentCard(location: string, settings: Pick<AgentSettings, 'versions'>, options: ResolveOptions, answered?: string): Promise<LoadedCard> {
+  const versions = answered !== undefined && settings.versions.includes(answered) ? [answered, ...settings.versions.filter((v) => v !== answered)] : settings.versions;
+  return loadCard(location, { baseDir: options.baseDir, versions, ...requestOptions(options) });
 }
 
 /** The {@link CardSource} of a loaded card, for {@link normalizeCard}. */

@@ -12,7 +12,7 @@ const PICKY_PROFILE = { ...PROFILE, versions: ['1.1', '1.0', '0.3'] };
 
 describe.concurrent('card versions: the profile order, asked until one answers', () => {
   for (const refusal of ['http-400', 'jsonrpc', 'error-info'] as const) {
-    it(`${refusal}: lock asks 1.1 then 1.0 and locks; verify asks the same way and passes`, async ({ onTestFinished }) => {
+    it(`${refusal}: lock asks 1.1 then 1.0, locks and records 1.0; verify asks 1.0 first (one request) and passes`, async ({ onTestFinished }) => {
       const res = resources(onTestFinished);
       const agent = await res.agent({ card: (origin) => sampleCard(origin), cardVersions: ['1.0', '0.3'], cardVersionRefusal: refusal });
       const dir = await res.dir(manifest({ research: research(agent.origin) }, PICKY_PROFILE));
@@ -23,12 +23,19 @@ describe.concurrent('card versions: the profile order, asked until one answers',
       expect(cardRequests(agent.requests).map((r) => r.headers['a2a-version'])).toEqual(['1.1', '1.0']);
       const locked = await readLock(dir);
       expect(locked.agents.research.plans['market-size'].protocolVersion).toBe('1.0');
+      expect(locked.agents.research.cardVersion).toBe('1.0');
 
       agent.requests.length = 0;
       const before = await readLockBytes(dir);
       const verify = await runCli(['verify'], { cwd: dir, env });
       expect(verify.code, show(verify)).toBe(0);
-      expect(cardRequests(agent.requests).map((r) => r.headers['a2a-version'])).toEqual(['1.1', '1.0']);
+      expect(cardRequests(agent.requests).map((r) => r.headers['a2a-version'])).toEqual(['1.0']);
+      expect(await readLockBytes(dir)).toEqual(before);
+
+      // lock again: the same answer, nothing written.
+      agent.requests.length = 0;
+      const again = await runCli(['lock'], { cwd: dir, env });
+      expect(again.code, show(again)).toBe(0);
       expect(await readLockBytes(dir)).toEqual(before);
     });
   }
@@ -43,12 +50,29 @@ describe.concurrent('card versions: the profile order, asked until one answers',
     expect((await readLock(dir)).agents.research.plans['market-size'].protocolVersion).toBe('1.0');
   });
 
-  it('the first version answers: one card request per agent on verify', async ({ onTestFinished }) => {
+  it('an agent that later refuses the recorded version: verify asks the profile\'s other versions in order', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const first = await res.agent({ card: (origin) => sampleCard(origin), cardVersions: ['1.0'] });
+    const dir = await res.dir(manifest({ research: research(first.origin) }, PICKY_PROFILE));
+    const env = { RESEARCH_TOKEN: 't' };
+    expect((await runCli(['lock'], { cwd: dir, env })).code).toBe(0);
+    expect((await readLock(dir)).agents.research.cardVersion).toBe('1.0');
+    await first.close();
+    // The same port, now refusing 1.0 (answering 0.3 only); the card is unchanged.
+    const port = Number(new URL(first.origin).port);
+    const later = await res.agent({ card: () => sampleCard(first.origin), cardVersions: ['0.3'], port });
+    const verify = await runCli(['verify'], { cwd: dir, env });
+    expect(verify.code, show(verify)).toBe(0);
+    expect(cardRequests(later.requests).map((r) => r.headers['a2a-version'])).toEqual(['1.0', '1.1', '0.3']);
+  });
+
+  it('the first version answers: one card request per agent on verify, no cardVersion recorded', async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
     const agent = await res.agent({ card: (origin) => sampleCard(origin), cardVersions: ['1.1', '1.0'] });
     const dir = await res.dir(manifest({ research: research(agent.origin) }, PICKY_PROFILE));
     const env = { RESEARCH_TOKEN: 't' };
     expect((await runCli(['lock'], { cwd: dir, env })).code).toBe(0);
+    expect((await readLock(dir)).agents.research).not.toHaveProperty('cardVersion');
     agent.requests.length = 0;
     const verify = await runCli(['verify'], { cwd: dir, env });
     expect(verify.code, show(verify)).toBe(0);

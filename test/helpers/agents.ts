@@ -168,6 +168,8 @@ export interface StartAgentOptions {
   bearerToken?: string;
   /** Serve the card ONLY at /.well-known/agent.json (the 0.2 path); agent-card.json is a 404. */
   serveLegacyPathOnly?: boolean;
+  /** Listen on this port instead of a random one (an agent restarted on the same origin). */
+  port?: number;
   /** The card paths refuse a request whose `A2A-Version` header is not listed here (a version-picky framework). */
   cardVersions?: string[];
   /**
