@@ -207,6 +207,8 @@ function taskExecutor(delayMs) {
  *   strictPush?: boolean,
  *   bearerToken?: string,
  *   serveLegacyPathOnly?: boolean,
+ *   cardVersions?: string[],
+ *   cardVersionRefusal?: 'http-400' | 'jsonrpc' | 'error-info',
  *   port?: number,
  *   extendedCard?: Record<string, any> | ((origin: string) => Record<string, any>),
  * }} opts  `port`: listen on this port instead of a random one (the demo uses fixed ports so its lockfile is reproducible).
@@ -217,6 +219,10 @@ function taskExecutor(delayMs) {
  *   `strictPush`: answer SendMessage / SendStreamingMessage carrying a push config with the SDK's
  *   PushNotificationNotSupportedError (-32003) while the served card does not push (the SDK itself
  *   silently ignores such a config); the SDK handlers serialise it per binding.
+ *   `cardVersions`: the card path refuses a request whose `A2A-Version` is not listed (a version-picky
+ *   framework), per `cardVersionRefusal`: `http-400` (default) a 400 with a text body; `jsonrpc` a 200
+ *   whose body is the JSON-RPC VersionNotSupported error (-32009); `error-info` a 400 whose body is a
+ *   `google.rpc.Status` with an ErrorInfo of reason VERSION_NOT_SUPPORTED.
  */
 export async function startAgent(opts) {
   const server = http.createServer();
@@ -265,6 +271,21 @@ export async function startAgent(opts) {
     next();
   });
 
+  if (opts.cardVersions) {
+    const accepted = opts.cardVersions;
+    app.use([CARD_PATH, LEGACY_CARD_PATH], (req, res, next) => {
+      const asked = String(req.headers['a2a-version'] ?? '');
+      if (accepted.includes(asked)) return next();
+      const message = `A2A-Version ${asked} not supported`;
+      if (opts.cardVersionRefusal === 'jsonrpc') return res.status(200).json({ jsonrpc: '2.0', id: null, error: { code: -32009, message } });
+      if (opts.cardVersionRefusal === 'error-info') {
+        return res.status(400).json({
+          error: { code: 400, status: 'FAILED_PRECONDITION', message, details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'VERSION_NOT_SUPPORTED', domain: 'a2a-protocol.org' }] },
+        });
+      }
+      res.status(400).type('text/plain').send(message);
+    });
+  }
   const cardRouter = agentCardHandler({ agentCardProvider: async () => served, legacyCompat });
   app.use(opts.serveLegacyPathOnly ? LEGACY_CARD_PATH : CARD_PATH, cardRouter);
 

@@ -189,6 +189,25 @@ export class FetchError extends A2aLockError {
   }
 }
 
+/**
+ * A card request refused for its `A2A-Version` header: HTTP 400, or a VersionNotSupported error
+ * body (JSON-RPC `{"error":{"code":-32009}}` or a `google.rpc.ErrorInfo` with reason
+ * `VERSION_NOT_SUPPORTED`). Code `unreachable` (exit 3) when no other version is left to ask.
+ */
+export class CardVersionRefusedError extends FetchError {
+  /** The `A2A-Version` that was refused. */
+  readonly version: string;
+  /** What the agent answered, e.g. `HTTP 400: VersionNotSupported (-32009) version 1.1 not supported`. */
+  readonly answer: string;
+
+  constructor(url: string, version: string, answer: string, status: number) {
+    super('unreachable', url, `A2A-Version ${version} refused (${answer})`, { status, data: { a2aVersion: version, answer } });
+    this.name = 'CardVersionRefusedError';
+    this.version = version;
+    this.answer = answer;
+  }
+}
+
 /** The lockfile is missing or does not satisfy the manifest. Exit 1. */
 export class OutOfDateError extends A2aLockError {
   constructor(message: string, options: { data?: Record<string, unknown> } = {}) {

@@ -19,7 +19,7 @@ import {
   type SecurityScheme,
   type Warning,
 } from './model.js';
-import { majorMinor } from './version.js';
+import { cardSemver, majorMinor } from './version.js';
 import {
   AgentCardV03Schema,
   AgentCardV1Schema,
@@ -110,19 +110,39 @@ export function normalizeCard(raw: unknown, from: CardSource): NormalizeResult {
       warnings.push({ code: 'legacy-shape-claims-version', message: `card has the 0.x shape (url, no supportedInterfaces) but declares protocolVersion "${card.protocolVersion}"`, path: '$.protocolVersion' });
     }
     shape = version === '0.2' ? '0.2' : '0.3';
+    if (shape === '0.3' && !card.protocolVersion) {
+      warnings.push({ code: 'protocol-version-missing', message: 'A2A 0.3 card without protocolVersion (required by 0.3); read as 0.3', path: '$.protocolVersion' });
+    }
     const primary: AgentInterface = {
       url: card.url,
       protocolBinding: canonicalBinding(card.preferredTransport ?? 'JSONRPC', ['preferredTransport'], warnings),
       protocolVersion: version,
     };
-    interfaces = [primary];
-    urlPaths = [['url']];
-    (card.additionalInterfaces ?? []).forEach((i, index) => {
-      const entry: AgentInterface = {
-        url: i.url,
-        protocolBinding: canonicalBinding(i.transport, ['additionalInterfaces', index, 'transport'], warnings),
-        protocolVersion: version,
-      };
+    const additional = (card.additionalInterfaces ?? []).map((i, index) => ({
+      url: i.url,
+      protocolBinding: canonicalBinding(i.transport, ['additionalInterfaces', index, 'transport'], warnings),
+      protocolVersion: version,
+    }));
+    // The explicit entries win over url + preferredTransport when they contradict it: they list the
+    // url under another binding (none under the preferred one) and the preferred binding at another
+    // url (url /rpc, preferredTransport HTTP+JSON, while additionalInterfaces lists /rpc as JSONRPC
+    // and /rest as HTTP+JSON): the primary is then not an interface of its own. One url listed
+    // under a second binding only is an endpoint serving both.
+    const sameUrl = additional.filter((e) => e.url === primary.url);
+    const contradicted =
+      sameUrl.length > 0 &&
+      !sameUrl.some((e) => e.protocolBinding === primary.protocolBinding) &&
+      additional.some((e) => e.url !== primary.url && e.protocolBinding === primary.protocolBinding);
+    if (contradicted) {
+      warnings.push({
+        code: 'preferred-transport-contradicted',
+        message: `url ${primary.url} with preferredTransport ${primary.protocolBinding} contradicts additionalInterfaces, which list it as ${sameUrl.map((e) => e.protocolBinding).join(', ')}; the additionalInterfaces entries win`,
+        path: '$.preferredTransport',
+      });
+    }
+    interfaces = contradicted ? [] : [primary];
+    urlPaths = contradicted ? [] : [['url']];
+    additional.forEach((entry, index) => {
       const duplicate = interfaces.some((e) => e.url === entry.url && e.protocolBinding === entry.protocolBinding);
       if (!duplicate) {
         interfaces.push(entry);
@@ -161,6 +181,11 @@ export function normalizeCard(raw: unknown, from: CardSource): NormalizeResult {
     }
     return skill;
   });
+
+  const semver = cardSemver(base.version);
+  if (semver?.coerced) {
+    warnings.push({ code: 'version-not-semver', message: `card version "${base.version}" is not semver; a manifest version range compares it as ${semver.semver}`, path: '$.version' });
+  }
 
   const caps = base.capabilities ?? {};
   const card: NormalizedCard = {

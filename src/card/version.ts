@@ -2,6 +2,9 @@
  * Protocol versions as A2A negotiates them: Major.Minor only (A2A 1.0 §3.6). Shared by card
  * reading (interface versions) and negotiation (profile versions). Pure.
  */
+// The functions used, not the package index (which loads all of semver: 47 modules).
+import coerce from 'semver/functions/coerce.js';
+import valid from 'semver/functions/valid.js';
 import { formatPath } from '../json-path.js';
 import type { Warning } from './model.js';
 
@@ -17,4 +20,17 @@ export function majorMinor(version: string, path: PropertyKey[] = [], warnings: 
     return version;
   }
   return `${Number(m[1])}.${Number(m[2] ?? 0)}`;
+}
+
+/**
+ * An agent card's `version` as semver, for a manifest range: a valid (loose) semver as is, else a
+ * plain Major[.Minor] with an optional `v` (`"1.0"` → 1.0.0, `"2"` → 2.0.0, `"v1.2"` → 1.2.0) coerced,
+ * `coerced: true`. Anything else (a date, words) is not semver: `undefined`. Pure.
+ */
+export function cardSemver(version: string): { semver: string; coerced: boolean } | undefined {
+  const exact = valid(version, { loose: true });
+  if (exact) return { semver: exact, coerced: false };
+  if (!/^\s*v?\d+(\.\d+)?\s*$/.test(version)) return undefined;
+  const coerced = coerce(version);
+  return coerced ? { semver: coerced.version, coerced: true } : undefined;
 }

@@ -77,7 +77,7 @@ export async function readCommandCard(
 ): Promise<{ loaded: LoadedCard; card: NormalizedCard; warnings: Warning[] }> {
   // One card: the shared dispatcher's default connection cap, whatever --concurrency says.
   const { concurrency: _c, ...network } = networkOptionsOf(options.network ?? {});
-  const loaded = await loadCard(location, { baseDir: options.cwd, versionHeader, ...network });
+  const loaded = await loadCard(location, { baseDir: options.cwd, versions: [versionHeader], ...network });
   const normalized = normalizeCard(loaded.raw, cardSourceOf(loaded));
   return { loaded, card: normalized.card, warnings: [...loaded.warnings, ...normalized.warnings] };
 }

@@ -6,7 +6,7 @@
 
 import { CARD_PATH, LEGACY_CARD_PATH } from '../card/location.js';
 import type { Warning } from '../card/model.js';
-import { FetchError } from '../errors.js';
+import { CardVersionRefusedError, FetchError } from '../errors.js';
 import { exchange, makeContext, withDeadline, type NetworkOptions } from './request.js';
 import { checkUrlPolicy, parseLocation } from './url-policy.js';
 
@@ -75,7 +75,9 @@ export function cardUrlsFor(location: string): string[] {
  *   other 4xx/5xx (429/500/502/503/504 once `retries` are spent), too many redirects, or a network error (DNS, refused, reset, TLS, socket closed
  *   mid-body); `timeout` when the deadline passes anywhere (connect, headers, body).
  *   If the legacy URL fails with anything but 404, that error is thrown; if both 404, the error
- *   names the primary URL.
+ *   names both URLs (`data.tried`).
+ * @throws {CardVersionRefusedError} when the card request is refused for its `A2A-Version`
+ *   (see {@link versionRefusalOf}); {@link fetchCardForVersions} asks the next version.
  * @throws {UsageError} when the shared dispatcher is needed and a proxy variable is not an http(s) URL.
  */
 export async function fetchCard(location: string, options: FetchCardOptions): Promise<FetchedCard> {
@@ -86,7 +88,8 @@ export async function fetchCard(location: string, options: FetchCardOptions): Pr
     body: undefined,
     headers: {},
     followRedirects: true,
-    acceptErrorStatus: new Set(),
+    // A 400 is read (when JSON) to say why the version was refused.
+    acceptErrorStatus: new Set([400]),
     subject: 'card',
     redactQuery: new Set(),
   });
@@ -96,19 +99,20 @@ export async function fetchCard(location: string, options: FetchCardOptions): Pr
   return withDeadline(context, async () => {
     const [primary, legacy] = urls as [string, string | undefined];
     try {
-      const { url, body } = await exchange(new URL(primary), context);
+      const { url, body } = await askCard(new URL(primary), context, options.versionHeader);
       return { url, body, warnings: [] };
     } catch (error) {
       if (legacy === undefined || !isNotFound(error)) throw error;
       try {
-        const { url, body } = await exchange(new URL(legacy), context);
+        const { url, body } = await askCard(new URL(legacy), context, options.versionHeader);
         const warning: Warning = {
           code: 'legacy-well-known-path',
           message: `card served at the legacy ${LEGACY_CARD_PATH}; A2A expects ${CARD_PATH} (${primary} answered 404)`,
         };
         return { url, body, warnings: [warning] };
       } catch (legacyError) {
-        throw isNotFound(legacyError) ? error : legacyError;
+        if (!isNotFound(legacyError)) throw legacyError;
+        throw new FetchError('unreachable', primary, `not found (404); ${legacy}: not found (404) either`, { status: 404, data: { tried: [primary, legacy] } });
       }
     }
   });
@@ -117,4 +121,80 @@ export async function fetchCard(location: string, options: FetchCardOptions): Pr
 /** Whether `error` is the {@link FetchError} of a 404 answer (the one status that tries the legacy path). */
 function isNotFound(error: unknown): boolean {
   return error instanceof FetchError && error.code === 'unreachable' && error.status === 404;
+}
+
+/**
+ * One card request; a refusal of its `A2A-Version` (HTTP 400, or a VersionNotSupported body with
+ * any status) becomes a {@link CardVersionRefusedError}.
+ */
+async function askCard(url: URL, context: ReturnType<typeof makeContext>, version: string): Promise<{ url: string; body: unknown }> {
+  let answer;
+  try {
+    answer = await exchange(url, context);
+  } catch (error) {
+    // A 400 whose body is not a JSON object: still a refusal of the request as sent.
+    if (error instanceof FetchError && error.status === 400) throw new CardVersionRefusedError(error.url, version, 'HTTP 400', 400);
+    throw error;
+  }
+  const why = versionRefusalOf(answer.body);
+  if (answer.status === 400 || why !== undefined) {
+    throw new CardVersionRefusedError(answer.url, version, `HTTP ${answer.status}${why ? `: ${why}` : ''}`, answer.status);
+  }
+  return answer;
+}
+
+/**
+ * Whether a JSON body is an A2A VersionNotSupported error, and its words: the JSON-RPC form
+ * `{"error":{"code":-32009,"message":…}}` (or its bare `{"code":-32009}`, as the SDK's card handler answers), the `google.rpc.Status` form whose `details` hold a
+ * `google.rpc.ErrorInfo` with reason `VERSION_NOT_SUPPORTED`. Pure.
+ * @returns e.g. `VersionNotSupported (-32009): version 9 not supported`, or `undefined` when the body is no such error.
+ */
+export function versionRefusalOf(body: unknown): string | undefined {
+  if (typeof body !== 'object' || body === null) return undefined;
+  // The @a2a-js/sdk card handler (v0.3 compat on) answers a bare `{"code":-32009,"message":…}`.
+  const bare = body as { code?: unknown; message?: unknown };
+  if (bare.code === -32009) return `VersionNotSupported (-32009)${typeof bare.message === 'string' && bare.message !== '' ? `: ${bare.message.slice(0, 200)}` : ''}`;
+  const error = (body as { error?: unknown }).error;
+  if (typeof error !== 'object' || error === null) return undefined;
+  const { code, message, details } = error as { code?: unknown; message?: unknown; details?: unknown };
+  const words = typeof message === 'string' && message !== '' ? `: ${message.slice(0, 200)}` : '';
+  if (code === -32009) return `VersionNotSupported (-32009)${words}`;
+  if (Array.isArray(details) && details.some((d) => typeof d === 'object' && d !== null && (d as { reason?: unknown }).reason === 'VERSION_NOT_SUPPORTED')) {
+    return `VERSION_NOT_SUPPORTED${words}`;
+  }
+  return undefined;
+}
+
+/** A card as fetched by {@link fetchCardForVersions}: also the `A2A-Version` that answered. */
+export interface FetchedCardForVersion extends FetchedCard {
+  /** The version whose request the card answered. */
+  version: string;
+}
+
+/**
+ * Fetch a card asking with each of `versions` in order (the agent profile's order) until one is
+ * not refused (see {@link CardVersionRefusedError}): one request when the first version answers.
+ *
+ * @param versions At least one `A2A-Version`, most preferred first.
+ * @throws {FetchError} `unreachable` naming each version tried and its answer (`data.versionsTried`)
+ *   when every version is refused; otherwise what {@link fetchCard} throws.
+ */
+export async function fetchCardForVersions(location: string, versions: readonly string[], options: Omit<FetchCardOptions, 'versionHeader'>): Promise<FetchedCardForVersion> {
+  const refusals: CardVersionRefusedError[] = [];
+  for (const version of versions) {
+    try {
+      return { ...(await fetchCard(location, { ...options, versionHeader: version })), version };
+    } catch (error) {
+      if (!(error instanceof CardVersionRefusedError)) throw error;
+      refusals.push(error);
+    }
+  }
+  const last = refusals[refusals.length - 1];
+  if (last === undefined) throw new TypeError('fetchCardForVersions: no version to ask with');
+  const tried = refusals.map((r) => `${r.version} (${r.answer})`).join(', ');
+  throw new FetchError('unreachable', last.url, `every A2A-Version asked for was refused: ${tried}`, {
+    status: last.status,
+    hint: 'the agent speaks none of the profile\'s versions; check the agent profile (versions) against the agent',
+    data: { versionsTried: refusals.map((r) => ({ version: r.version, answer: r.answer })) },
+  });
 }

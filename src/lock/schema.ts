@@ -78,6 +78,11 @@ export const LockEntrySchema = z.looseObject({
   card: z.string().min(1),
   /** The URL (or manifest-relative file path) that answered with the card. */
   resolved: z.string().min(1),
+  /**
+   * The `A2A-Version` the card request was answered with, only when the agent refused the profile's
+   * first version (absent: the first answered); `verify` asks with it first.
+   */
+  cardVersion: z.string().optional(),
   /** The protocol shape the card was served in: "1.0", "0.3", "0.2" or "hybrid". */
   a2aVersion: z.string(),
   /** The card's own `version`. */

@@ -10,9 +10,8 @@
 import { sameJson } from '../canonical.js';
 // The functions used, not the package index (which loads all of semver: 47 modules).
 import satisfies from 'semver/functions/satisfies.js';
-import valid from 'semver/functions/valid.js';
 import type { AgentInterface, NormalizedCard, SecurityRequirement } from '../card/model.js';
-import { majorMinor } from '../card/version.js';
+import { cardSemver, majorMinor } from '../card/version.js';
 import { sameMediaType } from './media.js';
 import type { ClientProfile, Delivery, FallbackInterface, NegotiationResult, Plan, PlanFallbacks, RefusalCode, TraceStep } from './types.js';
 
@@ -68,14 +67,16 @@ export function negotiate(
 
   // Agent version range.
   if (options.versionRange !== undefined) {
-    const version = valid(card.version, { loose: true });
+    // "1.0", "2", "v1.2": coerced (normalizeCard warns version-not-semver); a date or words: refused.
+    const version = cardSemver(card.version)?.semver;
     if (!version) {
       return refuse('version', 'version-out-of-range', `card version "${card.version}" is not semver; manifest requires ${options.versionRange}`);
     }
+    const read = version === card.version ? '' : ` (read as ${version})`;
     if (!satisfies(version, options.versionRange, { loose: true })) {
-      return refuse('version', 'version-out-of-range', `card version ${card.version} does not satisfy ${options.versionRange}`);
+      return refuse('version', 'version-out-of-range', `card version ${card.version}${read} does not satisfy ${options.versionRange}`);
     }
-    trace.push({ step: 'version', ok: true, detail: `card version ${card.version} satisfies ${options.versionRange}`, chosen: card.version });
+    trace.push({ step: 'version', ok: true, detail: `card version ${card.version}${read} satisfies ${options.versionRange}`, chosen: card.version });
   }
 
   // Step 1: interface. Version-major order: for each profile version, for each profile binding,

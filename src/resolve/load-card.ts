@@ -16,8 +16,11 @@ import { requestOptions, type ResolveOptions } from './options.js';
 export interface LoadCardOptions extends NetworkOptions {
   /** Directory of the manifest; file locations are relative to it. */
   baseDir: string;
-  /** Sent as the `A2A-Version` header on card requests (the agent profile's first version). */
-  versionHeader: string;
+  /**
+   * Sent as the `A2A-Version` header on card requests, in order: a request refused for its
+   * version is asked again with the next one (the agent profile's versions).
+   */
+  versions: readonly string[];
 }
 
 /** A card as loaded, before validation. */
@@ -32,6 +35,8 @@ export interface LoadedCard {
   source: string;
   /** True when only the pre-0.3 path `/.well-known/agent.json` answered. */
   legacyWellKnown?: boolean;
+  /** Set for fetched cards: the `A2A-Version` whose request the card answered. */
+  version?: string;
   warnings: Warning[];
 }
 
@@ -50,11 +55,11 @@ export async function loadCard(location: string, options: LoadCardOptions): Prom
   if (isCardUrl(location)) {
     // The fetcher (and undici) load only when a card is fetched.
     fetchModule ??= import('../http/card.js');
-    const { fetchCard } = await fetchModule;
-    const fetched = await fetchCard(location, { versionHeader: options.versionHeader, ...networkOptionsOf(options) });
+    const { fetchCardForVersions } = await fetchModule;
+    const fetched = await fetchCardForVersions(location, options.versions, networkOptionsOf(options));
     assertShallow(fetched.body, fetched.url);
     const legacy = fetched.warnings.some((w) => w.code === 'legacy-well-known-path');
-    return { resolved: fetched.url, raw: fetched.body as Record<string, unknown>, baseUrl: fetched.url, source: fetched.url, warnings: fetched.warnings, ...(legacy ? { legacyWellKnown: true } : {}) };
+    return { resolved: fetched.url, raw: fetched.body as Record<string, unknown>, baseUrl: fetched.url, source: fetched.url, version: fetched.version, warnings: fetched.warnings, ...(legacy ? { legacyWellKnown: true } : {}) };
   }
   if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(location)) {
     throw new InvalidInputError('card-invalid', location, 'only http(s) URLs and file paths are supported');
@@ -64,11 +69,15 @@ export async function loadCard(location: string, options: LoadCardOptions): Prom
 }
 
 /**
- * An agent's public card from its manifest `card` location, asked for with the profile's first
- * version and the run's network options: the one request `lock` and `verify` both begin with.
+ * An agent's public card from its manifest `card` location, asked for with the profile's versions
+ * in order (the next only when the agent refuses one) and the run's network options: the one
+ * request `lock` and `verify` both begin with. `answered` (a lock entry's `cardVersion`, the version
+ * the agent answered at lock time), when one of the profile's, is asked first: `verify` asks the
+ * way `lock` was answered, one request when the agent still answers it.
  */
-export function loadAgentCard(location: string, settings: Pick<AgentSettings, 'versions'>, options: ResolveOptions): Promise<LoadedCard> {
-  return loadCard(location, { baseDir: options.baseDir, versionHeader: settings.versions[0]!, ...requestOptions(options) });
+export function loadAgentCard(location: string, settings: Pick<AgentSettings, 'versions'>, options: ResolveOptions, answered?: string): Promise<LoadedCard> {
+  const versions = answered !== undefined && settings.versions.includes(answered) ? [answered, ...settings.versions.filter((v) => v !== answered)] : settings.versions;
+  return loadCard(location, { baseDir: options.baseDir, versions, ...requestOptions(options) });
 }
 
 /** The {@link CardSource} of a loaded card, for {@link normalizeCard}. */

@@ -88,6 +88,7 @@ export async function resolveAgent(entry: AgentEntry, settings: AgentSettings, o
     entry: {
       card: entry.card,
       resolved: loaded.resolved,
+      ...(loaded.version !== undefined && loaded.version !== settings.versions[0] ? { cardVersion: loaded.version } : {}),
       a2aVersion: normalized.card.shape,
       version: normalized.card.version,
       integrity: integrityOf(loaded.raw),

@@ -219,6 +219,47 @@ describe('A2A 0.3 cards', () => {
     expect(card.capabilities).toEqual({ streaming: true, pushNotifications: true, extendedAgentCard: true, extensions: [] });
   });
 
+  it('warns protocol-version-missing on a 0.3 card without protocolVersion (not on a 0.2 card at the legacy path)', () => {
+    const { card, warnings } = normalizeCard(v03((c) => delete c.protocolVersion), FILE);
+    expect(card.shape).toBe('0.3');
+    expect(codes(warnings)).toEqual(['protocol-version-missing']);
+    expect(warnings[0]!.path).toBe('$.protocolVersion');
+    expect(codes(normalizeCard(v03((c) => delete c.protocolVersion), { ...FETCHED, legacyWellKnown: true }).warnings)).toEqual([]);
+  });
+
+  it('url + preferredTransport contradicting additionalInterfaces: the explicit entries win, with a warning', () => {
+    const raw = v03((c) => {
+      c.url = 'https://georoute.example.com/rpc';
+      c.preferredTransport = 'HTTP+JSON';
+      c.additionalInterfaces = [
+        { url: 'https://georoute.example.com/rpc', transport: 'JSONRPC' },
+        { url: 'https://georoute.example.com/rest', transport: 'HTTP+JSON' },
+      ];
+    });
+    const { card, warnings } = normalizeCard(raw, FILE);
+    expect(card.supportedInterfaces).toEqual([
+      { url: 'https://georoute.example.com/rpc', protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
+      { url: 'https://georoute.example.com/rest', protocolBinding: 'HTTP+JSON', protocolVersion: '0.3' },
+    ]);
+    expect(codes(warnings)).toEqual(['preferred-transport-contradicted']);
+    expect(warnings[0]!.message).toContain('HTTP+JSON');
+    expect(warnings[0]!.message).toContain('JSONRPC');
+    // Not listed at all, or the preferred binding listed nowhere else: no contradiction.
+    expect(codes(normalizeCard({ ...raw, additionalInterfaces: [{ url: 'https://georoute.example.com/rpc', transport: 'JSONRPC' }] }, FILE).warnings)).toEqual([]);
+    expect(codes(normalizeCard(v03((c) => (c.additionalInterfaces = [{ url: 'https://georoute.example.com/rest', transport: 'HTTP+JSON' }])), FILE).warnings)).toEqual([]);
+  });
+
+  it('warns version-not-semver naming both spellings for a coercible card version only', () => {
+    for (const [spelling, read] of [['1.0', '1.0.0'], ['2', '2.0.0'], ['v1.2', '1.2.0']]) {
+      const { warnings } = normalizeCard(v03((c) => (c.version = spelling)), FILE);
+      expect(codes(warnings)).toEqual(['version-not-semver']);
+      expect(warnings[0]!.message).toContain(`"${spelling}"`);
+      expect(warnings[0]!.message).toContain(read);
+      expect(warnings[0]!.path).toBe('$.version');
+    }
+    for (const other of ['1.2.0', 'v1.2.3', '2026-07-03', 'beta']) expect(codes(normalizeCard(v03((c) => (c.version = other)), FILE).warnings), other).toEqual([]);
+  });
+
   it('JSON-schema form: `type` discriminator, `in` for apiKey, `security: [{name: [scopes]}]`', () => {
     const { card } = normalizeCard(v03(), FILE);
     expect(card.securitySchemes).toEqual({

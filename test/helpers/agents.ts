@@ -168,6 +168,16 @@ export interface StartAgentOptions {
   bearerToken?: string;
   /** Serve the card ONLY at /.well-known/agent.json (the 0.2 path); agent-card.json is a 404. */
   serveLegacyPathOnly?: boolean;
+  /** Listen on this port instead of a random one (an agent restarted on the same origin). */
+  port?: number;
+  /** The card paths refuse a request whose `A2A-Version` header is not listed here (a version-picky framework). */
+  cardVersions?: string[];
+  /**
+   * How {@link cardVersions} refuses: `http-400` (default) a 400 with a text body; `jsonrpc` a 200
+   * with the JSON-RPC VersionNotSupported error (-32009); `error-info` a 400 with a
+   * `google.rpc.Status` whose ErrorInfo reason is VERSION_NOT_SUPPORTED.
+   */
+  cardVersionRefusal?: 'http-400' | 'jsonrpc' | 'error-info';
   /**
    * The authenticated extended card, served by the SDK's own support (`DefaultRequestHandler`'s
    * `extendedAgentCardProvider`): JSON-RPC `GetExtendedAgentCard`, REST `GET /extendedAgentCard`,

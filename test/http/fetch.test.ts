@@ -4,7 +4,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { Agent } from 'undici';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { cardUrlsFor, fetchCard } from '../../src/http/card.js';
+import { cardUrlsFor, fetchCard, versionRefusalOf } from '../../src/http/card.js';
 import { closeDefaultDispatcher, DEFAULT_CONNECTIONS, getDefaultDispatcher } from '../../src/http/dispatcher.js';
 import { requestJson, retryDelayMs } from '../../src/http/request.js';
 import { FetchError, InvalidInputError, UsageError } from '../../src/errors.js';
@@ -185,13 +185,24 @@ describe('fetchCard', () => {
     expect(s.paths).toEqual(['/.well-known/agent-card.json']);
   });
 
-  it('404 on both paths is unreachable', async () => {
+  it('404 on both paths is unreachable and names both URLs tried', async () => {
     const s = await serve((_req, res) => json(res, 404, {}));
     const error = await rejection(fetchCard(s.origin, OPTS));
     expect(error).toBeInstanceOf(FetchError);
     expect(error).toMatchObject({ code: 'unreachable', status: 404 });
-    expect(error.message).toBe(`${s.origin}/.well-known/agent-card.json: not found (404)`);
+    expect(error.message).toBe(`${s.origin}/.well-known/agent-card.json: not found (404); ${s.origin}/.well-known/agent.json: not found (404) either`);
+    expect((error as FetchError).data?.tried).toEqual([`${s.origin}/.well-known/agent-card.json`, `${s.origin}/.well-known/agent.json`]);
     expect(s.paths).toHaveLength(2);
+  });
+
+  it('versionRefusalOf: the JSON-RPC and google.rpc.ErrorInfo VersionNotSupported forms, nothing else', () => {
+    expect(versionRefusalOf({ jsonrpc: '2.0', id: null, error: { code: -32009, message: 'no 1.1' } })).toBe('VersionNotSupported (-32009): no 1.1');
+    expect(versionRefusalOf({ error: { code: 400, details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'VERSION_NOT_SUPPORTED' }] } })).toBe('VERSION_NOT_SUPPORTED');
+    expect(versionRefusalOf({ code: -32009, message: 'no 0.3' })).toBe('VersionNotSupported (-32009): no 0.3');
+    expect(versionRefusalOf({ error: { code: -32600, message: 'bad' } })).toBeUndefined();
+    expect(versionRefusalOf({ error: { code: 400, details: [{ reason: 'OTHER' }] } })).toBeUndefined();
+    expect(versionRefusalOf({ name: 'a card', error: 'x' })).toBeUndefined();
+    expect(versionRefusalOf(null)).toBeUndefined();
   });
 
   it('never caches: a re-fetch sees the card as served now despite max-age', async () => {

@@ -226,6 +226,19 @@ describe('refusal codes', () => {
     expect(refusal.message).toContain('2026-07-03');
   });
 
+  it('a card version that is not semver but plain Major[.Minor] is coerced for the range; junk is still refused', () => {
+    for (const [spelling, range] of [['1.0', '^1.0.0'], ['1.0', '>=1.0'], ['1.0', '1.x'], ['2', '^2'], ['v1.2', '~1.2.0'], [' 3.1 ', '3.1.0']] as const) {
+      const result = run(minimalRaw((c) => (c.version = spelling)), SIMPLE, [], 's', { versionRange: range });
+      expect(planOf(result).url, `${spelling} ${range}`).toBe('https://a.example.com/rpc');
+      expect(result.trace.find((t) => t.step === 'version')?.detail).toContain('read as');
+    }
+    const out = refusalOf(run(minimalRaw((c) => (c.version = '1.0')), SIMPLE, [], 's', { versionRange: '^2.0.0' }));
+    expect(out.message).toBe('card version 1.0 (read as 1.0.0) does not satisfy ^2.0.0');
+    for (const junk of ['1.0.0.0', 'one', '1.x', 'v', '1.2-beta']) {
+      expect(refusalOf(run(minimalRaw((c) => (c.version = junk)), SIMPLE, [], 's', { versionRange: '*' })).message, junk).toContain('is not semver');
+    }
+  });
+
   it('a satisfied range lets negotiation go on', () => {
     expect(planOf(run(minimalRaw(), SIMPLE, [], 's', { versionRange: '^1.2.0' })).url).toBe('https://a.example.com/rpc');
     expect(planOf(run(minimalRaw((c) => (c.version = '2.4.0')), SIMPLE, [], 's', { versionRange: '>=2.4.0 <3' })).url).toBe('https://a.example.com/rpc');
