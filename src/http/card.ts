@@ -167,8 +167,8 @@ export function versionRefusalOf(body: unknown): string | undefined {
 
 /** A card as fetched by {@link fetchCardForVersions}: also the `A2A-Version` that answered. */
 export interface FetchedCardForVersion extends FetchedCard {
-  /** The version whose request the card answered. */
-  version: string;
+  /** The `A2A-Version` whose request the card answered. */
+  versionHeader: string;
 }
 
 /**
@@ -183,7 +183,7 @@ export async function fetchCardForVersions(location: string, versions: readonly 
   const refusals: CardVersionRefusedError[] = [];
   for (const version of versions) {
     try {
-      return { ...(await fetchCard(location, { ...options, versionHeader: version })), version };
+      return { ...(await fetchCard(location, { ...options, versionHeader: version })), versionHeader: version };
     } catch (error) {
       if (!(error instanceof CardVersionRefusedError)) throw error;
       refusals.push(error);

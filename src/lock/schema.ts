@@ -82,7 +82,7 @@ export const LockEntrySchema = z.looseObject({
    * The `A2A-Version` the card request was answered with, only when the agent refused the profile's
    * first version (absent: the first answered); `verify` asks with it first.
    */
-  cardVersion: z.string().optional(),
+  versionHeader: z.string().optional(),
   /** The protocol shape the card was served in: "1.0", "0.3", "0.2" or "hybrid". */
   a2aVersion: z.string(),
   /** The card's own `version`. */

@@ -38,11 +38,11 @@ export interface ServedCheck {
 
 /**
  * Start loading a locked agent's public card as served now, from the manifest's `card` location
- * and with no credentials, asking first with the version that answered `lock` (`cardVersion`): the
+ * and with no credentials, asking first with the version that answered `lock` (`versionHeader`): the
  * request {@link checkServed} begins with.
  */
 export function loadServedCard(entry: LockEntry, settings: AgentSettings, options: ResolveOptions): Promise<LoadedCard> {
-  return loadAgentCard(entry.card, settings, options, entry.cardVersion);
+  return loadAgentCard(entry.card, settings, options, entry.versionHeader);
 }
 
 /**

@@ -36,7 +36,7 @@ export interface LoadedCard {
   /** True when only the pre-0.3 path `/.well-known/agent.json` answered. */
   legacyWellKnown?: boolean;
   /** Set for fetched cards: the `A2A-Version` whose request the card answered. */
-  version?: string;
+  versionHeader?: string;
   warnings: Warning[];
 }
 
@@ -59,7 +59,7 @@ export async function loadCard(location: string, options: LoadCardOptions): Prom
     const fetched = await fetchCardForVersions(location, options.versions, networkOptionsOf(options));
     assertShallow(fetched.body, fetched.url);
     const legacy = fetched.warnings.some((w) => w.code === 'legacy-well-known-path');
-    return { resolved: fetched.url, raw: fetched.body as Record<string, unknown>, baseUrl: fetched.url, source: fetched.url, version: fetched.version, warnings: fetched.warnings, ...(legacy ? { legacyWellKnown: true } : {}) };
+    return { resolved: fetched.url, raw: fetched.body as Record<string, unknown>, baseUrl: fetched.url, source: fetched.url, versionHeader: fetched.versionHeader, warnings: fetched.warnings, ...(legacy ? { legacyWellKnown: true } : {}) };
   }
   if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(location)) {
     throw new InvalidInputError('card-invalid', location, 'only http(s) URLs and file paths are supported');
@@ -71,7 +71,7 @@ export async function loadCard(location: string, options: LoadCardOptions): Prom
 /**
  * An agent's public card from its manifest `card` location, asked for with the profile's versions
  * in order (the next only when the agent refuses one) and the run's network options: the one
- * request `lock` and `verify` both begin with. `answered` (a lock entry's `cardVersion`, the version
+ * request `lock` and `verify` both begin with. `answered` (a lock entry's `versionHeader`, the version
  * the agent answered at lock time), when one of the profile's, is asked first: `verify` asks the
  * way `lock` was answered, one request when the agent still answers it.
  */

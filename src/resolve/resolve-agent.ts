@@ -88,7 +88,7 @@ export async function resolveAgent(entry: AgentEntry, settings: AgentSettings, o
     entry: {
       card: entry.card,
       resolved: loaded.resolved,
-      ...(loaded.version !== undefined && loaded.version !== settings.versions[0] ? { cardVersion: loaded.version } : {}),
+      ...(loaded.versionHeader !== undefined && loaded.versionHeader !== settings.versions[0] ? { versionHeader: loaded.versionHeader } : {}),
       a2aVersion: normalized.card.shape,
       version: normalized.card.version,
       integrity: integrityOf(loaded.raw),

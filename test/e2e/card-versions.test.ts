@@ -23,7 +23,7 @@ describe.concurrent('card versions: the profile order, asked until one answers',
       expect(cardRequests(agent.requests).map((r) => r.headers['a2a-version'])).toEqual(['1.1', '1.0']);
       const locked = await readLock(dir);
       expect(locked.agents.research.plans['market-size'].protocolVersion).toBe('1.0');
-      expect(locked.agents.research.cardVersion).toBe('1.0');
+      expect(locked.agents.research.versionHeader).toBe('1.0');
 
       agent.requests.length = 0;
       const before = await readLockBytes(dir);
@@ -56,7 +56,7 @@ describe.concurrent('card versions: the profile order, asked until one answers',
     const dir = await res.dir(manifest({ research: research(first.origin) }, PICKY_PROFILE));
     const env = { RESEARCH_TOKEN: 't' };
     expect((await runCli(['lock'], { cwd: dir, env })).code).toBe(0);
-    expect((await readLock(dir)).agents.research.cardVersion).toBe('1.0');
+    expect((await readLock(dir)).agents.research.versionHeader).toBe('1.0');
     await first.close();
     // The same port, now refusing 1.0 (answering 0.3 only); the card is unchanged.
     const port = Number(new URL(first.origin).port);
@@ -66,13 +66,13 @@ describe.concurrent('card versions: the profile order, asked until one answers',
     expect(cardRequests(later.requests).map((r) => r.headers['a2a-version'])).toEqual(['1.0', '1.1', '0.3']);
   });
 
-  it('the first version answers: one card request per agent on verify, no cardVersion recorded', async ({ onTestFinished }) => {
+  it('the first version answers: one card request per agent on verify, no versionHeader recorded', async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
     const agent = await res.agent({ card: (origin) => sampleCard(origin), cardVersions: ['1.1', '1.0'] });
     const dir = await res.dir(manifest({ research: research(agent.origin) }, PICKY_PROFILE));
     const env = { RESEARCH_TOKEN: 't' };
     expect((await runCli(['lock'], { cwd: dir, env })).code).toBe(0);
-    expect((await readLock(dir)).agents.research).not.toHaveProperty('cardVersion');
+    expect((await readLock(dir)).agents.research).not.toHaveProperty('versionHeader');
     agent.requests.length = 0;
     const verify = await runCli(['verify'], { cwd: dir, env });
     expect(verify.code, show(verify)).toBe(0);
