@@ -20,6 +20,11 @@ export interface ParseOptions {
   uniqueKeys?: boolean;
 }
 
+/** Whether `text` holds git merge-conflict markers: a line starting `<<<<<<< ` and one starting `>>>>>>> `. */
+export function hasConflictMarkers(text: string): boolean {
+  return /^<{7} /m.test(text) && /^>{7} /m.test(text);
+}
+
 /**
  * Parse JSON text, turning a syntax error into a one-line error with line and column; with
  * `uniqueKeys`, a key repeated in one object is an error naming its JSON path and line.
@@ -41,7 +46,7 @@ export function parseJson(text: string, source: string, code: DocCode, options: 
       const before = text.slice(0, offset).split('\n');
       where = ` at line ${before.length} column ${before[before.length - 1]!.length + 1}`;
     }
-    const conflict = /^<{7} /m.test(text) && /^>{7} /m.test(text);
+    const conflict = hasConflictMarkers(text);
     const reason = text.trim() === '' ? 'empty file' : conflict ? `git merge conflict markers${where}: resolve the conflict` : `invalid JSON${where}`;
     throw new InvalidInputError(code, source, reason, { cause: error });
   }

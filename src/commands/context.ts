@@ -4,6 +4,7 @@ import { cardSourceOf, loadCard, type LoadedCard } from '../resolve/load-card.js
 import type { NormalizedCard, Warning } from '../card/model.js';
 import { normalizeCard } from '../card/normalize.js';
 import { UsageError, type ExitCode } from '../errors.js';
+import type { Manifest } from '../manifest/schema.js';
 import { findManifest } from '../fs/find-manifest.js';
 import { networkOptionsOf, type NetworkOptions } from '../http/network-options.js';
 import type { ResolveOptions } from '../resolve/options.js';
@@ -63,6 +64,16 @@ export function paths(options: GlobalOptions, search = true): { manifest: string
 /** The options of the resolve shell from the global flags: the network ones, the manifest's folder, the environment, progress. */
 export function resolveOptions(options: GlobalOptions, baseDir: string): ResolveOptions {
   return { baseDir, env: options.env, ...networkOptionsOf(options.network ?? {}), ...(options.progress ? { onProgress: options.progress } : {}) };
+}
+
+/**
+ * Refuse names the manifest does not hold (the agents of `update` and `outdated`).
+ * @throws UsageError `unknown agent "x" (manifest agents: a, b)`
+ */
+export function assertManifestAgents(manifest: Manifest, names: readonly string[]): void {
+  for (const name of names) {
+    if (!Object.hasOwn(manifest.agents, name)) throw new UsageError(`unknown agent "${name}" (manifest agents: ${Object.keys(manifest.agents).join(', ') || 'none'})`);
+  }
 }
 
 /**

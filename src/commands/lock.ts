@@ -17,7 +17,7 @@ import { readLockfileForRewrite, writeLockfile } from '../fs/lockfile.js';
 import type { Lockfile } from '../lock/schema.js';
 import { syncLock, type SyncAction } from '../resolve/sync.js';
 import { withFileLock } from '../fs/file-lock.js';
-import { resolveOptions, paths, type CommandResult, type GlobalOptions } from './context.js';
+import { assertManifestAgents, resolveOptions, paths, type CommandResult, type GlobalOptions } from './context.js';
 
 /** One agent in the `--json` document of `lock`, `update` and `add`: its action and, updated, what changed; or why it failed ({@link syncFailureJson}). */
 export type LockAgentDocument = ({ status: SyncAction; from?: string } & Partial<EntryChanges>) | ReturnType<typeof syncFailureJson>;
@@ -176,9 +176,7 @@ export async function runUpdate(options: GlobalOptions, agents: string[], card?:
   return withFileLock(paths(options).lockfile, async () => {
     const p = paths(options);
     const { manifest, text: current, written } = await readManifestFile(p.manifest, p.lookedUpTo);
-    for (const name of agents) {
-      if (!Object.hasOwn(manifest.agents, name)) throw new UsageError(`unknown agent "${name}" (manifest agents: ${Object.keys(manifest.agents).join(', ') || 'none'})`);
-    }
+    assertManifestAgents(manifest, agents);
     if (card === undefined) return run(options, manifest, agents.length ? new Set(agents) : 'all');
     const raw = written as { agents: Record<string, Record<string, unknown>> };
     const text = `${JSON.stringify({ ...raw, agents: { ...raw.agents, [agents[0]!]: { ...raw.agents[agents[0]!], card } } }, null, 2)}\n`;

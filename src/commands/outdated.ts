@@ -5,7 +5,7 @@
  * path by path (structural or descriptive), its signature records and its plan fields per skill.
  * Exit 1 when anything would change (as `npm outdated` does).
  */
-import { ExitCode, UsageError } from '../errors.js';
+import { ExitCode } from '../errors.js';
 import { formatPath, own } from '../json-path.js';
 import { changeKind, entryChanges, type EntryChanges } from '../lock/changes.js';
 import { checkOffline } from '../lock/offline.js';
@@ -13,7 +13,7 @@ import { outdatedExitCode, overallExitCode, syncFailureJson, type AgentReport, t
 import type { Plan } from '../negotiate/types.js';
 import { syncLock } from '../resolve/sync.js';
 import { readProject } from '../resolve/verify.js';
-import { resolveOptions, paths, type CommandResult, type GlobalOptions } from './context.js';
+import { assertManifestAgents, resolveOptions, paths, type CommandResult, type GlobalOptions } from './context.js';
 
 /** One agent in the `--json` document of `outdated`: `status` and what would change; an agent that cannot be resolved has the failure shape of `a2a update` ({@link syncFailureJson}). */
 export type OutdatedAgentDocument =
@@ -54,9 +54,7 @@ export interface OutdatedData {
 export async function runOutdated(options: GlobalOptions, args: { agents: string[] }): Promise<CommandResult<OutdatedData>> {
   const p = paths(options);
   const { manifest, lock } = await readProject(p.manifest, p.lockfile, p.lookedUpTo);
-  for (const name of args.agents) {
-    if (!Object.hasOwn(manifest.agents, name)) throw new UsageError(`unknown agent "${name}" (manifest agents: ${Object.keys(manifest.agents).join(', ') || 'none'})`);
-  }
+  assertManifestAgents(manifest, args.agents);
   // A snapshot that no longer matches its integrity is an error (exit 2), as for verify and lock,
   // not a card change that update would make.
   const invalid = new Map<string, AgentReport>();

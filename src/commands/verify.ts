@@ -5,7 +5,7 @@
 import type { Warning } from '../card/model.js';
 import { ExitCode, OutOfDateError } from '../errors.js';
 import { overallExitCode, type AgentReport } from '../lock/report.js';
-import { manifestMismatches } from '../lock/satisfies.js';
+import { describeMismatches, manifestMismatches } from '../lock/satisfies.js';
 import { checkProject, readProject, verifyLockfile } from '../resolve/verify.js';
 import { readManifest } from '../fs/manifest.js';
 import { own } from '../json-path.js';
@@ -83,8 +83,7 @@ export async function runInstall(options: GlobalOptions): Promise<CommandResult<
   const ctx = await readProject(p.manifest, p.lockfile, p.lookedUpTo);
   const mismatches = manifestMismatches(ctx.manifest, ctx.lock);
   if (mismatches.size > 0) {
-    const detail = [...mismatches].map(([name, reasons]) => `${name}: ${reasons.join('; ')}`).join(' | ');
-    throw new OutOfDateError(`${ctx.lockfile} does not match ${p.manifest} (${detail})`, { data: { agents: Object.fromEntries(mismatches) } });
+    throw new OutOfDateError(`${ctx.lockfile} does not match ${p.manifest} (${describeMismatches(mismatches)})`, { data: { agents: Object.fromEntries(mismatches) } });
   }
   const names = Object.keys(ctx.manifest.agents);
   const reports = await checkProject(ctx, { names }, resolveOptions(options, ctx.baseDir));

@@ -1,4 +1,5 @@
 /** Reading and writing `a2a.lock.json` on disk: the thin I/O shell around `lock/format.ts`. */
+import { hasConflictMarkers } from '../json-document.js';
 import { parseLockfile, serializeLockfile, splitConflict } from '../lock/format.js';
 import type { Lockfile } from '../lock/schema.js';
 import { readTextIfExists, writeFileAtomic } from './atomic-write.js';
@@ -22,7 +23,7 @@ export async function readLockfile(path: string): Promise<{ lock: Lockfile; text
 export async function readLockfileForRewrite(path: string): Promise<{ lock: Lockfile; text: string } | { conflict: { ours: string; theirs: string } } | undefined> {
   const text = await readTextIfExists(path, 'lockfile-invalid');
   if (text === undefined) return undefined;
-  const sides = /^>>>>>>> /m.test(text) ? splitConflict(text) : undefined;
+  const sides = hasConflictMarkers(text) ? splitConflict(text) : undefined;
   if (sides) return { conflict: sides };
   return { lock: parseLockfile(text, path), text };
 }

@@ -4,7 +4,7 @@
  * written in `fs/lockfile.ts`.
  */
 import { InvalidInputError } from '../errors.js';
-import { parseJson, validate } from '../json-document.js';
+import { parseJson, validate, hasConflictMarkers } from '../json-document.js';
 import { stableFileJson } from '../canonical.js';
 import { formatPath, MAX_JSON_DEPTH, tooDeep } from '../json-path.js';
 import { LOCKFILE_VERSION, LockfileSchema, type Lockfile } from './schema.js';
@@ -15,7 +15,7 @@ import { LOCKFILE_VERSION, LockfileSchema, type Lockfile } from './schema.js';
  *   `lockfileVersion`, or a schema error naming the JSON path
  */
 export function parseLockfile(text: string, source: string): Lockfile {
-  if (/^<<<<<<< /m.test(text) && /^>>>>>>> /m.test(text)) {
+  if (hasConflictMarkers(text)) {
     throw new InvalidInputError('lockfile-invalid', source, 'merge conflict, run a2a lock');
   }
   const value = parseJson(text, source, 'lockfile-invalid', { uniqueKeys: true });

@@ -36,6 +36,11 @@ export function manifestMismatches(manifest: Manifest, lock: Lockfile | undefine
   return out;
 }
 
+/** The mismatches of {@link manifestMismatches} on one line: `name: reason; reason | name: reason`. */
+export function describeMismatches(mismatches: ReadonlyMap<string, readonly string[]>): string {
+  return [...mismatches].map(([name, reasons]) => `${name}: ${reasons.join('; ')}`).join(' | ');
+}
+
 /** Whether locked settings equal the manifest's, key order aside. */
 export function sameSettings(a: AgentSettings | undefined, b: AgentSettings): boolean {
   return a !== undefined && sameJson(a, b);

@@ -8,6 +8,7 @@ import { EventEmitter } from 'node:events';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { placeCredential, type CredentialPlacement } from '../credentials.js';
+import { networkOptionsOf } from '../http/network-options.js';
 import { A2aLockError, AgentDegradedError, InvalidInputError, OutOfDateError, UsageError } from '../errors.js';
 import type { LockEntry, Lockfile } from '../lock/schema.js';
 import type { AgentEntry, AgentSettings, Manifest } from '../manifest/schema.js';
@@ -131,10 +132,10 @@ export class Lock extends EventEmitter {
     try {
       const { checkServed } = await import('../resolve/check-served.js');
       const baseDir = dirname(this.#options.manifest ?? this.#source);
+      const options = { baseDir, ...networkOptionsOf(this.#options), env: this.#options.env ?? process.env };
       for (const [name, entry] of Object.entries(this.#lock.agents)) {
         const settings = this.#lock.settings[name]!;
-        const network = { ...(this.#options.timeoutMs !== undefined ? { timeoutMs: this.#options.timeoutMs } : {}), ...(this.#options.allowHttp !== undefined ? { allowHttp: this.#options.allowHttp } : {}) };
-        const report = await checkServed({ entry, settings, credentials: this.#sources(name) }, { baseDir, ...network, env: this.#options.env ?? process.env });
+        const report = await checkServed({ entry, settings, credentials: this.#sources(name) }, options);
         if (report.status !== 'drift') continue;
         this.emit('drift', { agent: name, report } satisfies DriftEvent);
         this.#markDegraded(name, undefined, 'drift', `the agent's card is now beyond the lockfile (run a2a verify)`);
@@ -221,7 +222,7 @@ export class Lock extends EventEmitter {
  *   InvalidInputError `manifest-invalid`
  */
 export async function loadLock(options: LoadLockOptions = {}): Promise<Lock> {
-  const [{ readLockfile }, { readManifest }, { manifestMismatches }, offline] = await Promise.all([
+  const [{ readLockfile }, { readManifest }, { describeMismatches, manifestMismatches }, offline] = await Promise.all([
     import('../fs/lockfile.js'),
     import('../fs/manifest.js'),
     import('../lock/satisfies.js'),
@@ -235,8 +236,7 @@ export async function loadLock(options: LoadLockOptions = {}): Promise<Lock> {
   if (manifest) {
     const mismatches = manifestMismatches(manifest, read.lock);
     if (mismatches.size > 0) {
-      const lines = [...mismatches].map(([agent, reasons]) => `${agent}: ${reasons.join('; ')}`);
-      throw new OutOfDateError(`${source} does not match ${manifestPath}: ${lines.join(' | ')}`);
+      throw new OutOfDateError(`${source} does not match ${manifestPath}: ${describeMismatches(mismatches)}`);
     }
   }
   for (const [name, entry] of Object.entries(read.lock.agents)) {
