@@ -108,7 +108,11 @@ export function placedAlike(a: SecurityScheme | undefined, b: SecurityScheme | u
   return sameJson(placement(a), placement(b));
 }
 
-function placement(scheme: SecurityScheme | undefined): unknown {
+/**
+ * How `scheme` presents a credential (headers with lower-cased names, query parameters, cookies,
+ * format), as a value to compare; `null` for no scheme, `{refused}` for one that cannot place one.
+ */
+export function placement(scheme: SecurityScheme | undefined): unknown {
   if (!scheme) return null;
   try {
     const placed = placeCredential(scheme, 'user:secret');

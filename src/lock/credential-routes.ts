@@ -1,0 +1,91 @@
+/**
+ * Where a lock entry sends credentials: one route per (purpose, origin, scheme, placement). A plan
+ * that names a scheme sends that credential to its interface's origin and to the origin of each
+ * locked fallback interface; the extended card's route ({@link routeFor} on the locked public card)
+ * sends its requirement's credentials to that interface's origin. Two lockfiles compare by these
+ * routes: a route the head has and the base had not, for the same agent, is a new destination for a
+ * secret (issue "review": `new-credential-destination`, and `verify --base` sends nothing along it).
+ * Pure.
+ */
+import { sameJson } from '../canonical.js';
+import type { Warning } from '../card/model.js';
+import type { AgentSettings } from '../manifest/schema.js';
+import { placement } from './drift.js';
+import { lockedNegotiationCard, lockedPublicCard } from './offline.js';
+import { routeFor } from './route.js';
+import type { LockEntry } from './schema.js';
+
+/** One place a credential goes. */
+export interface CredentialRoute {
+  /** `plan`: a skill's calls (its interface or a fallback); `extended`: the GetExtendedAgentCard request. */
+  purpose: 'plan' | 'extended';
+  /** The skill whose plan sends it (purpose `plan`). */
+  skill?: string;
+  /** `scheme://host[:port]`, lower-cased; a scheme-less gRPC `host:port` reads as `grpc://host:port`. */
+  origin: string;
+  /** The security scheme's name (the credential's key in the manifest). */
+  scheme: string;
+  /** How the credential is presented ({@link placement}): header, query parameter or cookie, and format. */
+  placement: unknown;
+}
+
+/** `scheme://host[:port]` of an interface URL, lower-cased; the URL itself when it does not parse. */
+export function originOf(url: string): string {
+  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(url) ? url : `grpc://${url}`;
+  try {
+    const u = new URL(withScheme);
+    return `${u.protocol}//${u.host}`.toLowerCase();
+  } catch {
+    return url.toLowerCase();
+  }
+}
+
+/**
+ * Every route along which `entry` (with its agent's locked `settings`) sends a credential, plan
+ * routes first (skills sorted, each plan's interface then its fallbacks), then the extended card's.
+ * Routes repeat across skills; compare with {@link uncoveredRoutes}.
+ * @throws InvalidInputError `card-invalid` when a snapshot is no longer a valid card
+ */
+export function credentialRoutes(entry: LockEntry, settings: AgentSettings): CredentialRoute[] {
+  const routes: CredentialRoute[] = [];
+  const card = lockedNegotiationCard(entry, entry.card);
+  for (const skill of Object.keys(entry.plans).sort()) {
+    const plan = entry.plans[skill]!;
+    const urls = [plan.url, ...(plan.fallbacks?.interfaces ?? []).map((i) => i.url)];
+    for (const scheme of Object.keys(plan.security)) {
+      const placed = placement(Object.hasOwn(card.securitySchemes, scheme) ? card.securitySchemes[scheme] : undefined);
+      for (const url of urls) routes.push({ purpose: 'plan', skill, origin: originOf(url), scheme, placement: placed });
+    }
+  }
+  if (entry.extended) {
+    const publicCard = lockedPublicCard(entry, entry.card);
+    const warnings: Warning[] = [];
+    const route = routeFor(publicCard, Object.keys(entry.plans).sort(), settings, warnings);
+    if (route) {
+      for (const scheme of Object.keys(route.requirement)) {
+        const placed = placement(Object.hasOwn(publicCard.securitySchemes, scheme) ? publicCard.securitySchemes[scheme] : undefined);
+        routes.push({ purpose: 'extended', origin: originOf(route.iface.url), scheme, placement: placed });
+      }
+    }
+  }
+  return routes;
+}
+
+/** Whether `route` goes where `other` goes: same origin, same scheme name, placed alike (purpose and skill aside). */
+export function sameDestination(route: CredentialRoute, other: CredentialRoute): boolean {
+  return route.origin === other.origin && route.scheme === other.scheme && sameJson(route.placement, other.placement);
+}
+
+/**
+ * The routes of `head` that no route of `base` covers ({@link sameDestination}), each once. With an
+ * empty `base` (a new agent), every route of `head`.
+ */
+export function uncoveredRoutes(base: readonly CredentialRoute[], head: readonly CredentialRoute[]): CredentialRoute[] {
+  const out: CredentialRoute[] = [];
+  for (const route of head) {
+    if (base.some((b) => sameDestination(route, b))) continue;
+    if (out.some((o) => sameDestination(route, o) && o.purpose === route.purpose)) continue;
+    out.push(route);
+  }
+  return out;
+}
