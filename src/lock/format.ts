@@ -7,7 +7,7 @@ import { InvalidInputError } from '../errors.js';
 import { parseJson, validate, hasConflictMarkers } from '../json-document.js';
 import { stableFileJson } from '../canonical.js';
 import { formatPath, MAX_JSON_DEPTH, tooDeep } from '../json-path.js';
-import { LOCKFILE_VERSION, LockfileSchema, type Lockfile } from './schema.js';
+import { LOCKFILE_VERSION, LockfileSchema, LockfileTopSchema, type Lockfile, type LockfileTop } from './schema.js';
 
 /**
  * Parse lockfile text. Pure.
@@ -15,6 +15,20 @@ import { LOCKFILE_VERSION, LockfileSchema, type Lockfile } from './schema.js';
  *   `lockfileVersion`, or a schema error naming the JSON path
  */
 export function parseLockfile(text: string, source: string): Lockfile {
+  return validate(LockfileSchema, parseLockfileJson(text, source), source, 'lockfile-invalid');
+}
+
+/**
+ * {@link parseLockfile} with the agents' entries and settings left unchecked (the top level only:
+ * {@link LockfileTopSchema}); the runtime checks each agent on its first use. Pure.
+ * @throws InvalidInputError `lockfile-invalid`, as {@link parseLockfile} for all but an entry's schema
+ */
+export function parseLockfileTop(text: string, source: string): LockfileTop {
+  return validate(LockfileTopSchema, parseLockfileJson(text, source), source, 'lockfile-invalid');
+}
+
+/** The JSON of lockfile text, checked for all but its schema (markers, JSON, duplicate keys, version, depth, `__proto__`). */
+function parseLockfileJson(text: string, source: string): unknown {
   if (hasConflictMarkers(text)) {
     throw new InvalidInputError('lockfile-invalid', source, 'merge conflict, run a2a lock');
   }
@@ -37,7 +51,7 @@ export function parseLockfile(text: string, source: string): Lockfile {
       }
     }
   }
-  return validate(LockfileSchema, value, source, 'lockfile-invalid');
+  return value;
 }
 
 /** The exact bytes of a lockfile: sorted keys, 2-space indent, LF, trailing newline. */

@@ -111,3 +111,37 @@ export const LockfileSchema = z.looseObject({
 export type Lockfile = z.infer<typeof LockfileSchema>;
 /** One locked agent (see {@link LockEntrySchema}). */
 export type LockEntry = z.infer<typeof LockEntrySchema>;
+
+/**
+ * The top level of a lockfile with its entries unchecked: what the runtime's lazy `loadLock`
+ * validates before an agent's first use (the version, the two records and their agent names).
+ * Each agent's entry and settings are then checked with {@link LockEntrySchema} and
+ * {@link SettingsSchema} by {@link lockedAgentIssue}.
+ */
+export const LockfileTopSchema = z.looseObject({
+  $schema: z.string().optional(),
+  lockfileVersion: z.literal(LOCKFILE_VERSION),
+  settings: z.record(AgentNameSchema, z.unknown()),
+  agents: z.record(AgentNameSchema, z.unknown()),
+});
+
+/** A lockfile whose top level is checked ({@link LockfileTopSchema}) and whose entries are not yet. */
+export type LockfileTop = z.infer<typeof LockfileTopSchema>;
+
+/**
+ * Check one agent of a top-level-checked lockfile: its entry against {@link LockEntrySchema} and
+ * its settings against {@link SettingsSchema}, as the whole-file {@link LockfileSchema} would.
+ * Returns the parsed pair, or the first zod issue with its path from the lockfile's root
+ * (`["agents", name, …]` or `["settings", name, …]`). Pure.
+ */
+export function lockedAgentIssue(
+  lock: LockfileTop,
+  name: string,
+): { entry: LockEntry; settings: z.infer<typeof SettingsSchema> } | { issue: z.core.$ZodIssue; path: PropertyKey[] } {
+  const settings = SettingsSchema.safeParse(lock.settings[name], { reportInput: true });
+  const entry = LockEntrySchema.safeParse(lock.agents[name], { reportInput: true });
+  // The whole-file schema reports `settings` issues first (it is validated before `agents`).
+  if (!settings.success) return { issue: settings.error.issues[0]!, path: ['settings', name, ...settings.error.issues[0]!.path] };
+  if (!entry.success) return { issue: entry.error.issues[0]!, path: ['agents', name, ...entry.error.issues[0]!.path] };
+  return { entry: entry.data, settings: settings.data };
+}

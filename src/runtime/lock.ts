@@ -10,7 +10,7 @@ import { dirname, join, resolve } from 'node:path';
 import { placeCredential, type CredentialPlacement } from '../credentials.js';
 import { networkOptionsOf } from '../http/network-options.js';
 import { A2aLockError, AgentDegradedError, InvalidInputError, OutOfDateError, UsageError } from '../errors.js';
-import type { LockEntry, Lockfile } from '../lock/schema.js';
+import type { LockEntry, Lockfile, LockfileTop } from '../lock/schema.js';
 import type { AgentEntry, AgentSettings, Manifest } from '../manifest/schema.js';
 import type { Plan } from '../negotiate/types.js';
 import { CARD_PATH, LEGACY_CARD_PATH } from '../card/location.js';
@@ -18,40 +18,59 @@ import { cardServingFetch, lockedCardUrls, narrowedCard, type CardWireShape } fr
 import { enforcingFetch } from './enforce.js';
 import type { AgentRuntime, DegradedEvent, DriftEvent, FallbackEvent, FallbackReason, LoadLockOptions, LockedAgent } from './types.js';
 
-/** The pure lock checks the Lock needs after loading (loaded by {@link loadLock} with the lockfile). */
-type Offline = Pick<typeof import('../lock/offline.js'), 'checkOffline' | 'lockedNegotiationCard'>;
+/**
+ * The pure lock checks the Lock needs after loading (loaded by {@link loadLock} with the lockfile,
+ * never by importing `a2a-lock/runtime`).
+ */
+interface Checks {
+  offline: Pick<typeof import('../lock/offline.js'), 'checkOffline' | 'lockedNegotiationCard'>;
+  lockedAgentIssue: (typeof import('../lock/schema.js'))['lockedAgentIssue'];
+  zodMessage: (typeof import('../json-document.js'))['zodMessage'];
+  formatPath: (typeof import('../json-path.js'))['formatPath'];
+}
+
+/** One agent of the lockfile, checked: its entry and settings, or why it cannot be used. */
+type Checked = { entry: LockEntry; settings: AgentSettings } | { error: A2aLockError };
 
 /**
- * Why a locked entry cannot be used (its snapshot integrity, its plans vs what the snapshot
- * negotiates), as the error `loadLock` or the first `lock.agent()` throws; undefined when it holds.
+ * Check one agent of the lockfile, as `loadLock({ eager: true })` checks them all: its entry and
+ * settings against the lockfile schema, its snapshots' integrity, and that its plans are what its
+ * snapshot negotiates with its settings. The error is the one `loadLock` (eager) or the agent's
+ * first `lock.agent()` (lazy) throws.
  */
-function entryError(offline: Offline, source: string, name: string, entry: LockEntry, settings: AgentSettings): A2aLockError | undefined {
-  const report = offline.checkOffline(entry, settings, `agents.${name}`);
-  if (report?.status === 'error') return new InvalidInputError('lockfile-invalid', source, report.error!.message, { hint: `run a2a update ${name}` });
-  if (report) return new OutOfDateError(`${source}: agent "${name}": ${(report.reasons ?? []).join('; ')}`);
-  return undefined;
+function checkAgent(checks: Checks, lock: LockfileTop, source: string, name: string): Checked {
+  const parsed = checks.lockedAgentIssue(lock, name);
+  if ('issue' in parsed) {
+    return { error: new InvalidInputError('lockfile-invalid', source, checks.zodMessage(parsed.issue, { showValues: false }), { path: checks.formatPath(parsed.path) }) };
+  }
+  const { entry, settings } = parsed;
+  const report = checks.offline.checkOffline(entry, settings, `agents.${name}`);
+  if (report?.status === 'error') return { error: new InvalidInputError('lockfile-invalid', source, report.error!.message, { hint: `run a2a update ${name}` }) };
+  if (report) return { error: new OutOfDateError(`${source}: agent "${name}": ${(report.reasons ?? []).join('; ')}`) };
+  return parsed;
 }
 
 /** The loaded lockfile: `agent(name, skill)`, events `degraded`, `fallback` and `drift`, `close()`. */
 export class Lock extends EventEmitter {
-  readonly #lock: Lockfile;
+  readonly #lock: LockfileTop;
   readonly #source: string;
   readonly #manifest: Manifest | undefined;
   readonly #options: LoadLockOptions;
   readonly #degraded = new Map<string, AgentDegradedError>();
   readonly #agents = new Map<string, LockedAgent>();
   readonly #fallbacks = new Map<string, Partial<Record<FallbackReason, number>>>();
-  readonly #offline: Offline;
-  /** Per agent: its entry checked (true) or the error it failed with (lazy mode). */
-  readonly #checked = new Map<string, true | A2aLockError>();
+  readonly #checks: Checks;
+  /** Per agent: its entry checked, or the error it failed with (filled on first use; all at load with `eager`). */
+  readonly #checked: Map<string, Checked>;
+
   #timer: NodeJS.Timeout | undefined;
   #refreshing = false;
 
   /** @internal use {@link loadLock} */
-  constructor(lock: Lockfile, source: string, manifest: Manifest | undefined, options: LoadLockOptions, offline: Offline) {
+  constructor(lock: LockfileTop, source: string, manifest: Manifest | undefined, options: LoadLockOptions, checks: Checks, checked = new Map<string, Checked>()) {
     super();
-    this.#offline = offline;
-    if (options.eager) for (const name of Object.keys(lock.agents)) this.#checked.set(name, true);
+    this.#checks = checks;
+    this.#checked = checked;
     this.#lock = lock;
     this.#source = source;
     this.#manifest = manifest;
@@ -78,13 +97,12 @@ export class Lock extends EventEmitter {
     const key = `${name}\n${skill}`;
     const cached = this.#agents.get(key);
     if (cached) return cached;
-    const entry = Object.hasOwn(this.#lock.agents, name) ? this.#lock.agents[name] : undefined;
-    if (!entry) throw new UsageError(`${this.#source}: no locked agent "${name}" (locked: ${this.agents.join(', ') || 'none'})`);
+    if (!Object.hasOwn(this.#lock.agents, name)) throw new UsageError(`${this.#source}: no locked agent "${name}" (locked: ${this.agents.join(', ') || 'none'})`);
+    const checked = this.#check(name);
+    if ('error' in checked) throw checked.error;
+    const { entry } = checked;
     const plan = Object.hasOwn(entry.plans, skill) ? entry.plans[skill] : undefined;
     if (!plan) throw new UsageError(`${this.#source}: agent "${name}" has no locked skill "${skill}" (locked: ${Object.keys(entry.plans).join(', ')})`);
-    let checked = this.#checked.get(name);
-    if (checked === undefined) this.#checked.set(name, (checked = entryError(this.#offline, this.#source, name, entry, this.#lock.settings[name]!) ?? true));
-    if (checked !== true) throw checked;
     const runtime = this.#runtime(name, skill, entry, deepFreeze(structuredClone(plan)));
     const degradedMap = this.#degraded;
     const fallbackCounts = this.#fallbacks;
@@ -115,6 +133,13 @@ export class Lock extends EventEmitter {
     return agent;
   }
 
+  /** The agent's checked entry or its error, checked once ({@link checkAgent}). */
+  #check(name: string): Checked {
+    let checked = this.#checked.get(name);
+    if (!checked) this.#checked.set(name, (checked = checkAgent(this.#checks, this.#lock, this.#source, name)));
+    return checked;
+  }
+
   /** Stop the background refresh. */
   close(): void {
     clearInterval(this.#timer);
@@ -133,8 +158,11 @@ export class Lock extends EventEmitter {
       const { checkServed } = await import('../resolve/check-served.js');
       const baseDir = dirname(this.#options.manifest ?? this.#source);
       const options = { baseDir, ...networkOptionsOf(this.#options), env: this.#options.env ?? process.env };
-      for (const [name, entry] of Object.entries(this.#lock.agents)) {
-        const settings = this.#lock.settings[name]!;
+      for (const name of Object.keys(this.#lock.agents)) {
+        // An agent whose entry fails its checks is never used (lock.agent() throws): nothing to refresh.
+        const checked = this.#check(name);
+        if ('error' in checked) continue;
+        const { entry, settings } = checked;
         const report = await checkServed({ entry, settings, credentials: this.#sources(name) }, options);
         if (report.status !== 'drift') continue;
         this.emit('drift', { agent: name, report } satisfies DriftEvent);
@@ -159,7 +187,7 @@ export class Lock extends EventEmitter {
   }
 
   #runtime(name: string, skill: string, entry: LockEntry, plan: Plan): AgentRuntime {
-    const card = this.#offline.lockedNegotiationCard(entry, `${this.#source} agents.${name}`);
+    const card = this.#checks.offline.lockedNegotiationCard(entry, `${this.#source} agents.${name}`);
     const found = card.skills.find((s) => s.id === skill);
     const inputModes = found?.inputModes?.length ? found.inputModes : card.defaultInputModes;
     const sources = this.#sources(name);
@@ -211,42 +239,74 @@ export class Lock extends EventEmitter {
 }
 
 /**
- * Read and check `a2a.lock.json` for run-time use: its schema (as the CLI), every agent's settings,
- * and with a manifest that the lock matches it. Each agent's snapshot integrity and that its plans
- * are what its snapshot negotiates are checked on its first `lock.agent()` call (cheap cold start:
- * only the agents a process uses are checked), or all here with `eager: true` (at deploy time).
- * The lockfile parsing modules are loaded here, not when `a2a-lock/runtime` is imported.
+ * Read and check `a2a.lock.json` for run-time use. At load: the file (JSON, no duplicate keys or
+ * merge-conflict markers, its version, its depth), its top level (the `settings` and `agents`
+ * records and their agent names), that every agent has settings, and with a manifest that the lock
+ * matches it. Each agent's entry and settings (the lockfile schema), its snapshot integrity and
+ * that its plans are what its snapshot negotiates are checked on its first `lock.agent()` call
+ * (cheap cold start: only the agents a process uses are checked; an invalid entry breaks only its
+ * own agent), or all here with `eager: true` (at deploy time). The lockfile parsing modules are
+ * loaded here, not when `a2a-lock/runtime` is imported.
  *
- * @throws InvalidInputError `lockfile-invalid` (missing, invalid; with `eager`, a tampered snapshot);
+ * @throws InvalidInputError `lockfile-invalid` (missing, invalid; with `eager`, any invalid entry or tampered snapshot);
  *   OutOfDateError `lockfile-out-of-date` (manifest out of step; with `eager`, plans out of step: run `a2a lock`);
  *   InvalidInputError `manifest-invalid`
  */
 export async function loadLock(options: LoadLockOptions = {}): Promise<Lock> {
-  const [{ readLockfile }, { readManifest }, { describeMismatches, manifestMismatches }, offline] = await Promise.all([
-    import('../fs/lockfile.js'),
+  const [{ readTextIfExists }, { parseLockfile, parseLockfileTop }, { readManifest }, { describeMismatches, manifestMismatches }, offline, { lockedAgentIssue }, { zodMessage }, { formatPath }] = await Promise.all([
+    import('../fs/atomic-write.js'),
+    import('../lock/format.js'),
     import('../fs/manifest.js'),
     import('../lock/satisfies.js'),
     import('../lock/offline.js'),
+    import('../lock/schema.js'),
+    import('../json-document.js'),
+    import('../json-path.js'),
   ]);
+  const checks: Checks = { offline, lockedAgentIssue, zodMessage, formatPath };
   const source = resolve(options.lockfile ?? 'a2a.lock.json');
-  const read = await readLockfile(source);
-  if (!read) throw new InvalidInputError('lockfile-invalid', source, 'no lockfile here', { hint: 'run a2a lock' });
+  const text = await readTextIfExists(source, 'lockfile-invalid');
+  if (text === undefined) throw new InvalidInputError('lockfile-invalid', source, 'no lockfile here', { hint: 'run a2a lock' });
+  // Eager: the whole file against the lockfile schema first, as the CLI reads it (the same first error).
+  const lock: LockfileTop = options.eager ? parseLockfile(text, source) : parseLockfileTop(text, source);
+  for (const name of Object.keys(lock.agents)) {
+    if (!Object.hasOwn(lock.settings, name)) throw new InvalidInputError('lockfile-invalid', source, `agent "${name}" has no settings`, { path: `$.settings["${name}"]` });
+  }
   const manifestPath = resolve(options.manifest ?? join(dirname(source), 'a2a.json'));
   const manifest = options.manifest !== undefined || existsSync(manifestPath) ? await readManifest(manifestPath) : undefined;
   if (manifest) {
-    const mismatches = manifestMismatches(manifest, read.lock);
+    const [m, l] = comparable(manifest, lock);
+    const mismatches = manifestMismatches(m, l);
     if (mismatches.size > 0) {
       throw new OutOfDateError(`${source} does not match ${manifestPath}: ${describeMismatches(mismatches)}`);
     }
   }
-  for (const [name, entry] of Object.entries(read.lock.agents)) {
-    const settings: AgentSettings | undefined = read.lock.settings[name];
-    if (!settings) throw new InvalidInputError('lockfile-invalid', source, `agent "${name}" has no settings`, { path: `$.settings["${name}"]` });
-    if (!options.eager) continue;
-    const error = entryError(offline, source, name, entry, settings);
-    if (error) throw error;
+  const checked = new Map<string, Checked>();
+  if (options.eager) {
+    for (const name of Object.keys(lock.agents)) {
+      const agent = checkAgent(checks, lock, source, name);
+      if ('error' in agent) throw agent.error;
+      checked.set(name, agent);
+    }
   }
-  return new Lock(read.lock, source, manifest, options, offline);
+  return new Lock(lock, source, manifest, options, checks, checked);
+}
+
+/**
+ * The manifest and the lockfile as the manifest comparison reads them (each entry's `card` and
+ * skill names, each agent's settings), entries not yet checked included. An entry without a string
+ * `card` and a `plans` object cannot be compared: it is left out of both sides (its own schema
+ * error is thrown on its first use, or at load with `eager`).
+ */
+function comparable(manifest: Manifest, lock: LockfileTop): [Manifest, Lockfile] {
+  const agents: Record<string, unknown> = {};
+  const wanted = { ...manifest.agents };
+  for (const [name, entry] of Object.entries(lock.agents)) {
+    const e = entry as { card?: unknown; plans?: unknown } | null;
+    if (e && typeof e === 'object' && typeof e.card === 'string' && e.plans && typeof e.plans === 'object' && !Array.isArray(e.plans)) agents[name] = e;
+    else delete wanted[name];
+  }
+  return [{ ...manifest, agents: wanted }, { ...lock, agents } as Lockfile];
 }
 
 /** Freeze `value` and everything it holds, in place; returns it. */
