@@ -3,11 +3,10 @@
  * and split and merge a lockfile with git merge-conflict markers. Pure; the file is read and
  * written in `fs/lockfile.ts`.
  */
-import { InvalidInputError } from '../errors.js';
-import { parseJson, validate, hasConflictMarkers } from '../json-document.js';
+import { validate } from '../json-document.js';
 import { stableFileJson } from '../canonical.js';
-import { formatPath, MAX_JSON_DEPTH, tooDeep } from '../json-path.js';
-import { LOCKFILE_VERSION, LockfileSchema, LockfileTopSchema, type Lockfile, type LockfileTop } from './schema.js';
+import { LockfileSchema, type Lockfile } from './schema.js';
+import { parseLockfileJson } from './top.js';
 
 /**
  * Parse lockfile text. Pure.
@@ -16,42 +15,6 @@ import { LOCKFILE_VERSION, LockfileSchema, LockfileTopSchema, type Lockfile, typ
  */
 export function parseLockfile(text: string, source: string): Lockfile {
   return validate(LockfileSchema, parseLockfileJson(text, source), source, 'lockfile-invalid');
-}
-
-/**
- * {@link parseLockfile} with the agents' entries and settings left unchecked (the top level only:
- * {@link LockfileTopSchema}); the runtime checks each agent on its first use. Pure.
- * @throws InvalidInputError `lockfile-invalid`, as {@link parseLockfile} for all but an entry's schema
- */
-export function parseLockfileTop(text: string, source: string): LockfileTop {
-  return validate(LockfileTopSchema, parseLockfileJson(text, source), source, 'lockfile-invalid');
-}
-
-/** The JSON of lockfile text, checked for all but its schema (markers, JSON, duplicate keys, version, depth, `__proto__`). */
-function parseLockfileJson(text: string, source: string): unknown {
-  if (hasConflictMarkers(text)) {
-    throw new InvalidInputError('lockfile-invalid', source, 'merge conflict, run a2a lock');
-  }
-  const value = parseJson(text, source, 'lockfile-invalid', { uniqueKeys: true });
-  const version = (value as { lockfileVersion?: unknown } | null)?.lockfileVersion;
-  if (typeof version === 'number' && version > LOCKFILE_VERSION) {
-    throw new InvalidInputError('lockfile-invalid', source, `lockfileVersion ${version} needs a newer a2a-lock (this one reads version ${LOCKFILE_VERSION})`, {
-      path: '$.lockfileVersion',
-      // Deleting it would throw away the plans a teammate locked with the newer version.
-      hint: 'upgrade a2a-lock (npm i a2a-lock@latest) to read it; keep the file',
-    });
-  }
-  const deep = tooDeep(value, MAX_JSON_DEPTH + 4);
-  if (deep) throw new InvalidInputError('lockfile-invalid', source, `nested deeper than ${MAX_JSON_DEPTH + 4} levels`, { path: formatPath(deep) });
-  if (value && typeof value === 'object') {
-    for (const key of ['agents', 'settings'] as const) {
-      const rec = (value as Record<string, unknown>)[key];
-      if (rec && typeof rec === 'object' && Object.hasOwn(rec, '__proto__')) {
-        throw new InvalidInputError('lockfile-invalid', source, 'agent name "__proto__" is not allowed', { path: formatPath([key, '__proto__']) });
-      }
-    }
-  }
-  return value;
 }
 
 /** The exact bytes of a lockfile: sorted keys, 2-space indent, LF, trailing newline. */

@@ -5,9 +5,9 @@
  */
 import { z } from 'zod';
 import { AgentNameSchema } from '../manifest/schema.js';
+import { LOCKFILE_VERSION, type LockfileTop } from './top.js';
 
-/** The lockfile format this version writes and reads. */
-export const LOCKFILE_VERSION = 1;
+export { LOCKFILE_VERSION } from './top.js';
 
 /**
  * The `$schema` a new lockfile gets: the JSON Schema shipped in the package, relative to a
@@ -111,22 +111,6 @@ export const LockfileSchema = z.looseObject({
 export type Lockfile = z.infer<typeof LockfileSchema>;
 /** One locked agent (see {@link LockEntrySchema}). */
 export type LockEntry = z.infer<typeof LockEntrySchema>;
-
-/**
- * The top level of a lockfile with its entries unchecked: what the runtime's lazy `loadLock`
- * validates before an agent's first use (the version, the two records and their agent names).
- * Each agent's entry and settings are then checked with {@link LockEntrySchema} and
- * {@link SettingsSchema} by {@link lockedAgentIssue}.
- */
-export const LockfileTopSchema = z.looseObject({
-  $schema: z.string().optional(),
-  lockfileVersion: z.literal(LOCKFILE_VERSION),
-  settings: z.record(AgentNameSchema, z.unknown()),
-  agents: z.record(AgentNameSchema, z.unknown()),
-});
-
-/** A lockfile whose top level is checked ({@link LockfileTopSchema}) and whose entries are not yet. */
-export type LockfileTop = z.infer<typeof LockfileTopSchema>;
 
 /**
  * Check one agent of a top-level-checked lockfile: its entry against {@link LockEntrySchema} and

@@ -6,60 +6,61 @@
  */
 import { EventEmitter } from 'node:events';
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { placeCredential, type CredentialPlacement } from '../credentials.js';
 import { networkOptionsOf } from '../http/network-options.js';
-import { A2aLockError, AgentDegradedError, InvalidInputError, OutOfDateError, UsageError } from '../errors.js';
-import type { LockEntry, Lockfile, LockfileTop } from '../lock/schema.js';
-import type { AgentEntry, AgentSettings, Manifest } from '../manifest/schema.js';
+import { A2aLockError, AgentDegradedError, InvalidInputError, UsageError } from '../errors.js';
+import type { LockEntry } from '../lock/schema.js';
+import type { LockfileTop } from '../lock/top.js';
+import type { AgentEntry, Manifest } from '../manifest/schema.js';
 import type { Plan } from '../negotiate/types.js';
 import { CARD_PATH, LEGACY_CARD_PATH } from '../card/location.js';
 import { cardServingFetch, lockedCardUrls, narrowedCard, type CardWireShape } from './card.js';
 import { enforcingFetch } from './enforce.js';
 import type { AgentRuntime, DegradedEvent, DriftEvent, FallbackEvent, FallbackReason, LoadLockOptions, LockedAgent } from './types.js';
 
+/** The zod-based checks (`checks.ts`): loaded on the first `lock.agent()`, or by an eager `loadLock`. */
+type Checks = typeof import('./checks.js');
+type Checked = import('./checks.js').CheckedAgent;
+
+let loadedChecks: Checks | undefined;
+const requireHere = createRequire(import.meta.url);
+
 /**
- * The pure lock checks the Lock needs after loading (loaded by {@link loadLock} with the lockfile,
- * never by importing `a2a-lock/runtime`).
+ * The check modules, loaded now if they are not yet: synchronously (`require` of an ES module,
+ * Node ≥ 20.19), since `lock.agent()` is synchronous. {@link loadLock} imports them instead when
+ * this cannot work (see {@link canLoadChecksLater}).
  */
-interface Checks {
-  offline: Pick<typeof import('../lock/offline.js'), 'checkOffline' | 'lockedNegotiationCard'>;
-  lockedAgentIssue: (typeof import('../lock/schema.js'))['lockedAgentIssue'];
-  zodMessage: (typeof import('../json-document.js'))['zodMessage'];
-  formatPath: (typeof import('../json-path.js'))['formatPath'];
+function checksNow(): Checks {
+  return (loadedChecks ??= requireHere('./checks.js') as Checks);
 }
 
-/** One agent of the lockfile, checked: its entry and settings, or why it cannot be used. */
-type Checked = { entry: LockEntry; settings: AgentSettings } | { error: A2aLockError };
-
 /**
- * Check one agent of the lockfile, as `loadLock({ eager: true })` checks them all: its entry and
- * settings against the lockfile schema, its snapshots' integrity, and that its plans are what its
- * snapshot negotiates with its settings. The error is the one `loadLock` (eager) or the agent's
- * first `lock.agent()` (lazy) throws.
+ * Whether {@link checksNow} can load the check modules on the first `lock.agent()`: `checks.js`
+ * is a file beside this one (the package as built). Not so when this module runs from its
+ * TypeScript source, or bundled into an application: then `loadLock` imports them.
  */
-function checkAgent(checks: Checks, lock: LockfileTop, source: string, name: string): Checked {
-  const parsed = checks.lockedAgentIssue(lock, name);
-  if ('issue' in parsed) {
-    return { error: new InvalidInputError('lockfile-invalid', source, checks.zodMessage(parsed.issue, { showValues: false }), { path: checks.formatPath(parsed.path) }) };
+function canLoadChecksLater(): boolean {
+  try {
+    requireHere.resolve('./checks.js');
+    return true;
+  } catch {
+    return false;
   }
-  const { entry, settings } = parsed;
-  const report = checks.offline.checkOffline(entry, settings, `agents.${name}`);
-  if (report?.status === 'error') return { error: new InvalidInputError('lockfile-invalid', source, report.error!.message, { hint: `run a2a update ${name}` }) };
-  if (report) return { error: new OutOfDateError(`${source}: agent "${name}": ${(report.reasons ?? []).join('; ')}`) };
-  return parsed;
 }
 
 /** The loaded lockfile: `agent(name, skill)`, events `degraded`, `fallback` and `drift`, `close()`. */
 export class Lock extends EventEmitter {
   readonly #lock: LockfileTop;
   readonly #source: string;
-  readonly #manifest: Manifest | undefined;
   readonly #options: LoadLockOptions;
   readonly #degraded = new Map<string, AgentDegradedError>();
   readonly #agents = new Map<string, LockedAgent>();
   readonly #fallbacks = new Map<string, Partial<Record<FallbackReason, number>>>();
-  readonly #checks: Checks;
+  /** The manifest's text, checked with the first agent (lazy) or at load (eager). */
+  readonly #manifestText: { text: string; path: string } | undefined;
+  #manifestChecked: { manifest: Manifest } | { error: unknown } | undefined;
   /** Per agent: its entry checked, or the error it failed with (filled on first use; all at load with `eager`). */
   readonly #checked: Map<string, Checked>;
 
@@ -67,13 +68,13 @@ export class Lock extends EventEmitter {
   #refreshing = false;
 
   /** @internal use {@link loadLock} */
-  constructor(lock: LockfileTop, source: string, manifest: Manifest | undefined, options: LoadLockOptions, checks: Checks, checked = new Map<string, Checked>()) {
+  constructor(lock: LockfileTop, source: string, manifest: { text: string; path: string; checked?: Manifest } | undefined, options: LoadLockOptions, checked = new Map<string, Checked>()) {
     super();
-    this.#checks = checks;
     this.#checked = checked;
     this.#lock = lock;
     this.#source = source;
-    this.#manifest = manifest;
+    this.#manifestText = manifest;
+    if (manifest?.checked) this.#manifestChecked = { manifest: manifest.checked };
     this.#options = options;
     if (options.refreshIntervalMs !== undefined) {
       this.#timer = setInterval(() => void this.refresh(), options.refreshIntervalMs);
@@ -88,10 +89,13 @@ export class Lock extends EventEmitter {
 
   /**
    * The locked plan of `skill` on agent `name`, with its enforcing fetch and client. Without
-   * `eager`, the agent's entry is checked on its first call (snapshot integrity, plans = what the
-   * snapshot negotiates), so nothing is ever sent to a tampered entry.
+   * `eager`, the first call checks the manifest and the agent's first call checks its entry (the
+   * lockfile schema, snapshot integrity, plans = what the snapshot negotiates; see {@link loadLock}),
+   * so nothing is ever sent to a tampered entry.
    * @throws UsageError for an agent or skill the lockfile does not hold
-   * @throws InvalidInputError `lockfile-invalid` (tampered snapshot) / OutOfDateError `lockfile-out-of-date` (lazy check), on every call for that agent
+   * @throws InvalidInputError `lockfile-invalid` (invalid entry, tampered snapshot) / OutOfDateError
+   *   `lockfile-out-of-date` (plans or manifest out of step) / InvalidInputError `manifest-invalid`
+   *   (lazy checks), on every call for that agent
    */
   agent(name: string, skill: string): LockedAgent {
     const key = `${name}\n${skill}`;
@@ -133,11 +137,31 @@ export class Lock extends EventEmitter {
     return agent;
   }
 
-  /** The agent's checked entry or its error, checked once ({@link checkAgent}). */
+  /**
+   * The agent's checked entry or its error, checked once: the manifest first (once for all
+   * agents: an invalid or out-of-step manifest refuses every agent), then the agent's own entry.
+   */
   #check(name: string): Checked {
     let checked = this.#checked.get(name);
-    if (!checked) this.#checked.set(name, (checked = checkAgent(this.#checks, this.#lock, this.#source, name)));
+    if (checked) return checked;
+    const checks = checksNow();
+    if (this.#manifestText && !this.#manifestChecked) {
+      const { text, path } = this.#manifestText;
+      try {
+        this.#manifestChecked = { manifest: checks.checkManifest(text, path, this.#lock, this.#source) };
+      } catch (error) {
+        this.#manifestChecked = { error };
+      }
+    }
+    if (this.#manifestChecked && 'error' in this.#manifestChecked) throw this.#manifestChecked.error;
+    this.#checked.set(name, (checked = checks.checkAgent(this.#lock, this.#source, name)));
     return checked;
+  }
+
+  /** The checked manifest (after {@link #check}), or undefined when there is none. */
+  get #manifest(): Manifest | undefined {
+    const m = this.#manifestChecked;
+    return m && 'manifest' in m ? m.manifest : undefined;
   }
 
   /** Stop the background refresh. */
@@ -155,12 +179,19 @@ export class Lock extends EventEmitter {
     if (this.#refreshing) return;
     this.#refreshing = true;
     try {
+      // The check modules first, synchronously, so that the import below finds them loaded.
+      checksNow();
       const { checkServed } = await import('../resolve/check-served.js');
       const baseDir = dirname(this.#options.manifest ?? this.#source);
       const options = { baseDir, ...networkOptionsOf(this.#options), env: this.#options.env ?? process.env };
       for (const name of Object.keys(this.#lock.agents)) {
         // An agent whose entry fails its checks is never used (lock.agent() throws): nothing to refresh.
-        const checked = this.#check(name);
+        let checked: Checked;
+        try {
+          checked = this.#check(name);
+        } catch {
+          continue; // the manifest is invalid or out of step: no agent is used
+        }
         if ('error' in checked) continue;
         const { entry, settings } = checked;
         const report = await checkServed({ entry, settings, credentials: this.#sources(name) }, options);
@@ -187,7 +218,7 @@ export class Lock extends EventEmitter {
   }
 
   #runtime(name: string, skill: string, entry: LockEntry, plan: Plan): AgentRuntime {
-    const card = this.#checks.offline.lockedNegotiationCard(entry, `${this.#source} agents.${name}`);
+    const card = checksNow().lockedNegotiationCard(entry, `${this.#source} agents.${name}`);
     const found = card.skills.find((s) => s.id === skill);
     const inputModes = found?.inputModes?.length ? found.inputModes : card.defaultInputModes;
     const sources = this.#sources(name);
@@ -239,74 +270,56 @@ export class Lock extends EventEmitter {
 }
 
 /**
- * Read and check `a2a.lock.json` for run-time use. At load: the file (JSON, no duplicate keys or
- * merge-conflict markers, its version, its depth), its top level (the `settings` and `agents`
- * records and their agent names), that every agent has settings, and with a manifest that the lock
- * matches it. Each agent's entry and settings (the lockfile schema), its snapshot integrity and
- * that its plans are what its snapshot negotiates are checked on its first `lock.agent()` call
- * (cheap cold start: only the agents a process uses are checked; an invalid entry breaks only its
- * own agent), or all here with `eager: true` (at deploy time). The lockfile parsing modules are
- * loaded here, not when `a2a-lock/runtime` is imported.
+ * Read and check `a2a.lock.json` for run-time use.
+ *
+ * Lazy (the default): `loadLock` reads the lockfile and the manifest beside it and checks the
+ * lockfile's JSON (syntax, duplicate keys, merge-conflict markers, version, depth), its top level
+ * (the `settings` and `agents` records, valid agent names) and that every agent has settings.
+ * The first `lock.agent()` call checks the manifest (valid, and the lockfile matches it: else every
+ * agent is refused), and each agent's first `lock.agent()` call checks that agent: its entry and
+ * settings against the lockfile schema, its snapshot integrity, and that its plans are what its
+ * snapshot negotiates. A failed check throws from `lock.agent()`, on every call for that agent,
+ * before anything is sent; an invalid entry breaks only its own agent. No schema, card or
+ * negotiation module is loaded until then (a cold start pays only for the agents it uses).
+ *
+ * `eager: true` (at deploy time): all of the above for every agent here, the whole file against the
+ * lockfile schema first, as the CLI reads it.
  *
  * @throws InvalidInputError `lockfile-invalid` (missing, invalid; with `eager`, any invalid entry or tampered snapshot);
- *   OutOfDateError `lockfile-out-of-date` (manifest out of step; with `eager`, plans out of step: run `a2a lock`);
+ *   A2aLockError `manifest-not-found` (an explicit `manifest` that does not exist);
+ *   with `eager`: OutOfDateError `lockfile-out-of-date` (manifest or plans out of step: run `a2a lock`),
  *   InvalidInputError `manifest-invalid`
  */
 export async function loadLock(options: LoadLockOptions = {}): Promise<Lock> {
-  const [{ readTextIfExists }, { parseLockfile, parseLockfileTop }, { readManifest }, { describeMismatches, manifestMismatches }, offline, { lockedAgentIssue }, { zodMessage }, { formatPath }] = await Promise.all([
-    import('../fs/atomic-write.js'),
-    import('../lock/format.js'),
-    import('../fs/manifest.js'),
-    import('../lock/satisfies.js'),
-    import('../lock/offline.js'),
-    import('../lock/schema.js'),
-    import('../json-document.js'),
-    import('../json-path.js'),
-  ]);
-  const checks: Checks = { offline, lockedAgentIssue, zodMessage, formatPath };
+  const [{ readTextIfExists }, { parseLockfileTop }] = await Promise.all([import('../fs/atomic-write.js'), import('../lock/top.js')]);
+  if (options.eager || !canLoadChecksLater()) loadedChecks ??= await import('./checks.js');
   const source = resolve(options.lockfile ?? 'a2a.lock.json');
   const text = await readTextIfExists(source, 'lockfile-invalid');
   if (text === undefined) throw new InvalidInputError('lockfile-invalid', source, 'no lockfile here', { hint: 'run a2a lock' });
-  // Eager: the whole file against the lockfile schema first, as the CLI reads it (the same first error).
-  const lock: LockfileTop = options.eager ? parseLockfile(text, source) : parseLockfileTop(text, source);
+  // Eager: the whole file against the lockfile schema, as the CLI reads it (the same first error).
+  const lock: LockfileTop = options.eager ? loadedChecks!.parseLockfile(text, source) : parseLockfileTop(text, source);
   for (const name of Object.keys(lock.agents)) {
     if (!Object.hasOwn(lock.settings, name)) throw new InvalidInputError('lockfile-invalid', source, `agent "${name}" has no settings`, { path: `$.settings["${name}"]` });
   }
   const manifestPath = resolve(options.manifest ?? join(dirname(source), 'a2a.json'));
-  const manifest = options.manifest !== undefined || existsSync(manifestPath) ? await readManifest(manifestPath) : undefined;
-  if (manifest) {
-    const [m, l] = comparable(manifest, lock);
-    const mismatches = manifestMismatches(m, l);
-    if (mismatches.size > 0) {
-      throw new OutOfDateError(`${source} does not match ${manifestPath}: ${describeMismatches(mismatches)}`);
+  let manifest: { text: string; path: string; checked?: Manifest } | undefined;
+  if (options.manifest !== undefined || existsSync(manifestPath)) {
+    const manifestText = await readTextIfExists(manifestPath, 'manifest-invalid');
+    if (manifestText === undefined) {
+      throw new A2aLockError('manifest-not-found', `${manifestPath}: not found`, { hint: 'check the --manifest path; a2a init writes a new manifest', data: { source: manifestPath } });
     }
+    manifest = { text: manifestText, path: manifestPath };
   }
   const checked = new Map<string, Checked>();
   if (options.eager) {
+    if (manifest) manifest.checked = loadedChecks!.checkManifest(manifest.text, manifestPath, lock, source);
     for (const name of Object.keys(lock.agents)) {
-      const agent = checkAgent(checks, lock, source, name);
+      const agent = loadedChecks!.checkAgent(lock, source, name);
       if ('error' in agent) throw agent.error;
       checked.set(name, agent);
     }
   }
-  return new Lock(lock, source, manifest, options, checks, checked);
-}
-
-/**
- * The manifest and the lockfile as the manifest comparison reads them (each entry's `card` and
- * skill names, each agent's settings), entries not yet checked included. An entry without a string
- * `card` and a `plans` object cannot be compared: it is left out of both sides (its own schema
- * error is thrown on its first use, or at load with `eager`).
- */
-function comparable(manifest: Manifest, lock: LockfileTop): [Manifest, Lockfile] {
-  const agents: Record<string, unknown> = {};
-  const wanted = { ...manifest.agents };
-  for (const [name, entry] of Object.entries(lock.agents)) {
-    const e = entry as { card?: unknown; plans?: unknown } | null;
-    if (e && typeof e === 'object' && typeof e.card === 'string' && e.plans && typeof e.plans === 'object' && !Array.isArray(e.plans)) agents[name] = e;
-    else delete wanted[name];
-  }
-  return [{ ...manifest, agents: wanted }, { ...lock, agents } as Lockfile];
+  return new Lock(lock, source, manifest, options, checked);
 }
 
 /** Freeze `value` and everything it holds, in place; returns it. */
