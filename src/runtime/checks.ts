@@ -25,25 +25,34 @@ export type CheckedAgent = { entry: LockEntry; settings: AgentSettings } | { err
  * snapshots' integrity, and that its plans are what its snapshot negotiates with its settings.
  * The error is the one `loadLock` (eager) or the agent's first `lock.agent()` (lazy) throws.
  */
-export function checkAgent(lock: LockfileTop, source: string, name: string): CheckedAgent {
+export function checkAgent(lock: LockfileTop, source: string, name: string, manifest?: CheckedManifest): CheckedAgent {
   const parsed = lockedAgentIssue(lock, name);
   if ('issue' in parsed) {
     return { error: new InvalidInputError('lockfile-invalid', source, zodMessage(parsed.issue, { showValues: false }), { path: formatPath(parsed.path) }) };
   }
+  const mismatch = manifest?.mismatches.get(name);
+  if (mismatch) return { error: new OutOfDateError(`${source} does not match ${manifest!.path}: ${describeMismatches(new Map([[name, mismatch]]))}`) };
   const report = checkOffline(parsed.entry, parsed.settings, `agents.${name}`);
   if (report?.status === 'error') return { error: new InvalidInputError('lockfile-invalid', source, report.error!.message, { hint: `run a2a update ${name}` }) };
   if (report) return { error: new OutOfDateError(`${source}: agent "${name}": ${(report.reasons ?? []).join('; ')}`) };
   return parsed;
 }
 
+/** The manifest, parsed, and the lockfile's mismatches with it per agent name (empty when it matches). */
+export interface CheckedManifest {
+  manifest: Manifest;
+  path: string;
+  mismatches: Map<string, string[]>;
+}
+
 /**
- * Parse the manifest text and check that the lockfile matches it (its agents, their cards,
- * settings and skills). An entry without a string `card` and a `plans` object cannot be compared:
- * it is left out of both sides (its own schema error comes with its check).
- * @throws InvalidInputError `manifest-invalid`; OutOfDateError `lockfile-out-of-date`
+ * Parse the manifest text and compare the lockfile with it (its agents, their cards, settings
+ * and skills). An entry without a string `card` and a `plans` object cannot be compared: it is left
+ * out of both sides (its own schema error comes with its check).
+ * @throws InvalidInputError `manifest-invalid`
  */
-export function checkManifest(text: string, manifestPath: string, lock: LockfileTop, source: string): Manifest {
-  const manifest = parseManifest(text, manifestPath);
+export function checkManifest(text: string, path: string, lock: LockfileTop): CheckedManifest {
+  const manifest = parseManifest(text, path);
   const agents: Record<string, unknown> = {};
   const wanted = { ...manifest.agents };
   for (const [name, entry] of Object.entries(lock.agents)) {
@@ -51,7 +60,15 @@ export function checkManifest(text: string, manifestPath: string, lock: Lockfile
     if (e && typeof e === 'object' && typeof e.card === 'string' && e.plans && typeof e.plans === 'object' && !Array.isArray(e.plans)) agents[name] = e;
     else delete wanted[name];
   }
-  const mismatches = manifestMismatches({ ...manifest, agents: wanted }, { ...lock, agents } as Lockfile);
-  if (mismatches.size > 0) throw new OutOfDateError(`${source} does not match ${manifestPath}: ${describeMismatches(mismatches)}`);
-  return manifest;
+  return { manifest, path, mismatches: manifestMismatches({ ...manifest, agents: wanted }, { ...lock, agents } as Lockfile) };
+}
+
+/**
+ * {@link checkManifest}, every mismatch an error (`loadLock` with `eager`).
+ * @throws InvalidInputError `manifest-invalid`; OutOfDateError `lockfile-out-of-date` naming every mismatch
+ */
+export function checkManifestNow(text: string, path: string, lock: LockfileTop, source: string): CheckedManifest {
+  const checked = checkManifest(text, path, lock);
+  if (checked.mismatches.size > 0) throw new OutOfDateError(`${source} does not match ${path}: ${describeMismatches(checked.mismatches)}`);
+  return checked;
 }

@@ -23,6 +23,7 @@ import type { AgentRuntime, DegradedEvent, DriftEvent, FallbackEvent, FallbackRe
 /** The zod-based checks (`checks.ts`): loaded on the first `lock.agent()`, or by an eager `loadLock`. */
 type Checks = typeof import('./checks.js');
 type Checked = import('./checks.js').CheckedAgent;
+type CheckedManifest = import('./checks.js').CheckedManifest;
 
 let loadedChecks: Checks | undefined;
 const requireHere = createRequire(import.meta.url);
@@ -60,7 +61,7 @@ export class Lock extends EventEmitter {
   readonly #fallbacks = new Map<string, Partial<Record<FallbackReason, number>>>();
   /** The manifest's text, checked with the first agent (lazy) or at load (eager). */
   readonly #manifestText: { text: string; path: string } | undefined;
-  #manifestChecked: { manifest: Manifest } | { error: unknown } | undefined;
+  #manifestChecked: { checked: CheckedManifest } | { error: unknown } | undefined;
   /** Per agent: its entry checked, or the error it failed with (filled on first use; all at load with `eager`). */
   readonly #checked: Map<string, Checked>;
 
@@ -68,13 +69,13 @@ export class Lock extends EventEmitter {
   #refreshing = false;
 
   /** @internal use {@link loadLock} */
-  constructor(lock: LockfileTop, source: string, manifest: { text: string; path: string; checked?: Manifest } | undefined, options: LoadLockOptions, checked = new Map<string, Checked>()) {
+  constructor(lock: LockfileTop, source: string, manifest: { text: string; path: string; checked?: CheckedManifest } | undefined, options: LoadLockOptions, checked = new Map<string, Checked>()) {
     super();
     this.#checked = checked;
     this.#lock = lock;
     this.#source = source;
     this.#manifestText = manifest;
-    if (manifest?.checked) this.#manifestChecked = { manifest: manifest.checked };
+    if (manifest?.checked) this.#manifestChecked = { checked: manifest.checked };
     this.#options = options;
     if (options.refreshIntervalMs !== undefined) {
       this.#timer = setInterval(() => void this.refresh(), options.refreshIntervalMs);
@@ -148,20 +149,20 @@ export class Lock extends EventEmitter {
     if (this.#manifestText && !this.#manifestChecked) {
       const { text, path } = this.#manifestText;
       try {
-        this.#manifestChecked = { manifest: checks.checkManifest(text, path, this.#lock, this.#source) };
+        this.#manifestChecked = { checked: checks.checkManifest(text, path, this.#lock) };
       } catch (error) {
         this.#manifestChecked = { error };
       }
     }
     if (this.#manifestChecked && 'error' in this.#manifestChecked) throw this.#manifestChecked.error;
-    this.#checked.set(name, (checked = checks.checkAgent(this.#lock, this.#source, name)));
+    this.#checked.set(name, (checked = checks.checkAgent(this.#lock, this.#source, name, this.#manifestChecked?.checked)));
     return checked;
   }
 
   /** The checked manifest (after {@link #check}), or undefined when there is none. */
   get #manifest(): Manifest | undefined {
     const m = this.#manifestChecked;
-    return m && 'manifest' in m ? m.manifest : undefined;
+    return m && 'checked' in m ? m.checked.manifest : undefined;
   }
 
   /** Stop the background refresh. */
@@ -275,10 +276,10 @@ export class Lock extends EventEmitter {
  * Lazy (the default): `loadLock` reads the lockfile and the manifest beside it and checks the
  * lockfile's JSON (syntax, duplicate keys, merge-conflict markers, version, depth), its top level
  * (the `settings` and `agents` records, valid agent names) and that every agent has settings.
- * The first `lock.agent()` call checks the manifest (valid, and the lockfile matches it: else every
- * agent is refused), and each agent's first `lock.agent()` call checks that agent: its entry and
- * settings against the lockfile schema, its snapshot integrity, and that its plans are what its
- * snapshot negotiates. A failed check throws from `lock.agent()`, on every call for that agent,
+ * The first `lock.agent()` call parses the manifest (invalid: every agent is refused), and each
+ * agent's first `lock.agent()` call checks that agent: its entry and settings against the
+ * lockfile schema, that they match the manifest (card, settings, skills), its snapshot integrity,
+ * and that its plans are what its snapshot negotiates. A failed check throws from `lock.agent()`, on every call for that agent,
  * before anything is sent; an invalid entry breaks only its own agent. No schema, card or
  * negotiation module is loaded until then (a cold start pays only for the agents it uses).
  *
@@ -302,7 +303,7 @@ export async function loadLock(options: LoadLockOptions = {}): Promise<Lock> {
     if (!Object.hasOwn(lock.settings, name)) throw new InvalidInputError('lockfile-invalid', source, `agent "${name}" has no settings`, { path: `$.settings["${name}"]` });
   }
   const manifestPath = resolve(options.manifest ?? join(dirname(source), 'a2a.json'));
-  let manifest: { text: string; path: string; checked?: Manifest } | undefined;
+  let manifest: { text: string; path: string; checked?: CheckedManifest } | undefined;
   if (options.manifest !== undefined || existsSync(manifestPath)) {
     const manifestText = await readTextIfExists(manifestPath, 'manifest-invalid');
     if (manifestText === undefined) {
@@ -312,9 +313,9 @@ export async function loadLock(options: LoadLockOptions = {}): Promise<Lock> {
   }
   const checked = new Map<string, Checked>();
   if (options.eager) {
-    if (manifest) manifest.checked = loadedChecks!.checkManifest(manifest.text, manifestPath, lock, source);
+    if (manifest) manifest.checked = loadedChecks!.checkManifestNow(manifest.text, manifestPath, lock, source);
     for (const name of Object.keys(lock.agents)) {
-      const agent = loadedChecks!.checkAgent(lock, source, name);
+      const agent = loadedChecks!.checkAgent(lock, source, name, manifest?.checked);
       if ('error' in agent) throw agent.error;
       checked.set(name, agent);
     }
