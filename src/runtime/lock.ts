@@ -139,8 +139,9 @@ export class Lock extends EventEmitter {
   }
 
   /**
-   * The agent's checked entry or its error, checked once: the manifest first (once for all
-   * agents: an invalid or out-of-step manifest refuses every agent), then the agent's own entry.
+   * The agent's checked entry or its error, checked once: the manifest parsed first (once for all
+   * agents: an invalid manifest refuses every agent), then the agent's own entry and its match with
+   * the manifest.
    */
   #check(name: string): Checked {
     let checked = this.#checked.get(name);
@@ -191,7 +192,7 @@ export class Lock extends EventEmitter {
         try {
           checked = this.#check(name);
         } catch {
-          continue; // the manifest is invalid or out of step: no agent is used
+          continue; // the manifest is invalid: no agent is used
         }
         if ('error' in checked) continue;
         const { entry, settings } = checked;
@@ -279,9 +280,10 @@ export class Lock extends EventEmitter {
  * The first `lock.agent()` call parses the manifest (invalid: every agent is refused), and each
  * agent's first `lock.agent()` call checks that agent: its entry and settings against the
  * lockfile schema, that they match the manifest (card, settings, skills), its snapshot integrity,
- * and that its plans are what its snapshot negotiates. A failed check throws from `lock.agent()`, on every call for that agent,
- * before anything is sent; an invalid entry breaks only its own agent. No schema, card or
- * negotiation module is loaded until then (a cold start pays only for the agents it uses).
+ * and that its plans are what its snapshot negotiates. A failed check throws from `lock.agent()`,
+ * on every call for that agent, before anything is sent; an invalid entry breaks only its own
+ * agent. No schema, card or negotiation module is loaded until then (a cold start pays only for
+ * the agents it uses).
  *
  * `eager: true` (at deploy time): all of the above for every agent here, the whole file against the
  * lockfile schema first, as the CLI reads it.
