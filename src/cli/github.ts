@@ -43,6 +43,10 @@ export function verifyAnnotations(file: string, reports: Record<string, Annotate
       out.push(errorAnnotation(file, `${name} not verified`, `${r.error.code}: ${r.error.message}`));
     } else if (r.exitCode !== 0) {
       // --strict: a card change that leaves every plan equal, or a part that could not be checked.
+      if (r.status === 'unchecked') {
+        out.push(errorAnnotation(file, `${name} not checked`, `${r.reason}: ${r.unchecked} (--strict)`));
+        continue;
+      }
       const why = r.unchecked ? `not checked: ${r.unchecked}` : `${r.change ?? 'card'} card change`;
       out.push(errorAnnotation(file, `${name} card changed`, `${why} (--strict); run: a2a update ${name}`));
     }

@@ -215,15 +215,24 @@ export async function main(rawArgs: string[], io: CliIo = processIo()): Promise<
           .positional('agents', { type: 'string', array: true, describe: 'Agents to verify (default: all)' })
           .option('offline', { type: 'boolean', default: false, describe: 'No network: check snapshots and plans only' })
           .option('strict', { type: 'boolean', default: false, describe: 'Also fail (exit 1) on card changes that leave plans equal' })
-          .example('$0 verify --strict', ''),
+          .option('base', {
+            type: 'string',
+            requiresArg: true,
+            describe: "Send credentials only along routes this revision's lockfile had (default: the pull request's base under CI; --no-base: none)",
+          })
+          .example('$0 verify --strict', '')
+          .example('$0 verify --base origin/main', ''),
       run(async (o, argv) => {
-        const [{ runVerify }, { verifyRenderer }] = await Promise.all([import('../commands/verify.js'), import('./render/verify.js')]);
+        const [{ runVerify }, { verifyRenderer, verifySummary }, { appendStepSummary }] = await Promise.all([import('../commands/verify.js'), import('./render/verify.js'), import('./step-summary.js')]);
         const result = await runVerify(o, {
           agents: ((argv.agents as string[] | undefined) ?? []).map(String),
           offline: Boolean(argv.offline),
           strict: Boolean(argv.strict),
+          ...(argv.base === false ? { base: false } : argv.base !== undefined ? { base: single('base', argv.base, 'verify compares against one base') } : {}),
         });
-        return answer(result, verifyRenderer);
+        const answered = answer(result, verifyRenderer);
+        // Under GitHub Actions the report is also the job summary.
+        return { exitCode: answered.exitCode, print: (opts, out) => (answered.print(opts, out), appendStepSummary(out, verifySummary(result.data))) };
       }),
     )
     .command(

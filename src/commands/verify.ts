@@ -6,7 +6,7 @@ import type { Warning } from '../card/model.js';
 import { ExitCode, OutOfDateError } from '../errors.js';
 import { overallExitCode, type AgentReport } from '../lock/report.js';
 import { describeMismatches, manifestMismatches } from '../lock/satisfies.js';
-import { checkProject, readProject, verifyLockfile } from '../resolve/verify.js';
+import { checkProject, readProject, verifyLockfile, type VerifyBase } from '../resolve/verify.js';
 import { readManifest } from '../fs/manifest.js';
 import { own } from '../json-path.js';
 import { resolveOptions, paths, type CommandResult, type GlobalOptions } from './context.js';
@@ -21,8 +21,18 @@ export type ReportDocument = Omit<AgentReport, 'warnings'>;
  */
 export interface VerifyData {
   ok: boolean;
+  /** The review base credentials were gated by (`--base`, or the pull request's); absent without one. */
+  base?: VerifyBase;
   agents: Record<string, ReportDocument>;
   human: { exitCode: ExitCode; offline: boolean; strict: boolean; lockfile: string };
+}
+
+/** What `verify` takes besides the global options. `base`: a revision, `false` for none (`--no-base`), absent for the pull request's base when CI names one. */
+export interface VerifyArgs {
+  agents: string[];
+  offline: boolean;
+  strict: boolean;
+  base?: string | false;
 }
 
 /** A credential a locked plan uses whose environment variable is not set. */
@@ -60,21 +70,38 @@ function reportWarnings(reports: Record<string, AgentReport>): Array<Warning & {
 }
 
 /** `a2a verify`: check the lockfile against the manifest, its snapshots and (unless offline) the cards served now. */
-export async function runVerify(options: GlobalOptions, args: { agents: string[]; offline: boolean; strict: boolean }): Promise<CommandResult<VerifyData>> {
+export async function runVerify(options: GlobalOptions, args: VerifyArgs): Promise<CommandResult<VerifyData>> {
   const p = paths(options);
   // No manifest here or above: say so, naming where it was looked for.
   if (p.lookedUpTo !== undefined) await readManifest(p.manifest, p.lookedUpTo);
   const { baseDir: _b, ...network } = resolveOptions(options, p.baseDir);
-  const verified = await verifyLockfile({ ...network, manifest: p.manifest, lockfile: p.lockfile, agents: args.agents, offline: args.offline, strict: args.strict });
+  const verified = await verifyLockfile({
+    ...network,
+    manifest: p.manifest,
+    lockfile: p.lockfile,
+    agents: args.agents,
+    offline: args.offline,
+    strict: args.strict,
+    // No flag: verifyLockfile takes the pull request's base from the environment.
+    ...(args.base !== undefined ? { base: args.base } : {}),
+  });
   return {
     exitCode: verified.exitCode,
     data: {
       ok: verified.ok,
+      ...(verified.base ? { base: verified.base } : {}),
       agents: reportDocuments(verified.agents),
       human: { exitCode: verified.exitCode, offline: args.offline, strict: args.strict, lockfile: p.lockfile },
     },
-    warnings: reportWarnings(verified.agents),
+    warnings: [...baseWarnings(verified.base), ...reportWarnings(verified.agents)],
   };
+}
+
+/** What the run says about its base: one that could not be read (and how to fetch it), or a base lockfile that did not parse. */
+function baseWarnings(base: VerifyBase | undefined): Warning[] {
+  if (base?.status === 'unreadable') return [{ code: 'base-unreadable', message: `${base.reason}; no credential was sent to any agent; to check with credentials, ${base.hint}` }];
+  if (base?.status === 'read' && base.lockfile === 'invalid') return [{ code: 'base-lockfile-invalid', message: `the lockfile at the base (${base.rev}) does not parse; no credential was sent to any agent` }];
+  return [];
 }
 
 /** `a2a install`: like `npm ci`: the lockfile must match the manifest; every card is re-checked against it. */

@@ -8,11 +8,11 @@
  * Pure.
  */
 import { sameJson } from '../canonical.js';
-import type { Warning } from '../card/model.js';
+import type { NormalizedCard, Warning } from '../card/model.js';
 import type { AgentSettings } from '../manifest/schema.js';
 import { placement } from './drift.js';
 import { lockedNegotiationCard, lockedPublicCard } from './offline.js';
-import { routeFor } from './route.js';
+import { routeFor, type ExtendedRoute } from './route.js';
 import type { LockEntry } from './schema.js';
 
 /** One place a credential goes. */
@@ -61,14 +61,22 @@ export function credentialRoutes(entry: LockEntry, settings: AgentSettings): Cre
     const publicCard = lockedPublicCard(entry, entry.card);
     const warnings: Warning[] = [];
     const route = routeFor(publicCard, Object.keys(entry.plans).sort(), settings, warnings);
-    if (route) {
-      for (const scheme of Object.keys(route.requirement)) {
-        const placed = placement(Object.hasOwn(publicCard.securitySchemes, scheme) ? publicCard.securitySchemes[scheme] : undefined);
-        routes.push({ purpose: 'extended', origin: originOf(route.iface.url), scheme, placement: placed });
-      }
-    }
+    if (route) routes.push(...extendedRoutes(route, publicCard.securitySchemes));
   }
   return routes;
+}
+
+/**
+ * The routes of a GetExtendedAgentCard request along `route`, each scheme of its requirement
+ * placed as `schemes` define it (the locked public card's); none for a requirement without schemes.
+ */
+export function extendedRoutes(route: ExtendedRoute, schemes: NormalizedCard['securitySchemes']): CredentialRoute[] {
+  return Object.keys(route.requirement).map((scheme) => ({
+    purpose: 'extended' as const,
+    origin: originOf(route.iface.url),
+    scheme,
+    placement: placement(Object.hasOwn(schemes, scheme) ? schemes[scheme] : undefined),
+  }));
 }
 
 /** Whether `route` goes where `other` goes: same origin, same scheme name, placed alike (purpose and skill aside). */

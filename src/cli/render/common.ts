@@ -192,6 +192,14 @@ export function renderReport(name: string, report: Omit<AgentReport, 'warnings'>
         ...(options.strict ? [`    run: a2a update ${name}`] : []),
       ];
     }
+    case 'unchecked': {
+      const mark = options.strict ? kleur.red('✗') : kleur.yellow('!');
+      return [
+        `${mark} ${name}: unchecked (${report.reason}): ${report.unchecked}`,
+        ...(report.routes ?? []).map((r) => `    credential withheld: ${r.scheme} → ${r.origin}`),
+        ...(report.cardChanges?.length ? [`    card changed (${report.change}), plans unchanged:`, ...renderCardChanges(report.cardChanges, '      ')] : []),
+      ];
+    }
     case 'drift':
       return [
         `${kleur.red('✗')} ${name}: beyond the lockfile`,
