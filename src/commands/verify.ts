@@ -6,7 +6,7 @@ import type { Warning } from '../card/model.js';
 import { ExitCode, OutOfDateError } from '../errors.js';
 import { overallExitCode, type AgentReport } from '../lock/report.js';
 import { describeMismatches, manifestMismatches } from '../lock/satisfies.js';
-import { checkProject, readProject, verifyLockfile, type VerifyBase } from '../resolve/verify.js';
+import { checkProject, readProject, reviewBase, verifyLockfile, type VerifyBase } from '../resolve/verify.js';
 import { readManifest } from '../fs/manifest.js';
 import { own } from '../json-path.js';
 import { resolveOptions, paths, type CommandResult, type GlobalOptions } from './context.js';
@@ -49,6 +49,8 @@ export interface UnsetCredential {
  */
 export interface InstallData {
   ok: boolean;
+  /** The pull request's base credentials were gated by, as for `verify`; absent without one. */
+  base?: VerifyBase;
   credentialsUnset: UnsetCredential[];
   agents: Record<string, ReportDocument>;
   human: { exitCode: ExitCode; lockfile: string; skills: number };
@@ -104,7 +106,11 @@ function baseWarnings(base: VerifyBase | undefined): Warning[] {
   return [];
 }
 
-/** `a2a install`: like `npm ci`: the lockfile must match the manifest; every card is re-checked against it. */
+/**
+ * `a2a install`: like `npm ci`: the lockfile must match the manifest; every card is re-checked
+ * against it. Under CI on a pull request, credentials go only along routes its base lockfile had
+ * (as `verify` does by default; no flag).
+ */
 export async function runInstall(options: GlobalOptions): Promise<CommandResult<InstallData>> {
   const p = paths(options);
   const ctx = await readProject(p.manifest, p.lockfile, p.lookedUpTo);
@@ -113,7 +119,9 @@ export async function runInstall(options: GlobalOptions): Promise<CommandResult<
     throw new OutOfDateError(`${ctx.lockfile} does not match ${p.manifest} (${describeMismatches(mismatches)})`, { data: { agents: Object.fromEntries(mismatches) } });
   }
   const names = Object.keys(ctx.manifest.agents);
-  const reports = await checkProject(ctx, { names }, resolveOptions(options, ctx.baseDir));
+  // On a pull request, credentials go only where its base lockfile sent them (as for verify).
+  const base = await reviewBase(undefined, ctx, p.manifest, options.env);
+  const reports = await checkProject(ctx, { names, ...(base ? { gateOf: base.gateOf } : {}) }, resolveOptions(options, ctx.baseDir));
   // Credentials for the locked schemes are read at run time; say now which are not set.
   const missing: UnsetCredential[] = [];
   for (const name of names) {
@@ -125,14 +133,14 @@ export async function runInstall(options: GlobalOptions): Promise<CommandResult<
     }
   }
   const exitCode = overallExitCode(Object.values(reports).map((r) => r.exitCode));
-  const warnings: Array<Warning & { agent?: string }> = reportWarnings(reports);
+  const warnings: Array<Warning & { agent?: string }> = [...baseWarnings(base?.info), ...reportWarnings(reports)];
   for (const m of missing) {
     warnings.push({ code: 'credential-unset', agent: m.agent, message: `${m.env} is not set (credential for scheme "${m.scheme}", read at run time)` });
   }
   const skills = names.reduce((n, name) => n + Object.keys(ctx.lock.agents[name]!.plans).length, 0);
   return {
     exitCode,
-    data: { ok: exitCode === ExitCode.Ok, credentialsUnset: missing, agents: reportDocuments(reports), human: { exitCode, lockfile: ctx.lockfile, skills } },
+    data: { ok: exitCode === ExitCode.Ok, ...(base ? { base: base.info } : {}), credentialsUnset: missing, agents: reportDocuments(reports), human: { exitCode, lockfile: ctx.lockfile, skills } },
     warnings,
   };
 }

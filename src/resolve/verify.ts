@@ -2,6 +2,8 @@
  * Verification: the checks behind `a2a verify` and `a2a install`, returning data. For each agent:
  * the lock against the manifest, each snapshot's integrity, that its snapshot negotiates exactly
  * its locked plans and (unless offline) the cards served now ("beyond the lockfile"). Never writes.
+ * With a review base (`--base`, or the pull request's base CI names), a credential goes only along
+ * a route the base lockfile had for the agent (`lock/base-gate.ts`).
  */
 import { dirname, resolve } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
@@ -148,7 +150,7 @@ export interface VerifyResult {
 }
 
 /** A base as read: what the run reports, and each agent's gate. */
-interface ReadBase {
+export interface ReviewBase {
   info: VerifyBase;
   gateOf(name: string): CredentialGate;
 }
@@ -159,7 +161,7 @@ interface ReadBase {
  * `project.lockfile` (the manifest likewise, for the secret variable of each scheme).
  * @throws UsageError `rev` is not a revision, or the project is not in a git repository
  */
-async function readBase(option: string | false | undefined, project: Project, manifestPath: string, env: NodeJS.ProcessEnv): Promise<ReadBase | undefined> {
+export async function reviewBase(option: string | false | undefined, project: Project, manifestPath: string, env: NodeJS.ProcessEnv): Promise<ReviewBase | undefined> {
   if (option === false) return undefined;
   let rev: string;
   let source: BaseSource;
@@ -212,7 +214,7 @@ export async function verifyLockfile(options: VerifyOptions | null = {}): Promis
   const known = [...new Set([...Object.keys(project.manifest.agents), ...Object.keys(project.lock.agents)])];
   for (const name of options.agents ?? []) if (!known.includes(name)) throw new UsageError(`unknown agent "${name}" (agents: ${known.join(', ') || 'none'})`);
   const { manifest: _m, lockfile: _l, agents: only, offline, strict, base: baseOption, ...network } = options;
-  const base = offline ? undefined : await readBase(baseOption, project, manifestPath, options.env ?? {});
+  const base = offline ? undefined : await reviewBase(baseOption, project, manifestPath, options.env ?? {});
   const check: ProjectCheck = { names: only?.length ? only : known, offline: Boolean(offline), ...(base ? { gateOf: base.gateOf } : {}) };
   const reports = await checkProject(project, check, { ...network, baseDir: project.baseDir });
   const agents = Object.fromEntries(Object.entries(reports).map(([name, r]) => [name, { ...r, exitCode: strictExitCode(r, Boolean(strict)) }]));

@@ -221,6 +221,29 @@ describe.concurrent('verify on a pull request: credentials only where the base l
     expect(a2aRequests(research)).toEqual([]);
   });
 
+  it('install on the same pull request: nothing sent to the new agent either', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const { dir, research } = await reviewedRepo(res);
+    const evil = await extendedAgent(res, ATTACKER);
+    await writeManifest(dir, manifest({ research: agentEntry(research.origin), evil: agentEntry(evil.origin, ['market-size']) }));
+    expect((await runCli(['lock'], { cwd: dir, env: { RESEARCH_TOKEN: ATTACKER } })).code).toBe(0);
+    commitPr(dir);
+    evil.requests.length = 0;
+    research.requests.length = 0;
+    const r = await runCli(['install', '--json'], { cwd: dir, env: PR_ENV });
+    expect(r.code, show(r)).toBe(0);
+    const doc = jsonOf(r);
+    expect(doc.base).toMatchObject({ status: 'read', source: 'GITHUB_BASE_REF' });
+    expect(doc.agents.evil).toMatchObject({ status: 'unchecked', reason: 'credential-route-new' });
+    expect(doc.agents.research).toEqual({ status: 'ok', exitCode: 0 });
+    expect(a2aRequests(evil)).toEqual([]);
+    await expectNothingSentTo(evil);
+    expect(a2aRequests(research).filter((q) => q.headers.authorization === `Bearer ${TOKEN}`)).toHaveLength(1);
+    const human = await runCli(['install'], { cwd: dir, env: PR_ENV });
+    expect(human.stdout).toContain('! evil: unchecked (credential-route-new)');
+    await expectTokenNowhere(dir, [r, human]);
+  });
+
   it('(c) a PR edits only the extended snapshot while CI lacks the secret: unchecked extended-changed, never ok; with the secret the edit is found', async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
     const { dir, research } = await reviewedRepo(res);
