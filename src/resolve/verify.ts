@@ -90,7 +90,8 @@ export async function checkProject(project: Project, { names, offline = false, g
       }
       const offlineReport = checkOffline(entry, settings, source);
       if (offlineReport) return offlineReport;
-      const gate = gateOf?.(name);
+      // Only the extended card's request carries a credential: the gate is read for those agents alone.
+      const gate = entry.extended ? gateOf?.(name) : undefined;
       return checkServed({ entry, settings, credentials: own(project.manifest.agents, name)?.credentials ?? {}, snapshotsIntact: true, served, ...(gate ? { gate } : {}) }, options);
     },
     offline ? undefined : options.onProgress,
