@@ -10,7 +10,7 @@
  * locked extended snapshot pass as `ok` when CI lacks the secret.
  */
 import { execFileSync } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { integrityOf } from '../../src/canonical.js';
@@ -201,6 +201,10 @@ describe.concurrent('verify on a pull request: credentials only where the base l
     expect(ci.stdout).toContain('! research: unchecked (credential-route-new): checked with credentials after this change is merged; review it in a2a diff');
     expect(strict.code, show(strict)).toBe(1);
     expect(jsonOf(json).agents.research).toMatchObject({ status: 'unchecked', reason: 'credential-route-new', routes: [{ origin: evil.origin, scheme: 'bearer' }] });
+    // GitLab names the base by its sha.
+    const gitlab = await runCli(['verify', '--json'], { cwd: dir, env: { CI_MERGE_REQUEST_DIFF_BASE_SHA: git(dir, 'rev-parse', 'main'), RESEARCH_TOKEN: TOKEN } });
+    expect(jsonOf(gitlab).base).toMatchObject({ status: 'read', source: 'CI_MERGE_REQUEST_DIFF_BASE_SHA' });
+    expect(jsonOf(gitlab).agents.research).toMatchObject({ status: 'unchecked', reason: 'credential-route-new' });
     expect(a2aRequests(evil)).toEqual([]);
     await expectNothingSentTo(evil);
     // The old origin is not asked at all now.
@@ -242,6 +246,28 @@ describe.concurrent('verify on a pull request: credentials only where the base l
     const human = await runCli(['install'], { cwd: dir, env: PR_ENV });
     expect(human.stdout).toContain('! evil: unchecked (credential-route-new)');
     await expectTokenNowhere(dir, [r, human]);
+  });
+
+  it('a PR that brings the first lockfile: every agent is new, nothing sent', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const research = await extendedAgent(res, TOKEN);
+    const dir = await res.dir();
+    await writeFile(join(dir, 'README.md'), 'a project\n');
+    git(dir, 'init', '-q', '-b', 'main');
+    git(dir, 'add', 'README.md');
+    git(dir, 'commit', '-q', '-m', 'before a2a');
+    git(dir, 'update-ref', 'refs/remotes/origin/main', 'main');
+    git(dir, 'checkout', '-q', '-b', 'pr');
+    await writeManifest(dir, manifest({ research: agentEntry(research.origin) }));
+    expect((await runCli(['lock'], { cwd: dir, env: { RESEARCH_TOKEN: TOKEN } })).code).toBe(0);
+    git(dir, 'add', 'a2a.json', 'a2a.lock.json');
+    commitPr(dir);
+    research.requests.length = 0;
+    const r = await runCli(['verify', '--json'], { cwd: dir, env: PR_ENV });
+    expect(r.code, show(r)).toBe(0);
+    expect(jsonOf(r).base).toMatchObject({ status: 'read', lockfile: 'absent' });
+    expect(jsonOf(r).agents.research).toMatchObject({ status: 'unchecked', reason: 'credential-route-new' });
+    await expectNothingSentTo(research);
   });
 
   it('(c) a PR edits only the extended snapshot while CI lacks the secret: unchecked extended-changed, never ok; with the secret the edit is found', async ({ onTestFinished }) => {
