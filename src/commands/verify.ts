@@ -95,13 +95,17 @@ export async function runVerify(options: GlobalOptions, args: VerifyArgs): Promi
       agents: reportDocuments(verified.agents),
       human: { exitCode: verified.exitCode, offline: args.offline, strict: args.strict, lockfile: p.lockfile },
     },
-    warnings: [...baseWarnings(verified.base), ...reportWarnings(verified.agents)],
+    warnings: [...baseWarnings(verified.base, verified.agents), ...reportWarnings(verified.agents)],
   };
 }
 
-/** What the run says about its base: one that could not be read (and how to fetch it), or a base lockfile that did not parse. */
-function baseWarnings(base: VerifyBase | undefined): Warning[] {
-  if (base?.status === 'unreadable') return [{ code: 'base-unreadable', message: `${base.reason}; no credential was sent to any agent; to check with credentials, ${base.hint}` }];
+/**
+ * What the run says about its base: one that could not be read while an agent needed a credential
+ * (and how to fetch it), or a base lockfile that did not parse.
+ */
+function baseWarnings(base: VerifyBase | undefined, reports: Record<string, AgentReport>): Warning[] {
+  const withheld = Object.values(reports).some((r) => r.reason === 'base-unreadable');
+  if (base?.status === 'unreadable' && withheld) return [{ code: 'base-unreadable', message: `${base.reason}; no credential was sent to any agent; to check with credentials, ${base.hint}` }];
   if (base?.status === 'read' && base.lockfile === 'invalid') return [{ code: 'base-lockfile-invalid', message: `the lockfile at the base (${base.rev}) does not parse; no credential was sent to any agent` }];
   return [];
 }
@@ -133,7 +137,7 @@ export async function runInstall(options: GlobalOptions): Promise<CommandResult<
     }
   }
   const exitCode = overallExitCode(Object.values(reports).map((r) => r.exitCode));
-  const warnings: Array<Warning & { agent?: string }> = [...baseWarnings(base?.info), ...reportWarnings(reports)];
+  const warnings: Array<Warning & { agent?: string }> = [...baseWarnings(base?.info, reports), ...reportWarnings(reports)];
   for (const m of missing) {
     warnings.push({ code: 'credential-unset', agent: m.agent, message: `${m.env} is not set (credential for scheme "${m.scheme}", read at run time)` });
   }
