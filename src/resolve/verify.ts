@@ -175,7 +175,9 @@ export async function reviewBase(option: string | false | undefined, project: Pr
     if (ci.kind === 'unreadable') return { info: { status: 'unreadable', source: ci.source, reason: ci.reason, hint: ci.hint }, gateOf: () => ({ kind: 'unreadable' }) };
     ({ rev, source } = ci);
   }
-  const lockText = await readAtRevision(rev, project.lockfile);
+  // The manifest's secret variables: unreadable, none is known and every credentialed route is withheld.
+  const noManifest = (error: unknown) => (error instanceof A2aLockError ? undefined : Promise.reject(error));
+  const [lockText, manifestText] = await Promise.all([readAtRevision(rev, project.lockfile), readAtRevision(rev, manifestPath).catch(noManifest)]);
   let lock: Lockfile | undefined;
   let lockfile: 'present' | 'absent' | 'invalid' = lockText === undefined ? 'absent' : 'present';
   try {
@@ -187,11 +189,9 @@ export async function reviewBase(option: string | false | undefined, project: Pr
   }
   let manifest: Manifest | undefined;
   try {
-    const text = await readAtRevision(rev, manifestPath);
-    if (text !== undefined) manifest = parseManifest(text, `${rev}:${manifestPath}`);
+    if (manifestText !== undefined) manifest = parseManifest(manifestText, `${rev}:${manifestPath}`);
   } catch (error) {
     if (!(error instanceof A2aLockError)) throw error;
-    // No secret variable is known at base: every credentialed route is withheld.
   }
   return { info: { status: 'read', rev, source, lockfile }, gateOf: (name) => gateFromBase(name, lock, manifest) };
 }

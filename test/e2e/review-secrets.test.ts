@@ -270,6 +270,28 @@ describe.concurrent('verify on a pull request: credentials only where the base l
     await expectNothingSentTo(research);
   });
 
+  it('a base lockfile that does not parse allows no route: nothing sent, and a warning says why', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const { dir, research } = await reviewedRepo(res);
+    const valid = await readFile(lockPath(dir));
+    git(dir, 'checkout', '-q', 'main');
+    await writeLockBytes(dir, '{ "not": "a lockfile" }\n');
+    git(dir, 'commit', '-q', '-am', 'broken on main');
+    git(dir, 'update-ref', 'refs/remotes/origin/main', 'main');
+    // The pull request starts from the broken main and puts a lockfile back.
+    git(dir, 'checkout', '-q', 'pr');
+    git(dir, 'merge', '-q', '--ff-only', 'main');
+    await writeLockBytes(dir, valid);
+    commitPr(dir);
+    const r = await runCli(['verify', '--json'], { cwd: dir, env: PR_ENV });
+    expect(r.code, show(r)).toBe(0);
+    const doc = jsonOf(r);
+    expect(doc.base).toMatchObject({ status: 'read', lockfile: 'invalid' });
+    expect(doc.agents.research).toMatchObject({ status: 'unchecked', reason: 'credential-route-new' });
+    expect(doc.warnings).toEqual(expect.arrayContaining([expect.objectContaining({ code: 'base-lockfile-invalid' })]));
+    await expectNothingSentTo(research);
+  });
+
   it('(c) a PR edits only the extended snapshot while CI lacks the secret: unchecked extended-changed, never ok; with the secret the edit is found', async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
     const { dir, research } = await reviewedRepo(res);
