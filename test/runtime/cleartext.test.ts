@@ -88,6 +88,17 @@ describe('locking plain http off loopback', () => {
   });
 });
 
+describe('fetching over plain http off loopback', () => {
+  it('a card URL is refused insecure-url (exit 2) before connecting; the agent\'s allowHttp lets the request go (here: a host that does not resolve)', async () => {
+    const refused = await lockWith({ remote: { card: 'http://agent.invalid/', skills: ['market-size'] } });
+    expect(refused.exitCode).toBe(2);
+    expect(JSON.stringify(refused.data)).toMatch(/"code":"insecure-url".*allowHttp/);
+    const allowed = await lockWith({ remote: { card: 'http://agent.invalid/', skills: ['market-size'], allowHttp: true } });
+    expect(allowed.exitCode).toBe(3);
+    expect(JSON.stringify(allowed.data)).toContain('"code":"unreachable"');
+  });
+});
+
 describe('the runtime on a cleartext interface off loopback', () => {
   it('never sends the credential, though the lockfile allows http: agent.fetch and createClient() refuse before sending', async () => {
     const agents = { remote: { card: 'http.json', skills: ['market-size'], credentials: { bearer: { env: 'T' } }, allowHttp: true } };
