@@ -103,7 +103,7 @@ export function negotiate(
   trace.push({
     step: 'interface',
     ok: true,
-    detail: `${iface.protocolBinding} ${iface.protocolVersion} at ${iface.url} (candidate ${tried.length} of the profile's order)`,
+    detail: `${iface.protocolBinding} ${iface.protocolVersion} at ${iface.url} (candidate ${tried.length} of the profile's order)${cleartext.length ? `; passed over, plain http to a host that is not loopback: ${cleartext.map((i) => i.url).join(', ')}` : ''}`,
     candidates: tried,
     chosen: { ...iface },
   });
