@@ -8,7 +8,10 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { normalizeCard } from '../../src/card/normalize.js';
 import { runLock } from '../../src/commands/lock.js';
+import { routeFor } from '../../src/lock/route.js';
+import { agentSettings } from '../../src/manifest/schema.js';
 import { loadLock } from '../../src/runtime/index.js';
 import { sampleCard } from '../helpers/agents.js';
 
@@ -134,5 +137,16 @@ describe('the runtime on a cleartext interface off loopback', () => {
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'hi' }] } } });
     await agent.fetch(agent.plan.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     expect(sent).toEqual(['http://agent.example:8080/a2a/jsonrpc']);
+  });
+});
+
+describe('the extended card over plain http', () => {
+  it('is not fetched with a credential through a plain-http interface off loopback, though the agent allows http', () => {
+    const raw = { ...remoteCard('http://agent.example:8080/a2a/jsonrpc'), capabilities: { extendedAgentCard: true } };
+    const { card } = normalizeCard(raw, { source: 'card.json' });
+    const manifest = { profile: { ...PROFILE, pushEndpoint: null, extensions: [] }, agents: { remote: { card: 'card.json', skills: ['market-size'], credentials: { bearer: { env: 'T' } }, allowHttp: true } } };
+    const warnings: Array<{ code: string; message: string }> = [];
+    expect(routeFor(card, ['market-size'], agentSettings(manifest as never, 'remote'), warnings)).toBeUndefined();
+    expect(warnings).toEqual([expect.objectContaining({ code: 'no-extended-card', message: expect.stringMatching(/plain http .* never sent/) })]);
   });
 });
