@@ -203,6 +203,7 @@ function taskExecutor(delayMs) {
  *   card: Record<string, any> | ((origin: string, extra: { grpcUrl: string | undefined }) => Record<string, any>),
  *   legacyCompat?: boolean,
  *   grpc?: boolean,
+ *   grpcCredentials?: import('@grpc/grpc-js').ServerCredentials,
  *   taskDelayMs?: number,
  *   strictPush?: boolean,
  *   bearerToken?: string,
@@ -215,6 +216,7 @@ function taskExecutor(delayMs) {
  *   `extendedCard`: served by the SDK's extended-card methods (see "Extended card" above); the public
  *   card must set `capabilities.extendedAgentCard: true` for the SDK to serve it.
  *   `grpc`: also serve the SDK's gRPC service (see startGrpcServer below); its address is `grpcUrl`.
+ *   `grpcCredentials`: the gRPC server's `ServerCredentials` (TLS, mutual TLS); default plaintext.
  *   `taskDelayMs`: answer with a working Task that completes this many ms later (see taskExecutor).
  *   `strictPush`: answer SendMessage / SendStreamingMessage carrying a push config with the SDK's
  *   PushNotificationNotSupportedError (-32003) while the served card does not push (the SDK itself
@@ -241,7 +243,7 @@ export async function startAgent(opts) {
   });
   const address = /** @type {import('node:net').AddressInfo} */ (server.address());
   const origin = `http://127.0.0.1:${address.port}`;
-  const grpcServer = opts.grpc ? await startGrpcServer() : undefined;
+  const grpcServer = opts.grpc ? await startGrpcServer(opts.grpcCredentials) : undefined;
   const grpcUrl = grpcServer ? `127.0.0.1:${grpcServer.port}` : undefined;
 
   const initial = typeof opts.card === 'function' ? opts.card(origin, { grpcUrl }) : opts.card;
@@ -352,12 +354,12 @@ export async function startAgent(opts) {
  * HTTP server's request handler. Each call is recorded like an HTTP request: method `GRPC`, path
  * the gRPC method path, headers the call metadata. Needs the optional peer `@grpc/grpc-js`.
  */
-async function startGrpcServer() {
+async function startGrpcServer(credentials) {
   const grpc = await import('@grpc/grpc-js');
   const { A2AService, grpcService, UserBuilder: GrpcUserBuilder } = await import('@a2a-js/sdk/server/grpc');
   const server = new grpc.Server();
   const port = await new Promise((resolve, reject) =>
-    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+    server.bindAsync('127.0.0.1:0', credentials ?? grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
   );
   return {
     server,

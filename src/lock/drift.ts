@@ -18,9 +18,9 @@ import { cardChanges, changeKind, type CardSide } from './changes.js';
 import { changedReport, driftReport, type AgentReport, type PlanDrift, type SignatureDrift, type SkillRefusal } from './report.js';
 import type { LockEntry } from './schema.js';
 
-/** The `versionRange` option of negotiate() for these settings. */
-export function versionRangeOption(settings: AgentSettings): { versionRange?: string } {
-  return settings.versionRange !== undefined ? { versionRange: settings.versionRange } : {};
+/** The options of negotiate() these settings give: `versionRange`, and `allowHttp` when the agent allows plain http. */
+export function versionRangeOption(settings: AgentSettings): { versionRange?: string; allowHttp?: boolean } {
+  return { ...(settings.versionRange !== undefined ? { versionRange: settings.versionRange } : {}), ...(settings.allowHttp ? { allowHttp: true } : {}) };
 }
 
 /**

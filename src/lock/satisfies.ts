@@ -46,7 +46,8 @@ export function sameSettings(a: AgentSettings | undefined, b: AgentSettings): bo
   return a !== undefined && sameJson(a, b);
 }
 
-/** Whether two settings negotiate alike: the same profile and the same credentials held. */
+/** Whether two settings negotiate alike: the same profile, the same credentials held, the same `allowHttp`. */
 export function sameNegotiationInputs(a: AgentSettings, b: AgentSettings): boolean {
-  return sameJson({ ...profileOf(a), credentials: a.credentials }, { ...profileOf(b), credentials: b.credentials });
+  const inputs = (s: AgentSettings) => ({ ...profileOf(s), credentials: s.credentials, allowHttp: s.allowHttp === true });
+  return sameJson(inputs(a), inputs(b));
 }

@@ -100,6 +100,12 @@ export const AgentEntrySchema = z.strictObject({
   trust: z.strictObject({ jwks: z.string().min(1) }).optional(),
   /** Refuse, at lock time, a card whose signature is absent or does not verify. */
   requireSignature: z.boolean().optional(),
+  /**
+   * Allow plain http to this agent's hosts that are not loopback: its card and key set URLs, its
+   * interfaces and the push endpoint (recorded in the lockfile's settings). The runtime still never
+   * sends a credential over plain http to such a host.
+   */
+  allowHttp: z.boolean().optional(),
 });
 
 /**
@@ -132,6 +138,8 @@ export interface AgentSettings extends ClientProfile {
   trustJwks?: string;
   /** The manifest's `requireSignature`, when true. */
   requireSignature?: true;
+  /** The manifest's `allowHttp`, when true: plain http to non-loopback hosts is allowed for this agent. */
+  allowHttp?: true;
 }
 
 /** The effective settings of one agent: top-level profile overridden by the agent's own. */
@@ -155,6 +163,7 @@ export function agentSettings(manifest: Manifest, name: string): AgentSettings {
     ...(entry.version !== undefined ? { versionRange: entry.version } : {}),
     ...(entry.trust ? { trustJwks: entry.trust.jwks } : {}),
     ...(entry.requireSignature ? { requireSignature: true } : {}),
+    ...(entry.allowHttp ? { allowHttp: true } : {}),
   };
 }
 

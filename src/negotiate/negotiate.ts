@@ -11,6 +11,7 @@ import { sameJson } from '../canonical.js';
 // The functions used, not the package index (which loads all of semver: 47 modules).
 import satisfies from 'semver/functions/satisfies.js';
 import type { AgentInterface, NormalizedCard, SecurityRequirement } from '../card/model.js';
+import { isCleartextOffLoopback } from '../card/host.js';
 import { cardSemver, majorMinor } from '../card/version.js';
 import { sameMediaType } from './media.js';
 import type { ClientProfile, Delivery, FallbackInterface, NegotiationResult, Plan, PlanFallbacks, RefusalCode, TraceStep } from './types.js';
@@ -26,6 +27,13 @@ export interface NegotiateOptions {
    * is beyond the lockfile.
    */
   locked?: Plan;
+  /**
+   * Allow plain `http://` (and gRPC `grpc://`) interfaces and a push endpoint on a host that is
+   * not loopback (the manifest's per-agent `allowHttp`). Default false: such interfaces are not
+   * candidates, and when only they (or only such a push endpoint) would give a plan the refusal is
+   * `plain-http`. Loopback hosts (localhost, 127.0.0.0/8, ::1) are always allowed.
+   */
+  allowHttp?: boolean;
 }
 
 /**
@@ -81,8 +89,13 @@ export function negotiate(
 
   // Step 1: interface. Version-major order: for each profile version, for each profile binding,
   // the first interface the card offers wins; card order only breaks ties.
-  const { interface: iface, tried } = chooseInterface(card, effective, locked);
+  const allowHttp = options.allowHttp === true;
+  const { interface: iface, tried, cleartext } = chooseInterface(card, effective, locked, allowHttp);
   const offered = card.supportedInterfaces.map((i) => `${i.protocolBinding} ${i.protocolVersion} at ${i.url}`);
+  if (!iface && cleartext.length > 0) {
+    const where = cleartext.map((i) => `${i.protocolBinding} ${i.protocolVersion} at ${i.url}`).join('; ');
+    return refuse('interface', 'plain-http', `the card offers the profile's interfaces only over plain http to a host that is not loopback (${where}); set "allowHttp": true on the agent in a2a.json to lock it anyway (a credential is never sent over it)`, tried);
+  }
   if (!iface) {
     const needed = locked ? `the locked ${locked.protocolBinding} ${locked.protocolVersion} at ${locked.url}` : `one of ${tried.join(', ')}`;
     return refuse('interface', 'no-common-interface', `card offers ${offered.join('; ') || 'no interface'}; needed ${needed}`, tried);
@@ -90,7 +103,7 @@ export function negotiate(
   trace.push({
     step: 'interface',
     ok: true,
-    detail: `${iface.protocolBinding} ${iface.protocolVersion} at ${iface.url} (candidate ${tried.length} of the profile's order)`,
+    detail: `${iface.protocolBinding} ${iface.protocolVersion} at ${iface.url} (candidate ${tried.length} of the profile's order)${cleartext.length ? `; passed over, plain http to a host that is not loopback: ${cleartext.map((i) => i.url).join(', ')}` : ''}`,
     candidates: tried,
     chosen: { ...iface },
   });
@@ -135,6 +148,9 @@ export function negotiate(
   if (card.capabilities.streaming && effective.streaming) delivery = 'stream';
   else if (card.capabilities.pushNotifications && effective.pushEndpoint) delivery = 'push';
   else delivery = 'poll';
+  if (delivery === 'push' && !allowHttp && isCleartextOffLoopback(effective.pushEndpoint!)) {
+    return refuse('delivery', 'plain-http', `push endpoint ${effective.pushEndpoint} is plain http to a host that is not loopback; use https, or set "allowHttp": true on the agent in a2a.json`);
+  }
   trace.push({
     step: 'delivery',
     ok: true,
@@ -155,7 +171,7 @@ export function negotiate(
   // Fallbacks: the interfaces the profile would pick next, and poll for stream/push. Narrowed to a
   // locked plan, only its locked fallbacks the card and profile still offer: a vanished one shows
   // as a difference (drift); a new one is not added (the runtime never uses it before an update).
-  const next = fallbackInterfaces(card, profile, iface);
+  const next = fallbackInterfaces(card, profile, iface, allowHttp);
   const interfaces = locked ? (locked.fallbacks?.interfaces ?? []).filter((l) => next.some((n) => sameInterface(n, l))) : next;
   const fallbacks: PlanFallbacks = { interfaces, delivery: delivery === 'poll' ? [] : ['poll'] };
   const plan: Plan = {
@@ -176,13 +192,14 @@ export function negotiate(
  * Every card interface the profile accepts other than `chosen`, in the order step 1 tries them
  * (for each profile version, for each profile binding, card order), without duplicates.
  */
-function fallbackInterfaces(card: NormalizedCard, profile: Pick<ClientProfile, 'bindings' | 'versions'>, chosen: AgentInterface): FallbackInterface[] {
+function fallbackInterfaces(card: NormalizedCard, profile: Pick<ClientProfile, 'bindings' | 'versions'>, chosen: AgentInterface, allowHttp: boolean): FallbackInterface[] {
   const out: FallbackInterface[] = [];
   for (const v of profile.versions) {
     const want = majorMinor(v);
     for (const b of profile.bindings) {
       for (const i of card.supportedInterfaces) {
         if (i.protocolBinding !== b || i.protocolVersion !== want || sameInterface(i, chosen) || out.some((o) => sameInterface(o, i))) continue;
+        if (!allowHttp && isCleartextOffLoopback(i.url)) continue;
         out.push({ url: i.url, protocolBinding: i.protocolBinding, protocolVersion: i.protocolVersion, ...(i.tenant ? { tenant: i.tenant } : {}) });
       }
     }
@@ -193,25 +210,35 @@ function fallbackInterfaces(card: NormalizedCard, profile: Pick<ClientProfile, '
 /**
  * Step 1 alone: the interface the profile prefers among those the card offers, in version-major
  * order (for each profile version, for each profile binding; card order breaks ties). With
- * `locked`, only the locked URL and tenant qualify. `tried` lists the candidates in order.
+ * `locked`, only the locked URL and tenant qualify. Without `allowHttp`, an interface that is
+ * plain http (or `grpc://`) to a host that is not loopback is no candidate: it is listed in
+ * `cleartext` instead (those the profile would otherwise have taken). `tried` lists the candidates in order.
  */
 export function chooseInterface(
   card: NormalizedCard,
   profile: Pick<ClientProfile, 'bindings' | 'versions'>,
   locked?: Pick<Plan, 'url' | 'tenant'>,
-): { interface: AgentInterface | undefined; tried: string[] } {
+  allowHttp = false,
+): { interface: AgentInterface | undefined; tried: string[]; cleartext: AgentInterface[] } {
   const tried: string[] = [];
+  const cleartext: AgentInterface[] = [];
   for (const v of profile.versions) {
     const want = majorMinor(v);
     for (const b of profile.bindings) {
       tried.push(`${b} ${want}`);
-      const found = card.supportedInterfaces.find(
+      const matching = card.supportedInterfaces.filter(
         (i) => i.protocolBinding === b && i.protocolVersion === want && (!locked || (i.url === locked.url && (i.tenant ?? '') === (locked.tenant ?? ''))),
       );
-      if (found) return { interface: found, tried };
+      for (const found of matching) {
+        if (!allowHttp && isCleartextOffLoopback(found.url)) {
+          if (!cleartext.includes(found)) cleartext.push(found);
+          continue;
+        }
+        return { interface: found, tried, cleartext };
+      }
     }
   }
-  return { interface: undefined, tried };
+  return { interface: undefined, tried, cleartext };
 }
 
 /** Same binding, version, URL and tenant. */

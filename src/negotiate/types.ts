@@ -78,6 +78,8 @@ export const RefusalCode = {
   NoCommonOutputMode: 'no-common-output-mode',
   RequiredExtensionUnsupported: 'required-extension-unsupported',
   VersionOutOfRange: 'version-out-of-range',
+  /** The only interfaces (or the push endpoint) the plan could use are plain http to a host that is not loopback. */
+  PlainHttp: 'plain-http',
 } as const;
 
 export type RefusalCode = (typeof RefusalCode)[keyof typeof RefusalCode];

@@ -50,7 +50,12 @@ export interface ServedCheck {
  * request {@link checkServed} begins with.
  */
 export function loadServedCard(entry: LockEntry, settings: AgentSettings, options: ResolveOptions): Promise<LoadedCard> {
-  return loadAgentCard(entry.card, settings, options, entry.versionHeader);
+  return loadAgentCard(entry.card, settings, agentNetwork(settings, options), entry.versionHeader);
+}
+
+/** `options` with plain http allowed when the agent's locked settings allow it (a2a.json `allowHttp`). */
+function agentNetwork(settings: AgentSettings, options: ResolveOptions): ResolveOptions {
+  return settings.allowHttp ? { ...options, allowHttp: true } : options;
 }
 
 /**
@@ -69,8 +74,9 @@ export function servedCardSettles(entry: LockEntry, loaded: LoadedCard): boolean
  * same key is drift. A card change that leaves every plan equal is `changed`, structural or
  * descriptive. Fetch and card errors become an `error` report; never throws an A2aLockError.
  */
-export async function checkServed(check: ServedCheck, options: ResolveOptions): Promise<AgentReport> {
+export async function checkServed(check: ServedCheck, given: ResolveOptions): Promise<AgentReport> {
   const { entry, settings } = check;
+  const options = agentNetwork(settings, given);
   /** Whether a card read now has the integrity `locked` records for `snapshot`. */
   const sameAsLocked = (raw: Record<string, unknown>, locked: { integrity: string; snapshot: Record<string, unknown> }): boolean =>
     check.snapshotsIntact && sameJson(raw, locked.snapshot) ? true : integrityOf(raw) === locked.integrity;

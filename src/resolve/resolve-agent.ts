@@ -39,7 +39,9 @@ export interface ResolveAgentOptions {
  * @returns the entry, or no entry with the refusals or drift that stopped it
  * @throws InvalidInputError / FetchError / A2aLockError (`credential-unset`, `signature-required`)
  */
-export async function resolveAgent(entry: AgentEntry, settings: AgentSettings, options: ResolveOptions, bound: ResolveAgentOptions = {}): Promise<Resolution> {
+export async function resolveAgent(entry: AgentEntry, settings: AgentSettings, given: ResolveOptions, bound: ResolveAgentOptions = {}): Promise<Resolution> {
+  // The agent's own "allowHttp" (a2a.json) allows plain http for its card and key set, as --allow-http does for all.
+  const options = settings.allowHttp ? { ...given, allowHttp: true } : given;
   const locked = bound.constrainTo;
   const loaded = await loadAgentCard(entry.card, settings, options);
   const warnings: Warning[] = [...loaded.warnings];

@@ -55,7 +55,7 @@ export async function createLockedClient(runtime: AgentRuntime, options: CreateC
     let transport: Transport;
     if (iface.protocolBinding === 'JSONRPC') transport = await new JsonRpcTransportFactory({ fetchImpl: runtime.fetchFor(iface), legacyCompat }).create(iface.url, cardFor(iface));
     else if (iface.protocolBinding === 'HTTP+JSON') transport = await new RestTransportFactory({ fetchImpl: runtime.fetchFor(iface), legacyCompat }).create(iface.url, cardFor(iface));
-    else if (iface.protocolBinding === 'GRPC') transport = await (await import('./grpc.js')).grpcTransport(runtime, iface, cardFor(iface));
+    else if (iface.protocolBinding === 'GRPC') transport = await (await import('./grpc.js')).grpcTransport(runtime, iface, cardFor(iface), options.grpcChannelCredentials);
     else throw new UsageError(`${runtime.name} (${runtime.skill}): binding ${iface.protocolBinding} has no @a2a-js/sdk transport`);
     return iface.tenant ? new TenantTransportDecorator(transport, iface.tenant) : transport;
   };

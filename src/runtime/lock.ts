@@ -9,10 +9,11 @@ import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { placeCredential, type CredentialPlacement } from '../credentials.js';
 import { networkOptionsOf } from '../http/network-options.js';
-import { A2aLockError, AgentDegradedError, InvalidInputError, OutOfDateError, UsageError } from '../errors.js';
+import { A2aLockError, AgentDegradedError, InvalidInputError, OutOfDateError, PlanViolationError, UsageError } from '../errors.js';
 import type { LockEntry, Lockfile } from '../lock/schema.js';
 import type { AgentEntry, AgentSettings, Manifest } from '../manifest/schema.js';
 import type { Plan } from '../negotiate/types.js';
+import { isCleartextOffLoopback } from '../card/host.js';
 import { CARD_PATH, LEGACY_CARD_PATH } from '../card/location.js';
 import { cardServingFetch, lockedCardUrls, narrowedCard, type CardWireShape } from './card.js';
 import { enforcingFetch } from './enforce.js';
@@ -193,10 +194,13 @@ export class Lock extends EventEmitter {
       card,
       inputModes,
       placements,
+      grpc: { allowInsecure: this.#options.allowInsecureGrpc === true, ...(this.#options.grpcChannelCredentials ? { credentials: this.#options.grpcChannelCredentials } : {}) },
       fetchFor: (iface) => {
         const key = `${iface.protocolBinding}\n${iface.protocolVersion}\n${iface.url}`;
         let enforcing = fetches.get(key);
-        if (!enforcing) fetches.set(key, (enforcing = enforcingFetch({ agent: name, skill, plan, iface, inputModes, placements, security: Object.keys(plan.security).length > 0, send })));
+        // A credential never crosses the network in cleartext, whatever the lockfile says.
+        const guarded = isCleartextOffLoopback(iface.url) ? () => Promise.reject(cleartextRefusal(name, skill, iface.url)) : placements;
+        if (!enforcing) fetches.set(key, (enforcing = enforcingFetch({ agent: name, skill, plan, iface, inputModes, placements: guarded, security: Object.keys(plan.security).length > 0, send })));
         return enforcing;
       },
       degrade: (reason, message, cause) => this.#markDegraded(name, skill, reason, message, cause),
@@ -247,6 +251,12 @@ export async function loadLock(options: LoadLockOptions = {}): Promise<Lock> {
     if (error) throw error;
   }
   return new Lock(read.lock, source, manifest, options, offline);
+}
+
+/** The error for a credential that would go over plain http to a host that is not loopback (nothing is sent). */
+function cleartextRefusal(agent: string, skill: string, url: string): PlanViolationError {
+  const origin = URL.canParse(url) ? new URL(url).origin : url;
+  return new PlanViolationError(agent, skill, `the plan's interface ${origin} is plain http to a host that is not loopback: a credential is never sent over it (use an https interface)`);
 }
 
 /** Freeze `value` and everything it holds, in place; returns it. */

@@ -147,6 +147,8 @@ export interface StartAgentOptions {
    * path and the call metadata as headers.
    */
   grpc?: boolean;
+  /** The gRPC server's credentials (TLS, mutual TLS: `ServerCredentials.createSsl`); default plaintext. */
+  grpcCredentials?: import('@grpc/grpc-js').ServerCredentials;
   /**
    * Answer every message with a working Task that completes (`done: <text>`) this many ms later,
    * instead of the echo Message: a long-running task, to break a stream mid-task.
