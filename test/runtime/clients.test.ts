@@ -11,17 +11,19 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 // @ts-ignore -- the 0.3 SDK's types are not needed here
 import * as sdk03 from 'a2a-sdk-03/client';
 import { runLock } from '../../src/commands/lock.js';
-import { loadLock, type LoadLockOptions } from '../../src/runtime/index.js';
-import { sampleCard, startAgent, type RecordedRequest, type StartedAgent } from '../helpers/agents.js';
+import { SendMessageRequest } from '@a2a-js/sdk';
+import { loadLock, type FallbackEvent, type LoadLockOptions } from '../../src/runtime/index.js';
+import { REST_PATH, sampleCard, startAgent, type AgentCard, type RecordedRequest, type StartedAgent } from '../helpers/agents.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 const { A2AClient, ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } = sdk03 as any;
 
 const TOKEN = 'clients-secret-token';
+const HOOK = 'https://hook.example/a2a';
 let agent: StartedAgent;
 let dir: string;
 
@@ -121,5 +123,71 @@ describe('a client with no fetch option (a2a-ai-provider): the global fetch rout
     } finally {
       globalThis.fetch = realFetch;
     }
+  });
+});
+
+describe('a 0.3 HTTP+JSON plan (ADK toA2a serves 0.3 HTTP+JSON at /rest): the SDK\'s v0.3 REST transport throws its plain A2A error classes', () => {
+  let rest: StartedAgent;
+  let restDir: string;
+  let restCard: AgentCard;
+  beforeAll(async () => {
+    const make = (origin: string): AgentCard => {
+      const base = sampleCard(origin, {}, { legacy: true });
+      return { ...base, capabilities: { ...base.capabilities, pushNotifications: true }, supportedInterfaces: [...base.supportedInterfaces, { url: origin + REST_PATH, protocolBinding: 'HTTP+JSON', protocolVersion: '0.3' }] };
+    };
+    rest = await startAgent({ card: make, legacyCompat: true, bearerToken: TOKEN, strictPush: true });
+    restCard = make(rest.origin);
+    restDir = await mkdtemp(join(tmpdir(), 'a2a-clients-rest-'));
+    const manifest = {
+      profile: { bindings: ['HTTP+JSON'], versions: ['0.3'], accepts: ['application/json'], sends: ['text/plain'], streaming: true },
+      agents: {
+        rest03: { card: rest.origin, skills: ['market-size'], credentials: { bearer: { env: 'CL_TOKEN' } } },
+        push03: { card: rest.origin, skills: ['market-size'], credentials: { bearer: { env: 'CL_TOKEN' } }, profile: { streaming: false, pushEndpoint: HOOK } },
+      },
+    };
+    await writeFile(join(restDir, 'a2a.json'), JSON.stringify(manifest));
+    const result = await runLock({ manifest: join(restDir, 'a2a.json'), json: true, verbose: false, cwd: restDir, env: {} });
+    expect(result.exitCode, JSON.stringify(result.data)).toBe(0);
+  });
+  beforeEach(() => rest.setCard(restCard));
+  afterAll(async () => {
+    await rest?.close();
+    if (restDir) await rm(restDir, { recursive: true, force: true });
+  });
+  const request = (text: string) => SendMessageRequest.fromJSON({ message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text }] } });
+
+  it('a stream refused with UnsupportedOperation (the agent stopped streaming) is retried once as SendMessage: the locked stream → poll fallback, reported', async () => {
+    const lock = await loadLock({ lockfile: join(restDir, 'a2a.lock.json'), env: { CL_TOKEN: TOKEN } });
+    const events: FallbackEvent[] = [];
+    lock.on('fallback', (e: FallbackEvent) => events.push(e));
+    const rest03 = lock.agent('rest03', 'market-size');
+    expect(rest03.plan).toMatchObject({ protocolBinding: 'HTTP+JSON', protocolVersion: '0.3', delivery: 'stream', fallbacks: { delivery: ['poll'] } });
+    const client = await rest03.createClient();
+    rest.setCard({ ...restCard, capabilities: { ...restCard.capabilities, streaming: false } });
+    const from = rest.requests.length;
+    const got: unknown[] = [];
+    for await (const event of client.sendMessageStream(request('s03'))) got.push(event);
+    expect(JSON.stringify(got)).toContain('echo: s03');
+    expect(rest.requests.slice(from).map((r) => [r.method, r.path, r.headers['a2a-version']])).toEqual([
+      ['POST', '/a2a/rest/v1/message:stream', '0.3'],
+      ['POST', '/a2a/rest/v1/message:send', '0.3'],
+    ]);
+    expect(events).toEqual([{ agent: 'rest03', skill: 'market-size', from: 'stream', to: 'poll', reason: 'unsupported-operation' }]);
+    expect(rest03.fallbacksTaken).toEqual({ 'unsupported-operation': 1 });
+  });
+
+  it('a push config answered PushNotificationNotSupported (the agent stopped pushing) is retried once without it: the locked push → poll fallback, reported', async () => {
+    const lock = await loadLock({ lockfile: join(restDir, 'a2a.lock.json'), env: { CL_TOKEN: TOKEN } });
+    const events: FallbackEvent[] = [];
+    lock.on('fallback', (e: FallbackEvent) => events.push(e));
+    const push03 = lock.agent('push03', 'market-size');
+    expect(push03.plan).toMatchObject({ protocolBinding: 'HTTP+JSON', protocolVersion: '0.3', delivery: 'push', fallbacks: { delivery: ['poll'] } });
+    const client = await push03.createClient();
+    rest.setCard({ ...restCard, capabilities: { ...restCard.capabilities, pushNotifications: false } });
+    const from = rest.requests.length;
+    const reply = await client.sendMessage(SendMessageRequest.fromJSON({ message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text: 'p03' }] }, configuration: { taskPushNotificationConfig: { url: HOOK } } }));
+    expect(JSON.stringify(reply)).toContain('echo: p03');
+    expect(rest.requests.slice(from).map((r) => r.path)).toEqual(['/a2a/rest/v1/message:send', '/a2a/rest/v1/message:send']);
+    expect(events).toEqual([{ agent: 'push03', skill: 'market-size', from: 'push', to: 'poll', reason: 'push-notification-not-supported' }]);
   });
 });
