@@ -21,6 +21,12 @@ function declaresSchemes(card: Record<string, unknown> | undefined): boolean {
   return typeof schemes === 'object' && schemes !== null && Object.keys(schemes).length > 0;
 }
 
+/** Whether a card as served (raw JSON) declares the security scheme `name`. */
+function declares(card: Record<string, unknown> | undefined, name: string): boolean {
+  const schemes = card?.securitySchemes;
+  return typeof schemes === 'object' && schemes !== null && Object.hasOwn(schemes, name);
+}
+
 /**
  * The warnings about `entry`'s held credentials (`settings.credentials`) that nothing sends: one per
  * scheme, `credential-never-sent` when neither the public nor the extended snapshot declares any
@@ -50,7 +56,9 @@ export function credentialWarnings(entry: LockEntry, settings: AgentSettings): W
         }
       : {
           code: 'credential-unused',
-          message: `credential "${scheme}" is held but no locked plan uses it${entry.extended ? ', nor the extended card' : ''}; it is never sent`,
+          message: `credential "${scheme}" is held but no locked plan uses it${entry.extended ? ', nor the extended card' : ''}; it is never sent${
+            declares(entry.snapshot, scheme) || declares(entry.extended?.snapshot, scheme) ? '' : ` (the card declares no scheme "${scheme}")`
+          }`,
         },
   );
 }

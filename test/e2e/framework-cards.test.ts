@@ -215,6 +215,7 @@ describe.concurrent('issue 14: credentials that are never sent', () => {
     const error = await client.sendMessage({ message: text('hi') } as never).then(() => undefined, (e: unknown) => e);
     expect(error).toBeInstanceOf(AgentCallError);
     expect((error as AgentCallError).code).toBe('auth-refused');
+    expect((error as AgentCallError).message).toContain('the locked plan sends no credential: the card declares no securitySchemes');
     const calls = agent.requests.slice(sent).filter((r) => r.path.startsWith('/a2a'));
     expect(calls.length).toBeGreaterThan(0);
     expect(calls.every((r) => r.headers.authorization === undefined)).toBe(true);
@@ -230,6 +231,7 @@ describe.concurrent('issue 14: credentials that are never sent', () => {
     expect(lock.code, show(lock)).toBe(0);
     const unused = (r: Awaited<ReturnType<typeof runCli>>) => jsonOf(r).warnings.filter((w: { code: string }) => w.code.startsWith('credential-'));
     expect(unused(lock)).toEqual([expect.objectContaining({ code: 'credential-unused', agent: 'research', message: expect.stringContaining('"apiKey"') })]);
+    expect(unused(lock)[0].message).toContain('the card declares no scheme "apiKey"');
     const verify = await runCli(['verify', '--json'], { cwd: dir, env: ENV });
     expect(verify.code, show(verify)).toBe(0);
     expect(unused(verify)).toEqual([expect.objectContaining({ code: 'credential-unused', agent: 'research' })]);
