@@ -147,7 +147,7 @@ export async function main(rawArgs: string[], io: CliIo = processIo()): Promise<
       (y) =>
         y
           .positional('card', { type: 'string', describe: 'Card URL or file', demandOption: true })
-          .option('skill', { type: 'string', requiresArg: true, describe: 'Skill id (default "*": the agent-level plan, from the card\'s defaults)' })
+          .option('skill', { type: 'string', requiresArg: true, demandOption: true, describe: 'Skill id ("*": the agent-level plan, from the card\'s defaults)' })
           .option('profile', { type: 'string', requiresArg: true, describe: 'JSON file holding a client profile' })
           .option('credential', { type: 'string', requiresArg: true, array: true, default: [], describe: 'A scheme name the client holds (repeatable)' })
           .example('$0 plan https://agent.example.com --skill market-size --credential bearer', ''),
@@ -155,7 +155,7 @@ export async function main(rawArgs: string[], io: CliIo = processIo()): Promise<
         const [{ runPlan }, { planRenderer }] = await Promise.all([import('../commands/plan.js'), import('./render/plan.js')]);
         const result = await runPlan(o, {
           card: String(argv.card),
-          skill: argv.skill === undefined ? '*' : single('skill', argv.skill),
+          skill: single('skill', argv.skill),
           ...(argv.profile ? { profile: String(argv.profile) } : {}),
           // `scheme=ENV` (the form `add` takes) names the scheme too; the variable is not read here.
           credentials: (argv.credential as string[]).map((c) => String(c).split('=')[0]!),
