@@ -212,6 +212,7 @@ function taskExecutor(delayMs) {
  *   cardVersionRefusal?: 'http-400' | 'jsonrpc' | 'error-info',
  *   port?: number,
  *   extendedCard?: Record<string, any> | ((origin: string) => Record<string, any>),
+ *   perRequestCard?: (card: Record<string, any>) => Record<string, any> | Promise<Record<string, any>>,
  * }} opts  `port`: listen on this port instead of a random one (the demo uses fixed ports so its lockfile is reproducible).
  *   `extendedCard`: served by the SDK's extended-card methods (see "Extended card" above); the public
  *   card must set `capabilities.extendedAgentCard: true` for the SDK to serve it.
@@ -221,6 +222,8 @@ function taskExecutor(delayMs) {
  *   `strictPush`: answer SendMessage / SendStreamingMessage carrying a push config with the SDK's
  *   PushNotificationNotSupportedError (-32003) while the served card does not push (the SDK itself
  *   silently ignores such a config); the SDK handlers serialise it per binding.
+ *   `perRequestCard`: called with the card as given on every public card request; its result is served
+ *   (a framework that signs its card afresh on each request, as Mastra does).
  *   `cardVersions`: the card path refuses a request whose `A2A-Version` is not listed (a version-picky
  *   framework), per `cardVersionRefusal`: `http-400` (default) a 400 with a text body; `jsonrpc` a 200
  *   whose body is the JSON-RPC VersionNotSupported error (-32009); `error-info` a 400 whose body is a
@@ -248,6 +251,7 @@ export async function startAgent(opts) {
 
   const initial = typeof opts.card === 'function' ? opts.card(origin, { grpcUrl }) : opts.card;
   let served = toServedCard(initial);
+  let given = initial;
 
   const legacyCompat = opts.legacyCompat ? { enabled: true } : undefined;
   const initialExtended = typeof opts.extendedCard === 'function' ? opts.extendedCard(origin) : opts.extendedCard;
@@ -288,7 +292,8 @@ export async function startAgent(opts) {
       res.status(400).type('text/plain').send(message);
     });
   }
-  const cardRouter = agentCardHandler({ agentCardProvider: async () => served, legacyCompat });
+  // `perRequestCard`: the card served is made afresh for each request (e.g. signed again).
+  const cardRouter = agentCardHandler({ agentCardProvider: async () => (opts.perRequestCard ? toServedCard(await opts.perRequestCard(given)) : served), legacyCompat });
   app.use(opts.serveLegacyPathOnly ? LEGACY_CARD_PATH : CARD_PATH, cardRouter);
 
   const token = opts.bearerToken;
@@ -326,6 +331,7 @@ export async function startAgent(opts) {
     grpcUrl,
     requests,
     setCard(card) {
+      given = card;
       served = toServedCard(card);
       requestHandler.setLiveCard(served);
     },

@@ -20,6 +20,7 @@ import {
   type Warning,
 } from './model.js';
 import { internationalHost, isUnspecifiedHost, mixedScriptLabels, rawHost, showHost } from './host.js';
+import { sameMediaType } from '../negotiate/media.js';
 import { cardSemver, majorMinor } from './version.js';
 import {
   AgentCardV03Schema,
@@ -167,8 +168,11 @@ export function normalizeCard(raw: unknown, from: CardSource): NormalizeResult {
   const defaultInputModes = readModes(base.defaultInputModes, ['defaultInputModes'], warnings, fail);
   const defaultOutputModes = readModes(base.defaultOutputModes, ['defaultOutputModes'], warnings, fail);
 
+  if (base.skills === undefined) {
+    warnings.push({ code: 'skills-missing', message: 'card has no "skills" (required by A2A); read as [] (lock the agent with a manifest entry that lists no skills: one agent-level plan "*")', path: '$.skills' });
+  }
   const seen = new Set<string>();
-  const skills: AgentSkill[] = base.skills.map((s, index) => {
+  const skills: AgentSkill[] = (base.skills ?? []).map((s, index) => {
     const path = ['skills', index];
     if (seen.has(s.id)) fail([...path, 'id'], `duplicate skill id "${s.id}"`);
     seen.add(s.id);
@@ -451,16 +455,20 @@ function checkSchemesKnown(
 
 const MEDIA_TYPE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+\/[!#$%&'*+.^_`|~0-9A-Za-z-]+(\s*;.*)?$/;
 
-/** Normalise a list of media types: bare `text` → `text/plain` (warning); other non-media-type tokens dropped (warning). */
+/**
+ * Normalise a list of media types: a bare `text` is kept in the agent's spelling and compared as
+ * `text/plain` (`negotiate/media.ts`; warning), so a plan carries what the agent understands; other
+ * non-media-type tokens dropped (warning); a mode repeated (as media types compare) kept once.
+ */
 function readModes(modes: string[], path: PropertyKey[], warnings: Warning[], fail: Fail): string[] {
   const out: string[] = [];
   modes.forEach((mode, i) => {
     const m = mode.trim();
     if (MEDIA_TYPE.test(m)) {
-      if (!out.includes(m)) out.push(m);
+      if (!out.some((o) => sameMediaType(o, m))) out.push(m);
     } else if (m.toLowerCase() === 'text') {
-      warnings.push({ code: 'mode-not-media-type', message: 'mode "text" read as "text/plain"', path: formatPath([...path, i]) });
-      if (!out.includes('text/plain')) out.push('text/plain');
+      warnings.push({ code: 'mode-not-media-type', message: `mode "${m}" is not a media type; compared as "text/plain", and plans keep the agent's spelling`, path: formatPath([...path, i]) });
+      if (!out.some((o) => sameMediaType(o, m))) out.push(m);
     } else {
       warnings.push({ code: 'mode-not-media-type', message: `mode "${mode}" is not a media type; dropped`, path: formatPath([...path, i]) });
     }

@@ -147,7 +147,7 @@ export async function main(rawArgs: string[], io: CliIo = processIo()): Promise<
       (y) =>
         y
           .positional('card', { type: 'string', describe: 'Card URL or file', demandOption: true })
-          .option('skill', { type: 'string', requiresArg: true, demandOption: true, describe: 'Skill id' })
+          .option('skill', { type: 'string', requiresArg: true, demandOption: true, describe: 'Skill id ("*": the agent-level plan, from the card\'s defaults)' })
           .option('profile', { type: 'string', requiresArg: true, describe: 'JSON file holding a client profile' })
           .option('credential', { type: 'string', requiresArg: true, array: true, default: [], describe: 'A scheme name the client holds (repeatable)' })
           .example('$0 plan https://agent.example.com --skill market-size --credential bearer', ''),
@@ -166,10 +166,16 @@ export async function main(rawArgs: string[], io: CliIo = processIo()): Promise<
     .command(
       'card <card>',
       'Fetch, validate and print a normalised agent card with its warnings (exit 0 valid, 1 invalid)',
-      (y) => y.positional('card', { type: 'string', describe: 'Card URL or file', demandOption: true }).example('$0 card ./agent-card.json', ''),
+      (y) =>
+        y
+          .positional('card', { type: 'string', describe: 'Card URL or file', demandOption: true })
+          .option('a2a-version', { type: 'string', requiresArg: true, describe: 'The A2A-Version the card is asked for with (default: the manifest profile\'s first version, else 1.0)' })
+          .example('$0 card ./agent-card.json', '')
+          .example('$0 card https://agent.example.com --a2a-version 0.3', ''),
       run(async (o, argv) => {
         const [{ runCard }, { cardRenderer }] = await Promise.all([import('../commands/card.js'), import('./render/card.js')]);
-        return answer(await runCard(o, { card: String(argv.card) }), cardRenderer);
+        const version = argv['a2a-version'];
+        return answer(await runCard(o, { card: String(argv.card), ...(version !== undefined ? { a2aVersion: single('a2a-version', version, 'a card is asked for with one version') } : {}) }), cardRenderer);
       }),
     )
     .command('init', 'Write a starter a2a.json', (y) => y.example('$0 init', ''), run(async (o) => {
@@ -183,7 +189,7 @@ export async function main(rawArgs: string[], io: CliIo = processIo()): Promise<
         y
           .positional('name', { type: 'string', demandOption: true })
           .positional('card', { type: 'string', demandOption: true })
-          .option('skill', { type: 'string', requiresArg: true, array: true, demandOption: true, describe: 'Skill id (repeatable)' })
+          .option('skill', { type: 'string', requiresArg: true, array: true, default: [], describe: 'Skill id (repeatable; none: one agent-level plan "*")' })
           .option('credential', { type: 'string', requiresArg: true, array: true, default: [], describe: '<scheme>=<ENV_VAR> (repeatable)' })
           .option('range', { type: 'string', requiresArg: true, describe: 'Semver range over the card version' })
           .example('$0 add research https://research.example.com --skill market-size --credential bearer=RESEARCH_TOKEN', ''),

@@ -8,7 +8,7 @@ import validRange from 'semver/ranges/valid.js';
 import { z } from 'zod';
 import { CORE_BINDINGS } from '../card/model.js';
 import { CONCRETE_MEDIA_TYPE, isWildcardMediaType } from '../negotiate/media.js';
-import type { ClientProfile } from '../negotiate/types.js';
+import { AGENT_LEVEL, type ClientProfile } from '../negotiate/types.js';
 
 /** A concrete media type: `type/subtype[;params]`, no `*`. */
 const ConcreteMediaType = z
@@ -84,9 +84,12 @@ export const AgentNameSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 
 export const AgentEntrySchema = z.strictObject({
   /** An http(s) URL (a `.json` path is the card; otherwise the well-known path is appended) or a file path relative to the manifest. */
   card: z.string().min(1),
-  /** Skill ids (AgentSkill.id) this client calls. */
+  /**
+   * Skill ids (AgentSkill.id) this client calls. Absent or `[]`: one agent-level plan under the key
+   * `"*"` (the card's default modes and card-level security), for agents that list no skills.
+   */
   // A skill id keys the lockfile's plans: `__proto__` would not survive as an object key.
-  skills: orderedSet(z.string().min(1).refine((id) => id !== '__proto__', 'skill id "__proto__" is not supported'), 'must list at least one skill'),
+  skills: orderedSet(z.string().min(1).refine((id) => id !== '__proto__', 'skill id "__proto__" is not supported')).default([]),
   /** Scheme name (as in the card's securitySchemes) → where its secret comes from. The keys are the credentials held. */
   credentials: z.record(z.string().min(1), CredentialSourceSchema).default({}),
   /** A semver range over the card's `version`. */
@@ -165,6 +168,14 @@ export function agentSettings(manifest: Manifest, name: string): AgentSettings {
     ...(entry.requireSignature ? { requireSignature: true } : {}),
     ...(entry.allowHttp ? { allowHttp: true } : {}),
   };
+}
+
+/**
+ * The plan keys an agent entry locks: its skills, or, when it lists none (absent or `[]`), the one
+ * agent-level plan `"*"` ({@link AGENT_LEVEL}).
+ */
+export function planKeys(entry: Pick<AgentEntry, 'skills'>): string[] {
+  return entry.skills.length > 0 ? entry.skills : [AGENT_LEVEL];
 }
 
 /** The profile part of settings (what `negotiate()` takes). */

@@ -10,11 +10,11 @@
 import { sameJson } from '../canonical.js';
 // The functions used, not the package index (which loads all of semver: 47 modules).
 import satisfies from 'semver/functions/satisfies.js';
-import type { AgentInterface, NormalizedCard, SecurityRequirement } from '../card/model.js';
+import type { AgentInterface, AgentSkill, NormalizedCard, SecurityRequirement } from '../card/model.js';
 import { isCleartextOffLoopback } from '../card/host.js';
 import { cardSemver, majorMinor } from '../card/version.js';
 import { sameMediaType } from './media.js';
-import type { ClientProfile, Delivery, FallbackInterface, NegotiationResult, Plan, PlanFallbacks, RefusalCode, TraceStep } from './types.js';
+import { AGENT_LEVEL, type ClientProfile, type Delivery, type FallbackInterface, type NegotiationResult, type Plan, type PlanFallbacks, type RefusalCode, type TraceStep } from './types.js';
 
 /** Options of {@link negotiate}. */
 export interface NegotiateOptions {
@@ -40,7 +40,8 @@ export interface NegotiateOptions {
  * Negotiate a call plan for one skill.
  *
  * @param card normalised agent card ({@link normalizeCard})
- * @param skillId the skill to call (AgentSkill.id)
+ * @param skillId the skill to call (AgentSkill.id), or {@link AGENT_LEVEL} (`"*"`) for the agent-level plan: no
+ *   skill, the card's default modes and card-level security requirements
  * @param profile what the client implements, lists in preference order
  * @param credentials names of the security schemes (as the card names them) the client holds
  * @returns `{ plan, trace }` or `{ refusal, trace }`: a refusal is a value, not an exception. Never throws
@@ -65,13 +66,18 @@ export function negotiate(
   const holding = new Set(credentials);
   const held = locked ? new Set(Object.keys(locked.security).filter((s) => holding.has(s))) : holding;
 
-  // Skill lookup.
-  const skill = card.skills.find((s) => s.id === skillId);
+  // Skill lookup ("*": the agent itself, with the card's defaults).
+  const skill = skillId === AGENT_LEVEL ? agentLevelSkill(card) : card.skills.find((s) => s.id === skillId);
   if (!skill) {
     const ids = card.skills.map((s) => s.id);
     return refuse('skill', 'skill-not-found', `card has no skill "${skillId}" (skills: ${ids.length ? ids.map((i) => `"${i}"`).join(', ') : 'none'})`, ids);
   }
-  trace.push({ step: 'skill', ok: true, detail: `skill "${skill.id}" (${skill.name})`, chosen: skill.id });
+  trace.push({
+    step: 'skill',
+    ok: true,
+    detail: skillId === AGENT_LEVEL ? `agent-level plan "${AGENT_LEVEL}": no skill; the card's default modes and card-level security requirements` : `skill "${skill.id}" (${skill.name})`,
+    chosen: skill.id,
+  });
 
   // Agent version range.
   if (options.versionRange !== undefined) {
@@ -112,6 +118,7 @@ export function negotiate(
   // alternative (card order) whose schemes are all held.
   const requirements: SecurityRequirement[] = skill.securityRequirements?.length ? skill.securityRequirements : card.securityRequirements;
   const whose = skill.securityRequirements?.length ? `skill "${skill.id}"` : 'the card';
+  const who = skillId === AGENT_LEVEL ? 'the agent' : `skill "${skill.id}"`;
   let security: Record<string, string[]> = {};
   if (requirements.length > 0) {
     const match = chooseRequirement(requirements, held);
@@ -131,7 +138,7 @@ export function negotiate(
   const outputs = skill.outputModes?.length ? skill.outputModes : card.defaultOutputModes;
   const rejected = effective.sends.filter((t) => !inputs.some((m) => sameMediaType(m, t)));
   if (rejected.length > 0) {
-    return refuse('media', 'input-mode-not-accepted', `skill "${skill.id}" accepts ${list(inputs)}; client sends ${list(rejected)}`);
+    return refuse('media', 'input-mode-not-accepted', `${who} accepts ${list(inputs)}; client sends ${list(rejected)}`);
   }
   const acceptedOutputModes: string[] = [];
   for (const want of effective.accepts) {
@@ -139,7 +146,7 @@ export function negotiate(
     if (theirs !== undefined && !acceptedOutputModes.includes(theirs)) acceptedOutputModes.push(theirs);
   }
   if (acceptedOutputModes.length === 0) {
-    return refuse('media', 'no-common-output-mode', `skill "${skill.id}" outputs ${list(outputs)}; client accepts ${list(effective.accepts)}`, [...effective.accepts]);
+    return refuse('media', 'no-common-output-mode', `${who} outputs ${list(outputs)}; client accepts ${list(effective.accepts)}`, [...effective.accepts]);
   }
   trace.push({ step: 'media', ok: true, detail: `inputs ${list(inputs)} take ${list(effective.sends)}; accept ${list(acceptedOutputModes)}`, candidates: [...effective.accepts], chosen: acceptedOutputModes });
 
@@ -186,6 +193,11 @@ export function negotiate(
     ...(fallbacks.interfaces.length + fallbacks.delivery.length > 0 ? { fallbacks } : {}),
   };
   return { plan, trace };
+}
+
+/** The stand-in skill of the agent-level plan: no modes or requirements of its own, so the card's apply. */
+export function agentLevelSkill(card: NormalizedCard): AgentSkill {
+  return { id: AGENT_LEVEL, name: card.name, description: card.description, tags: [] };
 }
 
 /**
@@ -281,7 +293,8 @@ function list(values: readonly string[]): string {
 
 /**
  * Field-by-field differences between two plans: `[field, locked, fresh]`, empty when equal. Objects
- * compare regardless of key order; arrays keep their order (it is preference). `fallbacks` is a
+ * compare regardless of key order; arrays keep their order (it is preference); output modes compare
+ * as media types (`text` and `text/plain` are one mode, in whichever spelling the plan carries). `fallbacks` is a
  * field like any other: a new or vanished alternative is an interface the runtime may (or may no
  * longer) use, so it is beyond the lockfile.
  */
@@ -289,9 +302,16 @@ export function diffPlans(locked: Plan, fresh: Plan): Array<{ field: keyof Plan;
   const fields: Array<keyof Plan> = ['url', 'protocolBinding', 'protocolVersion', 'tenant', 'security', 'acceptedOutputModes', 'delivery', 'extensions', 'fallbacks'];
   const out: Array<{ field: keyof Plan; locked: unknown; fresh: unknown }> = [];
   for (const field of fields) {
-    if (!sameJson(locked[field] ?? null, fresh[field] ?? null)) {
+    const equal = field === 'acceptedOutputModes' ? sameModes(locked.acceptedOutputModes, fresh.acceptedOutputModes) : sameJson(locked[field] ?? null, fresh[field] ?? null);
+    if (!equal) {
       out.push({ field, locked: locked[field], fresh: fresh[field] });
     }
   }
   return out;
+}
+
+/** Two mode lists, in order, media type by media type ({@link sameMediaType}). */
+function sameModes(a: readonly string[] | undefined, b: readonly string[] | undefined): boolean {
+  if (!a || !b) return a === b;
+  return a.length === b.length && a.every((m, i) => sameMediaType(m, b[i]!));
 }

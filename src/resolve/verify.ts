@@ -18,6 +18,7 @@ import { parseLockfile } from '../lock/format.js';
 import { checkOffline } from '../lock/offline.js';
 import { okReport, outOfDateReport, overallExitCode, strictExitCode, type AgentReport } from '../lock/report.js';
 import { manifestMismatches } from '../lock/satisfies.js';
+import { credentialWarnings } from '../lock/unused-credentials.js';
 import type { Lockfile } from '../lock/schema.js';
 import { parseManifest } from '../manifest/parse.js';
 import type { Manifest } from '../manifest/schema.js';
@@ -100,6 +101,11 @@ export async function checkProject(project: Project, { names, offline = false, g
     const r = results[i]!;
     if (r.status === 'rejected') throw r.reason;
     reports[name] = r.value;
+    // A held credential nothing sends (issue 14, point 5): said on every check of a sound entry.
+    if (r.value.status !== 'error' && r.value.status !== 'out-of-date') {
+      const unused = credentialWarnings(project.lock.agents[name]!, project.lock.settings[name]!);
+      if (unused.length) reports[name] = { ...r.value, warnings: [...r.value.warnings, ...unused] };
+    }
   });
   return Object.fromEntries(names.map((n) => [n, reports[n]!]));
 }

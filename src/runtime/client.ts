@@ -307,7 +307,15 @@ function typedError(runtime: AgentRuntime, iface: FallbackInterface, error: unkn
   const answered = [status !== undefined ? `HTTP ${status}` : '', grpcStatus !== undefined ? `gRPC status ${grpcStatus}` : '', a2aCode !== undefined ? `A2A error ${a2aCode}` : '', a2aReason ?? ''].filter(Boolean).join(', ');
   const options = { cause: error };
   if (status === 401 || status === 403 || grpcStatus === GRPC_UNAUTHENTICATED || grpcStatus === GRPC_DENIED) {
-    return new AgentCallError('auth-refused', name, skill, `${where}: the agent refused the credential (${answered})`, details, options);
+    // A plan that sends no credential was refused for the lack of one (issue 14: a card that
+    // declares no security, an agent that authenticates outside A2A): say so, not "the credential".
+    const none = Object.keys(runtime.plan.security).length === 0;
+    const why = !none
+      ? 'the agent refused the credential'
+      : Object.keys(runtime.card.securitySchemes).length === 0
+        ? 'the agent refused the request, and the locked plan sends no credential: the card declares no securitySchemes (the agent may authenticate outside A2A)'
+        : 'the agent refused the request, and the locked plan sends no credential (its security requirement needs none)';
+    return new AgentCallError('auth-refused', name, skill, `${where}: ${why} (${answered})`, details, options);
   }
   if (grpcStatus === GRPC_UNAVAILABLE) return new AgentCallError('unreachable', name, skill, `${where}: not reachable (${answered})`, details, options);
   if (grpcStatus === GRPC_TIMEOUT || (error instanceof Error && error.name === 'TimeoutError')) return new AgentCallError('timeout', name, skill, `${where}: no answer in time${answered ? ` (${answered})` : ''}`, details, options);

@@ -72,10 +72,11 @@ export class Lock extends EventEmitter {
    * The locked plan of `skill` on agent `name`, with its enforcing fetch and client. Without
    * `eager`, the agent's entry is checked on its first call (snapshot integrity, plans = what the
    * snapshot negotiates), so nothing is ever sent to a tampered entry.
+   * Without `skill`, the agent-level plan `"*"` (a manifest entry that lists no skills).
    * @throws UsageError for an agent or skill the lockfile does not hold
    * @throws InvalidInputError `lockfile-invalid` (tampered snapshot) / OutOfDateError `lockfile-out-of-date` (lazy check), on every call for that agent
    */
-  agent(name: string, skill: string): LockedAgent {
+  agent(name: string, skill = '*'): LockedAgent {
     const key = `${name}\n${skill}`;
     const cached = this.#agents.get(key);
     if (cached) return cached;

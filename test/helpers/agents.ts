@@ -192,6 +192,12 @@ export interface StartAgentOptions {
    * (1.0: `AgentCard.toJSON`, unknown fields dropped; 0.3: `toCompatAgentCard`), not verbatim.
    */
   extendedCard?: ServableCard | ((origin: string) => ServableCard);
+  /**
+   * Called on every public card request with the card as given (or last `setCard`); the card it
+   * resolves to is served instead (a framework that signs its card afresh per request). The SDK
+   * request handler keeps the card as given.
+   */
+  perRequestCard?: (card: ServableCard) => ServableCard | Promise<ServableCard>;
 }
 
 export interface SampleCardOptions {

@@ -38,7 +38,7 @@ export function describeCard(card: NormalizedCard, resolved: string): string[] {
   return lines;
 }
 
-/** `a2a card`: the document is the data as it is (`{"valid", "resolved", "card", "warnings"}`); the lines are {@link describeCard}. */
+/** `a2a card`: the document is the data as it is (`{"valid", "resolved", "versionHeader"?, "card", "warnings"}`); the lines are {@link describeCard} (its first names the card's shape, as served to the `A2A-Version` asked with). */
 export const cardRenderer: CommandRenderer<CardData> = {
   json: documentOf,
   text: (data) => describeCard(data.card, data.resolved),
