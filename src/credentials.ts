@@ -188,6 +188,77 @@ export function hasCredentials(placements: CredentialPlacement[]): boolean {
   return placements.some((p) => Object.keys(p.headers).length + Object.keys(p.query).length + Object.keys(p.cookies).length > 0);
 }
 
+/**
+ * Every string a credential value can be found as in a server's echo (A2A agents quote request
+ * URLs and headers in their errors): the value itself; percent-encoded (`encodeURIComponent`, and
+ * encoded twice), form-encoded (`application/x-www-form-urlencoded`: space as `+`), JSON-escaped;
+ * base64 and base64url of it, as a whole and as the run of characters that encodes only its bytes
+ * at each of the three byte alignments (so it is found inside a longer encoding, such as Basic
+ * `base64(user:password)`). Case is not part of a spelling: {@link redactSecrets} matches every
+ * one case-insensitively (a lower-cased echo, `%2f` for `%2F`). Derived spellings shorter than 4
+ * characters are left out (they would mask ordinary text); the value itself always counts.
+ */
+export function secretSpellings(secret: string): string[] {
+  if (secret === '') return [];
+  const out = new Set<string>([secret]);
+  const add = (text: string) => {
+    if (text.length >= 4) out.add(text);
+  };
+  const percent = encodeURIComponent(secret);
+  add(percent);
+  add(encodeURIComponent(percent));
+  add(new URLSearchParams({ x: secret }).toString().slice(2));
+  add(percent.replace(/%20/g, '+'));
+  add(JSON.stringify(secret).slice(1, -1));
+  const bytes = Buffer.from(secret, 'utf8');
+  for (const alphabet of ['base64', 'base64url'] as const) {
+    add(bytes.toString(alphabet));
+    for (const shift of [0, 1, 2]) {
+      const encoded = Buffer.concat([Buffer.alloc(shift), bytes]).toString(alphabet);
+      const core = encoded.slice(shift === 0 ? 0 : 4, Math.floor((shift + bytes.length) / 3) * 4);
+      if (core.length >= 8) out.add(core);
+    }
+  }
+  return [...out];
+}
+
+/**
+ * The secrets a set of placements puts on a request, as {@link redactSecrets} takes them: each
+ * header, query and cookie value; the credentials part of `<auth-scheme> <credentials>` alone; and
+ * for Basic the decoded `user:password` and the password alone.
+ */
+export function placementSecrets(placements: readonly CredentialPlacement[]): string[] {
+  const out = new Set<string>();
+  for (const p of placements) {
+    for (const value of [...Object.values(p.headers), ...Object.values(p.query), ...Object.values(p.cookies)]) {
+      out.add(value);
+      const parts = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+\s+(.+)$/.exec(value);
+      if (parts?.[1] && parts[1].length >= 4) out.add(parts[1]);
+      const basic = /^Basic\s+([A-Za-z0-9+/=]+)$/i.exec(value);
+      if (basic?.[1]) {
+        const decoded = Buffer.from(basic[1], 'base64').toString('utf8');
+        out.add(decoded);
+        const password = decoded.slice(decoded.indexOf(':') + 1);
+        if (password.length >= 4) out.add(password);
+      }
+    }
+  }
+  return [...out].filter((s) => s.length > 0);
+}
+
+/**
+ * `text` with every spelling ({@link secretSpellings}) of every secret replaced by `***`, matched
+ * case-insensitively, longest first. For text that may quote a credential: an agent's error
+ * message, an SDK error built from the agent's answer.
+ */
+export function redactSecrets(text: string, secrets: readonly string[]): string {
+  if (secrets.length === 0 || text === '') return text;
+  const spellings = [...new Set(secrets.flatMap(secretSpellings))].sort((a, b) => b.length - a.length);
+  if (spellings.length === 0) return text;
+  const pattern = new RegExp(spellings.map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'giu');
+  return text.replace(pattern, '***');
+}
+
 function oneLine(text: string): string {
   return text.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
 }

@@ -176,15 +176,24 @@ export interface SecretPlaces {
 }
 
 /**
- * The forms a leaked secret may take, as [form, text]: raw, percent-encoded (encodeURIComponent),
- * and base64 / base64url at each of the three byte alignments, so that it is found inside a longer
- * encoded value too (`Basic base64(user:secret)`): for each alignment, the run of characters that
- * encodes only the secret's bytes.
+ * The forms a leaked secret may take, as [form, text]: raw, percent-encoded (encodeURIComponent,
+ * and twice), form-encoded (space as `+`), JSON-escaped, and base64 / base64url of the whole value
+ * and at each of the three byte alignments, so that it is found inside a longer encoded value too
+ * (`Basic base64(user:secret)`): for each alignment, the run of characters that encodes only the
+ * secret's bytes. {@link expectSecretContained} matches each case-insensitively (a lower-cased
+ * echo, `%2f` for `%2F`).
  */
 export function secretForms(secret: string): Array<[form: string, text: string]> {
-  const forms: Array<[string, string]> = [['raw', secret], ['percent-encoded', encodeURIComponent(secret)]];
+  const forms: Array<[string, string]> = [
+    ['raw', secret],
+    ['percent-encoded', encodeURIComponent(secret)],
+    ['percent-encoded twice', encodeURIComponent(encodeURIComponent(secret))],
+    ['form-encoded', new URLSearchParams({ x: secret }).toString().slice(2)],
+    ['JSON-escaped', JSON.stringify(secret).slice(1, -1)],
+  ];
   const bytes = Buffer.from(secret, 'utf8');
   for (const alphabet of ['base64', 'base64url'] as const) {
+    forms.push([alphabet, bytes.toString(alphabet)]);
     for (const shift of [0, 1, 2]) {
       const encoded = Buffer.concat([Buffer.alloc(shift), bytes]).toString(alphabet);
       const core = encoded.slice(shift === 0 ? 0 : 4, Math.floor((shift + bytes.length) / 3) * 4);
@@ -215,7 +224,7 @@ export async function expectSecretContained(secret: string | readonly string[], 
   for (const s of typeof secret === 'string' ? [secret] : secret) {
     for (const [form, text] of secretForms(s)) {
       for (const [where, haystack] of haystacks) {
-        const at = haystack.indexOf(text);
+        const at = haystack.toLowerCase().indexOf(text.toLowerCase());
         if (at >= 0) found.push(`${JSON.stringify(s)} (${form}) in ${where}: …${haystack.slice(Math.max(0, at - 40), at + text.length + 40)}…`);
       }
     }
