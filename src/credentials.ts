@@ -259,6 +259,40 @@ export function redactSecrets(text: string, secrets: readonly string[]): string 
   return text.replace(pattern, '***');
 }
 
+/**
+ * A copy of `value` (an error and its `cause` chain, or any plain data) in which every string
+ * is {@link redactSecrets}-ed: own properties of errors, plain objects and arrays are walked
+ * (message, stack, cause, data, response text; non-enumerable ones too), to a depth of 8; the copy
+ * of an error keeps its prototype (so `instanceof` and `name` still hold). Other objects (class
+ * instances with internal state) are kept as they are. `value` itself when nothing changed.
+ */
+export function redactError<T>(value: T, secrets: readonly string[]): T {
+  if (secrets.length === 0) return value;
+  const copies = new Map<object, unknown>();
+  let changed = false;
+  const walk = (v: unknown, depth: number): unknown => {
+    if (typeof v === 'string') {
+      const r = redactSecrets(v, secrets);
+      if (r !== v) changed = true;
+      return r;
+    }
+    if (typeof v !== 'object' || v === null || depth > 8) return v;
+    const proto = Object.getPrototypeOf(v) as object | null;
+    if (!(v instanceof Error) && !Array.isArray(v) && proto !== Object.prototype && proto !== null) return v;
+    if (copies.has(v)) return copies.get(v);
+    const copy: object = Array.isArray(v) ? [] : Object.create(proto);
+    copies.set(v, copy);
+    for (const key of Reflect.ownKeys(v)) {
+      const descriptor = Object.getOwnPropertyDescriptor(v, key)!;
+      if ('value' in descriptor) descriptor.value = walk(descriptor.value, depth + 1);
+      Object.defineProperty(copy, key, descriptor);
+    }
+    return copy;
+  };
+  const copy = walk(value, 0);
+  return changed ? (copy as T) : value;
+}
+
 function oneLine(text: string): string {
   return text.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
 }

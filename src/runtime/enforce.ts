@@ -7,7 +7,7 @@
  * (acceptedOutputModes), §3.1.2 (streaming), §3.1.7 (push), §9 JSON-RPC and §11 HTTP+JSON method
  * names (and their 0.3 spellings).
  */
-import { applyCredentials, type CredentialPlacement } from '../credentials.js';
+import { applyCredentials, placementSecrets, type CredentialPlacement } from '../credentials.js';
 import { FetchError, isA2aLockError, PlanViolationError } from '../errors.js';
 import { errorCode, UNDICI_TIMEOUTS } from '../http/errors.js';
 import { sameMediaType } from '../negotiate/media.js';
@@ -29,6 +29,19 @@ export interface EnforcementContext {
   security: boolean;
   /** The fetch that sends (default: the global fetch). */
   send: typeof fetch;
+}
+
+/** The credential secrets each `placements` reader has put on a request (see {@link secretsSentWith}). */
+const sentSecrets = new WeakMap<object, Set<string>>();
+
+/**
+ * Every credential secret (its header, query and cookie values; `placementSecrets`) an enforcing
+ * fetch has sent with the placements read by `placements` (an {@link EnforcementContext.placements}):
+ * what an agent may echo back, for redacting the errors and events the runtime emits. A token a
+ * provider has since rotated stays listed.
+ */
+export function secretsSentWith(placements: object): string[] {
+  return [...(sentSecrets.get(placements) ?? [])];
 }
 
 /** At most this many same-plan redirects (307/308) are followed. */
@@ -149,6 +162,11 @@ export function enforcingFetch(ctx: EnforcementContext): typeof fetch {
       if (name !== 'a2a-version' && name !== 'a2a-extensions' && name !== 'x-a2a-extensions') planned[name] = value;
     }
     const placements = ctx.security ? await ctx.placements() : [];
+    if (placements.length > 0) {
+      let seen = sentSecrets.get(ctx.placements);
+      if (!seen) sentSecrets.set(ctx.placements, (seen = new Set()));
+      for (const secret of placementSecrets(placements)) seen.add(secret);
+    }
     const signal = init?.signal ?? request?.signal;
 
     let target = href;
