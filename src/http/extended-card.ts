@@ -158,7 +158,7 @@ function readJsonRpc(response: JsonResponse, method: string, secrets: string[]):
       throw new InvalidInputError('card-invalid', url, `${method}: the JSON-RPC error is not an object`);
     }
     const code = typeof error.code === 'number' && Number.isInteger(error.code) ? error.code : undefined;
-    const reason = errorInfoReason(error.data);
+    const reason = redactedReason(errorInfoReason(error.data), secrets);
     const noCardName = (code !== undefined ? NO_CARD_CODES[code] : undefined) ?? (reason !== undefined ? NO_CARD_REASONS[reason] : undefined);
     const detail = serverMessage(error.message, secrets);
     if (noCardName !== undefined) {
@@ -181,7 +181,7 @@ function readRest(response: JsonResponse, secrets: string[]): ExtendedCardResult
   const record = body as Record<string, unknown>;
   // 1.0: google.rpc.Status JSON `{error: {code, status, message, details: [ErrorInfo]}}` (§11.6).
   const error = typeof record.error === 'object' && record.error !== null && !Array.isArray(record.error) ? (record.error as Record<string, unknown>) : undefined;
-  const reason = errorInfoReason(error?.details);
+  const reason = redactedReason(errorInfoReason(error?.details), secrets);
   // 0.3 (a2a-js legacy REST): a JSON-RPC-style error object `{code: -32007, message}` at the top level.
   const legacyCode = typeof record.code === 'number' && Number.isInteger(record.code) ? record.code : undefined;
   const message = serverMessage(error?.message ?? record.message, secrets);
@@ -216,6 +216,11 @@ function statusError(url: string, status: number): FetchError {
 
 function statusOption(status: number): { status?: number } {
   return status >= 200 && status < 300 ? {} : { status };
+}
+
+/** An ErrorInfo reason as the agent sent it, with any echo of a credential as `***` (it is printed). */
+function redactedReason(reason: string | undefined, secrets: string[]): string | undefined {
+  return reason === undefined ? undefined : redactSecrets(reason, secrets);
 }
 
 /** A server's error message as `: <text>` (one line, at most 160 chars, credentials as `***`), or ''. */

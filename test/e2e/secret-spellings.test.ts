@@ -19,7 +19,7 @@ import { expectSecretContained, manifest, resources, runCli, sampleCard, secretF
 /** Characters that every encoding changes: `/`, `+`, `=`, `&`, a space, mixed case. */
 const KEY = 'Qk/9 sEcReT+k3y=x&Yz';
 
-const MODES = ['percent-lower', 'raw-lower', 'form-upper', 'base64', 'json'] as const;
+const MODES = ['percent-lower', 'raw-lower', 'form-upper', 'base64', 'json', 'reason'] as const;
 
 /** The echo of the request URL `url` (which holds the key in its query) in each mode. */
 function spelled(mode: (typeof MODES)[number], url: string): string {
@@ -35,6 +35,8 @@ function spelled(mode: (typeof MODES)[number], url: string): string {
       return `bad key ${Buffer.from(query).toString('base64')} (${Buffer.from(`user:${query}`).toString('base64')})`;
     case 'json':
       return `bad key ${JSON.stringify({ query })}`;
+    case 'reason': // the echo is in the ErrorInfo reason (below), printed as the error's name
+      return 'refused';
   }
 }
 
@@ -54,7 +56,9 @@ const echoing: http.RequestListener = (req, res) => {
     return void res.end(JSON.stringify(card(`http://${req.headers.host}/m/${mode}`)));
   }
   res.writeHead(200, { 'Content-Type': 'application/json' });
-  res.end(JSON.stringify({ jsonrpc: '2.0', id: 1, error: { code: -32001, message: spelled(mode as (typeof MODES)[number], req.url ?? '') } }));
+  const message = spelled(mode as (typeof MODES)[number], req.url ?? '');
+  const data = mode === 'reason' ? [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: spelled('percent-lower', req.url ?? ''), domain: 'x' }] : undefined;
+  res.end(JSON.stringify({ jsonrpc: '2.0', id: 1, error: { code: -32099, message, ...(data ? { data } : {}) } }));
 };
 
 const agent = (origin: string, mode: string) => ({ card: `${origin}/m/${mode}`, skills: ['market-size'], credentials: { key: { env: 'API_KEY' } } });
@@ -62,7 +66,7 @@ const agent = (origin: string, mode: string) => ({ card: `${origin}/m/${mode}`, 
 describe('secrets never appear, in any spelling', () => {
   it('the echo spellings are ones the check looks for', () => {
     const url = `/a2a/jsonrpc?api_key=${encodeURIComponent(KEY)}`;
-    for (const mode of MODES) {
+    for (const mode of MODES.filter((m) => m !== 'reason')) {
       const text = spelled(mode, url).toLowerCase();
       expect(secretForms(KEY).some(([, form]) => text.includes(form.toLowerCase())), mode).toBe(true);
     }
