@@ -19,7 +19,7 @@ import { SendMessageRequest } from '@a2a-js/sdk';
 import { runLock } from '../../src/commands/lock.js';
 import { AgentCallError, AgentDegradedError, loadLock, type DegradedEvent, type FallbackEvent } from '../../src/runtime/index.js';
 import { sampleCard, startAgent, type StartedAgent } from '../helpers/agents.js';
-import { expectSecretContained } from '../e2e/helpers.js';
+import { expectSecretContained } from '../helpers/secrets.js';
 
 /** Characters every encoding changes, mixed case. */
 const TOKEN = 'rt-Secret/Tok+en=9Zq';
