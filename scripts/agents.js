@@ -276,6 +276,13 @@ export async function startAgent(opts) {
     requests.push({ method: req.method, path: req.path, headers: { ...req.headers } });
     next();
   });
+  /** Extra node:http handlers by exact path (`serve`), e.g. a JWKS on the card's own origin. */
+  const extraRoutes = new Map();
+  app.use((req, res, next) => {
+    const handler = extraRoutes.get(req.path);
+    if (handler) return handler(req, res);
+    next();
+  });
 
   if (opts.cardVersions) {
     const accepted = opts.cardVersions;
@@ -334,6 +341,10 @@ export async function startAgent(opts) {
       given = card;
       served = toServedCard(card);
       requestHandler.setLiveCard(served);
+    },
+    serve(path, handler) {
+      if (handler) extraRoutes.set(path, handler);
+      else extraRoutes.delete(path);
     },
     dropConnections() {
       for (const s of sockets) s.destroy();

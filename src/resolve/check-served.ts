@@ -98,7 +98,7 @@ export async function checkServed(check: ServedCheck, given: ResolveOptions): Pr
     const normalized = normalizeCard(loaded.raw, cardSourceOf(loaded));
     fresh = normalized.card;
     warnings.push(...normalized.warnings);
-    if (!publicSame || recheck) publicSignature = await signatureOf(loaded.raw, settings, options, warnings);
+    if (!publicSame || recheck) publicSignature = await signatureOf(loaded.raw, settings, options, warnings, [loaded.baseUrl]);
     const publicSignatureHolds = !publicSignature || signatureDrift('card', entry.signature, publicSignature).length === 0;
     if (publicSame && !entry.extended && publicSignatureHolds) return okReport(warnings);
     if (entry.extended && fresh.capabilities.extendedAgentCard) {

@@ -48,7 +48,7 @@ export async function resolveAgent(entry: AgentEntry, settings: AgentSettings, g
   const warnings: Warning[] = [...loaded.warnings];
   const normalized = normalizeCard(loaded.raw, cardSourceOf(loaded));
   warnings.push(...normalized.warnings);
-  const signature = await signatureOf(loaded.raw, settings, options, warnings);
+  const signature = await signatureOf(loaded.raw, settings, options, warnings, [loaded.baseUrl]);
   if (settings.requireSignature && signature.status !== 'verified') {
     throw new A2aLockError('signature-required', `${loaded.source}: card signature is ${signature.status}; the manifest requires a verified signature`, {
       hint: 'ask the agent to sign its card, or set trust.jwks to the keys it signs with',

@@ -22,7 +22,9 @@
 import type { Client, RequestOptions, Transport } from '@a2a-js/sdk/client';
 import { AgentCallError, FetchError, isA2aLockError, PlanViolationError, UsageError, type A2aLockError } from '../errors.js';
 import type { FallbackInterface, Plan } from '../negotiate/types.js';
+import { placementSecrets, redactError } from '../credentials.js';
 import { classifySdkError, type AgentErrorKind } from './classify.js';
+import { secretsSentWith } from './enforce.js';
 import { peer } from './peer.js';
 import type { AgentRuntime, CreateClientOptions } from './types.js';
 
@@ -132,8 +134,8 @@ class PlanTransport implements Transport {
   async *resubscribeTask(...a: Parameters<Transport['resubscribeTask']>): AsyncGenerator<StreamEvent, void, undefined> {
     try {
       yield* this.primary.resubscribeTask(...a);
-    } catch (error) {
-      throw typedError(this.runtime, this.runtime.plan, error);
+    } catch (raw) {
+      throw typedError(this.runtime, this.runtime.plan, await this.scrub(raw));
     }
   }
 
@@ -148,7 +150,8 @@ class PlanTransport implements Transport {
         yield event;
       }
       return;
-    } catch (error) {
+    } catch (raw) {
+      const error = await this.scrub(raw);
       const kind = classifySdkError(error);
       const poll = plan.fallbacks?.delivery.includes('poll') ?? false;
       if (!seen && kind === 'version-not-supported') {
@@ -159,7 +162,7 @@ class PlanTransport implements Transport {
             yield* (await this.make(next)).sendMessageStream(params, withoutPlanHeaders(options));
             return;
           } catch (second) {
-            throw this.runtime.degrade(kind, `${kind} on SendStreamingMessage at ${describe(plan)}, then the locked fallback ${describe(next)} failed too`, typedError(this.runtime, next, second));
+            throw this.runtime.degrade(kind, `${kind} on SendStreamingMessage at ${describe(plan)}, then the locked fallback ${describe(next)} failed too`, typedError(this.runtime, next, await this.scrub(second)));
           }
         }
       }
@@ -169,7 +172,7 @@ class PlanTransport implements Transport {
         try {
           result = await this.primary.sendMessage(params, options);
         } catch (second) {
-          throw this.runtime.degrade(kind, `${kind} on the stream, then the locked poll fallback failed too`, typedError(this.runtime, plan, second));
+          throw this.runtime.degrade(kind, `${kind} on the stream, then the locked poll fallback failed too`, typedError(this.runtime, plan, await this.scrub(second)));
         }
         yield 'messageId' in result ? { payload: { $case: 'message', value: result } } : { payload: { $case: 'task', value: result } };
         return;
@@ -193,12 +196,29 @@ class PlanTransport implements Transport {
       try {
         task = await this.primary.getTask({ id: taskId, tenant: '' } as Parameters<Transport['getTask']>[0], options);
       } catch (error) {
-        throw typedError(this.runtime, this.runtime.plan, error);
+        throw typedError(this.runtime, this.runtime.plan, await this.scrub(error));
       }
       yield { payload: { $case: 'task', value: task } };
       if (SETTLED.has(task.status?.state ?? 0)) return;
     }
     throw this.runtime.degrade('stream-broken', `the stream broke and task ${taskId} did not settle within ${limit} polls`);
+  }
+
+  /**
+   * `error` with every spelling of the credential redacted (`redactError`): what was sent
+   * (`secretsSentWith`), else (nothing sent through fetch yet, or gRPC) the placements read now.
+   * Every error, cause and event the runtime emits is built from this copy, never the raw one.
+   */
+  private async scrub(error: unknown): Promise<unknown> {
+    const secrets = new Set(secretsSentWith(this.runtime.placements));
+    if (secrets.size === 0 && Object.keys(this.runtime.plan.security).length > 0) {
+      try {
+        for (const secret of placementSecrets(await this.runtime.placements())) secrets.add(secret);
+      } catch {
+        // no credential to read: none can be echoed
+      }
+    }
+    return redactError(error, [...secrets]);
   }
 
   /** The first locked fallback interface of another protocol version. */
@@ -215,7 +235,8 @@ class PlanTransport implements Transport {
     const { plan } = this.runtime;
     try {
       return await op(this.primary, options);
-    } catch (error) {
+    } catch (raw) {
+      const error = await this.scrub(raw);
       const kind: AgentErrorKind | undefined = classifySdkError(error);
       if (!kind) throw typedError(this.runtime, plan, error);
       const next = kind === 'version-not-supported' ? this.versionFallback() : undefined;
@@ -224,7 +245,7 @@ class PlanTransport implements Transport {
         try {
           return await op(await this.make(next), withoutPlanHeaders(options));
         } catch (second) {
-          throw this.runtime.degrade(kind, `${kind} on ${name} at ${describe(plan)}, then the locked fallback ${describe(next)} failed too`, typedError(this.runtime, next, second));
+          throw this.runtime.degrade(kind, `${kind} on ${name} at ${describe(plan)}, then the locked fallback ${describe(next)} failed too`, typedError(this.runtime, next, await this.scrub(second)));
         }
       }
       if (kind === 'push-notification-not-supported' && poll && plan.delivery === 'push' && plan.fallbacks?.delivery.includes('poll')) {
@@ -232,7 +253,7 @@ class PlanTransport implements Transport {
         try {
           return await poll(this.primary, options);
         } catch (second) {
-          throw this.runtime.degrade(kind, `${kind} on ${name} with a push config, then the locked poll fallback (the same message without it) failed too`, typedError(this.runtime, plan, second));
+          throw this.runtime.degrade(kind, `${kind} on ${name} with a push config, then the locked poll fallback (the same message without it) failed too`, typedError(this.runtime, plan, await this.scrub(second)));
         }
       }
       throw this.runtime.degrade(kind, deadEnd(plan, kind, name), error);

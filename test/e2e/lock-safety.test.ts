@@ -389,12 +389,13 @@ describe.concurrent('could not check is not drift', () => {
     const { publicKey, privateKey } = await jose.generateKeyPair('ES256', { extractable: true });
     const jwk = { ...(await jose.exportJWK(publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' };
     let up = true;
-    const jwks = await res.http((req, response) => {
+    const agent = await res.sampleAgent();
+    // The JWKS on the card's own origin (a jku elsewhere is not fetched).
+    agent.serve('/jwks.json', (req, response) => {
       if (!up) return req.socket.destroy();
       response.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ keys: [jwk] }));
     });
-    const agent = await res.sampleAgent();
-    const signer = generateAgentCardSignature(privateKey, { alg: 'ES256', kid: 'k1', typ: 'JOSE', jku: `${jwks.origin}/jwks.json` });
+    const signer = generateAgentCardSignature(privateKey, { alg: 'ES256', kid: 'k1', typ: 'JOSE', jku: `${agent.origin}/jwks.json` });
     agent.setCard(JSON.parse(JSON.stringify(await signer(sampleCard(agent.origin) as never))));
     const dir = await res.dir(manifest({ research: research(agent.origin) }));
     expect((await runCli(['lock'], { cwd: dir })).code).toBe(0);

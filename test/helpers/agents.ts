@@ -130,6 +130,12 @@ export interface StartedAgent {
    * so the SDK answers ExtendedAgentCardNotConfigured). The next request sees it.
    */
   setExtendedCard(card: ServableCard | undefined): void;
+  /**
+   * Answer requests for exactly `path` with `handler` (a plain node:http listener, before the SDK
+   * routes; still recorded in `requests`); `undefined` removes it. For documents an agent serves
+   * beside its card, such as a JWKS at its own origin.
+   */
+  serve(path: string, handler: import('node:http').RequestListener | undefined): void;
   /** Destroy every open connection (a network break mid-stream); the server keeps listening. */
   dropConnections(): void;
   /** Every HTTP request received, in arrival order (including 401s and 404s). */
