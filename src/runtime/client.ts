@@ -275,6 +275,18 @@ function sdkHttpStatus(error: unknown): number | undefined {
 }
 
 /**
+ * The A2A error code of a 0.3 HTTP+JSON error body the SDK's v0.3 REST transport could not map to
+ * an error class: it throws `REST error: <message> (Code: <code>)[ Data: <json>]` (ADK answers a
+ * missing task with HTTP 500 and code -32603). The code is the last `(Code: n)` before the optional
+ * data; undefined for any other error.
+ */
+function legacyRestCode(error: unknown): number | undefined {
+  if (!(error instanceof Error) || !error.message.startsWith('REST error: ')) return undefined;
+  const found = /\(Code: (-?\d{1,9})\)(?: Data: [\s\S]*)?$/.exec(error.message.slice(0, 100_000));
+  return found ? Number(found[1]) : undefined;
+}
+
+/**
  * The message of an agent error no locked fallback answers, true to the lockfile: it names the
  * locked fallbacks (if any) and why none applies to this call.
  */
@@ -322,7 +334,7 @@ function typedError(runtime: AgentRuntime, iface: FallbackInterface, error: unkn
   const e = (typeof error === 'object' && error !== null ? error : {}) as { transport?: unknown; statusCode?: unknown; status?: unknown; code?: unknown; envelopeCode?: unknown; reason?: unknown; name?: unknown; details?: unknown };
   const status = typeof e.statusCode === 'number' ? e.statusCode : sdkHttpStatus(error);
   const grpcStatus = e.transport === 'grpc' && typeof e.status === 'number' ? e.status : iface.protocolBinding === 'GRPC' && typeof e.code === 'number' && 'details' in e ? e.code : undefined;
-  const a2aCode = e.transport === 'jsonrpc' && typeof e.envelopeCode === 'number' ? e.envelopeCode : undefined;
+  const a2aCode = e.transport === 'jsonrpc' && typeof e.envelopeCode === 'number' ? e.envelopeCode : iface.protocolBinding === 'HTTP+JSON' ? legacyRestCode(error) : undefined;
   const a2aReason = typeof e.reason === 'string' && e.name !== 'A2AError' ? e.reason : undefined;
   const details = { url, ...(status !== undefined ? { status } : {}), ...(grpcStatus !== undefined ? { grpcStatus } : {}), ...(a2aCode !== undefined ? { a2aCode } : {}), ...(a2aReason !== undefined ? { a2aReason } : {}) };
   const answered = [status !== undefined ? `HTTP ${status}` : '', grpcStatus !== undefined ? `gRPC status ${grpcStatus}` : '', a2aCode !== undefined ? `A2A error ${a2aCode}` : '', a2aReason ?? ''].filter(Boolean).join(', ');

@@ -17,6 +17,7 @@ import * as sdk03 from 'a2a-sdk-03/client';
 import { runLock } from '../../src/commands/lock.js';
 import { SendMessageRequest } from '@a2a-js/sdk';
 import { loadLock, type FallbackEvent, type LoadLockOptions } from '../../src/runtime/index.js';
+import { AgentCallError } from '../../src/errors.js';
 import { REST_PATH, sampleCard, startAgent, type AgentCard, type RecordedRequest, type StartedAgent } from '../helpers/agents.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -174,6 +175,25 @@ describe('a 0.3 HTTP+JSON plan (ADK toA2a serves 0.3 HTTP+JSON at /rest): the SD
     ]);
     expect(events).toEqual([{ agent: 'rest03', skill: 'market-size', from: 'stream', to: 'poll', reason: 'unsupported-operation' }]);
     expect(rest03.fallbacksTaken).toEqual({ 'unsupported-operation': 1 });
+  });
+
+  it('an error body the v0.3 REST transport cannot map (ADK: HTTP 500, code -32603) is agent-error with its A2A code, not "could not be read as A2A"', async () => {
+    const lock = await loadLock({ lockfile: join(restDir, 'a2a.lock.json'), env: { CL_TOKEN: TOKEN } });
+    const rest03 = lock.agent('rest03', 'market-size');
+    const client = await rest03.createClient();
+    rest.serve('/a2a/rest/v1/tasks/nope', (_req, res) => {
+      res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ code: -32603, message: 'Task not found: nope' }));
+    });
+    try {
+      const error = await client.getTask({ id: 'nope' } as never).then(() => undefined, (e: unknown) => e);
+      expect(error).toBeInstanceOf(AgentCallError);
+      expect((error as AgentCallError).code).toBe('agent-error');
+      expect((error as AgentCallError).a2aCode).toBe(-32603);
+      expect((error as Error).message).toMatch(/the agent answered an A2A error \(A2A error -32603\)/);
+    } finally {
+      rest.serve('/a2a/rest/v1/tasks/nope', undefined);
+    }
   });
 
   it('a push config answered PushNotificationNotSupported (the agent stopped pushing) is retried once without it: the locked push → poll fallback, reported', async () => {
