@@ -184,7 +184,7 @@ describe('the one change model', () => {
     expect(changes.cardChanges.map((c) => [c.path, c.kind, c.old ?? c.new])).toEqual([
       ['$.version', 'changed', '2.4.0'],
       ['$.skills["market-size"].outputModes', 'removed', 'application/json'],
-      ['$.skills["market-size"].outputModes', 'added', 'application/pdf'],
+      ['$.skills["market-size"].outputModes', 'added', 'text/plain'],
       ['extended:$', 'added', '(extended card)'],
     ]);
     expect(changes.planChanges).toEqual({ 'market-size': [{ field: 'acceptedOutputModes', old: ['application/json'], new: ['text/plain'] }] });
