@@ -32,10 +32,15 @@ export interface DiffSide {
 /** One agent of the `--json` document: {@link AgentDiff} without its name (the key). */
 export type DiffAgentDocument = Omit<AgentDiff, 'name'>;
 
+/** The agents of a diff's data, in order, each with its name (what the renderers take). */
+export function diffAgents(data: Pick<DiffData, 'agents' | 'human'>): AgentDiff[] {
+  return data.human.names.map((name) => ({ name, ...data.agents[name]! }));
+}
+
 /**
  * The answer of `a2a diff`. The `--json` document is `{"ok", "base", "head", "failOn"?, "counts",
  * "agents": {name: DiffAgentDocument}}` (plus `warnings`); `ok` is false when `--fail-on` failed.
- * `human` holds the agents in order, the head lockfile's path and each head agent's line in it (for
+ * `human` holds the agents' names in order, the head lockfile's path and each head agent's line in it (for
  * annotations).
  */
 export interface DiffData {
@@ -45,7 +50,7 @@ export interface DiffData {
   failOn?: FailOn;
   counts: DiffCounts;
   agents: Record<string, DiffAgentDocument>;
-  human: { agents: AgentDiff[]; lockfile: string; lines: Record<string, number> };
+  human: { names: string[]; lockfile: string; lines: Record<string, number> };
 }
 
 /** The arguments of `a2a diff`. */
@@ -145,7 +150,7 @@ export async function runDiff(options: GlobalOptions, args: DiffArgs): Promise<C
       ...(args.failOn !== undefined ? { failOn: args.failOn } : {}),
       counts: diff.counts,
       agents,
-      human: { agents: diff.agents, lockfile, lines: agentLines(head.text, diff.agents.map((a) => a.name)) },
+      human: { names: diff.agents.map((a) => a.name), lockfile, lines: agentLines(head.text, diff.agents.map((a) => a.name)) },
     },
     warnings: [],
   };

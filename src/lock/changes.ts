@@ -100,7 +100,11 @@ function isStructural(path: ReadonlyArray<PropertyKey>): boolean {
 const MAX_DIFF_DEPTH = 80;
 
 function walk(path: PropertyKey[], a: unknown, b: unknown, out: CardChange[]): void {
-  if (sameJson(a, b)) return;
+  // Objects and arrays are compared member by member below (a whole-value compare at every level
+  // would visit each leaf once per level above it).
+  if (a === b) return;
+  const nested = (isRecord(a) && isRecord(b)) || (Array.isArray(a) && Array.isArray(b));
+  if (!nested && sameJson(a, b)) return;
   const at = (p: PropertyKey[]) => ({ path: formatPath(p), structural: isStructural(p) });
   if (a === undefined) return void out.push({ ...at(path), kind: 'added', new: b });
   if (b === undefined) return void out.push({ ...at(path), kind: 'removed', old: a });
@@ -110,6 +114,7 @@ function walk(path: PropertyKey[], a: unknown, b: unknown, out: CardChange[]): v
     return;
   }
   if (path.length < MAX_DIFF_DEPTH && Array.isArray(a) && Array.isArray(b)) {
+    if (sameJson(a, b)) return;
     const rule = collectionAt(path);
     if (rule?.kind === 'set') return void setChanges(a, b, out, at(path));
     if (rule && keyedChanges(path, a, b, rule, out)) return;

@@ -111,6 +111,7 @@ function isLoopback(host: string): boolean {
 
 /** Whether `url` is plain http to a host other than this machine. */
 export function isCleartext(url: string): boolean {
+  if (!/^\s*http:/i.test(url)) return false;
   try {
     const u = new URL(url);
     return u.protocol === 'http:' && !isLoopback(u.hostname);
@@ -134,6 +135,8 @@ function requestUrls(side: AgentSide | undefined): Array<{ url: string; skill?: 
 /** The credential routes of a side; a snapshot that no longer reads as a card sends along its plans only (placement unknown). */
 function routesOf(side: AgentSide | undefined): CredentialRoute[] {
   if (!side) return [];
+  // Nothing credentialed, no extended card: no route (and no card to read).
+  if (!side.entry.extended && Object.values(side.entry.plans).every((p) => Object.keys(p.security).length === 0)) return [];
   const settings = side.settings ?? { bindings: [], versions: [], accepts: [], sends: [], streaming: false, pushEndpoint: null, extensions: [], credentials: [] };
   try {
     return credentialRoutes(side.entry, settings);
@@ -233,12 +236,19 @@ export function assessRisks(old: AgentSide | undefined, now: AgentSide | undefin
     return { risks, better: improvements };
   }
   if (!old) risks.push(risk('agent-added', `agent added (${now.entry.card})`));
+  const diff = old ? (changes ?? entryChanges(old.entry, now.entry)) : undefined;
+  // Routes follow from the plans, the settings and the structural fields of the cards: with all
+  // three alike, they are alike (and the cards need not be read again).
+  const structural = diff ? diff.cardChanges.some((c) => c.structural) : true;
+  const sameRouting = old !== undefined && !structural && sameJson(old.entry.plans, now.entry.plans) && sameJson(old.settings ?? null, now.settings ?? null);
 
   // Where credentials go.
-  const oldRoutes = routesOf(old);
-  const newRoutes = routesOf(now);
-  for (const r of uncoveredRoutes(oldRoutes, newRoutes)) risks.push(risk('new-credential-destination', `${old ? 'now sends' : 'new agent sends'} ${routeText(r)}`, r.skill));
-  if (old) for (const r of uncoveredRoutes(newRoutes, oldRoutes)) improvements.push(better('credential-destination-removed', `no longer sends ${routeText(r)}`, r.skill));
+  if (!sameRouting) {
+    const oldRoutes = routesOf(old);
+    const newRoutes = routesOf(now);
+    for (const r of uncoveredRoutes(oldRoutes, newRoutes)) risks.push(risk('new-credential-destination', `${old ? 'now sends' : 'new agent sends'} ${routeText(r)}`, r.skill));
+    if (old) for (const r of uncoveredRoutes(newRoutes, oldRoutes)) improvements.push(better('credential-destination-removed', `no longer sends ${routeText(r)}`, r.skill));
+  }
 
   // Cleartext.
   const wasCleartext = new Set(requestUrls(old).filter((u) => isCleartext(u.url)).map((u) => u.url));
@@ -249,12 +259,11 @@ export function assessRisks(old: AgentSide | undefined, now: AgentSide | undefin
   }
   for (const u of wasCleartext) if (!isNowCleartext.has(u)) improvements.push(better('cleartext-gone', `no more plain http to ${u}`));
 
-  if (!old) return { risks, better: improvements };
-  const diff = changes ?? entryChanges(old.entry, now.entry);
+  if (!old || !diff) return { risks, better: improvements };
 
-  // Schemes: same name, another type or placement.
-  const wasCard = negotiationCard(old);
-  const nowCard = negotiationCard(now);
+  // Schemes: same name, another type or placement (only a structural change can do that).
+  const wasCard = structural ? negotiationCard(old) : undefined;
+  const nowCard = structural ? negotiationCard(now) : undefined;
   if (wasCard && nowCard) {
     for (const [name, scheme] of Object.entries(nowCard.securitySchemes)) {
       const before = own(wasCard.securitySchemes, name);
@@ -283,9 +292,9 @@ export function assessRisks(old: AgentSide | undefined, now: AgentSide | undefin
     const c = compareVersions(diff.version.new, diff.version.old);
     if (c !== undefined && c < 0) risks.push(risk('card-version-rollback', `card version went down: ${diff.version.old} → ${diff.version.new}`));
   }
-  const structural = diff.cardChanges.filter((c) => c.structural).length;
-  const descriptive = diff.cardChanges.length - structural;
-  if (structural) risks.push(risk('card-structural', `${structural} structural card change${structural === 1 ? '' : 's'}`));
+  const structuralCount = diff.cardChanges.filter((c) => c.structural).length;
+  const descriptive = diff.cardChanges.length - structuralCount;
+  if (structuralCount) risks.push(risk('card-structural', `${structuralCount} structural card change${structuralCount === 1 ? '' : 's'}`));
   if (descriptive) risks.push(risk('descriptive', `${descriptive} descriptive card change${descriptive === 1 ? '' : 's'}`));
   return { risks, better: improvements };
 }

@@ -6,7 +6,7 @@
  */
 import { isAbsolute, relative, sep } from 'node:path';
 import kleur from 'kleur';
-import type { DiffData } from '../../commands/diff.js';
+import { diffAgents, type DiffData } from '../../commands/diff.js';
 import type { AgentDiff, DiffCounts, Risk, RiskLevel } from '../../lock/risk.js';
 import { diffAnnotations } from '../github.js';
 import { documentOf, renderCardChanges, renderPlanChanges, renderSignature, renderValueChange, type CommandRenderer } from './common.js';
@@ -199,7 +199,7 @@ function annotationFile(lockfile: string, where: { cwd: string; env: NodeJS.Proc
   return file.split(sep).join('/');
 }
 
-const annotations: CommandRenderer<DiffData>['annotations'] = (data, where) => diffAnnotations(annotationFile(data.human.lockfile, where), data.human.agents, data.human.lines);
+const annotations: CommandRenderer<DiffData>['annotations'] = (data, where) => diffAnnotations(annotationFile(data.human.lockfile, where), diffAgents(data), data.human.lines);
 
 /**
  * `a2a diff` (text): the document is `{"ok", "base", "head", "failOn"?, "counts", "agents"}`; the
@@ -209,7 +209,7 @@ export const diffRenderer: CommandRenderer<DiffData> = {
   json: documentOf,
   text: (data) => [
     kleur.dim(diffTitle(data)),
-    ...diffLines(data.human.agents, data.counts),
+    ...diffLines(diffAgents(data), data.counts),
     ...(data.ok ? [] : [kleur.red(`a2a diff failed: a change at or above --fail-on ${data.failOn} (exit 1)`)]),
   ],
   annotations,
@@ -218,6 +218,6 @@ export const diffRenderer: CommandRenderer<DiffData> = {
 /** `a2a diff --format markdown`: {@link diffMarkdown}, for a pull request comment. */
 export const diffMarkdownRenderer: CommandRenderer<DiffData> = {
   json: documentOf,
-  text: (data) => diffMarkdown(data.human.agents, data.counts, diffTitle(data)).replace(/\n$/, '').split('\n'),
+  text: (data) => diffMarkdown(diffAgents(data), data.counts, diffTitle(data)).replace(/\n$/, '').split('\n'),
   annotations,
 };
