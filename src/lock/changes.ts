@@ -1,11 +1,11 @@
 /**
  * The one change model: what differs between two sides of one agent, each a lock entry or what was
- * served now. Card changes path by path (deep-diff, skills keyed by id), each structural (it can
+ * served now. Card changes path by path, collections by identity ({@link diffCards}), each structural (it can
  * decide a plan: interfaces, security, capabilities, modes, extensions, skills) or descriptive
  * (names, descriptions, provider, tags, examples, version); extended-card paths prefixed
  * `extended:`; a moved `resolved` URL; the signature records; the plan fields per skill. Used by
  * `verify`, `outdated`, `update`, `lock` and the runtime's refresh (through `lock/drift.ts`), and
- * by anything comparing two lockfiles. Pure.
+ * by `a2a diff` comparing two lockfiles (`lock/risk.ts`). Pure.
  */
 import { canonicalJson, sameJson } from '../canonical.js';
 import type { SignatureRecord } from '../card/signature/verify.js';
