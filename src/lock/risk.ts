@@ -16,9 +16,9 @@ import { own } from '../json-path.js';
 import type { AgentSettings } from '../manifest/schema.js';
 import type { Plan } from '../negotiate/types.js';
 import { entryChanges, planChanges, signatureChanges, type EntryChanges } from './changes.js';
-import { credentialRoutes, originOf, uncoveredRoutes, type CredentialRoute } from './credential-routes.js';
+import { credentialRoutes, originOf, uncoveredRoutes, type CredentialRoute, type LockedCards } from './credential-routes.js';
 import { placement } from './drift.js';
-import { lockedNegotiationCard } from './offline.js';
+import { lockedNegotiationCard, lockedPublicCard } from './offline.js';
 import type { LockEntry, Lockfile } from './schema.js';
 
 /** How much a change needs a reviewer's eye; `info` is shown but never weighs. */
@@ -139,7 +139,7 @@ function routesOf(side: AgentSide | undefined): CredentialRoute[] {
   if (!side.entry.extended && Object.values(side.entry.plans).every((p) => Object.keys(p.security).length === 0)) return [];
   const settings = side.settings ?? { bindings: [], versions: [], accepts: [], sends: [], streaming: false, pushEndpoint: null, extensions: [], credentials: [] };
   try {
-    return credentialRoutes(side.entry, settings);
+    return credentialRoutes(side.entry, settings, lockedCards(side));
   } catch {
     return Object.entries(side.entry.plans).flatMap(([skill, plan]) =>
       Object.keys(plan.security).flatMap((scheme) => [plan.url, ...(plan.fallbacks?.interfaces ?? []).map((i) => i.url)].map((url) => ({ purpose: 'plan' as const, skill, origin: originOf(url), scheme, placement: { unknown: true } }))),
@@ -151,12 +151,25 @@ function routeText(r: CredentialRoute): string {
   return `${r.scheme} → ${r.origin}${r.purpose === 'extended' ? ' (extended card request)' : r.skill !== undefined ? ` (plan ${r.skill})` : ''}`;
 }
 
-function negotiationCard(side: AgentSide): NormalizedCard | undefined {
+/** Each side's cards, read once from its snapshots (a side is read by several checks). */
+const readCards = new WeakMap<AgentSide, LockedCards | null>();
+
+/** The side's public and negotiation cards; undefined when a snapshot no longer reads as a card. */
+function lockedCards(side: AgentSide): LockedCards | undefined {
+  if (readCards.has(side)) return readCards.get(side) ?? undefined;
+  let cards: LockedCards | null = null;
   try {
-    return lockedNegotiationCard(side.entry, side.entry.card);
+    const publicCard = lockedPublicCard(side.entry, side.entry.card);
+    cards = { public: publicCard, negotiation: side.entry.extended ? lockedNegotiationCard(side.entry, side.entry.card) : publicCard };
   } catch {
-    return undefined;
+    cards = null;
   }
+  readCards.set(side, cards);
+  return cards ?? undefined;
+}
+
+function negotiationCard(side: AgentSide): NormalizedCard | undefined {
+  return lockedCards(side)?.negotiation;
 }
 
 /** A scheme's kind for comparison: its type and, for http, its scheme (bearer, basic). */
