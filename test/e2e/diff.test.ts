@@ -86,6 +86,19 @@ describe.concurrent('a2a diff', () => {
     expect(jsonOf(files)).toMatchObject({ base: { kind: 'file', label: 'base.lock.json' }, head: { kind: 'file' }, counts: { changed: 1 } });
     expect(jsonOf(revisions)).toMatchObject({ base: { kind: 'revision', label: 'HEAD~1' }, head: { kind: 'revision', label: 'HEAD' }, counts: { changed: 1 } });
     expect(jsonOf(revisions).agents).toEqual(jsonOf(files).agents);
+    // Card text reaches the terminal inert: control and bidi characters escaped, in text and markdown.
+    const hostile = JSON.parse(readFileSync(join(dir, 'a2a.lock.json'), 'utf8'));
+    hostile.agents.research.snapshot.description = 'evil \u001b[2J\u001b]0;title\u0007 \u202e reversed';
+    writeFileSync(join(dir, 'hostile.lock.json'), `${JSON.stringify(hostile, null, 2)}\n`);
+    const [plainText, markdown] = await Promise.all([
+      runCli(['diff', 'a2a.lock.json', 'hostile.lock.json'], { cwd: dir }),
+      runCli(['diff', 'a2a.lock.json', 'hostile.lock.json', '--format', 'markdown'], { cwd: dir }),
+    ]);
+    for (const r of [plainText, markdown]) {
+      expect(r.code, show(r)).toBe(0);
+      expect(r.stdout).toMatch(/evil \\+u001b\[2J\\+u001b\]0;title\\+u0007 \\+u202e reversed/);
+      expect(r.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u202e]/);
+    }
     expect(none.code, show(none)).toBe(2);
     expect(none.stderr).toContain('"no-such-file.json" is not a git revision');
     expect(bogus.code).toBe(2);
