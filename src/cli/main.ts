@@ -296,7 +296,7 @@ export async function main(rawArgs: string[], io: CliIo = processIo()): Promise<
           .example('$0 diff main --format markdown --fail-on high', '')
           .example('$0 diff old.lock.json a2a.lock.json', ''),
       run(async (o, argv) => {
-        const [{ runDiff, diffAgents }, { diffRenderer, diffMarkdownRenderer, diffMarkdown, diffTitle }] = await Promise.all([import('../commands/diff.js'), import('./render/diff.js')]);
+        const [{ runDiff, diffAgents }, { diffRenderer, diffMarkdownRenderer, diffMarkdown, diffTitle, diffStderrAnnotations }] = await Promise.all([import('../commands/diff.js'), import('./render/diff.js')]);
         const format = argv.format === undefined ? undefined : single('format', argv.format, 'one output format');
         if (format === 'json') o.json = true;
         const sides = ((argv.sides as unknown[] | undefined) ?? []).map(String);
@@ -312,6 +312,11 @@ export async function main(rawArgs: string[], io: CliIo = processIo()): Promise<
           exitCode: shown.exitCode,
           print: (options, out) => {
             shown.print(options, out);
+            // Markdown goes into a comment: its annotations on stderr (the runner reads both).
+            if (format === 'markdown' && !options.json && out.env.GITHUB_ACTIONS === 'true') {
+              const lines = diffStderrAnnotations(result.data, options);
+              if (lines.length) out.stderr(`${lines.join('\n')}\n`);
+            }
             // A GitHub job summary gets the markdown view, whatever was printed.
             const summary = out.env.GITHUB_STEP_SUMMARY;
             if (summary) {

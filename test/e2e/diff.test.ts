@@ -143,7 +143,10 @@ describe.concurrent('a2a diff', () => {
     expect(written).toContain('| research | changed | 2.4.0 → 2.5.0 | market-size: acceptedOutputModes | absent | **medium**: output-modes-changed |');
 
     const md = await runCli(['diff', '--format', 'markdown'], { cwd: dir, env: { GITHUB_ACTIONS: 'true', GITHUB_BASE_REF: 'main' } });
-    expect(md.stdout.split('\n')[1]).toBe('<!-- a2a-lock-diff -->'); // after the one annotation
+    // stdout is the comment alone; the annotation goes to stderr.
+    expect(md.stdout.split('\n')[0]).toBe('<!-- a2a-lock-diff -->');
+    expect(md.stdout).not.toContain('::warning');
+    expect(md.stderr).toContain(`::warning file=a2a.lock.json,line=${line},title=research%3A output-modes-changed::`);
     expect(md.stdout).toContain('<details><summary>research: changed · medium</summary>');
 
     const unreadable = await runCli(['diff'], { cwd: dir, env: { GITHUB_ACTIONS: 'true', GITHUB_BASE_REF: 'release' } });

@@ -215,9 +215,14 @@ export const diffRenderer: CommandRenderer<DiffData> = {
   annotations,
 };
 
-/** `a2a diff --format markdown`: {@link diffMarkdown}, for a pull request comment. */
+/**
+ * `a2a diff --format markdown`: {@link diffMarkdown}, for a pull request comment. Its annotations
+ * ({@link diffStderrAnnotations}) go to stderr, so that stdout is the comment alone.
+ */
 export const diffMarkdownRenderer: CommandRenderer<DiffData> = {
   json: documentOf,
   text: (data) => diffMarkdown(diffAgents(data), data.counts, diffTitle(data)).replace(/\n$/, '').split('\n'),
-  annotations,
 };
+
+/** The annotations of a diff, for the CLI to print on stderr (markdown output). */
+export const diffStderrAnnotations = (data: DiffData, where: { cwd: string; env: NodeJS.ProcessEnv }): string[] => annotations!(data, where);
