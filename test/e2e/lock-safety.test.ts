@@ -230,6 +230,10 @@ describe.concurrent('a skill added or the profile changed', () => {
     expect(human.code, show(human)).toBe(0);
     expect(human.stdout).toMatch(/~ research updated/);
     expect(human.stdout).toContain('plan market-size › acceptedOutputModes: reordered ["application/json","application/pdf"] → ["application/pdf","application/json"]');
+    // a2a lock prints the change view of what it wrote: the settings, the risk, the count line.
+    expect(human.stdout).toContain('settings › accepts: reordered ["application/json","application/pdf"] → ["application/pdf","application/json"]');
+    expect(human.stdout).toContain('medium output-modes-changed: plan market-size accepted output modes: reordered');
+    expect(human.stdout).toContain('1 changed, 0 added, 0 removed · 1 medium\nwrote ');
     expect(cardRequests(agent.requests).length).toBeGreaterThan(seen);
     const lock = await readLock(dir);
     expect(lock.settings.research.accepts).toEqual(['application/pdf', 'application/json']);
