@@ -393,7 +393,8 @@ function agentDiff(name: string, old: AgentSide | undefined, now: AgentSide | un
     const side = (old ?? now)!.entry;
     changes = {
       cardChanges: [],
-      signatureChanges: old ? signatureChanges(side, {}) : signatureChanges({}, side),
+      // The signature status is the agent's `signature` field; "not recorded → absent" says nothing.
+      signatureChanges: [],
       planChanges: old ? planChanges(side.plans, empty.plans) : planChanges(empty.plans, side.plans),
     };
     verdict = old ? 'removed' : 'added';
