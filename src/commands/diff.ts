@@ -112,6 +112,7 @@ export async function runDiff(options: GlobalOptions, args: DiffArgs): Promise<C
   let lockfile: string;
   if (args.gitExternal) {
     const g = args.gitExternal;
+    if (g.length === 1) throw new UsageError(`${g[0]} is unmerged (git passes one argument for a conflicted path)`, { hint: 'resolve the lockfile with a2a lock, then diff again' });
     if (g.length !== 7) throw new UsageError(`--git-external takes the 7 arguments git passes an external diff (path old-file old-hex old-mode new-file new-hex new-mode); got ${g.length}`);
     const [path, oldFile, , , newFile] = g as [string, string, string, string, string];
     const read = async (file: string, label: string): Promise<ReadSide> => {
