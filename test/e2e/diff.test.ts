@@ -171,9 +171,15 @@ describe.concurrent('a2a diff', () => {
     expect(log).toContain('1 changed, 0 added, 0 removed · 1 medium, 1 low'); // the update
     expect(log).toMatch(/\+ research \(http:\/\/127\.0\.0\.1:\d+, version 2\.4\.0\)/); // the first lock: no old side (/dev/null)
     // The driver takes exactly git's 7 arguments.
-    const wrong = await runCli(['diff', '--git-external', 'a2a.lock.json'], { cwd: dir });
+    const [unmerged, wrong] = await Promise.all([
+      runCli(['diff', '--git-external', 'a2a.lock.json'], { cwd: dir }),
+      runCli(['diff', '--git-external', 'a2a.lock.json', 'x', 'y'], { cwd: dir }),
+    ]);
+    expect(unmerged.code).toBe(2);
+    expect(unmerged.stderr).toContain('a2a.lock.json is unmerged');
+    expect(unmerged.stderr).toContain('hint: resolve the lockfile with a2a lock');
     expect(wrong.code).toBe(2);
-    expect(wrong.stderr).toContain("the 7 arguments git passes");
+    expect(wrong.stderr).toContain('the 7 arguments git passes');
   });
 
   it('a2a update --format markdown: a pull request body listing every agent and skill it changed', async ({ onTestFinished }) => {
