@@ -68,6 +68,22 @@ describe('one scenario per risk code', () => {
     expect(codes(base, base)).not.toContain('new-credential-destination');
   });
 
+  it('new-credential-destination (high): the extended card route moved, the plans did not', () => {
+    const withExtended = (publicOrigin: string): LockEntry => {
+      const publicCard = raw((c) => {
+        moveTo(publicOrigin)(c);
+        c.capabilities.extendedAgentCard = true;
+      });
+      const extended = raw(); // the extended card, and so the plans, stay at research.example.com
+      const e = entryFor(extended);
+      return { ...e, snapshot: publicCard, integrity: integrityOf(publicCard), extended: { resolved: 'https://research.example.com/a2a/v1', integrity: integrityOf(extended), snapshot: extended } };
+    };
+    const before = side(withExtended('https://research.example.com'));
+    const after = side(withExtended('https://evil.example.net'));
+    const found = assessRisks(before, after).risks.filter((r) => r.code === 'new-credential-destination');
+    expect(found.map((r) => r.message)).toEqual(['now sends key → https://evil.example.net (extended card request)']);
+  });
+
   it('scheme-redefined (high): the scheme keeps its name, the key moves from a header to the query', () => {
     const query = side(entryFor(raw((c) => (c.securitySchemes.key = { apiKeySecurityScheme: { location: 'query', name: 'k' } }))));
     const risks = assessRisks(base, query).risks;
