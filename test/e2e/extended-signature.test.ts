@@ -301,7 +301,7 @@ describe.concurrent('extended card (SDK extendedAgentCardProvider, bearer auth)'
     expect(v.code, show(v)).toBe(1);
     expect(v.stdout).toMatch(/research: beyond the lockfile/);
     expect(v.stdout).toMatch(/deep-research: refused with the locked choices: no-common-output-mode/);
-    expect(v.stdout).toContain('deep-research › acceptedOutputModes: ["application/json"] → ["text/plain"]');
+    expect(v.stdout).toContain('deep-research › acceptedOutputModes:\n      - application/json\n      + text/plain');
     expect(v.stdout).toMatch(/extended:\$\.skills\["deep-research"\]\.outputModes/);
     expect(v.stdout).toContain('run: a2a update research');
     expect(await readLockBytes(dir)).toEqual(before);
@@ -309,11 +309,12 @@ describe.concurrent('extended card (SDK extendedAgentCardProvider, bearer auth)'
     const u = await runCli(['update', 'research'], { cwd: dir, env: WITH_TOKEN });
     expect(u.code, show(u)).toBe(0);
     expect(u.stdout).toMatch(/~ research updated/);
-    const cardLines = u.stdout.split('\n').filter((l) => /^\s+[~+-] /.test(l));
+    // Card lines (the plan's list members, `+ text/plain`, aside).
+    const cardLines = u.stdout.split('\n').filter((l) => /^\s+[~+-] /.test(l) && !/^\s+[+-] [a-z]+\/[\w.+-]+$/.test(l));
     expect(cardLines.length, show(u)).toBeGreaterThan(0);
     for (const l of cardLines) expect(l).toMatch(/^\s+[~+-] extended:\$/); // only the extended card changed
     expect(u.stdout).toMatch(/extended:\$\.skills\["deep-research"\]\.outputModes/);
-    expect(u.stdout).toContain('plan deep-research › acceptedOutputModes: ["application/json"] → ["text/plain"]');
+    expect(u.stdout).toContain('plan deep-research › acceptedOutputModes:\n      - application/json\n      + text/plain');
     expect(u.stdout).toMatch(/wrote .*a2a\.lock\.json/);
     await expectTokenNowhere(dir, [u]);
     const after = await readLock(dir);
