@@ -29,15 +29,18 @@ function raw(origin: string, patch: (c: Json) => void = () => {}): Json {
   return c;
 }
 
+/** An agent on plain http needs its allowHttp, as a2a.json and the lock settings would say. */
+const settingsOf = (card: string): AgentSettings => (card.startsWith('http://') ? { ...SETTINGS, allowHttp: true } : SETTINGS);
+
 function entry(card: string, json: Json): LockEntry {
   const url = `${card}/.well-known/agent-card.json`;
   const normalized = normalizeCard(json, { source: url, baseUrl: url }).card;
-  const { plans } = negotiateSkills(normalized, ['market-size'], SETTINGS);
+  const { plans } = negotiateSkills(normalized, ['market-size'], settingsOf(card));
   return { card, resolved: url, a2aVersion: '1.0', version: String(json.version), integrity: integrityOf(json), snapshot: json, plans, signature: { status: 'absent' } };
 }
 
 function lockfile(agents: Record<string, LockEntry>): Lockfile {
-  return { lockfileVersion: 1, settings: Object.fromEntries(Object.keys(agents).map((n) => [n, SETTINGS])), agents };
+  return { lockfileVersion: 1, settings: Object.fromEntries(Object.entries(agents).map(([n, e]) => [n, settingsOf(e.card)])), agents };
 }
 
 const R = 'https://research.example.com';

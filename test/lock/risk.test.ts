@@ -93,7 +93,9 @@ describe('one scenario per risk code', () => {
   });
 
   it('cleartext-transport (high): a plan URL or the push endpoint is plain http to a non-loopback host; cleartext gone is better', () => {
-    const http = side(entryFor(raw(moveTo('http://research.example.com'))));
+    // A lockfile can hold one only with the agent's allowHttp (recorded in its settings).
+    const HTTP_OK: AgentSettings = { ...WITH_KEY, allowHttp: true };
+    const http = side(entryFor(raw(moveTo('http://research.example.com')), HTTP_OK), HTTP_OK);
     expect(assessRisks(base, http).risks.find((r) => r.code === 'cleartext-transport')).toMatchObject({ level: 'high', message: expect.stringContaining('http://research.example.com/a2a/v1') });
     const push = side(base.entry, { ...WITH_KEY, pushEndpoint: 'http://hooks.example.com/a2a' });
     expect(assessRisks(base, push).risks.find((r) => r.code === 'cleartext-transport')?.message).toBe('push endpoint is plain http to a non-loopback host: http://hooks.example.com/a2a');
