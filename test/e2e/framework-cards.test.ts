@@ -19,7 +19,6 @@ import { AgentCallError, loadLock } from '../../src/runtime/index.js';
 import { cardRequests, jsonOf, manifest, readLock, readLockBytes, research, resources, runCli, sampleCard, show, writeManifest } from './helpers.js';
 
 type Card = ReturnType<typeof sampleCard>;
-type Res = ReturnType<typeof resources>;
 
 const TOKEN = 'fw14-bearer-T0ken';
 const ENV = { RESEARCH_TOKEN: TOKEN };
@@ -45,15 +44,13 @@ async function sign(card: Card, key: Key, jku: string): Promise<Card> {
   return JSON.parse(JSON.stringify(signed)) as Card;
 }
 
-/** A node:http JWKS server holding `keys`. */
-async function jwksServer(res: Res, keys: Key[]) {
-  const handler: http.RequestListener = (req, response) => {
-    if (req.url !== '/jwks.json') return void response.writeHead(404).end();
+/** Serve `keys` as the agent's own JWKS (a `jku` must share the card's origin); its URL. */
+function serveJwks(agent: { origin: string; serve: (path: string, handler: http.RequestListener | undefined) => void }, keys: Key[]): string {
+  agent.serve('/jwks.json', (_req, response) => {
     response.writeHead(200, { 'Content-Type': 'application/json' });
     response.end(JSON.stringify({ keys: keys.map((k) => k.jwk) }));
-  };
-  const server = await res.http(handler);
-  return `${server.origin}/jwks.json`;
+  });
+  return `${agent.origin}/jwks.json`;
 }
 
 let k1: Key;
@@ -67,9 +64,10 @@ const text = (value: string) => ({ messageId: crypto.randomUUID(), role: 1, part
 describe.concurrent('issue 14: re-signed cards', () => {
   it('a card signed afresh on every request with one key over the same card: verify --strict 0, outdated 0, update and lock write nothing', { timeout: SLOW_TEST }, async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
-    const jku = await jwksServer(res, [k1, k2]);
     let key = k1;
+    let jku = '';
     const agent = await res.agent({ card: (origin) => sampleCard(origin), perRequestCard: (card) => sign(card as Card, key, jku) });
+    jku = serveJwks(agent, [k1, k2]);
     const dir = await res.dir(manifest({ research: research(agent.origin) }));
 
     const lock = await runCli(['lock'], { cwd: dir, env: ENV });
