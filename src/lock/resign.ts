@@ -27,13 +27,17 @@ export interface SignedCard {
 
 /**
  * Whether `fresh` is `locked` signed again: both verified by the same key (equal records: status
- * `verified`, thumbprint, `kid`, `alg`), the same card without `signatures` (the payload), and the
+ * `verified`, thumbprint, `kid`, `alg`) or both unverifiable alike (equal records), the same card without `signatures` (the payload), and the
  * same number of signatures, entry by entry alike except for the `signature` bytes and the
  * protected header's per-signing members ({@link PER_SIGNING}; the members naming the key equal).
- * False whenever either card is unsigned or did not verify.
+ * False whenever either card is unsigned, or one verified and the other did not.
  */
 export function isResigned(locked: SignedCard, fresh: SignedCard): boolean {
-  if (locked.signature?.status !== 'verified' || fresh.signature?.status !== 'verified') return false;
+  // Verified by the same key; or, with no key source to verify either (no `trust` and no `jku`
+  // key set), unverifiable both times: new bytes over the same payload and header then carry no
+  // more meaning than the old ones, and taking them would rewrite the lockfile on every run.
+  const status = locked.signature?.status;
+  if ((status !== 'verified' && status !== 'unverifiable') || fresh.signature?.status !== status) return false;
   if (!sameJson(locked.signature, fresh.signature)) return false;
   const was = locked.raw.signatures;
   const now = fresh.raw.signatures;

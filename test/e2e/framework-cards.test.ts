@@ -39,7 +39,7 @@ async function newKey(kid: string): Promise<Key> {
 
 /** Sign `card` with the SDK's own generator (ES256: new signature bytes each time). */
 async function sign(card: Card, key: Key, jku: string): Promise<Card> {
-  const signer = generateAgentCardSignature(key.privateKey, { alg: 'ES256', kid: key.kid, typ: 'JOSE', jku });
+  const signer = generateAgentCardSignature(key.privateKey, { alg: 'ES256', kid: key.kid, typ: 'JOSE', ...(jku ? { jku } : {}) });
   const signed = (await signer(card as never)) as unknown as Card;
   return JSON.parse(JSON.stringify(signed)) as Card;
 }
@@ -62,6 +62,23 @@ beforeAll(async () => {
 const text = (value: string) => ({ messageId: crypto.randomUUID(), role: 1, parts: [{ content: { $case: 'text' as const, value }, mediaType: '', filename: '', metadata: undefined }], contextId: '', taskId: '', extensions: [], referenceTaskIds: [], metadata: undefined });
 
 describe.concurrent('issue 14: re-signed cards', () => {
+  it('re-signed with no key source at all (no jku, no trust: unverifiable every time): verify --strict 0, update writes nothing', { timeout: SLOW_TEST }, async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const agent = await res.agent({ card: (origin) => sampleCard(origin), perRequestCard: (card) => sign(card as Card, k1, '') });
+    const dir = await res.dir(manifest({ research: research(agent.origin) }));
+    const lock = await runCli(['lock'], { cwd: dir, env: ENV });
+    expect(lock.code, show(lock)).toBe(0);
+    expect((await readLock(dir)).agents.research.signature).toMatchObject({ status: 'unverifiable', kid: 'k1' });
+    const before = await readLockBytes(dir);
+    for (const run of [1, 2]) {
+      const strict = await runCli(['verify', '--strict', '--json'], { cwd: dir, env: ENV });
+      expect(strict.code, `run ${run}: ${show(strict)}`).toBe(0);
+    }
+    expect((await runCli(['outdated'], { cwd: dir, env: ENV })).code).toBe(0);
+    expect((await runCli(['update'], { cwd: dir, env: ENV })).code).toBe(0);
+    expect(await readLockBytes(dir)).toEqual(before);
+  });
+
   it('a card signed afresh on every request with one key over the same card: verify --strict 0, outdated 0, update and lock write nothing', { timeout: SLOW_TEST }, async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
     let key = k1;

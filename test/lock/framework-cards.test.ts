@@ -44,6 +44,14 @@ describe('re-signed cards (issue 14, point 1)', () => {
     expect(isResigned({ raw: signed('AAAA', { ...header, iat: 1 }), signature: verified }, { raw: signed('BBBB', { ...header, iat: 2 }), signature: verified })).toBe(true);
   });
 
+  it('no key source (Mastra without trust): unverifiable both times alike, same payload and header, is re-signed; a new payload or kid is not', () => {
+    const unverifiable: SignatureRecord = { status: 'unverifiable', kid: 'k1', alg: 'ES256' };
+    expect(isResigned({ raw: signed('AAAA'), signature: unverifiable }, { raw: signed('BBBB'), signature: unverifiable })).toBe(true);
+    expect(isResigned({ raw: signed('AAAA'), signature: unverifiable }, { raw: signed('BBBB', header, (c) => (c.description = 'changed')), signature: unverifiable })).toBe(false);
+    expect(isResigned({ raw: signed('AAAA'), signature: unverifiable }, { raw: signed('BBBB', { ...header, kid: 'k2' }), signature: { ...unverifiable, kid: 'k2' } })).toBe(false);
+    expect(isResigned({ raw: signed('AAAA'), signature: unverifiable }, { raw: signed('BBBB'), signature: verified })).toBe(false);
+  });
+
   it('a new key, a new kid or jku, a new payload, an unverified fresh card or an extra signature: not re-signed', () => {
     const locked = { raw: signed('AAAA'), signature: verified };
     expect(isResigned(locked, { raw: signed('BBBB'), signature: { ...verified, thumbprint: 'T2' } })).toBe(false);
