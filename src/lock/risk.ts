@@ -47,6 +47,7 @@ export const RISK_CODES = {
   'fallbacks-changed': 'low',
   'card-structural': 'low',
   'descriptive': 'info',
+  'interface-other-origin': 'info',
   'agent-added': 'info',
   'agent-removed': 'info',
 } as const satisfies Record<string, RiskLevel>;
@@ -271,6 +272,19 @@ export function assessRisks(old: AgentSide | undefined, now: AgentSide | undefin
     if (isNowCleartext.has(u.url) && !wasCleartext.has(u.url) && !seen.has(u.url)) (seen.add(u.url), risks.push(risk('cleartext-transport', `${u.what} is plain http to a non-loopback host: ${u.url}`, u.skill)));
   }
   for (const u of wasCleartext) if (!isNowCleartext.has(u)) improvements.push(better('cleartext-gone', `no more plain http to ${u}`));
+
+  // Calls to another origin than the card's: legitimate (a gRPC host, an API gateway), but said.
+  const elsewhere = (side: AgentSide | undefined): Map<string, { url: string; skill?: string; what: string }> => {
+    const out = new Map<string, { url: string; skill?: string; what: string }>();
+    if (!side || !/^https?:\/\//i.test(side.entry.resolved)) return out;
+    const cardOrigin = originOf(side.entry.resolved);
+    for (const u of requestUrls(side)) if (!u.what.startsWith('push') && originOf(u.url) !== cardOrigin && !out.has(originOf(u.url))) out.set(originOf(u.url), u);
+    return out;
+  };
+  const wasElsewhere = elsewhere(old);
+  for (const [origin, u] of elsewhere(now)) {
+    if (!wasElsewhere.has(origin)) risks.push(risk('interface-other-origin', `${u.what} goes to ${origin}, another origin than the card's (${originOf(now.entry.resolved)})`, u.skill));
+  }
 
   if (!old || !diff) return { risks, better: improvements };
 

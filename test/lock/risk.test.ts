@@ -120,6 +120,15 @@ describe('one scenario per risk code', () => {
     expect(risks.map((r) => r.code)).not.toContain('new-credential-destination');
   });
 
+  it('interface-other-origin (info): a plan that now calls another origin than the card\'s is said; one that already did is not said again', () => {
+    const open = side(entryFor(raw(() => {}, true), NO_CREDENTIALS), NO_CREDENTIALS);
+    const moved = side(entryFor(raw(moveTo('https://elsewhere.example.org'), true), NO_CREDENTIALS), NO_CREDENTIALS);
+    expect(assessRisks(open, moved).risks.find((r) => r.code === 'interface-other-origin')).toMatchObject({ level: 'info', message: 'plan market-size goes to https://elsewhere.example.org, another origin than the card\'s (https://research.example.com)' });
+    expect(assessRisks(moved, moved).risks.map((r) => r.code)).not.toContain('interface-other-origin');
+    expect(assessRisks(undefined, moved).risks.map((r) => r.code)).toContain('interface-other-origin');
+    expect(assessRisks(undefined, open).risks.map((r) => r.code)).not.toContain('interface-other-origin');
+  });
+
   it('scopes-widened (medium): the locked requirement asks for more scopes', () => {
     const scoped = side(withPlan(base.entry, (p) => (p.security = { key: ['read'] })));
     const wider = side(withPlan(base.entry, (p) => (p.security = { key: ['read', 'write'] })));
