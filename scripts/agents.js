@@ -203,6 +203,7 @@ function taskExecutor(delayMs) {
  *   card: Record<string, any> | ((origin: string, extra: { grpcUrl: string | undefined }) => Record<string, any>),
  *   legacyCompat?: boolean,
  *   grpc?: boolean,
+ *   grpcCredentials?: import('@grpc/grpc-js').ServerCredentials,
  *   taskDelayMs?: number,
  *   strictPush?: boolean,
  *   bearerToken?: string,
@@ -211,14 +212,18 @@ function taskExecutor(delayMs) {
  *   cardVersionRefusal?: 'http-400' | 'jsonrpc' | 'error-info',
  *   port?: number,
  *   extendedCard?: Record<string, any> | ((origin: string) => Record<string, any>),
+ *   perRequestCard?: (card: Record<string, any>) => Record<string, any> | Promise<Record<string, any>>,
  * }} opts  `port`: listen on this port instead of a random one (the demo uses fixed ports so its lockfile is reproducible).
  *   `extendedCard`: served by the SDK's extended-card methods (see "Extended card" above); the public
  *   card must set `capabilities.extendedAgentCard: true` for the SDK to serve it.
  *   `grpc`: also serve the SDK's gRPC service (see startGrpcServer below); its address is `grpcUrl`.
+ *   `grpcCredentials`: the gRPC server's `ServerCredentials` (TLS, mutual TLS); default plaintext.
  *   `taskDelayMs`: answer with a working Task that completes this many ms later (see taskExecutor).
  *   `strictPush`: answer SendMessage / SendStreamingMessage carrying a push config with the SDK's
  *   PushNotificationNotSupportedError (-32003) while the served card does not push (the SDK itself
  *   silently ignores such a config); the SDK handlers serialise it per binding.
+ *   `perRequestCard`: called with the card as given on every public card request; its result is served
+ *   (a framework that signs its card afresh on each request, as Mastra does).
  *   `cardVersions`: the card path refuses a request whose `A2A-Version` is not listed (a version-picky
  *   framework), per `cardVersionRefusal`: `http-400` (default) a 400 with a text body; `jsonrpc` a 200
  *   whose body is the JSON-RPC VersionNotSupported error (-32009); `error-info` a 400 whose body is a
@@ -241,11 +246,12 @@ export async function startAgent(opts) {
   });
   const address = /** @type {import('node:net').AddressInfo} */ (server.address());
   const origin = `http://127.0.0.1:${address.port}`;
-  const grpcServer = opts.grpc ? await startGrpcServer() : undefined;
+  const grpcServer = opts.grpc ? await startGrpcServer(opts.grpcCredentials) : undefined;
   const grpcUrl = grpcServer ? `127.0.0.1:${grpcServer.port}` : undefined;
 
   const initial = typeof opts.card === 'function' ? opts.card(origin, { grpcUrl }) : opts.card;
   let served = toServedCard(initial);
+  let given = initial;
 
   const legacyCompat = opts.legacyCompat ? { enabled: true } : undefined;
   const initialExtended = typeof opts.extendedCard === 'function' ? opts.extendedCard(origin) : opts.extendedCard;
@@ -270,6 +276,13 @@ export async function startAgent(opts) {
     requests.push({ method: req.method, path: req.path, headers: { ...req.headers } });
     next();
   });
+  /** Extra node:http handlers by exact path (`serve`), e.g. a JWKS on the card's own origin. */
+  const extraRoutes = new Map();
+  app.use((req, res, next) => {
+    const handler = extraRoutes.get(req.path);
+    if (handler) return handler(req, res);
+    next();
+  });
 
   if (opts.cardVersions) {
     const accepted = opts.cardVersions;
@@ -286,7 +299,8 @@ export async function startAgent(opts) {
       res.status(400).type('text/plain').send(message);
     });
   }
-  const cardRouter = agentCardHandler({ agentCardProvider: async () => served, legacyCompat });
+  // `perRequestCard`: the card served is made afresh for each request (e.g. signed again).
+  const cardRouter = agentCardHandler({ agentCardProvider: async () => (opts.perRequestCard ? toServedCard(await opts.perRequestCard(given)) : served), legacyCompat });
   app.use(opts.serveLegacyPathOnly ? LEGACY_CARD_PATH : CARD_PATH, cardRouter);
 
   const token = opts.bearerToken;
@@ -324,8 +338,13 @@ export async function startAgent(opts) {
     grpcUrl,
     requests,
     setCard(card) {
+      given = card;
       served = toServedCard(card);
       requestHandler.setLiveCard(served);
+    },
+    serve(path, handler) {
+      if (handler) extraRoutes.set(path, handler);
+      else extraRoutes.delete(path);
     },
     dropConnections() {
       for (const s of sockets) s.destroy();
@@ -352,12 +371,12 @@ export async function startAgent(opts) {
  * HTTP server's request handler. Each call is recorded like an HTTP request: method `GRPC`, path
  * the gRPC method path, headers the call metadata. Needs the optional peer `@grpc/grpc-js`.
  */
-async function startGrpcServer() {
+async function startGrpcServer(credentials) {
   const grpc = await import('@grpc/grpc-js');
   const { A2AService, grpcService, UserBuilder: GrpcUserBuilder } = await import('@a2a-js/sdk/server/grpc');
   const server = new grpc.Server();
   const port = await new Promise((resolve, reject) =>
-    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+    server.bindAsync('127.0.0.1:0', credentials ?? grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
   );
   return {
     server,

@@ -8,9 +8,10 @@
 // 4. the research agent's operator removes application/json from the skill: `a2a verify` refuses
 //    the drift (exit 1) and shows the diff,
 // 5. `a2a update research-agent` accepts it and prints the card and plan diff,
-// 6. `a2a verify` (exit 0).
+// 6. `a2a verify` (exit 0),
+// 7. `a2a diff`: the review of the update against the lockfile committed in step 2 (git).
 // `--write-example` copies the lockfile from step 2 to a2a.lock.json.example.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -80,6 +81,12 @@ const manifest = {
 };
 writeFileSync(join(dir, 'a2a.json'), `${JSON.stringify(manifest, null, 2)}\n`);
 
+/** git in the demo project, with a fixed identity (no global config needed). */
+function git(...args) {
+  const id = { GIT_AUTHOR_NAME: 'demo', GIT_AUTHOR_EMAIL: 'demo@example.com', GIT_COMMITTER_NAME: 'demo', GIT_COMMITTER_EMAIL: 'demo@example.com' };
+  execFileSync('git', args, { cwd: dir, env: { ...process.env, ...id }, stdio: 'ignore' });
+}
+
 let failed = false;
 /** Run the CLI as a child process (async: the agents live in this process and must keep serving). */
 async function a2a(args, expected) {
@@ -102,6 +109,10 @@ try {
     console.log('wrote a2a.lock.json.example');
   }
   await a2a(['verify'], 0);
+  // The project is a git repository: the lockfile is committed, so `a2a diff` reviews the update.
+  git('init', '-q');
+  git('add', 'a2a.json', 'a2a.lock.json');
+  git('commit', '-q', '-m', 'lock');
 
   console.log(`\n${bold('# the research agent stops offering application/json for market-size')}`);
   const card = sampleCard(research.origin);
@@ -111,6 +122,8 @@ try {
   await a2a(['verify'], 1);
   await a2a(['update', 'research-agent'], 0);
   await a2a(['verify'], 0);
+  console.log(`\n${bold('# review the update: the committed lockfile (HEAD) → the working tree')}`);
+  await a2a(['diff'], 0);
 } finally {
   await research.close();
   await legacy.close();

@@ -188,6 +188,111 @@ export function hasCredentials(placements: CredentialPlacement[]): boolean {
   return placements.some((p) => Object.keys(p.headers).length + Object.keys(p.query).length + Object.keys(p.cookies).length > 0);
 }
 
+/**
+ * Every string a credential value can be found as in a server's echo (A2A agents quote request
+ * URLs and headers in their errors): the value itself; percent-encoded (`encodeURIComponent`, and
+ * encoded twice), form-encoded (`application/x-www-form-urlencoded`: space as `+`), JSON-escaped;
+ * base64 and base64url of it, as a whole and as the run of characters that encodes only its bytes
+ * at each of the three byte alignments (so it is found inside a longer encoding, such as Basic
+ * `base64(user:password)`). Case is not part of a spelling: {@link redactSecrets} matches every
+ * one case-insensitively (a lower-cased echo, `%2f` for `%2F`). Derived spellings shorter than 4
+ * characters are left out (they would mask ordinary text); the value itself always counts.
+ */
+export function secretSpellings(secret: string): string[] {
+  if (secret === '') return [];
+  const out = new Set<string>([secret]);
+  const add = (text: string) => {
+    if (text.length >= 4) out.add(text);
+  };
+  const percent = encodeURIComponent(secret);
+  add(percent);
+  add(encodeURIComponent(percent));
+  add(new URLSearchParams({ x: secret }).toString().slice(2));
+  add(percent.replace(/%20/g, '+'));
+  add(JSON.stringify(secret).slice(1, -1));
+  const bytes = Buffer.from(secret, 'utf8');
+  for (const alphabet of ['base64', 'base64url'] as const) {
+    add(bytes.toString(alphabet));
+    for (const shift of [0, 1, 2]) {
+      const encoded = Buffer.concat([Buffer.alloc(shift), bytes]).toString(alphabet);
+      const core = encoded.slice(shift === 0 ? 0 : 4, Math.floor((shift + bytes.length) / 3) * 4);
+      if (core.length >= 8) out.add(core);
+    }
+  }
+  return [...out];
+}
+
+/**
+ * The secrets a set of placements puts on a request, as {@link redactSecrets} takes them: each
+ * header, query and cookie value; the credentials part of `<auth-scheme> <credentials>` alone; and
+ * for Basic the decoded `user:password` and the password alone.
+ */
+export function placementSecrets(placements: readonly CredentialPlacement[]): string[] {
+  const out = new Set<string>();
+  for (const p of placements) {
+    for (const value of [...Object.values(p.headers), ...Object.values(p.query), ...Object.values(p.cookies)]) {
+      out.add(value);
+      const parts = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+\s+(.+)$/.exec(value);
+      if (parts?.[1] && parts[1].length >= 4) out.add(parts[1]);
+      const basic = /^Basic\s+([A-Za-z0-9+/=]+)$/i.exec(value);
+      if (basic?.[1]) {
+        const decoded = Buffer.from(basic[1], 'base64').toString('utf8');
+        out.add(decoded);
+        const password = decoded.slice(decoded.indexOf(':') + 1);
+        if (password.length >= 4) out.add(password);
+      }
+    }
+  }
+  return [...out].filter((s) => s.length > 0);
+}
+
+/**
+ * `text` with every spelling ({@link secretSpellings}) of every secret replaced by `***`, matched
+ * case-insensitively, longest first. For text that may quote a credential: an agent's error
+ * message, an SDK error built from the agent's answer.
+ */
+export function redactSecrets(text: string, secrets: readonly string[]): string {
+  if (secrets.length === 0 || text === '') return text;
+  const spellings = [...new Set(secrets.flatMap(secretSpellings))].sort((a, b) => b.length - a.length);
+  if (spellings.length === 0) return text;
+  const pattern = new RegExp(spellings.map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'giu');
+  return text.replace(pattern, '***');
+}
+
+/**
+ * A copy of `value` (an error and its `cause` chain, or any plain data) in which every string
+ * is {@link redactSecrets}-ed: own properties of errors, plain objects and arrays are walked
+ * (message, stack, cause, data, response text; non-enumerable ones too), to a depth of 8; the copy
+ * of an error keeps its prototype (so `instanceof` and `name` still hold). Other objects (class
+ * instances with internal state) are kept as they are. `value` itself when nothing changed.
+ */
+export function redactError<T>(value: T, secrets: readonly string[]): T {
+  if (secrets.length === 0) return value;
+  const copies = new Map<object, unknown>();
+  let changed = false;
+  const walk = (v: unknown, depth: number): unknown => {
+    if (typeof v === 'string') {
+      const r = redactSecrets(v, secrets);
+      if (r !== v) changed = true;
+      return r;
+    }
+    if (typeof v !== 'object' || v === null || depth > 8) return v;
+    const proto = Object.getPrototypeOf(v) as object | null;
+    if (!(v instanceof Error) && !Array.isArray(v) && proto !== Object.prototype && proto !== null) return v;
+    if (copies.has(v)) return copies.get(v);
+    const copy: object = Array.isArray(v) ? [] : Object.create(proto);
+    copies.set(v, copy);
+    for (const key of Reflect.ownKeys(v)) {
+      const descriptor = Object.getOwnPropertyDescriptor(v, key)!;
+      if ('value' in descriptor) descriptor.value = walk(descriptor.value, depth + 1);
+      Object.defineProperty(copy, key, descriptor);
+    }
+    return copy;
+  };
+  const copy = walk(value, 0);
+  return changed ? (copy as T) : value;
+}
+
 function oneLine(text: string): string {
   return text.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
 }

@@ -36,8 +36,13 @@ describe('published schemas and the example lockfile', () => {
     expect(manifestSchema({ ...manifest, agnets: {} })).toBe(false);
     // What the tool refuses, the editor flags too: empty or repeated lists, wildcards, non-media types.
     const agent = manifest.agents.research;
+    // No skills (absent or []): one agent-level plan "*" (issue 14, point 3).
+    const { skills: _skills, ...skillless } = agent;
+    for (const good of [{ ...manifest, agents: { research: { ...agent, skills: [] } } }, { ...manifest, agents: { research: skillless } }]) {
+      expect(manifestSchema(good), JSON.stringify(manifestSchema.errors)).toBe(true);
+      expect(parseManifest(JSON.stringify(good), 'a2a.json').agents.research!.skills).toEqual([]);
+    }
     for (const bad of [
-      { ...manifest, agents: { research: { ...agent, skills: [] } } },
       { ...manifest, agents: { research: { ...agent, skills: ['a', 'a'] } } },
       { ...manifest, profile: { ...DEFAULT_PROFILE, bindings: [] } },
       { ...manifest, profile: { ...DEFAULT_PROFILE, versions: ['1.0', '1.0'] } },

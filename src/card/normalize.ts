@@ -19,6 +19,8 @@ import {
   type SecurityScheme,
   type Warning,
 } from './model.js';
+import { internationalHost, isUnspecifiedHost, mixedScriptLabels, rawHost, showHost } from './host.js';
+import { sameMediaType } from '../negotiate/media.js';
 import { cardSemver, majorMinor } from './version.js';
 import {
   AgentCardV03Schema,
@@ -153,6 +155,7 @@ export function normalizeCard(raw: unknown, from: CardSource): NormalizeResult {
   }
 
   interfaces = interfaces.map((i, index) => resolveInterfaceUrl(i, urlPaths[index]!, from, warnings, fail));
+  hostWarnings(interfaces, urlPaths, from, warnings);
 
   // fromEntries defines own properties, so even a scheme named "__proto__" stays data.
   const securitySchemes: Record<string, SecurityScheme> = Object.fromEntries(
@@ -165,8 +168,11 @@ export function normalizeCard(raw: unknown, from: CardSource): NormalizeResult {
   const defaultInputModes = readModes(base.defaultInputModes, ['defaultInputModes'], warnings, fail);
   const defaultOutputModes = readModes(base.defaultOutputModes, ['defaultOutputModes'], warnings, fail);
 
+  if (base.skills === undefined) {
+    warnings.push({ code: 'skills-missing', message: 'card has no "skills" (required by A2A); read as [] (lock the agent with a manifest entry that lists no skills: one agent-level plan "*")', path: '$.skills' });
+  }
   const seen = new Set<string>();
-  const skills: AgentSkill[] = base.skills.map((s, index) => {
+  const skills: AgentSkill[] = (base.skills ?? []).map((s, index) => {
     const path = ['skills', index];
     if (seen.has(s.id)) fail([...path, 'id'], `duplicate skill id "${s.id}"`);
     seen.add(s.id);
@@ -279,6 +285,8 @@ function canonicalBinding(name: string, path: PropertyKey[], warnings: Warning[]
 }
 
 const ABSOLUTE_URL = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//;
+/** The schemes a gRPC interface may name (A2A 1.0 gives `host:port`; SDKs also write these). */
+const GRPC_SCHEMES = /^(grpc|grpcs|http|https):\/\//i;
 
 function resolveInterfaceUrl(
   i: AgentInterface,
@@ -287,14 +295,24 @@ function resolveInterfaceUrl(
   warnings: Warning[],
   fail: Fail,
 ): AgentInterface {
-  // gRPC interfaces are `host:port`, not URLs (A2A 1.0 AgentInterface.url).
-  if (i.protocolBinding === 'GRPC') return i;
+  // gRPC interfaces are `host:port`, not URLs (A2A 1.0 AgentInterface.url); a scheme, when given, is a gRPC or http(s) one.
+  if (i.protocolBinding === 'GRPC') {
+    const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(i.url)?.[1];
+    if (scheme !== undefined && !GRPC_SCHEMES.test(i.url)) fail(path, `a gRPC interface is host:port (or a grpc, grpcs, http or https URL), not a ${scheme}: URL`);
+    if (/^([A-Za-z][A-Za-z0-9+.-]*:\/\/)?[^/?#]*@/.test(i.url)) fail(path, 'credentials in an interface URL are not allowed');
+    return i;
+  }
   if (ABSOLUTE_URL.test(i.url)) {
-    // As for card URLs: a user name or password in a URL would be sent to, and stored as, plain text.
     const parsed = URL.canParse(i.url) ? new URL(i.url) : undefined;
+    if (parsed && parsed.protocol !== 'https:' && parsed.protocol !== 'http:') fail(path, `interface URL scheme ${parsed.protocol} is not allowed (http or https)`);
+    if (!parsed && !/^https?:\/\//i.test(i.url)) fail(path, 'interface URL scheme is not allowed (http or https)');
+    // As for card URLs: a user name or password in a URL would be sent to, and stored as, plain text.
     if (parsed && (parsed.username || parsed.password)) fail(path, 'credentials in an interface URL are not allowed');
     return i;
   }
+  // `javascript:x`, `mailto:x`, `data:x`: a scheme without `//` is no relative URL either.
+  const opaque = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(i.url)?.[1];
+  if (opaque !== undefined && URL.canParse(i.url)) fail(path, `interface URL scheme ${opaque.toLowerCase()}: is not allowed (http or https)`);
   if (!from.baseUrl) fail(path, `relative URL "${i.url}" in a card read from a file; interface URLs must be absolute`);
   let resolved: string;
   try {
@@ -304,6 +322,30 @@ function resolveInterfaceUrl(
   }
   warnings.push({ code: 'relative-interface-url', message: `relative URL "${i.url}" resolved against the card URL to ${resolved}`, path: formatPath(path) });
   return { ...i, url: resolved };
+}
+
+/**
+ * Warnings on where the card and its interfaces are: an interface host no client can reach
+ * (`interface-host-unspecified`: 0.0.0.0/8, `::`), a host with internationalised labels, named in
+ * both forms (`host-international`), a label mixing scripts (`host-mixed-script`).
+ */
+function hostWarnings(interfaces: AgentInterface[], paths: PropertyKey[][], from: CardSource, warnings: Warning[]): void {
+  const places: Array<[string, string | undefined, string]> = [];
+  if (from.baseUrl) places.push([from.baseUrl, undefined, 'card URL']);
+  interfaces.forEach((i, index) => places.push([i.url, formatPath(paths[index]!), 'interface']));
+  for (const [url, path, what] of places) {
+    const host = rawHost(url);
+    if (host === undefined) continue;
+    const at = path !== undefined ? { path } : {};
+    if (what === 'interface' && isUnspecifiedHost(host)) {
+      warnings.push({ code: 'interface-host-unspecified', message: `interface host ${host} is an unspecified address no client can reach (a server bound to all addresses advertising its bind address?)`, ...at });
+    }
+    const forms = internationalHost(host);
+    if (forms) warnings.push({ code: 'host-international', message: `${what} host ${forms.unicode} is sent as ${forms.ascii}`, ...at });
+    for (const { label, scripts } of mixedScriptLabels(host)) {
+      warnings.push({ code: 'host-mixed-script', message: `${what} host ${showHost(host)}: label "${label}" mixes ${scripts.join(' and ')} letters (a look-alike name?)`, ...at });
+    }
+  }
 }
 
 function readScheme(raw: Record<string, unknown>, path: PropertyKey[], fail: Fail): SecurityScheme {
@@ -413,16 +455,20 @@ function checkSchemesKnown(
 
 const MEDIA_TYPE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+\/[!#$%&'*+.^_`|~0-9A-Za-z-]+(\s*;.*)?$/;
 
-/** Normalise a list of media types: bare `text` → `text/plain` (warning); other non-media-type tokens dropped (warning). */
+/**
+ * Normalise a list of media types: a bare `text` is kept in the agent's spelling and compared as
+ * `text/plain` (`negotiate/media.ts`; warning), so a plan carries what the agent understands; other
+ * non-media-type tokens dropped (warning); a mode repeated (as media types compare) kept once.
+ */
 function readModes(modes: string[], path: PropertyKey[], warnings: Warning[], fail: Fail): string[] {
   const out: string[] = [];
   modes.forEach((mode, i) => {
     const m = mode.trim();
     if (MEDIA_TYPE.test(m)) {
-      if (!out.includes(m)) out.push(m);
+      if (!out.some((o) => sameMediaType(o, m))) out.push(m);
     } else if (m.toLowerCase() === 'text') {
-      warnings.push({ code: 'mode-not-media-type', message: 'mode "text" read as "text/plain"', path: formatPath([...path, i]) });
-      if (!out.includes('text/plain')) out.push('text/plain');
+      warnings.push({ code: 'mode-not-media-type', message: `mode "${m}" is not a media type; compared as "text/plain", and plans keep the agent's spelling`, path: formatPath([...path, i]) });
+      if (!out.some((o) => sameMediaType(o, m))) out.push(m);
     } else {
       warnings.push({ code: 'mode-not-media-type', message: `mode "${mode}" is not a media type; dropped`, path: formatPath([...path, i]) });
     }

@@ -55,7 +55,9 @@ export const CommonCardSchema = z.looseObject({
   security: z.array(RequirementSchema).nullish(),
   defaultInputModes: strList,
   defaultOutputModes: strList,
-  skills: z.array(SkillSchema),
+  // Required by the spec, but omitted by frameworks whose plain LLM agent has no tools (Mastra's
+  // 1.0 card): read as [] with a `skills-missing` warning. `null` is still an error.
+  skills: z.array(SkillSchema).optional(),
 });
 
 /** A2A 1.0 AgentInterface (proto `AgentInterface`). */

@@ -1,10 +1,11 @@
 /**
- * GitHub Actions workflow commands (`::error file=…,title=…::message`), printed by `verify` when
- * `GITHUB_ACTIONS=true` so a pull request shows each agent beyond the lockfile as an annotation
- * on the lockfile. Escaping follows the workflow-command rules: `%`, CR and LF in the message;
+ * GitHub Actions workflow commands (`::error file=…,title=…::message`), printed by `verify` and
+ * `diff` when `GITHUB_ACTIONS=true` so a pull request shows each agent beyond the lockfile (each
+ * risky change) as an annotation on the lockfile. Escaping follows the workflow-command rules: `%`, CR and LF in the message;
  * additionally `:` and `,` in property values.
  */
 import type { AgentReport } from '../lock/report.js';
+import type { AgentDiff } from '../lock/risk.js';
 import { show } from './render/common.js';
 
 /** What the annotations read of an agent's report: all of it but its warnings (a report with them will do). */
@@ -43,9 +44,37 @@ export function verifyAnnotations(file: string, reports: Record<string, Annotate
       out.push(errorAnnotation(file, `${name} not verified`, `${r.error.code}: ${r.error.message}`));
     } else if (r.exitCode !== 0) {
       // --strict: a card change that leaves every plan equal, or a part that could not be checked.
+      if (r.status === 'unchecked') {
+        out.push(errorAnnotation(file, `${name} not checked`, `${r.reason}: ${r.unchecked} (--strict)`));
+        continue;
+      }
       const why = r.unchecked ? `not checked: ${r.unchecked}` : `${r.change ?? 'card'} card change`;
       out.push(errorAnnotation(file, `${name} card changed`, `${why} (--strict); run: a2a update ${name}`));
     }
   }
   return out;
+}
+
+/** Most annotations `a2a diff` prints (GitHub shows 10 per step anyway). */
+export const MAX_DIFF_ANNOTATIONS = 10;
+
+/** One `::error` or `::warning` workflow command at `line` of `file` (relative to the repository root). */
+export function lineAnnotation(kind: 'error' | 'warning', file: string, line: number | undefined, title: string, message: string): string {
+  return `::${kind} file=${escapeProperty(file)}${line !== undefined ? `,line=${line}` : ''},title=${escapeProperty(title)}::${escapeData(message)}`;
+}
+
+/**
+ * The annotations of a diff: one per agent with a high (`::error`) or medium (`::warning`) risk,
+ * high first, at most {@link MAX_DIFF_ANNOTATIONS}, each at the agent's line of the head lockfile
+ * (`lines`: name → 1-based line; none for a removed agent).
+ */
+export function diffAnnotations(file: string, agents: ReadonlyArray<Pick<AgentDiff, 'name' | 'level' | 'risks'>>, lines: Readonly<Record<string, number>>): string[] {
+  const risky = agents.filter((a) => a.level === 'high' || a.level === 'medium');
+  const ordered = [...risky.filter((a) => a.level === 'high'), ...risky.filter((a) => a.level === 'medium')];
+  return ordered.slice(0, MAX_DIFF_ANNOTATIONS).map((a) => {
+    const top = a.risks.filter((r) => r.level === a.level);
+    const codes = [...new Set(top.map((r) => r.code))].join(', ');
+    const line = Object.hasOwn(lines, a.name) ? lines[a.name] : undefined;
+    return lineAnnotation(a.level === 'high' ? 'error' : 'warning', file, line, `${a.name}: ${codes}`, `${top.map((r) => r.message).join('; ')}; review it in a2a diff`);
+  });
 }

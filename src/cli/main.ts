@@ -3,7 +3,7 @@
  * (`render/<command>.ts`), print its result (human lines or `--json`), and map errors to exit codes
  * in one place ({@link exitCodeFor}). Commands return data; this is the one place that prints.
  */
-import { readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import kleur from 'kleur';
 import yargs from 'yargs';
 import { A2aLockError, exitCodeFor, ExitCode, UsageError, wholeNumberIn } from '../errors.js';
@@ -110,7 +110,7 @@ export async function main(rawArgs: string[], io: CliIo = processIo()): Promise<
   kleur.enabled = colourEnabled(io.env, io.stdoutIsTTY ?? false);
   let result: Answer | undefined;
   let options: GlobalOptions | undefined;
-  const wantsJson = args.includes('--json');
+  const wantsJson = args.includes('--json') || args.includes('--format=json') || args.some((a, i) => a === '--format' && args[i + 1] === 'json');
   const verbose = args.includes('--verbose');
   const wantsHelp = args.includes('--help') || args.includes('-h') || args[0] === 'help';
   // Each command loads its module and its renderer together (one round of lazy imports).
@@ -147,7 +147,7 @@ export async function main(rawArgs: string[], io: CliIo = processIo()): Promise<
       (y) =>
         y
           .positional('card', { type: 'string', describe: 'Card URL or file', demandOption: true })
-          .option('skill', { type: 'string', requiresArg: true, demandOption: true, describe: 'Skill id' })
+          .option('skill', { type: 'string', requiresArg: true, demandOption: true, describe: 'Skill id ("*": the agent-level plan, from the card\'s defaults)' })
           .option('profile', { type: 'string', requiresArg: true, describe: 'JSON file holding a client profile' })
           .option('credential', { type: 'string', requiresArg: true, array: true, default: [], describe: 'A scheme name the client holds (repeatable)' })
           .example('$0 plan https://agent.example.com --skill market-size --credential bearer', ''),
@@ -166,10 +166,16 @@ export async function main(rawArgs: string[], io: CliIo = processIo()): Promise<
     .command(
       'card <card>',
       'Fetch, validate and print a normalised agent card with its warnings (exit 0 valid, 1 invalid)',
-      (y) => y.positional('card', { type: 'string', describe: 'Card URL or file', demandOption: true }).example('$0 card ./agent-card.json', ''),
+      (y) =>
+        y
+          .positional('card', { type: 'string', describe: 'Card URL or file', demandOption: true })
+          .option('a2a-version', { type: 'string', requiresArg: true, describe: 'The A2A-Version the card is asked for with (default: the manifest profile\'s first version, else 1.0)' })
+          .example('$0 card ./agent-card.json', '')
+          .example('$0 card https://agent.example.com --a2a-version 0.3', ''),
       run(async (o, argv) => {
         const [{ runCard }, { cardRenderer }] = await Promise.all([import('../commands/card.js'), import('./render/card.js')]);
-        return answer(await runCard(o, { card: String(argv.card) }), cardRenderer);
+        const version = argv['a2a-version'];
+        return answer(await runCard(o, { card: String(argv.card), ...(version !== undefined ? { a2aVersion: single('a2a-version', version, 'a card is asked for with one version') } : {}) }), cardRenderer);
       }),
     )
     .command('init', 'Write a starter a2a.json', (y) => y.example('$0 init', ''), run(async (o) => {
@@ -183,7 +189,7 @@ export async function main(rawArgs: string[], io: CliIo = processIo()): Promise<
         y
           .positional('name', { type: 'string', demandOption: true })
           .positional('card', { type: 'string', demandOption: true })
-          .option('skill', { type: 'string', requiresArg: true, array: true, demandOption: true, describe: 'Skill id (repeatable)' })
+          .option('skill', { type: 'string', requiresArg: true, array: true, default: [], describe: 'Skill id (repeatable; none: one agent-level plan "*")' })
           .option('credential', { type: 'string', requiresArg: true, array: true, default: [], describe: '<scheme>=<ENV_VAR> (repeatable)' })
           .option('range', { type: 'string', requiresArg: true, describe: 'Semver range over the card version' })
           .example('$0 add research https://research.example.com --skill market-size --credential bearer=RESEARCH_TOKEN', ''),
@@ -215,15 +221,24 @@ export async function main(rawArgs: string[], io: CliIo = processIo()): Promise<
           .positional('agents', { type: 'string', array: true, describe: 'Agents to verify (default: all)' })
           .option('offline', { type: 'boolean', default: false, describe: 'No network: check snapshots and plans only' })
           .option('strict', { type: 'boolean', default: false, describe: 'Also fail (exit 1) on card changes that leave plans equal' })
-          .example('$0 verify --strict', ''),
+          .option('base', {
+            type: 'string',
+            requiresArg: true,
+            describe: "Send credentials only along routes this revision's lockfile had (default: the pull request's base under CI; --no-base: none)",
+          })
+          .example('$0 verify --strict', '')
+          .example('$0 verify --base origin/main', ''),
       run(async (o, argv) => {
-        const [{ runVerify }, { verifyRenderer }] = await Promise.all([import('../commands/verify.js'), import('./render/verify.js')]);
+        const [{ runVerify }, { verifyRenderer, verifySummary }, { appendStepSummary }] = await Promise.all([import('../commands/verify.js'), import('./render/verify.js'), import('./step-summary.js')]);
         const result = await runVerify(o, {
           agents: ((argv.agents as string[] | undefined) ?? []).map(String),
           offline: Boolean(argv.offline),
           strict: Boolean(argv.strict),
+          ...(argv.base === false ? { base: false } : argv.base !== undefined ? { base: single('base', argv.base, 'verify compares against one base') } : {}),
         });
-        return answer(result, verifyRenderer);
+        const answered = answer(result, verifyRenderer);
+        // Under GitHub Actions the report is also the job summary.
+        return { exitCode: answered.exitCode, print: (opts, out) => (answered.print(opts, out), appendStepSummary(out, verifySummary(result.data))) };
       }),
     )
     .command(
@@ -233,12 +248,15 @@ export async function main(rawArgs: string[], io: CliIo = processIo()): Promise<
         y
           .positional('agents', { type: 'string', array: true })
           .option('card', { type: 'string', requiresArg: true, describe: "Change the agent's card URL (or file) too: writes a2a.json and the lockfile together" })
+          .option('format', { type: 'string', requiresArg: true, choices: ['text', 'json', 'markdown'], describe: 'Output format: markdown is a pull request body listing every agent and skill changed (--json is json)' })
           .example('$0 update research-agent', '')
           .example('$0 update research-agent --card https://research-v2.example.com', ''),
       run(async (o, argv) => {
-        const [{ runUpdate }, { lockRenderer }] = await Promise.all([import('../commands/lock.js'), import('./render/lock.js')]);
+        const [{ runUpdate }, { lockRenderer, lockMarkdownRenderer }] = await Promise.all([import('../commands/lock.js'), import('./render/lock.js')]);
         const agents = ((argv.agents as string[] | undefined) ?? []).map(String);
-        return answer(await runUpdate(o, agents, argv.card !== undefined ? single('card', argv.card, 'an agent has one card') : undefined), lockRenderer);
+        const format = argv.format === undefined ? undefined : single('format', argv.format, 'one output format');
+        if (format === 'json') o.json = true;
+        return answer(await runUpdate(o, agents, argv.card !== undefined ? single('card', argv.card, 'an agent has one card') : undefined), format === 'markdown' ? lockMarkdownRenderer : lockRenderer);
       }),
     )
     .command(
@@ -268,16 +286,64 @@ export async function main(rawArgs: string[], io: CliIo = processIo()): Promise<
       }),
     )
     .command(
-      ['outdated [agents..]', 'diff'],
+      'outdated [agents..]',
       'Show what a2a update would change (card version, card diff, plan fields), without writing; exit 1 when anything would',
       (y) =>
         y
           .positional('agents', { type: 'string', array: true, describe: 'Agents to check (default: all)' })
           .example('$0 outdated', '')
-          .example('$0 diff research-agent --json', ''),
+          .example('$0 outdated research-agent --json', ''),
       run(async (o, argv) => {
         const [{ runOutdated }, { outdatedRenderer }] = await Promise.all([import('../commands/outdated.js'), import('./render/outdated.js')]);
         return answer(await runOutdated(o, { agents: ((argv.agents as string[] | undefined) ?? []).map(String) }), outdatedRenderer);
+      }),
+    )
+    .command(
+      'diff [sides..]',
+      'Review the lockfile change between two revisions or files (default: HEAD, or the pull request base in CI → the working tree): per agent, skill and card, with risks',
+      (y) =>
+        y
+          .positional('sides', { type: 'string', array: true, describe: '[<base>] [<head>]: each a lockfile path, or a git revision' })
+          .option('format', { type: 'string', requiresArg: true, choices: ['text', 'json', 'markdown'], describe: 'Output format (--json is json)' })
+          .option('fail-on', { type: 'string', requiresArg: true, choices: ['high', 'medium', 'low', 'any'], describe: 'Exit 1 when a change at or above this risk level exists' })
+          .option('git-external', { type: 'boolean', default: false, describe: "Run as git's external diff (diff.a2a-lock.command): take git's 7 arguments" })
+          .example('$0 diff', 'HEAD (or the pull request base) → the working tree')
+          .example('$0 diff main --format markdown --fail-on high', '')
+          .example('$0 diff old.lock.json a2a.lock.json', ''),
+      run(async (o, argv) => {
+        const [{ runDiff, diffAgents }, { diffRenderer, diffMarkdownRenderer, diffMarkdown, diffTitle, diffStderrAnnotations }] = await Promise.all([import('../commands/diff.js'), import('./render/diff.js')]);
+        const format = argv.format === undefined ? undefined : single('format', argv.format, 'one output format');
+        if (format === 'json') o.json = true;
+        const sides = ((argv.sides as unknown[] | undefined) ?? []).map(String);
+        const gitExternal = Boolean(argv['git-external']);
+        if (!gitExternal && sides.length > 2) throw new UsageError(`a2a diff takes at most two sides ([<base>] [<head>]); got ${sides.length}`);
+        const failOn = argv['fail-on'] === undefined ? undefined : (single('fail-on', argv['fail-on'], 'one threshold') as 'high' | 'medium' | 'low' | 'any');
+        const result = await runDiff(o, {
+          ...(gitExternal ? { gitExternal: sides } : { ...(sides[0] !== undefined ? { base: sides[0] } : {}), ...(sides[1] !== undefined ? { head: sides[1] } : {}) }),
+          ...(failOn ? { failOn } : {}),
+        });
+        const shown = answer(result, format === 'markdown' ? diffMarkdownRenderer : diffRenderer);
+        return {
+          exitCode: shown.exitCode,
+          print: (options, out) => {
+            shown.print(options, out);
+            // Markdown goes into a comment: its annotations on stderr (the runner reads both).
+            if (format === 'markdown' && !options.json && out.env.GITHUB_ACTIONS === 'true') {
+              const lines = diffStderrAnnotations(result.data, options);
+              if (lines.length) out.stderr(`${lines.join('\n')}\n`);
+            }
+            // A GitHub job summary gets the markdown view, whatever was printed.
+            const summary = out.env.GITHUB_STEP_SUMMARY;
+            if (summary) {
+              const data = untrusted(result.data);
+              try {
+                appendFileSync(summary, diffMarkdown(diffAgents(data), data.counts, diffTitle(data)));
+              } catch (error) {
+                out.stderr(`${kleur.yellow('warning')} step-summary-unwritten: GITHUB_STEP_SUMMARY ${escapeUntrusted(summary)}: ${escapeUntrusted((error as Error).message)}\n`);
+              }
+            }
+          },
+        };
       }),
     )
     .example('$0 verify --strict', 'the CI gate: exit 1 when an agent moved beyond the lockfile')

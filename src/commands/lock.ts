@@ -15,6 +15,7 @@ import { overallExitCode, syncFailureJson, type SkillRefusal, type SyncFailure }
 import { mergeLockfiles, parseLockfile } from '../lock/format.js';
 import { readLockfileForRewrite, writeLockfile } from '../fs/lockfile.js';
 import type { Lockfile } from '../lock/schema.js';
+import { diffLockfiles, type LockfileDiff } from '../lock/risk.js';
 import { syncLock, type SyncAction } from '../resolve/sync.js';
 import { withFileLock } from '../fs/file-lock.js';
 import { assertManifestAgents, resolveOptions, paths, type CommandResult, type GlobalOptions } from './context.js';
@@ -50,6 +51,8 @@ export interface LockData {
     lockfile: string;
     failures: Array<{ name: string; failure: SyncFailure }>;
     agents: LockedAgent[];
+    /** What the write changed, before → after ({@link diffLockfiles}): the change view `lock` and `update` print. Absent when nothing was written. */
+    review?: LockfileDiff;
     /** `add` only: the manifest, and whether it was written, was already up to date, or was not written (the lock failed). */
     manifest?: { path: string; outcome: 'written' | 'up-to-date' | 'not-written' };
   };
@@ -153,7 +156,8 @@ async function run(
     agents[name] = entry;
     locked.push(agent);
   }
-  return { exitCode: ExitCode.Ok, data: { ok: true, written, agents, human: { lockfile: p.lockfile, failures: [], agents: locked } }, warnings: sync.warnings };
+  const review = written ? diffLockfiles(previous?.lock, sync.lock) : undefined;
+  return { exitCode: ExitCode.Ok, data: { ok: true, written, agents, human: { lockfile: p.lockfile, failures: [], agents: locked, ...(review ? { review } : {}) } }, warnings: sync.warnings };
 }
 
 /** `a2a lock`: make the lockfile satisfy the manifest. One writer at a time per lockfile ({@link withFileLock}). */

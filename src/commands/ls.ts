@@ -3,10 +3,11 @@ import { readLockfile } from '../fs/lockfile.js';
 import { readManifest } from '../fs/manifest.js';
 import { own } from '../json-path.js';
 import { ExitCode } from '../errors.js';
+import { planKeys } from '../manifest/schema.js';
 import type { Plan } from '../negotiate/types.js';
 import { paths, type CommandResult, type GlobalOptions } from './context.js';
 
-/** One agent of `a2a ls`: its card location, its locked card version (if locked), each skill's locked plan or `null` (not locked). */
+/** One agent of `a2a ls`: its card location, its locked card version (if locked), each skill's locked plan or `null` (not locked); an entry without skills lists its agent-level plan `"*"`. */
 export interface LsAgent {
   card: string;
   version?: string;
@@ -32,7 +33,7 @@ export async function runLs(options: GlobalOptions): Promise<CommandResult<LsDat
     agents[name] = {
       card: entry.card,
       ...(locked ? { version: locked.version } : {}),
-      skills: Object.fromEntries(entry.skills.map((skill) => [skill, own(locked?.plans, skill) ?? null])),
+      skills: Object.fromEntries(planKeys(entry).map((skill) => [skill, own(locked?.plans, skill) ?? null])),
     };
   }
   return { exitCode: ExitCode.Ok, data: { agents }, warnings: [] };

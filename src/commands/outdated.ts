@@ -1,5 +1,5 @@
 /**
- * `a2a outdated [agent...]` (alias `a2a diff`): what `a2a update` would change, without writing.
+ * `a2a outdated [agent...]`: what `a2a update` would change, without writing (`a2a diff` is the review of two lockfiles, `commands/diff.ts`).
  * The cards are fetched and every agent is resolved exactly as `update` resolves it (without the
  * lock's constraint); each entry that would change is shown as its card version, its card changes
  * path by path (structural or descriptive), its signature records and its plan fields per skill.

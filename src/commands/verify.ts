@@ -6,7 +6,7 @@ import type { Warning } from '../card/model.js';
 import { ExitCode, OutOfDateError } from '../errors.js';
 import { overallExitCode, type AgentReport } from '../lock/report.js';
 import { describeMismatches, manifestMismatches } from '../lock/satisfies.js';
-import { checkProject, readProject, verifyLockfile } from '../resolve/verify.js';
+import { checkProject, readProject, reviewBase, verifyLockfile, type VerifyBase } from '../resolve/verify.js';
 import { readManifest } from '../fs/manifest.js';
 import { own } from '../json-path.js';
 import { resolveOptions, paths, type CommandResult, type GlobalOptions } from './context.js';
@@ -21,8 +21,18 @@ export type ReportDocument = Omit<AgentReport, 'warnings'>;
  */
 export interface VerifyData {
   ok: boolean;
+  /** The review base credentials were gated by (`--base`, or the pull request's); absent without one. */
+  base?: VerifyBase;
   agents: Record<string, ReportDocument>;
   human: { exitCode: ExitCode; offline: boolean; strict: boolean; lockfile: string };
+}
+
+/** What `verify` takes besides the global options. `base`: a revision, `false` for none (`--no-base`), absent for the pull request's base when CI names one. */
+export interface VerifyArgs {
+  agents: string[];
+  offline: boolean;
+  strict: boolean;
+  base?: string | false;
 }
 
 /** A credential a locked plan uses whose environment variable is not set. */
@@ -39,6 +49,8 @@ export interface UnsetCredential {
  */
 export interface InstallData {
   ok: boolean;
+  /** The pull request's base credentials were gated by, as for `verify`; absent without one. */
+  base?: VerifyBase;
   credentialsUnset: UnsetCredential[];
   agents: Record<string, ReportDocument>;
   human: { exitCode: ExitCode; lockfile: string; skills: number };
@@ -60,24 +72,49 @@ function reportWarnings(reports: Record<string, AgentReport>): Array<Warning & {
 }
 
 /** `a2a verify`: check the lockfile against the manifest, its snapshots and (unless offline) the cards served now. */
-export async function runVerify(options: GlobalOptions, args: { agents: string[]; offline: boolean; strict: boolean }): Promise<CommandResult<VerifyData>> {
+export async function runVerify(options: GlobalOptions, args: VerifyArgs): Promise<CommandResult<VerifyData>> {
   const p = paths(options);
   // No manifest here or above: say so, naming where it was looked for.
   if (p.lookedUpTo !== undefined) await readManifest(p.manifest, p.lookedUpTo);
   const { baseDir: _b, ...network } = resolveOptions(options, p.baseDir);
-  const verified = await verifyLockfile({ ...network, manifest: p.manifest, lockfile: p.lockfile, agents: args.agents, offline: args.offline, strict: args.strict });
+  const verified = await verifyLockfile({
+    ...network,
+    manifest: p.manifest,
+    lockfile: p.lockfile,
+    agents: args.agents,
+    offline: args.offline,
+    strict: args.strict,
+    // No flag: verifyLockfile takes the pull request's base from the environment.
+    ...(args.base !== undefined ? { base: args.base } : {}),
+  });
   return {
     exitCode: verified.exitCode,
     data: {
       ok: verified.ok,
+      ...(verified.base ? { base: verified.base } : {}),
       agents: reportDocuments(verified.agents),
       human: { exitCode: verified.exitCode, offline: args.offline, strict: args.strict, lockfile: p.lockfile },
     },
-    warnings: reportWarnings(verified.agents),
+    warnings: [...baseWarnings(verified.base, verified.agents), ...reportWarnings(verified.agents)],
   };
 }
 
-/** `a2a install`: like `npm ci`: the lockfile must match the manifest; every card is re-checked against it. */
+/**
+ * What the run says about its base: one that could not be read while an agent needed a credential
+ * (and how to fetch it), or a base lockfile that did not parse.
+ */
+function baseWarnings(base: VerifyBase | undefined, reports: Record<string, AgentReport>): Warning[] {
+  const withheld = Object.values(reports).some((r) => r.reason === 'base-unreadable');
+  if (base?.status === 'unreadable' && withheld) return [{ code: 'base-unreadable', message: `${base.reason}; no credential was sent to any agent; to check with credentials, ${base.hint}` }];
+  if (base?.status === 'read' && base.lockfile === 'invalid') return [{ code: 'base-lockfile-invalid', message: `the lockfile at the base (${base.rev}) does not parse; no credential was sent to any agent` }];
+  return [];
+}
+
+/**
+ * `a2a install`: like `npm ci`: the lockfile must match the manifest; every card is re-checked
+ * against it. Under CI on a pull request, credentials go only along routes its base lockfile had
+ * (as `verify` does by default; no flag).
+ */
 export async function runInstall(options: GlobalOptions): Promise<CommandResult<InstallData>> {
   const p = paths(options);
   const ctx = await readProject(p.manifest, p.lockfile, p.lookedUpTo);
@@ -86,7 +123,9 @@ export async function runInstall(options: GlobalOptions): Promise<CommandResult<
     throw new OutOfDateError(`${ctx.lockfile} does not match ${p.manifest} (${describeMismatches(mismatches)})`, { data: { agents: Object.fromEntries(mismatches) } });
   }
   const names = Object.keys(ctx.manifest.agents);
-  const reports = await checkProject(ctx, { names }, resolveOptions(options, ctx.baseDir));
+  // On a pull request, credentials go only where its base lockfile sent them (as for verify).
+  const base = await reviewBase(undefined, ctx, p.manifest, options.env);
+  const reports = await checkProject(ctx, { names, ...(base ? { gateOf: base.gateOf } : {}) }, resolveOptions(options, ctx.baseDir));
   // Credentials for the locked schemes are read at run time; say now which are not set.
   const missing: UnsetCredential[] = [];
   for (const name of names) {
@@ -98,14 +137,14 @@ export async function runInstall(options: GlobalOptions): Promise<CommandResult<
     }
   }
   const exitCode = overallExitCode(Object.values(reports).map((r) => r.exitCode));
-  const warnings: Array<Warning & { agent?: string }> = reportWarnings(reports);
+  const warnings: Array<Warning & { agent?: string }> = [...baseWarnings(base?.info, reports), ...reportWarnings(reports)];
   for (const m of missing) {
     warnings.push({ code: 'credential-unset', agent: m.agent, message: `${m.env} is not set (credential for scheme "${m.scheme}", read at run time)` });
   }
   const skills = names.reduce((n, name) => n + Object.keys(ctx.lock.agents[name]!.plans).length, 0);
   return {
     exitCode,
-    data: { ok: exitCode === ExitCode.Ok, credentialsUnset: missing, agents: reportDocuments(reports), human: { exitCode, lockfile: ctx.lockfile, skills } },
+    data: { ok: exitCode === ExitCode.Ok, ...(base ? { base: base.info } : {}), credentialsUnset: missing, agents: reportDocuments(reports), human: { exitCode, lockfile: ctx.lockfile, skills } },
     warnings,
   };
 }

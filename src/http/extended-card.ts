@@ -15,7 +15,7 @@
  * UnsupportedOperation (-32004 / `UNSUPPORTED_OPERATION`) and MethodNotFound (-32601).
  */
 
-import { applyCredentials, credentialQueryNames, hasCredentials, type CredentialPlacement } from '../credentials.js';
+import { applyCredentials, credentialQueryNames, hasCredentials, placementSecrets, redactSecrets, type CredentialPlacement } from '../credentials.js';
 import { FetchError, InvalidInputError } from '../errors.js';
 import type { Warning } from '../card/model.js';
 import { networkOptionsOf, requestJson, type JsonResponse, type NetworkOptions } from './request.js';
@@ -100,7 +100,7 @@ export async function fetchExtendedCard(request: ExtendedCardRequest): Promise<E
     return noCard(`the extended card is not fetched for protocol version ${controlsAsSpaces(request.protocolVersion)} (only 0.3 and 1.x); ${controlsAsSpaces(request.url)} was not contacted`);
   }
 
-  const secrets = secretStrings(request.credentials);
+  const secrets = placementSecrets(request.credentials);
   const common = {
     versionHeader: request.protocolVersion,
     followRedirects: !hasCredentials(request.credentials),
@@ -158,7 +158,7 @@ function readJsonRpc(response: JsonResponse, method: string, secrets: string[]):
       throw new InvalidInputError('card-invalid', url, `${method}: the JSON-RPC error is not an object`);
     }
     const code = typeof error.code === 'number' && Number.isInteger(error.code) ? error.code : undefined;
-    const reason = errorInfoReason(error.data);
+    const reason = redactedReason(errorInfoReason(error.data), secrets);
     const noCardName = (code !== undefined ? NO_CARD_CODES[code] : undefined) ?? (reason !== undefined ? NO_CARD_REASONS[reason] : undefined);
     const detail = serverMessage(error.message, secrets);
     if (noCardName !== undefined) {
@@ -181,7 +181,7 @@ function readRest(response: JsonResponse, secrets: string[]): ExtendedCardResult
   const record = body as Record<string, unknown>;
   // 1.0: google.rpc.Status JSON `{error: {code, status, message, details: [ErrorInfo]}}` (§11.6).
   const error = typeof record.error === 'object' && record.error !== null && !Array.isArray(record.error) ? (record.error as Record<string, unknown>) : undefined;
-  const reason = errorInfoReason(error?.details);
+  const reason = redactedReason(errorInfoReason(error?.details), secrets);
   // 0.3 (a2a-js legacy REST): a JSON-RPC-style error object `{code: -32007, message}` at the top level.
   const legacyCode = typeof record.code === 'number' && Number.isInteger(record.code) ? record.code : undefined;
   const message = serverMessage(error?.message ?? record.message, secrets);
@@ -218,33 +218,15 @@ function statusOption(status: number): { status?: number } {
   return status >= 200 && status < 300 ? {} : { status };
 }
 
-/** Every string a credential could show up as in a server's echo, longest first. */
-function secretStrings(placements: CredentialPlacement[]): string[] {
-  const out = new Set<string>();
-  for (const p of placements) {
-    for (const value of [...Object.values(p.headers), ...Object.values(p.query), ...Object.values(p.cookies)]) {
-      out.add(value);
-      // `<auth-scheme> <credentials>`: the credentials part alone (not the scheme word).
-      const parts = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+\s+(.+)$/.exec(value);
-      if (parts?.[1] && parts[1].length >= 4) out.add(parts[1]);
-      // Basic: the server may echo the decoded user:password.
-      const basic = /^Basic\s+([A-Za-z0-9+/=]+)$/i.exec(value);
-      if (basic?.[1]) {
-        const decoded = Buffer.from(basic[1], 'base64').toString('utf8');
-        out.add(decoded);
-        const password = decoded.slice(decoded.indexOf(':') + 1);
-        if (password.length >= 4) out.add(password);
-      }
-    }
-  }
-  return [...out].filter((s) => s.length > 0).sort((a, b) => b.length - a.length);
+/** An ErrorInfo reason as the agent sent it, with any echo of a credential as `***` (it is printed). */
+function redactedReason(reason: string | undefined, secrets: string[]): string | undefined {
+  return reason === undefined ? undefined : redactSecrets(reason, secrets);
 }
 
 /** A server's error message as `: <text>` (one line, at most 160 chars, credentials as `***`), or ''. */
 function serverMessage(message: unknown, secrets: string[]): string {
   if (typeof message !== 'string' || message.trim() === '') return '';
-  let text = message;
-  for (const secret of secrets) text = text.split(secret).join('***');
+  let text = redactSecrets(message, secrets);
   text = controlsAsSpaces(text);
   return `: ${text.length > 160 ? `${text.slice(0, 157)}...` : text}`;
 }

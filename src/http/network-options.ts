@@ -6,6 +6,9 @@
 
 import type { Dispatcher } from 'undici';
 
+/** The deadline of one card (or other document) when `timeoutMs` is not set, in ms. */
+export const DEFAULT_TIMEOUT_MS = 10_000;
+
 /**
  * How every request of a run goes out: the one network options type, taken by the card fetcher,
  * the JWKS and extended-card requests, `resolve/` and the library's `verifyLockfile`.

@@ -19,7 +19,7 @@ import { FetchError, InvalidInputError, UsageError } from '../errors.js';
 import { drain, headerValue, readJson, type BodyRequest } from './body.js';
 import { getDefaultDispatcher, proxyHint, requestThrough } from './dispatcher.js';
 import { DeadlineExceeded, networkError } from './errors.js';
-import type { NetworkOptions } from './network-options.js';
+import { DEFAULT_TIMEOUT_MS, type NetworkOptions } from './network-options.js';
 import { checkUrlPolicy, oneLine, parseLocation, printableUrl, type UrlReporting } from './url-policy.js';
 
 export { networkOptionsOf, type NetworkOptions } from './network-options.js';
@@ -27,7 +27,6 @@ export { networkOptionsOf, type NetworkOptions } from './network-options.js';
 /** Version sent in `User-Agent`. Kept in step with package.json by hand (no JSON import: `dist` has no package.json beside it). */
 const USER_AGENT = 'a2a-lock/0.1.0';
 
-const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_MAX_BYTES = 1_048_576;
 const MAX_REDIRECTS = 5;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);

@@ -7,6 +7,7 @@
  * Printed URLs never carry userinfo, a fragment or a secret query value.
  */
 
+import { isLoopbackHost } from '../card/host.js';
 import { InvalidInputError } from '../errors.js';
 
 /** How the URLs of one request are reported: the noun for messages and the query parameters whose values are secret. */
@@ -40,13 +41,9 @@ export function parseLocation(location: string, reporting?: UrlReporting): URL {
   return url;
 }
 
-/** True for localhost, 127.0.0.0/8 and ::1 (also `*.localhost` and IPv4-mapped 127.x). */
+/** True for a loopback host (see {@link isLoopbackHost}: localhost, 127.0.0.0/8, ::1). */
 function isLoopback(url: URL): boolean {
-  const host = url.hostname.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
-  if (host === 'localhost' || host.endsWith('.localhost')) return true;
-  if (host === '::1' || host === '0:0:0:0:0:0:0:1') return true;
-  const v4 = host.startsWith('::ffff:') ? host.slice(7) : host;
-  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v4);
+  return isLoopbackHost(url.hostname);
 }
 
 /**
@@ -66,7 +63,7 @@ export function checkUrlPolicy(url: URL, shown: string, allowHttp: boolean, from
     }
     if (!allowHttp && !isLoopback(url)) {
       throw new InvalidInputError('insecure-url', shown, 'plain http to a non-loopback host is not allowed', {
-        hint: 'use https, or pass --allow-http',
+        hint: 'use https, or pass --allow-http (or set "allowHttp": true on the agent in a2a.json)',
       });
     }
   }

@@ -1,14 +1,13 @@
 /**
  * The one change model: what differs between two sides of one agent, each a lock entry or what was
- * served now. Card changes path by path (deep-diff, skills keyed by id), each structural (it can
+ * served now. Card changes path by path, collections by identity ({@link diffCards}), each structural (it can
  * decide a plan: interfaces, security, capabilities, modes, extensions, skills) or descriptive
  * (names, descriptions, provider, tags, examples, version); extended-card paths prefixed
  * `extended:`; a moved `resolved` URL; the signature records; the plan fields per skill. Used by
  * `verify`, `outdated`, `update`, `lock` and the runtime's refresh (through `lock/drift.ts`), and
- * by anything comparing two lockfiles. Pure.
+ * by `a2a diff` comparing two lockfiles (`lock/risk.ts`). Pure.
  */
-import deepDiff from 'deep-diff';
-import { sameJson } from '../canonical.js';
+import { canonicalJson, sameJson } from '../canonical.js';
 import type { SignatureRecord } from '../card/signature/verify.js';
 import { formatPath, own } from '../json-path.js';
 import { diffPlans } from '../negotiate/negotiate.js';
@@ -18,7 +17,8 @@ import type { Plan } from '../negotiate/types.js';
 export interface CardChange {
   /** JSON path in the card; skills are keyed by id: `$.skills["market-size"].outputModes`; `extended:` prefixes the extended card's paths. */
   path: string;
-  kind: 'added' | 'removed' | 'changed';
+  /** `reordered`: the same items in another order where order is preference (`old`/`new`: their keys in order). */
+  kind: 'added' | 'removed' | 'changed' | 'reordered';
   old?: unknown;
   new?: unknown;
   structural: boolean;
@@ -33,13 +33,59 @@ const STRUCTURAL_TOP = new Set([
 /** Skill fields that can decide a plan. */
 const STRUCTURAL_SKILL = new Set(['id', 'inputModes', 'outputModes', 'securityRequirements', 'security']);
 
-/** Skills as an object keyed by id, so a reorder or an insertion does not show as index churn. */
-function keyedBySkill(card: Record<string, unknown>): Record<string, unknown> {
-  const skills = card.skills;
-  if (!Array.isArray(skills)) return card;
-  const ids = skills.map((s) => (s && typeof s === 'object' ? (s as { id?: unknown }).id : undefined));
-  if (!ids.every((id) => typeof id === 'string') || new Set(ids).size !== ids.length) return card;
-  return { ...card, skills: Object.fromEntries(skills.map((s, i) => [ids[i] as string, s])) };
+/**
+ * How an array at a card path compares: `set` (members by value, order without meaning: modes, tags,
+ * requirements), `keyed` (items by an identity, order without meaning: skills by id, extensions by
+ * uri), `ordered` (items by an identity, order is preference: interfaces), else by position.
+ */
+type Collection = { kind: 'set' } | { kind: 'keyed' | 'ordered'; key: (item: unknown) => string | undefined };
+
+function field(item: unknown, name: string): unknown {
+  return item && typeof item === 'object' && !Array.isArray(item) ? (item as Record<string, unknown>)[name] : undefined;
+}
+
+const bySkillId: Collection = { kind: 'keyed', key: (s) => (typeof field(s, 'id') === 'string' ? (field(s, 'id') as string) : undefined) };
+const byUri: Collection = { kind: 'keyed', key: (e) => (typeof field(e, 'uri') === 'string' ? (field(e, 'uri') as string) : undefined) };
+/** An interface by (binding, version, url): 1.0 `protocolBinding`/`protocolVersion`, 0.3 `transport`. */
+const byInterface: Collection = {
+  kind: 'ordered',
+  key: (i) => {
+    const url = field(i, 'url');
+    if (typeof url !== 'string') return undefined;
+    const binding = field(i, 'protocolBinding') ?? field(i, 'transport') ?? '';
+    const version = field(i, 'protocolVersion') ?? '';
+    const tenant = field(i, 'tenant');
+    return `${String(binding)} ${String(version)} ${url}${typeof tenant === 'string' ? ` tenant=${tenant}` : ''}`;
+  },
+};
+const SET: Collection = { kind: 'set' };
+const SET_FIELDS = new Set(['defaultInputModes', 'defaultOutputModes', 'securityRequirements', 'security']);
+const SKILL_SET_FIELDS = new Set(['inputModes', 'outputModes', 'tags', 'examples', 'securityRequirements', 'security']);
+
+/** The collection rule for the array at `path` of a card (see {@link Collection}); undefined: by position. */
+function collectionAt(path: ReadonlyArray<PropertyKey>): Collection | undefined {
+  const [top, a, b] = path;
+  if (path.length === 1) {
+    if (top === 'skills') return bySkillId;
+    if (top === 'supportedInterfaces' || top === 'additionalInterfaces') return byInterface;
+    if (typeof top === 'string' && SET_FIELDS.has(top)) return SET;
+  }
+  if (path.length === 2 && top === 'capabilities' && a === 'extensions') return byUri;
+  if (path.length === 3 && top === 'skills' && typeof b === 'string' && SKILL_SET_FIELDS.has(b)) return SET;
+  return undefined;
+}
+
+/** A set member's identity: its canonical JSON, the scopes of a requirement sorted (`{oauth: [a, b]}` is `{oauth: [b, a]}`). */
+function memberKey(value: unknown): string {
+  if (value && typeof value === 'object' && !Array.isArray(value)) {
+    const sorted = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, Array.isArray(v) && v.every((x) => typeof x === 'string') ? [...v].sort() : v]));
+    return canonicalJson(sorted);
+  }
+  return canonicalJson(value ?? null);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /** Whether a change at `path` (in a card) can decide a plan. */
@@ -50,26 +96,85 @@ function isStructural(path: ReadonlyArray<PropertyKey>): boolean {
   return false;
 }
 
-/** Every difference between two cards (raw JSON), in deep-diff order. */
-export function diffCards(locked: Record<string, unknown>, fresh: Record<string, unknown>): CardChange[] {
-  const changes = deepDiff(keyedBySkill(locked), keyedBySkill(fresh)) ?? [];
-  return changes.map((d) => {
-    let path: PropertyKey[] = d.path ?? [];
-    let item: deepDiff.Diff<unknown> = d as deepDiff.Diff<unknown>;
-    if (d.kind === 'A') {
-      path = [...path, d.index];
-      item = d.item as deepDiff.Diff<unknown>;
-    }
-    const base = { path: formatPath(path), structural: isStructural(path) };
-    switch (item.kind) {
-      case 'N':
-        return { ...base, kind: 'added', new: item.rhs };
-      case 'D':
-        return { ...base, kind: 'removed', old: item.lhs };
-      default:
-        return { ...base, kind: 'changed', old: (item as deepDiff.DiffEdit<unknown>).lhs, new: (item as deepDiff.DiffEdit<unknown>).rhs };
-    }
+/** Depth past which two values differing are one change (a card is at most 64 levels deep). */
+const MAX_DIFF_DEPTH = 80;
+
+function walk(path: PropertyKey[], a: unknown, b: unknown, out: CardChange[]): void {
+  // Objects and arrays are compared member by member below (a whole-value compare at every level
+  // would visit each leaf once per level above it).
+  if (a === b) return;
+  const nested = (isRecord(a) && isRecord(b)) || (Array.isArray(a) && Array.isArray(b));
+  if (!nested && sameJson(a, b)) return;
+  const at = (p: PropertyKey[]) => ({ path: formatPath(p), structural: isStructural(p) });
+  if (a === undefined) return void out.push({ ...at(path), kind: 'added', new: b });
+  if (b === undefined) return void out.push({ ...at(path), kind: 'removed', old: a });
+  if (path.length < MAX_DIFF_DEPTH && isRecord(a) && isRecord(b)) {
+    for (const key of Object.keys(a)) walk([...path, key], a[key], Object.hasOwn(b, key) ? b[key] : undefined, out);
+    for (const key of Object.keys(b)) if (!Object.hasOwn(a, key)) walk([...path, key], undefined, b[key], out);
+    return;
+  }
+  if (path.length < MAX_DIFF_DEPTH && Array.isArray(a) && Array.isArray(b)) {
+    if (sameJson(a, b)) return;
+    const rule = collectionAt(path);
+    if (rule?.kind === 'set') return void setChanges(a, b, out, at(path));
+    if (rule && keyedChanges(path, a, b, rule, out)) return;
+    const n = Math.max(a.length, b.length);
+    for (let i = 0; i < n; i++) walk([...path, i], i < a.length ? a[i] : undefined, i < b.length ? b[i] : undefined, out);
+    return;
+  }
+  out.push({ ...at(path), kind: 'changed', old: a, new: b });
+}
+
+/** Members of `a` not in `b` removed, of `b` not in `a` added; a pure reorder of a set is no change. */
+function setChanges(a: unknown[], b: unknown[], out: CardChange[], at: { path: string; structural: boolean }): void {
+  const keysA = new Set(a.map(memberKey));
+  const keysB = new Set(b.map(memberKey));
+  const seen = new Set<string>();
+  for (const item of a) {
+    const k = memberKey(item);
+    if (!keysB.has(k) && !seen.has(k)) (seen.add(k), out.push({ ...at, kind: 'removed', old: item }));
+  }
+  for (const item of b) {
+    const k = memberKey(item);
+    if (!keysA.has(k) && !seen.has(k)) (seen.add(k), out.push({ ...at, kind: 'added', new: item }));
+  }
+}
+
+/**
+ * Items compared by identity: removed, added, and those on both sides compared field by field
+ * under their key; for an `ordered` collection, the same items in another order is one
+ * `reordered` change. False (compare by position) when an item has no key or two share one.
+ */
+function keyedChanges(path: PropertyKey[], a: unknown[], b: unknown[], rule: Extract<Collection, { key: unknown }>, out: CardChange[]): boolean {
+  const ka = a.map(rule.key);
+  const kb = b.map(rule.key);
+  const unique = (keys: Array<string | undefined>): keys is string[] => keys.every((k) => k !== undefined) && new Set(keys).size === keys.length;
+  if (!unique(ka) || !unique(kb)) return false;
+  const inB = new Map(kb.map((k, i) => [k, i]));
+  const inA = new Map(ka.map((k, i) => [k, i]));
+  ka.forEach((k, i) => walk([...path, k], a[i], inB.has(k) ? b[inB.get(k)!] : undefined, out));
+  kb.forEach((k, i) => {
+    if (!inA.has(k)) walk([...path, k], undefined, b[i], out);
   });
+  if (rule.kind === 'ordered') {
+    const commonA = ka.filter((k) => inB.has(k));
+    const commonB = kb.filter((k) => inA.has(k));
+    if (commonA.some((k, i) => k !== commonB[i])) out.push({ path: formatPath(path), kind: 'reordered', old: commonA, new: commonB, structural: isStructural(path) });
+  }
+  return true;
+}
+
+/**
+ * Every difference between two cards (raw JSON). Collections compare by identity, not position:
+ * skills by id, interfaces by (binding, version, url), extensions by uri, security schemes by name
+ * (an object already), requirements, modes, tags and examples as sets (each member added or
+ * removed at the set's path); interfaces, whose order is preference, say `reordered` on a pure
+ * reorder. Other arrays compare by position.
+ */
+export function diffCards(locked: Record<string, unknown>, fresh: Record<string, unknown>): CardChange[] {
+  const out: CardChange[] = [];
+  walk([], locked, fresh, out);
+  return out;
 }
 
 /** `structural` when any change can decide a plan, else `descriptive`; undefined for no change. */

@@ -8,11 +8,11 @@
  * Pure.
  */
 import { sameJson } from '../canonical.js';
-import type { Warning } from '../card/model.js';
+import type { NormalizedCard, Warning } from '../card/model.js';
 import type { AgentSettings } from '../manifest/schema.js';
 import { placement } from './drift.js';
 import { lockedNegotiationCard, lockedPublicCard } from './offline.js';
-import { routeFor } from './route.js';
+import { routeFor, type ExtendedRoute } from './route.js';
 import type { LockEntry } from './schema.js';
 
 /** One place a credential goes. */
@@ -40,15 +40,24 @@ export function originOf(url: string): string {
   }
 }
 
+/** The entry's locked cards, when the caller has them normalised already (they are read from the entry otherwise). */
+export interface LockedCards {
+  /** {@link lockedPublicCard} of the entry. */
+  public: NormalizedCard;
+  /** {@link lockedNegotiationCard} of the entry (the extended card when there is one). */
+  negotiation: NormalizedCard;
+}
+
 /**
  * Every route along which `entry` (with its agent's locked `settings`) sends a credential, plan
  * routes first (skills sorted, each plan's interface then its fallbacks), then the extended card's.
- * Routes repeat across skills; compare with {@link uncoveredRoutes}.
+ * Routes repeat across skills; compare with {@link uncoveredRoutes}. `cards`: the entry's cards
+ * already normalised (else read from its snapshots).
  * @throws InvalidInputError `card-invalid` when a snapshot is no longer a valid card
  */
-export function credentialRoutes(entry: LockEntry, settings: AgentSettings): CredentialRoute[] {
+export function credentialRoutes(entry: LockEntry, settings: AgentSettings, cards?: LockedCards): CredentialRoute[] {
   const routes: CredentialRoute[] = [];
-  const card = lockedNegotiationCard(entry, entry.card);
+  const card = cards?.negotiation ?? lockedNegotiationCard(entry, entry.card);
   for (const skill of Object.keys(entry.plans).sort()) {
     const plan = entry.plans[skill]!;
     const urls = [plan.url, ...(plan.fallbacks?.interfaces ?? []).map((i) => i.url)];
@@ -58,17 +67,25 @@ export function credentialRoutes(entry: LockEntry, settings: AgentSettings): Cre
     }
   }
   if (entry.extended) {
-    const publicCard = lockedPublicCard(entry, entry.card);
+    const publicCard = cards?.public ?? lockedPublicCard(entry, entry.card);
     const warnings: Warning[] = [];
     const route = routeFor(publicCard, Object.keys(entry.plans).sort(), settings, warnings);
-    if (route) {
-      for (const scheme of Object.keys(route.requirement)) {
-        const placed = placement(Object.hasOwn(publicCard.securitySchemes, scheme) ? publicCard.securitySchemes[scheme] : undefined);
-        routes.push({ purpose: 'extended', origin: originOf(route.iface.url), scheme, placement: placed });
-      }
-    }
+    if (route) routes.push(...extendedRoutes(route, publicCard.securitySchemes));
   }
   return routes;
+}
+
+/**
+ * The routes of a GetExtendedAgentCard request along `route`, each scheme of its requirement
+ * placed as `schemes` define it (the locked public card's); none for a requirement without schemes.
+ */
+export function extendedRoutes(route: ExtendedRoute, schemes: NormalizedCard['securitySchemes']): CredentialRoute[] {
+  return Object.keys(route.requirement).map((scheme) => ({
+    purpose: 'extended' as const,
+    origin: originOf(route.iface.url),
+    scheme,
+    placement: placement(Object.hasOwn(schemes, scheme) ? schemes[scheme] : undefined),
+  }));
 }
 
 /** Whether `route` goes where `other` goes: same origin, same scheme name, placed alike (purpose and skill aside). */

@@ -15,12 +15,13 @@ import { explainNegotiation, type Explanation } from '../negotiate/explain.js';
 import { diffPlans, negotiate } from '../negotiate/negotiate.js';
 import type { NegotiationResult, Plan, TraceStep } from '../negotiate/types.js';
 import { cardChanges, changeKind, type CardSide } from './changes.js';
-import { changedReport, driftReport, type AgentReport, type PlanDrift, type SignatureDrift, type SkillRefusal } from './report.js';
+import { isResigned } from './resign.js';
+import { changedReport, driftReport, okReport, type AgentReport, type PlanDrift, type SignatureDrift, type SkillRefusal } from './report.js';
 import type { LockEntry } from './schema.js';
 
-/** The `versionRange` option of negotiate() for these settings. */
-export function versionRangeOption(settings: AgentSettings): { versionRange?: string } {
-  return settings.versionRange !== undefined ? { versionRange: settings.versionRange } : {};
+/** The options of negotiate() these settings give: `versionRange`, and `allowHttp` when the agent allows plain http. */
+export function versionRangeOption(settings: AgentSettings): { versionRange?: string; allowHttp?: boolean } {
+  return { ...(settings.versionRange !== undefined ? { versionRange: settings.versionRange } : {}), ...(settings.allowHttp ? { allowHttp: true } : {}) };
 }
 
 /**
@@ -187,14 +188,19 @@ export interface ServedCards {
 /**
  * The report for a locked agent whose cards as served now are not simply its snapshots: the card
  * changes (structural or descriptive), and drift when any locked plan, scheme or verified
- * signature no longer holds. With no drift it is `changed`: plans equal, a card change to review.
+ * signature no longer holds. With no drift it is `changed`: plans equal, a card change to review;
+ * `ok` when the only difference is a card re-signed by the same key over the same payload.
  */
 export function servedVerdict(entry: LockEntry, settings: AgentSettings, served: ServedCards, warnings: AgentReport['warnings']): AgentReport {
+  // A card only re-signed (same key, same payload: {@link isResigned}) is its snapshot.
+  const publicResigned = served.resolved === entry.resolved && isResigned({ raw: entry.snapshot, signature: entry.signature }, { raw: served.raw, signature: served.signature });
+  const extendedResigned =
+    served.extended !== undefined && entry.extended !== undefined && isResigned({ raw: entry.extended.snapshot, signature: entry.extended.signature }, served.extended);
   const now: CardSide = {
     resolved: served.resolved,
-    snapshot: served.raw,
+    snapshot: publicResigned ? entry.snapshot : served.raw,
     // An extended card that could not be checked is taken as locked (no change said either way).
-    extended: served.extended ? { snapshot: served.extended.raw } : served.unchecked ? entry.extended : undefined,
+    extended: served.extended ? { snapshot: extendedResigned ? entry.extended!.snapshot : served.extended.raw } : served.unchecked ? entry.extended : undefined,
   };
   const changes = cardChanges(entry, now);
   const change = changeKind(changes) ?? 'descriptive';
@@ -206,5 +212,6 @@ export function servedVerdict(entry: LockEntry, settings: AgentSettings, served:
   const signatures = signaturesDrift(entry, served);
   const found = { change, cardChanges: changes, warnings, ...(served.unchecked ? { unchecked: served.unchecked } : {}) } as const;
   if (drift.length > 0 || signatures.length > 0) return driftReport({ ...found, drift, signatureDrift: signatures });
+  if (changes.length === 0 && (publicResigned || extendedResigned)) return okReport(warnings, served.unchecked);
   return changedReport(found);
 }

@@ -12,8 +12,38 @@ import type { Refusal, TraceStep } from '../negotiate/types.js';
 import type { CardChange } from './changes.js';
 import type { LockEntry } from './schema.js';
 
-/** Per-agent verification status. */
-export type AgentStatus = 'ok' | 'changed' | 'drift' | 'out-of-date' | 'error';
+/**
+ * Per-agent verification status. `unchecked`: the agent could not be checked with its credentials
+ * in this run and nothing else was found against it (see {@link UncheckedReason}); exit 0, 1 under
+ * `--strict`.
+ */
+export type AgentStatus = 'ok' | 'changed' | 'unchecked' | 'drift' | 'out-of-date' | 'error';
+
+/**
+ * Why part of an agent was not checked:
+ * - `credential-unset`: the extended card's credential variable is not set (the agent stays `ok`
+ *   or `changed`: nothing says the lockfile moved);
+ * - `credential-route-new`: the credential would go along a route (origin, scheme, placement, secret
+ *   variable) the base lockfile did not have for this agent, so none was sent (`verify --base`);
+ * - `extended-changed`: the lockfile's extended snapshot differs from the base's and the extended
+ *   card could not be fetched now (its credential unset);
+ * - `base-unreadable`: a pull request whose base is not in the clone, so no credential was sent.
+ * All but `credential-unset` make the agent `unchecked`, never `ok`.
+ */
+export type UncheckedReason = 'credential-unset' | 'credential-route-new' | 'extended-changed' | 'base-unreadable';
+
+/** A credential destination withheld: the origin and the security scheme. */
+export interface WithheldRoute {
+  origin: string;
+  scheme: string;
+}
+
+/** A part of an agent that was not checked: why (a stable code), the line to show, and where a withheld credential would have gone. */
+export interface Unchecked {
+  reason: UncheckedReason;
+  message: string;
+  routes?: WithheldRoute[];
+}
 
 /** One way a fresh card goes beyond a locked plan. */
 export interface PlanDrift {
@@ -52,6 +82,10 @@ export interface AgentReport {
   signatureDrift?: SignatureDrift[];
   /** Set when part of the agent could not be checked, e.g. "extended card not checked (RESEARCH_TOKEN unset)"; `--strict` fails on it. */
   unchecked?: string;
+  /** Why `unchecked` (a stable code). */
+  reason?: UncheckedReason;
+  /** For `credential-route-new`: the destinations the credential was withheld from. */
+  routes?: WithheldRoute[];
   /** For `out-of-date`: why the lock does not match the manifest. */
   reasons?: string[];
   /** For `error`: the typed error. */
@@ -62,6 +96,18 @@ export interface AgentReport {
 /** The agent holds: its lock entry (and, online, the cards served now) agree. Exit 0. */
 export function okReport(warnings: Warning[] = [], unchecked?: string): AgentReport {
   return { status: 'ok', exitCode: ExitCode.Ok, warnings, ...(unchecked ? { unchecked } : {}) };
+}
+
+/**
+ * `report` with `unchecked` recorded on it (its message, reason and routes). A reason other than
+ * `credential-unset` turns an `ok` or `changed` report into `unchecked` (exit 0, 1 under
+ * `--strict`); drift, out-of-date and error keep their status (and exit code). Undefined: `report`.
+ */
+export function withUnchecked(report: AgentReport, unchecked: Unchecked | undefined): AgentReport {
+  if (!unchecked) return report;
+  const held = unchecked.routes?.length ? { routes: unchecked.routes } : {};
+  const status: AgentStatus = unchecked.reason !== 'credential-unset' && (report.status === 'ok' || report.status === 'changed') ? 'unchecked' : report.status;
+  return { ...report, status, unchecked: unchecked.message, reason: unchecked.reason, ...held };
 }
 
 /** The lock entry does not match the manifest, or its plans not its snapshot. Exit 1. */

@@ -6,6 +6,7 @@
  * with it. A card, or an edited lockfile, never picks a new place for a secret without `a2a update`.
  * Pure: the credential itself is read and sent in `resolve/extended.ts`.
  */
+import { isCleartextOffLoopback } from '../card/host.js';
 import type { AgentInterface, NormalizedCard, SecurityRequirement, Warning } from '../card/model.js';
 import { profileOf, type AgentSettings } from '../manifest/schema.js';
 import { chooseInterface, chooseRequirement } from '../negotiate/negotiate.js';
@@ -26,8 +27,8 @@ export interface ExtendedRoute {
  * has one). Undefined, with a `no-extended-card` warning, when no credential held satisfies one.
  */
 export function routeFor(card: NormalizedCard, skills: readonly string[], settings: AgentSettings, warnings: Warning[]): ExtendedRoute | undefined {
-  const { interface: iface } = chooseInterface(card, profileOf(settings));
-  if (!iface) return undefined; // negotiation refuses with no-common-interface
+  const { interface: iface } = chooseInterface(card, profileOf(settings), undefined, settings.allowHttp === true);
+  if (!iface) return undefined; // negotiation refuses with no-common-interface or plain-http
   let requirements = card.securityRequirements;
   if (requirements.length === 0) {
     for (const id of skills) {
@@ -41,6 +42,11 @@ export function routeFor(card: NormalizedCard, skills: readonly string[], settin
   const requirement = requirements.length ? chooseRequirement(requirements, new Set(settings.credentials)) : {};
   if (!requirement) {
     warnings.push({ code: 'no-extended-card', message: 'the extended card was not fetched: no credential held satisfies the card\'s security requirements' });
+    return undefined;
+  }
+  // A credential never crosses the network in cleartext, "allowHttp" or not.
+  if (Object.keys(requirement).length > 0 && isCleartextOffLoopback(iface.url)) {
+    warnings.push({ code: 'no-extended-card', message: `the extended card was not fetched: ${iface.url} is plain http to a host that is not loopback, and a credential is never sent over it` });
     return undefined;
   }
   return { iface, requirement };

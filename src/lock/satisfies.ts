@@ -5,7 +5,7 @@
  */
 import { sameJson } from '../canonical.js';
 import { own } from '../json-path.js';
-import { agentSettings, profileOf, type AgentSettings, type Manifest } from '../manifest/schema.js';
+import { agentSettings, planKeys, profileOf, type AgentSettings, type Manifest } from '../manifest/schema.js';
 import type { Lockfile } from './schema.js';
 
 /**
@@ -27,7 +27,7 @@ export function manifestMismatches(manifest: Manifest, lock: Lockfile | undefine
       add(name, 'profile, credentials, version range or trust changed in the manifest');
     }
     const lockedSkills = Object.keys(locked.plans).sort();
-    const wanted = [...entry.skills].sort();
+    const wanted = planKeys(entry).sort();
     if (lockedSkills.join('\n') !== wanted.join('\n')) add(name, `skills changed (${lockedSkills.join(', ')} → ${wanted.join(', ')})`);
   }
   for (const name of Object.keys(lock?.agents ?? {})) {
@@ -46,7 +46,8 @@ export function sameSettings(a: AgentSettings | undefined, b: AgentSettings): bo
   return a !== undefined && sameJson(a, b);
 }
 
-/** Whether two settings negotiate alike: the same profile and the same credentials held. */
+/** Whether two settings negotiate alike: the same profile, the same credentials held, the same `allowHttp`. */
 export function sameNegotiationInputs(a: AgentSettings, b: AgentSettings): boolean {
-  return sameJson({ ...profileOf(a), credentials: a.credentials }, { ...profileOf(b), credentials: b.credentials });
+  const inputs = (s: AgentSettings) => ({ ...profileOf(s), credentials: s.credentials, allowHttp: s.allowHttp === true });
+  return sameJson(inputs(a), inputs(b));
 }

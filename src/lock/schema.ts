@@ -50,6 +50,8 @@ export const SettingsSchema = z.strictObject({
   versionRange: z.string().optional(),
   trustJwks: z.string().optional(),
   requireSignature: z.literal(true).optional(),
+  /** The manifest's per-agent `allowHttp` (absent: plain http to non-loopback hosts refused). */
+  allowHttp: z.literal(true).optional(),
 });
 
 /** The signature status of one card snapshot (see `SignatureRecord`). */

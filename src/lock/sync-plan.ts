@@ -14,9 +14,11 @@ import type { Warning } from '../card/model.js';
 import { sameJson } from '../canonical.js';
 import { A2aLockError } from '../errors.js';
 import { formatPath, own } from '../json-path.js';
-import { agentSettings, type Manifest } from '../manifest/schema.js';
+import { agentSettings, planKeys, type Manifest } from '../manifest/schema.js';
 import { checkOffline, replanFromSnapshot } from './offline.js';
 import { errorFailure, resolutionFailure, type Resolution, type SyncFailure } from './report.js';
+import { keepResignedSnapshots } from './resign.js';
+import { credentialWarnings } from './unused-credentials.js';
 import { manifestMismatches, sameNegotiationInputs } from './satisfies.js';
 import { LOCKFILE_SCHEMA_REF, LOCKFILE_VERSION, type LockEntry, type Lockfile } from './schema.js';
 
@@ -94,7 +96,7 @@ export function planSync(manifest: Manifest, previous: Lockfile | undefined, req
       if (report?.status === 'error') {
         replanned.set(name, new A2aLockError(report.error!.code, report.error!.message, { hint: `run a2a update ${name} to fetch the card again` }));
       } else if (report) {
-        replanned.set(name, replanFromSnapshot(locked, settings, entry.skills, request.source));
+        replanned.set(name, replanFromSnapshot(locked, settings, planKeys(entry), request.source));
       }
       continue;
     }
@@ -165,7 +167,9 @@ export function assembleLock(manifest: Manifest, previous: Lockfile | undefined,
       failures[name] = resolutionFailure(resolution);
       continue;
     }
-    agents[name] = old ? { ...unknownFields(old), ...resolution.entry } : resolution.entry;
+    // A card only re-signed (same key, same payload) keeps its locked snapshot: nothing to write.
+    agents[name] = old ? { ...unknownFields(old), ...keepResignedSnapshots(old, resolution.entry) } : resolution.entry;
+    warnings.push(...credentialWarnings(agents[name], settings[name]).map((w) => ({ ...w, agent: name })));
     if (!old) actions[name] = 'added';
     else {
       replaced[name] = old;

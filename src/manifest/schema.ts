@@ -8,7 +8,7 @@ import validRange from 'semver/ranges/valid.js';
 import { z } from 'zod';
 import { CORE_BINDINGS } from '../card/model.js';
 import { CONCRETE_MEDIA_TYPE, isWildcardMediaType } from '../negotiate/media.js';
-import type { ClientProfile } from '../negotiate/types.js';
+import { AGENT_LEVEL, type ClientProfile } from '../negotiate/types.js';
 
 /** A concrete media type: `type/subtype[;params]`, no `*`. */
 const ConcreteMediaType = z
@@ -84,9 +84,12 @@ export const AgentNameSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 
 export const AgentEntrySchema = z.strictObject({
   /** An http(s) URL (a `.json` path is the card; otherwise the well-known path is appended) or a file path relative to the manifest. */
   card: z.string().min(1),
-  /** Skill ids (AgentSkill.id) this client calls. */
+  /**
+   * Skill ids (AgentSkill.id) this client calls. Absent or `[]`: one agent-level plan under the key
+   * `"*"` (the card's default modes and card-level security), for agents that list no skills.
+   */
   // A skill id keys the lockfile's plans: `__proto__` would not survive as an object key.
-  skills: orderedSet(z.string().min(1).refine((id) => id !== '__proto__', 'skill id "__proto__" is not supported'), 'must list at least one skill'),
+  skills: orderedSet(z.string().min(1).refine((id) => id !== '__proto__', 'skill id "__proto__" is not supported')).default([]),
   /** Scheme name (as in the card's securitySchemes) → where its secret comes from. The keys are the credentials held. */
   credentials: z.record(z.string().min(1), CredentialSourceSchema).default({}),
   /** A semver range over the card's `version`. */
@@ -100,6 +103,12 @@ export const AgentEntrySchema = z.strictObject({
   trust: z.strictObject({ jwks: z.string().min(1) }).optional(),
   /** Refuse, at lock time, a card whose signature is absent or does not verify. */
   requireSignature: z.boolean().optional(),
+  /**
+   * Allow plain http to this agent's hosts that are not loopback: its card and key set URLs, its
+   * interfaces and the push endpoint (recorded in the lockfile's settings). The runtime still never
+   * sends a credential over plain http to such a host.
+   */
+  allowHttp: z.boolean().optional(),
 });
 
 /**
@@ -132,6 +141,8 @@ export interface AgentSettings extends ClientProfile {
   trustJwks?: string;
   /** The manifest's `requireSignature`, when true. */
   requireSignature?: true;
+  /** The manifest's `allowHttp`, when true: plain http to non-loopback hosts is allowed for this agent. */
+  allowHttp?: true;
 }
 
 /** The effective settings of one agent: top-level profile overridden by the agent's own. */
@@ -155,7 +166,16 @@ export function agentSettings(manifest: Manifest, name: string): AgentSettings {
     ...(entry.version !== undefined ? { versionRange: entry.version } : {}),
     ...(entry.trust ? { trustJwks: entry.trust.jwks } : {}),
     ...(entry.requireSignature ? { requireSignature: true } : {}),
+    ...(entry.allowHttp ? { allowHttp: true } : {}),
   };
+}
+
+/**
+ * The plan keys an agent entry locks: its skills, or, when it lists none (absent or `[]`), the one
+ * agent-level plan `"*"` ({@link AGENT_LEVEL}).
+ */
+export function planKeys(entry: Pick<AgentEntry, 'skills'>): string[] {
+  return entry.skills.length > 0 ? entry.skills : [AGENT_LEVEL];
 }
 
 /** The profile part of settings (what `negotiate()` takes). */

@@ -8,9 +8,9 @@
  */
 import { majorMinor } from '../card/version.js';
 import { sameMediaType } from './media.js';
-import { describeRequirement, negotiate, type NegotiateOptions } from './negotiate.js';
+import { agentLevelSkill, describeRequirement, negotiate, type NegotiateOptions } from './negotiate.js';
 import type { AgentInterface, AgentSkill, NormalizedCard } from '../card/model.js';
-import type { ClientProfile, Delivery, NegotiationResult, TraceStep } from './types.js';
+import { AGENT_LEVEL, type ClientProfile, type Delivery, type NegotiationResult, type TraceStep } from './types.js';
 
 /** One candidate a step weighed. */
 export interface Candidate {
@@ -47,11 +47,19 @@ export function explainNegotiation(
 ): Explanation {
   const held = new Set(credentials);
   const result = negotiate(card, skillId, profile, held, options);
-  const skill = card.skills.find((s) => s.id === skillId);
+  const agentLevel = skillId === AGENT_LEVEL;
+  const skill = agentLevel ? agentLevelSkill(card) : card.skills.find((s) => s.id === skillId);
   const steps = result.trace.map((step): ExplainedStep => {
     const { candidates: _c, ...base } = step;
     switch (step.step) {
       case 'skill':
+        if (agentLevel) {
+          return {
+            ...base,
+            why: `the manifest names no skill: one agent-level plan "${AGENT_LEVEL}" from the card's default input and output modes and its card-level security requirements`,
+            candidates: [{ value: AGENT_LEVEL, ok: true, chosen: true, note: card.skills.length ? `the card's ${card.skills.length} skill(s) are not used` : 'the card lists no skills' }],
+          };
+        }
         return {
           ...base,
           why: 'the manifest names the skill by id',

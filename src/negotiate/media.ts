@@ -1,14 +1,18 @@
 /**
  * Media type comparison for negotiation step 3. A2A leaves matching unspecified (spec §10.1 of our
  * notes: "exact strings"); a2a-lock compares `type/subtype` case-insensitively (RFC 9110 §8.3.1)
- * and parameters as exact strings. No wildcards: `*\/*` and `text/*` are opaque strings.
+ * and parameters as exact strings, and a bare `text` as `text/plain`. No wildcards: `*\/*` and
+ * `text/*` are opaque strings.
  */
 
-/** Split a media type into its lower-cased essence and its parameter string (trimmed, exact). */
+/**
+ * Split a media type into its lower-cased essence and its parameter string (trimmed, exact). A bare
+ * `text` (how ADK, VoltAgent and gemini-cli spell their modes) is `text/plain`.
+ */
 function split(mediaType: string): [essence: string, params: string] {
   const semi = mediaType.indexOf(';');
-  if (semi === -1) return [mediaType.trim().toLowerCase(), ''];
-  return [mediaType.slice(0, semi).trim().toLowerCase(), mediaType.slice(semi + 1).trim()];
+  const essence = (semi === -1 ? mediaType : mediaType.slice(0, semi)).trim().toLowerCase();
+  return [essence === 'text' ? 'text/plain' : essence, semi === -1 ? '' : mediaType.slice(semi + 1).trim()];
 }
 
 /** True when two media types are the same: essence case-insensitive, parameters exact. */

@@ -10,10 +10,11 @@
 import { sameJson } from '../canonical.js';
 // The functions used, not the package index (which loads all of semver: 47 modules).
 import satisfies from 'semver/functions/satisfies.js';
-import type { AgentInterface, NormalizedCard, SecurityRequirement } from '../card/model.js';
+import type { AgentInterface, AgentSkill, NormalizedCard, SecurityRequirement } from '../card/model.js';
+import { isCleartextOffLoopback } from '../card/host.js';
 import { cardSemver, majorMinor } from '../card/version.js';
 import { sameMediaType } from './media.js';
-import type { ClientProfile, Delivery, FallbackInterface, NegotiationResult, Plan, PlanFallbacks, RefusalCode, TraceStep } from './types.js';
+import { AGENT_LEVEL, type ClientProfile, type Delivery, type FallbackInterface, type NegotiationResult, type Plan, type PlanFallbacks, type RefusalCode, type TraceStep } from './types.js';
 
 /** Options of {@link negotiate}. */
 export interface NegotiateOptions {
@@ -26,13 +27,21 @@ export interface NegotiateOptions {
    * is beyond the lockfile.
    */
   locked?: Plan;
+  /**
+   * Allow plain `http://` (and gRPC `grpc://`) interfaces and a push endpoint on a host that is
+   * not loopback (the manifest's per-agent `allowHttp`). Default false: such interfaces are not
+   * candidates, and when only they (or only such a push endpoint) would give a plan the refusal is
+   * `plain-http`. Loopback hosts (localhost, 127.0.0.0/8, ::1) are always allowed.
+   */
+  allowHttp?: boolean;
 }
 
 /**
  * Negotiate a call plan for one skill.
  *
  * @param card normalised agent card ({@link normalizeCard})
- * @param skillId the skill to call (AgentSkill.id)
+ * @param skillId the skill to call (AgentSkill.id), or {@link AGENT_LEVEL} (`"*"`) for the agent-level plan: no
+ *   skill, the card's default modes and card-level security requirements
  * @param profile what the client implements, lists in preference order
  * @param credentials names of the security schemes (as the card names them) the client holds
  * @returns `{ plan, trace }` or `{ refusal, trace }`: a refusal is a value, not an exception. Never throws
@@ -57,13 +66,18 @@ export function negotiate(
   const holding = new Set(credentials);
   const held = locked ? new Set(Object.keys(locked.security).filter((s) => holding.has(s))) : holding;
 
-  // Skill lookup.
-  const skill = card.skills.find((s) => s.id === skillId);
+  // Skill lookup ("*": the agent itself, with the card's defaults).
+  const skill = skillId === AGENT_LEVEL ? agentLevelSkill(card) : card.skills.find((s) => s.id === skillId);
   if (!skill) {
     const ids = card.skills.map((s) => s.id);
     return refuse('skill', 'skill-not-found', `card has no skill "${skillId}" (skills: ${ids.length ? ids.map((i) => `"${i}"`).join(', ') : 'none'})`, ids);
   }
-  trace.push({ step: 'skill', ok: true, detail: `skill "${skill.id}" (${skill.name})`, chosen: skill.id });
+  trace.push({
+    step: 'skill',
+    ok: true,
+    detail: skillId === AGENT_LEVEL ? `agent-level plan "${AGENT_LEVEL}": no skill; the card's default modes and card-level security requirements` : `skill "${skill.id}" (${skill.name})`,
+    chosen: skill.id,
+  });
 
   // Agent version range.
   if (options.versionRange !== undefined) {
@@ -81,8 +95,13 @@ export function negotiate(
 
   // Step 1: interface. Version-major order: for each profile version, for each profile binding,
   // the first interface the card offers wins; card order only breaks ties.
-  const { interface: iface, tried } = chooseInterface(card, effective, locked);
+  const allowHttp = options.allowHttp === true;
+  const { interface: iface, tried, cleartext } = chooseInterface(card, effective, locked, allowHttp);
   const offered = card.supportedInterfaces.map((i) => `${i.protocolBinding} ${i.protocolVersion} at ${i.url}`);
+  if (!iface && cleartext.length > 0) {
+    const where = cleartext.map((i) => `${i.protocolBinding} ${i.protocolVersion} at ${i.url}`).join('; ');
+    return refuse('interface', 'plain-http', `the card offers the profile's interfaces only over plain http to a host that is not loopback (${where}); set "allowHttp": true on the agent in a2a.json to lock it anyway (a credential is never sent over it)`, tried);
+  }
   if (!iface) {
     const needed = locked ? `the locked ${locked.protocolBinding} ${locked.protocolVersion} at ${locked.url}` : `one of ${tried.join(', ')}`;
     return refuse('interface', 'no-common-interface', `card offers ${offered.join('; ') || 'no interface'}; needed ${needed}`, tried);
@@ -90,7 +109,7 @@ export function negotiate(
   trace.push({
     step: 'interface',
     ok: true,
-    detail: `${iface.protocolBinding} ${iface.protocolVersion} at ${iface.url} (candidate ${tried.length} of the profile's order)`,
+    detail: `${iface.protocolBinding} ${iface.protocolVersion} at ${iface.url} (candidate ${tried.length} of the profile's order)${cleartext.length ? `; passed over, plain http to a host that is not loopback: ${cleartext.map((i) => i.url).join(', ')}` : ''}`,
     candidates: tried,
     chosen: { ...iface },
   });
@@ -99,6 +118,7 @@ export function negotiate(
   // alternative (card order) whose schemes are all held.
   const requirements: SecurityRequirement[] = skill.securityRequirements?.length ? skill.securityRequirements : card.securityRequirements;
   const whose = skill.securityRequirements?.length ? `skill "${skill.id}"` : 'the card';
+  const who = skillId === AGENT_LEVEL ? 'the agent' : `skill "${skill.id}"`;
   let security: Record<string, string[]> = {};
   if (requirements.length > 0) {
     const match = chooseRequirement(requirements, held);
@@ -118,7 +138,7 @@ export function negotiate(
   const outputs = skill.outputModes?.length ? skill.outputModes : card.defaultOutputModes;
   const rejected = effective.sends.filter((t) => !inputs.some((m) => sameMediaType(m, t)));
   if (rejected.length > 0) {
-    return refuse('media', 'input-mode-not-accepted', `skill "${skill.id}" accepts ${list(inputs)}; client sends ${list(rejected)}`);
+    return refuse('media', 'input-mode-not-accepted', `${who} accepts ${list(inputs)}; client sends ${list(rejected)}`);
   }
   const acceptedOutputModes: string[] = [];
   for (const want of effective.accepts) {
@@ -126,7 +146,7 @@ export function negotiate(
     if (theirs !== undefined && !acceptedOutputModes.includes(theirs)) acceptedOutputModes.push(theirs);
   }
   if (acceptedOutputModes.length === 0) {
-    return refuse('media', 'no-common-output-mode', `skill "${skill.id}" outputs ${list(outputs)}; client accepts ${list(effective.accepts)}`, [...effective.accepts]);
+    return refuse('media', 'no-common-output-mode', `${who} outputs ${list(outputs)}; client accepts ${list(effective.accepts)}`, [...effective.accepts]);
   }
   trace.push({ step: 'media', ok: true, detail: `inputs ${list(inputs)} take ${list(effective.sends)}; accept ${list(acceptedOutputModes)}`, candidates: [...effective.accepts], chosen: acceptedOutputModes });
 
@@ -135,6 +155,9 @@ export function negotiate(
   if (card.capabilities.streaming && effective.streaming) delivery = 'stream';
   else if (card.capabilities.pushNotifications && effective.pushEndpoint) delivery = 'push';
   else delivery = 'poll';
+  if (delivery === 'push' && !allowHttp && isCleartextOffLoopback(effective.pushEndpoint!)) {
+    return refuse('delivery', 'plain-http', `push endpoint ${effective.pushEndpoint} is plain http to a host that is not loopback; use https, or set "allowHttp": true on the agent in a2a.json`);
+  }
   trace.push({
     step: 'delivery',
     ok: true,
@@ -155,7 +178,7 @@ export function negotiate(
   // Fallbacks: the interfaces the profile would pick next, and poll for stream/push. Narrowed to a
   // locked plan, only its locked fallbacks the card and profile still offer: a vanished one shows
   // as a difference (drift); a new one is not added (the runtime never uses it before an update).
-  const next = fallbackInterfaces(card, profile, iface);
+  const next = fallbackInterfaces(card, profile, iface, allowHttp);
   const interfaces = locked ? (locked.fallbacks?.interfaces ?? []).filter((l) => next.some((n) => sameInterface(n, l))) : next;
   const fallbacks: PlanFallbacks = { interfaces, delivery: delivery === 'poll' ? [] : ['poll'] };
   const plan: Plan = {
@@ -172,17 +195,23 @@ export function negotiate(
   return { plan, trace };
 }
 
+/** The stand-in skill of the agent-level plan: no modes or requirements of its own, so the card's apply. */
+export function agentLevelSkill(card: NormalizedCard): AgentSkill {
+  return { id: AGENT_LEVEL, name: card.name, description: card.description, tags: [] };
+}
+
 /**
  * Every card interface the profile accepts other than `chosen`, in the order step 1 tries them
  * (for each profile version, for each profile binding, card order), without duplicates.
  */
-function fallbackInterfaces(card: NormalizedCard, profile: Pick<ClientProfile, 'bindings' | 'versions'>, chosen: AgentInterface): FallbackInterface[] {
+function fallbackInterfaces(card: NormalizedCard, profile: Pick<ClientProfile, 'bindings' | 'versions'>, chosen: AgentInterface, allowHttp: boolean): FallbackInterface[] {
   const out: FallbackInterface[] = [];
   for (const v of profile.versions) {
     const want = majorMinor(v);
     for (const b of profile.bindings) {
       for (const i of card.supportedInterfaces) {
         if (i.protocolBinding !== b || i.protocolVersion !== want || sameInterface(i, chosen) || out.some((o) => sameInterface(o, i))) continue;
+        if (!allowHttp && isCleartextOffLoopback(i.url)) continue;
         out.push({ url: i.url, protocolBinding: i.protocolBinding, protocolVersion: i.protocolVersion, ...(i.tenant ? { tenant: i.tenant } : {}) });
       }
     }
@@ -193,25 +222,35 @@ function fallbackInterfaces(card: NormalizedCard, profile: Pick<ClientProfile, '
 /**
  * Step 1 alone: the interface the profile prefers among those the card offers, in version-major
  * order (for each profile version, for each profile binding; card order breaks ties). With
- * `locked`, only the locked URL and tenant qualify. `tried` lists the candidates in order.
+ * `locked`, only the locked URL and tenant qualify. Without `allowHttp`, an interface that is
+ * plain http (or `grpc://`) to a host that is not loopback is no candidate: it is listed in
+ * `cleartext` instead (those the profile would otherwise have taken). `tried` lists the candidates in order.
  */
 export function chooseInterface(
   card: NormalizedCard,
   profile: Pick<ClientProfile, 'bindings' | 'versions'>,
   locked?: Pick<Plan, 'url' | 'tenant'>,
-): { interface: AgentInterface | undefined; tried: string[] } {
+  allowHttp = false,
+): { interface: AgentInterface | undefined; tried: string[]; cleartext: AgentInterface[] } {
   const tried: string[] = [];
+  const cleartext: AgentInterface[] = [];
   for (const v of profile.versions) {
     const want = majorMinor(v);
     for (const b of profile.bindings) {
       tried.push(`${b} ${want}`);
-      const found = card.supportedInterfaces.find(
+      const matching = card.supportedInterfaces.filter(
         (i) => i.protocolBinding === b && i.protocolVersion === want && (!locked || (i.url === locked.url && (i.tenant ?? '') === (locked.tenant ?? ''))),
       );
-      if (found) return { interface: found, tried };
+      for (const found of matching) {
+        if (!allowHttp && isCleartextOffLoopback(found.url)) {
+          if (!cleartext.includes(found)) cleartext.push(found);
+          continue;
+        }
+        return { interface: found, tried, cleartext };
+      }
     }
   }
-  return { interface: undefined, tried };
+  return { interface: undefined, tried, cleartext };
 }
 
 /** Same binding, version, URL and tenant. */
@@ -254,7 +293,8 @@ function list(values: readonly string[]): string {
 
 /**
  * Field-by-field differences between two plans: `[field, locked, fresh]`, empty when equal. Objects
- * compare regardless of key order; arrays keep their order (it is preference). `fallbacks` is a
+ * compare regardless of key order; arrays keep their order (it is preference); output modes compare
+ * as media types (`text` and `text/plain` are one mode, in whichever spelling the plan carries). `fallbacks` is a
  * field like any other: a new or vanished alternative is an interface the runtime may (or may no
  * longer) use, so it is beyond the lockfile.
  */
@@ -262,9 +302,16 @@ export function diffPlans(locked: Plan, fresh: Plan): Array<{ field: keyof Plan;
   const fields: Array<keyof Plan> = ['url', 'protocolBinding', 'protocolVersion', 'tenant', 'security', 'acceptedOutputModes', 'delivery', 'extensions', 'fallbacks'];
   const out: Array<{ field: keyof Plan; locked: unknown; fresh: unknown }> = [];
   for (const field of fields) {
-    if (!sameJson(locked[field] ?? null, fresh[field] ?? null)) {
+    const equal = field === 'acceptedOutputModes' ? sameModes(locked.acceptedOutputModes, fresh.acceptedOutputModes) : sameJson(locked[field] ?? null, fresh[field] ?? null);
+    if (!equal) {
       out.push({ field, locked: locked[field], fresh: fresh[field] });
     }
   }
   return out;
+}
+
+/** Two mode lists, in order, media type by media type ({@link sameMediaType}). */
+function sameModes(a: readonly string[] | undefined, b: readonly string[] | undefined): boolean {
+  if (!a || !b) return a === b;
+  return a.length === b.length && a.every((m, i) => sameMediaType(m, b[i]!));
 }

@@ -21,6 +21,14 @@ export interface ClientProfile {
   extensions: string[];
 }
 
+/**
+ * The plan key of an agent-level plan: a manifest entry without skills (or with `[]`) locks one
+ * plan under this key, negotiated from the card's default modes and card-level security
+ * requirements (frameworks that list no skills for a plain LLM agent). `negotiate(card, "*", ...)`
+ * negotiates it.
+ */
+export const AGENT_LEVEL = '*';
+
 /** How task updates arrive (design doc step 4). */
 export type Delivery = 'stream' | 'push' | 'poll';
 
@@ -78,6 +86,8 @@ export const RefusalCode = {
   NoCommonOutputMode: 'no-common-output-mode',
   RequiredExtensionUnsupported: 'required-extension-unsupported',
   VersionOutOfRange: 'version-out-of-range',
+  /** The only interfaces (or the push endpoint) the plan could use are plain http to a host that is not loopback. */
+  PlainHttp: 'plain-http',
 } as const;
 
 export type RefusalCode = (typeof RefusalCode)[keyof typeof RefusalCode];

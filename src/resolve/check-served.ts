@@ -10,7 +10,9 @@ import type { SignatureRecord } from '../card/signature/verify.js';
 import { A2aLockError } from '../errors.js';
 import { servedVerdict, signatureDrift } from '../lock/drift.js';
 import { lockedNegotiationCard } from '../lock/offline.js';
-import { driftReport, errorReport, okReport, type AgentReport } from '../lock/report.js';
+import { baseUnreadable, credentialRouteNew, extendedChangedSince, extendedUnchecked, withheldRoutes, type CredentialGate } from '../lock/base-gate.js';
+import { extendedRoutes } from '../lock/credential-routes.js';
+import { driftReport, errorReport, okReport, withUnchecked, type AgentReport, type Unchecked } from '../lock/report.js';
 import { lockedExtendedRoute } from '../lock/route.js';
 import type { LockEntry } from '../lock/schema.js';
 import { cardChanges } from '../lock/changes.js';
@@ -34,6 +36,12 @@ export interface ServedCheck {
   snapshotsIntact?: boolean;
   /** The public card's load, when the caller has started it ({@link loadServedCard}). */
   served?: Promise<LoadedCard>;
+  /**
+   * A review run's gate (`verify --base`, `lock/base-gate.ts`): a credential goes only along a
+   * route it allows; otherwise nothing is sent and the agent is `unchecked`. Absent: no base (a
+   * push, a laptop), credentials go along the locked route as before.
+   */
+  gate?: CredentialGate;
 }
 
 /**
@@ -42,7 +50,12 @@ export interface ServedCheck {
  * request {@link checkServed} begins with.
  */
 export function loadServedCard(entry: LockEntry, settings: AgentSettings, options: ResolveOptions): Promise<LoadedCard> {
-  return loadAgentCard(entry.card, settings, options, entry.versionHeader);
+  return loadAgentCard(entry.card, settings, agentNetwork(settings, options), entry.versionHeader);
+}
+
+/** `options` with plain http allowed when the agent's locked settings allow it (a2a.json `allowHttp`). */
+function agentNetwork(settings: AgentSettings, options: ResolveOptions): ResolveOptions {
+  return settings.allowHttp ? { ...options, allowHttp: true } : options;
 }
 
 /**
@@ -61,13 +74,14 @@ export function servedCardSettles(entry: LockEntry, loaded: LoadedCard): boolean
  * same key is drift. A card change that leaves every plan equal is `changed`, structural or
  * descriptive. Fetch and card errors become an `error` report; never throws an A2aLockError.
  */
-export async function checkServed(check: ServedCheck, options: ResolveOptions): Promise<AgentReport> {
+export async function checkServed(check: ServedCheck, given: ResolveOptions): Promise<AgentReport> {
   const { entry, settings } = check;
+  const options = agentNetwork(settings, given);
   /** Whether a card read now has the integrity `locked` records for `snapshot`. */
   const sameAsLocked = (raw: Record<string, unknown>, locked: { integrity: string; snapshot: Record<string, unknown> }): boolean =>
     check.snapshotsIntact && sameJson(raw, locked.snapshot) ? true : integrityOf(raw) === locked.integrity;
   const warnings: Warning[] = [];
-  let unchecked: string | undefined;
+  let unchecked: Unchecked | undefined;
   let loaded: LoadedCard;
   let fresh: NormalizedCard;
   let extended: ReadCard | undefined;
@@ -84,7 +98,7 @@ export async function checkServed(check: ServedCheck, options: ResolveOptions): 
     const normalized = normalizeCard(loaded.raw, cardSourceOf(loaded));
     fresh = normalized.card;
     warnings.push(...normalized.warnings);
-    if (!publicSame || recheck) publicSignature = await signatureOf(loaded.raw, settings, options, warnings);
+    if (!publicSame || recheck) publicSignature = await signatureOf(loaded.raw, settings, options, warnings, [loaded.baseUrl]);
     const publicSignatureHolds = !publicSignature || signatureDrift('card', entry.signature, publicSignature).length === 0;
     if (publicSame && !entry.extended && publicSignatureHolds) return okReport(warnings);
     if (entry.extended && fresh.capabilities.extendedAgentCard) {
@@ -93,28 +107,32 @@ export async function checkServed(check: ServedCheck, options: ResolveOptions): 
       if (guarded.drift.length > 0) {
         return driftReport({ change: 'structural', cardChanges: cardChanges(entry, { resolved: entry.resolved, snapshot: loaded.raw, extended: entry.extended }), drift: guarded.drift, warnings });
       }
-      try {
-        if (guarded.route) extended = await readExtended(guarded.route, { schemes: guarded.schemes, credentials: check.credentials ?? {}, settings, baseUrl: loaded.baseUrl }, options, warnings);
-      } catch (error) {
-        if (!(error instanceof A2aLockError) || error.code !== 'credential-unset') throw error;
-        unchecked = `extended card not checked (${String(error.data?.variable)} unset)`;
+      // Under a review gate the credential goes only where the base lockfile already sent it;
+      // checked before any secret is read.
+      const withheld = guarded.route && check.gate ? withheldRoutes(check.gate, extendedRoutes(guarded.route, guarded.schemes), check.credentials ?? {}) : [];
+      if (withheld.length > 0) unchecked = check.gate?.kind === 'unreadable' ? baseUnreadable() : credentialRouteNew(withheld);
+      else {
+        try {
+          if (guarded.route) extended = await readExtended(guarded.route, { schemes: guarded.schemes, credentials: check.credentials ?? {}, settings, baseUrl: loaded.baseUrl }, options, warnings);
+        } catch (error) {
+          if (!(error instanceof A2aLockError) || error.code !== 'credential-unset') throw error;
+          unchecked = extendedUnchecked(String(error.data?.variable), check.gate !== undefined && extendedChangedSince(check.gate, entry));
+        }
       }
       const extendedSame = extended !== undefined && sameAsLocked(extended.raw, entry.extended);
       const extendedSignatureHolds = !extended || !extendedSame || signatureDrift('extended', entry.extended.signature, extended.signature).length === 0;
-      if (publicSame && publicSignatureHolds && (unchecked || (extendedSame && extendedSignatureHolds))) return okReport(warnings, unchecked);
+      if (publicSame && publicSignatureHolds && (unchecked || (extendedSame && extendedSignatureHolds))) return withUnchecked(okReport(warnings), unchecked);
     }
   } catch (error) {
-    return errorReport(error, warnings);
+    return withUnchecked(errorReport(error, warnings), unchecked);
   }
   const lockedCard = lockedNegotiationCard(entry, entry.card);
   // The locked plans are checked against the fresh extended card; the locked one when it could
   // not be checked; the fresh public card when the agent no longer has an extended card.
   const negotiationCard = extended ? extended.card : unchecked && entry.extended ? lockedCard : fresh;
-  return servedVerdict(
-    entry,
-    settings,
-    { resolved: loaded.resolved, raw: loaded.raw, signature: publicSignature, extended, negotiationCard, lockedCard, unchecked },
-    warnings,
+  return withUnchecked(
+    servedVerdict(entry, settings, { resolved: loaded.resolved, raw: loaded.raw, signature: publicSignature, extended, negotiationCard, lockedCard, unchecked: unchecked?.message }, warnings),
+    unchecked,
   );
 }
 

@@ -71,6 +71,6 @@ export async function readExtended(route: ExtendedRoute, from: ExtendedCardSourc
   assertShallow(result.card, source);
   const normalized = normalizeCard(result.card, { source, ...(from.baseUrl ? { baseUrl: from.baseUrl } : {}) });
   warnings.push(...normalized.warnings);
-  const signature = await signatureOf(result.card, from.settings, options, warnings);
+  const signature = await signatureOf(result.card, from.settings, options, warnings, [result.url, from.baseUrl]);
   return { raw: result.card, card: normalized.card, signature, url: result.url };
 }

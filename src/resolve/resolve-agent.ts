@@ -10,7 +10,7 @@ import { lockedNegotiationCard } from '../lock/offline.js';
 import type { Resolution } from '../lock/report.js';
 import { lockedExtendedRoute, routeFor, type ExtendedRoute } from '../lock/route.js';
 import type { LockEntry } from '../lock/schema.js';
-import type { AgentEntry, AgentSettings } from '../manifest/schema.js';
+import { planKeys, type AgentEntry, type AgentSettings } from '../manifest/schema.js';
 import type { Warning } from '../card/model.js';
 import { readExtended, type ReadCard } from './extended.js';
 import { cardSourceOf, loadAgentCard } from './load-card.js';
@@ -39,13 +39,16 @@ export interface ResolveAgentOptions {
  * @returns the entry, or no entry with the refusals or drift that stopped it
  * @throws InvalidInputError / FetchError / A2aLockError (`credential-unset`, `signature-required`)
  */
-export async function resolveAgent(entry: AgentEntry, settings: AgentSettings, options: ResolveOptions, bound: ResolveAgentOptions = {}): Promise<Resolution> {
+export async function resolveAgent(entry: AgentEntry, settings: AgentSettings, given: ResolveOptions, bound: ResolveAgentOptions = {}): Promise<Resolution> {
+  // The agent's own "allowHttp" (a2a.json) allows plain http for its card and key set, as --allow-http does for all.
+  const options = settings.allowHttp ? { ...given, allowHttp: true } : given;
   const locked = bound.constrainTo;
+  const skills = planKeys(entry);
   const loaded = await loadAgentCard(entry.card, settings, options);
   const warnings: Warning[] = [...loaded.warnings];
   const normalized = normalizeCard(loaded.raw, cardSourceOf(loaded));
   warnings.push(...normalized.warnings);
-  const signature = await signatureOf(loaded.raw, settings, options, warnings);
+  const signature = await signatureOf(loaded.raw, settings, options, warnings, [loaded.baseUrl]);
   if (settings.requireSignature && signature.status !== 'verified') {
     throw new A2aLockError('signature-required', `${loaded.source}: card signature is ${signature.status}; the manifest requires a verified signature`, {
       hint: 'ask the agent to sign its card, or set trust.jwks to the keys it signs with',
@@ -62,7 +65,7 @@ export async function resolveAgent(entry: AgentEntry, settings: AgentSettings, o
       ({ route, schemes } = guarded);
     } else {
       // Skill ids sorted, as the lockfile stores its plans: the guard finds the same route later.
-      route = routeFor(card, [...entry.skills].sort(), settings, warnings);
+      route = routeFor(card, [...skills].sort(), settings, warnings);
     }
     if (route) extended = await readExtended(route, { schemes, credentials: entry.credentials, settings, baseUrl: loaded.baseUrl }, options, warnings);
     if (extended) {
@@ -73,11 +76,11 @@ export async function resolveAgent(entry: AgentEntry, settings: AgentSettings, o
     }
   }
 
-  const { plans, refusals, drift, traces } = negotiateSkills(card, entry.skills, settings, locked?.plans);
+  const { plans, refusals, drift, traces } = negotiateSkills(card, skills, settings, locked?.plans);
   if (locked) {
     // A locked plan's scheme the card now presents differently (a header become a query
     // parameter) moves it too, though the plan's fields are equal.
-    const kept = Object.fromEntries(Object.entries(locked.plans).filter(([skill]) => entry.skills.includes(skill)));
+    const kept = Object.fromEntries(Object.entries(locked.plans).filter(([skill]) => skills.includes(skill)));
     drift.push(...schemeDrift(kept, lockedNegotiationCard(locked, entry.card), card));
   }
   const signatures = locked ? signaturesDrift(locked, { signature, extended }) : [];

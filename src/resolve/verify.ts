@@ -2,18 +2,25 @@
  * Verification: the checks behind `a2a verify` and `a2a install`, returning data. For each agent:
  * the lock against the manifest, each snapshot's integrity, that its snapshot negotiates exactly
  * its locked plans and (unless offline) the cards served now ("beyond the lockfile"). Never writes.
+ * With a review base (`--base`, or the pull request's base CI names), a credential goes only along
+ * a route the base lockfile had for the agent (`lock/base-gate.ts`).
  */
 import { dirname, resolve } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { cardOrigin } from '../card/location.js';
-import { OutOfDateError, UsageError, wholeNumberIn, type ExitCode } from '../errors.js';
+import { A2aLockError, OutOfDateError, UsageError, wholeNumberIn, type ExitCode } from '../errors.js';
+import { ciBase, readAtRevision } from '../fs/git.js';
 import { readLockfile } from '../fs/lockfile.js';
 import { readManifest } from '../fs/manifest.js';
 import { formatPath, own } from '../json-path.js';
+import { gateFromBase, type CredentialGate } from '../lock/base-gate.js';
+import { parseLockfile } from '../lock/format.js';
 import { checkOffline } from '../lock/offline.js';
 import { okReport, outOfDateReport, overallExitCode, strictExitCode, type AgentReport } from '../lock/report.js';
 import { manifestMismatches } from '../lock/satisfies.js';
+import { credentialWarnings } from '../lock/unused-credentials.js';
 import type { Lockfile } from '../lock/schema.js';
+import { parseManifest } from '../manifest/parse.js';
 import type { Manifest } from '../manifest/schema.js';
 import { interleaveBy, mapSettled } from '../pool.js';
 import { checkServed, loadServedCard, servedCardSettles } from './check-served.js';
@@ -46,13 +53,15 @@ export interface ProjectCheck {
   names: readonly string[];
   /** Snapshots and plans only, no network (`verify --offline`). */
   offline?: boolean;
+  /** A review run's gate per agent (`verify --base`): where its credentials may go. Absent: no base. */
+  gateOf?: (name: string) => CredentialGate | undefined;
 }
 
 /**
  * Check agents: out-of-date entries, then each entry offline, then (unless `offline`) the cards
  * served now, at most `options.concurrency` at once.
  */
-export async function checkProject(project: Project, { names, offline = false }: ProjectCheck, options: ResolveOptions): Promise<Record<string, AgentReport>> {
+export async function checkProject(project: Project, { names, offline = false, gateOf }: ProjectCheck, options: ResolveOptions): Promise<Record<string, AgentReport>> {
   const mismatches = manifestMismatches(project.manifest, project.lock);
   const reports: Record<string, AgentReport> = {};
   const locked: string[] = [];
@@ -82,7 +91,9 @@ export async function checkProject(project: Project, { names, offline = false }:
       }
       const offlineReport = checkOffline(entry, settings, source);
       if (offlineReport) return offlineReport;
-      return checkServed({ entry, settings, credentials: own(project.manifest.agents, name)?.credentials ?? {}, snapshotsIntact: true, served }, options);
+      // Only the extended card's request carries a credential: the gate is read for those agents alone.
+      const gate = entry.extended ? gateOf?.(name) : undefined;
+      return checkServed({ entry, settings, credentials: own(project.manifest.agents, name)?.credentials ?? {}, snapshotsIntact: true, served, ...(gate ? { gate } : {}) }, options);
     },
     offline ? undefined : options.onProgress,
   );
@@ -90,6 +101,11 @@ export async function checkProject(project: Project, { names, offline = false }:
     const r = results[i]!;
     if (r.status === 'rejected') throw r.reason;
     reports[name] = r.value;
+    // A held credential nothing sends (issue 14, point 5): said on every check of a sound entry.
+    if (r.value.status !== 'error' && r.value.status !== 'out-of-date') {
+      const unused = credentialWarnings(project.lock.agents[name]!, project.lock.settings[name]!);
+      if (unused.length) reports[name] = { ...r.value, warnings: [...r.value.warnings, ...unused] };
+    }
   });
   return Object.fromEntries(names.map((n) => [n, reports[n]!]));
 }
@@ -106,7 +122,28 @@ export interface VerifyOptions extends Omit<ResolveOptions, 'baseDir'> {
   offline?: boolean;
   /** Also fail (exit 1) on card changes that leave every plan equal, and on parts that could not be checked. */
   strict?: boolean;
+  /**
+   * The revision whose lockfile says where credentials may go (`verify --base <rev>`): a credential
+   * is sent only along a route that lockfile already had for the same agent; other agents are
+   * `unchecked` (`credential-route-new`). Default: the pull request's base when the CI environment
+   * (`env`) names one ({@link ciBase}); a pull request whose base is not in the clone sends no
+   * credential at all (`base-unreadable`). `false`: no base, credentials go along the locked route
+   * (`--no-base`). Not read with `offline` (nothing is sent).
+   */
+  base?: string | false;
 }
+
+/** Where the base of a {@link verifyLockfile} run came from: `--base`, or the CI variable that named it. */
+export type BaseSource = '--base' | 'GITHUB_BASE_REF' | 'CI_MERGE_REQUEST_DIFF_BASE_SHA';
+
+/**
+ * The base a run compared credential routes against: `read` (the revision, and whether its
+ * lockfile was there: `absent` means every agent is new; `invalid`, it did not parse, and no
+ * credential route is allowed), or `unreadable` (why, and how to make it readable).
+ */
+export type VerifyBase =
+  | { status: 'read'; rev: string; source: BaseSource; lockfile: 'present' | 'absent' | 'invalid' }
+  | { status: 'unreadable'; source: Exclude<BaseSource, '--base'>; reason: string; hint: string };
 
 /** Result of {@link verifyLockfile}: the overall exit code (the lowest non-zero agent code) and a report per agent. */
 export interface VerifyResult {
@@ -115,6 +152,54 @@ export interface VerifyResult {
   exitCode: ExitCode;
   /** Per agent; each report's `exitCode` already reflects `strict`. */
   agents: Record<string, AgentReport>;
+  /** The base credentials were gated by, when there was one. */
+  base?: VerifyBase;
+}
+
+/** A base as read: what the run reports, and each agent's gate. */
+export interface ReviewBase {
+  info: VerifyBase;
+  gateOf(name: string): CredentialGate;
+}
+
+/**
+ * Read the review base of a run: `--base <rev>`, else the CI's pull request base; undefined for
+ * none (`false`, or not a pull request). The base lockfile is the one at the same path as
+ * `project.lockfile` (the manifest likewise, for the secret variable of each scheme).
+ * @throws UsageError `rev` is not a revision, or the project is not in a git repository
+ */
+export async function reviewBase(option: string | false | undefined, project: Project, manifestPath: string, env: NodeJS.ProcessEnv): Promise<ReviewBase | undefined> {
+  if (option === false) return undefined;
+  let rev: string;
+  let source: BaseSource;
+  if (option !== undefined) {
+    rev = option;
+    source = '--base';
+  } else {
+    const ci = await ciBase(dirname(project.lockfile), env);
+    if (ci.kind === 'none') return undefined;
+    if (ci.kind === 'unreadable') return { info: { status: 'unreadable', source: ci.source, reason: ci.reason, hint: ci.hint }, gateOf: () => ({ kind: 'unreadable' }) };
+    ({ rev, source } = ci);
+  }
+  // The manifest's secret variables: unreadable, none is known and every credentialed route is withheld.
+  const noManifest = (error: unknown) => (error instanceof A2aLockError ? undefined : Promise.reject(error));
+  const [lockText, manifestText] = await Promise.all([readAtRevision(rev, project.lockfile), readAtRevision(rev, manifestPath).catch(noManifest)]);
+  let lock: Lockfile | undefined;
+  let lockfile: 'present' | 'absent' | 'invalid' = lockText === undefined ? 'absent' : 'present';
+  try {
+    if (lockText !== undefined) lock = parseLockfile(lockText, `${rev}:${project.lockfile}`);
+  } catch (error) {
+    if (!(error instanceof A2aLockError)) throw error;
+    // A base lockfile that does not parse allows no route: every credential is withheld.
+    lockfile = 'invalid';
+  }
+  let manifest: Manifest | undefined;
+  try {
+    if (manifestText !== undefined) manifest = parseManifest(manifestText, `${rev}:${manifestPath}`);
+  } catch (error) {
+    if (!(error instanceof A2aLockError)) throw error;
+  }
+  return { info: { status: 'read', rev, source, lockfile }, gateOf: (name) => gateFromBase(name, lock, manifest) };
 }
 
 /**
@@ -135,9 +220,11 @@ export async function verifyLockfile(options: VerifyOptions | null = {}): Promis
   const project = await readProject(manifestPath, lockfile);
   const known = [...new Set([...Object.keys(project.manifest.agents), ...Object.keys(project.lock.agents)])];
   for (const name of options.agents ?? []) if (!known.includes(name)) throw new UsageError(`unknown agent "${name}" (agents: ${known.join(', ') || 'none'})`);
-  const { manifest: _m, lockfile: _l, agents: only, offline, strict, ...network } = options;
-  const reports = await checkProject(project, { names: only?.length ? only : known, offline: Boolean(offline) }, { ...network, baseDir: project.baseDir });
+  const { manifest: _m, lockfile: _l, agents: only, offline, strict, base: baseOption, ...network } = options;
+  const base = offline ? undefined : await reviewBase(baseOption, project, manifestPath, options.env ?? {});
+  const check: ProjectCheck = { names: only?.length ? only : known, offline: Boolean(offline), ...(base ? { gateOf: base.gateOf } : {}) };
+  const reports = await checkProject(project, check, { ...network, baseDir: project.baseDir });
   const agents = Object.fromEntries(Object.entries(reports).map(([name, r]) => [name, { ...r, exitCode: strictExitCode(r, Boolean(strict)) }]));
   const exitCode = overallExitCode(Object.values(agents).map((r) => r.exitCode));
-  return { ok: exitCode === 0, exitCode, agents };
+  return { ok: exitCode === 0, exitCode, agents, ...(base ? { base: base.info } : {}) };
 }

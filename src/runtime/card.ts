@@ -58,7 +58,7 @@ export function narrowedCard(input: NarrowInput, shape: CardWireShape): Record<s
       securityRequirements: schemes.length ? [{ schemes: Object.fromEntries(schemes.map((name) => [name, { list: [...plan.security[name]!] }])) }] : [],
       defaultInputModes: [...input.inputModes],
       defaultOutputModes: [...plan.acceptedOutputModes],
-      skills: [skill],
+      skills: input.skill === '*' ? [] : [skill],
     };
   }
   // 0.3: the locked interface leads (a 0.3 client talks to it; agent.fetch enforces it), the locked fallbacks follow.
@@ -75,7 +75,8 @@ export function narrowedCard(input: NarrowInput, shape: CardWireShape): Record<s
     supportsAuthenticatedExtendedCard: false,
     defaultInputModes: [...input.inputModes],
     defaultOutputModes: [...plan.acceptedOutputModes],
-    skills: [skill],
+    // The agent-level plan "*" is no skill of the card.
+    skills: input.skill === '*' ? [] : [skill],
   };
 }
 

@@ -55,14 +55,18 @@ export function classifyAgentError(answer: AgentErrorAnswer): AgentErrorKind | u
 /**
  * Classify an error thrown by an `@a2a-js/sdk` transport: JSON-RPC errors carry `envelopeCode`,
  * HTTP+JSON errors `statusCode` and `reason`, gRPC errors `status` (grpc status code) and `reason`.
+ * The SDK's v0.3 HTTP+JSON transport (a 0.3 HTTP+JSON plan) throws the plain A2A error classes
+ * instead (`UnsupportedOperationError`, ...: no `transport`, no status, only the ErrorInfo `reason`
+ * it mapped from the 0.3 error body's JSON-RPC code), classified by that reason.
  * Not an SDK transport error: `undefined`.
  */
 export function classifySdkError(error: unknown): AgentErrorKind | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
-  const e = error as { transport?: unknown; envelopeCode?: unknown; statusCode?: unknown; reason?: unknown; status?: unknown };
+  const e = error as { transport?: unknown; envelopeCode?: unknown; statusCode?: unknown; reason?: unknown; status?: unknown; toErrorInfo?: unknown };
   const reason = typeof e.reason === 'string' ? e.reason : undefined;
   if (e.transport === 'jsonrpc' && typeof e.envelopeCode === 'number') return classifyAgentError({ binding: 'JSONRPC', code: e.envelopeCode });
   if (e.transport === 'rest' && typeof e.statusCode === 'number') return classifyAgentError({ binding: 'HTTP+JSON', status: e.statusCode, ...(reason ? { reason } : {}) });
   if (e.transport === 'grpc' && typeof e.status === 'number') return classifyAgentError({ binding: 'GRPC', code: e.status, ...(reason ? { reason } : {}) });
+  if (e.transport === undefined && reason !== undefined && typeof e.toErrorInfo === 'function') return TABLE.find((r) => r.reason === reason)?.kind;
   return undefined;
 }

@@ -22,7 +22,9 @@
 import type { Client, RequestOptions, Transport } from '@a2a-js/sdk/client';
 import { AgentCallError, FetchError, isA2aLockError, PlanViolationError, UsageError, type A2aLockError } from '../errors.js';
 import type { FallbackInterface, Plan } from '../negotiate/types.js';
+import { placementSecrets, redactError } from '../credentials.js';
 import { classifySdkError, type AgentErrorKind } from './classify.js';
+import { secretsSentWith } from './enforce.js';
 import { peer } from './peer.js';
 import type { AgentRuntime, CreateClientOptions } from './types.js';
 
@@ -55,7 +57,7 @@ export async function createLockedClient(runtime: AgentRuntime, options: CreateC
     let transport: Transport;
     if (iface.protocolBinding === 'JSONRPC') transport = await new JsonRpcTransportFactory({ fetchImpl: runtime.fetchFor(iface), legacyCompat }).create(iface.url, cardFor(iface));
     else if (iface.protocolBinding === 'HTTP+JSON') transport = await new RestTransportFactory({ fetchImpl: runtime.fetchFor(iface), legacyCompat }).create(iface.url, cardFor(iface));
-    else if (iface.protocolBinding === 'GRPC') transport = await (await import('./grpc.js')).grpcTransport(runtime, iface, cardFor(iface));
+    else if (iface.protocolBinding === 'GRPC') transport = await (await import('./grpc.js')).grpcTransport(runtime, iface, cardFor(iface), options.grpcChannelCredentials);
     else throw new UsageError(`${runtime.name} (${runtime.skill}): binding ${iface.protocolBinding} has no @a2a-js/sdk transport`);
     return iface.tenant ? new TenantTransportDecorator(transport, iface.tenant) : transport;
   };
@@ -132,8 +134,8 @@ class PlanTransport implements Transport {
   async *resubscribeTask(...a: Parameters<Transport['resubscribeTask']>): AsyncGenerator<StreamEvent, void, undefined> {
     try {
       yield* this.primary.resubscribeTask(...a);
-    } catch (error) {
-      throw typedError(this.runtime, this.runtime.plan, error);
+    } catch (raw) {
+      throw typedError(this.runtime, this.runtime.plan, await this.scrub(raw));
     }
   }
 
@@ -148,7 +150,8 @@ class PlanTransport implements Transport {
         yield event;
       }
       return;
-    } catch (error) {
+    } catch (raw) {
+      const error = await this.scrub(raw);
       const kind = classifySdkError(error);
       const poll = plan.fallbacks?.delivery.includes('poll') ?? false;
       if (!seen && kind === 'version-not-supported') {
@@ -159,7 +162,7 @@ class PlanTransport implements Transport {
             yield* (await this.make(next)).sendMessageStream(params, withoutPlanHeaders(options));
             return;
           } catch (second) {
-            throw this.runtime.degrade(kind, `${kind} on SendStreamingMessage at ${describe(plan)}, then the locked fallback ${describe(next)} failed too`, typedError(this.runtime, next, second));
+            throw this.runtime.degrade(kind, `${kind} on SendStreamingMessage at ${describe(plan)}, then the locked fallback ${describe(next)} failed too`, typedError(this.runtime, next, await this.scrub(second)));
           }
         }
       }
@@ -169,7 +172,7 @@ class PlanTransport implements Transport {
         try {
           result = await this.primary.sendMessage(params, options);
         } catch (second) {
-          throw this.runtime.degrade(kind, `${kind} on the stream, then the locked poll fallback failed too`, typedError(this.runtime, plan, second));
+          throw this.runtime.degrade(kind, `${kind} on the stream, then the locked poll fallback failed too`, typedError(this.runtime, plan, await this.scrub(second)));
         }
         yield 'messageId' in result ? { payload: { $case: 'message', value: result } } : { payload: { $case: 'task', value: result } };
         return;
@@ -193,12 +196,29 @@ class PlanTransport implements Transport {
       try {
         task = await this.primary.getTask({ id: taskId, tenant: '' } as Parameters<Transport['getTask']>[0], options);
       } catch (error) {
-        throw typedError(this.runtime, this.runtime.plan, error);
+        throw typedError(this.runtime, this.runtime.plan, await this.scrub(error));
       }
       yield { payload: { $case: 'task', value: task } };
       if (SETTLED.has(task.status?.state ?? 0)) return;
     }
     throw this.runtime.degrade('stream-broken', `the stream broke and task ${taskId} did not settle within ${limit} polls`);
+  }
+
+  /**
+   * `error` with every spelling of the credential redacted (`redactError`): what was sent
+   * (`secretsSentWith`), else (nothing sent through fetch yet, or gRPC) the placements read now.
+   * Every error, cause and event the runtime emits is built from this copy, never the raw one.
+   */
+  private async scrub(error: unknown): Promise<unknown> {
+    const secrets = new Set(secretsSentWith(this.runtime.placements));
+    if (secrets.size === 0 && Object.keys(this.runtime.plan.security).length > 0) {
+      try {
+        for (const secret of placementSecrets(await this.runtime.placements())) secrets.add(secret);
+      } catch {
+        // no credential to read: none can be echoed
+      }
+    }
+    return redactError(error, [...secrets]);
   }
 
   /** The first locked fallback interface of another protocol version. */
@@ -215,7 +235,8 @@ class PlanTransport implements Transport {
     const { plan } = this.runtime;
     try {
       return await op(this.primary, options);
-    } catch (error) {
+    } catch (raw) {
+      const error = await this.scrub(raw);
       const kind: AgentErrorKind | undefined = classifySdkError(error);
       if (!kind) throw typedError(this.runtime, plan, error);
       const next = kind === 'version-not-supported' ? this.versionFallback() : undefined;
@@ -224,7 +245,7 @@ class PlanTransport implements Transport {
         try {
           return await op(await this.make(next), withoutPlanHeaders(options));
         } catch (second) {
-          throw this.runtime.degrade(kind, `${kind} on ${name} at ${describe(plan)}, then the locked fallback ${describe(next)} failed too`, typedError(this.runtime, next, second));
+          throw this.runtime.degrade(kind, `${kind} on ${name} at ${describe(plan)}, then the locked fallback ${describe(next)} failed too`, typedError(this.runtime, next, await this.scrub(second)));
         }
       }
       if (kind === 'push-notification-not-supported' && poll && plan.delivery === 'push' && plan.fallbacks?.delivery.includes('poll')) {
@@ -232,7 +253,7 @@ class PlanTransport implements Transport {
         try {
           return await poll(this.primary, options);
         } catch (second) {
-          throw this.runtime.degrade(kind, `${kind} on ${name} with a push config, then the locked poll fallback (the same message without it) failed too`, typedError(this.runtime, plan, second));
+          throw this.runtime.degrade(kind, `${kind} on ${name} with a push config, then the locked poll fallback (the same message without it) failed too`, typedError(this.runtime, plan, await this.scrub(second)));
         }
       }
       throw this.runtime.degrade(kind, deadEnd(plan, kind, name), error);
@@ -251,6 +272,18 @@ function sdkHttpStatus(error: unknown): number | undefined {
   const found = /^HTTP error (?:for [^!\n]{1,200}! Status: |establishing stream for [^:\n]{1,200}: )(\d{3})\b/.exec(error.message);
   const status = found ? Number(found[1]) : undefined;
   return status !== undefined && status >= 400 ? status : undefined;
+}
+
+/**
+ * The A2A error code of a 0.3 HTTP+JSON error body the SDK's v0.3 REST transport could not map to
+ * an error class: it throws `REST error: <message> (Code: <code>)[ Data: <json>]` (ADK answers a
+ * missing task with HTTP 500 and code -32603). The code is the last `(Code: n)` before the optional
+ * data; undefined for any other error.
+ */
+function legacyRestCode(error: unknown): number | undefined {
+  if (!(error instanceof Error) || !error.message.startsWith('REST error: ')) return undefined;
+  const found = /\(Code: (-?\d{1,9})\)(?: Data: [\s\S]*)?$/.exec(error.message.slice(0, 100_000));
+  return found ? Number(found[1]) : undefined;
 }
 
 /**
@@ -301,13 +334,21 @@ function typedError(runtime: AgentRuntime, iface: FallbackInterface, error: unkn
   const e = (typeof error === 'object' && error !== null ? error : {}) as { transport?: unknown; statusCode?: unknown; status?: unknown; code?: unknown; envelopeCode?: unknown; reason?: unknown; name?: unknown; details?: unknown };
   const status = typeof e.statusCode === 'number' ? e.statusCode : sdkHttpStatus(error);
   const grpcStatus = e.transport === 'grpc' && typeof e.status === 'number' ? e.status : iface.protocolBinding === 'GRPC' && typeof e.code === 'number' && 'details' in e ? e.code : undefined;
-  const a2aCode = e.transport === 'jsonrpc' && typeof e.envelopeCode === 'number' ? e.envelopeCode : undefined;
+  const a2aCode = e.transport === 'jsonrpc' && typeof e.envelopeCode === 'number' ? e.envelopeCode : iface.protocolBinding === 'HTTP+JSON' ? legacyRestCode(error) : undefined;
   const a2aReason = typeof e.reason === 'string' && e.name !== 'A2AError' ? e.reason : undefined;
   const details = { url, ...(status !== undefined ? { status } : {}), ...(grpcStatus !== undefined ? { grpcStatus } : {}), ...(a2aCode !== undefined ? { a2aCode } : {}), ...(a2aReason !== undefined ? { a2aReason } : {}) };
   const answered = [status !== undefined ? `HTTP ${status}` : '', grpcStatus !== undefined ? `gRPC status ${grpcStatus}` : '', a2aCode !== undefined ? `A2A error ${a2aCode}` : '', a2aReason ?? ''].filter(Boolean).join(', ');
   const options = { cause: error };
   if (status === 401 || status === 403 || grpcStatus === GRPC_UNAUTHENTICATED || grpcStatus === GRPC_DENIED) {
-    return new AgentCallError('auth-refused', name, skill, `${where}: the agent refused the credential (${answered})`, details, options);
+    // A plan that sends no credential was refused for the lack of one (issue 14: a card that
+    // declares no security, an agent that authenticates outside A2A): say so, not "the credential".
+    const none = Object.keys(runtime.plan.security).length === 0;
+    const why = !none
+      ? 'the agent refused the credential'
+      : Object.keys(runtime.card.securitySchemes).length === 0
+        ? 'the agent refused the request, and the locked plan sends no credential: the card declares no securitySchemes (the agent may authenticate outside A2A)'
+        : 'the agent refused the request, and the locked plan sends no credential (its security requirement needs none)';
+    return new AgentCallError('auth-refused', name, skill, `${where}: ${why} (${answered})`, details, options);
   }
   if (grpcStatus === GRPC_UNAVAILABLE) return new AgentCallError('unreachable', name, skill, `${where}: not reachable (${answered})`, details, options);
   if (grpcStatus === GRPC_TIMEOUT || (error instanceof Error && error.name === 'TimeoutError')) return new AgentCallError('timeout', name, skill, `${where}: no answer in time${answered ? ` (${answered})` : ''}`, details, options);

@@ -7,7 +7,7 @@
  * (acceptedOutputModes), §3.1.2 (streaming), §3.1.7 (push), §9 JSON-RPC and §11 HTTP+JSON method
  * names (and their 0.3 spellings).
  */
-import { applyCredentials, type CredentialPlacement } from '../credentials.js';
+import { applyCredentials, placementSecrets, type CredentialPlacement } from '../credentials.js';
 import { FetchError, isA2aLockError, PlanViolationError } from '../errors.js';
 import { errorCode, UNDICI_TIMEOUTS } from '../http/errors.js';
 import { sameMediaType } from '../negotiate/media.js';
@@ -29,6 +29,19 @@ export interface EnforcementContext {
   security: boolean;
   /** The fetch that sends (default: the global fetch). */
   send: typeof fetch;
+}
+
+/** The credential secrets each `placements` reader has put on a request (see {@link secretsSentWith}). */
+const sentSecrets = new WeakMap<object, Set<string>>();
+
+/**
+ * Every credential secret (its header, query and cookie values; `placementSecrets`) an enforcing
+ * fetch has sent with the placements read by `placements` (an {@link EnforcementContext.placements}):
+ * what an agent may echo back, for redacting the errors and events the runtime emits. A token a
+ * provider has since rotated stays listed.
+ */
+export function secretsSentWith(placements: object): string[] {
+  return [...(sentSecrets.get(placements) ?? [])];
 }
 
 /** At most this many same-plan redirects (307/308) are followed. */
@@ -142,6 +155,8 @@ export function enforcingFetch(ctx: EnforcementContext): typeof fetch {
     const kind = ctx.iface.protocolBinding === 'HTTP+JSON' ? restKind(rel, violation) : undefined;
     if (body !== undefined) body = checkBody(ctx, kind, body, violation);
     else if (kind) checkKind(ctx, kind, violation);
+    // A JSON-RPC call is named by its body: without one there is nothing to check, so nothing is sent.
+    else throw violation(`a JSON-RPC request without a body (${method}) is not a call this plan can check`);
 
     const planned: Record<string, string> = { 'a2a-version': version };
     if (ctx.plan.extensions.length > 0) planned[extensionsHeader] = ctx.plan.extensions.join(', ');
@@ -149,6 +164,11 @@ export function enforcingFetch(ctx: EnforcementContext): typeof fetch {
       if (name !== 'a2a-version' && name !== 'a2a-extensions' && name !== 'x-a2a-extensions') planned[name] = value;
     }
     const placements = ctx.security ? await ctx.placements() : [];
+    if (placements.length > 0) {
+      let seen = sentSecrets.get(ctx.placements);
+      if (!seen) sentSecrets.set(ctx.placements, (seen = new Set()));
+      for (const secret of placementSecrets(placements)) seen.add(secret);
+    }
     const signal = init?.signal ?? request?.signal;
 
     let target = href;
@@ -240,29 +260,45 @@ function checkBody(ctx: EnforcementContext, restCall: CallKind | undefined, body
     kind = restCall;
     params = isObject(json) ? json : undefined;
   } else {
-    const m = isObject(json) ? json.method : undefined;
-    if (typeof m === 'string') {
-      const methods = JSONRPC_METHODS[ctx.iface.protocolVersion];
-      if (!methods) throw violation(`no JSON-RPC method table for the locked version ${ctx.iface.protocolVersion}`);
-      if (!methods.has(m)) throw violation(`method ${JSON.stringify(m.slice(0, 60))} is not a JSON-RPC method of the locked version ${ctx.iface.protocolVersion} (${[...methods].slice(0, 3).join(', ')}, ...)`);
-    }
-    kind = typeof m !== 'string' ? 'other' : SEND.has(m) ? 'send' : STREAM.has(m) ? 'stream' : SUBSCRIBE.has(m) ? 'subscribe' : PUSH_SET.has(m) ? 'push-set' : 'other';
-    params = isObject(json) && isObject(json.params) ? json.params : undefined;
+    // Fail closed: only one call, named by a method of the locked version, is checked and sent.
+    if (Array.isArray(json)) throw violation('a JSON-RPC batch (an array of calls) is refused: A2A does not use batches, and its calls would go unchecked');
+    if (!isObject(json)) throw violation('the JSON-RPC request body is not an object');
+    const m = json.method;
+    if (typeof m !== 'string') throw violation('the JSON-RPC request has no "method" string');
+    const methods = JSONRPC_METHODS[ctx.iface.protocolVersion];
+    if (!methods) throw violation(`no JSON-RPC method table for the locked version ${ctx.iface.protocolVersion}`);
+    if (!methods.has(m)) throw violation(`method ${JSON.stringify(m.slice(0, 60))} is not a JSON-RPC method of the locked version ${ctx.iface.protocolVersion} (${[...methods].slice(0, 3).join(', ')}, ...)`);
+    kind = SEND.has(m) ? 'send' : STREAM.has(m) ? 'stream' : SUBSCRIBE.has(m) ? 'subscribe' : PUSH_SET.has(m) ? 'push-set' : 'other';
+    if (json.params !== undefined && !isObject(json.params)) throw violation(`the params of ${m} are not an object`);
+    params = json.params;
   }
   checkKind(ctx, kind, violation);
-  if ((kind !== 'send' && kind !== 'stream') || !params) return body;
-
-  // Both JSON spellings are read (the SDK parses `media_type` as well as `mediaType`), and the 0.3
-  // HTTP+JSON names (`request`, `content`, `pushNotification`).
-  const message = [params.message, params.request].find(isObject);
-  const extensions = message && Array.isArray(message.extensions) ? message.extensions : [];
-  for (const uri of extensions) {
-    if (typeof uri !== 'string' || !ctx.plan.extensions.includes(uri)) throw violation(`message extension ${JSON.stringify(uri)} is not locked (locked: ${list(ctx.plan.extensions)})`);
+  if (kind !== 'send' && kind !== 'stream') {
+    // Any other call is checked by its name alone, so it may carry nothing the plan governs.
+    const field = params ? PLAN_FIELDS.find((k) => params[k] !== undefined && params[k] !== null) : undefined;
+    if (field !== undefined && kind !== 'push-set') throw violation(`a ${restCall ? 'request on this route' : 'call of this method'} carrying "${field}" (a message or send configuration) is not one this plan can check`);
+    return body;
   }
-  const parts = [message?.parts, message?.content].find(Array.isArray) ?? [];
-  for (const part of parts) {
-    for (const type of partMediaTypes(part, violation)) {
-      if (!ctx.inputModes.some((m) => sameMediaType(m, type))) throw violation(`a message part of type ${type} is not in the locked input modes (${list(ctx.inputModes)})`);
+  if (!params) {
+    if (restCall) throw violation('the send request body is not a JSON object');
+    return body;
+  }
+
+  // Every field a server may read is checked: the 1.0 `message` and the 0.3 HTTP+JSON `request`
+  // (the 0.3 SDK reads `message`, else `request`), each one's `parts` and 0.3 HTTP+JSON `content`,
+  // both JSON spellings (`media_type` as well as `mediaType`) and `pushNotification`.
+  const messages = [params.message, params.request].filter(isObject);
+  for (const message of messages) {
+    const extensions = Array.isArray(message.extensions) ? message.extensions : [];
+    for (const uri of extensions) {
+      if (typeof uri !== 'string' || !ctx.plan.extensions.includes(uri)) throw violation(`message extension ${JSON.stringify(uri)} is not locked (locked: ${list(ctx.plan.extensions)})`);
+    }
+    for (const parts of [message.parts, message.content].filter(Array.isArray)) {
+      for (const part of parts) {
+        for (const type of partMediaTypes(part, violation)) {
+          if (!ctx.inputModes.some((m) => sameMediaType(m, type))) throw violation(`a message part of type ${type} is not in the locked input modes (${list(ctx.inputModes)})`);
+        }
+      }
     }
   }
   const configuration = isObject(params.configuration) ? params.configuration : {};
@@ -284,24 +320,33 @@ function checkBody(ctx: EnforcementContext, restCall: CallKind | undefined, body
 /** The push config fields of a send configuration: 1.0, 0.3 JSON-RPC and 0.3 HTTP+JSON, both spellings. */
 const PUSH_FIELDS = ['taskPushNotificationConfig', 'task_push_notification_config', 'pushNotificationConfig', 'push_notification_config', 'pushNotification', 'push_notification'];
 
+/** Send fields only a send or stream call is checked for: on any other call they are a violation. */
+const PLAN_FIELDS = ['message', 'request', 'configuration', ...PUSH_FIELDS];
+
 /** The content fields a part is read by (1.0 `text`/`raw`/`url`/`data`, 0.3 `file`). */
 const PART_CONTENT = ['text', 'raw', 'url', 'data', 'file'];
 
 /**
- * A part's media types: each declared one (`mediaType`/`media_type`, 0.3 `file.mimeType`/`mime_type`),
- * else text/plain for text, application/json for data, application/octet-stream for bytes or a URL.
- * A part with none of the content fields is a violation.
+ * A part's media types, by what a server will see: each declared one (`mediaType`/`media_type`,
+ * 0.3 `file.mimeType`/`mime_type`), else one per content it may read. The @a2a-js/sdk 1.x server
+ * reads a 1.0 part's first SET field (not undefined, not null) of `text`, `raw`, `url`, `data`, and
+ * a 0.3 part by its `kind`; so `{text: null, data: {...}}` is data (application/json), and a part
+ * whose fields disagree with its kind counts as all of them: text/plain for text, application/json
+ * for data, application/octet-stream for bytes, a URL or a file. A part with no content is a violation.
  */
 function partMediaTypes(part: unknown, violation: (m: string) => Error): string[] {
-  if (!isObject(part) || !PART_CONTENT.some((k) => part[k] !== undefined && part[k] !== null)) {
+  const isSet = (v: unknown) => v !== undefined && v !== null;
+  if (!isObject(part) || !PART_CONTENT.some((k) => isSet(part[k]))) {
     throw violation(`a message part has no recognisable content (${PART_CONTENT.join(', ')}); with the @a2a-js/sdk 1.3 client a part is {content: {$case: 'text', value}}`);
   }
   const file = isObject(part.file) ? part.file : {};
   const declared = [part.mediaType, part.media_type, file.mimeType, file.mime_type].filter((t): t is string => typeof t === 'string' && t !== '');
   if (declared.length > 0) return declared;
-  if (part.text !== undefined) return ['text/plain'];
-  if (part.data !== undefined) return ['application/json'];
-  return ['application/octet-stream'];
+  const seen = new Set<string>();
+  if (isSet(part.text) || part.kind === 'text') seen.add('text/plain');
+  if (isSet(part.data) || part.kind === 'data') seen.add('application/json');
+  if (isSet(part.raw) || isSet(part.url) || isSet(part.file) || part.kind === 'file') seen.add('application/octet-stream');
+  return [...seen];
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -3,10 +3,13 @@
  * call interceptor that refuses off-plan calls and sets the `a2a-version` and `a2a-extensions`
  * metadata and the credential (A2A 1.0 §10: service parameters travel as gRPC metadata), and a
  * check of SendMessage requests (parts, acceptedOutputModes, push config) before the call starts.
+ * The channel is TLS unless the host is loopback or the caller opts in to plaintext
+ * ({@link grpcChannel}; the SDK's own default is plaintext).
  */
 import type { AgentCard } from '@a2a-js/sdk';
 import type { Transport } from '@a2a-js/sdk/client';
 import { PlanViolationError } from '../errors.js';
+import { isLoopbackUrl } from '../card/host.js';
 import { peer } from './peer.js';
 import { sameMediaType } from '../negotiate/media.js';
 import type { FallbackInterface } from '../negotiate/types.js';
@@ -14,10 +17,43 @@ import type { AgentRuntime } from './types.js';
 
 type SendParams = Parameters<Transport['sendMessage']>[0];
 
-/** A gRPC transport for `iface` under the plan of `runtime`. */
-export async function grpcTransport(runtime: AgentRuntime, iface: FallbackInterface, card: AgentCard): Promise<Transport> {
-  const [{ GrpcTransportFactory }, grpc] = await peer(() => Promise.all([import('@a2a-js/sdk/client/grpc'), import('@grpc/grpc-js')]));
+/** How a gRPC channel is secured: TLS with the caller's credentials or the system roots, or plaintext. */
+export type GrpcChannelSecurity = 'credentials' | 'tls' | 'plaintext';
+
+/**
+ * The target (`host:port`) and channel security for a gRPC interface URL:
+ * - `credentials` given (`grpcChannelCredentials`): those, always;
+ * - `grpcs://` or `https://`: TLS with the system's root certificates;
+ * - a loopback host (`localhost`, 127.0.0.0/8, `::1`), bare `host:port` or `grpc://` / `http://`: plaintext;
+ * - another host, bare `host:port`: TLS, or plaintext with `allowInsecure`;
+ * - another host, `grpc://` / `http://` (plaintext asked for): plaintext with `allowInsecure`, else refused.
+ * @throws PlanViolationError (via `violation`) plaintext to a host that is not loopback without `allowInsecure`
+ */
+export function grpcChannel(
+  url: string,
+  options: { allowInsecure: boolean; hasCredentials: boolean },
+  violation: (message: string) => Error,
+): { target: string; security: GrpcChannelSecurity } {
+  const target = grpcTarget(url);
+  if (options.hasCredentials) return { target, security: 'credentials' };
+  if (/^(grpcs|https):\/\//i.test(url)) return { target, security: 'tls' };
+  const plaintextAsked = /^(grpc|http):\/\//i.test(url);
+  if (isLoopbackUrl(target)) return { target, security: 'plaintext' };
+  if (options.allowInsecure) return { target, security: 'plaintext' };
+  if (plaintextAsked) {
+    throw violation(`the gRPC interface ${target} is plaintext (${url.slice(0, url.indexOf(':'))}://) to a host that is not loopback: the credential and the messages would cross the network unencrypted; use TLS (a grpcs:// or host:port interface), or loadLock({ allowInsecureGrpc: true }) for a network that encrypts below gRPC`);
+  }
+  return { target, security: 'tls' };
+}
+
+/** A gRPC transport for `iface` under the plan of `runtime`; `credentials` (createClient's) win over loadLock's. */
+export async function grpcTransport(runtime: AgentRuntime, iface: FallbackInterface, card: AgentCard, credentials?: import('@grpc/grpc-js').ChannelCredentials): Promise<Transport> {
   const violation = (message: string) => new PlanViolationError(runtime.name, runtime.skill, message);
+  const given = credentials ?? runtime.grpc.credentials;
+  // Decided before anything is loaded or connected: a refused plaintext target never sees a packet.
+  const channel = grpcChannel(iface.url, { allowInsecure: runtime.grpc.allowInsecure, hasCredentials: given !== undefined }, violation);
+  const [{ GrpcTransportFactory }, grpc] = await peer(() => Promise.all([import('@a2a-js/sdk/client/grpc'), import('@grpc/grpc-js')]));
+  const grpcChannelCredentials = channel.security === 'credentials' ? given! : channel.security === 'tls' ? grpc.credentials.createSsl() : grpc.credentials.createInsecure();
   const { plan } = runtime;
   /** The credential as gRPC metadata `[name, value]` (read now). @throws PlanViolationError an apiKey in a query or cookie */
   const credentialHeaders = async (): Promise<Array<[string, string]>> =>
@@ -63,7 +99,7 @@ export async function grpcTransport(runtime: AgentRuntime, iface: FallbackInterf
     });
   };
 
-  const inner = await new GrpcTransportFactory({ grpcCallOptions: { interceptors: [interceptor] }, legacyCompat: { enabled: true } }).create(grpcTarget(iface.url), card);
+  const inner = await new GrpcTransportFactory({ grpcChannelCredentials, grpcCallOptions: { interceptors: [interceptor] }, legacyCompat: { enabled: true } }).create(channel.target, card);
   const check = (params: SendParams): SendParams => checkSendRequest(runtime, params, violation);
   // The credential is read before a call starts, so an unset one (or an apiKey placement gRPC cannot
   // carry) is our typed error, not a gRPC status; the interceptor then reads it again to place it.

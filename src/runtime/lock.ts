@@ -10,11 +10,12 @@ import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { placeCredential, type CredentialPlacement } from '../credentials.js';
 import { networkOptionsOf } from '../http/network-options.js';
-import { A2aLockError, AgentDegradedError, InvalidInputError, UsageError } from '../errors.js';
+import { A2aLockError, AgentDegradedError, InvalidInputError, PlanViolationError, UsageError } from '../errors.js';
 import type { LockEntry } from '../lock/schema.js';
 import type { LockfileTop } from '../lock/top.js';
 import type { AgentEntry, Manifest } from '../manifest/schema.js';
 import type { Plan } from '../negotiate/types.js';
+import { isCleartextOffLoopback } from '../card/host.js';
 import { CARD_PATH, LEGACY_CARD_PATH } from '../card/location.js';
 import { cardServingFetch, lockedCardUrls, narrowedCard, type CardWireShape } from './card.js';
 import { enforcingFetch } from './enforce.js';
@@ -93,12 +94,13 @@ export class Lock extends EventEmitter {
    * `eager`, the first call checks the manifest and the agent's first call checks its entry (the
    * lockfile schema, snapshot integrity, plans = what the snapshot negotiates; see {@link loadLock}),
    * so nothing is ever sent to a tampered entry.
+   * Without `skill`, the agent-level plan `"*"` (a manifest entry that lists no skills).
    * @throws UsageError for an agent or skill the lockfile does not hold
    * @throws InvalidInputError `lockfile-invalid` (invalid entry, tampered snapshot) / OutOfDateError
    *   `lockfile-out-of-date` (plans or manifest out of step) / InvalidInputError `manifest-invalid`
    *   (lazy checks), on every call for that agent
    */
-  agent(name: string, skill: string): LockedAgent {
+  agent(name: string, skill = '*'): LockedAgent {
     const key = `${name}\n${skill}`;
     const cached = this.#agents.get(key);
     if (cached) return cached;
@@ -254,10 +256,13 @@ export class Lock extends EventEmitter {
       card,
       inputModes,
       placements,
+      grpc: { allowInsecure: this.#options.allowInsecureGrpc === true, ...(this.#options.grpcChannelCredentials ? { credentials: this.#options.grpcChannelCredentials } : {}) },
       fetchFor: (iface) => {
         const key = `${iface.protocolBinding}\n${iface.protocolVersion}\n${iface.url}`;
         let enforcing = fetches.get(key);
-        if (!enforcing) fetches.set(key, (enforcing = enforcingFetch({ agent: name, skill, plan, iface, inputModes, placements, security: Object.keys(plan.security).length > 0, send })));
+        // A credential never crosses the network in cleartext, whatever the lockfile says.
+        const guarded = isCleartextOffLoopback(iface.url) ? () => Promise.reject(cleartextRefusal(name, skill, iface.url)) : placements;
+        if (!enforcing) fetches.set(key, (enforcing = enforcingFetch({ agent: name, skill, plan, iface, inputModes, placements: guarded, security: Object.keys(plan.security).length > 0, send })));
         return enforcing;
       },
       degrade: (reason, message, cause) => this.#markDegraded(name, skill, reason, message, cause),
@@ -323,6 +328,12 @@ export async function loadLock(options: LoadLockOptions = {}): Promise<Lock> {
     }
   }
   return new Lock(lock, source, manifest, options, checked);
+}
+
+/** The error for a credential that would go over plain http to a host that is not loopback (nothing is sent). */
+function cleartextRefusal(agent: string, skill: string, url: string): PlanViolationError {
+  const origin = URL.canParse(url) ? new URL(url).origin : url;
+  return new PlanViolationError(agent, skill, `the plan's interface ${origin} is plain http to a host that is not loopback: a credential is never sent over it (use an https interface)`);
 }
 
 /** Freeze `value` and everything it holds, in place; returns it. */

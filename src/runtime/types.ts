@@ -6,6 +6,7 @@
  * no runtime module but the error classification.
  */
 import type { Client, ClientConfig } from '@a2a-js/sdk/client';
+import type { ChannelCredentials } from '@grpc/grpc-js';
 import type { NormalizedCard } from '../card/model.js';
 import type { CredentialPlacement } from '../credentials.js';
 import type { AgentDegradedError } from '../errors.js';
@@ -48,6 +49,22 @@ export interface LoadLockOptions {
   /** Per-card deadline of the refresh (ms, default 10 000) and plain http to non-loopback hosts (as the CLI's `--timeout`, `--allow-http`). */
   timeoutMs?: number;
   allowHttp?: boolean;
+  /**
+   * gRPC plans: allow plaintext (no TLS) to a host that is not loopback, credential included: a
+   * `grpc://` or `http://` interface, and a bare `host:port` one (otherwise TLS). For a network
+   * that encrypts below gRPC (a service mesh sidecar). Default false: such a `grpc://` interface is
+   * refused by `createClient()` before any connection (PlanViolationError). Loopback hosts are
+   * always reached in plaintext unless the interface says `grpcs://` / `https://` or
+   * {@link grpcChannelCredentials} is given.
+   */
+  allowInsecureGrpc?: boolean;
+  /**
+   * gRPC plans: the channel credentials (`@grpc/grpc-js` `credentials.createSsl(rootCa, key, cert)`)
+   * for a private CA or mutual TLS; used for every gRPC interface, loopback included. Default: TLS
+   * with the system's root certificates (see {@link allowInsecureGrpc} for plaintext).
+   * `createClient({ grpcChannelCredentials })` overrides it for one agent.
+   */
+  grpcChannelCredentials?: ChannelCredentials;
 }
 
 /** Emitted as `degraded`: an agent failed its plan and its one locked fallback, or drifted. */
@@ -128,6 +145,8 @@ export interface CreateClientOptions {
   /** After a stream breaks mid-task: ms between GetTask polls (default 1000) and the most polls (default 300). */
   pollIntervalMs?: number;
   maxPolls?: number;
+  /** gRPC plans: channel credentials for this client (private CA, mTLS); wins over `loadLock`'s {@link LoadLockOptions.grpcChannelCredentials}. */
+  grpcChannelCredentials?: ChannelCredentials;
 }
 
 /** The SDK Client `createClient()` returns. */
@@ -148,4 +167,6 @@ export interface AgentRuntime {
   degrade(reason: DegradedEvent['reason'], message: string, cause?: unknown): AgentDegradedError;
   /** The credential placements for the locked security requirement (read now). */
   placements(): Promise<CredentialPlacement[]>;
+  /** gRPC transport security: `loadLock`'s `allowInsecureGrpc` and `grpcChannelCredentials`. */
+  grpc: { allowInsecure: boolean; credentials?: ChannelCredentials };
 }

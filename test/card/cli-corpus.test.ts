@@ -95,7 +95,8 @@ async function runFile(file: string): Promise<FileOutcome> {
   const location = relative(process.cwd(), join(DIR, file));
   const raw = JSON.parse(readFileSync(join(DIR, file), 'utf8')) as Record<string, any>;
   const first = Array.isArray(raw.skills) ? raw.skills[0] : undefined;
-  const skill = first && typeof first.id === 'string' && first.id !== '' ? (first.id as string) : 'none';
+  // No skills (or an unusable first one): the agent-level plan "*", as the library table negotiates it.
+  const skill = first && typeof first.id === 'string' && first.id !== '' ? (first.id as string) : '*';
   const schemes = raw.securitySchemes && typeof raw.securitySchemes === 'object' && !Array.isArray(raw.securitySchemes) ? Object.keys(raw.securitySchemes) : [];
   // --manifest points at a file that does not exist: the run must not depend on the repository's cwd.
   const common = ['--manifest', manifestFile, '--json'];
@@ -189,13 +190,9 @@ function disagreement(o: FileOutcome, lib: LibraryRow | undefined): string {
   if (shape !== lib.card) diffs.push(`interfaces: library ${lib.card}; CLI ${shape}`);
   const warnings = warningCodes(o.card.json.warnings);
   if (warnings !== lib.warnings) diffs.push(`warnings: library "${lib.warnings}"; CLI "${warnings}"`);
-  // The plan compares unless the card has no skills (the library does not negotiate then; the CLI asks for "none").
-  if (lib.plan !== 'no skills') {
-    const cli = o.plan.code === 0 ? planSummary(o.plan.json.plan) : o.plan.json.refusal ? `\`${o.plan.json.refusal.code}\`` : `error ${o.plan.json.error.code}`;
-    if (cli !== lib.plan) diffs.push(`plan: library ${lib.plan}; CLI ${cli}`);
-  } else if (!(o.plan.code === 1 && o.plan.json.refusal?.code === 'skill-not-found')) {
-    diffs.push(`plan: the card has no skills, yet --skill none did not refuse with skill-not-found (exit ${o.plan.code})`);
-  }
+  // A card without skills: both negotiate the agent-level plan "*".
+  const cli = o.plan.code === 0 ? planSummary(o.plan.json.plan) : o.plan.json.refusal ? `\`${o.plan.json.refusal.code}\`` : `error ${o.plan.json.error.code}`;
+  if (cli !== lib.plan) diffs.push(`plan: library ${lib.plan}; CLI ${cli}`);
   return diffs.join('; ');
 }
 
@@ -230,14 +227,14 @@ function table(): string {
     '',
     '- **card**: `a2a card <file> --json`: the exit code, then `valid` with the normalised shape and interfaces',
     '  (`BINDING VERSION`), or the error code, JSON path and message. **warnings**: the codes `a2a card` reported.',
-    '- **plan**: `a2a plan <file> --skill <first skill id, or none> --profile <fixed> --credential <every scheme> --json`',
+    '- **plan**: `a2a plan <file> --skill <first skill id, or * (the agent-level plan) when it has none> --profile <fixed> --credential <every scheme> --json`',
     '  (**skill + credentials** shows the arguments): the exit code, then the plan (binding, version, delivery,',
     '  accepted output modes, schemes), `refused` with the refusal code, or the error. The fixed profile:',
     '  bindings JSONRPC, HTTP+JSON, GRPC; versions 1.0, 0.3, 0.2; accepts application/json, text/plain;',
     '  sends text/plain; streaming; no push endpoint; no extensions.',
     '- **vs OUTCOMES.md**: whether the CLI agrees with the library outcome (`normalizeCard` + `negotiate`, recorded',
     '  in OUTCOMES.md by test/card/corpus.test.ts) on the same file: card valid/invalid and error path, shape and',
-    '  interfaces, warnings, and plan or refusal (not compared when the card has no skills).',
+    '  interfaces, warnings, and plan or refusal.',
     '',
     '| file | card | warnings | skill + credentials | plan | vs OUTCOMES.md |',
     '| --- | --- | --- | --- | --- | --- |',
@@ -325,7 +322,6 @@ describe('real cards through a2a card and a2a plan (in-process CLI)', () => {
       expect(o.card.code).toBe(1);
       expect(o.plan.json.error).toMatchObject({ code: 'card-invalid', path: o.card.json.error.path });
     }
-    if (o.skill === 'none' && o.card.code === 0) expect(o.plan.json.refusal?.code).toBe('skill-not-found');
   });
 
   it('agrees with the library outcome (OUTCOMES.md) except where the contract says a file differs', () => {

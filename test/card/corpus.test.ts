@@ -37,9 +37,9 @@ function outcomeOf(file: string): Outcome {
     throw error;
   }
   const { card, warnings } = normalized;
-  const skill = card.skills[0];
-  if (!skill) return { kind: 'card', card, warnings };
-  return { kind: 'card', card, warnings, negotiation: negotiate(card, skill.id, PROFILE, Object.keys(card.securitySchemes)) };
+  // A card without skills: the agent-level plan "*" a manifest entry without skills locks.
+  const skill = card.skills[0]?.id ?? '*';
+  return { kind: 'card', card, warnings, negotiation: negotiate(card, skill, PROFILE, Object.keys(card.securitySchemes)) };
 }
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
@@ -60,7 +60,7 @@ function row(file: string, outcome: Outcome): string {
   const interfaces = card.supportedInterfaces.map((i) => `${i.protocolBinding} ${i.protocolVersion}`).join(', ');
   let kind = 'ok';
   let plan: string;
-  if (!negotiation) plan = 'no skills';
+  if (!negotiation) plan = 'not negotiated';
   else if (negotiation.refusal) {
     kind = 'refused';
     plan = `\`${negotiation.refusal.code}\``;
@@ -81,11 +81,11 @@ function table(): string {
     '`UPDATE_OUTCOMES=1 npx vitest run test/card/corpus.test.ts` and review the diff.',
     '',
     `Each card is read with \`normalizeCard\` (source = file name, baseUrl = \`${BASE_URL}\`), then its first`,
-    'skill is negotiated with bindings JSONRPC, HTTP+JSON, GRPC; versions 1.0, 0.3, 0.2; accepts application/json,',
+    'skill (a card without skills: the agent-level plan `*`) is negotiated with bindings JSONRPC, HTTP+JSON, GRPC; versions 1.0, 0.3, 0.2; accepts application/json,',
     'text/plain; sends text/plain; streaming; no push endpoint; no extensions; credentials for every scheme the card defines.',
     '',
     '- `ok`: normalised; the shape and the normalised interfaces (`BINDING VERSION`) and the plan (binding, version,',
-    '  delivery, accepted output modes, schemes), or "no skills".',
+    '  delivery, accepted output modes, schemes).',
     '- `refused`: normalised, but negotiation refused with the code shown.',
     '- `error`: `card-invalid`, with the JSON path and the message.',
     '',

@@ -459,9 +459,9 @@ describe('repairs with warnings', () => {
     expect(warnings).toEqual([]);
   });
 
-  it('mode "text" → "text/plain" with a warning; duplicates collapse', () => {
+  it('mode "text" is kept in the agent\'s spelling (compared as "text/plain") with a warning; duplicates collapse', () => {
     const { card, warnings } = normalizeCard(v1((c) => (c.defaultInputModes = ['text', 'text/plain', 'application/json'])), FILE);
-    expect(card.defaultInputModes).toEqual(['text/plain', 'application/json']);
+    expect(card.defaultInputModes).toEqual(['text', 'application/json']);
     expect(warnings).toEqual([expect.objectContaining({ code: 'mode-not-media-type', path: '$.defaultInputModes[0]' })]);
   });
 
@@ -473,7 +473,7 @@ describe('repairs with warnings', () => {
       }),
       FILE,
     );
-    expect(card.defaultOutputModes).toEqual(['text/plain', 'application/json']);
+    expect(card.defaultOutputModes).toEqual(['text', 'application/json']);
     expect(card.skills[0]!.outputModes).toEqual(['image/png']);
     expect(warnings.map((w) => w.path)).toEqual(['$.defaultOutputModes[0]', '$.defaultOutputModes[1]', '$.defaultOutputModes[2]', '$.skills[0].outputModes[0]']);
     expect(codes(warnings)).toEqual(['mode-not-media-type', 'mode-not-media-type', 'mode-not-media-type', 'mode-not-media-type']);

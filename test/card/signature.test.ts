@@ -353,6 +353,42 @@ describe('verifyCardSignature', () => {
     expect(result.warnings[0]?.message).toContain(`${jku}: connection refused`);
   });
 
+  it('a jku off the allowed origins is never fetched: unverifiable with the reason; on them it is fetched', async () => {
+    const jku = 'https://keys.example.com/jwks.json';
+    const signed = await sdkSign(sampleCard(ORIGIN) as Card, ec1.privateKey, { alg: 'ES256', kid: 'ec-1', typ: 'JOSE', jku });
+    const calls: string[] = [];
+    const fetchJwks = async (url: string): Promise<unknown> => {
+      calls.push(url);
+      return { keys: [await publicJwk(ec1, 'ec-1')] };
+    };
+    for (const jkuOrigins of [['https://agent.example.com'], []]) {
+      const refused = await verifyCardSignature(signed, { fetchJwks, jkuOrigins });
+      expect(refused.record).toEqual({ status: 'unverifiable', kid: 'ec-1', alg: 'ES256' });
+      expect(refused.warnings[0]?.message).toMatch(/"jku" "https:\/\/keys\.example\.com\/jwks\.json" not fetched: .*pin the signer's keys with trust\.jwks/);
+    }
+    expect(calls).toEqual([]);
+    const allowed = await verifyCardSignature(signed, { fetchJwks, jkuOrigins: ['https://keys.example.com'] });
+    expect(allowed.record.status).toBe('verified');
+    expect(calls).toEqual([jku]);
+  });
+
+  it('at most 8 signature entries are tried; more is a signatures-truncated warning', async () => {
+    const entries = Array.from({ length: 12 }, (_, i) => ({
+      protected: jose.base64url.encode(JSON.stringify({ alg: 'ES256', kid: `k${i}`, jku: `https://agent.example.com/k${i}.json` })),
+      signature: 'c2ln',
+    }));
+    const calls: string[] = [];
+    const result = await verifyCardSignature({ ...sampleCard(ORIGIN), signatures: entries }, {
+      fetchJwks: async (url) => {
+        calls.push(url);
+        return { keys: [] };
+      },
+    });
+    expect(calls).toHaveLength(8);
+    expect(result.warnings.filter((w) => w.code === 'signature-unverifiable')).toHaveLength(8);
+    expect(result.warnings[0]).toEqual({ code: 'signatures-truncated', message: 'the card carries 12 signatures; only the first 8 were tried, the other 4 ignored', path: '$.signatures' });
+  });
+
   it('reports unverifiable when there is no key source', async () => {
     const jku = 'https://keys.example.com/jwks.json';
     const withJku = await sdkSign(sampleCard(ORIGIN) as Card, ec1.privateKey, { alg: 'ES256', kid: 'ec-1', typ: 'JOSE', jku });

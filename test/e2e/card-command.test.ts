@@ -35,12 +35,12 @@ describe.concurrent('a2a card <file>', () => {
     expect(human.code, show(human)).toBe(0);
     const out = human.stdout.split('\n');
     expect(out[0]).toBe('Market Research Agent 2.4.0 (A2A 1.0 card from card.json)');
-    // Normalised: the binding is spelled canonically, `text` reads as text/plain.
+    // Normalised: the binding is spelled canonically; `text` is kept in the agent's spelling (compared as text/plain).
     expect(human.stdout).toContain('    JSONRPC 1.0 https://research.example.com/a2a/jsonrpc');
     expect(human.stdout).toContain('    HTTP+JSON 1.0 https://research.example.com/a2a/rest');
     expect(human.stdout).toMatch(/capabilities: streaming=true pushNotifications=false extendedAgentCard=false/);
     expect(human.stdout).toMatch(/securitySchemes: bearer \(http\)/);
-    expect(human.stdout).toMatch(/modes: in text\/plain, application\/json; out text\/plain, application\/pdf/);
+    expect(human.stdout).toMatch(/modes: in text, application\/json; out text\/plain, application\/pdf/);
     expect(human.stdout).toMatch(/market-size: Market sizing \(in text\/plain; out application\/json, application\/pdf\)/);
     // Warnings go to stderr, with the JSON path.
     expect(human.stderr).toMatch(/warning noncanonical-binding-name: .*\(\$\.supportedInterfaces\[0\]\.protocolBinding\)/);
@@ -63,7 +63,7 @@ describe.concurrent('a2a card <file>', () => {
       ],
       securitySchemes: { bearer: { type: 'http', scheme: 'Bearer' } },
       securityRequirements: [{ bearer: [] }],
-      defaultInputModes: ['text/plain', 'application/json'],
+      defaultInputModes: ['text', 'application/json'],
       skills: [expect.objectContaining({ id: 'market-size', outputModes: ['application/json', 'application/pdf'] })],
     });
     expect(doc.warnings).toEqual(

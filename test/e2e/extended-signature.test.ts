@@ -5,11 +5,10 @@
  * Extended card: the SDK serves it itself (`extendedAgentCardProvider`) to requests carrying the
  * harness's bearer token; the public card hides the `deep-research` skill. Signatures: cards are
  * signed with the SDK's own `generateAgentCardSignature` (ES256 keys from `jose`), the JWKS is
- * served at the JWS `jku` by a small node:http server, or pinned in the manifest (`trust.jwks`).
+ * served at the JWS `jku` on the agent's own origin, or pinned in the manifest (`trust.jwks`).
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type http from 'node:http';
 import { generateAgentCardSignature } from '@a2a-js/sdk';
 import * as jose from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -136,32 +135,26 @@ beforeAll(async () => {
   [k1, k2] = await Promise.all([newKey('k1'), newKey('k2')]);
 });
 
-/** A node:http JWKS server at /jwks.json holding `keys` (swap with `setKeys`). */
-async function jwksServer(res: Res, keys: Key[]) {
+/** A JWKS at /jwks.json on `agent`'s own origin (a jku must share the card's origin) holding `keys` (swap with `setKeys`). */
+function jwksOn(agent: StartedAgent, keys: Key[]) {
   let current = keys;
-  const handler: http.RequestListener = (req, response) => {
-    if (req.url !== '/jwks.json') {
-      response.writeHead(404).end();
-      return;
-    }
+  agent.serve('/jwks.json', (_req, response) => {
     response.writeHead(200, { 'Content-Type': 'application/json' });
     response.end(JSON.stringify({ keys: current.map((k) => k.jwk) }));
-  };
-  const server = await res.http(handler);
+  });
   return {
-    server,
-    jku: `${server.origin}/jwks.json`,
+    jku: `${agent.origin}/jwks.json`,
     setKeys(next: Key[]) {
       current = next;
     },
-    hits: () => server.requests.filter((r) => r.path === '/jwks.json').length,
+    hits: () => agent.requests.filter((r) => r.path === '/jwks.json').length,
   };
 }
 
-/** A real SDK agent serving the sample card signed with `key` (jku → a fresh JWKS server holding `key`). */
+/** A real SDK agent serving the sample card signed with `key` (jku → a JWKS on the agent's origin holding `key`). */
 async function signedAgent(res: Res, key: Key) {
-  const jwks = await jwksServer(res, [key]);
   const agent = await res.sampleAgent();
+  const jwks = jwksOn(agent, [key]);
   const card = sampleCard(agent.origin);
   const signed = await sign(card, key, jwks.jku);
   agent.setCard(signed);
@@ -308,7 +301,7 @@ describe.concurrent('extended card (SDK extendedAgentCardProvider, bearer auth)'
     expect(v.code, show(v)).toBe(1);
     expect(v.stdout).toMatch(/research: beyond the lockfile/);
     expect(v.stdout).toMatch(/deep-research: refused with the locked choices: no-common-output-mode/);
-    expect(v.stdout).toContain('deep-research › acceptedOutputModes: ["application/json"] → ["text/plain"]');
+    expect(v.stdout).toContain('deep-research › acceptedOutputModes:\n      - application/json\n      + text/plain');
     expect(v.stdout).toMatch(/extended:\$\.skills\["deep-research"\]\.outputModes/);
     expect(v.stdout).toContain('run: a2a update research');
     expect(await readLockBytes(dir)).toEqual(before);
@@ -316,11 +309,12 @@ describe.concurrent('extended card (SDK extendedAgentCardProvider, bearer auth)'
     const u = await runCli(['update', 'research'], { cwd: dir, env: WITH_TOKEN });
     expect(u.code, show(u)).toBe(0);
     expect(u.stdout).toMatch(/~ research updated/);
-    const cardLines = u.stdout.split('\n').filter((l) => /^\s+[~+-] /.test(l));
+    // Card lines (the plan's list members, `+ text/plain`, aside).
+    const cardLines = u.stdout.split('\n').filter((l) => /^\s+[~+-] /.test(l) && !/^\s+[+-] [a-z]+\/[\w.+-]+$/.test(l));
     expect(cardLines.length, show(u)).toBeGreaterThan(0);
     for (const l of cardLines) expect(l).toMatch(/^\s+[~+-] extended:\$/); // only the extended card changed
     expect(u.stdout).toMatch(/extended:\$\.skills\["deep-research"\]\.outputModes/);
-    expect(u.stdout).toContain('plan deep-research › acceptedOutputModes: ["application/json"] → ["text/plain"]');
+    expect(u.stdout).toContain('plan deep-research › acceptedOutputModes:\n      - application/json\n      + text/plain');
     expect(u.stdout).toMatch(/wrote .*a2a\.lock\.json/);
     await expectTokenNowhere(dir, [u]);
     const after = await readLock(dir);
@@ -704,8 +698,8 @@ describe.concurrent('card signatures (SDK generateAgentCardSignature, ES256)', {
 
   it('requireSignature: an unsigned card → lock 1, clear message, nothing written; signed → lock 0', async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
-    const jwks = await jwksServer(res, [k1]);
     const agent = await res.sampleAgent();
+    const jwks = jwksOn(agent, [k1]);
     const dir = await res.dir(manifest({ research: { ...research(agent.origin), requireSignature: true } as ManifestAgent }));
 
     const r = await runCli(['lock'], { cwd: dir });
@@ -738,8 +732,8 @@ describe.concurrent('card signatures (SDK generateAgentCardSignature, ES256)', {
 
   it('a signed extended card: the extended snapshot records its own verified signature', async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
-    const jwks = await jwksServer(res, [k2]);
     const a = await res.agent({ card: publicCard, bearerToken: TOKEN });
+    const jwks = jwksOn(a, [k2]);
     a.setExtendedCard(await sign(extendedCard(a.origin), k2, jwks.jku));
     const dir = await res.dir(manifest({ research: deepResearch(a.origin) }));
 

@@ -172,7 +172,7 @@ describe.concurrent('a skill added or the profile changed', () => {
     const [human, json] = await Promise.all([cli('lock'), cli('lock', '--json')]);
     expect(human.code, show(human)).toBe(1);
     expect(human.stdout).toMatch(/✗ research: beyond the lockfile/);
-    expect(human.stdout).toContain('market-size › acceptedOutputModes: ["application/json"] → ["text/plain"]');
+    expect(human.stdout).toContain('market-size › acceptedOutputModes:\n      - application/json\n      + text/plain');
     expect(human.stdout).toMatch(/run: a2a update research\b/);
     expect(human.stdout).toMatch(/a2a\.lock\.json not written/);
     expect(human.stdout).not.toMatch(/competitors ›/);
@@ -188,9 +188,9 @@ describe.concurrent('a skill added or the profile changed', () => {
     const update = await cli('update', 'research');
     expect(update.code, show(update)).toBe(0);
     expect(update.stdout).toMatch(/~ research updated/);
-    expect(update.stdout).toMatch(/\$\.skills\["market-size"\]\.outputModes\[0\]: "application\/json" → "text\/plain"/);
-    expect(update.stdout).toContain('plan market-size › acceptedOutputModes: ["application/json"] → ["text/plain"]');
-    expect(update.stdout).toMatch(/plan competitors › plan: \(absent\) → \{.*"acceptedOutputModes":\["application\/json"\]/);
+    expect(update.stdout).toContain('- $.skills["market-size"].outputModes: "application/json" structural');
+    expect(update.stdout).toContain('plan market-size › acceptedOutputModes:\n      - application/json\n      + text/plain');
+    expect(update.stdout).toMatch(/\+ plan competitors: .*accepts application\/json\)/);
     const after = await readLock(dir);
     expect(after.agents.research.plans['market-size'].acceptedOutputModes).toEqual(['text/plain']);
     expect(Object.keys(after.agents.research.plans).sort()).toEqual(['competitors', 'market-size']);
@@ -208,7 +208,7 @@ describe.concurrent('a skill added or the profile changed', () => {
     const r = await runCli(['lock'], { cwd: dir });
     expect(r.code, show(r)).toBe(0);
     expect(r.stdout).toMatch(/~ research updated/);
-    expect(r.stdout).toMatch(/plan competitors › plan: \(absent\) →/);
+    expect(r.stdout).toMatch(/\+ plan competitors: http:\/\/127\.0\.0\.1:\d+\/a2a\/jsonrpc \(JSONRPC 1\.0, stream, accepts application\/json\)/);
     expect(r.stdout).not.toMatch(/plan market-size/);
     const after = (await readLock(dir)).agents.research.plans;
     expect(after['market-size']).toEqual(locked);
@@ -229,7 +229,11 @@ describe.concurrent('a skill added or the profile changed', () => {
     const human = await cli('lock');
     expect(human.code, show(human)).toBe(0);
     expect(human.stdout).toMatch(/~ research updated/);
-    expect(human.stdout).toContain('plan market-size › acceptedOutputModes: ["application/json","application/pdf"] → ["application/pdf","application/json"]');
+    expect(human.stdout).toContain('plan market-size › acceptedOutputModes: reordered ["application/json","application/pdf"] → ["application/pdf","application/json"]');
+    // a2a lock prints the change view of what it wrote: the settings, the risk, the count line.
+    expect(human.stdout).toContain('settings › accepts: reordered ["application/json","application/pdf"] → ["application/pdf","application/json"]');
+    expect(human.stdout).toContain('medium output-modes-changed: plan market-size accepted output modes: reordered');
+    expect(human.stdout).toContain('1 changed, 0 added, 0 removed · 1 medium\nwrote ');
     expect(cardRequests(agent.requests).length).toBeGreaterThan(seen);
     const lock = await readLock(dir);
     expect(lock.settings.research.accepts).toEqual(['application/pdf', 'application/json']);
@@ -389,12 +393,13 @@ describe.concurrent('could not check is not drift', () => {
     const { publicKey, privateKey } = await jose.generateKeyPair('ES256', { extractable: true });
     const jwk = { ...(await jose.exportJWK(publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' };
     let up = true;
-    const jwks = await res.http((req, response) => {
+    const agent = await res.sampleAgent();
+    // The JWKS on the card's own origin (a jku elsewhere is not fetched).
+    agent.serve('/jwks.json', (req, response) => {
       if (!up) return req.socket.destroy();
       response.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ keys: [jwk] }));
     });
-    const agent = await res.sampleAgent();
-    const signer = generateAgentCardSignature(privateKey, { alg: 'ES256', kid: 'k1', typ: 'JOSE', jku: `${jwks.origin}/jwks.json` });
+    const signer = generateAgentCardSignature(privateKey, { alg: 'ES256', kid: 'k1', typ: 'JOSE', jku: `${agent.origin}/jwks.json` });
     agent.setCard(JSON.parse(JSON.stringify(await signer(sampleCard(agent.origin) as never))));
     const dir = await res.dir(manifest({ research: research(agent.origin) }));
     expect((await runCli(['lock'], { cwd: dir })).code).toBe(0);

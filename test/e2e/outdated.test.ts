@@ -1,5 +1,5 @@
 /**
- * `a2a outdated` / `a2a diff`: what `a2a update` would change (card, version, plan and signature
+ * `a2a outdated`: what `a2a update` would change (card, version, plan and signature
  * changes; agents that would be removed), exit 1, never written; an agent it cannot resolve is
  * listed with its own exit code, never hidden as "current"; a snapshot edited after locking is an
  * integrity error, not a change to accept. The same drift seen by `a2a verify` under GitHub Actions
@@ -74,7 +74,7 @@ describe.concurrent('a2a outdated', () => {
 
     const [human, json, gha, ghaJson, plain] = await Promise.all([
       cli(['outdated']),
-      cli(['diff', '--json']),
+      cli(['outdated', '--json']),
       cli(['verify'], { GITHUB_ACTIONS: 'true' }),
       cli(['verify', '--json'], { GITHUB_ACTIONS: 'true' }),
       cli(['verify']),
@@ -82,9 +82,10 @@ describe.concurrent('a2a outdated', () => {
     expect(human.code, show(human)).toBe(1);
     expect(human.stdout).toContain('~ research: would be updated (structural card change)');
     expect(human.stdout).toContain('    version: 2.4.0 → 2.5.0');
-    expect(human.stdout).toContain('$.skills["market-size"].outputModes[0]: "application/json" → "text/plain" structural');
+    expect(human.stdout).toContain('- $.skills["market-size"].outputModes: "application/json" structural');
+    expect(human.stdout).not.toContain('outputModes[0]');
     expect(human.stdout).toContain('$.description: "Sizes markets and produces research briefs with citations." → "Sizes markets (v2.5)." descriptive');
-    expect(human.stdout).toContain('plan market-size › acceptedOutputModes: ["application/json"] → ["text/plain"]');
+    expect(human.stdout).toContain('plan market-size › acceptedOutputModes:\n      - application/json\n      + text/plain');
     expect(human.stdout).toContain('1 agent would change: run a2a update research');
 
     expect(json.code, show(json)).toBe(1);

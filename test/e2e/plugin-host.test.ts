@@ -112,7 +112,8 @@ describe.concurrent('the official a2a CLI runs a2a-lock as `a2a lock`', () => {
     const dir = await res.dir(manifest({ research: research(agent.origin) }));
     const bare = await run(join(path.split(':')[0]!, 'a2a-lock'), [], dir, path);
     expect(bare.code, show(bare)).toBe(0);
-    expect(bare.stdout).toMatch(/\+ research added[^\n]*\nwrote .*a2a\.lock\.json\n$/);
+    // The change view of what it wrote (the risks of the new agent, the count line), then the file.
+    expect(bare.stdout).toMatch(/\+ research added[^\n]*\n(?: {4}[^\n]*\n)*0 changed, 1 added, 0 removed[^\n]*\nwrote .*a2a\.lock\.json\n$/);
     const json = await run(join(path.split(':')[0]!, 'a2a-lock'), ['--json'], dir, path);
     expect(json.code, show(json)).toBe(0);
     expect(oneJsonDocument(json)).toMatchObject({ ok: true, written: false, agents: { research: { status: 'unchanged' } } });

@@ -176,7 +176,7 @@ describe.concurrent('commands, flags, help and colour', () => {
     expect(stray.stderr).toContain('unknown argument "extra"');
     helps.forEach((help, i) => {
       expect(help.code, show(help)).toBe(0);
-      expect(help.stdout, commands[i]).toMatch(new RegExp(`Examples:\\n\\s+a2a ${commands[i] === 'diff' ? 'outdated' : commands[i]}\\b`));
+      expect(help.stdout, commands[i]).toMatch(new RegExp(`Examples:\\n\\s+a2a ${commands[i]}\\b`));
     });
 
     // Colour: the same refusal with NO_COLOR unset and stdout a pipe (no ANSI), and with FORCE_COLOR (ANSI).

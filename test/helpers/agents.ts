@@ -130,6 +130,12 @@ export interface StartedAgent {
    * so the SDK answers ExtendedAgentCardNotConfigured). The next request sees it.
    */
   setExtendedCard(card: ServableCard | undefined): void;
+  /**
+   * Answer requests for exactly `path` with `handler` (a plain node:http listener, before the SDK
+   * routes; still recorded in `requests`); `undefined` removes it. For documents an agent serves
+   * beside its card, such as a JWKS at its own origin.
+   */
+  serve(path: string, handler: import('node:http').RequestListener | undefined): void;
   /** Destroy every open connection (a network break mid-stream); the server keeps listening. */
   dropConnections(): void;
   /** Every HTTP request received, in arrival order (including 401s and 404s). */
@@ -147,6 +153,8 @@ export interface StartAgentOptions {
    * path and the call metadata as headers.
    */
   grpc?: boolean;
+  /** The gRPC server's credentials (TLS, mutual TLS: `ServerCredentials.createSsl`); default plaintext. */
+  grpcCredentials?: import('@grpc/grpc-js').ServerCredentials;
   /**
    * Answer every message with a working Task that completes (`done: <text>`) this many ms later,
    * instead of the echo Message: a long-running task, to break a stream mid-task.
@@ -190,6 +198,12 @@ export interface StartAgentOptions {
    * (1.0: `AgentCard.toJSON`, unknown fields dropped; 0.3: `toCompatAgentCard`), not verbatim.
    */
   extendedCard?: ServableCard | ((origin: string) => ServableCard);
+  /**
+   * Called on every public card request with the card as given (or last `setCard`); the card it
+   * resolves to is served instead (a framework that signs its card afresh per request). The SDK
+   * request handler keeps the card as given.
+   */
+  perRequestCard?: (card: ServableCard) => ServableCard | Promise<ServableCard>;
 }
 
 export interface SampleCardOptions {

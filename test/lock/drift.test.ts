@@ -180,7 +180,13 @@ describe('the one change model', () => {
     const now = { ...entryFor(raw((c) => ((c.version = '2.5.0'), (c.skills[0].outputModes = ['text/plain', 'application/pdf'])))), extended: { resolved: 'x', integrity: integrityOf({}), snapshot: {} } };
     const changes = entryChanges(old, now);
     expect(changes.version).toEqual({ old: '2.4.0', new: '2.5.0' });
-    expect(changes.cardChanges.map((c) => c.path)).toEqual(['$.version', '$.skills["market-size"].outputModes[0]', 'extended:$']);
+    // Modes are a set: the member removed and the one added, not index churn.
+    expect(changes.cardChanges.map((c) => [c.path, c.kind, c.old ?? c.new])).toEqual([
+      ['$.version', 'changed', '2.4.0'],
+      ['$.skills["market-size"].outputModes', 'removed', 'application/json'],
+      ['$.skills["market-size"].outputModes', 'added', 'text/plain'],
+      ['extended:$', 'added', '(extended card)'],
+    ]);
     expect(changes.planChanges).toEqual({ 'market-size': [{ field: 'acceptedOutputModes', old: ['application/json'], new: ['text/plain'] }] });
     expect(entryChanges(old, old)).toEqual({ cardChanges: [], signatureChanges: [], planChanges: {} });
   });

@@ -352,7 +352,8 @@ describe('parseManifest', () => {
     expect(manifestError(manifestJson((m) => (m.profile.versions = ['1']))).path).toBe('$.profile.versions[0]');
     expect(manifestError(manifestJson((m) => (m.profile.bindings = []))).path).toBe('$.profile.bindings');
     expect(manifestError(manifestJson((m) => (m.profile.bindings = ['JSONRPC', 'JSONRPC']))).path).toBe('$.profile.bindings');
-    expect(manifestError(manifestJson((m) => (m.agents['research-agent'].skills = []))).path).toBe('$.agents["research-agent"].skills');
+    // skills: [] is the agent-level plan "*" (issue 14); a repeated skill is still an error.
+    expect(manifestError(manifestJson((m) => (m.agents['research-agent'].skills = ['a', 'a']))).path).toBe('$.agents["research-agent"].skills');
     expect(manifestError(manifestJson((m) => (m.agents['research-agent'].credentials.bearer = { env: 'not a name' }))).path).toBe('$.agents["research-agent"].credentials.bearer.env');
     expect(manifestError(manifestJson((m) => delete m.profile)).path).toBe('$.profile');
   });

@@ -136,12 +136,13 @@ describe('design document worked example', () => {
 });
 
 describe('refusal codes', () => {
-  it('covers exactly the seven stable codes', () => {
+  it('covers exactly the eight stable codes', () => {
     expect(Object.values(RefusalCode).sort()).toEqual([
       'input-mode-not-accepted',
       'missing-credential',
       'no-common-interface',
       'no-common-output-mode',
+      'plain-http',
       'required-extension-unsupported',
       'skill-not-found',
       'version-out-of-range',

@@ -70,7 +70,7 @@ describe('redirects', () => {
 
   it('a redirect loop on the locked URL stops after 5 redirects', async () => {
     const before = hits.a!.length;
-    await expect(fetchFor(`${a}/same`)(`${a}/same`, { method: 'POST', body: '{}' })).rejects.toMatchObject({ code: 'plan-violation', message: expect.stringMatching(/more than 5 redirects/) });
+    await expect(fetchFor(`${a}/same`)(`${a}/same`, { method: 'POST', body: '{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t"}}' })).rejects.toMatchObject({ code: 'plan-violation', message: expect.stringMatching(/more than 5 redirects/) });
     expect(hits.a!.length - before).toBe(5);
   });
 });
@@ -84,7 +84,7 @@ describe('network failures', () => {
     const plan: Plan = { url, protocolBinding: 'JSONRPC', protocolVersion: '1.0', security: { key: [] }, acceptedOutputModes: ['text/plain'], delivery: 'poll', extensions: [] };
     const placements = async () => [placeCredential({ type: 'apiKey', location: 'query', name: 'key' }, 'secret-value', 'key')];
     const f = enforcingFetch({ agent: 'x', skill: 's', plan, iface: plan, inputModes: ['text/plain'], placements, security: true, send: fetch });
-    const error = (await f(url, { method: 'POST', body: '{}' }).catch((e: unknown) => e)) as Error;
+    const error = (await f(url, { method: 'POST', body: '{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t"}}' }).catch((e: unknown) => e)) as Error;
     expect(error).toMatchObject({ name: 'FetchError', code: 'unreachable', url, message: `${url}: network error (ECONNREFUSED)` });
     expect(JSON.stringify({ ...error, message: error.message })).not.toContain('secret-value');
   });
@@ -94,7 +94,7 @@ describe('network failures', () => {
     servers.push(silent);
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/rpc`;
-    await expect(fetchFor(url)(url, { method: 'POST', body: '{}', signal: AbortSignal.timeout(20) })).rejects.toMatchObject({ name: 'FetchError', code: 'timeout', url });
+    await expect(fetchFor(url)(url, { method: 'POST', body: '{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t"}}', signal: AbortSignal.timeout(20) })).rejects.toMatchObject({ name: 'FetchError', code: 'timeout', url });
   });
 });
 

@@ -237,7 +237,7 @@ describe('agent.fetch: each violation refused with nothing sent', () => {
 
   it('a missing credential is refused before anything is sent; a credentials option is read per request', async () => {
     const unset = await loadLock(options({ env: {} }));
-    await expect(unset.agent('research', 'market-size').fetch(agent.jsonRpcUrl, { method: 'POST', body: '{}' })).rejects.toMatchObject({ code: 'credential-unset', message: expect.stringMatching(/RT_TOKEN is not set/) });
+    await expect(unset.agent('research', 'market-size').fetch(agent.jsonRpcUrl, { method: 'POST', body: '{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t"}}' })).rejects.toMatchObject({ code: 'credential-unset', message: expect.stringMatching(/RT_TOKEN is not set/) });
     expect(sent).toEqual([]);
     let reads = 0;
     const lock = await loadLock(options({ env: {}, credentials: { bearer: async () => (reads++, TOKEN) } }));
@@ -250,7 +250,7 @@ describe('agent.fetch: each violation refused with nothing sent', () => {
 
   it('a credentials provider that returns a non-string is named as such, its value not echoed', async () => {
     const lock = await loadLock(options({ credentials: { bearer: (() => 42) as never } }));
-    const error = (await lock.agent('research', 'market-size').fetch(agent.jsonRpcUrl, { method: 'POST', body: '{}' }).catch((e: unknown) => e)) as Error;
+    const error = (await lock.agent('research', 'market-size').fetch(agent.jsonRpcUrl, { method: 'POST', body: '{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t"}}' }).catch((e: unknown) => e)) as Error;
     expect(error).toMatchObject({ code: 'usage', message: expect.stringMatching(/provider for scheme "bearer" returned a number, not a string$/) });
     expect(error.message).not.toContain('42');
     expect(sent).toEqual([]);

@@ -65,7 +65,9 @@ export interface SignatureResult {
   /**
    * Not stored in the lockfile. `signature-unverifiable` (one per signature entry, only when the
    * status is `unverifiable`, `path` = `$.signatures[i]`) says why that entry did not verify;
-   * `signature-partial` (only when verified) names fields the verified payload does not cover.
+   * `signature-partial` (only when verified) names fields the verified payload does not cover;
+   * `signatures-truncated` (`path` = `$.signatures`) when the card has more than
+   * {@link MAX_SIGNATURES} entries (only the first ones were tried).
    */
   warnings: Warning[];
 }
@@ -80,10 +82,26 @@ export interface VerifySignatureOptions {
   /**
    * Fetch a JWKS document from a URL (the JWS protected header's `jku`); injected so this module
    * stays free of network code. It may throw (typed errors such as `FetchError`); the message
-   * ends up in the warning. Called at most once per distinct URL per verification.
+   * ends up in the warning. Called at most once per distinct URL per verification, and only for
+   * a `jku` on one of {@link jkuOrigins}.
    */
   fetchJwks?: (url: string) => Promise<unknown>;
+  /**
+   * The origins (`scheme://host[:port]`, as `URL.origin` spells them) a `jku` may name: the
+   * card's own (the URL it was fetched from). A `jku` on any other origin, or any `jku` when this
+   * is `[]` (a card read from a file), is not fetched: that signature is unverifiable with the
+   * reason (pin the keys with `trust.jwks`). Absent: any origin (only for callers that police
+   * the URL themselves).
+   */
+  jkuOrigins?: readonly string[];
 }
+
+/**
+ * At most this many signature entries of one card are tried, in order; the rest are ignored with a
+ * `signatures-truncated` warning. Each entry may cost a key-set fetch and a verification per
+ * candidate payload, and a 1 MiB card holds thousands of entries.
+ */
+export const MAX_SIGNATURES = 8;
 
 /**
  * Asymmetric JWS algorithms accepted (RFC 7518 §3, RFC 8037, and jose's ML-DSA). `none` and the
@@ -137,14 +155,22 @@ export async function verifyCardSignature(card: Record<string, unknown>, options
     card,
   };
 
-  const warnings: Warning[] = [];
+  const truncated: Warning[] = [];
+  if (entries.length > MAX_SIGNATURES) {
+    truncated.push({
+      code: 'signatures-truncated',
+      message: `the card carries ${entries.length} signatures; only the first ${MAX_SIGNATURES} were tried, the other ${entries.length - MAX_SIGNATURES} ignored`,
+      path: '$.signatures',
+    });
+  }
+  const warnings: Warning[] = [...truncated];
   let firstHeader: { kid?: string; alg?: string } = {};
-  for (const [index, entry] of entries.entries()) {
+  for (const [index, entry] of entries.slice(0, MAX_SIGNATURES).entries()) {
     const outcome = await verifyEntry(entry, ctx);
     if (index === 0) firstHeader = outcome.header;
     if (outcome.ok) {
       const record: SignatureRecord = { status: 'verified', kid: outcome.kid, alg: outcome.alg, thumbprint: outcome.thumbprint };
-      return { record, warnings: coverageWarnings(outcome.form, card) };
+      return { record, warnings: [...truncated, ...coverageWarnings(outcome.form, card)] };
     }
     const label = entryLabel(index, outcome.header);
     warnings.push({ code: 'signature-unverifiable', message: oneLine(`${label}: ${outcome.reason}`), path: formatPath(['signatures', index]) });
@@ -204,6 +230,8 @@ async function verifyEntry(entry: unknown, ctx: VerifyContext): Promise<EntryOut
     if (typeof jku !== 'string' || jku === '') return fail('"jku" in the protected header is not a URL string', header);
     const fetchJwks = ctx.options.fetchJwks;
     if (fetchJwks === undefined) return fail(`no key source: "jku" ${quote(jku)} was not fetched (no JWKS fetcher)`, header);
+    const offOrigin = jkuRefusal(jku, ctx.options.jkuOrigins);
+    if (offOrigin !== undefined) return fail(offOrigin, header);
     source = `the JWKS at ${quote(jku)}`;
     let pending = ctx.jwksByUrl.get(jku);
     if (pending === undefined) {
@@ -259,6 +287,23 @@ async function verifyEntry(entry: unknown, ctx: VerifyContext): Promise<EntryOut
     }
   }
   return fail(reason, header);
+}
+
+/**
+ * Why `jku` is not fetched, or undefined when it may be: it must parse as a URL whose origin is one
+ * of `origins` (the card's own). Anything else would let a card make the run fetch any URL.
+ */
+function jkuRefusal(jku: string, origins: readonly string[] | undefined): string | undefined {
+  if (origins === undefined) return undefined;
+  let origin: string;
+  try {
+    origin = new URL(jku).origin;
+  } catch {
+    return `"jku" ${quote(jku)} is not an absolute URL; not fetched`;
+  }
+  if (origins.includes(origin)) return undefined;
+  const where = origins.length === 0 ? 'the card was not fetched from a URL, so no jku is fetched' : `it is not on the card's origin (${origins.join(', ')})`;
+  return `"jku" ${quote(jku)} not fetched: ${where}; pin the signer's keys with trust.jwks`;
 }
 
 /** Whether a (public, parsed) JWK may verify a JWS with `alg`. */

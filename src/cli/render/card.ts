@@ -1,4 +1,5 @@
 /** The output of `a2a card`: the normalised card as indented lines, or the `--json` document. */
+import { internationalHost, rawHost } from '../../card/host.js';
 import type { NormalizedCard, SecurityRequirement } from '../../card/model.js';
 import type { CardData } from '../../commands/card.js';
 import { documentOf, type CommandRenderer } from './common.js';
@@ -11,7 +12,13 @@ function requirement(r: SecurityRequirement): string {
 /** Human lines for a normalised card read from `resolved`: interfaces, capabilities, security, modes, skills. */
 export function describeCard(card: NormalizedCard, resolved: string): string[] {
   const lines = [`${card.name} ${card.version} (A2A ${card.shape} card from ${resolved})`, '  interfaces:'];
-  for (const i of card.supportedInterfaces) lines.push(`    ${i.protocolBinding} ${i.protocolVersion} ${i.url}${i.tenant ? ` tenant=${i.tenant}` : ''}`);
+  for (const i of card.supportedInterfaces) {
+    // An internationalised host is shown beside its punycode form (what is sent), so a look-alike shows.
+    const host = rawHost(i.url);
+    const forms = host !== undefined ? internationalHost(host) : undefined;
+    const ascii = forms ? ` (host ${forms.unicode} = ${forms.ascii})` : '';
+    lines.push(`    ${i.protocolBinding} ${i.protocolVersion} ${i.url}${ascii}${i.tenant ? ` tenant=${i.tenant}` : ''}`);
+  }
   const c = card.capabilities;
   lines.push(`  capabilities: streaming=${c.streaming} pushNotifications=${c.pushNotifications} extendedAgentCard=${c.extendedAgentCard}`);
   for (const e of c.extensions) lines.push(`    extension ${e.uri}${e.required ? ' (required)' : ''}`);
@@ -31,7 +38,7 @@ export function describeCard(card: NormalizedCard, resolved: string): string[] {
   return lines;
 }
 
-/** `a2a card`: the document is the data as it is (`{"valid", "resolved", "card", "warnings"}`); the lines are {@link describeCard}. */
+/** `a2a card`: the document is the data as it is (`{"valid", "resolved", "versionHeader"?, "card", "warnings"}`); the lines are {@link describeCard} (its first names the card's shape, as served to the `A2A-Version` asked with). */
 export const cardRenderer: CommandRenderer<CardData> = {
   json: documentOf,
   text: (data) => describeCard(data.card, data.resolved),

@@ -136,7 +136,7 @@ export function renderWarning(w: Warning & { agent?: string }): string {
   return `${kleur.yellow('warning')} ${w.code}: ${w.agent ? `${w.agent}: ` : ''}${w.message}${w.path ? ` (${w.path})` : ''}`;
 }
 
-/** Card changes, structural first, as `path: old → new` lines. */
+/** Card changes, structural first, as `path: old → new` lines (`- path: member` / `+ path: member` for a set, `reordered` where order is preference). */
 export function renderCardChanges(changes: CardChange[], indent = '    ', limit = 20): string[] {
   const byPath = (a: CardChange, b: CardChange) => a.path.localeCompare(b.path, 'en', { numeric: true });
   const sorted = [...changes.filter((c) => c.structural).sort(byPath), ...changes.filter((c) => !c.structural).sort(byPath)];
@@ -144,6 +144,7 @@ export function renderCardChanges(changes: CardChange[], indent = '    ', limit 
     const tag = c.structural ? kleur.red('structural') : kleur.dim('descriptive');
     if (c.kind === 'added') return `${indent}${kleur.green('+')} ${c.path}: ${show(c.new)} ${tag}`;
     if (c.kind === 'removed') return `${indent}${kleur.red('-')} ${c.path}: ${show(c.old)} ${tag}`;
+    if (c.kind === 'reordered') return `${indent}${kleur.yellow('~')} ${c.path}: reordered ${show(c.old)} → ${show(c.new)} ${tag}`;
     const [was, now] = showPair(c.old, c.new);
     return `${indent}${kleur.yellow('~')} ${c.path}: ${was} → ${now} ${tag}`;
   });
@@ -151,15 +152,29 @@ export function renderCardChanges(changes: CardChange[], indent = '    ', limit 
   return lines;
 }
 
-/** Plan drift grouped by skill: `skill › field: locked → fresh`, or the refusal. */
+/**
+ * One value that changes, labelled: a list of strings (output modes, extensions) as the members
+ * removed and added, one per line (`- application/json`, `+ text/plain`), or `reordered` when
+ * only the order changed (order is preference there); anything else `label: old → new`.
+ */
+export function renderValueChange(label: string, old: unknown, now: unknown, indent = '    '): string[] {
+  const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
+  if (strings(old) && strings(now)) {
+    const removed = old.filter((x) => !now.includes(x));
+    const added = now.filter((x) => !old.includes(x));
+    if (!removed.length && !added.length) return [`${indent}${label}: reordered ${show(old)} → ${show(now)}`];
+    return [`${indent}${label}:`, ...removed.map((x) => `${indent}  ${kleur.red('-')} ${x}`), ...added.map((x) => `${indent}  ${kleur.green('+')} ${x}`)];
+  }
+  const [was, fresh] = showPair(old, now);
+  return [`${indent}${label}: ${kleur.red(was)} → ${kleur.green(fresh)}`];
+}
+
+/** Plan drift grouped by skill: `skill › field: locked → fresh` ({@link renderValueChange}), or the refusal. */
 export function renderDrift(drift: PlanDrift[], indent = '    '): string[] {
   const lines: string[] = [];
   for (const d of drift) {
     if (d.refusal) lines.push(`${indent}${kleur.bold(d.skill)}: refused with the locked choices: ${d.refusal.code}: ${d.refusal.message}`);
-    else {
-      const [locked, fresh] = showPair(d.locked, d.fresh);
-      lines.push(`${indent}${kleur.bold(d.skill)} › ${d.field}: ${kleur.red(locked)} → ${kleur.green(fresh)}`);
-    }
+    else lines.push(...renderValueChange(`${kleur.bold(d.skill)} › ${d.field}`, d.locked, d.fresh, indent));
   }
   return lines;
 }
@@ -190,6 +205,14 @@ export function renderReport(name: string, report: Omit<AgentReport, 'warnings'>
         ...renderCardChanges(report.cardChanges ?? []),
         ...(report.unchecked ? [`    ${report.unchecked}`] : []),
         ...(options.strict ? [`    run: a2a update ${name}`] : []),
+      ];
+    }
+    case 'unchecked': {
+      const mark = options.strict ? kleur.red('✗') : kleur.yellow('!');
+      return [
+        `${mark} ${name}: unchecked (${report.reason}): ${report.unchecked}`,
+        ...(report.routes ?? []).map((r) => `    credential withheld: ${r.scheme} → ${r.origin}`),
+        ...(report.cardChanges?.length ? [`    card changed (${report.change}), plans unchanged:`, ...renderCardChanges(report.cardChanges, '      ')] : []),
       ];
     }
     case 'drift':
@@ -223,17 +246,30 @@ export function renderExplanation(steps: ExplainedStep[], indent = '  ', limit =
   return lines;
 }
 
-/** What replacing one agent's entry changes (update, outdated): version, card diff, signatures, plan fields per skill. */
+/** What replacing one agent's entry changes (update, outdated, lock, diff): version, plan fields per skill, card diff, signatures. */
 export function renderEntryChanges(changes: EntryChanges, indent = '    '): string[] {
-  const value = (v: unknown) => JSON.stringify(v) ?? '(absent)';
   return [
     ...(changes.version ? [`${indent}version: ${kleur.red(changes.version.old)} → ${kleur.green(changes.version.new)}`] : []),
+    ...renderPlanChanges(changes.planChanges, indent),
     ...(changes.cardChanges.length ? [`${indent}card:`, ...renderCardChanges(changes.cardChanges, `${indent}  `)] : []),
     ...changes.signatureChanges.map((c) => `${indent}signature (${c.snapshot}): ${renderSignature(c.old)} → ${renderSignature(c.new)}`),
-    ...Object.entries(changes.planChanges).flatMap(([skill, list]) =>
-      list.map((c) => `${indent}plan ${kleur.bold(skill)} › ${c.field}: ${kleur.red(value(c.old))} → ${kleur.green(value(c.new))}`),
-    ),
   ];
+}
+
+/** A plan in one line: `url (binding version, delivery, accepts …)`. */
+function planLine(plan: Plan): string {
+  return `${plan.url} (${plan.protocolBinding} ${plan.protocolVersion}, ${plan.delivery}, accepts ${plan.acceptedOutputModes.join(', ')})`;
+}
+
+/** Per skill the plan fields that change (`plan skill › field: old → new`, lists as members); a skill locked or no longer locked as `+`/`- plan skill: …`. */
+export function renderPlanChanges(planChanges: EntryChanges['planChanges'], indent = '    '): string[] {
+  return Object.entries(planChanges).flatMap(([skill, list]) =>
+    list.flatMap((c) => {
+      if (c.field === 'plan' && c.old === undefined) return [`${indent}${kleur.green('+')} plan ${kleur.bold(skill)}: ${planLine(c.new as Plan)}`];
+      if (c.field === 'plan' && c.new === undefined) return [`${indent}${kleur.red('-')} plan ${kleur.bold(skill)}: ${planLine(c.old as Plan)}`];
+      return renderValueChange(`plan ${kleur.bold(skill)} › ${c.field}`, c.old, c.new, indent);
+    }),
+  );
 }
 
 /** Why one agent could not be (re-)resolved by lock, add, update or outdated. */

@@ -1,7 +1,9 @@
 /** The output of `a2a lock`, `a2a update` and `a2a add`: what happened to each agent and to the files. */
+import { basename } from 'node:path';
 import kleur from 'kleur';
 import type { LockData, LockedAgent } from '../../commands/lock.js';
 import { documentOf, renderEntryChanges, renderSyncFailure, type CommandRenderer } from './common.js';
+import { agentBody, countsLine, diffMarkdown } from './diff.js';
 
 function mark(action: LockedAgent['action']): string {
   return action === 'added' ? kleur.green('+') : action === 'removed' ? kleur.red('-') : action === 'updated' || action === 'renamed' ? kleur.yellow('~') : ' ';
@@ -10,7 +12,8 @@ function mark(action: LockedAgent['action']): string {
 /**
  * `a2a lock`, `a2a update`, `a2a add`: the document is `{"ok", "written", "agents"}`; the lines are
  * each failure and `<lockfile> not written`, or each agent that changed (or was named to update) with
- * what changed and `wrote <lockfile>` / `<lockfile> is up to date`; then, for add, the manifest's fate.
+ * what changed (the change view of `a2a diff`: plan fields, card, signatures, risks), the count
+ * line and `wrote <lockfile>` / `<lockfile> is up to date`; then, for add, the manifest's fate.
  */
 export const lockRenderer: CommandRenderer<LockData> = {
   json: documentOf,
@@ -26,8 +29,13 @@ export const lockRenderer: CommandRenderer<LockData> = {
           const what = agent.action === 'renamed' ? `renamed ${agent.from} → ${agent.name}` : `${agent.name} ${agent.action}`;
           lines.push(`${mark(agent.action)} ${what}${agent.entry ? ` (${agent.entry.resolved}, version ${agent.entry.version})` : ''}`);
         }
-        if (agent.changes) lines.push(...renderEntryChanges(agent.changes));
+        // The change view of what was written (plans, card, signatures, settings, risks), as a2a diff shows it.
+        const reviewed = human.review?.agents.find((a) => a.name === agent.name && a.verdict !== 'unchanged');
+        if (reviewed && agent.action !== 'added' && agent.action !== 'removed') lines.push(...agentBody(reviewed));
+        else if (agent.changes) lines.push(...renderEntryChanges(agent.changes));
+        else if (reviewed) lines.push(...agentBody(reviewed).filter((l) => !/^\s*[+-] plan /.test(l)));
       }
+      if (human.review) lines.push(countsLine(human.review.counts));
       lines.push(data.written ? `wrote ${human.lockfile}` : `${human.lockfile} is up to date`);
     }
     if (human.manifest) {
@@ -35,5 +43,18 @@ export const lockRenderer: CommandRenderer<LockData> = {
       lines.push(outcome === 'written' ? `wrote ${path}` : outcome === 'up-to-date' ? `${path} is up to date` : `${path} not written`);
     }
     return lines;
+  },
+};
+
+/**
+ * `a2a update --format markdown`: a pull request body, the markdown view of `a2a diff` for what was
+ * written (every agent and skill changed, with its risks); the failures as text when nothing was.
+ */
+export const lockMarkdownRenderer: CommandRenderer<LockData> = {
+  json: documentOf,
+  text: (data) => {
+    if (!data.ok) return lockRenderer.text(data);
+    const review = data.human.review ?? { agents: [], counts: { changed: 0, added: 0, removed: 0, renamed: 0, unchanged: 0, high: 0, medium: 0, low: 0, info: 0, better: 0 } };
+    return diffMarkdown(review.agents, review.counts, `a2a update: ${basename(data.human.lockfile)}${data.written ? '' : ' is up to date'}`).replace(/\n$/, '').split('\n');
   },
 };

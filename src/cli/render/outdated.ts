@@ -1,4 +1,4 @@
-/** The output of `a2a outdated` (`a2a diff`): what `a2a update` would change, agent by agent. */
+/** The output of `a2a outdated`: what `a2a update` would change, agent by agent. */
 import kleur from 'kleur';
 import type { OutdatedAgent, OutdatedData } from '../../commands/outdated.js';
 import { documentOf, renderEntryChanges, renderSyncFailure, type CommandRenderer } from './common.js';

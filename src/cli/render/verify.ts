@@ -1,10 +1,11 @@
 /** The output of `a2a verify` and `a2a install`: one report per agent and a summary line; verify's GitHub annotations. */
 import { isAbsolute, relative, sep } from 'node:path';
 import kleur from 'kleur';
-import type { InstallData, VerifyData } from '../../commands/verify.js';
+import type { InstallData, ReportDocument, VerifyData } from '../../commands/verify.js';
 import { ExitCode } from '../../errors.js';
 import { verifyAnnotations } from '../github.js';
-import { documentOf, renderReport, type CommandRenderer } from './common.js';
+import { escapeMarkdown } from '../step-summary.js';
+import { documentOf, renderReport, show, type CommandRenderer } from './common.js';
 
 function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? '' : 's'}`;
@@ -21,9 +22,12 @@ export const verifyRenderer: CommandRenderer<VerifyData> = {
   text: (data) => {
     const { exitCode, offline, strict } = data.human;
     const count = Object.keys(data.agents).length;
+    const unchecked = Object.values(data.agents).filter((r) => r.status === 'unchecked').length;
     return [
       ...Object.entries(data.agents).flatMap(([name, report]) => renderReport(name, report, { strict })),
-      exitCode === ExitCode.Ok ? kleur.green(`verified ${plural(count, 'agent')}${offline ? ' (offline)' : ''}`) : kleur.red(`verify failed (exit ${exitCode})`),
+      exitCode === ExitCode.Ok
+        ? kleur.green(`verified ${plural(count, 'agent')}${offline ? ' (offline)' : ''}${unchecked ? `, ${unchecked} unchecked` : ''}${baseNote(data.base)}`)
+        : kleur.red(`verify failed (exit ${exitCode})${baseNote(data.base)}`),
     ];
   },
   annotations: (data, where) => {
@@ -33,6 +37,68 @@ export const verifyRenderer: CommandRenderer<VerifyData> = {
     return verifyAnnotations(file.split(sep).join('/'), data.agents);
   },
 };
+
+/** ` (credentials only along the routes of base abc1234)`, or nothing without a base. */
+function baseNote(base: VerifyData['base']): string {
+  if (!base) return '';
+  if (base.status === 'unreadable') return ' (base unreadable: no credential sent)';
+  return ` (credentials only along the routes of base ${base.rev.slice(0, 12)})`;
+}
+
+/** What the status column of the job summary says. */
+const STATUS_CELL: Record<ReportDocument['status'], string> = {
+  ok: '✅ ok',
+  changed: '⚠️ changed',
+  unchecked: '⚠️ unchecked',
+  drift: '❌ drift',
+  'out-of-date': '❌ out of date',
+  error: '❌ error',
+};
+
+/** One agent's detail cell: what was found, in one line (plain text, escaped by the caller). */
+function detailOf(r: ReportDocument): string {
+  switch (r.status) {
+    case 'ok':
+      return r.unchecked ? `${r.reason ?? 'unchecked'}: ${r.unchecked}` : '';
+    case 'changed':
+      return `${r.change ?? 'card'} card change, plans unchanged${r.unchecked ? `; ${r.unchecked}` : ''}`;
+    case 'unchecked':
+      return [`${r.reason}: ${r.unchecked}`, ...(r.routes ?? []).map((x) => `credential withheld: ${x.scheme} to ${x.origin}`)].join('; ');
+    case 'drift':
+      return [
+        ...(r.drift ?? []).map((d) => (d.refusal ? `${d.skill}: refused (${d.refusal.code})` : `${d.skill} › ${d.field}: ${show(d.locked)} → ${show(d.fresh)}`)),
+        ...(r.signatureDrift ?? []).map((x) => `signature (${x.snapshot}): ${x.locked.status} → ${x.fresh.status}`),
+      ].join('; ');
+    case 'out-of-date':
+      return (r.reasons ?? []).join('; ');
+    case 'error':
+      return r.error ? `${r.error.code}: ${r.error.message}` : '';
+  }
+}
+
+/**
+ * The job summary of a verify run (GitHub's `GITHUB_STEP_SUMMARY`): a heading with the outcome, the
+ * counts by status, the base credentials were gated by, and a table `Agent | Status | Detail`.
+ * Every text from a card, an agent or a file is {@link escapeMarkdown}; `data` is taken as the
+ * command returned it.
+ */
+export function verifySummary(data: VerifyData): string {
+  const { exitCode, offline, strict } = data.human;
+  const reports = Object.entries(data.agents);
+  const counts = (Object.keys(STATUS_CELL) as Array<ReportDocument['status']>)
+    .map((status) => [status, reports.filter(([, r]) => r.status === status).length] as const)
+    .filter(([, n]) => n > 0)
+    .map(([status, n]) => `${n} ${status}`);
+  const outcome = exitCode === ExitCode.Ok ? `✅ verified ${plural(reports.length, 'agent')}` : `❌ verify failed (exit ${exitCode})`;
+  const lines = [`### a2a verify: ${outcome}${offline ? ' (offline)' : ''}${strict ? ' (--strict)' : ''}`, '', counts.join(' · ') || 'no agents', ''];
+  if (data.base?.status === 'read') lines.push(`Credentials were sent only along the routes the lockfile of base ${escapeMarkdown(data.base.rev.slice(0, 12))} (${escapeMarkdown(data.base.source)}) had.`, '');
+  if (data.base?.status === 'unreadable') lines.push(`**No credential was sent**: ${escapeMarkdown(data.base.reason)}. To check with credentials, ${escapeMarkdown(data.base.hint)}.`, '');
+  if (reports.length) {
+    lines.push('| Agent | Status | Detail |', '|---|---|---|');
+    for (const [name, r] of reports) lines.push(`| ${escapeMarkdown(name)} | ${STATUS_CELL[r.status]} | ${escapeMarkdown(detailOf(r))} |`);
+  }
+  return `${lines.join('\n')}\n`;
+}
 
 /** `a2a install`: the document is `{"ok", "credentialsUnset", "agents"}`; the lines are each agent's report, then `installed N agents (M skills) from <lockfile>` or `install failed (exit N)`. */
 export const installRenderer: CommandRenderer<InstallData> = {

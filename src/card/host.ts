@@ -1,0 +1,218 @@
+/**
+ * Hosts as a reader should see them: loopback and unspecified addresses, the ASCII (punycode) and
+ * Unicode forms of an internationalised name, and labels that mix scripts (a Cyrillic `а` in a
+ * Latin name). Pure: the global WHATWG `URL` (which applies IDNA and gives the punycode form) and
+ * string tests; no Node module.
+ */
+
+/**
+ * The host of a URL string or a scheme-less `host:port` (gRPC), as written: no userinfo, no port,
+ * IPv6 brackets kept. Undefined when none can be read.
+ */
+export function rawHost(location: string): string | undefined {
+  const m = /^(?:[A-Za-z][A-Za-z0-9+.-]*:\/\/)?(?:[^@/?#]*@)?(\[[^\]/?#]*\]|[^:/?#\s]+)/.exec(location.trim());
+  return m?.[1] || undefined;
+}
+
+/**
+ * The host in its ASCII form as a URL parser sends it (punycode labels, lower case, IPv4 dotted,
+ * IPv6 compressed in brackets), or undefined when it is not a valid host.
+ */
+export function asciiHost(host: string): string | undefined {
+  try {
+    return new URL(`http://${host}/`).hostname;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `host` without IPv6 brackets or a trailing root dot, lower case. */
+function bare(host: string): string {
+  return host.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+}
+
+/**
+ * True for a loopback host: `localhost` and `*.localhost`, 127.0.0.0/8, `::1` and IPv4-mapped
+ * `::ffff:127.x.x.x` (in any spelling a URL parser accepts: `[0:0::1]`, `0x7f.1`). The ASCII form of
+ * a URL's `hostname` is expected; anything else is parsed first.
+ */
+export function isLoopbackHost(host: string): boolean {
+  const h = bare(asciiHost(host) ?? host);
+  if (h === 'localhost' || h.endsWith('.localhost')) return true;
+  if (h === '::1') return true;
+  if (/^::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}$/.test(h)) return true;
+  const v4 = h.startsWith('::ffff:') ? h.slice(7) : h;
+  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v4);
+}
+
+/**
+ * True for an address no client can reach as a server: the unspecified `0.0.0.0` (and all of
+ * 0.0.0.0/8, "this network"), `::` (and its IPv4-mapped form) and the broadcast 255.255.255.255.
+ * A server that binds `0.0.0.0` and advertises it in its card is the usual cause.
+ */
+export function isUnspecifiedHost(host: string): boolean {
+  const h = bare(asciiHost(host) ?? host);
+  if (h === '::' || /^::ffff:0{1,4}:[0-9a-f]{1,4}$/.test(h) || h === '::ffff:0.0.0.0') return true;
+  return /^0\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h) || h === '255.255.255.255';
+}
+
+/** True for a URL string (or `host:port`) whose host is loopback ({@link isLoopbackHost}). */
+export function isLoopbackUrl(location: string): boolean {
+  const host = rawHost(location);
+  return host !== undefined && isLoopbackHost(host);
+}
+
+/**
+ * True for a plain-http URL (`http:`, or gRPC's `grpc:` plaintext scheme) to a host that is not
+ * loopback: a request there crosses the network in cleartext.
+ */
+export function isCleartextOffLoopback(location: string): boolean {
+  return /^(http|grpc):\/\//i.test(location.trim()) && !isLoopbackUrl(location);
+}
+
+/** The two forms of an internationalised host: what a reader sees and what is sent (punycode). */
+export interface HostForms {
+  /** The Unicode form (punycode labels decoded). */
+  unicode: string;
+  /** The ASCII form a URL parser sends (`xn--` labels). */
+  ascii: string;
+}
+
+/**
+ * The Unicode and ASCII forms of `host` when it has a non-ASCII or punycode (`xn--`) label;
+ * undefined for a plain ASCII host or one that is not a valid host.
+ */
+export function internationalHost(host: string): HostForms | undefined {
+  const ascii = asciiHost(host);
+  if (ascii === undefined) return undefined;
+  const labels = ascii.split('.');
+  if (!labels.some((l) => l.startsWith('xn--'))) return undefined;
+  const decoded = labels.map((l) => (l.startsWith('xn--') ? punycodeDecode(l.slice(4)) : l));
+  if (decoded.some((l) => l === undefined)) return undefined;
+  return { unicode: decoded.join('.'), ascii };
+}
+
+/** `bücher.example (xn--bcher-kva.example)` for an internationalised host, else the host as given. */
+export function showHost(host: string): string {
+  const forms = internationalHost(host);
+  return forms ? `${forms.unicode} (${forms.ascii})` : host;
+}
+
+/**
+ * The letter scripts readers tell apart by sight. Han, Hiragana and Katakana mix in Japanese names
+ * (and Han and Hangul in Korean ones), so they count as one group.
+ */
+const SCRIPTS: ReadonlyArray<[string, RegExp]> = [
+  ['Latin', /\p{Script=Latin}/u],
+  ['Cyrillic', /\p{Script=Cyrillic}/u],
+  ['Greek', /\p{Script=Greek}/u],
+  ['Armenian', /\p{Script=Armenian}/u],
+  ['Georgian', /\p{Script=Georgian}/u],
+  ['Hebrew', /\p{Script=Hebrew}/u],
+  ['Arabic', /\p{Script=Arabic}/u],
+  ['Cherokee', /\p{Script=Cherokee}/u],
+  ['CJK', /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u],
+];
+
+/** The scripts (see {@link SCRIPTS}) of the letters of `label`, in first-seen order. */
+function scriptsOf(label: string): string[] {
+  const found: string[] = [];
+  for (const ch of label) {
+    const script = SCRIPTS.find(([, re]) => re.test(ch))?.[0];
+    if (script && !found.includes(script)) found.push(script);
+  }
+  return found;
+}
+
+/**
+ * The labels of `host` (Unicode form) whose letters come from more than one script, each with
+ * its scripts: `[{label: "pаypal", scripts: ["Latin", "Cyrillic"]}]` for a Cyrillic `а`. Empty for
+ * a single-script host.
+ */
+export function mixedScriptLabels(host: string): Array<{ label: string; scripts: string[] }> {
+  const unicode = internationalHost(host)?.unicode ?? host;
+  return unicode
+    .split('.')
+    .map((label) => ({ label, scripts: scriptsOf(label) }))
+    .filter((l) => l.scripts.length > 1);
+}
+
+/**
+ * Decode one punycode label body (RFC 3492, the part after `xn--`); undefined when it is not valid
+ * punycode. Bounded: a label is at most 63 characters.
+ */
+export function punycodeDecode(input: string): string | undefined {
+  const BASE = 36, TMIN = 1, TMAX = 26, SKEW = 38, DAMP = 700;
+  if (input.length > 63) return undefined;
+  const adapt = (delta: number, points: number, first: boolean): number => {
+    delta = first ? Math.floor(delta / DAMP) : Math.floor(delta / 2);
+    delta += Math.floor(delta / points);
+    let k = 0;
+    while (delta > ((BASE - TMIN) * TMAX) >> 1) {
+      delta = Math.floor(delta / (BASE - TMIN));
+      k += BASE;
+    }
+    return k + Math.floor(((BASE - TMIN + 1) * delta) / (delta + SKEW));
+  };
+  const digit = (c: number): number => (c >= 48 && c <= 57 ? c - 22 : c >= 65 && c <= 90 ? c - 65 : c >= 97 && c <= 122 ? c - 97 : BASE);
+  const end = input.lastIndexOf('-');
+  const output: number[] = [];
+  for (let j = 0; j < Math.max(end, 0); j++) {
+    const c = input.charCodeAt(j);
+    if (c >= 0x80) return undefined;
+    output.push(c);
+  }
+  let n = 0x80, i = 0, bias = 72;
+  for (let at = end > 0 ? end + 1 : 0; at < input.length; ) {
+    const old = i;
+    for (let w = 1, k = BASE; ; k += BASE) {
+      if (at >= input.length) return undefined;
+      const d = digit(input.charCodeAt(at++));
+      if (d >= BASE) return undefined;
+      i += d * w;
+      const t = k <= bias ? TMIN : k >= bias + TMAX ? TMAX : k - bias;
+      if (d < t) break;
+      w *= BASE - t;
+      if (i > 0x10ffff * 64 || w > 0x10ffff * 64) return undefined;
+    }
+    bias = adapt(i - old, output.length + 1, old === 0);
+    n += Math.floor(i / (output.length + 1));
+    i %= output.length + 1;
+    if (n > 0x10ffff) return undefined;
+    output.splice(i++, 0, n);
+  }
+  return String.fromCodePoint(...output);
+}
+
+/**
+ * `interface-other-origin` warnings: each interface whose origin (scheme, host, port; for gRPC's
+ * `host:port` the host alone) differs from the card URL's. Such a card is fine (an API gateway, a
+ * separate gRPC port), but a reader should know where the calls and the credential go. Empty for a
+ * card read from a file (`cardUrl` undefined).
+ */
+export function otherOriginWarnings(
+  interfaces: ReadonlyArray<{ url: string; protocolBinding: string }>,
+  cardUrl: string | undefined,
+): Array<{ code: string; message: string }> {
+  if (cardUrl === undefined || !URL.canParse(cardUrl)) return [];
+  const card = new URL(cardUrl);
+  const out: Array<{ code: string; message: string }> = [];
+  for (const i of interfaces) {
+    const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(i.url);
+    const grpcHostOnly = i.protocolBinding === 'GRPC' && (!scheme || /^grpcs?:/i.test(i.url));
+    let same: boolean;
+    if (grpcHostOnly) {
+      const host = rawHost(i.url);
+      same = host !== undefined && asciiHost(host) === card.hostname;
+    } else {
+      same = URL.canParse(i.url) && new URL(i.url).origin === card.origin;
+    }
+    if (same) continue;
+    const host = rawHost(i.url);
+    out.push({
+      code: 'interface-other-origin',
+      message: `${i.protocolBinding} interface ${i.url} is on another ${grpcHostOnly ? 'host' : 'origin'} (${host !== undefined ? showHost(host) : i.url}) than the card (${card.origin}): calls and their credential go there`,
+    });
+  }
+  return out;
+}

@@ -1,0 +1,228 @@
+/**
+ * The change view of two lockfiles (`a2a diff`; `a2a update` and `a2a lock` show what they wrote
+ * with it): text for a terminal, markdown for a pull request comment or a job summary, JSON. One
+ * block per agent (verdict, plan fields per skill, card changes, signatures, settings, risks,
+ * improvements), unchanged agents folded, and one count line.
+ */
+import { isAbsolute, relative, sep } from 'node:path';
+import kleur from 'kleur';
+import { diffAgents, type DiffData } from '../../commands/diff.js';
+import type { AgentDiff, DiffCounts, Risk, RiskLevel } from '../../lock/risk.js';
+import { diffAnnotations } from '../github.js';
+import { documentOf, renderCardChanges, renderPlanChanges, renderSignature, renderValueChange, type CommandRenderer } from './common.js';
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}
+
+/** `2 changed, 1 added, 0 removed · 2 high, 1 medium · 1 better` (renamed and low counted when any; `no risk` when none). */
+export function countsLine(c: DiffCounts): string {
+  const agents = [`${c.changed} changed`, `${c.added} added`, `${c.removed} removed`, ...(c.renamed ? [`${c.renamed} renamed`] : [])].join(', ');
+  const levels = (['high', 'medium', 'low'] as const).filter((l) => c[l] > 0).map((l) => `${c[l]} ${l}`);
+  return [agents, levels.length ? levels.join(', ') : 'no risk', ...(c.better ? [`${c.better} better`] : [])].join(' · ');
+}
+
+function paintLevel(level: RiskLevel, text: string): string {
+  return level === 'high' ? kleur.red(text) : level === 'medium' ? kleur.yellow(text) : level === 'low' ? kleur.cyan(text) : kleur.dim(text);
+}
+
+function versionText(a: AgentDiff): string {
+  const { old, new: now } = a.version;
+  if (old !== undefined && now !== undefined) return old === now ? `version ${now}` : `version ${old} → ${now}`;
+  return `version ${now ?? old}`;
+}
+
+/** The agent's first line: `+ name (card, version)`, `- name`, `~ name (version a → b)`, `~ renamed a → b`; with its highest risk level. */
+export function agentHeadline(a: AgentDiff): string {
+  const level = a.level && a.level !== 'info' ? ` · ${paintLevel(a.level, a.level)}` : '';
+  switch (a.verdict) {
+    case 'added':
+      return `${kleur.green('+')} ${kleur.bold(a.name)} (${a.card}, ${versionText(a)})${level}`;
+    case 'removed':
+      return `${kleur.red('-')} ${kleur.bold(a.name)} (was ${a.card}, ${versionText(a)})${level}`;
+    case 'renamed':
+      return `${kleur.yellow('~')} renamed ${kleur.bold(a.from ?? '?')} → ${kleur.bold(a.name)} (${versionText(a)})${level}`;
+    case 'changed':
+      return `${kleur.yellow('~')} ${kleur.bold(a.name)} (${versionText(a)})${level}`;
+    case 'unchanged':
+      return `  ${a.name} (${versionText(a)})`;
+  }
+}
+
+function riskLine(r: Risk, indent: string): string {
+  return `${indent}${paintLevel(r.level, `${r.level} ${r.code}`)}: ${r.message}`;
+}
+
+/**
+ * An agent's changes under its headline: per skill the plan fields (`old → new`, lists as members
+ * removed and added), then the card changes, the signatures, the locked settings, then each risk
+ * (`high new-credential-destination: …`) and improvement (`better signature-verified: …`).
+ */
+export function agentBody(a: AgentDiff, indent = '    '): string[] {
+  const c = a.changes;
+  return [
+    ...renderPlanChanges(c.planChanges, indent),
+    ...(c.cardChanges.length ? [`${indent}card:`, ...renderCardChanges(c.cardChanges, `${indent}  `)] : []),
+    ...c.signatureChanges.map((s) => `${indent}signature (${s.snapshot}): ${renderSignature(s.old)} → ${renderSignature(s.new)}`),
+    ...a.settingsChanges.flatMap((s) => renderValueChange(`settings › ${s.field}`, s.old, s.new, indent)),
+    ...a.risks.filter((r) => r.level !== 'info' || r.code === 'descriptive').map((r) => riskLine(r, indent)),
+    ...a.better.map((b) => `${indent}${kleur.green(`better ${b.code}`)}: ${b.message}`),
+  ];
+}
+
+/** The whole text view: each changed agent, the unchanged ones folded into one line, and the count line. */
+export function diffLines(agents: readonly AgentDiff[], counts: DiffCounts): string[] {
+  const lines: string[] = [];
+  for (const a of agents) if (a.verdict !== 'unchanged') lines.push(agentHeadline(a), ...agentBody(a));
+  const same = agents.filter((a) => a.verdict === 'unchanged').map((a) => a.name);
+  if (same.length) lines.push(kleur.dim(`  ${plural(same.length, 'agent')} unchanged: ${same.slice(0, 10).join(', ')}${same.length > 10 ? `, … and ${same.length - 10} more` : ''}`));
+  lines.push(countsLine(counts));
+  return lines;
+}
+
+/** The first line of the markdown view (a workflow finds and updates its one comment by it). */
+export const MARKDOWN_MARKER = '<!-- a2a-lock-diff -->';
+/** Most characters of the markdown view (GitHub's comment limit is 65,536). */
+export const MARKDOWN_LIMIT = 60_000;
+
+/** Text made inert in a markdown table cell or summary: HTML and markdown punctuation escaped, one line. */
+export function markdownText(text: string): string {
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/[\\`*_[\]|#~!]/g, (c) => `\\${c}`)
+    .replace(/\s+/g, ' ');
+}
+
+function changeLabel(a: AgentDiff): string {
+  return a.verdict === 'renamed' ? `renamed from ${markdownText(a.from ?? '?')}` : a.verdict;
+}
+
+function cardVersionCell(a: AgentDiff): string {
+  const { old, new: now } = a.version;
+  return markdownText(old !== undefined && now !== undefined && old !== now ? `${old} → ${now}` : (now ?? old ?? ''));
+}
+
+function planImpactCell(a: AgentDiff): string {
+  const parts = Object.entries(a.changes.planChanges).map(([skill, list]) => {
+    if (list.length === 1 && list[0]!.field === 'plan') return `${list[0]!.old === undefined ? '+' : '−'}${skill}`;
+    return `${skill}: ${list.map((c) => c.field).join(', ')}`;
+  });
+  return parts.length ? markdownText(parts.join('; ')) : '—';
+}
+
+function signatureCell(a: AgentDiff): string {
+  const { old, new: now } = a.signature;
+  return markdownText(old !== undefined && now !== undefined && old !== now ? `${old} → ${now}` : (now ?? old ?? ''));
+}
+
+function riskCell(a: AgentDiff): string {
+  const weighed = a.risks.filter((r) => r.level !== 'info');
+  if (!weighed.length) return a.better.length ? 'better' : '—';
+  const codes = [...new Set(weighed.filter((r) => r.level === a.level).map((r) => r.code))];
+  return `**${a.level}**: ${codes.join(', ')}${a.better.length ? ' (and better)' : ''}`;
+}
+
+/** A fence longer than any run of backticks in `text`. */
+function fenceFor(text: string): string {
+  const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  return '`'.repeat(Math.max(3, longest + 1));
+}
+
+/**
+ * The markdown view: {@link MARKDOWN_MARKER}, the count line, a table `Agent | Change | Card
+ * version | Plan impact | Signature | Risk` (changed agents), the unchanged ones in one line, then
+ * one `<details>` per changed agent with its text view; past {@link MARKDOWN_LIMIT} characters the
+ * rest is cut with a note. `title` is a line under the counts (what was compared).
+ */
+export function diffMarkdown(agents: readonly AgentDiff[], counts: DiffCounts, title?: string): string {
+  const wasEnabled = kleur.enabled;
+  kleur.enabled = false;
+  try {
+    const changed = agents.filter((a) => a.verdict !== 'unchanged');
+    const head = [MARKDOWN_MARKER, `**${countsLine(counts)}**`, ...(title ? ['', markdownText(title)] : []), ''];
+    const notes: string[] = [];
+    if (changed.length === 0) head.push('No agent changed.', '');
+    else {
+      head.push('| Agent | Change | Card version | Plan impact | Signature | Risk |', '|---|---|---|---|---|---|');
+      let size = head.join('\n').length;
+      let rows = 0;
+      for (const a of changed) {
+        const row = `| ${markdownText(a.name)} | ${changeLabel(a)} | ${cardVersionCell(a)} | ${planImpactCell(a)} | ${signatureCell(a)} | ${riskCell(a)} |`;
+        if (size + row.length + 1 > MARKDOWN_LIMIT / 2) break;
+        head.push(row);
+        size += row.length + 1;
+        rows++;
+      }
+      if (rows < changed.length) notes.push(`_${plural(changed.length - rows, 'more agent')} changed, not in the table (the comment's size limit); run \`a2a diff\` to see all._`);
+      head.push('');
+    }
+    const same = agents.filter((a) => a.verdict === 'unchanged').length;
+    if (same) head.push(`${plural(same, 'agent')} unchanged.`, '');
+    const out = [...head];
+    let size = out.join('\n').length + notes.join('\n').length;
+    let cut = 0;
+    for (const a of changed) {
+      const body = [agentHeadline(a), ...agentBody(a)].join('\n');
+      const fence = fenceFor(body);
+      const block = [`<details><summary>${markdownText(a.name)}: ${changeLabel(a)}${a.level && a.level !== 'info' ? ` · ${a.level}` : ''}</summary>`, '', fence, body, fence, '', '</details>', ''];
+      const length = block.join('\n').length + 1;
+      if (cut > 0 || size + length > MARKDOWN_LIMIT - 400) {
+        cut++;
+        continue;
+      }
+      out.push(...block);
+      size += length;
+    }
+    if (cut) notes.push(`_The details of ${plural(cut, 'agent')} are cut to stay under GitHub's comment limit; run \`a2a diff\` locally to see them._`);
+    return `${[...out, ...notes].join('\n').trimEnd()}\n`;
+  } finally {
+    kleur.enabled = wasEnabled;
+  }
+}
+
+function sideText(side: DiffData['base']): string {
+  const what = side.kind === 'worktree' ? 'working tree' : side.label;
+  return side.found ? what : `${what} (no lockfile)`;
+}
+
+/** What the two sides were, for the markdown title. */
+export function diffTitle(data: Pick<DiffData, 'base' | 'head'>): string {
+  return `a2a.lock.json: ${sideText(data.base)} → ${sideText(data.head)}`;
+}
+
+/** The lockfile relative to the repository (`GITHUB_WORKSPACE`), else to the working directory. */
+function annotationFile(lockfile: string, where: { cwd: string; env: NodeJS.ProcessEnv }): string {
+  const inWorkspace = where.env.GITHUB_WORKSPACE ? relative(where.env.GITHUB_WORKSPACE, lockfile) : '';
+  const file = inWorkspace && !inWorkspace.startsWith('..') && !isAbsolute(inWorkspace) ? inWorkspace : relative(where.cwd, lockfile);
+  return file.split(sep).join('/');
+}
+
+const annotations: CommandRenderer<DiffData>['annotations'] = (data, where) => diffAnnotations(annotationFile(data.human.lockfile, where), diffAgents(data), data.human.lines);
+
+/**
+ * `a2a diff` (text): the document is `{"ok", "base", "head", "failOn"?, "counts", "agents"}`; the
+ * lines are {@link diffLines}, then, when `--fail-on` failed, which level failed it.
+ */
+export const diffRenderer: CommandRenderer<DiffData> = {
+  json: documentOf,
+  text: (data) => [
+    kleur.dim(diffTitle(data)),
+    ...diffLines(diffAgents(data), data.counts),
+    ...(data.ok ? [] : [kleur.red(`a2a diff failed: a change at or above --fail-on ${data.failOn} (exit 1)`)]),
+  ],
+  annotations,
+};
+
+/**
+ * `a2a diff --format markdown`: {@link diffMarkdown}, for a pull request comment. Its annotations
+ * ({@link diffStderrAnnotations}) go to stderr, so that stdout is the comment alone.
+ */
+export const diffMarkdownRenderer: CommandRenderer<DiffData> = {
+  json: documentOf,
+  text: (data) => diffMarkdown(diffAgents(data), data.counts, diffTitle(data)).replace(/\n$/, '').split('\n'),
+};
+
+/** The annotations of a diff, for the CLI to print on stderr (markdown output). */
+export const diffStderrAnnotations = (data: DiffData, where: { cwd: string; env: NodeJS.ProcessEnv }): string[] => annotations!(data, where);

@@ -1,0 +1,41 @@
+/**
+ * GitHub Actions job summaries: a command's markdown report appended to the file
+ * `GITHUB_STEP_SUMMARY` names (GitHub renders it on the run's page), and the escaping that keeps
+ * text from a card or an agent inert there.
+ */
+import { appendFileSync } from 'node:fs';
+import { escapeUntrusted } from './render/common.js';
+
+/**
+ * Text from a card, an agent or a file as inert markdown for one table cell or line: control and
+ * bidi characters shown as `\u` escapes ({@link escapeUntrusted}, so no newline can end a cell or
+ * forge a line), `&`, `<` and `>` as HTML entities (no tag, no comment), `@` as an entity (no
+ * mention), and every other markdown punctuation backslash-escaped (no emphasis, link, image,
+ * code span, heading, or `|` ending a table cell).
+ */
+export function escapeMarkdown(text: string): string {
+  return escapeUntrusted(text)
+    .replace(/[\\`*_{}[\]()#+\-.!|~:]/g, (c) => `\\${c}`)
+    .replace(/[&<>@]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '@': '&#64;' })[c]!);
+}
+
+/** Where {@link appendStepSummary} writes and complains. */
+export interface SummaryTarget {
+  env: Readonly<Record<string, string | undefined>>;
+  stderr(text: string): void;
+}
+
+/**
+ * Append `markdown` (and a blank line) to the file `GITHUB_STEP_SUMMARY` names; nothing when it is
+ * unset or empty. A file that cannot be written is a warning on stderr, never a failure of the
+ * command.
+ */
+export function appendStepSummary(target: SummaryTarget, markdown: string): void {
+  const file = target.env.GITHUB_STEP_SUMMARY;
+  if (!file) return;
+  try {
+    appendFileSync(file, `${markdown.endsWith('\n') ? markdown : `${markdown}\n`}\n`, 'utf8');
+  } catch (error) {
+    target.stderr(`warning step-summary-failed: GITHUB_STEP_SUMMARY (${escapeUntrusted(file)}) could not be written: ${escapeUntrusted((error as Error).message)}\n`);
+  }
+}

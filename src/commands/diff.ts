@@ -1,0 +1,158 @@
+/**
+ * `a2a diff [<base>] [<head>]`: review what changed between two lockfiles, agent by agent, with a
+ * risk code and level per change ({@link diffLockfiles}). Each side is a file path when one exists
+ * there, else a git revision (the lockfile read with `git show <rev>:<path>`). Defaults: base = the
+ * pull request's base when CI names one ({@link ciBase}), else `HEAD`; head = the lockfile in the
+ * working tree. A side without a lockfile: every agent added (or removed). `--git-external`: the
+ * seven arguments git passes an external diff driver. Never writes, never fetches.
+ */
+import { resolve } from 'node:path';
+import { ExitCode, UsageError } from '../errors.js';
+import { readTextIfExists } from '../fs/atomic-write.js';
+import { ciBase, gitRoot, readAtRevision } from '../fs/git.js';
+import { parseLockfile } from '../lock/format.js';
+import { diffLockfiles, failsOn, type AgentDiff, type DiffCounts, type RiskLevel } from '../lock/risk.js';
+import type { Lockfile } from '../lock/schema.js';
+import { paths, type CommandResult, type GlobalOptions } from './context.js';
+
+/** `--fail-on` thresholds. */
+export const FAIL_ON = ['high', 'medium', 'low', 'any'] as const;
+export type FailOn = (typeof FAIL_ON)[number];
+
+/** Where one side of the diff was read. */
+export interface DiffSide {
+  /** `revision`: git show; `file`: a path; `worktree`: the lockfile in the working tree; `git-external`: a file git handed over. */
+  kind: 'revision' | 'file' | 'worktree' | 'git-external';
+  /** The revision or the path, as given (or the lockfile's path). */
+  label: string;
+  /** Whether a lockfile was there (none: every agent added or removed). */
+  found: boolean;
+}
+
+/** One agent of the `--json` document: {@link AgentDiff} without its name (the key). */
+export type DiffAgentDocument = Omit<AgentDiff, 'name'>;
+
+/** The agents of a diff's data, in order, each with its name (what the renderers take). */
+export function diffAgents(data: Pick<DiffData, 'agents' | 'human'>): AgentDiff[] {
+  return data.human.names.map((name) => ({ name, ...data.agents[name]! }));
+}
+
+/**
+ * The answer of `a2a diff`. The `--json` document is `{"ok", "base", "head", "failOn"?, "counts",
+ * "agents": {name: DiffAgentDocument}}` (plus `warnings`); `ok` is false when `--fail-on` failed.
+ * `human` holds the agents' names in order, the head lockfile's path and each head agent's line in it (for
+ * annotations).
+ */
+export interface DiffData {
+  ok: boolean;
+  base: DiffSide;
+  head: DiffSide;
+  failOn?: FailOn;
+  counts: DiffCounts;
+  agents: Record<string, DiffAgentDocument>;
+  human: { names: string[]; lockfile: string; lines: Record<string, number> };
+}
+
+/** The arguments of `a2a diff`. */
+export interface DiffArgs {
+  base?: string;
+  head?: string;
+  failOn?: FailOn;
+  /** The arguments git gives an external diff driver: path old-file old-hex old-mode new-file new-hex new-mode. */
+  gitExternal?: string[];
+}
+
+/** The 1-based line of each agent's key under `"agents"` in a lockfile as written (2-space indent). */
+export function agentLines(text: string | undefined, names: readonly string[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  if (text === undefined) return out;
+  const lines = text.split('\n');
+  const start = lines.findIndex((l) => l === '  "agents": {');
+  if (start < 0) return out;
+  const wanted = new Map(names.map((n) => [`    ${JSON.stringify(n)}: {`, n]));
+  for (let i = start + 1; i < lines.length && !lines[i]!.startsWith('  }'); i++) {
+    const name = wanted.get(lines[i]!);
+    if (name !== undefined) out[name] = i + 1;
+  }
+  return out;
+}
+
+interface ReadSide {
+  side: DiffSide;
+  text?: string | undefined;
+}
+
+/** A side named on the command line: a file when one exists at the path, else a revision of `lockfile`. */
+async function readNamed(cwd: string, spec: string, lockfile: string): Promise<ReadSide> {
+  const file = resolve(cwd, spec);
+  let text: string | undefined;
+  try {
+    text = await readTextIfExists(file, 'lockfile-invalid');
+  } catch {
+    text = undefined; // a folder, or unreadable: not a lockfile path; try it as a revision
+  }
+  if (text !== undefined) return { side: { kind: 'file', label: spec, found: true }, text };
+  const atRev = await readAtRevision(spec, lockfile);
+  return { side: { kind: 'revision', label: spec, found: atRev !== undefined }, text: atRev };
+}
+
+function parseSide(read: ReadSide): Lockfile | undefined {
+  return read.text === undefined ? undefined : parseLockfile(read.text, read.side.kind === 'revision' ? `${read.side.label}:a2a.lock.json` : read.side.label);
+}
+
+/**
+ * `a2a diff`: the review of head against base; exit 1 when `failOn` is set and a change at or above
+ * it exists, else 0.
+ * @throws UsageError a revision that is not a commit, outside git without a base path, a CI base that
+ *   is not in this clone; InvalidInputError `lockfile-invalid` for a side that is not a valid lockfile
+ */
+export async function runDiff(options: GlobalOptions, args: DiffArgs): Promise<CommandResult<DiffData>> {
+  let base: ReadSide;
+  let head: ReadSide;
+  let lockfile: string;
+  if (args.gitExternal) {
+    const g = args.gitExternal;
+    if (g.length === 1) throw new UsageError(`${g[0]} is unmerged (git passes one argument for a conflicted path)`, { hint: 'resolve the lockfile with a2a lock, then diff again' });
+    if (g.length !== 7) throw new UsageError(`--git-external takes the 7 arguments git passes an external diff (path old-file old-hex old-mode new-file new-hex new-mode); got ${g.length}`);
+    const [path, oldFile, , , newFile] = g as [string, string, string, string, string];
+    const read = async (file: string, label: string): Promise<ReadSide> => {
+      const text = file === '/dev/null' ? undefined : await readTextIfExists(resolve(options.cwd, file), 'lockfile-invalid');
+      return { side: { kind: 'git-external', label, found: text !== undefined }, text };
+    };
+    lockfile = resolve(options.cwd, path);
+    base = await read(oldFile, `a/${path}`);
+    head = await read(newFile, `b/${path}`);
+  } else {
+    lockfile = paths(options).lockfile;
+    if (args.head !== undefined) head = await readNamed(options.cwd, args.head, lockfile);
+    else head = { side: { kind: 'worktree', label: lockfile, found: false }, text: await readTextIfExists(lockfile, 'lockfile-invalid') };
+    head.side.found = head.text !== undefined;
+    if (args.base !== undefined) base = await readNamed(options.cwd, args.base, lockfile);
+    else {
+      const root = await gitRoot(options.cwd);
+      if (root === undefined) throw new UsageError(`${options.cwd} is not inside a git repository: name the base lockfile (a2a diff <base-file> [<head-file>])`);
+      const ci = await ciBase(root, options.env);
+      if (ci.kind === 'unreadable') throw new UsageError(ci.reason, { hint: ci.hint });
+      const rev = ci.kind === 'base' ? ci.rev : 'HEAD';
+      const text = await readAtRevision(rev, lockfile);
+      base = { side: { kind: 'revision', label: rev, found: text !== undefined }, text };
+    }
+  }
+  const diff = diffLockfiles(parseSide(base), parseSide(head));
+  const failed = args.failOn !== undefined && failsOn(diff, args.failOn as RiskLevel | 'any');
+  const agents: Record<string, DiffAgentDocument> = {};
+  for (const { name, ...rest } of diff.agents) agents[name] = rest;
+  return {
+    exitCode: failed ? ExitCode.Drift : ExitCode.Ok,
+    data: {
+      ok: !failed,
+      base: base.side,
+      head: head.side,
+      ...(args.failOn !== undefined ? { failOn: args.failOn } : {}),
+      counts: diff.counts,
+      agents,
+      human: { names: diff.agents.map((a) => a.name), lockfile, lines: agentLines(head.text, diff.agents.map((a) => a.name)) },
+    },
+    warnings: [],
+  };
+}

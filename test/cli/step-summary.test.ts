@@ -1,0 +1,86 @@
+/** The job summary of verify (GITHUB_STEP_SUMMARY): its markdown, the escaping of untrusted text, and the append. */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { verifySummary } from '../../src/cli/render/verify.js';
+import { appendStepSummary, escapeMarkdown } from '../../src/cli/step-summary.js';
+import type { VerifyData } from '../../src/commands/verify.js';
+import { ExitCode } from '../../src/errors.js';
+
+describe('escapeMarkdown', () => {
+  it('leaves nothing a card wrote able to become HTML, a link, a mention, a table cell break or a new line', () => {
+    const hostile = '<img src=x onerror=alert(1)> | [click](https://evil.example) **bold** `code` @octocat\n| forged | row |\u202e&amp;';
+    const out = escapeMarkdown(hostile);
+    expect(out).not.toMatch(/<|>|\n|\u202e/);
+    expect(out).not.toMatch(/(^|[^\\])[|[\]()*`]/);
+    expect(out).not.toContain('@');
+    expect(out).toContain('&lt;img src=x onerror=alert\\(1\\)&gt;');
+    expect(out).toContain('\\\\u000a');
+    expect(out).toContain('&amp;amp;');
+    expect(escapeMarkdown('plain words')).toBe('plain words');
+  });
+});
+
+describe('verifySummary', () => {
+  const data: VerifyData = {
+    ok: true,
+    base: { status: 'read', rev: '0123456789abcdef0123', source: 'GITHUB_BASE_REF', lockfile: 'present' },
+    agents: {
+      research: { status: 'ok', exitCode: ExitCode.Ok },
+      evil: {
+        status: 'unchecked',
+        exitCode: ExitCode.Ok,
+        reason: 'credential-route-new',
+        unchecked: 'checked with credentials after this change is merged; review it in a2a diff',
+        routes: [{ origin: 'https://evil.example.net', scheme: 'bearer' }],
+      },
+      moved: { status: 'drift', exitCode: ExitCode.Drift, drift: [{ skill: 'market-size', field: 'url', locked: 'https://a.example/x', fresh: 'https://b.example/<y>|' }] },
+    },
+    human: { exitCode: ExitCode.Drift, offline: false, strict: false, lockfile: '/repo/a2a.lock.json' },
+  };
+
+  it('a heading, counts, the base and a table, untrusted text escaped', () => {
+    expect(verifySummary(data)).toBe(
+      [
+        '### a2a verify: ❌ verify failed (exit 1)',
+        '',
+        '1 ok · 1 unchecked · 1 drift',
+        '',
+        'Credentials were sent only along the routes the lockfile of base 0123456789ab (GITHUB\\_BASE\\_REF) had.',
+        '',
+        '| Agent | Status | Detail |',
+        '|---|---|---|',
+        '| research | ✅ ok |  |',
+        '| evil | ⚠️ unchecked | credential\\-route\\-new\\: checked with credentials after this change is merged; review it in a2a diff; credential withheld\\: bearer to https\\://evil\\.example\\.net |',
+        '| moved | ❌ drift | market\\-size › url\\: "https\\://a\\.example/x" → "https\\://b\\.example/&lt;y&gt;\\|" |',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('an unreadable base says no credential was sent and how to fetch it', () => {
+    const unreadable: VerifyData = { ...data, base: { status: 'unreadable', source: 'GITHUB_BASE_REF', reason: "the pull request's base (origin/main) is not in this clone", hint: 'actions/checkout with `fetch-depth: 0`' } };
+    expect(verifySummary(unreadable)).toContain("**No credential was sent**: the pull request's base \\(origin/main\\) is not in this clone. To check with credentials, actions/checkout with \\`fetch\\-depth\\: 0\\`.");
+  });
+});
+
+describe('appendStepSummary', () => {
+  it('appends to the file GITHUB_STEP_SUMMARY names, nothing without it, and a warning when it cannot be written', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'a2a-summary-'));
+    try {
+      const file = join(dir, 'summary.md');
+      const errors: string[] = [];
+      const target = (env: Record<string, string>) => ({ env, stderr: (t: string) => void errors.push(t) });
+      appendStepSummary(target({ GITHUB_STEP_SUMMARY: file }), '# one');
+      appendStepSummary(target({ GITHUB_STEP_SUMMARY: file }), '# two\n');
+      appendStepSummary(target({}), '# never');
+      expect(readFileSync(file, 'utf8')).toBe('# one\n\n# two\n\n');
+      appendStepSummary(target({ GITHUB_STEP_SUMMARY: join(dir, 'no', 'such', 'dir.md') }), '# lost');
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toMatch(/^warning step-summary-failed: GITHUB_STEP_SUMMARY \(.*\) could not be written/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

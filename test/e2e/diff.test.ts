@@ -1,0 +1,205 @@
+/**
+ * `a2a diff` through the built CLI in a real git repository: HEAD (or the pull request base CI
+ * names) → the working tree, revisions and file paths as sides, a side without a lockfile, the
+ * three formats, --fail-on, the GitHub job summary and annotations, and git's external diff driver
+ * (`.gitattributes` + `diff.a2a-lock.command`) through a real `git diff`, `git show` and `git log -p`.
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { closeFetcher } from '../../src/index.js';
+import { BIN, jsonOf, manifest, oneJsonDocument, research, resources, runCli, sampleCard, show } from './helpers.js';
+
+const IDENTITY = { GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' };
+
+function git(dir: string, ...args: string[]): string {
+  return execFileSync('git', args, { cwd: dir, encoding: 'utf8', env: { ...process.env, ...IDENTITY, GIT_CONFIG_NOSYSTEM: '1', NO_COLOR: '1' } });
+}
+
+/** A project locked against a real SDK agent and committed; then the agent stops offering application/json and `a2a update` takes it. */
+async function reviewedProject(onTestFinished: (fn: () => void | Promise<void>) => void) {
+  const res = resources(onTestFinished);
+  onTestFinished(() => closeFetcher());
+  const agent = await res.sampleAgent();
+  const dir = await res.dir(manifest({ research: research(agent.origin) }));
+  git(dir, 'init', '-q', '-b', 'main');
+  expect((await runCli(['lock'], { cwd: dir })).code).toBe(0);
+  git(dir, 'add', '.');
+  git(dir, 'commit', '-q', '-m', 'lock');
+  const card = sampleCard(agent.origin, { version: '2.5.0' });
+  card.skills[0]!.outputModes = ['application/pdf', 'text/plain'];
+  agent.setCard(card);
+  const update = await runCli(['update', 'research'], { cwd: dir });
+  expect(update.code, show(update)).toBe(0);
+  return { dir, agent };
+}
+
+describe.concurrent('a2a diff', () => {
+  it('HEAD → working tree: one block per agent, plan fields as set members, risks, the count line; exit 0 (or 1 with --fail-on)', async ({ onTestFinished }) => {
+    const { dir } = await reviewedProject(onTestFinished);
+    const cli = (args: string[], env: Record<string, string> = {}) => runCli(args, { cwd: dir, env });
+    const [text, json, formatJson, failMedium, failHigh, explicit] = await Promise.all([
+      cli(['diff']),
+      cli(['diff', '--json']),
+      cli(['diff', '--format', 'json']),
+      cli(['diff', '--fail-on', 'medium']),
+      cli(['diff', '--fail-on', 'high']),
+      cli(['diff', 'HEAD', 'a2a.lock.json']),
+    ]);
+    expect(text.code, show(text)).toBe(0);
+    expect(text.stdout).toContain('a2a.lock.json: HEAD → working tree');
+    expect(text.stdout).toContain('~ research (version 2.4.0 → 2.5.0) · medium');
+    expect(text.stdout).toContain('    plan market-size › acceptedOutputModes:\n      - application/json\n      + text/plain');
+    expect(text.stdout).toContain('      - $.skills["market-size"].outputModes: "application/json" structural');
+    expect(text.stdout).toContain('medium output-modes-changed: plan market-size accepted output modes: - application/json, + text/plain');
+    expect(text.stdout.trimEnd().split('\n').at(-1)).toBe('1 changed, 0 added, 0 removed · 1 medium, 1 low');
+    expect(text.stdout).not.toMatch(/outputModes\[\d\]/);
+
+    const doc = oneJsonDocument(json);
+    expect(json.code).toBe(0);
+    expect(doc).toMatchObject({ ok: true, base: { kind: 'revision', label: 'HEAD', found: true }, head: { kind: 'worktree', found: true }, counts: { changed: 1, added: 0, removed: 0, medium: 1 } });
+    expect(doc.agents.research).toMatchObject({ verdict: 'changed', version: { old: '2.4.0', new: '2.5.0' }, level: 'medium' });
+    expect(doc.agents.research.risks).toContainEqual({ code: 'output-modes-changed', level: 'medium', message: 'plan market-size accepted output modes: - application/json, + text/plain', skill: 'market-size' });
+    expect(doc.agents.research.changes.planChanges['market-size']).toEqual([{ field: 'acceptedOutputModes', old: ['application/json'], new: ['text/plain'] }]);
+    expect(jsonOf(formatJson)).toEqual(doc);
+
+    expect(failMedium.code, show(failMedium)).toBe(1);
+    expect(failMedium.stdout).toContain('a2a diff failed: a change at or above --fail-on medium (exit 1)');
+    expect(failHigh.code, show(failHigh)).toBe(0);
+    expect(explicit.code, show(explicit)).toBe(0);
+    expect(explicit.stdout).toContain('~ research (version 2.4.0 → 2.5.0) · medium');
+  });
+
+  it('sides as files or revisions; a side without a lockfile is all added; bad sides are usage errors (exit 2)', async ({ onTestFinished }) => {
+    const { dir } = await reviewedProject(onTestFinished);
+    writeFileSync(join(dir, 'base.lock.json'), git(dir, 'show', 'HEAD:a2a.lock.json'));
+    git(dir, 'commit', '-q', '-am', 'update');
+    const [files, revisions, none, bogus, tooMany] = await Promise.all([
+      runCli(['diff', 'base.lock.json', 'a2a.lock.json', '--json'], { cwd: dir }),
+      runCli(['diff', 'HEAD~1', 'HEAD', '--json'], { cwd: dir }),
+      runCli(['diff', 'no-such-file.json'], { cwd: dir }),
+      runCli(['diff', 'HEAD', 'also-missing'], { cwd: dir }),
+      runCli(['diff', 'a', 'b', 'c'], { cwd: dir }),
+    ]);
+    expect(files.code, show(files)).toBe(0);
+    expect(jsonOf(files)).toMatchObject({ base: { kind: 'file', label: 'base.lock.json' }, head: { kind: 'file' }, counts: { changed: 1 } });
+    expect(jsonOf(revisions)).toMatchObject({ base: { kind: 'revision', label: 'HEAD~1' }, head: { kind: 'revision', label: 'HEAD' }, counts: { changed: 1 } });
+    expect(jsonOf(revisions).agents).toEqual(jsonOf(files).agents);
+    // Card text reaches the terminal inert: control and bidi characters escaped, in text and markdown.
+    const hostile = JSON.parse(readFileSync(join(dir, 'a2a.lock.json'), 'utf8'));
+    hostile.agents.research.snapshot.description = 'evil \u001b[2J\u001b]0;title\u0007 \u202e reversed';
+    writeFileSync(join(dir, 'hostile.lock.json'), `${JSON.stringify(hostile, null, 2)}\n`);
+    const [plainText, markdown] = await Promise.all([
+      runCli(['diff', 'a2a.lock.json', 'hostile.lock.json'], { cwd: dir }),
+      runCli(['diff', 'a2a.lock.json', 'hostile.lock.json', '--format', 'markdown'], { cwd: dir }),
+    ]);
+    for (const r of [plainText, markdown]) {
+      expect(r.code, show(r)).toBe(0);
+      expect(r.stdout).toMatch(/evil \\+u001b\[2J\\+u001b\]0;title\\+u0007 \\+u202e reversed/);
+      expect(r.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u202e]/);
+    }
+    expect(none.code, show(none)).toBe(2);
+    expect(none.stderr).toContain('"no-such-file.json" is not a git revision');
+    expect(bogus.code).toBe(2);
+    expect(tooMany.code).toBe(2);
+    expect(tooMany.stderr).toContain('at most two sides');
+
+    // A commit before the lockfile existed: every agent added.
+    const empty = await resources(onTestFinished).dir();
+    git(empty, 'init', '-q', '-b', 'main');
+    writeFileSync(join(empty, 'README'), 'x\n');
+    git(empty, 'add', '.');
+    git(empty, 'commit', '-q', '-m', 'first');
+    writeFileSync(join(empty, 'a2a.lock.json'), readFileSync(join(dir, 'a2a.lock.json')));
+    const added = await runCli(['diff', '--lockfile', 'a2a.lock.json'], { cwd: empty });
+    expect(added.code, show(added)).toBe(0);
+    expect(added.stdout).toContain('a2a.lock.json: HEAD (no lockfile) → working tree');
+    expect(added.stdout).toMatch(/^\+ research \(http:\/\/127\.0\.0\.1:\d+, version 2\.5\.0\) · high$/m);
+    expect(added.stdout).toMatch(/high new-credential-destination: new agent sends bearer → http:\/\/127\.0\.0\.1:\d+ \(plan market-size\)/);
+    expect(added.stdout).toContain('0 changed, 1 added, 0 removed');
+  });
+
+  it('in CI: the pull request base (GITHUB_BASE_REF), the markdown job summary, annotations at the agent line; an unreadable base is exit 2 with the fetch hint', async ({ onTestFinished }) => {
+    const { dir } = await reviewedProject(onTestFinished);
+    const base = git(dir, 'rev-parse', 'HEAD').trim();
+    git(dir, 'update-ref', 'refs/remotes/origin/main', base);
+    git(dir, 'checkout', '-q', '-b', 'feature');
+    git(dir, 'commit', '-q', '-am', 'update research');
+    const summary = join(dir, 'summary.md');
+    writeFileSync(summary, '# earlier step\n');
+    const env = { GITHUB_ACTIONS: 'true', GITHUB_BASE_REF: 'main', GITHUB_STEP_SUMMARY: summary, GITHUB_WORKSPACE: dir };
+    const r = await runCli(['diff'], { cwd: dir, env });
+    expect(r.code, show(r)).toBe(0);
+    expect(r.stdout).toContain(`a2a.lock.json: ${base} → working tree`);
+    const line = readFileSync(join(dir, 'a2a.lock.json'), 'utf8').split('\n').indexOf('    "research": {') + 1;
+    expect(line).toBeGreaterThan(1);
+    expect(r.stdout.split('\n')).toContain(
+      `::warning file=a2a.lock.json,line=${line},title=research%3A output-modes-changed::plan market-size accepted output modes: - application/json, + text/plain; review it in a2a diff`,
+    );
+    const written = readFileSync(summary, 'utf8');
+    expect(written.startsWith('# earlier step\n<!-- a2a-lock-diff -->\n**1 changed, 0 added, 0 removed · 1 medium, 1 low**')).toBe(true);
+    expect(written).toContain('| Agent | Change | Card version | Plan impact | Signature | Risk |');
+    expect(written).toContain('| research | changed | 2.4.0 → 2.5.0 | market-size: acceptedOutputModes | absent | **medium**: output-modes-changed |');
+
+    const md = await runCli(['diff', '--format', 'markdown'], { cwd: dir, env: { GITHUB_ACTIONS: 'true', GITHUB_BASE_REF: 'main' } });
+    // stdout is the comment alone; the annotation goes to stderr.
+    expect(md.stdout.split('\n')[0]).toBe('<!-- a2a-lock-diff -->');
+    expect(md.stdout).not.toContain('::warning');
+    expect(md.stderr).toContain(`::warning file=a2a.lock.json,line=${line},title=research%3A output-modes-changed::`);
+    expect(md.stdout).toContain('<details><summary>research: changed · medium</summary>');
+
+    const unreadable = await runCli(['diff'], { cwd: dir, env: { GITHUB_ACTIONS: 'true', GITHUB_BASE_REF: 'release' } });
+    expect(unreadable.code, show(unreadable)).toBe(2);
+    expect(unreadable.stderr).toContain("the pull request's base (origin/release) is not in this clone");
+    expect(unreadable.stderr).toContain('fetch-depth: 0');
+  });
+
+  it("git's external diff driver: git diff, git show and git log -p print the change view for the lockfile", async ({ onTestFinished }) => {
+    const { dir } = await reviewedProject(onTestFinished);
+    writeFileSync(join(dir, '.gitattributes'), 'a2a.lock.json diff=a2a-lock\n');
+    git(dir, 'config', 'diff.a2a-lock.command', `"${process.execPath}" "${BIN}" diff --git-external`);
+    const diff = git(dir, 'diff', '--', 'a2a.lock.json');
+    expect(diff).toContain('a2a.lock.json: a/a2a.lock.json → b/a2a.lock.json');
+    expect(diff).toContain('~ research (version 2.4.0 → 2.5.0) · medium');
+    expect(diff).toContain('      - application/json\n      + text/plain');
+    expect(diff).not.toContain('"snapshot"'); // not the raw JSON
+    git(dir, 'add', '.');
+    git(dir, 'commit', '-q', '-m', 'update');
+    expect(git(dir, 'show', '--ext-diff', 'HEAD', '--', 'a2a.lock.json')).toContain('1 changed, 0 added, 0 removed · 1 medium, 1 low');
+    const log = git(dir, 'log', '-p', '--ext-diff', '--', 'a2a.lock.json');
+    expect(log).toContain('1 changed, 0 added, 0 removed · 1 medium, 1 low'); // the update
+    expect(log).toMatch(/\+ research \(http:\/\/127\.0\.0\.1:\d+, version 2\.4\.0\)/); // the first lock: no old side (/dev/null)
+    // The driver takes exactly git's 7 arguments.
+    const [unmerged, wrong] = await Promise.all([
+      runCli(['diff', '--git-external', 'a2a.lock.json'], { cwd: dir }),
+      runCli(['diff', '--git-external', 'a2a.lock.json', 'x', 'y'], { cwd: dir }),
+    ]);
+    expect(unmerged.code).toBe(2);
+    expect(unmerged.stderr).toContain('a2a.lock.json is unmerged');
+    expect(unmerged.stderr).toContain('hint: resolve the lockfile with a2a lock');
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain('the 7 arguments git passes');
+  });
+
+  it('a2a update --format markdown: a pull request body listing every agent and skill it changed', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    onTestFinished(() => closeFetcher());
+    const agent = await res.sampleAgent();
+    const dir = await res.dir(manifest({ research: research(agent.origin) }));
+    expect((await runCli(['lock'], { cwd: dir })).code).toBe(0);
+    const card = sampleCard(agent.origin, { version: '2.5.0' });
+    card.skills[0]!.outputModes = ['text/plain'];
+    agent.setCard(card);
+    const r = await runCli(['update', '--format', 'markdown'], { cwd: dir });
+    expect(r.code, show(r)).toBe(0);
+    const lines = r.stdout.split('\n');
+    expect(lines[0]).toBe('<!-- a2a-lock-diff -->');
+    expect(lines[1]).toBe('**1 changed, 0 added, 0 removed · 1 medium, 1 low**');
+    expect(r.stdout).toContain('| research | changed | 2.4.0 → 2.5.0 | market-size: acceptedOutputModes |');
+    expect(r.stdout).toContain('plan market-size › acceptedOutputModes:');
+    expect(r.stdout).not.toMatch(/all locks refreshed/i);
+    const again = await runCli(['update', '--format', 'markdown'], { cwd: dir });
+    expect(again.stdout).toContain('No agent changed.');
+  });
+});

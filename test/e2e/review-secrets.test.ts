@@ -1,0 +1,410 @@
+/**
+ * Issue 13, "CI that sends secrets only where a reviewed lockfile already sent them", end to end:
+ * the built CLI against real `@a2a-js/sdk` servers on 127.0.0.1, in a real git repository in a
+ * temp folder (`main` holds the reviewed base, the working tree the pull request's head).
+ *
+ * The trusted agent serves an extended card to its bearer token; the attacker's server is an SDK
+ * agent too (it records every request's headers, its gate accepts only the attacker's own token).
+ * A pull request that adds an agent at the attacker's server, or re-points one there, naming the
+ * CI's secret in `credentials`, must not receive the secret from `verify`; nor may an edit of the
+ * locked extended snapshot pass as `ok` when CI lacks the secret.
+ */
+import { execFileSync } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { integrityOf } from '../../src/canonical.js';
+import type { StartedAgent } from '../helpers/agents.js';
+import {
+  allOutput,
+  expectSecretContained,
+  jsonOf,
+  lockPath,
+  manifest,
+  readLock,
+  resources,
+  runCli,
+  sampleCard,
+  show,
+  SLOW,
+  writeLockBytes,
+  writeManifest,
+  type CliResult,
+  type ManifestAgent,
+} from './helpers.js';
+
+type Res = ReturnType<typeof resources>;
+type Card = ReturnType<typeof sampleCard>;
+
+/** The CI's secret for the trusted agent. */
+const TOKEN = 'ci-secret-T0ken-5e2a9f71c3';
+/** The attacker's own token (its server's gate accepts it; it locks its agent with it). */
+const ATTACKER = 'attacker-own-t0ken-0b1d';
+const DEEP = {
+  id: 'deep-research',
+  name: 'Deep research',
+  description: 'Long-form research briefs for paying customers.',
+  tags: ['research'],
+  inputModes: ['text/plain'],
+  outputModes: ['application/json', 'text/markdown'],
+};
+
+function publicCard(origin: string): Card {
+  const card = sampleCard(origin);
+  card.capabilities = { ...card.capabilities, extendedAgentCard: true };
+  return card;
+}
+
+function extendedCard(origin: string): Card {
+  const card = publicCard(origin);
+  return { ...card, description: 'Extended: includes the paid skills.', skills: [...card.skills, DEEP] };
+}
+
+/** A real SDK agent with an extended card behind a bearer gate accepting `token`. */
+function extendedAgent(res: Res, token: string): Promise<StartedAgent> {
+  return res.agent({ card: publicCard, bearerToken: token, extendedCard: (o: string) => extendedCard(o) });
+}
+
+function agentEntry(origin: string, skills = ['deep-research']): ManifestAgent {
+  return { card: origin, skills, credentials: { bearer: { env: 'RESEARCH_TOKEN' } } };
+}
+
+/** Requests to the A2A endpoints (the extended card), not the public card. */
+const a2aRequests = (agent: StartedAgent) => agent.requests.filter((r) => r.path.startsWith('/a2a'));
+
+/** `git` in `dir`, with an author, never prompting. */
+function git(dir: string, ...args: string[]): string {
+  return execFileSync('git', args, {
+    cwd: dir,
+    encoding: 'utf8',
+    env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com', GIT_TERMINAL_PROMPT: '0' },
+  }).trim();
+}
+
+/**
+ * A repository whose `main` holds a2a.json and a2a.lock.json locking `research` (the trusted
+ * agent, with its token), on a branch `pr` ready for the pull request's edits; `origin/main` names
+ * the base as a CI checkout with history has it.
+ */
+async function reviewedRepo(res: Res): Promise<{ dir: string; research: StartedAgent }> {
+  const research = await extendedAgent(res, TOKEN);
+  const dir = await res.dir(manifest({ research: agentEntry(research.origin) }));
+  const lock = await runCli(['lock'], { cwd: dir, env: { RESEARCH_TOKEN: TOKEN } });
+  expect(lock.code, show(lock)).toBe(0);
+  git(dir, 'init', '-q', '-b', 'main');
+  git(dir, 'add', 'a2a.json', 'a2a.lock.json');
+  git(dir, 'commit', '-q', '-m', 'reviewed');
+  git(dir, 'update-ref', 'refs/remotes/origin/main', 'main');
+  git(dir, 'checkout', '-q', '-b', 'pr');
+  research.requests.length = 0;
+  return { dir, research };
+}
+
+/** Commit the pull request's edits on `pr`. */
+function commitPr(dir: string): void {
+  git(dir, 'commit', '-q', '-am', 'pull request');
+}
+
+/** The environment of a GitHub Actions pull_request run against `main`, holding the secret. */
+const PR_ENV = { GITHUB_ACTIONS: 'true', GITHUB_BASE_REF: 'main', RESEARCH_TOKEN: TOKEN };
+
+/** No request `agent` received carries an Authorization header, nor the secret anywhere. */
+async function expectNothingSentTo(agent: StartedAgent): Promise<void> {
+  await expectSecretContained(TOKEN, { requests: agent.requests });
+  for (const q of agent.requests) expect(q.headers.authorization, `${q.method} ${q.path}`).toBeUndefined();
+}
+
+/** The secret appears in no output and no file of the run. */
+async function expectTokenNowhere(dir: string, results: CliResult[], files: string[] = []): Promise<void> {
+  await expectSecretContained(TOKEN, { results, files: [lockPath(dir), join(dir, 'a2a.json'), ...files] });
+}
+
+describe.concurrent('verify on a pull request: credentials only where the base lockfile sent them', { timeout: SLOW }, () => {
+  it('(a) a PR adds an agent at the attacker\'s server naming the secret: nothing sent, unchecked credential-route-new, exit 0 (1 with --strict); the trusted agent still checked with its token', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const { dir, research } = await reviewedRepo(res);
+    const evil = await extendedAgent(res, ATTACKER);
+    // The attacker locks its agent on its own machine, with its own token.
+    await writeManifest(dir, manifest({ research: agentEntry(research.origin), evil: agentEntry(evil.origin, ['market-size']) }));
+    const lock = await runCli(['lock'], { cwd: dir, env: { RESEARCH_TOKEN: ATTACKER } });
+    expect(lock.code, show(lock)).toBe(0);
+    expect((await readLock(dir)).agents.evil.extended).toBeDefined();
+    commitPr(dir);
+    evil.requests.length = 0;
+    research.requests.length = 0;
+
+    const summary = join(dir, 'step-summary.md');
+    const [ci, strict, json, explicit] = await Promise.all([
+      runCli(['verify'], { cwd: dir, env: { ...PR_ENV, GITHUB_STEP_SUMMARY: summary } }),
+      runCli(['verify', '--strict'], { cwd: dir, env: PR_ENV }),
+      runCli(['verify', '--json'], { cwd: dir, env: PR_ENV }),
+      // A laptop or another CI: the base named on the command line.
+      runCli(['verify', '--base', 'main'], { cwd: dir, env: { RESEARCH_TOKEN: TOKEN } }),
+    ]);
+    expect(ci.code, show(ci)).toBe(0);
+    expect(ci.stdout).toContain('! evil: unchecked (credential-route-new): checked with credentials after this change is merged; review it in a2a diff');
+    expect(ci.stdout).toContain(`credential withheld: bearer → ${evil.origin}`);
+    expect(ci.stdout).toMatch(/✓ research\n/);
+    expect(ci.stdout).toMatch(/verified 2 agents, 1 unchecked \(credentials only along the routes of base [0-9a-f]{12}\)/);
+    expect(strict.code, show(strict)).toBe(1);
+    expect(strict.stdout).toContain('✗ evil: unchecked (credential-route-new)');
+    expect(strict.stdout).toContain('::error file=a2a.lock.json,title=evil not checked::credential-route-new');
+    expect(explicit.code, show(explicit)).toBe(0);
+    expect(explicit.stdout).toContain('evil: unchecked (credential-route-new)');
+    const doc = jsonOf(json);
+    expect(doc.base).toEqual({ status: 'read', rev: git(dir, 'rev-parse', 'main'), source: 'GITHUB_BASE_REF', lockfile: 'present' });
+    expect(doc.agents.evil).toEqual({
+      status: 'unchecked',
+      exitCode: 0,
+      unchecked: 'checked with credentials after this change is merged; review it in a2a diff',
+      reason: 'credential-route-new',
+      routes: [{ origin: evil.origin, scheme: 'bearer' }],
+    });
+    expect(doc.agents.research).toEqual({ status: 'ok', exitCode: 0 });
+
+    // The attacker's server got its public card asked for, and nothing credentialed.
+    expect(evil.requests.length).toBeGreaterThan(0);
+    expect(a2aRequests(evil)).toEqual([]);
+    await expectNothingSentTo(evil);
+    // The trusted agent got the token along its reviewed route, once per run.
+    const authed = a2aRequests(research).filter((q) => q.headers.authorization === `Bearer ${TOKEN}`);
+    expect(authed).toHaveLength(4);
+    // The job summary: counts and a table, the secret nowhere.
+    const md = await readFile(summary, 'utf8');
+    expect(md).toContain('1 ok · 1 unchecked');
+    expect(md).toContain('| research | ✅ ok |  |');
+    expect(md).toMatch(/\| evil \| ⚠️ unchecked \| credential\\-route\\-new\\: checked with credentials after this change is merged; review it in a2a diff; credential withheld\\: bearer to http\\:\/\/127\\\.0\\\.0\\\.1\\:\d+ \|\n/);
+    await expectTokenNowhere(dir, [ci, strict, json, explicit], [summary]);
+
+    // Control: without the base (--no-base, as before this issue) the secret does go to the attacker.
+    const unguarded = await runCli(['verify', '--no-base'], { cwd: dir, env: PR_ENV });
+    expect(unguarded.code, show(unguarded)).toBe(4); // its gate refuses our token: it saw it
+    expect(a2aRequests(evil).some((q) => q.headers.authorization === `Bearer ${TOKEN}`)).toBe(true);
+  });
+
+  it('(b) a PR re-points an existing agent to a new origin: nothing sent there, unchecked credential-route-new, exit 0 (1 with --strict)', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const { dir, research } = await reviewedRepo(res);
+    const evil = await extendedAgent(res, ATTACKER);
+    const update = await runCli(['update', 'research', '--card', evil.origin], { cwd: dir, env: { RESEARCH_TOKEN: ATTACKER } });
+    expect(update.code, show(update)).toBe(0);
+    expect((await readLock(dir)).agents.research.resolved).toContain(evil.origin);
+    commitPr(dir);
+    evil.requests.length = 0;
+
+    const [ci, strict, json] = await Promise.all([
+      runCli(['verify'], { cwd: dir, env: PR_ENV }),
+      runCli(['verify', '--strict'], { cwd: dir, env: PR_ENV }),
+      runCli(['verify', '--json'], { cwd: dir, env: PR_ENV }),
+    ]);
+    expect(ci.code, show(ci)).toBe(0);
+    expect(ci.stdout).toContain('! research: unchecked (credential-route-new): checked with credentials after this change is merged; review it in a2a diff');
+    expect(strict.code, show(strict)).toBe(1);
+    expect(jsonOf(json).agents.research).toMatchObject({ status: 'unchecked', reason: 'credential-route-new', routes: [{ origin: evil.origin, scheme: 'bearer' }] });
+    // GitLab names the base by its sha.
+    const gitlab = await runCli(['verify', '--json'], { cwd: dir, env: { CI_MERGE_REQUEST_DIFF_BASE_SHA: git(dir, 'rev-parse', 'main'), RESEARCH_TOKEN: TOKEN } });
+    expect(jsonOf(gitlab).base).toMatchObject({ status: 'read', source: 'CI_MERGE_REQUEST_DIFF_BASE_SHA' });
+    expect(jsonOf(gitlab).agents.research).toMatchObject({ status: 'unchecked', reason: 'credential-route-new' });
+    expect(a2aRequests(evil)).toEqual([]);
+    await expectNothingSentTo(evil);
+    // The old origin is not asked at all now.
+    expect(research.requests).toEqual([]);
+    await expectTokenNowhere(dir, [ci, strict, json]);
+  });
+
+  it('a PR keeping the origin but naming another secret variable for the scheme: withheld too', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const { dir, research } = await reviewedRepo(res);
+    await writeManifest(dir, manifest({ research: { ...agentEntry(research.origin), credentials: { bearer: { env: 'OTHER_TOKEN' } } } }));
+    commitPr(dir);
+    const other = 'other-secret-V4lue-99aa';
+    const r = await runCli(['verify', '--json'], { cwd: dir, env: { ...PR_ENV, OTHER_TOKEN: other } });
+    expect(r.code, show(r)).toBe(0);
+    expect(jsonOf(r).agents.research).toMatchObject({ status: 'unchecked', reason: 'credential-route-new' });
+    await expectSecretContained([TOKEN, other], { requests: research.requests, results: [r] });
+    expect(a2aRequests(research)).toEqual([]);
+  });
+
+  it('install on the same pull request: nothing sent to the new agent either', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const { dir, research } = await reviewedRepo(res);
+    const evil = await extendedAgent(res, ATTACKER);
+    await writeManifest(dir, manifest({ research: agentEntry(research.origin), evil: agentEntry(evil.origin, ['market-size']) }));
+    expect((await runCli(['lock'], { cwd: dir, env: { RESEARCH_TOKEN: ATTACKER } })).code).toBe(0);
+    commitPr(dir);
+    evil.requests.length = 0;
+    research.requests.length = 0;
+    const r = await runCli(['install', '--json'], { cwd: dir, env: PR_ENV });
+    expect(r.code, show(r)).toBe(0);
+    const doc = jsonOf(r);
+    expect(doc.base).toMatchObject({ status: 'read', source: 'GITHUB_BASE_REF' });
+    expect(doc.agents.evil).toMatchObject({ status: 'unchecked', reason: 'credential-route-new' });
+    expect(doc.agents.research).toEqual({ status: 'ok', exitCode: 0 });
+    expect(a2aRequests(evil)).toEqual([]);
+    await expectNothingSentTo(evil);
+    expect(a2aRequests(research).filter((q) => q.headers.authorization === `Bearer ${TOKEN}`)).toHaveLength(1);
+    const human = await runCli(['install'], { cwd: dir, env: PR_ENV });
+    expect(human.stdout).toContain('! evil: unchecked (credential-route-new)');
+    await expectTokenNowhere(dir, [r, human]);
+  });
+
+  it('a PR that brings the first lockfile: every agent is new, nothing sent', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const research = await extendedAgent(res, TOKEN);
+    const dir = await res.dir();
+    await writeFile(join(dir, 'README.md'), 'a project\n');
+    git(dir, 'init', '-q', '-b', 'main');
+    git(dir, 'add', 'README.md');
+    git(dir, 'commit', '-q', '-m', 'before a2a');
+    git(dir, 'update-ref', 'refs/remotes/origin/main', 'main');
+    git(dir, 'checkout', '-q', '-b', 'pr');
+    await writeManifest(dir, manifest({ research: agentEntry(research.origin) }));
+    expect((await runCli(['lock'], { cwd: dir, env: { RESEARCH_TOKEN: TOKEN } })).code).toBe(0);
+    git(dir, 'add', 'a2a.json', 'a2a.lock.json');
+    commitPr(dir);
+    research.requests.length = 0;
+    const r = await runCli(['verify', '--json'], { cwd: dir, env: PR_ENV });
+    expect(r.code, show(r)).toBe(0);
+    expect(jsonOf(r).base).toMatchObject({ status: 'read', lockfile: 'absent' });
+    expect(jsonOf(r).agents.research).toMatchObject({ status: 'unchecked', reason: 'credential-route-new' });
+    await expectNothingSentTo(research);
+  });
+
+  it('a base lockfile that does not parse allows no route: nothing sent, and a warning says why', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const { dir, research } = await reviewedRepo(res);
+    const valid = await readFile(lockPath(dir));
+    git(dir, 'checkout', '-q', 'main');
+    await writeLockBytes(dir, '{ "not": "a lockfile" }\n');
+    git(dir, 'commit', '-q', '-am', 'broken on main');
+    git(dir, 'update-ref', 'refs/remotes/origin/main', 'main');
+    // The pull request starts from the broken main and puts a lockfile back.
+    git(dir, 'checkout', '-q', 'pr');
+    git(dir, 'merge', '-q', '--ff-only', 'main');
+    await writeLockBytes(dir, valid);
+    commitPr(dir);
+    const r = await runCli(['verify', '--json'], { cwd: dir, env: PR_ENV });
+    expect(r.code, show(r)).toBe(0);
+    const doc = jsonOf(r);
+    expect(doc.base).toMatchObject({ status: 'read', lockfile: 'invalid' });
+    expect(doc.agents.research).toMatchObject({ status: 'unchecked', reason: 'credential-route-new' });
+    expect(doc.warnings).toEqual(expect.arrayContaining([expect.objectContaining({ code: 'base-lockfile-invalid' })]));
+    await expectNothingSentTo(research);
+  });
+
+  it('(c) a PR edits only the extended snapshot while CI lacks the secret: unchecked extended-changed, never ok; with the secret the edit is found', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const { dir, research } = await reviewedRepo(res);
+    const lock = await readLock(dir);
+    const ext = lock.agents.research.extended;
+    ext.snapshot = { ...ext.snapshot, description: 'edited in the pull request' };
+    ext.integrity = integrityOf(ext.snapshot);
+    await writeLockBytes(dir, `${JSON.stringify(lock, null, 2)}\n`);
+    commitPr(dir);
+    const noSecret = { GITHUB_ACTIONS: 'true', GITHUB_BASE_REF: 'main' };
+
+    const [ci, strict, json, laptop] = await Promise.all([
+      runCli(['verify'], { cwd: dir, env: noSecret }),
+      runCli(['verify', '--strict'], { cwd: dir, env: noSecret }),
+      runCli(['verify', '--json'], { cwd: dir, env: noSecret }),
+      runCli(['verify', '--json'], { cwd: dir, env: {} }),
+    ]);
+    expect(ci.code, show(ci)).toBe(0);
+    expect(ci.stdout).toContain("! research: unchecked (extended-changed): the lockfile's extended card changed since the base and was not checked (RESEARCH_TOKEN unset); review it in a2a diff");
+    expect(strict.code, show(strict)).toBe(1);
+    expect(jsonOf(json).agents.research).toMatchObject({ status: 'unchecked', reason: 'extended-changed', exitCode: 0 });
+    expect(jsonOf(json).agents.research.status).not.toBe('ok');
+    // Without a base nothing says the snapshot moved: as before, ok with the part unchecked.
+    expect(jsonOf(laptop).agents.research).toEqual({ status: 'ok', exitCode: 0, unchecked: 'extended card not checked (RESEARCH_TOKEN unset)', reason: 'credential-unset' });
+
+    // With the secret, along the reviewed route, the extended card is fetched and the edit shows.
+    const withSecret = await runCli(['verify', '--json'], { cwd: dir, env: PR_ENV });
+    const checked = jsonOf(withSecret).agents.research;
+    expect(checked.status, show(withSecret)).toBe('changed');
+    expect(checked.cardChanges).toEqual(expect.arrayContaining([expect.objectContaining({ path: 'extended:$.description', old: 'edited in the pull request' })]));
+    expect(a2aRequests(research).filter((q) => q.headers.authorization === `Bearer ${TOKEN}`)).toHaveLength(1);
+  });
+
+  it('(d) GITHUB_BASE_REF set but origin/<ref> not in the clone: no credential to anyone, unchecked base-unreadable, the fetch-depth hint printed', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const { dir, research } = await reviewedRepo(res);
+    const evil = await extendedAgent(res, ATTACKER);
+    await writeManifest(dir, manifest({ research: agentEntry(research.origin), evil: agentEntry(evil.origin, ['market-size']) }));
+    expect((await runCli(['lock'], { cwd: dir, env: { RESEARCH_TOKEN: ATTACKER } })).code).toBe(0);
+    commitPr(dir);
+    // A shallow checkout of the pull request alone: no origin/main.
+    git(dir, 'update-ref', '-d', 'refs/remotes/origin/main');
+    research.requests.length = 0;
+    evil.requests.length = 0;
+
+    const summary = join(dir, 'step-summary.md');
+    const [ci, strict, json] = await Promise.all([
+      runCli(['verify'], { cwd: dir, env: { ...PR_ENV, GITHUB_STEP_SUMMARY: summary } }),
+      runCli(['verify', '--strict'], { cwd: dir, env: PR_ENV }),
+      runCli(['verify', '--json'], { cwd: dir, env: PR_ENV }),
+    ]);
+    expect(ci.code, show(ci)).toBe(0);
+    for (const name of ['research', 'evil']) {
+      expect(ci.stdout).toContain(`! ${name}: unchecked (base-unreadable): not checked with credentials: the pull request's base is not in this clone, so no credential was sent`);
+    }
+    expect(ci.stderr).toMatch(/warning base-unreadable: the pull request's base \(origin\/main\) is not in this clone.*no credential was sent to any agent; to check with credentials, check out with the base branch: actions\/checkout with `fetch-depth: 0`/);
+    expect(strict.code, show(strict)).toBe(1);
+    const doc = jsonOf(json);
+    expect(doc.base).toMatchObject({ status: 'unreadable', source: 'GITHUB_BASE_REF', hint: expect.stringContaining('fetch-depth: 0') });
+    expect(doc.agents.research).toMatchObject({ status: 'unchecked', reason: 'base-unreadable' });
+    expect(doc.agents.evil).toMatchObject({ status: 'unchecked', reason: 'base-unreadable' });
+    expect(doc.warnings).toEqual(expect.arrayContaining([expect.objectContaining({ code: 'base-unreadable' })]));
+    expect(a2aRequests(research)).toEqual([]);
+    expect(a2aRequests(evil)).toEqual([]);
+    await expectNothingSentTo(research);
+    await expectNothingSentTo(evil);
+    const md = await readFile(summary, 'utf8');
+    expect(md).toContain('**No credential was sent**');
+    expect(md).toContain('fetch\\-depth\\: 0');
+    await expectTokenNowhere(dir, [ci, strict, json], [summary]);
+  });
+
+  it('(e) routes unchanged since the base: the credential is sent along the reviewed route and the agent is ok, as without a base', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const { dir, research } = await reviewedRepo(res);
+    // The pull request touches something else: an agent without credentials.
+    const plain = await res.agent({ card: (o: string) => ({ ...sampleCard(o), securitySchemes: {}, securityRequirements: [] }) });
+    await writeManifest(dir, manifest({ research: agentEntry(research.origin), plain: { card: plain.origin, skills: ['market-size'] } }));
+    expect((await runCli(['lock'], { cwd: dir, env: {} })).code).toBe(0);
+    commitPr(dir);
+    research.requests.length = 0;
+
+    const [ci, strict, json] = await Promise.all([
+      runCli(['verify'], { cwd: dir, env: PR_ENV }),
+      runCli(['verify', '--strict'], { cwd: dir, env: PR_ENV }),
+      runCli(['verify', '--json'], { cwd: dir, env: PR_ENV }),
+    ]);
+    expect(ci.code, show(ci)).toBe(0);
+    expect(ci.stdout).toMatch(/^✓ research\n✓ plain\nverified 2 agents \(credentials only along the routes of base [0-9a-f]{12}\)\n$/);
+    expect(strict.code, show(strict)).toBe(0);
+    expect(jsonOf(json).agents).toEqual({ research: { status: 'ok', exitCode: 0 }, plain: { status: 'ok', exitCode: 0 } });
+    const authed = a2aRequests(research).filter((q) => q.headers.authorization === `Bearer ${TOKEN}`);
+    expect(authed).toHaveLength(3);
+    await expectTokenNowhere(dir, [ci, strict, json]);
+  });
+
+  it('(f) no base (a push to main, a laptop): as before, the credential goes along the locked route; --base names a revision that is not one: usage error', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const { dir, research } = await reviewedRepo(res);
+    const [push, laptop, json, bad] = await Promise.all([
+      runCli(['verify'], { cwd: dir, env: { GITHUB_ACTIONS: 'true', RESEARCH_TOKEN: TOKEN } }),
+      runCli(['verify'], { cwd: dir, env: { RESEARCH_TOKEN: TOKEN } }),
+      runCli(['verify', '--json'], { cwd: dir, env: { RESEARCH_TOKEN: TOKEN } }),
+      runCli(['verify', '--base', 'no-such-branch'], { cwd: dir, env: { RESEARCH_TOKEN: TOKEN } }),
+    ]);
+    expect(push.code, show(push)).toBe(0);
+    expect(push.stdout).toBe('✓ research\nverified 1 agent\n');
+    expect(laptop.stdout).toBe('✓ research\nverified 1 agent\n');
+    expect(jsonOf(json)).toEqual({ ok: true, agents: { research: { status: 'ok', exitCode: 0 } }, warnings: [] });
+    expect(bad.code, show(bad)).toBe(2);
+    expect(bad.stderr).toContain('"no-such-branch" is not a git revision');
+    expect(a2aRequests(research).filter((q) => q.headers.authorization === `Bearer ${TOKEN}`)).toHaveLength(3);
+    await expectTokenNowhere(dir, [push, laptop, json, bad]);
+    expect(allOutput(bad)).not.toContain(TOKEN);
+  });
+});

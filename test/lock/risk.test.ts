@@ -1,0 +1,250 @@
+/**
+ * The review of two lockfiles (lock/risk.ts): one scenario per risk code, the improvements, and the
+ * lockfile-level diff (added, removed, changed, renamed by card, a side without a lockfile).
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { integrityOf } from '../../src/canonical.js';
+import { normalizeCard } from '../../src/card/normalize.js';
+import { negotiateSkills } from '../../src/lock/drift.js';
+import { assessRisks, atOrAbove, diffLockfiles, failsOn, isCleartext, RISK_CODES, type AgentSide, type RiskCode } from '../../src/lock/risk.js';
+import type { LockEntry, Lockfile } from '../../src/lock/schema.js';
+import { DEFAULT_PROFILE, type AgentSettings } from '../../src/manifest/schema.js';
+
+type Json = Record<string, any>;
+const CARD_URL = 'https://research.example.com/.well-known/agent-card.json';
+const WITH_KEY: AgentSettings = { ...DEFAULT_PROFILE, credentials: ['key'] };
+const NO_CREDENTIALS: AgentSettings = { ...DEFAULT_PROFILE, credentials: [] };
+
+/** The worked example card, with an API key scheme required (unless `open`). */
+function raw(patch: (c: Json) => void = () => {}, open = false): Json {
+  const c = JSON.parse(readFileSync(new URL('../fixtures/cards/worked-example.json', import.meta.url), 'utf8')) as Json;
+  if (!open) {
+    c.securitySchemes = { key: { apiKeySecurityScheme: { location: 'header', name: 'X-Key' } } };
+    c.securityRequirements = [{ schemes: { key: { list: [] } } }];
+  }
+  patch(c);
+  return c;
+}
+
+function entryFor(json: Json, settings: AgentSettings = WITH_KEY, skills = ['market-size']): LockEntry {
+  const card = normalizeCard(json, { source: CARD_URL, baseUrl: CARD_URL }).card;
+  const { plans } = negotiateSkills(card, skills, settings);
+  return { card: CARD_URL, resolved: CARD_URL, a2aVersion: '1.0', version: String(json.version), integrity: integrityOf(json), snapshot: json, plans };
+}
+
+function side(entry: LockEntry, settings: AgentSettings = WITH_KEY): AgentSide {
+  return { entry, settings };
+}
+
+/** A copy of `entry` with its market-size plan edited (a pull request that edits the lockfile by hand). */
+function withPlan(entry: LockEntry, edit: (plan: Json) => void): LockEntry {
+  const copy = structuredClone(entry);
+  edit(copy.plans['market-size'] as Json);
+  return copy;
+}
+
+function codes(old: AgentSide | undefined, now: AgentSide | undefined): RiskCode[] {
+  return assessRisks(old, now).risks.map((r) => r.code);
+}
+
+const moveTo = (origin: string) => (c: Json) => {
+  for (const i of c.supportedInterfaces) i.url = i.url.replace('https://research.example.com', origin);
+};
+
+describe('one scenario per risk code', () => {
+  const base = side(entryFor(raw()));
+
+  it('new-credential-destination (high): the credentialed plan moved to another origin; a new agent holding credentials', () => {
+    const moved = side(entryFor(raw(moveTo('https://evil.example.net'))));
+    const { risks, better } = assessRisks(base, moved);
+    const r = risks.find((x) => x.code === 'new-credential-destination');
+    expect(r).toMatchObject({ level: 'high', skill: 'market-size' });
+    expect(r?.message).toContain('key → https://evil.example.net');
+    // Not also "origin-changed": the credential is the point.
+    expect(risks.map((x) => x.code)).not.toContain('origin-changed');
+    expect(better.map((b) => b.code)).toContain('credential-destination-removed');
+    expect(codes(undefined, base)).toEqual(expect.arrayContaining(['agent-added', 'new-credential-destination']));
+    expect(codes(base, base)).not.toContain('new-credential-destination');
+  });
+
+  it('new-credential-destination (high): the extended card route moved, the plans did not', () => {
+    const withExtended = (publicOrigin: string): LockEntry => {
+      const publicCard = raw((c) => {
+        moveTo(publicOrigin)(c);
+        c.capabilities.extendedAgentCard = true;
+      });
+      const extended = raw(); // the extended card, and so the plans, stay at research.example.com
+      const e = entryFor(extended);
+      return { ...e, snapshot: publicCard, integrity: integrityOf(publicCard), extended: { resolved: 'https://research.example.com/a2a/v1', integrity: integrityOf(extended), snapshot: extended } };
+    };
+    const before = side(withExtended('https://research.example.com'));
+    const after = side(withExtended('https://evil.example.net'));
+    const found = assessRisks(before, after).risks.filter((r) => r.code === 'new-credential-destination');
+    expect(found.map((r) => r.message)).toEqual(['now sends key → https://evil.example.net (extended card request)']);
+  });
+
+  it('scheme-redefined (high): the scheme keeps its name, the key moves from a header to the query', () => {
+    const query = side(entryFor(raw((c) => (c.securitySchemes.key = { apiKeySecurityScheme: { location: 'query', name: 'k' } }))));
+    const risks = assessRisks(base, query).risks;
+    expect(risks.find((r) => r.code === 'scheme-redefined')).toMatchObject({ level: 'high', message: 'security scheme key redefined: apiKey in header → apiKey in query' });
+    // The same credential placed differently is a new destination too.
+    expect(risks.map((r) => r.code)).toContain('new-credential-destination');
+  });
+
+  it('cleartext-transport (high): a plan URL or the push endpoint is plain http to a non-loopback host; cleartext gone is better', () => {
+    // A lockfile can hold one only with the agent's allowHttp (recorded in its settings).
+    const HTTP_OK: AgentSettings = { ...WITH_KEY, allowHttp: true };
+    const http = side(entryFor(raw(moveTo('http://research.example.com')), HTTP_OK), HTTP_OK);
+    expect(assessRisks(base, http).risks.find((r) => r.code === 'cleartext-transport')).toMatchObject({ level: 'high', message: expect.stringContaining('http://research.example.com/a2a/v1') });
+    const push = side(base.entry, { ...WITH_KEY, pushEndpoint: 'http://hooks.example.com/a2a' });
+    expect(assessRisks(base, push).risks.find((r) => r.code === 'cleartext-transport')?.message).toBe('push endpoint is plain http to a non-loopback host: http://hooks.example.com/a2a');
+    expect(assessRisks(http, base).better.map((b) => b.code)).toContain('cleartext-gone');
+    expect([isCleartext('http://127.0.0.1:8080/a'), isCleartext('http://localhost/a'), isCleartext('http://[::1]/a'), isCleartext('https://x.example')]).toEqual([false, false, false, false]);
+  });
+
+  it('signature-weakened / signer-changed (high); signature now verified is better', () => {
+    const signed = (thumbprint: string) => side({ ...base.entry, signature: { status: 'verified', kid: 'k', alg: 'ES256', thumbprint } });
+    const absent = side({ ...base.entry, signature: { status: 'absent' } });
+    expect(assessRisks(signed('t1'), absent).risks.find((r) => r.code === 'signature-weakened')).toMatchObject({ level: 'high', message: 'card signature: verified → absent' });
+    expect(assessRisks(signed('t1'), signed('t2')).risks.find((r) => r.code === 'signer-changed')).toMatchObject({ level: 'high', message: 'card signature verified by another key: t1 → t2' });
+    expect(assessRisks(absent, signed('t1')).better).toEqual([{ code: 'signature-verified', message: 'card signature: absent → verified' }]);
+    expect(codes(signed('t1'), signed('t1'))).toEqual([]);
+  });
+
+  it('origin-changed (medium): a plan without credentials goes to another origin', () => {
+    const open = side(entryFor(raw(() => {}, true), NO_CREDENTIALS), NO_CREDENTIALS);
+    const moved = side(entryFor(raw(moveTo('https://elsewhere.example.org'), true), NO_CREDENTIALS), NO_CREDENTIALS);
+    const risks = assessRisks(open, moved).risks;
+    expect(risks.find((r) => r.code === 'origin-changed')).toMatchObject({ level: 'medium', message: 'plan market-size goes to another origin: https://research.example.com → https://elsewhere.example.org' });
+    expect(risks.map((r) => r.code)).not.toContain('new-credential-destination');
+  });
+
+  it('interface-other-origin (info): a plan that now calls another origin than the card\'s is said; one that already did is not said again', () => {
+    const open = side(entryFor(raw(() => {}, true), NO_CREDENTIALS), NO_CREDENTIALS);
+    const moved = side(entryFor(raw(moveTo('https://elsewhere.example.org'), true), NO_CREDENTIALS), NO_CREDENTIALS);
+    expect(assessRisks(open, moved).risks.find((r) => r.code === 'interface-other-origin')).toMatchObject({ level: 'info', message: 'plan market-size goes to https://elsewhere.example.org, another origin than the card\'s (https://research.example.com)' });
+    expect(assessRisks(moved, moved).risks.map((r) => r.code)).not.toContain('interface-other-origin');
+    expect(assessRisks(undefined, moved).risks.map((r) => r.code)).toContain('interface-other-origin');
+    expect(assessRisks(undefined, open).risks.map((r) => r.code)).not.toContain('interface-other-origin');
+  });
+
+  it('scopes-widened (medium): the locked requirement asks for more scopes', () => {
+    const scoped = side(withPlan(base.entry, (p) => (p.security = { key: ['read'] })));
+    const wider = side(withPlan(base.entry, (p) => (p.security = { key: ['read', 'write'] })));
+    expect(assessRisks(scoped, wider).risks.find((r) => r.code === 'scopes-widened')).toMatchObject({ level: 'medium', message: 'plan market-size asks key for more scopes: + write' });
+    expect(codes(wider, scoped)).not.toContain('scopes-widened');
+  });
+
+  it('protocol-downgrade (medium): the plan protocol version went down', () => {
+    const old = side(withPlan(base.entry, (p) => (p.protocolVersion = '0.3')));
+    expect(assessRisks(base, old).risks.find((r) => r.code === 'protocol-downgrade')).toMatchObject({ level: 'medium', message: 'plan market-size protocol version 1.0 → 0.3' });
+    expect(codes(old, base)).not.toContain('protocol-downgrade');
+  });
+
+  it('extension-activated (medium): the client will now send an extension', () => {
+    const ext = side(withPlan(base.entry, (p) => (p.extensions = ['https://example.com/ext/citations/v1'])));
+    expect(assessRisks(base, ext).risks.find((r) => r.code === 'extension-activated')).toMatchObject({ level: 'medium', message: 'plan market-size now sends extension https://example.com/ext/citations/v1' });
+  });
+
+  it('required-extension-added (medium): the card now requires an extension', () => {
+    const required = side(entryFor(raw((c) => (c.capabilities.extensions[0].required = true))));
+    expect(assessRisks(base, required).risks.find((r) => r.code === 'required-extension-added')).toMatchObject({ level: 'medium', message: 'the card now requires extension https://example.com/ext/citations/v1' });
+  });
+
+  it('delivery-changed (medium)', () => {
+    const poll = side(withPlan(base.entry, (p) => (p.delivery = 'poll')));
+    expect(assessRisks(base, poll).risks.find((r) => r.code === 'delivery-changed')).toMatchObject({ level: 'medium', message: 'plan market-size delivery: stream → poll' });
+  });
+
+  it('output-modes-changed (medium): the skill stopped offering application/json', () => {
+    const now = side(entryFor(raw((c) => (c.skills[0].outputModes = ['application/pdf', 'text/plain']))));
+    expect(assessRisks(base, now).risks.find((r) => r.code === 'output-modes-changed')).toMatchObject({ level: 'medium', message: 'plan market-size accepted output modes: - application/json, + text/plain' });
+    const reordered = side(withPlan(base.entry, (p) => (p.acceptedOutputModes = ['text/plain', 'application/json'])));
+    const both = side(withPlan(base.entry, (p) => (p.acceptedOutputModes = ['application/json', 'text/plain'])));
+    expect(assessRisks(both, reordered).risks.find((r) => r.code === 'output-modes-changed')?.message).toBe('plan market-size accepted output modes: reordered');
+  });
+
+  it('card-version-rollback (medium): the card version is lower than at base', () => {
+    const older = side(entryFor(raw((c) => (c.version = '2.3.9'))));
+    expect(assessRisks(base, older).risks.find((r) => r.code === 'card-version-rollback')).toMatchObject({ level: 'medium', message: 'card version went down: 2.4.0 → 2.3.9' });
+    expect(codes(older, base)).not.toContain('card-version-rollback');
+  });
+
+  it('skill-added / skill-removed (low)', () => {
+    const two = side(withPlan(base.entry, () => {}));
+    two.entry.plans['summary'] = structuredClone(two.entry.plans['market-size']!);
+    expect(assessRisks(base, two).risks.find((r) => r.code === 'skill-added')).toMatchObject({ level: 'low', skill: 'summary' });
+    expect(assessRisks(two, base).risks.find((r) => r.code === 'skill-removed')).toMatchObject({ level: 'low', skill: 'summary' });
+  });
+
+  it('fallbacks-changed (low)', () => {
+    const none = side(withPlan(base.entry, (p) => delete p.fallbacks));
+    const some = side(withPlan(base.entry, (p) => (p.fallbacks = { interfaces: [{ url: 'https://research.example.com/a2a/legacy', protocolBinding: 'JSONRPC', protocolVersion: '0.3' }], delivery: [] })));
+    expect(assessRisks(none, some).risks.find((r) => r.code === 'fallbacks-changed')).toMatchObject({ level: 'low' });
+  });
+
+  it('card-structural (low) and descriptive (info)', () => {
+    const structural = side(entryFor(raw((c) => (c.defaultInputModes = ['text/plain']))));
+    expect(codes(base, structural)).toEqual(['card-structural']);
+    const descriptive = side(entryFor(raw((c) => (c.description = 'Now with charts.'))));
+    expect(assessRisks(base, descriptive).risks).toEqual([{ code: 'descriptive', level: 'info', message: '1 descriptive card change' }]);
+  });
+
+  it('agent-removed (info), and its credential destinations removed are better', () => {
+    const { risks, better } = assessRisks(base, undefined);
+    expect(risks).toEqual([{ code: 'agent-removed', level: 'info', message: 'agent removed from the lockfile' }]);
+    expect(better.map((b) => b.code)).toContain('credential-destination-removed');
+  });
+
+  it('every code has one of the four levels', () => {
+    expect(new Set(Object.values(RISK_CODES))).toEqual(new Set(['high', 'medium', 'low', 'info']));
+    expect([atOrAbove('high', 'medium'), atOrAbove('low', 'medium'), atOrAbove('info', 'low'), atOrAbove('info', 'any')]).toEqual([true, false, false, true]);
+  });
+});
+
+function lockfile(agents: Record<string, LockEntry>, settings: AgentSettings = WITH_KEY): Lockfile {
+  return { lockfileVersion: 1, settings: Object.fromEntries(Object.keys(agents).map((n) => [n, settings])), agents };
+}
+
+describe('diffLockfiles', () => {
+  const research = entryFor(raw());
+
+  it('added, removed, changed, unchanged; counts; --fail-on', () => {
+    const other = { ...entryFor(raw()), card: 'https://other.example.com' };
+    const base = lockfile({ research, old: other, same: { ...research, card: 'https://same.example.com' } });
+    const head = lockfile({ research: entryFor(raw(moveTo('https://evil.example.net'))), fresh: { ...research, card: 'https://fresh.example.com' }, same: { ...research, card: 'https://same.example.com' } });
+    const diff = diffLockfiles(base, head);
+    expect(diff.agents.map((a) => [a.name, a.verdict, a.level])).toEqual([
+      ['fresh', 'added', 'high'],
+      ['old', 'removed', 'info'],
+      ['research', 'changed', 'high'],
+      ['same', 'unchanged', undefined],
+    ]);
+    expect(diff.counts).toMatchObject({ changed: 1, added: 1, removed: 1, unchanged: 1, renamed: 0 });
+    expect(diff.counts.high).toBeGreaterThanOrEqual(2);
+    expect([failsOn(diff, 'high'), failsOn(diff, 'any')]).toEqual([true, true]);
+    const quiet = diffLockfiles(base, base);
+    expect([failsOn(quiet, 'low'), failsOn(quiet, 'any')]).toEqual([false, false]);
+  });
+
+  it('renamed when the card URL is the same', () => {
+    const diff = diffLockfiles(lockfile({ research }), lockfile({ 'research-v2': research }));
+    expect(diff.agents).toMatchObject([{ name: 'research-v2', verdict: 'renamed', from: 'research', risks: [] }]);
+    expect(diff.counts).toMatchObject({ changed: 1, renamed: 1, added: 0, removed: 0 });
+  });
+
+  it('a side without a lockfile: every agent added (or removed)', () => {
+    const head = lockfile({ research });
+    expect(diffLockfiles(undefined, head).agents.map((a) => a.verdict)).toEqual(['added']);
+    expect(diffLockfiles(head, undefined).agents.map((a) => a.verdict)).toEqual(['removed']);
+    const added = diffLockfiles(undefined, head).agents[0]!;
+    expect(Object.keys(added.changes.planChanges)).toEqual(['market-size']);
+    expect(added.version).toEqual({ new: '2.4.0' });
+  });
+
+  it('a settings change is a change (a push endpoint at plain http is cleartext)', () => {
+    const diff = diffLockfiles(lockfile({ research }), lockfile({ research }, { ...WITH_KEY, pushEndpoint: 'http://hooks.example.com/a2a' }));
+    expect(diff.agents[0]).toMatchObject({ verdict: 'changed', settingsChanges: [{ field: 'pushEndpoint', old: null, new: 'http://hooks.example.com/a2a' }], level: 'high' });
+  });
+});

@@ -1,0 +1,149 @@
+/**
+ * The runtime's errors and events carry no echo of the credential (issue 15): an agent that
+ * quotes the Authorization header back (raw, percent-encoded and lower-cased, base64) in a
+ * classified A2A error, an unclassified one, or a non-A2A 500 leaves AgentDegradedError (and its
+ * cause), AgentCallError (and its cause) and the `degraded` / `fallback` events without any
+ * spelling of the token.
+ *
+ * The plans are locked against a real @a2a-js/sdk agent; the echoing answers come from node:http
+ * servers the send fetch is pointed at (an HTTP-layer fault: the body an agent answers).
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { inspect } from 'node:util';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SendMessageRequest } from '@a2a-js/sdk';
+import { runLock } from '../../src/commands/lock.js';
+import { AgentCallError, AgentDegradedError, loadLock, type DegradedEvent, type FallbackEvent } from '../../src/runtime/index.js';
+import { sampleCard, startAgent, type StartedAgent } from '../helpers/agents.js';
+import { expectSecretContained } from '../helpers/secrets.js';
+
+/** Characters every encoding changes, mixed case. */
+const TOKEN = 'rt-Secret/Tok+en=9Zq';
+let agent: StartedAgent;
+let dir: string;
+const faults: http.Server[] = [];
+
+/** How the fault agent quotes the Authorization header it got. */
+function echo(req: http.IncomingMessage): string {
+  const auth = String(req.headers.authorization ?? '');
+  const token = auth.replace(/^Bearer\s+/i, '');
+  return `bad credential ${auth} / ${encodeURIComponent(auth).toLowerCase()} / ${token.toUpperCase()} / ${Buffer.from(token).toString('base64')}`;
+}
+
+/** A JSON-RPC agent answering every call with error `code`, its message quoting the credential. */
+function rpcError(code: number): http.RequestListener {
+  return (req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      const id = (() => {
+        try {
+          return JSON.parse(body).id ?? 1;
+        } catch {
+          return 1;
+        }
+      })();
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', id, error: { code, message: echo(req), data: { headers: req.headers } } }));
+    });
+  };
+}
+
+async function fault(handler: http.RequestListener): Promise<string> {
+  const server = http.createServer(handler);
+  faults.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** A send fetch that delivers every request to `origin` instead (same path). */
+function to(origin: string): typeof fetch {
+  return async (input, init) => fetch(`${origin}${new URL(String(input)).pathname}`, init);
+}
+
+const plain = (text: string) => SendMessageRequest.fromJSON({ message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text }] } });
+
+/** Everything a value exposes: inspect at depth, own fields (non-enumerable too), the cause chain. */
+function exposed(value: unknown): string {
+  const parts: string[] = [inspect(value, { depth: 12, showHidden: true })];
+  for (let v = value as { message?: unknown; stack?: unknown; cause?: unknown } | undefined, i = 0; v && i < 6; v = v.cause as typeof v, i++) {
+    parts.push(String(v.message), String(v.stack), JSON.stringify(v, Object.getOwnPropertyNames(v)));
+  }
+  return parts.join('\n');
+}
+
+beforeAll(async () => {
+  agent = await startAgent({ card: (origin) => sampleCard(origin, {}, { legacy: true }), legacyCompat: true, bearerToken: TOKEN });
+  dir = await mkdtemp(join(tmpdir(), 'a2a-redaction-'));
+  const credentials = { bearer: { env: 'RT_TOKEN' } };
+  const manifest = {
+    profile: { bindings: ['JSONRPC'], versions: ['1.0', '0.3'], accepts: ['application/json', 'text/plain'], sends: ['text/plain'], streaming: false },
+    agents: { research: { card: agent.origin, skills: ['market-size'], credentials } },
+  };
+  await writeFile(join(dir, 'a2a.json'), JSON.stringify(manifest));
+  const result = await runLock({ manifest: join(dir, 'a2a.json'), json: true, verbose: false, cwd: dir, env: {} });
+  expect(result.exitCode, JSON.stringify(result.data)).toBe(0);
+});
+
+afterAll(async () => {
+  await agent?.close();
+  for (const s of faults) {
+    s.closeAllConnections();
+    await new Promise((r) => s.close(r));
+  }
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+async function failing(origin: string) {
+  const lock = await loadLock({ lockfile: join(dir, 'a2a.lock.json'), env: { RT_TOKEN: TOKEN }, fetch: to(origin) });
+  const degraded: DegradedEvent[] = [];
+  const fallbacks: FallbackEvent[] = [];
+  lock.on('degraded', (e: DegradedEvent) => degraded.push(e));
+  lock.on('fallback', (e: FallbackEvent) => fallbacks.push(e));
+  const research = lock.agent('research', 'market-size');
+  const client = await research.createClient();
+  const error = await client.sendMessage(plain('hi')).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  return { error, degraded, fallbacks, plan: research.plan };
+}
+
+describe('runtime errors and events carry no echo of the credential', () => {
+  it('UnsupportedOperation quoting the token: AgentDegradedError, its cause and the degraded event are redacted', async () => {
+    const { error, degraded } = await failing(await fault(rpcError(-32004)));
+    expect(error).toBeInstanceOf(AgentDegradedError);
+    expect(degraded).toHaveLength(1);
+    // The cause still says what the agent answered, with the credential masked.
+    expect(String((error as Error & { cause: Error }).cause.message)).toMatch(/\*\*\*/);
+    await expectSecretContained(TOKEN, { texts: { error: exposed(error), 'degraded event': exposed(degraded) } });
+  });
+
+  it('VersionNotSupported quoting the token, then the locked 0.3 fallback too: fallback and degraded events and the error are redacted', async () => {
+    const { error, degraded, fallbacks, plan } = await failing(await fault(rpcError(-32009)));
+    expect(plan.fallbacks?.interfaces.some((i) => i.protocolVersion === '0.3')).toBe(true);
+    expect(fallbacks).toHaveLength(1);
+    expect(error).toBeInstanceOf(AgentDegradedError);
+    expect(degraded).toHaveLength(1);
+    await expectSecretContained(TOKEN, { texts: { error: exposed(error), 'fallback event': exposed(fallbacks), 'degraded event': exposed(degraded) } });
+  });
+
+  it('an unclassified JSON-RPC error and a non-A2A 500 quoting the token: AgentCallError and its cause are redacted', async () => {
+    const rpc = await failing(await fault(rpcError(-32001)));
+    const status = await failing(
+      await fault((req, res) => {
+        res.writeHead(500, { 'Content-Type': 'text/plain' });
+        res.end(`internal error: ${echo(req)}`);
+      }),
+    );
+    for (const { error } of [rpc, status]) {
+      expect(error).toBeInstanceOf(AgentCallError);
+      expect(exposed(error)).toMatch(/\*\*\*/);
+    }
+    await expectSecretContained(TOKEN, { texts: { 'rpc error': exposed(rpc.error), '500 error': exposed(status.error) } });
+  });
+});
