@@ -87,7 +87,10 @@ describe('locking plain http off loopback', () => {
     expect(lock.settings.remote.allowHttp).toBe(true);
     expect(lock.agents.remote.plans['market-size'].url).toBe('http://agent.example:8080/a2a/jsonrpc');
     await writeFile(join(dir, 'a2a.json'), JSON.stringify({ profile: PROFILE, agents: { remote: { ...agents.remote, allowHttp: undefined } } }));
-    await expect(loadLock({ lockfile: join(dir, 'a2a.lock.json') })).rejects.toMatchObject({ code: 'lockfile-out-of-date' });
+    // Lazy (the default): the agent is refused on its first lock.agent(); eager: the load is.
+    const lazy = await loadLock({ lockfile: join(dir, 'a2a.lock.json') });
+    expect(() => lazy.agent('remote', 'market-size')).toThrow(expect.objectContaining({ code: 'lockfile-out-of-date' }));
+    await expect(loadLock({ lockfile: join(dir, 'a2a.lock.json'), eager: true })).rejects.toMatchObject({ code: 'lockfile-out-of-date' });
   });
 });
 
