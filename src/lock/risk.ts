@@ -264,26 +264,32 @@ export function assessRisks(old: AgentSide | undefined, now: AgentSide | undefin
     if (old) for (const r of uncoveredRoutes(newRoutes, oldRoutes)) improvements.push(better('credential-destination-removed', `no longer sends ${routeText(r)}`, r.skill));
   }
 
-  // Cleartext.
-  const wasCleartext = new Set(requestUrls(old).filter((u) => isCleartext(u.url)).map((u) => u.url));
-  const isNowCleartext = new Set(requestUrls(now).filter((u) => isCleartext(u.url)).map((u) => u.url));
-  const seen = new Set<string>();
-  for (const u of requestUrls(now)) {
-    if (isNowCleartext.has(u.url) && !wasCleartext.has(u.url) && !seen.has(u.url)) (seen.add(u.url), risks.push(risk('cleartext-transport', `${u.what} is plain http to a non-loopback host: ${u.url}`, u.skill)));
-  }
-  for (const u of wasCleartext) if (!isNowCleartext.has(u)) improvements.push(better('cleartext-gone', `no more plain http to ${u}`));
+  // Where requests go follows from the plans and the settings (the push endpoint) alone: with both
+  // alike, no request goes anywhere new.
+  const sameRequests = old !== undefined && sameJson(old.entry.plans, now.entry.plans) && sameJson(old.settings ?? null, now.settings ?? null) && old.entry.resolved === now.entry.resolved;
 
-  // Calls to another origin than the card's: legitimate (a gRPC host, an API gateway), but said.
-  const elsewhere = (side: AgentSide | undefined): Map<string, { url: string; skill?: string; what: string }> => {
-    const out = new Map<string, { url: string; skill?: string; what: string }>();
-    if (!side || !/^https?:\/\//i.test(side.entry.resolved)) return out;
-    const cardOrigin = originOf(side.entry.resolved);
-    for (const u of requestUrls(side)) if (!u.what.startsWith('push') && originOf(u.url) !== cardOrigin && !out.has(originOf(u.url))) out.set(originOf(u.url), u);
-    return out;
-  };
-  const wasElsewhere = elsewhere(old);
-  for (const [origin, u] of elsewhere(now)) {
-    if (!wasElsewhere.has(origin)) risks.push(risk('interface-other-origin', `${u.what} goes to ${origin}, another origin than the card's (${originOf(now.entry.resolved)})`, u.skill));
+  if (!sameRequests) {
+    // Cleartext.
+    const wasCleartext = new Set(requestUrls(old).filter((u) => isCleartext(u.url)).map((u) => u.url));
+    const isNowCleartext = new Set(requestUrls(now).filter((u) => isCleartext(u.url)).map((u) => u.url));
+    const seen = new Set<string>();
+    for (const u of requestUrls(now)) {
+      if (isNowCleartext.has(u.url) && !wasCleartext.has(u.url) && !seen.has(u.url)) (seen.add(u.url), risks.push(risk('cleartext-transport', `${u.what} is plain http to a non-loopback host: ${u.url}`, u.skill)));
+    }
+    for (const u of wasCleartext) if (!isNowCleartext.has(u)) improvements.push(better('cleartext-gone', `no more plain http to ${u}`));
+
+    // Calls to another origin than the card's: legitimate (a gRPC host, an API gateway), but said.
+    const elsewhere = (side: AgentSide | undefined): Map<string, { url: string; skill?: string; what: string }> => {
+      const out = new Map<string, { url: string; skill?: string; what: string }>();
+      if (!side || !/^https?:\/\//i.test(side.entry.resolved)) return out;
+      const cardOrigin = originOf(side.entry.resolved);
+      for (const u of requestUrls(side)) if (!u.what.startsWith('push') && originOf(u.url) !== cardOrigin && !out.has(originOf(u.url))) out.set(originOf(u.url), u);
+      return out;
+    };
+    const wasElsewhere = elsewhere(old);
+    for (const [origin, u] of elsewhere(now)) {
+      if (!wasElsewhere.has(origin)) risks.push(risk('interface-other-origin', `${u.what} goes to ${origin}, another origin than the card's (${originOf(now.entry.resolved)})`, u.skill));
+    }
   }
 
   if (!old || !diff) return { risks, better: improvements };

@@ -33,7 +33,21 @@ export function parseLockfileJson(text: string, source: string): unknown {
   if (hasConflictMarkers(text)) {
     throw new InvalidInputError('lockfile-invalid', source, 'merge conflict, run a2a lock');
   }
-  return checkLockfileValue(parseJson(text, source, 'lockfile-invalid', { uniqueKeys: true }), source);
+  return uniqueKeyValue(text, source);
+}
+
+/**
+ * The parsed value of lockfile text (no conflict markers), refused when a key repeats in one
+ * object, and checked ({@link checkLockfileValue}). Duplicates are found by counting (the parsed
+ * value holds fewer keys than the text when one repeats: {@link keysInText}), the depth in the same
+ * walk; only a file that fails is scanned again for the exact error naming the key and its line.
+ */
+function uniqueKeyValue(text: string, source: string): unknown {
+  let value = parseJson(text, source, 'lockfile-invalid');
+  const walked = { keys: 0, tooDeep: false };
+  walk(value, MAX_JSON_DEPTH + 4, walked);
+  if (walked.keys !== keysInText(text)) value = parseJson(text, source, 'lockfile-invalid', { uniqueKeys: true });
+  return checkLockfileValue(value, source, !walked.tooDeep);
 }
 
 /** {@link parseLockfileJson}'s checks after parsing: the version, the depth (unless `depthChecked`), `__proto__`. */
@@ -98,14 +112,7 @@ export function checkLockfileTop(value: unknown, source: string): LockfileTop {
  * @throws InvalidInputError `lockfile-invalid`
  */
 export function parseLockfileTop(text: string, source: string): LockfileTop {
-  if (hasConflictMarkers(text)) parseLockfileJson(text, source); // throws
-  let value = parseJson(text, source, 'lockfile-invalid');
-  const walked = { keys: 0, tooDeep: false };
-  walk(value, MAX_JSON_DEPTH + 4, walked);
-  // A repeated key: JSON.parse kept one of its values, so the parsed value holds fewer keys than
-  // the text. Parsed again with the exact scan, which throws naming the key and its line.
-  if (walked.keys !== keysInText(text)) value = parseJson(text, source, 'lockfile-invalid', { uniqueKeys: true });
-  return checkLockfileTop(checkLockfileValue(value, source, !walked.tooDeep), source);
+  return checkLockfileTop(parseLockfileJson(text, source), source);
 }
 
 /**
