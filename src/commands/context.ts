@@ -6,6 +6,7 @@ import { normalizeCard } from '../card/normalize.js';
 import { UsageError, type ExitCode } from '../errors.js';
 import type { Manifest } from '../manifest/schema.js';
 import { findManifest } from '../fs/find-manifest.js';
+import { ciBase } from '../fs/git.js';
 import { networkOptionsOf, type NetworkOptions } from '../http/network-options.js';
 import type { ResolveOptions } from '../resolve/options.js';
 
@@ -64,6 +65,22 @@ export function paths(options: GlobalOptions, search = true): { manifest: string
 /** The options of the resolve shell from the global flags: the network ones, the manifest's folder, the environment, progress. */
 export function resolveOptions(options: GlobalOptions, baseDir: string): ResolveOptions {
   return { baseDir, env: options.env, ...networkOptionsOf(options.network ?? {}), ...(options.progress ? { onProgress: options.progress } : {}) };
+}
+
+/** Why `lock`, `update`, `add` and `outdated` send no credential on a pull request run. */
+export const PULL_REQUEST_WITHHOLDS = "this is a pull request run (its a2a.json and a2a.lock.json are not reviewed yet), so lock, update, add and outdated send no credential";
+
+/**
+ * {@link resolveOptions} for a command that resolves agents from the manifest as it stands (`lock`,
+ * `update`, `add`, `outdated`): on a pull request run (`GITHUB_BASE_REF` under GitHub Actions,
+ * GitLab's merge request base; readable or not) no credential is sent, since the manifest and the
+ * lockfile that would say where are the pull request's own; `verify` is the command that checks
+ * credentialed routes there, against the base lockfile.
+ */
+export async function unreviewedResolveOptions(options: GlobalOptions, baseDir: string): Promise<ResolveOptions> {
+  const resolved = resolveOptions(options, baseDir);
+  const ci = await ciBase(baseDir, options.env);
+  return ci.kind === 'none' ? resolved : { ...resolved, credentialsWithheld: PULL_REQUEST_WITHHOLDS };
 }
 
 /**

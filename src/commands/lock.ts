@@ -18,7 +18,7 @@ import type { Lockfile } from '../lock/schema.js';
 import { diffLockfiles, type LockfileDiff } from '../lock/risk.js';
 import { syncLock, type SyncAction } from '../resolve/sync.js';
 import { withFileLock } from '../fs/file-lock.js';
-import { assertManifestAgents, resolveOptions, paths, type CommandResult, type GlobalOptions } from './context.js';
+import { assertManifestAgents, unreviewedResolveOptions, paths, type CommandResult, type GlobalOptions } from './context.js';
 
 /** One agent in the `--json` document of `lock`, `update` and `add`: its action and, updated, what changed; or why it failed ({@link syncFailureJson}). */
 export type LockAgentDocument = ({ status: SyncAction; from?: string } & Partial<EntryChanges>) | ReturnType<typeof syncFailureJson>;
@@ -100,7 +100,7 @@ async function run(
       ...(merged ? { recheck: merged.differing } : {}),
       source: p.lockfile,
     },
-    resolveOptions(options, p.baseDir),
+    await unreviewedResolveOptions(options, p.baseDir),
   );
   if (merged) {
     const which = merged.differing.size ? `; re-checked ${[...merged.differing].join(', ')}, which the two sides locked differently` : '';

@@ -13,7 +13,7 @@ import { outdatedExitCode, overallExitCode, syncFailureJson, type AgentReport, t
 import type { Plan } from '../negotiate/types.js';
 import { syncLock } from '../resolve/sync.js';
 import { readProject } from '../resolve/verify.js';
-import { assertManifestAgents, resolveOptions, paths, type CommandResult, type GlobalOptions } from './context.js';
+import { assertManifestAgents, unreviewedResolveOptions, paths, type CommandResult, type GlobalOptions } from './context.js';
 
 /** One agent in the `--json` document of `outdated`: `status` and what would change; an agent that cannot be resolved has the failure shape of `a2a update` ({@link syncFailureJson}). */
 export type OutdatedAgentDocument =
@@ -64,7 +64,7 @@ export async function runOutdated(options: GlobalOptions, args: { agents: string
     const report = entry && settings ? checkOffline(entry, settings, `${p.lockfile} ${formatPath(['agents', name])}`) : undefined;
     if (report?.status === 'error') invalid.set(name, report);
   }
-  const sync = await syncLock(manifest, lock, { force: args.agents.length ? new Set(args.agents) : 'all', source: p.lockfile }, resolveOptions(options, p.baseDir));
+  const sync = await syncLock(manifest, lock, { force: args.agents.length ? new Set(args.agents) : 'all', source: p.lockfile }, await unreviewedResolveOptions(options, p.baseDir));
   // Every agent of the manifest (resolved or failed; failures are not in `actions`), then the removed ones.
   const names = args.agents.length ? args.agents : [...new Set([...Object.keys(manifest.agents), ...Object.keys(sync.actions)])];
   const shown: OutdatedAgent[] = [];

@@ -42,6 +42,12 @@ export interface ExtendedCardSource {
 export async function readExtended(route: ExtendedRoute, from: ExtendedCardSource, options: ResolveOptions, warnings: Warning[]): Promise<ReadCard | undefined> {
   const placements = Object.keys(route.requirement).map((scheme) => {
     const source = own(from.credentials, scheme);
+    if (options.credentialsWithheld) {
+      throw new A2aLockError('credential-unset', `the extended card needs the credential for scheme "${scheme}", which is not sent: ${options.credentialsWithheld}`, {
+        hint: 'on a pull request run a2a verify (it sends a credential only along a route the base lockfile had) and a2a diff; run lock, update and outdated after merge',
+        data: { variable: source?.env ?? null, scheme, withheld: true },
+      });
+    }
     const secret = source ? options.env?.[source.env] : undefined;
     if (!source || !secret) {
       const variable = source?.env ?? `(no credentials.${scheme} in the manifest)`;

@@ -7,6 +7,12 @@ export interface ResolveOptions extends NetworkOptions {
   baseDir: string;
   /** Where credential values are read from (the extended card). Default: none. */
   env?: NodeJS.ProcessEnv;
+  /**
+   * Why no credential may be sent in this run (a pull request run of `lock`, `update`, `add` or
+   * `outdated`: the lockfile and manifest are the pull request's own, not reviewed yet). Set: every
+   * request that would carry one fails `credential-unset` with this reason, before any is read.
+   */
+  credentialsWithheld?: string;
   /** Called each time an agent's cards have been fetched and checked: (agents done, agents to fetch). */
   onProgress?: (done: number, total: number) => void;
 }

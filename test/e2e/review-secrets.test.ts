@@ -182,6 +182,33 @@ describe.concurrent('verify on a pull request: credentials only where the base l
     expect(a2aRequests(evil).some((q) => q.headers.authorization === `Bearer ${TOKEN}`)).toBe(true);
   });
 
+  it('outdated, lock, update and add on a pull request send no credential at all (found by an attack: they resolved the PR\'s own manifest with the secret)', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const { dir, research } = await reviewedRepo(res);
+    const evil = await extendedAgent(res, ATTACKER);
+    await writeManifest(dir, manifest({ research: agentEntry(research.origin), evil: agentEntry(evil.origin, ['market-size']) }));
+    commitPr(dir);
+    const before = await readFile(lockPath(dir), 'utf8');
+    evil.requests.length = 0;
+    research.requests.length = 0;
+    const runs = [];
+    for (const args of [['outdated'], ['lock'], ['update'], ['update', 'research'], ['add', 'evil2', evil.origin, '--skill', 'market-size', '--credential', 'bearer=RESEARCH_TOKEN']]) {
+      const run = await runCli(args, { cwd: dir, env: PR_ENV });
+      expect(run.code, `${args.join(' ')}: ${show(run)}`).not.toBe(0);
+      expect(allOutput(run), args.join(' ')).toContain('this is a pull request run');
+      runs.push(run);
+    }
+    await expectNothingSentTo(evil);
+    await expectNothingSentTo(research);
+    expect(await readFile(lockPath(dir), 'utf8')).toBe(before);
+    await expectTokenNowhere(dir, runs);
+    // Not a pull request (a push to main, a laptop): outdated sends the credential along the locked route as before.
+    git(dir, 'checkout', '-q', 'main');
+    const push = await runCli(['outdated'], { cwd: dir, env: { GITHUB_ACTIONS: 'true', RESEARCH_TOKEN: TOKEN } });
+    expect(push.code, show(push)).toBe(0);
+    expect(a2aRequests(research).some((q) => q.headers.authorization === `Bearer ${TOKEN}`)).toBe(true);
+  });
+
   it('(b) a PR re-points an existing agent to a new origin: nothing sent there, unchecked credential-route-new, exit 0 (1 with --strict)', async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
     const { dir, research } = await reviewedRepo(res);
