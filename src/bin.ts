@@ -22,6 +22,12 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
 } else if (args.length === 1 && args[0] === 'info') {
   process.stdout.write(`${JSON.stringify({ name: 'lock', version: packageVersion(), description: 'Lockfile for A2A agents: lock, verify, update' })}\n`);
 } else {
+  // A reader that stops early (`a2a diff … | head`, `git log -p` into a pager that quits) closes the
+  // pipe: the rest of the output has nowhere to go, which is not an error of the run.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw error;
+  });
   // Both loaded before the run: a file opened only at exit could fail with EMFILE after a run
   // that used every descriptor (one socket per agent in flight).
   const [{ main }, { closeFetcher }] = await Promise.all([import('./cli/main.js'), import('./resolve/load-card.js')]);

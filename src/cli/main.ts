@@ -24,6 +24,12 @@ function single(name: string, value: unknown, why = 'plan negotiates one skill')
   return String(value);
 }
 
+/** `--base <rev>` of verify: one revision; `--base x --no-base` together is a contradiction, not a repeat. */
+function baseOption(value: unknown): string {
+  if (Array.isArray(value) && value.includes(false)) throw new UsageError('--base and --no-base contradict each other: give one');
+  return single('base', value, 'verify compares against one base');
+}
+
 /**
  * Where the CLI reads its working directory and environment and writes its output. The process by
  * default ({@link processIo}); tests run commands in-process with their own. yargs itself still
@@ -234,7 +240,7 @@ export async function main(rawArgs: string[], io: CliIo = processIo()): Promise<
           agents: ((argv.agents as string[] | undefined) ?? []).map(String),
           offline: Boolean(argv.offline),
           strict: Boolean(argv.strict),
-          ...(argv.base === false ? { base: false } : argv.base !== undefined ? { base: single('base', argv.base, 'verify compares against one base') } : {}),
+          ...(argv.base === false ? { base: false } : argv.base !== undefined ? { base: baseOption(argv.base) } : {}),
         });
         const answered = answer(result, verifyRenderer);
         // Under GitHub Actions the report is also the job summary.
@@ -374,7 +380,8 @@ export async function main(rawArgs: string[], io: CliIo = processIo()): Promise<
         const commands = (usage as unknown as { getCommands?: () => Array<[string, ...unknown[]]> }).getCommands?.().map((c) => c[0].split(' ')[0]!) ?? [];
         throw new UsageError(unknownArgumentsMessage(unknown[1]!.split(', '), args, known, commands), { hint: 'see a2a <command> --help' });
       }
-      throw new UsageError(message);
+      // yargs' own messages span lines ("Invalid values:\n  Argument: …"): one line, as every error.
+      throw new UsageError(message.split('\n').map((line) => line.trim()).filter(Boolean).join(' '));
     });
 
   try {

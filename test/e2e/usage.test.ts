@@ -9,6 +9,8 @@ import { spawn } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { integrityOf } from '../../src/canonical.js';
+import { DEFAULT_PROFILE } from '../../src/manifest/schema.js';
 import {
   allOutput,
   BIN,
@@ -202,5 +204,41 @@ describe.concurrent('commands, flags, help and colour', () => {
     expect(forcedOverNoColor).toContain('\x1b[31merror');
     expect(forcedOff).toMatch(/manifest-not-found/);
     expect(forcedOff).not.toContain('\x1b[');
+  });
+});
+
+describe('found by a new user, with the review commands', () => {
+  it('a reader that closes the pipe early (a2a diff | head, a pager) ends the run quietly: no EPIPE stack trace', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const dir = await res.dir({ profile: {}, agents: {} });
+    // A large review: 3000 agents added, each a few lines, more than a pipe buffer.
+    const snapshot = sampleCard('https://a.example.com');
+    const agents = Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [`agent-${i}`, { card: `https://a${i}.example.com`, resolved: `https://a${i}.example.com/.well-known/agent-card.json`, a2aVersion: '1.0', version: '1.0.0', integrity: integrityOf(snapshot), snapshot, plans: {} }]));
+    const settings = Object.fromEntries(Object.keys(agents).map((name) => [name, { ...DEFAULT_PROFILE, credentials: [] }]));
+    await writeFile(join(dir, 'head.json'), JSON.stringify({ lockfileVersion: 1, settings, agents }));
+    await writeFile(join(dir, 'base.json'), JSON.stringify({ lockfileVersion: 1, settings: {}, agents: {} }));
+    // As a shell runs it: `a2a diff … | head -1`, the exit status of a2a kept by `pipefail`.
+    const line = `set -o pipefail 2>/dev/null; "${process.execPath}" "${BIN}" diff base.json head.json | head -1`;
+    const child = spawn('bash', ['-c', line], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const code = await new Promise<number | null>((done) => child.on('close', done));
+    expect(stdout).toMatch(/^a2a\.lock\.json: base\.json → head\.json\n$/);
+    expect(stderr).not.toMatch(/EPIPE|at .*\.js:\d+/);
+    expect(code).toBe(0);
+  });
+
+  it('yargs\' own messages read as one line; --base with --no-base says they contradict', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const dir = await res.dir({ profile: {}, agents: {} });
+    const bogus = await runCli(['diff', '--fail-on', 'bogus', 'a.json', 'b.json'], { cwd: dir, env: {} });
+    expect(bogus.code).toBe(2);
+    expect(bogus.stderr).toContain('Invalid values: Argument: fail-on, Given: "bogus", Choices: "high", "medium", "low", "any"');
+    expect(bogus.stderr).not.toContain('\\u000a');
+    const both = await runCli(['verify', '--base', 'main', '--no-base'], { cwd: dir, env: {} });
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('--base and --no-base contradict each other');
   });
 });
