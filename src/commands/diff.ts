@@ -10,6 +10,7 @@ import { resolve } from 'node:path';
 import { ExitCode, UsageError } from '../errors.js';
 import { readTextIfExists } from '../fs/atomic-write.js';
 import { ciBase, gitRoot, readAtRevision } from '../fs/git.js';
+import { readManifest } from '../fs/manifest.js';
 import { parseLockfile } from '../lock/format.js';
 import { diffLockfiles, failsOn, type AgentDiff, type DiffCounts, type RiskLevel } from '../lock/risk.js';
 import type { Lockfile } from '../lock/schema.js';
@@ -83,7 +84,7 @@ interface ReadSide {
 }
 
 /** A side named on the command line: a file when one exists at the path, else a revision of `lockfile`. */
-async function readNamed(cwd: string, spec: string, lockfile: string): Promise<ReadSide> {
+async function readNamed(cwd: string, spec: string, lockfile: string, agentNames?: () => Promise<readonly string[]>): Promise<ReadSide> {
   const file = resolve(cwd, spec);
   let text: string | undefined;
   try {
@@ -92,7 +93,16 @@ async function readNamed(cwd: string, spec: string, lockfile: string): Promise<R
     text = undefined; // a folder, or unreadable: not a lockfile path; try it as a revision
   }
   if (text !== undefined) return { side: { kind: 'file', label: spec, found: true }, text };
-  const atRev = await readAtRevision(spec, lockfile);
+  let atRev: string | undefined;
+  try {
+    atRev = await readAtRevision(spec, lockfile);
+  } catch (error) {
+    // `a2a diff <agent>` was `a2a outdated <agent>` before diff became the review of two lockfiles.
+    if (error instanceof UsageError && agentNames && (await agentNames()).includes(spec)) {
+      throw new UsageError(`"${spec}" is an agent, not a lockfile or a git revision: a2a diff compares two lockfiles`, { hint: `what a2a update would change for it: a2a outdated ${spec}` });
+    }
+    throw error;
+  }
   return { side: { kind: 'revision', label: spec, found: atRev !== undefined }, text: atRev };
 }
 
@@ -124,10 +134,19 @@ export async function runDiff(options: GlobalOptions, args: DiffArgs): Promise<C
     head = await read(newFile, `b/${path}`);
   } else {
     lockfile = paths(options).lockfile;
-    if (args.head !== undefined) head = await readNamed(options.cwd, args.head, lockfile);
+    // For a side that is neither a file nor a revision: is it one of the manifest's agents?
+    const manifestPath = paths(options).manifest;
+    const agentNames = async (): Promise<readonly string[]> => {
+      try {
+        return Object.keys((await readManifest(manifestPath)).agents);
+      } catch {
+        return [];
+      }
+    };
+    if (args.head !== undefined) head = await readNamed(options.cwd, args.head, lockfile, agentNames);
     else head = { side: { kind: 'worktree', label: lockfile, found: false }, text: await readTextIfExists(lockfile, 'lockfile-invalid') };
     head.side.found = head.text !== undefined;
-    if (args.base !== undefined) base = await readNamed(options.cwd, args.base, lockfile);
+    if (args.base !== undefined) base = await readNamed(options.cwd, args.base, lockfile, agentNames);
     else {
       const root = await gitRoot(options.cwd);
       if (root === undefined) throw new UsageError(`${options.cwd} is not inside a git repository: name the base lockfile (a2a diff <base-file> [<head-file>])`);

@@ -59,6 +59,14 @@ describe('verifySummary', () => {
     );
   });
 
+  it('exit 0 with an unchecked agent is no plain pass: the heading says how many were not checked (found by a new user)', () => {
+    const { moved: _drifted, ...agents } = data.agents;
+    const passed: VerifyData = { ...data, agents, human: { ...data.human, exitCode: ExitCode.Ok } };
+    expect(verifySummary(passed).split('\n')[0]).toBe('### a2a verify: ⚠️ verified 2 agents, 1 unchecked');
+    const { evil: _unchecked, ...clean } = agents;
+    expect(verifySummary({ ...passed, agents: clean }).split('\n')[0]).toBe('### a2a verify: ✅ verified 1 agent');
+  });
+
   it('an unreadable base says no credential was sent and how to fetch it', () => {
     const unreadable: VerifyData = { ...data, base: { status: 'unreadable', source: 'GITHUB_BASE_REF', reason: "the pull request's base (origin/main) is not in this clone", hint: 'actions/checkout with `fetch-depth: 0`' } };
     expect(verifySummary(unreadable)).toContain("**No credential was sent**: the pull request's base \\(origin/main\\) is not in this clone. To check with credentials, actions/checkout with \\`fetch\\-depth\\: 0\\`.");

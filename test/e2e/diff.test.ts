@@ -104,6 +104,12 @@ describe.concurrent('a2a diff', () => {
     expect(bogus.code).toBe(2);
     expect(tooMany.code).toBe(2);
     expect(tooMany.stderr).toContain('at most two sides');
+    // `a2a diff <agent>`, as `a2a outdated <agent>` was spelt before: says so.
+    const agentName = Object.keys(JSON.parse(readFileSync(join(dir, 'a2a.json'), 'utf8')).agents)[0]!;
+    const asAgent = await runCli(['diff', agentName], { cwd: dir });
+    expect(asAgent.code, show(asAgent)).toBe(2);
+    expect(asAgent.stderr).toContain(`"${agentName}" is an agent, not a lockfile or a git revision`);
+    expect(asAgent.stderr).toContain(`a2a outdated ${agentName}`);
 
     // A commit before the lockfile existed: every agent added.
     const empty = await resources(onTestFinished).dir();

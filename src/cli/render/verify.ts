@@ -89,7 +89,14 @@ export function verifySummary(data: VerifyData): string {
     .map((status) => [status, reports.filter(([, r]) => r.status === status).length] as const)
     .filter(([, n]) => n > 0)
     .map(([status, n]) => `${n} ${status}`);
-  const outcome = exitCode === ExitCode.Ok ? `✅ verified ${plural(reports.length, 'agent')}` : `❌ verify failed (exit ${exitCode})`;
+  const unchecked = reports.filter(([, r]) => r.status === 'unchecked').length;
+  // Exit 0 with agents not checked with their credentials is not a plain pass: a reviewer must see it.
+  const outcome =
+    exitCode !== ExitCode.Ok
+      ? `❌ verify failed (exit ${exitCode})`
+      : unchecked > 0
+        ? `⚠️ verified ${plural(reports.length, 'agent')}, ${unchecked} unchecked`
+        : `✅ verified ${plural(reports.length, 'agent')}`;
   const lines = [`### a2a verify: ${outcome}${offline ? ' (offline)' : ''}${strict ? ' (--strict)' : ''}`, '', counts.join(' · ') || 'no agents', ''];
   if (data.base?.status === 'read') lines.push(`Credentials were sent only along the routes the lockfile of base ${escapeMarkdown(data.base.rev.slice(0, 12))} (${escapeMarkdown(data.base.source)}) had.`, '');
   if (data.base?.status === 'unreadable') lines.push(`**No credential was sent**: ${escapeMarkdown(data.base.reason)}. To check with credentials, ${escapeMarkdown(data.base.hint)}.`, '');
