@@ -194,7 +194,8 @@ export function hasCredentials(placements: CredentialPlacement[]): boolean {
  * encoded twice), form-encoded (`application/x-www-form-urlencoded`: space as `+`), JSON-escaped;
  * base64 and base64url of it, as a whole and as the run of characters that encodes only its bytes
  * at each of the three byte alignments (so it is found inside a longer encoding, such as Basic
- * `base64(user:password)`). Case is not part of a spelling: {@link redactSecrets} matches every
+ * `base64(user:password)`); hex of its bytes; the value reversed. Case is not part of a spelling:
+ * {@link redactSecrets} matches every
  * one case-insensitively (a lower-cased echo, `%2f` for `%2F`). Derived spellings shorter than 4
  * characters are left out (they would mask ordinary text); the value itself always counts.
  */
@@ -211,6 +212,10 @@ export function secretSpellings(secret: string): string[] {
   add(percent.replace(/%20/g, '+'));
   add(JSON.stringify(secret).slice(1, -1));
   const bytes = Buffer.from(secret, 'utf8');
+  // Hex of its bytes (matched ignoring case, so upper-case hex too), and the secret reversed: both
+  // seen in agents' error echoes by an attack run.
+  add(bytes.toString('hex'));
+  add([...secret].reverse().join(''));
   for (const alphabet of ['base64', 'base64url'] as const) {
     add(bytes.toString(alphabet));
     for (const shift of [0, 1, 2]) {

@@ -174,3 +174,17 @@ describe('applyCredentials', () => {
     expect(hasCredentials([empty(), h])).toBe(true);
   });
 });
+
+describe('redactSecrets: the spellings an attack run found in clear', () => {
+  it('hex of the bytes (either case) and the secret reversed are masked', async () => {
+    const { redactSecrets } = await import('../src/credentials.js');
+    const secret = 'S3cr3t/Tok+en=zq9';
+    const hex = Buffer.from(secret, 'utf8').toString('hex');
+    const text = `hex ${hex} HEX ${hex.toUpperCase()} reversed ${[...secret].reverse().join('')}`;
+    const out = redactSecrets(text, [secret]);
+    expect(out).not.toContain(hex);
+    expect(out.toLowerCase()).not.toContain(hex);
+    expect(out).not.toContain('9qz=ne+koT/t3rc3S');
+    expect(out).toContain('hex ');
+  });
+});
