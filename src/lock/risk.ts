@@ -10,6 +10,7 @@ import coerce from 'semver/functions/coerce.js';
 import semverCompare from 'semver/functions/compare.js';
 import valid from 'semver/functions/valid.js';
 import { sameJson } from '../canonical.js';
+import { isCleartextOffLoopback } from '../card/host.js';
 import type { NormalizedCard, SecurityScheme } from '../card/model.js';
 import type { SignatureRecord } from '../card/signature/verify.js';
 import { own } from '../json-path.js';
@@ -104,21 +105,12 @@ function better(code: ImprovementCode, message: string, skill?: string): Improve
   return { code, message, ...(skill !== undefined ? { skill } : {}) };
 }
 
-/** Whether `host` (a URL's hostname) is this machine: localhost, *.localhost, 127.0.0.0/8, ::1. */
-function isLoopback(host: string): boolean {
-  const h = host.toLowerCase().replace(/^\[|\]$/g, '');
-  return h === 'localhost' || h.endsWith('.localhost') || /^127(\.\d{1,3}){3}$/.test(h) || h === '::1';
-}
-
-/** Whether `url` is plain http to a host other than this machine. */
+/**
+ * Whether `url` is plain http to a host other than this machine: the transport rule's own test
+ * ({@link isCleartextOffLoopback}, one definition of loopback), for `http:` URLs.
+ */
 export function isCleartext(url: string): boolean {
-  if (!/^\s*http:/i.test(url)) return false;
-  try {
-    const u = new URL(url);
-    return u.protocol === 'http:' && !isLoopback(u.hostname);
-  } catch {
-    return false;
-  }
+  return /^\s*http:/i.test(url) && isCleartextOffLoopback(url);
 }
 
 /** Every URL an entry (with its settings) sends requests to: plan interfaces and fallbacks by skill, and the push endpoint. */
