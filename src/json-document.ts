@@ -61,6 +61,20 @@ export function parseJson(text: string, source: string, code: DocCode, options: 
 }
 
 /**
+ * The index of the quote that closes the JSON string opening at `open` in valid JSON text: the next
+ * `"` not escaped by an odd run of backslashes.
+ */
+export function closingQuote(text: string, open: number): number {
+  let end = open;
+  for (;;) {
+    end = text.indexOf('"', end + 1);
+    let slashes = 0;
+    while (text.charCodeAt(end - 1 - slashes) === 0x5c) slashes++;
+    if (slashes % 2 === 0) return end;
+  }
+}
+
+/**
  * The first key that appears twice in one object of `text` (valid JSON: `JSON.parse` accepted it),
  * with its JSON path and 1-based line; undefined when every key is unique. One pass over the text,
  * aware of strings and nesting, with an explicit stack (no recursion, however deep the document).
@@ -77,14 +91,7 @@ export function duplicateKey(text: string): { path: Array<string | number>; line
     const c = text.charCodeAt(i);
     if (c === 0x0a) line++;
     else if (c === 0x22) {
-      // A string: find its closing quote (one not escaped by an odd run of backslashes).
-      let end = i;
-      for (;;) {
-        end = text.indexOf('"', end + 1);
-        let slashes = 0;
-        while (text.charCodeAt(end - 1 - slashes) === 0x5c) slashes++;
-        if (slashes % 2 === 0) break;
-      }
+      const end = closingQuote(text, i);
       if (expectKey) {
         const raw = text.slice(i + 1, end);
         const key = raw.includes('\\') ? (JSON.parse(text.slice(i, end + 1)) as string) : raw;

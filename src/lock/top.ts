@@ -6,7 +6,7 @@
  * start loads no schema library.
  */
 import { InvalidInputError } from '../errors.js';
-import { hasConflictMarkers, parseJson } from '../json-document.js';
+import { closingQuote, hasConflictMarkers, parseJson } from '../json-document.js';
 import { formatPath, MAX_JSON_DEPTH, tooDeep } from '../json-path.js';
 
 /** The lockfile format this version writes and reads. */
@@ -143,15 +143,7 @@ export function keysInText(text: string): number {
   let count = 0;
   let i = text.indexOf('"');
   while (i >= 0) {
-    // The closing quote: one not escaped by an odd run of backslashes.
-    let end = i;
-    for (;;) {
-      end = text.indexOf('"', end + 1);
-      let slashes = 0;
-      while (text.charCodeAt(end - 1 - slashes) === 0x5c) slashes++;
-      if (slashes % 2 === 0) break;
-    }
-    let j = end + 1;
+    let j = closingQuote(text, i) + 1;
     let c = text.charCodeAt(j);
     while (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) c = text.charCodeAt(++j);
     if (c === 0x3a) count++;
