@@ -56,21 +56,30 @@ export interface LockedCards {
  * @throws InvalidInputError `card-invalid` when a snapshot is no longer a valid card
  */
 export function credentialRoutes(entry: LockEntry, settings: AgentSettings, cards?: LockedCards): CredentialRoute[] {
-  const routes: CredentialRoute[] = [];
   const card = cards?.negotiation ?? lockedNegotiationCard(entry, entry.card);
-  for (const skill of Object.keys(entry.plans).sort()) {
-    const plan = entry.plans[skill]!;
-    const urls = [plan.url, ...(plan.fallbacks?.interfaces ?? []).map((i) => i.url)];
-    for (const scheme of Object.keys(plan.security)) {
-      const placed = placement(Object.hasOwn(card.securitySchemes, scheme) ? card.securitySchemes[scheme] : undefined);
-      for (const url of urls) routes.push({ purpose: 'plan', skill, origin: originOf(url), scheme, placement: placed });
-    }
-  }
+  const routes = planRoutes(entry.plans, (scheme) => placement(Object.hasOwn(card.securitySchemes, scheme) ? card.securitySchemes[scheme] : undefined));
   if (entry.extended) {
     const publicCard = cards?.public ?? lockedPublicCard(entry, entry.card);
     const warnings: Warning[] = [];
     const route = routeFor(publicCard, Object.keys(entry.plans).sort(), settings, warnings);
     if (route) routes.push(...extendedRoutes(route, publicCard.securitySchemes));
+  }
+  return routes;
+}
+
+/**
+ * The routes of locked plans (skills sorted): each scheme a plan names, to its interface's origin
+ * and to each locked fallback's, presented as `placed(scheme)` says.
+ */
+export function planRoutes(plans: LockEntry['plans'], placed: (scheme: string) => unknown): CredentialRoute[] {
+  const routes: CredentialRoute[] = [];
+  for (const skill of Object.keys(plans).sort()) {
+    const plan = plans[skill]!;
+    const urls = [plan.url, ...(plan.fallbacks?.interfaces ?? []).map((i) => i.url)];
+    for (const scheme of Object.keys(plan.security)) {
+      const how = placed(scheme);
+      for (const url of urls) routes.push({ purpose: 'plan', skill, origin: originOf(url), scheme, placement: how });
+    }
   }
   return routes;
 }

@@ -17,7 +17,7 @@ import { own } from '../json-path.js';
 import type { AgentSettings } from '../manifest/schema.js';
 import type { Plan } from '../negotiate/types.js';
 import { entryChanges, planChanges, signatureChanges, type EntryChanges } from './changes.js';
-import { credentialRoutes, originOf, uncoveredRoutes, type CredentialRoute, type LockedCards } from './credential-routes.js';
+import { credentialRoutes, originOf, planRoutes, uncoveredRoutes, type CredentialRoute, type LockedCards } from './credential-routes.js';
 import { placement } from './drift.js';
 import { lockedNegotiationCard, lockedPublicCard } from './offline.js';
 import type { LockEntry, Lockfile } from './schema.js';
@@ -134,9 +134,7 @@ function routesOf(side: AgentSide | undefined): CredentialRoute[] {
   try {
     return credentialRoutes(side.entry, settings, lockedCards(side));
   } catch {
-    return Object.entries(side.entry.plans).flatMap(([skill, plan]) =>
-      Object.keys(plan.security).flatMap((scheme) => [plan.url, ...(plan.fallbacks?.interfaces ?? []).map((i) => i.url)].map((url) => ({ purpose: 'plan' as const, skill, origin: originOf(url), scheme, placement: { unknown: true } }))),
-    );
+    return planRoutes(side.entry.plans, () => ({ unknown: true }));
   }
 }
 
