@@ -8,17 +8,17 @@
  *   always asks `acceptedOutputModes: ["text/plain"]`.
  * The 0.3 SDK is the devDependency `a2a-sdk-03` (npm alias of @a2a-js/sdk 0.3.14).
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 // @ts-ignore -- the 0.3 SDK's types are not needed here
 import * as sdk03 from 'a2a-sdk-03/client';
-import { runLock } from '../../src/commands/lock.js';
 import { SendMessageRequest } from '@a2a-js/sdk';
 import { loadLock, type FallbackEvent, type LoadLockOptions } from '../../src/runtime/index.js';
 import { AgentCallError } from '../../src/errors.js';
 import { REST_PATH, sampleCard, startAgent, type AgentCard, type RecordedRequest, type StartedAgent } from '../helpers/agents.js';
+import { lockProject } from '../helpers/lock-project.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 const { A2AClient, ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } = sdk03 as any;
@@ -52,9 +52,7 @@ beforeAll(async () => {
       stream: { card: agent.origin, skills: ['market-size'], credentials, profile: { streaming: true } },
     },
   };
-  await writeFile(join(dir, 'a2a.json'), JSON.stringify(manifest));
-  const result = await runLock({ manifest: join(dir, 'a2a.json'), json: true, verbose: false, cwd: dir, env: {} });
-  expect(result.exitCode, JSON.stringify(result.data)).toBe(0);
+  await lockProject(dir, manifest);
 });
 
 afterAll(async () => {
@@ -146,9 +144,7 @@ describe('a 0.3 HTTP+JSON plan (ADK toA2a serves 0.3 HTTP+JSON at /rest): the SD
         push03: { card: rest.origin, skills: ['market-size'], credentials: { bearer: { env: 'CL_TOKEN' } }, profile: { streaming: false, pushEndpoint: HOOK } },
       },
     };
-    await writeFile(join(restDir, 'a2a.json'), JSON.stringify(manifest));
-    const result = await runLock({ manifest: join(restDir, 'a2a.json'), json: true, verbose: false, cwd: restDir, env: {} });
-    expect(result.exitCode, JSON.stringify(result.data)).toBe(0);
+    await lockProject(restDir, manifest);
   });
   beforeEach(() => rest.setCard(restCard));
   afterAll(async () => {

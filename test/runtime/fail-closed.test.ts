@@ -8,13 +8,13 @@
  * Against a real @a2a-js/sdk agent (legacy compat on, so it serves 0.3 HTTP+JSON too), whose
  * echo shows which fields it read.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runLock } from '../../src/commands/lock.js';
 import { loadLock, type LoadLockOptions } from '../../src/runtime/index.js';
 import { sampleCard, startAgent, type AgentCard, type StartedAgent } from '../helpers/agents.js';
+import { lockProject } from '../helpers/lock-project.js';
 
 const TOKEN = 'fc-token';
 let agent: StartedAgent;
@@ -45,9 +45,7 @@ beforeAll(async () => {
       rest03: { card: agent.origin, skills: ['market-size'], credentials, profile: { bindings: ['HTTP+JSON'], versions: ['0.3'] } },
     },
   };
-  await writeFile(join(dir, 'a2a.json'), JSON.stringify(manifest));
-  const result = await runLock({ manifest: join(dir, 'a2a.json'), json: true, verbose: false, cwd: dir, env: {} });
-  expect(result.exitCode, JSON.stringify(result.data)).toBe(0);
+  await lockProject(dir, manifest);
 });
 
 afterAll(async () => {

@@ -6,14 +6,14 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SendMessageRequest } from '@a2a-js/sdk';
-import { runLock } from '../../src/commands/lock.js';
 import { AgentCallError, loadLock, PlanViolationError, type DegradedEvent, type FallbackEvent, type LoadLockOptions } from '../../src/runtime/index.js';
 import { sampleCard, startAgent, type AgentCard, type RecordedRequest, type StartedAgent } from '../helpers/agents.js';
+import { lockProject } from '../helpers/lock-project.js';
 
 const TOKEN = 'fb-secret-token';
 const HOOK = 'https://hook.example/a2a';
@@ -83,9 +83,7 @@ beforeAll(async () => {
       rest: { card: agent.origin, skills: ['market-size'], credentials, profile: { bindings: ['HTTP+JSON'] } },
     },
   };
-  await writeFile(join(dir, 'a2a.json'), JSON.stringify(manifest));
-  const result = await runLock({ manifest: join(dir, 'a2a.json'), json: true, verbose: false, cwd: dir, env: {} });
-  expect(result.exitCode, JSON.stringify(result.data)).toBe(0);
+  await lockProject(dir, manifest);
 });
 
 afterAll(async () => {

@@ -11,15 +11,15 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { inspect } from 'node:util';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SendMessageRequest } from '@a2a-js/sdk';
-import { runLock } from '../../src/commands/lock.js';
 import { AgentCallError, AgentDegradedError, loadLock, type DegradedEvent, type FallbackEvent } from '../../src/runtime/index.js';
 import { sampleCard, startAgent, type StartedAgent } from '../helpers/agents.js';
 import { expectSecretContained } from '../helpers/secrets.js';
+import { lockProject } from '../helpers/lock-project.js';
 
 /** Characters every encoding changes, mixed case. */
 const TOKEN = 'rt-Secret/Tok+en=9Zq';
@@ -84,9 +84,7 @@ beforeAll(async () => {
     profile: { bindings: ['JSONRPC'], versions: ['1.0', '0.3'], accepts: ['application/json', 'text/plain'], sends: ['text/plain'], streaming: false },
     agents: { research: { card: agent.origin, skills: ['market-size'], credentials } },
   };
-  await writeFile(join(dir, 'a2a.json'), JSON.stringify(manifest));
-  const result = await runLock({ manifest: join(dir, 'a2a.json'), json: true, verbose: false, cwd: dir, env: {} });
-  expect(result.exitCode, JSON.stringify(result.data)).toBe(0);
+  await lockProject(dir, manifest);
 });
 
 afterAll(async () => {

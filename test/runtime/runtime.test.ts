@@ -8,9 +8,9 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runLock } from '../../src/commands/lock.js';
 import { loadLock, type DegradedEvent, type DriftEvent, type LoadLockOptions } from '../../src/runtime/index.js';
 import { sampleCard, startAgent, type AgentCard, type RecordedRequest, type StartedAgent } from '../helpers/agents.js';
+import { lockProject } from '../helpers/lock-project.js';
 
 const TOKEN = 'rt-secret-token';
 const CITATIONS = 'https://example.com/ext/citations/v1';
@@ -61,9 +61,7 @@ beforeAll(async () => {
       restpoll: { card: agent.origin, skills: ['market-size'], credentials: { bearer: { env: 'RT_TOKEN' } }, profile: { bindings: ['HTTP+JSON'], streaming: false } },
     },
   };
-  await writeFile(join(dir, 'a2a.json'), JSON.stringify(manifest));
-  const result = await runLock({ manifest: join(dir, 'a2a.json'), json: true, verbose: false, cwd: dir, env: {} });
-  expect(result.exitCode, JSON.stringify(result.data)).toBe(0);
+  await lockProject(dir, manifest);
 });
 
 afterAll(async () => {
