@@ -9,11 +9,11 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { generateAgentCardSignature } from '@a2a-js/sdk';
 import * as jose from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { integrityOf } from '../../src/canonical.js';
 import type { StartedAgent } from '../helpers/agents.js';
+import { DEEP, extendedCard, newKey, publicCard, sign, type Card, type Key } from './cards.js';
 import {
   allOutput,
   cardRequests,
@@ -35,35 +35,12 @@ import {
   type ManifestAgent,
 } from './helpers.js';
 
-type Card = ReturnType<typeof sampleCard>;
 type Res = ReturnType<typeof resources>;
 
 const TOKEN = 'rsrch-e2e-T0ken-8c1f4d2b';
 const WITH_TOKEN = { RESEARCH_TOKEN: TOKEN };
-const DEEP = {
-  id: 'deep-research',
-  name: 'Deep research',
-  description: 'Long-form research briefs for paying customers.',
-  tags: ['research'],
-  inputModes: ['text/plain'],
-  outputModes: ['application/json', 'text/markdown'],
-};
-
 // ------------------------------------------------------------------------------------------------
 // Extended-card agents
-
-/** The sample card advertising an extended card (bearer security comes with the sample card). */
-function publicCard(origin: string): Card {
-  const card = sampleCard(origin);
-  card.capabilities = { ...card.capabilities, extendedAgentCard: true };
-  return card;
-}
-
-/** The extended card: the public one plus `deep-research` (with `outputModes` overridable). */
-function extendedCard(origin: string, outputModes: string[] = DEEP.outputModes): Card {
-  const card = publicCard(origin);
-  return { ...card, description: 'Extended: includes the paid skills.', skills: [...card.skills, { ...DEEP, outputModes }] };
-}
 
 /** A real SDK agent with bearer auth and an extended card (`extended: false`: none configured). */
 function extendedAgent(res: Res, extended = true): Promise<StartedAgent> {
@@ -105,29 +82,6 @@ async function expectTokenOnlyOnExtendedCard(a: StartedAgent, dir: string, resul
 
 // ------------------------------------------------------------------------------------------------
 // Signatures
-
-interface Key {
-  kid: string;
-  privateKey: jose.CryptoKey;
-  /** Public JWK with kid/alg/use, as a JWKS publishes it. */
-  jwk: jose.JWK;
-  /** RFC 7638 thumbprint of the public key, computed by jose. */
-  thumbprint: string;
-}
-
-async function newKey(kid: string): Promise<Key> {
-  const { publicKey, privateKey } = await jose.generateKeyPair('ES256', { extractable: true });
-  const jwk = { ...(await jose.exportJWK(publicKey)), kid, alg: 'ES256', use: 'sig' };
-  return { kid, privateKey, jwk, thumbprint: await jose.calculateJwkThumbprint(jwk) };
-}
-
-/** Sign `card` with the SDK's generator (ES256, typ JOSE, the given kid and jku). */
-async function sign(card: Card, key: Key, jku: string): Promise<Card> {
-  const signer = generateAgentCardSignature(key.privateKey, { alg: 'ES256', kid: key.kid, typ: 'JOSE', jku });
-  // The SDK canonicalises through AgentCard.fromJSON, so it takes the ProtoJSON card as served.
-  const signed = (await signer(card as never)) as unknown as Card;
-  return JSON.parse(JSON.stringify(signed)) as Card; // drop `header: undefined`
-}
 
 let k1: Key;
 let k2: Key;

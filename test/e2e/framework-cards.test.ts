@@ -12,37 +12,15 @@
  */
 import { join } from 'node:path';
 import type http from 'node:http';
-import { generateAgentCardSignature } from '@a2a-js/sdk';
-import * as jose from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AgentCallError, loadLock } from '../../src/runtime/index.js';
 import { cardRequests, jsonOf, manifest, readLock, readLockBytes, research, resources, runCli, sampleCard, show, writeManifest } from './helpers.js';
+import { newKey, sign, type Card, type Key } from './cards.js';
 
-type Card = ReturnType<typeof sampleCard>;
 
 const TOKEN = 'fw14-bearer-T0ken';
 const ENV = { RESEARCH_TOKEN: TOKEN };
 const SLOW_TEST = 90_000;
-
-interface Key {
-  kid: string;
-  privateKey: jose.CryptoKey;
-  jwk: jose.JWK;
-  thumbprint: string;
-}
-
-async function newKey(kid: string): Promise<Key> {
-  const { publicKey, privateKey } = await jose.generateKeyPair('ES256', { extractable: true });
-  const jwk = { ...(await jose.exportJWK(publicKey)), kid, alg: 'ES256', use: 'sig' };
-  return { kid, privateKey, jwk, thumbprint: await jose.calculateJwkThumbprint(jwk) };
-}
-
-/** Sign `card` with the SDK's own generator (ES256: new signature bytes each time). */
-async function sign(card: Card, key: Key, jku: string): Promise<Card> {
-  const signer = generateAgentCardSignature(key.privateKey, { alg: 'ES256', kid: key.kid, typ: 'JOSE', ...(jku ? { jku } : {}) });
-  const signed = (await signer(card as never)) as unknown as Card;
-  return JSON.parse(JSON.stringify(signed)) as Card;
-}
 
 /** Serve `keys` as the agent's own JWKS (a `jku` must share the card's origin); its URL. */
 function serveJwks(agent: { origin: string; serve: (path: string, handler: http.RequestListener | undefined) => void }, keys: Key[]): string {

@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { integrityOf } from '../../src/canonical.js';
 import type { StartedAgent } from '../helpers/agents.js';
+import { extendedCard, publicCard } from './cards.js';
 import {
   allOutput,
   expectSecretContained,
@@ -34,32 +35,11 @@ import {
 } from './helpers.js';
 
 type Res = ReturnType<typeof resources>;
-type Card = ReturnType<typeof sampleCard>;
 
 /** The CI's secret for the trusted agent. */
 const TOKEN = 'ci-secret-T0ken-5e2a9f71c3';
 /** The attacker's own token (its server's gate accepts it; it locks its agent with it). */
 const ATTACKER = 'attacker-own-t0ken-0b1d';
-const DEEP = {
-  id: 'deep-research',
-  name: 'Deep research',
-  description: 'Long-form research briefs for paying customers.',
-  tags: ['research'],
-  inputModes: ['text/plain'],
-  outputModes: ['application/json', 'text/markdown'],
-};
-
-function publicCard(origin: string): Card {
-  const card = sampleCard(origin);
-  card.capabilities = { ...card.capabilities, extendedAgentCard: true };
-  return card;
-}
-
-function extendedCard(origin: string): Card {
-  const card = publicCard(origin);
-  return { ...card, description: 'Extended: includes the paid skills.', skills: [...card.skills, DEEP] };
-}
-
 /** A real SDK agent with an extended card behind a bearer gate accepting `token`. */
 function extendedAgent(res: Res, token: string): Promise<StartedAgent> {
   return res.agent({ card: publicCard, bearerToken: token, extendedCard: (o: string) => extendedCard(o) });
