@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { runLock } from '../dist/commands/lock.js';
 import { loadLock } from '../dist/runtime/index.js';
 import { sampleCard, startAgent } from './agents.js';
+import { prng } from './fuzz-cards.js';
 
 const HOOK = 'https://hook.example/a2a';
 const EXT = 'https://example.com/ext/citations/v1';
@@ -23,18 +24,6 @@ const STREAMING = new Set(['SendStreamingMessage', 'message/stream', 'SubscribeT
 const PUSH_CREATE = new Set(['CreateTaskPushNotificationConfig', 'tasks/pushNotificationConfig/set']);
 const SENDING = new Set(['SendMessage', 'message/send', 'SendStreamingMessage', 'message/stream']);
 const PUSH_FIELDS = ['taskPushNotificationConfig', 'task_push_notification_config', 'pushNotificationConfig', 'push_notification_config', 'pushNotification', 'push_notification'];
-
-/** mulberry32: a small seeded PRNG. */
-function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Start the agent, lock the plans, and return the locked agents with the send recorder. */
 async function setUp() {
