@@ -88,6 +88,15 @@ function commitPr(dir: string): void {
 /** The environment of a GitHub Actions pull_request run against `main`, holding the secret. */
 const PR_ENV = { GITHUB_ACTIONS: 'true', GITHUB_BASE_REF: 'main', RESEARCH_TOKEN: TOKEN };
 
+/** `verify`, `verify --strict` and `verify --json` on the pull request, at once (`env`: the first run's extra variables). */
+function verifyThree(dir: string, env: Record<string, string> = {}): Promise<[CliResult, CliResult, CliResult]> {
+  return Promise.all([
+    runCli(['verify'], { cwd: dir, env: { ...PR_ENV, ...env } }),
+    runCli(['verify', '--strict'], { cwd: dir, env: PR_ENV }),
+    runCli(['verify', '--json'], { cwd: dir, env: PR_ENV }),
+  ]);
+}
+
 /** No request `agent` received carries an Authorization header, nor the secret anywhere. */
 async function expectNothingSentTo(agent: StartedAgent): Promise<void> {
   await expectSecretContained(TOKEN, { requests: agent.requests });
@@ -199,11 +208,7 @@ describe.concurrent('verify on a pull request: credentials only where the base l
     commitPr(dir);
     evil.requests.length = 0;
 
-    const [ci, strict, json] = await Promise.all([
-      runCli(['verify'], { cwd: dir, env: PR_ENV }),
-      runCli(['verify', '--strict'], { cwd: dir, env: PR_ENV }),
-      runCli(['verify', '--json'], { cwd: dir, env: PR_ENV }),
-    ]);
+    const [ci, strict, json] = await verifyThree(dir);
     expect(ci.code, show(ci)).toBe(0);
     expect(ci.stdout).toContain('! research: unchecked (credential-route-new): checked with credentials after this change is merged; review it in a2a diff');
     expect(strict.code, show(strict)).toBe(1);
@@ -345,11 +350,7 @@ describe.concurrent('verify on a pull request: credentials only where the base l
     evil.requests.length = 0;
 
     const summary = join(dir, 'step-summary.md');
-    const [ci, strict, json] = await Promise.all([
-      runCli(['verify'], { cwd: dir, env: { ...PR_ENV, GITHUB_STEP_SUMMARY: summary } }),
-      runCli(['verify', '--strict'], { cwd: dir, env: PR_ENV }),
-      runCli(['verify', '--json'], { cwd: dir, env: PR_ENV }),
-    ]);
+    const [ci, strict, json] = await verifyThree(dir, { GITHUB_STEP_SUMMARY: summary });
     expect(ci.code, show(ci)).toBe(0);
     for (const name of ['research', 'evil']) {
       expect(ci.stdout).toContain(`! ${name}: unchecked (base-unreadable): not checked with credentials: the pull request's base is not in this clone, so no credential was sent`);
@@ -381,11 +382,7 @@ describe.concurrent('verify on a pull request: credentials only where the base l
     commitPr(dir);
     research.requests.length = 0;
 
-    const [ci, strict, json] = await Promise.all([
-      runCli(['verify'], { cwd: dir, env: PR_ENV }),
-      runCli(['verify', '--strict'], { cwd: dir, env: PR_ENV }),
-      runCli(['verify', '--json'], { cwd: dir, env: PR_ENV }),
-    ]);
+    const [ci, strict, json] = await verifyThree(dir);
     expect(ci.code, show(ci)).toBe(0);
     expect(ci.stdout).toMatch(/^✓ research\n✓ plain\nverified 2 agents \(credentials only along the routes of base [0-9a-f]{12}\)\n$/);
     expect(strict.code, show(strict)).toBe(0);
