@@ -41,11 +41,6 @@ export function parseLocation(location: string, reporting?: UrlReporting): URL {
   return url;
 }
 
-/** True for a loopback host (see {@link isLoopbackHost}: localhost, 127.0.0.0/8, ::1). */
-function isLoopback(url: URL): boolean {
-  return isLoopbackHost(url.hostname);
-}
-
 /**
  * Apply the URL policy to one hop. `shown` is `url` as printed; `from` is the URL that redirected
  * here, if any (printed with `redactQuery` values as `***` when it is the one blamed).
@@ -61,7 +56,7 @@ export function checkUrlPolicy(url: URL, shown: string, allowHttp: boolean, from
     if (from?.protocol === 'https:') {
       throw new InvalidInputError('insecure-url', printableUrl(from, redactQuery), 'redirect from https to plain http refused');
     }
-    if (!allowHttp && !isLoopback(url)) {
+    if (!allowHttp && !isLoopbackHost(url.hostname)) {
       throw new InvalidInputError('insecure-url', shown, 'plain http to a non-loopback host is not allowed', {
         hint: 'use https, or pass --allow-http (or set "allowHttp": true on the agent in a2a.json)',
       });

@@ -273,7 +273,10 @@ export function assessRisks(old: AgentSide | undefined, now: AgentSide | undefin
       const out = new Map<string, { url: string; skill?: string; what: string }>();
       if (!side || !/^https?:\/\//i.test(side.entry.resolved)) return out;
       const cardOrigin = originOf(side.entry.resolved);
-      for (const u of requestUrls(side)) if (!u.what.startsWith('push') && originOf(u.url) !== cardOrigin && !out.has(originOf(u.url))) out.set(originOf(u.url), u);
+      for (const u of requestUrls(side)) {
+      const origin = originOf(u.url);
+      if (!u.what.startsWith('push') && origin !== cardOrigin && !out.has(origin)) out.set(origin, u);
+    }
       return out;
     };
     const wasElsewhere = elsewhere(old);

@@ -302,8 +302,8 @@ export async function loadLock(options: LoadLockOptions = {}): Promise<Lock> {
   const [{ readTextIfExists }, { parseLockfileTop }] = await Promise.all([import('../fs/atomic-write.js'), import('../lock/top.js')]);
   // Where the checks can be required, they are only ever required (never also imported): a
   // require() of a module an import() is still loading would throw.
-  if (options.eager && canLoadChecksLater()) checksNow();
-  else if (!canLoadChecksLater()) loadedChecks ??= await import('./checks.js');
+  if (!canLoadChecksLater()) loadedChecks ??= await import('./checks.js');
+  else if (options.eager) checksNow();
   const source = resolve(options.lockfile ?? 'a2a.lock.json');
   const text = await readTextIfExists(source, 'lockfile-invalid');
   if (text === undefined) throw new InvalidInputError('lockfile-invalid', source, 'no lockfile here', { hint: 'run a2a lock' });
