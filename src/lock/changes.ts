@@ -99,30 +99,46 @@ function isStructural(path: ReadonlyArray<PropertyKey>): boolean {
 /** Depth past which two values differing are one change (a card is at most 64 levels deep). */
 const MAX_DIFF_DEPTH = 80;
 
+/** Where a change sits: its formatted path and whether it is structural (`path` is read now, never kept). */
+function changeAt(path: readonly PropertyKey[]): { path: string; structural: boolean } {
+  return { path: formatPath(path), structural: isStructural(path) };
+}
+
+/** `walk` one level down: `path` grows by `key` for the call and is restored after (no array per member). */
+function walkInto(path: PropertyKey[], key: PropertyKey, a: unknown, b: unknown, out: CardChange[]): void {
+  path.push(key);
+  walk(path, a, b, out);
+  path.pop();
+}
+
 function walk(path: PropertyKey[], a: unknown, b: unknown, out: CardChange[]): void {
   // Objects and arrays are compared member by member below (a whole-value compare at every level
   // would visit each leaf once per level above it).
   if (a === b) return;
-  const nested = (isRecord(a) && isRecord(b)) || (Array.isArray(a) && Array.isArray(b));
-  if (!nested && sameJson(a, b)) return;
-  const at = (p: PropertyKey[]) => ({ path: formatPath(p), structural: isStructural(p) });
-  if (a === undefined) return void out.push({ ...at(path), kind: 'added', new: b });
-  if (b === undefined) return void out.push({ ...at(path), kind: 'removed', old: a });
-  if (path.length < MAX_DIFF_DEPTH && isRecord(a) && isRecord(b)) {
-    for (const key of Object.keys(a)) walk([...path, key], a[key], Object.hasOwn(b, key) ? b[key] : undefined, out);
-    for (const key of Object.keys(b)) if (!Object.hasOwn(a, key)) walk([...path, key], undefined, b[key], out);
+  const records = isRecord(a) && isRecord(b);
+  const arrays = !records && Array.isArray(a) && Array.isArray(b);
+  if (!records && !arrays && sameJson(a, b)) return;
+  if (a === undefined) return void out.push({ ...changeAt(path), kind: 'added', new: b });
+  if (b === undefined) return void out.push({ ...changeAt(path), kind: 'removed', old: a });
+  if (path.length < MAX_DIFF_DEPTH && records) {
+    const x = a as Record<string, unknown>;
+    const y = b as Record<string, unknown>;
+    for (const key of Object.keys(x)) walkInto(path, key, x[key], Object.hasOwn(y, key) ? y[key] : undefined, out);
+    for (const key of Object.keys(y)) if (!Object.hasOwn(x, key)) walkInto(path, key, undefined, y[key], out);
     return;
   }
-  if (path.length < MAX_DIFF_DEPTH && Array.isArray(a) && Array.isArray(b)) {
-    if (sameJson(a, b)) return;
+  if (path.length < MAX_DIFF_DEPTH && arrays) {
+    const x = a as unknown[];
+    const y = b as unknown[];
+    if (sameJson(x, y)) return;
     const rule = collectionAt(path);
-    if (rule?.kind === 'set') return void setChanges(a, b, out, at(path));
-    if (rule && keyedChanges(path, a, b, rule, out)) return;
-    const n = Math.max(a.length, b.length);
-    for (let i = 0; i < n; i++) walk([...path, i], i < a.length ? a[i] : undefined, i < b.length ? b[i] : undefined, out);
+    if (rule?.kind === 'set') return void setChanges(x, y, out, changeAt(path));
+    if (rule && keyedChanges(path, x, y, rule, out)) return;
+    const n = Math.max(x.length, y.length);
+    for (let i = 0; i < n; i++) walkInto(path, i, i < x.length ? x[i] : undefined, i < y.length ? y[i] : undefined, out);
     return;
   }
-  out.push({ ...at(path), kind: 'changed', old: a, new: b });
+  out.push({ ...changeAt(path), kind: 'changed', old: a, new: b });
 }
 
 /** Members of `a` not in `b` removed, of `b` not in `a` added; a pure reorder of a set is no change. */
@@ -152,9 +168,9 @@ function keyedChanges(path: PropertyKey[], a: unknown[], b: unknown[], rule: Ext
   if (!unique(ka) || !unique(kb)) return false;
   const inB = new Map(kb.map((k, i) => [k, i]));
   const inA = new Map(ka.map((k, i) => [k, i]));
-  ka.forEach((k, i) => walk([...path, k], a[i], inB.has(k) ? b[inB.get(k)!] : undefined, out));
+  ka.forEach((k, i) => walkInto(path, k, a[i], inB.has(k) ? b[inB.get(k)!] : undefined, out));
   kb.forEach((k, i) => {
-    if (!inA.has(k)) walk([...path, k], undefined, b[i], out);
+    if (!inA.has(k)) walkInto(path, k, undefined, b[i], out);
   });
   if (rule.kind === 'ordered') {
     const commonA = ka.filter((k) => inB.has(k));

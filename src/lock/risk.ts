@@ -244,7 +244,8 @@ export function assessRisks(old: AgentSide | undefined, now: AgentSide | undefin
   // Routes follow from the plans, the settings and the structural fields of the cards: with all
   // three alike, they are alike (and the cards need not be read again).
   const structural = diff ? diff.cardChanges.some((c) => c.structural) : true;
-  const sameRouting = old !== undefined && !structural && sameJson(old.entry.plans, now.entry.plans) && sameJson(old.settings ?? null, now.settings ?? null);
+  const samePlans = old !== undefined && sameJson(old.entry.plans, now.entry.plans) && sameJson(old.settings ?? null, now.settings ?? null);
+  const sameRouting = samePlans && !structural;
 
   // Where credentials go.
   if (!sameRouting) {
@@ -256,7 +257,7 @@ export function assessRisks(old: AgentSide | undefined, now: AgentSide | undefin
 
   // Where requests go follows from the plans and the settings (the push endpoint) alone: with both
   // alike, no request goes anywhere new.
-  const sameRequests = old !== undefined && sameJson(old.entry.plans, now.entry.plans) && sameJson(old.settings ?? null, now.settings ?? null) && old.entry.resolved === now.entry.resolved;
+  const sameRequests = samePlans && old.entry.resolved === now.entry.resolved;
 
   if (!sameRequests) {
     // Cleartext.
@@ -400,7 +401,9 @@ function agentDiff(name: string, old: AgentSide | undefined, now: AgentSide | un
   let verdict: Verdict;
   if (old && now) {
     changes = entryChanges(old.entry, now.entry);
-    const same = sameJson(old.entry, now.entry) && sameJson(old.settings ?? null, now.settings ?? null);
+    // Any change found already says "changed": the whole-entry compare is for the rest (integrity, unknown keys).
+    const found = changes.version !== undefined || changes.cardChanges.length > 0 || changes.signatureChanges.length > 0 || Object.keys(changes.planChanges).length > 0;
+    const same = !found && sameJson(old.entry, now.entry) && sameJson(old.settings ?? null, now.settings ?? null);
     verdict = from !== undefined ? 'renamed' : same ? 'unchanged' : 'changed';
   } else {
     const side = (old ?? now)!.entry;

@@ -1,0 +1,14 @@
+import { readFileSync } from 'node:fs';
+import { keysInText } from '../dist/lock/top.js';
+import { isLockfile } from '../dist/lock/fast-check.js';
+import { diffLockfiles } from '../dist/lock/risk.js';
+const a = readFileSync('/tmp/dbench/a2a.lock.json', 'utf8');
+const b = readFileSync('/tmp/dbench/head.lock.json', 'utf8');
+let t = performance.now();
+const A = JSON.parse(a), B = JSON.parse(b);
+console.log('parse both', (performance.now() - t).toFixed(1));
+t = performance.now(); keysInText(a); keysInText(b); console.log('keysInText both', (performance.now() - t).toFixed(1));
+t = performance.now(); let n=0; const re=/"(?:[^"\\]|\\.)*"(\s*:)?/g; for (const x of [a,b]) { re.lastIndex=0; let m; while ((m = re.exec(x))) if (m[1] !== undefined) n++; } console.log('regex both', (performance.now() - t).toFixed(1), n);
+t = performance.now(); isLockfile(A); isLockfile(B); console.log('isLockfile both', (performance.now() - t).toFixed(1));
+t = performance.now(); const d = diffLockfiles(A, B); console.log('diff', (performance.now() - t).toFixed(1));
+t = performance.now(); diffLockfiles(A, B); console.log('diff again', (performance.now() - t).toFixed(1));

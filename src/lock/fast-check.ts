@@ -1,0 +1,161 @@
+/**
+ * A fast, zod-free acceptance test for lockfile values: true only for a value the lockfile schema
+ * (`schema.ts`, the one source of truth for the format, its JSON Schema and its error messages)
+ * accepts as it is. Reading a lockfile runs this first and the schema only when it says no, for the
+ * error naming the JSON path; a 1000-agent lockfile is checked in a few milliseconds where the
+ * schema's first run takes about 100 (`a2a diff` reads two). Conservative by construction: any
+ * doubt (an object key `__proto__`, where the schema's output differs from its input) answers
+ * false and leaves the value to the schema. `test/lock/fast-check.test.ts` holds it to the schema
+ * over fixtures and thousands of mutations of them. Pure.
+ */
+import type { Lockfile, LockEntry } from './schema.js';
+import { AGENT_NAME, LOCKFILE_VERSION } from './top.js';
+
+type Obj = Record<string, unknown>;
+
+function isObject(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function isString(v: unknown): v is string {
+  return typeof v === 'string';
+}
+
+function isFilled(v: unknown): v is string {
+  return typeof v === 'string' && v.length > 0;
+}
+
+function isStrings(v: unknown): v is string[] {
+  if (!Array.isArray(v)) return false;
+  for (const x of v) if (typeof x !== 'string') return false;
+  return true;
+}
+
+/** An optional key: absent (or undefined, as the schema's `.optional()` allows), or `test` holds. */
+function optional(o: Obj, key: string, test: (v: unknown) => boolean): boolean {
+  return o[key] === undefined || test(o[key]);
+}
+
+/** Every own key of `o` is one of `allowed` (a strict object); none is `__proto__`. */
+function onlyKeys(o: Obj, allowed: ReadonlySet<string>): boolean {
+  for (const key in o) if (!allowed.has(key)) return false;
+  return !Object.hasOwn(o, '__proto__');
+}
+
+/** A record: an object whose every key passes `key` and every value `value`; no `__proto__` key. */
+function isRecordOf(v: unknown, key: (k: string) => boolean, value: (v: unknown) => boolean): boolean {
+  if (!isObject(v) || Object.hasOwn(v, '__proto__')) return false;
+  for (const k in v) if (!key(k) || !value(v[k])) return false;
+  return true;
+}
+
+const INTEGRITY = /^sha256-[A-Za-z0-9+/]{43}=$/;
+const isIntegrity = (v: unknown): boolean => typeof v === 'string' && INTEGRITY.test(v);
+const anyKey = (): boolean => true;
+const filledKey = (k: string): boolean => k.length > 0;
+const agentKey = (k: string): boolean => AGENT_NAME.test(k);
+const anyValue = (): boolean => true;
+
+const INTERFACE_KEYS = new Set(['url', 'protocolBinding', 'protocolVersion', 'tenant']);
+function isInterface(v: unknown): boolean {
+  return isObject(v) && onlyKeys(v, INTERFACE_KEYS) && isFilled(v.url) && isFilled(v.protocolBinding) && isFilled(v.protocolVersion) && optional(v, 'tenant', isFilled);
+}
+
+const FALLBACK_KEYS = new Set(['interfaces', 'delivery']);
+function isFallbacks(v: unknown): boolean {
+  if (!isObject(v) || !onlyKeys(v, FALLBACK_KEYS) || !Array.isArray(v.interfaces) || !Array.isArray(v.delivery)) return false;
+  for (const i of v.interfaces) if (!isInterface(i)) return false;
+  for (const d of v.delivery) if (d !== 'poll') return false;
+  return true;
+}
+
+const PLAN_KEYS = new Set(['url', 'protocolBinding', 'protocolVersion', 'tenant', 'security', 'acceptedOutputModes', 'delivery', 'extensions', 'fallbacks']);
+function isPlan(v: unknown): boolean {
+  return (
+    isObject(v) &&
+    onlyKeys(v, PLAN_KEYS) &&
+    isFilled(v.url) &&
+    isFilled(v.protocolBinding) &&
+    isFilled(v.protocolVersion) &&
+    optional(v, 'tenant', isFilled) &&
+    isRecordOf(v.security, anyKey, isStrings) &&
+    isStrings(v.acceptedOutputModes) &&
+    v.acceptedOutputModes.length > 0 &&
+    (v.delivery === 'stream' || v.delivery === 'push' || v.delivery === 'poll') &&
+    isStrings(v.extensions) &&
+    optional(v, 'fallbacks', isFallbacks)
+  );
+}
+
+const SIGNATURE_KEYS = new Set(['status', 'kid', 'alg', 'thumbprint']);
+function isSignature(v: unknown): boolean {
+  return (
+    isObject(v) &&
+    onlyKeys(v, SIGNATURE_KEYS) &&
+    (v.status === 'verified' || v.status === 'unverifiable' || v.status === 'absent') &&
+    optional(v, 'kid', isString) &&
+    optional(v, 'alg', isString) &&
+    optional(v, 'thumbprint', isString)
+  );
+}
+
+const isSnapshot = (v: unknown): boolean => isRecordOf(v, anyKey, anyValue);
+
+const EXTENDED_KEYS = new Set(['resolved', 'integrity', 'snapshot', 'signature']);
+function isExtended(v: unknown): boolean {
+  return isObject(v) && onlyKeys(v, EXTENDED_KEYS) && isFilled(v.resolved) && isIntegrity(v.integrity) && isSnapshot(v.snapshot) && optional(v, 'signature', isSignature);
+}
+
+/** True only when the lockfile schema's `LockEntrySchema` accepts `v` unchanged (see the module's docstring). */
+export function isLockEntry(v: unknown): v is LockEntry {
+  return (
+    isObject(v) &&
+    !Object.hasOwn(v, '__proto__') &&
+    isFilled(v.card) &&
+    isFilled(v.resolved) &&
+    optional(v, 'versionHeader', isString) &&
+    isString(v.a2aVersion) &&
+    isString(v.version) &&
+    isIntegrity(v.integrity) &&
+    isSnapshot(v.snapshot) &&
+    optional(v, 'signature', isSignature) &&
+    optional(v, 'extended', isExtended) &&
+    isRecordOf(v.plans, filledKey, isPlan)
+  );
+}
+
+const SETTINGS_KEYS = new Set(['bindings', 'versions', 'accepts', 'sends', 'streaming', 'pushEndpoint', 'extensions', 'credentials', 'versionRange', 'trustJwks', 'requireSignature', 'allowHttp']);
+/** True only when the lockfile schema's `SettingsSchema` accepts `v` unchanged. */
+export function isSettings(v: unknown): boolean {
+  return (
+    isObject(v) &&
+    onlyKeys(v, SETTINGS_KEYS) &&
+    isStrings(v.bindings) &&
+    v.bindings.length > 0 &&
+    isStrings(v.versions) &&
+    v.versions.length > 0 &&
+    isStrings(v.accepts) &&
+    v.accepts.length > 0 &&
+    isStrings(v.sends) &&
+    typeof v.streaming === 'boolean' &&
+    (v.pushEndpoint === null || typeof v.pushEndpoint === 'string') &&
+    isStrings(v.extensions) &&
+    isStrings(v.credentials) &&
+    optional(v, 'versionRange', isString) &&
+    optional(v, 'trustJwks', isString) &&
+    optional(v, 'requireSignature', (x) => x === true) &&
+    optional(v, 'allowHttp', (x) => x === true)
+  );
+}
+
+/** True only when the lockfile schema's `LockfileSchema` accepts `v` unchanged (see the module's docstring). */
+export function isLockfile(v: unknown): v is Lockfile {
+  return (
+    isObject(v) &&
+    !Object.hasOwn(v, '__proto__') &&
+    optional(v, '$schema', isString) &&
+    v.lockfileVersion === LOCKFILE_VERSION &&
+    isRecordOf(v.settings, agentKey, isSettings) &&
+    isRecordOf(v.agents, agentKey, isLockEntry)
+  );
+}
