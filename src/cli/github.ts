@@ -27,7 +27,9 @@ export function errorAnnotation(file: string, title: string, message: string): s
 /**
  * The annotations for a verify run, one per failing agent: beyond the lockfile (its plan fields,
  * refusals and signature changes on one line), lock entry out of date, not verifiable (its error),
- * or under `--strict` a card change or an unchecked part.
+ * or under `--strict` a card change or an unchecked part (`::error`); without `--strict`, an agent
+ * left `unchecked` (`credential-route-new`, `extended-changed`, `base-unreadable`, …) gets a
+ * `::warning`. A credential that is simply not set (`credential-unset`) gets none.
  */
 export function verifyAnnotations(file: string, reports: Record<string, AnnotatedReport>): string[] {
   const out: string[] = [];
@@ -50,6 +52,10 @@ export function verifyAnnotations(file: string, reports: Record<string, Annotate
       }
       const why = r.unchecked ? `not checked: ${r.unchecked}` : `${r.change ?? 'card'} card change`;
       out.push(errorAnnotation(file, `${name} card changed`, `${why} (--strict); run: a2a update ${name}`));
+    } else if (r.unchecked !== undefined && r.reason !== undefined && r.reason !== 'credential-unset') {
+      // Passing without --strict, yet left unchecked (a new credential route on a pull request, an
+      // edited extended snapshot, an unreadable base): the reviewer sees it on the lockfile.
+      out.push(lineAnnotation('warning', file, undefined, `${name} not checked`, `${r.reason}: ${r.unchecked}`));
     }
   }
   return out;

@@ -26,6 +26,19 @@ describe('GitHub annotations', () => {
       '::error file=sub/a2a.lock.json,title=down not verified::unreachable: http://127.0.0.1:9/card.json: connection refused (ECONNREFUSED)',
     ]);
   });
+
+  it('an agent left unchecked without --strict gets a ::warning (the run passes, the reviewer still sees it); a credential not set gets none', () => {
+    expect(
+      verifyAnnotations('a2a.lock.json', {
+        routed: { status: 'unchecked', exitCode: 0, reason: 'credential-route-new', unchecked: 'extended card not checked: checked with credentials after this change is merged; review it in a2a diff', warnings: [] },
+        unset: { status: 'ok', exitCode: 0, reason: 'credential-unset', unchecked: 'extended card not checked: RESEARCH_TOKEN is not set', warnings: [] },
+        strict: { status: 'unchecked', exitCode: 1, reason: 'extended-changed', unchecked: 'extended snapshot edited', warnings: [] },
+      }),
+    ).toEqual([
+      '::warning file=a2a.lock.json,title=routed not checked::credential-route-new: extended card not checked: checked with credentials after this change is merged; review it in a2a diff',
+      '::error file=a2a.lock.json,title=strict not checked::extended-changed: extended snapshot edited (--strict)',
+    ]);
+  });
 });
 
 describe('suggestions', () => {

@@ -135,6 +135,8 @@ describe.concurrent('verify on a pull request: credentials only where the base l
     expect(ci.stdout).toContain(`credential withheld: bearer → ${evil.origin}`);
     expect(ci.stdout).toMatch(/✓ research\n/);
     expect(ci.stdout).toMatch(/verified 2 agents, 1 unchecked \(credentials only along the routes of base [0-9a-f]{12}\)/);
+    // Exit 0, and still an annotation on the lockfile for the reviewer.
+    expect(ci.stdout).toContain('::warning file=a2a.lock.json,title=evil not checked::credential-route-new: checked with credentials after this change is merged');
     expect(strict.code, show(strict)).toBe(1);
     expect(strict.stdout).toContain('✗ evil: unchecked (credential-route-new)');
     expect(strict.stdout).toContain('::error file=a2a.lock.json,title=evil not checked::credential-route-new');
