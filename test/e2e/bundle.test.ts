@@ -32,6 +32,13 @@ describe.concurrent('the built CLI', () => {
     expect(licenses).not.toMatch(/no license file; package\.json says (MIT|ISC|BSD|Apache)/);
   });
 
+  it('no chunk parses a \\p{RGI_Emoji} regex literal at load (V8 expands the emoji set: ~30 ms of every start); string-width builds it on first use', async () => {
+    const chunks = await readdir(join(ROOT, 'dist', 'chunks'));
+    const codes = await Promise.all([BIN, ...chunks.map((c) => join(ROOT, 'dist', 'chunks', c))].map((f) => readFile(f, 'utf8')));
+    expect(codes.filter((code) => /=\s*\/[^\n/]*\\p\{RGI_Emoji\}/.test(code))).toEqual([]);
+    expect(codes.some((code) => code.includes('new RegExp("^\\\\p{RGI_Emoji}$", "v")'))).toBe(true);
+  });
+
   it('the bundle and the unbundled CLI print the same English messages under any LANG', async () => {
     const run = (file: string) =>
       exec(process.execPath, [file, 'verify', '--bogus'], { cwd: ROOT, env: { ...process.env, LANG: 'de_DE.UTF-8', LC_ALL: 'de_DE.UTF-8', NO_COLOR: '1' } }).then(
