@@ -22,31 +22,40 @@ rmSync(join(dist, 'chunks'), { recursive: true, force: true });
 const warnings = [];
 
 /**
- * string-width (yargs' help layout) declares `const rgiEmojiRegex = /^\p{RGI_Emoji}$/v;`. V8
- * expands the whole emoji set when it parses that literal: ~30 ms of every CLI start (BENCHMARKS.md),
- * for a width only help output ever asks for. The bundle builds that regex on its first `test`
- * instead. A `\p{RGI_Emoji}` literal the plugin cannot rewrite (another declaration, another use
- * than `.test(`) stops the build, so an upgrade cannot bring the cost back unnoticed.
+ * string-width (yargs' help layout; three copies) builds at load what only help output uses:
+ * `new Intl.Segmenter()` (~20 ms: ICU's segmenter data) and `/^\p{RGI_Emoji}$/v` (~30 ms: V8
+ * expands the whole emoji set when it parses that literal), on every CLI start (BENCHMARKS.md).
+ * The bundle builds each on its first use instead. A declaration the plugin cannot rewrite (used
+ * other than by its one method, or a `\p{RGI_Emoji}` literal elsewhere) stops the build, so an
+ * upgrade cannot bring the cost back unnoticed.
  */
-const lazyEmojiRegex = {
-  name: 'lazy-rgi-emoji-regex',
+const LAZY = [
+  // [declaration (name, constructor expression), the one method used, how to build it]
+  [/^const (\w+) = \/([^\n/]*\\p\{RGI_Emoji\}[^\n/]*)\/v;$/gm, 'test', (pattern) => `new RegExp(${JSON.stringify(pattern)}, 'v')`],
+  [/^const (\w+) = (new Intl\.Segmenter\(\));$/gm, 'segment', (expression) => expression],
+];
+const lazyStringWidth = {
+  name: 'lazy-string-width',
   transform(code, id) {
     if (!/[\\/]node_modules[\\/]string-width[\\/]/.test(id)) return null;
-    const declaration = /^const (\w+) = \/([^\n/]*\\p\{RGI_Emoji\}[^\n/]*)\/v;$/gm;
     let out = code;
-    for (const [line, name, pattern] of code.matchAll(declaration)) {
-      const uses = [...out.matchAll(new RegExp(`\\b${name}\\b(\\.test\\()?`, 'g'))];
-      if (uses.filter((u) => !u[1]).length !== 1) throw new Error(`bundle: ${id}: ${name} is used other than by .test(): update lazyEmojiRegex in scripts/bundle.js`);
-      out = out.replace(line, `let ${name}Built;\nconst ${name} = { test: (text) => (${name}Built ??= new RegExp(${JSON.stringify(pattern)}, 'v')).test(text) };`);
+    for (const [declaration, method, build] of LAZY) {
+      for (const [line, name, source] of code.matchAll(declaration)) {
+        // Every mention outside comments but the declaration itself must call the method.
+        const code = out.split('\n').filter((l) => !/^\s*(\/\/|\/\*|\*)/.test(l)).join('\n');
+        const uses = [...code.matchAll(new RegExp(`\\b${name}\\b(\\.${method}\\()?`, 'g'))];
+        if (uses.filter((u) => !u[1]).length !== 1) throw new Error(`bundle: ${id}: ${name} is used other than by .${method}(): update lazyStringWidth in scripts/bundle.js`);
+        out = out.replace(line, `let ${name}Built;\nconst ${name} = { ${method}: (text) => (${name}Built ??= ${build(source)}).${method}(text) };`);
+      }
     }
-    if (/^[^/\n]*=\s*\/[^\n/]*\\p\{RGI_Emoji\}/m.test(out)) throw new Error(`bundle: ${id} still has a \\p{RGI_Emoji} regex literal: update lazyEmojiRegex in scripts/bundle.js`);
+    if (/^(const|let|var) \w+ = (\/[^\n/]*\\p\{RGI_Emoji\}|new Intl\.Segmenter)/m.test(out)) throw new Error(`bundle: ${id} still builds a segmenter or a \\p{RGI_Emoji} regex at load: update lazyStringWidth in scripts/bundle.js`);
     return out === code ? null : { code: out, map: null };
   },
 };
 const bundle = await rolldown({
   input: { a2a: join(dist, 'bin.js') },
   platform: 'node',
-  plugins: [lazyEmojiRegex],
+  plugins: [lazyStringWidth],
   // `a2a-lock info` and `--version` answer from the bundle itself, reading no file (src/bin.ts).
   transform: { define: { __A2A_LOCK_VERSION__: JSON.stringify(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version) } },
   // The runtime's optional peers are never part of the CLI.
