@@ -106,6 +106,7 @@ function isExtended(v: unknown): boolean {
   return isObject(v) && onlyKeys(v, EXTENDED_KEYS) && isFilled(v.resolved) && isIntegrity(v.integrity) && isSnapshot(v.snapshot) && optional(v, 'signature', isSignature);
 }
 
+const ENTRY_KEYS = new Set(['card', 'resolved', 'versionHeader', 'a2aVersion', 'version', 'integrity', 'snapshot', 'signature', 'extended', 'plans']);
 /** True only when the lockfile schema's `LockEntrySchema` accepts `v` unchanged (see the module's docstring). */
 export function isLockEntry(v: unknown): v is LockEntry {
   return (
@@ -146,6 +147,71 @@ export function isSettings(v: unknown): boolean {
     optional(v, 'requireSignature', (x) => x === true) &&
     optional(v, 'allowHttp', (x) => x === true)
   );
+}
+
+const TOP_KEYS = new Set(['$schema', 'lockfileVersion', 'settings', 'agents']);
+
+/**
+ * `o`'s members in the order the schema's output has them: `shape`'s keys first (the schema's
+ * shape order, absent ones left out), then, for a loose object, the others in their own order.
+ * A new object; the values are `o`'s.
+ */
+function inShapeOrder(o: Obj, shape: ReadonlySet<string>, loose: boolean): Obj {
+  const out: Obj = {};
+  for (const key of shape) if (o[key] !== undefined) out[key] = o[key];
+  if (loose) for (const key in o) if (!shape.has(key)) out[key] = o[key];
+  return out;
+}
+
+function interfaceOrdered(i: Obj): Obj {
+  const out: Obj = { url: i.url, protocolBinding: i.protocolBinding, protocolVersion: i.protocolVersion };
+  if (i.tenant !== undefined) out.tenant = i.tenant;
+  return out;
+}
+
+function planOrdered(p: Obj): Obj {
+  const out: Obj = { url: p.url, protocolBinding: p.protocolBinding, protocolVersion: p.protocolVersion };
+  if (p.tenant !== undefined) out.tenant = p.tenant;
+  out.security = p.security;
+  out.acceptedOutputModes = p.acceptedOutputModes;
+  out.delivery = p.delivery;
+  out.extensions = p.extensions;
+  const f = p.fallbacks as Obj | undefined;
+  if (f !== undefined) out.fallbacks = { interfaces: (f.interfaces as Obj[]).map(interfaceOrdered), delivery: f.delivery };
+  return out;
+}
+
+function entryOrdered(e: Obj): Obj {
+  const out = inShapeOrder(e, ENTRY_KEYS, true);
+  if (out.signature !== undefined) out.signature = inShapeOrder(out.signature as Obj, SIGNATURE_KEYS, false);
+  if (out.extended !== undefined) {
+    const x = inShapeOrder(out.extended as Obj, EXTENDED_KEYS, false);
+    if (x.signature !== undefined) x.signature = inShapeOrder(x.signature as Obj, SIGNATURE_KEYS, false);
+    out.extended = x;
+  }
+  const plans: Obj = {};
+  for (const skill in out.plans as Obj) plans[skill] = planOrdered((out.plans as Obj)[skill] as Obj);
+  out.plans = plans;
+  return out;
+}
+
+/**
+ * A lockfile {@link isLockfile} accepted, as the lockfile schema's output has it: every schema
+ * object's keys in the schema's shape order (a lockfile on disk has them sorted), the unknown keys
+ * of the loose ones after. What reading a lockfile returned when the schema parsed it, so the
+ * `--json` documents that show plans, settings or entries (`ls`, `why`, `diff`) keep their key
+ * order. The objects the schema describes are copied; records' key order, snapshots, arrays and
+ * unknown members are the input's. Pure.
+ */
+export function schemaOrdered(lock: Lockfile): Lockfile {
+  const out = inShapeOrder(lock, TOP_KEYS, true);
+  const settings: Obj = {};
+  for (const name in lock.settings) settings[name] = inShapeOrder(lock.settings[name] as Obj, SETTINGS_KEYS, false);
+  const agents: Obj = {};
+  for (const name in lock.agents) agents[name] = entryOrdered(lock.agents[name] as Obj);
+  out.settings = settings;
+  out.agents = agents;
+  return out as Lockfile;
 }
 
 /** True only when the lockfile schema's `LockfileSchema` accepts `v` unchanged (see the module's docstring). */

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { prng } from '../../scripts/fuzz-cards.js';
-import { parseLockfile } from '../../src/lock/format.js';
+import { parseLockfile, serializeLockfile } from '../../src/lock/format.js';
 import { isLockEntry, isLockfile, isSettings } from '../../src/lock/fast-check.js';
 import { ExtendedSnapshotSchema, LockEntrySchema, LockfileSchema, PlanSchema, SettingsSchema, SignatureRecordSchema } from '../../src/lock/schema.js';
 
@@ -177,6 +177,24 @@ describe('fast lockfile check', () => {
     const lock = JSON.parse(JSON.stringify(fullLockfile()).replace('"nested":', '"__proto__":'));
     expect(Object.hasOwn(lock.agents.full.snapshot, '__proto__')).toBe(true);
     expect(isLockfile(lock)).toBe(false);
+  });
+
+  it("parseLockfile returns the schema's output, key order included (the --json documents of ls, why and diff show it)", () => {
+    // A lockfile on disk has its keys sorted; the schema's output has its shape's order (url first in a plan).
+    const text = serializeLockfile(fullLockfile());
+    const read = parseLockfile(text, 'a2a.lock.json');
+    expect(JSON.stringify(read)).toBe(JSON.stringify(LockfileSchema.parse(JSON.parse(text))));
+    expect(Object.keys(read.agents.full!.plans.s!)[0]).toBe('url');
+    const random = prng(41);
+    let compared = 0;
+    for (let i = 0; i < 600; i++) {
+      const m = mutate(JSON.parse(text), random);
+      const schema = LockfileSchema.safeParse(m);
+      if (!schema.success || !isLockfile(m)) continue;
+      compared++;
+      expect(JSON.stringify(parseLockfile(JSON.stringify(m), 'a2a.lock.json')), `mutation #${i}`).toBe(JSON.stringify(schema.data));
+    }
+    expect(compared).toBeGreaterThan(100);
   });
 
   it('parseLockfile still names the JSON path of an invalid file', () => {
