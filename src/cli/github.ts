@@ -2,17 +2,23 @@
  * GitHub Actions workflow commands (`::error file=…,title=…::message`), printed by `verify` and
  * `diff` when `GITHUB_ACTIONS=true` so a pull request shows each agent beyond the lockfile (each
  * risky change) as an annotation on the lockfile. Escaping follows the workflow-command rules: `%`, CR and LF in the message;
- * additionally `:` and `,` in property values.
+ * additionally `:` and `,` in property values; other control characters become `\u` escapes.
  */
 import type { AgentReport } from '../lock/report.js';
 import type { AgentDiff } from '../lock/risk.js';
-import { show } from './render/common.js';
+import { escapeUntrusted, show } from './render/common.js';
 
 /** What the annotations read of an agent's report: all of it but its warnings (a report with them will do). */
 type AnnotatedReport = Omit<AgentReport, 'warnings'> & { warnings?: AgentReport['warnings'] };
 
+/**
+ * A workflow command's message: `%`, CR and LF as the runner decodes them, then any other control,
+ * bidi or line-separator character (a scheme name, a URL or an error from a card or a head
+ * lockfile) as a `\u` escape, {@link escapeUntrusted}: annotations are printed as they are, not
+ * through the CLI's terminal filter, and the runner's log renders escape sequences.
+ */
 function escapeData(text: string): string {
-  return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+  return escapeUntrusted(text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A'));
 }
 
 function escapeProperty(text: string): string {

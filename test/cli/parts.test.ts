@@ -13,6 +13,15 @@ describe('GitHub annotations', () => {
     );
   });
 
+  it('escape terminal control and bidi characters (from a scheme name, a URL or an error) in the message and the properties: annotations skip the terminal filter', () => {
+    const hostile = 'o\u001b]8;;http://x\u0007 \u001b[31m\u009b2J\u202e\u2028\u0000';
+    const line = errorAnnotation('a2a.lock.json', `t${hostile}`, `now sends ${hostile} → https://evil.example`);
+    expect(line).toBe(
+      '::error file=a2a.lock.json,title=to\\u001b]8;;http%3A//x\\u0007 \\u001b[31m\\u009b2J\\u202e\\u2028\\u0000::now sends o\\u001b]8;;http://x\\u0007 \\u001b[31m\\u009b2J\\u202e\\u2028\\u0000 → https://evil.example',
+    );
+    expect(line).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202e\u2028]/);
+  });
+
   it('one per failing agent: an agent that could not be verified, and a --strict card change; none for passing agents', () => {
     expect(
       verifyAnnotations('sub/a2a.lock.json', {
