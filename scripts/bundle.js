@@ -69,6 +69,32 @@ const checksChunk = checksOut.output.find((o) => o.type === 'chunk');
 writeFileSync(checksFile, checksChunk.code);
 output.push(checksChunk);
 
+// The runtime entry (`dist/runtime/index.js`, what `a2a-lock/runtime` names) as one file too: the
+// loader, the enforcing fetch, the client and their helpers, ≈ 20 modules that a cold start
+// resolved, read and compiled one by one before its first request. Kept out, so that they are the
+// one module the rest of the package uses: `errors.js` (the error classes, for `instanceof`), the
+// checks (required from beside this file on the first `lock.agent()`), the background refresh's
+// `resolve/check-served.js`, and the optional peers. The `.d.ts` files stay tsc's.
+const runtimeFile = join(dist, 'runtime', 'index.js');
+const runtimeShared = new Set([sharedErrors, checksFile, join(dist, 'resolve', 'check-served.js')]);
+const runtime = await rolldown({
+  input: runtimeFile,
+  platform: 'node',
+  external: (id, _importer, isResolved) => (isResolved ? runtimeShared.has(id) : /^(@a2a-js\/sdk|@grpc\/|@bufbuild\/)/.test(id)),
+  onLog: (level, log) => {
+    if (level === 'warn') warnings.push(log.message);
+  },
+});
+const runtimeOut = await runtime.generate({ format: 'esm', file: runtimeFile, codeSplitting: false });
+await runtime.close();
+if (warnings.length > 0) {
+  console.error(`bundle: ${warnings.length} warning(s):\n${warnings.join('\n')}`);
+  process.exit(1);
+}
+const runtimeChunk = runtimeOut.output.find((o) => o.type === 'chunk');
+if (runtimeChunk.moduleIds.some((id) => packageDir(id))) throw new Error('bundle: a package was copied into dist/runtime/index.js');
+writeFileSync(runtimeFile, runtimeChunk.code);
+
 /** The package directory of a bundled module, or undefined for our own code. */
 function packageDir(id) {
   const at = id.lastIndexOf(`${sep}node_modules${sep}`);
