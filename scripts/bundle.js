@@ -55,6 +55,9 @@ const checks = await rolldown({
   input: checksFile,
   platform: 'node',
   external: (id, _importer, isResolved) => isResolved && id === sharedErrors,
+  // json-stable-stringify only writes files (`stableFileJson`), which the checks never do; without
+  // this its ~20 CommonJS helpers would still run when the checks load (`canonicalJson` does not use it).
+  treeshake: { moduleSideEffects: (id) => (/[\\/]node_modules[\\/]json-stable-stringify[\\/]/.test(id) ? false : undefined) },
   onLog: (level, log) => {
     if (level === 'warn') warnings.push(log.message);
   },

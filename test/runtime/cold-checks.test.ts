@@ -2,9 +2,13 @@
  * What the runtime's per-agent check skips on a cold start changes nothing it reads: a locked
  * snapshot is normalised without its host warnings (`CardSource.hostWarnings: false`, which
  * `lock/offline.ts` passes, since it keeps only the card), and that card is the one the full read
- * gives; the warnings it still makes are the others.
+ * gives; the warnings it still makes are the others. `canonicalJson` (integrity, signatures) no
+ * longer loads json-stable-stringify, and writes the very text it writes, on arbitrary values.
  */
+import fc from 'fast-check';
+import stableStringify from 'json-stable-stringify';
 import { describe, expect, it } from 'vitest';
+import { canonicalJson } from '../../src/canonical.js';
 import { normalizeCard } from '../../src/card/normalize.js';
 import { lockedNegotiationCard } from '../../src/lock/offline.js';
 import { sampleCard } from '../helpers/agents.js';
@@ -35,5 +39,54 @@ describe('host warnings off for a locked snapshot', () => {
     const snapshot = hostile();
     const entry = { card: cardUrl, resolved: cardUrl, a2aVersion: '1.0', version: '1', integrity: '', snapshot, plans: {} };
     expect(lockedNegotiationCard(entry, 'agents.x')).toEqual(normalizeCard(snapshot, { source: 'agents.x', baseUrl: cardUrl }).card);
+  });
+});
+
+describe('canonicalJson is json-stable-stringify, without it', () => {
+  /** The package's text, or the error it throws. */
+  const theirs = (v: unknown) => {
+    try {
+      return stableStringify(v);
+    } catch (error) {
+      return `throws ${(error as Error).name}`;
+    }
+  };
+  const ours = (v: unknown) => {
+    try {
+      return canonicalJson(v);
+    } catch (error) {
+      // canonicalJson refuses a value with no JSON form, where the package returns undefined.
+      return (error as Error).message === 'value has no JSON form' ? undefined : `throws ${(error as Error).name}`;
+    }
+  };
+
+  it('the same text for any JSON value', () => {
+    fc.assert(fc.property(fc.jsonValue(), (v) => ours(v) === theirs(v)), { numRuns: 2000 });
+  });
+
+  it('the same text (or error) for any value: undefined members, holes, -0, NaN, dates, boxed values, maps, null prototypes, toJSON', () => {
+    const anything = fc.anything({
+      withBoxedValues: true,
+      withDate: true,
+      withMap: true,
+      withSet: true,
+      withNullPrototype: true,
+      withObjectString: true,
+      withSparseArray: true,
+      withTypedArray: true,
+      withBigInt: true,
+      withUnicodeString: true,
+    });
+    const withToJson = anything.map((v) => ({ toJSON: () => v }));
+    fc.assert(fc.property(fc.oneof(anything, withToJson, fc.array(withToJson), fc.dictionary(fc.string(), withToJson)), (v) => ours(v) === theirs(v)), { numRuns: 3000 });
+  });
+
+  it('a cycle through an object is a TypeError, as there; shared (non-cyclic) objects are written each time', () => {
+    const shared = { b: 1 };
+    expect(ours({ x: shared, y: [shared, shared] })).toBe(theirs({ x: shared, y: [shared, shared] }));
+    const cyclic: Record<string, unknown> = { a: 1 };
+    cyclic.self = { again: cyclic };
+    expect(ours(cyclic)).toBe('throws TypeError');
+    expect(theirs(cyclic)).toBe('throws TypeError');
   });
 });
