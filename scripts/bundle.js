@@ -62,7 +62,9 @@ const checks = await rolldown({
     if (level === 'warn') warnings.push(log.message);
   },
 });
-const checksOut = await checks.generate({ format: 'esm', file: checksFile });
+// Compressed, with whitespace and comments gone but every name kept (a stack trace through the
+// checks still names its functions): it compiles and loads ≈ 3.5 ms faster than as written (BENCHMARKS.md).
+const checksOut = await checks.generate({ format: 'esm', file: checksFile, minify: { compress: true, mangle: false } });
 await checks.close();
 if (warnings.length > 0) {
   console.error(`bundle: ${warnings.length} warning(s):\n${warnings.join('\n')}`);
