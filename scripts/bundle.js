@@ -6,8 +6,9 @@
 // loader resolving, reading and compiling ~170 modules (zod, yargs and its helpers) and ~50
 // CommonJS files; a bundle loads a handful (BENCHMARKS.md). Dynamic imports stay chunks, so
 // command modules and undici load only when a command needs them. The code is not minified:
-// stack traces keep names and readable lines. The library entries (`a2a-lock`,
-// `a2a-lock/runtime`) stay the tsc output, importing their dependencies from node_modules.
+// stack traces keep names and readable lines. The library root (`a2a-lock`) stays the tsc output,
+// importing its dependencies from node_modules; the runtime (`a2a-lock/runtime`) and its lazy checks
+// are bundled too, below.
 //
 // Also writes `dist/THIRD-PARTY-LICENSES.md`: the license of every package copied into the bundle.
 import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

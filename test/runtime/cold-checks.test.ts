@@ -4,11 +4,16 @@
  * `lock/offline.ts` passes, since it keeps only the card), and that card is the one the full read
  * gives; the warnings it still makes are the others. `canonicalJson` (integrity, signatures) no
  * longer loads json-stable-stringify, and writes the very text it writes, on arbitrary values.
+ * `loadLock` reads the lockfile and the manifest at once, and the lockfile's error still comes first.
  */
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import stableStringify from 'json-stable-stringify';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/canonical.js';
+import { loadLock } from '../../src/runtime/index.js';
 import { normalizeCard } from '../../src/card/normalize.js';
 import { lockedNegotiationCard } from '../../src/lock/offline.js';
 import { sampleCard } from '../helpers/agents.js';
@@ -88,5 +93,26 @@ describe('canonicalJson is json-stable-stringify, without it', () => {
     cyclic.self = { again: cyclic };
     expect(ours(cyclic)).toBe('throws TypeError');
     expect(theirs(cyclic)).toBe('throws TypeError');
+  });
+});
+
+describe('loadLock reads both files at once, the lockfile first in its errors', () => {
+  it('a missing or invalid lockfile is the error, whatever the manifest (missing, unreadable); a valid one then meets the manifest error', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'a2a-cold-read-'));
+    try {
+      await mkdir(join(dir, 'unreadable.json'));
+      const missing = join(dir, 'missing.json');
+      const unreadable = join(dir, 'unreadable.json');
+      for (const manifest of [missing, unreadable]) {
+        await expect(loadLock({ lockfile: join(dir, 'none.lock.json'), manifest })).rejects.toMatchObject({ code: 'lockfile-invalid', message: expect.stringMatching(/no lockfile here/) });
+      }
+      await writeFile(join(dir, 'bad.lock.json'), '{"lockfileVersion": 1, "settings": {}, "agents": []}');
+      await expect(loadLock({ lockfile: join(dir, 'bad.lock.json'), manifest: unreadable })).rejects.toMatchObject({ code: 'lockfile-invalid', data: expect.objectContaining({ path: '$.agents' }) });
+      await writeFile(join(dir, 'ok.lock.json'), '{"lockfileVersion": 1, "settings": {}, "agents": {}}');
+      await expect(loadLock({ lockfile: join(dir, 'ok.lock.json'), manifest: missing })).rejects.toMatchObject({ code: 'manifest-not-found' });
+      await expect(loadLock({ lockfile: join(dir, 'ok.lock.json'), manifest: unreadable })).rejects.toMatchObject({ code: 'manifest-invalid', message: expect.stringMatching(/cannot read \(EISDIR\)/) });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
