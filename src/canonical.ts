@@ -6,11 +6,37 @@
 import { createHash } from 'node:crypto';
 import stableStringify from 'json-stable-stringify';
 
-/** Canonical JSON text of a value (sorted keys, no whitespace). */
+/**
+ * Canonical JSON text of a value (sorted keys, no whitespace): json-stable-stringify's text, made
+ * here without loading it (its ~20 CommonJS helpers cost a cold start's first integrity check
+ * several ms; test/runtime/cold-checks.test.ts holds the two equal on arbitrary values).
+ * @throws TypeError for a value with no JSON form (`undefined`, a function) and a cycle through an object
+ */
 export function canonicalJson(value: unknown): string {
-  const text = stableStringify(value);
+  const text = canonicalText(value, []);
   if (text === undefined) throw new TypeError('value has no JSON form');
   return text;
+}
+
+/** {@link canonicalJson} of one value: undefined when it has no JSON form; `open` holds the objects being written (cycles). */
+function canonicalText(value: unknown, open: object[]): string | undefined {
+  if (value && typeof (value as { toJSON?: unknown }).toJSON === 'function') value = (value as { toJSON(): unknown }).toJSON();
+  if (typeof value !== 'object' || value === null) return JSON.stringify(value);
+  if (Array.isArray(value)) {
+    const items: string[] = [];
+    // An index loop, not map(): a hole is written as null.
+    for (let i = 0; i < value.length; i++) items.push(canonicalText(value[i], open) ?? 'null');
+    return `[${items.join(',')}]`;
+  }
+  if (open.includes(value)) throw new TypeError('Converting circular structure to JSON');
+  open.push(value);
+  const members: string[] = [];
+  for (const key of Object.keys(value).sort()) {
+    const text = canonicalText((value as Record<string, unknown>)[key], open);
+    if (text !== undefined) members.push(`${JSON.stringify(key)}:${text}`);
+  }
+  open.pop();
+  return `{${members.join(',')}}`;
 }
 
 /**

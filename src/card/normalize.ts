@@ -40,6 +40,12 @@ export interface CardSource {
   baseUrl?: string;
   /** The card answered only at the pre-0.3 path `/.well-known/agent.json`: a 0.x card without protocolVersion is read as 0.2. */
   legacyWellKnown?: boolean;
+  /**
+   * `false`: skip the warnings on hosts (unspecified address, internationalised or mixed-script
+   * labels), for a caller that drops the warnings (a locked snapshot read again): they test
+   * every label against Unicode script patterns, a cost on a cold start. The card is the same.
+   */
+  hostWarnings?: boolean;
 }
 
 /** Result of {@link normalizeCard}. */
@@ -155,7 +161,7 @@ export function normalizeCard(raw: unknown, from: CardSource): NormalizeResult {
   }
 
   interfaces = interfaces.map((i, index) => resolveInterfaceUrl(i, urlPaths[index]!, from, warnings, fail));
-  hostWarnings(interfaces, urlPaths, from, warnings);
+  if (from.hostWarnings !== false) hostWarnings(interfaces, urlPaths, from, warnings);
 
   // fromEntries defines own properties, so even a scheme named "__proto__" stays data.
   const securitySchemes: Record<string, SecurityScheme> = Object.fromEntries(

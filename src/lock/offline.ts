@@ -20,7 +20,8 @@ import type { LockEntry } from './schema.js';
 export function lockedPublicCard(entry: LockEntry, source: string): NormalizedCard {
   const baseUrl = isCardUrl(entry.resolved) ? entry.resolved : undefined;
   const legacy = isLegacyWellKnown(entry.resolved) ? { legacyWellKnown: true } : {};
-  return normalizeCard(entry.snapshot, { source, ...(baseUrl ? { baseUrl } : {}), ...legacy }).card;
+  // Only the card is kept: no host warnings are made for it (see CardSource.hostWarnings).
+  return normalizeCard(entry.snapshot, { source, hostWarnings: false, ...(baseUrl ? { baseUrl } : {}), ...legacy }).card;
 }
 
 /**
@@ -31,7 +32,7 @@ export function lockedNegotiationCard(entry: LockEntry, source: string): Normali
   const publicCard = lockedPublicCard(entry, source);
   if (!entry.extended) return publicCard;
   const baseUrl = isCardUrl(entry.resolved) ? entry.resolved : undefined;
-  return normalizeCard(entry.extended.snapshot, { source: `${source}.extended`, ...(baseUrl ? { baseUrl } : {}) }).card;
+  return normalizeCard(entry.extended.snapshot, { source: `${source}.extended`, hostWarnings: false, ...(baseUrl ? { baseUrl } : {}) }).card;
 }
 
 /**

@@ -3,6 +3,8 @@
  * (zod and the card reader): loaded by the `Lock` on the first `lock.agent()` call, or by
  * `loadLock` with `eager: true`, never by importing `a2a-lock/runtime` or by a lazy `loadLock`.
  */
+// First: the schemas of the modules below are built with zod's JIT off (see jit-off.ts).
+import { restoreJit } from './jit-off.js';
 import { A2aLockError, InvalidInputError, OutOfDateError } from '../errors.js';
 import { zodMessage } from '../json-document.js';
 import { formatPath } from '../json-path.js';
@@ -16,6 +18,9 @@ import { parseManifest } from '../manifest/parse.js';
 import type { AgentSettings, Manifest } from '../manifest/schema.js';
 
 export { lockedNegotiationCard, parseLockfile };
+
+// Every module above is evaluated: zod's JIT setting is the application's again.
+restoreJit();
 
 /** One agent of the lockfile, checked: its entry and settings, or why it cannot be used. */
 export type CheckedAgent = { entry: LockEntry; settings: AgentSettings } | { error: A2aLockError };

@@ -305,6 +305,11 @@ export async function loadLock(options: LoadLockOptions = {}): Promise<Lock> {
   if (!canLoadChecksLater()) loadedChecks ??= await import('./checks.js');
   else if (options.eager) checksNow();
   const source = resolve(options.lockfile ?? 'a2a.lock.json');
+  const manifestPath = resolve(options.manifest ?? join(dirname(source), 'a2a.json'));
+  // Both files are read at once; the lockfile's own errors still come first (the manifest's
+  // failure, if any, is thrown where it is awaited below).
+  const manifestRead = options.manifest !== undefined || existsSync(manifestPath) ? readTextIfExists(manifestPath, 'manifest-invalid') : undefined;
+  manifestRead?.catch(() => {});
   const text = await readTextIfExists(source, 'lockfile-invalid');
   if (text === undefined) throw new InvalidInputError('lockfile-invalid', source, 'no lockfile here', { hint: 'run a2a lock' });
   // Eager: the whole file against the lockfile schema, as the CLI reads it (the same first error).
@@ -312,10 +317,9 @@ export async function loadLock(options: LoadLockOptions = {}): Promise<Lock> {
   for (const name of Object.keys(lock.agents)) {
     if (!Object.hasOwn(lock.settings, name)) throw new InvalidInputError('lockfile-invalid', source, `agent "${name}" has no settings`, { path: `$.settings["${name}"]` });
   }
-  const manifestPath = resolve(options.manifest ?? join(dirname(source), 'a2a.json'));
   let manifest: { text: string; path: string; checked?: CheckedManifest } | undefined;
-  if (options.manifest !== undefined || existsSync(manifestPath)) {
-    const manifestText = await readTextIfExists(manifestPath, 'manifest-invalid');
+  if (manifestRead) {
+    const manifestText = await manifestRead;
     if (manifestText === undefined) {
       throw new A2aLockError('manifest-not-found', `${manifestPath}: not found`, { hint: 'check the --manifest path; a2a init writes a new manifest', data: { source: manifestPath } });
     }

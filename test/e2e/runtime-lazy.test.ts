@@ -42,19 +42,47 @@ describe('the built runtime, lazy', () => {
       "import { readFileSync, writeFileSync } from 'node:fs';",
       `writeFileSync(${JSON.stringify(log)}, '');`,
       `register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(hooks)}));`,
-      `const { loadLock } = await import(${JSON.stringify(pathToFileURL(join(ROOT, 'dist', 'runtime', 'index.js')).href)});`,
-      `const lock = await loadLock({ lockfile: ${JSON.stringify(join(dir, 'tampered.lock.json'))}, manifest: ${JSON.stringify(join(dir, 'a2a.json'))} });`,
+      `const runtime = await import(${JSON.stringify(pathToFileURL(join(ROOT, 'dist', 'runtime', 'index.js')).href)});`,
+      `const lock = await runtime.loadLock({ lockfile: ${JSON.stringify(join(dir, 'tampered.lock.json'))}, manifest: ${JSON.stringify(join(dir, 'a2a.json'))} });`,
       `const atLoad = readFileSync(${JSON.stringify(log)}, 'utf8').split('\\n').filter(Boolean);`,
-      "let refused; try { lock.agent('b', 'market-size'); } catch (e) { refused = { code: e.code, message: e.message }; }",
+      "let refused; try { lock.agent('b', 'market-size'); } catch (e) { refused = { code: e.code, message: e.message, typed: e instanceof runtime.A2aLockError }; }",
       "const a = lock.agent('a', 'market-size');",
       "console.log(JSON.stringify({ atLoad, refused, plan: a.plan.url, card: a.card.name }));",
     ].join('\n');
     const { stdout } = await exec(process.execPath, ['--input-type=module', '-e', probe], { cwd: ROOT });
-    const result = JSON.parse(stdout) as { atLoad: string[]; refused: { code: string; message: string }; plan: string; card: string };
-    expect(result.atLoad.some((u) => u.endsWith('/dist/runtime/lock.js')), result.atLoad.join('\n')).toBe(true);
+    const result = JSON.parse(stdout) as { atLoad: string[]; refused: { code: string; message: string; typed: boolean }; plan: string; card: string };
+    // The runtime is one bundled file (scripts/bundle.js), sharing errors.js with the checks.
+    const ours = result.atLoad.filter((u) => u.includes('/dist/')).map((u) => u.slice(u.indexOf('/dist/') + 1));
+    expect(ours.sort()).toEqual(['dist/errors.js', 'dist/runtime/index.js']);
     const heavy = result.atLoad.filter((u) => /\/node_modules\/zod\/|\/dist\/card\/normalize\.js|\/dist\/negotiate\/negotiate\.js|\/dist\/lock\/schema\.js|\/dist\/runtime\/checks\.js|\/dist\/manifest\//.test(u));
     expect(heavy).toEqual([]);
-    expect(result.refused).toMatchObject({ code: 'lockfile-invalid', message: expect.stringMatching(/agents\.b: snapshot does not match its integrity/) });
+    // The checks' error is an instance of the runtime's exported class (one errors.js for both bundles).
+    expect(result.refused).toMatchObject({ code: 'lockfile-invalid', message: expect.stringMatching(/agents\.b: snapshot does not match its integrity/), typed: true });
     expect(result).toMatchObject({ plan: 'https://agent.example/a2a/jsonrpc', card: expect.any(String) });
+  });
+
+  it("the first lock.agent() compiles no zod fast parser, and leaves the application's zod JIT setting as it was", async () => {
+    const runtime = JSON.stringify(pathToFileURL(join(ROOT, 'dist', 'runtime', 'index.js')).href);
+    // The checks' schemas parse without compiling zod's fast parsers (`new Function`, counted).
+    const agentOnce = [
+      `const lock = await (await import(${runtime})).loadLock({ lockfile: ${JSON.stringify(join(dir, 'a2a.lock.json'))} });`,
+      'let compiled = 0; const F = globalThis.Function;',
+      'globalThis.Function = new Proxy(F, { construct: (t, a) => (compiled++, Reflect.construct(t, a)) });',
+      "lock.agent('a', 'market-size');",
+      'globalThis.Function = F; console.error(compiled);',
+    ];
+    // zod keeps it on globalThis: set by the application before, or never set (zod loaded after).
+    const probes = {
+      setBefore: ["const { z } = await import('zod');", 'z.config({ jitless: false });', ...agentOnce, 'console.log(JSON.stringify(z.config()));'],
+      neverSet: [...agentOnce, "const { z } = await import('zod');", 'console.log(JSON.stringify(z.config()));'],
+    };
+    const seen: Record<string, Record<string, unknown>> = {};
+    for (const [name, lines] of Object.entries(probes)) {
+      const { stdout, stderr } = await exec(process.execPath, ['--input-type=module', '-e', lines.join('\n')], { cwd: ROOT });
+      seen[name] = JSON.parse(stdout);
+      expect(stderr.trim(), name).toBe('0');
+    }
+    expect(seen.setBefore).toMatchObject({ jitless: false });
+    expect(Object.hasOwn(seen.neverSet!, 'jitless')).toBe(false);
   });
 });
