@@ -3,7 +3,7 @@
  * that name the file, the line and column, or the JSON path. Pure: text in, values out; the files
  * are read in `fs/`.
  */
-import type { z } from 'zod';
+import type { z } from 'zod/mini';
 import { InvalidInputError } from './errors.js';
 import { formatPath } from './json-path.js';
 
@@ -126,7 +126,7 @@ export function duplicateKey(text: string): { path: Array<string | number>; line
  * Validate a parsed document with a zod schema; the first issue becomes the error, naming its JSON path.
  * @throws InvalidInputError
  */
-export function validate<S extends z.ZodType>(schema: S, value: unknown, source: string, code: DocCode): z.infer<S> {
+export function validate<S extends z.ZodMiniType>(schema: S, value: unknown, source: string, code: DocCode): z.infer<S> {
   const result = schema.safeParse(value, { reportInput: true });
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;

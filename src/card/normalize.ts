@@ -5,7 +5,7 @@
  * Spec: A2A 1.0 `specification/a2a.proto` AgentCard (§8.1 of the spec), 0.3 `types/src/types.ts`
  * AgentCard, and the 0.3 → 1.0 mapping of the 1.0 migration guide.
  */
-import type { z } from 'zod';
+import type { z } from 'zod/mini';
 import { InvalidInputError } from '../errors.js';
 import { formatPath } from '../json-path.js';
 import { zodMessage } from '../json-document.js';
@@ -253,7 +253,7 @@ function rejectProtoSchemes(card: Record<string, unknown>, fail: Fail): void {
   }
 }
 
-function parseWith<S extends z.ZodType>(schema: S, value: unknown, fail: Fail): z.infer<S> {
+function parseWith<S extends z.ZodMiniType>(schema: S, value: unknown, fail: Fail): z.infer<S> {
   // reportInput: without it zod issues carry no `input`, and zodMessage would call every wrong value "missing".
   const result = schema.safeParse(value, { reportInput: true });
   if (result.success) return result.data;

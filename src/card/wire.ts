@@ -8,40 +8,42 @@
  * Spec: A2A 1.0 `specification/a2a.proto` AgentCard (§8.1 of the spec), 0.3 `types/src/types.ts`
  * AgentCard.
  */
-import { z } from 'zod';
+import { z } from 'zod/mini';
 
 const strList = z.array(z.string());
+/** A string of at least one character. */
+const minOne = () => z.string().check(z.minLength(1));
 
 /** A 1.0 requirement `{schemes: {name: {list: [scopes]}}}` or a 0.3 one `{name: [scopes]}`. */
 export const RequirementSchema = z.union([
-  z.object({ schemes: z.record(z.string(), z.looseObject({ list: strList.nullish() })) }),
+  z.object({ schemes: z.record(z.string(), z.looseObject({ list: z.nullish(strList) })) }),
   z.record(z.string(), strList),
 ]);
 
 const ExtensionSchema = z.looseObject({
-  uri: z.string().min(1),
-  required: z.boolean().nullish(),
-  description: z.string().nullish(),
-  params: z.record(z.string(), z.unknown()).nullish(),
+  uri: minOne(),
+  required: z.nullish(z.boolean()),
+  description: z.nullish(z.string()),
+  params: z.nullish(z.record(z.string(), z.unknown())),
 });
 
 const CapabilitiesSchema = z.looseObject({
-  streaming: z.boolean().nullish(),
-  pushNotifications: z.boolean().nullish(),
-  extendedAgentCard: z.boolean().nullish(),
-  extensions: z.array(ExtensionSchema).nullish(),
+  streaming: z.nullish(z.boolean()),
+  pushNotifications: z.nullish(z.boolean()),
+  extendedAgentCard: z.nullish(z.boolean()),
+  extensions: z.nullish(z.array(ExtensionSchema)),
 });
 
 const SkillSchema = z.looseObject({
-  id: z.string().min(1),
+  id: minOne(),
   name: z.string(),
   description: z.string(),
-  tags: strList.nullish(),
-  examples: strList.nullish(),
-  inputModes: strList.nullish(),
-  outputModes: strList.nullish(),
-  securityRequirements: z.array(RequirementSchema).nullish(),
-  security: z.array(RequirementSchema).nullish(),
+  tags: z.nullish(strList),
+  examples: z.nullish(strList),
+  inputModes: z.nullish(strList),
+  outputModes: z.nullish(strList),
+  securityRequirements: z.nullish(z.array(RequirementSchema)),
+  security: z.nullish(z.array(RequirementSchema)),
 });
 
 /** The fields every card shape has, spelt alike in 1.0 and 0.3. */
@@ -49,55 +51,55 @@ export const CommonCardSchema = z.looseObject({
   name: z.string(),
   description: z.string(),
   version: z.string(),
-  capabilities: CapabilitiesSchema.nullish(),
-  securitySchemes: z.record(z.string(), z.looseObject({})).nullish(),
-  securityRequirements: z.array(RequirementSchema).nullish(),
-  security: z.array(RequirementSchema).nullish(),
+  capabilities: z.nullish(CapabilitiesSchema),
+  securitySchemes: z.nullish(z.record(z.string(), z.looseObject({}))),
+  securityRequirements: z.nullish(z.array(RequirementSchema)),
+  security: z.nullish(z.array(RequirementSchema)),
   defaultInputModes: strList,
   defaultOutputModes: strList,
   // Required by the spec, but omitted by frameworks whose plain LLM agent has no tools (Mastra's
   // 1.0 card): read as [] with a `skills-missing` warning. `null` is still an error.
-  skills: z.array(SkillSchema).optional(),
+  skills: z.optional(z.array(SkillSchema)),
 });
 
 /** A2A 1.0 AgentInterface (proto `AgentInterface`). */
 const InterfaceSchema = z.looseObject({
-  url: z.string().min(1),
-  protocolBinding: z.string().min(1),
-  protocolVersion: z.string().min(1),
-  tenant: z.string().nullish(),
+  url: minOne(),
+  protocolBinding: minOne(),
+  protocolVersion: minOne(),
+  tenant: z.nullish(z.string()),
 });
 
 /** The 1.0 card: `supportedInterfaces` carries url, binding and version. */
-export const AgentCardV1Schema = CommonCardSchema.extend({
-  supportedInterfaces: z.array(InterfaceSchema).min(1),
+export const AgentCardV1Schema = z.extend(CommonCardSchema, {
+  supportedInterfaces: z.array(InterfaceSchema).check(z.minLength(1)),
 });
 
 /** The 0.3 (and 0.2.x) card: card-level `url`, `preferredTransport`, `additionalInterfaces`, `protocolVersion`. */
-export const AgentCardV03Schema = CommonCardSchema.extend({
-  url: z.string().min(1),
-  preferredTransport: z.string().min(1).nullish(),
-  protocolVersion: z.string().nullish(),
-  additionalInterfaces: z.array(z.looseObject({ url: z.string().min(1), transport: z.string().min(1) })).nullish(),
-  supportsAuthenticatedExtendedCard: z.boolean().nullish(),
+export const AgentCardV03Schema = z.extend(CommonCardSchema, {
+  url: minOne(),
+  preferredTransport: z.nullish(minOne()),
+  protocolVersion: z.nullish(z.string()),
+  additionalInterfaces: z.nullish(z.array(z.looseObject({ url: minOne(), transport: minOne() }))),
+  supportsAuthenticatedExtendedCard: z.nullish(z.boolean()),
 });
 
 /** The 1.0 SecurityScheme oneof wrappers, by wrapper key. */
 export const SchemeVariants = {
-  apiKeySecurityScheme: z.looseObject({ location: z.string(), name: z.string(), description: z.string().nullish() }),
-  httpAuthSecurityScheme: z.looseObject({ scheme: z.string(), bearerFormat: z.string().nullish(), description: z.string().nullish() }),
-  oauth2SecurityScheme: z.looseObject({ flows: z.record(z.string(), z.unknown()), oauth2MetadataUrl: z.string().nullish(), description: z.string().nullish() }),
-  openIdConnectSecurityScheme: z.looseObject({ openIdConnectUrl: z.string(), description: z.string().nullish() }),
-  mtlsSecurityScheme: z.looseObject({ description: z.string().nullish() }),
+  apiKeySecurityScheme: z.looseObject({ location: z.string(), name: z.string(), description: z.nullish(z.string()) }),
+  httpAuthSecurityScheme: z.looseObject({ scheme: z.string(), bearerFormat: z.nullish(z.string()), description: z.nullish(z.string()) }),
+  oauth2SecurityScheme: z.looseObject({ flows: z.record(z.string(), z.unknown()), oauth2MetadataUrl: z.nullish(z.string()), description: z.nullish(z.string()) }),
+  openIdConnectSecurityScheme: z.looseObject({ openIdConnectUrl: z.string(), description: z.nullish(z.string()) }),
+  mtlsSecurityScheme: z.looseObject({ description: z.nullish(z.string()) }),
 } as const;
 
 /** Their 0.3 equivalents, by `type`. */
 export const SchemeByType = {
-  apiKey: z.looseObject({ in: z.string(), name: z.string(), description: z.string().nullish() }),
-  http: z.looseObject({ scheme: z.string(), bearerFormat: z.string().nullish(), description: z.string().nullish() }),
-  oauth2: z.looseObject({ flows: z.record(z.string(), z.unknown()), oauth2MetadataUrl: z.string().nullish(), description: z.string().nullish() }),
-  openIdConnect: z.looseObject({ openIdConnectUrl: z.string(), description: z.string().nullish() }),
-  mutualTLS: z.looseObject({ description: z.string().nullish() }),
+  apiKey: z.looseObject({ in: z.string(), name: z.string(), description: z.nullish(z.string()) }),
+  http: z.looseObject({ scheme: z.string(), bearerFormat: z.nullish(z.string()), description: z.nullish(z.string()) }),
+  oauth2: z.looseObject({ flows: z.record(z.string(), z.unknown()), oauth2MetadataUrl: z.nullish(z.string()), description: z.nullish(z.string()) }),
+  openIdConnect: z.looseObject({ openIdConnectUrl: z.string(), description: z.nullish(z.string()) }),
+  mutualTLS: z.looseObject({ description: z.nullish(z.string()) }),
 } as const;
 
 /** camelCase keys whose snake_case spelling is a card error rather than an unknown field. */

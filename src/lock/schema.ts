@@ -3,7 +3,7 @@
  * and the negotiated plan per skill; per agent settings (the effective profile and the names of the
  * credentials held). Never a secret, never a timestamp.
  */
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { AgentNameSchema } from '../manifest/schema.js';
 import { LOCKFILE_VERSION, type LockfileTop } from './top.js';
 
@@ -16,75 +16,76 @@ export { LOCKFILE_VERSION } from './top.js';
  */
 export const LOCKFILE_SCHEMA_REF = './node_modules/a2a-lock/schemas/a2a-lock.schema.json';
 
+/** A string of at least one character. */
+const filled = () => z.string().check(z.minLength(1));
+
 /** A negotiated plan as stored (see `Plan`). */
 export const PlanSchema = z.strictObject({
-  url: z.string().min(1),
-  protocolBinding: z.string().min(1),
-  protocolVersion: z.string().min(1),
-  tenant: z.string().min(1).optional(),
+  url: filled(),
+  protocolBinding: filled(),
+  protocolVersion: filled(),
+  tenant: z.optional(filled()),
   security: z.record(z.string(), z.array(z.string())),
-  acceptedOutputModes: z.array(z.string()).min(1),
+  acceptedOutputModes: z.array(z.string()).check(z.minLength(1)),
   delivery: z.enum(['stream', 'push', 'poll']),
   extensions: z.array(z.string()),
   /** The ordered locked alternatives (see `PlanFallbacks`); absent when there are none. */
-  fallbacks: z
-    .strictObject({
-      interfaces: z.array(
-        z.strictObject({ url: z.string().min(1), protocolBinding: z.string().min(1), protocolVersion: z.string().min(1), tenant: z.string().min(1).optional() }),
-      ),
+  fallbacks: z.optional(
+    z.strictObject({
+      interfaces: z.array(z.strictObject({ url: filled(), protocolBinding: filled(), protocolVersion: filled(), tenant: z.optional(filled()) })),
       delivery: z.array(z.literal('poll')),
-    })
-    .optional(),
+    }),
+  ),
 });
 
 /** Per-agent negotiation inputs (see `AgentSettings`). */
 export const SettingsSchema = z.strictObject({
-  bindings: z.array(z.string()).min(1),
-  versions: z.array(z.string()).min(1),
-  accepts: z.array(z.string()).min(1),
+  bindings: z.array(z.string()).check(z.minLength(1)),
+  versions: z.array(z.string()).check(z.minLength(1)),
+  accepts: z.array(z.string()).check(z.minLength(1)),
   sends: z.array(z.string()),
   streaming: z.boolean(),
-  pushEndpoint: z.string().nullable(),
+  pushEndpoint: z.nullable(z.string()),
   extensions: z.array(z.string()),
   credentials: z.array(z.string()),
-  versionRange: z.string().optional(),
-  trustJwks: z.string().optional(),
-  requireSignature: z.literal(true).optional(),
+  versionRange: z.optional(z.string()),
+  trustJwks: z.optional(z.string()),
+  requireSignature: z.optional(z.literal(true)),
   /** The manifest's per-agent `allowHttp` (absent: plain http to non-loopback hosts refused). */
-  allowHttp: z.literal(true).optional(),
+  allowHttp: z.optional(z.literal(true)),
 });
 
 /** The signature status of one card snapshot (see `SignatureRecord`). */
 export const SignatureRecordSchema = z.strictObject({
   status: z.enum(['verified', 'unverifiable', 'absent']),
-  kid: z.string().optional(),
-  alg: z.string().optional(),
+  kid: z.optional(z.string()),
+  alg: z.optional(z.string()),
   /** RFC 7638 thumbprint (SHA-256, base64url) of the key that verified. */
-  thumbprint: z.string().optional(),
+  thumbprint: z.optional(z.string()),
 });
 
-const Integrity = z.string().regex(/^sha256-[A-Za-z0-9+/]{43}=$/, 'must be sha256-<base64>');
+const Integrity = z.string().check(z.regex(/^sha256-[A-Za-z0-9+/]{43}=$/, 'must be sha256-<base64>'));
 
 /** The authenticated extended card, locked as a second snapshot (A2A 1.0 GetExtendedAgentCard). */
 export const ExtendedSnapshotSchema = z.strictObject({
   /** The interface URL it was fetched through. */
-  resolved: z.string().min(1),
+  resolved: filled(),
   integrity: Integrity,
   snapshot: z.record(z.string(), z.unknown()),
-  signature: SignatureRecordSchema.optional(),
+  signature: z.optional(SignatureRecordSchema),
 });
 
 /** One locked agent. Unknown keys are kept on rewrite (a newer minor tool may add some). */
 export const LockEntrySchema = z.looseObject({
   /** The manifest's `card` value, as written there. */
-  card: z.string().min(1),
+  card: filled(),
   /** The URL (or manifest-relative file path) that answered with the card. */
-  resolved: z.string().min(1),
+  resolved: filled(),
   /**
    * The `A2A-Version` the card request was answered with, only when the agent refused the profile's
    * first version (absent: the first answered); `verify` asks with it first.
    */
-  versionHeader: z.string().optional(),
+  versionHeader: z.optional(z.string()),
   /** The protocol shape the card was served in: "1.0", "0.3", "0.2" or "hybrid". */
   a2aVersion: z.string(),
   /** The card's own `version`. */
@@ -94,16 +95,16 @@ export const LockEntrySchema = z.looseObject({
   /** The card as fetched. */
   snapshot: z.record(z.string(), z.unknown()),
   /** The signature status of `snapshot`. */
-  signature: SignatureRecordSchema.optional(),
+  signature: z.optional(SignatureRecordSchema),
   /** The extended card, when the agent has one and it was fetched; plans are negotiated against it. */
-  extended: ExtendedSnapshotSchema.optional(),
+  extended: z.optional(ExtendedSnapshotSchema),
   /** Skill id → locked plan. */
-  plans: z.record(z.string().min(1), PlanSchema),
+  plans: z.record(filled(), PlanSchema),
 });
 
 /** The whole `a2a.lock.json`: per agent its settings and its entry. Unknown top-level keys are kept on rewrite. */
 export const LockfileSchema = z.looseObject({
-  $schema: z.string().optional(),
+  $schema: z.optional(z.string()),
   lockfileVersion: z.literal(LOCKFILE_VERSION),
   settings: z.record(AgentNameSchema, SettingsSchema),
   agents: z.record(AgentNameSchema, LockEntrySchema),

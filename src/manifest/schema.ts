@@ -5,39 +5,39 @@
  */
 // The functions used, not the package index (which loads all of semver: 47 modules).
 import validRange from 'semver/ranges/valid.js';
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { CORE_BINDINGS } from '../card/model.js';
 import { CONCRETE_MEDIA_TYPE, isWildcardMediaType } from '../negotiate/media.js';
 import { AGENT_LEVEL, type ClientProfile } from '../negotiate/types.js';
 
 /** A concrete media type: `type/subtype[;params]`, no `*`. */
-const ConcreteMediaType = z
-  .string()
-  .refine((s) => !isWildcardMediaType(s), { message: 'wildcards are not allowed: list concrete media types (a profile must not accept anything)' })
-  .refine((s) => CONCRETE_MEDIA_TYPE.test(s), { message: 'not a media type (type/subtype)' })
+const ConcreteMediaType = z.string().check(
+  z.refine((s) => !isWildcardMediaType(s), { message: 'wildcards are not allowed: list concrete media types (a profile must not accept anything)' }),
+  z.refine((s) => CONCRETE_MEDIA_TYPE.test(s), { message: 'not a media type (type/subtype)' }),
   // The JSON Schema cannot run the refinements above; the pattern says the same to an editor.
-  .meta({ pattern: CONCRETE_MEDIA_TYPE.source });
+  z.meta({ pattern: CONCRETE_MEDIA_TYPE.source }),
+);
 
-const MajorMinor = z.string().regex(/^\d+\.\d+$/, 'must be Major.Minor, e.g. "1.0"');
+const MajorMinor = z.string().check(z.regex(/^\d+\.\d+$/, 'must be Major.Minor, e.g. "1.0"'));
 
 /**
  * Unique strings, in preference order; `nonEmpty`: at least one, with that message. The JSON Schema
  * gets `uniqueItems` (and `minItems`) as metadata, since it cannot run refinements.
  */
-function orderedSet<T extends z.ZodType<string>>(item: T, nonEmpty?: string) {
-  const unique = z.array(item).refine((a) => new Set(a).size === a.length, { message: 'duplicate entries' });
+function orderedSet<T extends z.ZodMiniType<string>>(item: T, nonEmpty?: string) {
+  const unique = z.refine<string[]>((a) => new Set(a).size === a.length, { message: 'duplicate entries' });
   return nonEmpty === undefined
-    ? unique.meta({ uniqueItems: true })
-    : unique.refine((a) => a.length > 0, { message: nonEmpty }).meta({ uniqueItems: true, minItems: 1 });
+    ? z.array(item).check(unique, z.meta({ uniqueItems: true }))
+    : z.array(item).check(unique, z.refine<string[]>((a) => a.length > 0, { message: nonEmpty }), z.meta({ uniqueItems: true, minItems: 1 }));
 }
 
 /** A binding string: a core one spelled canonically, or a custom binding (URI) named exactly. */
-const Binding = z
-  .string()
-  .min(1)
-  .refine((b) => !CORE_BINDINGS.some((core) => core !== b && core.toLowerCase() === b.toLowerCase()), {
+const Binding = z.string().check(
+  z.minLength(1),
+  z.refine((b) => !CORE_BINDINGS.some((core) => core !== b && core.toLowerCase() === b.toLowerCase()), {
     message: `core bindings are spelled ${CORE_BINDINGS.map((b) => `"${b}"`).join(', ')}`,
-  });
+  }),
+);
 
 const profileFields = {
   bindings: orderedSet(Binding, 'must not be empty'),
@@ -45,70 +45,67 @@ const profileFields = {
   accepts: orderedSet(ConcreteMediaType, 'must list at least one concrete media type'),
   sends: orderedSet(ConcreteMediaType),
   streaming: z.boolean(),
-  pushEndpoint: z.url({ protocol: /^https?$/ }).nullable(),
-  extensions: orderedSet(z.string().min(1)),
+  pushEndpoint: z.nullable(z.url({ protocol: /^https?$/ })),
+  extensions: orderedSet(z.string().check(z.minLength(1))),
 };
 
 /** A full client profile (the manifest's top-level `profile`, and `--profile` files). */
 export const ProfileSchema = z.strictObject({
-  $schema: z.string().optional(),
+  $schema: z.optional(z.string()),
   bindings: profileFields.bindings,
   versions: profileFields.versions,
   accepts: profileFields.accepts,
-  sends: profileFields.sends.default([]),
-  streaming: profileFields.streaming.default(false),
-  pushEndpoint: profileFields.pushEndpoint.default(null),
-  extensions: profileFields.extensions.default([]),
+  sends: z._default(profileFields.sends, []),
+  streaming: z._default(profileFields.streaming, false),
+  pushEndpoint: z._default(profileFields.pushEndpoint, null),
+  extensions: z._default(profileFields.extensions, []),
 });
 
 /** A partial profile an agent entry may carry; its fields override the top-level profile. */
 export const PartialProfileSchema = z.strictObject({
-  bindings: profileFields.bindings.optional(),
-  versions: profileFields.versions.optional(),
-  accepts: profileFields.accepts.optional(),
-  sends: profileFields.sends.optional(),
-  streaming: profileFields.streaming.optional(),
-  pushEndpoint: profileFields.pushEndpoint.optional(),
-  extensions: profileFields.extensions.optional(),
+  bindings: z.optional(profileFields.bindings),
+  versions: z.optional(profileFields.versions),
+  accepts: z.optional(profileFields.accepts),
+  sends: z.optional(profileFields.sends),
+  streaming: z.optional(profileFields.streaming),
+  pushEndpoint: z.optional(profileFields.pushEndpoint),
+  extensions: z.optional(profileFields.extensions),
 });
 
 /** Where a credential's secret comes from at run time. Only the source is stored, never a value. */
 export const CredentialSourceSchema = z.strictObject({
-  env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name'),
+  env: z.string().check(z.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name')),
 });
 
 /** Agent names: used on the command line and as lockfile keys. */
-export const AgentNameSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'agent names use letters, digits, ".", "_" and "-"');
+export const AgentNameSchema = z.string().check(z.regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'agent names use letters, digits, ".", "_" and "-"'));
 
 /** One dependency: an agent card and the skills called on it. */
 export const AgentEntrySchema = z.strictObject({
   /** An http(s) URL (a `.json` path is the card; otherwise the well-known path is appended) or a file path relative to the manifest. */
-  card: z.string().min(1),
+  card: z.string().check(z.minLength(1)),
   /**
    * Skill ids (AgentSkill.id) this client calls. Absent or `[]`: one agent-level plan under the key
    * `"*"` (the card's default modes and card-level security), for agents that list no skills.
    */
   // A skill id keys the lockfile's plans: `__proto__` would not survive as an object key.
-  skills: orderedSet(z.string().min(1).refine((id) => id !== '__proto__', 'skill id "__proto__" is not supported')).default([]),
+  skills: z._default(orderedSet(z.string().check(z.minLength(1), z.refine((id) => id !== '__proto__', 'skill id "__proto__" is not supported'))), []),
   /** Scheme name (as in the card's securitySchemes) → where its secret comes from. The keys are the credentials held. */
-  credentials: z.record(z.string().min(1), CredentialSourceSchema).default({}),
+  credentials: z._default(z.record(z.string().check(z.minLength(1)), CredentialSourceSchema), {}),
   /** A semver range over the card's `version`. */
-  version: z
-    .string()
-    .refine((r) => validRange(r) !== null, { message: 'not a semver range' })
-    .optional(),
+  version: z.optional(z.string().check(z.refine((r) => validRange(r) !== null, { message: 'not a semver range' }))),
   /** Overrides of the top-level profile for this agent. */
-  profile: PartialProfileSchema.optional(),
+  profile: z.optional(PartialProfileSchema),
   /** Operator-pinned keys for card signatures: a JWKS file (relative to the manifest) or URL. When set, a card's `jku` is ignored. */
-  trust: z.strictObject({ jwks: z.string().min(1) }).optional(),
+  trust: z.optional(z.strictObject({ jwks: z.string().check(z.minLength(1)) })),
   /** Refuse, at lock time, a card whose signature is absent or does not verify. */
-  requireSignature: z.boolean().optional(),
+  requireSignature: z.optional(z.boolean()),
   /**
    * Allow plain http to this agent's hosts that are not loopback: its card and key set URLs, its
    * interfaces and the push endpoint (recorded in the lockfile's settings). The runtime still never
    * sends a credential over plain http to such a host.
    */
-  allowHttp: z.boolean().optional(),
+  allowHttp: z.optional(z.boolean()),
 });
 
 /**
@@ -119,9 +116,9 @@ export const MANIFEST_SCHEMA_REF = './node_modules/a2a-lock/schemas/a2a.schema.j
 
 /** The manifest `a2a.json`. */
 export const ManifestSchema = z.strictObject({
-  $schema: z.string().optional(),
+  $schema: z.optional(z.string()),
   profile: ProfileSchema,
-  agents: z.record(AgentNameSchema, AgentEntrySchema).default({}),
+  agents: z._default(z.record(AgentNameSchema, AgentEntrySchema), {}),
 });
 
 export type Manifest = z.infer<typeof ManifestSchema>;

@@ -9,7 +9,7 @@
  * `globalThis`, shared with the application's own zod 4; it is changed only while the check
  * modules are evaluated (one synchronous step, in which no other code runs) and then restored.
  */
-import { config } from 'zod';
+import { config } from 'zod/mini';
 
 const global = config();
 const had = Object.hasOwn(global, 'jitless');

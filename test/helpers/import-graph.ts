@@ -73,7 +73,7 @@ const IMPURE = /\bprocess\.|\bDate\.now\b|\bnew Date\(|\bperformance\.|\bset(?:T
 /** What commands never do: print (they return data; cli/ prints). */
 const PRINTS = /\bconsole\.|\bprocess\.std(?:out|err)\b/;
 /** The packages the core may use: schemas, versions, canonical JSON, diffs, and JOSE for card signatures. */
-const CORE_PACKAGES = /^(zod|semver(\/.*)?|json-stable-stringify|jose)$/;
+const CORE_PACKAGES = /^(zod(\/mini)?|semver(\/.*)?|json-stable-stringify|jose)$/;
 
 function isBuiltin(specifier: string): boolean {
   return specifier.startsWith('node:') || /^(fs|path|os|crypto|http|https|net|tls|events|timers|child_process|url|util|stream|zlib|dns|worker_threads)(\/|$)/.test(specifier);
