@@ -214,6 +214,19 @@ export function schemaOrdered(lock: Lockfile): Lockfile {
   return out as Lockfile;
 }
 
+/**
+ * One agent of a top-level-checked lockfile as the lockfile schema's `LockEntrySchema` and
+ * `SettingsSchema` return it (their key order), when {@link isLockEntry} and {@link isSettings}
+ * accept both; undefined otherwise (the schemas then name the error). What the runtime's first
+ * `lock.agent()` checks before anything is sent. Pure.
+ */
+export function lockedAgentFast(agents: Record<string, unknown>, settings: Record<string, unknown>, name: string): { entry: LockEntry; settings: Lockfile['settings'][string] } | undefined {
+  const entry = Object.hasOwn(agents, name) ? agents[name] : undefined;
+  const own = Object.hasOwn(settings, name) ? settings[name] : undefined;
+  if (!isLockEntry(entry) || !isSettings(own)) return undefined;
+  return { entry: entryOrdered(entry as unknown as Obj) as LockEntry, settings: inShapeOrder(own as Obj, SETTINGS_KEYS, false) as Lockfile['settings'][string] };
+}
+
 /** True only when the lockfile schema's `LockfileSchema` accepts `v` unchanged (see the module's docstring). */
 export function isLockfile(v: unknown): v is Lockfile {
   return (

@@ -8,6 +8,7 @@ import { restoreJit } from './jit-off.js';
 import { A2aLockError, InvalidInputError, OutOfDateError } from '../errors.js';
 import { zodMessage } from '../json-document.js';
 import { formatPath } from '../json-path.js';
+import { lockedAgentFast } from '../lock/fast-check.js';
 import { parseLockfile } from '../lock/format.js';
 import { checkOffline, lockedNegotiationCard } from '../lock/offline.js';
 import type { Lockfile, LockEntry } from '../lock/schema.js';
@@ -31,7 +32,8 @@ export type CheckedAgent = { entry: LockEntry; settings: AgentSettings } | { err
  * The error is the one `loadLock` (eager) or the agent's first `lock.agent()` (lazy) throws.
  */
 export function checkAgent(lock: LockfileTop, source: string, name: string, manifest?: CheckedManifest): CheckedAgent {
-  const parsed = lockedAgentIssue(lock, name);
+  // The zod-free check answers for a valid entry (~0.6 ms on a cold start, the schema's first parse ~4).
+  const parsed = lockedAgentFast(lock.agents, lock.settings, name) ?? lockedAgentIssue(lock, name);
   if ('issue' in parsed) {
     return { error: new InvalidInputError('lockfile-invalid', source, zodMessage(parsed.issue, { showValues: false }), { path: formatPath(parsed.path) }) };
   }

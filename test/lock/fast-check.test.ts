@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { prng } from '../../scripts/fuzz-cards.js';
 import { parseLockfile, serializeLockfile } from '../../src/lock/format.js';
-import { isLockEntry, isLockfile, isSettings } from '../../src/lock/fast-check.js';
+import { isLockEntry, isLockfile, isSettings, lockedAgentFast } from '../../src/lock/fast-check.js';
 import { ExtendedSnapshotSchema, LockEntrySchema, LockfileSchema, PlanSchema, SettingsSchema, SignatureRecordSchema } from '../../src/lock/schema.js';
 
 type Json = any;
@@ -195,6 +195,29 @@ describe('fast lockfile check', () => {
       expect(JSON.stringify(parseLockfile(JSON.stringify(m), 'a2a.lock.json')), `mutation #${i}`).toBe(JSON.stringify(schema.data));
     }
     expect(compared).toBeGreaterThan(100);
+  });
+
+  it("one agent for the runtime: lockedAgentFast gives the schemas' output, key order included, or leaves the agent to them", () => {
+    const text = serializeLockfile(fullLockfile());
+    const random = prng(53);
+    let accepted = 0;
+    for (let i = 0; i < 400; i++) {
+      const lock = i === 0 ? JSON.parse(text) : mutate(JSON.parse(text), random);
+      for (const name of ['full', 'bare', 'missing']) {
+        const agents = lock?.agents && typeof lock.agents === 'object' ? lock.agents : {};
+        const settings = lock?.settings && typeof lock.settings === 'object' ? lock.settings : {};
+        const fast = lockedAgentFast(agents, settings, name);
+        const entry = LockEntrySchema.safeParse(agents[name]);
+        const set = SettingsSchema.safeParse(settings[name]);
+        if (fast === undefined) {
+          expect(entry.success && set.success && !hasProtoKey(agents[name]) && !hasProtoKey(settings[name]), `#${i} ${name}`).toBe(false);
+          continue;
+        }
+        accepted++;
+        expect(JSON.stringify(fast), `#${i} ${name}`).toBe(JSON.stringify({ entry: entry.data, settings: set.data }));
+      }
+    }
+    expect(accepted).toBeGreaterThan(100);
   });
 
   it('parseLockfile still names the JSON path of an invalid file', () => {
