@@ -4,7 +4,7 @@ import { errorAnnotation, verifyAnnotations } from '../../src/cli/github.js';
 import { createProgress } from '../../src/cli/progress.js';
 import { closest, editDistance, unknownArgumentsMessage } from '../../src/cli/suggest.js';
 import { interleaveBy, mapSettled } from '../../src/pool.js';
-import { showPair } from '../../src/cli/render/common.js';
+import { showPair, untrusted } from '../../src/cli/render/common.js';
 
 describe('GitHub annotations', () => {
   it('escape %, CR and LF in the message, and also : and , in properties', () => {
@@ -47,6 +47,22 @@ describe('GitHub annotations', () => {
       '::warning file=a2a.lock.json,title=routed not checked::credential-route-new: extended card not checked: checked with credentials after this change is merged; review it in a2a diff',
       '::error file=a2a.lock.json,title=strict not checked::extended-changed: extended snapshot edited (--strict)',
     ]);
+  });
+});
+
+describe('untrusted', () => {
+  it('escapes every string and key at any depth, keeps `__proto__` a data key, and copies only what changes', () => {
+    const clean = { a: ['x', { b: 'y' }], c: 1 };
+    expect(untrusted(clean)).toBe(clean);
+    const data = JSON.parse('{"ok": {"n": ["x"]}, "list": ["plain", "\\u001b[31mred"], "__proto__": {"k\\u202e": "v"}}');
+    const out = untrusted(data);
+    expect(out).not.toBe(data);
+    expect(out.ok).toBe(data.ok);
+    expect(out.list).toEqual(['plain', '\\u001b[31mred']);
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+    expect(Object.hasOwn(out, '__proto__')).toBe(true);
+    expect(out['__proto__']).toEqual({ 'k\\u202e': 'v' });
+    expect(data.list[1]).toBe('\u001b[31mred');
   });
 });
 

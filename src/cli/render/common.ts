@@ -61,40 +61,48 @@ export function escapeUntrusted(text: string): string {
  * in them needs escaping (else the value itself is returned); other values are kept as they are.
  */
 export function untrusted<T>(value: T): T {
-  return holdsUntrusted(value, 0) ? (escapeDeep(value, 0) as T) : value;
+  return escapeDeep(value, 0) as T;
 }
-
-/** {@link UNTRUSTED} without the global flag, for `test`. */
-const HAS_UNTRUSTED = new RegExp(UNTRUSTED.source);
 
 /**
- * Whether {@link escapeDeep} would change anything in `value`: the same walk (plain objects and
- * arrays, keys and strings, to the same depth) reading only, where the copy of a large command
- * result (two 1000-agent lockfiles in `a2a diff`) costs tens of ms.
+ * {@link untrusted} of one value, copy on write: a container comes back as it is when nothing in
+ * it changes, so the result of a large command with nothing to escape (two 1000-agent lockfiles
+ * in `a2a diff`) is walked but not copied.
  */
-function holdsUntrusted(value: unknown, depth: number): boolean {
-  if (typeof value === 'string') return HAS_UNTRUSTED.test(value);
-  if (depth > 100 || value === null || typeof value !== 'object') return false;
-  if (Array.isArray(value)) {
-    for (const v of value) if (holdsUntrusted(v, depth + 1)) return true;
-    return false;
-  }
-  const proto = Object.getPrototypeOf(value);
-  if (proto !== Object.prototype && proto !== null) return false;
-  for (const k of Object.keys(value)) if (HAS_UNTRUSTED.test(k) || holdsUntrusted((value as Record<string, unknown>)[k], depth + 1)) return true;
-  return false;
-}
-
 function escapeDeep(value: unknown, depth: number): unknown {
   if (typeof value === 'string') return escapeUntrusted(value);
   // Our own documents are at most 68 levels deep; a card snapshot 64. Deeper is kept as it is.
   if (depth > 100 || value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map((v) => escapeDeep(v, depth + 1));
+  if (Array.isArray(value)) {
+    let out: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const v = escapeDeep(value[i], depth + 1);
+      if (out === undefined && v !== value[i]) out = value.slice(0, i);
+      out?.push(v);
+    }
+    return out ?? value;
+  }
   const proto = Object.getPrototypeOf(value);
   if (proto !== Object.prototype && proto !== null) return value;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) Object.defineProperty(out, escapeUntrusted(k), { value: escapeDeep(v, depth + 1), enumerable: true, writable: true, configurable: true });
-  return out;
+  const keys = Object.keys(value);
+  let out: Record<string, unknown> | undefined;
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!;
+    const v = (value as Record<string, unknown>)[k];
+    const key = escapeUntrusted(k);
+    const escaped = escapeDeep(v, depth + 1);
+    if (out === undefined && (key !== k || escaped !== v)) {
+      out = {};
+      for (const before of keys.slice(0, i)) define(out, before, (value as Record<string, unknown>)[before]);
+    }
+    if (out) define(out, key, escaped);
+  }
+  return out ?? value;
+}
+
+/** A plain data member, even for a key such as `__proto__`. */
+function define(o: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 /**
