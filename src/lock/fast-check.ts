@@ -31,6 +31,11 @@ function isStrings(v: unknown): v is string[] {
   return true;
 }
 
+/** At least one string (the schema's `z.array(z.string()).check(z.minLength(1))`). */
+function isSomeStrings(v: unknown): v is string[] {
+  return isStrings(v) && v.length > 0;
+}
+
 /** An optional key: absent (or undefined, as the schema's `.optional()` allows), or `test` holds. */
 function optional(o: Obj, key: string, test: (v: unknown) => boolean): boolean {
   return o[key] === undefined || test(o[key]);
@@ -79,8 +84,7 @@ function isPlan(v: unknown): boolean {
     isFilled(v.protocolVersion) &&
     optional(v, 'tenant', isFilled) &&
     isRecordOf(v.security, anyKey, isStrings) &&
-    isStrings(v.acceptedOutputModes) &&
-    v.acceptedOutputModes.length > 0 &&
+    isSomeStrings(v.acceptedOutputModes) &&
     (v.delivery === 'stream' || v.delivery === 'push' || v.delivery === 'poll') &&
     isStrings(v.extensions) &&
     optional(v, 'fallbacks', isFallbacks)
@@ -131,12 +135,9 @@ export function isSettings(v: unknown): boolean {
   return (
     isObject(v) &&
     onlyKeys(v, SETTINGS_KEYS) &&
-    isStrings(v.bindings) &&
-    v.bindings.length > 0 &&
-    isStrings(v.versions) &&
-    v.versions.length > 0 &&
-    isStrings(v.accepts) &&
-    v.accepts.length > 0 &&
+    isSomeStrings(v.bindings) &&
+    isSomeStrings(v.versions) &&
+    isSomeStrings(v.accepts) &&
     isStrings(v.sends) &&
     typeof v.streaming === 'boolean' &&
     (v.pushEndpoint === null || typeof v.pushEndpoint === 'string') &&
@@ -163,21 +164,10 @@ function inShapeOrder(o: Obj, shape: ReadonlySet<string>, loose: boolean): Obj {
   return out;
 }
 
-function interfaceOrdered(i: Obj): Obj {
-  const out: Obj = { url: i.url, protocolBinding: i.protocolBinding, protocolVersion: i.protocolVersion };
-  if (i.tenant !== undefined) out.tenant = i.tenant;
-  return out;
-}
-
 function planOrdered(p: Obj): Obj {
-  const out: Obj = { url: p.url, protocolBinding: p.protocolBinding, protocolVersion: p.protocolVersion };
-  if (p.tenant !== undefined) out.tenant = p.tenant;
-  out.security = p.security;
-  out.acceptedOutputModes = p.acceptedOutputModes;
-  out.delivery = p.delivery;
-  out.extensions = p.extensions;
-  const f = p.fallbacks as Obj | undefined;
-  if (f !== undefined) out.fallbacks = { interfaces: (f.interfaces as Obj[]).map(interfaceOrdered), delivery: f.delivery };
+  const out = inShapeOrder(p, PLAN_KEYS, false);
+  const f = out.fallbacks as Obj | undefined;
+  if (f !== undefined) out.fallbacks = { interfaces: (f.interfaces as Obj[]).map((i) => inShapeOrder(i, INTERFACE_KEYS, false)), delivery: f.delivery };
   return out;
 }
 
