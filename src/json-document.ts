@@ -64,7 +64,7 @@ export function parseJson(text: string, source: string, code: DocCode, options: 
  * The index of the quote that closes the JSON string opening at `open` in valid JSON text: the next
  * `"` not escaped by an odd run of backslashes.
  */
-export function closingQuote(text: string, open: number): number {
+function closingQuote(text: string, open: number): number {
   let end = open;
   for (;;) {
     end = text.indexOf('"', end + 1);

@@ -66,9 +66,9 @@ export interface DiffArgs {
 /** The 1-based line of each agent's key under `"agents"` in a lockfile as written (2-space indent). */
 export function agentLines(text: string | undefined, names: readonly string[]): Record<string, number> {
   const out: Record<string, number> = {};
-  if (names.length === 0) return out;
-  const header = text?.search(/^ {2}"agents": \{$/m) ?? -1;
-  if (text === undefined || header < 0) return out;
+  if (text === undefined || names.length === 0) return out;
+  const header = text.search(/^ {2}"agents": \{$/m);
+  if (header < 0) return out;
   const wanted = new Map(names.map((n) => [`    ${JSON.stringify(n)}: {`, n]));
   // Line by line with indexOf, never split (a 1000-agent lockfile has ~100,000 lines); an agent's
   // key is the one kind of line there that starts with four spaces and a quote.
