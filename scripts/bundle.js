@@ -21,6 +21,16 @@ const dist = join(root, 'dist');
 
 rmSync(join(dist, 'chunks'), { recursive: true, force: true });
 const warnings = [];
+/** rolldown's log hook for every bundle below: a warning is collected, and fails the build. */
+const onLog = (level, log) => {
+  if (level === 'warn') warnings.push(log.message);
+};
+/** Stop the build when a bundle warned. */
+function failOnWarnings() {
+  if (warnings.length === 0) return;
+  console.error(`bundle: ${warnings.length} warning(s):\n${warnings.join('\n')}`);
+  process.exit(1);
+}
 
 /**
  * string-width (yargs' help layout; three copies) builds at load what only help output uses:
@@ -43,8 +53,8 @@ const lazyStringWidth = {
     for (const [declaration, method, build] of LAZY) {
       for (const [line, name, source] of code.matchAll(declaration)) {
         // Every mention outside comments but the declaration itself must call the method.
-        const code = out.split('\n').filter((l) => !/^\s*(\/\/|\/\*|\*)/.test(l)).join('\n');
-        const uses = [...code.matchAll(new RegExp(`\\b${name}\\b(\\.${method}\\()?`, 'g'))];
+        const live = out.split('\n').filter((l) => !/^\s*(\/\/|\/\*|\*)/.test(l)).join('\n');
+        const uses = [...live.matchAll(new RegExp(`\\b${name}\\b(\\.${method}\\()?`, 'g'))];
         if (uses.filter((u) => !u[1]).length !== 1) throw new Error(`bundle: ${id}: ${name} is used other than by .${method}(): update lazyStringWidth in scripts/bundle.js`);
         out = out.replace(line, `let ${name}Built;\nconst ${name} = { ${method}: (text) => (${name}Built ??= ${build(source)}).${method}(text) };`);
       }
@@ -61,9 +71,7 @@ const bundle = await rolldown({
   transform: { define: { __A2A_LOCK_VERSION__: JSON.stringify(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version) } },
   // The runtime's optional peers are never part of the CLI.
   external: [/^@a2a-js\/sdk(\/|$)/, /^@grpc\//, /^@bufbuild\//],
-  onLog: (level, log) => {
-    if (level === 'warn') warnings.push(log.message);
-  },
+  onLog,
 });
 const { output } = await bundle.write({
   dir: dist,
@@ -72,10 +80,7 @@ const { output } = await bundle.write({
   chunkFileNames: 'chunks/[name]-[hash].js',
 });
 await bundle.close();
-if (warnings.length > 0) {
-  console.error(`bundle: ${warnings.length} warning(s):\n${warnings.join('\n')}`);
-  process.exit(1);
-}
+failOnWarnings();
 chmodSync(join(dist, 'a2a.js'), 0o755);
 
 // The runtime's lazy checks (`dist/runtime/checks.js`: the lockfile and manifest schemas, zod, card
@@ -92,18 +97,13 @@ const checks = await rolldown({
   // json-stable-stringify only writes files (`stableFileJson`), which the checks never do; without
   // this its ~20 CommonJS helpers would still run when the checks load (`canonicalJson` does not use it).
   treeshake: { moduleSideEffects: (id) => (/[\\/]node_modules[\\/]json-stable-stringify[\\/]/.test(id) ? false : undefined) },
-  onLog: (level, log) => {
-    if (level === 'warn') warnings.push(log.message);
-  },
+  onLog,
 });
 // Compressed, with whitespace and comments gone but every name kept (a stack trace through the
 // checks still names its functions): it compiles and loads ≈ 3.5 ms faster than as written (BENCHMARKS.md).
 const checksOut = await checks.generate({ format: 'esm', file: checksFile, minify: { compress: true, mangle: false } });
 await checks.close();
-if (warnings.length > 0) {
-  console.error(`bundle: ${warnings.length} warning(s):\n${warnings.join('\n')}`);
-  process.exit(1);
-}
+failOnWarnings();
 const checksChunk = checksOut.output.find((o) => o.type === 'chunk');
 writeFileSync(checksFile, checksChunk.code);
 output.push(checksChunk);
@@ -120,16 +120,11 @@ const runtime = await rolldown({
   input: runtimeFile,
   platform: 'node',
   external: (id, _importer, isResolved) => (isResolved ? runtimeShared.has(id) : /^(@a2a-js\/sdk|@grpc\/|@bufbuild\/)/.test(id)),
-  onLog: (level, log) => {
-    if (level === 'warn') warnings.push(log.message);
-  },
+  onLog,
 });
 const runtimeOut = await runtime.generate({ format: 'esm', file: runtimeFile, codeSplitting: false });
 await runtime.close();
-if (warnings.length > 0) {
-  console.error(`bundle: ${warnings.length} warning(s):\n${warnings.join('\n')}`);
-  process.exit(1);
-}
+failOnWarnings();
 const runtimeChunk = runtimeOut.output.find((o) => o.type === 'chunk');
 if (runtimeChunk.moduleIds.some((id) => packageDir(id))) throw new Error('bundle: a package was copied into dist/runtime/index.js');
 writeFileSync(runtimeFile, runtimeChunk.code);
