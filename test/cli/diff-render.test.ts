@@ -15,18 +15,17 @@ import { negotiateSkills } from '../../src/lock/drift.js';
 import { diffLockfiles } from '../../src/lock/risk.js';
 import type { LockEntry, Lockfile } from '../../src/lock/schema.js';
 import { DEFAULT_PROFILE, type AgentSettings } from '../../src/manifest/schema.js';
+import { keyedWorkedExample } from '../helpers/worked-example.js';
 
 type Json = Record<string, any>;
 const GOLDEN = new URL('../fixtures/diff/golden.md', import.meta.url);
 const SETTINGS: AgentSettings = { ...DEFAULT_PROFILE, credentials: ['key'] };
 
 function raw(origin: string, patch: (c: Json) => void = () => {}): Json {
-  const c = JSON.parse(readFileSync(new URL('../fixtures/cards/worked-example.json', import.meta.url), 'utf8')) as Json;
-  c.securitySchemes = { key: { apiKeySecurityScheme: { location: 'header', name: 'X-Key' } } };
-  c.securityRequirements = [{ schemes: { key: { list: [] } } }];
-  for (const i of c.supportedInterfaces) i.url = i.url.replace('https://research.example.com', origin);
-  patch(c);
-  return c;
+  return keyedWorkedExample((c) => {
+    for (const i of c.supportedInterfaces) i.url = i.url.replace('https://research.example.com', origin);
+    patch(c);
+  });
 }
 
 /** An agent on plain http needs its allowHttp, as a2a.json and the lock settings would say. */

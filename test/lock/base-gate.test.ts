@@ -1,5 +1,4 @@
 /** Where a review run may send an agent's credential: only along routes its base lockfile had, with the base's secret variable. */
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { integrityOf } from '../../src/canonical.js';
 import { normalizeCard } from '../../src/card/normalize.js';
@@ -10,19 +9,19 @@ import { ExitCode } from '../../src/errors.js';
 import { changedReport, driftReport, okReport, strictExitCode, withUnchecked } from '../../src/lock/report.js';
 import type { LockEntry, Lockfile } from '../../src/lock/schema.js';
 import { DEFAULT_PROFILE, type AgentSettings, type Manifest } from '../../src/manifest/schema.js';
+import { keyedWorkedExample } from '../helpers/worked-example.js';
 
 type Json = Record<string, any>;
 const CARD_URL = 'https://research.example.com/.well-known/agent-card.json';
 const SETTINGS: AgentSettings = { ...DEFAULT_PROFILE, credentials: ['key'] };
 const SOURCES = { key: { env: 'RESEARCH_KEY' } };
 
+/** The keyed worked example with an extended card. */
 function raw(patch: (c: Json) => void = () => {}): Json {
-  const c = JSON.parse(readFileSync(new URL('../fixtures/cards/worked-example.json', import.meta.url), 'utf8')) as Json;
-  c.capabilities.extendedAgentCard = true;
-  c.securitySchemes = { key: { apiKeySecurityScheme: { location: 'header', name: 'X-Key' } } };
-  c.securityRequirements = [{ schemes: { key: { list: [] } } }];
-  patch(c);
-  return c;
+  return keyedWorkedExample((c) => {
+    c.capabilities.extendedAgentCard = true;
+    patch(c);
+  });
 }
 
 /** A lock entry for `json` whose extended card is `json` with another description. */

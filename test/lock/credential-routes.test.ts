@@ -1,5 +1,4 @@
 /** Where a lock entry sends credentials, and which routes of a head entry its base never had. */
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { integrityOf } from '../../src/canonical.js';
 import { normalizeCard } from '../../src/card/normalize.js';
@@ -7,18 +6,13 @@ import { credentialRoutes, originOf, uncoveredRoutes } from '../../src/lock/cred
 import { negotiateSkills } from '../../src/lock/drift.js';
 import type { LockEntry } from '../../src/lock/schema.js';
 import { DEFAULT_PROFILE, type AgentSettings } from '../../src/manifest/schema.js';
+import { keyedWorkedExample } from '../helpers/worked-example.js';
 
 type Json = Record<string, any>;
 const CARD_URL = 'https://research.example.com/.well-known/agent-card.json';
 const SETTINGS: AgentSettings = { ...DEFAULT_PROFILE, credentials: ['key'] };
 
-function raw(patch: (c: Json) => void = () => {}): Json {
-  const c = JSON.parse(readFileSync(new URL('../fixtures/cards/worked-example.json', import.meta.url), 'utf8')) as Json;
-  c.securitySchemes = { key: { apiKeySecurityScheme: { location: 'header', name: 'X-Key' } } };
-  c.securityRequirements = [{ schemes: { key: { list: [] } } }];
-  patch(c);
-  return c;
-}
+const raw = keyedWorkedExample;
 
 function entryFor(json: Json): LockEntry {
   const card = normalizeCard(json, { source: CARD_URL, baseUrl: CARD_URL }).card;

@@ -5,7 +5,6 @@
  * changed vs drift), the one change model (cardChanges, entryChanges), the offline check, the
  * manifest check, the sync plan and the exit codes.
  */
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { integrityOf } from '../../src/canonical.js';
 import type { NormalizedCard } from '../../src/card/model.js';
@@ -21,18 +20,13 @@ import type { LockEntry, Lockfile } from '../../src/lock/schema.js';
 import { assembleLock, planSync, renamesOf } from '../../src/lock/sync-plan.js';
 import { parseManifest } from '../../src/manifest/parse.js';
 import { agentSettings, DEFAULT_PROFILE, type AgentSettings } from '../../src/manifest/schema.js';
+import { keyedWorkedExample } from '../helpers/worked-example.js';
 
 type Json = Record<string, any>;
 const CARD_URL = 'https://research.example.com/.well-known/agent-card.json';
 
 /** The worked example card with an apiKey scheme required (a credential to place). A fresh copy each call. */
-function raw(patch: (c: Json) => void = () => {}): Json {
-  const c = JSON.parse(readFileSync(new URL('../fixtures/cards/worked-example.json', import.meta.url), 'utf8')) as Json;
-  c.securitySchemes = { key: { apiKeySecurityScheme: { location: 'header', name: 'X-Key' } } };
-  c.securityRequirements = [{ schemes: { key: { list: [] } } }];
-  patch(c);
-  return c;
-}
+const raw = keyedWorkedExample;
 
 function card(json: Json): NormalizedCard {
   return normalizeCard(json, { source: CARD_URL, baseUrl: CARD_URL }).card;

@@ -4,7 +4,6 @@
  * Contract: issue 2 "Lockfile a2a.lock.json" and "Manifest a2a.json".
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { canonicalJson, integrityOf, sameJson } from '../../src/canonical.js';
@@ -15,14 +14,12 @@ import type { Lockfile } from '../../src/lock/schema.js';
 import { parseManifest } from '../../src/manifest/parse.js';
 import { agentSettings, profileOf } from '../../src/manifest/schema.js';
 import { negotiate } from '../../src/negotiate/negotiate.js';
+import { workedExample } from '../helpers/worked-example.js';
 
 type Json = Record<string, any>;
 
 const CARD_URL = 'https://research.example.com/.well-known/agent-card.json';
 
-function workedExample(): Json {
-  return JSON.parse(readFileSync(new URL('../fixtures/cards/worked-example.json', import.meta.url), 'utf8')) as Json;
-}
 
 /** A manifest like the issue's example. */
 function manifestJson(patch: (m: Json) => void = () => {}): Json {

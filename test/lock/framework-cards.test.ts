@@ -4,7 +4,6 @@
  * plan keys, manifestMismatches), held credentials nothing sends (credentialWarnings), and modes
  * spelt "text" (kept, compared as text/plain; diffPlans).
  */
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { integrityOf } from '../../src/canonical.js';
 import { normalizeCard } from '../../src/card/normalize.js';
@@ -20,15 +19,12 @@ import { explainNegotiation } from '../../src/negotiate/explain.js';
 import { sameMediaType } from '../../src/negotiate/media.js';
 import { diffPlans, negotiate } from '../../src/negotiate/negotiate.js';
 import type { Plan } from '../../src/negotiate/types.js';
+import { workedExample } from '../helpers/worked-example.js';
 
 type Json = Record<string, any>;
 const CARD_URL = 'https://research.example.com/.well-known/agent-card.json';
 
-function raw(patch: (c: Json) => void = () => {}): Json {
-  const c = JSON.parse(readFileSync(new URL('../fixtures/cards/worked-example.json', import.meta.url), 'utf8')) as Json;
-  patch(c);
-  return c;
-}
+const raw = workedExample;
 const card = (json: Json) => normalizeCard(json, { source: CARD_URL, baseUrl: CARD_URL }).card;
 
 /** base64url of a JSON object (a JWS protected header). */

@@ -2,7 +2,6 @@
  * The review of two lockfiles (lock/risk.ts): one scenario per risk code, the improvements, and the
  * lockfile-level diff (added, removed, changed, renamed by card, a side without a lockfile).
  */
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { integrityOf } from '../../src/canonical.js';
 import { normalizeCard } from '../../src/card/normalize.js';
@@ -10,6 +9,7 @@ import { negotiateSkills } from '../../src/lock/drift.js';
 import { assessRisks, atOrAbove, diffLockfiles, failsOn, isCleartext, RISK_CODES, type AgentSide, type RiskCode } from '../../src/lock/risk.js';
 import type { LockEntry, Lockfile } from '../../src/lock/schema.js';
 import { DEFAULT_PROFILE, type AgentSettings } from '../../src/manifest/schema.js';
+import { keyedWorkedExample, workedExample } from '../helpers/worked-example.js';
 
 type Json = Record<string, any>;
 const CARD_URL = 'https://research.example.com/.well-known/agent-card.json';
@@ -18,13 +18,7 @@ const NO_CREDENTIALS: AgentSettings = { ...DEFAULT_PROFILE, credentials: [] };
 
 /** The worked example card, with an API key scheme required (unless `open`). */
 function raw(patch: (c: Json) => void = () => {}, open = false): Json {
-  const c = JSON.parse(readFileSync(new URL('../fixtures/cards/worked-example.json', import.meta.url), 'utf8')) as Json;
-  if (!open) {
-    c.securitySchemes = { key: { apiKeySecurityScheme: { location: 'header', name: 'X-Key' } } };
-    c.securityRequirements = [{ schemes: { key: { list: [] } } }];
-  }
-  patch(c);
-  return c;
+  return open ? workedExample(patch) : keyedWorkedExample(patch);
 }
 
 function entryFor(json: Json, settings: AgentSettings = WITH_KEY, skills = ['market-size']): LockEntry {

@@ -8,13 +8,12 @@ import { normalizeCard } from '../../src/card/normalize.js';
 import { explainNegotiation, type ExplainedStep } from '../../src/negotiate/explain.js';
 import { negotiate } from '../../src/negotiate/negotiate.js';
 import type { ClientProfile } from '../../src/negotiate/types.js';
+import { workedExample as rawWorkedExample } from '../helpers/worked-example.js';
 
 const CITATIONS = 'https://example.com/ext/citations/v1';
 
 function workedExample(patch: (c: Record<string, any>) => void = () => {}) {
-  const raw = JSON.parse(readFileSync(new URL('../fixtures/cards/worked-example.json', import.meta.url), 'utf8'));
-  patch(raw);
-  return normalizeCard(raw, { source: 'worked-example.json' }).card;
+  return normalizeCard(rawWorkedExample(patch), { source: 'worked-example.json' }).card;
 }
 
 /** The worked example's orchestrator profile. */

@@ -9,6 +9,7 @@ import type { NormalizedCard } from '../../src/card/model.js';
 import { normalizeCard } from '../../src/card/normalize.js';
 import { diffPlans, negotiate, type NegotiateOptions } from '../../src/negotiate/negotiate.js';
 import { RefusalCode, type ClientProfile, type NegotiationResult, type Plan, type Refusal } from '../../src/negotiate/types.js';
+import { workedExample } from '../helpers/worked-example.js';
 
 const CITATIONS = 'https://example.com/ext/citations/v1';
 const JSONRPC_10 = 'https://research.example.com/a2a/v1';
@@ -18,9 +19,7 @@ const LEGACY_03 = 'https://research.example.com/a2a/legacy';
 type Json = Record<string, any>;
 
 /** The design document's worked example card, as served (raw JSON). A fresh copy each call. */
-function workedExampleRaw(): Json {
-  return JSON.parse(readFileSync(new URL('../fixtures/cards/worked-example.json', import.meta.url), 'utf8')) as Json;
-}
+const workedExampleRaw = (): Json => workedExample();
 
 /** Normalise a raw card (the way every card reaches negotiate()). */
 function card(raw: Json): NormalizedCard {
