@@ -85,6 +85,23 @@ function commitPr(dir: string): void {
   git(dir, 'commit', '-q', '-am', 'pull request');
 }
 
+/**
+ * A pull request on {@link reviewedRepo} that adds `evil`, the attacker's agent, which the attacker
+ * locked on its own machine with its own token; committed, both servers' request logs emptied.
+ */
+async function attackerPr(res: Res): Promise<{ dir: string; research: StartedAgent; evil: StartedAgent }> {
+  const { dir, research } = await reviewedRepo(res);
+  const evil = await extendedAgent(res, ATTACKER);
+  await writeManifest(dir, manifest({ research: agentEntry(research.origin), evil: agentEntry(evil.origin, ['market-size']) }));
+  const lock = await runCli(['lock'], { cwd: dir, env: { RESEARCH_TOKEN: ATTACKER } });
+  expect(lock.code, show(lock)).toBe(0);
+  expect((await readLock(dir)).agents.evil.extended).toBeDefined();
+  commitPr(dir);
+  evil.requests.length = 0;
+  research.requests.length = 0;
+  return { dir, research, evil };
+}
+
 /** The environment of a GitHub Actions pull_request run against `main`, holding the secret. */
 const PR_ENV = { GITHUB_ACTIONS: 'true', GITHUB_BASE_REF: 'main', RESEARCH_TOKEN: TOKEN };
 
@@ -111,16 +128,7 @@ async function expectTokenNowhere(dir: string, results: CliResult[], files: stri
 describe.concurrent('verify on a pull request: credentials only where the base lockfile sent them', { timeout: SLOW }, () => {
   it('(a) a PR adds an agent at the attacker\'s server naming the secret: nothing sent, unchecked credential-route-new, exit 0 (1 with --strict); the trusted agent still checked with its token', async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
-    const { dir, research } = await reviewedRepo(res);
-    const evil = await extendedAgent(res, ATTACKER);
-    // The attacker locks its agent on its own machine, with its own token.
-    await writeManifest(dir, manifest({ research: agentEntry(research.origin), evil: agentEntry(evil.origin, ['market-size']) }));
-    const lock = await runCli(['lock'], { cwd: dir, env: { RESEARCH_TOKEN: ATTACKER } });
-    expect(lock.code, show(lock)).toBe(0);
-    expect((await readLock(dir)).agents.evil.extended).toBeDefined();
-    commitPr(dir);
-    evil.requests.length = 0;
-    research.requests.length = 0;
+    const { dir, research, evil } = await attackerPr(res);
 
     const summary = join(dir, 'step-summary.md');
     const [ci, strict, json, explicit] = await Promise.all([
@@ -241,13 +249,7 @@ describe.concurrent('verify on a pull request: credentials only where the base l
 
   it('install on the same pull request: nothing sent to the new agent either', async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
-    const { dir, research } = await reviewedRepo(res);
-    const evil = await extendedAgent(res, ATTACKER);
-    await writeManifest(dir, manifest({ research: agentEntry(research.origin), evil: agentEntry(evil.origin, ['market-size']) }));
-    expect((await runCli(['lock'], { cwd: dir, env: { RESEARCH_TOKEN: ATTACKER } })).code).toBe(0);
-    commitPr(dir);
-    evil.requests.length = 0;
-    research.requests.length = 0;
+    const { dir, research, evil } = await attackerPr(res);
     const r = await runCli(['install', '--json'], { cwd: dir, env: PR_ENV });
     expect(r.code, show(r)).toBe(0);
     const doc = jsonOf(r);
@@ -341,15 +343,9 @@ describe.concurrent('verify on a pull request: credentials only where the base l
 
   it('(d) GITHUB_BASE_REF set but origin/<ref> not in the clone: no credential to anyone, unchecked base-unreadable, the fetch-depth hint printed', async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
-    const { dir, research } = await reviewedRepo(res);
-    const evil = await extendedAgent(res, ATTACKER);
-    await writeManifest(dir, manifest({ research: agentEntry(research.origin), evil: agentEntry(evil.origin, ['market-size']) }));
-    expect((await runCli(['lock'], { cwd: dir, env: { RESEARCH_TOKEN: ATTACKER } })).code).toBe(0);
-    commitPr(dir);
+    const { dir, research, evil } = await attackerPr(res);
     // A shallow checkout of the pull request alone: no origin/main.
     git(dir, 'update-ref', '-d', 'refs/remotes/origin/main');
-    research.requests.length = 0;
-    evil.requests.length = 0;
 
     const summary = join(dir, 'step-summary.md');
     const [ci, strict, json] = await verifyThree(dir, { GITHUB_STEP_SUMMARY: summary });
