@@ -11,12 +11,13 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 import { sampleCard, startAgent, type StartAgentOptions, type StartedAgent } from '../helpers/agents.js';
+import { startHttp, type HttpServer } from '../helpers/http.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** The executable the package's `bin` names: the bundle of dist/bin.js (scripts/bundle.js). */
@@ -242,49 +243,7 @@ export function lockPath(dir: string): string {
 // ------------------------------------------------------------------------------------------------
 // Servers
 
-/** A tiny node:http server for faults the SDK cannot produce. */
-export interface HttpServer {
-  origin: string;
-  /** Every request received: method, path, headers. */
-  requests: Array<{ method: string; path: string; headers: http.IncomingHttpHeaders }>;
-  /** Replace the handler (the next request uses it). */
-  setHandler(handler: http.RequestListener): void;
-  close(): Promise<void>;
-}
-
-export async function startHttp(handler: http.RequestListener): Promise<HttpServer> {
-  let current = handler;
-  const requests: HttpServer['requests'] = [];
-  const sockets = new Set<Socket>();
-  const server = http.createServer((req, res) => {
-    requests.push({ method: req.method ?? '', path: (req.url ?? '').split('?')[0]!, headers: { ...req.headers } });
-    current(req, res);
-  });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-  let closed: Promise<void> | undefined;
-  return {
-    origin: `http://127.0.0.1:${port}`,
-    requests,
-    setHandler(h) {
-      current = h;
-    },
-    close() {
-      closed ??= new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        for (const s of sockets) s.destroy();
-      });
-      return closed;
-    },
-  };
-}
+export { startHttp, type HttpServer } from '../helpers/http.js';
 
 /** Handlers for {@link startHttp}. */
 export const handlers = {

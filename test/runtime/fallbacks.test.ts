@@ -5,7 +5,6 @@
  * servers only for HTTP-layer faults: a non-A2A 500, a server that never answers).
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +12,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SendMessageRequest } from '@a2a-js/sdk';
 import { AgentCallError, loadLock, PlanViolationError, type DegradedEvent, type FallbackEvent, type LoadLockOptions } from '../../src/runtime/index.js';
 import { sampleCard, startAgent, type AgentCard, type RecordedRequest, type StartedAgent } from '../helpers/agents.js';
+import { faultServers } from '../helpers/http.js';
 import { lockProject } from '../helpers/lock-project.js';
 
 const TOKEN = 'fb-secret-token';
@@ -20,15 +20,13 @@ const HOOK = 'https://hook.example/a2a';
 let agent: StartedAgent;
 let dir: string;
 let card: AgentCard;
-const faults: http.Server[] = [];
+const faults = faultServers();
 /** Bodies the runtime finally sent. */
 const sent: Array<{ url: string; body?: string }> = [];
 
+/** A node:http fault server (closed after the file): its origin. */
 async function fault(handler: http.RequestListener): Promise<string> {
-  const server = http.createServer(handler);
-  faults.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return (await faults.start(handler)).origin;
 }
 
 function options(extra: LoadLockOptions = {}): LoadLockOptions {
@@ -88,10 +86,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await agent?.close();
-  for (const s of faults) {
-    s.closeAllConnections();
-    await new Promise((r) => s.close(r));
-  }
+  await faults.close();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
@@ -246,8 +241,9 @@ describe('typed errors out of createClient()', () => {
   });
 
   it('a refused connection is unreachable and a deadline is timeout, both naming agent and skill', async () => {
-    const closed = await fault(() => {});
-    await new Promise((r) => faults.pop()!.close(r));
+    const server = await faults.start(() => {});
+    await server.close();
+    const closed = server.origin;
     const down = await loadLock(options({ fetch: to(closed) }));
     const error = await (await down.agent('research', 'market-size').createClient()).sendMessage(plain('x')).catch((e: unknown) => e);
     expect(error).toMatchObject({ name: 'AgentCallError', code: 'unreachable', agent: 'research', skill: 'market-size', cause: expect.objectContaining({ code: 'unreachable' }) });

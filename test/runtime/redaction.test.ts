@@ -9,7 +9,6 @@
  * servers the send fetch is pointed at (an HTTP-layer fault: the body an agent answers).
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { inspect } from 'node:util';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -19,13 +18,14 @@ import { SendMessageRequest } from '@a2a-js/sdk';
 import { AgentCallError, AgentDegradedError, loadLock, type DegradedEvent, type FallbackEvent } from '../../src/runtime/index.js';
 import { sampleCard, startAgent, type StartedAgent } from '../helpers/agents.js';
 import { expectSecretContained } from '../helpers/secrets.js';
+import { faultServers } from '../helpers/http.js';
 import { lockProject } from '../helpers/lock-project.js';
 
 /** Characters every encoding changes, mixed case. */
 const TOKEN = 'rt-Secret/Tok+en=9Zq';
 let agent: StartedAgent;
 let dir: string;
-const faults: http.Server[] = [];
+const faults = faultServers();
 
 /** How the fault agent quotes the Authorization header it got. */
 function echo(req: http.IncomingMessage): string {
@@ -53,11 +53,9 @@ function rpcError(code: number): http.RequestListener {
   };
 }
 
+/** A node:http fault server (closed after the file): its origin. */
 async function fault(handler: http.RequestListener): Promise<string> {
-  const server = http.createServer(handler);
-  faults.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return (await faults.start(handler)).origin;
 }
 
 /** A send fetch that delivers every request to `origin` instead (same path). */
@@ -89,10 +87,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await agent?.close();
-  for (const s of faults) {
-    s.closeAllConnections();
-    await new Promise((r) => s.close(r));
-  }
+  await faults.close();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
