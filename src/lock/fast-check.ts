@@ -62,8 +62,13 @@ const agentKey = (k: string): boolean => AGENT_NAME.test(k);
 const anyValue = (): boolean => true;
 
 const INTERFACE_KEYS = new Set(['url', 'protocolBinding', 'protocolVersion', 'tenant']);
+/** The interface fields a plan and each fallback interface carry: url, binding, version, optional tenant. */
+function hasInterfaceFields(v: Obj): boolean {
+  return isFilled(v.url) && isFilled(v.protocolBinding) && isFilled(v.protocolVersion) && optional(v, 'tenant', isFilled);
+}
+
 function isInterface(v: unknown): boolean {
-  return isObject(v) && onlyKeys(v, INTERFACE_KEYS) && isFilled(v.url) && isFilled(v.protocolBinding) && isFilled(v.protocolVersion) && optional(v, 'tenant', isFilled);
+  return isObject(v) && onlyKeys(v, INTERFACE_KEYS) && hasInterfaceFields(v);
 }
 
 const FALLBACK_KEYS = new Set(['interfaces', 'delivery']);
@@ -79,10 +84,7 @@ function isPlan(v: unknown): boolean {
   return (
     isObject(v) &&
     onlyKeys(v, PLAN_KEYS) &&
-    isFilled(v.url) &&
-    isFilled(v.protocolBinding) &&
-    isFilled(v.protocolVersion) &&
-    optional(v, 'tenant', isFilled) &&
+    hasInterfaceFields(v) &&
     isRecordOf(v.security, anyKey, isStrings) &&
     isSomeStrings(v.acceptedOutputModes) &&
     (v.delivery === 'stream' || v.delivery === 'push' || v.delivery === 'poll') &&
