@@ -67,20 +67,22 @@ export function resolveOptions(options: GlobalOptions, baseDir: string): Resolve
   return { baseDir, env: options.env, ...networkOptionsOf(options.network ?? {}), ...(options.progress ? { onProgress: options.progress } : {}) };
 }
 
-/** Why `lock`, `update`, `add` and `outdated` send no credential on a pull request run. */
-export const PULL_REQUEST_WITHHOLDS = "this is a pull request run (its a2a.json and a2a.lock.json are not reviewed yet), so lock, update, add and outdated send no credential";
+/** Why `lock`, `update`, `add` and `outdated` send no credential on a review run (`run`: "a pull request run", "a push of refs/heads/x, not the default branch main"). */
+export function reviewRunWithholds(run: string): string {
+  return `this is ${run} (its a2a.json and a2a.lock.json are not reviewed yet), so lock, update, add and outdated send no credential`;
+}
 
 /**
  * {@link resolveOptions} for a command that resolves agents from the manifest as it stands (`lock`,
- * `update`, `add`, `outdated`): on a pull request run (`GITHUB_BASE_REF` under GitHub Actions,
- * GitLab's merge request base; readable or not) no credential is sent, since the manifest and the
- * lockfile that would say where are the pull request's own; `verify` is the command that checks
- * credentialed routes there, against the base lockfile.
+ * `update`, `add`, `outdated`): on a review run ({@link ciBase}: a pull request, or a push of a
+ * branch other than the default one; its base readable or not) no credential is sent, since the
+ * manifest and the lockfile that would say where are the run's own, not reviewed; `verify` is the
+ * command that checks credentialed routes there, against the base lockfile.
  */
 export async function unreviewedResolveOptions(options: GlobalOptions, baseDir: string): Promise<ResolveOptions> {
   const resolved = resolveOptions(options, baseDir);
   const ci = await ciBase(baseDir, options.env);
-  return ci.kind === 'none' ? resolved : { ...resolved, credentialsWithheld: PULL_REQUEST_WITHHOLDS };
+  return ci.kind === 'none' ? resolved : { ...resolved, credentialsWithheld: reviewRunWithholds(ci.run) };
 }
 
 /**
