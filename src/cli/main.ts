@@ -4,6 +4,7 @@
  * in one place ({@link exitCodeFor}). Commands return data; this is the one place that prints.
  */
 import { appendFileSync, readFileSync } from 'node:fs';
+import { relative } from 'node:path';
 import kleur from 'kleur';
 import yargs from 'yargs';
 import { A2aLockError, exitCodeFor, ExitCode, UsageError, wholeNumberIn } from '../errors.js';
@@ -123,6 +124,14 @@ export async function main(rawArgs: string[], io: CliIo = processIo()): Promise<
   // Each command loads its module and its renderer together (one round of lazy imports).
   const run = (load: (o: GlobalOptions, argv: Argv) => Promise<Answer>) => async (argv: Argv) => {
     options = globals(argv, io);
+    // A manifest found above the working directory is named once, in human output only.
+    const o = options;
+    let named = false;
+    o.usingManifest = (path) => {
+      if (named || o.json) return;
+      named = true;
+      io.stderr(`using ${escapeUntrusted(relative(o.cwd, path))}\n`);
+    };
     // Progress is cleared before anything is printed (the result, or the error).
     const progress = io.progress && createProgress({ json: options.json, env: io.env, stream: io.progress });
     if (progress) options.progress = progress.update;

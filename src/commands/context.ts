@@ -1,5 +1,5 @@
 /** What every command receives and returns. Commands never print or exit: the CLI does. */
-import { dirname, resolve } from 'node:path';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import { cardSourceOf, loadCard, type LoadedCard } from '../resolve/load-card.js';
 import type { NormalizedCard, Warning } from '../card/model.js';
 import { normalizeCard } from '../card/normalize.js';
@@ -26,6 +26,8 @@ export interface GlobalOptions {
   env: NodeJS.ProcessEnv;
   /** Progress of card fetches (agents done, agents to fetch); the CLI shows it on a TTY. */
   progress?: (done: number, total: number) => void;
+  /** The upward search used a manifest outside the working directory (its absolute path): the CLI says `using ../../a2a.json`. */
+  usingManifest?: (path: string) => void;
 }
 
 /**
@@ -50,12 +52,18 @@ export interface CommandResult<D = unknown> {
 
 /**
  * Absolute paths of the manifest and the lockfile. With `searchManifest` (and `search` not false),
- * the manifest is the nearest `a2a.json` upward from the working directory; none found:
- * `cwd/a2a.json`, and `lookedUpTo` says where the search stopped (for the not-found error).
- * @throws UsageError when both name one file (a lockfile write would replace the manifest)
+ * the manifest is the nearest `a2a.json` upward from the working directory ({@link findManifest}:
+ * up to the git root, else the working directory or `$HOME`; one another user owns is refused), and
+ * one found in another directory is told to `usingManifest`; none found: `cwd/a2a.json`, and
+ * `lookedUpTo` says where the search stopped (for the not-found error).
+ * @throws UsageError when both name one file (a lockfile write would replace the manifest);
+ *   A2aLockError `manifest-unsafe`
  */
 export function paths(options: GlobalOptions, search = true): { manifest: string; lockfile: string; baseDir: string; lookedUpTo?: string } {
-  const lookup = search && options.searchManifest ? findManifest(resolve(options.cwd), options.manifest) : undefined;
+  const cwd = resolve(options.cwd);
+  const home = options.env.HOME && isAbsolute(options.env.HOME) ? resolve(options.env.HOME) : undefined;
+  const lookup = search && options.searchManifest ? findManifest(cwd, options.manifest, home) : undefined;
+  if (lookup?.found && dirname(lookup.path) !== cwd) options.usingManifest?.(lookup.path);
   const manifest = lookup ? lookup.path : resolve(options.cwd, options.manifest);
   const lockfile = options.lockfile ? resolve(options.cwd, options.lockfile) : resolve(dirname(manifest), 'a2a.lock.json');
   if (lockfile === manifest) throw new UsageError(`--lockfile and --manifest name the same file (${options.lockfile ?? options.manifest})`);

@@ -64,11 +64,12 @@ export interface ResolvedRevision {
   commit: string;
 }
 
-/** The full refs `name` could mean by git's rules (tags, branches, remote-tracking branches), that exist. */
+/** The full refs `name` could mean by git's rules (tags, branches, remote-tracking branches) that exist, in the order git tries them. */
 async function refsNamed(dir: string, name: string): Promise<string[]> {
   const candidates = [name, `refs/${name}`, `refs/tags/${name}`, `refs/heads/${name}`, `refs/remotes/${name}`, `refs/remotes/${name}/HEAD`];
   const answer = await git(dir, ['for-each-ref', '--format=%(refname)', ...candidates.filter((c) => c.startsWith('refs/'))]);
-  return answer.stdout.split('\n').filter((line) => candidates.includes(line));
+  // In the order git's rules try them (the first one found is the one git would take).
+  return candidates.filter((c) => answer.stdout.split('\n').includes(c));
 }
 
 /**

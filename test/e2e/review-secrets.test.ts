@@ -142,7 +142,7 @@ describe.concurrent('verify on a pull request: credentials only where the base l
     expect(ci.stdout).toContain('! evil: unchecked (credential-route-new): checked with credentials after this change is merged; review it in a2a diff');
     expect(ci.stdout).toContain(`credential withheld: bearer → ${evil.origin}`);
     expect(ci.stdout).toMatch(/✓ research\n/);
-    expect(ci.stdout).toMatch(/verified 2 agents, 1 unchecked \(credentials only along the routes of base [0-9a-f]{12}\)/);
+    expect(ci.stdout).toMatch(/verified 2 agents, 1 unchecked \(credentials only along the routes of base [0-9a-f]{12}, merge-base with refs\/remotes\/origin\/main\)/);
     // Exit 0, and still an annotation on the lockfile for the reviewer.
     expect(ci.stdout).toContain('::warning file=a2a.lock.json,title=evil not checked::credential-route-new: checked with credentials after this change is merged');
     expect(strict.code, show(strict)).toBe(1);
@@ -151,7 +151,7 @@ describe.concurrent('verify on a pull request: credentials only where the base l
     expect(explicit.code, show(explicit)).toBe(0);
     expect(explicit.stdout).toContain('evil: unchecked (credential-route-new)');
     const doc = jsonOf(json);
-    expect(doc.base).toEqual({ status: 'read', rev: git(dir, 'rev-parse', 'main'), source: 'GITHUB_BASE_REF', lockfile: 'present' });
+    expect(doc.base).toEqual({ status: 'read', rev: git(dir, 'rev-parse', 'main'), ref: 'refs/remotes/origin/main', source: 'GITHUB_BASE_REF', lockfile: 'present' });
     expect(doc.agents.evil).toEqual({
       status: 'unchecked',
       exitCode: 0,
@@ -351,9 +351,9 @@ describe.concurrent('verify on a pull request: credentials only where the base l
     const [ci, strict, json] = await verifyThree(dir, { GITHUB_STEP_SUMMARY: summary });
     expect(ci.code, show(ci)).toBe(0);
     for (const name of ['research', 'evil']) {
-      expect(ci.stdout).toContain(`! ${name}: unchecked (base-unreadable): not checked with credentials: the pull request's base is not in this clone, so no credential was sent`);
+      expect(ci.stdout).toContain(`! ${name}: unchecked (base-unreadable): not checked with credentials: this run's review base could not be read, so no credential was sent`);
     }
-    expect(ci.stderr).toMatch(/warning base-unreadable: the pull request's base \(origin\/main\) is not in this clone.*no credential was sent to any agent; to check with credentials, check out with the base branch: actions\/checkout with `fetch-depth: 0`/);
+    expect(ci.stderr).toMatch(/warning base-unreadable: the pull request's base \(refs\/remotes\/origin\/main\) is not in this clone.*no credential was sent to any agent; to check with credentials, check out with the base branch: actions\/checkout with `fetch-depth: 0`/);
     expect(strict.code, show(strict)).toBe(1);
     const doc = jsonOf(json);
     expect(doc.base).toMatchObject({ status: 'unreadable', source: 'GITHUB_BASE_REF', hint: expect.stringContaining('fetch-depth: 0') });
@@ -382,7 +382,7 @@ describe.concurrent('verify on a pull request: credentials only where the base l
 
     const [ci, strict, json] = await verifyThree(dir);
     expect(ci.code, show(ci)).toBe(0);
-    expect(ci.stdout).toMatch(/^✓ research\n✓ plain\nverified 2 agents \(credentials only along the routes of base [0-9a-f]{12}\)\n$/);
+    expect(ci.stdout).toMatch(/^✓ research\n✓ plain\nverified 2 agents \(credentials only along the routes of base [0-9a-f]{12}, merge-base with refs\/remotes\/origin\/main\)\n$/);
     expect(strict.code, show(strict)).toBe(0);
     expect(jsonOf(json).agents).toEqual({ research: { status: 'ok', exitCode: 0 }, plain: { status: 'ok', exitCode: 0 } });
     const authed = a2aRequests(research).filter((q) => q.headers.authorization === `Bearer ${TOKEN}`);
