@@ -161,6 +161,40 @@ describe.concurrent('a2a diff', () => {
     expect(unreadable.stderr).toContain('fetch-depth: 0');
   });
 
+  it('a word that is both a file and a revision is refused, as git does (a PR committing its own lockfile as `main` reviewed itself); files are spelt ./x, absolute or after --; the header names each side\'s kind (issue 22)', async ({ onTestFinished }) => {
+    const { dir } = await reviewedProject(onTestFinished);
+    const head = git(dir, 'rev-parse', 'HEAD').trim();
+    // The pull request's own lockfile, committed under the names a reviewer would type for the base.
+    const own = readFileSync(join(dir, 'a2a.lock.json'));
+    writeFileSync(join(dir, 'main'), own);
+    writeFileSync(join(dir, head), own);
+    const cli = (...args: string[]) => runCli(['diff', ...args], { cwd: dir });
+    const [byName, bySha, revision, dotted, dashed, json, missing] = await Promise.all([
+      cli('main', '--fail-on', 'any'),
+      cli(head),
+      cli('--fail-on', 'any', 'main', '--'),
+      cli('./main', '--fail-on', 'any'),
+      cli('--', 'main', 'a2a.lock.json'),
+      cli('--json', 'main', '--'),
+      cli('main', '--', 'no-such.json'),
+    ]);
+    for (const [r, word] of [[byName, 'main'], [bySha, head]] as const) {
+      expect(r.code, show(r)).toBe(2);
+      expect(r.stderr).toContain(`error usage: "${word}" is ambiguous: both a file and a git revision`);
+      expect(r.stderr).toContain(`hint: write ./${word} for the file, or the revision before -- (a2a diff ${word} --)`);
+    }
+    expect(revision.code, show(revision)).toBe(1);
+    expect(revision.stdout).toMatch(/^a2a\.lock\.json: revision main \(refs\/heads\/main at [0-9a-f]{12}\) → working tree$/m);
+    expect(revision.stdout).toContain('~ research (version 2.4.0 → 2.5.0) · medium');
+    expect(dotted.code, show(dotted)).toBe(0);
+    expect(dotted.stdout).toContain('a2a.lock.json: file ./main → working tree');
+    expect(dashed.code, show(dashed)).toBe(0);
+    expect(dashed.stdout).toContain('a2a.lock.json: file main → file a2a.lock.json');
+    expect(jsonOf(json)).toMatchObject({ base: { kind: 'revision', label: 'main', ref: 'refs/heads/main', commit: head, found: true }, head: { kind: 'worktree' }, counts: { changed: 1 } });
+    expect(missing.code, show(missing)).toBe(2);
+    expect(missing.stderr).toContain('no-such.json: no such file');
+  });
+
   it("git's external diff driver: git diff, git show and git log -p print the change view for the lockfile", async ({ onTestFinished }) => {
     const { dir } = await reviewedProject(onTestFinished);
     writeFileSync(join(dir, '.gitattributes'), 'a2a.lock.json diff=a2a-lock\n');
