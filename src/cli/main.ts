@@ -145,7 +145,7 @@ export async function main(rawArgs: string[], io: CliIo = processIo()): Promise<
   const parser = yargs(args)
     .scriptName('a2a')
     .usage('$0 <command> [options]\n\nLock the A2A agents this client depends on: negotiate, lock, verify.')
-    .option('manifest', { type: 'string', requiresArg: true, describe: 'Manifest file (default: a2a.json here or in the nearest parent folder, up to the git root)', global: true })
+    .option('manifest', { type: 'string', requiresArg: true, describe: 'Manifest file (default: a2a.json here or in the nearest parent folder up to the git root; outside git, up to $HOME)', global: true })
     .option('lockfile', { type: 'string', requiresArg: true, describe: 'Lockfile (default: a2a.lock.json beside the manifest)', global: true })
     .option('json', { type: 'boolean', default: false, describe: 'Print one JSON document on stdout', global: true })
     .option('verbose', { type: 'boolean', default: false, describe: 'Print stack traces of errors', global: true })
@@ -240,7 +240,7 @@ export async function main(rawArgs: string[], io: CliIo = processIo()): Promise<
           .option('base', {
             type: 'string',
             requiresArg: true,
-            describe: "Send credentials only along routes this revision's lockfile had (default: the pull request's base under CI; --no-base: none)",
+            describe: "Send credentials only along routes the lockfile at the merge-base of HEAD and this revision had (default: the review base under CI; --no-base: none)",
           })
           .example('$0 verify --strict', '')
           .example('$0 verify --base origin/main', ''),
