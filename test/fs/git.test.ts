@@ -6,14 +6,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ciBase, gitRoot, readAtRevision, resolveRevision } from '../../src/fs/git.js';
 
 let repo: string;
-const run = (...args: string[]) => execFileSync('git', args, { cwd: repo, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' } }).trim();
+/** `git` in `cwd`, with an author. */
+const gitIn = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' } }).trim();
+const run = (...args: string[]) => gitIn(repo, ...args);
+
+/** A new repository on `main` whose one commit holds a2a.lock.json `{"v":1}`. */
+function newRepo(): string {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), 'a2a-git-')));
+  gitIn(dir, 'init', '-q', '-b', 'main');
+  writeFileSync(join(dir, 'a2a.lock.json'), '{"v":1}\n');
+  gitIn(dir, 'add', '.');
+  gitIn(dir, 'commit', '-q', '-m', 'one');
+  return dir;
+}
 
 beforeAll(() => {
-  repo = realpathSync(mkdtempSync(join(tmpdir(), 'a2a-git-')));
-  run('init', '-q', '-b', 'main');
-  writeFileSync(join(repo, 'a2a.lock.json'), '{"v":1}\n');
-  run('add', '.');
-  run('commit', '-q', '-m', 'one');
+  repo = newRepo();
   writeFileSync(join(repo, 'a2a.lock.json'), '{"v":2}\n');
   run('commit', '-q', '-am', 'two');
 });
@@ -64,13 +72,9 @@ describe('the review base (issue 22)', () => {
   let c1: string;
   let c2: string;
   let c3: string;
-  const sh = (...args: string[]) => execFileSync('git', args, { cwd: dir, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' } }).trim();
+  const sh = (...args: string[]) => gitIn(dir, ...args);
   beforeAll(() => {
-    dir = realpathSync(mkdtempSync(join(tmpdir(), 'a2a-gitbase-')));
-    sh('init', '-q', '-b', 'main');
-    writeFileSync(join(dir, 'a2a.lock.json'), '{"v":1}\n');
-    sh('add', '.');
-    sh('commit', '-q', '-m', 'one');
+    dir = newRepo();
     c1 = sh('rev-parse', 'HEAD');
     sh('checkout', '-q', '-b', 'side');
     sh('commit', '-q', '--allow-empty', '-m', 'side');
