@@ -9,8 +9,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { integrityOf } from '../../src/canonical.js';
 import { normalizeCard } from '../../src/card/normalize.js';
 import { diffAnnotations } from '../../src/cli/github.js';
-import { diffLines, diffMarkdown, MARKDOWN_LIMIT, MARKDOWN_MARKER, markdownText } from '../../src/cli/render/diff.js';
+import { diffLines, diffMarkdown, MARKDOWN_LIMIT, markdownMarker } from '../../src/cli/render/diff.js';
 import { untrusted } from '../../src/cli/render/common.js';
+import { escapeMarkdown } from '../../src/cli/step-summary.js';
 import { negotiateSkills } from '../../src/lock/drift.js';
 import { diffLockfiles } from '../../src/lock/risk.js';
 import type { LockEntry, Lockfile } from '../../src/lock/schema.js';
@@ -68,7 +69,7 @@ describe('the markdown view', () => {
     if (process.env.UPDATE_GOLDEN || !existsSync(GOLDEN)) writeFileSync(GOLDEN, md);
     expect(md).toBe(readFileSync(GOLDEN, 'utf8'));
     const lines = md.split('\n');
-    expect(lines[0]).toBe(MARKDOWN_MARKER);
+    expect(lines[0]).toBe('<!-- a2a-lock-diff a2a.json -->');
     expect(lines[1]).toBe('**2 changed, 1 added, 1 removed, 1 renamed · 5 high, 1 medium, 2 low · 2 better**');
     // Card text shows as text: only inside a code fence (GitHub renders it literally), never in the table or a summary.
     const outsideFences = md.split(/^`{3,}$/m).filter((_, i) => i % 2 === 0);
@@ -80,7 +81,7 @@ describe('the markdown view', () => {
   });
 
   it('cells escape HTML and markdown; a fence outgrows any backticks in the body', () => {
-    expect(markdownText('a | b <i> `c` *d*\nnext')).toBe('a \\| b &lt;i&gt; \\`c\\` \\*d\\* next');
+    expect(escapeMarkdown('a | b <i> `c` *d*\nnext')).toBe('a \\| b &lt;i&gt; \\`c\\` \\*d\\*\\\\u000anext');
     const diff = untrusted(diffLockfiles(base, head));
     const md = diffMarkdown(diff.agents, diff.counts);
     expect(md).toContain('\n````\n'); // the description holds ```
@@ -93,8 +94,8 @@ describe('the markdown view', () => {
     expect(diff.counts.changed).toBe(200);
     const md = diffMarkdown(diff.agents, diff.counts);
     expect(md.length).toBeLessThanOrEqual(MARKDOWN_LIMIT);
-    expect(md.split('\n')[0]).toBe(MARKDOWN_MARKER);
-    expect(md).toMatch(/_The details of \d+ agents are cut to stay under GitHub's comment limit; run `a2a diff` locally to see them\._/);
+    expect(md.split('\n')[0]).toBe(markdownMarker('a2a.json'));
+    expect(md).toMatch(/_The details of \d+ agents (\(\d+ high\) )?are cut to stay under GitHub's comment limit; run `a2a diff` locally to see them\._/);
     expect(md).toContain('<details>');
   });
 });
