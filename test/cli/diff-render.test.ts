@@ -97,7 +97,7 @@ describe('the markdown view', () => {
     const md = diffMarkdown(diff.agents, diff.counts);
     expect(md.length).toBeLessThanOrEqual(MARKDOWN_LIMIT);
     expect(md.split('\n')[0]).toBe(markdownMarker('a2a.json'));
-    expect(md).toMatch(/_The details of \d+ agents (\(\d+ high\) )?are cut to stay under GitHub's comment limit; run `a2a diff` locally to see them\._/);
+    expect(md).toMatch(/_The details of \d+ agents (\(\d+ high: new-credential-destination, card-version-rollback\) )?are cut to stay under GitHub's comment limit; run `a2a diff` locally to see them\._/);
     expect(md).toContain('<details>');
   });
 });
@@ -139,6 +139,7 @@ describe('the markdown view: bounded, ordered by risk, inert, one marker per man
     expect(rows[0]).toMatch(/^\| zzz \| changed \|.*\*\*high\*\*/);
     expect(rows.length).toBeLessThan(401);
     expect(md).toMatch(/_\d+ more agents changed, not in the table/);
+    expect(md).not.toMatch(/more agents changed \(\d+ high/); // zzz, the one high, is in the table
   });
 
   it('mentions and autolinks in a card version or a skill id stay inert: in the diff, in update --format markdown, in the job summary escaper', () => {

@@ -156,13 +156,18 @@ function riskOrder(a: AgentDiff): number {
   return a.level === undefined ? RISK_LEVELS.length : RISK_LEVELS.indexOf(a.level);
 }
 
-/** `2 high, 1 medium` of `agents`' levels (high and medium only); empty when none. */
+/**
+ * `2 high, 1 medium: new-credential-destination, delivery-changed`: how many of `agents` are at
+ * high and medium risk, and those risks' codes (this tool's own words, a bounded list); empty when
+ * none is.
+ */
 function weightyLevels(agents: readonly AgentDiff[]): string {
-  return (['high', 'medium'] as const)
+  const levels = (['high', 'medium'] as const)
     .map((l) => [l, agents.filter((a) => a.level === l).length] as const)
     .filter(([, n]) => n > 0)
-    .map(([l, n]) => `${n} ${l}`)
-    .join(', ');
+    .map(([l, n]) => `${n} ${l}`);
+  const codes = new Set(agents.flatMap((a) => a.risks.filter((r) => r.level === 'high' || r.level === 'medium').map((r) => r.code)));
+  return levels.length ? `${levels.join(', ')}: ${[...codes].join(', ')}` : '';
 }
 
 /**
