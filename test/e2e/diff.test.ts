@@ -17,16 +17,25 @@ function git(dir: string, ...args: string[]): string {
   return execFileSync('git', args, { cwd: dir, encoding: 'utf8', env: { ...process.env, ...IDENTITY, GIT_CONFIG_NOSYSTEM: '1', NO_COLOR: '1' } });
 }
 
-/** A project locked against a real SDK agent and committed; then the agent stops offering application/json and `a2a update` takes it. */
-async function reviewedProject(onTestFinished: (fn: () => void | Promise<void>) => void) {
+type OnFinished = (fn: () => void | Promise<void>) => void;
+
+/** A project locked against a real SDK agent and committed on `main` (`extra`: more files for that commit). */
+async function lockedProject(onTestFinished: OnFinished, extra: (dir: string) => void = () => {}) {
   const res = resources(onTestFinished);
   onTestFinished(() => closeFetcher());
   const agent = await res.sampleAgent();
   const dir = await res.dir(manifest({ research: research(agent.origin) }));
   git(dir, 'init', '-q', '-b', 'main');
   expect((await runCli(['lock'], { cwd: dir })).code).toBe(0);
+  extra(dir);
   git(dir, 'add', '.');
   git(dir, 'commit', '-q', '-m', 'lock');
+  return { dir, agent };
+}
+
+/** {@link lockedProject}; then the agent stops offering application/json and `a2a update` takes it. */
+async function reviewedProject(onTestFinished: OnFinished) {
+  const { dir, agent } = await lockedProject(onTestFinished);
   const card = sampleCard(agent.origin, { version: '2.5.0' });
   card.skills[0]!.outputModes = ['application/pdf', 'text/plain'];
   agent.setCard(card);
@@ -162,18 +171,12 @@ describe.concurrent('a2a diff', () => {
   });
 
   it('a pull request that only changes credentials.<scheme>.env in a2a.json: credential-source-changed (high) in every format, --fail-on counts it; the marker names the manifest', async ({ onTestFinished }) => {
-    const res = resources(onTestFinished);
-    onTestFinished(() => closeFetcher());
-    const agent = await res.sampleAgent();
-    const dir = await res.dir(manifest({ research: research(agent.origin) }));
-    git(dir, 'init', '-q', '-b', 'main');
-    expect((await runCli(['lock'], { cwd: dir })).code).toBe(0);
-    // A second service in the same repository, with its own manifest and lockfile.
-    mkdirSync(join(dir, 'billing'));
-    copyFileSync(join(dir, 'a2a.json'), join(dir, 'billing', 'a2a.json'));
-    copyFileSync(join(dir, 'a2a.lock.json'), join(dir, 'billing', 'a2a.lock.json'));
-    git(dir, 'add', '.');
-    git(dir, 'commit', '-q', '-m', 'lock');
+    const { dir } = await lockedProject(onTestFinished, (project) => {
+      // A second service in the same repository, with its own manifest and lockfile.
+      mkdirSync(join(project, 'billing'));
+      copyFileSync(join(project, 'a2a.json'), join(project, 'billing', 'a2a.json'));
+      copyFileSync(join(project, 'a2a.lock.json'), join(project, 'billing', 'a2a.lock.json'));
+    });
     const lockBefore = readFileSync(join(dir, 'a2a.lock.json'), 'utf8');
     const edited = JSON.parse(readFileSync(join(dir, 'a2a.json'), 'utf8'));
     edited.agents.research.credentials.bearer.env = 'PROD_DEPLOY_TOKEN';
