@@ -212,6 +212,11 @@ describe.concurrent('a2a diff', () => {
     expect(billing.code, show(billing)).toBe(0);
     expect(billing.stdout.split('\n')[0]).toBe('<!-- a2a-lock-diff billing/a2a.json -->');
     expect(billing.stdout).toContain('No agent changed.');
+    // A side whose manifest is not valid: the lockfiles are still compared, the sources are not, and a warning says so.
+    writeFileSync(join(dir, 'billing', 'a2a.json'), '{ not json');
+    const invalid = await cli(['diff', 'main', '--manifest', 'billing/a2a.json', '--json']);
+    expect(invalid.code, show(invalid)).toBe(0);
+    expect(jsonOf(invalid).warnings).toEqual([expect.objectContaining({ code: 'manifest-not-compared' })]);
     expect(annotated.code, show(annotated)).toBe(0);
     expect(annotated.stdout).toMatch(/^::error file=a2a\.lock\.json,line=\d+,title=research%3A credential-source-changed::credential bearer now read from env PROD_DEPLOY_TOKEN/m);
   });
