@@ -133,7 +133,7 @@ export interface VerifyOptions extends Omit<ResolveOptions, 'baseDir'> {
   base?: string | false;
 }
 
-/** Where the base of a {@link verifyLockfile} run came from: `--base`, or the CI variable that named it (`lib/fs/git.ts` `ciBase`). */
+/** Where the base of a {@link verifyLockfile} run came from: `--base`, or the CI variable that named it (`ciBase` in `src/fs/git.ts`). */
 export type BaseSource = '--base' | CiSource;
 
 /**
