@@ -1,17 +1,20 @@
 /**
  * `a2a diff [<base>] [<head>]`: review what changed between two lockfiles, agent by agent, with a
- * risk code and level per change ({@link diffLockfiles}). Each side is a file path when one exists
- * there, else a git revision (the lockfile read with `git show <rev>:<path>`). Defaults: base = the
- * pull request's base when CI names one ({@link ciBase}), else `HEAD`; head = the lockfile in the
+ * risk code and level per change ({@link diffLockfiles}). Each side is a git revision (the lockfile
+ * read with `git show <commit>:<path>`) or a file: spelt `./file`, absolute, or after `--`; a bare
+ * word is a file when a path exists there and it is no revision, a revision when no such path
+ * exists, and refused when it is both (as git does). Defaults: base = the review base when CI
+ * names one ({@link ciBase}), else `HEAD`; head = the lockfile in the
  * working tree. A side without a lockfile: every agent added (or removed). `--git-external`: the
  * seven arguments git passes an external diff driver. Never writes, never fetches.
  */
+import { existsSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { Warning } from '../card/model.js';
 import { A2aLockError, ExitCode, UsageError } from '../errors.js';
 import { readTextIfExists } from '../fs/atomic-write.js';
-import { ciBase, gitRoot, readAtRevision } from '../fs/git.js';
+import { ciBase, gitRoot, isCommit, readAtRevision, readResolved, type CiSource } from '../fs/git.js';
 import { readManifest } from '../fs/manifest.js';
 import { parseLockfile } from '../lock/format.js';
 import { diffLockfiles, failsOn, type AgentDiff, type DiffCounts, type DiffManifests, type RiskLevel } from '../lock/risk.js';
@@ -28,8 +31,14 @@ export type FailOn = (typeof FAIL_ON)[number];
 export interface DiffSide {
   /** `revision`: git show; `file`: a path; `worktree`: the lockfile in the working tree; `git-external`: a file git handed over. */
   kind: 'revision' | 'file' | 'worktree' | 'git-external';
-  /** The revision or the path, as given (or the lockfile's path). */
+  /** The revision or the path, as given (or the lockfile's path; the commit of a CI base). */
   label: string;
+  /** A revision: the fully qualified ref it resolved through (`refs/heads/main`; for a CI base `refs/remotes/origin/main`, or GitLab's commit); absent for a commit or an expression such as `HEAD~1`. */
+  ref?: string;
+  /** A revision: the commit the lockfile was read at. */
+  commit?: string;
+  /** The CI base: the variable that named it (its commit is the merge-base of HEAD and `ref`). */
+  source?: CiSource;
   /** Whether a lockfile was there (none: every agent added or removed). */
   found: boolean;
 }
@@ -63,6 +72,9 @@ export interface DiffData {
 export interface DiffArgs {
   base?: string;
   head?: string;
+  /** How `base` / `head` were spelt on the command line (default `either`, see {@link SideSpelling}). */
+  baseIs?: SideSpelling;
+  headIs?: SideSpelling;
   failOn?: FailOn;
   /** The arguments git gives an external diff driver: path old-file old-hex old-mode new-file new-hex new-mode. */
   gitExternal?: string[];
@@ -96,19 +108,45 @@ interface ReadSide {
   text?: string | undefined;
 }
 
-/** A side named on the command line: a file when one exists at the path, else a revision of `lockfile`. */
-async function readNamed(cwd: string, spec: string, lockfile: string, agentNames?: () => Promise<readonly string[]>): Promise<ReadSide> {
+/**
+ * How a side was written on the command line: `revision` (before a `--`), `file` (after it), or
+ * `either` (a bare word, with no `--` on the line).
+ */
+export type SideSpelling = 'revision' | 'file' | 'either';
+
+/** Whether `spec` is spelt as a path git would never read as a revision: `./x`, `../x`, absolute. */
+function spelledAsPath(spec: string): boolean {
+  return spec.startsWith('./') || spec.startsWith('../') || isAbsolute(spec) || (sep === '\\' && /^\.\.?\\/.test(spec));
+}
+
+/**
+ * A side named on the command line: a file when spelt as one ({@link spelledAsPath}, or after
+ * `--`); a bare word that is a path and no revision, a file; a bare word that is no path, a
+ * revision of `lockfile`. A bare word that is both is refused, as git refuses it: a PR could
+ * commit a copy of its own lockfile as `main` and review itself.
+ * @throws UsageError ambiguous, no such file, not a revision
+ */
+async function readNamed(cwd: string, spec: string, spelling: SideSpelling, lockfile: string, agentNames?: () => Promise<readonly string[]>): Promise<ReadSide> {
   const file = resolve(cwd, spec);
-  let text: string | undefined;
-  try {
-    text = await readTextIfExists(file, 'lockfile-invalid');
-  } catch {
-    text = undefined; // a folder, or unreadable: not a lockfile path; try it as a revision
+  const asFile = async (): Promise<ReadSide> => {
+    let text: string | undefined;
+    try {
+      text = await readTextIfExists(file, 'lockfile-invalid');
+    } catch {
+      throw new UsageError(`${spec} is not a readable file`, { hint: 'name a lockfile' });
+    }
+    if (text === undefined) throw new UsageError(`${spec}: no such file`, { hint: 'name a lockfile, or a git revision before --' });
+    return { side: { kind: 'file', label: spec, found: true }, text };
+  };
+  if (spelling === 'file' || (spelling === 'either' && spelledAsPath(spec))) return asFile();
+  if (spelling === 'either' && existsSync(file)) {
+    const root = await gitRoot(dirname(lockfile));
+    if (root === undefined || !(await isCommit(root, spec))) return asFile();
+    throw new UsageError(`"${spec}" is ambiguous: both a file and a git revision`, { hint: `write ./${spec} for the file, or the revision before -- (a2a diff ${spec} --)` });
   }
-  if (text !== undefined) return { side: { kind: 'file', label: spec, found: true }, text };
-  let atRev: string | undefined;
+  let read: Awaited<ReturnType<typeof readResolved>>;
   try {
-    atRev = await readAtRevision(spec, lockfile);
+    read = await readResolved(spec, lockfile);
   } catch (error) {
     // `a2a diff <agent>` was `a2a outdated <agent>` before diff became the review of two lockfiles.
     if (error instanceof UsageError && agentNames && (await agentNames()).includes(spec)) {
@@ -116,7 +154,8 @@ async function readNamed(cwd: string, spec: string, lockfile: string, agentNames
     }
     throw error;
   }
-  return { side: { kind: 'revision', label: spec, found: atRev !== undefined }, text: atRev };
+  const { ref, commit } = read.revision;
+  return { side: { kind: 'revision', label: spec, ...(ref !== undefined ? { ref } : {}), commit, found: read.text !== undefined }, text: read.text };
 }
 
 /**
@@ -133,7 +172,8 @@ async function manifestOfSide(read: ReadSide, cwd: string, manifest: string, war
   try {
     if (kind === 'revision') {
       source = `${label}:${basename(manifest)}`;
-      text = await readAtRevision(label, manifest);
+      // At the commit the lockfile was read at (the revision already resolved, ambiguity refused).
+      text = await readAtRevision(read.side.commit ?? label, manifest);
     } else if (kind === 'file') {
       source = resolve(dirname(resolve(cwd, label)), basename(manifest));
       text = await readTextIfExists(source, 'manifest-invalid');
@@ -197,18 +237,19 @@ export async function runDiff(options: GlobalOptions, args: DiffArgs): Promise<C
         return [];
       }
     };
-    if (args.head !== undefined) head = await readNamed(options.cwd, args.head, lockfile, agentNames);
+    if (args.head !== undefined) head = await readNamed(options.cwd, args.head, args.headIs ?? 'either', lockfile, agentNames);
     else head = { side: { kind: 'worktree', label: lockfile, found: false }, text: await readTextIfExists(lockfile, 'lockfile-invalid') };
     head.side.found = head.text !== undefined;
-    if (args.base !== undefined) base = await readNamed(options.cwd, args.base, lockfile, agentNames);
+    if (args.base !== undefined) base = await readNamed(options.cwd, args.base, args.baseIs ?? 'either', lockfile, agentNames);
     else {
       const root = await gitRoot(options.cwd);
       if (root === undefined) throw new UsageError(`${options.cwd} is not inside a git repository: name the base lockfile (a2a diff <base-file> [<head-file>])`);
       const ci = await ciBase(root, options.env);
       if (ci.kind === 'unreadable') throw new UsageError(ci.reason, { hint: ci.hint });
       const rev = ci.kind === 'base' ? ci.rev : 'HEAD';
-      const text = await readAtRevision(rev, lockfile);
-      base = { side: { kind: 'revision', label: rev, found: text !== undefined }, text };
+      const { text, revision } = await readResolved(rev, lockfile);
+      const named = ci.kind === 'base' ? { ref: ci.ref, commit: revision.commit, source: ci.source } : { ...(revision.ref !== undefined ? { ref: revision.ref } : {}), commit: revision.commit };
+      base = { side: { kind: 'revision', label: rev, ...named, found: text !== undefined }, text };
     }
   }
   // The manifests too: which secret each credential reads is in a2a.json, not in the lockfile.

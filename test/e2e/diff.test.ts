@@ -57,7 +57,7 @@ describe.concurrent('a2a diff', () => {
       cli(['diff', 'HEAD', 'a2a.lock.json']),
     ]);
     expect(text.code, show(text)).toBe(0);
-    expect(text.stdout).toContain('a2a.lock.json: HEAD → working tree');
+    expect(text.stdout).toMatch(/^a2a\.lock\.json: revision HEAD \(refs\/heads\/main at [0-9a-f]{12}\) → working tree$/m);
     expect(text.stdout).toContain('~ research (version 2.4.0 → 2.5.0) · medium');
     expect(text.stdout).toContain('    plan market-size › acceptedOutputModes:\n      - application/json\n      + text/plain');
     expect(text.stdout).toContain('      - $.skills["market-size"].outputModes: "application/json" structural');
@@ -67,7 +67,7 @@ describe.concurrent('a2a diff', () => {
 
     const doc = oneJsonDocument(json);
     expect(json.code).toBe(0);
-    expect(doc).toMatchObject({ ok: true, base: { kind: 'revision', label: 'HEAD', found: true }, head: { kind: 'worktree', found: true }, counts: { changed: 1, added: 0, removed: 0, medium: 1 } });
+    expect(doc).toMatchObject({ ok: true, base: { kind: 'revision', label: 'HEAD', ref: 'refs/heads/main', commit: git(dir, 'rev-parse', 'HEAD').trim(), found: true }, head: { kind: 'worktree', found: true }, counts: { changed: 1, added: 0, removed: 0, medium: 1 } });
     expect(doc.agents.research).toMatchObject({ verdict: 'changed', version: { old: '2.4.0', new: '2.5.0' }, level: 'medium' });
     expect(doc.agents.research.risks).toContainEqual({ code: 'output-modes-changed', level: 'medium', message: 'plan market-size accepted output modes: - application/json, + text/plain', skill: 'market-size' });
     expect(doc.agents.research.changes.planChanges['market-size']).toEqual([{ field: 'acceptedOutputModes', old: ['application/json'], new: ['text/plain'] }]);
@@ -129,7 +129,7 @@ describe.concurrent('a2a diff', () => {
     writeFileSync(join(empty, 'a2a.lock.json'), readFileSync(join(dir, 'a2a.lock.json')));
     const added = await runCli(['diff', '--lockfile', 'a2a.lock.json'], { cwd: empty });
     expect(added.code, show(added)).toBe(0);
-    expect(added.stdout).toContain('a2a.lock.json: HEAD (no lockfile) → working tree');
+    expect(added.stdout).toMatch(/^a2a\.lock\.json: revision HEAD \(refs\/heads\/main at [0-9a-f]{12}, no lockfile\) → working tree$/m);
     expect(added.stdout).toMatch(/^\+ research \(http:\/\/127\.0\.0\.1:\d+, version 2\.5\.0\) · high$/m);
     expect(added.stdout).toMatch(/high new-credential-destination: new agent sends bearer → http:\/\/127\.0\.0\.1:\d+ \(plan market-size\)/);
     expect(added.stdout).toContain('0 changed, 1 added, 0 removed');
@@ -146,7 +146,7 @@ describe.concurrent('a2a diff', () => {
     const env = { GITHUB_ACTIONS: 'true', GITHUB_BASE_REF: 'main', GITHUB_STEP_SUMMARY: summary, GITHUB_WORKSPACE: dir };
     const r = await runCli(['diff'], { cwd: dir, env });
     expect(r.code, show(r)).toBe(0);
-    expect(r.stdout).toContain(`a2a.lock.json: ${base} → working tree`);
+    expect(r.stdout).toContain(`a2a.lock.json: revision ${base} (GITHUB_BASE_REF: merge-base with refs/remotes/origin/main) → working tree`);
     const line = readFileSync(join(dir, 'a2a.lock.json'), 'utf8').split('\n').indexOf('    "research": {') + 1;
     expect(line).toBeGreaterThan(1);
     expect(r.stdout.split('\n')).toContain(
@@ -166,8 +166,42 @@ describe.concurrent('a2a diff', () => {
 
     const unreadable = await runCli(['diff'], { cwd: dir, env: { GITHUB_ACTIONS: 'true', GITHUB_BASE_REF: 'release' } });
     expect(unreadable.code, show(unreadable)).toBe(2);
-    expect(unreadable.stderr).toContain("the pull request's base (origin/release) is not in this clone");
+    expect(unreadable.stderr).toContain("the pull request's base (refs/remotes/origin/release) is not in this clone");
     expect(unreadable.stderr).toContain('fetch-depth: 0');
+  });
+
+  it('a word that is both a file and a revision is refused, as git does (a PR committing its own lockfile as `main` reviewed itself); files are spelt ./x, absolute or after --; the header names each side\'s kind (issue 22)', async ({ onTestFinished }) => {
+    const { dir } = await reviewedProject(onTestFinished);
+    const head = git(dir, 'rev-parse', 'HEAD').trim();
+    // The pull request's own lockfile, committed under the names a reviewer would type for the base.
+    const own = readFileSync(join(dir, 'a2a.lock.json'));
+    writeFileSync(join(dir, 'main'), own);
+    writeFileSync(join(dir, head), own);
+    const cli = (...args: string[]) => runCli(['diff', ...args], { cwd: dir });
+    const [byName, bySha, revision, dotted, dashed, json, missing] = await Promise.all([
+      cli('main', '--fail-on', 'any'),
+      cli(head),
+      cli('--fail-on', 'any', 'main', '--'),
+      cli('./main', '--fail-on', 'any'),
+      cli('--', 'main', 'a2a.lock.json'),
+      cli('--json', 'main', '--'),
+      cli('main', '--', 'no-such.json'),
+    ]);
+    for (const [r, word] of [[byName, 'main'], [bySha, head]] as const) {
+      expect(r.code, show(r)).toBe(2);
+      expect(r.stderr).toContain(`error usage: "${word}" is ambiguous: both a file and a git revision`);
+      expect(r.stderr).toContain(`hint: write ./${word} for the file, or the revision before -- (a2a diff ${word} --)`);
+    }
+    expect(revision.code, show(revision)).toBe(1);
+    expect(revision.stdout).toMatch(/^a2a\.lock\.json: revision main \(refs\/heads\/main at [0-9a-f]{12}\) → working tree$/m);
+    expect(revision.stdout).toContain('~ research (version 2.4.0 → 2.5.0) · medium');
+    expect(dotted.code, show(dotted)).toBe(0);
+    expect(dotted.stdout).toContain('a2a.lock.json: file ./main → working tree');
+    expect(dashed.code, show(dashed)).toBe(0);
+    expect(dashed.stdout).toContain('a2a.lock.json: file main → file a2a.lock.json');
+    expect(jsonOf(json)).toMatchObject({ base: { kind: 'revision', label: 'main', ref: 'refs/heads/main', commit: head, found: true }, head: { kind: 'worktree' }, counts: { changed: 1 } });
+    expect(missing.code, show(missing)).toBe(2);
+    expect(missing.stderr).toContain('no-such.json: no such file');
   });
 
   it('a pull request that only changes credentials.<scheme>.env in a2a.json: credential-source-changed (high) in every format, --fail-on counts it; the marker names the manifest', async ({ onTestFinished }) => {

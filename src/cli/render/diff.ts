@@ -234,9 +234,21 @@ export function diffMarkdown(agents: readonly AgentDiff[], counts: DiffCounts, t
   }
 }
 
+/**
+ * One side for the header, naming its kind: `revision main (refs/heads/main at 0123456789ab)`,
+ * `revision <commit> (GITHUB_BASE_REF: merge-base with refs/remotes/origin/main)`, `file ./old.json`,
+ * `working tree`; git's `a/…` and `b/…` for an external diff; `no lockfile` when none was there.
+ */
 function sideText(side: DiffData['base']): string {
-  const what = side.kind === 'worktree' ? 'working tree' : side.label;
-  return side.found ? what : `${what} (no lockfile)`;
+  const notes: string[] = [];
+  if (side.kind === 'revision' && side.commit !== undefined) {
+    if (side.source !== undefined) notes.push(side.ref !== undefined && side.ref !== side.commit ? `${side.source}: merge-base with ${side.ref}` : side.source);
+    else if (side.ref !== undefined) notes.push(`${side.ref} at ${side.commit.slice(0, 12)}`);
+    else if (side.commit !== side.label) notes.push(side.commit.slice(0, 12));
+  }
+  if (!side.found) notes.push('no lockfile');
+  const what = side.kind === 'worktree' ? 'working tree' : side.kind === 'git-external' ? side.label : `${side.kind} ${side.label}`;
+  return notes.length ? `${what} (${notes.join(', ')})` : what;
 }
 
 /** What the two sides were, for the markdown title. */
