@@ -20,6 +20,7 @@ import {
   type Warning,
 } from './model.js';
 import { internationalHost, isUnspecifiedHost, mixedScriptLabels, rawHost, showHost } from './host.js';
+import { hasUserInfo } from './location.js';
 import { sameMediaType } from '../negotiate/media.js';
 import { cardSemver, majorMinor } from './version.js';
 import {
@@ -305,15 +306,16 @@ function resolveInterfaceUrl(
   if (i.protocolBinding === 'GRPC') {
     const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(i.url)?.[1];
     if (scheme !== undefined && !GRPC_SCHEMES.test(i.url)) fail(path, `a gRPC interface is host:port (or a grpc, grpcs, http or https URL), not a ${scheme}: URL`);
-    if (/^([A-Za-z][A-Za-z0-9+.-]*:\/\/)?[^/?#]*@/.test(i.url)) fail(path, 'credentials in an interface URL are not allowed');
+    if (/^[^/?#]*@/.test(i.url) || hasUserInfo(i.url)) fail(path, 'credentials in an interface URL are not allowed (the URL is not shown)');
     return i;
   }
+  // As for card URLs: a user name or password in a URL would be sent to, and stored as, plain text;
+  // checked on the string too, since one holding a `/` does not parse (and is never echoed).
+  if (hasUserInfo(i.url)) fail(path, 'credentials in an interface URL are not allowed (the URL is not shown)');
   if (ABSOLUTE_URL.test(i.url)) {
     const parsed = URL.canParse(i.url) ? new URL(i.url) : undefined;
     if (parsed && parsed.protocol !== 'https:' && parsed.protocol !== 'http:') fail(path, `interface URL scheme ${parsed.protocol} is not allowed (http or https)`);
     if (!parsed && !/^https?:\/\//i.test(i.url)) fail(path, 'interface URL scheme is not allowed (http or https)');
-    // As for card URLs: a user name or password in a URL would be sent to, and stored as, plain text.
-    if (parsed && (parsed.username || parsed.password)) fail(path, 'credentials in an interface URL are not allowed');
     return i;
   }
   // `javascript:x`, `mailto:x`, `data:x`: a scheme without `//` is no relative URL either.
