@@ -306,7 +306,8 @@ function resolveInterfaceUrl(
   if (i.protocolBinding === 'GRPC') {
     const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(i.url)?.[1];
     if (scheme !== undefined && !GRPC_SCHEMES.test(i.url)) fail(path, `a gRPC interface is host:port (or a grpc, grpcs, http or https URL), not a ${scheme}: URL`);
-    if (/^[^/?#]*@/.test(i.url) || hasUserInfo(i.url)) fail(path, 'credentials in an interface URL are not allowed (the URL is not shown)');
+    // `host:port` has no `@` at all (a password may hold `/`); a URL is asked as any location is.
+    if (scheme === undefined ? i.url.includes('@') : hasUserInfo(i.url)) fail(path, 'credentials in an interface URL are not allowed (the URL is not shown)');
     return i;
   }
   // As for card URLs: a user name or password in a URL would be sent to, and stored as, plain text;
