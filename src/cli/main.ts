@@ -317,7 +317,7 @@ export async function main(rawArgs: string[], io: CliIo = processIo()): Promise<
           .example('$0 diff main --format markdown --fail-on high', '')
           .example('$0 diff old.lock.json a2a.lock.json', ''),
       run(async (o, argv) => {
-        const [{ runDiff, diffAgents }, { diffRenderer, diffMarkdownRenderer, diffMarkdown, diffTitle, diffStderrAnnotations }] = await Promise.all([import('../commands/diff.js'), import('./render/diff.js')]);
+        const [{ runDiff }, { diffRenderer, diffMarkdownRenderer, diffDataMarkdown, diffStderrAnnotations }] = await Promise.all([import('../commands/diff.js'), import('./render/diff.js')]);
         const format = argv.format === undefined ? undefined : single('format', argv.format, 'one output format');
         if (format === 'json') o.json = true;
         const sides = ((argv.sides as unknown[] | undefined) ?? []).map(String);
@@ -343,7 +343,7 @@ export async function main(rawArgs: string[], io: CliIo = processIo()): Promise<
             if (summary) {
               const data = untrusted(result.data);
               try {
-                appendFileSync(summary, diffMarkdown(diffAgents(data), data.counts, diffTitle(data)));
+                appendFileSync(summary, diffDataMarkdown(data));
               } catch (error) {
                 out.stderr(`${kleur.yellow('warning')} step-summary-unwritten: GITHUB_STEP_SUMMARY ${escapeUntrusted(summary)}: ${escapeUntrusted((error as Error).message)}\n`);
               }

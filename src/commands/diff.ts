@@ -6,13 +6,17 @@
  * working tree. A side without a lockfile: every agent added (or removed). `--git-external`: the
  * seven arguments git passes an external diff driver. Never writes, never fetches.
  */
-import { resolve } from 'node:path';
-import { ExitCode, UsageError } from '../errors.js';
+import { realpath } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import type { Warning } from '../card/model.js';
+import { A2aLockError, ExitCode, UsageError } from '../errors.js';
 import { readTextIfExists } from '../fs/atomic-write.js';
 import { ciBase, gitRoot, readAtRevision } from '../fs/git.js';
 import { readManifest } from '../fs/manifest.js';
 import { parseLockfile } from '../lock/format.js';
-import { diffLockfiles, failsOn, type AgentDiff, type DiffCounts, type RiskLevel } from '../lock/risk.js';
+import { diffLockfiles, failsOn, type AgentDiff, type DiffCounts, type DiffManifests, type RiskLevel } from '../lock/risk.js';
+import { parseManifest } from '../manifest/parse.js';
+import type { Manifest } from '../manifest/schema.js';
 import type { Lockfile } from '../lock/schema.js';
 import { paths, type CommandResult, type GlobalOptions } from './context.js';
 
@@ -42,7 +46,8 @@ export function diffAgents(data: Pick<DiffData, 'agents' | 'human'>): AgentDiff[
  * The answer of `a2a diff`. The `--json` document is `{"ok", "base", "head", "failOn"?, "counts",
  * "agents": {name: DiffAgentDocument}}` (plus `warnings`); `ok` is false when `--fail-on` failed.
  * `human` holds the agents' names in order, the head lockfile's path and the line in it of each head
- * agent at high or medium risk (what annotations point at).
+ * agent at high or medium risk (what annotations point at), and the manifest's path from the
+ * repository root (its file name outside git): what the markdown's marker names.
  */
 export interface DiffData {
   ok: boolean;
@@ -51,7 +56,7 @@ export interface DiffData {
   failOn?: FailOn;
   counts: DiffCounts;
   agents: Record<string, DiffAgentDocument>;
-  human: { names: string[]; lockfile: string; lines: Record<string, number> };
+  human: { names: string[]; lockfile: string; manifest: string; lines: Record<string, number> };
 }
 
 /** The arguments of `a2a diff`. */
@@ -114,6 +119,44 @@ async function readNamed(cwd: string, spec: string, lockfile: string, agentNames
   return { side: { kind: 'revision', label: spec, found: atRev !== undefined }, text: atRev };
 }
 
+/**
+ * The manifest beside a side's lockfile, parsed: at a revision, `manifest` as committed there; for
+ * a file side, the file named like `manifest` in the lockfile's folder; for the working tree,
+ * `manifest` itself; none for git's external driver (git hands over the lockfile alone). Undefined
+ * when there is none; one that is not a valid manifest is undefined with a warning (its credential
+ * sources are then not compared).
+ */
+async function manifestOfSide(read: ReadSide, cwd: string, manifest: string, warnings: Warning[]): Promise<Manifest | undefined> {
+  const { kind, label } = read.side;
+  let text: string | undefined;
+  let source: string;
+  try {
+    if (kind === 'revision') {
+      source = `${label}:${basename(manifest)}`;
+      text = await readAtRevision(label, manifest);
+    } else if (kind === 'file') {
+      source = resolve(dirname(resolve(cwd, label)), basename(manifest));
+      text = await readTextIfExists(source, 'manifest-invalid');
+    } else if (kind === 'worktree') {
+      source = manifest;
+      text = await readTextIfExists(manifest, 'manifest-invalid');
+    } else return undefined;
+    return text === undefined ? undefined : parseManifest(text, source);
+  } catch (error) {
+    if (!(error instanceof A2aLockError)) throw error;
+    warnings.push({ code: 'manifest-not-compared', message: `the manifest of ${kind === 'worktree' ? 'the working tree' : label} was not read (${error.message}): credential sources not compared` });
+    return undefined;
+  }
+}
+
+/** `file` from the root of the git repository holding it (`/` separated); its file name outside git. */
+async function repositoryPath(file: string): Promise<string> {
+  const dir = await realpath(dirname(file)).catch(() => dirname(file));
+  const root = await gitRoot(dir);
+  const inRepo = root === undefined ? '' : relative(root, join(dir, basename(file)));
+  return inRepo && !inRepo.startsWith('..') && !isAbsolute(inRepo) ? inRepo.split(sep).join('/') : basename(file);
+}
+
 function parseSide(read: ReadSide): Lockfile | undefined {
   return read.text === undefined ? undefined : parseLockfile(read.text, read.side.kind === 'revision' ? `${read.side.label}:a2a.lock.json` : read.side.label);
 }
@@ -128,6 +171,7 @@ export async function runDiff(options: GlobalOptions, args: DiffArgs): Promise<C
   let base: ReadSide;
   let head: ReadSide;
   let lockfile: string;
+  let manifest: string;
   if (args.gitExternal) {
     const g = args.gitExternal;
     if (g.length === 1) throw new UsageError(`${g[0]} is unmerged (git passes one argument for a conflicted path)`, { hint: 'resolve the lockfile with a2a lock, then diff again' });
@@ -138,12 +182,14 @@ export async function runDiff(options: GlobalOptions, args: DiffArgs): Promise<C
       return { side: { kind: 'git-external', label, found: text !== undefined }, text };
     };
     lockfile = resolve(options.cwd, path);
+    manifest = resolve(dirname(lockfile), 'a2a.json');
     base = await read(oldFile, `a/${path}`);
     head = await read(newFile, `b/${path}`);
   } else {
     lockfile = paths(options).lockfile;
     // For a side that is neither a file nor a revision: is it one of the manifest's agents?
     const manifestPath = paths(options).manifest;
+    manifest = manifestPath;
     const agentNames = async (): Promise<readonly string[]> => {
       try {
         return Object.keys((await readManifest(manifestPath)).agents);
@@ -165,7 +211,13 @@ export async function runDiff(options: GlobalOptions, args: DiffArgs): Promise<C
       base = { side: { kind: 'revision', label: rev, found: text !== undefined }, text };
     }
   }
-  const diff = diffLockfiles(parseSide(base), parseSide(head));
+  // The manifests too: which secret each credential reads is in a2a.json, not in the lockfile.
+  const warnings: Warning[] = [];
+  const manifests: DiffManifests = {
+    base: await manifestOfSide(base, options.cwd, manifest, warnings),
+    head: await manifestOfSide(head, options.cwd, manifest, warnings),
+  };
+  const diff = diffLockfiles(parseSide(base), parseSide(head), manifests);
   const failed = args.failOn !== undefined && failsOn(diff, args.failOn as RiskLevel | 'any');
   const agents: Record<string, DiffAgentDocument> = {};
   for (const { name, ...rest } of diff.agents) agents[name] = rest;
@@ -179,8 +231,8 @@ export async function runDiff(options: GlobalOptions, args: DiffArgs): Promise<C
       counts: diff.counts,
       agents,
       // Lines only for the agents an annotation can point at (high and medium risk).
-      human: { names: diff.agents.map((a) => a.name), lockfile, lines: agentLines(head.text, diff.agents.filter((a) => a.level === 'high' || a.level === 'medium').map((a) => a.name)) },
+      human: { names: diff.agents.map((a) => a.name), lockfile, manifest: await repositoryPath(manifest), lines: agentLines(head.text, diff.agents.filter((a) => a.level === 'high' || a.level === 'medium').map((a) => a.name)) },
     },
-    warnings: [],
+    warnings,
   };
 }
