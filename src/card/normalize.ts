@@ -19,7 +19,8 @@ import {
   type SecurityScheme,
   type Warning,
 } from './model.js';
-import { internationalHost, isUnspecifiedHost, mixedScriptLabels, rawHost, showHost } from './host.js';
+import { hostSentAs, internationalHost, isUnspecifiedHost, mixedScriptLabels, rawHost, showHost } from './host.js';
+import { hasUserInfo } from './location.js';
 import { sameMediaType } from '../negotiate/media.js';
 import { cardSemver, majorMinor } from './version.js';
 import {
@@ -305,15 +306,17 @@ function resolveInterfaceUrl(
   if (i.protocolBinding === 'GRPC') {
     const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(i.url)?.[1];
     if (scheme !== undefined && !GRPC_SCHEMES.test(i.url)) fail(path, `a gRPC interface is host:port (or a grpc, grpcs, http or https URL), not a ${scheme}: URL`);
-    if (/^([A-Za-z][A-Za-z0-9+.-]*:\/\/)?[^/?#]*@/.test(i.url)) fail(path, 'credentials in an interface URL are not allowed');
+    // `host:port` has no `@` at all (a password may hold `/`); a URL is asked as any location is.
+    if (scheme === undefined ? i.url.includes('@') : hasUserInfo(i.url)) fail(path, 'credentials in an interface URL are not allowed (the URL is not shown)');
     return i;
   }
+  // As for card URLs: a user name or password in a URL would be sent to, and stored as, plain text;
+  // checked on the string too, since one holding a `/` does not parse (and is never echoed).
+  if (hasUserInfo(i.url)) fail(path, 'credentials in an interface URL are not allowed (the URL is not shown)');
   if (ABSOLUTE_URL.test(i.url)) {
     const parsed = URL.canParse(i.url) ? new URL(i.url) : undefined;
     if (parsed && parsed.protocol !== 'https:' && parsed.protocol !== 'http:') fail(path, `interface URL scheme ${parsed.protocol} is not allowed (http or https)`);
     if (!parsed && !/^https?:\/\//i.test(i.url)) fail(path, 'interface URL scheme is not allowed (http or https)');
-    // As for card URLs: a user name or password in a URL would be sent to, and stored as, plain text.
-    if (parsed && (parsed.username || parsed.password)) fail(path, 'credentials in an interface URL are not allowed');
     return i;
   }
   // `javascript:x`, `mailto:x`, `data:x`: a scheme without `//` is no relative URL either.
@@ -347,7 +350,7 @@ function hostWarnings(interfaces: AgentInterface[], paths: PropertyKey[][], from
       warnings.push({ code: 'interface-host-unspecified', message: `interface host ${host} is an unspecified address no client can reach (a server bound to all addresses advertising its bind address?)`, ...at });
     }
     const forms = internationalHost(host);
-    if (forms) warnings.push({ code: 'host-international', message: `${what} host ${forms.unicode} is sent as ${forms.ascii}`, ...at });
+    if (forms) warnings.push({ code: 'host-international', message: `${what} host ${hostSentAs(forms)}`, ...at });
     for (const { label, scripts } of mixedScriptLabels(host)) {
       warnings.push({ code: 'host-mixed-script', message: `${what} host ${showHost(host)}: label "${label}" mixes ${scripts.join(' and ')} letters (a look-alike name?)`, ...at });
     }

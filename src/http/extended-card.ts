@@ -15,6 +15,7 @@
  * UnsupportedOperation (-32004 / `UNSUPPORTED_OPERATION`) and MethodNotFound (-32601).
  */
 
+import { showLocation } from '../card/location.js';
 import { applyCredentials, credentialQueryNames, hasCredentials, placementSecrets, redactSecrets, type CredentialPlacement } from '../credentials.js';
 import { FetchError, InvalidInputError } from '../errors.js';
 import type { Warning } from '../card/model.js';
@@ -137,7 +138,7 @@ function restUrl(base: string, suffix: string, tenant: string | undefined): stri
   try {
     url = new URL(base);
   } catch {
-    throw new InvalidInputError('insecure-url', controlsAsSpaces(base.replace(/[?#].*$/s, '')), 'not an absolute http(s) URL');
+    throw new InvalidInputError('insecure-url', showLocation(controlsAsSpaces(base.replace(/[?#].*$/s, ''))), 'not an absolute http(s) URL');
   }
   url.hash = '';
   const prefix = tenant ? `/${encodeURIComponent(tenant)}` : '';

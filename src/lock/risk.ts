@@ -10,7 +10,7 @@ import coerce from 'semver/functions/coerce.js';
 import semverCompare from 'semver/functions/compare.js';
 import valid from 'semver/functions/valid.js';
 import { sameJson } from '../canonical.js';
-import { isCleartextOffLoopback } from '../card/host.js';
+import { internationalHostWarnings, isCleartextOffLoopback } from '../card/host.js';
 import type { NormalizedCard, SecurityScheme } from '../card/model.js';
 import type { SignatureRecord } from '../card/signature/verify.js';
 import { own } from '../json-path.js';
@@ -51,6 +51,7 @@ export const RISK_CODES = {
   'card-structural': 'low',
   'descriptive': 'info',
   'interface-other-origin': 'info',
+  'host-international': 'info',
   'agent-added': 'info',
   'agent-removed': 'info',
 } as const satisfies Record<string, RiskLevel>;
@@ -297,6 +298,13 @@ export function assessRisks(old: AgentSide | undefined, now: AgentSide | undefin
     const wasElsewhere = elsewhere(old);
     for (const [origin, u] of elsewhere(now)) {
       if (!wasElsewhere.has(origin)) risks.push(risk('interface-other-origin', `${u.what} goes to ${origin}, another origin than the card's (${originOf(now.entry.resolved)})`, u.skill));
+    }
+    // A host spelt otherwise than it is contacted (U+3002 dots, punycode): both spellings said.
+    const wasUrls = new Set(requestUrls(old).map((u) => u.url));
+    for (const u of requestUrls(now)) {
+      if (wasUrls.has(u.url)) continue;
+      wasUrls.add(u.url);
+      for (const w of internationalHostWarnings([[`${u.what} url`, u.url]])) risks.push(risk('host-international', w.message, u.skill));
     }
   }
 

@@ -7,7 +7,7 @@
  * (acceptedOutputModes), §3.1.2 (streaming), §3.1.7 (push), §9 JSON-RPC and §11 HTTP+JSON method
  * names (and their 0.3 spellings).
  */
-import { applyCredentials, placementSecrets, type CredentialPlacement } from '../credentials.js';
+import { applyCredentials, placementSecrets, redactError, type CredentialPlacement } from '../credentials.js';
 import { FetchError, isA2aLockError, PlanViolationError } from '../errors.js';
 import { errorCode, UNDICI_TIMEOUTS } from '../http/errors.js';
 import { sameMediaType } from '../negotiate/media.js';
@@ -178,7 +178,8 @@ export function enforcingFetch(ctx: EnforcementContext): typeof fetch {
       try {
         response = await ctx.send(applied.url, { ...init, method, headers: applied.headers, body, redirect: 'manual', signal });
       } catch (error) {
-        throw sendError(error, redact(new URL(target)), { agent: ctx.agent, skill: ctx.skill });
+        // The caller's own fetch may quote the request (an apiKey in the query, percent-encoded): its error is kept as `cause`, redacted.
+        throw sendError(placements.length > 0 ? redactError(error, placementSecrets(placements)) : error, redact(new URL(target)), { agent: ctx.agent, skill: ctx.skill });
       }
       if (response.status < 300 || response.status >= 400 || !response.headers.has('location')) return response;
       const next = new URL(response.headers.get('location')!, target);
