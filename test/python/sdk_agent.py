@@ -16,6 +16,7 @@ ONE line on stdout when ready: {"port": N, "grpcPort": M | null}. Options (all o
   signKid, signJku  the JWS protected header's kid and jku (jku defaults to <origin>/jwks.json)
   jwks            a JWK Set served at /jwks.json
   description     the card description (non-ASCII text makes the legacy signing form differ)
+  origin          the origin the card advertises (default the server's own; a proxy in front of it)
   legacySign      true: sign with the a2a-python <= 1.1 canonical form (json.dumps sort_keys, \\uXXXX)
                   instead of the SDK's RFC 8785 form, as cards signed before the fix are
 
@@ -138,7 +139,7 @@ async def main():
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(('127.0.0.1', 0))
     port = sock.getsockname()[1]
-    origin = f'http://127.0.0.1:{port}'
+    origin = options.get('origin', f'http://127.0.0.1:{port}')
 
     grpc_server = None
     grpc_port = None
