@@ -202,3 +202,32 @@ describe.skipIf(!py.ok)('a2a-sdk 1.3.0 (Python) as a peer', () => {
     expect(extended.at(-1)).toEqual({ method: 'POST', path: '/a2a/jsonrpc', version: null, authorization: true });
   });
 });
+
+describe('issue 23, also: a custom binding and an unknown capability through the CLI (no Python needed)', () => {
+  it('a SLIMRPC interface (url a SLIM name) and capabilities.bidiStreaming: card, lock and verify --strict pass, both kept verbatim in the snapshot; a bidiStreaming change is structural', { timeout: SLOW }, async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const served = {
+      name: 'Py', description: 'd', version: '1.0.0',
+      supportedInterfaces: [
+        { url: 'org/namespace/service', protocolBinding: 'SLIMRPC', protocolVersion: '1.0' },
+        { url: 'https://agent.example.com/a2a', protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+      ],
+      capabilities: { streaming: true, bidiStreaming: true },
+      defaultInputModes: ['text/plain'], defaultOutputModes: ['text/plain'],
+      skills: [{ id: 's', name: 's', description: 'd', tags: [] }],
+    };
+    const dir = await res.dir({ profile: { ...PROFILE, bindings: ['JSONRPC'] }, agents: { py: { card: './card.json', skills: ['s'] } } });
+    await writeFile(join(dir, 'card.json'), JSON.stringify(served));
+    const card = await runCli(['card', 'card.json', '--json'], { cwd: dir });
+    expect(card.code, show(card)).toBe(0);
+    expect(jsonOf(card).card.supportedInterfaces[0]).toEqual(served.supportedInterfaces[0]);
+    expect((await runCli(['lock'], { cwd: dir })).code).toBe(0);
+    const snapshot = (await readLock(dir)).agents.py.snapshot;
+    expect(snapshot.supportedInterfaces[0]).toEqual(served.supportedInterfaces[0]);
+    expect(snapshot.capabilities).toEqual({ streaming: true, bidiStreaming: true });
+    expect((await runCli(['verify', '--strict'], { cwd: dir })).code).toBe(0);
+    await writeFile(join(dir, 'card.json'), JSON.stringify({ ...served, capabilities: { streaming: true, bidiStreaming: false } }));
+    const changed = await runCli(['verify', '--json'], { cwd: dir });
+    expect(jsonOf(changed).agents.py).toMatchObject({ status: 'changed', change: 'structural', cardChanges: [{ path: '$.capabilities.bidiStreaming', structural: true }] });
+  });
+});
