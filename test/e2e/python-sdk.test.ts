@@ -31,7 +31,7 @@ const TOKEN = 'py-bearer-T0ken';
 /** A node:http proxy to 127.0.0.1:<port()> that drops the A2A-Version header (as AWS AgentCore does). */
 function strippingProxy(port: () => number): Promise<HttpServer> {
   return startHttp((req, res) => {
-    const headers = { ...req.headers, host: `127.0.0.1:${port()}` };
+    const headers: http.OutgoingHttpHeaders = { ...req.headers, host: `127.0.0.1:${port()}` };
     delete headers['a2a-version'];
     const upstream = http.request({ host: '127.0.0.1', port: port(), path: req.url, method: req.method, headers }, (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
