@@ -96,6 +96,8 @@ export interface PythonServer {
   port: number;
   /** The gRPC port, when the server listens for gRPC. */
   grpcPort: number | null;
+  /** Everything the ready line said (a server may name more ports). */
+  ready: Record<string, unknown>;
   /** What the server printed on stderr so far (for assertion messages). */
   stderr(): string;
   close(): Promise<void>;
@@ -132,8 +134,8 @@ export function startPythonServer(env: Extract<PythonEnv, { ok: true }>, script:
       if (!stdout.includes('\n') || line === undefined) return;
       clearTimeout(timer);
       try {
-        const { port, grpcPort } = JSON.parse(line) as { port: number; grpcPort: number | null };
-        resolve({ origin: `http://127.0.0.1:${port}`, port, grpcPort, stderr: () => stderr, close });
+        const ready = JSON.parse(line) as { port: number; grpcPort: number | null };
+        resolve({ origin: `http://127.0.0.1:${ready.port}`, port: ready.port, grpcPort: ready.grpcPort, ready, stderr: () => stderr, close });
       } catch {
         void close();
         reject(new Error(`${script} printed no ready line: ${line}\n${stderr}`));
