@@ -66,7 +66,7 @@ describe.skipIf(!py.ok)('a2a-sdk 1.3.0 (Python) as a peer', () => {
     if (!py.ok) return;
     [plain, compat] = await Promise.all([
       startPythonServer(py, 'sdk_agent.py', [JSON.stringify({})]),
-      startPythonServer(py, 'sdk_agent.py', [JSON.stringify({ compat: true, bindings: ['JSONRPC', 'HTTP+JSON'], versionField: true })]),
+      startPythonServer(py, 'sdk_agent.py', [JSON.stringify({ compat: true, bindings: ['JSONRPC', 'HTTP+JSON'] })]),
     ]);
     stripping = await strippingProxy(() => plain.port);
     gatedProxy = await strippingProxy(() => gated.port);
