@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { SendMessageRequest } from '@a2a-js/sdk';
 import { loadLock } from '../../src/runtime/index.js';
 import { startPythonServer, type PythonServer } from '../helpers/python.js';
-import { allOutput, jsonOf, readLock, readLockBytes, resources, runCli, show, SLOW } from './helpers.js';
+import { allOutput, readLock, readLockBytes, resources, runCli, show, SLOW, verifyStrictTwice } from './helpers.js';
 
 const py = inject('python');
 const PROFILE = { bindings: ['JSONRPC', 'HTTP+JSON'], versions: ['1.0', '0.3'], accepts: ['text/plain'], sends: ['text/plain'], streaming: true };
@@ -47,13 +47,7 @@ describe.skipIf(!py.ok)('Google ADK 2.13.0 to_a2a() as a peer', () => {
     const lock = await runCli(['lock', '--json'], { cwd: dir });
     expect(lock.code, show(lock)).toBe(0);
     expect((await readLock(dir)).agents.adk.plans.research_agent).toMatchObject({ url: adk.origin, protocolBinding: 'JSONRPC', protocolVersion: '1.0', delivery: 'stream' });
-    const before = await readLockBytes(dir);
-    for (const run of [1, 2]) {
-      const strict = await runCli(['verify', '--strict', '--json'], { cwd: dir });
-      expect(strict.code, `run ${run}: ${show(strict)}`).toBe(0);
-      expect(jsonOf(strict).agents.adk.status).toBe('ok');
-    }
-    expect(await readLockBytes(dir)).toEqual(before);
+    await verifyStrictTwice(dir, 'adk');
 
     const client = await (await loadLock({ lockfile: join(dir, 'a2a.lock.json'), env: {} })).agent('adk', 'research_agent').createClient();
     expect(JSON.stringify(await client.sendMessage(message('hello adk')))).toContain('echo: hello adk');

@@ -33,6 +33,16 @@ interface Seen {
 describe.skipIf(!py.ok)('a2a-sdk 1.3.0 (Python): HTTP+JSON, gRPC and the extended card', () => {
   let agent: PythonServer;
   const seen = async (): Promise<Seen[]> => (await fetch(`${agent.origin}/_seen`)).json() as Promise<Seen[]>;
+  /** One SendMessage and one SendStreamingMessage through the locked plan of `dir` (each answered with its echo); what the agent saw of them. */
+  async function sendAndStream(dir: string, label: string): Promise<Seen[]> {
+    const client = await (await loadLock({ lockfile: join(dir, 'a2a.lock.json'), env: ENV })).agent('py', 'market-size').createClient();
+    const from = (await seen()).length;
+    expect(JSON.stringify(await client.sendMessage(message(`over ${label}`)))).toContain(`echo: over ${label}`);
+    const events: unknown[] = [];
+    for await (const event of client.sendMessageStream(message(`${label} stream`))) events.push(event);
+    expect(JSON.stringify(events)).toContain(`echo: ${label} stream`);
+    return (await seen()).slice(from);
+  }
 
   beforeAll(async () => {
     if (!py.ok) return;
@@ -66,13 +76,7 @@ describe.skipIf(!py.ok)('a2a-sdk 1.3.0 (Python): HTTP+JSON, gRPC and the extende
     }
     expect(await readLockBytes(dir)).toEqual(before);
 
-    const client = await (await loadLock({ lockfile: join(dir, 'a2a.lock.json'), env: ENV })).agent('py', 'market-size').createClient();
-    const from = (await seen()).length;
-    expect(JSON.stringify(await client.sendMessage(message('over rest')))).toContain('echo: over rest');
-    const events: unknown[] = [];
-    for await (const event of client.sendMessageStream(message('rest stream'))) events.push(event);
-    expect(JSON.stringify(events)).toContain('echo: rest stream');
-    expect((await seen()).slice(from)).toEqual([
+    expect(await sendAndStream(dir, 'rest')).toEqual([
       { method: 'POST', path: '/a2a/rest/message:send', version: '1.0', authorization: true },
       { method: 'POST', path: '/a2a/rest/message:stream', version: '1.0', authorization: true },
     ]);
@@ -88,17 +92,12 @@ describe.skipIf(!py.ok)('a2a-sdk 1.3.0 (Python): HTTP+JSON, gRPC and the extende
     const strict = await runCli(['verify', '--strict'], { cwd: dir, env: ENV });
     expect(strict.code, show(strict)).toBe(0);
 
-    const client = await (await loadLock({ lockfile: join(dir, 'a2a.lock.json'), env: ENV })).agent('py', 'market-size').createClient();
-    const from = (await seen()).length;
-    expect(JSON.stringify(await client.sendMessage(message('over grpc')))).toContain('echo: over grpc');
-    const events: unknown[] = [];
-    for await (const event of client.sendMessageStream(message('grpc stream'))) events.push(event);
-    expect(JSON.stringify(events)).toContain('echo: grpc stream');
-    expect((await seen()).slice(from)).toEqual([
+    expect(await sendAndStream(dir, 'grpc')).toEqual([
       { method: 'GRPC', path: '/lf.a2a.v1.A2AService/SendMessage', version: '1.0', authorization: true },
       { method: 'GRPC', path: '/lf.a2a.v1.A2AService/SendStreamingMessage', version: '1.0', authorization: true },
     ]);
     // A gRPC TaskNotFound (NOT_FOUND with its ErrorInfo) is a typed agent error too.
+    const client = await (await loadLock({ lockfile: join(dir, 'a2a.lock.json'), env: ENV })).agent('py', 'market-size').createClient();
     const error = await client.getTask(GetTaskRequest.fromJSON({ id: 'no-such-task' })).catch((e: unknown) => e);
     expect(error, String(error)).toBeInstanceOf(AgentCallError);
     expect(error).toMatchObject({ code: 'agent-error' });

@@ -9,7 +9,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startPythonServer, type PythonServer } from '../helpers/python.js';
-import { jsonOf, readLock, readLockBytes, resources, runCli, show, SLOW } from './helpers.js';
+import { jsonOf, readLock, resources, runCli, show, SLOW, verifyStrictTwice } from './helpers.js';
 
 const py = inject('python');
 const PROFILE = { bindings: ['JSONRPC'], versions: ['1.0'], accepts: ['text/plain'], sends: ['text/plain'], streaming: true };
@@ -46,12 +46,7 @@ describe.skipIf(!py.ok)('cards signed by a2a-sdk (Python)', () => {
     expect(signature).toMatchObject({ status: 'verified', kid: 'py-key', alg: 'ES256' });
     expect(signature.canonicalForm).toBeUndefined();
     expect(lock.stdout + lock.stderr).not.toMatch(/signature-noncanonical-form/);
-    const before = await readLockBytes(dir);
-    for (const run of [1, 2]) {
-      const strict = await runCli(['verify', '--strict', '--json'], { cwd: dir });
-      expect(strict.code, `run ${run}: ${show(strict)}`).toBe(0);
-    }
-    expect(await readLockBytes(dir)).toEqual(before);
+    await verifyStrictTwice(dir, 'py');
   });
 
   it('signed in the a2a-python ≤ 1.1 form (\\uXXXX escapes, keys by code point): verified with a warning naming the non-conformant form, the record says which form; never tampered', { timeout: SLOW }, async ({ onTestFinished }) => {
@@ -65,12 +60,6 @@ describe.skipIf(!py.ok)('cards signed by a2a-sdk (Python)', () => {
     expect(warnings).toMatch(/signature-noncanonical-form/);
     expect(warnings).toMatch(/signed with a known non-conformant canonical form \(a2a-python ≤ 1\.1/);
     expect(warnings).not.toMatch(/signature-unverifiable|does not match/);
-    const before = await readLockBytes(dir);
-    for (const run of [1, 2]) {
-      const strict = await runCli(['verify', '--strict', '--json'], { cwd: dir });
-      expect(strict.code, `run ${run}: ${show(strict)}`).toBe(0);
-      expect(jsonOf(strict).agents.py.status).toBe('ok');
-    }
-    expect(await readLockBytes(dir)).toEqual(before);
+    await verifyStrictTwice(dir, 'py');
   });
 });
