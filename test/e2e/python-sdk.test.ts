@@ -8,8 +8,11 @@
  *    a file, `a2a card` and `a2a plan`;
  * 2. the 0.3 compatibility layer on: `["1.0","0.3"]` locks 1.0, `["0.3"]` locks 0.3 and the
  *    runtime's 0.3 requests are accepted;
- * 7. its error bodies map to the runtime's typed errors; a -32009 answered while we sent
- *    `A2A-Version: 1.0` (a proxy in between dropped the header) names the header and the proxy.
+ * 7. its error bodies map to the runtime's typed errors and fallbacks (-32001; a refused stream,
+ *    -32004 / REST 400 UNSUPPORTED_OPERATION, takes the locked poll fallback); a VersionNotSupported
+ *    answered while we sent `A2A-Version: 1.0` (a node:http proxy in between drops the header, as
+ *    AWS AgentCore does) names the header and the proxy, in the runtime (JSON-RPC and REST) and in
+ *    the CLI (the extended card request), and takes no version fallback.
  */
 import { createHash } from 'node:crypto';
 import http from 'node:http';
@@ -60,20 +63,26 @@ describe.skipIf(!py.ok)('a2a-sdk 1.3.0 (Python) as a peer', () => {
   /** An extended-card agent that advertises `gatedProxy`, a proxy dropping A2A-Version, as its origin. */
   let gated: PythonServer;
   let gatedProxy: HttpServer;
+  /** JSONRPC and HTTP+JSON like `compat`, but its card says streaming: false: it refuses streams (-32004). */
+  let nostream: PythonServer;
+  /** A proxy in front of `nostream` that drops the A2A-Version header. */
+  let nostreamProxy: HttpServer;
   const sha = (b: Buffer | undefined) => createHash('sha256').update(b ?? '').digest('hex');
 
   beforeAll(async () => {
     if (!py.ok) return;
-    [plain, compat] = await Promise.all([
+    [plain, compat, nostream] = await Promise.all([
       startPythonServer(py, 'sdk_agent.py', [JSON.stringify({})]),
       startPythonServer(py, 'sdk_agent.py', [JSON.stringify({ compat: true, bindings: ['JSONRPC', 'HTTP+JSON'] })]),
+      startPythonServer(py, 'sdk_agent.py', [JSON.stringify({ streaming: false, bindings: ['JSONRPC', 'HTTP+JSON'] })]),
     ]);
     stripping = await strippingProxy(() => plain.port);
     gatedProxy = await strippingProxy(() => gated.port);
+    nostreamProxy = await strippingProxy(() => nostream.port);
     gated = await startPythonServer(py, 'sdk_agent.py', [JSON.stringify({ token: TOKEN, extended: true, versionField: true, origin: gatedProxy.origin })]);
   }, 60_000);
   afterAll(async () => {
-    await Promise.all([plain?.close(), compat?.close(), gated?.close(), stripping?.close(), gatedProxy?.close()]);
+    await Promise.all([plain?.close(), compat?.close(), nostream?.close(), gated?.close(), stripping?.close(), gatedProxy?.close(), nostreamProxy?.close()]);
   });
 
   it('point 1: the JSON-RPC card as served (no interface protocolVersion, hybrid 0.3 fields) locks as 1.0, verifies --strict twice, and a message goes through createClient()', { timeout: SLOW }, async ({ onTestFinished }) => {
@@ -162,6 +171,34 @@ describe.skipIf(!py.ok)('a2a-sdk 1.3.0 (Python) as a peer', () => {
     expect(error, String(error)).toMatchObject({ code: 'agent-error', data: { a2aCode: -32001 } });
   });
 
+  it('point 7: a2a-sdk refusing a stream (-32004 JSON-RPC; HTTP 400 UNSUPPORTED_OPERATION over REST) takes the locked poll fallback once, as for the JS SDK', { timeout: SLOW }, async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const dir = await res.dir({
+      profile: PROFILE,
+      agents: {
+        rpc: { card: compat.origin, skills: ['market-size'] },
+        rest: { card: compat.origin, skills: ['market-size'], profile: { bindings: ['HTTP+JSON'] } },
+      },
+    });
+    expect((await runCli(['lock'], { cwd: dir })).code).toBe(0);
+    // Locked while the agent streamed; now the calls reach an a2a-sdk agent whose card says it does not.
+    const moved: typeof fetch = async (input, init) => fetch(String(input).replace(compat.origin, nostream.origin), init);
+    const lockfile = await loadLock({ lockfile: join(dir, 'a2a.lock.json'), env: {}, fetch: moved });
+    for (const [name, paths] of [
+      ['rpc', ['/a2a/jsonrpc', '/a2a/jsonrpc']],
+      ['rest', ['/a2a/rest/message:stream', '/a2a/rest/message:send']],
+    ] as const) {
+      const agent = lockfile.agent(name, 'market-size');
+      expect(agent.plan).toMatchObject({ delivery: 'stream', fallbacks: { delivery: ['poll'] } });
+      const from = (await seen(nostream)).length;
+      const events: unknown[] = [];
+      for await (const event of (await agent.createClient()).sendMessageStream(message(`no stream ${name}`))) events.push(event);
+      expect(JSON.stringify(events)).toContain(`echo: no stream ${name}`);
+      expect(agent.fallbacksTaken).toEqual({ 'unsupported-operation': 1 });
+      expect((await seen(nostream)).slice(from).map((r) => r.path)).toEqual(paths);
+    }
+  });
+
   it('point 7: -32009 while we sent A2A-Version 1.0 (a proxy dropped the header): the runtime\'s typed error names the A2A-Version header and the proxy; no fallback to 0.3, no retry', { timeout: SLOW }, async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
     const dir = await res.dir({ profile: PROFILE, agents: { py: { card: plain.origin, skills: ['market-size'] } } });
@@ -182,6 +219,21 @@ describe.skipIf(!py.ok)('a2a-sdk 1.3.0 (Python) as a peer', () => {
     const posts = (await seen(plain)).slice(from).filter((r) => r.method === 'POST');
     expect(posts).toEqual([{ method: 'POST', path: '/a2a/jsonrpc', version: null, authorization: false }]);
     expect(stripping.requests.slice(proxied).map((r) => r.headers['a2a-version'])).toEqual(['1.0']);
+  });
+
+  it('point 7: the same over HTTP+JSON (400 FAILED_PRECONDITION, ErrorInfo VERSION_NOT_SUPPORTED): named, and the locked 0.3 fallback is not taken', { timeout: SLOW }, async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const dir = await res.dir({ profile: PROFILE, agents: { rest: { card: compat.origin, skills: ['market-size'], profile: { bindings: ['HTTP+JSON'] } } } });
+    expect((await runCli(['lock'], { cwd: dir })).code).toBe(0);
+    const agent = (await loadLock({ lockfile: join(dir, 'a2a.lock.json'), env: {}, fetch: async (input, init) => fetch(String(input).replace(compat.origin, nostreamProxy.origin), init) })).agent('rest', 'market-size');
+    // The lock holds a 0.3 interface as a version fallback; a lost header must not move the call to it.
+    expect(agent.plan).toMatchObject({ protocolBinding: 'HTTP+JSON', protocolVersion: '1.0', fallbacks: { interfaces: expect.arrayContaining([expect.objectContaining({ protocolVersion: '0.3' })]) } });
+    const from = (await seen(nostream)).length;
+    const error = (await (await agent.createClient()).sendMessage(message('rest through the gateway')).catch((e: unknown) => e)) as Error;
+    expect(error).toBeInstanceOf(AgentDegradedError);
+    expect(error.message).toMatch(/A2A-Version: 1\.0.*removed or rewrote the A2A-Version header/);
+    expect(agent.fallbacksTaken).toEqual({});
+    expect((await seen(nostream)).slice(from)).toEqual([{ method: 'POST', path: '/a2a/rest/message:send', version: null, authorization: false }]);
   });
 
   it('point 7: the CLI says the same when the extended card request comes back -32009 through a proxy that drops A2A-Version', { timeout: SLOW }, async ({ onTestFinished }) => {
