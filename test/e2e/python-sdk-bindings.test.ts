@@ -1,12 +1,13 @@
 /**
- * Issue 23, points 3, 4 and 7 (REST bodies): an `a2a-sdk` 1.3.0 (Python) agent serving HTTP+JSON
- * and gRPC behind a bearer token, with an authenticated extended card (test/python/sdk_agent.py,
+ * Issue 23, points 3, 4 and 7 (REST bodies): an `a2a-sdk` 1.3.0 (Python) agent serving HTTP+JSON,
+ * gRPC and JSON-RPC behind a bearer token, with an authenticated extended card (test/python/sdk_agent.py,
  * started once for the file). Its card is as a2a-sdk serves it: interfaces without
  * `protocolVersion`, hybrid 0.3 fields.
  *
  * 3. lock, verify, send and stream over HTTP+JSON and over gRPC through `createClient()`;
- * 4. the extended card fetched with the credential (REST `GET /extendedAgentCard`), locked, and
- *    re-checked by verify;
+ * 4. the extended card fetched with the credential (REST `GET /extendedAgentCard`, JSON-RPC
+ *    `GetExtendedAgentCard`), locked, and re-checked by verify (over gRPC it is not fetched:
+ *    `no-extended-card`, as for every gRPC plan);
  * 7. its REST error bodies (`google.rpc.Status` with an ErrorInfo reason) leave the runtime typed.
  */
 import { join } from 'node:path';
@@ -14,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { GetTaskRequest, SendMessageRequest } from '@a2a-js/sdk';
 import { AgentCallError, loadLock } from '../../src/runtime/index.js';
 import { startPythonServer, type PythonServer } from '../helpers/python.js';
-import { jsonOf, readLock, readLockBytes, resources, runCli, show, SLOW } from './helpers.js';
+import { jsonOf, readLock, readLockBytes, resources, runCli, show, SLOW, verifyStrictTwice } from './helpers.js';
 
 const py = inject('python');
 const TOKEN = 'py-rest-grpc-T0ken';
@@ -46,7 +47,7 @@ describe.skipIf(!py.ok)('a2a-sdk 1.3.0 (Python): HTTP+JSON, gRPC and the extende
 
   beforeAll(async () => {
     if (!py.ok) return;
-    agent = await startPythonServer(py, 'sdk_agent.py', [JSON.stringify({ bindings: ['HTTP+JSON', 'GRPC'], token: TOKEN, extended: true })]);
+    agent = await startPythonServer(py, 'sdk_agent.py', [JSON.stringify({ bindings: ['HTTP+JSON', 'GRPC', 'JSONRPC'], token: TOKEN, extended: true })]);
   }, 60_000);
   afterAll(async () => {
     await agent?.close();
@@ -80,6 +81,19 @@ describe.skipIf(!py.ok)('a2a-sdk 1.3.0 (Python): HTTP+JSON, gRPC and the extende
       { method: 'POST', path: '/a2a/rest/message:send', version: '1.0', authorization: true },
       { method: 'POST', path: '/a2a/rest/message:stream', version: '1.0', authorization: true },
     ]);
+  });
+
+  it('point 4: the extended card over JSON-RPC (GetExtendedAgentCard with the bearer): locked, re-checked by verify', { timeout: SLOW }, async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const dir = await res.dir({ profile: { ...PROFILE, bindings: ['JSONRPC'] }, agents: { py: { card: agent.origin, skills: ['deep-dive'], credentials } } });
+    const from = (await seen()).length;
+    const lock = await runCli(['lock'], { cwd: dir, env: ENV });
+    expect(lock.code, show(lock)).toBe(0);
+    const locked = (await readLock(dir)).agents.py;
+    expect(locked.plans['deep-dive']).toMatchObject({ url: `${agent.origin}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' });
+    expect(locked.extended.snapshot.skills.map((s: { id: string }) => s.id)).toEqual(['market-size', 'deep-dive']);
+    expect((await seen()).slice(from).filter((r) => r.method === 'POST')).toEqual([{ method: 'POST', path: '/a2a/jsonrpc', version: '1.0', authorization: true }]);
+    await verifyStrictTwice(dir, 'py', ENV);
   });
 
   it('point 3: gRPC: lock, verify --strict, send and stream with a2a-version and the bearer in metadata', { timeout: SLOW }, async ({ onTestFinished }) => {
