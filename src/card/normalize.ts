@@ -100,7 +100,7 @@ export function normalizeCard(raw: unknown, from: CardSource): NormalizeResult {
     interfaces = card.supportedInterfaces.map((i, index) => ({
       url: i.url,
       protocolBinding: canonicalBinding(i.protocolBinding, ['supportedInterfaces', index, 'protocolBinding'], warnings),
-      protocolVersion: majorMinor(i.protocolVersion, ['supportedInterfaces', index, 'protocolVersion'], warnings),
+      protocolVersion: interfaceVersion(i.protocolVersion, ['supportedInterfaces', index, 'protocolVersion'], warnings),
       ...(i.tenant ? { tenant: i.tenant } : {}),
     }));
     urlPaths = interfaces.map((_, index) => ['supportedInterfaces', index, 'url']);
@@ -229,6 +229,25 @@ export function normalizeCard(raw: unknown, from: CardSource): NormalizeResult {
 
 type Fail = (path: ReadonlyArray<PropertyKey>, message: string) => never;
 
+/**
+ * The protocol version an A2A 1.0 interface serves. Absent, null or empty (`a2a-sdk` for Python
+ * serves its cards through protobuf's `MessageToDict`, which drops an unset `protocol_version`)
+ * is read as the current version, {@link CURRENT_PROTOCOL_VERSION}, as the reference Python
+ * client reads it, with an `interface-version-missing` warning naming the path.
+ */
+function interfaceVersion(version: string | null | undefined, path: PropertyKey[], warnings: Warning[]): string {
+  if (version !== undefined && version !== null && version.trim() !== '') return majorMinor(version, path, warnings);
+  warnings.push({
+    code: 'interface-version-missing',
+    message: `interface without protocolVersion (required by A2A 1.0; a2a-sdk for Python leaves it out when unset); read as ${CURRENT_PROTOCOL_VERSION}, the current version, as the reference Python client does`,
+    path: formatPath(path),
+  });
+  return CURRENT_PROTOCOL_VERSION;
+}
+
+/** The protocol version an interface without one is read as (A2A 1.0). */
+export const CURRENT_PROTOCOL_VERSION = '1.0';
+
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
@@ -302,6 +321,9 @@ function resolveInterfaceUrl(
   warnings: Warning[],
   fail: Fail,
 ): AgentInterface {
+  // A custom binding (A2A's custom-binding URIs, e.g. SLIMRPC whose `url` is a SLIM name
+  // `org/namespace/service`) has its own address form: kept verbatim, never resolved or read as a URL.
+  if (!(CORE_BINDINGS as readonly string[]).includes(i.protocolBinding)) return i;
   // gRPC interfaces are `host:port`, not URLs (A2A 1.0 AgentInterface.url); a scheme, when given, is a gRPC or http(s) one.
   if (i.protocolBinding === 'GRPC') {
     const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(i.url)?.[1];
