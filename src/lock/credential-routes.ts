@@ -8,12 +8,15 @@
  * Pure.
  */
 import { sameJson } from '../canonical.js';
+import { originOf } from '../card/host.js';
 import type { NormalizedCard, Warning } from '../card/model.js';
 import type { AgentSettings } from '../manifest/schema.js';
 import { placement } from './drift.js';
 import { lockedNegotiationCard, lockedPublicCard } from './offline.js';
 import { routeFor, type ExtendedRoute } from './route.js';
 import type { LockEntry } from './schema.js';
+
+export { originOf };
 
 /** One place a credential goes. */
 export interface CredentialRoute {
@@ -27,17 +30,6 @@ export interface CredentialRoute {
   scheme: string;
   /** How the credential is presented ({@link placement}): header, query parameter or cookie, and format. */
   placement: unknown;
-}
-
-/** `scheme://host[:port]` of an interface URL, lower-cased; the URL itself when it does not parse. */
-export function originOf(url: string): string {
-  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(url) ? url : `grpc://${url}`;
-  try {
-    const u = new URL(withScheme);
-    return `${u.protocol}//${u.host}`.toLowerCase();
-  } catch {
-    return url.toLowerCase();
-  }
 }
 
 /** The entry's locked cards, when the caller has them normalised already (they are read from the entry otherwise). */

@@ -10,6 +10,7 @@ import type { AgentCard } from '@a2a-js/sdk';
 import type { Transport } from '@a2a-js/sdk/client';
 import { PlanViolationError } from '../errors.js';
 import { isLoopbackUrl } from '../card/host.js';
+import { checkPushEndpoint } from './enforce.js';
 import { peer } from './peer.js';
 import { sameMediaType } from '../negotiate/media.js';
 import type { FallbackInterface } from '../negotiate/types.js';
@@ -112,6 +113,7 @@ export async function grpcTransport(runtime: AgentRuntime, iface: FallbackInterf
       if (typeof value !== 'function' || !(streaming.has(key) || unary.has(key))) return typeof value === 'function' ? value.bind(target) : value;
       const call = (args: unknown[]) => {
         if (key === 'sendMessage' || key === 'sendMessageStream') args[0] = check(args[0] as SendParams);
+        if (key === 'createTaskPushNotificationConfig') checkPushEndpoint(runtime.pushEndpoint, args[0], violation);
         return (value as (...a: unknown[]) => unknown).apply(target, args);
       };
       if (streaming.has(key)) {
@@ -143,6 +145,7 @@ function checkSendRequest(runtime: AgentRuntime, params: SendParams, violation: 
   }
   const configuration = params.configuration;
   if (configuration?.taskPushNotificationConfig && runtime.plan.delivery !== 'push') throw violation(`a push notification config, but the locked delivery is ${runtime.plan.delivery}`);
+  if (configuration?.taskPushNotificationConfig) checkPushEndpoint(runtime.pushEndpoint, configuration.taskPushNotificationConfig, violation);
   const modes = configuration?.acceptedOutputModes ?? [];
   for (const mode of modes) {
     if (!runtime.plan.acceptedOutputModes.some((m) => sameMediaType(m, mode))) throw violation(`accepted output mode ${JSON.stringify(mode)} is not locked`);
