@@ -14,7 +14,7 @@ import { checkPushEndpoint } from './enforce.js';
 import { peer } from './peer.js';
 import { sameMediaType } from '../negotiate/media.js';
 import type { FallbackInterface } from '../negotiate/types.js';
-import type { AgentRuntime } from './types.js';
+import type { AgentRuntime, ChannelCredentials } from './types.js';
 
 type SendParams = Parameters<Transport['sendMessage']>[0];
 
@@ -48,13 +48,13 @@ export function grpcChannel(
 }
 
 /** A gRPC transport for `iface` under the plan of `runtime`; `credentials` (createClient's) win over loadLock's. */
-export async function grpcTransport(runtime: AgentRuntime, iface: FallbackInterface, card: AgentCard, credentials?: import('@grpc/grpc-js').ChannelCredentials): Promise<Transport> {
+export async function grpcTransport(runtime: AgentRuntime, iface: FallbackInterface, card: AgentCard, credentials?: ChannelCredentials): Promise<Transport> {
   const violation = (message: string) => new PlanViolationError(runtime.name, runtime.skill, message);
   const given = credentials ?? runtime.grpc.credentials;
   // Decided before anything is loaded or connected: a refused plaintext target never sees a packet.
   const channel = grpcChannel(iface.url, { allowInsecure: runtime.grpc.allowInsecure, hasCredentials: given !== undefined }, violation);
   const [{ GrpcTransportFactory }, grpc] = await peer(() => Promise.all([import('@a2a-js/sdk/client/grpc'), import('@grpc/grpc-js')]));
-  const grpcChannelCredentials = channel.security === 'credentials' ? given! : channel.security === 'tls' ? grpc.credentials.createSsl() : grpc.credentials.createInsecure();
+  const grpcChannelCredentials = channel.security === 'credentials' ? (given as import('@grpc/grpc-js').ChannelCredentials) : channel.security === 'tls' ? grpc.credentials.createSsl() : grpc.credentials.createInsecure();
   const { plan } = runtime;
   /** The credential as gRPC metadata `[name, value]` (read now). @throws PlanViolationError an apiKey in a query or cookie */
   const credentialHeaders = async (): Promise<Array<[string, string]>> =>

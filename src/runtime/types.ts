@@ -6,13 +6,22 @@
  * no runtime module but the error classification.
  */
 import type { Client, ClientConfig } from '@a2a-js/sdk/client';
-import type { ChannelCredentials } from '@grpc/grpc-js';
 import type { NormalizedCard } from '../card/model.js';
 import type { CredentialPlacement } from '../credentials.js';
 import type { AgentDegradedError } from '../errors.js';
 import type { AgentReport } from '../lock/report.js';
 import type { FallbackInterface, Plan } from '../negotiate/types.js';
 import type { AgentErrorKind } from './classify.js';
+
+/**
+ * A `@grpc/grpc-js` `ChannelCredentials` (`grpc.credentials.createSsl(rootCa, key, cert)`), typed by
+ * the members a2a-lock relies on, so that these declarations compile without `@grpc/grpc-js`
+ * installed (it is an optional peer, needed only for gRPC plans).
+ */
+export interface ChannelCredentials {
+  compose(callCredentials: never): unknown;
+  _isSecure(): boolean;
+}
 
 /**
  * What a credential is asked for, when a request is made: the locked agent and skill (`"*"` for the
