@@ -27,6 +27,11 @@ export interface EnforcementContext {
   placements: (iface: FallbackInterface) => Promise<CredentialPlacement[]>;
   /** The locked `pushEndpoint` (the agent's settings): the only URL a push notification config may name (absent: none). */
   pushEndpoint?: string | null;
+  /**
+   * Called once when the agent answers 401: drops the OAuth access tokens just sent and returns true
+   * when there were any, and the request is then sent once more with new ones (absent: never).
+   */
+  renew?: () => boolean;
   /** False when the locked security requirement is empty (no credential to read). */
   security: boolean;
   /** The fetch that sends (default: the global fetch). */
@@ -165,15 +170,20 @@ export function enforcingFetch(ctx: EnforcementContext): typeof fetch {
     for (const [name, value] of Object.entries(headers)) {
       if (name !== 'a2a-version' && name !== 'a2a-extensions' && name !== 'x-a2a-extensions') planned[name] = value;
     }
-    const placements = ctx.security ? await ctx.placements(ctx.iface) : [];
-    if (placements.length > 0) {
-      let seen = sentSecrets.get(ctx.placements);
-      if (!seen) sentSecrets.set(ctx.placements, (seen = new Set()));
-      for (const secret of placementSecrets(placements)) seen.add(secret);
-    }
+    const read = async () => {
+      const placed = ctx.security ? await ctx.placements(ctx.iface) : [];
+      if (placed.length > 0) {
+        let seen = sentSecrets.get(ctx.placements);
+        if (!seen) sentSecrets.set(ctx.placements, (seen = new Set()));
+        for (const secret of placementSecrets(placed)) seen.add(secret);
+      }
+      return placed;
+    };
+    let placements = await read();
     const signal = init?.signal ?? request?.signal;
 
     let target = href;
+    let renewed = false;
     for (let hops = 0; ; hops++) {
       const applied = placements.length > 0 ? applyCredentials(target, planned, placements) : { url: target, headers: planned };
       let response: Response;
@@ -181,6 +191,14 @@ export function enforcingFetch(ctx: EnforcementContext): typeof fetch {
         response = await ctx.send(applied.url, { ...init, method, headers: applied.headers, body, redirect: 'manual', signal });
       } catch (error) {
         throw sendError(error, redact(new URL(target)), { agent: ctx.agent, skill: ctx.skill });
+      }
+      // An OAuth access token refused (revoked, expired early): once more with a new one.
+      if (response.status === 401 && !renewed && ctx.renew?.()) {
+        renewed = true;
+        await response.body?.cancel();
+        placements = await read();
+        hops--;
+        continue;
       }
       if (response.status < 300 || response.status >= 400 || !response.headers.has('location')) return response;
       const next = new URL(response.headers.get('location')!, target);

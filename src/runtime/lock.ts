@@ -8,12 +8,17 @@ import { EventEmitter } from 'node:events';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
-import { placeCredential, type CredentialPlacement } from '../credentials.js';
+import { clientCredentialsTokenUrl, placeCredential, type CredentialPlacement } from '../credentials.js';
+import { ClientCredentialsTokens, type ClientCredentialsGrant } from '../http/oauth-token.js';
+import type { SecurityScheme } from '../card/model.js';
 import { networkOptionsOf, proxyVariableSet } from '../http/network-options.js';
 import { A2aLockError, AgentDegradedError, InvalidInputError, PlanViolationError, UsageError } from '../errors.js';
 import type { LockEntry } from '../lock/schema.js';
 import type { LockfileTop } from '../lock/top.js';
 import type { AgentEntry, Manifest } from '../manifest/schema.js';
+
+/** A manifest credential source's OAuth client (`{"oauth": …}`). */
+type OAuthClientSource = Extract<AgentEntry['credentials'][string], { oauth: unknown }>['oauth'];
 import type { FallbackInterface, Plan } from '../negotiate/types.js';
 import { isCleartextOffLoopback, originOf } from '../card/host.js';
 import { CARD_PATH, LEGACY_CARD_PATH } from '../card/location.js';
@@ -67,6 +72,8 @@ export class Lock extends EventEmitter {
   readonly #checked: Map<string, Checked>;
 
   #timer: NodeJS.Timeout | undefined;
+  /** OAuth client-credentials access tokens, cached per token URL, client and scopes (made on first use). */
+  #tokenCache: ClientCredentialsTokens | undefined;
   #refreshing = false;
 
   /** @internal use {@link loadLock} */
@@ -215,6 +222,32 @@ export class Lock extends EventEmitter {
     return this.#manifest?.agents[name]?.credentials ?? {};
   }
 
+  get #tokens(): ClientCredentialsTokens {
+    return (this.#tokenCache ??= new ClientCredentialsTokens(this.#options.fetch ?? defaultFetch, { ...(this.#options.timeoutMs !== undefined ? { timeoutMs: this.#options.timeoutMs } : {}) }));
+  }
+
+  /**
+   * The access token for scheme `scheme` of agent `name` from the manifest's OAuth client: requested
+   * from the client credentials flow's `tokenUrl` of the LOCKED card (never a fresh one), with the
+   * locked requirement's scopes; the grant is added to `grants` (what a 401 renews).
+   * @throws UsageError when the locked scheme has no client credentials flow; A2aLockError
+   *   `credential-unset` naming an unset variable; the token request's errors (see `http/oauth-token.ts`)
+   */
+  async #clientCredentialsToken(name: string, skill: string, scheme: string, definition: SecurityScheme, oauth: OAuthClientSource, scopes: readonly string[], env: NodeJS.ProcessEnv, grants: Set<ClientCredentialsGrant>): Promise<string> {
+    const tokenUrl = clientCredentialsTokenUrl(definition);
+    if (tokenUrl === undefined) throw new UsageError(`${name} (${skill}): a2a.json gives an OAuth client for scheme "${scheme}", but the locked card's scheme is ${definition.type === 'oauth2' ? 'an oauth2 scheme without a clientCredentials flow (authorizationCode and deviceCode tokens come from the application: pass a credentials provider)' : `of type ${definition.type}`}`);
+    const read = (variable: string) => {
+      const value = env[variable];
+      if (!value) throw new A2aLockError('credential-unset', `${name} (${skill}): no credential for scheme "${scheme}" (${variable} is not set)`, { data: { agent: name, scheme, variable } });
+      return value;
+    };
+    const grant: ClientCredentialsGrant = { tokenUrl, clientId: read(oauth.clientId.env), clientSecret: read(oauth.clientSecret.env), scopes: [...scopes], ...(oauth.clientAuth ? { clientAuth: oauth.clientAuth } : {}) };
+    const token = await this.#tokens.token(grant);
+    for (const g of grants) if (g.tokenUrl === grant.tokenUrl && g.clientId === grant.clientId) grants.delete(g);
+    grants.add(grant);
+    return token;
+  }
+
   /** Mark agent `name` degraded for `skills` (the first named in the error), once per agent. */
   #markDegraded(name: string, skills: readonly string[], reason: DegradedEvent['reason'], message: string, cause?: unknown): AgentDegradedError {
     const skill = skills[0] ?? '*';
@@ -235,6 +268,8 @@ export class Lock extends EventEmitter {
     const providers = typeof credentials === 'function' ? undefined : credentials && Object.hasOwn(credentials, name) ? credentials[name]! : {};
     const env = this.#options.env ?? process.env;
     const send = this.#options.fetch ?? defaultFetch;
+    /** The OAuth client-credentials grants whose tokens this agent's requests carry (dropped on a 401). */
+    const grants = new Set<ClientCredentialsGrant>();
     const placements = async (iface: FallbackInterface = plan): Promise<CredentialPlacement[]> => {
       const out: CredentialPlacement[] = [];
       for (const [scheme, scopes] of Object.entries(plan.security)) {
@@ -242,7 +277,12 @@ export class Lock extends EventEmitter {
         if (!definition) throw new InvalidInputError('lockfile-invalid', this.#source, `agent "${name}" locks scheme "${scheme}", which its card does not define`);
         // One function answers everything; else this agent's provider for the scheme; else the manifest.
         const provider = typeof credentials === 'function' ? credentials : providers && Object.hasOwn(providers, scheme) ? providers[scheme] : undefined;
-        const variable = !provider && Object.hasOwn(sources, scheme) ? sources[scheme]!.env : undefined;
+        const source = !provider && Object.hasOwn(sources, scheme) ? sources[scheme]! : undefined;
+        if (source && 'oauth' in source) {
+          out.push(placeCredential(definition, await this.#clientCredentialsToken(name, skill, scheme, definition, source.oauth, scopes, env, grants), scheme));
+          continue;
+        }
+        const variable = source?.env;
         const secret: unknown = provider ? await provider({ agent: name, skill, scheme, scopes: [...scopes], origin: originOf(iface.url) }) : variable !== undefined ? env[variable] : undefined;
         if (secret !== undefined && typeof secret !== 'string') {
           throw new UsageError(`${name} (${skill}): the credentials provider for scheme "${scheme}" returned ${secret === null ? 'null' : Array.isArray(secret) ? 'an array' : `a ${typeof secret}`}, not a string`);
@@ -256,6 +296,13 @@ export class Lock extends EventEmitter {
         out.push(placeCredential(definition, secret, scheme));
       }
       return out;
+    };
+    /** A 401: forget the OAuth tokens sent (true when there were any, so one retry with new ones is worth it). */
+    const renew = (): boolean => {
+      if (grants.size === 0) return false;
+      for (const grant of grants) this.#tokens.forget(grant);
+      grants.clear();
+      return true;
     };
     const fetches = new Map<string, typeof fetch>();
     return {
@@ -272,7 +319,7 @@ export class Lock extends EventEmitter {
         let enforcing = fetches.get(key);
         // A credential never crosses the network in cleartext, whatever the lockfile says.
         const guarded = isCleartextOffLoopback(iface.url) ? () => Promise.reject(cleartextRefusal(name, skill, iface.url)) : placements;
-        if (!enforcing) fetches.set(key, (enforcing = enforcingFetch({ agent: name, skill, plan, iface, inputModes, placements: guarded, pushEndpoint, security: Object.keys(plan.security).length > 0, send })));
+        if (!enforcing) fetches.set(key, (enforcing = enforcingFetch({ agent: name, skill, plan, iface, inputModes, placements: guarded, pushEndpoint, renew, security: Object.keys(plan.security).length > 0, send })));
         return enforcing;
       },
       degrade: (reason, message, cause) => this.#markDegraded(name, [skill], reason, message, cause),
