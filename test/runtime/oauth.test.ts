@@ -7,13 +7,14 @@
  * nowhere else.
  */
 import type http from 'node:http';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SendMessageRequest } from '@a2a-js/sdk';
+import { runLock } from '../../src/commands/lock.js';
 import { ClientCredentialsTokens } from '../../src/http/oauth-token.js';
-import { loadLock, type LoadLockOptions } from '../../src/runtime/index.js';
+import { loadLock, type DriftEvent, type LoadLockOptions } from '../../src/runtime/index.js';
 import { sampleCard, startAgent, type AgentCard, type StartedAgent } from '../helpers/agents.js';
 import { faultServers } from '../helpers/http.js';
 import { lockProject } from '../helpers/lock-project.js';
@@ -150,6 +151,12 @@ describe('OAuth client credentials', () => {
     await (await lock.agent('research', 'market-size').createClient()).sendMessage(send('locked'));
     expect(received).toHaveLength(1);
     expect(evil).toEqual([]);
+    // And the moved token URL is drift, as a2a verify reports it.
+    const drift: DriftEvent[] = [];
+    lock.on('drift', (e: DriftEvent) => drift.push(e));
+    await lock.refresh();
+    expect(drift.find((d) => d.agent === 'research')?.report.drift).toContainEqual(expect.objectContaining({ skill: 'market-size', field: 'securitySchemes.oauth' }));
+    expect(evil).toEqual([]);
   });
 
   it('a redirect from the token endpoint is never followed; the client secret goes nowhere else', async () => {
@@ -180,5 +187,33 @@ describe('OAuth client credentials', () => {
     const tokens = new ClientCredentialsTokens(async () => (calls++, new Response('{}')));
     await expect(tokens.token({ tokenUrl: 'http://auth.example/token', clientId: 'c', clientSecret: 's', scopes: [] })).rejects.toMatchObject({ code: 'insecure-url' });
     expect(calls).toBe(0);
+  });
+});
+
+describe('the CLI, for an extended card', () => {
+  it('a2a lock obtains the access token from the public card\'s tokenUrl to fetch the extended card; the agent never sees the client secret', async () => {
+    const extended = await startAgent({
+      card: (origin) => { const c = oauthCard(origin, tokenUrl); return { ...c, capabilities: { ...c.capabilities, extendedAgentCard: true } }; },
+      extendedCard: (origin) => ({ ...oauthCard(origin, tokenUrl), description: 'the extended card' }),
+      bearerToken: ACCESS_TOKEN,
+    });
+    const project = await mkdtemp(join(tmpdir(), 'a2a-oauth-cli-'));
+    try {
+      await writeFile(join(project, 'a2a.json'), JSON.stringify({
+        profile: { bindings: ['JSONRPC'], versions: ['1.0'], accepts: ['application/json', 'text/plain'], sends: ['text/plain'] },
+        agents: { research: { card: extended.origin, skills: ['market-size'], credentials: { oauth: { oauth: { clientId: { env: 'CID' }, clientSecret: { env: 'CSECRET' } } } } } },
+      }));
+      const result = await runLock({ manifest: join(project, 'a2a.json'), json: true, verbose: false, cwd: project, env: { CID: CLIENT_ID, CSECRET: CLIENT_SECRET } });
+      expect(result.exitCode, JSON.stringify(result.data)).toBe(0);
+      expect(received).toHaveLength(1);
+      expect(received[0]!.headers.authorization).toBe(`Basic ${Buffer.from(`${CLIENT_ID}:${CLIENT_SECRET}`).toString('base64')}`);
+      const lockfile = JSON.parse(await readFile(join(project, 'a2a.lock.json'), 'utf8'));
+      expect(lockfile.agents.research.extended.snapshot.description).toBe('the extended card');
+      expect(JSON.stringify(extended.requests.map((r) => r.headers))).not.toContain(CLIENT_SECRET);
+      expect(extended.requests.some((r) => r.headers.authorization === `Bearer ${ACCESS_TOKEN}`)).toBe(true);
+    } finally {
+      await extended.close();
+      await rm(project, { recursive: true, force: true });
+    }
   });
 });
