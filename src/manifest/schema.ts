@@ -94,7 +94,9 @@ const OAuthClientSourceSchema = z.strictObject({
  * Where a credential's secret comes from at run time: `{"env": NAME}`, or an OAuth 2.0 client
  * (`{"oauth": {"clientId": {"env": …}, "clientSecret": {"env": …}}}`). Only the source is stored, never a value.
  */
-export const CredentialSourceSchema = z.union([EnvSourceSchema, OAuthClientSourceSchema]);
+export const CredentialSourceSchema = z.union([EnvSourceSchema, OAuthClientSourceSchema], {
+  error: 'a credential source is {"env": "NAME"} or {"oauth": {"clientId": {"env": "NAME"}, "clientSecret": {"env": "NAME"}}}',
+});
 
 /** One credential source (see {@link CredentialSourceSchema}). */
 export type CredentialSource = z.infer<typeof CredentialSourceSchema>;
