@@ -58,7 +58,7 @@ export async function grpcTransport(runtime: AgentRuntime, iface: FallbackInterf
   const { plan } = runtime;
   /** The credential as gRPC metadata `[name, value]` (read now). @throws PlanViolationError an apiKey in a query or cookie */
   const credentialHeaders = async (): Promise<Array<[string, string]>> =>
-    (await runtime.placements()).flatMap((p) => {
+    (await runtime.placements(iface)).flatMap((p) => {
       if (Object.keys(p.query).length + Object.keys(p.cookies).length > 0) throw violation('an apiKey in a query parameter or cookie cannot travel over gRPC');
       return Object.entries(p.headers).map(([name, value]): [string, string] => [name.toLowerCase(), value]);
     });

@@ -78,7 +78,11 @@ export interface LoadLockOptions {
    * tampered entry is refused before anything is sent to it.
    */
   eager?: boolean;
-  /** The fetch requests are finally sent with. Default the global `fetch`. */
+  /**
+   * The fetch requests are finally sent with (OAuth token requests included). Default the global
+   * `fetch`, through the shared proxy-aware dispatcher when `HTTPS_PROXY` / `HTTP_PROXY` is set
+   * (`NO_PROXY` honoured), as the CLI and `refresh()` send; a fetch given here is used as it is.
+   */
   fetch?: typeof fetch;
   /**
    * Re-fetch the locked cards every this many ms in the background and emit `drift` (as
