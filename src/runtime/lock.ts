@@ -72,6 +72,8 @@ export class Lock extends EventEmitter {
   readonly #checked: Map<string, Checked>;
 
   #timer: NodeJS.Timeout | undefined;
+  /** What requests are sent with: the `fetch` option, else {@link defaultFetch} (as the environment was when loaded). */
+  readonly #send: typeof fetch;
   /** OAuth client-credentials access tokens, cached per token URL, client and scopes (made on first use). */
   #tokenCache: ClientCredentialsTokens | undefined;
   #refreshing = false;
@@ -85,6 +87,7 @@ export class Lock extends EventEmitter {
     this.#manifestText = manifest;
     if (manifest?.checked) this.#manifestChecked = { checked: manifest.checked };
     this.#options = options;
+    this.#send = options.fetch ?? defaultFetch();
     if (options.refreshIntervalMs !== undefined) {
       this.#timer = setInterval(() => void this.refresh(), options.refreshIntervalMs);
       this.#timer.unref();
@@ -223,7 +226,7 @@ export class Lock extends EventEmitter {
   }
 
   get #tokens(): ClientCredentialsTokens {
-    return (this.#tokenCache ??= new ClientCredentialsTokens(this.#options.fetch ?? defaultFetch, { ...(this.#options.timeoutMs !== undefined ? { timeoutMs: this.#options.timeoutMs } : {}) }));
+    return (this.#tokenCache ??= new ClientCredentialsTokens(this.#send, { ...(this.#options.timeoutMs !== undefined ? { timeoutMs: this.#options.timeoutMs } : {}) }));
   }
 
   /**
@@ -267,7 +270,7 @@ export class Lock extends EventEmitter {
     const credentials = this.#options.credentials;
     const providers = typeof credentials === 'function' ? undefined : credentials && Object.hasOwn(credentials, name) ? credentials[name]! : {};
     const env = this.#options.env ?? process.env;
-    const send = this.#options.fetch ?? defaultFetch;
+    const send = this.#send;
     /** The OAuth client-credentials grants whose tokens this agent's requests carry (dropped on a 401). */
     const grants = new Set<ClientCredentialsGrant>();
     const placements = async (iface: FallbackInterface = plan): Promise<CredentialPlacement[]> => {
@@ -396,16 +399,19 @@ export async function loadLock(options: LoadLockOptions = {}): Promise<Lock> {
 }
 
 /**
- * The runtime's default fetch: the global fetch, through the shared proxy-aware dispatcher
- * (`http/dispatcher.ts`, the one the CLI and `lock.refresh()` use) when `HTTPS_PROXY` / `HTTP_PROXY`
- * is set, so `NO_PROXY` is honoured the same way; without a proxy variable no undici module loads.
+ * The runtime's default fetch, chosen when a `Lock` is made: the global fetch, through the shared
+ * proxy-aware dispatcher (`http/dispatcher.ts`, the one the CLI and `lock.refresh()` use) when
+ * `HTTPS_PROXY` / `HTTP_PROXY` is set, so `NO_PROXY` is honoured the same way; without a proxy
+ * variable it is the global fetch itself and no undici module loads.
  * @throws UsageError when a proxy variable is not an http(s) URL
  */
-const defaultFetch: typeof fetch = async (input, init) => {
-  if (!proxyVariableSet(process.env)) return globalThis.fetch(input, init);
-  const { getDefaultDispatcher } = await import('../http/dispatcher.js');
-  return globalThis.fetch(input, { ...init, dispatcher: getDefaultDispatcher() } as RequestInit);
-};
+function defaultFetch(): typeof fetch {
+  if (!proxyVariableSet(process.env)) return globalThis.fetch;
+  return async (input, init) => {
+    const { getDefaultDispatcher } = await import('../http/dispatcher.js');
+    return globalThis.fetch(input, { ...init, dispatcher: getDefaultDispatcher() } as RequestInit);
+  };
+}
 
 /** The form of `credentials` the messages below show. */
 const PER_AGENT_FORM = "credentials: { 'research-agent': { bearer: () => token } } (per locked agent, then scheme), or credentials: ({ agent, skill, scheme, scopes, origin }) => token";
