@@ -16,15 +16,15 @@ import { A2aLockError, AgentDegradedError, InvalidInputError, PlanViolationError
 import type { LockEntry } from '../lock/schema.js';
 import type { LockfileTop } from '../lock/top.js';
 import type { AgentEntry, Manifest } from '../manifest/schema.js';
-
-/** A manifest credential source's OAuth client (`{"oauth": …}`). */
-type OAuthClientSource = Extract<AgentEntry['credentials'][string], { oauth: unknown }>['oauth'];
 import type { FallbackInterface, Plan } from '../negotiate/types.js';
 import { isCleartextOffLoopback, originOf } from '../card/host.js';
 import { CARD_PATH, LEGACY_CARD_PATH } from '../card/location.js';
 import { cardServingFetch, lockedCardUrls, narrowedCard, type CardWireShape } from './card.js';
 import { enforcingFetch } from './enforce.js';
 import type { AgentRuntime, DegradedEvent, DriftEvent, FallbackEvent, FallbackReason, LoadLockOptions, LockedAgent } from './types.js';
+
+/** A manifest credential source's OAuth client (`{"oauth": …}`). */
+type OAuthClientSource = Extract<AgentEntry['credentials'][string], { oauth: unknown }>['oauth'];
 
 /** The zod-based checks (`checks.ts`): loaded on the first `lock.agent()`, or by an eager `loadLock`. */
 type Checks = typeof import('./checks.js');
