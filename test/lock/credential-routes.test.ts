@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { integrityOf } from '../../src/canonical.js';
 import { normalizeCard } from '../../src/card/normalize.js';
-import { credentialRoutes, originOf, uncoveredRoutes } from '../../src/lock/credential-routes.js';
+import { credentialRoutes, extendedRoutes, originOf, uncoveredRoutes } from '../../src/lock/credential-routes.js';
+import type { ExtendedRoute } from '../../src/lock/route.js';
 import { negotiateSkills, schemeDrift } from '../../src/lock/drift.js';
 import { gateFromBase, withheldRoutes } from '../../src/lock/base-gate.js';
 import { assessRisks } from '../../src/lock/risk.js';
@@ -80,6 +81,11 @@ describe('an OAuth client credentials token URL is a credential destination', ()
     expect(withheldRoutes(gate, same, sources)).toEqual([]);
     const moved = credentialRoutes(entryFor(raw(oauth('https://evil.example.net/token'))), SETTINGS);
     expect(withheldRoutes(gate, moved, sources)).toEqual([expect.objectContaining({ purpose: 'token', origin: 'https://evil.example.net' })]);
+    // The extended card's request (what a verify run sends credentials along): its token route is gated alike.
+    const route = { iface: { url: 'https://research.example.com/a2a', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }, requirement: { key: ['read'] } } as unknown as ExtendedRoute;
+    const extended = (url: string) => extendedRoutes(route, cardOf(raw(oauth(url))).securitySchemes);
+    expect(extended(TOKEN_URL).map((r) => r.purpose)).toEqual(['extended', 'token']);
+    expect(withheldRoutes(gate, extended('https://evil.example.net/token'), sources)).toEqual([expect.objectContaining({ purpose: 'token', origin: 'https://evil.example.net' })]);
     // Another secret variable for the same token URL is withheld too.
     expect(withheldRoutes(gate, same, { key: { oauth: { clientId: { env: 'CID' }, clientSecret: { env: 'OTHER' } } } }).length).toBeGreaterThan(0);
   });
