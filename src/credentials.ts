@@ -113,6 +113,21 @@ export function placeCredential(scheme: SecurityScheme, secret: string, name?: s
 }
 
 /**
+ * The `tokenUrl` of an `oauth2` scheme's client credentials flow (A2A 1.0 `OAuthFlows.client_credentials`,
+ * 0.3 `flows.clientCredentials`; either JSON spelling), or undefined when the scheme has none: where
+ * an OAuth client's secret is sent to obtain the access token (RFC 6749 §4.4). A credential
+ * destination like an interface URL.
+ */
+export function clientCredentialsTokenUrl(scheme: SecurityScheme | undefined): string | undefined {
+  if (scheme?.type !== 'oauth2') return undefined;
+  const flows = scheme.flows as Record<string, unknown>;
+  const flow = flows.clientCredentials ?? flows.client_credentials;
+  if (typeof flow !== 'object' || flow === null) return undefined;
+  const url = (flow as Record<string, unknown>).tokenUrl ?? (flow as Record<string, unknown>).token_url;
+  return typeof url === 'string' && url !== '' ? url : undefined;
+}
+
+/**
  * Put placements on a request: query parameters are added to `url` (replacing a parameter of
  * the same name), headers replace same-named headers in `headers` (case-insensitively), and all
  * cookies are joined (`a=1; b=2`) into one `Cookie` header, after any `Cookie` already present.

@@ -261,3 +261,14 @@ export function otherOriginWarnings(
   }
   return out;
 }
+
+/** `scheme://host[:port]` of an interface URL, lower-cased; the URL itself when it does not parse. */
+export function originOf(url: string): string {
+  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(url) ? url : `grpc://${url}`;
+  try {
+    const u = new URL(withScheme);
+    return `${u.protocol}//${u.host}`.toLowerCase();
+  } catch {
+    return url.toLowerCase();
+  }
+}

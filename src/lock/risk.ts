@@ -14,7 +14,7 @@ import { internationalHostWarnings, isCleartextOffLoopback } from '../card/host.
 import type { NormalizedCard, SecurityScheme } from '../card/model.js';
 import type { SignatureRecord } from '../card/signature/verify.js';
 import { own } from '../json-path.js';
-import type { AgentSettings, Manifest } from '../manifest/schema.js';
+import { sourceVariables, type AgentSettings, type Manifest } from '../manifest/schema.js';
 import type { Plan } from '../negotiate/types.js';
 import { entryChanges, planChanges, signatureChanges, type EntryChanges } from './changes.js';
 import { credentialRoutes, originOf, planRoutes, uncoveredRoutes, type CredentialRoute, type LockedCards } from './credential-routes.js';
@@ -143,6 +143,7 @@ function routesOf(side: AgentSide | undefined): CredentialRoute[] {
 }
 
 function routeText(r: CredentialRoute): string {
+  if (r.purpose === 'token') return `${r.scheme} client secret → ${(r.placement as { tokenUrl: string }).tokenUrl} (OAuth token request${r.skill !== undefined ? `, plan ${r.skill}` : ''})`;
   return `${r.scheme} → ${r.origin}${r.purpose === 'extended' ? ' (extended card request)' : r.skill !== undefined ? ` (plan ${r.skill})` : ''}`;
 }
 
@@ -374,10 +375,10 @@ export interface DiffManifests {
   head?: Manifest | undefined;
 }
 
-/** An agent's credential sources in `manifest` (scheme → variable name); undefined without a manifest. */
+/** An agent's credential sources in `manifest` (scheme → variable name; an OAuth client's two, space-separated); undefined without a manifest. */
 function sourcesOf(manifest: Manifest | undefined, name: string): Map<string, string> | undefined {
   if (!manifest) return undefined;
-  return new Map(Object.entries(own(manifest.agents, name)?.credentials ?? {}).map(([scheme, source]) => [scheme, source.env]));
+  return new Map(Object.entries(own(manifest.agents, name)?.credentials ?? {}).map(([scheme, source]) => [scheme, sourceVariables(source).join(' ')]));
 }
 
 /**
