@@ -4,7 +4,8 @@
  * metadata and the credential (A2A 1.0 §10: service parameters travel as gRPC metadata), and a
  * check of SendMessage requests (parts, acceptedOutputModes, push config) before the call starts.
  * The channel is TLS unless the host is loopback or the caller opts in to plaintext
- * ({@link grpcChannel}; the SDK's own default is plaintext).
+ * ({@link grpcChannel}; the SDK's own default is plaintext). An UNAUTHENTICATED answer with OAuth
+ * client credentials tokens renews them and sends the call once more, as a 401 does over HTTP.
  */
 import type { AgentCard } from '@a2a-js/sdk';
 import type { Transport } from '@a2a-js/sdk/client';
@@ -118,16 +119,42 @@ export async function grpcTransport(runtime: AgentRuntime, iface: FallbackInterf
       };
       if (streaming.has(key)) {
         return async function* (...args: unknown[]) {
-          await credentialsReady();
-          yield* call(args) as AsyncGenerator<unknown>;
+          for (let renewed = false; ; renewed = true) {
+            await credentialsReady();
+            let started = false;
+            try {
+              for await (const event of call(args) as AsyncGenerator<unknown>) {
+                started = true;
+                yield event;
+              }
+              return;
+            } catch (error) {
+              // Refused before its first event: once more with a new OAuth token (as a 401 over HTTP).
+              if (started || renewed || !refusedCredential(error) || !runtime.renew()) throw error;
+            }
+          }
         };
       }
       return async (...args: unknown[]) => {
         await credentialsReady();
-        return call(args);
+        try {
+          return await call(args);
+        } catch (error) {
+          // An OAuth access token refused (revoked, expired early): once more with a new one.
+          if (!refusedCredential(error) || !runtime.renew()) throw error;
+          await credentialsReady();
+          return call(args);
+        }
       };
     },
   });
+}
+
+/** gRPC status UNAUTHENTICATED (16), as the SDK's gRPC transport reports it (`status`) or grpc-js does (`code`). */
+function refusedCredential(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const e = error as { status?: unknown; code?: unknown; details?: unknown };
+  return e.status === 16 || (e.code === 16 && 'details' in e);
 }
 
 /** `host:port` for grpc-js from the interface URL (`grpc://`, `grpcs://`, `http(s)://` or already `host:port`). */

@@ -300,7 +300,7 @@ export class Lock extends EventEmitter {
       }
       return out;
     };
-    /** A 401: forget the OAuth tokens sent (true when there were any, so one retry with new ones is worth it). */
+    /** A 401 (gRPC: UNAUTHENTICATED): forget the OAuth tokens sent (true when there were any, so one retry with new ones is worth it). */
     const renew = (): boolean => {
       if (grants.size === 0) return false;
       for (const grant of grants) this.#tokens.forget(grant);
@@ -316,6 +316,7 @@ export class Lock extends EventEmitter {
       inputModes,
       pushEndpoint,
       placements,
+      renew,
       grpc: { allowInsecure: this.#options.allowInsecureGrpc === true, ...(this.#options.grpcChannelCredentials ? { credentials: this.#options.grpcChannelCredentials } : {}) },
       fetchFor: (iface) => {
         const key = `${iface.protocolBinding}\n${iface.protocolVersion}\n${iface.url}`;

@@ -219,6 +219,11 @@ export interface AgentRuntime {
   degrade(reason: DegradedEvent['reason'], message: string, cause?: unknown): AgentDegradedError;
   /** The credential placements for the locked security requirement (read now), for a request to `iface` (default: the plan's). */
   placements(iface?: FallbackInterface): Promise<CredentialPlacement[]>;
+  /**
+   * The agent refused the credential (HTTP 401, gRPC UNAUTHENTICATED): drop the OAuth access tokens
+   * just sent; true when there were any, and the call is then sent once more with new ones.
+   */
+  renew(): boolean;
   /** gRPC transport security: `loadLock`'s `allowInsecureGrpc` and `grpcChannelCredentials`. */
   grpc: { allowInsecure: boolean; credentials?: ChannelCredentials };
 }
