@@ -46,8 +46,8 @@ export function sameSettings(a: AgentSettings | undefined, b: AgentSettings): bo
   return a !== undefined && sameJson(a, b);
 }
 
-/** Whether two settings negotiate alike: the same profile, the same credentials held, the same `allowHttp`. */
+/** Whether two settings negotiate alike: the same profile, the same credentials held, the same `allowHttp` and `rebaseInterfaces`. */
 export function sameNegotiationInputs(a: AgentSettings, b: AgentSettings): boolean {
-  const inputs = (s: AgentSettings) => ({ ...profileOf(s), credentials: s.credentials, allowHttp: s.allowHttp === true });
+  const inputs = (s: AgentSettings) => ({ ...profileOf(s), credentials: s.credentials, allowHttp: s.allowHttp === true, rebaseInterfaces: s.rebaseInterfaces === true });
   return sameJson(inputs(a), inputs(b));
 }
