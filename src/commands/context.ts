@@ -95,17 +95,18 @@ export function assertManifestAgents(manifest: Manifest, names: readonly string[
 
 /**
  * Load and normalise one card named on the command line (`plan`, `card`): a URL, or a file relative
- * to the working directory, fetched with the global flags. Warnings of both steps, in order.
+ * to the working directory, fetched with the global flags (and `cardPath`, as the manifest's). Warnings of both steps, in order.
  * @throws InvalidInputError / FetchError
  */
 export async function readCommandCard(
   options: GlobalOptions,
   location: string,
   versionHeader: string,
+  cardPath?: string,
 ): Promise<{ loaded: LoadedCard; card: NormalizedCard; warnings: Warning[] }> {
   // One card: the shared dispatcher's default connection cap, whatever --concurrency says.
   const { concurrency: _c, ...network } = networkOptionsOf(options.network ?? {});
-  const loaded = await loadCard(location, { baseDir: options.cwd, versions: [versionHeader], ...network });
+  const loaded = await loadCard(location, { baseDir: options.cwd, versions: [versionHeader], ...network, ...(cardPath !== undefined ? { cardPath } : {}) });
   const normalized = normalizeCard(loaded.raw, cardSourceOf(loaded));
   return { loaded, card: normalized.card, warnings: [...loaded.warnings, ...normalized.warnings] };
 }

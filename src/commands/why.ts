@@ -60,7 +60,7 @@ export async function runWhy(options: GlobalOptions, args: { agent: string; skil
   if (args.skill !== undefined && !Object.hasOwn(entry.plans, args.skill)) {
     throw new UsageError(`agent "${name}" has no locked skill "${args.skill}" (locked skills: ${locked.join(', ')})`);
   }
-  const card = lockedNegotiationCard(entry, source);
+  const card = lockedNegotiationCard(entry, source, settings);
   const skills: Record<string, WhySkill> = {};
   let consistent = true;
   for (const skill of args.skill !== undefined ? [args.skill] : locked) {

@@ -56,10 +56,10 @@ export interface LockedCards {
  * @throws InvalidInputError `card-invalid` when a snapshot is no longer a valid card
  */
 export function credentialRoutes(entry: LockEntry, settings: AgentSettings, cards?: LockedCards): CredentialRoute[] {
-  const card = cards?.negotiation ?? lockedNegotiationCard(entry, entry.card);
+  const card = cards?.negotiation ?? lockedNegotiationCard(entry, entry.card, settings);
   const routes = planRoutes(entry.plans, (scheme) => placement(Object.hasOwn(card.securitySchemes, scheme) ? card.securitySchemes[scheme] : undefined));
   if (entry.extended) {
-    const publicCard = cards?.public ?? lockedPublicCard(entry, entry.card);
+    const publicCard = cards?.public ?? lockedPublicCard(entry, entry.card, settings);
     const warnings: Warning[] = [];
     const route = routeFor(publicCard, Object.keys(entry.plans).sort(), settings, warnings);
     if (route) routes.push(...extendedRoutes(route, publicCard.securitySchemes));

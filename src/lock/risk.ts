@@ -150,8 +150,8 @@ function lockedCards(side: AgentSide): LockedCards | undefined {
   if (readCards.has(side)) return readCards.get(side) ?? undefined;
   let cards: LockedCards | null = null;
   try {
-    const publicCard = lockedPublicCard(side.entry, side.entry.card);
-    cards = { public: publicCard, negotiation: side.entry.extended ? lockedNegotiationCard(side.entry, side.entry.card) : publicCard };
+    const publicCard = lockedPublicCard(side.entry, side.entry.card, side.settings);
+    cards = { public: publicCard, negotiation: side.entry.extended ? lockedNegotiationCard(side.entry, side.entry.card, side.settings) : publicCard };
   } catch {
     cards = null;
   }

@@ -6,6 +6,7 @@
 // The functions used, not the package index (which loads all of semver: 47 modules).
 import validRange from 'semver/ranges/valid.js';
 import { z } from 'zod/mini';
+import { isLoopbackHost } from '../card/host.js';
 import { CORE_BINDINGS } from '../card/model.js';
 import { CONCRETE_MEDIA_TYPE, isWildcardMediaType } from '../negotiate/media.js';
 import { AGENT_LEVEL, type ClientProfile } from '../negotiate/types.js';
@@ -89,6 +90,8 @@ const HeaderName = z.string().check(z.regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'mu
  */
 export const OriginSchema = z.string().check(
   z.refine((s) => /^https?:\/\//.test(s) && URL.canParse(s) && new URL(s).origin === s, { message: 'must be an origin: https://host[:port] (lower case, no path, no trailing slash)' }),
+  // A platform credential never crosses the network in cleartext.
+  z.refine((s) => !s.startsWith('http:') || !URL.canParse(s) || isLoopbackHost(new URL(s).hostname), { message: 'plain http only to a loopback host: a platform credential is never sent in cleartext' }),
 );
 
 /**

@@ -21,6 +21,8 @@ export interface LoadCardOptions extends NetworkOptions {
    * version is asked again with the next one (the agent profile's versions).
    */
   versions: readonly string[];
+  /** The manifest's `cardPath` for this agent (how a URL location becomes the card's URL). */
+  cardPath?: string;
 }
 
 /** A card as loaded, before validation. */
@@ -56,7 +58,7 @@ export async function loadCard(location: string, options: LoadCardOptions): Prom
     // The fetcher (and undici) load only when a card is fetched.
     fetchModule ??= import('../http/card.js');
     const { fetchCardForVersions } = await fetchModule;
-    const fetched = await fetchCardForVersions(location, options.versions, networkOptionsOf(options));
+    const fetched = await fetchCardForVersions(location, options.versions, { ...networkOptionsOf(options), ...(options.cardPath !== undefined ? { cardPath: options.cardPath } : {}) });
     assertShallow(fetched.body, fetched.url);
     const legacy = fetched.warnings.some((w) => w.code === 'legacy-well-known-path');
     return { resolved: fetched.url, raw: fetched.body as Record<string, unknown>, baseUrl: fetched.url, source: fetched.url, versionHeader: fetched.versionHeader, warnings: fetched.warnings, ...(legacy ? { legacyWellKnown: true } : {}) };
@@ -75,12 +77,17 @@ export async function loadCard(location: string, options: LoadCardOptions): Prom
  * the agent answered at lock time), when one of the profile's, is asked first: `verify` asks the
  * way `lock` was answered, one request when the agent still answers it.
  */
-export function loadAgentCard(location: string, settings: Pick<AgentSettings, 'versions'>, options: ResolveOptions, answered?: string): Promise<LoadedCard> {
+export function loadAgentCard(location: string, settings: Pick<AgentSettings, 'versions' | 'cardPath'>, options: ResolveOptions, answered?: string): Promise<LoadedCard> {
   const versions = answered !== undefined && settings.versions.includes(answered) ? [answered, ...settings.versions.filter((v) => v !== answered)] : settings.versions;
-  return loadCard(location, { baseDir: options.baseDir, versions, ...requestOptions(options) });
+  return loadCard(location, { baseDir: options.baseDir, versions, ...requestOptions(options), ...(settings.cardPath !== undefined ? { cardPath: settings.cardPath } : {}) });
 }
 
-/** The {@link CardSource} of a loaded card, for {@link normalizeCard}. */
-export function cardSourceOf(loaded: LoadedCard): { source: string; baseUrl?: string; legacyWellKnown?: boolean } {
-  return { source: loaded.source, ...(loaded.baseUrl ? { baseUrl: loaded.baseUrl } : {}), ...(loaded.legacyWellKnown ? { legacyWellKnown: true } : {}) };
+/** The {@link CardSource} of a loaded card, for {@link normalizeCard}, with the agent's `rebaseInterfaces` when `settings` say so. */
+export function cardSourceOf(loaded: LoadedCard, settings?: Pick<AgentSettings, 'rebaseInterfaces'>): { source: string; baseUrl?: string; legacyWellKnown?: boolean; rebaseInterfaces?: true } {
+  return {
+    source: loaded.source,
+    ...(loaded.baseUrl ? { baseUrl: loaded.baseUrl } : {}),
+    ...(loaded.legacyWellKnown ? { legacyWellKnown: true } : {}),
+    ...(settings?.rebaseInterfaces ? { rebaseInterfaces: true } : {}),
+  };
 }

@@ -46,7 +46,7 @@ export async function resolveAgent(entry: AgentEntry, settings: AgentSettings, g
   const skills = planKeys(entry);
   const loaded = await loadAgentCard(entry.card, settings, options);
   const warnings: Warning[] = [...loaded.warnings];
-  const normalized = normalizeCard(loaded.raw, cardSourceOf(loaded));
+  const normalized = normalizeCard(loaded.raw, cardSourceOf(loaded, settings));
   warnings.push(...normalized.warnings);
   const signature = await signatureOf(loaded.raw, settings, options, warnings, [loaded.baseUrl]);
   if (settings.requireSignature && signature.status !== 'verified') {
@@ -81,7 +81,7 @@ export async function resolveAgent(entry: AgentEntry, settings: AgentSettings, g
     // A locked plan's scheme the card now presents differently (a header become a query
     // parameter) moves it too, though the plan's fields are equal.
     const kept = Object.fromEntries(Object.entries(locked.plans).filter(([skill]) => skills.includes(skill)));
-    drift.push(...schemeDrift(kept, lockedNegotiationCard(locked, entry.card), card));
+    drift.push(...schemeDrift(kept, lockedNegotiationCard(locked, entry.card, settings), card));
   }
   const signatures = locked ? signaturesDrift(locked, { signature, extended }) : [];
   if (refusals.length > 0 || drift.length > 0 || signatures.length > 0) {

@@ -13,7 +13,7 @@ import { networkOptionsOf } from '../http/network-options.js';
 import { A2aLockError, AgentDegradedError, InvalidInputError, PlanViolationError, UsageError } from '../errors.js';
 import type { LockEntry } from '../lock/schema.js';
 import type { LockfileTop } from '../lock/top.js';
-import type { AgentEntry, Manifest } from '../manifest/schema.js';
+import type { AgentEntry, AgentSettings, Manifest } from '../manifest/schema.js';
 import type { Plan } from '../negotiate/types.js';
 import { isCleartextOffLoopback } from '../card/host.js';
 import { CARD_PATH, LEGACY_CARD_PATH } from '../card/location.js';
@@ -107,10 +107,10 @@ export class Lock extends EventEmitter {
     if (!Object.hasOwn(this.#lock.agents, name)) throw new UsageError(`${this.#source}: no locked agent "${name}" (locked: ${this.agents.join(', ') || 'none'})`);
     const checked = this.#check(name);
     if ('error' in checked) throw checked.error;
-    const { entry } = checked;
+    const { entry, settings } = checked;
     const plan = Object.hasOwn(entry.plans, skill) ? entry.plans[skill] : undefined;
     if (!plan) throw new UsageError(`${this.#source}: agent "${name}" has no locked skill "${skill}" (locked: ${Object.keys(entry.plans).join(', ')})`);
-    const runtime = this.#runtime(name, skill, entry, deepFreeze(structuredClone(plan)));
+    const runtime = this.#runtime(name, skill, entry, deepFreeze(structuredClone(plan)), settings);
     const degradedMap = this.#degraded;
     const fallbackCounts = this.#fallbacks;
     const cards = new Map<CardWireShape, Record<string, unknown>>();
@@ -221,8 +221,8 @@ export class Lock extends EventEmitter {
     return error;
   }
 
-  #runtime(name: string, skill: string, entry: LockEntry, plan: Plan): AgentRuntime {
-    const card = checksNow().lockedNegotiationCard(entry, `${this.#source} agents.${name}`);
+  #runtime(name: string, skill: string, entry: LockEntry, plan: Plan, settings: AgentSettings): AgentRuntime {
+    const card = checksNow().lockedNegotiationCard(entry, `${this.#source} agents.${name}`, settings);
     const found = card.skills.find((s) => s.id === skill);
     const inputModes = found?.inputModes?.length ? found.inputModes : card.defaultInputModes;
     const sources = this.#sources(name);
