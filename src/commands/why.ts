@@ -8,6 +8,7 @@ import { A2aLockError, ExitCode, OutOfDateError, UsageError } from '../errors.js
 import { formatPath, own } from '../json-path.js';
 import { explainSkill, fieldDrift } from '../lock/drift.js';
 import { checkOffline, lockedNegotiationCard } from '../lock/offline.js';
+import { describeOriginAuths } from '../lock/origin-auth.js';
 import { readLockfile } from '../fs/lockfile.js';
 import type { ExplainedStep } from '../negotiate/explain.js';
 import type { Plan, Refusal } from '../negotiate/types.js';
@@ -24,6 +25,8 @@ export interface WhySkill {
   refusal?: Refusal;
   /** Where the locked plan differs from what its snapshot negotiates. */
   differences?: PlanDrift[];
+  /** The interface URL the card advertised, when the plan's was rebased to the card's origin (`rebaseInterfaces`). */
+  rebasedFrom?: string;
 }
 
 /**
@@ -34,7 +37,7 @@ export interface WhySkill {
 export interface WhyData {
   ok: boolean;
   agent: string;
-  card: { name: string; version: string; resolved: string; integrity: string; extended?: string };
+  card: { name: string; version: string; resolved: string; integrity: string; extended?: string; originAuth?: Record<string, string> };
   skills: Record<string, WhySkill>;
 }
 
@@ -61,6 +64,13 @@ export async function runWhy(options: GlobalOptions, args: { agent: string; skil
     throw new UsageError(`agent "${name}" has no locked skill "${args.skill}" (locked skills: ${locked.join(', ')})`);
   }
   const card = lockedNegotiationCard(entry, source, settings);
+  // The card as advertised, interface for interface, when its bind addresses were rebased.
+  const advertised = settings.rebaseInterfaces ? lockedNegotiationCard(entry, source).supportedInterfaces : undefined;
+  const rebasedFrom = (url: string): string | undefined => {
+    const at = card.supportedInterfaces.findIndex((i) => i.url === url);
+    const original = at >= 0 ? advertised?.[at]?.url : undefined;
+    return original !== undefined && original !== url ? original : undefined;
+  };
   const skills: Record<string, WhySkill> = {};
   let consistent = true;
   for (const skill of args.skill !== undefined ? [args.skill] : locked) {
@@ -75,6 +85,7 @@ export async function runWhy(options: GlobalOptions, args: { agent: string; skil
       steps: explained.steps,
       ...(explained.refusal ? { refusal: explained.refusal } : {}),
       ...(differences.length ? { differences } : {}),
+      ...(rebasedFrom(plan.url) !== undefined ? { rebasedFrom: rebasedFrom(plan.url)! } : {}),
     };
   }
   return {
@@ -82,7 +93,7 @@ export async function runWhy(options: GlobalOptions, args: { agent: string; skil
     data: {
       ok: consistent,
       agent: name,
-      card: { name: card.name, version: card.version, resolved: entry.resolved, integrity: entry.integrity, ...(entry.extended ? { extended: entry.extended.resolved } : {}) },
+      card: { name: card.name, version: card.version, resolved: entry.resolved, integrity: entry.integrity, ...(entry.extended ? { extended: entry.extended.resolved } : {}), ...(entry.originAuth ? { originAuth: describeOriginAuths(entry.originAuth) } : {}) },
       skills,
     },
     warnings: [],

@@ -36,7 +36,7 @@ export interface NetworkOptions {
    * Platform authentication per origin (`originAuth`): applied to the first hop of each request to
    * an origin it names, never after a redirect. Default none.
    */
-  originAuth?: OriginAuthenticator;
+  platformAuth?: OriginAuthenticator;
 }
 
 /**
@@ -57,13 +57,13 @@ export interface OriginAuthenticator {
 
 /** The {@link NetworkOptions} members of `options` that are set (the rest of it left behind). */
 export function networkOptionsOf(options: NetworkOptions): NetworkOptions {
-  const { timeoutMs, allowHttp, retries, dispatcher, concurrency, originAuth } = options;
+  const { timeoutMs, allowHttp, retries, dispatcher, concurrency, platformAuth } = options;
   return {
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),
     ...(allowHttp !== undefined ? { allowHttp } : {}),
     ...(retries !== undefined ? { retries } : {}),
     ...(dispatcher !== undefined ? { dispatcher } : {}),
     ...(concurrency !== undefined ? { concurrency } : {}),
-    ...(originAuth !== undefined ? { originAuth } : {}),
+    ...(platformAuth !== undefined ? { platformAuth } : {}),
   };
 }

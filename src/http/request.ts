@@ -162,7 +162,7 @@ export interface RequestContext extends BodyRequest, UrlReporting {
   followRedirects: boolean;
   acceptErrorStatus: ReadonlySet<number>;
   /** Platform authentication per origin (`originAuth`), for the first hop only. */
-  originAuth?: OriginAuthenticator;
+  platformAuth?: OriginAuthenticator;
 }
 
 /** The members of a {@link RequestContext} that describe the request itself (not the options). */
@@ -183,7 +183,7 @@ export function makeContext(options: NetworkOptions & { maxBytes?: number }, req
     allowHttp: options.allowHttp ?? false,
     retries: options.retries ?? DEFAULT_RETRIES,
     dispatcher: options.dispatcher ?? getDefaultDispatcher(options.concurrency),
-    ...(options.originAuth ? { originAuth: options.originAuth } : {}),
+    ...(options.platformAuth ? { platformAuth: options.platformAuth } : {}),
     controller,
     signal: controller.signal,
     proxyHint: () => proxyHint(context.dispatcher),
@@ -259,7 +259,7 @@ export async function exchange(start: URL, context: RequestContext): Promise<Jso
     const shown = printableUrl(url, context.redactQuery);
     context.inFlight = shown;
     // Platform authentication goes to the URL asked for only, never across a redirect.
-    const placement = redirects === 0 ? context.originAuth?.placementFor(url.origin) : undefined;
+    const placement = redirects === 0 ? context.platformAuth?.placementFor(url.origin) : undefined;
     const response = await send(url, method, body, context, redirects === 0);
     const { statusCode, headers } = response;
 
@@ -384,7 +384,7 @@ async function send(url: URL, method: 'GET' | 'POST', body: string | undefined, 
     for (const existing of Object.keys(headers)) if (existing.toLowerCase() === name.toLowerCase()) delete headers[existing];
     headers[name] = value;
   }
-  const platform = authenticate ? await context.originAuth?.headersFor({ url, method, headers, body }) : undefined;
+  const platform = authenticate ? await context.platformAuth?.headersFor({ url, method, headers, body }) : undefined;
   if (platform) Object.assign(headers, checkHeaders(platform));
   try {
     // What undici's root `request(url, options)` does: origin and path from the URL, then its

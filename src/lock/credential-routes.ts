@@ -17,8 +17,11 @@ import type { LockEntry } from './schema.js';
 
 /** One place a credential goes. */
 export interface CredentialRoute {
-  /** `plan`: a skill's calls (its interface or a fallback); `extended`: the GetExtendedAgentCard request. */
-  purpose: 'plan' | 'extended';
+  /**
+   * `plan`: a skill's calls (its interface or a fallback); `extended`: the GetExtendedAgentCard
+   * request; `origin`: every request to the origin (the manifest's `originAuth`, scheme `originAuth`).
+   */
+  purpose: 'plan' | 'extended' | 'origin';
   /** The skill whose plan sends it (purpose `plan`). */
   skill?: string;
   /** `scheme://host[:port]`, lower-cased; a scheme-less gRPC `host:port` reads as `grpc://host:port`. */
@@ -64,7 +67,19 @@ export function credentialRoutes(entry: LockEntry, settings: AgentSettings, card
     const route = routeFor(publicCard, Object.keys(entry.plans).sort(), settings, warnings);
     if (route) routes.push(...extendedRoutes(route, publicCard.securitySchemes));
   }
+  routes.push(...originAuthRoutes(entry));
   return routes;
+}
+
+/** The scheme name of an {@link originAuthRoutes} route (the platform's credential, not one of the card's schemes). */
+export const ORIGIN_AUTH_SCHEME = 'originAuth';
+
+/**
+ * The routes of an entry's `originAuth` placements, by origin: every request to the origin carries
+ * the platform credential, placed as recorded (the placement includes its variable's name).
+ */
+export function originAuthRoutes(entry: Pick<LockEntry, 'originAuth'>): CredentialRoute[] {
+  return Object.entries(entry.originAuth ?? {}).map(([origin, placement]) => ({ purpose: 'origin' as const, origin: origin.toLowerCase(), scheme: ORIGIN_AUTH_SCHEME, placement }));
 }
 
 /**

@@ -20,7 +20,7 @@ export function httpOrigin(url: string): string | undefined {
  * The origins an entry's requests go to, each once, sorted: where its card answered, its extended
  * card, and every plan's interface and locked fallback (http(s) ones).
  */
-export function entryOrigins(entry: Pick<LockEntry, 'resolved' | 'extended' | 'plans'>): string[] {
+export function entryOrigins(entry: { resolved: string; extended?: { resolved: string } | undefined; plans: LockEntry['plans'] }): string[] {
   const urls = [entry.resolved, ...(entry.extended ? [entry.extended.resolved] : [])];
   for (const plan of Object.values(entry.plans)) urls.push(plan.url, ...(plan.fallbacks?.interfaces ?? []).map((i) => i.url));
   const out = new Set<string>();
@@ -63,6 +63,11 @@ export function describeOriginAuth(auth: OriginAuth): string {
   if ('bearer' in auth) return `Authorization: Bearer $${auth.bearer.env}`;
   if ('header' in auth) return `${auth.header.name}: ${auth.header.prefix ?? ''}$${auth.header.env}`;
   return `AWS SigV4 (${auth.awsSigV4.region}, ${auth.awsSigV4.service})`;
+}
+
+/** {@link describeOriginAuth} of each origin of a recorded `originAuth`. */
+export function describeOriginAuths(record: Readonly<Record<string, OriginAuth>>): Record<string, string> {
+  return Object.fromEntries(Object.entries(record).map(([origin, auth]) => [origin, describeOriginAuth(auth)]));
 }
 
 /** The manifest snippet that authenticates `origin` with a bearer token: for the error of a card refused 401/403 without one. */

@@ -6,6 +6,7 @@
 import { sameJson } from '../canonical.js';
 import { own } from '../json-path.js';
 import { agentSettings, planKeys, profileOf, type AgentSettings, type Manifest } from '../manifest/schema.js';
+import { originAuthMismatch } from './origin-auth.js';
 import type { Lockfile } from './schema.js';
 
 /**
@@ -26,6 +27,8 @@ export function manifestMismatches(manifest: Manifest, lock: Lockfile | undefine
     if (!sameSettings(own(lock?.settings, name), agentSettings(manifest, name))) {
       add(name, 'profile, credentials, version range or trust changed in the manifest');
     }
+    const originAuth = originAuthMismatch(locked, manifest.originAuth);
+    if (originAuth) add(name, originAuth);
     const lockedSkills = Object.keys(locked.plans).sort();
     const wanted = planKeys(entry).sort();
     if (lockedSkills.join('\n') !== wanted.join('\n')) add(name, `skills changed (${lockedSkills.join(', ')} → ${wanted.join(', ')})`);

@@ -16,6 +16,8 @@ import { readExtended, type ReadCard } from './extended.js';
 import { cardSourceOf, loadAgentCard } from './load-card.js';
 import type { ResolveOptions } from './options.js';
 import { signatureOf } from './signature.js';
+import { withOriginAuth } from './origin-auth.js';
+import { entryOrigins, originAuthRecord } from '../lock/origin-auth.js';
 
 /** What binds one resolution to the lockfile. */
 export interface ResolveAgentOptions {
@@ -41,7 +43,9 @@ export interface ResolveAgentOptions {
  */
 export async function resolveAgent(entry: AgentEntry, settings: AgentSettings, given: ResolveOptions, bound: ResolveAgentOptions = {}): Promise<Resolution> {
   // The agent's own "allowHttp" (a2a.json) allows plain http for its card and key set, as --allow-http does for all.
-  const options = settings.allowHttp ? { ...given, allowHttp: true } : given;
+  // Its requests authenticate at the manifest's originAuth origins; those used are recorded.
+  const authenticated = new Set<string>();
+  const options = withOriginAuth(settings.allowHttp ? { ...given, allowHttp: true } : given, given.originAuthConfig, (origin) => authenticated.add(origin));
   const locked = bound.constrainTo;
   const skills = planKeys(entry);
   const loaded = await loadAgentCard(entry.card, settings, options);
@@ -87,6 +91,7 @@ export async function resolveAgent(entry: AgentEntry, settings: AgentSettings, g
   if (refusals.length > 0 || drift.length > 0 || signatures.length > 0) {
     return { refusals, drift, ...(signatures.length ? { signatureDrift: signatures } : {}), traces, warnings, card };
   }
+  const originAuth = originAuthRecord([...entryOrigins({ resolved: loaded.resolved, extended: extended ? { resolved: extended.url } : undefined, plans }), ...authenticated], given.originAuthConfig);
   return {
     entry: {
       card: entry.card,
@@ -101,6 +106,7 @@ export async function resolveAgent(entry: AgentEntry, settings: AgentSettings, g
         ? { extended: { resolved: extended.url, integrity: integrityOf(extended.raw), snapshot: extended.raw, signature: extended.signature } }
         : {}),
       plans,
+      ...(originAuth ? { originAuth } : {}),
     },
     refusals,
     drift,

@@ -19,6 +19,8 @@ import { isCleartextOffLoopback } from '../card/host.js';
 import { CARD_PATH, LEGACY_CARD_PATH } from '../card/location.js';
 import { cardServingFetch, lockedCardUrls, narrowedCard, type CardWireShape } from './card.js';
 import { enforcingFetch } from './enforce.js';
+import { originAuthenticator } from '../http/origin-auth.js';
+import { originAuthFetch } from './origin-auth.js';
 import type { AgentRuntime, DegradedEvent, DriftEvent, FallbackEvent, FallbackReason, LoadLockOptions, LockedAgent } from './types.js';
 
 /** The zod-based checks (`checks.ts`): loaded on the first `lock.agent()`, or by an eager `loadLock`. */
@@ -185,9 +187,9 @@ export class Lock extends EventEmitter {
     try {
       // The check modules first, synchronously, so that the import below finds them loaded.
       checksNow();
-      const { checkServed } = await import('../resolve/check-served.js');
+      const [{ checkServed }, { withOriginAuth }] = await Promise.all([import('../resolve/check-served.js'), import('../resolve/origin-auth.js')]);
       const baseDir = dirname(this.#options.manifest ?? this.#source);
-      const options = { baseDir, ...networkOptionsOf(this.#options), env: this.#options.env ?? process.env };
+      const options = { baseDir, ...networkOptionsOf(this.#options), env: this.#options.env ?? process.env, ...(this.#options.originAuth ? { originAuthProviders: this.#options.originAuth } : {}) };
       for (const name of Object.keys(this.#lock.agents)) {
         // An agent whose entry fails its checks is never used (lock.agent() throws): nothing to refresh.
         let checked: Checked;
@@ -198,7 +200,7 @@ export class Lock extends EventEmitter {
         }
         if ('error' in checked) continue;
         const { entry, settings } = checked;
-        const report = await checkServed({ entry, settings, credentials: this.#sources(name) }, options);
+        const report = await checkServed({ entry, settings, credentials: this.#sources(name) }, withOriginAuth(options, entry.originAuth));
         if (report.status !== 'drift') continue;
         this.emit('drift', { agent: name, report } satisfies DriftEvent);
         this.#markDegraded(name, undefined, 'drift', `the agent's card is now beyond the lockfile (run a2a verify)`);
@@ -228,7 +230,9 @@ export class Lock extends EventEmitter {
     const sources = this.#sources(name);
     const providers = this.#options.credentials ?? {};
     const env = this.#options.env ?? process.env;
-    const send = this.#options.fetch ?? globalThis.fetch;
+    // The platform's credential (originAuth) goes with every request to the origins the entry records.
+    const direct = this.#options.fetch ?? globalThis.fetch;
+    const send = entry.originAuth ? originAuthFetch(direct, originAuthenticator(entry.originAuth, { env, ...(this.#options.originAuth ? { providers: this.#options.originAuth } : {}) })) : direct;
     const placements = async (): Promise<CredentialPlacement[]> => {
       const out: CredentialPlacement[] = [];
       for (const scheme of Object.keys(plan.security)) {
