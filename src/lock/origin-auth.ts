@@ -3,7 +3,6 @@
  * agent, the origins its requests go to that have a placement, and that placement (where a
  * platform credential goes and how it is presented, never its value). Pure.
  */
-import { sameJson } from '../canonical.js';
 import type { OriginAuth } from '../manifest/schema.js';
 import type { LockEntry } from './schema.js';
 
@@ -51,7 +50,9 @@ export function originAuthRecord(origins: Iterable<string>, config: OriginAuthMa
 export function originAuthMismatch(entry: LockEntry, config: OriginAuthMap | undefined): string | undefined {
   const recorded = entry.originAuth ?? {};
   const wanted = originAuthRecord([...entryOrigins(entry), ...Object.keys(recorded)], config) ?? {};
-  const changed = [...new Set([...Object.keys(recorded), ...Object.keys(wanted)])].filter((o) => !sameJson(recorded[o] ?? null, wanted[o] ?? null)).sort();
+  // Described, every field of a placement is in its words (and no package is loaded: the runtime imports this module).
+  const words = (auth: OriginAuth | undefined) => (auth ? describeOriginAuth(auth) : '');
+  const changed = [...new Set([...Object.keys(recorded), ...Object.keys(wanted)])].filter((o) => words(recorded[o]) !== words(wanted[o])).sort();
   return changed.length > 0 ? `originAuth changed in the manifest for ${changed.join(', ')}` : undefined;
 }
 

@@ -1,0 +1,211 @@
+/**
+ * Issue 24, agents where they are hosted, end to end through the built CLI: real `@a2a-js/sdk`
+ * agents behind node:http gateways on 127.0.0.1 that demand a platform credential on every request
+ * (a bearer token, a custom header, an AWS SigV4 signature checked by signing again), serve the
+ * card at `/v1/card` (`cardPath: ""`), and whose cards advertise the bind address
+ * `http://0.0.0.0:<port>` (`rebaseInterfaces`).
+ */
+import { execFileSync } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import { startGateway, AWS_TEST, type Demand, type Gateway } from '../helpers/gateway.js';
+import type { StartedAgent } from '../helpers/agents.js';
+import { jsonOf, lockPath, manifest, readLock, resources, runCli, sampleCard, show, SLOW, writeManifest } from './helpers.js';
+
+type Res = ReturnType<typeof resources>;
+
+const TOKEN = 'platform-T0ken-9c1e55ab';
+const OTHER = 'attacker-platform-t0ken-77';
+
+/** An SDK agent with no A2A security whose card advertises its bind address (`http://0.0.0.0:<port>`). */
+function boundAgent(res: Res): Promise<StartedAgent> {
+  return res.agent({ card: (origin: string) => sampleCard(origin.replace('127.0.0.1', '0.0.0.0'), { securitySchemes: {}, securityRequirements: [] }) });
+}
+
+/** {@link boundAgent} behind a gateway demanding `demand`; the gateway closes with the test. */
+async function hosted(res: Res, demand: Demand, onFinished: (fn: () => Promise<void>) => void): Promise<{ agent: StartedAgent; gateway: Gateway }> {
+  const agent = await boundAgent(res);
+  const gateway = await startGateway(agent.origin, demand);
+  onFinished(() => gateway.close());
+  return { agent, gateway };
+}
+
+/** A manifest agent at `gateway`'s `/v1/card`, rebased. */
+function hostedEntry(gateway: Gateway, extra: Record<string, unknown> = {}) {
+  return { card: `${gateway.origin}/v1/card`, cardPath: '', rebaseInterfaces: true, skills: ['market-size'], ...extra };
+}
+
+/** Whether any request `server` recorded carries `secret` in any header. */
+function sawSecret(server: { requests: Array<{ headers: Record<string, unknown> }> }, secret: string): boolean {
+  return server.requests.some((r) => JSON.stringify(r.headers).includes(secret));
+}
+
+function git(dir: string, ...args: string[]): string {
+  return execFileSync('git', args, {
+    cwd: dir,
+    encoding: 'utf8',
+    env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com', GIT_TERMINAL_PROMPT: '0' },
+  }).trim();
+}
+
+describe.concurrent('agents where they are hosted', { timeout: SLOW }, () => {
+  it('bearer originAuth: the card at /v1/card and the rebased interface are locked, the token reaches only its origin, why/ls show it, verify --strict twice leaves the lockfile byte-identical', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const { agent, gateway } = await hosted(res, { bearer: TOKEN }, onTestFinished);
+    const other = await res.sampleAgent();
+    const dir = await res.dir({
+      ...manifest({ hosted: hostedEntry(gateway), other: { card: other.origin, skills: ['market-size'], credentials: { bearer: { env: 'RESEARCH_TOKEN' } } } }),
+      originAuth: { [gateway.origin]: { bearer: { env: 'ORIGIN_TOKEN' } } },
+    });
+    const lock = await runCli(['lock'], { cwd: dir, env: { ORIGIN_TOKEN: TOKEN, RESEARCH_TOKEN: 'research' } });
+    expect(lock.code, show(lock)).toBe(0);
+    const locked = await readLock(dir);
+    const port = new URL(agent.origin).port;
+    expect(locked.agents.hosted.resolved).toBe(`${gateway.origin}/v1/card`);
+    // The plan holds the rebased URL; the snapshot what the agent advertised.
+    expect(locked.agents.hosted.plans['market-size'].url).toBe(`${gateway.origin}/a2a/jsonrpc`);
+    expect(locked.agents.hosted.snapshot.supportedInterfaces[0].url).toBe(`http://0.0.0.0:${port}/a2a/jsonrpc`);
+    expect(locked.settings.hosted).toMatchObject({ cardPath: '', rebaseInterfaces: true });
+    expect(locked.agents.hosted.originAuth).toEqual({ [gateway.origin]: { bearer: { env: 'ORIGIN_TOKEN' } } });
+    expect(locked.agents.other.originAuth).toBeUndefined();
+    // The card was asked for at /v1/card (no well-known path appended), with the token.
+    expect(gateway.requests.map((r) => r.path)).toEqual(['/v1/card']);
+    expect(gateway.refused).toBe(0);
+    expect(sawSecret(other, TOKEN)).toBe(false);
+    expect(sawSecret(agent, TOKEN)).toBe(false); // the gateway removes it
+    expect(await readFile(lockPath(dir), 'utf8')).not.toContain(TOKEN);
+
+    const [why, whyJson, ls] = await Promise.all([
+      runCli(['why', 'hosted'], { cwd: dir }),
+      runCli(['why', 'hosted', '--json'], { cwd: dir }),
+      runCli(['ls', '--json'], { cwd: dir }),
+    ]);
+    expect(why.code, show(why)).toBe(0);
+    expect(why.stdout).toContain(`rebased from http://0.0.0.0:${port}/a2a/jsonrpc (rebaseInterfaces)`);
+    expect(why.stdout).toContain(`originAuth ${gateway.origin}: Authorization: Bearer $ORIGIN_TOKEN`);
+    expect(jsonOf(whyJson).skills['market-size'].rebasedFrom).toBe(`http://0.0.0.0:${port}/a2a/jsonrpc`);
+    expect(jsonOf(ls).agents.hosted.originAuth).toEqual({ [gateway.origin]: 'Authorization: Bearer $ORIGIN_TOKEN' });
+
+    const before = await readFile(lockPath(dir));
+    const first = await runCli(['verify', '--strict'], { cwd: dir, env: { ORIGIN_TOKEN: TOKEN } });
+    const second = await runCli(['verify', '--strict'], { cwd: dir, env: { ORIGIN_TOKEN: TOKEN } });
+    expect(first.code, show(first)).toBe(0);
+    expect(second.code, show(second)).toBe(0);
+    expect((await readFile(lockPath(dir))).equals(before)).toBe(true);
+    expect(gateway.refused).toBe(0);
+    expect(gateway.passed).toBe(3);
+    expect(sawSecret(other, TOKEN)).toBe(false);
+  });
+
+  it('a card behind authentication without originAuth: the error names originAuth with an example; a refused placement is named; without rebaseInterfaces the bind address is refused naming it', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const { agent, gateway } = await hosted(res, { bearer: TOKEN }, onTestFinished);
+    const bare = await res.dir(manifest({ hosted: hostedEntry(gateway) }));
+    const wrong = await res.dir({ ...manifest({ hosted: hostedEntry(gateway) }), originAuth: { [gateway.origin]: { bearer: { env: 'ORIGIN_TOKEN' } } } });
+    const unrebased = await res.dir({ ...manifest({ hosted: hostedEntry(gateway, { rebaseInterfaces: undefined }) }), originAuth: { [gateway.origin]: { bearer: { env: 'ORIGIN_TOKEN' } } } });
+    // Without originAuth, the token in the environment is not sent.
+    const needs = await runCli(['lock'], { cwd: bare, env: { ORIGIN_TOKEN: TOKEN } });
+    expect(sawSecret(gateway, TOKEN)).toBe(false);
+    const [refused, unset, bound] = await Promise.all([
+      runCli(['lock'], { cwd: wrong, env: { ORIGIN_TOKEN: 'stale' } }),
+      runCli(['lock'], { cwd: wrong, env: {} }),
+      runCli(['lock'], { cwd: unrebased, env: { ORIGIN_TOKEN: TOKEN } }),
+    ]);
+    expect(needs.code, show(needs)).toBe(4);
+    expect(needs.stdout + needs.stderr).toContain(`the card needs authentication at ${gateway.origin}`);
+    expect(needs.stdout + needs.stderr).toContain(`"originAuth": {"${gateway.origin}": {"bearer": {"env": "ORIGIN_TOKEN"}}}`);
+    expect(refused.code, show(refused)).toBe(4);
+    expect(refused.stdout + refused.stderr).toContain('the origin refused its originAuth placement Authorization: Bearer $ORIGIN_TOKEN');
+    expect(unset.code, show(unset)).not.toBe(0);
+    expect(unset.stdout + unset.stderr).toContain('ORIGIN_TOKEN is not set');
+    expect(bound.code, show(bound)).not.toBe(0);
+    expect(bound.stdout + bound.stderr).toContain(`advertises its bind address (http://0.0.0.0:${new URL(agent.origin).port}/a2a/jsonrpc)`);
+    expect(bound.stdout + bound.stderr).toContain('"rebaseInterfaces": true');
+  });
+
+  it('a redirect to another origin carries nothing', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const target = await res.agent({ card: (origin: string) => sampleCard(origin, { securitySchemes: {}, securityRequirements: [] }) });
+    const front = await res.http((_req, answer) => {
+      answer.writeHead(302, { Location: `${target.origin}/.well-known/agent-card.json` });
+      answer.end();
+    });
+    const dir = await res.dir({ ...manifest({ moved: { card: `${front.origin}/v1/card`, cardPath: '', skills: ['market-size'] } as never }), originAuth: { [front.origin]: { header: { name: 'X-Serverless-Authorization', env: 'ORIGIN_TOKEN', prefix: 'Bearer ' } } } });
+    const lock = await runCli(['lock'], { cwd: dir, env: { ORIGIN_TOKEN: TOKEN } });
+    expect(lock.code, show(lock)).toBe(0);
+    expect(front.requests[0]!.headers['x-serverless-authorization']).toBe(`Bearer ${TOKEN}`);
+    expect(target.requests.length).toBeGreaterThan(0);
+    expect(sawSecret(target, TOKEN)).toBe(false);
+    expect(target.requests.every((r) => r.headers['x-serverless-authorization'] === undefined)).toBe(true);
+  });
+
+  it('a custom header and AWS SigV4 (checked by signing again): each gateway lets the lock through', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const header = await hosted(res, { header: 'X-Serverless-Authorization', value: `Bearer ${TOKEN}` }, onTestFinished);
+    const scope = { region: 'us-west-2', service: 'bedrock-agentcore' };
+    const aws = await hosted(res, { awsSigV4: scope }, onTestFinished);
+    const dir = await res.dir({
+      ...manifest({ run: hostedEntry(header.gateway), core: hostedEntry(aws.gateway) }),
+      originAuth: {
+        [header.gateway.origin]: { header: { name: 'X-Serverless-Authorization', env: 'RUN_TOKEN', prefix: 'Bearer ' } },
+        [aws.gateway.origin]: { awsSigV4: scope },
+      },
+    });
+    const env = { RUN_TOKEN: TOKEN, AWS_ACCESS_KEY_ID: AWS_TEST.accessKeyId, AWS_SECRET_ACCESS_KEY: AWS_TEST.secretAccessKey, AWS_SESSION_TOKEN: AWS_TEST.sessionToken };
+    const lock = await runCli(['lock'], { cwd: dir, env });
+    expect(lock.code, show(lock)).toBe(0);
+    expect(header.gateway.passed).toBe(1);
+    expect(aws.gateway.passed).toBe(1);
+    expect(aws.gateway.refused).toBe(0);
+    expect(String(aws.gateway.requests[0]!.headers.authorization)).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/us-west-2\/bedrock-agentcore\/aws4_request, SignedHeaders=[^,]*a2a-version/);
+    // Each credential only at its own origin.
+    expect(sawSecret(aws.gateway, TOKEN)).toBe(false);
+    expect(sawSecret(header.gateway, AWS_TEST.sessionToken)).toBe(false);
+    const locked = await readLock(dir);
+    expect(locked.agents.core.originAuth).toEqual({ [aws.gateway.origin]: { awsSigV4: scope } });
+    expect(JSON.stringify(locked)).not.toContain(AWS_TEST.secretAccessKey);
+    // A wrong secret key: the signature does not verify and the placement is named.
+    const bad = await runCli(['verify'], { cwd: dir, env: { ...env, AWS_SECRET_ACCESS_KEY: 'not-the-key' } });
+    expect(bad.code, show(bad)).toBe(4);
+    expect(bad.stdout + bad.stderr).toContain('refused its originAuth placement AWS SigV4 (us-west-2, bedrock-agentcore)');
+  });
+
+  it('pull request: a new originAuth entry is withheld (unchecked, credential-route-new) while the reviewed one is sent; a2a diff calls it a new credential destination', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const trusted = await hosted(res, { bearer: TOKEN }, onTestFinished);
+    const evil = await hosted(res, { bearer: OTHER }, onTestFinished);
+    const base = { ...manifest({ hosted: hostedEntry(trusted.gateway) }), originAuth: { [trusted.gateway.origin]: { bearer: { env: 'ORIGIN_TOKEN' } } } };
+    const dir = await res.dir(base);
+    expect((await runCli(['lock'], { cwd: dir, env: { ORIGIN_TOKEN: TOKEN } })).code).toBe(0);
+    git(dir, 'init', '-q', '-b', 'main');
+    git(dir, 'add', 'a2a.json', 'a2a.lock.json');
+    git(dir, 'commit', '-q', '-m', 'reviewed');
+    git(dir, 'update-ref', 'refs/remotes/origin/main', 'main');
+    git(dir, 'checkout', '-q', '-b', 'pr');
+    // The attacker adds its agent and an originAuth entry naming the CI's variable, locked with its own token.
+    await writeManifest(dir, { ...manifest({ hosted: hostedEntry(trusted.gateway), evil: hostedEntry(evil.gateway) }), originAuth: { ...base.originAuth, [evil.gateway.origin]: { bearer: { env: 'ORIGIN_TOKEN' } } } });
+    expect((await runCli(['lock'], { cwd: dir, env: { ORIGIN_TOKEN: OTHER } })).code).toBe(0);
+    git(dir, 'commit', '-q', '-am', 'pull request');
+    evil.gateway.requests.length = 0;
+    trusted.gateway.requests.length = 0;
+
+    const PR_ENV = { GITHUB_ACTIONS: 'true', GITHUB_BASE_REF: 'main', ORIGIN_TOKEN: TOKEN };
+    const [verify, json, diff] = await Promise.all([
+      runCli(['verify'], { cwd: dir, env: PR_ENV }),
+      runCli(['verify', '--json'], { cwd: dir, env: PR_ENV }),
+      runCli(['diff', 'main', 'a2a.lock.json', '--json'], { cwd: dir }),
+    ]);
+    expect(verify.code, show(verify)).toBe(0);
+    expect(verify.stdout).toContain('evil: unchecked (credential-route-new)');
+    const doc = jsonOf(json);
+    expect(doc.agents.evil).toMatchObject({ status: 'unchecked', reason: 'credential-route-new', routes: [{ origin: evil.gateway.origin, scheme: 'originAuth' }] });
+    expect(doc.agents.hosted).toEqual({ status: 'ok', exitCode: 0 });
+    // Nothing at all went to the new origin; the reviewed one got the token.
+    expect(evil.gateway.requests).toEqual([]);
+    expect(trusted.gateway.requests.length).toBeGreaterThan(0);
+    expect(trusted.gateway.requests.every((r) => r.headers.authorization === `Bearer ${TOKEN}`)).toBe(true);
+    const risks = JSON.stringify(jsonOf(diff));
+    expect(risks).toContain('new-credential-destination');
+    expect(risks).toContain(`originAuth Authorization: Bearer $ORIGIN_TOKEN → ${evil.gateway.origin}`);
+  });
+});
