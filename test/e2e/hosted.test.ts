@@ -208,4 +208,36 @@ describe.concurrent('agents where they are hosted', { timeout: SLOW }, () => {
     expect(risks).toContain('new-credential-destination');
     expect(risks).toContain(`originAuth Authorization: Bearer $ORIGIN_TOKEN → ${evil.gateway.origin}`);
   });
+
+  it('a2a card --card-path "" reads a card at /v1/card with the manifest\'s originAuth; a2a add --card-path records it; a changed cardPath or originAuth makes the lock out of date', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const { gateway } = await hosted(res, { bearer: TOKEN }, onTestFinished);
+    const plain = await res.agent({ card: (origin: string) => sampleCard(origin, { securitySchemes: {}, securityRequirements: [] }) });
+    const dir = await res.dir({ ...manifest({}), originAuth: { [gateway.origin]: { bearer: { env: 'ORIGIN_TOKEN' } } } });
+    const [card, cardJson] = await Promise.all([
+      runCli(['card', `${gateway.origin}/v1/card`, '--card-path', ''], { cwd: dir, env: { ORIGIN_TOKEN: TOKEN } }),
+      runCli(['card', `${gateway.origin}/v1/card`, '--card-path=', '--json'], { cwd: dir, env: { ORIGIN_TOKEN: TOKEN } }),
+    ]);
+    expect(card.code, show(card)).toBe(0);
+    expect(jsonOf(cardJson).resolved).toBe(`${gateway.origin}/v1/card`);
+    expect(gateway.requests.every((r) => r.path === '/v1/card' && r.headers.authorization === `Bearer ${TOKEN}`)).toBe(true);
+
+    const add = await runCli(['add', 'plain', `${plain.origin}/agents`, '--card-path', '/../.well-known/agent-card.json', '--skill', 'market-size'], { cwd: dir });
+    expect(add.code, show(add)).not.toBe(0); // ".." is not a card path
+    const added = await runCli(['add', 'plain', plain.origin, '--card-path', '.well-known/agent-card.json', '--skill', 'market-size'], { cwd: dir });
+    expect(added.code, show(added)).toBe(0);
+    const written = JSON.parse(await readFile(`${dir}/a2a.json`, 'utf8'));
+    expect(written.agents.plain.cardPath).toBe('.well-known/agent-card.json');
+    expect((await readLock(dir)).settings.plain.cardPath).toBe('.well-known/agent-card.json');
+    expect((await runCli(['verify', '--offline'], { cwd: dir })).code).toBe(0);
+
+    await writeManifest(dir, { ...written, agents: { plain: { ...written.agents.plain, cardPath: '' } } });
+    const changedPath = await runCli(['verify', '--offline'], { cwd: dir });
+    expect(changedPath.code, show(changedPath)).toBe(1);
+    // originAuth now names the plain agent's origin: its lock entry no longer says what is sent there.
+    await writeManifest(dir, { ...written, originAuth: { ...written.originAuth, [plain.origin]: { header: { name: 'X-Api-Key', env: 'K' } } } });
+    const changedAuth = await runCli(['verify', '--offline'], { cwd: dir });
+    expect(changedAuth.code, show(changedAuth)).toBe(1);
+    expect(changedAuth.stdout + changedAuth.stderr).toContain(`originAuth changed in the manifest for ${plain.origin}`);
+  });
 });
