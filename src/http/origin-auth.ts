@@ -61,6 +61,23 @@ export function originAuthenticator(config: OriginAuthMap, sources: OriginAuthSo
   };
 }
 
+/**
+ * The headers of `added` that `headers` already carries (case-insensitively): a platform placement
+ * must not replace the agent's own credential (a `bearer` or SigV4 `Authorization` over the card's
+ * bearer scheme). Empty when none collide.
+ */
+export function collidingHeaders(headers: Iterable<string>, added: Readonly<Record<string, string>>): string[] {
+  const present = new Set([...headers].map((h) => h.toLowerCase()));
+  return Object.keys(added).filter((name) => present.has(name.toLowerCase()));
+}
+
+/** The error of a placement that would replace a header the request already carries. */
+export function collisionError(origin: string, names: readonly string[]): UsageError {
+  return new UsageError(`originAuth for ${origin} would replace the request's own ${names.join(', ')} header (the agent's credential): nothing was sent`, {
+    hint: 'place the platform credential in another header, e.g. {"header": {"name": "X-Serverless-Authorization", "env": "…", "prefix": "Bearer "}}',
+  });
+}
+
 /** The headers of one placement for one request. */
 async function placementHeaders(origin: string, auth: OriginAuth, request: Parameters<OriginAuthenticator['headersFor']>[0], env: NodeJS.ProcessEnv, provider: OriginAuthProvider | undefined): Promise<Record<string, string>> {
   if ('awsSigV4' in auth) {

@@ -101,6 +101,16 @@ describe('the runtime behind originAuth', () => {
     ]);
   });
 
+  it('a placement never replaces the request\'s own credential header: refused before anything is sent', async () => {
+    let sent = 0;
+    const wrapped = originAuthFetch(async () => (sent++, new Response('{}')), originAuthenticator({ 'https://run.example': { bearer: { env: 'T' } } }, { env: { T: TOKEN } }));
+    await expect(wrapped('https://run.example/a2a', { method: 'POST', body: '{}', headers: { Authorization: 'Bearer agent-scheme' } })).rejects.toMatchObject({
+      code: 'usage',
+      message: expect.stringContaining('would replace the request\'s own Authorization header'),
+    });
+    expect(sent).toBe(0);
+  });
+
   it('AWS SigV4 at run time: the gateway verifies the signature it recomputes', async () => {
     const lock = await loadLock({ lockfile: join(dir, 'a2a.lock.json'), env: {}, originAuth: { [aws.origin]: () => ({ ...AWS_TEST }) } });
     const refused = aws.refused;
