@@ -5,12 +5,11 @@
  * card at `/v1/card` (`cardPath: ""`), and whose cards advertise the bind address
  * `http://0.0.0.0:<port>` (`rebaseInterfaces`).
  */
-import { execFileSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { startGateway, AWS_TEST, type Demand, type Gateway } from '../helpers/gateway.js';
 import type { StartedAgent } from '../helpers/agents.js';
-import { jsonOf, lockPath, manifest, readLock, resources, runCli, sampleCard, show, SLOW, writeManifest } from './helpers.js';
+import { git, jsonOf, lockPath, manifest, readLock, resources, runCli, sampleCard, show, SLOW, writeManifest } from './helpers.js';
 
 type Res = ReturnType<typeof resources>;
 
@@ -38,14 +37,6 @@ function hostedEntry(gateway: Gateway, extra: Record<string, unknown> = {}) {
 /** Whether any request `server` recorded carries `secret` in any header. */
 function sawSecret(server: { requests: Array<{ headers: Record<string, unknown> }> }, secret: string): boolean {
   return server.requests.some((r) => JSON.stringify(r.headers).includes(secret));
-}
-
-function git(dir: string, ...args: string[]): string {
-  return execFileSync('git', args, {
-    cwd: dir,
-    encoding: 'utf8',
-    env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com', GIT_TERMINAL_PROMPT: '0' },
-  }).trim();
 }
 
 describe.concurrent('agents where they are hosted', { timeout: SLOW }, () => {
