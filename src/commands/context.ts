@@ -109,7 +109,7 @@ export async function readCommandCard(
 ): Promise<{ loaded: LoadedCard; card: NormalizedCard; warnings: Warning[] }> {
   // One card: the shared dispatcher's default connection cap, whatever --concurrency says.
   const { concurrency: _c, ...network } = networkOptionsOf(options.network ?? {});
-  const platformAuth = originAuth ? networkOptionsOf((await import('../resolve/origin-auth.js')).withOriginAuth({ baseDir: options.cwd, env: options.env }, originAuth)) : {};
+  const platformAuth = originAuth ? { originAuthConfig: originAuth, env: options.env } : {};
   const loaded = await loadCard(location, { baseDir: options.cwd, versions: [versionHeader], ...network, ...platformAuth, ...(cardPath !== undefined ? { cardPath } : {}) });
   const normalized = normalizeCard(loaded.raw, cardSourceOf(loaded));
   return { loaded, card: normalized.card, warnings: [...loaded.warnings, ...normalized.warnings] };

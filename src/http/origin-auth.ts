@@ -10,7 +10,7 @@ import { isLoopbackHost } from '../card/host.js';
 import { A2aLockError, UsageError } from '../errors.js';
 import { describeOriginAuth, type OriginAuthMap } from '../lock/origin-auth.js';
 import type { OriginAuth } from '../manifest/schema.js';
-import type { OriginAuthenticator } from './network-options.js';
+import type { NetworkOptions, OriginAuthenticator } from './network-options.js';
 
 /** AWS credentials for an `awsSigV4` placement (what a provider may return for one). */
 export interface AwsCredentials {
@@ -76,6 +76,32 @@ export function collisionError(origin: string, names: readonly string[]): UsageE
   return new UsageError(`originAuth for ${origin} would replace the request's own ${names.join(', ')} header (the agent's credential): nothing was sent`, {
     hint: 'place the platform credential in another header, e.g. {"header": {"name": "X-Serverless-Authorization", "env": "…", "prefix": "Bearer "}}',
   });
+}
+
+/** What {@link withOriginAuth} reads from a run's options (the resolve shell's `ResolveOptions` has them). */
+export interface OriginAuthRun extends NetworkOptions {
+  env?: NodeJS.ProcessEnv;
+  /** Origin → provider; wins over the environment. */
+  originAuthProviders?: Readonly<Record<string, OriginAuthProvider>>;
+  /** Set: no credential is sent in this run, and why. */
+  credentialsWithheld?: string;
+}
+
+/**
+ * `options` whose requests authenticate at the origins of `config` (its `platformAuth`), the
+ * values read from the run's environment and providers, none sent when the run withholds
+ * credentials; `options` as they are for no `config`. `onUse` hears each origin a request was
+ * authenticated for (what the lockfile records).
+ */
+export function withOriginAuth<T extends OriginAuthRun>(options: T, config: OriginAuthMap | undefined, onUse?: (origin: string) => void): T {
+  if (!config || Object.keys(config).length === 0) return options;
+  const platformAuth = originAuthenticator(config, {
+    env: options.env ?? {},
+    ...(options.originAuthProviders ? { providers: options.originAuthProviders } : {}),
+    ...(options.credentialsWithheld !== undefined ? { withheld: options.credentialsWithheld } : {}),
+    ...(onUse ? { onUse } : {}),
+  });
+  return { ...options, platformAuth };
 }
 
 /** The headers of one placement for one request. */

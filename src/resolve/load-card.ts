@@ -10,6 +10,7 @@ import { InvalidInputError } from '../errors.js';
 import { readCardFile } from '../fs/card-file.js';
 import { networkOptionsOf, type NetworkOptions } from '../http/network-options.js';
 import type { AgentSettings } from '../manifest/schema.js';
+import type { OriginAuthMap } from '../lock/origin-auth.js';
 import { requestOptions, type ResolveOptions } from './options.js';
 
 /** Where cards are loaded from and how: the network options plus the manifest's folder and the version asked for. */
@@ -23,6 +24,10 @@ export interface LoadCardOptions extends NetworkOptions {
   versions: readonly string[];
   /** The manifest's `cardPath` for this agent (how a URL location becomes the card's URL). */
   cardPath?: string;
+  /** The manifest's `originAuth`, applied to the card request (values read from `env`); `a2a card` passes it. */
+  originAuthConfig?: OriginAuthMap;
+  /** Where {@link originAuthConfig}'s values are read. */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** A card as loaded, before validation. */
@@ -58,7 +63,8 @@ export async function loadCard(location: string, options: LoadCardOptions): Prom
     // The fetcher (and undici) load only when a card is fetched.
     fetchModule ??= import('../http/card.js');
     const { fetchCardForVersions } = await fetchModule;
-    const fetched = await fetchCardForVersions(location, options.versions, { ...networkOptionsOf(options), ...(options.cardPath !== undefined ? { cardPath: options.cardPath } : {}) });
+    const network = options.originAuthConfig ? (await import('../http/origin-auth.js')).withOriginAuth({ ...networkOptionsOf(options), env: options.env ?? {} }, options.originAuthConfig) : options;
+    const fetched = await fetchCardForVersions(location, options.versions, { ...networkOptionsOf(network), ...(options.cardPath !== undefined ? { cardPath: options.cardPath } : {}) });
     assertShallow(fetched.body, fetched.url);
     const legacy = fetched.warnings.some((w) => w.code === 'legacy-well-known-path');
     return { resolved: fetched.url, raw: fetched.body as Record<string, unknown>, baseUrl: fetched.url, source: fetched.url, versionHeader: fetched.versionHeader, warnings: fetched.warnings, ...(legacy ? { legacyWellKnown: true } : {}) };

@@ -16,7 +16,7 @@ import { readExtended, type ReadCard } from './extended.js';
 import { cardSourceOf, loadAgentCard } from './load-card.js';
 import type { ResolveOptions } from './options.js';
 import { signatureOf } from './signature.js';
-import { withOriginAuth } from './origin-auth.js';
+import { withOriginAuth } from '../http/origin-auth.js';
 import { entryOrigins, originAuthRecord } from '../lock/origin-auth.js';
 
 /** What binds one resolution to the lockfile. */

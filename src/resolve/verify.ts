@@ -25,7 +25,7 @@ import type { AgentSettings, Manifest } from '../manifest/schema.js';
 import { interleaveBy, mapSettled } from '../pool.js';
 import { checkServed, loadServedCard, servedCardSettles } from './check-served.js';
 import { DEFAULT_CONCURRENCY, type ResolveOptions } from './options.js';
-import { withOriginAuth } from './origin-auth.js';
+import { withOriginAuth } from '../http/origin-auth.js';
 
 /** A manifest and its lockfile, read and validated. */
 export interface Project {

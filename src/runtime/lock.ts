@@ -187,7 +187,7 @@ export class Lock extends EventEmitter {
     try {
       // The check modules first, synchronously, so that the import below finds them loaded.
       checksNow();
-      const [{ checkServed }, { withOriginAuth }] = await Promise.all([import('../resolve/check-served.js'), import('../resolve/origin-auth.js')]);
+      const [{ checkServed }, { withOriginAuth }] = await Promise.all([import('../resolve/check-served.js'), import('../http/origin-auth.js')]);
       const baseDir = dirname(this.#options.manifest ?? this.#source);
       const options = { baseDir, ...networkOptionsOf(this.#options), env: this.#options.env ?? process.env, ...(this.#options.originAuth ? { originAuthProviders: this.#options.originAuth } : {}) };
       for (const name of Object.keys(this.#lock.agents)) {
