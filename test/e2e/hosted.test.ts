@@ -5,11 +5,15 @@
  * card at `/v1/card` (`cardPath: ""`), and whose cards advertise the bind address
  * `http://0.0.0.0:<port>` (`rebaseInterfaces`).
  */
+import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { startGateway, AWS_TEST, type Demand, type Gateway } from '../helpers/gateway.js';
 import type { StartedAgent } from '../helpers/agents.js';
-import { git, jsonOf, lockPath, manifest, readLock, resources, runCli, sampleCard, show, SLOW, writeManifest } from './helpers.js';
+import { git, jsonOf, lockPath, ROOT, manifest, readLock, resources, runCli, sampleCard, show, SLOW, writeManifest } from './helpers.js';
 
 type Res = ReturnType<typeof resources>;
 
@@ -230,5 +234,23 @@ describe.concurrent('agents where they are hosted', { timeout: SLOW }, () => {
     const changedAuth = await runCli(['verify', '--offline'], { cwd: dir });
     expect(changedAuth.code, show(changedAuth)).toBe(1);
     expect(changedAuth.stdout + changedAuth.stderr).toContain(`originAuth changed in the manifest for ${plain.origin}`);
+  });
+
+  it('awsSigV4 without the optional @smithy/signature-v4 installed: a usage error naming the package, nothing sent', async () => {
+    // The package made unresolvable by a module hook, as where optional dependencies were not installed.
+    const hooks = "export async function resolve(s, c, next) { if (s.startsWith('@smithy/')) { const e = new Error(\"Cannot find package '\" + s + \"'\"); e.code = 'ERR_MODULE_NOT_FOUND'; throw e; } return next(s, c); }";
+    const probe = [
+      "import { register } from 'node:module';",
+      `register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(hooks)}));`,
+      `const { originAuthenticator } = await import(${JSON.stringify(pathToFileURL(join(ROOT, 'dist', 'http', 'origin-auth.js')).href)});`,
+      "const auth = originAuthenticator({ 'https://core.example': { awsSigV4: { region: 'us-west-2', service: 'bedrock-agentcore' } } }, { env: { AWS_ACCESS_KEY_ID: 'a', AWS_SECRET_ACCESS_KEY: 'b' } });",
+      "try { await auth.headersFor({ url: new URL('https://core.example/v1/card'), method: 'GET', headers: {}, body: undefined }); console.log('signed'); } catch (e) { console.log(JSON.stringify({ code: e.code, message: e.message, hint: e.hint })); }",
+    ].join('\n');
+    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', probe], { cwd: ROOT });
+    expect(JSON.parse(stdout)).toMatchObject({
+      code: 'usage',
+      message: expect.stringContaining('originAuth for https://core.example is awsSigV4, which signs with the optional package @smithy/signature-v4: it is not installed'),
+      hint: 'npm install @smithy/signature-v4',
+    });
   });
 });
