@@ -104,6 +104,22 @@ export function withOriginAuth<T extends OriginAuthRun>(options: T, config: Orig
   return { ...options, platformAuth };
 }
 
+/**
+ * Why a run cannot authenticate at the origins of `config` (a placement's variable unset, with no
+ * provider for its origin): `ORIGIN_TOKEN is not set (originAuth for https://…)`; undefined when
+ * every value is there. Reads the names only, never sends.
+ */
+export function unsetOriginAuth(config: OriginAuthMap, run: OriginAuthRun): string | undefined {
+  const env = run.env ?? {};
+  for (const [origin, auth] of Object.entries(config)) {
+    if (run.originAuthProviders && Object.hasOwn(run.originAuthProviders, origin)) continue;
+    const names = 'awsSigV4' in auth ? ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY'] : ['bearer' in auth ? auth.bearer.env : auth.header.env];
+    const missing = names.find((name) => !env[name]);
+    if (missing !== undefined) return `${missing} is not set (originAuth for ${origin})`;
+  }
+  return undefined;
+}
+
 /** The headers of one placement for one request. */
 async function placementHeaders(origin: string, auth: OriginAuth, request: Parameters<OriginAuthenticator['headersFor']>[0], env: NodeJS.ProcessEnv, provider: OriginAuthProvider | undefined): Promise<Record<string, string>> {
   if ('awsSigV4' in auth) {

@@ -25,7 +25,7 @@ import type { AgentSettings, Manifest } from '../manifest/schema.js';
 import { interleaveBy, mapSettled } from '../pool.js';
 import { checkServed, loadServedCard, servedCardSettles } from './check-served.js';
 import { DEFAULT_CONCURRENCY, type ResolveOptions } from './options.js';
-import { withOriginAuth } from '../http/origin-auth.js';
+import { unsetOriginAuth, withOriginAuth } from '../http/origin-auth.js';
 
 /** A manifest and its lockfile, read and validated. */
 export interface Project {
@@ -111,6 +111,10 @@ export async function checkProject(project: Project, { names, offline = false, g
     const gate = gateOf?.(name);
     const withheld = gate ? withheldOriginAuth(gate, entry) : [];
     if (gate && withheld.length > 0) return withUnchecked(okReport(), gate.kind === 'unreadable' ? baseUnreadable() : credentialRouteNew(withheld));
+    // No platform credential in this run (a fork's pull request has no secrets): nothing is asked
+    // for; checked offline only, and said (exit 1 under --strict), as an unread extended card is.
+    const unset = unsetOriginAuth(entry.originAuth!, options);
+    if (unset !== undefined) return withUnchecked(okReport(), { reason: 'credential-unset', message: `not checked against the card served now: ${unset}` });
     const agentOptions = withOriginAuth(options, entry.originAuth);
     return checkServed({ entry, settings, credentials: own(project.manifest.agents, name)?.credentials ?? {}, snapshotsIntact: true, ...(gate && entry.extended ? { gate } : {}) }, agentOptions);
   }

@@ -90,6 +90,14 @@ describe.concurrent('agents where they are hosted', { timeout: SLOW }, () => {
     expect(gateway.refused).toBe(0);
     expect(gateway.passed).toBe(3);
     expect(sawSecret(other, TOKEN)).toBe(false);
+
+    // No token in this run (a fork's pull request): nothing is asked for; said, and --strict fails.
+    const asked = gateway.requests.length;
+    const [unset, unsetStrict] = await Promise.all([runCli(['verify', '--json'], { cwd: dir }), runCli(['verify', '--strict'], { cwd: dir })]);
+    expect(unset.code, show(unset)).toBe(0);
+    expect(jsonOf(unset).agents.hosted).toMatchObject({ status: 'ok', reason: 'credential-unset', unchecked: `not checked against the card served now: ORIGIN_TOKEN is not set (originAuth for ${gateway.origin})` });
+    expect(unsetStrict.code, show(unsetStrict)).toBe(1);
+    expect(gateway.requests.length).toBe(asked);
   });
 
   it('a card behind authentication without originAuth: the error names originAuth with an example; a refused placement is named; without rebaseInterfaces the bind address is refused naming it', async ({ onTestFinished }) => {
@@ -199,6 +207,12 @@ describe.concurrent('agents where they are hosted', { timeout: SLOW }, () => {
     expect(evil.gateway.requests).toEqual([]);
     expect(trusted.gateway.requests.length).toBeGreaterThan(0);
     expect(trusted.gateway.requests.every((r) => r.headers.authorization === `Bearer ${TOKEN}`)).toBe(true);
+    // lock, update and add on the pull request send no platform credential either.
+    const before = trusted.gateway.requests.length;
+    const update = await runCli(['update', 'hosted'], { cwd: dir, env: PR_ENV });
+    expect(update.code, show(update)).not.toBe(0);
+    expect(update.stdout + update.stderr).toContain('this is a pull request run');
+    expect(trusted.gateway.requests.length).toBe(before);
     const risks = JSON.stringify(jsonOf(diff));
     expect(risks).toContain('new-credential-destination');
     expect(risks).toContain(`originAuth Authorization: Bearer $ORIGIN_TOKEN → ${evil.gateway.origin}`);
