@@ -19,6 +19,8 @@ export const ErrorCode = {
   ManifestInvalid: 'manifest-invalid',
   /** No `a2a.json` in the working directory or any parent up to the git root (or the `--manifest` file does not exist). */
   ManifestNotFound: 'manifest-not-found',
+  /** The `a2a.json` the upward search found is owned by another user (git's `safe.directory` rule): not used. */
+  ManifestUnsafe: 'manifest-unsafe',
   /** A `--profile` file is invalid. */
   ProfileInvalid: 'profile-invalid',
   /** `a2a.lock.json` is not JSON, fails validation, or a snapshot fails its integrity check. */
@@ -83,6 +85,7 @@ const EXIT_BY_CODE: Record<ErrorCode, ExitCode> = {
   usage: ExitCode.Invalid,
   'manifest-invalid': ExitCode.Invalid,
   'manifest-not-found': ExitCode.Invalid,
+  'manifest-unsafe': ExitCode.Invalid,
   'profile-invalid': ExitCode.Invalid,
   'lockfile-invalid': ExitCode.Invalid,
   // The official a2a CLI's specification gives an invalid card exit 1 (A2ACLI_ERR_CARD_INVALID).

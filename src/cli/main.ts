@@ -4,10 +4,12 @@
  * in one place ({@link exitCodeFor}). Commands return data; this is the one place that prints.
  */
 import { appendFileSync, readFileSync } from 'node:fs';
+import { relative } from 'node:path';
 import kleur from 'kleur';
 import yargs from 'yargs';
 import { A2aLockError, exitCodeFor, ExitCode, UsageError, wholeNumberIn } from '../errors.js';
 import type { CommandResult, GlobalOptions } from '../commands/context.js';
+import type { SideSpelling } from '../commands/diff.js';
 import { escapeUntrusted, renderWarning, terminalSafe, untrusted, type CommandRenderer } from './render/common.js';
 import { createProgress, type ProgressStream } from './progress.js';
 import { unknownArgumentsMessage } from './suggest.js';
@@ -122,6 +124,14 @@ export async function main(rawArgs: string[], io: CliIo = processIo()): Promise<
   // Each command loads its module and its renderer together (one round of lazy imports).
   const run = (load: (o: GlobalOptions, argv: Argv) => Promise<Answer>) => async (argv: Argv) => {
     options = globals(argv, io);
+    // A manifest found above the working directory is named once, in human output only.
+    const o = options;
+    let named = false;
+    o.usingManifest = (path) => {
+      if (named || o.json) return;
+      named = true;
+      io.stderr(`using ${escapeUntrusted(relative(o.cwd, path))}\n`);
+    };
     // Progress is cleared before anything is printed (the result, or the error).
     const progress = io.progress && createProgress({ json: options.json, env: io.env, stream: io.progress });
     if (progress) options.progress = progress.update;
@@ -135,7 +145,7 @@ export async function main(rawArgs: string[], io: CliIo = processIo()): Promise<
   const parser = yargs(args)
     .scriptName('a2a')
     .usage('$0 <command> [options]\n\nLock the A2A agents this client depends on: negotiate, lock, verify.')
-    .option('manifest', { type: 'string', requiresArg: true, describe: 'Manifest file (default: a2a.json here or in the nearest parent folder, up to the git root)', global: true })
+    .option('manifest', { type: 'string', requiresArg: true, describe: 'Manifest file (default: a2a.json here or in the nearest parent folder up to the git root; outside git, up to $HOME)', global: true })
     .option('lockfile', { type: 'string', requiresArg: true, describe: 'Lockfile (default: a2a.lock.json beside the manifest)', global: true })
     .option('json', { type: 'boolean', default: false, describe: 'Print one JSON document on stdout', global: true })
     .option('verbose', { type: 'boolean', default: false, describe: 'Print stack traces of errors', global: true })
@@ -241,7 +251,7 @@ export async function main(rawArgs: string[], io: CliIo = processIo()): Promise<
           .option('base', {
             type: 'string',
             requiresArg: true,
-            describe: "Send credentials only along routes this revision's lockfile had (default: the pull request's base under CI; --no-base: none)",
+            describe: "Send credentials only along routes the lockfile at the merge-base of HEAD and this revision had (default: the review base under CI; --no-base: none)",
           })
           .example('$0 verify --strict', '')
           .example('$0 verify --base origin/main', ''),
@@ -320,23 +330,31 @@ export async function main(rawArgs: string[], io: CliIo = processIo()): Promise<
       'Review the lockfile change between two revisions or files (default: HEAD, or the pull request base in CI → the working tree): per agent, skill and card, with risks',
       (y) =>
         y
-          .positional('sides', { type: 'string', array: true, describe: '[<base>] [<head>]: each a lockfile path, or a git revision' })
+          .positional('sides', { type: 'string', array: true, describe: '[<base>] [<head>]: each a git revision or a lockfile (./file, an absolute path, or after --; a bare word that is both is refused)' })
           .option('format', { type: 'string', requiresArg: true, choices: ['text', 'json', 'markdown'], describe: 'Output format (--json is json)' })
           .option('fail-on', { type: 'string', requiresArg: true, choices: ['high', 'medium', 'low', 'any'], describe: 'Exit 1 when a change at or above this risk level exists' })
           .option('git-external', { type: 'boolean', default: false, describe: "Run as git's external diff (diff.a2a-lock.command): take git's 7 arguments" })
           .example('$0 diff', 'HEAD (or the pull request base) → the working tree')
           .example('$0 diff main --format markdown --fail-on high', '')
-          .example('$0 diff old.lock.json a2a.lock.json', ''),
+          .example('$0 diff ./old.lock.json ./a2a.lock.json', '')
+          .example('$0 diff main -- a2a.lock.json', 'revision main → the file'),
       run(async (o, argv) => {
-        const [{ runDiff, diffAgents }, { diffRenderer, diffMarkdownRenderer, diffMarkdown, diffTitle, diffStderrAnnotations }] = await Promise.all([import('../commands/diff.js'), import('./render/diff.js')]);
+        const [{ runDiff }, { diffRenderer, diffMarkdownRenderer, diffDataMarkdown, diffStderrAnnotations }] = await Promise.all([import('../commands/diff.js'), import('./render/diff.js')]);
         const format = argv.format === undefined ? undefined : single('format', argv.format, 'one output format');
         if (format === 'json') o.json = true;
-        const sides = ((argv.sides as unknown[] | undefined) ?? []).map(String);
         const gitExternal = Boolean(argv['git-external']);
+        // As git: with a `--` on the line, the sides before it are revisions and those after it files.
+        const dash = args.indexOf('--');
+        const named: Array<{ spec: string; is: SideSpelling }> = [
+          ...((argv.sides as unknown[] | undefined) ?? []).map((s) => ({ spec: String(s), is: (dash < 0 ? 'either' : 'revision') as SideSpelling })),
+          ...(dash < 0 ? [] : args.slice(dash + 1)).map((spec) => ({ spec, is: 'file' as SideSpelling })),
+        ];
+        const sides = named.map((n) => n.spec);
         if (!gitExternal && sides.length > 2) throw new UsageError(`a2a diff takes at most two sides ([<base>] [<head>]); got ${sides.length}`);
         const failOn = argv['fail-on'] === undefined ? undefined : (single('fail-on', argv['fail-on'], 'one threshold') as 'high' | 'medium' | 'low' | 'any');
+        const [b, h] = named;
         const result = await runDiff(o, {
-          ...(gitExternal ? { gitExternal: sides } : { ...(sides[0] !== undefined ? { base: sides[0] } : {}), ...(sides[1] !== undefined ? { head: sides[1] } : {}) }),
+          ...(gitExternal ? { gitExternal: sides } : { ...(b ? { base: b.spec, baseIs: b.is } : {}), ...(h ? { head: h.spec, headIs: h.is } : {}) }),
           ...(failOn ? { failOn } : {}),
         });
         const shown = answer(result, format === 'markdown' ? diffMarkdownRenderer : diffRenderer);
@@ -354,7 +372,7 @@ export async function main(rawArgs: string[], io: CliIo = processIo()): Promise<
             if (summary) {
               const data = untrusted(result.data);
               try {
-                appendFileSync(summary, diffMarkdown(diffAgents(data), data.counts, diffTitle(data)));
+                appendFileSync(summary, diffDataMarkdown(data));
               } catch (error) {
                 out.stderr(`${kleur.yellow('warning')} step-summary-unwritten: GITHUB_STEP_SUMMARY ${escapeUntrusted(summary)}: ${escapeUntrusted((error as Error).message)}\n`);
               }

@@ -1,5 +1,5 @@
 /** What every command receives and returns. Commands never print or exit: the CLI does. */
-import { dirname, resolve } from 'node:path';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import { cardSourceOf, loadCard, type LoadedCard } from '../resolve/load-card.js';
 import type { NormalizedCard, Warning } from '../card/model.js';
 import { normalizeCard } from '../card/normalize.js';
@@ -27,6 +27,8 @@ export interface GlobalOptions {
   env: NodeJS.ProcessEnv;
   /** Progress of card fetches (agents done, agents to fetch); the CLI shows it on a TTY. */
   progress?: (done: number, total: number) => void;
+  /** The upward search used a manifest outside the working directory (its absolute path): the CLI says `using ../../a2a.json`. */
+  usingManifest?: (path: string) => void;
 }
 
 /**
@@ -51,12 +53,18 @@ export interface CommandResult<D = unknown> {
 
 /**
  * Absolute paths of the manifest and the lockfile. With `searchManifest` (and `search` not false),
- * the manifest is the nearest `a2a.json` upward from the working directory; none found:
- * `cwd/a2a.json`, and `lookedUpTo` says where the search stopped (for the not-found error).
- * @throws UsageError when both name one file (a lockfile write would replace the manifest)
+ * the manifest is the nearest `a2a.json` upward from the working directory ({@link findManifest}:
+ * up to the git root, else the working directory or `$HOME`; one another user owns is refused), and
+ * one found in another directory is told to `usingManifest`; none found: `cwd/a2a.json`, and
+ * `lookedUpTo` says where the search stopped (for the not-found error).
+ * @throws UsageError when both name one file (a lockfile write would replace the manifest);
+ *   A2aLockError `manifest-unsafe`
  */
 export function paths(options: GlobalOptions, search = true): { manifest: string; lockfile: string; baseDir: string; lookedUpTo?: string } {
-  const lookup = search && options.searchManifest ? findManifest(resolve(options.cwd), options.manifest) : undefined;
+  const cwd = resolve(options.cwd);
+  const home = options.env.HOME && isAbsolute(options.env.HOME) ? resolve(options.env.HOME) : undefined;
+  const lookup = search && options.searchManifest ? findManifest(cwd, options.manifest, home) : undefined;
+  if (lookup?.found && dirname(lookup.path) !== cwd) options.usingManifest?.(lookup.path);
   const manifest = lookup ? lookup.path : resolve(options.cwd, options.manifest);
   const lockfile = options.lockfile ? resolve(options.cwd, options.lockfile) : resolve(dirname(manifest), 'a2a.lock.json');
   if (lockfile === manifest) throw new UsageError(`--lockfile and --manifest name the same file (${options.lockfile ?? options.manifest})`);
@@ -68,20 +76,22 @@ export function resolveOptions(options: GlobalOptions, baseDir: string): Resolve
   return { baseDir, env: options.env, ...networkOptionsOf(options.network ?? {}), ...(options.progress ? { onProgress: options.progress } : {}) };
 }
 
-/** Why `lock`, `update`, `add` and `outdated` send no credential on a pull request run. */
-export const PULL_REQUEST_WITHHOLDS = "this is a pull request run (its a2a.json and a2a.lock.json are not reviewed yet), so lock, update, add and outdated send no credential";
+/** Why `lock`, `update`, `add` and `outdated` send no credential on a review run (`run`: "a pull request run", "a push of refs/heads/x, not the default branch main"). */
+export function reviewRunWithholds(run: string): string {
+  return `this is ${run} (its a2a.json and a2a.lock.json are not reviewed yet), so lock, update, add and outdated send no credential`;
+}
 
 /**
  * {@link resolveOptions} for a command that resolves agents from the manifest as it stands (`lock`,
- * `update`, `add`, `outdated`): on a pull request run (`GITHUB_BASE_REF` under GitHub Actions,
- * GitLab's merge request base; readable or not) no credential is sent, since the manifest and the
- * lockfile that would say where are the pull request's own; `verify` is the command that checks
- * credentialed routes there, against the base lockfile.
+ * `update`, `add`, `outdated`): on a review run ({@link ciBase}: a pull request, or a push of a
+ * branch other than the default one; its base readable or not) no credential is sent, since the
+ * manifest and the lockfile that would say where are the run's own, not reviewed; `verify` is the
+ * command that checks credentialed routes there, against the base lockfile.
  */
 export async function unreviewedResolveOptions(options: GlobalOptions, baseDir: string): Promise<ResolveOptions> {
   const resolved = resolveOptions(options, baseDir);
   const ci = await ciBase(baseDir, options.env);
-  return ci.kind === 'none' ? resolved : { ...resolved, credentialsWithheld: PULL_REQUEST_WITHHOLDS };
+  return ci.kind === 'none' ? resolved : { ...resolved, credentialsWithheld: reviewRunWithholds(ci.run) };
 }
 
 /**

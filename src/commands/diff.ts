@@ -1,18 +1,25 @@
 /**
  * `a2a diff [<base>] [<head>]`: review what changed between two lockfiles, agent by agent, with a
- * risk code and level per change ({@link diffLockfiles}). Each side is a file path when one exists
- * there, else a git revision (the lockfile read with `git show <rev>:<path>`). Defaults: base = the
- * pull request's base when CI names one ({@link ciBase}), else `HEAD`; head = the lockfile in the
+ * risk code and level per change ({@link diffLockfiles}). Each side is a git revision (the lockfile
+ * read with `git show <commit>:<path>`) or a file: spelt `./file`, absolute, or after `--`; a bare
+ * word is a file when a path exists there and it is no revision, a revision when no such path
+ * exists, and refused when it is both (as git does). Defaults: base = the review base when CI
+ * names one ({@link ciBase}), else `HEAD`; head = the lockfile in the
  * working tree. A side without a lockfile: every agent added (or removed). `--git-external`: the
  * seven arguments git passes an external diff driver. Never writes, never fetches.
  */
-import { resolve } from 'node:path';
-import { ExitCode, UsageError } from '../errors.js';
+import { existsSync } from 'node:fs';
+import { realpath } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import type { Warning } from '../card/model.js';
+import { A2aLockError, ExitCode, UsageError } from '../errors.js';
 import { readTextIfExists } from '../fs/atomic-write.js';
-import { ciBase, gitRoot, readAtRevision } from '../fs/git.js';
+import { ciBase, gitRoot, isCommit, readAtRevision, readResolved, type CiSource } from '../fs/git.js';
 import { readManifest } from '../fs/manifest.js';
 import { parseLockfile } from '../lock/format.js';
-import { diffLockfiles, failsOn, type AgentDiff, type DiffCounts, type RiskLevel } from '../lock/risk.js';
+import { diffLockfiles, failsOn, type AgentDiff, type DiffCounts, type DiffManifests, type RiskLevel } from '../lock/risk.js';
+import { parseManifest } from '../manifest/parse.js';
+import type { Manifest } from '../manifest/schema.js';
 import type { Lockfile } from '../lock/schema.js';
 import { paths, type CommandResult, type GlobalOptions } from './context.js';
 
@@ -24,8 +31,14 @@ export type FailOn = (typeof FAIL_ON)[number];
 export interface DiffSide {
   /** `revision`: git show; `file`: a path; `worktree`: the lockfile in the working tree; `git-external`: a file git handed over. */
   kind: 'revision' | 'file' | 'worktree' | 'git-external';
-  /** The revision or the path, as given (or the lockfile's path). */
+  /** The revision or the path, as given (or the lockfile's path; the commit of a CI base). */
   label: string;
+  /** A revision: the fully qualified ref it resolved through (`refs/heads/main`; for a CI base `refs/remotes/origin/main`, or GitLab's commit); absent for a commit or an expression such as `HEAD~1`. */
+  ref?: string;
+  /** A revision: the commit the lockfile was read at. */
+  commit?: string;
+  /** The CI base: the variable that named it (its commit is the merge-base of HEAD and `ref`). */
+  source?: CiSource;
   /** Whether a lockfile was there (none: every agent added or removed). */
   found: boolean;
 }
@@ -42,7 +55,8 @@ export function diffAgents(data: Pick<DiffData, 'agents' | 'human'>): AgentDiff[
  * The answer of `a2a diff`. The `--json` document is `{"ok", "base", "head", "failOn"?, "counts",
  * "agents": {name: DiffAgentDocument}}` (plus `warnings`); `ok` is false when `--fail-on` failed.
  * `human` holds the agents' names in order, the head lockfile's path and the line in it of each head
- * agent at high or medium risk (what annotations point at).
+ * agent at high or medium risk (what annotations point at), and the manifest's path from the
+ * repository root (its file name outside git): what the markdown's marker names.
  */
 export interface DiffData {
   ok: boolean;
@@ -51,13 +65,16 @@ export interface DiffData {
   failOn?: FailOn;
   counts: DiffCounts;
   agents: Record<string, DiffAgentDocument>;
-  human: { names: string[]; lockfile: string; lines: Record<string, number> };
+  human: { names: string[]; lockfile: string; manifest: string; lines: Record<string, number> };
 }
 
 /** The arguments of `a2a diff`. */
 export interface DiffArgs {
   base?: string;
   head?: string;
+  /** How `base` / `head` were spelt on the command line (default `either`, see {@link SideSpelling}). */
+  baseIs?: SideSpelling;
+  headIs?: SideSpelling;
   failOn?: FailOn;
   /** The arguments git gives an external diff driver: path old-file old-hex old-mode new-file new-hex new-mode. */
   gitExternal?: string[];
@@ -91,19 +108,45 @@ interface ReadSide {
   text?: string | undefined;
 }
 
-/** A side named on the command line: a file when one exists at the path, else a revision of `lockfile`. */
-async function readNamed(cwd: string, spec: string, lockfile: string, agentNames?: () => Promise<readonly string[]>): Promise<ReadSide> {
+/**
+ * How a side was written on the command line: `revision` (before a `--`), `file` (after it), or
+ * `either` (a bare word, with no `--` on the line).
+ */
+export type SideSpelling = 'revision' | 'file' | 'either';
+
+/** Whether `spec` is spelt as a path git would never read as a revision: `./x`, `../x`, absolute. */
+function spelledAsPath(spec: string): boolean {
+  return spec.startsWith('./') || spec.startsWith('../') || isAbsolute(spec) || (sep === '\\' && /^\.\.?\\/.test(spec));
+}
+
+/**
+ * A side named on the command line: a file when spelt as one ({@link spelledAsPath}, or after
+ * `--`); a bare word that is a path and no revision, a file; a bare word that is no path, a
+ * revision of `lockfile`. A bare word that is both is refused, as git refuses it: a PR could
+ * commit a copy of its own lockfile as `main` and review itself.
+ * @throws UsageError ambiguous, no such file, not a revision
+ */
+async function readNamed(cwd: string, spec: string, spelling: SideSpelling, lockfile: string, agentNames?: () => Promise<readonly string[]>): Promise<ReadSide> {
   const file = resolve(cwd, spec);
-  let text: string | undefined;
-  try {
-    text = await readTextIfExists(file, 'lockfile-invalid');
-  } catch {
-    text = undefined; // a folder, or unreadable: not a lockfile path; try it as a revision
+  const asFile = async (): Promise<ReadSide> => {
+    let text: string | undefined;
+    try {
+      text = await readTextIfExists(file, 'lockfile-invalid');
+    } catch {
+      throw new UsageError(`${spec} is not a readable file`, { hint: 'name a lockfile' });
+    }
+    if (text === undefined) throw new UsageError(`${spec}: no such file`, { hint: 'name a lockfile, or a git revision before --' });
+    return { side: { kind: 'file', label: spec, found: true }, text };
+  };
+  if (spelling === 'file' || (spelling === 'either' && spelledAsPath(spec))) return asFile();
+  if (spelling === 'either' && existsSync(file)) {
+    const root = await gitRoot(dirname(lockfile));
+    if (root === undefined || !(await isCommit(root, spec))) return asFile();
+    throw new UsageError(`"${spec}" is ambiguous: both a file and a git revision`, { hint: `write ./${spec} for the file, or the revision before -- (a2a diff ${spec} --)` });
   }
-  if (text !== undefined) return { side: { kind: 'file', label: spec, found: true }, text };
-  let atRev: string | undefined;
+  let read: Awaited<ReturnType<typeof readResolved>>;
   try {
-    atRev = await readAtRevision(spec, lockfile);
+    read = await readResolved(spec, lockfile);
   } catch (error) {
     // `a2a diff <agent>` was `a2a outdated <agent>` before diff became the review of two lockfiles.
     if (error instanceof UsageError && agentNames && (await agentNames()).includes(spec)) {
@@ -111,7 +154,47 @@ async function readNamed(cwd: string, spec: string, lockfile: string, agentNames
     }
     throw error;
   }
-  return { side: { kind: 'revision', label: spec, found: atRev !== undefined }, text: atRev };
+  const { ref, commit } = read.revision;
+  return { side: { kind: 'revision', label: spec, ...(ref !== undefined ? { ref } : {}), commit, found: read.text !== undefined }, text: read.text };
+}
+
+/**
+ * The manifest beside a side's lockfile, parsed: at a revision, `manifest` as committed there; for
+ * a file side, the file named like `manifest` in the lockfile's folder; for the working tree,
+ * `manifest` itself; none for git's external driver (git hands over the lockfile alone). Undefined
+ * when there is none; one that is not a valid manifest is undefined with a warning (its credential
+ * sources are then not compared).
+ */
+async function manifestOfSide(read: ReadSide, cwd: string, manifest: string, warnings: Warning[]): Promise<Manifest | undefined> {
+  const { kind, label } = read.side;
+  let text: string | undefined;
+  let source: string;
+  try {
+    if (kind === 'revision') {
+      source = `${label}:${basename(manifest)}`;
+      // At the commit the lockfile was read at (the revision already resolved, ambiguity refused).
+      text = await readAtRevision(read.side.commit ?? label, manifest);
+    } else if (kind === 'file') {
+      source = resolve(dirname(resolve(cwd, label)), basename(manifest));
+      text = await readTextIfExists(source, 'manifest-invalid');
+    } else if (kind === 'worktree') {
+      source = manifest;
+      text = await readTextIfExists(manifest, 'manifest-invalid');
+    } else return undefined;
+    return text === undefined ? undefined : parseManifest(text, source);
+  } catch (error) {
+    if (!(error instanceof A2aLockError)) throw error;
+    warnings.push({ code: 'manifest-not-compared', message: `the manifest of ${kind === 'worktree' ? 'the working tree' : label} was not read (${error.message}): credential sources not compared` });
+    return undefined;
+  }
+}
+
+/** `file` from the root of the git repository holding it (`/` separated); its file name outside git. */
+async function repositoryPath(file: string): Promise<string> {
+  const dir = await realpath(dirname(file)).catch(() => dirname(file));
+  const root = await gitRoot(dir);
+  const inRepo = root === undefined ? '' : relative(root, join(dir, basename(file)));
+  return inRepo && !inRepo.startsWith('..') && !isAbsolute(inRepo) ? inRepo.split(sep).join('/') : basename(file);
 }
 
 function parseSide(read: ReadSide): Lockfile | undefined {
@@ -128,6 +211,7 @@ export async function runDiff(options: GlobalOptions, args: DiffArgs): Promise<C
   let base: ReadSide;
   let head: ReadSide;
   let lockfile: string;
+  let manifest: string;
   if (args.gitExternal) {
     const g = args.gitExternal;
     if (g.length === 1) throw new UsageError(`${g[0]} is unmerged (git passes one argument for a conflicted path)`, { hint: 'resolve the lockfile with a2a lock, then diff again' });
@@ -138,12 +222,14 @@ export async function runDiff(options: GlobalOptions, args: DiffArgs): Promise<C
       return { side: { kind: 'git-external', label, found: text !== undefined }, text };
     };
     lockfile = resolve(options.cwd, path);
+    manifest = resolve(dirname(lockfile), 'a2a.json');
     base = await read(oldFile, `a/${path}`);
     head = await read(newFile, `b/${path}`);
   } else {
     lockfile = paths(options).lockfile;
     // For a side that is neither a file nor a revision: is it one of the manifest's agents?
     const manifestPath = paths(options).manifest;
+    manifest = manifestPath;
     const agentNames = async (): Promise<readonly string[]> => {
       try {
         return Object.keys((await readManifest(manifestPath)).agents);
@@ -151,21 +237,28 @@ export async function runDiff(options: GlobalOptions, args: DiffArgs): Promise<C
         return [];
       }
     };
-    if (args.head !== undefined) head = await readNamed(options.cwd, args.head, lockfile, agentNames);
+    if (args.head !== undefined) head = await readNamed(options.cwd, args.head, args.headIs ?? 'either', lockfile, agentNames);
     else head = { side: { kind: 'worktree', label: lockfile, found: false }, text: await readTextIfExists(lockfile, 'lockfile-invalid') };
     head.side.found = head.text !== undefined;
-    if (args.base !== undefined) base = await readNamed(options.cwd, args.base, lockfile, agentNames);
+    if (args.base !== undefined) base = await readNamed(options.cwd, args.base, args.baseIs ?? 'either', lockfile, agentNames);
     else {
       const root = await gitRoot(options.cwd);
       if (root === undefined) throw new UsageError(`${options.cwd} is not inside a git repository: name the base lockfile (a2a diff <base-file> [<head-file>])`);
       const ci = await ciBase(root, options.env);
       if (ci.kind === 'unreadable') throw new UsageError(ci.reason, { hint: ci.hint });
       const rev = ci.kind === 'base' ? ci.rev : 'HEAD';
-      const text = await readAtRevision(rev, lockfile);
-      base = { side: { kind: 'revision', label: rev, found: text !== undefined }, text };
+      const { text, revision } = await readResolved(rev, lockfile);
+      const named = ci.kind === 'base' ? { ref: ci.ref, commit: revision.commit, source: ci.source } : { ...(revision.ref !== undefined ? { ref: revision.ref } : {}), commit: revision.commit };
+      base = { side: { kind: 'revision', label: rev, ...named, found: text !== undefined }, text };
     }
   }
-  const diff = diffLockfiles(parseSide(base), parseSide(head));
+  // The manifests too: which secret each credential reads is in a2a.json, not in the lockfile.
+  const warnings: Warning[] = [];
+  const manifests: DiffManifests = {
+    base: await manifestOfSide(base, options.cwd, manifest, warnings),
+    head: await manifestOfSide(head, options.cwd, manifest, warnings),
+  };
+  const diff = diffLockfiles(parseSide(base), parseSide(head), manifests);
   const failed = args.failOn !== undefined && failsOn(diff, args.failOn as RiskLevel | 'any');
   const agents: Record<string, DiffAgentDocument> = {};
   for (const { name, ...rest } of diff.agents) agents[name] = rest;
@@ -179,8 +272,8 @@ export async function runDiff(options: GlobalOptions, args: DiffArgs): Promise<C
       counts: diff.counts,
       agents,
       // Lines only for the agents an annotation can point at (high and medium risk).
-      human: { names: diff.agents.map((a) => a.name), lockfile, lines: agentLines(head.text, diff.agents.filter((a) => a.level === 'high' || a.level === 'medium').map((a) => a.name)) },
+      human: { names: diff.agents.map((a) => a.name), lockfile, manifest: await repositoryPath(manifest), lines: agentLines(head.text, diff.agents.filter((a) => a.level === 'high' || a.level === 'medium').map((a) => a.name)) },
     },
-    warnings: [],
+    warnings,
   };
 }

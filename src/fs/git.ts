@@ -4,6 +4,7 @@
  * bounded in time and output; nothing here writes to the repository.
  */
 import { execFile } from 'node:child_process';
+import { readFile, stat } from 'node:fs/promises';
 import { dirname, relative, sep } from 'node:path';
 import { UsageError } from '../errors.js';
 
@@ -55,60 +56,186 @@ export async function isCommit(dir: string, rev: string): Promise<boolean> {
 }
 
 /**
- * The text of `file` (an absolute path inside the work tree holding it) as committed at `rev`
- * (`git show <rev>:<path from the repository root>`); undefined when the file does not exist at
- * that revision.
- * @throws UsageError `rev` is not a commit, or `file` is not inside a git work tree
+ * A revision as git resolved it: `ref`, the fully qualified ref it named (`refs/heads/main`;
+ * undefined for a commit id or an expression such as `HEAD~1`), and the `commit` (40 or 64 hex).
  */
-export async function readAtRevision(rev: string, file: string): Promise<string | undefined> {
-  const dir = dirname(file);
-  const root = await gitRoot(dir);
-  if (root === undefined) throw new UsageError(`${file} is not inside a git repository, so revision "${rev}" cannot be read`, { hint: 'give the lockfile to compare as a file path' });
-  if (!(await isCommit(root, rev))) throw new UsageError(`"${rev}" is not a git revision in ${root}`, { hint: 'name a branch, tag or commit (git log --oneline), or a lockfile path' });
-  const inRepo = relative(root, file).split(sep).join('/');
-  const answer = await git(root, ['show', `${rev}:${inRepo}`]);
-  if (answer.ok) return answer.stdout;
-  // "exists on disk, but not in <rev>" / "does not exist in <rev>": no lockfile on that side.
-  if (/does not exist|exists on disk, but not in/.test(answer.stderr)) return undefined;
-  throw new UsageError(`git show ${rev}:${inRepo}: ${firstLine(answer.stderr)}`);
+export interface ResolvedRevision {
+  ref: string | undefined;
+  commit: string;
+}
+
+/** The full refs `name` could mean by git's rules (tags, branches, remote-tracking branches) that exist, in the order git tries them. */
+async function refsNamed(dir: string, name: string): Promise<string[]> {
+  const candidates = [name, `refs/${name}`, `refs/tags/${name}`, `refs/heads/${name}`, `refs/remotes/${name}`, `refs/remotes/${name}/HEAD`];
+  const answer = await git(dir, ['for-each-ref', '--format=%(refname)', ...candidates.filter((c) => c.startsWith('refs/'))]);
+  // In the order git's rules try them (the first one found is the one git would take).
+  return candidates.filter((c) => answer.stdout.split('\n').includes(c));
 }
 
 /**
+ * Resolve `rev` to a commit in the repository holding `dir`, refusing a name that git's rules
+ * could read two ways: a tag and a branch of the same name (`origin/main` as the tag
+ * `refs/tags/origin/main` and the remote-tracking branch `refs/remotes/origin/main`), where git
+ * would silently take the tag.
+ * @throws UsageError `rev` is not a commit, or it is ambiguous ("ambiguous: both a tag and a branch")
+ */
+export async function resolveRevision(dir: string, rev: string): Promise<ResolvedRevision> {
+  const notRevision = () => new UsageError(`"${rev}" is not a git revision in ${dir}`, { hint: 'name a branch, tag or commit (git log --oneline), or a lockfile path' });
+  if (rev === '' || rev.startsWith('-')) throw notRevision();
+  // Without --quiet git warns of an ambiguous refname on stderr (forced on: a user's config may silence it).
+  const answer = await git(dir, ['-c', 'core.warnAmbiguousRefs=true', 'rev-parse', '--verify', `${rev}^{commit}`]);
+  if (!answer.ok) throw notRevision();
+  const ambiguous = /^warning: refname '(.*)' is ambiguous\.$/m.exec(answer.stderr);
+  if (ambiguous) {
+    const refs = await refsNamed(dir, ambiguous[1]!);
+    const tag = refs.some((r) => r.startsWith('refs/tags/'));
+    const branch = refs.some((r) => r.startsWith('refs/heads/') || r.startsWith('refs/remotes/'));
+    const what = tag && branch ? 'both a tag and a branch' : 'it names several refs';
+    const full = refs.find((r) => !r.startsWith('refs/tags/')) ?? refs[0];
+    throw new UsageError(`"${rev}" is ambiguous: ${what} (${refs.join(', ') || ambiguous[1]})`, { hint: `name the one meant in full${full ? ` (such as ${full})` : ''}, or its commit` });
+  }
+  const commit = answer.stdout.trim();
+  const symbolic = await git(dir, ['rev-parse', '--symbolic-full-name', rev]);
+  const ref = symbolic.ok ? symbolic.stdout.trim().split('\n')[0] : undefined;
+  return { ref: ref && ref.startsWith('refs/') ? ref : undefined, commit };
+}
+
+/**
+ * The merge-base of HEAD and `commit` in the repository holding `dir`: the newest commit both
+ * histories hold, so always an ancestor of HEAD. Undefined when there is none (unrelated
+ * histories, a shallow clone that stops short of it, no HEAD).
+ */
+export async function mergeBase(dir: string, commit: string): Promise<string | undefined> {
+  const answer = await git(dir, ['merge-base', 'HEAD', commit]);
+  const base = answer.stdout.trim();
+  return answer.ok && base ? base : undefined;
+}
+
+/**
+ * The text of `file` (an absolute path inside the work tree holding it) as committed at `rev`
+ * (`git show <commit>:<path from the repository root>`, the commit resolved by
+ * {@link resolveRevision}); undefined when the file does not exist at that revision.
+ * @throws UsageError `rev` is not a commit or is ambiguous, or `file` is not inside a git work tree
+ */
+export async function readAtRevision(rev: string, file: string): Promise<string | undefined> {
+  return (await readResolved(rev, file)).text;
+}
+
+/**
+ * {@link readAtRevision}, with the revision as resolved (its ref and commit).
+ * @throws as {@link readAtRevision}
+ */
+export async function readResolved(rev: string, file: string): Promise<{ text: string | undefined; revision: ResolvedRevision }> {
+  const dir = dirname(file);
+  const root = await gitRoot(dir);
+  if (root === undefined) throw new UsageError(`${file} is not inside a git repository, so revision "${rev}" cannot be read`, { hint: 'give the lockfile to compare as a file path' });
+  const revision = await resolveRevision(root, rev);
+  const inRepo = relative(root, file).split(sep).join('/');
+  const answer = await git(root, ['show', `${revision.commit}:${inRepo}`]);
+  if (answer.ok) return { text: answer.stdout, revision };
+  // "exists on disk, but not in <rev>" / "does not exist in <rev>": no lockfile on that side.
+  if (/does not exist|exists on disk, but not in/.test(answer.stderr)) return { text: undefined, revision };
+  throw new UsageError(`git show ${rev}:${inRepo}: ${firstLine(answer.stderr)}`);
+}
+
+/** The CI variable that made a run a review and named its base. */
+export type CiSource = 'GITHUB_BASE_REF' | 'CI_MERGE_REQUEST_DIFF_BASE_SHA' | 'GITHUB_REF' | 'CI_COMMIT_BRANCH';
+
+/**
  * The revision a CI run is reviewing against, as its environment says:
- * - `none`: not a pull request (a push, a laptop);
- * - `base`: the pull request's base commit (`GITHUB_BASE_REF` → `git merge-base HEAD origin/<ref>`;
- *   GitLab's `CI_MERGE_REQUEST_DIFF_BASE_SHA`);
- * - `unreadable`: a pull request whose base is not in this clone (a shallow checkout), with why and
- *   how to fetch it.
+ * - `none`: not a review (a push to the default branch, a schedule, a laptop);
+ * - `base`: the commit its credentials are gated by, always an ancestor of HEAD: a pull request's
+ *   base (GitHub `GITHUB_BASE_REF` → `git merge-base HEAD refs/remotes/origin/<ref>`, the ref fully
+ *   qualified so no tag can stand in for it; GitLab's `CI_MERGE_REQUEST_DIFF_BASE_SHA`, which must
+ *   be an ancestor of HEAD), or for a push of another branch than the default one (GitHub
+ *   `GITHUB_EVENT_NAME=push`, GitLab `CI_PIPELINE_SOURCE=push`) the merge-base of HEAD and the
+ *   default branch. `ref` names what it was resolved through, `run` what the run is (for messages);
+ * - `unreadable`: a review whose base cannot be read here (not in a shallow clone, not an
+ *   ancestor of HEAD, the default branch unknown), with why and how to fetch it.
  */
 export type CiBase =
   | { kind: 'none' }
-  | { kind: 'base'; rev: string; source: 'GITHUB_BASE_REF' | 'CI_MERGE_REQUEST_DIFF_BASE_SHA' }
-  | { kind: 'unreadable'; source: 'GITHUB_BASE_REF' | 'CI_MERGE_REQUEST_DIFF_BASE_SHA'; reason: string; hint: string };
+  | { kind: 'base'; rev: string; ref: string; source: CiSource; run: string }
+  | { kind: 'unreadable'; source: CiSource; ref?: string; reason: string; hint: string; run: string };
 
 /** How to make the base readable on each CI. */
-const FETCH_BASE_HINT = {
+const FETCH_BASE_HINT: Record<CiSource, string> = {
   GITHUB_BASE_REF: 'check out with the base branch: actions/checkout with `fetch-depth: 0`',
   CI_MERGE_REQUEST_DIFF_BASE_SHA: 'fetch the base: set GIT_DEPTH: 0 (or git fetch origin $CI_MERGE_REQUEST_TARGET_BRANCH_NAME)',
-} as const;
+  GITHUB_REF: 'check out with the default branch: actions/checkout with `fetch-depth: 0`',
+  CI_COMMIT_BRANCH: 'fetch the default branch: set GIT_DEPTH: 0 and git fetch origin "+refs/heads/$CI_DEFAULT_BRANCH:refs/remotes/origin/$CI_DEFAULT_BRANCH"',
+};
+
+/** Most bytes of a GitHub event payload read for its default branch. */
+const EVENT_MAX_BYTES = 64 * 1024 * 1024;
+
+/** `repository.default_branch` of the GitHub event payload at `path`, or undefined when it cannot be read. */
+async function githubDefaultBranch(path: string | undefined): Promise<string | undefined> {
+  if (!path) return undefined;
+  try {
+    const file = await stat(path);
+    if (!file.isFile() || file.size > EVENT_MAX_BYTES) return undefined;
+    const payload = JSON.parse(await readFile(path, 'utf8')) as { repository?: { default_branch?: unknown } } | null;
+    const branch = payload?.repository?.default_branch;
+    return typeof branch === 'string' && branch !== '' ? branch : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
- * The pull request base of a CI run in `dir`, from `env` ({@link CiBase}). Only reads; never
- * fetches.
+ * The merge-base of HEAD and the remote-tracking branch `origin/<branch>`, read through its fully
+ * qualified name (`refs/remotes/origin/<branch>`: git's short-name rules would take a tag
+ * `origin/<branch>` first).
+ */
+async function baseOfRemoteBranch(dir: string, branch: string, source: CiSource, run: string, what: string): Promise<CiBase> {
+  const ref = `refs/remotes/origin/${branch}`;
+  const unreadable = (why: string): CiBase => ({ kind: 'unreadable', source, ref, reason: `${what} (${ref}) ${why}`, hint: FETCH_BASE_HINT[source], run });
+  const tip = await git(dir, ['show-ref', '--verify', '--hash', ref]);
+  if (!tip.ok || !tip.stdout.trim()) return unreadable(`is not in this clone: ${firstLine(tip.stderr)}`);
+  const rev = await mergeBase(dir, tip.stdout.trim().split('\n')[0]!);
+  if (rev === undefined) return unreadable('has no common ancestor with HEAD in this clone');
+  return { kind: 'base', rev, ref, source, run };
+}
+
+/**
+ * The review base of a CI run in `dir`, from `env` ({@link CiBase}). Only reads; never fetches.
+ * Pull requests first (GitHub, then GitLab), then pushes of a branch other than the default one.
  */
 export async function ciBase(dir: string, env: Readonly<Record<string, string | undefined>>): Promise<CiBase> {
+  const github = env.GITHUB_ACTIONS === 'true';
   const githubRef = env.GITHUB_BASE_REF;
-  if (env.GITHUB_ACTIONS === 'true' && githubRef) {
-    const source = 'GITHUB_BASE_REF';
-    const answer = await git(dir, ['merge-base', 'HEAD', `origin/${githubRef}`]);
-    if (answer.ok && answer.stdout.trim()) return { kind: 'base', rev: answer.stdout.trim(), source };
-    return { kind: 'unreadable', source, reason: `the pull request's base (origin/${githubRef}) is not in this clone: ${firstLine(answer.stderr)}`, hint: FETCH_BASE_HINT[source] };
-  }
+  if (github && githubRef) return baseOfRemoteBranch(dir, githubRef, 'GITHUB_BASE_REF', 'a pull request run', "the pull request's base");
   const gitlabSha = env.CI_MERGE_REQUEST_DIFF_BASE_SHA;
   if (gitlabSha) {
     const source = 'CI_MERGE_REQUEST_DIFF_BASE_SHA';
-    if (/^[0-9a-f]{7,64}$/i.test(gitlabSha) && (await isCommit(dir, gitlabSha))) return { kind: 'base', rev: gitlabSha, source };
-    return { kind: 'unreadable', source, reason: `the merge request's base (${gitlabSha.slice(0, 64)}) is not in this clone`, hint: FETCH_BASE_HINT[source] };
+    const run = 'a merge request run';
+    const shown = gitlabSha.slice(0, 64);
+    const unreadable = (why: string): CiBase => ({ kind: 'unreadable', source, reason: `the merge request's base (${shown}) ${why}`, hint: FETCH_BASE_HINT[source], run });
+    // A full commit id only: a short one could also be read as a ref name.
+    if (!/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/i.test(gitlabSha) || !(await isCommit(dir, gitlabSha))) return unreadable('is not in this clone');
+    const rev = gitlabSha.toLowerCase();
+    if ((await mergeBase(dir, rev)) !== rev) return unreadable('is not an ancestor of HEAD');
+    return { kind: 'base', rev, ref: rev, source, run };
+  }
+  if (github && env.GITHUB_EVENT_NAME === 'push') {
+    const pushed = env.GITHUB_REF ?? '';
+    const defaultBranch = await githubDefaultBranch(env.GITHUB_EVENT_PATH);
+    if (defaultBranch !== undefined && pushed === `refs/heads/${defaultBranch}`) return { kind: 'none' };
+    const what = `a push of ${pushed || 'an unnamed ref'}`;
+    if (defaultBranch === undefined) {
+      const reason = `the default branch this ${what.slice(2)} is compared against is not known (no repository.default_branch in the event payload at GITHUB_EVENT_PATH)`;
+      return { kind: 'unreadable', source: 'GITHUB_REF', reason, hint: 'run under GitHub Actions, which writes the event payload', run: `${what}, not the default branch` };
+    }
+    return baseOfRemoteBranch(dir, defaultBranch, 'GITHUB_REF', `${what}, not the default branch ${defaultBranch}`, 'the default branch');
+  }
+  if (env.CI_PIPELINE_SOURCE === 'push') {
+    const pushed = env.CI_COMMIT_BRANCH ? `branch ${env.CI_COMMIT_BRANCH}` : `tag ${env.CI_COMMIT_TAG ?? '(unnamed)'}`;
+    const defaultBranch = env.CI_DEFAULT_BRANCH;
+    if (defaultBranch && env.CI_COMMIT_BRANCH === defaultBranch) return { kind: 'none' };
+    const run = `a push of ${pushed}, not the default branch${defaultBranch ? ` ${defaultBranch}` : ''}`;
+    if (!defaultBranch) return { kind: 'unreadable', source: 'CI_COMMIT_BRANCH', reason: `the default branch this push of ${pushed} is compared against is not known (CI_DEFAULT_BRANCH unset)`, hint: 'run under GitLab CI, which sets CI_DEFAULT_BRANCH', run };
+    return baseOfRemoteBranch(dir, defaultBranch, 'CI_COMMIT_BRANCH', run, 'the default branch');
   }
   return { kind: 'none' };
 }

@@ -85,9 +85,9 @@ export function credentialRouteNew(withheld: readonly CredentialRoute[]): Unchec
   return { reason: 'credential-route-new', message: CREDENTIAL_ROUTE_NEW_MESSAGE, routes };
 }
 
-/** `base-unreadable`: no credential was sent, the base being unreadable. */
+/** `base-unreadable`: no credential was sent, the base (a pull request's, or the default branch for a push of another branch) being unreadable. */
 export function baseUnreadable(): Unchecked {
-  return { reason: 'base-unreadable', message: "not checked with credentials: the pull request's base is not in this clone, so no credential was sent" };
+  return { reason: 'base-unreadable', message: "not checked with credentials: this run's review base could not be read, so no credential was sent" };
 }
 
 /** The extended card could not be fetched (`variable` unset): `extended-changed` when its snapshot changed since the base, else `credential-unset`. */

@@ -14,7 +14,7 @@ import { isCleartextOffLoopback } from '../card/host.js';
 import type { NormalizedCard, SecurityScheme } from '../card/model.js';
 import type { SignatureRecord } from '../card/signature/verify.js';
 import { own } from '../json-path.js';
-import type { AgentSettings } from '../manifest/schema.js';
+import type { AgentSettings, Manifest } from '../manifest/schema.js';
 import type { Plan } from '../negotiate/types.js';
 import { entryChanges, planChanges, signatureChanges, type EntryChanges } from './changes.js';
 import { credentialRoutes, originAuthRoutes, originOf, planRoutes, uncoveredRoutes, type CredentialRoute, type LockedCards } from './credential-routes.js';
@@ -37,6 +37,7 @@ export const RISK_CODES = {
   'cleartext-transport': 'high',
   'signature-weakened': 'high',
   'signer-changed': 'high',
+  'credential-source-changed': 'high',
   'origin-changed': 'medium',
   'scopes-widened': 'medium',
   'protocol-downgrade': 'medium',
@@ -45,6 +46,7 @@ export const RISK_CODES = {
   'delivery-changed': 'medium',
   'output-modes-changed': 'medium',
   'card-version-rollback': 'medium',
+  'push-endpoint-changed': 'medium',
   'skill-added': 'low',
   'skill-removed': 'low',
   'fallbacks-changed': 'low',
@@ -99,8 +101,9 @@ export function highestLevel(risks: readonly Risk[]): RiskLevel | undefined {
   return RISK_LEVELS.find((level) => risks.some((r) => r.level === level));
 }
 
-function risk(code: RiskCode, message: string, skill?: string): Risk {
-  return { code, level: RISK_CODES[code], message, ...(skill !== undefined ? { skill } : {}) };
+/** A risk at its code's level (`level`: the codes whose level depends on the change, as the README's table says). */
+function risk(code: RiskCode, message: string, skill?: string, level: RiskLevel = RISK_CODES[code]): Risk {
+  return { code, level, message, ...(skill !== undefined ? { skill } : {}) };
 }
 
 function better(code: ImprovementCode, message: string, skill?: string): Improvement {
@@ -203,6 +206,17 @@ function signatureRisks(old: AgentSide, now: AgentSide, risks: Risk[], improveme
     } else if (c.old?.status === 'verified') risks.push(risk('signature-weakened', `${label}: verified → ${status(c.new)}`));
     else if (c.new?.status === 'verified') improvements.push(better('signature-verified', `${label}: ${status(c.old)} → verified`));
   }
+}
+
+/**
+ * `push-endpoint-changed` when the push endpoint (where an agent delivers results, the lockfile's
+ * settings) goes to another origin than at base, or is set where it was not: medium, high when it
+ * becomes plain http to a non-loopback host (`cleartext-transport` says so too).
+ */
+function pushEndpointRisk(was: string | null, now: string | null): Risk | undefined {
+  if (now === null || (was !== null && originOf(was) === originOf(now))) return undefined;
+  const cleartext = isCleartext(now) && !(was !== null && isCleartext(was));
+  return risk('push-endpoint-changed', `push endpoint goes to another origin: ${was === null ? 'none' : originOf(was)} → ${originOf(now)}`, undefined, cleartext ? 'high' : 'medium');
 }
 
 /** The risks of each plan field that changes, for a skill locked on both sides. */
@@ -308,6 +322,8 @@ export function assessRisks(old: AgentSide | undefined, now: AgentSide | undefin
   }
 
   signatureRisks(old, now, risks, improvements);
+  const push = pushEndpointRisk(old.settings?.pushEndpoint ?? null, now.settings?.pushEndpoint ?? null);
+  if (push) risks.push(push);
 
   const credentialed = (plan: Plan) => Object.keys(plan.security).length > 0;
   for (const [skill, list] of Object.entries(diff.planChanges)) {
@@ -336,6 +352,59 @@ export interface SettingsChange {
   new?: unknown;
 }
 
+/**
+ * A credential whose secret comes from another place in the manifest (`a2a.json`'s
+ * `credentials.<scheme>.env`) at head than at base: `old`/`new` the environment variable names
+ * (absent: the side's manifest names none for that scheme).
+ */
+export interface CredentialSourceChange {
+  scheme: string;
+  old?: string;
+  new?: string;
+}
+
+/** The manifests of the two sides of a diff (absent: that side has none, or it could not be read). */
+export interface DiffManifests {
+  base?: Manifest | undefined;
+  head?: Manifest | undefined;
+}
+
+/** An agent's credential sources in `manifest` (scheme → variable name); undefined without a manifest. */
+function sourcesOf(manifest: Manifest | undefined, name: string): Map<string, string> | undefined {
+  if (!manifest) return undefined;
+  return new Map(Object.entries(own(manifest.agents, name)?.credentials ?? {}).map(([scheme, source]) => [scheme, source.env]));
+}
+
+/**
+ * The credential sources of one agent that differ between the base and head manifests, sorted by
+ * scheme; none unless both manifests were read.
+ */
+export function credentialSourceChanges(was: ReadonlyMap<string, string> | undefined, now: ReadonlyMap<string, string> | undefined): CredentialSourceChange[] {
+  if (!was || !now) return [];
+  const out: CredentialSourceChange[] = [];
+  for (const scheme of [...new Set([...was.keys(), ...now.keys()])].sort()) {
+    const old = was.get(scheme);
+    const fresh = now.get(scheme);
+    if (old !== fresh) out.push({ scheme, ...(old !== undefined ? { old } : {}), ...(fresh !== undefined ? { new: fresh } : {}) });
+  }
+  return out;
+}
+
+/**
+ * `credential-source-changed` for each changed source of an agent present at head: high when the
+ * variable changes for a scheme that already had a credential route at base (the same destination
+ * now receives another secret), medium when it is new otherwise, low when the source is removed.
+ */
+export function credentialSourceRisks(changes: readonly CredentialSourceChange[], old: AgentSide | undefined): Risk[] {
+  if (!changes.length) return [];
+  const routed = new Set(routesOf(old).map((r) => r.scheme));
+  return changes.map((c) => {
+    if (c.new === undefined) return risk('credential-source-changed', `credential ${c.scheme} no longer read from env ${c.old} (a2a.json)`, undefined, 'low');
+    const was = c.old === undefined ? 'none at base' : `was env ${c.old}`;
+    return risk('credential-source-changed', `credential ${c.scheme} now read from env ${c.new} (${was})${routed.has(c.scheme) ? ', for a route the base already sent it along' : ''}`, undefined, routed.has(c.scheme) ? 'high' : 'medium');
+  });
+}
+
 /** How an agent differs between the two lockfiles. */
 export type Verdict = 'added' | 'removed' | 'changed' | 'renamed' | 'unchanged';
 
@@ -356,6 +425,8 @@ export interface AgentDiff {
   changes: EntryChanges;
   /** Locked settings fields (profile, credentials held, version range, trust) that differ. */
   settingsChanges: SettingsChange[];
+  /** The manifests' credential sources that differ (when both sides' manifests were read and any differs). */
+  credentialSources?: CredentialSourceChange[];
   risks: Risk[];
   better: Improvement[];
   /** The highest risk level, undefined when no risk. */
@@ -398,7 +469,7 @@ function sideOf(lock: Lockfile | undefined, name: string): AgentSide | undefined
   return entry ? { entry, settings: own(lock?.settings, name) } : undefined;
 }
 
-function agentDiff(name: string, old: AgentSide | undefined, now: AgentSide | undefined, from?: string): AgentDiff {
+function agentDiff(name: string, old: AgentSide | undefined, now: AgentSide | undefined, from?: string, sources: readonly CredentialSourceChange[] = []): AgentDiff {
   const empty = { plans: {} as Record<string, Plan> };
   let changes: EntryChanges;
   let verdict: Verdict;
@@ -407,7 +478,7 @@ function agentDiff(name: string, old: AgentSide | undefined, now: AgentSide | un
     // Any change found already says "changed": the whole-entry compare is for the rest (integrity, unknown keys).
     const found = changes.version !== undefined || changes.cardChanges.length > 0 || changes.signatureChanges.length > 0 || Object.keys(changes.planChanges).length > 0;
     const same = !found && sameJson(old.entry, now.entry) && sameJson(old.settings ?? null, now.settings ?? null);
-    verdict = from !== undefined ? 'renamed' : same ? 'unchanged' : 'changed';
+    verdict = from !== undefined ? 'renamed' : same && sources.length === 0 ? 'unchanged' : 'changed';
   } else {
     const side = (old ?? now)!.entry;
     changes = {
@@ -420,6 +491,7 @@ function agentDiff(name: string, old: AgentSide | undefined, now: AgentSide | un
   }
   const settings = settingsChanges(old?.settings, now?.settings);
   const assessed = verdict === 'unchanged' ? { risks: [], better: [] } : assessRisks(old, now, old && now ? changes : undefined);
+  if (now) assessed.risks.push(...credentialSourceRisks(sources, old));
   const level = highestLevel(assessed.risks);
   return {
     name,
@@ -430,6 +502,7 @@ function agentDiff(name: string, old: AgentSide | undefined, now: AgentSide | un
     signature: { ...(old ? { old: status(old.entry.signature) } : {}), ...(now ? { new: status(now.entry.signature) } : {}) },
     changes,
     settingsChanges: settings,
+    ...(sources.length ? { credentialSources: [...sources] } : {}),
     risks: assessed.risks,
     better: assessed.better,
     ...(level ? { level } : {}),
@@ -439,9 +512,11 @@ function agentDiff(name: string, old: AgentSide | undefined, now: AgentSide | un
 /**
  * The review of `head` against `base` (either absent: no lockfile on that side, every agent added or
  * removed). An agent only at base and one only at head with the same manifest `card` are one
- * agent `renamed`. Agents sorted by name.
+ * agent `renamed`. Agents sorted by name. `manifests`: the `a2a.json` of each side; when both are
+ * given, each agent's credential sources are compared too ({@link credentialSourceChanges}): a
+ * change makes the agent `changed` even with its lock entry alike.
  */
-export function diffLockfiles(base: Lockfile | undefined, head: Lockfile | undefined): LockfileDiff {
+export function diffLockfiles(base: Lockfile | undefined, head: Lockfile | undefined, manifests: DiffManifests = {}): LockfileDiff {
   const baseNames = Object.keys(base?.agents ?? {});
   const headNames = Object.keys(head?.agents ?? {});
   const onlyBase = baseNames.filter((n) => !Object.hasOwn(head?.agents ?? {}, n));
@@ -456,7 +531,8 @@ export function diffLockfiles(base: Lockfile | undefined, head: Lockfile | undef
   const agents: AgentDiff[] = [];
   for (const name of headNames) {
     const from = renamedFrom.get(name);
-    agents.push(agentDiff(name, sideOf(base, from ?? name), sideOf(head, name), from));
+    const sources = credentialSourceChanges(sourcesOf(manifests.base, from ?? name), sourcesOf(manifests.head, name));
+    agents.push(agentDiff(name, sideOf(base, from ?? name), sideOf(head, name), from, sources));
   }
   for (const name of onlyBase) if (!taken.has(name)) agents.push(agentDiff(name, sideOf(base, name), undefined));
   agents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

@@ -9,7 +9,7 @@ import { dirname, resolve } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { cardOrigin } from '../card/location.js';
 import { A2aLockError, OutOfDateError, UsageError, wholeNumberIn, type ExitCode } from '../errors.js';
-import { ciBase, readAtRevision } from '../fs/git.js';
+import { ciBase, gitRoot, mergeBase, readAtRevision, resolveRevision, type CiSource } from '../fs/git.js';
 import { readLockfile } from '../fs/lockfile.js';
 import { readManifest } from '../fs/manifest.js';
 import { formatPath, own } from '../json-path.js';
@@ -154,17 +154,20 @@ export interface VerifyOptions extends Omit<ResolveOptions, 'baseDir'> {
   base?: string | false;
 }
 
-/** Where the base of a {@link verifyLockfile} run came from: `--base`, or the CI variable that named it. */
-export type BaseSource = '--base' | 'GITHUB_BASE_REF' | 'CI_MERGE_REQUEST_DIFF_BASE_SHA';
+/** Where the base of a {@link verifyLockfile} run came from: `--base`, or the CI variable that named it (`ciBase` in `src/fs/git.ts`). */
+export type BaseSource = '--base' | CiSource;
 
 /**
- * The base a run compared credential routes against: `read` (the revision, and whether its
+ * The base a run compared credential routes against: `read` (`rev`, the commit: always an
+ * ancestor of HEAD, the merge-base of HEAD and `ref`, the fully qualified ref it was resolved
+ * through such as `refs/remotes/origin/main`, or the revision or commit named; and whether its
  * lockfile was there: `absent` means every agent is new; `invalid`, it did not parse, and no
- * credential route is allowed), or `unreadable` (why, and how to make it readable).
+ * credential route is allowed), or `unreadable` (why, and how to make it readable; no credential
+ * is sent).
  */
 export type VerifyBase =
-  | { status: 'read'; rev: string; source: BaseSource; lockfile: 'present' | 'absent' | 'invalid' }
-  | { status: 'unreadable'; source: Exclude<BaseSource, '--base'>; reason: string; hint: string };
+  | { status: 'read'; rev: string; ref: string; source: BaseSource; lockfile: 'present' | 'absent' | 'invalid' }
+  | { status: 'unreadable'; source: BaseSource; ref?: string; reason: string; hint: string };
 
 /** Result of {@link verifyLockfile}: the overall exit code (the lowest non-zero agent code) and a report per agent. */
 export interface VerifyResult {
@@ -192,15 +195,24 @@ export interface ReviewBase {
 export async function reviewBase(option: string | false | undefined, project: Project, manifestPath: string, env: NodeJS.ProcessEnv): Promise<ReviewBase | undefined> {
   if (option === false) return undefined;
   let rev: string;
+  let ref: string;
   let source: BaseSource;
+  const unreadable = (info: Extract<VerifyBase, { status: 'unreadable' }>): ReviewBase => ({ info, gateOf: () => ({ kind: 'unreadable' }) });
   if (option !== undefined) {
-    rev = option;
+    // As a pull request's: the merge-base of HEAD and the revision, so always an ancestor of HEAD.
+    const root = await gitRoot(dirname(project.lockfile));
+    if (root === undefined) throw new UsageError(`${project.lockfile} is not inside a git repository, so --base ${option} cannot be read`, { hint: 'run verify in the git checkout, or pass --no-base' });
+    const named = await resolveRevision(root, option);
+    ref = named.ref ?? option;
     source = '--base';
+    const base = await mergeBase(root, named.commit);
+    if (base === undefined) return unreadable({ status: 'unreadable', source, ref, reason: `--base ${option} (${named.commit}) has no common ancestor with HEAD in this clone`, hint: 'fetch the history of both (git fetch --unshallow)' });
+    rev = base;
   } else {
     const ci = await ciBase(dirname(project.lockfile), env);
     if (ci.kind === 'none') return undefined;
-    if (ci.kind === 'unreadable') return { info: { status: 'unreadable', source: ci.source, reason: ci.reason, hint: ci.hint }, gateOf: () => ({ kind: 'unreadable' }) };
-    ({ rev, source } = ci);
+    if (ci.kind === 'unreadable') return unreadable({ status: 'unreadable', source: ci.source, ...(ci.ref !== undefined ? { ref: ci.ref } : {}), reason: ci.reason, hint: ci.hint });
+    ({ rev, ref, source } = ci);
   }
   // The manifest's secret variables: unreadable, none is known and every credentialed route is withheld.
   const noManifest = (error: unknown) => (error instanceof A2aLockError ? undefined : Promise.reject(error));
@@ -220,7 +232,7 @@ export async function reviewBase(option: string | false | undefined, project: Pr
   } catch (error) {
     if (!(error instanceof A2aLockError)) throw error;
   }
-  return { info: { status: 'read', rev, source, lockfile }, gateOf: (name) => gateFromBase(name, lock, manifest) };
+  return { info: { status: 'read', rev, ref, source, lockfile }, gateOf: (name) => gateFromBase(name, lock, manifest) };
 }
 
 /**

@@ -9,8 +9,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { integrityOf } from '../../src/canonical.js';
 import { normalizeCard } from '../../src/card/normalize.js';
 import { diffAnnotations } from '../../src/cli/github.js';
-import { diffLines, diffMarkdown, MARKDOWN_LIMIT, MARKDOWN_MARKER, markdownText } from '../../src/cli/render/diff.js';
+import { diffLines, diffMarkdown, MARKDOWN_LIMIT, markdownMarker } from '../../src/cli/render/diff.js';
 import { untrusted } from '../../src/cli/render/common.js';
+import { lockMarkdownRenderer } from '../../src/cli/render/lock.js';
+import { escapeMarkdown } from '../../src/cli/step-summary.js';
+import type { LockData } from '../../src/commands/lock.js';
 import { negotiateSkills } from '../../src/lock/drift.js';
 import { diffLockfiles } from '../../src/lock/risk.js';
 import type { LockEntry, Lockfile } from '../../src/lock/schema.js';
@@ -31,10 +34,10 @@ function raw(origin: string, patch: (c: Json) => void = () => {}): Json {
 /** An agent on plain http needs its allowHttp, as a2a.json and the lock settings would say. */
 const settingsOf = (card: string): AgentSettings => (card.startsWith('http://') ? { ...SETTINGS, allowHttp: true } : SETTINGS);
 
-function entry(card: string, json: Json): LockEntry {
+function entry(card: string, json: Json, skills = ['market-size']): LockEntry {
   const url = `${card}/.well-known/agent-card.json`;
   const normalized = normalizeCard(json, { source: url, baseUrl: url }).card;
-  const { plans } = negotiateSkills(normalized, ['market-size'], settingsOf(card));
+  const { plans } = negotiateSkills(normalized, skills, settingsOf(card));
   return { card, resolved: url, a2aVersion: '1.0', version: String(json.version), integrity: integrityOf(json), snapshot: json, plans, signature: { status: 'absent' } };
 }
 
@@ -68,7 +71,7 @@ describe('the markdown view', () => {
     if (process.env.UPDATE_GOLDEN || !existsSync(GOLDEN)) writeFileSync(GOLDEN, md);
     expect(md).toBe(readFileSync(GOLDEN, 'utf8'));
     const lines = md.split('\n');
-    expect(lines[0]).toBe(MARKDOWN_MARKER);
+    expect(lines[0]).toBe('<!-- a2a-lock-diff a2a.json -->');
     expect(lines[1]).toBe('**2 changed, 1 added, 1 removed, 1 renamed · 5 high, 1 medium, 2 low · 2 better**');
     // Card text shows as text: only inside a code fence (GitHub renders it literally), never in the table or a summary.
     const outsideFences = md.split(/^`{3,}$/m).filter((_, i) => i % 2 === 0);
@@ -80,7 +83,7 @@ describe('the markdown view', () => {
   });
 
   it('cells escape HTML and markdown; a fence outgrows any backticks in the body', () => {
-    expect(markdownText('a | b <i> `c` *d*\nnext')).toBe('a \\| b &lt;i&gt; \\`c\\` \\*d\\* next');
+    expect(escapeMarkdown('a | b <i> `c` *d*\nnext')).toBe('a \\| b &lt;i&gt; \\`c\\` \\*d\\*\\\\u000anext');
     const diff = untrusted(diffLockfiles(base, head));
     const md = diffMarkdown(diff.agents, diff.counts);
     expect(md).toContain('\n````\n'); // the description holds ```
@@ -93,9 +96,85 @@ describe('the markdown view', () => {
     expect(diff.counts.changed).toBe(200);
     const md = diffMarkdown(diff.agents, diff.counts);
     expect(md.length).toBeLessThanOrEqual(MARKDOWN_LIMIT);
-    expect(md.split('\n')[0]).toBe(MARKDOWN_MARKER);
-    expect(md).toMatch(/_The details of \d+ agents are cut to stay under GitHub's comment limit; run `a2a diff` locally to see them\._/);
+    expect(md.split('\n')[0]).toBe(markdownMarker('a2a.json'));
+    expect(md).toMatch(/_The details of \d+ agents (\(\d+ high: new-credential-destination, card-version-rollback\) )?are cut to stay under GitHub's comment limit; run `a2a diff` locally to see them\._/);
     expect(md).toContain('<details>');
+  });
+});
+
+/** The markdown outside code fences: what GitHub renders as markdown (a fence's content is shown literally). */
+function outsideFences(md: string): string {
+  return md.split(/^`{3,}$/m).filter((_, i) => i % 2 === 0).join('\n');
+}
+
+describe('the markdown view: bounded, ordered by risk, inert, one marker per manifest', () => {
+  it('a 61,000-character card version on one agent: its cells are bounded with …, and another agent\'s high risk is still named, row and details', () => {
+    const long = 'x'.repeat(61_000);
+    const before = lockfile({ aaa: entry('https://aaa.example.com', raw('https://aaa.example.com')), zzz: entry(R, raw(R)) });
+    const after = lockfile({ aaa: entry('https://aaa.example.com', raw('https://aaa.example.com', (c) => (c.version = long))), zzz: entry(R, raw('https://evil.example.net')) });
+    const diff = untrusted(diffLockfiles(before, after));
+    expect(diff.agents.find((a) => a.name === 'zzz')?.level).toBe('high');
+    const md = diffMarkdown(diff.agents, diff.counts, `a2a.lock.json: ${long} → working tree`);
+    expect(md.length).toBeLessThanOrEqual(MARKDOWN_LIMIT);
+    const rows = md.split('\n').filter((l) => l.startsWith('| '));
+    // Highest risk first; every row short; the long version cut to about 100 characters with …
+    expect(rows.map((r) => r.split(' | ')[0])).toEqual(['| Agent', '| zzz', '| aaa']);
+    expect(rows[1]).toContain('**high**: new-credential-destination');
+    for (const line of md.split('\n').filter((l) => !l.startsWith('    '))) expect(line.length).toBeLessThan(1_100);
+    expect(rows[2]).toMatch(/ 2\\\.4\\\.0 → x{99}… \|/);
+    expect(md).toContain('<details><summary>zzz: changed · high</summary>');
+    expect(md).toContain('high new-credential-destination: now sends key → https://evil.example.net (plan market-size)');
+    expect(md).not.toContain('cut to stay under');
+  });
+
+  it('rows past the size limit are left out one by one, the high and medium ones first in and counted in the note', () => {
+    const many = Object.fromEntries(Array.from({ length: 400 }, (_, i) => [`agent-${String(i).padStart(4, '0')}-${'n'.repeat(90)}`, entry(`https://a${i}.example.com`, raw(`https://a${i}.example.com`))]));
+    const moved = Object.fromEntries(Object.entries(many).map(([n, e]) => [n, { ...e, version: '2.4.1' }]));
+    const before = lockfile({ ...many, zzz: entry(R, raw(R)) });
+    const after = lockfile({ ...moved, zzz: entry(R, raw('https://evil.example.net')) });
+    const diff = diffLockfiles(before, after);
+    const md = diffMarkdown(diff.agents, diff.counts);
+    expect(md.length).toBeLessThanOrEqual(MARKDOWN_LIMIT);
+    const rows = md.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| Agent'));
+    expect(rows[0]).toMatch(/^\| zzz \| changed \|.*\*\*high\*\*/);
+    expect(rows.length).toBeLessThan(401);
+    expect(md).toMatch(/_\d+ more agents changed, not in the table/);
+    expect(md).not.toMatch(/more agents changed \(\d+ high/); // zzz, the one high, is in the table
+  });
+
+  it('mentions and autolinks in a card version or a skill id stay inert: in the diff, in update --format markdown, in the job summary escaper', () => {
+    const HOSTILE_TEXT = '@org/team https://evil.example/login www.evil.example';
+    const before = lockfile({ research: entry(R, raw(R)) });
+    const after = lockfile({
+      research: entry(
+        R,
+        raw(R, (c) => {
+          c.version = HOSTILE_TEXT;
+          c.skills[0].id = HOSTILE_TEXT;
+        }),
+        [HOSTILE_TEXT],
+      ),
+    });
+    const diff = untrusted(diffLockfiles(before, after));
+    const md = diffMarkdown(diff.agents, diff.counts, HOSTILE_TEXT);
+    const data = { ok: true, written: true, agents: {}, human: { lockfile: '/repo/a2a.lock.json', failures: [], agents: [], review: diff } } as unknown as LockData;
+    const update = lockMarkdownRenderer.text(data).join('\n');
+    for (const out of [md, update, escapeMarkdown(HOSTILE_TEXT)]) {
+      expect(out).toContain('org/team');
+      const rendered = outsideFences(out).replace(/&#64;/g, '@').replace(/&#8203;/g, '\u200b').replace(/\\(.)/g, '$1');
+      // What GitHub reads after rendering: no "@" followed by a name (a mention), and the text
+      // GitHub's autolinker reads keeps its escapes (no "https://" or "www." run in one piece).
+      expect(rendered).not.toMatch(/@[A-Za-z0-9]/);
+      expect(outsideFences(out)).not.toMatch(/https:\/\/evil|www\.evil/);
+    }
+    expect(md).toContain('| research | changed |');
+    expect(update.split('\n')[0]).toBe('<!-- a2a-lock-diff a2a.json -->');
+  });
+
+  it('the marker names the manifest (one comment per manifest) and nothing in the path ends the comment', () => {
+    const diff = diffLockfiles(base, head);
+    expect(diffMarkdown(diff.agents, diff.counts, undefined, { manifest: 'services/billing/a2a.json' }).split('\n')[0]).toBe('<!-- a2a-lock-diff services/billing/a2a.json -->');
+    expect(markdownMarker('a-->b <x>/a2a.json')).toBe('<!-- a2a-lock-diff a--%3Eb%20%3Cx%3E/a2a.json -->');
   });
 });
 

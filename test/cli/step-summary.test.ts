@@ -25,7 +25,7 @@ describe('escapeMarkdown', () => {
 describe('verifySummary', () => {
   const data: VerifyData = {
     ok: true,
-    base: { status: 'read', rev: '0123456789abcdef0123', source: 'GITHUB_BASE_REF', lockfile: 'present' },
+    base: { status: 'read', rev: '0123456789abcdef0123', ref: 'refs/remotes/origin/main', source: 'GITHUB_BASE_REF', lockfile: 'present' },
     agents: {
       research: { status: 'ok', exitCode: ExitCode.Ok },
       evil: {
@@ -47,7 +47,7 @@ describe('verifySummary', () => {
         '',
         '1 ok · 1 unchecked · 1 drift',
         '',
-        'Credentials were sent only along the routes the lockfile of base 0123456789ab (GITHUB\\_BASE\\_REF) had.',
+        'Credentials were sent only along the routes the lockfile of base 0123456789ab (GITHUB\\_BASE\\_REF: merge-base with refs/remotes/origin/main) had.',
         '',
         '| Agent | Status | Detail |',
         '|---|---|---|',

@@ -5,7 +5,7 @@
  * (`.gitattributes` + `diff.a2a-lock.command`) through a real `git diff`, `git show` and `git log -p`.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { closeFetcher } from '../../src/index.js';
@@ -17,16 +17,25 @@ function git(dir: string, ...args: string[]): string {
   return execFileSync('git', args, { cwd: dir, encoding: 'utf8', env: { ...process.env, ...IDENTITY, GIT_CONFIG_NOSYSTEM: '1', NO_COLOR: '1' } });
 }
 
-/** A project locked against a real SDK agent and committed; then the agent stops offering application/json and `a2a update` takes it. */
-async function reviewedProject(onTestFinished: (fn: () => void | Promise<void>) => void) {
+type OnFinished = (fn: () => void | Promise<void>) => void;
+
+/** A project locked against a real SDK agent and committed on `main` (`extra`: more files for that commit). */
+async function lockedProject(onTestFinished: OnFinished, extra: (dir: string) => void = () => {}) {
   const res = resources(onTestFinished);
   onTestFinished(() => closeFetcher());
   const agent = await res.sampleAgent();
   const dir = await res.dir(manifest({ research: research(agent.origin) }));
   git(dir, 'init', '-q', '-b', 'main');
   expect((await runCli(['lock'], { cwd: dir })).code).toBe(0);
+  extra(dir);
   git(dir, 'add', '.');
   git(dir, 'commit', '-q', '-m', 'lock');
+  return { dir, agent };
+}
+
+/** {@link lockedProject}; then the agent stops offering application/json and `a2a update` takes it. */
+async function reviewedProject(onTestFinished: OnFinished) {
+  const { dir, agent } = await lockedProject(onTestFinished);
   const card = sampleCard(agent.origin, { version: '2.5.0' });
   card.skills[0]!.outputModes = ['application/pdf', 'text/plain'];
   agent.setCard(card);
@@ -48,7 +57,7 @@ describe.concurrent('a2a diff', () => {
       cli(['diff', 'HEAD', 'a2a.lock.json']),
     ]);
     expect(text.code, show(text)).toBe(0);
-    expect(text.stdout).toContain('a2a.lock.json: HEAD → working tree');
+    expect(text.stdout).toMatch(/^a2a\.lock\.json: revision HEAD \(refs\/heads\/main at [0-9a-f]{12}\) → working tree$/m);
     expect(text.stdout).toContain('~ research (version 2.4.0 → 2.5.0) · medium');
     expect(text.stdout).toContain('    plan market-size › acceptedOutputModes:\n      - application/json\n      + text/plain');
     expect(text.stdout).toContain('      - $.skills["market-size"].outputModes: "application/json" structural');
@@ -58,7 +67,7 @@ describe.concurrent('a2a diff', () => {
 
     const doc = oneJsonDocument(json);
     expect(json.code).toBe(0);
-    expect(doc).toMatchObject({ ok: true, base: { kind: 'revision', label: 'HEAD', found: true }, head: { kind: 'worktree', found: true }, counts: { changed: 1, added: 0, removed: 0, medium: 1 } });
+    expect(doc).toMatchObject({ ok: true, base: { kind: 'revision', label: 'HEAD', ref: 'refs/heads/main', commit: git(dir, 'rev-parse', 'HEAD').trim(), found: true }, head: { kind: 'worktree', found: true }, counts: { changed: 1, added: 0, removed: 0, medium: 1 } });
     expect(doc.agents.research).toMatchObject({ verdict: 'changed', version: { old: '2.4.0', new: '2.5.0' }, level: 'medium' });
     expect(doc.agents.research.risks).toContainEqual({ code: 'output-modes-changed', level: 'medium', message: 'plan market-size accepted output modes: - application/json, + text/plain', skill: 'market-size' });
     expect(doc.agents.research.changes.planChanges['market-size']).toEqual([{ field: 'acceptedOutputModes', old: ['application/json'], new: ['text/plain'] }]);
@@ -120,7 +129,7 @@ describe.concurrent('a2a diff', () => {
     writeFileSync(join(empty, 'a2a.lock.json'), readFileSync(join(dir, 'a2a.lock.json')));
     const added = await runCli(['diff', '--lockfile', 'a2a.lock.json'], { cwd: empty });
     expect(added.code, show(added)).toBe(0);
-    expect(added.stdout).toContain('a2a.lock.json: HEAD (no lockfile) → working tree');
+    expect(added.stdout).toMatch(/^a2a\.lock\.json: revision HEAD \(refs\/heads\/main at [0-9a-f]{12}, no lockfile\) → working tree$/m);
     expect(added.stdout).toMatch(/^\+ research \(http:\/\/127\.0\.0\.1:\d+, version 2\.5\.0\) · high$/m);
     expect(added.stdout).toMatch(/high new-credential-destination: new agent sends bearer → http:\/\/127\.0\.0\.1:\d+ \(plan market-size\)/);
     expect(added.stdout).toContain('0 changed, 1 added, 0 removed');
@@ -137,28 +146,113 @@ describe.concurrent('a2a diff', () => {
     const env = { GITHUB_ACTIONS: 'true', GITHUB_BASE_REF: 'main', GITHUB_STEP_SUMMARY: summary, GITHUB_WORKSPACE: dir };
     const r = await runCli(['diff'], { cwd: dir, env });
     expect(r.code, show(r)).toBe(0);
-    expect(r.stdout).toContain(`a2a.lock.json: ${base} → working tree`);
+    expect(r.stdout).toContain(`a2a.lock.json: revision ${base} (GITHUB_BASE_REF: merge-base with refs/remotes/origin/main) → working tree`);
     const line = readFileSync(join(dir, 'a2a.lock.json'), 'utf8').split('\n').indexOf('    "research": {') + 1;
     expect(line).toBeGreaterThan(1);
     expect(r.stdout.split('\n')).toContain(
       `::warning file=a2a.lock.json,line=${line},title=research%3A output-modes-changed::plan market-size accepted output modes: - application/json, + text/plain; review it in a2a diff`,
     );
     const written = readFileSync(summary, 'utf8');
-    expect(written.startsWith('# earlier step\n<!-- a2a-lock-diff -->\n**1 changed, 0 added, 0 removed · 1 medium, 1 low**')).toBe(true);
+    expect(written.startsWith('# earlier step\n<!-- a2a-lock-diff a2a.json -->\n**1 changed, 0 added, 0 removed · 1 medium, 1 low**')).toBe(true);
     expect(written).toContain('| Agent | Change | Card version | Plan impact | Signature | Risk |');
-    expect(written).toContain('| research | changed | 2.4.0 → 2.5.0 | market-size: acceptedOutputModes | absent | **medium**: output-modes-changed |');
+    expect(written).toContain('| research | changed | 2\\.4\\.0 → 2\\.5\\.0 | market\\-size\\: acceptedOutputModes | absent | **medium**: output-modes-changed |');
 
     const md = await runCli(['diff', '--format', 'markdown'], { cwd: dir, env: { GITHUB_ACTIONS: 'true', GITHUB_BASE_REF: 'main' } });
     // stdout is the comment alone; the annotation goes to stderr.
-    expect(md.stdout.split('\n')[0]).toBe('<!-- a2a-lock-diff -->');
+    expect(md.stdout.split('\n')[0]).toBe('<!-- a2a-lock-diff a2a.json -->');
     expect(md.stdout).not.toContain('::warning');
     expect(md.stderr).toContain(`::warning file=a2a.lock.json,line=${line},title=research%3A output-modes-changed::`);
     expect(md.stdout).toContain('<details><summary>research: changed · medium</summary>');
 
     const unreadable = await runCli(['diff'], { cwd: dir, env: { GITHUB_ACTIONS: 'true', GITHUB_BASE_REF: 'release' } });
     expect(unreadable.code, show(unreadable)).toBe(2);
-    expect(unreadable.stderr).toContain("the pull request's base (origin/release) is not in this clone");
+    expect(unreadable.stderr).toContain("the pull request's base (refs/remotes/origin/release) is not in this clone");
     expect(unreadable.stderr).toContain('fetch-depth: 0');
+  });
+
+  it('a word that is both a file and a revision is refused, as git does (a PR committing its own lockfile as `main` reviewed itself); files are spelt ./x, absolute or after --; the header names each side\'s kind (issue 22)', async ({ onTestFinished }) => {
+    const { dir } = await reviewedProject(onTestFinished);
+    const head = git(dir, 'rev-parse', 'HEAD').trim();
+    // The pull request's own lockfile, committed under the names a reviewer would type for the base.
+    const own = readFileSync(join(dir, 'a2a.lock.json'));
+    writeFileSync(join(dir, 'main'), own);
+    writeFileSync(join(dir, head), own);
+    const cli = (...args: string[]) => runCli(['diff', ...args], { cwd: dir });
+    const [byName, bySha, revision, dotted, dashed, json, missing] = await Promise.all([
+      cli('main', '--fail-on', 'any'),
+      cli(head),
+      cli('--fail-on', 'any', 'main', '--'),
+      cli('./main', '--fail-on', 'any'),
+      cli('--', 'main', 'a2a.lock.json'),
+      cli('--json', 'main', '--'),
+      cli('main', '--', 'no-such.json'),
+    ]);
+    for (const [r, word] of [[byName, 'main'], [bySha, head]] as const) {
+      expect(r.code, show(r)).toBe(2);
+      expect(r.stderr).toContain(`error usage: "${word}" is ambiguous: both a file and a git revision`);
+      expect(r.stderr).toContain(`hint: write ./${word} for the file, or the revision before -- (a2a diff ${word} --)`);
+    }
+    expect(revision.code, show(revision)).toBe(1);
+    expect(revision.stdout).toMatch(/^a2a\.lock\.json: revision main \(refs\/heads\/main at [0-9a-f]{12}\) → working tree$/m);
+    expect(revision.stdout).toContain('~ research (version 2.4.0 → 2.5.0) · medium');
+    expect(dotted.code, show(dotted)).toBe(0);
+    expect(dotted.stdout).toContain('a2a.lock.json: file ./main → working tree');
+    expect(dashed.code, show(dashed)).toBe(0);
+    expect(dashed.stdout).toContain('a2a.lock.json: file main → file a2a.lock.json');
+    expect(jsonOf(json)).toMatchObject({ base: { kind: 'revision', label: 'main', ref: 'refs/heads/main', commit: head, found: true }, head: { kind: 'worktree' }, counts: { changed: 1 } });
+    expect(missing.code, show(missing)).toBe(2);
+    expect(missing.stderr).toContain('no-such.json: no such file');
+  });
+
+  it('a pull request that only changes credentials.<scheme>.env in a2a.json: credential-source-changed (high) in every format, --fail-on counts it; the marker names the manifest', async ({ onTestFinished }) => {
+    const { dir } = await lockedProject(onTestFinished, (project) => {
+      // A second service in the same repository, with its own manifest and lockfile.
+      mkdirSync(join(project, 'billing'));
+      copyFileSync(join(project, 'a2a.json'), join(project, 'billing', 'a2a.json'));
+      copyFileSync(join(project, 'a2a.lock.json'), join(project, 'billing', 'a2a.lock.json'));
+    });
+    const lockBefore = readFileSync(join(dir, 'a2a.lock.json'), 'utf8');
+    const edited = JSON.parse(readFileSync(join(dir, 'a2a.json'), 'utf8'));
+    edited.agents.research.credentials.bearer.env = 'PROD_DEPLOY_TOKEN';
+    writeFileSync(join(dir, 'a2a.json'), `${JSON.stringify(edited, null, 2)}\n`);
+    git(dir, 'update-ref', 'refs/remotes/origin/main', 'main');
+    git(dir, 'checkout', '-q', '-b', 'feature');
+    git(dir, 'commit', '-q', '-am', 'only the secret variable');
+    expect(readFileSync(join(dir, 'a2a.lock.json'), 'utf8')).toBe(lockBefore);
+    const message = 'credential bearer now read from env PROD_DEPLOY_TOKEN (was env RESEARCH_TOKEN), for a route the base already sent it along';
+    const cli = (args: string[], env: Record<string, string> = {}) => runCli(args, { cwd: dir, env });
+    const [text, json, md, any, high, revisions, billing, annotated] = await Promise.all([
+      cli(['diff', 'main']),
+      cli(['diff', 'main', '--json']),
+      cli(['diff', 'main', '--format', 'markdown']),
+      cli(['diff', 'main', '--fail-on', 'any']),
+      cli(['diff', 'main', '--fail-on', 'high']),
+      cli(['diff', 'main', 'feature', '--json']),
+      cli(['diff', 'main', '--manifest', 'billing/a2a.json', '--format', 'markdown']),
+      cli(['diff'], { GITHUB_ACTIONS: 'true', GITHUB_BASE_REF: 'main', GITHUB_WORKSPACE: dir }),
+    ]);
+    expect(text.code, show(text)).toBe(0);
+    expect(text.stdout).toContain('~ research (version 2.4.0) · high');
+    expect(text.stdout).toContain('    a2a.json › credentials › bearer: env RESEARCH_TOKEN → env PROD_DEPLOY_TOKEN');
+    expect(text.stdout).toContain(`    high credential-source-changed: ${message}`);
+    expect(text.stdout).not.toContain('No agent changed');
+    expect(jsonOf(json).agents.research).toMatchObject({ verdict: 'changed', level: 'high', credentialSources: [{ scheme: 'bearer', old: 'RESEARCH_TOKEN', new: 'PROD_DEPLOY_TOKEN' }], risks: [{ code: 'credential-source-changed', level: 'high', message }] });
+    expect(jsonOf(revisions).agents.research.risks).toEqual([{ code: 'credential-source-changed', level: 'high', message }]);
+    expect(md.stdout.split('\n')[0]).toBe('<!-- a2a-lock-diff a2a.json -->');
+    expect(md.stdout).toContain('| research | changed | 2\\.4\\.0 | credentials\\: bearer | absent | **high**: credential-source-changed |');
+    expect([any.code, high.code]).toEqual([1, 1]);
+    expect(high.stdout).toContain('a2a diff failed: a change at or above --fail-on high (exit 1)');
+    // The other service's manifest did not change: its own comment, under its own marker.
+    expect(billing.code, show(billing)).toBe(0);
+    expect(billing.stdout.split('\n')[0]).toBe('<!-- a2a-lock-diff billing/a2a.json -->');
+    expect(billing.stdout).toContain('No agent changed.');
+    // A side whose manifest is not valid: the lockfiles are still compared, the sources are not, and a warning says so.
+    writeFileSync(join(dir, 'billing', 'a2a.json'), '{ not json');
+    const invalid = await cli(['diff', 'main', '--manifest', 'billing/a2a.json', '--json']);
+    expect(invalid.code, show(invalid)).toBe(0);
+    expect(jsonOf(invalid).warnings).toEqual([expect.objectContaining({ code: 'manifest-not-compared' })]);
+    expect(annotated.code, show(annotated)).toBe(0);
+    expect(annotated.stdout).toMatch(/^::error file=a2a\.lock\.json,line=\d+,title=research%3A credential-source-changed::credential bearer now read from env PROD_DEPLOY_TOKEN/m);
   });
 
   it("git's external diff driver: git diff, git show and git log -p print the change view for the lockfile", async ({ onTestFinished }) => {
@@ -200,9 +294,9 @@ describe.concurrent('a2a diff', () => {
     const r = await runCli(['update', '--format', 'markdown'], { cwd: dir });
     expect(r.code, show(r)).toBe(0);
     const lines = r.stdout.split('\n');
-    expect(lines[0]).toBe('<!-- a2a-lock-diff -->');
+    expect(lines[0]).toBe('<!-- a2a-lock-diff a2a.json -->');
     expect(lines[1]).toBe('**1 changed, 0 added, 0 removed · 1 medium, 1 low**');
-    expect(r.stdout).toContain('| research | changed | 2.4.0 → 2.5.0 | market-size: acceptedOutputModes |');
+    expect(r.stdout).toContain('| research | changed | 2\\.4\\.0 → 2\\.5\\.0 | market\\-size\\: acceptedOutputModes |');
     expect(r.stdout).toContain('plan market-size › acceptedOutputModes:');
     expect(r.stdout).not.toMatch(/all locks refreshed/i);
     const again = await runCli(['update', '--format', 'markdown'], { cwd: dir });

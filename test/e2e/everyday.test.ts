@@ -6,9 +6,10 @@
  * every agent on failure).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdir, readFile } from 'node:fs/promises';
+import { chown, mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { extendedCard, publicCard } from './cards.js';
 import {
   expectOneLineError,
   manifest,
@@ -71,6 +72,94 @@ describe.concurrent('the manifest is looked for upward, up to the git root', () 
     expect(named.code).toBe(2);
     expect(named.stderr).toBe(`error manifest-not-found: ${join(sub, 'other.json')}: not found\n  hint: check the --manifest path; a2a init writes a new manifest\n`);
     expect(await readLockBytes(outer)).toBeUndefined();
+  });
+});
+
+/**
+ * Issue 22, "the manifest search climbs above a folder that is not a git repository": a manifest
+ * planted in a shared parent folder (another user's, or `/tmp` itself) must not be used, nor one
+ * another user owns; one found above the working directory is named on stderr.
+ */
+describe.concurrent('the manifest search never reaches a folder someone else controls (issue 22)', () => {
+  it('outside git the search stops at the working directory: a manifest planted in a parent folder gets no secret', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const secret = 'victim-secret-9f3e1c7a5b';
+    // The planted manifest names the victim's secret variable for the attacker's agent.
+    const attacker = await res.agent({ card: publicCard, bearerToken: 'attacker-only', extendedCard: (o: string) => extendedCard(o) });
+    const shared = await res.dir(manifest({ evil: { card: attacker.origin, skills: ['deep-research'], credentials: { bearer: { env: 'RESEARCH_TOKEN' } } } }));
+    const victim = join(shared, 'victim', 'work');
+    await mkdir(victim, { recursive: true });
+    const [lock, outdated, json] = await Promise.all([
+      runCli(['lock'], { cwd: victim, env: { RESEARCH_TOKEN: secret } }),
+      runCli(['outdated'], { cwd: victim, env: { RESEARCH_TOKEN: secret } }),
+      runCli(['ls', '--json'], { cwd: victim, env: { RESEARCH_TOKEN: secret } }),
+    ]);
+    for (const r of [lock, outdated]) {
+      expect(r.code, show(r)).toBe(2);
+      expect(r.stderr).toContain(`error manifest-not-found: no a2a.json in ${victim}\n`);
+    }
+    expect(oneJsonDocument(json).error).toMatchObject({ code: 'manifest-not-found' });
+    expect(attacker.requests).toEqual([]);
+    expect(await readLockBytes(shared)).toBeUndefined();
+  });
+
+  it('under $HOME the search goes up to $HOME and no further; a manifest found above the working directory is named on stderr (human output only)', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const outer = await res.dir(manifest({ above: research('http://127.0.0.1:1') }));
+    const home = join(outer, 'home');
+    const project = join(home, 'project');
+    const sub = join(project, 'src', 'deep');
+    await mkdir(sub, { recursive: true });
+    await writeManifest(project, manifest({ mine: research('http://127.0.0.1:1') }));
+    const [human, json, noHome] = await Promise.all([
+      runCli(['ls'], { cwd: sub, env: { HOME: home } }),
+      runCli(['ls', '--json'], { cwd: sub, env: { HOME: home } }),
+      runCli(['ls'], { cwd: sub, env: {} }),
+    ]);
+    expect(human.code, show(human)).toBe(0);
+    expect(human.stderr).toBe(`using ${join('..', '..', 'a2a.json')}\n`);
+    expect(human.stdout).toContain('mine');
+    expect(json.code, show(json)).toBe(0);
+    expect(Object.keys(oneJsonDocument(json).agents)).toEqual(['mine']);
+    expect(json.stderr).toBe('');
+    // Without $HOME (or outside it) only the working directory is searched.
+    expect(noHome.code, show(noHome)).toBe(2);
+    expect(noHome.stderr).toContain('manifest-not-found');
+    // $HOME itself is searched; the folder above it never is.
+    const inHome = join(home, 'other');
+    await mkdir(inHome);
+    const above = await runCli(['ls'], { cwd: inHome, env: { HOME: home } });
+    expect(above.code, show(above)).toBe(2);
+    expect(above.stderr).toContain(`no a2a.json in ${inHome} or any parent directory up to ${home}`);
+  });
+
+  it("a manifest owned by another user is never used (git's safe.directory rule): manifest-unsafe, exit 2; --manifest names it deliberately", async ({ onTestFinished }) => {
+    const uid = process.getuid?.();
+    if (uid === undefined) return; // no owners to compare (Windows)
+    const res = resources(onTestFinished);
+    const other = uid === 12345 ? 12346 : 12345;
+    const repo = await res.dir(manifest({ planted: research('http://127.0.0.1:1') }));
+    await mkdir(join(repo, '.git'));
+    const sub = join(repo, 'pkg');
+    await mkdir(sub);
+    await chown(join(repo, 'a2a.json'), other, other);
+    const [here, below, json, named] = await Promise.all([
+      runCli(['ls'], { cwd: repo }),
+      runCli(['verify', '--offline'], { cwd: sub }),
+      runCli(['ls', '--json'], { cwd: sub }),
+      runCli(['ls', '--json', '--manifest', 'a2a.json'], { cwd: repo }),
+    ]);
+    for (const r of [here, below]) {
+      expect(r.code, show(r)).toBe(2);
+      expect(r.stderr).toBe(
+        `error manifest-unsafe: ${join(repo, 'a2a.json')} is owned by another user (uid ${other}, this process runs as uid ${uid}), so it is not used\n` +
+          '  hint: run a2a in your own project folder; to use this file anyway, name it: --manifest <file>\n',
+      );
+    }
+    expect(json.code).toBe(2);
+    expect(oneJsonDocument(json).error).toMatchObject({ code: 'manifest-unsafe', source: join(repo, 'a2a.json'), owner: other });
+    expect(named.code, show(named)).toBe(0);
+    expect(Object.keys(oneJsonDocument(named).agents)).toEqual(['planted']);
   });
 });
 

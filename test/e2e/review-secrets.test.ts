@@ -133,7 +133,7 @@ describe.concurrent('verify on a pull request: credentials only where the base l
     expect(ci.stdout).toContain('! evil: unchecked (credential-route-new): checked with credentials after this change is merged; review it in a2a diff');
     expect(ci.stdout).toContain(`credential withheld: bearer → ${evil.origin}`);
     expect(ci.stdout).toMatch(/✓ research\n/);
-    expect(ci.stdout).toMatch(/verified 2 agents, 1 unchecked \(credentials only along the routes of base [0-9a-f]{12}\)/);
+    expect(ci.stdout).toMatch(/verified 2 agents, 1 unchecked \(credentials only along the routes of base [0-9a-f]{12}, merge-base with refs\/remotes\/origin\/main\)/);
     // Exit 0, and still an annotation on the lockfile for the reviewer.
     expect(ci.stdout).toContain('::warning file=a2a.lock.json,title=evil not checked::credential-route-new: checked with credentials after this change is merged');
     expect(strict.code, show(strict)).toBe(1);
@@ -142,7 +142,7 @@ describe.concurrent('verify on a pull request: credentials only where the base l
     expect(explicit.code, show(explicit)).toBe(0);
     expect(explicit.stdout).toContain('evil: unchecked (credential-route-new)');
     const doc = jsonOf(json);
-    expect(doc.base).toEqual({ status: 'read', rev: git(dir, 'rev-parse', 'main'), source: 'GITHUB_BASE_REF', lockfile: 'present' });
+    expect(doc.base).toEqual({ status: 'read', rev: git(dir, 'rev-parse', 'main'), ref: 'refs/remotes/origin/main', source: 'GITHUB_BASE_REF', lockfile: 'present' });
     expect(doc.agents.evil).toEqual({
       status: 'unchecked',
       exitCode: 0,
@@ -342,9 +342,9 @@ describe.concurrent('verify on a pull request: credentials only where the base l
     const [ci, strict, json] = await verifyThree(dir, { GITHUB_STEP_SUMMARY: summary });
     expect(ci.code, show(ci)).toBe(0);
     for (const name of ['research', 'evil']) {
-      expect(ci.stdout).toContain(`! ${name}: unchecked (base-unreadable): not checked with credentials: the pull request's base is not in this clone, so no credential was sent`);
+      expect(ci.stdout).toContain(`! ${name}: unchecked (base-unreadable): not checked with credentials: this run's review base could not be read, so no credential was sent`);
     }
-    expect(ci.stderr).toMatch(/warning base-unreadable: the pull request's base \(origin\/main\) is not in this clone.*no credential was sent to any agent; to check with credentials, check out with the base branch: actions\/checkout with `fetch-depth: 0`/);
+    expect(ci.stderr).toMatch(/warning base-unreadable: the pull request's base \(refs\/remotes\/origin\/main\) is not in this clone.*no credential was sent to any agent; to check with credentials, check out with the base branch: actions\/checkout with `fetch-depth: 0`/);
     expect(strict.code, show(strict)).toBe(1);
     const doc = jsonOf(json);
     expect(doc.base).toMatchObject({ status: 'unreadable', source: 'GITHUB_BASE_REF', hint: expect.stringContaining('fetch-depth: 0') });
@@ -373,7 +373,7 @@ describe.concurrent('verify on a pull request: credentials only where the base l
 
     const [ci, strict, json] = await verifyThree(dir);
     expect(ci.code, show(ci)).toBe(0);
-    expect(ci.stdout).toMatch(/^✓ research\n✓ plain\nverified 2 agents \(credentials only along the routes of base [0-9a-f]{12}\)\n$/);
+    expect(ci.stdout).toMatch(/^✓ research\n✓ plain\nverified 2 agents \(credentials only along the routes of base [0-9a-f]{12}, merge-base with refs\/remotes\/origin\/main\)\n$/);
     expect(strict.code, show(strict)).toBe(0);
     expect(jsonOf(json).agents).toEqual({ research: { status: 'ok', exitCode: 0 }, plain: { status: 'ok', exitCode: 0 } });
     const authed = a2aRequests(research).filter((q) => q.headers.authorization === `Bearer ${TOKEN}`);
@@ -399,5 +399,108 @@ describe.concurrent('verify on a pull request: credentials only where the base l
     expect(a2aRequests(research).filter((q) => q.headers.authorization === `Bearer ${TOKEN}`)).toHaveLength(3);
     await expectTokenNowhere(dir, [push, laptop, json, bad]);
     expect(allOutput(bad)).not.toContain(TOKEN);
+  });
+});
+
+/**
+ * Issue 22, "the base of a pull request must be the base": the same attacker pull request, with the
+ * base spoofed by a tag, or run as a push of its branch instead of a pull request.
+ */
+describe.concurrent('the base is the base: no tag stands in for it, and a push of another branch is gated as a pull request (issue 22)', { timeout: SLOW }, () => {
+  it('a tag origin/main at the pull request\'s own commit: verify and install still gate by refs/remotes/origin/main (nothing sent to the added agent), diff --fail-on high reports it, --base origin/main is refused as ambiguous', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const { dir, research, evil } = await attackerPr(res);
+    // actions/checkout with fetch-depth: 0 fetches every tag, the attacker's too.
+    git(dir, 'tag', 'origin/main', 'HEAD');
+    const main = git(dir, 'rev-parse', 'refs/remotes/origin/main');
+
+    const [ci, json, install, diff, ambiguous, qualified] = await Promise.all([
+      runCli(['verify'], { cwd: dir, env: PR_ENV }),
+      runCli(['verify', '--json'], { cwd: dir, env: PR_ENV }),
+      runCli(['install', '--json'], { cwd: dir, env: PR_ENV }),
+      runCli(['diff', '--fail-on', 'high'], { cwd: dir, env: PR_ENV }),
+      runCli(['verify', '--base', 'origin/main'], { cwd: dir, env: { RESEARCH_TOKEN: TOKEN } }),
+      runCli(['verify', '--json', '--base', 'refs/remotes/origin/main'], { cwd: dir, env: { RESEARCH_TOKEN: TOKEN } }),
+    ]);
+    expect(ci.code, show(ci)).toBe(0);
+    expect(ci.stdout).toContain('! evil: unchecked (credential-route-new)');
+    expect(ci.stdout).toContain(`(credentials only along the routes of base ${main.slice(0, 12)}, merge-base with refs/remotes/origin/main)`);
+    expect(jsonOf(json).base).toEqual({ status: 'read', rev: main, ref: 'refs/remotes/origin/main', source: 'GITHUB_BASE_REF', lockfile: 'present' });
+    expect(jsonOf(json).agents.evil).toMatchObject({ status: 'unchecked', reason: 'credential-route-new' });
+    expect(jsonOf(install).base).toMatchObject({ rev: main, ref: 'refs/remotes/origin/main' });
+    expect(jsonOf(install).agents.evil).toMatchObject({ status: 'unchecked', reason: 'credential-route-new' });
+    // The review names the added agent, its risk, and the base it read.
+    expect(diff.code, show(diff)).toBe(1);
+    expect(diff.stdout).toContain(`a2a.lock.json: revision ${main} (GITHUB_BASE_REF: merge-base with refs/remotes/origin/main) → working tree`);
+    expect(diff.stdout).toMatch(/^\+ evil \(/m);
+    expect(diff.stdout).toContain('high new-credential-destination');
+    // Named on the command line, the name is refused: git would take the tag.
+    expect(ambiguous.code, show(ambiguous)).toBe(2);
+    expect(ambiguous.stderr).toContain('"origin/main" is ambiguous: both a tag and a branch (refs/tags/origin/main, refs/remotes/origin/main)');
+    expect(jsonOf(qualified).base).toEqual({ status: 'read', rev: main, ref: 'refs/remotes/origin/main', source: '--base', lockfile: 'present' });
+    expect(jsonOf(qualified).agents.evil).toMatchObject({ status: 'unchecked', reason: 'credential-route-new' });
+
+    expect(a2aRequests(evil)).toEqual([]);
+    await expectNothingSentTo(evil);
+    expect(a2aRequests(research).filter((q) => q.headers.authorization === `Bearer ${TOKEN}`)).toHaveLength(4);
+    await expectTokenNowhere(dir, [ci, json, install, diff, ambiguous, qualified]);
+  });
+
+  it('--base <rev> is gated by the merge-base of HEAD and <rev>, never a commit HEAD does not contain', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const { dir, evil } = await attackerPr(res);
+    // A branch that locked the attacker's agent too, never merged into the pull request.
+    const pr = git(dir, 'rev-parse', 'HEAD');
+    git(dir, 'checkout', '-q', '-b', 'elsewhere', 'main');
+    git(dir, 'checkout', '-q', pr, '--', 'a2a.json', 'a2a.lock.json');
+    git(dir, 'commit', '-q', '-m', 'elsewhere');
+    git(dir, 'checkout', '-q', 'pr');
+    const r = await runCli(['verify', '--json', '--base', 'elsewhere'], { cwd: dir, env: { RESEARCH_TOKEN: TOKEN } });
+    expect(r.code, show(r)).toBe(0);
+    expect(jsonOf(r).base).toEqual({ status: 'read', rev: git(dir, 'rev-parse', 'main'), ref: 'refs/heads/elsewhere', source: '--base', lockfile: 'present' });
+    expect(jsonOf(r).agents.evil).toMatchObject({ status: 'unchecked', reason: 'credential-route-new' });
+    await expectNothingSentTo(evil);
+  });
+
+  it('a push of the pull request\'s branch (GitHub on: push, GitLab push pipelines) is gated against the merge-base with the default branch; a push to the default branch is not', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const { dir, research, evil } = await attackerPr(res);
+    const event = join(dir, 'event.json');
+    await writeFile(event, JSON.stringify({ ref: 'refs/heads/pr', repository: { default_branch: 'main', full_name: 'o/r' } }));
+    const github = { GITHUB_ACTIONS: 'true', GITHUB_EVENT_NAME: 'push', GITHUB_REF: 'refs/heads/pr', GITHUB_EVENT_PATH: event, RESEARCH_TOKEN: TOKEN };
+    const gitlab = { GITLAB_CI: 'true', CI_PIPELINE_SOURCE: 'push', CI_COMMIT_BRANCH: 'pr', CI_DEFAULT_BRANCH: 'main', RESEARCH_TOKEN: TOKEN };
+    const main = git(dir, 'rev-parse', 'main');
+    const [text, json, lab, outdated] = await Promise.all([
+      runCli(['verify'], { cwd: dir, env: github }),
+      runCli(['verify', '--json'], { cwd: dir, env: github }),
+      runCli(['verify', '--json'], { cwd: dir, env: gitlab }),
+      runCli(['outdated'], { cwd: dir, env: github }),
+    ]);
+    expect(text.code, show(text)).toBe(0);
+    expect(text.stdout).toContain('! evil: unchecked (credential-route-new)');
+    expect(text.stdout).toMatch(/✓ research\n/);
+    expect(jsonOf(json).base).toEqual({ status: 'read', rev: main, ref: 'refs/remotes/origin/main', source: 'GITHUB_REF', lockfile: 'present' });
+    expect(jsonOf(lab).base).toEqual({ status: 'read', rev: main, ref: 'refs/remotes/origin/main', source: 'CI_COMMIT_BRANCH', lockfile: 'present' });
+    expect(jsonOf(lab).agents.evil).toMatchObject({ status: 'unchecked', reason: 'credential-route-new' });
+    expect(outdated.code, show(outdated)).not.toBe(0);
+    expect(allOutput(outdated)).toContain('this is a push of refs/heads/pr, not the default branch main');
+    expect(a2aRequests(evil)).toEqual([]);
+    await expectNothingSentTo(evil);
+    expect(a2aRequests(research).filter((q) => q.headers.authorization === `Bearer ${TOKEN}`)).toHaveLength(3);
+    await expectTokenNowhere(dir, [text, json, lab, outdated], [event]);
+
+    // No origin/main in the clone (a shallow push checkout): nothing sent at all.
+    git(dir, 'update-ref', '-d', 'refs/remotes/origin/main');
+    const shallow = await runCli(['verify', '--json'], { cwd: dir, env: github });
+    expect(jsonOf(shallow).base).toMatchObject({ status: 'unreadable', source: 'GITHUB_REF', ref: 'refs/remotes/origin/main', hint: expect.stringContaining('fetch-depth: 0') });
+    expect(jsonOf(shallow).agents.research).toMatchObject({ status: 'unchecked', reason: 'base-unreadable' });
+    await expectNothingSentTo(evil);
+
+    // The default branch itself: not gated, the credential goes along the locked route.
+    git(dir, 'checkout', '-q', 'main');
+    research.requests.length = 0;
+    const onMain = await runCli(['verify', '--json'], { cwd: dir, env: { ...github, GITHUB_REF: 'refs/heads/main' } });
+    expect(jsonOf(onMain)).toEqual({ ok: true, agents: { research: { status: 'ok', exitCode: 0 } }, warnings: [] });
+    expect(a2aRequests(research).filter((q) => q.headers.authorization === `Bearer ${TOKEN}`)).toHaveLength(1);
   });
 });

@@ -3,17 +3,25 @@ import { mkdtempSync, realpathSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ciBase, gitRoot, readAtRevision } from '../../src/fs/git.js';
+import { ciBase, gitRoot, readAtRevision, resolveRevision } from '../../src/fs/git.js';
 
 let repo: string;
-const run = (...args: string[]) => execFileSync('git', args, { cwd: repo, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' } }).trim();
+/** `git` in `cwd`, with an author. */
+const gitIn = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' } }).trim();
+const run = (...args: string[]) => gitIn(repo, ...args);
+
+/** A new repository on `main` whose one commit holds a2a.lock.json `{"v":1}`. */
+function newRepo(): string {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), 'a2a-git-')));
+  gitIn(dir, 'init', '-q', '-b', 'main');
+  writeFileSync(join(dir, 'a2a.lock.json'), '{"v":1}\n');
+  gitIn(dir, 'add', '.');
+  gitIn(dir, 'commit', '-q', '-m', 'one');
+  return dir;
+}
 
 beforeAll(() => {
-  repo = realpathSync(mkdtempSync(join(tmpdir(), 'a2a-git-')));
-  run('init', '-q', '-b', 'main');
-  writeFileSync(join(repo, 'a2a.lock.json'), '{"v":1}\n');
-  run('add', '.');
-  run('commit', '-q', '-m', 'one');
+  repo = newRepo();
   writeFileSync(join(repo, 'a2a.lock.json'), '{"v":2}\n');
   run('commit', '-q', '-am', 'two');
 });
@@ -44,12 +52,90 @@ describe('git', () => {
   it('finds the CI base from the environment, or says it is unreadable', async () => {
     expect(await ciBase(repo, {})).toEqual({ kind: 'none' });
     const first = run('rev-parse', 'HEAD~1');
-    expect(await ciBase(repo, { CI_MERGE_REQUEST_DIFF_BASE_SHA: first })).toEqual({ kind: 'base', rev: first, source: 'CI_MERGE_REQUEST_DIFF_BASE_SHA' });
+    expect(await ciBase(repo, { CI_MERGE_REQUEST_DIFF_BASE_SHA: first })).toEqual({ kind: 'base', rev: first, ref: first, source: 'CI_MERGE_REQUEST_DIFF_BASE_SHA', run: 'a merge request run' });
     expect((await ciBase(repo, { CI_MERGE_REQUEST_DIFF_BASE_SHA: 'f'.repeat(40) })).kind).toBe('unreadable');
     const missing = await ciBase(repo, { GITHUB_ACTIONS: 'true', GITHUB_BASE_REF: 'main' });
     expect(missing).toMatchObject({ kind: 'unreadable', source: 'GITHUB_BASE_REF' });
     expect(missing.kind === 'unreadable' && missing.hint).toMatch(/fetch-depth: 0/);
     run('update-ref', 'refs/remotes/origin/main', first);
-    expect(await ciBase(repo, { GITHUB_ACTIONS: 'true', GITHUB_BASE_REF: 'main' })).toEqual({ kind: 'base', rev: first, source: 'GITHUB_BASE_REF' });
+    expect(await ciBase(repo, { GITHUB_ACTIONS: 'true', GITHUB_BASE_REF: 'main' })).toEqual({ kind: 'base', rev: first, ref: 'refs/remotes/origin/main', source: 'GITHUB_BASE_REF', run: 'a pull request run' });
+  });
+});
+
+/**
+ * Issue 22, "the base of a pull request must be the base": a repository whose `main` (c1) is the
+ * reviewed base, checked out on `feature` (c2, the pull request), with `refs/remotes/origin/main`
+ * at c1 as a CI checkout has it, and `side` (c3), a commit off c1 that HEAD does not contain.
+ */
+describe('the review base (issue 22)', () => {
+  let dir: string;
+  let c1: string;
+  let c2: string;
+  let c3: string;
+  const sh = (...args: string[]) => gitIn(dir, ...args);
+  beforeAll(() => {
+    dir = newRepo();
+    c1 = sh('rev-parse', 'HEAD');
+    sh('checkout', '-q', '-b', 'side');
+    sh('commit', '-q', '--allow-empty', '-m', 'side');
+    c3 = sh('rev-parse', 'HEAD');
+    sh('checkout', '-q', '-b', 'feature', 'main');
+    writeFileSync(join(dir, 'a2a.lock.json'), '{"v":2}\n');
+    sh('commit', '-q', '-am', 'pull request');
+    c2 = sh('rev-parse', 'HEAD');
+    sh('update-ref', 'refs/remotes/origin/main', c1);
+    // The attack: the pull request's author pushes their own commit as the tag `origin/main`.
+    sh('tag', 'origin/main', c2);
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('GITHUB_BASE_REF resolves through refs/remotes/origin/<ref>: a tag named origin/main does not stand in for the base', async () => {
+    // git's short-name rules would take the tag (the pull request's own commit).
+    expect(sh('rev-parse', 'origin/main')).toBe(c2);
+    expect(await ciBase(dir, { GITHUB_ACTIONS: 'true', GITHUB_BASE_REF: 'main' })).toEqual({ kind: 'base', rev: c1, ref: 'refs/remotes/origin/main', source: 'GITHUB_BASE_REF', run: 'a pull request run' });
+  });
+
+  it('a revision that is both a tag and a branch is refused, naming both; a fully qualified one resolves', async () => {
+    await expect(resolveRevision(dir, 'origin/main')).rejects.toThrow('"origin/main" is ambiguous: both a tag and a branch (refs/tags/origin/main, refs/remotes/origin/main)');
+    await expect(resolveRevision(dir, 'origin/main~0')).rejects.toThrow(/ambiguous: both a tag and a branch/);
+    await expect(readAtRevision('origin/main', join(dir, 'a2a.lock.json'))).rejects.toThrow(/ambiguous/);
+    expect(await resolveRevision(dir, 'refs/remotes/origin/main')).toEqual({ ref: 'refs/remotes/origin/main', commit: c1 });
+    expect(await resolveRevision(dir, 'main')).toEqual({ ref: 'refs/heads/main', commit: c1 });
+    expect(await resolveRevision(dir, 'HEAD~1')).toEqual({ ref: undefined, commit: c1 });
+  });
+
+  it("GitLab's base sha must be an ancestor of HEAD, else the base is unreadable", async () => {
+    expect(await ciBase(dir, { CI_MERGE_REQUEST_DIFF_BASE_SHA: c1 })).toMatchObject({ kind: 'base', rev: c1 });
+    const notAncestor = await ciBase(dir, { CI_MERGE_REQUEST_DIFF_BASE_SHA: c3 });
+    expect(notAncestor).toMatchObject({ kind: 'unreadable', source: 'CI_MERGE_REQUEST_DIFF_BASE_SHA' });
+    expect(notAncestor.kind === 'unreadable' && notAncestor.reason).toContain('is not an ancestor of HEAD');
+    // A short sha could be read as a ref name: refused as unreadable.
+    expect((await ciBase(dir, { CI_MERGE_REQUEST_DIFF_BASE_SHA: c1.slice(0, 12) })).kind).toBe('unreadable');
+  });
+
+  it('a push of a branch other than the default one is gated against the merge-base with the default branch; a push to it is not', async () => {
+    const event = join(dir, '..', `${dir.split('/').pop()}-event.json`);
+    writeFileSync(event, JSON.stringify({ ref: 'refs/heads/feature', repository: { default_branch: 'main' } }));
+    try {
+      const push = { GITHUB_ACTIONS: 'true', GITHUB_EVENT_NAME: 'push', GITHUB_EVENT_PATH: event };
+      expect(await ciBase(dir, { ...push, GITHUB_REF: 'refs/heads/feature' })).toEqual({
+        kind: 'base',
+        rev: c1,
+        ref: 'refs/remotes/origin/main',
+        source: 'GITHUB_REF',
+        run: 'a push of refs/heads/feature, not the default branch main',
+      });
+      expect(await ciBase(dir, { ...push, GITHUB_REF: 'refs/heads/main' })).toEqual({ kind: 'none' });
+      // The default branch unknown: nothing is sent rather than guessing.
+      expect(await ciBase(dir, { ...push, GITHUB_EVENT_PATH: join(dir, 'missing.json'), GITHUB_REF: 'refs/heads/feature' })).toMatchObject({ kind: 'unreadable', source: 'GITHUB_REF' });
+      // Not a push (a schedule on the default branch, a laptop): no base.
+      expect(await ciBase(dir, { GITHUB_ACTIONS: 'true', GITHUB_EVENT_NAME: 'schedule', GITHUB_REF: 'refs/heads/main' })).toEqual({ kind: 'none' });
+      const gitlab = { CI_PIPELINE_SOURCE: 'push', CI_DEFAULT_BRANCH: 'main' };
+      expect(await ciBase(dir, { ...gitlab, CI_COMMIT_BRANCH: 'feature' })).toMatchObject({ kind: 'base', rev: c1, ref: 'refs/remotes/origin/main', source: 'CI_COMMIT_BRANCH' });
+      expect(await ciBase(dir, { ...gitlab, CI_COMMIT_BRANCH: 'main' })).toEqual({ kind: 'none' });
+      expect(await ciBase(dir, { ...gitlab, CI_DEFAULT_BRANCH: 'trunk', CI_COMMIT_BRANCH: 'feature' })).toMatchObject({ kind: 'unreadable', ref: 'refs/remotes/origin/trunk' });
+    } finally {
+      rmSync(event, { force: true });
+    }
   });
 });

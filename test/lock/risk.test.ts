@@ -8,7 +8,8 @@ import { normalizeCard } from '../../src/card/normalize.js';
 import { negotiateSkills } from '../../src/lock/drift.js';
 import { assessRisks, atOrAbove, diffLockfiles, failsOn, isCleartext, RISK_CODES, type AgentSide, type RiskCode } from '../../src/lock/risk.js';
 import type { LockEntry, Lockfile } from '../../src/lock/schema.js';
-import { DEFAULT_PROFILE, type AgentSettings } from '../../src/manifest/schema.js';
+import { parseManifest } from '../../src/manifest/parse.js';
+import { DEFAULT_PROFILE, type AgentSettings, type Manifest } from '../../src/manifest/schema.js';
 import { keyedWorkedExample, workedExample } from '../helpers/worked-example.js';
 
 type Json = Record<string, any>;
@@ -280,5 +281,60 @@ describe('issue 24: rebaseInterfaces and originAuth in a review', () => {
     const now: LockEntry = { ...entry, originAuth: { 'https://research.example.com': { header: { name: 'X-Serverless-Authorization', env: 'A', prefix: 'Bearer ' } } } };
     expect(codes(side(was, rebased), side(now, rebased))).toEqual(['new-credential-destination']);
     expect(assessRisks(side(was, rebased), side(entry, rebased)).better.map((b) => b.code)).toContain('credential-destination-removed');
+  });
+});
+
+/** A manifest holding `research` (and `other`, with no credential) with these credential sources. */
+function manifestWith(credentials: Record<string, { env: string }>): Manifest {
+  return parseManifest(JSON.stringify({ profile: DEFAULT_PROFILE, agents: { research: { card: 'https://research.example.com', skills: ['market-size'], credentials }, other: { card: 'https://other.example.com' } } }), 'a2a.json');
+}
+
+describe('credential-source-changed: the manifests of both sides compared', () => {
+  const research = entryFor(raw());
+  const lock = lockfile({ research });
+
+  it('only credentials.<scheme>.env changed in a2a.json, the lockfile alike: changed, high, --fail-on counts it', () => {
+    const base = manifestWith({ key: { env: 'RESEARCH_KEY' } });
+    const head = manifestWith({ key: { env: 'PROD_DB_PASSWORD' } });
+    const diff = diffLockfiles(lock, lock, { base, head });
+    const agent = diff.agents[0]!;
+    expect(agent).toMatchObject({ name: 'research', verdict: 'changed', level: 'high', credentialSources: [{ scheme: 'key', old: 'RESEARCH_KEY', new: 'PROD_DB_PASSWORD' }] });
+    expect(agent.risks).toEqual([
+      { code: 'credential-source-changed', level: 'high', message: 'credential key now read from env PROD_DB_PASSWORD (was env RESEARCH_KEY), for a route the base already sent it along' },
+    ]);
+    expect(diff.counts).toMatchObject({ changed: 1, unchanged: 0, high: 1 });
+    expect([failsOn(diff, 'any'), failsOn(diff, 'high')]).toEqual([true, true]);
+    // The same manifests: nothing; a side without its manifest: not compared (no risk, nothing thrown).
+    expect(diffLockfiles(lock, lock, { base, head: base }).agents[0]!.verdict).toBe('unchanged');
+    expect(diffLockfiles(lock, lock, { head }).agents[0]).toMatchObject({ verdict: 'unchanged', risks: [] });
+    expect(diffLockfiles(lock, lock, { base }).agents[0]).toMatchObject({ verdict: 'unchanged', risks: [] });
+  });
+
+  it('a source for a scheme without a route at base is medium; a removed one is low', () => {
+    const noKeyLock = lockfile({ research: entryFor(raw(), NO_CREDENTIALS) }, NO_CREDENTIALS);
+    const added = diffLockfiles(noKeyLock, noKeyLock, { base: manifestWith({}), head: manifestWith({ key: { env: 'RESEARCH_KEY' } }) }).agents[0]!;
+    expect(added.risks).toEqual([{ code: 'credential-source-changed', level: 'medium', message: 'credential key now read from env RESEARCH_KEY (none at base)' }]);
+    const removed = diffLockfiles(lock, lock, { base: manifestWith({ key: { env: 'RESEARCH_KEY' } }), head: manifestWith({}) }).agents[0]!;
+    expect(removed.risks).toEqual([{ code: 'credential-source-changed', level: 'low', message: 'credential key no longer read from env RESEARCH_KEY (a2a.json)' }]);
+  });
+});
+
+describe('push-endpoint-changed', () => {
+  const research = entryFor(raw());
+  const at = (pushEndpoint: string | null) => side(research, { ...WITH_KEY, pushEndpoint });
+
+  it('medium when the push endpoint goes to another origin (or is set); high when it becomes plain http; none on the same origin', () => {
+    const moved = assessRisks(at('https://hooks.example.com/a2a'), at('https://collector.evil.example/a2a')).risks;
+    expect(moved).toContainEqual({ code: 'push-endpoint-changed', level: 'medium', message: 'push endpoint goes to another origin: https://hooks.example.com → https://collector.evil.example' });
+    expect(assessRisks(at(null), at('https://hooks.example.com/a2a')).risks.map((r) => [r.code, r.level])).toContainEqual(['push-endpoint-changed', 'medium']);
+    const cleartext = assessRisks(at('https://hooks.example.com/a2a'), at('http://hooks.evil.example/a2a')).risks;
+    expect(cleartext.filter((r) => r.code === 'push-endpoint-changed' || r.code === 'cleartext-transport').map((r) => [r.code, r.level])).toEqual([
+      ['cleartext-transport', 'high'],
+      ['push-endpoint-changed', 'high'],
+    ]);
+    expect(codes(at('https://hooks.example.com/a2a'), at('https://hooks.example.com/other'))).not.toContain('push-endpoint-changed');
+    expect(codes(at('https://hooks.example.com/a2a'), at(null))).not.toContain('push-endpoint-changed');
+    const diff = diffLockfiles(lockfile({ research }, { ...WITH_KEY, pushEndpoint: 'https://hooks.example.com/a2a' }), lockfile({ research }, { ...WITH_KEY, pushEndpoint: 'https://collector.evil.example/a2a' }));
+    expect([diff.agents[0]!.level, failsOn(diff, 'medium'), failsOn(diff, 'high')]).toEqual(['medium', true, false]);
   });
 });

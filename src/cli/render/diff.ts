@@ -7,8 +7,9 @@
 import { isAbsolute, relative, sep } from 'node:path';
 import kleur from 'kleur';
 import { diffAgents, type DiffData } from '../../commands/diff.js';
-import type { AgentDiff, DiffCounts, Risk, RiskLevel } from '../../lock/risk.js';
+import { RISK_LEVELS, type AgentDiff, type DiffCounts, type Risk, type RiskLevel } from '../../lock/risk.js';
 import { diffAnnotations } from '../github.js';
+import { escapeMarkdown } from '../step-summary.js';
 import { documentOf, renderCardChanges, renderPlanChanges, renderSignature, renderValueChange, type CommandRenderer } from './common.js';
 
 function plural(count: number, noun: string): string {
@@ -65,6 +66,7 @@ export function agentBody(a: AgentDiff, indent = '    '): string[] {
     ...(c.cardChanges.length ? [`${indent}card:`, ...renderCardChanges(c.cardChanges, `${indent}  `)] : []),
     ...c.signatureChanges.map((s) => `${indent}signature (${s.snapshot}): ${renderSignature(s.old)} → ${renderSignature(s.new)}`),
     ...a.settingsChanges.flatMap((s) => renderValueChange(`settings › ${s.field}`, s.old, s.new, indent)),
+    ...(a.credentialSources ?? []).map((c) => `${indent}a2a.json › credentials › ${c.scheme}: ${c.old !== undefined ? `env ${c.old}` : 'none'} → ${c.new !== undefined ? `env ${c.new}` : 'none'}`),
     ...a.risks.filter((r) => r.level !== 'info' || r.code === 'descriptive').map((r) => riskLine(r, indent)),
     ...a.better.map((b) => `${indent}${kleur.green(`better ${b.code}`)}: ${b.message}`),
   ];
@@ -80,28 +82,45 @@ export function diffLines(agents: readonly AgentDiff[], counts: DiffCounts): str
   return lines;
 }
 
-/** The first line of the markdown view (a workflow finds and updates its one comment by it). */
-export const MARKDOWN_MARKER = '<!-- a2a-lock-diff -->';
+/** The first line of the markdown view names the manifest: `<!-- a2a-lock-diff a2a.json -->` (a workflow finds and updates its one comment by it). */
+export const MARKDOWN_MARKER_PREFIX = '<!-- a2a-lock-diff ';
 /** Most characters of the markdown view (GitHub's comment limit is 65,536). */
 export const MARKDOWN_LIMIT = 60_000;
+/** Most characters of one table cell or headline value in the markdown view, before escaping (longer ones end with `…`). */
+export const MARKDOWN_CELL = 100;
+/** Most characters of one line of an agent's details in the markdown view (longer ones end with `…`). */
+export const MARKDOWN_DETAIL_LINE = 1_000;
 
-/** Text made inert in a markdown table cell or summary: HTML and markdown punctuation escaped, one line. */
-export function markdownText(text: string): string {
-  return text
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/[\\`*_[\]|#~!]/g, (c) => `\\${c}`)
-    .replace(/\s+/g, ' ');
+/**
+ * The marker line for the manifest at `manifest` (its path from the repository root):
+ * `<!-- a2a-lock-diff services/billing/a2a.json -->`, one per manifest, so two services in one
+ * repository keep two comments. Characters other than letters, digits and `._/+@=,~-` are
+ * percent-encoded (nothing can end the comment); bounded like a cell.
+ */
+export function markdownMarker(manifest: string): string {
+  const path = bounded(manifest, 200).replace(/[^A-Za-z0-9._/+@=,~-]/gu, (c) => encodeURIComponent(c).replace(/[!'()*]/g, (x) => `%${x.charCodeAt(0).toString(16).toUpperCase()}`));
+  return `${MARKDOWN_MARKER_PREFIX}${path || 'a2a.json'} -->`;
+}
+
+/** `text` cut to `max` characters (code points), the last one `…`, when longer. */
+export function bounded(text: string, max = MARKDOWN_CELL): string {
+  if (text.length <= max) return text;
+  const points = Array.from(text);
+  return points.length <= max ? text : `${points.slice(0, max - 1).join('')}…`;
+}
+
+/** One table cell or headline value: {@link bounded}, then {@link escapeMarkdown} (the one markdown escaper). */
+function cell(text: string): string {
+  return escapeMarkdown(bounded(text));
 }
 
 function changeLabel(a: AgentDiff): string {
-  return a.verdict === 'renamed' ? `renamed from ${markdownText(a.from ?? '?')}` : a.verdict;
+  return a.verdict === 'renamed' ? `renamed from ${cell(a.from ?? '?')}` : a.verdict;
 }
 
 function cardVersionCell(a: AgentDiff): string {
   const { old, new: now } = a.version;
-  return markdownText(old !== undefined && now !== undefined && old !== now ? `${old} → ${now}` : (now ?? old ?? ''));
+  return old !== undefined && now !== undefined && old !== now ? `${cell(old)} → ${cell(now)}` : cell(now ?? old ?? '');
 }
 
 function planImpactCell(a: AgentDiff): string {
@@ -109,18 +128,20 @@ function planImpactCell(a: AgentDiff): string {
     if (list.length === 1 && list[0]!.field === 'plan') return `${list[0]!.old === undefined ? '+' : '−'}${skill}`;
     return `${skill}: ${list.map((c) => c.field).join(', ')}`;
   });
-  return parts.length ? markdownText(parts.join('; ')) : '—';
+  if (a.credentialSources?.length) parts.push(`credentials: ${a.credentialSources.map((c) => c.scheme).join(', ')}`);
+  return parts.length ? cell(parts.join('; ')) : '—';
 }
 
 function signatureCell(a: AgentDiff): string {
   const { old, new: now } = a.signature;
-  return markdownText(old !== undefined && now !== undefined && old !== now ? `${old} → ${now}` : (now ?? old ?? ''));
+  return old !== undefined && now !== undefined && old !== now ? `${cell(old)} → ${cell(now)}` : cell(now ?? old ?? '');
 }
 
 function riskCell(a: AgentDiff): string {
   const weighed = a.risks.filter((r) => r.level !== 'info');
   if (!weighed.length) return a.better.length ? 'better' : '—';
   const codes = [...new Set(weighed.filter((r) => r.level === a.level).map((r) => r.code))];
+  // Risk codes are this tool's own words ([a-z-]): shown as they are.
   return `**${a.level}**: ${codes.join(', ')}${a.better.length ? ' (and better)' : ''}`;
 }
 
@@ -130,61 +151,104 @@ function fenceFor(text: string): string {
   return '`'.repeat(Math.max(3, longest + 1));
 }
 
+/** 0 for high … 3 for info, 4 without a risk: the order of the markdown's rows and details. */
+function riskOrder(a: AgentDiff): number {
+  return a.level === undefined ? RISK_LEVELS.length : RISK_LEVELS.indexOf(a.level);
+}
+
 /**
- * The markdown view: {@link MARKDOWN_MARKER}, the count line, a table `Agent | Change | Card
- * version | Plan impact | Signature | Risk` (changed agents), the unchanged ones in one line, then
- * one `<details>` per changed agent with its text view; past {@link MARKDOWN_LIMIT} characters the
- * rest is cut with a note. `title` is a line under the counts (what was compared).
+ * `2 high, 1 medium: new-credential-destination, delivery-changed`: how many of `agents` are at
+ * high and medium risk, and those risks' codes (this tool's own words, a bounded list); empty when
+ * none is.
  */
-export function diffMarkdown(agents: readonly AgentDiff[], counts: DiffCounts, title?: string): string {
+function weightyLevels(agents: readonly AgentDiff[]): string {
+  const levels = (['high', 'medium'] as const)
+    .map((l) => [l, agents.filter((a) => a.level === l).length] as const)
+    .filter(([, n]) => n > 0)
+    .map(([l, n]) => `${n} ${l}`);
+  const codes = new Set(agents.flatMap((a) => a.risks.filter((r) => r.level === 'high' || r.level === 'medium').map((r) => r.code)));
+  return levels.length ? `${levels.join(', ')}: ${[...codes].join(', ')}` : '';
+}
+
+/**
+ * The markdown view: the marker ({@link markdownMarker} of `options.manifest`, `a2a.json` when not
+ * given), the count line, a table `Agent | Change | Card version | Plan impact | Signature | Risk`
+ * (changed agents, highest risk first), the unchanged ones in one line, then one `<details>` per
+ * changed agent with its text view. Every cell and headline value is bounded
+ * ({@link MARKDOWN_CELL}) and escaped ({@link escapeMarkdown}); a row or an agent's details that
+ * would pass {@link MARKDOWN_LIMIT} is left out on its own, with a note counting what was left out
+ * (so an agent at high or medium risk is always named: its row comes first). `title` is a line
+ * under the counts (what was compared).
+ */
+export function diffMarkdown(agents: readonly AgentDiff[], counts: DiffCounts, title?: string, options: { manifest?: string } = {}): string {
   const wasEnabled = kleur.enabled;
   kleur.enabled = false;
   try {
-    const changed = agents.filter((a) => a.verdict !== 'unchanged');
-    const head = [MARKDOWN_MARKER, `**${countsLine(counts)}**`, ...(title ? ['', markdownText(title)] : []), ''];
+    const changed = agents.filter((a) => a.verdict !== 'unchanged').sort((a, b) => riskOrder(a) - riskOrder(b));
+    const head = [markdownMarker(options.manifest ?? 'a2a.json'), `**${countsLine(counts)}**`, ...(title ? ['', escapeMarkdown(bounded(title, 2 * MARKDOWN_CELL))] : []), ''];
     const notes: string[] = [];
     if (changed.length === 0) head.push('No agent changed.', '');
     else {
       head.push('| Agent | Change | Card version | Plan impact | Signature | Risk |', '|---|---|---|---|---|---|');
       let size = head.join('\n').length;
-      let rows = 0;
+      const left: AgentDiff[] = [];
       for (const a of changed) {
-        const row = `| ${markdownText(a.name)} | ${changeLabel(a)} | ${cardVersionCell(a)} | ${planImpactCell(a)} | ${signatureCell(a)} | ${riskCell(a)} |`;
-        if (size + row.length + 1 > MARKDOWN_LIMIT / 2) break;
+        const row = `| ${cell(a.name)} | ${changeLabel(a)} | ${cardVersionCell(a)} | ${planImpactCell(a)} | ${signatureCell(a)} | ${riskCell(a)} |`;
+        if (size + row.length + 1 > MARKDOWN_LIMIT / 2) {
+          left.push(a);
+          continue;
+        }
         head.push(row);
         size += row.length + 1;
-        rows++;
       }
-      if (rows < changed.length) notes.push(`_${plural(changed.length - rows, 'more agent')} changed, not in the table (the comment's size limit); run \`a2a diff\` to see all._`);
+      if (left.length) {
+        const weighty = weightyLevels(left);
+        notes.push(`_${plural(left.length, 'more agent')} changed${weighty ? ` (${weighty})` : ''}, not in the table (the comment's size limit); run \`a2a diff\` to see all._`);
+      }
       head.push('');
     }
     const same = agents.filter((a) => a.verdict === 'unchanged').length;
     if (same) head.push(`${plural(same, 'agent')} unchanged.`, '');
     const out = [...head];
     let size = out.join('\n').length + notes.join('\n').length;
-    let cut = 0;
+    const cut: AgentDiff[] = [];
     for (const a of changed) {
-      const body = [agentHeadline(a), ...agentBody(a)].join('\n');
+      const body = [agentHeadline(a), ...agentBody(a)].map((line) => bounded(line, MARKDOWN_DETAIL_LINE)).join('\n');
       const fence = fenceFor(body);
-      const block = [`<details><summary>${markdownText(a.name)}: ${changeLabel(a)}${a.level && a.level !== 'info' ? ` · ${a.level}` : ''}</summary>`, '', fence, body, fence, '', '</details>', ''];
+      const block = [`<details><summary>${cell(a.name)}: ${changeLabel(a)}${a.level && a.level !== 'info' ? ` · ${a.level}` : ''}</summary>`, '', fence, body, fence, '', '</details>', ''];
       const length = block.join('\n').length + 1;
-      if (cut > 0 || size + length > MARKDOWN_LIMIT - 400) {
-        cut++;
+      if (size + length > MARKDOWN_LIMIT - 400) {
+        cut.push(a);
         continue;
       }
       out.push(...block);
       size += length;
     }
-    if (cut) notes.push(`_The details of ${plural(cut, 'agent')} are cut to stay under GitHub's comment limit; run \`a2a diff\` locally to see them._`);
+    if (cut.length) {
+      const weighty = weightyLevels(cut);
+      notes.push(`_The details of ${plural(cut.length, 'agent')}${weighty ? ` (${weighty})` : ''} are cut to stay under GitHub's comment limit; run \`a2a diff\` locally to see them._`);
+    }
     return `${[...out, ...notes].join('\n').trimEnd()}\n`;
   } finally {
     kleur.enabled = wasEnabled;
   }
 }
 
+/**
+ * One side for the header, naming its kind: `revision main (refs/heads/main at 0123456789ab)`,
+ * `revision <commit> (GITHUB_BASE_REF: merge-base with refs/remotes/origin/main)`, `file ./old.json`,
+ * `working tree`; git's `a/…` and `b/…` for an external diff; `no lockfile` when none was there.
+ */
 function sideText(side: DiffData['base']): string {
-  const what = side.kind === 'worktree' ? 'working tree' : side.label;
-  return side.found ? what : `${what} (no lockfile)`;
+  const notes: string[] = [];
+  if (side.kind === 'revision' && side.commit !== undefined) {
+    if (side.source !== undefined) notes.push(side.ref !== undefined && side.ref !== side.commit ? `${side.source}: merge-base with ${side.ref}` : side.source);
+    else if (side.ref !== undefined) notes.push(`${side.ref} at ${side.commit.slice(0, 12)}`);
+    else if (side.commit !== side.label) notes.push(side.commit.slice(0, 12));
+  }
+  if (!side.found) notes.push('no lockfile');
+  const what = side.kind === 'worktree' ? 'working tree' : side.kind === 'git-external' ? side.label : `${side.kind} ${side.label}`;
+  return notes.length ? `${what} (${notes.join(', ')})` : what;
 }
 
 /** What the two sides were, for the markdown title. */
@@ -221,8 +285,13 @@ export const diffRenderer: CommandRenderer<DiffData> = {
  */
 export const diffMarkdownRenderer: CommandRenderer<DiffData> = {
   json: documentOf,
-  text: (data) => diffMarkdown(diffAgents(data), data.counts, diffTitle(data)).replace(/\n$/, '').split('\n'),
+  text: (data) => diffDataMarkdown(data).replace(/\n$/, '').split('\n'),
 };
+
+/** The markdown view of a diff's data (what `--format markdown` prints and the job summary gets): {@link diffMarkdown} with its title and its manifest's marker. */
+export function diffDataMarkdown(data: DiffData): string {
+  return diffMarkdown(diffAgents(data), data.counts, diffTitle(data), { manifest: data.human.manifest });
+}
 
 /** The annotations of a diff, for the CLI to print on stderr (markdown output). */
 export const diffStderrAnnotations = (data: DiffData, where: { cwd: string; env: NodeJS.ProcessEnv }): string[] => annotations!(data, where);

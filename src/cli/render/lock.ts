@@ -55,6 +55,9 @@ export const lockMarkdownRenderer: CommandRenderer<LockData> = {
   text: (data) => {
     if (!data.ok) return lockRenderer.text(data);
     const review = data.human.review ?? { agents: [], counts: { changed: 0, added: 0, removed: 0, renamed: 0, unchanged: 0, high: 0, medium: 0, low: 0, info: 0, better: 0 } };
-    return diffMarkdown(review.agents, review.counts, `a2a update: ${basename(data.human.lockfile)}${data.written ? '' : ' is up to date'}`).replace(/\n$/, '').split('\n');
+    // The marker names the manifest by its file name (a2a diff names it from the repository root).
+    return diffMarkdown(review.agents, review.counts, `a2a update: ${basename(data.human.lockfile)}${data.written ? '' : ' is up to date'}`, { manifest: basename(data.human.manifest?.path ?? 'a2a.json') })
+      .replace(/\n$/, '')
+      .split('\n');
   },
 };

@@ -38,11 +38,14 @@ export const verifyRenderer: CommandRenderer<VerifyData> = {
   },
 };
 
-/** ` (credentials only along the routes of base abc1234)`, or nothing without a base. */
+/**
+ * ` (credentials only along the routes of base abc123456789, merge-base with refs/remotes/origin/main)`:
+ * the commit and the ref the base resolved to; nothing without a base.
+ */
 function baseNote(base: VerifyData['base']): string {
   if (!base) return '';
-  if (base.status === 'unreadable') return ' (base unreadable: no credential sent)';
-  return ` (credentials only along the routes of base ${base.rev.slice(0, 12)})`;
+  if (base.status === 'unreadable') return ` (base${base.ref !== undefined ? ` ${base.ref}` : ''} unreadable: no credential sent)`;
+  return ` (credentials only along the routes of base ${base.rev.slice(0, 12)}${base.ref === base.rev ? '' : `, merge-base with ${base.ref}`})`;
 }
 
 /** What the status column of the job summary says. */
@@ -98,7 +101,7 @@ export function verifySummary(data: VerifyData): string {
         ? `⚠️ verified ${plural(reports.length, 'agent')}, ${unchecked} unchecked`
         : `✅ verified ${plural(reports.length, 'agent')}`;
   const lines = [`### a2a verify: ${outcome}${offline ? ' (offline)' : ''}${strict ? ' (--strict)' : ''}`, '', counts.join(' · ') || 'no agents', ''];
-  if (data.base?.status === 'read') lines.push(`Credentials were sent only along the routes the lockfile of base ${escapeMarkdown(data.base.rev.slice(0, 12))} (${escapeMarkdown(data.base.source)}) had.`, '');
+  if (data.base?.status === 'read') lines.push(`Credentials were sent only along the routes the lockfile of base ${escapeMarkdown(data.base.rev.slice(0, 12))} (${escapeMarkdown(data.base.source)}${data.base.ref === data.base.rev ? '' : `: merge-base with ${escapeMarkdown(data.base.ref)}`}) had.`, '');
   if (data.base?.status === 'unreadable') lines.push(`**No credential was sent**: ${escapeMarkdown(data.base.reason)}. To check with credentials, ${escapeMarkdown(data.base.hint)}.`, '');
   if (reports.length) {
     lines.push('| Agent | Status | Detail |', '|---|---|---|');
@@ -114,7 +117,7 @@ export const installRenderer: CommandRenderer<InstallData> = {
     const { exitCode, lockfile, skills } = data.human;
     return [
       ...Object.entries(data.agents).flatMap(([name, report]) => renderReport(name, report)),
-      exitCode === ExitCode.Ok ? kleur.green(`installed ${plural(Object.keys(data.agents).length, 'agent')} (${plural(skills, 'skill')}) from ${lockfile}`) : kleur.red(`install failed (exit ${exitCode})`),
+      exitCode === ExitCode.Ok ? kleur.green(`installed ${plural(Object.keys(data.agents).length, 'agent')} (${plural(skills, 'skill')}) from ${lockfile}${baseNote(data.base)}`) : kleur.red(`install failed (exit ${exitCode})${baseNote(data.base)}`),
     ];
   },
 };
