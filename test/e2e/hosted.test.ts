@@ -13,6 +13,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { startGateway, AWS_TEST, type Demand, type Gateway } from '../helpers/gateway.js';
 import type { StartedAgent } from '../helpers/agents.js';
+import { extendedCard, publicCard } from './cards.js';
 import { git, jsonOf, lockPath, ROOT, manifest, readLock, resources, runCli, sampleCard, show, SLOW, writeManifest } from './helpers.js';
 
 type Res = ReturnType<typeof resources>;
@@ -266,5 +267,42 @@ describe.concurrent('agents where they are hosted', { timeout: SLOW }, () => {
       message: expect.stringContaining('originAuth for https://core.example is awsSigV4, which signs with the optional package @smithy/signature-v4: it is not installed'),
       hint: 'npm install @smithy/signature-v4',
     });
+  });
+
+  it('the extended card through the rebased interface: the platform header and the agent\'s own bearer both go, each where it belongs', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const AGENT = 'agent-own-bearer-4d2';
+    const bind = (origin: string) => origin.replace('127.0.0.1', '0.0.0.0');
+    const agent = await res.agent({ card: (origin: string) => publicCard(bind(origin)), bearerToken: AGENT, extendedCard: (origin: string) => extendedCard(bind(origin)) });
+    const gateway = await startGateway(agent.origin, { header: 'X-Serverless-Authorization', value: `Bearer ${TOKEN}` });
+    onTestFinished(() => gateway.close());
+    const dir = await res.dir({
+      ...manifest({ hosted: hostedEntry(gateway, { skills: ['deep-research'], credentials: { bearer: { env: 'AGENT_TOKEN' } } }) }),
+      originAuth: { [gateway.origin]: { header: { name: 'X-Serverless-Authorization', env: 'ORIGIN_TOKEN', prefix: 'Bearer ' } } },
+    });
+    const lock = await runCli(['lock'], { cwd: dir, env: { ORIGIN_TOKEN: TOKEN, AGENT_TOKEN: AGENT } });
+    expect(lock.code, show(lock)).toBe(0);
+    const locked = await readLock(dir);
+    expect(locked.agents.hosted.extended.resolved).toBe(`${gateway.origin}/a2a/jsonrpc`);
+    expect(locked.agents.hosted.plans['deep-research'].url).toBe(`${gateway.origin}/a2a/jsonrpc`);
+    const extendedAsk = gateway.requests.find((r) => r.method === 'POST' && r.path === '/a2a/jsonrpc')!;
+    expect(extendedAsk.headers['x-serverless-authorization']).toBe(`Bearer ${TOKEN}`);
+    expect(extendedAsk.headers.authorization).toBe(`Bearer ${AGENT}`);
+    // The agent behind the gateway got its own bearer, never the platform's token.
+    expect(agent.requests.some((r) => r.headers.authorization === `Bearer ${AGENT}`)).toBe(true);
+    expect(sawSecret(agent, TOKEN)).toBe(false);
+
+    // Behind a gateway that takes Authorization, a bearer placement would replace the agent's own
+    // for the extended card: refused, that request never sent.
+    const bearerGateway = await startGateway(agent.origin, { bearer: TOKEN });
+    onTestFinished(() => bearerGateway.close());
+    const clash = await res.dir({
+      ...manifest({ hosted: hostedEntry(bearerGateway, { skills: ['deep-research'], credentials: { bearer: { env: 'AGENT_TOKEN' } } }) }),
+      originAuth: { [bearerGateway.origin]: { bearer: { env: 'ORIGIN_TOKEN' } } },
+    });
+    const refused = await runCli(['lock'], { cwd: clash, env: { ORIGIN_TOKEN: TOKEN, AGENT_TOKEN: AGENT } });
+    expect(refused.code, show(refused)).not.toBe(0);
+    expect(refused.stdout + refused.stderr).toContain("would replace the request's own Authorization header");
+    expect(bearerGateway.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /v1/card']);
   });
 });
