@@ -13,7 +13,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { startGateway, AWS_TEST, type Demand, type Gateway } from '../helpers/gateway.js';
 import type { StartedAgent } from '../helpers/agents.js';
-import { extendedCard, publicCard } from './cards.js';
+import { extendedCard, newKey, publicCard, sign } from './cards.js';
 import { git, jsonOf, lockPath, ROOT, manifest, readLock, resources, runCli, sampleCard, show, SLOW, writeManifest } from './helpers.js';
 
 type Res = ReturnType<typeof resources>;
@@ -304,5 +304,27 @@ describe.concurrent('agents where they are hosted', { timeout: SLOW }, () => {
     expect(refused.code, show(refused)).not.toBe(0);
     expect(refused.stdout + refused.stderr).toContain("would replace the request's own Authorization header");
     expect(bearerGateway.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /v1/card']);
+  });
+
+  it('a signed card whose key set is on the same origin: the JWKS request carries the placement too', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const key = await newKey('k1');
+    let jku = '';
+    const agent = await res.agent({
+      card: (origin: string) => sampleCard(origin.replace('127.0.0.1', '0.0.0.0'), { securitySchemes: {}, securityRequirements: [] }),
+      perRequestCard: (card) => sign(card as never, key, jku),
+    });
+    agent.serve('/keys/jwks.json', (_req, answer) => {
+      answer.writeHead(200, { 'Content-Type': 'application/json' });
+      answer.end(JSON.stringify({ keys: [key.jwk] }));
+    });
+    const gateway = await startGateway(agent.origin, { bearer: TOKEN });
+    onTestFinished(() => gateway.close());
+    jku = `${gateway.origin}/keys/jwks.json`;
+    const dir = await res.dir({ ...manifest({ hosted: hostedEntry(gateway, { requireSignature: true }) }), originAuth: { [gateway.origin]: { bearer: { env: 'ORIGIN_TOKEN' } } } });
+    const lock = await runCli(['lock'], { cwd: dir, env: { ORIGIN_TOKEN: TOKEN } });
+    expect(lock.code, show(lock)).toBe(0);
+    expect((await readLock(dir)).agents.hosted.signature).toMatchObject({ status: 'verified', kid: 'k1', thumbprint: key.thumbprint });
+    expect(gateway.requests.map((r) => `${r.path} ${String(r.headers.authorization)}`)).toEqual([`/v1/card Bearer ${TOKEN}`, `/keys/jwks.json Bearer ${TOKEN}`]);
   });
 });
