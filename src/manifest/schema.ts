@@ -92,6 +92,8 @@ export const OriginSchema = z.string().check(
   z.refine((s) => /^https?:\/\//.test(s) && URL.canParse(s) && new URL(s).origin === s, { message: 'must be an origin: https://host[:port] (lower case, no path, no trailing slash)' }),
   // A platform credential never crosses the network in cleartext.
   z.refine((s) => !s.startsWith('http:') || !URL.canParse(s) || isLoopbackHost(new URL(s).hostname), { message: 'plain http only to a loopback host: a platform credential is never sent in cleartext' }),
+  // The JSON Schema cannot run the refinements; the pattern says the shape to an editor.
+  z.meta({ pattern: '^https?://[^/?#]+$' }),
 );
 
 /**
