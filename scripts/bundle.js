@@ -113,9 +113,10 @@ output.push(checksChunk);
 // resolved, read and compiled one by one before its first request. Kept out, so that they are the
 // one module the rest of the package uses: `errors.js` (the error classes, for `instanceof`), the
 // checks (required from beside this file on the first `lock.agent()`), the background refresh's
-// `resolve/check-served.js`, and the optional peers. The `.d.ts` files stay tsc's.
+// `resolve/check-served.js`, the shared proxy-aware dispatcher `http/dispatcher.js` (loaded only
+// when a proxy variable is set; the refresh uses the same one), and the optional peers. The `.d.ts` files stay tsc's.
 const runtimeFile = join(dist, 'runtime', 'index.js');
-const runtimeShared = new Set([sharedErrors, checksFile, join(dist, 'resolve', 'check-served.js')]);
+const runtimeShared = new Set([sharedErrors, checksFile, join(dist, 'resolve', 'check-served.js'), join(dist, 'http', 'dispatcher.js')]);
 const runtime = await rolldown({
   input: runtimeFile,
   platform: 'node',

@@ -113,6 +113,21 @@ export function placeCredential(scheme: SecurityScheme, secret: string, name?: s
 }
 
 /**
+ * The `tokenUrl` of an `oauth2` scheme's client credentials flow (A2A 1.0 `OAuthFlows.client_credentials`,
+ * 0.3 `flows.clientCredentials`; either JSON spelling), or undefined when the scheme has none: where
+ * an OAuth client's secret is sent to obtain the access token (RFC 6749 §4.4). A credential
+ * destination like an interface URL.
+ */
+export function clientCredentialsTokenUrl(scheme: SecurityScheme | undefined): string | undefined {
+  if (scheme?.type !== 'oauth2') return undefined;
+  const flows = scheme.flows as Record<string, unknown>;
+  const flow = flows.clientCredentials ?? flows.client_credentials;
+  if (typeof flow !== 'object' || flow === null) return undefined;
+  const url = (flow as Record<string, unknown>).tokenUrl ?? (flow as Record<string, unknown>).token_url;
+  return typeof url === 'string' && url !== '' ? url : undefined;
+}
+
+/**
  * Put placements on a request: query parameters are added to `url` (replacing a parameter of
  * the same name), headers replace same-named headers in `headers` (case-insensitively), and all
  * cookies are joined (`a=1; b=2`) into one `Cookie` header, after any `Cookie` already present.
@@ -252,16 +267,152 @@ export function placementSecrets(placements: readonly CredentialPlacement[]): st
 }
 
 /**
+ * The shortest run of a secret's characters that counts as an echo of it when an agent cuts the
+ * secret short ({@link redactSecrets}): a run this long that starts (or ends) a secret, in any
+ * spelling. Secrets no longer than this are matched whole only.
+ */
+export const PARTIAL_SECRET_MIN = 12;
+
+/**
+ * A spelling of a secret as a sequence of units, each unit the spelling of a stretch of the
+ * secret, and how many leading (or trailing) units cover {@link PARTIAL_SECRET_MIN} characters of
+ * it: a run of whole units that starts (ends) the spelling and is at least `min` units long is an
+ * echo of a cut-short secret.
+ */
+interface UnitSpelling {
+  units: string[];
+  min: number;
+}
+
+/**
+ * The unit spellings of `secret` ({@link UnitSpelling}): per character, the value itself, each
+ * encoding of {@link secretSpellings} that maps character by character (percent-encoded, once and
+ * twice; form-encoded; JSON-escaped; hex of the bytes) and the value reversed; and base64 and
+ * base64url in whole 4-character groups (3 bytes each) at each of the three byte alignments.
+ * Empty for a secret of at most {@link PARTIAL_SECRET_MIN} characters.
+ */
+function unitSpellings(secret: string): UnitSpelling[] {
+  const chars = [...secret];
+  if (chars.length <= PARTIAL_SECRET_MIN) return [];
+  const out: UnitSpelling[] = [];
+  const perChar: Array<(c: string) => string> = [
+    (c) => c,
+    (c) => encodeURIComponent(c),
+    (c) => encodeURIComponent(encodeURIComponent(c)),
+    (c) => new URLSearchParams({ x: c }).toString().slice(2),
+    (c) => encodeURIComponent(c).replace(/%20/g, '+'),
+    (c) => JSON.stringify(c).slice(1, -1),
+    (c) => Buffer.from(c, 'utf8').toString('hex'),
+  ];
+  const seen = new Set<string>();
+  for (const spell of perChar) {
+    let units: string[];
+    try {
+      units = chars.map(spell);
+    } catch {
+      continue; // a lone surrogate: no percent-encoding of it exists
+    }
+    const key = units.join('\u0000');
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ units, min: PARTIAL_SECRET_MIN });
+  }
+  out.push({ units: [...chars].reverse(), min: PARTIAL_SECRET_MIN });
+  const bytes = Buffer.from(secret, 'utf8');
+  for (const alphabet of ['base64', 'base64url'] as const) {
+    for (const shift of [0, 1, 2]) {
+      const encoded = Buffer.concat([Buffer.alloc(shift), bytes]).toString(alphabet);
+      const core = encoded.slice(shift === 0 ? 0 : 4, Math.floor((shift + bytes.length) / 3) * 4);
+      const units = core.match(/.{4}/g) ?? [];
+      if (units.length > PARTIAL_SECRET_MIN / 3) out.push({ units, min: PARTIAL_SECRET_MIN / 3 });
+    }
+  }
+  return out.filter((u) => u.units.length > u.min);
+}
+
+/** One seed of a partial echo: the first (or last) `min` units of a unit spelling, extended by whole units as far as the text goes. */
+interface Seed {
+  spelling: UnitSpelling;
+  /** True: the seed starts the spelling (extend forward); false: it ends it (extend backward). */
+  start: boolean;
+}
+
+/** A compiled redaction for one list of secrets: one pattern, and the partial-echo seeds by their lower-case text. */
+interface Redactor {
+  pattern: RegExp;
+  seeds: Map<string, Seed[]>;
+}
+
+/** Redactors by their secrets (joined with NUL): redaction runs on every output, so each list is compiled once. */
+const redactors = new Map<string, Redactor>();
+
+function redactorFor(secrets: readonly string[]): Redactor | undefined {
+  const key = secrets.join('\u0000');
+  const cached = redactors.get(key);
+  if (cached) return cached;
+  const seeds = new Map<string, Seed[]>();
+  const alternatives = new Set(secrets.flatMap(secretSpellings));
+  for (const spelling of secrets.flatMap(unitSpellings)) {
+    const { units, min } = spelling;
+    for (const [text, start] of [
+      [units.slice(0, min).join(''), true],
+      [units.slice(-min).join(''), false],
+    ] as const) {
+      alternatives.add(text);
+      const lower = text.toLowerCase();
+      seeds.set(lower, [...(seeds.get(lower) ?? []), { spelling, start }]);
+    }
+  }
+  if (alternatives.size === 0) return undefined;
+  const sorted = [...alternatives].sort((a, b) => b.length - a.length);
+  const pattern = new RegExp(sorted.map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'giu');
+  const redactor = { pattern, seeds };
+  if (redactors.size >= 64) redactors.clear();
+  redactors.set(key, redactor);
+  return redactor;
+}
+
+/** Whether `text` holds `unit` at `at`, ignoring case. */
+function unitAt(text: string, at: number, unit: string): boolean {
+  return at >= 0 && text.slice(at, at + unit.length).toLowerCase() === unit.toLowerCase();
+}
+
+/**
  * `text` with every spelling ({@link secretSpellings}) of every secret replaced by `***`, matched
- * case-insensitively, longest first. For text that may quote a credential: an agent's error
- * message, an SDK error built from the agent's answer.
+ * case-insensitively, longest first; and, for a secret longer than {@link PARTIAL_SECRET_MIN}
+ * characters, every run of at least that many of its characters that starts or ends it (an agent
+ * that echoes all but the last few characters), raw or in any of those spellings. For text that
+ * may quote a credential: an agent's error message, an SDK error built from the agent's answer.
+ * One compiled pattern per list of secrets (cached), one pass over `text`.
  */
 export function redactSecrets(text: string, secrets: readonly string[]): string {
   if (secrets.length === 0 || text === '') return text;
-  const spellings = [...new Set(secrets.flatMap(secretSpellings))].sort((a, b) => b.length - a.length);
-  if (spellings.length === 0) return text;
-  const pattern = new RegExp(spellings.map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'giu');
-  return text.replace(pattern, '***');
+  const redactor = redactorFor(secrets);
+  if (!redactor) return text;
+  const { pattern, seeds } = redactor;
+  let out = '';
+  let done = 0;
+  pattern.lastIndex = 0;
+  for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {
+    let from = m.index;
+    let to = from + m[0].length;
+    for (const { spelling, start } of seeds.get(m[0].toLowerCase()) ?? []) {
+      const { units, min } = spelling;
+      if (start) {
+        let end = from + m[0].length;
+        for (let i = min; i < units.length && unitAt(text, end, units[i]!); i++) end += units[i]!.length;
+        to = Math.max(to, end);
+      } else {
+        let begin = m.index;
+        for (let i = units.length - min - 1; i >= 0 && begin - units[i]!.length >= done && unitAt(text, begin - units[i]!.length, units[i]!); i--) begin -= units[i]!.length;
+        from = Math.min(from, begin);
+      }
+    }
+    out += `${text.slice(done, from)}***`;
+    done = to;
+    pattern.lastIndex = to;
+  }
+  return done === 0 ? text : out + text.slice(done);
 }
 
 /**

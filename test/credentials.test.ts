@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { SecurityScheme } from '../src/card/model.js';
 import { applyCredentials, credentialQueryNames, hasCredentials, placeCredential, type CredentialPlacement } from '../src/credentials.js';
 import { A2aLockError, UsageError, exitCodeFor } from '../src/errors.js';
@@ -186,5 +186,54 @@ describe('redactSecrets: the spellings an attack run found in clear', () => {
     expect(out.toLowerCase()).not.toContain(hex);
     expect(out).not.toContain('9qz=ne+koT/t3rc3S');
     expect(out).toContain('hex ');
+  });
+});
+
+describe('redactSecrets: a cut-short echo (issue 22)', () => {
+  const secret = 'S3cr3t/Tok+en=zq9-Lengthy';
+  const run = (text: string) => redactSecrets(text, [secret]);
+  let redactSecrets: typeof import('../src/credentials.js').redactSecrets;
+  beforeAll(async () => {
+    ({ redactSecrets } = await import('../src/credentials.js'));
+  });
+
+  it('a run of 12 or more characters that starts or ends the secret is masked, raw or in any spelling', () => {
+    const head = secret.slice(0, -3);
+    const tail = secret.slice(4);
+    const echoes = [
+      head,
+      tail,
+      secret.slice(0, 12),
+      secret.slice(-12),
+      head.toUpperCase(),
+      encodeURIComponent(head).toLowerCase(),
+      encodeURIComponent(encodeURIComponent(tail)),
+      new URLSearchParams({ x: head }).toString().slice(2),
+      JSON.stringify(tail).slice(1, -1),
+      Buffer.from(head).toString('hex'),
+      [...head].reverse().join(''),
+      Buffer.from(secret.slice(0, -6)).toString('base64'),
+      Buffer.from(`user:${secret.slice(0, -6)}`).toString('base64url'),
+    ];
+    for (const echo of echoes) {
+      const out = run(`before ${echo} after`);
+      expect(out, echo).toMatch(/^before .{0,8}\*\*\*.{0,8} after$/);
+      for (let k = 12; k <= secret.length; k++) {
+        expect(out.toLowerCase(), echo).not.toContain(secret.slice(0, k).toLowerCase());
+        expect(out.toLowerCase(), echo).not.toContain(secret.slice(-k).toLowerCase());
+      }
+    }
+  });
+
+  it('11 characters of it, or a run from its middle, is left as it is; a secret of 12 or fewer characters is matched whole only', () => {
+    expect(run(`x ${secret.slice(0, 11)} y ${secret.slice(3, 20)} z`)).toBe(`x ${secret.slice(0, 11)} y ${secret.slice(3, 20)} z`);
+    const short = 'abcdefghijkl';
+    expect(redactSecrets(`a ${short} b abcdefghijk c`, [short])).toBe('a *** b abcdefghijk c');
+  });
+
+  it('masks one whole run, however the echo is cut, and keeps the text around it; unchanged text is returned as is', () => {
+    expect(run(`[${secret.slice(0, 15)}][${secret}][${secret.slice(2)}]`)).toBe('[***][***][***]');
+    const text = 'nothing secret here';
+    expect(run(text)).toBe(text);
   });
 });

@@ -92,32 +92,77 @@ export function isCleartextOffLoopback(location: string): boolean {
   return /^(http|grpc):\/\//i.test(location.trim()) && !isLoopbackUrl(location);
 }
 
-/** The two forms of an internationalised host: what a reader sees and what is sent (punycode). */
+/** The forms of an internationalised host: what a reader sees and what is sent (punycode). */
 export interface HostForms {
   /** The Unicode form (punycode labels decoded). */
   unicode: string;
-  /** The ASCII form a URL parser sends (`xn--` labels). */
+  /** The ASCII form a URL parser sends (`xn--` labels): the host that is contacted. */
   ascii: string;
+  /**
+   * The host as written, when it is neither form: characters a URL parser maps away, such as the
+   * dots U+3002, U+FF0E and U+FF61 (`research.example.com。evil.example` is sent to
+   * `research.example.com.evil.example`) or full-width letters.
+   */
+  written?: string;
 }
 
 /**
- * The Unicode and ASCII forms of `host` when it has a non-ASCII or punycode (`xn--`) label;
- * undefined for a plain ASCII host or one that is not a valid host.
+ * The forms of `host` when it has a non-ASCII character or a punycode (`xn--`) label; undefined
+ * for a plain ASCII host or one that is not a valid host. `written` is set when the host as
+ * written (lower-cased) is not its Unicode form.
  */
 export function internationalHost(host: string): HostForms | undefined {
   const ascii = asciiHost(host);
   if (ascii === undefined) return undefined;
   const labels = ascii.split('.');
-  if (!labels.some((l) => l.startsWith('xn--'))) return undefined;
+  const nonAscii = /[^\u0000-\u007f]/.test(host);
+  if (!nonAscii && !labels.some((l) => l.startsWith('xn--'))) return undefined;
   const decoded = labels.map((l) => (l.startsWith('xn--') ? punycodeDecode(l.slice(4)) : l));
   if (decoded.some((l) => l === undefined)) return undefined;
-  return { unicode: decoded.join('.'), ascii };
+  const unicode = decoded.join('.');
+  return { unicode, ascii, ...(nonAscii && host.toLowerCase() !== unicode ? { written: host } : {}) };
+}
+
+/** `bücher.example is sent as xn--bcher-kva.example`: the host as a reader sees it, then the host contacted. */
+export function hostSentAs(forms: HostForms): string {
+  return `${forms.written ?? forms.unicode} is sent as ${forms.ascii}${forms.written !== undefined && forms.unicode !== forms.ascii ? ` (${forms.unicode})` : ''}`;
 }
 
 /** `bücher.example (xn--bcher-kva.example)` for an internationalised host, else the host as given. */
 export function showHost(host: string): string {
   const forms = internationalHost(host);
-  return forms ? `${forms.unicode} (${forms.ascii})` : host;
+  return forms ? `${forms.written ?? forms.unicode} (${forms.ascii})` : host;
+}
+
+/**
+ * What to print after a URL (or gRPC `host:port`) whose host is internationalised or written with
+ * characters a URL parser maps away: ` (host research.example.com。evil.example is sent as
+ * research.example.com.evil.example)`, so the host contacted stands beside the card's spelling;
+ * '' for any other location.
+ */
+export function contactedHostNote(location: string): string {
+  const host = rawHost(location);
+  const forms = host !== undefined ? internationalHost(host) : undefined;
+  return forms ? ` (host ${hostSentAs(forms)})` : '';
+}
+
+/**
+ * `host-international` warnings for locations (URLs or gRPC `host:port`) as `[what, location]`:
+ * one per distinct location whose host is internationalised or written with characters a URL
+ * parser maps away, naming the host as written and the host contacted. For reports made from a
+ * lockfile (`why`), where the card's own warnings are not produced again.
+ */
+export function internationalHostWarnings(locations: ReadonlyArray<readonly [what: string, location: string]>): Array<{ code: 'host-international'; message: string }> {
+  const seen = new Set<string>();
+  const out: Array<{ code: 'host-international'; message: string }> = [];
+  for (const [what, location] of locations) {
+    if (seen.has(location)) continue;
+    seen.add(location);
+    const host = rawHost(location);
+    const forms = host !== undefined ? internationalHost(host) : undefined;
+    if (forms) out.push({ code: 'host-international', message: `${what} host ${hostSentAs(forms)}` });
+  }
+  return out;
 }
 
 /**
@@ -237,4 +282,15 @@ export function otherOriginWarnings(
     });
   }
   return out;
+}
+
+/** `scheme://host[:port]` of an interface URL, lower-cased; the URL itself when it does not parse. */
+export function originOf(url: string): string {
+  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(url) ? url : `grpc://${url}`;
+  try {
+    const u = new URL(withScheme);
+    return `${u.protocol}//${u.host}`.toLowerCase();
+  } catch {
+    return url.toLowerCase();
+  }
 }

@@ -19,7 +19,8 @@ import {
   type SecurityScheme,
   type Warning,
 } from './model.js';
-import { internationalHost, isUnspecifiedHost, mixedScriptLabels, rawHost, rebasedInterfaceUrl, showHost } from './host.js';
+import { hostSentAs, internationalHost, isUnspecifiedHost, mixedScriptLabels, rawHost, rebasedInterfaceUrl, showHost } from './host.js';
+import { hasUserInfo } from './location.js';
 import { sameMediaType } from '../negotiate/media.js';
 import { cardSemver, majorMinor } from './version.js';
 import {
@@ -105,7 +106,7 @@ export function normalizeCard(raw: unknown, from: CardSource): NormalizeResult {
     interfaces = card.supportedInterfaces.map((i, index) => ({
       url: i.url,
       protocolBinding: canonicalBinding(i.protocolBinding, ['supportedInterfaces', index, 'protocolBinding'], warnings),
-      protocolVersion: majorMinor(i.protocolVersion, ['supportedInterfaces', index, 'protocolVersion'], warnings),
+      protocolVersion: interfaceVersion(i.protocolVersion, ['supportedInterfaces', index, 'protocolVersion'], warnings),
       ...(i.tenant ? { tenant: i.tenant } : {}),
     }));
     urlPaths = interfaces.map((_, index) => ['supportedInterfaces', index, 'url']);
@@ -242,6 +243,25 @@ export function normalizeCard(raw: unknown, from: CardSource): NormalizeResult {
 
 type Fail = (path: ReadonlyArray<PropertyKey>, message: string) => never;
 
+/**
+ * The protocol version an A2A 1.0 interface serves. Absent, null or empty (`a2a-sdk` for Python
+ * serves its cards through protobuf's `MessageToDict`, which drops an unset `protocol_version`)
+ * is read as the current version, {@link CURRENT_PROTOCOL_VERSION}, as the reference Python
+ * client reads it, with an `interface-version-missing` warning naming the path.
+ */
+function interfaceVersion(version: string | null | undefined, path: PropertyKey[], warnings: Warning[]): string {
+  if (version !== undefined && version !== null && version.trim() !== '') return majorMinor(version, path, warnings);
+  warnings.push({
+    code: 'interface-version-missing',
+    message: `interface without protocolVersion (required by A2A 1.0; a2a-sdk for Python leaves it out when unset); read as ${CURRENT_PROTOCOL_VERSION}, the current version, as the reference Python client does`,
+    path: formatPath(path),
+  });
+  return CURRENT_PROTOCOL_VERSION;
+}
+
+/** The protocol version an interface without one is read as (A2A 1.0). */
+export const CURRENT_PROTOCOL_VERSION = '1.0';
+
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
@@ -315,19 +335,24 @@ function resolveInterfaceUrl(
   warnings: Warning[],
   fail: Fail,
 ): AgentInterface {
+  // A custom binding (A2A's custom-binding URIs, e.g. SLIMRPC whose `url` is a SLIM name
+  // `org/namespace/service`) has its own address form: kept verbatim, never resolved or read as a URL.
+  if (!(CORE_BINDINGS as readonly string[]).includes(i.protocolBinding)) return i;
   // gRPC interfaces are `host:port`, not URLs (A2A 1.0 AgentInterface.url); a scheme, when given, is a gRPC or http(s) one.
   if (i.protocolBinding === 'GRPC') {
     const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(i.url)?.[1];
     if (scheme !== undefined && !GRPC_SCHEMES.test(i.url)) fail(path, `a gRPC interface is host:port (or a grpc, grpcs, http or https URL), not a ${scheme}: URL`);
-    if (/^([A-Za-z][A-Za-z0-9+.-]*:\/\/)?[^/?#]*@/.test(i.url)) fail(path, 'credentials in an interface URL are not allowed');
+    // `host:port` has no `@` at all (a password may hold `/`); a URL is asked as any location is.
+    if (scheme === undefined ? i.url.includes('@') : hasUserInfo(i.url)) fail(path, 'credentials in an interface URL are not allowed (the URL is not shown)');
     return i;
   }
+  // As for card URLs: a user name or password in a URL would be sent to, and stored as, plain text;
+  // checked on the string too, since one holding a `/` does not parse (and is never echoed).
+  if (hasUserInfo(i.url)) fail(path, 'credentials in an interface URL are not allowed (the URL is not shown)');
   if (ABSOLUTE_URL.test(i.url)) {
     const parsed = URL.canParse(i.url) ? new URL(i.url) : undefined;
     if (parsed && parsed.protocol !== 'https:' && parsed.protocol !== 'http:') fail(path, `interface URL scheme ${parsed.protocol} is not allowed (http or https)`);
     if (!parsed && !/^https?:\/\//i.test(i.url)) fail(path, 'interface URL scheme is not allowed (http or https)');
-    // As for card URLs: a user name or password in a URL would be sent to, and stored as, plain text.
-    if (parsed && (parsed.username || parsed.password)) fail(path, 'credentials in an interface URL are not allowed');
     return i;
   }
   // `javascript:x`, `mailto:x`, `data:x`: a scheme without `//` is no relative URL either.
@@ -361,7 +386,7 @@ function hostWarnings(interfaces: AgentInterface[], paths: PropertyKey[][], from
       warnings.push({ code: 'interface-host-unspecified', message: `interface host ${host} is an unspecified address no client can reach (a server bound to all addresses advertising its bind address?); "rebaseInterfaces": true on the agent locks it at the card's origin`, ...at });
     }
     const forms = internationalHost(host);
-    if (forms) warnings.push({ code: 'host-international', message: `${what} host ${forms.unicode} is sent as ${forms.ascii}`, ...at });
+    if (forms) warnings.push({ code: 'host-international', message: `${what} host ${hostSentAs(forms)}`, ...at });
     for (const { label, scripts } of mixedScriptLabels(host)) {
       warnings.push({ code: 'host-mixed-script', message: `${what} host ${showHost(host)}: label "${label}" mixes ${scripts.join(' and ')} letters (a look-alike name?)`, ...at });
     }

@@ -11,12 +11,35 @@ import { normalizeCard, type CardSource, type NormalizeResult } from './normaliz
 export const MAX_CARD_BYTES = 1_048_576;
 
 /**
- * Refuse a card nested deeper than {@link MAX_JSON_DEPTH} levels before anything walks it recursively.
- * @throws InvalidInputError `card-invalid` naming the path where the limit is crossed
+ * Refuse a card nested deeper than {@link MAX_JSON_DEPTH} levels before anything walks it
+ * recursively, and a card holding a `__proto__` key at any depth: an object-literal copy (zod's
+ * records, spread) drops or re-parents it, so a snapshot holding one would not hash to its own
+ * integrity once the lockfile is read back. Every card read (fetched, extended, from a file) passes here.
+ * @throws InvalidInputError `card-invalid` naming the path where the limit is crossed, or of the key
  */
 export function assertShallow(value: unknown, source: string): void {
   const path = tooDeep(value, MAX_JSON_DEPTH);
   if (path) throw new InvalidInputError('card-invalid', source, `nested deeper than ${MAX_JSON_DEPTH} levels`, { path: formatPath(path) });
+  const proto = protoKeyPath(value);
+  if (proto) throw new InvalidInputError('card-invalid', source, 'the key "__proto__" is not allowed in a card (it would not survive in the lockfile)', { path: formatPath(proto) });
+}
+
+/** The path of the first own `__proto__` key in `value` (at most {@link MAX_JSON_DEPTH} deep: checked first), or undefined. */
+function protoKeyPath(value: unknown, path: Array<string | number> = []): Array<string | number> | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = typeof value[i] === 'object' ? protoKeyPath(value[i], [...path, i]) : undefined;
+      if (found) return found;
+    }
+    return undefined;
+  }
+  if (Object.hasOwn(value, '__proto__')) return [...path, '__proto__'];
+  for (const [key, child] of Object.entries(value)) {
+    const found = typeof child === 'object' ? protoKeyPath(child, [...path, key]) : undefined;
+    if (found) return found;
+  }
+  return undefined;
 }
 
 /**

@@ -4,6 +4,7 @@
  * shown step by step: the candidates, which won and by which rule, the security requirement
  * satisfied, the media types intersected. Reads only; never touches the network.
  */
+import { internationalHostWarnings } from '../card/host.js';
 import { A2aLockError, ExitCode, OutOfDateError, UsageError } from '../errors.js';
 import { formatPath, own } from '../json-path.js';
 import { explainSkill, fieldDrift } from '../lock/drift.js';
@@ -96,6 +97,9 @@ export async function runWhy(options: GlobalOptions, args: { agent: string; skil
       card: { name: card.name, version: card.version, resolved: entry.resolved, integrity: entry.integrity, ...(entry.extended ? { extended: entry.extended.resolved } : {}), ...(entry.originAuth ? { originAuth: describeOriginAuths(entry.originAuth) } : {}) },
       skills,
     },
-    warnings: [],
+    // The host each locked plan contacts, when the card spells it otherwise (U+3002 dots, punycode).
+    warnings: internationalHostWarnings(
+      Object.entries(skills).flatMap(([skill, { plan }]) => [[`plan ${skill} url`, plan.url] as const, ...(plan.fallbacks?.interfaces ?? []).map((i) => [`plan ${skill} fallback`, i.url] as const)]),
+    ),
   };
 }

@@ -6,6 +6,14 @@
 
 import type { Dispatcher } from 'undici';
 
+/** The proxy variables the shared dispatcher honours (`NO_PROXY` lists the hosts reached directly). */
+export const PROXY_VARIABLES = ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY'];
+
+/** Whether one of {@link PROXY_VARIABLES} is set (non-empty) in `env`. */
+export function proxyVariableSet(env: NodeJS.ProcessEnv): boolean {
+  return PROXY_VARIABLES.some((name) => Boolean(env[name]));
+}
+
 /** The deadline of one card (or other document) when `timeoutMs` is not set, in ms. */
 export const DEFAULT_TIMEOUT_MS = 10_000;
 

@@ -8,6 +8,7 @@
  */
 
 import { isLoopbackHost } from '../card/host.js';
+import { hasUserInfo, showLocation, USERINFO_NOT_SHOWN } from '../card/location.js';
 import { InvalidInputError } from '../errors.js';
 
 /** How the URLs of one request are reported: the noun for messages and the query parameters whose values are secret. */
@@ -22,21 +23,24 @@ export interface UrlReporting {
  * Parse and check a location: an absolute http(s) URL without credentials. With a `reporting`
  * that redacts query values, an unparseable URL is shown without its query; without one, the
  * messages say "card URL".
- * @throws {InvalidInputError} `insecure-url`: not an absolute URL, not http(s), or `user:pass@` in it.
+ * @throws {InvalidInputError} `insecure-url`: not an absolute URL, not http(s), or `user:pass@` in it
+ *   (that one checked on the string first, so no part of a password is shown even when it does not parse).
  */
 export function parseLocation(location: string, reporting?: UrlReporting): URL {
+  // Before parsing: a URL that does not parse may still hold a password (`user:tok+/=en@host`).
+  if (hasUserInfo(location)) {
+    const shown = showLocation(reporting && reporting.redactQuery.size > 0 ? location.replace(/[?#].*$/s, '') : location);
+    throw new InvalidInputError('insecure-url', shown, `credentials in a ${reporting?.subject ?? 'card'} URL are not allowed (${USERINFO_NOT_SHOWN})`);
+  }
   let url: URL;
   try {
     url = new URL(location);
   } catch {
     const shown = reporting && reporting.redactQuery.size > 0 ? location.replace(/[?#].*$/s, '') : location;
-    throw new InvalidInputError('insecure-url', oneLine(shown), 'not an absolute http(s) URL');
+    throw new InvalidInputError('insecure-url', showLocation(shown), 'not an absolute http(s) URL');
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new InvalidInputError('insecure-url', printableUrl(url, reporting?.redactQuery), `not an http(s) URL (${url.protocol})`);
-  }
-  if (url.username !== '' || url.password !== '') {
-    throw new InvalidInputError('insecure-url', printableUrl(url, reporting?.redactQuery), `credentials in a ${reporting?.subject ?? 'card'} URL are not allowed`);
   }
   return url;
 }

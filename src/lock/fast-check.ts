@@ -93,7 +93,7 @@ function isPlan(v: unknown): boolean {
   );
 }
 
-const SIGNATURE_KEYS = new Set(['status', 'kid', 'alg', 'thumbprint']);
+const SIGNATURE_KEYS = new Set(['status', 'kid', 'alg', 'thumbprint', 'canonicalForm']);
 function isSignature(v: unknown): boolean {
   return (
     isObject(v) &&
@@ -101,7 +101,8 @@ function isSignature(v: unknown): boolean {
     (v.status === 'verified' || v.status === 'unverifiable' || v.status === 'absent') &&
     optional(v, 'kid', isString) &&
     optional(v, 'alg', isString) &&
-    optional(v, 'thumbprint', isString)
+    optional(v, 'thumbprint', isString) &&
+    optional(v, 'canonicalForm', (f) => f === 'a2a-python-1.1')
   );
 }
 

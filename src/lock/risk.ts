@@ -10,11 +10,11 @@ import coerce from 'semver/functions/coerce.js';
 import semverCompare from 'semver/functions/compare.js';
 import valid from 'semver/functions/valid.js';
 import { sameJson } from '../canonical.js';
-import { isCleartextOffLoopback } from '../card/host.js';
+import { internationalHostWarnings, isCleartextOffLoopback } from '../card/host.js';
 import type { NormalizedCard, SecurityScheme } from '../card/model.js';
 import type { SignatureRecord } from '../card/signature/verify.js';
 import { own } from '../json-path.js';
-import type { AgentSettings, Manifest } from '../manifest/schema.js';
+import { sourceVariables, type AgentSettings, type Manifest } from '../manifest/schema.js';
 import type { Plan } from '../negotiate/types.js';
 import { entryChanges, planChanges, signatureChanges, type EntryChanges } from './changes.js';
 import { credentialRoutes, originAuthRoutes, originOf, planRoutes, uncoveredRoutes, type CredentialRoute, type LockedCards } from './credential-routes.js';
@@ -53,6 +53,7 @@ export const RISK_CODES = {
   'card-structural': 'low',
   'descriptive': 'info',
   'interface-other-origin': 'info',
+  'host-international': 'info',
   'agent-added': 'info',
   'agent-removed': 'info',
 } as const satisfies Record<string, RiskLevel>;
@@ -145,6 +146,7 @@ function routesOf(side: AgentSide | undefined): CredentialRoute[] {
 
 function routeText(r: CredentialRoute): string {
   if (r.purpose === 'origin') return `originAuth ${describeOriginAuth(r.placement as OriginAuth)} → ${r.origin} (every request to the origin)`;
+  if (r.purpose === 'token') return `${r.scheme} client secret → ${(r.placement as { tokenUrl: string }).tokenUrl} (OAuth token request${r.skill !== undefined ? `, plan ${r.skill}` : ''})`;
   return `${r.scheme} → ${r.origin}${r.purpose === 'extended' ? ' (extended card request)' : r.skill !== undefined ? ` (plan ${r.skill})` : ''}`;
 }
 
@@ -301,6 +303,13 @@ export function assessRisks(old: AgentSide | undefined, now: AgentSide | undefin
     for (const [origin, u] of elsewhere(now)) {
       if (!wasElsewhere.has(origin)) risks.push(risk('interface-other-origin', `${u.what} goes to ${origin}, another origin than the card's (${originOf(now.entry.resolved)})`, u.skill));
     }
+    // A host spelt otherwise than it is contacted (U+3002 dots, punycode): both spellings said.
+    const wasUrls = new Set(requestUrls(old).map((u) => u.url));
+    for (const u of requestUrls(now)) {
+      if (wasUrls.has(u.url)) continue;
+      wasUrls.add(u.url);
+      for (const w of internationalHostWarnings([[`${u.what} url`, u.url]])) risks.push(risk('host-international', w.message, u.skill));
+    }
   }
 
   if (!old || !diff) return { risks, better: improvements };
@@ -369,10 +378,10 @@ export interface DiffManifests {
   head?: Manifest | undefined;
 }
 
-/** An agent's credential sources in `manifest` (scheme → variable name); undefined without a manifest. */
+/** An agent's credential sources in `manifest` (scheme → variable name; an OAuth client's two, space-separated); undefined without a manifest. */
 function sourcesOf(manifest: Manifest | undefined, name: string): Map<string, string> | undefined {
   if (!manifest) return undefined;
-  return new Map(Object.entries(own(manifest.agents, name)?.credentials ?? {}).map(([scheme, source]) => [scheme, source.env]));
+  return new Map(Object.entries(own(manifest.agents, name)?.credentials ?? {}).map(([scheme, source]) => [scheme, sourceVariables(source).join(' ')]));
 }
 
 /**

@@ -66,6 +66,8 @@ export const SignatureRecordSchema = z.strictObject({
   alg: z.optional(z.string()),
   /** RFC 7638 thumbprint (SHA-256, base64url) of the key that verified. */
   thumbprint: z.optional(z.string()),
+  /** Only when the signature verified through a known non-conformant canonical form (a2a-python ≤ 1.1). */
+  canonicalForm: z.optional(z.literal('a2a-python-1.1')),
 });
 
 const Integrity = z.string().check(z.regex(/^sha256-[A-Za-z0-9+/]{43}=$/, 'must be sha256-<base64>'));

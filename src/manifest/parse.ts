@@ -1,4 +1,5 @@
 /** Parsing `a2a.json` and `--profile` text into validated values. Pure; the files are read in `fs/manifest.ts`. */
+import { hasUserInfo } from '../card/location.js';
 import { InvalidInputError } from '../errors.js';
 import { parseJson, validate } from '../json-document.js';
 import { formatPath } from '../json-path.js';
@@ -23,14 +24,6 @@ export function parseManifest(text: string, source: string): Manifest {
 /** True for a manifest `card` or `trust.jwks` value that is an http(s) URL (anything else is a file path). */
 function isHttpUrl(location: string): boolean {
   return /^https?:\/\//i.test(location);
-}
-
-/**
- * True when a URL carries a user name or password (`https://user:pass@host`): an `@` in its
- * authority. Read on the string, so a URL that would not even parse is caught too.
- */
-export function hasUserInfo(url: string): boolean {
-  return /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(url);
 }
 
 /**

@@ -73,10 +73,39 @@ export const PartialProfileSchema = z.strictObject({
   extensions: z.optional(profileFields.extensions),
 });
 
-/** Where a credential's secret comes from at run time. Only the source is stored, never a value. */
-export const CredentialSourceSchema = z.strictObject({
+/** A secret read from an environment variable at run time. */
+const EnvSourceSchema = z.strictObject({
   env: z.string().check(z.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name')),
 });
+
+/**
+ * An OAuth 2.0 client for a card's `oauth2SecurityScheme` with a `clientCredentials` flow: the
+ * access token is obtained from the flow's `tokenUrl` as locked (RFC 6749 §4.4), the client
+ * authenticated with HTTP Basic (default) or in the form body (`clientAuth: "form"`, §2.3.1).
+ */
+const OAuthClientSourceSchema = z.strictObject({
+  oauth: z.strictObject({
+    clientId: EnvSourceSchema,
+    clientSecret: EnvSourceSchema,
+    clientAuth: z.optional(z.enum(['basic', 'form'])),
+  }),
+});
+
+/**
+ * Where a credential's secret comes from at run time: `{"env": NAME}`, or an OAuth 2.0 client
+ * (`{"oauth": {"clientId": {"env": …}, "clientSecret": {"env": …}}}`). Only the source is stored, never a value.
+ */
+export const CredentialSourceSchema = z.union([EnvSourceSchema, OAuthClientSourceSchema], {
+  error: 'a credential source is {"env": "NAME"} or {"oauth": {"clientId": {"env": "NAME"}, "clientSecret": {"env": "NAME"}}}',
+});
+
+/** One credential source (see {@link CredentialSourceSchema}). */
+export type CredentialSource = z.infer<typeof CredentialSourceSchema>;
+
+/** The environment variables `source` reads: `[env]`, or an OAuth client's `[clientId.env, clientSecret.env]`. */
+export function sourceVariables(source: CredentialSource): string[] {
+  return 'env' in source ? [source.env] : [source.oauth.clientId.env, source.oauth.clientSecret.env];
+}
 
 /** An environment variable name (where a secret is read at request time). */
 const EnvName = z.string().check(z.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name'));
@@ -125,7 +154,10 @@ export const AgentEntrySchema = z.strictObject({
    */
   // A skill id keys the lockfile's plans: `__proto__` would not survive as an object key.
   skills: z._default(orderedSet(z.string().check(z.minLength(1), z.refine((id) => id !== '__proto__', 'skill id "__proto__" is not supported'))), []),
-  /** Scheme name (as in the card's securitySchemes) → where its secret comes from. The keys are the credentials held. */
+  /**
+   * Scheme name (as in the card's securitySchemes) → where its secret comes from (`{"env": NAME}`, or
+   * `{"oauth": …}` for an oauth2 clientCredentials flow). The keys are the credentials held.
+   */
   credentials: z._default(z.record(z.string().check(z.minLength(1)), CredentialSourceSchema), {}),
   /** A semver range over the card's `version`. */
   version: z.optional(z.string().check(z.refine((r) => validRange(r) !== null, { message: 'not a semver range' }))),

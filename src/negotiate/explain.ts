@@ -6,6 +6,7 @@
  * Kept out of negotiate()'s hot path: only `why` asks for it. The winners are read from
  * negotiate()'s own result, so the explanation never disagrees with the plan. Pure.
  */
+import { contactedHostNote } from '../card/host.js';
 import { majorMinor } from '../card/version.js';
 import { sameMediaType } from './media.js';
 import { agentLevelSkill, describeRequirement, negotiate, type NegotiateOptions } from './negotiate.js';
@@ -95,14 +96,14 @@ function interfaces(card: NormalizedCard, profile: ClientProfile, won: AgentInte
       offers.forEach((i) => considered.add(`${i.protocolBinding} ${i.protocolVersion} ${i.url}`));
       const value = `${binding} ${version}`;
       const winner = won && won.protocolBinding === binding && won.protocolVersion === version;
-      if (winner) candidates.push({ value, ok: true, chosen: true, note: `offered at ${won.url}${offers.length > 1 ? ` (first of ${offers.length} in card order)` : ''}` });
+      if (winner) candidates.push({ value, ok: true, chosen: true, note: `offered at ${won.url}${contactedHostNote(won.url)}${offers.length > 1 ? ` (first of ${offers.length} in card order)` : ''}` });
       else if (offers.length === 0) candidates.push({ value, ok: false, note: 'not offered by the card' });
-      else candidates.push({ value, ok: true, note: `offered at ${offers[0]!.url}; a more preferred pair won` });
+      else candidates.push({ value, ok: true, note: `offered at ${offers[0]!.url}${contactedHostNote(offers[0]!.url)}; a more preferred pair won` });
     }
   }
   for (const i of card.supportedInterfaces) {
     if (!considered.has(`${i.protocolBinding} ${i.protocolVersion} ${i.url}`)) {
-      candidates.push({ value: `${i.protocolBinding} ${i.protocolVersion}`, ok: false, note: `offered at ${i.url}; not in the client profile` });
+      candidates.push({ value: `${i.protocolBinding} ${i.protocolVersion}`, ok: false, note: `offered at ${i.url}${contactedHostNote(i.url)}; not in the client profile` });
     }
   }
   return {

@@ -11,7 +11,7 @@ import { sameJson } from '../canonical.js';
 // The functions used, not the package index (which loads all of semver: 47 modules).
 import satisfies from 'semver/functions/satisfies.js';
 import type { AgentInterface, AgentSkill, NormalizedCard, SecurityRequirement } from '../card/model.js';
-import { isCleartextOffLoopback, isUnspecifiedUrl } from '../card/host.js';
+import { contactedHostNote, isCleartextOffLoopback, isUnspecifiedUrl } from '../card/host.js';
 import { cardSemver, majorMinor } from '../card/version.js';
 import { sameMediaType } from './media.js';
 import { AGENT_LEVEL, type ClientProfile, type Delivery, type FallbackInterface, type NegotiationResult, type Plan, type PlanFallbacks, type RefusalCode, type TraceStep } from './types.js';
@@ -114,7 +114,7 @@ export function negotiate(
   trace.push({
     step: 'interface',
     ok: true,
-    detail: `${iface.protocolBinding} ${iface.protocolVersion} at ${iface.url} (candidate ${tried.length} of the profile's order)${cleartext.length ? `; passed over, plain http to a host that is not loopback: ${cleartext.map((i) => i.url).join(', ')}` : ''}`,
+    detail: `${iface.protocolBinding} ${iface.protocolVersion} at ${iface.url}${contactedHostNote(iface.url)} (candidate ${tried.length} of the profile's order)${cleartext.length ? `; passed over, plain http to a host that is not loopback: ${cleartext.map((i) => i.url).join(', ')}` : ''}`,
     candidates: tried,
     chosen: { ...iface },
   });

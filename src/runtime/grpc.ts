@@ -10,10 +10,11 @@ import type { AgentCard } from '@a2a-js/sdk';
 import type { Transport } from '@a2a-js/sdk/client';
 import { PlanViolationError } from '../errors.js';
 import { isLoopbackUrl } from '../card/host.js';
+import { checkPushEndpoint } from './enforce.js';
 import { peer } from './peer.js';
 import { sameMediaType } from '../negotiate/media.js';
 import type { FallbackInterface } from '../negotiate/types.js';
-import type { AgentRuntime } from './types.js';
+import type { AgentRuntime, ChannelCredentials } from './types.js';
 
 type SendParams = Parameters<Transport['sendMessage']>[0];
 
@@ -47,17 +48,17 @@ export function grpcChannel(
 }
 
 /** A gRPC transport for `iface` under the plan of `runtime`; `credentials` (createClient's) win over loadLock's. */
-export async function grpcTransport(runtime: AgentRuntime, iface: FallbackInterface, card: AgentCard, credentials?: import('@grpc/grpc-js').ChannelCredentials): Promise<Transport> {
+export async function grpcTransport(runtime: AgentRuntime, iface: FallbackInterface, card: AgentCard, credentials?: ChannelCredentials): Promise<Transport> {
   const violation = (message: string) => new PlanViolationError(runtime.name, runtime.skill, message);
   const given = credentials ?? runtime.grpc.credentials;
   // Decided before anything is loaded or connected: a refused plaintext target never sees a packet.
   const channel = grpcChannel(iface.url, { allowInsecure: runtime.grpc.allowInsecure, hasCredentials: given !== undefined }, violation);
   const [{ GrpcTransportFactory }, grpc] = await peer(() => Promise.all([import('@a2a-js/sdk/client/grpc'), import('@grpc/grpc-js')]));
-  const grpcChannelCredentials = channel.security === 'credentials' ? given! : channel.security === 'tls' ? grpc.credentials.createSsl() : grpc.credentials.createInsecure();
+  const grpcChannelCredentials = channel.security === 'credentials' ? (given as import('@grpc/grpc-js').ChannelCredentials) : channel.security === 'tls' ? grpc.credentials.createSsl() : grpc.credentials.createInsecure();
   const { plan } = runtime;
   /** The credential as gRPC metadata `[name, value]` (read now). @throws PlanViolationError an apiKey in a query or cookie */
   const credentialHeaders = async (): Promise<Array<[string, string]>> =>
-    (await runtime.placements()).flatMap((p) => {
+    (await runtime.placements(iface)).flatMap((p) => {
       if (Object.keys(p.query).length + Object.keys(p.cookies).length > 0) throw violation('an apiKey in a query parameter or cookie cannot travel over gRPC');
       return Object.entries(p.headers).map(([name, value]): [string, string] => [name.toLowerCase(), value]);
     });
@@ -112,6 +113,7 @@ export async function grpcTransport(runtime: AgentRuntime, iface: FallbackInterf
       if (typeof value !== 'function' || !(streaming.has(key) || unary.has(key))) return typeof value === 'function' ? value.bind(target) : value;
       const call = (args: unknown[]) => {
         if (key === 'sendMessage' || key === 'sendMessageStream') args[0] = check(args[0] as SendParams);
+        if (key === 'createTaskPushNotificationConfig') checkPushEndpoint(runtime.pushEndpoint, args[0], violation);
         return (value as (...a: unknown[]) => unknown).apply(target, args);
       };
       if (streaming.has(key)) {
@@ -143,6 +145,7 @@ function checkSendRequest(runtime: AgentRuntime, params: SendParams, violation: 
   }
   const configuration = params.configuration;
   if (configuration?.taskPushNotificationConfig && runtime.plan.delivery !== 'push') throw violation(`a push notification config, but the locked delivery is ${runtime.plan.delivery}`);
+  if (configuration?.taskPushNotificationConfig) checkPushEndpoint(runtime.pushEndpoint, configuration.taskPushNotificationConfig, violation);
   const modes = configuration?.acceptedOutputModes ?? [];
   for (const mode of modes) {
     if (!runtime.plan.acceptedOutputModes.some((m) => sameMediaType(m, mode))) throw violation(`accepted output mode ${JSON.stringify(mode)} is not locked`);

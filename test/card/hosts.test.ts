@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { describeCard } from '../../src/cli/render/card.js';
 import { runCard } from '../../src/commands/card.js';
-import { internationalHost, isLoopbackHost, isUnspecifiedHost, mixedScriptLabels, otherOriginWarnings, punycodeDecode, rebasedInterfaceUrl, showHost } from '../../src/card/host.js';
+import { contactedHostNote, hostSentAs, internationalHost, internationalHostWarnings, isLoopbackHost, isUnspecifiedHost, mixedScriptLabels, otherOriginWarnings, punycodeDecode, rebasedInterfaceUrl, showHost } from '../../src/card/host.js';
 import { normalizeCard } from '../../src/card/normalize.js';
 import { sampleCard, startAgent, type StartedAgent } from '../helpers/agents.js';
 
@@ -84,6 +84,19 @@ describe('interface hosts', () => {
     expect(internationalHost('agent.example')).toBeUndefined();
     expect(showHost('münchen.de')).toBe('münchen.de (xn--mnchen-3ya.de)');
   });
+
+  it('a host written with other full stops (U+3002, U+FF0E, U+FF61) or full-width letters is named as written and as contacted (issue 22)', () => {
+    expect(internationalHost('research.example.com\u3002evil.example')).toEqual({ unicode: 'research.example.com.evil.example', ascii: 'research.example.com.evil.example', written: 'research.example.com\u3002evil.example' });
+    expect(internationalHost('a\uff0eb\uff61c')?.ascii).toBe('a.b.c');
+    expect(internationalHost('\uff45xample.com')).toMatchObject({ ascii: 'example.com', written: '\uff45xample.com' });
+    expect(hostSentAs(internationalHost('bücher\u3002example')!)).toBe('bücher\u3002example is sent as xn--bcher-kva.example (bücher.example)');
+    expect(contactedHostNote('https://research.example.com\u3002evil.example:8443/a2a')).toBe(' (host research.example.com\u3002evil.example is sent as research.example.com.evil.example)');
+    expect(contactedHostNote('https://research.example.com/a2a')).toBe('');
+    expect(contactedHostNote('https://Research.Example.com/a2a')).toBe('');
+    expect(internationalHostWarnings([['plan s url', 'https://x\u3002y/a'], ['plan s fallback', 'https://x\u3002y/a'], ['plan t url', 'https://plain.example/']])).toEqual([
+      { code: 'host-international', message: 'plan s url host x\u3002y is sent as x.y' },
+    ]);
+  });
 });
 
 describe('rebaseInterfaces', () => {
@@ -133,6 +146,6 @@ describe('interfaces on another origin than the card', () => {
     const result = await runCard({ manifest: join(dir, 'a2a.json'), json: true, verbose: false, cwd: dir, env: {} }, { card: agent.origin });
     expect(result.warnings.map((w) => w.code)).toEqual(['host-international', 'interface-other-origin']);
     expect(result.warnings[1]!.message).toContain('(bücher.example (xn--bcher-kva.example))');
-    expect(describeCard(result.data.card, result.data.resolved)).toContain('    HTTP+JSON 1.0 https://bücher.example/a2a (host bücher.example = xn--bcher-kva.example)');
+    expect(describeCard(result.data.card, result.data.resolved)).toContain('    HTTP+JSON 1.0 https://bücher.example/a2a (host bücher.example is sent as xn--bcher-kva.example)');
   });
 });

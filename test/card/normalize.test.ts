@@ -432,6 +432,22 @@ describe('repairs with warnings', () => {
     expect(e.message).not.toContain('pw-secret');
   });
 
+  it('so is one whose password holds "/" (it does not parse), in every form: http(s), gRPC host:port or URL, scheme-relative (issue 22)', () => {
+    const cases: Array<[binding: string, url: string]> = [
+      ['JSONRPC', 'https://user:tok+/=en@agent.example.com/a2a'],
+      ['HTTP+JSON', 'http://user:tok+/=en@127.0.0.1:1'],
+      ['GRPC', 'user:tok+/=en@agent.example.com:443'],
+      ['GRPC', 'grpcs://user:tok+/=en@agent.example.com:443'],
+      ['JSONRPC', '//user:tok+/=en@agent.example.com/a2a'],
+    ];
+    for (const [binding, url] of cases) {
+      const e = cardError(v1((c) => ((c.supportedInterfaces[0].protocolBinding = binding), (c.supportedInterfaces[0].url = url))), FETCHED);
+      expect(e.path, url).toBe('$.supportedInterfaces[0].url');
+      expect(e.message, url).toContain('credentials in an interface URL are not allowed (the URL is not shown)');
+      expect(e.message, url).not.toContain('tok+');
+    }
+  });
+
   it('a relative URL without baseUrl (a card file) is an error naming the path', () => {
     const e = cardError(v1((c) => (c.supportedInterfaces[0].url = '/api/a2a')), FILE);
     expect(e.path).toBe('$.supportedInterfaces[0].url');
@@ -606,8 +622,7 @@ describe('errors: card-invalid, one line naming source and JSON path', () => {
     expect(cardError(v1((c) => (c.skills[0].input_modes = ['text/plain']))).path).toBe('$.skills[0].input_modes');
   });
 
-  it('a missing required 1.0 interface field', () => {
-    expect(cardError(v1((c) => delete c.supportedInterfaces[0].protocolVersion)).path).toBe('$.supportedInterfaces[0].protocolVersion');
+  it('a missing required 1.0 interface field (protocolVersion aside: read as 1.0, issue 23)', () => {
     expect(cardError(v1((c) => delete c.supportedInterfaces[0].protocolBinding)).path).toBe('$.supportedInterfaces[0].protocolBinding');
   });
 

@@ -225,6 +225,20 @@ export async function readLockBytes(dir: string): Promise<Buffer | undefined> {
   }
 }
 
+/**
+ * `verify --strict --json` twice in `dir`: each exits 0 with `agent`'s status `ok`, and the
+ * lockfile's bytes are the same after both as before.
+ */
+export async function verifyStrictTwice(dir: string, agent: string, env: Record<string, string> = {}): Promise<void> {
+  const before = await readLockBytes(dir);
+  for (const run of [1, 2]) {
+    const strict = await runCli(['verify', '--strict', '--json'], { cwd: dir, env });
+    expect(strict.code, `run ${run}: ${show(strict)}`).toBe(0);
+    expect(jsonOf(strict).agents[agent].status).toBe('ok');
+  }
+  expect(await readLockBytes(dir)).toEqual(before);
+}
+
 /** The lockfile parsed (throws when absent). */
 export async function readLock(dir: string): Promise<any> {
   const bytes = await readLockBytes(dir);

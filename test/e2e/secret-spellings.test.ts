@@ -14,17 +14,26 @@ import { parseManifest } from '../../src/manifest/parse.js';
 import { agentSettings } from '../../src/manifest/schema.js';
 import { resolveAgent } from '../../src/resolve/resolve-agent.js';
 import { closeFetcher } from '../../src/resolve/load-card.js';
+import { expectNoCutShortEcho } from '../helpers/secrets.js';
 import { expectSecretContained, manifest, resources, runCli, sampleCard, secretForms, show } from './helpers.js';
 
 /** Characters that every encoding changes: `/`, `+`, `=`, `&`, a space, mixed case. */
 const KEY = 'Qk/9 sEcReT+k3y=x&Yz';
 
 const MODES = ['percent-lower', 'raw-lower', 'form-upper', 'base64', 'json', 'reason'] as const;
+/** Echoes cut short (issue 22): all but the last 3 characters (raw; percent-encoded), all but the first 3. */
+const CUT = ['cut-end', 'cut-end-percent', 'cut-start'] as const;
 
 /** The echo of the request URL `url` (which holds the key in its query) in each mode. */
-function spelled(mode: (typeof MODES)[number], url: string): string {
+function spelled(mode: (typeof MODES)[number] | (typeof CUT)[number], url: string): string {
   const query = new URL(url, 'http://x').searchParams.get('api_key') ?? '';
   switch (mode) {
+    case 'cut-end':
+      return `bad key ${query.slice(0, -3)}`;
+    case 'cut-end-percent':
+      return `bad key ${encodeURIComponent(query.slice(0, -3))}`;
+    case 'cut-start':
+      return `bad key …${query.slice(3)}`;
     case 'percent-lower':
       return `bad request ${encodeURIComponent(url).toLowerCase()}`;
     case 'raw-lower':
@@ -56,7 +65,7 @@ const echoing: http.RequestListener = (req, res) => {
     return void res.end(JSON.stringify(card(`http://${req.headers.host}/m/${mode}`)));
   }
   res.writeHead(200, { 'Content-Type': 'application/json' });
-  const message = spelled(mode as (typeof MODES)[number], req.url ?? '');
+  const message = spelled(mode as (typeof MODES)[number] | (typeof CUT)[number], req.url ?? '');
   const data = mode === 'reason' ? [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: spelled('percent-lower', req.url ?? ''), domain: 'x' }] : undefined;
   res.end(JSON.stringify({ jsonrpc: '2.0', id: 1, error: { code: -32099, message, ...(data ? { data } : {}) } }));
 };
@@ -103,5 +112,20 @@ describe('secrets never appear, in any spelling', () => {
       await expectSecretContained(KEY, { texts: { [`the ${mode} error`]: everything } });
     }
     await closeFetcher();
+  });
+
+  it('an agent echoing the key cut short (all but its last or first 3 characters, raw or percent-encoded): no run of 12 of them in human, --json or --json --verbose output', { timeout: 60_000 }, async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const server = await res.http(echoing);
+    const dir = await res.dir(manifest(Object.fromEntries(CUT.map((mode) => [mode, agent(server.origin, mode)]))));
+    const env = { API_KEY: KEY };
+    const runs = {
+      lock: await runCli(['lock'], { cwd: dir, env }),
+      'lock --json': await runCli(['lock', '--json'], { cwd: dir, env }),
+      'lock --json --verbose': await runCli(['lock', '--json', '--verbose'], { cwd: dir, env }),
+    };
+    expect(server.requests.filter((q) => q.path.endsWith('/a2a/jsonrpc')).length).toBeGreaterThanOrEqual(CUT.length);
+    for (const [label, r] of Object.entries(runs)) expect(r.stdout + r.stderr, `${label}: ${show(r)}`).toMatch(/bad key (…)?\*\*\*/);
+    await expectNoCutShortEcho(KEY, Object.fromEntries(Object.entries(runs).map(([label, r]) => [label, `${r.stdout}\n${r.stderr}`])));
   });
 });

@@ -87,3 +87,25 @@ export async function expectSecretContained(secret: string | readonly string[], 
   expect(found, `a secret leaked:\n${found.join('\n')}`).toEqual([]);
 }
 
+
+/**
+ * No cut-short echo of `secret` in `texts`: no run of `min` (12) or more of its characters that
+ * starts or ends it, raw or percent-encoded (either case), and none of its {@link secretForms}.
+ * An agent that echoes all but the last few characters of a token must not defeat redaction.
+ */
+export async function expectNoCutShortEcho(secret: string, texts: Record<string, string>, min = 12): Promise<void> {
+  const found: string[] = [];
+  const chars = [...secret];
+  for (let k = min; k <= chars.length; k++) {
+    for (const run of [chars.slice(0, k).join(''), chars.slice(-k).join('')]) {
+      for (const form of [run, encodeURIComponent(run)]) {
+        for (const [where, text] of Object.entries(texts)) {
+          const at = text.toLowerCase().indexOf(form.toLowerCase());
+          if (at >= 0) found.push(`${JSON.stringify(form)} (${k} characters) in ${where}: …${text.slice(Math.max(0, at - 30), at + form.length + 30)}…`);
+        }
+      }
+    }
+  }
+  expect(found, `a cut-short echo of a secret leaked:\n${found.join('\n')}`).toEqual([]);
+  await expectSecretContained(secret, { texts });
+}

@@ -27,7 +27,7 @@ function fullLockfile(): Json {
     extensions: ['https://ext.example/x'],
     fallbacks: { interfaces: [{ url: 'https://a.example/v03', protocolBinding: 'JSONRPC', protocolVersion: '0.3', tenant: 't1' }], delivery: ['poll'] },
   };
-  const signature = { status: 'verified', kid: 'k1', alg: 'ES256', thumbprint: 'abc' };
+  const signature = { status: 'verified', kid: 'k1', alg: 'ES256', thumbprint: 'abc', canonicalForm: 'a2a-python-1.1' };
   return {
     $schema: './node_modules/a2a-lock/schemas/a2a-lock.schema.json',
     lockfileVersion: 1,

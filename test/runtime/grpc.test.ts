@@ -88,3 +88,36 @@ describe('gRPC plans', () => {
     expect(agent.requests.length).toBe(from);
   });
 });
+
+describe('gRPC push plans', () => {
+  it('a push config whose URL is not the locked pushEndpoint is refused before any call; the locked one goes through', async () => {
+    const HOOK = 'https://hook.example/a2a';
+    const pusher = await startAgent({
+      grpc: true,
+      card: (origin, { grpcUrl }) => {
+        const card = sampleCard(origin);
+        return { ...card, capabilities: { ...card.capabilities, pushNotifications: true }, supportedInterfaces: [{ url: grpcUrl!, protocolBinding: 'GRPC', protocolVersion: '1.0' }, ...card.supportedInterfaces] };
+      },
+    });
+    const project = await mkdtemp(join(tmpdir(), 'a2a-runtime-grpc-push-'));
+    try {
+      const profile = { bindings: ['GRPC'], versions: ['1.0'], accepts: ['application/json'], sends: ['text/plain'], pushEndpoint: HOOK };
+      await writeFile(join(project, 'a2a.json'), JSON.stringify({ profile, agents: { pusher: { card: pusher.origin, skills: ['market-size'], credentials: { bearer: { env: 'G_TOKEN' } } } } }));
+      const result = await runLock({ manifest: join(project, 'a2a.json'), json: true, verbose: false, cwd: project, env: {} });
+      expect(result.exitCode, JSON.stringify(result.data)).toBe(0);
+      const lock = await loadLock({ lockfile: join(project, 'a2a.lock.json'), env: { G_TOKEN: TOKEN } });
+      const locked = lock.agent('pusher', 'market-size');
+      expect(locked.plan).toMatchObject({ protocolBinding: 'GRPC', delivery: 'push' });
+      const client = await locked.createClient();
+      const from = pusher.requests.length;
+      const config = (url: string) => ({ tenant: '', id: '', taskId: '', url, token: '', authentication: undefined });
+      await expect(client.sendMessage({ message: text('x'), configuration: { acceptedOutputModes: [], taskPushNotificationConfig: config('https://attacker.example/hook'), historyLength: undefined, returnImmediately: false } } as never)).rejects.toMatchObject({ code: 'plan-violation', message: expect.stringMatching(/not the locked pushEndpoint/) });
+      await expect(client.createTaskPushNotificationConfig({ ...config('https://attacker.example/hook'), taskId: 't1' } as never)).rejects.toMatchObject({ code: 'plan-violation' });
+      expect(pusher.requests.length).toBe(from);
+      expect(JSON.stringify(await client.sendMessage({ message: text('pushed'), configuration: { acceptedOutputModes: [], taskPushNotificationConfig: config(HOOK), historyLength: undefined, returnImmediately: false } } as never))).toContain('echo: pushed');
+    } finally {
+      await pusher.close();
+      await rm(project, { recursive: true, force: true });
+    }
+  });
+});

@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SendMessageRequest } from '@a2a-js/sdk';
 import { AgentCallError, AgentDegradedError, loadLock, type DegradedEvent, type FallbackEvent } from '../../src/runtime/index.js';
 import { sampleCard, startAgent, type StartedAgent } from '../helpers/agents.js';
-import { expectSecretContained } from '../helpers/secrets.js';
+import { expectNoCutShortEcho, expectSecretContained } from '../helpers/secrets.js';
 import { faultServers } from '../helpers/http.js';
 import { lockProject } from '../helpers/lock-project.js';
 
@@ -138,5 +138,59 @@ describe('runtime errors and events carry no echo of the credential', () => {
       expect(exposed(error)).toMatch(/\*\*\*/);
     }
     await expectSecretContained(TOKEN, { texts: { 'rpc error': exposed(rpc.error), '500 error': exposed(status.error) } });
+  });
+});
+
+describe('a cut-short echo of the credential is redacted too (issue 22)', () => {
+  /** The token with its last 3 characters cut (and with its first 3 cut), raw, upper-cased and percent-encoded lower-case. */
+  function cutShort(req: http.IncomingMessage): string {
+    const token = String(req.headers.authorization ?? '').replace(/^Bearer\s+/i, '');
+    const head = token.slice(0, -3);
+    const tail = token.slice(3);
+    return `bad credential ${head}… / ${head.toUpperCase()} / ${encodeURIComponent(head).toLowerCase()} / …${tail}`;
+  }
+
+  it('an agent echoing all but the last (or first) few characters of the token: AgentCallError, its cause and events carry no run of 12 of them', async () => {
+    const origin = await fault((req, res) => {
+      res.writeHead(500, { 'Content-Type': 'text/plain' });
+      res.end(`internal error: ${cutShort(req)}`);
+    });
+    const { error, degraded, fallbacks } = await failing(origin);
+    expect(error).toBeInstanceOf(AgentCallError);
+    expect(exposed(error)).toMatch(/bad credential \*\*\*/);
+    await expectNoCutShortEcho(TOKEN, { error: exposed(error), degraded: exposed(degraded), fallbacks: exposed(fallbacks) });
+  });
+
+  it("agent.fetch: the caller's own fetch failing with the request URL in its message (apiKey in the query, percent-encoded) has it redacted in the cause", async () => {
+    const KEY = 'qk-Secret/Key+9=Zx&long';
+    const keyed = await startAgent({
+      card: (o) => sampleCard(o, { securitySchemes: { key: { apiKeySecurityScheme: { location: 'query', name: 'api_key' } } }, securityRequirements: [{ schemes: { key: { list: [] } } }] }),
+    });
+    const keyDir = await mkdtemp(join(tmpdir(), 'a2a-redaction-key-'));
+    try {
+      await lockProject(keyDir, {
+        profile: { bindings: ['JSONRPC'], versions: ['1.0'], accepts: ['application/json', 'text/plain'], sends: ['text/plain'], streaming: false },
+        agents: { keyed: { card: keyed.origin, skills: ['market-size'], credentials: { key: { env: 'API_KEY' } } } },
+      });
+      const failingFetch: typeof fetch = async (input) => {
+        const url = String(input);
+        // As a proxy library or a wrapped fetch might: the URL as sent, and again cut short.
+        throw new TypeError(`fetch failed for ${url} (retrying ${url.slice(0, -4)})`, { cause: new Error(`connect ${decodeURIComponent(url)}`) });
+      };
+      const lock = await loadLock({ lockfile: join(keyDir, 'a2a.lock.json'), env: { API_KEY: KEY }, fetch: failingFetch });
+      const agentFetch = lock.agent('keyed', 'market-size').fetch;
+      const error = await agentFetch(`${keyed.origin}/a2a/jsonrpc`, { method: 'POST', body: '{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t"}}' }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toMatchObject({ name: 'FetchError', code: 'unreachable' });
+      const cause = (error as { cause?: Error }).cause;
+      expect(cause).toBeInstanceOf(TypeError);
+      expect(cause?.message).toMatch(/fetch failed for .*api_key=\*\*\*/);
+      await expectNoCutShortEcho(KEY, { error: exposed(error) });
+    } finally {
+      await keyed.close();
+      await rm(keyDir, { recursive: true, force: true });
+    }
   });
 });

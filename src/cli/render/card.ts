@@ -1,5 +1,5 @@
 /** The output of `a2a card`: the normalised card as indented lines, or the `--json` document. */
-import { internationalHost, rawHost } from '../../card/host.js';
+import { contactedHostNote } from '../../card/host.js';
 import type { NormalizedCard, SecurityRequirement } from '../../card/model.js';
 import type { CardData } from '../../commands/card.js';
 import { documentOf, type CommandRenderer } from './common.js';
@@ -13,11 +13,8 @@ function requirement(r: SecurityRequirement): string {
 export function describeCard(card: NormalizedCard, resolved: string): string[] {
   const lines = [`${card.name} ${card.version} (A2A ${card.shape} card from ${resolved})`, '  interfaces:'];
   for (const i of card.supportedInterfaces) {
-    // An internationalised host is shown beside its punycode form (what is sent), so a look-alike shows.
-    const host = rawHost(i.url);
-    const forms = host !== undefined ? internationalHost(host) : undefined;
-    const ascii = forms ? ` (host ${forms.unicode} = ${forms.ascii})` : '';
-    lines.push(`    ${i.protocolBinding} ${i.protocolVersion} ${i.url}${ascii}${i.tenant ? ` tenant=${i.tenant}` : ''}`);
+    // An internationalised host is shown beside the host contacted (punycode, dots mapped), so a look-alike shows.
+    lines.push(`    ${i.protocolBinding} ${i.protocolVersion} ${i.url}${contactedHostNote(i.url)}${i.tenant ? ` tenant=${i.tenant}` : ''}`);
   }
   const c = card.capabilities;
   lines.push(`  capabilities: streaming=${c.streaming} pushNotifications=${c.pushNotifications} extendedAgentCard=${c.extendedAgentCard}`);

@@ -5,6 +5,7 @@
  */
 import kleur from 'kleur';
 import { canonicalJson } from '../../canonical.js';
+import { contactedHostNote } from '../../card/host.js';
 import type { Warning } from '../../card/model.js';
 import type { GlobalOptions } from '../../commands/context.js';
 import type { CardChange, EntryChanges } from '../../lock/changes.js';
@@ -151,7 +152,7 @@ function codePointStart(text: string, index: number): number {
 export function renderPlan(plan: Plan, indent = '  '): string[] {
   const security = Object.entries(plan.security);
   return [
-    `${indent}url          ${plan.url}`,
+    `${indent}url          ${plan.url}${contactedHostNote(plan.url)}`,
     `${indent}binding      ${plan.protocolBinding} ${plan.protocolVersion}${plan.tenant ? ` (tenant ${plan.tenant})` : ''}`,
     `${indent}security     ${security.length ? security.map(([s, scopes]) => (scopes.length ? `${s} (${scopes.join(' ')})` : s)).join(' + ') : 'none'}`,
     `${indent}accept       ${plan.acceptedOutputModes.join(', ')}`,
@@ -287,7 +288,7 @@ export function renderEntryChanges(changes: EntryChanges, indent = '    '): stri
 
 /** A plan in one line: `url (binding version, delivery, accepts …)`. */
 function planLine(plan: Plan): string {
-  return `${plan.url} (${plan.protocolBinding} ${plan.protocolVersion}, ${plan.delivery}, accepts ${plan.acceptedOutputModes.join(', ')})`;
+  return `${plan.url}${contactedHostNote(plan.url)} (${plan.protocolBinding} ${plan.protocolVersion}, ${plan.delivery}, accepts ${plan.acceptedOutputModes.join(', ')})`;
 }
 
 /** Per skill the plan fields that change (`plan skill › field: old → new`, lists as members); a skill locked or no longer locked as `+`/`- plan skill: …`. */

@@ -67,7 +67,8 @@ export function agentBody(a: AgentDiff, indent = '    '): string[] {
     ...c.signatureChanges.map((s) => `${indent}signature (${s.snapshot}): ${renderSignature(s.old)} → ${renderSignature(s.new)}`),
     ...a.settingsChanges.flatMap((s) => renderValueChange(`settings › ${s.field}`, s.old, s.new, indent)),
     ...(a.credentialSources ?? []).map((c) => `${indent}a2a.json › credentials › ${c.scheme}: ${c.old !== undefined ? `env ${c.old}` : 'none'} → ${c.new !== undefined ? `env ${c.new}` : 'none'}`),
-    ...a.risks.filter((r) => r.level !== 'info' || r.code === 'descriptive').map((r) => riskLine(r, indent)),
+    // Of the info risks, descriptive changes and a host spelt otherwise than it is contacted are listed.
+    ...a.risks.filter((r) => r.level !== 'info' || r.code === 'descriptive' || r.code === 'host-international').map((r) => riskLine(r, indent)),
     ...a.better.map((b) => `${indent}${kleur.green(`better ${b.code}`)}: ${b.message}`),
   ];
 }
