@@ -9,7 +9,7 @@ import { findManifest } from '../fs/find-manifest.js';
 import { ciBase } from '../fs/git.js';
 import { networkOptionsOf, type NetworkOptions } from '../http/network-options.js';
 import type { ResolveOptions } from '../resolve/options.js';
-import type { OriginAuthMap } from '../lock/origin-auth.js';
+import type { OriginAuthMap } from '../manifest/schema.js';
 
 /** Global options (yargs) resolved against the working directory. */
 export interface GlobalOptions {

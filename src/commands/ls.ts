@@ -4,7 +4,7 @@ import { readManifest } from '../fs/manifest.js';
 import { own } from '../json-path.js';
 import { ExitCode } from '../errors.js';
 import { planKeys } from '../manifest/schema.js';
-import { describeOriginAuths } from '../lock/origin-auth.js';
+import { describeOriginAuths } from '../credentials.js';
 import type { Plan } from '../negotiate/types.js';
 import { paths, type CommandResult, type GlobalOptions } from './context.js';
 

@@ -9,7 +9,7 @@ import { A2aLockError, ExitCode, OutOfDateError, UsageError } from '../errors.js
 import { formatPath, own } from '../json-path.js';
 import { explainSkill, fieldDrift } from '../lock/drift.js';
 import { checkOffline, lockedNegotiationCard } from '../lock/offline.js';
-import { describeOriginAuths } from '../lock/origin-auth.js';
+import { describeOriginAuths } from '../credentials.js';
 import { readLockfile } from '../fs/lockfile.js';
 import type { ExplainedStep } from '../negotiate/explain.js';
 import type { Plan, Refusal } from '../negotiate/types.js';

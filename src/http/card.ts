@@ -12,6 +12,8 @@ import { checkUrlPolicy, parseLocation } from './url-policy.js';
 
 // For the lazy loader of this module (`resolve/load-card`): closes the pool only if a card was fetched.
 export { closeDefaultDispatcher } from './dispatcher.js';
+// For the same loader: the manifest's originAuth on a card named on the command line (`a2a card`).
+export { withOriginAuth } from './origin-auth.js';
 
 /** Options for {@link fetchCard}. */
 export interface FetchCardOptions extends NetworkOptions {

@@ -8,8 +8,8 @@
 import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
 import { isLoopbackHost } from '../card/host.js';
 import { A2aLockError, UsageError } from '../errors.js';
-import { describeOriginAuth, type OriginAuthMap } from '../lock/origin-auth.js';
-import type { OriginAuth } from '../manifest/schema.js';
+import { describeOriginAuth } from '../credentials.js';
+import type { OriginAuth, OriginAuthMap } from '../manifest/schema.js';
 import type { NetworkOptions, OriginAuthenticator } from './network-options.js';
 
 /** AWS credentials for an `awsSigV4` placement (what a provider may return for one). */
@@ -55,6 +55,8 @@ export function originAuthenticator(config: OriginAuthMap, sources: OriginAuthSo
       }
       const provider = sources.providers && Object.hasOwn(sources.providers, origin) ? sources.providers[origin] : undefined;
       const headers = await placementHeaders(origin, auth, request, sources.env, provider);
+      const taken = collidingHeaders(Object.keys(request.headers), headers);
+      if (taken.length > 0) throw collisionError(origin, taken);
       sources.onUse?.(origin);
       return headers;
     },
@@ -104,21 +106,6 @@ export function withOriginAuth<T extends OriginAuthRun>(options: T, config: Orig
   return { ...options, platformAuth };
 }
 
-/**
- * Why a run cannot authenticate at the origins of `config` (a placement's variable unset, with no
- * provider for its origin): `ORIGIN_TOKEN is not set (originAuth for https://…)`; undefined when
- * every value is there. Reads the names only, never sends.
- */
-export function unsetOriginAuth(config: OriginAuthMap, run: OriginAuthRun): string | undefined {
-  const env = run.env ?? {};
-  for (const [origin, auth] of Object.entries(config)) {
-    if (run.originAuthProviders && Object.hasOwn(run.originAuthProviders, origin)) continue;
-    const names = 'awsSigV4' in auth ? ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY'] : ['bearer' in auth ? auth.bearer.env : auth.header.env];
-    const missing = names.find((name) => !env[name]);
-    if (missing !== undefined) return `${missing} is not set (originAuth for ${origin})`;
-  }
-  return undefined;
-}
 
 /** The headers of one placement for one request. */
 async function placementHeaders(origin: string, auth: OriginAuth, request: Parameters<OriginAuthenticator['headersFor']>[0], env: NodeJS.ProcessEnv, provider: OriginAuthProvider | undefined): Promise<Record<string, string>> {

@@ -21,10 +21,9 @@ import { getDefaultDispatcher, proxyHint, requestThrough } from './dispatcher.js
 import { DeadlineExceeded, networkError } from './errors.js';
 import { DEFAULT_TIMEOUT_MS, type NetworkOptions } from './network-options.js';
 import { checkUrlPolicy, oneLine, parseLocation, printableUrl, type UrlReporting } from './url-policy.js';
-import { describeOriginAuth, originAuthExample } from '../lock/origin-auth.js';
+import { describeOriginAuth, originAuthExample } from '../credentials.js';
 import type { OriginAuth } from '../manifest/schema.js';
 import type { OriginAuthenticator } from './network-options.js';
-import { collidingHeaders, collisionError } from './origin-auth.js';
 
 export { networkOptionsOf, type NetworkOptions } from './network-options.js';
 
@@ -386,11 +385,7 @@ async function send(url: URL, method: 'GET' | 'POST', body: string | undefined, 
     headers[name] = value;
   }
   const platform = authenticate ? await context.platformAuth?.headersFor({ url, method, headers, body }) : undefined;
-  if (platform) {
-    const taken = collidingHeaders(Object.keys(context.headers), platform);
-    if (taken.length > 0) throw collisionError(url.origin, taken);
-    Object.assign(headers, checkHeaders(platform));
-  }
+  if (platform) Object.assign(headers, checkHeaders(platform));
   try {
     // What undici's root `request(url, options)` does: origin and path from the URL, then its
     // request method called on the dispatcher (any Dispatcher, also one from another undici copy).

@@ -18,7 +18,7 @@ import { sourceVariables, type AgentSettings, type Manifest } from '../manifest/
 import type { Plan } from '../negotiate/types.js';
 import { entryChanges, planChanges, signatureChanges, type EntryChanges } from './changes.js';
 import { credentialRoutes, originAuthRoutes, originOf, planRoutes, uncoveredRoutes, type CredentialRoute, type LockedCards } from './credential-routes.js';
-import { describeOriginAuth } from './origin-auth.js';
+import { describeOriginAuth } from '../credentials.js';
 import type { OriginAuth } from '../manifest/schema.js';
 import { placement } from './drift.js';
 import { lockedNegotiationCard, lockedPublicCard } from './offline.js';

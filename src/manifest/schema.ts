@@ -141,6 +141,10 @@ export const OriginAuthSchema = z.union([
 /** One `originAuth` value (see {@link OriginAuthSchema}). */
 export type OriginAuth = z.infer<typeof OriginAuthSchema>;
 
+/** The manifest's `originAuth` map: origin → placement. */
+export type OriginAuthMap = Readonly<Record<string, OriginAuth>>;
+
+
 /** Agent names: used on the command line and as lockfile keys. */
 export const AgentNameSchema = z.string().check(z.regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'agent names use letters, digits, ".", "_" and "-"'));
 

@@ -10,7 +10,8 @@ import { InvalidInputError } from '../errors.js';
 import { readCardFile } from '../fs/card-file.js';
 import { networkOptionsOf, type NetworkOptions } from '../http/network-options.js';
 import type { AgentSettings } from '../manifest/schema.js';
-import type { OriginAuthMap } from '../lock/origin-auth.js';
+import type { OriginAuthMap } from '../manifest/schema.js';
+import type { OriginAuthRun } from '../http/origin-auth.js';
 import { requestOptions, type ResolveOptions } from './options.js';
 
 /** Where cards are loaded from and how: the network options plus the manifest's folder and the version asked for. */
@@ -62,8 +63,8 @@ export async function loadCard(location: string, options: LoadCardOptions): Prom
   if (isCardUrl(location)) {
     // The fetcher (and undici) load only when a card is fetched.
     fetchModule ??= import('../http/card.js');
-    const { fetchCardForVersions } = await fetchModule;
-    const network = options.originAuthConfig ? (await import('../http/origin-auth.js')).withOriginAuth({ ...networkOptionsOf(options), env: options.env ?? {} }, options.originAuthConfig) : options;
+    const { fetchCardForVersions, withOriginAuth } = await fetchModule;
+    const network = options.originAuthConfig ? withOriginAuth({ ...networkOptionsOf(options), env: options.env ?? {} }, options.originAuthConfig) : options;
     const fetched = await fetchCardForVersions(location, options.versions, { ...networkOptionsOf(network), ...(options.cardPath !== undefined ? { cardPath: options.cardPath } : {}) });
     assertShallow(fetched.body, fetched.url);
     const legacy = fetched.warnings.some((w) => w.code === 'legacy-well-known-path');
@@ -74,6 +75,16 @@ export async function loadCard(location: string, options: LoadCardOptions): Prom
   }
   const file = await readCardFile(location, options.baseDir);
   return { resolved: file.resolved, raw: file.raw, source: location, warnings: [] };
+}
+
+/**
+ * `options` whose requests authenticate at the origins of `config` (`withOriginAuth` of
+ * `http/origin-auth`, loaded with the card fetcher only when there is a `config`).
+ */
+export async function withOriginAuthLoaded<T extends OriginAuthRun>(options: T, config: OriginAuthMap | undefined, onUse?: (origin: string) => void): Promise<T> {
+  if (!config || Object.keys(config).length === 0) return options;
+  fetchModule ??= import('../http/card.js');
+  return (await fetchModule).withOriginAuth(options, config, onUse);
 }
 
 /**

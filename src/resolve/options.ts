@@ -1,7 +1,7 @@
 /** The options every `resolve/` operation takes: the network ones, plus the manifest's folder, the environment and progress. */
 import { networkOptionsOf, type NetworkOptions } from '../http/network-options.js';
 import type { OriginAuthProvider } from '../http/origin-auth.js';
-import type { OriginAuthMap } from '../lock/origin-auth.js';
+import type { OriginAuthMap } from '../manifest/schema.js';
 
 /** Options of the resolve shell (`resolveAgent`, `checkServed`, `syncLock`, `checkProject`). */
 export interface ResolveOptions extends NetworkOptions {

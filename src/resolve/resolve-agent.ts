@@ -13,11 +13,10 @@ import type { LockEntry } from '../lock/schema.js';
 import { planKeys, type AgentEntry, type AgentSettings } from '../manifest/schema.js';
 import type { Warning } from '../card/model.js';
 import { readExtended, type ReadCard } from './extended.js';
-import { cardSourceOf, loadAgentCard } from './load-card.js';
+import { cardSourceOf, loadAgentCard, withOriginAuthLoaded } from './load-card.js';
 import type { ResolveOptions } from './options.js';
 import { signatureOf } from './signature.js';
-import { withOriginAuth } from '../http/origin-auth.js';
-import { entryOrigins, originAuthRecord } from '../lock/origin-auth.js';
+import { entryOrigins, originAuthRecord } from '../lock/satisfies.js';
 
 /** What binds one resolution to the lockfile. */
 export interface ResolveAgentOptions {
@@ -45,7 +44,7 @@ export async function resolveAgent(entry: AgentEntry, settings: AgentSettings, g
   // The agent's own "allowHttp" (a2a.json) allows plain http for its card and key set, as --allow-http does for all.
   // Its requests authenticate at the manifest's originAuth origins; those used are recorded.
   const authenticated = new Set<string>();
-  const options = withOriginAuth(settings.allowHttp ? { ...given, allowHttp: true } : given, given.originAuthConfig, (origin) => authenticated.add(origin));
+  const options = await withOriginAuthLoaded(settings.allowHttp ? { ...given, allowHttp: true } : given, given.originAuthConfig, (origin) => authenticated.add(origin));
   const locked = bound.constrainTo;
   const skills = planKeys(entry);
   const loaded = await loadAgentCard(entry.card, settings, options);

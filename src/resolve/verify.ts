@@ -25,7 +25,8 @@ import type { AgentSettings, Manifest } from '../manifest/schema.js';
 import { interleaveBy, mapSettled } from '../pool.js';
 import { checkServed, loadServedCard, servedCardSettles } from './check-served.js';
 import { DEFAULT_CONCURRENCY, type ResolveOptions } from './options.js';
-import { unsetOriginAuth, withOriginAuth } from '../http/origin-auth.js';
+import { unsetOriginAuth } from '../credentials.js';
+import { withOriginAuthLoaded } from './load-card.js';
 
 /** A manifest and its lockfile, read and validated. */
 export interface Project {
@@ -115,7 +116,7 @@ export async function checkProject(project: Project, { names, offline = false, g
     // for; checked offline only, and said (exit 1 under --strict), as an unread extended card is.
     const unset = unsetOriginAuth(entry.originAuth!, options);
     if (unset !== undefined) return withUnchecked(okReport(), { reason: 'credential-unset', message: `not checked against the card served now: ${unset}` });
-    const agentOptions = withOriginAuth(options, entry.originAuth);
+    const agentOptions = await withOriginAuthLoaded(options, entry.originAuth);
     return checkServed({ entry, settings, credentials: own(project.manifest.agents, name)?.credentials ?? {}, snapshotsIntact: true, ...(gate && entry.extended ? { gate } : {}) }, agentOptions);
   }
   scheduled.forEach((name, i) => {

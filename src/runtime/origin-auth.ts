@@ -3,7 +3,6 @@
  * placement (as the agent's lock entry records it) just before it is sent, the value read then.
  */
 import type { OriginAuthenticator } from '../http/network-options.js';
-import { collidingHeaders, collisionError } from '../http/origin-auth.js';
 
 /**
  * `send` with the platform headers of `auth` added to every request to an origin it names (its
@@ -19,11 +18,8 @@ export function originAuthFetch(send: typeof fetch, auth: OriginAuthenticator): 
     const body = typeof raw === 'string' ? raw : raw instanceof Uint8Array ? raw : undefined;
     if (raw != null && body === undefined && !headers.has('x-amz-content-sha256')) headers.set('x-amz-content-sha256', 'UNSIGNED-PAYLOAD');
     const method = (init?.method ?? request?.method ?? 'GET').toUpperCase();
-    const own = [...headers.keys()];
     const added = await auth.headersFor({ url, method, headers: Object.fromEntries(headers), body });
     if (!added) return send(input, init);
-    const taken = collidingHeaders(own, added);
-    if (taken.length > 0) throw collisionError(url.origin, taken);
     for (const [name, value] of Object.entries(added)) headers.set(name, value);
     return send(input, { ...init, headers });
   };
