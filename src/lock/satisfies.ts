@@ -5,7 +5,6 @@
  */
 import { sameJson } from '../canonical.js';
 import { own } from '../json-path.js';
-import { describeOriginAuth } from '../credentials.js';
 import { agentSettings, planKeys, profileOf, type AgentSettings, type Manifest, type OriginAuth, type OriginAuthMap } from '../manifest/schema.js';
 import type { LockEntry, Lockfile } from './schema.js';
 
@@ -96,8 +95,6 @@ export function originAuthRecord(origins: Iterable<string>, config: OriginAuthMa
 export function originAuthMismatch(entry: LockEntry, config: OriginAuthMap | undefined): string | undefined {
   const recorded = entry.originAuth ?? {};
   const wanted = originAuthRecord([...entryOrigins(entry), ...Object.keys(recorded)], config) ?? {};
-  // Described, every field of a placement is in its words (and no package is loaded: the runtime imports this module).
-  const words = (auth: OriginAuth | undefined) => (auth ? describeOriginAuth(auth) : '');
-  const changed = [...new Set([...Object.keys(recorded), ...Object.keys(wanted)])].filter((o) => words(recorded[o]) !== words(wanted[o])).sort();
+  const changed = [...new Set([...Object.keys(recorded), ...Object.keys(wanted)])].filter((o) => !sameJson(recorded[o] ?? null, wanted[o] ?? null)).sort();
   return changed.length > 0 ? `originAuth changed in the manifest for ${changed.join(', ')}` : undefined;
 }

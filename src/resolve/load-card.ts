@@ -9,8 +9,7 @@ import { assertShallow } from '../card/read.js';
 import { InvalidInputError } from '../errors.js';
 import { readCardFile } from '../fs/card-file.js';
 import { networkOptionsOf, type NetworkOptions } from '../http/network-options.js';
-import type { AgentSettings } from '../manifest/schema.js';
-import type { OriginAuthMap } from '../manifest/schema.js';
+import type { AgentSettings, OriginAuthMap } from '../manifest/schema.js';
 import type { OriginAuthRun } from '../http/origin-auth.js';
 import { requestOptions, type ResolveOptions } from './options.js';
 
