@@ -126,6 +126,8 @@ async function placementHeaders(origin: string, auth: OriginAuth, request: Param
     });
   }
   const value = given.trim();
+  // Checked here, not by a fetch implementation whose error would quote the value.
+  if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(value)) throw new UsageError(`the originAuth value for ${origin} (${provider ? 'its provider' : variable}) contains a line break or control character`);
   if ('bearer' in auth) return { Authorization: `Bearer ${value}` };
   return { [auth.header.name]: `${auth.header.prefix ?? ''}${value}` };
 }

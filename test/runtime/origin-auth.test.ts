@@ -111,6 +111,12 @@ describe('the runtime behind originAuth', () => {
     expect(sent).toBe(0);
   });
 
+  it('a value with a line break is refused without quoting it', async () => {
+    const auth = originAuthenticator({ 'https://run.example': { bearer: { env: 'T' } } }, { env: { T: 'sec\r\nX-Evil: 1' } });
+    const error = await auth.headersFor({ url: new URL('https://run.example/a2a'), method: 'GET', headers: {}, body: undefined }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'usage', message: 'the originAuth value for https://run.example (T) contains a line break or control character' });
+  });
+
   it('AWS SigV4 at run time: the gateway verifies the signature it recomputes', async () => {
     const lock = await loadLock({ lockfile: join(dir, 'a2a.lock.json'), env: {}, originAuth: { [aws.origin]: () => ({ ...AWS_TEST }) } });
     const refused = aws.refused;
