@@ -14,7 +14,7 @@ import { describe, expect, it } from 'vitest';
 import { startGateway, AWS_TEST, type Demand, type Gateway } from '../helpers/gateway.js';
 import type { StartedAgent } from '../helpers/agents.js';
 import { extendedCard, newKey, publicCard, sign } from './cards.js';
-import { git, jsonOf, lockPath, ROOT, manifest, readLock, resources, runCli, sampleCard, show, SLOW, writeManifest } from './helpers.js';
+import { expectSecretContained, git, jsonOf, lockPath, ROOT, manifest, readLock, resources, runCli, sampleCard, show, SLOW, writeManifest } from './helpers.js';
 
 type Res = ReturnType<typeof resources>;
 
@@ -94,6 +94,9 @@ describe.concurrent('agents where they are hosted', { timeout: SLOW }, () => {
     expect((await readFile(lockPath(dir))).equals(before)).toBe(true);
     expect(gateway.refused).toBe(0);
     expect(sawSecret(other, TOKEN)).toBe(false);
+
+    // The token in no output, no file, and at no other server.
+    await expectSecretContained(TOKEN, { results: [lock, why, whyJson, ls, first, second, again], files: [lockPath(dir), `${dir}/a2a.json`], requests: [...other.requests, ...agent.requests] });
 
     // No token in this run (a fork's pull request): nothing is asked for; said, and --strict fails.
     const asked = gateway.requests.length;
