@@ -70,7 +70,7 @@ const bundle = await rolldown({
   // `a2a-lock info` and `--version` answer from the bundle itself, reading no file (src/bin.ts).
   transform: { define: { __A2A_LOCK_VERSION__: JSON.stringify(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version) } },
   // The runtime's optional peers are never part of the CLI.
-  external: [/^@a2a-js\/sdk(\/|$)/, /^@grpc\//, /^@bufbuild\//],
+  external: [/^@a2a-js\/sdk(\/|$)/, /^@grpc\//, /^@bufbuild\//, /^@smithy\//],
   onLog,
 });
 const { output } = await bundle.write({
@@ -120,7 +120,7 @@ const runtimeShared = new Set([sharedErrors, checksFile, join(dist, 'resolve', '
 const runtime = await rolldown({
   input: runtimeFile,
   platform: 'node',
-  external: (id, _importer, isResolved) => (isResolved ? runtimeShared.has(id) : /^(@a2a-js\/sdk|@grpc\/|@bufbuild\/)/.test(id)),
+  external: (id, _importer, isResolved) => (isResolved ? runtimeShared.has(id) : /^(@a2a-js\/sdk|@grpc\/|@bufbuild\/|@smithy\/)/.test(id)),
   onLog,
 });
 const runtimeOut = await runtime.generate({ format: 'esm', file: runtimeFile, codeSplitting: false });

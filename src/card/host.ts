@@ -62,6 +62,28 @@ export function isLoopbackUrl(location: string): boolean {
   return host !== undefined && isLoopbackHost(host);
 }
 
+/** True for a URL string (or `host:port`) whose host is unspecified ({@link isUnspecifiedHost}): a bind address. */
+export function isUnspecifiedUrl(location: string): boolean {
+  const host = rawHost(location);
+  return host !== undefined && isUnspecifiedHost(host);
+}
+
+/**
+ * An interface URL moved to the card's origin (the manifest's `rebaseInterfaces`): when `url` is
+ * an http(s) URL whose host is unspecified (`0.0.0.0`, `::`) or loopback and `cardUrl` (where the
+ * card was fetched) is on another host, the card URL's scheme, host and port with the interface's
+ * own path and query; undefined otherwise (nothing to rebase: another host, the card's own host, a
+ * gRPC `host:port`, a card read from a file).
+ */
+export function rebasedInterfaceUrl(url: string, cardUrl: string | undefined): string | undefined {
+  if (cardUrl === undefined || !/^https?:\/\//i.test(url) || !URL.canParse(url) || !URL.canParse(cardUrl)) return undefined;
+  const iface = new URL(url);
+  const card = new URL(cardUrl);
+  if (!/^https?:$/.test(card.protocol) || iface.hostname === card.hostname) return undefined;
+  if (!isUnspecifiedHost(iface.hostname) && !isLoopbackHost(iface.hostname)) return undefined;
+  return `${card.origin}${iface.pathname}${iface.search}`;
+}
+
 /**
  * True for a plain-http URL (`http:`, or gRPC's `grpc:` plaintext scheme) to a host that is not
  * loopback: a request there crosses the network in cleartext.

@@ -19,7 +19,7 @@ import {
   type SecurityScheme,
   type Warning,
 } from './model.js';
-import { hostSentAs, internationalHost, isUnspecifiedHost, mixedScriptLabels, rawHost, showHost } from './host.js';
+import { hostSentAs, internationalHost, isUnspecifiedHost, mixedScriptLabels, rawHost, rebasedInterfaceUrl, showHost } from './host.js';
 import { hasUserInfo } from './location.js';
 import { sameMediaType } from '../negotiate/media.js';
 import { cardSemver, majorMinor } from './version.js';
@@ -47,6 +47,12 @@ export interface CardSource {
    * every label against Unicode script patterns, a cost on a cold start. The card is the same.
    */
   hostWarnings?: boolean;
+  /**
+   * The manifest's `rebaseInterfaces`: an interface on a bind address or loopback, on a card
+   * fetched from another host (`baseUrl`), is read at the card's origin ({@link rebasedInterfaceUrl});
+   * an `interface-rebased` warning names the original.
+   */
+  rebaseInterfaces?: boolean;
 }
 
 /** Result of {@link normalizeCard}. */
@@ -162,6 +168,14 @@ export function normalizeCard(raw: unknown, from: CardSource): NormalizeResult {
   }
 
   interfaces = interfaces.map((i, index) => resolveInterfaceUrl(i, urlPaths[index]!, from, warnings, fail));
+  if (from.rebaseInterfaces) {
+    interfaces = interfaces.map((i, index) => {
+      const rebased = rebasedInterfaceUrl(i.url, from.baseUrl);
+      if (rebased === undefined) return i;
+      warnings.push({ code: 'interface-rebased', message: `interface ${i.url} rebased to ${rebased} (rebaseInterfaces)`, path: formatPath(urlPaths[index]!) });
+      return { ...i, url: rebased };
+    });
+  }
   if (from.hostWarnings !== false) hostWarnings(interfaces, urlPaths, from, warnings);
 
   // fromEntries defines own properties, so even a scheme named "__proto__" stays data.
@@ -369,7 +383,7 @@ function hostWarnings(interfaces: AgentInterface[], paths: PropertyKey[][], from
     if (host === undefined) continue;
     const at = path !== undefined ? { path } : {};
     if (what === 'interface' && isUnspecifiedHost(host)) {
-      warnings.push({ code: 'interface-host-unspecified', message: `interface host ${host} is an unspecified address no client can reach (a server bound to all addresses advertising its bind address?)`, ...at });
+      warnings.push({ code: 'interface-host-unspecified', message: `interface host ${host} is an unspecified address no client can reach (a server bound to all addresses advertising its bind address?); "rebaseInterfaces": true on the agent locks it at the card's origin`, ...at });
     }
     const forms = internationalHost(host);
     if (forms) warnings.push({ code: 'host-international', message: `${what} host ${hostSentAs(forms)}`, ...at });

@@ -8,7 +8,7 @@
  */
 import { own } from '../json-path.js';
 import { sourceVariables, type AgentEntry, type AgentSettings, type Manifest } from '../manifest/schema.js';
-import { credentialRoutes, sameDestination, type CredentialRoute } from './credential-routes.js';
+import { credentialRoutes, originAuthRoutes, sameDestination, type CredentialRoute } from './credential-routes.js';
 import type { Unchecked, WithheldRoute } from './report.js';
 import type { LockEntry, Lockfile } from './schema.js';
 
@@ -59,6 +59,17 @@ export function withheldRoutes(gate: CredentialGate, routes: readonly Credential
     const covered = gate.routes.some((b) => sameDestination(route, b));
     return !(covered && variable !== undefined && variable === baseVariable);
   });
+}
+
+/**
+ * The `originAuth` routes of the head `entry` that `gate` does not allow: all of them when the
+ * base is unreadable; otherwise each one the base entry did not record alike (same origin, same
+ * placement, same variable). A review run sends no platform credential while any is withheld.
+ */
+export function withheldOriginAuth(gate: CredentialGate, entry: LockEntry): CredentialRoute[] {
+  const routes = originAuthRoutes(entry);
+  if (gate.kind === 'unreadable') return routes;
+  return routes.filter((route) => !gate.routes.some((b) => sameDestination(route, b)));
 }
 
 /** Whether the head entry's extended snapshot is not the one the base locked (or the base had none). */

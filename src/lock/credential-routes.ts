@@ -25,9 +25,10 @@ export interface CredentialRoute {
   /**
    * `plan`: a skill's calls (its interface or a fallback); `extended`: the GetExtendedAgentCard
    * request; `token`: the OAuth client credentials token request of an `oauth2` scheme (its flow's
-   * `tokenUrl`, where a client secret goes; placement `{ tokenUrl }`).
+   * `tokenUrl`, where a client secret goes; placement `{ tokenUrl }`); `origin`: every request to
+   * the origin (the manifest's `originAuth`, scheme `originAuth`).
    */
-  purpose: 'plan' | 'extended' | 'token';
+  purpose: 'plan' | 'extended' | 'token' | 'origin';
   /** The skill whose plan sends it (purpose `plan`). */
   skill?: string;
   /** `scheme://host[:port]`, lower-cased; a scheme-less gRPC `host:port` reads as `grpc://host:port`. */
@@ -54,16 +55,28 @@ export interface LockedCards {
  * @throws InvalidInputError `card-invalid` when a snapshot is no longer a valid card
  */
 export function credentialRoutes(entry: LockEntry, settings: AgentSettings, cards?: LockedCards): CredentialRoute[] {
-  const card = cards?.negotiation ?? lockedNegotiationCard(entry, entry.card);
+  const card = cards?.negotiation ?? lockedNegotiationCard(entry, entry.card, settings);
   const scheme = (name: string) => (Object.hasOwn(card.securitySchemes, name) ? card.securitySchemes[name] : undefined);
   const routes = planRoutes(entry.plans, (name) => placement(scheme(name)), (name) => clientCredentialsTokenUrl(scheme(name)));
   if (entry.extended) {
-    const publicCard = cards?.public ?? lockedPublicCard(entry, entry.card);
+    const publicCard = cards?.public ?? lockedPublicCard(entry, entry.card, settings);
     const warnings: Warning[] = [];
     const route = routeFor(publicCard, Object.keys(entry.plans).sort(), settings, warnings);
     if (route) routes.push(...extendedRoutes(route, publicCard.securitySchemes));
   }
+  routes.push(...originAuthRoutes(entry));
   return routes;
+}
+
+/** The scheme name of an {@link originAuthRoutes} route (the platform's credential, not one of the card's schemes). */
+export const ORIGIN_AUTH_SCHEME = 'originAuth';
+
+/**
+ * The routes of an entry's `originAuth` placements, by origin: every request to the origin carries
+ * the platform credential, placed as recorded (the placement includes its variable's name).
+ */
+export function originAuthRoutes(entry: Pick<LockEntry, 'originAuth'>): CredentialRoute[] {
+  return Object.entries(entry.originAuth ?? {}).map(([origin, placement]) => ({ purpose: 'origin' as const, origin: origin.toLowerCase(), scheme: ORIGIN_AUTH_SCHEME, placement }));
 }
 
 /**

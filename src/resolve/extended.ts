@@ -97,7 +97,7 @@ export async function readExtended(route: ExtendedRoute, from: ExtendedCardSourc
   }
   const source = `${result.url} (extended card)`;
   assertShallow(result.card, source);
-  const normalized = normalizeCard(result.card, { source, ...(from.baseUrl ? { baseUrl: from.baseUrl } : {}) });
+  const normalized = normalizeCard(result.card, { source, ...(from.baseUrl ? { baseUrl: from.baseUrl } : {}), ...(from.settings.rebaseInterfaces ? { rebaseInterfaces: true } : {}) });
   warnings.push(...normalized.warnings);
   const signature = await signatureOf(result.card, from.settings, options, warnings, [result.url, from.baseUrl]);
   return { raw: result.card, card: normalized.card, signature, url: result.url };

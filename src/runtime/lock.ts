@@ -15,12 +15,14 @@ import { networkOptionsOf, proxyVariableSet } from '../http/network-options.js';
 import { A2aLockError, AgentDegradedError, InvalidInputError, PlanViolationError, UsageError } from '../errors.js';
 import type { LockEntry } from '../lock/schema.js';
 import type { LockfileTop } from '../lock/top.js';
-import type { AgentEntry, Manifest } from '../manifest/schema.js';
+import type { AgentEntry, AgentSettings, Manifest } from '../manifest/schema.js';
 import type { FallbackInterface, Plan } from '../negotiate/types.js';
 import { isCleartextOffLoopback, originOf } from '../card/host.js';
 import { CARD_PATH, LEGACY_CARD_PATH } from '../card/location.js';
 import { cardServingFetch, lockedCardUrls, narrowedCard, type CardWireShape } from './card.js';
 import { enforcingFetch } from './enforce.js';
+import { originAuthenticator } from '../http/origin-auth.js';
+import { originAuthFetch } from './origin-auth.js';
 import type { AgentRuntime, DegradedEvent, DriftEvent, FallbackEvent, FallbackReason, LoadLockOptions, LockedAgent } from './types.js';
 
 /** A manifest credential source's OAuth client (`{"oauth": …}`). */
@@ -120,7 +122,7 @@ export class Lock extends EventEmitter {
     const { entry, settings } = checked;
     const plan = Object.hasOwn(entry.plans, skill) ? entry.plans[skill] : undefined;
     if (!plan) throw new UsageError(`${this.#source}: agent "${name}" has no locked skill "${skill}" (locked: ${Object.keys(entry.plans).join(', ')})`);
-    const runtime = this.#runtime(name, skill, entry, settings.pushEndpoint, deepFreeze(structuredClone(plan)));
+    const runtime = this.#runtime(name, skill, entry, settings.pushEndpoint, deepFreeze(structuredClone(plan)), settings);
     const degradedMap = this.#degraded;
     const fallbackCounts = this.#fallbacks;
     const cards = new Map<CardWireShape, Record<string, unknown>>();
@@ -195,9 +197,9 @@ export class Lock extends EventEmitter {
     try {
       // The check modules first, synchronously, so that the import below finds them loaded.
       checksNow();
-      const { checkServed } = await import('../resolve/check-served.js');
+      const [{ checkServed }, { withOriginAuth }] = await Promise.all([import('../resolve/check-served.js'), import('../http/origin-auth.js')]);
       const baseDir = dirname(this.#options.manifest ?? this.#source);
-      const options = { baseDir, ...networkOptionsOf(this.#options), env: this.#options.env ?? process.env };
+      const options = { baseDir, ...networkOptionsOf(this.#options), env: this.#options.env ?? process.env, ...(this.#options.originAuth ? { originAuthProviders: this.#options.originAuth } : {}) };
       for (const name of Object.keys(this.#lock.agents)) {
         // An agent whose entry fails its checks is never used (lock.agent() throws): nothing to refresh.
         let checked: Checked;
@@ -208,7 +210,7 @@ export class Lock extends EventEmitter {
         }
         if ('error' in checked) continue;
         const { entry, settings } = checked;
-        const report = await checkServed({ entry, settings, credentials: this.#sources(name) }, options);
+        const report = await checkServed({ entry, settings, credentials: this.#sources(name) }, withOriginAuth(options, entry.originAuth));
         if (report.status !== 'drift') continue;
         this.emit('drift', { agent: name, report } satisfies DriftEvent);
         // The skills whose plans drifted; a signature that no longer holds concerns every skill.
@@ -262,15 +264,16 @@ export class Lock extends EventEmitter {
     return error;
   }
 
-  #runtime(name: string, skill: string, entry: LockEntry, pushEndpoint: string | null, plan: Plan): AgentRuntime {
-    const card = checksNow().lockedNegotiationCard(entry, `${this.#source} agents.${name}`);
+  #runtime(name: string, skill: string, entry: LockEntry, pushEndpoint: string | null, plan: Plan, settings: AgentSettings): AgentRuntime {
+    const card = checksNow().lockedNegotiationCard(entry, `${this.#source} agents.${name}`, settings);
     const found = card.skills.find((s) => s.id === skill);
     const inputModes = found?.inputModes?.length ? found.inputModes : card.defaultInputModes;
     const sources = this.#sources(name);
     const credentials = this.#options.credentials;
     const providers = typeof credentials === 'function' ? undefined : credentials && Object.hasOwn(credentials, name) ? credentials[name]! : {};
     const env = this.#options.env ?? process.env;
-    const send = this.#send;
+    // The platform's credential (originAuth) goes with every request to the origins the entry records.
+    const send = entry.originAuth ? originAuthFetch(this.#send, originAuthenticator(entry.originAuth, { env, ...(this.#options.originAuth ? { providers: this.#options.originAuth } : {}) })) : this.#send;
     /** The OAuth client-credentials grants whose tokens this agent's requests carry (dropped on a 401). */
     const grants = new Set<ClientCredentialsGrant>();
     const placements = async (iface: FallbackInterface = plan): Promise<CredentialPlacement[]> => {

@@ -8,6 +8,7 @@
 import type { Client, ClientConfig } from '@a2a-js/sdk/client';
 import type { NormalizedCard } from '../card/model.js';
 import type { CredentialPlacement } from '../credentials.js';
+import type { OriginAuthProvider } from '../http/origin-auth.js';
 import type { AgentDegradedError } from '../errors.js';
 import type { AgentReport } from '../lock/report.js';
 import type { FallbackInterface, Plan } from '../negotiate/types.js';
@@ -69,6 +70,13 @@ export interface LoadLockOptions {
    * `{ bearer: provider }` of a2a-lock 0.1 is refused, naming the per-agent form).
    */
   credentials?: CredentialsOption;
+  /**
+   * Origin (`https://host[:port]`) → provider of its platform credential (`originAuth` in the
+   * manifest, recorded per agent in the lockfile), asked on every request there: the token for a
+   * `bearer` or `header` placement, `{accessKeyId, secretAccessKey, sessionToken?}` for `awsSigV4`.
+   * Wins over the environment variables the placement names.
+   */
+  originAuth?: Record<string, OriginAuthProvider>;
   /** Where `{"env": NAME}` sources are read. Default `process.env`. */
   env?: NodeJS.ProcessEnv;
   /**

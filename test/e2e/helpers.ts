@@ -7,7 +7,7 @@
  * Every resource (agent, http server, temp dir) is created through {@link resources}, which
  * closes/removes everything when the test finishes (tests within a file run concurrently).
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
@@ -345,6 +345,15 @@ export function resources(onFinished: OnFinished) {
     },
   };
   return api;
+}
+
+/** `git` in `dir`, with an author, never prompting; its output trimmed. */
+export function git(dir: string, ...args: string[]): string {
+  return execFileSync('git', args, {
+    cwd: dir,
+    encoding: 'utf8',
+    env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com', GIT_TERMINAL_PROMPT: '0' },
+  }).trim();
 }
 
 /** A fresh temp directory (the caller removes it). */

@@ -5,8 +5,9 @@
  * - `to_a2a(agent, host="127.0.0.1", port=N)`: its card as served (pure A2A 1.0, one JSONRPC
  *   interface at the root, `protocolVersion` per interface) locks, verifies, and a message goes
  *   through `createClient()` (ADK answers with a completed Task whose artifact holds the text);
- * - `to_a2a(agent, host="0.0.0.0", port=M)`: the card advertises its bind address; until the
- *   manifest's `rebaseInterfaces` (hosted-agents issue 24) lands, the refusal names that address.
+ * - `to_a2a(agent, host="0.0.0.0", port=M)`: the card advertises its bind address; the refusal names
+ *   that address and `rebaseInterfaces`, with which (issue 24) it locks at the card's origin and a
+ *   message goes through the rebased URL.
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -53,7 +54,7 @@ describe.skipIf(!py.ok)('Google ADK 2.13.0 to_a2a() as a peer', () => {
     expect(JSON.stringify(await client.sendMessage(message('hello adk')))).toContain('echo: hello adk');
   });
 
-  it('to_a2a(host="0.0.0.0"): the card advertises the bind address; the refusal names it (TODO: rebaseInterfaces, issue 24)', { timeout: SLOW }, async ({ onTestFinished }) => {
+  it('to_a2a(host="0.0.0.0"): the card advertises the bind address; the refusal names it and rebaseInterfaces, with which it locks at the card\'s origin and answers there', { timeout: SLOW }, async ({ onTestFinished }) => {
     const port = adk.ready.bindPort as number;
     const served = await (await fetch(`${bindOrigin}/.well-known/agent-card.json`)).json();
     expect(served.supportedInterfaces).toEqual([{ url: `http://0.0.0.0:${port}`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }]);
@@ -63,6 +64,19 @@ describe.skipIf(!py.ok)('Google ADK 2.13.0 to_a2a() as a peer', () => {
     expect(lock.code, show(lock)).toBe(1);
     expect(allOutput(lock)).toContain(`http://0.0.0.0:${port}`);
     expect(allOutput(lock)).toMatch(/interface-host-unspecified/);
+    expect(allOutput(lock)).toContain('"rebaseInterfaces": true');
     expect(await readLockBytes(dir)).toBeUndefined();
+
+    const rebased = await res.dir({ profile: PROFILE, agents: { adk: { card: bindOrigin, skills: ['research_agent'], rebaseInterfaces: true } } });
+    const locked = await runCli(['lock'], { cwd: rebased });
+    expect(locked.code, show(locked)).toBe(0);
+    const entry = (await readLock(rebased)).agents.adk;
+    expect(entry.plans.research_agent.url).toBe(`${bindOrigin}/`);
+    expect(entry.snapshot.supportedInterfaces[0].url).toBe(`http://0.0.0.0:${port}`);
+    const why = await runCli(['why', 'adk'], { cwd: rebased });
+    expect(why.stdout).toContain(`rebased from http://0.0.0.0:${port} (rebaseInterfaces)`);
+    await verifyStrictTwice(rebased, 'adk');
+    const client = await (await loadLock({ lockfile: join(rebased, 'a2a.lock.json'), env: {} })).agent('adk', 'research_agent').createClient();
+    expect(JSON.stringify(await client.sendMessage(message('hello rebased')))).toContain('echo: hello rebased');
   });
 });

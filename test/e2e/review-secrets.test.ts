@@ -9,7 +9,6 @@
  * CI's secret in `credentials`, must not receive the secret from `verify`; nor may an edit of the
  * locked extended snapshot pass as `ok` when CI lacks the secret.
  */
-import { execFileSync } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -19,6 +18,7 @@ import { extendedCard, publicCard } from './cards.js';
 import {
   allOutput,
   expectSecretContained,
+  git,
   jsonOf,
   lockPath,
   manifest,
@@ -52,15 +52,6 @@ function agentEntry(origin: string, skills = ['deep-research']): ManifestAgent {
 
 /** Requests to the A2A endpoints (the extended card), not the public card. */
 const a2aRequests = (agent: StartedAgent) => agent.requests.filter((r) => r.path.startsWith('/a2a'));
-
-/** `git` in `dir`, with an author, never prompting. */
-function git(dir: string, ...args: string[]): string {
-  return execFileSync('git', args, {
-    cwd: dir,
-    encoding: 'utf8',
-    env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com', GIT_TERMINAL_PROMPT: '0' },
-  }).trim();
-}
 
 /**
  * A repository whose `main` holds a2a.json and a2a.lock.json locking `research` (the trusted
