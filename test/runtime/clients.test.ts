@@ -12,7 +12,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-// @ts-ignore -- the 0.3 SDK's types are not needed here
 import * as sdk03 from 'a2a-sdk-03/client';
 import { SendMessageRequest } from '@a2a-js/sdk';
 import { loadLock, type FallbackEvent, type LoadLockOptions } from '../../src/runtime/index.js';

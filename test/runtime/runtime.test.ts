@@ -238,7 +238,7 @@ describe('agent.fetch: each violation refused with nothing sent', () => {
     await expect(unset.agent('research', 'market-size').fetch(agent.jsonRpcUrl, { method: 'POST', body: '{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t"}}' })).rejects.toMatchObject({ code: 'credential-unset', message: expect.stringMatching(/RT_TOKEN is not set/) });
     expect(sent).toEqual([]);
     let reads = 0;
-    const lock = await loadLock(options({ env: {}, credentials: { research: { bearer: async () => (reads++, TOKEN) } } }));
+    const lock = await loadLock(options({ env: {}, credentials: { research: { bearer: async () => { reads++; return TOKEN; } } } }));
     const client = await lock.agent('research', 'market-size').createClient();
     await client.sendMessage({ message: text('a') } as never);
     await client.sendMessage({ message: text('b') } as never);
