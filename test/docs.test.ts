@@ -68,7 +68,7 @@ describe('reference pages vs the code', () => {
     for (const [code, level] of Object.entries(RISK_CODES)) expect(listed.get(code), code).toContain(level);
   });
 
-  it('warnings.md lists only warning codes the source emits', () => {
+  it('warnings.md lists only warning codes the source emits, and every code a warnings.push names', () => {
     const src = readdirSync(join(REPO, 'src'), { recursive: true, encoding: 'utf8' })
       .filter((f) => f.endsWith('.ts'))
       .map((f) => readFileSync(join(REPO, 'src', f), 'utf8'))
@@ -76,5 +76,8 @@ describe('reference pages vs the code', () => {
     const codes = rows('docs/reference/warnings.md', /^`/).flatMap((c) => [...c[0]!.matchAll(/`([a-z0-9-]+)`/g)].map((m) => m[1]!));
     expect(codes.length).toBeGreaterThan(20);
     expect(codes.filter((code) => !src.includes(`'${code}'`))).toEqual([]);
+    const pushed = [...src.matchAll(/warnings\.(?:push|unshift)\(\{ code: '([a-z0-9-]+)'/g)].map((m) => m[1]!);
+    expect(pushed.length).toBeGreaterThan(10);
+    expect([...new Set(pushed)].filter((code) => !codes.includes(code))).toEqual([]);
   });
 });
