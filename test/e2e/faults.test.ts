@@ -1,5 +1,5 @@
 /**
- * The fault suite (README "Reliability"): agents that misbehave on purpose, over real sockets on
+ * The fault suite (docs/explanation/security-model.md, "Reliability"): agents that misbehave on purpose, over real sockets on
  * 127.0.0.1. One `a2a lock` run meets every failing case at once; each agent gets its documented
  * exit code and a one-line message naming the agent and the URL, and the lockfile stays
  * byte-identical. A second run meets the cases that must work: a cross-origin redirect of the

@@ -260,7 +260,7 @@ describe('agent.fetch: each violation refused with nothing sent', () => {
     const wire = { ...text('x'), parts: [{ text: 'x' }] };
     await expect(client.sendMessage({ message: wire } as never)).rejects.toMatchObject({ code: 'plan-violation', message: expect.stringMatching(/no recognisable content/) });
     expect(sent).toEqual([]);
-    // The README's form: SendMessageRequest.fromJSON turns the wire shape into the SDK's.
+    // The README's and runtime guide's form: SendMessageRequest.fromJSON turns the wire shape into the SDK's.
     const { SendMessageRequest } = await import('@a2a-js/sdk');
     const result = await client.sendMessage(SendMessageRequest.fromJSON({ message: { messageId: 'readme', role: 'ROLE_USER', parts: [{ text: 'plain' }] } }));
     expect(JSON.stringify(result)).toContain('echo: plain');
