@@ -237,7 +237,7 @@ export async function ciBase(dir: string, env: Readonly<Record<string, string | 
   // for another branch) runs that branch's code; the merge requests were handled above.
   const source = env.CI_PIPELINE_SOURCE;
   if (source) {
-    const pushed = env.CI_COMMIT_BRANCH ? `branch ${env.CI_COMMIT_BRANCH}` : `tag ${env.CI_COMMIT_TAG ?? '(unnamed)'}`;
+    const pushed = env.CI_COMMIT_BRANCH ? `branch ${env.CI_COMMIT_BRANCH}` : env.CI_COMMIT_TAG ? `tag ${env.CI_COMMIT_TAG}` : `ref ${env.CI_COMMIT_REF_NAME ?? '(unnamed)'}`;
     const defaultBranch = env.CI_DEFAULT_BRANCH;
     if (defaultBranch && env.CI_COMMIT_BRANCH === defaultBranch) return { kind: 'none' };
     const run = `${source === 'push' ? 'a push' : `a ${source} pipeline`} of ${pushed}, not the default branch${defaultBranch ? ` ${defaultBranch}` : ''}`;

@@ -134,6 +134,20 @@ describe('the review base (issue 22)', () => {
       expect(await ciBase(dir, { ...gitlab, CI_COMMIT_BRANCH: 'feature' })).toMatchObject({ kind: 'base', rev: c1, ref: 'refs/remotes/origin/main', source: 'CI_COMMIT_BRANCH' });
       expect(await ciBase(dir, { ...gitlab, CI_COMMIT_BRANCH: 'main' })).toEqual({ kind: 'none' });
       expect(await ciBase(dir, { ...gitlab, CI_DEFAULT_BRANCH: 'trunk', CI_COMMIT_BRANCH: 'feature' })).toMatchObject({ kind: 'unreadable', ref: 'refs/remotes/origin/trunk' });
+      // Any other run of a branch but the default one (attack run on issue 22): a dispatch, a merge
+      // queue, a GitLab pipeline from the web, the API or a schedule, a merge request pipeline
+      // without its base sha; a GitHub schedule and a dispatch of the default branch are not gated.
+      const other = { GITHUB_ACTIONS: 'true', GITHUB_EVENT_PATH: event, GITHUB_REF: 'refs/heads/feature' };
+      for (const GITHUB_EVENT_NAME of ['workflow_dispatch', 'merge_group', 'release', 'pull_request_review']) {
+        expect(await ciBase(dir, { ...other, GITHUB_EVENT_NAME }), GITHUB_EVENT_NAME).toMatchObject({ kind: 'base', rev: c1, source: 'GITHUB_REF', run: `a ${GITHUB_EVENT_NAME} run on refs/heads/feature, not the default branch main` });
+      }
+      expect(await ciBase(dir, { ...other, GITHUB_EVENT_NAME: 'workflow_dispatch', GITHUB_REF: 'refs/heads/main' })).toEqual({ kind: 'none' });
+      expect(await ciBase(dir, { ...other, GITHUB_EVENT_NAME: 'workflow_dispatch', GITHUB_EVENT_PATH: join(dir, 'missing.json') })).toMatchObject({ kind: 'unreadable', source: 'GITHUB_REF' });
+      for (const CI_PIPELINE_SOURCE of ['web', 'api', 'schedule', 'trigger']) {
+        expect(await ciBase(dir, { CI_PIPELINE_SOURCE, CI_DEFAULT_BRANCH: 'main', CI_COMMIT_BRANCH: 'feature' }), CI_PIPELINE_SOURCE).toMatchObject({ kind: 'base', rev: c1, source: 'CI_COMMIT_BRANCH' });
+        expect(await ciBase(dir, { CI_PIPELINE_SOURCE, CI_DEFAULT_BRANCH: 'main', CI_COMMIT_BRANCH: 'main' })).toEqual({ kind: 'none' });
+      }
+      expect(await ciBase(dir, { CI_PIPELINE_SOURCE: 'merge_request_event', CI_DEFAULT_BRANCH: 'main', CI_COMMIT_REF_NAME: 'feature' })).toMatchObject({ kind: 'base', rev: c1, run: 'a merge_request_event pipeline of ref feature, not the default branch main' });
     } finally {
       rmSync(event, { force: true });
     }
