@@ -76,7 +76,8 @@ async function refsNamed(dir: string, name: string): Promise<string[]> {
  * Resolve `rev` to a commit in the repository holding `dir`, refusing a name that git's rules
  * could read two ways: a tag and a branch of the same name (`origin/main` as the tag
  * `refs/tags/origin/main` and the remote-tracking branch `refs/remotes/origin/main`), where git
- * would silently take the tag.
+ * would silently take the tag; and a tag `main` beside a remote-tracking branch `origin/main` with
+ * no local `main` (a CI checkout), which git reads as the tag without a word.
  * @throws UsageError `rev` is not a commit, or it is ambiguous ("ambiguous: both a tag and a branch")
  */
 export async function resolveRevision(dir: string, rev: string): Promise<ResolvedRevision> {
@@ -97,6 +98,18 @@ export async function resolveRevision(dir: string, rev: string): Promise<Resolve
   const commit = answer.stdout.trim();
   const symbolic = await git(dir, ['rev-parse', '--symbolic-full-name', rev]);
   const ref = symbolic.ok ? symbolic.stdout.trim().split('\n')[0] : undefined;
+  // A tag named like a branch git does not see under that short name: in a CI checkout there is no
+  // local `main`, so `main` reads the tag `main` (a pull request's own commit) and never
+  // `refs/remotes/origin/main`.
+  const cut = rev.search(/[~^]|@\{/);
+  const named = cut > 0 ? (await git(dir, ['rev-parse', '--symbolic-full-name', rev.slice(0, cut)])).stdout.trim().split('\n')[0] : ref;
+  if (named?.startsWith('refs/tags/')) {
+    const name = named.slice('refs/tags/'.length);
+    const branches = (await git(dir, ['for-each-ref', '--format=%(refname)', `refs/heads/${name}`, `refs/remotes/*/${name}`])).stdout.split('\n').filter(Boolean);
+    if (branches.length) {
+      throw new UsageError(`"${rev}" is ambiguous: both a tag and a branch (${[named, ...branches].join(', ')})`, { hint: `name the one meant in full (such as ${branches[0]}), or its commit` });
+    }
+  }
   return { ref: ref && ref.startsWith('refs/') ? ref : undefined, commit };
 }
 

@@ -104,6 +104,21 @@ describe('the review base (issue 22)', () => {
     expect(await resolveRevision(dir, 'HEAD~1')).toEqual({ ref: undefined, commit: c1 });
   });
 
+  it('a tag named like a remote branch with no local branch of that name (a CI checkout: the tag trunk, refs/remotes/origin/trunk) is refused too (attack run on issue 22)', async () => {
+    sh('update-ref', 'refs/remotes/origin/trunk', c1);
+    sh('tag', 'trunk', c2);
+    try {
+      // git reads the tag, silently.
+      expect(sh('rev-parse', 'trunk')).toBe(c2);
+      await expect(resolveRevision(dir, 'trunk')).rejects.toThrow('"trunk" is ambiguous: both a tag and a branch (refs/tags/trunk, refs/remotes/origin/trunk)');
+      await expect(resolveRevision(dir, 'trunk~0')).rejects.toThrow(/ambiguous: both a tag and a branch/);
+      expect(await resolveRevision(dir, 'refs/remotes/origin/trunk')).toEqual({ ref: 'refs/remotes/origin/trunk', commit: c1 });
+    } finally {
+      sh('tag', '-d', 'trunk');
+      sh('update-ref', '-d', 'refs/remotes/origin/trunk');
+    }
+  });
+
   it("GitLab's base sha must be an ancestor of HEAD, else the base is unreadable", async () => {
     expect(await ciBase(dir, { CI_MERGE_REQUEST_DIFF_BASE_SHA: c1 })).toMatchObject({ kind: 'base', rev: c1 });
     const notAncestor = await ciBase(dir, { CI_MERGE_REQUEST_DIFF_BASE_SHA: c3 });
