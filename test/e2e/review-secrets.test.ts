@@ -455,6 +455,23 @@ describe.concurrent('the base is the base: no tag stands in for it, and a push o
     await expectTokenNowhere(dir, [ci, json, install, diff, ambiguous, qualified]);
   });
 
+  it('--base main in a CI checkout (no local main, only refs/remotes/origin/main): a tag main pushed by the pull request is refused, nothing sent (attack run on issue 22)', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const { dir, evil } = await attackerPr(res);
+    git(dir, 'branch', '-D', 'main');
+    git(dir, 'tag', 'main', 'HEAD');
+    const [text, diff] = await Promise.all([
+      runCli(['verify', '--base', 'main'], { cwd: dir, env: { RESEARCH_TOKEN: TOKEN } }),
+      runCli(['diff', 'main', '--fail-on', 'high'], { cwd: dir }),
+    ]);
+    for (const r of [text, diff]) {
+      expect(r.code, show(r)).toBe(2);
+      expect(r.stderr).toContain('"main" is ambiguous: both a tag and a branch (refs/tags/main, refs/remotes/origin/main)');
+    }
+    expect(a2aRequests(evil)).toEqual([]);
+    await expectNothingSentTo(evil);
+  });
+
   it('--base <rev> is gated by the merge-base of HEAD and <rev>, never a commit HEAD does not contain', async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
     const { dir, evil } = await attackerPr(res);
