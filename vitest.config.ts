@@ -13,7 +13,7 @@ export default defineConfig({
         // End-to-end: spawn the built CLI (dist/) against real SDK agents. `npm test` builds first;
         // global-setup fails with a clear message when dist is missing or older than src.
         extends: true,
-        test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], globalSetup: ['test/e2e/global-setup.ts'] },
+        test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], globalSetup: ['test/e2e/global-setup.ts', 'test/e2e/python-setup.ts'] },
       },
     ],
   },

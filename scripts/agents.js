@@ -324,7 +324,7 @@ export async function startAgent(opts) {
   }
   app.use(JSONRPC_PATH, jsonRpcHandler({ requestHandler, userBuilder, legacyCompat }));
   app.use(REST_PATH, restHandler({ requestHandler, userBuilder, legacyCompat }));
-  if (grpcServer) await grpcServer.serve(requestHandler, requests);
+  if (grpcServer) await grpcServer.serve(requestHandler, requests, token);
 
   server.on('request', app);
 
@@ -381,13 +381,23 @@ async function startGrpcServer(credentials) {
   return {
     server,
     port,
-    /** Add the SDK service for `requestHandler`, recording each call into `requests`. */
-    async serve(requestHandler, requests) {
+    /**
+     * Add the SDK service for `requestHandler`, recording each call into `requests`. With `token`,
+     * a call whose `authorization` metadata is not `Bearer <token>` ends with UNAUTHENTICATED
+     * (recorded too), as the HTTP gate answers 401.
+     */
+    async serve(requestHandler, requests, token) {
       const impl = grpcService({ requestHandler, userBuilder: GrpcUserBuilder.noAuthentication });
       const recorded = {};
       for (const [name, handler] of Object.entries(impl)) {
         recorded[name] = (call, ...rest) => {
           requests.push({ method: 'GRPC', path: A2AService[name].path, headers: call.metadata.getMap() });
+          const m = /^Bearer\s+(.+)$/i.exec(String(call.metadata.get('authorization')[0] ?? ''));
+          if (token && !(m && m[1] === token)) {
+            const refused = { code: grpc.status.UNAUTHENTICATED, details: 'unauthorized' };
+            if (A2AService[name].responseStream) return void call.emit('error', refused);
+            return void rest[0](refused);
+          }
           return handler(call, ...rest);
         };
       }

@@ -70,7 +70,7 @@ const bundle = await rolldown({
   // `a2a-lock info` and `--version` answer from the bundle itself, reading no file (src/bin.ts).
   transform: { define: { __A2A_LOCK_VERSION__: JSON.stringify(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version) } },
   // The runtime's optional peers are never part of the CLI.
-  external: [/^@a2a-js\/sdk(\/|$)/, /^@grpc\//, /^@bufbuild\//],
+  external: [/^@a2a-js\/sdk(\/|$)/, /^@grpc\//, /^@bufbuild\//, /^@smithy\//],
   onLog,
 });
 const { output } = await bundle.write({
@@ -113,13 +113,14 @@ output.push(checksChunk);
 // resolved, read and compiled one by one before its first request. Kept out, so that they are the
 // one module the rest of the package uses: `errors.js` (the error classes, for `instanceof`), the
 // checks (required from beside this file on the first `lock.agent()`), the background refresh's
-// `resolve/check-served.js`, and the optional peers. The `.d.ts` files stay tsc's.
+// `resolve/check-served.js`, the shared proxy-aware dispatcher `http/dispatcher.js` (loaded only
+// when a proxy variable is set; the refresh uses the same one), and the optional peers. The `.d.ts` files stay tsc's.
 const runtimeFile = join(dist, 'runtime', 'index.js');
-const runtimeShared = new Set([sharedErrors, checksFile, join(dist, 'resolve', 'check-served.js')]);
+const runtimeShared = new Set([sharedErrors, checksFile, join(dist, 'resolve', 'check-served.js'), join(dist, 'http', 'dispatcher.js')]);
 const runtime = await rolldown({
   input: runtimeFile,
   platform: 'node',
-  external: (id, _importer, isResolved) => (isResolved ? runtimeShared.has(id) : /^(@a2a-js\/sdk|@grpc\/|@bufbuild\/)/.test(id)),
+  external: (id, _importer, isResolved) => (isResolved ? runtimeShared.has(id) : /^(@a2a-js\/sdk|@grpc\/|@bufbuild\/|@smithy\/)/.test(id)),
   onLog,
 });
 const runtimeOut = await runtime.generate({ format: 'esm', file: runtimeFile, codeSplitting: false });

@@ -18,6 +18,7 @@
  */
 
 import type { SecurityScheme } from './card/model.js';
+import type { OriginAuth } from './manifest/schema.js';
 import { UsageError } from './errors.js';
 
 /** Where one credential goes on a request. Every record may be empty; names are as the scheme spells them. */
@@ -110,6 +111,21 @@ export function placeCredential(scheme: SecurityScheme, secret: string, name?: s
       return fail(`unknown scheme type ${JSON.stringify(String(type)).slice(0, 40)}`);
     }
   }
+}
+
+/**
+ * The `tokenUrl` of an `oauth2` scheme's client credentials flow (A2A 1.0 `OAuthFlows.client_credentials`,
+ * 0.3 `flows.clientCredentials`; either JSON spelling), or undefined when the scheme has none: where
+ * an OAuth client's secret is sent to obtain the access token (RFC 6749 §4.4). A credential
+ * destination like an interface URL.
+ */
+export function clientCredentialsTokenUrl(scheme: SecurityScheme | undefined): string | undefined {
+  if (scheme?.type !== 'oauth2') return undefined;
+  const flows = scheme.flows as Record<string, unknown>;
+  const flow = flows.clientCredentials ?? flows.client_credentials;
+  if (typeof flow !== 'object' || flow === null) return undefined;
+  const url = (flow as Record<string, unknown>).tokenUrl ?? (flow as Record<string, unknown>).token_url;
+  return typeof url === 'string' && url !== '' ? url : undefined;
 }
 
 /**
@@ -436,4 +452,43 @@ export function redactError<T>(value: T, secrets: readonly string[]): T {
 
 function oneLine(text: string): string {
   return text.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Platform authentication per origin (the manifest's `originAuth`), in words: never a value.
+
+/**
+ * A placement as a reader sees it, never a value: `Authorization: Bearer $TOKEN`,
+ * `X-Serverless-Authorization: Bearer $TOKEN`, `AWS SigV4 (us-west-2, bedrock-agentcore)`.
+ */
+export function describeOriginAuth(auth: OriginAuth): string {
+  if ('bearer' in auth) return `Authorization: Bearer $${auth.bearer.env}`;
+  if ('header' in auth) return `${auth.header.name}: ${auth.header.prefix ?? ''}$${auth.header.env}`;
+  return `AWS SigV4 (${auth.awsSigV4.region}, ${auth.awsSigV4.service})`;
+}
+
+/** {@link describeOriginAuth} of each origin of a recorded `originAuth`. */
+export function describeOriginAuths(record: Readonly<Record<string, OriginAuth>>): Record<string, string> {
+  return Object.fromEntries(Object.entries(record).map(([origin, auth]) => [origin, describeOriginAuth(auth)]));
+}
+
+/** The manifest snippet that authenticates `origin` with a bearer token: for the error of a card refused 401/403 without one. */
+export function originAuthExample(origin: string): string {
+  return `"originAuth": {"${origin}": {"bearer": {"env": "ORIGIN_TOKEN"}}}`;
+}
+
+/**
+ * Why a run cannot authenticate at the origins of `config` (a placement's variable unset, with no
+ * provider for its origin): `ORIGIN_TOKEN is not set (originAuth for https://…)`; undefined when
+ * every value is there. Reads the names only, never sends.
+ */
+export function unsetOriginAuth(config: Readonly<Record<string, OriginAuth>>, run: { env?: Readonly<Record<string, string | undefined>>; originAuthProviders?: Readonly<Record<string, unknown>> }): string | undefined {
+  const env = run.env ?? {};
+  for (const [origin, auth] of Object.entries(config)) {
+    if (run.originAuthProviders && Object.hasOwn(run.originAuthProviders, origin)) continue;
+    const names = 'awsSigV4' in auth ? ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY'] : ['bearer' in auth ? auth.bearer.env : auth.header.env];
+    const missing = names.find((name) => !env[name]);
+    if (missing !== undefined) return `${missing} is not set (originAuth for ${origin})`;
+  }
+  return undefined;
 }

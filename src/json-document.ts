@@ -142,8 +142,15 @@ export function zodMessage(issue: z.core.$ZodIssue, options: { showValues?: bool
     const gotType = got === undefined ? 'nothing (missing)' : got === null ? 'null' : Array.isArray(got) ? 'an array' : `${typeof got}${value}`;
     return `expected ${issue.expected}, got ${gotType}`;
   }
-  // The only union in the card schemas is a security requirement.
-  if (issue.code === 'invalid_union') return 'not a security requirement: expected {"schemes": {"<name>": {"list": [scopes]}}} (A2A 1.0) or {"<name>": [scopes]} (A2A 0.3)';
+  if (issue.code === 'invalid_union') {
+    // A value of the wrong type for every alternative (a string where objects go): that, as for one schema.
+    const firsts = issue.errors.map((e) => e[0]);
+    if (firsts.length > 0 && firsts.every((f) => f?.code === 'invalid_type' && f.path.length === 0)) return zodMessage(firsts[0]!, options);
+    // A union given its own message (the manifest's credential source) says it.
+    if (issue.message !== 'Invalid input') return issue.message;
+    // The only other union, in the card schemas, is a security requirement.
+    return 'not a security requirement: expected {"schemes": {"<name>": {"list": [scopes]}}} (A2A 1.0) or {"<name>": [scopes]} (A2A 0.3)';
+  }
   if (issue.code === 'invalid_key') return `invalid key: ${issue.issues.map((i) => i.message).join('; ')}`;
   if (issue.code === 'unrecognized_keys') return `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
   return issue.message.replace(/^Invalid input: /, '');

@@ -82,6 +82,28 @@ export function isLoopbackUrl(location: string): boolean {
   return host !== undefined && sent !== undefined && isLoopbackHost(host) && isLoopbackHost(sent);
 }
 
+/** True for a URL string (or `host:port`) whose host is unspecified ({@link isUnspecifiedHost}): a bind address. */
+export function isUnspecifiedUrl(location: string): boolean {
+  const host = rawHost(location);
+  return host !== undefined && isUnspecifiedHost(host);
+}
+
+/**
+ * An interface URL moved to the card's origin (the manifest's `rebaseInterfaces`): when `url` is
+ * an http(s) URL whose host is unspecified (`0.0.0.0`, `::`) or loopback and `cardUrl` (where the
+ * card was fetched) is on another host, the card URL's scheme, host and port with the interface's
+ * own path and query; undefined otherwise (nothing to rebase: another host, the card's own host, a
+ * gRPC `host:port`, a card read from a file).
+ */
+export function rebasedInterfaceUrl(url: string, cardUrl: string | undefined): string | undefined {
+  if (cardUrl === undefined || !/^https?:\/\//i.test(url) || !URL.canParse(url) || !URL.canParse(cardUrl)) return undefined;
+  const iface = new URL(url);
+  const card = new URL(cardUrl);
+  if (!/^https?:$/.test(card.protocol) || iface.hostname === card.hostname) return undefined;
+  if (!isUnspecifiedHost(iface.hostname) && !isLoopbackHost(iface.hostname)) return undefined;
+  return `${card.origin}${iface.pathname}${iface.search}`;
+}
+
 /**
  * True for a plain-http URL (`http:`, or gRPC's `grpc:` plaintext scheme) to a host that is not
  * loopback: a request there crosses the network in cleartext.
@@ -298,4 +320,15 @@ export function otherOriginWarnings(
     });
   }
   return out;
+}
+
+/** `scheme://host[:port]` of an interface URL, lower-cased; the URL itself when it does not parse. */
+export function originOf(url: string): string {
+  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(url) ? url : `grpc://${url}`;
+  try {
+    const u = new URL(withScheme);
+    return `${u.protocol}//${u.host}`.toLowerCase();
+  } catch {
+    return url.toLowerCase();
+  }
 }

@@ -19,7 +19,7 @@ import {
   type SecurityScheme,
   type Warning,
 } from './model.js';
-import { hostSentAs, isUnspecifiedHost, locationHostForms, mixedScriptLabels, rawHost, showHost } from './host.js';
+import { hostSentAs, isUnspecifiedHost, locationHostForms, mixedScriptLabels, rawHost, rebasedInterfaceUrl, showHost } from './host.js';
 import { hasUserInfo } from './location.js';
 import { sameMediaType } from '../negotiate/media.js';
 import { cardSemver, majorMinor } from './version.js';
@@ -47,6 +47,12 @@ export interface CardSource {
    * every label against Unicode script patterns, a cost on a cold start. The card is the same.
    */
   hostWarnings?: boolean;
+  /**
+   * The manifest's `rebaseInterfaces`: an interface on a bind address or loopback, on a card
+   * fetched from another host (`baseUrl`), is read at the card's origin ({@link rebasedInterfaceUrl});
+   * an `interface-rebased` warning names the original.
+   */
+  rebaseInterfaces?: boolean;
 }
 
 /** Result of {@link normalizeCard}. */
@@ -100,7 +106,7 @@ export function normalizeCard(raw: unknown, from: CardSource): NormalizeResult {
     interfaces = card.supportedInterfaces.map((i, index) => ({
       url: i.url,
       protocolBinding: canonicalBinding(i.protocolBinding, ['supportedInterfaces', index, 'protocolBinding'], warnings),
-      protocolVersion: majorMinor(i.protocolVersion, ['supportedInterfaces', index, 'protocolVersion'], warnings),
+      protocolVersion: interfaceVersion(i.protocolVersion, ['supportedInterfaces', index, 'protocolVersion'], warnings),
       ...(i.tenant ? { tenant: i.tenant } : {}),
     }));
     urlPaths = interfaces.map((_, index) => ['supportedInterfaces', index, 'url']);
@@ -162,6 +168,14 @@ export function normalizeCard(raw: unknown, from: CardSource): NormalizeResult {
   }
 
   interfaces = interfaces.map((i, index) => resolveInterfaceUrl(i, urlPaths[index]!, from, warnings, fail));
+  if (from.rebaseInterfaces) {
+    interfaces = interfaces.map((i, index) => {
+      const rebased = rebasedInterfaceUrl(i.url, from.baseUrl);
+      if (rebased === undefined) return i;
+      warnings.push({ code: 'interface-rebased', message: `interface ${i.url} rebased to ${rebased} (rebaseInterfaces)`, path: formatPath(urlPaths[index]!) });
+      return { ...i, url: rebased };
+    });
+  }
   if (from.hostWarnings !== false) hostWarnings(interfaces, urlPaths, from, warnings);
 
   // fromEntries defines own properties, so even a scheme named "__proto__" stays data.
@@ -228,6 +242,25 @@ export function normalizeCard(raw: unknown, from: CardSource): NormalizeResult {
 }
 
 type Fail = (path: ReadonlyArray<PropertyKey>, message: string) => never;
+
+/**
+ * The protocol version an A2A 1.0 interface serves. Absent, null or empty (`a2a-sdk` for Python
+ * serves its cards through protobuf's `MessageToDict`, which drops an unset `protocol_version`)
+ * is read as the current version, {@link CURRENT_PROTOCOL_VERSION}, as the reference Python
+ * client reads it, with an `interface-version-missing` warning naming the path.
+ */
+function interfaceVersion(version: string | null | undefined, path: PropertyKey[], warnings: Warning[]): string {
+  if (version !== undefined && version !== null && version.trim() !== '') return majorMinor(version, path, warnings);
+  warnings.push({
+    code: 'interface-version-missing',
+    message: `interface without protocolVersion (required by A2A 1.0; a2a-sdk for Python leaves it out when unset); read as ${CURRENT_PROTOCOL_VERSION}, the current version, as the reference Python client does`,
+    path: formatPath(path),
+  });
+  return CURRENT_PROTOCOL_VERSION;
+}
+
+/** The protocol version an interface without one is read as (A2A 1.0). */
+export const CURRENT_PROTOCOL_VERSION = '1.0';
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -302,6 +335,9 @@ function resolveInterfaceUrl(
   warnings: Warning[],
   fail: Fail,
 ): AgentInterface {
+  // A custom binding (A2A's custom-binding URIs, e.g. SLIMRPC whose `url` is a SLIM name
+  // `org/namespace/service`) has its own address form: kept verbatim, never resolved or read as a URL.
+  if (!(CORE_BINDINGS as readonly string[]).includes(i.protocolBinding)) return i;
   // gRPC interfaces are `host:port`, not URLs (A2A 1.0 AgentInterface.url); a scheme, when given, is a gRPC or http(s) one.
   if (i.protocolBinding === 'GRPC') {
     const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(i.url)?.[1];
@@ -347,7 +383,7 @@ function hostWarnings(interfaces: AgentInterface[], paths: PropertyKey[][], from
     if (host === undefined) continue;
     const at = path !== undefined ? { path } : {};
     if (what === 'interface' && isUnspecifiedHost(host)) {
-      warnings.push({ code: 'interface-host-unspecified', message: `interface host ${host} is an unspecified address no client can reach (a server bound to all addresses advertising its bind address?)`, ...at });
+      warnings.push({ code: 'interface-host-unspecified', message: `interface host ${host} is an unspecified address no client can reach (a server bound to all addresses advertising its bind address?); "rebaseInterfaces": true on the agent locks it at the card's origin`, ...at });
     }
     const forms = locationHostForms(url);
     if (forms) warnings.push({ code: 'host-international', message: `${what} host ${hostSentAs(forms)}`, ...at });

@@ -62,11 +62,15 @@ export const CommonCardSchema = z.looseObject({
   skills: z.optional(z.array(SkillSchema)),
 });
 
-/** A2A 1.0 AgentInterface (proto `AgentInterface`). */
+/**
+ * A2A 1.0 AgentInterface (proto `AgentInterface`). `protocolVersion` is REQUIRED by the spec, but
+ * `a2a-sdk` (Python) serves it through `MessageToDict`, which omits an unset (empty) string: an
+ * absent, null or empty version is read as the current one (normalize.ts, `interface-version-missing`).
+ */
 const InterfaceSchema = z.looseObject({
   url: minOne(),
   protocolBinding: minOne(),
-  protocolVersion: minOne(),
+  protocolVersion: z.nullish(z.string()),
   tenant: z.nullish(z.string()),
 });
 

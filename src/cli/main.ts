@@ -186,12 +186,21 @@ export async function main(rawArgs: string[], io: CliIo = processIo()): Promise<
         y
           .positional('card', { type: 'string', describe: 'Card URL or file', demandOption: true })
           .option('a2a-version', { type: 'string', requiresArg: true, describe: 'The A2A-Version the card is asked for with (default: the manifest profile\'s first version, else 1.0)' })
+          .option('card-path', { type: 'string', describe: 'Where the card is, relative to the URL ("": the URL is the card itself, e.g. https://host/v1/card)' })
           .example('$0 card ./agent-card.json', '')
           .example('$0 card https://agent.example.com --a2a-version 0.3', ''),
       run(async (o, argv) => {
         const [{ runCard }, { cardRenderer }] = await Promise.all([import('../commands/card.js'), import('./render/card.js')]);
         const version = argv['a2a-version'];
-        return answer(await runCard(o, { card: String(argv.card), ...(version !== undefined ? { a2aVersion: single('a2a-version', version, 'a card is asked for with one version') } : {}) }), cardRenderer);
+        const cardPath = argv['card-path'];
+        return answer(
+          await runCard(o, {
+            card: String(argv.card),
+            ...(version !== undefined ? { a2aVersion: single('a2a-version', version, 'a card is asked for with one version') } : {}),
+            ...(cardPath !== undefined ? { cardPath: single('card-path', cardPath, 'a card has one path') } : {}),
+          }),
+          cardRenderer,
+        );
       }),
     )
     .command('init', 'Write a starter a2a.json', (y) => y.example('$0 init', ''), run(async (o) => {
@@ -208,6 +217,7 @@ export async function main(rawArgs: string[], io: CliIo = processIo()): Promise<
           .option('skill', { type: 'string', requiresArg: true, array: true, default: [], describe: 'Skill id (repeatable; none: one agent-level plan "*")' })
           .option('credential', { type: 'string', requiresArg: true, array: true, default: [], describe: '<scheme>=<ENV_VAR> (repeatable)' })
           .option('range', { type: 'string', requiresArg: true, describe: 'Semver range over the card version' })
+          .option('card-path', { type: 'string', describe: 'Where the card is, relative to <card> ("": <card> is the card itself, e.g. https://host/v1/card)' })
           .example('$0 add research https://research.example.com --skill market-size --credential bearer=RESEARCH_TOKEN', ''),
       run(async (o, argv) => {
         const [{ runAdd }, { lockRenderer }] = await Promise.all([import('../commands/lock.js'), import('./render/lock.js')]);
@@ -217,6 +227,7 @@ export async function main(rawArgs: string[], io: CliIo = processIo()): Promise<
           skills: (argv.skill as string[]).map(String),
           credentials: (argv.credential as string[]).map(String),
           ...(argv.range ? { version: String(argv.range) } : {}),
+          ...(argv['card-path'] !== undefined ? { cardPath: single('card-path', argv['card-path'], 'an agent has one card path') } : {}),
         });
         return answer(result, lockRenderer);
       }),

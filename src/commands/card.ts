@@ -27,15 +27,15 @@ export interface CardData {
  * {...}}` under `--json`).
  * @throws UsageError an `a2aVersion` that is not Major.Minor
  */
-export async function runCard(options: GlobalOptions, args: { card: string; a2aVersion?: string }): Promise<CommandResult<CardData>> {
+export async function runCard(options: GlobalOptions, args: { card: string; a2aVersion?: string; cardPath?: string }): Promise<CommandResult<CardData>> {
   if (args.a2aVersion !== undefined && !/^\d+\.\d+$/.test(args.a2aVersion)) {
     throw new UsageError(`--a2a-version "${args.a2aVersion}": use Major.Minor, e.g. 0.3 or 1.0`);
   }
   const manifestPath = paths(options).manifest;
-  // The manifest's first version when it has a valid one; `a2a card` lints cards, not manifests.
-  const versionHeader =
-    args.a2aVersion ?? (existsSync(manifestPath) ? ((await readManifest(manifestPath).catch(() => undefined))?.profile.versions[0] ?? '1.0') : '1.0');
-  const read = await readCommandCard(options, args.card, versionHeader);
+  // The manifest's first version when it has a valid one (and its originAuth); `a2a card` lints cards, not manifests.
+  const manifest = existsSync(manifestPath) ? await readManifest(manifestPath).catch(() => undefined) : undefined;
+  const versionHeader = args.a2aVersion ?? manifest?.profile.versions[0] ?? '1.0';
+  const read = await readCommandCard(options, args.card, versionHeader, args.cardPath, manifest?.originAuth);
   const { loaded, card } = read;
   // A lint of `a2a card` only: an interface elsewhere than the card is legitimate, but worth knowing.
   const warnings: Warning[] = [...read.warnings, ...otherOriginWarnings(card.supportedInterfaces, loaded.baseUrl)];

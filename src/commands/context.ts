@@ -9,6 +9,7 @@ import { findManifest } from '../fs/find-manifest.js';
 import { ciBase } from '../fs/git.js';
 import { networkOptionsOf, type NetworkOptions } from '../http/network-options.js';
 import type { ResolveOptions } from '../resolve/options.js';
+import type { OriginAuthMap } from '../manifest/schema.js';
 
 /** Global options (yargs) resolved against the working directory. */
 export interface GlobalOptions {
@@ -105,17 +106,21 @@ export function assertManifestAgents(manifest: Manifest, names: readonly string[
 
 /**
  * Load and normalise one card named on the command line (`plan`, `card`): a URL, or a file relative
- * to the working directory, fetched with the global flags. Warnings of both steps, in order.
+ * to the working directory, fetched with the global flags (and `cardPath`, as the manifest's; the
+ * manifest's `originAuth` when given). Warnings of both steps, in order.
  * @throws InvalidInputError / FetchError
  */
 export async function readCommandCard(
   options: GlobalOptions,
   location: string,
   versionHeader: string,
+  cardPath?: string,
+  originAuth?: OriginAuthMap,
 ): Promise<{ loaded: LoadedCard; card: NormalizedCard; warnings: Warning[] }> {
   // One card: the shared dispatcher's default connection cap, whatever --concurrency says.
   const { concurrency: _c, ...network } = networkOptionsOf(options.network ?? {});
-  const loaded = await loadCard(location, { baseDir: options.cwd, versions: [versionHeader], ...network });
+  const platformAuth = originAuth ? { originAuthConfig: originAuth, env: options.env } : {};
+  const loaded = await loadCard(location, { baseDir: options.cwd, versions: [versionHeader], ...network, ...platformAuth, ...(cardPath !== undefined ? { cardPath } : {}) });
   const normalized = normalizeCard(loaded.raw, cardSourceOf(loaded));
   return { loaded, card: normalized.card, warnings: [...loaded.warnings, ...normalized.warnings] };
 }

@@ -195,7 +195,7 @@ export async function runUpdate(options: GlobalOptions, agents: string[], card?:
 /** `a2a add <name> <card> --skill <id>...`: add (or replace) an agent in the manifest and lock it. */
 export function runAdd(
   options: GlobalOptions,
-  args: { name: string; card: string; skills: string[]; credentials: string[]; version?: string },
+  args: { name: string; card: string; skills: string[]; credentials: string[]; version?: string; cardPath?: string },
 ): Promise<CommandResult<LockData>> {
   return withFileLock(paths(options).lockfile, () => add(options, args));
 }
@@ -226,6 +226,7 @@ async function add(options: GlobalOptions, args: Parameters<typeof runAdd>[1]): 
     skills,
     ...(Object.keys(allCredentials).length ? { credentials: allCredentials } : {}),
     ...(args.version ? { version: args.version } : {}),
+    ...(args.cardPath !== undefined ? { cardPath: args.cardPath } : {}),
   };
   const text = `${JSON.stringify({ ...raw, agents }, null, 2)}\n`;
   const updated = parseManifest(text, p.manifest);

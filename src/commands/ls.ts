@@ -4,6 +4,7 @@ import { readManifest } from '../fs/manifest.js';
 import { own } from '../json-path.js';
 import { ExitCode } from '../errors.js';
 import { planKeys } from '../manifest/schema.js';
+import { describeOriginAuths } from '../credentials.js';
 import type { Plan } from '../negotiate/types.js';
 import { paths, type CommandResult, type GlobalOptions } from './context.js';
 
@@ -12,6 +13,8 @@ export interface LsAgent {
   card: string;
   version?: string;
   skills: Record<string, Plan | null>;
+  /** The platform authentication its requests carry (the lock entry's `originAuth`): origin → placement as a reader sees it, never a value. */
+  originAuth?: Record<string, string>;
 }
 
 /** The answer of `a2a ls`, all of it the `--json` document: `{"agents": {name: LsAgent}}` in manifest order. */
@@ -34,6 +37,7 @@ export async function runLs(options: GlobalOptions): Promise<CommandResult<LsDat
       card: entry.card,
       ...(locked ? { version: locked.version } : {}),
       skills: Object.fromEntries(planKeys(entry).map((skill) => [skill, own(locked?.plans, skill) ?? null])),
+      ...(locked?.originAuth ? { originAuth: describeOriginAuths(locked.originAuth) } : {}),
     };
   }
   return { exitCode: ExitCode.Ok, data: { agents }, warnings: [] };

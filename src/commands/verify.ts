@@ -8,6 +8,7 @@ import { overallExitCode, type AgentReport } from '../lock/report.js';
 import { describeMismatches, manifestMismatches } from '../lock/satisfies.js';
 import { checkProject, readProject, reviewBase, verifyLockfile, type VerifyBase } from '../resolve/verify.js';
 import { readManifest } from '../fs/manifest.js';
+import { sourceVariables } from '../manifest/schema.js';
 import { own } from '../json-path.js';
 import { resolveOptions, paths, type CommandResult, type GlobalOptions } from './context.js';
 
@@ -132,8 +133,8 @@ export async function runInstall(options: GlobalOptions): Promise<CommandResult<
     const entry = ctx.manifest.agents[name]!;
     const schemes = new Set(Object.values(ctx.lock.agents[name]!.plans).flatMap((plan) => Object.keys(plan.security)));
     for (const scheme of schemes) {
-      const env = own(entry.credentials, scheme)?.env;
-      if (env && !options.env[env]) missing.push({ agent: name, scheme, env });
+      const source = own(entry.credentials, scheme);
+      for (const env of source ? sourceVariables(source) : []) if (!options.env[env]) missing.push({ agent: name, scheme, env });
     }
   }
   const exitCode = overallExitCode(Object.values(reports).map((r) => r.exitCode));

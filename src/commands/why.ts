@@ -9,6 +9,7 @@ import { A2aLockError, ExitCode, OutOfDateError, UsageError } from '../errors.js
 import { formatPath, own } from '../json-path.js';
 import { explainSkill, fieldDrift } from '../lock/drift.js';
 import { checkOffline, lockedNegotiationCard } from '../lock/offline.js';
+import { describeOriginAuths } from '../credentials.js';
 import { readLockfile } from '../fs/lockfile.js';
 import type { ExplainedStep } from '../negotiate/explain.js';
 import type { Plan, Refusal } from '../negotiate/types.js';
@@ -25,6 +26,8 @@ export interface WhySkill {
   refusal?: Refusal;
   /** Where the locked plan differs from what its snapshot negotiates. */
   differences?: PlanDrift[];
+  /** The interface URL the card advertised, when the plan's was rebased to the card's origin (`rebaseInterfaces`). */
+  rebasedFrom?: string;
 }
 
 /**
@@ -35,7 +38,7 @@ export interface WhySkill {
 export interface WhyData {
   ok: boolean;
   agent: string;
-  card: { name: string; version: string; resolved: string; integrity: string; extended?: string };
+  card: { name: string; version: string; resolved: string; integrity: string; extended?: string; originAuth?: Record<string, string> };
   skills: Record<string, WhySkill>;
 }
 
@@ -61,7 +64,14 @@ export async function runWhy(options: GlobalOptions, args: { agent: string; skil
   if (args.skill !== undefined && !Object.hasOwn(entry.plans, args.skill)) {
     throw new UsageError(`agent "${name}" has no locked skill "${args.skill}" (locked skills: ${locked.join(', ')})`);
   }
-  const card = lockedNegotiationCard(entry, source);
+  const card = lockedNegotiationCard(entry, source, settings);
+  // The card as advertised, interface for interface, when its bind addresses were rebased.
+  const advertised = settings.rebaseInterfaces ? lockedNegotiationCard(entry, source).supportedInterfaces : undefined;
+  const rebasedFrom = (url: string): string | undefined => {
+    const at = card.supportedInterfaces.findIndex((i) => i.url === url);
+    const original = at >= 0 ? advertised?.[at]?.url : undefined;
+    return original !== undefined && original !== url ? original : undefined;
+  };
   const skills: Record<string, WhySkill> = {};
   let consistent = true;
   for (const skill of args.skill !== undefined ? [args.skill] : locked) {
@@ -76,6 +86,7 @@ export async function runWhy(options: GlobalOptions, args: { agent: string; skil
       steps: explained.steps,
       ...(explained.refusal ? { refusal: explained.refusal } : {}),
       ...(differences.length ? { differences } : {}),
+      ...(rebasedFrom(plan.url) !== undefined ? { rebasedFrom: rebasedFrom(plan.url)! } : {}),
     };
   }
   return {
@@ -83,7 +94,7 @@ export async function runWhy(options: GlobalOptions, args: { agent: string; skil
     data: {
       ok: consistent,
       agent: name,
-      card: { name: card.name, version: card.version, resolved: entry.resolved, integrity: entry.integrity, ...(entry.extended ? { extended: entry.extended.resolved } : {}) },
+      card: { name: card.name, version: card.version, resolved: entry.resolved, integrity: entry.integrity, ...(entry.extended ? { extended: entry.extended.resolved } : {}), ...(entry.originAuth ? { originAuth: describeOriginAuths(entry.originAuth) } : {}) },
       skills,
     },
     // The host each locked plan contacts, when the card spells it otherwise (U+3002 dots, punycode).

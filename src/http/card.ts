@@ -12,6 +12,8 @@ import { checkUrlPolicy, parseLocation } from './url-policy.js';
 
 // For the lazy loader of this module (`resolve/load-card`): closes the pool only if a card was fetched.
 export { closeDefaultDispatcher } from './dispatcher.js';
+// For the same loader: the manifest's originAuth on a card named on the command line (`a2a card`).
+export { withOriginAuth } from './origin-auth.js';
 
 /** Options for {@link fetchCard}. */
 export interface FetchCardOptions extends NetworkOptions {
@@ -19,6 +21,8 @@ export interface FetchCardOptions extends NetworkOptions {
   versionHeader: string;
   /** Body limit in bytes; stop reading (destroy the stream) once exceeded. Default 1 MiB (1_048_576). */
   maxBytes?: number;
+  /** The manifest's `cardPath` (see {@link cardUrlsFor}). */
+  cardPath?: string;
 }
 
 /** A card as fetched: where it came from and its parsed (unvalidated) JSON. */
@@ -34,20 +38,30 @@ export interface FetchedCard {
  * The card URL(s) that would be tried for a location, in order. Pure; does no I/O and does not
  * apply the plain-http policy (that needs `allowHttp`; {@link fetchCard} checks it).
  *
- * If the location's path ends in `.json` it is the card itself (one URL). Otherwise the path
- * (trailing slashes stripped) gets `/.well-known/agent-card.json` appended, followed by the legacy
- * `/.well-known/agent.json`. The query string is kept; the fragment is dropped.
+ * With `cardPath` (the manifest's): `""` means the location is the card itself, whatever its path
+ * (`https://…/v1/card`); any other value is joined to the location's path as the SDKs' card
+ * resolvers join `relative_card_path` (trailing slashes of the one and leading slashes of the other
+ * stripped, one `/` between): one URL either way. Without it, if the location's path ends in
+ * `.json` it is the card itself (one URL); otherwise the path (trailing slashes stripped) gets
+ * `/.well-known/agent-card.json` appended, followed by the legacy `/.well-known/agent.json`. The
+ * query string is kept; the fragment is dropped.
  *
  * @param location An absolute `http:` or `https:` URL.
+ * @param cardPath The manifest's `cardPath`, when set.
  * @returns One or two absolute URLs.
  * @throws {InvalidInputError} `insecure-url` if `location` is not an absolute http(s) URL or
  *   carries credentials (`user:pass@`).
  */
-export function cardUrlsFor(location: string): string[] {
+export function cardUrlsFor(location: string, cardPath?: string): string[] {
   const url = parseLocation(location);
   url.hash = '';
-  if (url.pathname.endsWith('.json')) return [url.href];
+  if (cardPath === '') return [url.href];
   const base = url.pathname.replace(/\/+$/, '');
+  if (cardPath !== undefined) {
+    url.pathname = `${base}/${cardPath.replace(/^\/+/, '')}`;
+    return [url.href];
+  }
+  if (url.pathname.endsWith('.json')) return [url.href];
   const primary = new URL(url.href);
   primary.pathname = base + CARD_PATH;
   const legacy = new URL(url.href);
@@ -81,7 +95,7 @@ export function cardUrlsFor(location: string): string[] {
  * @throws {UsageError} when the shared dispatcher is needed and a proxy variable is not an http(s) URL.
  */
 export async function fetchCard(location: string, options: FetchCardOptions): Promise<FetchedCard> {
-  const urls = cardUrlsFor(location);
+  const urls = cardUrlsFor(location, options.cardPath);
   const context = makeContext(options, {
     versionHeader: options.versionHeader,
     method: 'GET',

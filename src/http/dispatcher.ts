@@ -15,6 +15,7 @@ import dispatcherApi from 'undici/lib/api/index.js';
 import Agent from 'undici/lib/dispatcher/agent.js';
 import EnvHttpProxyAgent from 'undici/lib/dispatcher/env-http-proxy-agent.js';
 import { UsageError } from '../errors.js';
+import { PROXY_VARIABLES } from './network-options.js';
 
 Object.assign(DispatcherClass.prototype, dispatcherApi);
 
@@ -24,7 +25,6 @@ export const DEFAULT_CONNECTIONS = 8;
 /** The shared keep-alive dispatchers, by per-origin connection cap (a run uses one). */
 const defaultDispatchers = new Map<number, Dispatcher>();
 
-const PROXY_VARIABLES = ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY'];
 
 /**
  * The shared keep-alive undici dispatcher used when a request's `dispatcher` option is not

@@ -18,6 +18,7 @@
 import { showLocation } from '../card/location.js';
 import { applyCredentials, credentialQueryNames, hasCredentials, placementSecrets, redactSecrets, type CredentialPlacement } from '../credentials.js';
 import { FetchError, InvalidInputError } from '../errors.js';
+import { versionHeaderLost, versionHeaderLostMessage } from '../card/version-header.js';
 import type { Warning } from '../card/model.js';
 import { networkOptionsOf, requestJson, type JsonResponse, type NetworkOptions } from './request.js';
 
@@ -118,13 +119,13 @@ export async function fetchExtendedCard(request: ExtendedCardRequest): Promise<E
     if (!legacy) body.params = request.tenant ? { tenant: request.tenant } : {};
     const { url, headers } = applyCredentials(request.url, {}, request.credentials);
     const response = await requestJson(url, { ...common, method: 'POST', body, headers });
-    return refuseEcho(readJsonRpc(response, method, secrets), secrets);
+    return refuseEcho(readJsonRpc(response, method, secrets, request.protocolVersion), secrets);
   }
 
   const target = restUrl(request.url, legacy ? '/v1/card' : '/extendedAgentCard', legacy ? undefined : request.tenant);
   const { url, headers } = applyCredentials(target, {}, request.credentials);
   const response = await requestJson(url, { ...common, method: 'GET', headers });
-  return refuseEcho(readRest(response, secrets), secrets);
+  return refuseEcho(readRest(response, secrets, request.protocolVersion), secrets);
 }
 
 /** Shortest secret an extended card is searched for ({@link refuseEcho}): a shorter one could occur in any text by chance. */
@@ -167,7 +168,7 @@ function restUrl(base: string, suffix: string, tenant: string | undefined): stri
   return url.href;
 }
 
-function readJsonRpc(response: JsonResponse, method: string, secrets: string[]): ExtendedCardResult {
+function readJsonRpc(response: JsonResponse, method: string, secrets: string[], sent: string): ExtendedCardResult {
   const { url, status } = response;
   const body = response.body as Record<string, unknown>;
   if (body.jsonrpc !== '2.0' || (!('result' in body) && !('error' in body))) {
@@ -187,7 +188,7 @@ function readJsonRpc(response: JsonResponse, method: string, secrets: string[]):
       return noCard(`${url}: the agent has no extended card (${method} answered ${code ?? '?'} ${noCardName}${detail})`);
     }
     const name = code !== undefined ? (CODE_NAMES[code] ?? reason ?? 'error') : (reason ?? 'error');
-    throw new FetchError('unreachable', url, `${method} failed: JSON-RPC error ${code ?? '(no code)'} ${name}${detail}`, statusOption(status));
+    throw new FetchError('unreachable', url, `${method} failed: JSON-RPC error ${code ?? '(no code)'} ${name}${detail}`, { ...statusOption(status), ...lostHeaderHint(code === -32009 || reason === 'VERSION_NOT_SUPPORTED', sent, error.message) });
   }
   const result = body.result;
   if (typeof result !== 'object' || result === null || Array.isArray(result)) {
@@ -196,7 +197,7 @@ function readJsonRpc(response: JsonResponse, method: string, secrets: string[]):
   return { card: result as Record<string, unknown>, url };
 }
 
-function readRest(response: JsonResponse, secrets: string[]): ExtendedCardResult {
+function readRest(response: JsonResponse, secrets: string[], sent: string): ExtendedCardResult {
   const { url, status, body } = response;
   if (status >= 200 && status < 300) return { card: body as Record<string, unknown>, url };
 
@@ -212,12 +213,21 @@ function readRest(response: JsonResponse, secrets: string[]): ExtendedCardResult
     return noCard(`${url}: the agent has no extended card (HTTP ${status} ${reason ?? legacyCode} ${noCardName}${message})`);
   }
   if (reason !== undefined) {
-    throw new FetchError('unreachable', url, `extended card request failed: HTTP ${status} ${controlsAsSpaces(reason).slice(0, 64)}${message}`, { status });
+    throw new FetchError('unreachable', url, `extended card request failed: HTTP ${status} ${controlsAsSpaces(reason).slice(0, 64)}${message}`, { status, ...lostHeaderHint(reason === 'VERSION_NOT_SUPPORTED', sent, error?.message) });
   }
   if (legacyCode !== undefined) {
-    throw new FetchError('unreachable', url, `extended card request failed: HTTP ${status}, error ${legacyCode} ${CODE_NAMES[legacyCode] ?? 'error'}${message}`, { status });
+    throw new FetchError('unreachable', url, `extended card request failed: HTTP ${status}, error ${legacyCode} ${CODE_NAMES[legacyCode] ?? 'error'}${message}`, { status, ...lostHeaderHint(legacyCode === -32009, sent, record.message) });
   }
   throw statusError(url, status);
+}
+
+/**
+ * A VersionNotSupported answer whose words name another version than the `A2A-Version` we sent
+ * (the header removed or rewritten on the way, `versionHeaderLost`): `{hint}` saying so, else `{}`.
+ */
+function lostHeaderHint(versionNotSupported: boolean, sent: string, text: unknown): { hint?: string } {
+  const lost = versionNotSupported ? versionHeaderLost(sent, text) : undefined;
+  return lost ? { hint: versionHeaderLostMessage(sent, lost.seen) } : {};
 }
 
 /** The first google.rpc.ErrorInfo `reason` in a `details`/`data` array (an `@type`-less entry with a reason counts too). */

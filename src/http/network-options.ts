@@ -6,6 +6,14 @@
 
 import type { Dispatcher } from 'undici';
 
+/** The proxy variables the shared dispatcher honours (`NO_PROXY` lists the hosts reached directly). */
+export const PROXY_VARIABLES = ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY'];
+
+/** Whether one of {@link PROXY_VARIABLES} is set (non-empty) in `env`. */
+export function proxyVariableSet(env: NodeJS.ProcessEnv): boolean {
+  return PROXY_VARIABLES.some((name) => Boolean(env[name]));
+}
+
 /** The deadline of one card (or other document) when `timeoutMs` is not set, in ms. */
 export const DEFAULT_TIMEOUT_MS = 10_000;
 
@@ -32,16 +40,38 @@ export interface NetworkOptions {
    * cap of the shared `Agent` (default `DEFAULT_CONNECTIONS` of `./dispatcher.js`; `resolve/` passes its own default).
    */
   concurrency?: number;
+  /**
+   * Platform authentication per origin (`originAuth`): applied to the first hop of each request to
+   * an origin it names, never after a redirect. Default none.
+   */
+  platformAuth?: OriginAuthenticator;
+}
+
+/**
+ * Platform authentication per origin (the manifest's `originAuth`): the headers one request to an
+ * origin carries, computed when it is sent (tokens expire). `http/origin-auth.ts` builds one.
+ */
+export interface OriginAuthenticator {
+  /** The manifest's placement for `origin` (`scheme://host[:port]`), if it has one: for messages, never a value. */
+  placementFor(origin: string): Readonly<Record<string, unknown>> | undefined;
+  /**
+   * The headers to add to one request (its final method, URL, headers and body), or undefined
+   * when its origin has no placement. Only https, or plain http to a loopback host, ever gets any.
+   * @throws A2aLockError `credential-unset` (a variable unset, credentials withheld in this run);
+   *   UsageError (the optional signing package missing, a provider's bad answer)
+   */
+  headersFor(request: { url: URL; method: string; headers: Readonly<Record<string, string>>; body: string | Uint8Array | undefined }): Promise<Record<string, string> | undefined>;
 }
 
 /** The {@link NetworkOptions} members of `options` that are set (the rest of it left behind). */
 export function networkOptionsOf(options: NetworkOptions): NetworkOptions {
-  const { timeoutMs, allowHttp, retries, dispatcher, concurrency } = options;
+  const { timeoutMs, allowHttp, retries, dispatcher, concurrency, platformAuth } = options;
   return {
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),
     ...(allowHttp !== undefined ? { allowHttp } : {}),
     ...(retries !== undefined ? { retries } : {}),
     ...(dispatcher !== undefined ? { dispatcher } : {}),
     ...(concurrency !== undefined ? { concurrency } : {}),
+    ...(platformAuth !== undefined ? { platformAuth } : {}),
   };
 }

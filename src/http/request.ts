@@ -21,6 +21,9 @@ import { getDefaultDispatcher, proxyHint, requestThrough } from './dispatcher.js
 import { DeadlineExceeded, networkError } from './errors.js';
 import { DEFAULT_TIMEOUT_MS, type NetworkOptions } from './network-options.js';
 import { checkUrlPolicy, oneLine, parseLocation, printableUrl, type UrlReporting } from './url-policy.js';
+import { describeOriginAuth, originAuthExample } from '../credentials.js';
+import type { OriginAuth } from '../manifest/schema.js';
+import type { OriginAuthenticator } from './network-options.js';
 
 export { networkOptionsOf, type NetworkOptions } from './network-options.js';
 
@@ -158,6 +161,8 @@ export interface RequestContext extends BodyRequest, UrlReporting {
   headers: Record<string, string>;
   followRedirects: boolean;
   acceptErrorStatus: ReadonlySet<number>;
+  /** Platform authentication per origin (`originAuth`), for the first hop only. */
+  platformAuth?: OriginAuthenticator;
 }
 
 /** The members of a {@link RequestContext} that describe the request itself (not the options). */
@@ -178,6 +183,7 @@ export function makeContext(options: NetworkOptions & { maxBytes?: number }, req
     allowHttp: options.allowHttp ?? false,
     retries: options.retries ?? DEFAULT_RETRIES,
     dispatcher: options.dispatcher ?? getDefaultDispatcher(options.concurrency),
+    ...(options.platformAuth ? { platformAuth: options.platformAuth } : {}),
     controller,
     signal: controller.signal,
     proxyHint: () => proxyHint(context.dispatcher),
@@ -252,7 +258,9 @@ export async function exchange(start: URL, context: RequestContext): Promise<Jso
   for (let redirects = 0; ; ) {
     const shown = printableUrl(url, context.redactQuery);
     context.inFlight = shown;
-    const response = await send(url, method, body, context);
+    // Platform authentication goes to the URL asked for only, never across a redirect.
+    const placement = redirects === 0 ? context.platformAuth?.placementFor(url.origin) : undefined;
+    const response = await send(url, method, body, context, redirects === 0);
     const { statusCode, headers } = response;
 
     if (RETRY_STATUSES.has(statusCode) && method === 'GET' && retried < context.retries && !context.acceptErrorStatus.has(statusCode)) {
@@ -315,15 +323,35 @@ export async function exchange(start: URL, context: RequestContext): Promise<Jso
     } else {
       await drain(response.body);
     }
-    if (statusCode === 401 || statusCode === 403) {
-      throw new FetchError('auth-refused', shown, `authentication refused (${statusCode})`, { status: statusCode });
-    }
+    if (statusCode === 401 || statusCode === 403) throw authRefused(url, shown, statusCode, context, placement);
     if (statusCode === 404) {
       throw new FetchError('unreachable', shown, 'not found (404)', { status: statusCode });
     }
     const after = retried ? ` after ${retried} ${retried === 1 ? 'retry' : 'retries'}` : '';
     throw new FetchError('unreachable', shown, `unexpected status ${statusCode}${after}`, { status: statusCode });
   }
+}
+
+/**
+ * The `auth-refused` error of a 401/403: with an `originAuth` placement sent, it names the
+ * placement refused; a card (or key set) asked for without one says it needs authentication and
+ * names `originAuth` with an example for its origin.
+ */
+function authRefused(url: URL, shown: string, status: number, context: RequestContext, placement: Readonly<Record<string, unknown>> | undefined): FetchError {
+  if (placement !== undefined) {
+    return new FetchError('auth-refused', shown, `authentication refused (${status}): the origin refused its originAuth placement ${describeOriginAuth(placement as OriginAuth)}`, {
+      status,
+      hint: 'check that the credential is current and grants access to this service (its audience, role or scope)',
+      data: { origin: url.origin, originAuth: placement },
+    });
+  }
+  if (context.subject === 'card' || context.subject === 'JWKS') {
+    return new FetchError('auth-refused', shown, `authentication refused (${status}): the ${context.subject} needs authentication at ${url.origin}`, {
+      status,
+      hint: `set originAuth for the origin in a2a.json, e.g. ${originAuthExample(url.origin)} (or "header" / "awsSigV4"; see the README)`,
+    });
+  }
+  return new FetchError('auth-refused', shown, `authentication refused (${status})`, { status });
 }
 
 /**
@@ -346,7 +374,7 @@ export function retryDelayMs(retryAfter: string | undefined, attempt: number, no
  * @returns undici's response; its body is not read yet.
  * @throws {FetchError} when the request fails before a response ({@link networkError}).
  */
-async function send(url: URL, method: 'GET' | 'POST', body: string | undefined, context: RequestContext): Promise<Dispatcher.ResponseData> {
+async function send(url: URL, method: 'GET' | 'POST', body: string | undefined, context: RequestContext, authenticate: boolean): Promise<Dispatcher.ResponseData> {
   const shown = printableUrl(url, context.redactQuery);
   // Defaults first, then the caller's headers replace them case-insensitively.
   const headers: Record<string, string> = { Accept: 'application/json', 'User-Agent': USER_AGENT };
@@ -356,6 +384,8 @@ async function send(url: URL, method: 'GET' | 'POST', body: string | undefined, 
     for (const existing of Object.keys(headers)) if (existing.toLowerCase() === name.toLowerCase()) delete headers[existing];
     headers[name] = value;
   }
+  const platform = authenticate ? await context.platformAuth?.headersFor({ url, method, headers, body }) : undefined;
+  if (platform) Object.assign(headers, checkHeaders(platform));
   try {
     // What undici's root `request(url, options)` does: origin and path from the URL, then its
     // request method called on the dispatcher (any Dispatcher, also one from another undici copy).

@@ -7,15 +7,16 @@
  * (`base-unreadable`). Pure: the base files are read in `resolve/verify.ts`.
  */
 import { own } from '../json-path.js';
-import type { AgentEntry, AgentSettings, Manifest } from '../manifest/schema.js';
-import { credentialRoutes, sameDestination, type CredentialRoute } from './credential-routes.js';
+import { sourceVariables, type AgentEntry, type AgentSettings, type Manifest } from '../manifest/schema.js';
+import { credentialRoutes, originAuthRoutes, sameDestination, type CredentialRoute } from './credential-routes.js';
 import type { Unchecked, WithheldRoute } from './report.js';
 import type { LockEntry, Lockfile } from './schema.js';
 
 /**
  * What a pull request's base allows one agent:
  * - `base`: the routes its base lockfile entry sends credentials along (none for an agent the base
- *   did not lock), the base manifest's secret variable per scheme (undefined: the base manifest
+ *   did not lock), the base manifest's secret variable(s) per scheme, space-separated (an OAuth
+ *   client's id and secret variables; undefined: the base manifest
  *   could not be read, so no variable is known), and the base extended snapshot's integrity;
  * - `unreadable`: the base is not in this clone; nothing may be sent.
  */
@@ -40,7 +41,7 @@ export function gateFromBase(name: string, base: Lockfile | undefined, baseManif
     }
   }
   const credentials = baseManifest ? own(baseManifest.agents, name)?.credentials : undefined;
-  const sources = credentials ? Object.fromEntries(Object.entries(credentials).map(([scheme, source]) => [scheme, source.env])) : undefined;
+  const sources = credentials ? Object.fromEntries(Object.entries(credentials).map(([scheme, source]) => [scheme, sourceVariables(source).join(' ')])) : undefined;
   return { kind: 'base', routes, sources, extendedIntegrity: entry?.extended?.integrity };
 }
 
@@ -52,11 +53,23 @@ export function gateFromBase(name: string, base: Lockfile | undefined, baseManif
 export function withheldRoutes(gate: CredentialGate, routes: readonly CredentialRoute[], credentials: AgentEntry['credentials']): CredentialRoute[] {
   if (gate.kind === 'unreadable') return [...routes];
   return routes.filter((route) => {
-    const variable = own(credentials, route.scheme)?.env;
+    const source = own(credentials, route.scheme);
+    const variable = source ? sourceVariables(source).join(' ') : undefined;
     const baseVariable = gate.sources ? own(gate.sources, route.scheme) : undefined;
     const covered = gate.routes.some((b) => sameDestination(route, b));
     return !(covered && variable !== undefined && variable === baseVariable);
   });
+}
+
+/**
+ * The `originAuth` routes of the head `entry` that `gate` does not allow: all of them when the
+ * base is unreadable; otherwise each one the base entry did not record alike (same origin, same
+ * placement, same variable). A review run sends no platform credential while any is withheld.
+ */
+export function withheldOriginAuth(gate: CredentialGate, entry: LockEntry): CredentialRoute[] {
+  const routes = originAuthRoutes(entry);
+  if (gate.kind === 'unreadable') return routes;
+  return routes.filter((route) => !gate.routes.some((b) => sameDestination(route, b)));
 }
 
 /** Whether the head entry's extended snapshot is not the one the base locked (or the base had none). */

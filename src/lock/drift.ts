@@ -8,7 +8,7 @@
 import { sameJson } from '../canonical.js';
 import type { NormalizedCard, SecurityScheme } from '../card/model.js';
 import type { SignatureRecord } from '../card/signature/verify.js';
-import { placeCredential } from '../credentials.js';
+import { clientCredentialsTokenUrl, placeCredential } from '../credentials.js';
 import { own } from '../json-path.js';
 import { profileOf, type AgentSettings } from '../manifest/schema.js';
 import { explainNegotiation, type Explanation } from '../negotiate/explain.js';
@@ -103,10 +103,12 @@ export function fieldDrift(skill: string, locked: Plan, fresh: Plan): PlanDrift[
  * Whether two definitions of a scheme place a credential alike (header, query parameter or
  * cookie, and its format), judged with a stand-in secret: alike to whoever holds the secret,
  * whatever else differs (a description, the case of `Bearer`, of a header name). A missing
- * definition is alike only to another missing one.
+ * definition is alike only to another missing one. An oauth2 client credentials flow must also keep
+ * its `tokenUrl` (where a client secret goes).
  */
 export function placedAlike(a: SecurityScheme | undefined, b: SecurityScheme | undefined): boolean {
-  return sameJson(placement(a), placement(b));
+  // An oauth2 client credentials flow's token URL is where a client secret goes: a moved one differs.
+  return sameJson(placement(a), placement(b)) && clientCredentialsTokenUrl(a) === clientCredentialsTokenUrl(b);
 }
 
 /**

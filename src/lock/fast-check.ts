@@ -93,7 +93,7 @@ function isPlan(v: unknown): boolean {
   );
 }
 
-const SIGNATURE_KEYS = new Set(['status', 'kid', 'alg', 'thumbprint']);
+const SIGNATURE_KEYS = new Set(['status', 'kid', 'alg', 'thumbprint', 'canonicalForm']);
 function isSignature(v: unknown): boolean {
   return (
     isObject(v) &&
@@ -101,7 +101,8 @@ function isSignature(v: unknown): boolean {
     (v.status === 'verified' || v.status === 'unverifiable' || v.status === 'absent') &&
     optional(v, 'kid', isString) &&
     optional(v, 'alg', isString) &&
-    optional(v, 'thumbprint', isString)
+    optional(v, 'thumbprint', isString) &&
+    optional(v, 'canonicalForm', (f) => f === 'a2a-python-1.1')
   );
 }
 
@@ -112,7 +113,41 @@ function isExtended(v: unknown): boolean {
   return isObject(v) && onlyKeys(v, EXTENDED_KEYS) && isFilled(v.resolved) && isIntegrity(v.integrity) && isSnapshot(v.snapshot) && optional(v, 'signature', isSignature);
 }
 
-const ENTRY_KEYS = new Set(['card', 'resolved', 'versionHeader', 'a2aVersion', 'version', 'integrity', 'snapshot', 'signature', 'extended', 'plans']);
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const AWS_NAME = /^[a-z0-9-]+$/;
+const isEnvName = (v: unknown): boolean => typeof v === 'string' && ENV_NAME.test(v);
+const isAwsName = (v: unknown): boolean => typeof v === 'string' && AWS_NAME.test(v);
+/** The inner keys of each `originAuth` placement, in the schema's shape order. */
+const ORIGIN_AUTH_KEYS: Readonly<Record<string, ReadonlySet<string>>> = {
+  bearer: new Set(['env']),
+  header: new Set(['name', 'env', 'prefix']),
+  awsSigV4: new Set(['region', 'service']),
+};
+/** One `originAuth` value (the manifest's `OriginAuthSchema`): exactly one of bearer, header, awsSigV4. */
+function isOriginAuth(v: unknown): boolean {
+  if (!isObject(v)) return false;
+  const keys = Object.keys(v);
+  if (keys.length !== 1 || !Object.hasOwn(ORIGIN_AUTH_KEYS, keys[0]!)) return false;
+  const kind = keys[0]!;
+  const inner = v[kind];
+  if (!isObject(inner) || !onlyKeys(inner, ORIGIN_AUTH_KEYS[kind]!)) return false;
+  if (kind === 'bearer') return isEnvName(inner.env);
+  if (kind === 'header') return typeof inner.name === 'string' && HEADER_NAME.test(inner.name) && isEnvName(inner.env) && optional(inner, 'prefix', isString);
+  return isAwsName(inner.region) && isAwsName(inner.service);
+}
+
+function originAuthOrdered(record: Obj): Obj {
+  const out: Obj = {};
+  for (const origin in record) {
+    const value = record[origin] as Obj;
+    const kind = Object.keys(value)[0]!;
+    out[origin] = { [kind]: inShapeOrder(value[kind] as Obj, ORIGIN_AUTH_KEYS[kind]!, false) };
+  }
+  return out;
+}
+
+const ENTRY_KEYS = new Set(['card', 'resolved', 'versionHeader', 'a2aVersion', 'version', 'integrity', 'snapshot', 'signature', 'extended', 'plans', 'originAuth']);
 /** True only when the lockfile schema's `LockEntrySchema` accepts `v` unchanged (see the module's docstring). */
 export function isLockEntry(v: unknown): v is LockEntry {
   return (
@@ -127,11 +162,12 @@ export function isLockEntry(v: unknown): v is LockEntry {
     isSnapshot(v.snapshot) &&
     optional(v, 'signature', isSignature) &&
     optional(v, 'extended', isExtended) &&
-    isRecordOf(v.plans, filledKey, isPlan)
+    isRecordOf(v.plans, filledKey, isPlan) &&
+    optional(v, 'originAuth', (o) => isRecordOf(o, filledKey, isOriginAuth))
   );
 }
 
-const SETTINGS_KEYS = new Set(['bindings', 'versions', 'accepts', 'sends', 'streaming', 'pushEndpoint', 'extensions', 'credentials', 'versionRange', 'trustJwks', 'requireSignature', 'allowHttp']);
+const SETTINGS_KEYS = new Set(['bindings', 'versions', 'accepts', 'sends', 'streaming', 'pushEndpoint', 'extensions', 'credentials', 'versionRange', 'trustJwks', 'requireSignature', 'allowHttp', 'cardPath', 'rebaseInterfaces']);
 /** True only when the lockfile schema's `SettingsSchema` accepts `v` unchanged. */
 export function isSettings(v: unknown): boolean {
   return (
@@ -148,7 +184,9 @@ export function isSettings(v: unknown): boolean {
     optional(v, 'versionRange', isString) &&
     optional(v, 'trustJwks', isString) &&
     optional(v, 'requireSignature', (x) => x === true) &&
-    optional(v, 'allowHttp', (x) => x === true)
+    optional(v, 'allowHttp', (x) => x === true) &&
+    optional(v, 'cardPath', isString) &&
+    optional(v, 'rebaseInterfaces', (x) => x === true)
   );
 }
 
@@ -184,6 +222,7 @@ function entryOrdered(e: Obj): Obj {
   const plans: Obj = {};
   for (const skill in out.plans as Obj) plans[skill] = planOrdered((out.plans as Obj)[skill] as Obj);
   out.plans = plans;
+  if (out.originAuth !== undefined) out.originAuth = originAuthOrdered(out.originAuth as Obj);
   return out;
 }
 

@@ -8,31 +8,40 @@ import { isCardUrl, isLegacyWellKnown } from '../card/location.js';
 import type { NormalizedCard } from '../card/model.js';
 import { normalizeCard } from '../card/normalize.js';
 import type { AgentSettings } from '../manifest/schema.js';
+
+/** The settings a locked snapshot is read with: `rebaseInterfaces` moves bind-address interfaces to the card's origin. */
+export type ReadSettings = Pick<AgentSettings, 'rebaseInterfaces'> | undefined;
+
+/** The {@link CardSource} members of `settings` (`rebaseInterfaces`). */
+function rebaseOf(settings: ReadSettings): { rebaseInterfaces?: true } {
+  return settings?.rebaseInterfaces ? { rebaseInterfaces: true } : {};
+}
 import { negotiateSkills } from './drift.js';
 import { errorReport, errorReportOf, outOfDateReport, type AgentReport, type Resolution } from './report.js';
 import type { LockEntry } from './schema.js';
 
 /**
  * A locked entry's public card snapshot, normalised as it was read (relative interface URLs
- * against `resolved`, the legacy well-known path's 0.2 reading).
+ * against `resolved`, the legacy well-known path's 0.2 reading, bind-address interfaces at the
+ * card's origin when the agent's `settings` say `rebaseInterfaces`).
  * @throws InvalidInputError `card-invalid` when it is no longer a valid card
  */
-export function lockedPublicCard(entry: LockEntry, source: string): NormalizedCard {
+export function lockedPublicCard(entry: LockEntry, source: string, settings?: ReadSettings): NormalizedCard {
   const baseUrl = isCardUrl(entry.resolved) ? entry.resolved : undefined;
   const legacy = isLegacyWellKnown(entry.resolved) ? { legacyWellKnown: true } : {};
   // Only the card is kept: no host warnings are made for it (see CardSource.hostWarnings).
-  return normalizeCard(entry.snapshot, { source, hostWarnings: false, ...(baseUrl ? { baseUrl } : {}), ...legacy }).card;
+  return normalizeCard(entry.snapshot, { source, hostWarnings: false, ...(baseUrl ? { baseUrl } : {}), ...legacy, ...rebaseOf(settings) }).card;
 }
 
 /**
  * The card a locked entry's plans were negotiated against: its extended snapshot when it has one.
  * @throws InvalidInputError `card-invalid` when a snapshot is no longer a valid card
  */
-export function lockedNegotiationCard(entry: LockEntry, source: string): NormalizedCard {
-  const publicCard = lockedPublicCard(entry, source);
+export function lockedNegotiationCard(entry: LockEntry, source: string, settings?: ReadSettings): NormalizedCard {
+  const publicCard = lockedPublicCard(entry, source, settings);
   if (!entry.extended) return publicCard;
   const baseUrl = isCardUrl(entry.resolved) ? entry.resolved : undefined;
-  return normalizeCard(entry.extended.snapshot, { source: `${source}.extended`, hostWarnings: false, ...(baseUrl ? { baseUrl } : {}) }).card;
+  return normalizeCard(entry.extended.snapshot, { source: `${source}.extended`, hostWarnings: false, ...(baseUrl ? { baseUrl } : {}), ...rebaseOf(settings) }).card;
 }
 
 /**
@@ -41,7 +50,7 @@ export function lockedNegotiationCard(entry: LockEntry, source: string): Normali
  * plans change, and the caller shows the diff.
  */
 export function replanFromSnapshot(entry: LockEntry, settings: AgentSettings, skills: readonly string[], source: string): Resolution {
-  const card = lockedNegotiationCard(entry, source);
+  const card = lockedNegotiationCard(entry, source, settings);
   const { plans, refusals, traces } = negotiateSkills(card, skills, settings);
   if (refusals.length > 0) return { refusals, drift: [], traces, warnings: [], card };
   return { entry: { ...entry, plans }, refusals, drift: [], traces, warnings: [], card };
@@ -61,7 +70,7 @@ export function checkOffline(entry: LockEntry, settings: AgentSettings, source: 
   }
   let card: NormalizedCard;
   try {
-    card = lockedNegotiationCard(entry, source);
+    card = lockedNegotiationCard(entry, source, settings);
   } catch (error) {
     return errorReport(error);
   }

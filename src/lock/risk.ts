@@ -14,10 +14,12 @@ import { internationalHostWarnings, isCleartextOffLoopback } from '../card/host.
 import type { NormalizedCard, SecurityScheme } from '../card/model.js';
 import type { SignatureRecord } from '../card/signature/verify.js';
 import { own } from '../json-path.js';
-import type { AgentSettings, Manifest } from '../manifest/schema.js';
+import { sourceVariables, type AgentSettings, type Manifest } from '../manifest/schema.js';
 import type { Plan } from '../negotiate/types.js';
 import { entryChanges, planChanges, signatureChanges, type EntryChanges } from './changes.js';
-import { credentialRoutes, originOf, planRoutes, uncoveredRoutes, type CredentialRoute, type LockedCards } from './credential-routes.js';
+import { credentialRoutes, originAuthRoutes, originOf, planRoutes, uncoveredRoutes, type CredentialRoute, type LockedCards } from './credential-routes.js';
+import { describeOriginAuth } from '../credentials.js';
+import type { OriginAuth } from '../manifest/schema.js';
 import { placement } from './drift.js';
 import { lockedNegotiationCard, lockedPublicCard } from './offline.js';
 import type { LockEntry, Lockfile } from './schema.js';
@@ -132,17 +134,19 @@ function requestUrls(side: AgentSide | undefined): Array<{ url: string; skill?: 
 /** The credential routes of a side; a snapshot that no longer reads as a card sends along its plans only (placement unknown). */
 function routesOf(side: AgentSide | undefined): CredentialRoute[] {
   if (!side) return [];
-  // Nothing credentialed, no extended card: no route (and no card to read).
-  if (!side.entry.extended && Object.values(side.entry.plans).every((p) => Object.keys(p.security).length === 0)) return [];
+  // Nothing credentialed, no extended card: no route (and no card to read) but the platform's.
+  if (!side.entry.extended && Object.values(side.entry.plans).every((p) => Object.keys(p.security).length === 0)) return originAuthRoutes(side.entry);
   const settings = side.settings ?? { bindings: [], versions: [], accepts: [], sends: [], streaming: false, pushEndpoint: null, extensions: [], credentials: [] };
   try {
     return credentialRoutes(side.entry, settings, lockedCards(side));
   } catch {
-    return planRoutes(side.entry.plans, () => ({ unknown: true }));
+    return [...planRoutes(side.entry.plans, () => ({ unknown: true })), ...originAuthRoutes(side.entry)];
   }
 }
 
 function routeText(r: CredentialRoute): string {
+  if (r.purpose === 'origin') return `originAuth ${describeOriginAuth(r.placement as OriginAuth)} → ${r.origin} (every request to the origin)`;
+  if (r.purpose === 'token') return `${r.scheme} client secret → ${(r.placement as { tokenUrl: string }).tokenUrl} (OAuth token request${r.skill !== undefined ? `, plan ${r.skill}` : ''})`;
   return `${r.scheme} → ${r.origin}${r.purpose === 'extended' ? ' (extended card request)' : r.skill !== undefined ? ` (plan ${r.skill})` : ''}`;
 }
 
@@ -154,8 +158,8 @@ function lockedCards(side: AgentSide): LockedCards | undefined {
   if (readCards.has(side)) return readCards.get(side) ?? undefined;
   let cards: LockedCards | null = null;
   try {
-    const publicCard = lockedPublicCard(side.entry, side.entry.card);
-    cards = { public: publicCard, negotiation: side.entry.extended ? lockedNegotiationCard(side.entry, side.entry.card) : publicCard };
+    const publicCard = lockedPublicCard(side.entry, side.entry.card, side.settings);
+    cards = { public: publicCard, negotiation: side.entry.extended ? lockedNegotiationCard(side.entry, side.entry.card, side.settings) : publicCard };
   } catch {
     cards = null;
   }
@@ -260,7 +264,7 @@ export function assessRisks(old: AgentSide | undefined, now: AgentSide | undefin
   // three alike, they are alike (and the cards need not be read again).
   const structural = diff ? diff.cardChanges.some((c) => c.structural) : true;
   const samePlans = old !== undefined && sameJson(old.entry.plans, now.entry.plans) && sameJson(old.settings ?? null, now.settings ?? null);
-  const sameRouting = samePlans && !structural;
+  const sameRouting = samePlans && !structural && sameJson(old.entry.originAuth ?? null, now.entry.originAuth ?? null);
 
   // Where credentials go.
   if (!sameRouting) {
@@ -374,10 +378,10 @@ export interface DiffManifests {
   head?: Manifest | undefined;
 }
 
-/** An agent's credential sources in `manifest` (scheme → variable name); undefined without a manifest. */
+/** An agent's credential sources in `manifest` (scheme → variable name; an OAuth client's two, space-separated); undefined without a manifest. */
 function sourcesOf(manifest: Manifest | undefined, name: string): Map<string, string> | undefined {
   if (!manifest) return undefined;
-  return new Map(Object.entries(own(manifest.agents, name)?.credentials ?? {}).map(([scheme, source]) => [scheme, source.env]));
+  return new Map(Object.entries(own(manifest.agents, name)?.credentials ?? {}).map(([scheme, source]) => [scheme, sourceVariables(source).join(' ')]));
 }
 
 /**

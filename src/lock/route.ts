@@ -69,7 +69,7 @@ export interface GuardedRoute {
  * @throws InvalidInputError `card-invalid` when the locked snapshot is no longer a valid card
  */
 export function lockedExtendedRoute(previous: LockEntry, served: NormalizedCard, settings: AgentSettings, warnings: Warning[]): GuardedRoute {
-  const lockedPublic = lockedPublicCard(previous, previous.card);
+  const lockedPublic = lockedPublicCard(previous, previous.card, settings);
   const skills = Object.keys(previous.plans).sort();
   const route = routeFor(lockedPublic, skills, settings, warnings);
   if (!route) return { schemes: lockedPublic.securitySchemes, drift: [] };

@@ -4,7 +4,7 @@
  * credentials held). Never a secret, never a timestamp.
  */
 import { z } from 'zod/mini';
-import { AgentNameSchema } from '../manifest/schema.js';
+import { AgentNameSchema, OriginAuthSchema } from '../manifest/schema.js';
 import { LOCKFILE_VERSION, type LockfileTop } from './top.js';
 
 export { LOCKFILE_VERSION } from './top.js';
@@ -53,6 +53,10 @@ export const SettingsSchema = z.strictObject({
   requireSignature: z.optional(z.literal(true)),
   /** The manifest's per-agent `allowHttp` (absent: plain http to non-loopback hosts refused). */
   allowHttp: z.optional(z.literal(true)),
+  /** The manifest's per-agent `cardPath` (absent: the `.json` / well-known rules). */
+  cardPath: z.optional(z.string()),
+  /** The manifest's per-agent `rebaseInterfaces` (absent: a bind-address interface is refused). */
+  rebaseInterfaces: z.optional(z.literal(true)),
 });
 
 /** The signature status of one card snapshot (see `SignatureRecord`). */
@@ -62,6 +66,8 @@ export const SignatureRecordSchema = z.strictObject({
   alg: z.optional(z.string()),
   /** RFC 7638 thumbprint (SHA-256, base64url) of the key that verified. */
   thumbprint: z.optional(z.string()),
+  /** Only when the signature verified through a known non-conformant canonical form (a2a-python ≤ 1.1). */
+  canonicalForm: z.optional(z.literal('a2a-python-1.1')),
 });
 
 const Integrity = z.string().check(z.regex(/^sha256-[A-Za-z0-9+/]{43}=$/, 'must be sha256-<base64>'));
@@ -100,6 +106,12 @@ export const LockEntrySchema = z.looseObject({
   extended: z.optional(ExtendedSnapshotSchema),
   /** Skill id → locked plan. */
   plans: z.record(filled(), PlanSchema),
+  /**
+   * Origin → the manifest's `originAuth` placement used for this agent's requests there (the card,
+   * the extended card, key sets, the plans' interfaces): where a platform credential goes, never
+   * its value. Absent: none.
+   */
+  originAuth: z.optional(z.record(filled(), OriginAuthSchema)),
 });
 
 /** The whole `a2a.lock.json`: per agent its settings and its entry. Unknown top-level keys are kept on rewrite. */

@@ -187,7 +187,7 @@ export function assembleLock(manifest: Manifest, previous: Lockfile | undefined,
   return { lock, actions, previous: replaced, failures, warnings, renamed: Object.fromEntries(renamed) };
 }
 
-const ENTRY_FIELDS = new Set(['card', 'resolved', 'versionHeader', 'a2aVersion', 'version', 'integrity', 'snapshot', 'signature', 'extended', 'plans']);
+const ENTRY_FIELDS = new Set(['card', 'resolved', 'versionHeader', 'a2aVersion', 'version', 'integrity', 'snapshot', 'signature', 'extended', 'plans', 'originAuth']);
 
 /** The fields of a lock entry this version does not know (written by a newer minor version): kept on rewrite. */
 function unknownFields(entry: LockEntry): Record<string, unknown> {

@@ -6,6 +6,7 @@
 // The functions used, not the package index (which loads all of semver: 47 modules).
 import validRange from 'semver/ranges/valid.js';
 import { z } from 'zod/mini';
+import { isLoopbackHost } from '../card/host.js';
 import { CORE_BINDINGS } from '../card/model.js';
 import { CONCRETE_MEDIA_TYPE, isWildcardMediaType } from '../negotiate/media.js';
 import { AGENT_LEVEL, type ClientProfile } from '../negotiate/types.js';
@@ -72,10 +73,77 @@ export const PartialProfileSchema = z.strictObject({
   extensions: z.optional(profileFields.extensions),
 });
 
-/** Where a credential's secret comes from at run time. Only the source is stored, never a value. */
-export const CredentialSourceSchema = z.strictObject({
+/** A secret read from an environment variable at run time. */
+const EnvSourceSchema = z.strictObject({
   env: z.string().check(z.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name')),
 });
+
+/**
+ * An OAuth 2.0 client for a card's `oauth2SecurityScheme` with a `clientCredentials` flow: the
+ * access token is obtained from the flow's `tokenUrl` as locked (RFC 6749 §4.4), the client
+ * authenticated with HTTP Basic (default) or in the form body (`clientAuth: "form"`, §2.3.1).
+ */
+const OAuthClientSourceSchema = z.strictObject({
+  oauth: z.strictObject({
+    clientId: EnvSourceSchema,
+    clientSecret: EnvSourceSchema,
+    clientAuth: z.optional(z.enum(['basic', 'form'])),
+  }),
+});
+
+/**
+ * Where a credential's secret comes from at run time: `{"env": NAME}`, or an OAuth 2.0 client
+ * (`{"oauth": {"clientId": {"env": …}, "clientSecret": {"env": …}}}`). Only the source is stored, never a value.
+ */
+export const CredentialSourceSchema = z.union([EnvSourceSchema, OAuthClientSourceSchema], {
+  error: 'a credential source is {"env": "NAME"} or {"oauth": {"clientId": {"env": "NAME"}, "clientSecret": {"env": "NAME"}}}',
+});
+
+/** One credential source (see {@link CredentialSourceSchema}). */
+export type CredentialSource = z.infer<typeof CredentialSourceSchema>;
+
+/** The environment variables `source` reads: `[env]`, or an OAuth client's `[clientId.env, clientSecret.env]`. */
+export function sourceVariables(source: CredentialSource): string[] {
+  return 'env' in source ? [source.env] : [source.oauth.clientId.env, source.oauth.clientSecret.env];
+}
+
+/** An environment variable name (where a secret is read at request time). */
+const EnvName = z.string().check(z.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name'));
+
+/** An HTTP header name (an RFC 9110 token). */
+const HeaderName = z.string().check(z.regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'must be an HTTP header name'));
+
+/**
+ * An origin `scheme://host[:port]` as a URL parser prints it (lower case, no default port, no
+ * path, no trailing slash): the key of `originAuth`.
+ */
+export const OriginSchema = z.string().check(
+  z.refine((s) => /^https?:\/\//.test(s) && URL.canParse(s) && new URL(s).origin === s, { message: 'must be an origin: https://host[:port] (lower case, no path, no trailing slash)' }),
+  // A platform credential never crosses the network in cleartext.
+  z.refine((s) => !s.startsWith('http:') || !URL.canParse(s) || isLoopbackHost(new URL(s).hostname), { message: 'plain http only to a loopback host: a platform credential is never sent in cleartext' }),
+  // The JSON Schema cannot run the refinements; the pattern says the shape to an editor.
+  z.meta({ pattern: '^https?://[^/?#]+$' }),
+);
+
+/**
+ * How every request to one origin authenticates at the platform in front of the agent (Cloud Run
+ * IAM, AgentCore, Gemini Enterprise, Entra ID), whatever the card's own security schemes say:
+ * `bearer` (`Authorization: Bearer <$env>`), `header` (`<name>: <prefix><$env>`) or `awsSigV4`
+ * (AWS Signature V4 from `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`).
+ * Only where the value comes from is stored, never a value.
+ */
+export const OriginAuthSchema = z.union([
+  z.strictObject({ bearer: z.strictObject({ env: EnvName }) }),
+  z.strictObject({ header: z.strictObject({ name: HeaderName, env: EnvName, prefix: z.optional(z.string()) }) }),
+  z.strictObject({ awsSigV4: z.strictObject({ region: z.string().check(z.regex(/^[a-z0-9-]+$/, 'must be an AWS region')), service: z.string().check(z.regex(/^[a-z0-9-]+$/, 'must be an AWS service name')) }) }),
+]);
+
+/** One `originAuth` value (see {@link OriginAuthSchema}). */
+export type OriginAuth = z.infer<typeof OriginAuthSchema>;
+
+/** The manifest's `originAuth` map: origin → placement. */
+export type OriginAuthMap = Readonly<Record<string, OriginAuth>>;
+
 
 /** Agent names: used on the command line and as lockfile keys. */
 export const AgentNameSchema = z.string().check(z.regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'agent names use letters, digits, ".", "_" and "-"'));
@@ -90,7 +158,10 @@ export const AgentEntrySchema = z.strictObject({
    */
   // A skill id keys the lockfile's plans: `__proto__` would not survive as an object key.
   skills: z._default(orderedSet(z.string().check(z.minLength(1), z.refine((id) => id !== '__proto__', 'skill id "__proto__" is not supported'))), []),
-  /** Scheme name (as in the card's securitySchemes) → where its secret comes from. The keys are the credentials held. */
+  /**
+   * Scheme name (as in the card's securitySchemes) → where its secret comes from (`{"env": NAME}`, or
+   * `{"oauth": …}` for an oauth2 clientCredentials flow). The keys are the credentials held.
+   */
   credentials: z._default(z.record(z.string().check(z.minLength(1)), CredentialSourceSchema), {}),
   /** A semver range over the card's `version`. */
   version: z.optional(z.string().check(z.refine((r) => validRange(r) !== null, { message: 'not a semver range' }))),
@@ -106,6 +177,18 @@ export const AgentEntrySchema = z.strictObject({
    * sends a credential over plain http to such a host.
    */
   allowHttp: z.optional(z.boolean()),
+  /**
+   * Where the card is, relative to `card`, joined as the SDKs' card resolvers join
+   * `relative_card_path` (`<card>/<cardPath>`, one slash between); `""`: the `card` URL is the card
+   * itself, whatever its path (`https://…/v1/card`). Absent: a `.json` URL is the card, else the
+   * well-known path (then the legacy one).
+   */
+  cardPath: z.optional(z.string().check(z.refine((p) => !/^[A-Za-z][A-Za-z0-9+.-]*:|^\/\/|[#?\\]|(^|\/)\.\.(\/|$)/.test(p), { message: 'must be a path (no scheme, host, query, fragment or "..")' }))),
+  /**
+   * Lock an interface whose host is a bind address (`0.0.0.0`, `::`) or loopback, on a card fetched
+   * from another host, at the card's origin (its scheme, host and port; the interface's path kept).
+   */
+  rebaseInterfaces: z.optional(z.boolean()),
 });
 
 /**
@@ -119,6 +202,8 @@ export const ManifestSchema = z.strictObject({
   $schema: z.optional(z.string()),
   profile: ProfileSchema,
   agents: z._default(z.record(AgentNameSchema, AgentEntrySchema), {}),
+  /** Origin → how every request to it authenticates at the platform (see {@link OriginAuthSchema}). */
+  originAuth: z.optional(z.record(OriginSchema, OriginAuthSchema)),
 });
 
 export type Manifest = z.infer<typeof ManifestSchema>;
@@ -140,6 +225,10 @@ export interface AgentSettings extends ClientProfile {
   requireSignature?: true;
   /** The manifest's `allowHttp`, when true: plain http to non-loopback hosts is allowed for this agent. */
   allowHttp?: true;
+  /** The manifest's `cardPath`, when set (`""` included). */
+  cardPath?: string;
+  /** The manifest's `rebaseInterfaces`, when true. */
+  rebaseInterfaces?: true;
 }
 
 /** The effective settings of one agent: top-level profile overridden by the agent's own. */
@@ -164,6 +253,8 @@ export function agentSettings(manifest: Manifest, name: string): AgentSettings {
     ...(entry.trust ? { trustJwks: entry.trust.jwks } : {}),
     ...(entry.requireSignature ? { requireSignature: true } : {}),
     ...(entry.allowHttp ? { allowHttp: true } : {}),
+    ...(entry.cardPath !== undefined ? { cardPath: entry.cardPath } : {}),
+    ...(entry.rebaseInterfaces ? { rebaseInterfaces: true } : {}),
   };
 }
 

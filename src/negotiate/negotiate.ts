@@ -11,7 +11,7 @@ import { sameJson } from '../canonical.js';
 // The functions used, not the package index (which loads all of semver: 47 modules).
 import satisfies from 'semver/functions/satisfies.js';
 import type { AgentInterface, AgentSkill, NormalizedCard, SecurityRequirement } from '../card/model.js';
-import { contactedHostNote, isCleartextOffLoopback } from '../card/host.js';
+import { contactedHostNote, isCleartextOffLoopback, isUnspecifiedUrl } from '../card/host.js';
 import { cardSemver, majorMinor } from '../card/version.js';
 import { sameMediaType } from './media.js';
 import { AGENT_LEVEL, type ClientProfile, type Delivery, type FallbackInterface, type NegotiationResult, type Plan, type PlanFallbacks, type RefusalCode, type TraceStep } from './types.js';
@@ -100,7 +100,12 @@ export function negotiate(
   const offered = card.supportedInterfaces.map((i) => `${i.protocolBinding} ${i.protocolVersion} at ${i.url}`);
   if (!iface && cleartext.length > 0) {
     const where = cleartext.map((i) => `${i.protocolBinding} ${i.protocolVersion} at ${i.url}`).join('; ');
-    return refuse('interface', 'plain-http', `the card offers the profile's interfaces only over plain http to a host that is not loopback (${where}); set "allowHttp": true on the agent in a2a.json to lock it anyway (a credential is never sent over it)`, tried);
+    // A server advertising the address it binds (0.0.0.0, ::): allowHttp would lock an unreachable address.
+    const bound = cleartext.find((i) => isUnspecifiedUrl(i.url));
+    const fix = bound
+      ? `the card advertises its bind address (${bound.url}), which no client can reach; set "rebaseInterfaces": true on the agent in a2a.json to lock it at the origin the card came from`
+      : 'set "allowHttp": true on the agent in a2a.json to lock it anyway (a credential is never sent over it)';
+    return refuse('interface', 'plain-http', `the card offers the profile's interfaces only over plain http to a host that is not loopback (${where}); ${fix}`, tried);
   }
   if (!iface) {
     const needed = locked ? `the locked ${locked.protocolBinding} ${locked.protocolVersion} at ${locked.url}` : `one of ${tried.join(', ')}`;

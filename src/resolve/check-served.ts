@@ -95,7 +95,7 @@ export async function checkServed(check: ServedCheck, given: ResolveOptions): Pr
     // A verified signature is re-checked even on the same bytes: its key may be gone from the JWKS.
     const recheck = entry.signature?.status === 'verified';
     if (publicSame && !entry.extended && !recheck) return okReport(warnings);
-    const normalized = normalizeCard(loaded.raw, cardSourceOf(loaded));
+    const normalized = normalizeCard(loaded.raw, cardSourceOf(loaded, settings));
     fresh = normalized.card;
     warnings.push(...normalized.warnings);
     if (!publicSame || recheck) publicSignature = await signatureOf(loaded.raw, settings, options, warnings, [loaded.baseUrl]);
@@ -126,7 +126,7 @@ export async function checkServed(check: ServedCheck, given: ResolveOptions): Pr
   } catch (error) {
     return withUnchecked(errorReport(error, warnings), unchecked);
   }
-  const lockedCard = lockedNegotiationCard(entry, entry.card);
+  const lockedCard = lockedNegotiationCard(entry, entry.card, settings);
   // The locked plans are checked against the fresh extended card; the locked one when it could
   // not be checked; the fresh public card when the agent no longer has an extended card.
   const negotiationCard = extended ? extended.card : unchecked && entry.extended ? lockedCard : fresh;

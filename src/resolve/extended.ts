@@ -1,16 +1,17 @@
 /**
  * Fetch a locked or new agent's authenticated extended card along a route (`lock/route.ts`), with
- * the credentials the manifest names read from the environment now, and read it as a card.
+ * the credentials the manifest names read from the environment now (an OAuth client's access token
+ * obtained from the scheme's client credentials `tokenUrl`), and read it as a card.
  */
 import type { NormalizedCard, Warning } from '../card/model.js';
 import { normalizeCard } from '../card/normalize.js';
 import { assertShallow } from '../card/read.js';
 import type { SignatureRecord } from '../card/signature/verify.js';
-import { placeCredential } from '../credentials.js';
+import { clientCredentialsTokenUrl, placeCredential, type CredentialPlacement } from '../credentials.js';
 import { A2aLockError, InvalidInputError } from '../errors.js';
 import { own } from '../json-path.js';
 import type { ExtendedRoute } from '../lock/route.js';
-import type { AgentEntry, AgentSettings } from '../manifest/schema.js';
+import { sourceVariables, type AgentEntry, type AgentSettings } from '../manifest/schema.js';
 import { requestOptions, type ResolveOptions } from './options.js';
 import { signatureOf } from './signature.js';
 
@@ -40,26 +41,47 @@ export interface ExtendedCardSource {
  * @throws A2aLockError `credential-unset` when a needed variable is unset; FetchError; InvalidInputError
  */
 export async function readExtended(route: ExtendedRoute, from: ExtendedCardSource, options: ResolveOptions, warnings: Warning[]): Promise<ReadCard | undefined> {
-  const placements = Object.keys(route.requirement).map((scheme) => {
+  const placements: CredentialPlacement[] = [];
+  for (const scheme of Object.keys(route.requirement)) {
     const source = own(from.credentials, scheme);
+    const variables = source ? sourceVariables(source) : [];
     if (options.credentialsWithheld) {
       throw new A2aLockError('credential-unset', `the extended card needs the credential for scheme "${scheme}", which is not sent: ${options.credentialsWithheld}`, {
         hint: 'on a pull request run a2a verify (it sends a credential only along a route the base lockfile had) and a2a diff; run lock, update and outdated after merge',
-        data: { variable: source?.env ?? null, scheme, withheld: true },
+        data: { variable: variables.join(' ') || null, scheme, withheld: true },
       });
     }
-    const secret = source ? options.env?.[source.env] : undefined;
-    if (!source || !secret) {
-      const variable = source?.env ?? `(no credentials.${scheme} in the manifest)`;
-      throw new A2aLockError('credential-unset', `the extended card needs ${variable} (credential for scheme "${scheme}"), which is not set`, {
-        hint: source ? `set ${source.env} and rerun` : `add credentials.${scheme} to the agent in a2a.json`,
-        data: { variable, scheme },
+    const unset = source ? variables.find((v) => !options.env?.[v]) : `(no credentials.${scheme} in the manifest)`;
+    if (unset !== undefined) {
+      throw new A2aLockError('credential-unset', `the extended card needs ${unset} (credential for scheme "${scheme}"), which is not set`, {
+        hint: source ? `set ${unset} and rerun` : `add credentials.${scheme} to the agent in a2a.json`,
+        data: { variable: unset, scheme },
       });
     }
     const definition = own(from.schemes, scheme);
     if (!definition) throw new InvalidInputError('card-invalid', route.iface.url, `security requirement names scheme "${scheme}", which the card does not define`);
-    return placeCredential(definition, secret, scheme);
-  });
+    let secret: string;
+    if (source && 'oauth' in source) {
+      // The access token from the scheme's client credentials flow, at the card's own tokenUrl (the locked card's, for a locked agent).
+      const tokenUrl = clientCredentialsTokenUrl(definition);
+      if (tokenUrl === undefined) throw new InvalidInputError('card-invalid', route.iface.url, `a2a.json gives an OAuth client for scheme "${scheme}", which has no clientCredentials flow with a tokenUrl`);
+      const { ClientCredentialsTokens } = await import('../http/oauth-token.js');
+      const { getDefaultDispatcher } = await import('../http/dispatcher.js');
+      const network = requestOptions(options);
+      const dispatcher = network.dispatcher ?? getDefaultDispatcher(network.concurrency);
+      const tokens = new ClientCredentialsTokens((url, init) => fetch(url, { ...init, dispatcher } as RequestInit), network.timeoutMs !== undefined ? { timeoutMs: network.timeoutMs } : {});
+      secret = await tokens.token({
+        tokenUrl,
+        clientId: options.env![source.oauth.clientId.env]!,
+        clientSecret: options.env![source.oauth.clientSecret.env]!,
+        scopes: route.requirement[scheme] ?? [],
+        ...(source.oauth.clientAuth ? { clientAuth: source.oauth.clientAuth } : {}),
+      });
+    } else {
+      secret = options.env![variables[0]!]!;
+    }
+    placements.push(placeCredential(definition, secret, scheme));
+  }
   const { fetchExtendedCard } = await import('../http/extended-card.js');
   const result = await fetchExtendedCard({
     url: route.iface.url,
@@ -75,7 +97,7 @@ export async function readExtended(route: ExtendedRoute, from: ExtendedCardSourc
   }
   const source = `${result.url} (extended card)`;
   assertShallow(result.card, source);
-  const normalized = normalizeCard(result.card, { source, ...(from.baseUrl ? { baseUrl: from.baseUrl } : {}) });
+  const normalized = normalizeCard(result.card, { source, ...(from.baseUrl ? { baseUrl: from.baseUrl } : {}), ...(from.settings.rebaseInterfaces ? { rebaseInterfaces: true } : {}) });
   warnings.push(...normalized.warnings);
   const signature = await signatureOf(result.card, from.settings, options, warnings, [result.url, from.baseUrl]);
   return { raw: result.card, card: normalized.card, signature, url: result.url };

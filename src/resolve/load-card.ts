@@ -9,7 +9,8 @@ import { assertShallow } from '../card/read.js';
 import { InvalidInputError } from '../errors.js';
 import { readCardFile } from '../fs/card-file.js';
 import { networkOptionsOf, type NetworkOptions } from '../http/network-options.js';
-import type { AgentSettings } from '../manifest/schema.js';
+import type { AgentSettings, OriginAuthMap } from '../manifest/schema.js';
+import type { OriginAuthRun } from '../http/origin-auth.js';
 import { requestOptions, type ResolveOptions } from './options.js';
 
 /** Where cards are loaded from and how: the network options plus the manifest's folder and the version asked for. */
@@ -21,6 +22,12 @@ export interface LoadCardOptions extends NetworkOptions {
    * version is asked again with the next one (the agent profile's versions).
    */
   versions: readonly string[];
+  /** The manifest's `cardPath` for this agent (how a URL location becomes the card's URL). */
+  cardPath?: string;
+  /** The manifest's `originAuth`, applied to the card request (values read from `env`); `a2a card` passes it. */
+  originAuthConfig?: OriginAuthMap;
+  /** Where {@link originAuthConfig}'s values are read. */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** A card as loaded, before validation. */
@@ -55,8 +62,9 @@ export async function loadCard(location: string, options: LoadCardOptions): Prom
   if (isCardUrl(location)) {
     // The fetcher (and undici) load only when a card is fetched.
     fetchModule ??= import('../http/card.js');
-    const { fetchCardForVersions } = await fetchModule;
-    const fetched = await fetchCardForVersions(location, options.versions, networkOptionsOf(options));
+    const { fetchCardForVersions, withOriginAuth } = await fetchModule;
+    const network = options.originAuthConfig ? withOriginAuth({ ...networkOptionsOf(options), env: options.env ?? {} }, options.originAuthConfig) : options;
+    const fetched = await fetchCardForVersions(location, options.versions, { ...networkOptionsOf(network), ...(options.cardPath !== undefined ? { cardPath: options.cardPath } : {}) });
     assertShallow(fetched.body, fetched.url);
     const legacy = fetched.warnings.some((w) => w.code === 'legacy-well-known-path');
     return { resolved: fetched.url, raw: fetched.body as Record<string, unknown>, baseUrl: fetched.url, source: fetched.url, versionHeader: fetched.versionHeader, warnings: fetched.warnings, ...(legacy ? { legacyWellKnown: true } : {}) };
@@ -69,18 +77,33 @@ export async function loadCard(location: string, options: LoadCardOptions): Prom
 }
 
 /**
+ * `options` whose requests authenticate at the origins of `config` (`withOriginAuth` of
+ * `http/origin-auth`, loaded with the card fetcher only when there is a `config`).
+ */
+export async function withOriginAuthLoaded<T extends OriginAuthRun>(options: T, config: OriginAuthMap | undefined, onUse?: (origin: string) => void): Promise<T> {
+  if (!config || Object.keys(config).length === 0) return options;
+  fetchModule ??= import('../http/card.js');
+  return (await fetchModule).withOriginAuth(options, config, onUse);
+}
+
+/**
  * An agent's public card from its manifest `card` location, asked for with the profile's versions
  * in order (the next only when the agent refuses one) and the run's network options: the one
  * request `lock` and `verify` both begin with. `answered` (a lock entry's `versionHeader`, the version
  * the agent answered at lock time), when one of the profile's, is asked first: `verify` asks the
  * way `lock` was answered, one request when the agent still answers it.
  */
-export function loadAgentCard(location: string, settings: Pick<AgentSettings, 'versions'>, options: ResolveOptions, answered?: string): Promise<LoadedCard> {
+export function loadAgentCard(location: string, settings: Pick<AgentSettings, 'versions' | 'cardPath'>, options: ResolveOptions, answered?: string): Promise<LoadedCard> {
   const versions = answered !== undefined && settings.versions.includes(answered) ? [answered, ...settings.versions.filter((v) => v !== answered)] : settings.versions;
-  return loadCard(location, { baseDir: options.baseDir, versions, ...requestOptions(options) });
+  return loadCard(location, { baseDir: options.baseDir, versions, ...requestOptions(options), ...(settings.cardPath !== undefined ? { cardPath: settings.cardPath } : {}) });
 }
 
-/** The {@link CardSource} of a loaded card, for {@link normalizeCard}. */
-export function cardSourceOf(loaded: LoadedCard): { source: string; baseUrl?: string; legacyWellKnown?: boolean } {
-  return { source: loaded.source, ...(loaded.baseUrl ? { baseUrl: loaded.baseUrl } : {}), ...(loaded.legacyWellKnown ? { legacyWellKnown: true } : {}) };
+/** The {@link CardSource} of a loaded card, for {@link normalizeCard}, with the agent's `rebaseInterfaces` when `settings` say so. */
+export function cardSourceOf(loaded: LoadedCard, settings?: Pick<AgentSettings, 'rebaseInterfaces'>): { source: string; baseUrl?: string; legacyWellKnown?: boolean; rebaseInterfaces?: true } {
+  return {
+    source: loaded.source,
+    ...(loaded.baseUrl ? { baseUrl: loaded.baseUrl } : {}),
+    ...(loaded.legacyWellKnown ? { legacyWellKnown: true } : {}),
+    ...(settings?.rebaseInterfaces ? { rebaseInterfaces: true } : {}),
+  };
 }

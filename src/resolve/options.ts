@@ -1,5 +1,7 @@
 /** The options every `resolve/` operation takes: the network ones, plus the manifest's folder, the environment and progress. */
 import { networkOptionsOf, type NetworkOptions } from '../http/network-options.js';
+import type { OriginAuthProvider } from '../http/origin-auth.js';
+import type { OriginAuthMap } from '../manifest/schema.js';
 
 /** Options of the resolve shell (`resolveAgent`, `checkServed`, `syncLock`, `checkProject`). */
 export interface ResolveOptions extends NetworkOptions {
@@ -13,6 +15,13 @@ export interface ResolveOptions extends NetworkOptions {
    * request that would carry one fails `credential-unset` with this reason, before any is read.
    */
   credentialsWithheld?: string;
+  /**
+   * The manifest's `originAuth` (origin → placement): how `lock` authenticates each agent's
+   * requests to those origins (`verify` uses the placements each lock entry records).
+   */
+  originAuthConfig?: OriginAuthMap;
+  /** Origin → a provider of its `originAuth` value (the runtime's `loadLock({ originAuth })`); wins over the environment. */
+  originAuthProviders?: Readonly<Record<string, OriginAuthProvider>>;
   /** Called each time an agent's cards have been fetched and checked: (agents done, agents to fetch). */
   onProgress?: (done: number, total: number) => void;
 }

@@ -13,9 +13,10 @@ import type { LockEntry } from '../lock/schema.js';
 import { planKeys, type AgentEntry, type AgentSettings } from '../manifest/schema.js';
 import type { Warning } from '../card/model.js';
 import { readExtended, type ReadCard } from './extended.js';
-import { cardSourceOf, loadAgentCard } from './load-card.js';
+import { cardSourceOf, loadAgentCard, withOriginAuthLoaded } from './load-card.js';
 import type { ResolveOptions } from './options.js';
 import { signatureOf } from './signature.js';
+import { entryOrigins, originAuthRecord } from '../lock/satisfies.js';
 
 /** What binds one resolution to the lockfile. */
 export interface ResolveAgentOptions {
@@ -41,12 +42,14 @@ export interface ResolveAgentOptions {
  */
 export async function resolveAgent(entry: AgentEntry, settings: AgentSettings, given: ResolveOptions, bound: ResolveAgentOptions = {}): Promise<Resolution> {
   // The agent's own "allowHttp" (a2a.json) allows plain http for its card and key set, as --allow-http does for all.
-  const options = settings.allowHttp ? { ...given, allowHttp: true } : given;
+  // Its requests authenticate at the manifest's originAuth origins; those used are recorded.
+  const authenticated = new Set<string>();
+  const options = await withOriginAuthLoaded(settings.allowHttp ? { ...given, allowHttp: true } : given, given.originAuthConfig, (origin) => authenticated.add(origin));
   const locked = bound.constrainTo;
   const skills = planKeys(entry);
   const loaded = await loadAgentCard(entry.card, settings, options);
   const warnings: Warning[] = [...loaded.warnings];
-  const normalized = normalizeCard(loaded.raw, cardSourceOf(loaded));
+  const normalized = normalizeCard(loaded.raw, cardSourceOf(loaded, settings));
   warnings.push(...normalized.warnings);
   const signature = await signatureOf(loaded.raw, settings, options, warnings, [loaded.baseUrl]);
   if (settings.requireSignature && signature.status !== 'verified') {
@@ -81,12 +84,13 @@ export async function resolveAgent(entry: AgentEntry, settings: AgentSettings, g
     // A locked plan's scheme the card now presents differently (a header become a query
     // parameter) moves it too, though the plan's fields are equal.
     const kept = Object.fromEntries(Object.entries(locked.plans).filter(([skill]) => skills.includes(skill)));
-    drift.push(...schemeDrift(kept, lockedNegotiationCard(locked, entry.card), card));
+    drift.push(...schemeDrift(kept, lockedNegotiationCard(locked, entry.card, settings), card));
   }
   const signatures = locked ? signaturesDrift(locked, { signature, extended }) : [];
   if (refusals.length > 0 || drift.length > 0 || signatures.length > 0) {
     return { refusals, drift, ...(signatures.length ? { signatureDrift: signatures } : {}), traces, warnings, card };
   }
+  const originAuth = originAuthRecord([...entryOrigins({ resolved: loaded.resolved, extended: extended ? { resolved: extended.url } : undefined, plans }), ...authenticated], given.originAuthConfig);
   return {
     entry: {
       card: entry.card,
@@ -101,6 +105,7 @@ export async function resolveAgent(entry: AgentEntry, settings: AgentSettings, g
         ? { extended: { resolved: extended.url, integrity: integrityOf(extended.raw), snapshot: extended.raw, signature: extended.signature } }
         : {}),
       plans,
+      ...(originAuth ? { originAuth } : {}),
     },
     refusals,
     drift,

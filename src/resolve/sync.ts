@@ -28,7 +28,7 @@ export async function syncLock(manifest: Manifest, previous: Lockfile | undefine
     toResolve,
     options.concurrency ?? DEFAULT_CONCURRENCY,
     ({ name, constrainTo, credentialRouteFrom }) =>
-      resolveAgent(manifest.agents[name]!, agentSettings(manifest, name), options, { ...(constrainTo ? { constrainTo } : {}), ...(credentialRouteFrom ? { credentialRouteFrom } : {}) }),
+      resolveAgent(manifest.agents[name]!, agentSettings(manifest, name), manifest.originAuth ? { ...options, originAuthConfig: manifest.originAuth } : options, { ...(constrainTo ? { constrainTo } : {}), ...(credentialRouteFrom ? { credentialRouteFrom } : {}) }),
     options.onProgress,
   );
   const outcomes = new Map<string, PromiseSettledResult<Resolution>>(toResolve.map((agent, i) => [agent.name, settled[i]!]));

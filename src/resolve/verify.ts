@@ -13,18 +13,20 @@ import { ciBase, gitRoot, mergeBase, readAtRevision, resolveRevision, type CiSou
 import { readLockfile } from '../fs/lockfile.js';
 import { readManifest } from '../fs/manifest.js';
 import { formatPath, own } from '../json-path.js';
-import { gateFromBase, type CredentialGate } from '../lock/base-gate.js';
+import { baseUnreadable, credentialRouteNew, gateFromBase, withheldOriginAuth, type CredentialGate } from '../lock/base-gate.js';
 import { parseLockfile } from '../lock/format.js';
 import { checkOffline } from '../lock/offline.js';
-import { okReport, outOfDateReport, overallExitCode, strictExitCode, type AgentReport } from '../lock/report.js';
+import { okReport, outOfDateReport, overallExitCode, strictExitCode, withUnchecked, type AgentReport } from '../lock/report.js';
 import { manifestMismatches } from '../lock/satisfies.js';
 import { credentialWarnings } from '../lock/unused-credentials.js';
-import type { Lockfile } from '../lock/schema.js';
+import type { LockEntry, Lockfile } from '../lock/schema.js';
 import { parseManifest } from '../manifest/parse.js';
-import type { Manifest } from '../manifest/schema.js';
+import type { AgentSettings, Manifest } from '../manifest/schema.js';
 import { interleaveBy, mapSettled } from '../pool.js';
 import { checkServed, loadServedCard, servedCardSettles } from './check-served.js';
 import { DEFAULT_CONCURRENCY, type ResolveOptions } from './options.js';
+import { unsetOriginAuth } from '../credentials.js';
+import { withOriginAuthLoaded } from './load-card.js';
 
 /** A manifest and its lockfile, read and validated. */
 export interface Project {
@@ -83,6 +85,7 @@ export async function checkProject(project: Project, { names, offline = false, g
       const settings = project.lock.settings[name]!;
       const source = `${project.lockfile} ${formatPath(['agents', name])}`;
       if (offline) return checkOffline(entry, settings, source) ?? okReport();
+      if (entry.originAuth && Object.keys(entry.originAuth).length > 0) return checkWithOriginAuth(name, entry, settings, source);
       const served = loadServedCard(entry, settings, options);
       const loaded = await served.catch(() => undefined);
       if (loaded && servedCardSettles(entry, loaded)) {
@@ -97,6 +100,25 @@ export async function checkProject(project: Project, { names, offline = false, g
     },
     offline ? undefined : options.onProgress,
   );
+  /**
+   * An agent behind platform authentication: its card request carries a credential, so the
+   * offline check comes first, then the review gate (a placement the base lockfile did not record
+   * alike withholds every one: nothing is sent, the agent is `unchecked`), then the cards served
+   * now with the placements its entry records.
+   */
+  async function checkWithOriginAuth(name: string, entry: LockEntry, settings: AgentSettings, source: string): Promise<AgentReport> {
+    const offlineReport = checkOffline(entry, settings, source);
+    if (offlineReport) return offlineReport;
+    const gate = gateOf?.(name);
+    const withheld = gate ? withheldOriginAuth(gate, entry) : [];
+    if (gate && withheld.length > 0) return withUnchecked(okReport(), gate.kind === 'unreadable' ? baseUnreadable() : credentialRouteNew(withheld));
+    // No platform credential in this run (a fork's pull request has no secrets): nothing is asked
+    // for; checked offline only, and said (exit 1 under --strict), as an unread extended card is.
+    const unset = unsetOriginAuth(entry.originAuth!, options);
+    if (unset !== undefined) return withUnchecked(okReport(), { reason: 'credential-unset', message: `not checked against the card served now: ${unset}` });
+    const agentOptions = await withOriginAuthLoaded(options, entry.originAuth);
+    return checkServed({ entry, settings, credentials: own(project.manifest.agents, name)?.credentials ?? {}, snapshotsIntact: true, ...(gate && entry.extended ? { gate } : {}) }, agentOptions);
+  }
   scheduled.forEach((name, i) => {
     const r = results[i]!;
     if (r.status === 'rejected') throw r.reason;

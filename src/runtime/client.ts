@@ -23,6 +23,7 @@ import type { Client, RequestOptions, Transport } from '@a2a-js/sdk/client';
 import { AgentCallError, FetchError, isA2aLockError, PlanViolationError, UsageError, type A2aLockError } from '../errors.js';
 import type { FallbackInterface, Plan } from '../negotiate/types.js';
 import { placementSecrets, redactError } from '../credentials.js';
+import { versionHeaderLost, versionHeaderLostMessage } from '../card/version-header.js';
 import { classifySdkError, type AgentErrorKind } from './classify.js';
 import { secretsSentWith } from './enforce.js';
 import { peer } from './peer.js';
@@ -154,6 +155,8 @@ class PlanTransport implements Transport {
       const error = await this.scrub(raw);
       const kind = classifySdkError(error);
       const poll = plan.fallbacks?.delivery.includes('poll') ?? false;
+      const lost = kind === 'version-not-supported' ? headerLost(plan, error) : undefined;
+      if (kind && lost) throw this.runtime.degrade(kind, `${kind} on SendStreamingMessage at ${describe(plan)}: ${lost}`, error);
       if (!seen && kind === 'version-not-supported') {
         const next = this.versionFallback();
         if (next) {
@@ -239,6 +242,8 @@ class PlanTransport implements Transport {
       const error = await this.scrub(raw);
       const kind: AgentErrorKind | undefined = classifySdkError(error);
       if (!kind) throw typedError(this.runtime, plan, error);
+      const lost = kind === 'version-not-supported' ? headerLost(plan, error) : undefined;
+      if (lost) throw this.runtime.degrade(kind, `${kind} on ${name} at ${describe(plan)}: ${lost}`, error);
       const next = kind === 'version-not-supported' ? this.versionFallback() : undefined;
       if (next) {
         this.runtime.fallback(kind, describe(plan), describe(next));
@@ -259,6 +264,17 @@ class PlanTransport implements Transport {
       throw this.runtime.degrade(kind, deadEnd(plan, kind, name), error);
     }
   }
+}
+
+/**
+ * A VersionNotSupported whose words say the agent saw another version than the plan's (the
+ * `A2A-Version` header removed or rewritten on the way, see {@link versionHeaderLost}): the
+ * explanation; no version fallback is taken for it. `undefined` otherwise.
+ */
+function headerLost(plan: Plan, error: unknown): string | undefined {
+  const text = error instanceof Error ? error.message : (error as { details?: unknown } | null)?.details;
+  const lost = versionHeaderLost(plan.protocolVersion, text);
+  return lost ? versionHeaderLostMessage(plan.protocolVersion, lost.seen) : undefined;
 }
 
 /**

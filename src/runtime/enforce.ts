@@ -23,8 +23,15 @@ export interface EnforcementContext {
   iface: FallbackInterface;
   /** The skill's locked input modes (from the locked snapshot). */
   inputModes: readonly string[];
-  /** The credential placements for the locked security requirement, read at request time. */
-  placements: () => Promise<CredentialPlacement[]>;
+  /** The credential placements for the locked security requirement, read at request time for a request to `iface`. */
+  placements: (iface: FallbackInterface) => Promise<CredentialPlacement[]>;
+  /** The locked `pushEndpoint` (the agent's settings): the only URL a push notification config may name (absent: none). */
+  pushEndpoint?: string | null;
+  /**
+   * Called once when the agent answers 401: drops the OAuth access tokens just sent and returns true
+   * when there were any, and the request is then sent once more with new ones (absent: never).
+   */
+  renew?: () => boolean;
   /** False when the locked security requirement is empty (no credential to read). */
   security: boolean;
   /** The fetch that sends (default: the global fetch). */
@@ -163,15 +170,20 @@ export function enforcingFetch(ctx: EnforcementContext): typeof fetch {
     for (const [name, value] of Object.entries(headers)) {
       if (name !== 'a2a-version' && name !== 'a2a-extensions' && name !== 'x-a2a-extensions') planned[name] = value;
     }
-    const placements = ctx.security ? await ctx.placements() : [];
-    if (placements.length > 0) {
-      let seen = sentSecrets.get(ctx.placements);
-      if (!seen) sentSecrets.set(ctx.placements, (seen = new Set()));
-      for (const secret of placementSecrets(placements)) seen.add(secret);
-    }
+    const read = async () => {
+      const placed = ctx.security ? await ctx.placements(ctx.iface) : [];
+      if (placed.length > 0) {
+        let seen = sentSecrets.get(ctx.placements);
+        if (!seen) sentSecrets.set(ctx.placements, (seen = new Set()));
+        for (const secret of placementSecrets(placed)) seen.add(secret);
+      }
+      return placed;
+    };
+    let placements = await read();
     const signal = init?.signal ?? request?.signal;
 
     let target = href;
+    let renewed = false;
     for (let hops = 0; ; hops++) {
       const applied = placements.length > 0 ? applyCredentials(target, planned, placements) : { url: target, headers: planned };
       let response: Response;
@@ -180,6 +192,14 @@ export function enforcingFetch(ctx: EnforcementContext): typeof fetch {
       } catch (error) {
         // The caller's own fetch may quote the request (an apiKey in the query, percent-encoded): its error is kept as `cause`, redacted.
         throw sendError(placements.length > 0 ? redactError(error, placementSecrets(placements)) : error, redact(new URL(target)), { agent: ctx.agent, skill: ctx.skill });
+      }
+      // An OAuth access token refused (revoked, expired early): once more with a new one.
+      if (response.status === 401 && !renewed && ctx.renew?.()) {
+        renewed = true;
+        await response.body?.cancel();
+        placements = await read();
+        hops--;
+        continue;
       }
       if (response.status < 300 || response.status >= 400 || !response.headers.has('location')) return response;
       const next = new URL(response.headers.get('location')!, target);
@@ -278,6 +298,8 @@ function checkBody(ctx: EnforcementContext, restCall: CallKind | undefined, body
     // Any other call is checked by its name alone, so it may carry nothing the plan governs.
     const field = params ? PLAN_FIELDS.find((k) => params[k] !== undefined && params[k] !== null) : undefined;
     if (field !== undefined && kind !== 'push-set') throw violation(`a ${restCall ? 'request on this route' : 'call of this method'} carrying "${field}" (a message or send configuration) is not one this plan can check`);
+    // Creating a push config (JSON-RPC Create/set; an HTTP+JSON pushNotificationConfigs body): its URL is the locked one.
+    if (kind === 'push-set') checkPushEndpoint(ctx.pushEndpoint ?? null, params ?? json, violation);
     return body;
   }
   if (!params) {
@@ -306,6 +328,7 @@ function checkBody(ctx: EnforcementContext, restCall: CallKind | undefined, body
   if (PUSH_FIELDS.some((k) => configuration[k]) && ctx.plan.delivery !== 'push') {
     throw violation(`a push notification config, but the locked delivery is ${ctx.plan.delivery}`);
   }
+  for (const k of PUSH_FIELDS) if (configuration[k]) checkPushEndpoint(ctx.pushEndpoint ?? null, configuration[k], violation);
   const { acceptedOutputModes: camel, accepted_output_modes: snake } = configuration;
   for (const mode of [camel, snake].filter(Array.isArray).flat()) {
     if (typeof mode !== 'string' || !ctx.plan.acceptedOutputModes.some((m) => sameMediaType(m, mode))) {
@@ -316,6 +339,34 @@ function checkBody(ctx: EnforcementContext, restCall: CallKind | undefined, body
   if (Array.isArray(camel) ? camel.length > 0 : Array.isArray(snake) && snake.length > 0) return body;
   params.configuration = { ...configuration, acceptedOutputModes: [...ctx.plan.acceptedOutputModes] };
   return JSON.stringify(json);
+}
+
+/**
+ * Check a push notification config against the locked push endpoint: every `url` it carries (the
+ * 1.0 `TaskPushNotificationConfig.url`, the 0.3 `pushNotificationConfig.url`, at any depth up to 4,
+ * either spelling of the nesting) must be the locked `pushEndpoint` (compared as parsed URLs); a
+ * config with no `url` is refused too (fail closed).
+ * @throws PlanViolationError (via `violation`) otherwise; nothing is sent
+ */
+export function checkPushEndpoint(pushEndpoint: string | null, config: unknown, violation: (m: string) => Error): void {
+  const urls: unknown[] = [];
+  const walk = (v: unknown, depth: number) => {
+    if (!isObject(v) || depth > 4) return;
+    for (const [key, value] of Object.entries(v)) {
+      if (key === 'url') urls.push(value);
+      else walk(value, depth + 1);
+    }
+  };
+  walk(config, 0);
+  if (urls.length === 0) throw violation('a push notification config without a url: only the locked pushEndpoint may receive notifications');
+  const locked = pushEndpoint !== null && URL.canParse(pushEndpoint) ? new URL(pushEndpoint).href : undefined;
+  for (const url of urls) {
+    const given = typeof url === 'string' && URL.canParse(url) ? new URL(url) : undefined;
+    if (!given || given.href !== locked) {
+      const shown = given ? redact(given) : 'a value that is not a URL';
+      throw violation(`the push notification config url ${shown} is not the locked pushEndpoint ${locked ? redact(new URL(locked)) : '(none)'}`);
+    }
+  }
 }
 
 /** The push config fields of a send configuration: 1.0, 0.3 JSON-RPC and 0.3 HTTP+JSON, both spellings. */

@@ -4,16 +4,18 @@
  * metadata and the credential (A2A 1.0 §10: service parameters travel as gRPC metadata), and a
  * check of SendMessage requests (parts, acceptedOutputModes, push config) before the call starts.
  * The channel is TLS unless the host is loopback or the caller opts in to plaintext
- * ({@link grpcChannel}; the SDK's own default is plaintext).
+ * ({@link grpcChannel}; the SDK's own default is plaintext). An UNAUTHENTICATED answer with OAuth
+ * client credentials tokens renews them and sends the call once more, as a 401 does over HTTP.
  */
 import type { AgentCard } from '@a2a-js/sdk';
 import type { Transport } from '@a2a-js/sdk/client';
 import { PlanViolationError } from '../errors.js';
 import { isLoopbackUrl } from '../card/host.js';
+import { checkPushEndpoint } from './enforce.js';
 import { peer } from './peer.js';
 import { sameMediaType } from '../negotiate/media.js';
 import type { FallbackInterface } from '../negotiate/types.js';
-import type { AgentRuntime } from './types.js';
+import type { AgentRuntime, ChannelCredentials } from './types.js';
 
 type SendParams = Parameters<Transport['sendMessage']>[0];
 
@@ -47,17 +49,17 @@ export function grpcChannel(
 }
 
 /** A gRPC transport for `iface` under the plan of `runtime`; `credentials` (createClient's) win over loadLock's. */
-export async function grpcTransport(runtime: AgentRuntime, iface: FallbackInterface, card: AgentCard, credentials?: import('@grpc/grpc-js').ChannelCredentials): Promise<Transport> {
+export async function grpcTransport(runtime: AgentRuntime, iface: FallbackInterface, card: AgentCard, credentials?: ChannelCredentials): Promise<Transport> {
   const violation = (message: string) => new PlanViolationError(runtime.name, runtime.skill, message);
   const given = credentials ?? runtime.grpc.credentials;
   // Decided before anything is loaded or connected: a refused plaintext target never sees a packet.
   const channel = grpcChannel(iface.url, { allowInsecure: runtime.grpc.allowInsecure, hasCredentials: given !== undefined }, violation);
   const [{ GrpcTransportFactory }, grpc] = await peer(() => Promise.all([import('@a2a-js/sdk/client/grpc'), import('@grpc/grpc-js')]));
-  const grpcChannelCredentials = channel.security === 'credentials' ? given! : channel.security === 'tls' ? grpc.credentials.createSsl() : grpc.credentials.createInsecure();
+  const grpcChannelCredentials = channel.security === 'credentials' ? (given as import('@grpc/grpc-js').ChannelCredentials) : channel.security === 'tls' ? grpc.credentials.createSsl() : grpc.credentials.createInsecure();
   const { plan } = runtime;
   /** The credential as gRPC metadata `[name, value]` (read now). @throws PlanViolationError an apiKey in a query or cookie */
   const credentialHeaders = async (): Promise<Array<[string, string]>> =>
-    (await runtime.placements()).flatMap((p) => {
+    (await runtime.placements(iface)).flatMap((p) => {
       if (Object.keys(p.query).length + Object.keys(p.cookies).length > 0) throw violation('an apiKey in a query parameter or cookie cannot travel over gRPC');
       return Object.entries(p.headers).map(([name, value]): [string, string] => [name.toLowerCase(), value]);
     });
@@ -112,20 +114,47 @@ export async function grpcTransport(runtime: AgentRuntime, iface: FallbackInterf
       if (typeof value !== 'function' || !(streaming.has(key) || unary.has(key))) return typeof value === 'function' ? value.bind(target) : value;
       const call = (args: unknown[]) => {
         if (key === 'sendMessage' || key === 'sendMessageStream') args[0] = check(args[0] as SendParams);
+        if (key === 'createTaskPushNotificationConfig') checkPushEndpoint(runtime.pushEndpoint, args[0], violation);
         return (value as (...a: unknown[]) => unknown).apply(target, args);
       };
       if (streaming.has(key)) {
         return async function* (...args: unknown[]) {
-          await credentialsReady();
-          yield* call(args) as AsyncGenerator<unknown>;
+          for (let renewed = false; ; renewed = true) {
+            await credentialsReady();
+            let started = false;
+            try {
+              for await (const event of call(args) as AsyncGenerator<unknown>) {
+                started = true;
+                yield event;
+              }
+              return;
+            } catch (error) {
+              // Refused before its first event: once more with a new OAuth token (as a 401 over HTTP).
+              if (started || renewed || !refusedCredential(error) || !runtime.renew()) throw error;
+            }
+          }
         };
       }
       return async (...args: unknown[]) => {
         await credentialsReady();
-        return call(args);
+        try {
+          return await call(args);
+        } catch (error) {
+          // An OAuth access token refused (revoked, expired early): once more with a new one.
+          if (!refusedCredential(error) || !runtime.renew()) throw error;
+          await credentialsReady();
+          return call(args);
+        }
       };
     },
   });
+}
+
+/** gRPC status UNAUTHENTICATED (16), as the SDK's gRPC transport reports it (`status`) or grpc-js does (`code`). */
+function refusedCredential(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const e = error as { status?: unknown; code?: unknown; details?: unknown };
+  return e.status === 16 || (e.code === 16 && 'details' in e);
 }
 
 /** `host:port` for grpc-js from the interface URL (`grpc://`, `grpcs://`, `http(s)://` or already `host:port`). */
@@ -143,6 +172,7 @@ function checkSendRequest(runtime: AgentRuntime, params: SendParams, violation: 
   }
   const configuration = params.configuration;
   if (configuration?.taskPushNotificationConfig && runtime.plan.delivery !== 'push') throw violation(`a push notification config, but the locked delivery is ${runtime.plan.delivery}`);
+  if (configuration?.taskPushNotificationConfig) checkPushEndpoint(runtime.pushEndpoint, configuration.taskPushNotificationConfig, violation);
   const modes = configuration?.acceptedOutputModes ?? [];
   for (const mode of modes) {
     if (!runtime.plan.acceptedOutputModes.some((m) => sameMediaType(m, mode))) throw violation(`accepted output mode ${JSON.stringify(mode)} is not locked`);

@@ -8,18 +8,25 @@ import { EventEmitter } from 'node:events';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
-import { placeCredential, type CredentialPlacement } from '../credentials.js';
-import { networkOptionsOf } from '../http/network-options.js';
+import { clientCredentialsTokenUrl, placeCredential, type CredentialPlacement } from '../credentials.js';
+import { ClientCredentialsTokens, type ClientCredentialsGrant } from '../http/oauth-token.js';
+import type { SecurityScheme } from '../card/model.js';
+import { networkOptionsOf, proxyVariableSet } from '../http/network-options.js';
 import { A2aLockError, AgentDegradedError, InvalidInputError, PlanViolationError, UsageError } from '../errors.js';
 import type { LockEntry } from '../lock/schema.js';
 import type { LockfileTop } from '../lock/top.js';
-import type { AgentEntry, Manifest } from '../manifest/schema.js';
-import type { Plan } from '../negotiate/types.js';
-import { isCleartextOffLoopback } from '../card/host.js';
+import type { AgentEntry, AgentSettings, Manifest } from '../manifest/schema.js';
+import type { FallbackInterface, Plan } from '../negotiate/types.js';
+import { isCleartextOffLoopback, originOf } from '../card/host.js';
 import { CARD_PATH, LEGACY_CARD_PATH } from '../card/location.js';
 import { cardServingFetch, lockedCardUrls, narrowedCard, type CardWireShape } from './card.js';
 import { enforcingFetch } from './enforce.js';
+import { originAuthenticator } from '../http/origin-auth.js';
+import { originAuthFetch } from './origin-auth.js';
 import type { AgentRuntime, DegradedEvent, DriftEvent, FallbackEvent, FallbackReason, LoadLockOptions, LockedAgent } from './types.js';
+
+/** A manifest credential source's OAuth client (`{"oauth": …}`). */
+type OAuthClientSource = Extract<AgentEntry['credentials'][string], { oauth: unknown }>['oauth'];
 
 /** The zod-based checks (`checks.ts`): loaded on the first `lock.agent()`, or by an eager `loadLock`. */
 type Checks = typeof import('./checks.js');
@@ -67,6 +74,10 @@ export class Lock extends EventEmitter {
   readonly #checked: Map<string, Checked>;
 
   #timer: NodeJS.Timeout | undefined;
+  /** What requests are sent with: the `fetch` option, else {@link defaultFetch} (as the environment was when loaded). */
+  readonly #send: typeof fetch;
+  /** OAuth client-credentials access tokens, cached per token URL, client and scopes (made on first use). */
+  #tokenCache: ClientCredentialsTokens | undefined;
   #refreshing = false;
 
   /** @internal use {@link loadLock} */
@@ -78,6 +89,7 @@ export class Lock extends EventEmitter {
     this.#manifestText = manifest;
     if (manifest?.checked) this.#manifestChecked = { checked: manifest.checked };
     this.#options = options;
+    this.#send = options.fetch ?? defaultFetch();
     if (options.refreshIntervalMs !== undefined) {
       this.#timer = setInterval(() => void this.refresh(), options.refreshIntervalMs);
       this.#timer.unref();
@@ -107,10 +119,10 @@ export class Lock extends EventEmitter {
     if (!Object.hasOwn(this.#lock.agents, name)) throw new UsageError(`${this.#source}: no locked agent "${name}" (locked: ${this.agents.join(', ') || 'none'})`);
     const checked = this.#check(name);
     if ('error' in checked) throw checked.error;
-    const { entry } = checked;
+    const { entry, settings } = checked;
     const plan = Object.hasOwn(entry.plans, skill) ? entry.plans[skill] : undefined;
     if (!plan) throw new UsageError(`${this.#source}: agent "${name}" has no locked skill "${skill}" (locked: ${Object.keys(entry.plans).join(', ')})`);
-    const runtime = this.#runtime(name, skill, entry, deepFreeze(structuredClone(plan)));
+    const runtime = this.#runtime(name, skill, entry, settings.pushEndpoint, deepFreeze(structuredClone(plan)), settings);
     const degradedMap = this.#degraded;
     const fallbackCounts = this.#fallbacks;
     const cards = new Map<CardWireShape, Record<string, unknown>>();
@@ -185,9 +197,9 @@ export class Lock extends EventEmitter {
     try {
       // The check modules first, synchronously, so that the import below finds them loaded.
       checksNow();
-      const { checkServed } = await import('../resolve/check-served.js');
+      const [{ checkServed }, { withOriginAuth }] = await Promise.all([import('../resolve/check-served.js'), import('../http/origin-auth.js')]);
       const baseDir = dirname(this.#options.manifest ?? this.#source);
-      const options = { baseDir, ...networkOptionsOf(this.#options), env: this.#options.env ?? process.env };
+      const options = { baseDir, ...networkOptionsOf(this.#options), env: this.#options.env ?? process.env, ...(this.#options.originAuth ? { originAuthProviders: this.#options.originAuth } : {}) };
       for (const name of Object.keys(this.#lock.agents)) {
         // An agent whose entry fails its checks is never used (lock.agent() throws): nothing to refresh.
         let checked: Checked;
@@ -198,10 +210,13 @@ export class Lock extends EventEmitter {
         }
         if ('error' in checked) continue;
         const { entry, settings } = checked;
-        const report = await checkServed({ entry, settings, credentials: this.#sources(name) }, options);
+        const report = await checkServed({ entry, settings, credentials: this.#sources(name) }, withOriginAuth(options, entry.originAuth));
         if (report.status !== 'drift') continue;
         this.emit('drift', { agent: name, report } satisfies DriftEvent);
-        this.#markDegraded(name, undefined, 'drift', `the agent's card is now beyond the lockfile (run a2a verify)`);
+        // The skills whose plans drifted; a signature that no longer holds concerns every skill.
+        const drifted = [...new Set((report.drift ?? []).map((d) => d.skill))].sort();
+        const skills = drifted.length > 0 ? drifted : Object.keys(entry.plans).sort();
+        this.#markDegraded(name, skills, 'drift', `the agent's card is now beyond the lockfile (run a2a verify)`);
       }
     } finally {
       this.#refreshing = false;
@@ -212,41 +227,88 @@ export class Lock extends EventEmitter {
     return this.#manifest?.agents[name]?.credentials ?? {};
   }
 
-  #markDegraded(name: string, skill: string | undefined, reason: DegradedEvent['reason'], message: string, cause?: unknown): AgentDegradedError {
-    const error = new AgentDegradedError(name, skill ?? '*', reason, message, { cause });
+  get #tokens(): ClientCredentialsTokens {
+    return (this.#tokenCache ??= new ClientCredentialsTokens(this.#send, { ...(this.#options.timeoutMs !== undefined ? { timeoutMs: this.#options.timeoutMs } : {}) }));
+  }
+
+  /**
+   * The access token for scheme `scheme` of agent `name` from the manifest's OAuth client: requested
+   * from the client credentials flow's `tokenUrl` of the LOCKED card (never a fresh one), with the
+   * locked requirement's scopes; the grant is added to `grants` (what a 401 renews).
+   * @throws UsageError when the locked scheme has no client credentials flow; A2aLockError
+   *   `credential-unset` naming an unset variable; the token request's errors (see `http/oauth-token.ts`)
+   */
+  async #clientCredentialsToken(name: string, skill: string, scheme: string, definition: SecurityScheme, oauth: OAuthClientSource, scopes: readonly string[], env: NodeJS.ProcessEnv, grants: Set<ClientCredentialsGrant>): Promise<string> {
+    const tokenUrl = clientCredentialsTokenUrl(definition);
+    if (tokenUrl === undefined) throw new UsageError(`${name} (${skill}): a2a.json gives an OAuth client for scheme "${scheme}", but the locked card's scheme is ${definition.type === 'oauth2' ? 'an oauth2 scheme without a clientCredentials flow (authorizationCode and deviceCode tokens come from the application: pass a credentials provider)' : `of type ${definition.type}`}`);
+    const read = (variable: string) => {
+      const value = env[variable];
+      if (!value) throw new A2aLockError('credential-unset', `${name} (${skill}): no credential for scheme "${scheme}" (${variable} is not set)`, { data: { agent: name, scheme, variable } });
+      return value;
+    };
+    const grant: ClientCredentialsGrant = { tokenUrl, clientId: read(oauth.clientId.env), clientSecret: read(oauth.clientSecret.env), scopes: [...scopes], ...(oauth.clientAuth ? { clientAuth: oauth.clientAuth } : {}) };
+    const token = await this.#tokens.token(grant);
+    for (const g of grants) if (g.tokenUrl === grant.tokenUrl && g.clientId === grant.clientId) grants.delete(g);
+    grants.add(grant);
+    return token;
+  }
+
+  /** Mark agent `name` degraded for `skills` (the first named in the error), once per agent. */
+  #markDegraded(name: string, skills: readonly string[], reason: DegradedEvent['reason'], message: string, cause?: unknown): AgentDegradedError {
+    const skill = skills[0] ?? '*';
+    const error = new AgentDegradedError(name, skills.length > 1 ? skills.join(', ') : skill, reason, message, { cause });
     if (!this.#degraded.has(name)) {
       this.#degraded.set(name, error);
-      this.emit('degraded', { agent: name, skill, reason, error } satisfies DegradedEvent);
+      this.emit('degraded', { agent: name, skill, skills: [...skills], reason, error } satisfies DegradedEvent);
     }
     return error;
   }
 
-  #runtime(name: string, skill: string, entry: LockEntry, plan: Plan): AgentRuntime {
-    const card = checksNow().lockedNegotiationCard(entry, `${this.#source} agents.${name}`);
+  #runtime(name: string, skill: string, entry: LockEntry, pushEndpoint: string | null, plan: Plan, settings: AgentSettings): AgentRuntime {
+    const card = checksNow().lockedNegotiationCard(entry, `${this.#source} agents.${name}`, settings);
     const found = card.skills.find((s) => s.id === skill);
     const inputModes = found?.inputModes?.length ? found.inputModes : card.defaultInputModes;
     const sources = this.#sources(name);
-    const providers = this.#options.credentials ?? {};
+    const credentials = this.#options.credentials;
+    const providers = typeof credentials === 'function' ? undefined : credentials && Object.hasOwn(credentials, name) ? credentials[name]! : {};
     const env = this.#options.env ?? process.env;
-    const send = this.#options.fetch ?? globalThis.fetch;
-    const placements = async (): Promise<CredentialPlacement[]> => {
+    // The platform's credential (originAuth) goes with every request to the origins the entry records.
+    const send = entry.originAuth ? originAuthFetch(this.#send, originAuthenticator(entry.originAuth, { env, ...(this.#options.originAuth ? { providers: this.#options.originAuth } : {}) })) : this.#send;
+    /** The OAuth client-credentials grants whose tokens this agent's requests carry (dropped on a 401). */
+    const grants = new Set<ClientCredentialsGrant>();
+    const placements = async (iface: FallbackInterface = plan): Promise<CredentialPlacement[]> => {
       const out: CredentialPlacement[] = [];
-      for (const scheme of Object.keys(plan.security)) {
+      for (const [scheme, scopes] of Object.entries(plan.security)) {
         const definition = card.securitySchemes[scheme];
         if (!definition) throw new InvalidInputError('lockfile-invalid', this.#source, `agent "${name}" locks scheme "${scheme}", which its card does not define`);
-        const provider = Object.hasOwn(providers, scheme) ? providers[scheme] : undefined;
-        const variable = Object.hasOwn(sources, scheme) ? sources[scheme]!.env : undefined;
-        const secret: unknown = provider ? await provider() : variable !== undefined ? env[variable] : undefined;
+        // One function answers everything; else this agent's provider for the scheme; else the manifest.
+        const provider = typeof credentials === 'function' ? credentials : providers && Object.hasOwn(providers, scheme) ? providers[scheme] : undefined;
+        const source = !provider && Object.hasOwn(sources, scheme) ? sources[scheme]! : undefined;
+        if (source && 'oauth' in source) {
+          out.push(placeCredential(definition, await this.#clientCredentialsToken(name, skill, scheme, definition, source.oauth, scopes, env, grants), scheme));
+          continue;
+        }
+        const variable = source?.env;
+        const secret: unknown = provider ? await provider({ agent: name, skill, scheme, scopes: [...scopes], origin: originOf(iface.url) }) : variable !== undefined ? env[variable] : undefined;
         if (secret !== undefined && typeof secret !== 'string') {
           throw new UsageError(`${name} (${skill}): the credentials provider for scheme "${scheme}" returned ${secret === null ? 'null' : Array.isArray(secret) ? 'an array' : `a ${typeof secret}`}, not a string`);
         }
         if (secret === undefined || secret === '') {
-          const where = variable !== undefined ? `${variable} is not set` : 'no credentials option or manifest source names it';
-          throw new A2aLockError('credential-unset', `${name} (${skill}): no credential for scheme "${scheme}" (${where})`, { data: { agent: name, scheme, ...(variable ? { variable } : {}) } });
+          const by = typeof credentials === 'function' ? 'the credentials function of loadLock' : `loadLock's credentials["${name}"]["${scheme}"]`;
+          const where = provider ? `${by} returned nothing` : variable !== undefined ? `${variable} is not set` : 'no credentials option or manifest source names it';
+          const data = { agent: name, scheme, ...(provider ? { provider: by } : variable ? { variable } : {}) };
+          throw new A2aLockError('credential-unset', `${name} (${skill}): no credential for scheme "${scheme}" (${where})`, { data });
         }
         out.push(placeCredential(definition, secret, scheme));
       }
       return out;
+    };
+    /** A 401 (gRPC: UNAUTHENTICATED): forget the OAuth tokens sent (true when there were any, so one retry with new ones is worth it). */
+    const renew = (): boolean => {
+      if (grants.size === 0) return false;
+      for (const grant of grants) this.#tokens.forget(grant);
+      grants.clear();
+      return true;
     };
     const fetches = new Map<string, typeof fetch>();
     return {
@@ -255,17 +317,19 @@ export class Lock extends EventEmitter {
       plan,
       card,
       inputModes,
+      pushEndpoint,
       placements,
+      renew,
       grpc: { allowInsecure: this.#options.allowInsecureGrpc === true, ...(this.#options.grpcChannelCredentials ? { credentials: this.#options.grpcChannelCredentials } : {}) },
       fetchFor: (iface) => {
         const key = `${iface.protocolBinding}\n${iface.protocolVersion}\n${iface.url}`;
         let enforcing = fetches.get(key);
         // A credential never crosses the network in cleartext, whatever the lockfile says.
         const guarded = isCleartextOffLoopback(iface.url) ? () => Promise.reject(cleartextRefusal(name, skill, iface.url)) : placements;
-        if (!enforcing) fetches.set(key, (enforcing = enforcingFetch({ agent: name, skill, plan, iface, inputModes, placements: guarded, security: Object.keys(plan.security).length > 0, send })));
+        if (!enforcing) fetches.set(key, (enforcing = enforcingFetch({ agent: name, skill, plan, iface, inputModes, placements: guarded, pushEndpoint, renew, security: Object.keys(plan.security).length > 0, send })));
         return enforcing;
       },
-      degrade: (reason, message, cause) => this.#markDegraded(name, skill, reason, message, cause),
+      degrade: (reason, message, cause) => this.#markDegraded(name, [skill], reason, message, cause),
       fallback: (reason, from, to) => {
         const counts = this.#fallbacks.get(name) ?? {};
         counts[reason] = (counts[reason] ?? 0) + 1;
@@ -314,6 +378,7 @@ export async function loadLock(options: LoadLockOptions = {}): Promise<Lock> {
   if (text === undefined) throw new InvalidInputError('lockfile-invalid', source, 'no lockfile here', { hint: 'run a2a lock' });
   // Eager: the whole file against the lockfile schema, as the CLI reads it (the same first error).
   const lock: LockfileTop = options.eager ? loadedChecks!.parseLockfile(text, source) : parseLockfileTop(text, source);
+  checkCredentialsOption(options.credentials, lock, source);
   for (const name of Object.keys(lock.agents)) {
     if (!Object.hasOwn(lock.settings, name)) throw new InvalidInputError('lockfile-invalid', source, `agent "${name}" has no settings`, { path: `$.settings["${name}"]` });
   }
@@ -335,6 +400,47 @@ export async function loadLock(options: LoadLockOptions = {}): Promise<Lock> {
     }
   }
   return new Lock(lock, source, manifest, options, checked);
+}
+
+/**
+ * The runtime's default fetch, chosen when a `Lock` is made: the global fetch, through the shared
+ * proxy-aware dispatcher (`http/dispatcher.ts`, the one the CLI and `lock.refresh()` use) when
+ * `HTTPS_PROXY` / `HTTP_PROXY` is set, so `NO_PROXY` is honoured the same way; without a proxy
+ * variable it is the global fetch itself and no undici module loads.
+ * @throws UsageError when a proxy variable is not an http(s) URL
+ */
+function defaultFetch(): typeof fetch {
+  if (!proxyVariableSet(process.env)) return globalThis.fetch;
+  return async (input, init) => {
+    const { getDefaultDispatcher } = await import('../http/dispatcher.js');
+    return globalThis.fetch(input, { ...init, dispatcher: getDefaultDispatcher() } as RequestInit);
+  };
+}
+
+/** The form of `credentials` the messages below show. */
+const PER_AGENT_FORM = "credentials: { 'research-agent': { bearer: () => token } } (per locked agent, then scheme), or credentials: ({ agent, skill, scheme, scopes, origin }) => token";
+
+/**
+ * Check `loadLock`'s `credentials` option against the locked agents. The rule: a function is the
+ * one provider of every credential; otherwise every key must be a locked agent name and every value
+ * an object whose every value is a function (scheme → provider). A function directly under
+ * `credentials` is the scheme-only form (a2a-lock 0.1: `{ bearer: provider }`), which applied one
+ * secret to every agent: refused, naming the per-agent form, even under a key that is an agent's name.
+ * @throws UsageError for anything else, before anything is sent
+ */
+function checkCredentialsOption(credentials: LoadLockOptions['credentials'], lock: LockfileTop, source: string): void {
+  if (credentials === undefined || typeof credentials === 'function') return;
+  const refuse = (message: string) => new UsageError(`loadLock: ${message}; use ${PER_AGENT_FORM}`);
+  if (typeof credentials !== 'object' || credentials === null || Array.isArray(credentials)) throw refuse('credentials is neither an object nor a function');
+  for (const [key, value] of Object.entries(credentials)) {
+    const shown = JSON.stringify(key.slice(0, 60));
+    if (typeof value === 'function') throw refuse(`credentials[${shown}] is a function: the scheme-only form { [scheme]: provider } is not supported (it gave every agent the same secret)`);
+    if (!Object.hasOwn(lock.agents, key)) throw refuse(`credentials names ${shown}, which is not an agent of ${source} (locked: ${Object.keys(lock.agents).join(', ') || 'none'})`);
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw refuse(`credentials[${shown}] is not an object of scheme → provider`);
+    for (const [scheme, provider] of Object.entries(value)) {
+      if (typeof provider !== 'function') throw refuse(`credentials[${shown}][${JSON.stringify(scheme.slice(0, 60))}] is not a function`);
+    }
+  }
 }
 
 /** The error for a credential that would go over plain http to a host that is not loopback (nothing is sent). */

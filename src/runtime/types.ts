@@ -6,16 +6,50 @@
  * no runtime module but the error classification.
  */
 import type { Client, ClientConfig } from '@a2a-js/sdk/client';
-import type { ChannelCredentials } from '@grpc/grpc-js';
 import type { NormalizedCard } from '../card/model.js';
 import type { CredentialPlacement } from '../credentials.js';
+import type { OriginAuthProvider } from '../http/origin-auth.js';
 import type { AgentDegradedError } from '../errors.js';
 import type { AgentReport } from '../lock/report.js';
 import type { FallbackInterface, Plan } from '../negotiate/types.js';
 import type { AgentErrorKind } from './classify.js';
 
-/** Returns a credential's secret when a request is made. */
-export type CredentialProvider = () => string | Promise<string>;
+/**
+ * A `@grpc/grpc-js` `ChannelCredentials` (`grpc.credentials.createSsl(rootCa, key, cert)`), typed by
+ * the members a2a-lock relies on, so that these declarations compile without `@grpc/grpc-js`
+ * installed (it is an optional peer, needed only for gRPC plans).
+ */
+export interface ChannelCredentials {
+  compose(callCredentials: never): unknown;
+  _isSecure(): boolean;
+}
+
+/**
+ * What a credential is asked for, when a request is made: the locked agent and skill (`"*"` for the
+ * agent-level plan), the security scheme's name as the card spells it, the scopes the locked
+ * requirement lists for it (`[]` for none), and the origin (`scheme://host[:port]`) the request goes
+ * to (the plan's interface or a locked fallback's).
+ */
+export interface CredentialRequest {
+  agent: string;
+  skill: string;
+  scheme: string;
+  scopes: readonly string[];
+  origin: string;
+}
+
+/**
+ * Returns a credential's secret when a request is made; `undefined` (or `''`) when it has none,
+ * which is `credential-unset` with nothing sent (never a fallback to the manifest).
+ */
+export type CredentialProvider = (request: CredentialRequest) => string | undefined | Promise<string | undefined>;
+
+/**
+ * `loadLock`'s `credentials`: per locked agent name, per scheme name, a {@link CredentialProvider}
+ * (`{ 'research-agent': { bearer: provider } }`); or one {@link CredentialProvider} for every
+ * agent and scheme. A provider wins over the manifest's source for its agent and scheme.
+ */
+export type CredentialsOption = Readonly<Record<string, Readonly<Record<string, CredentialProvider>>>> | CredentialProvider;
 
 /** Options of `loadLock`. */
 export interface LoadLockOptions {
@@ -27,8 +61,22 @@ export interface LoadLockOptions {
    * must match the lockfile (else `lockfile-out-of-date`).
    */
   manifest?: string;
-  /** Scheme name (as the card names it) → secret provider; wins over the manifest's source. */
-  credentials?: Record<string, CredentialProvider>;
+  /**
+   * Credential providers, which win over the manifest's sources: per agent then scheme
+   * (`{ 'research-agent': { bearer: provider } }`; agents and schemes not listed read the manifest),
+   * or one function of `{ agent, skill, scheme, scopes, origin }` answering every credential (the
+   * manifest is then not read for credentials). Checked by `loadLock`: a key that is not a locked agent
+   * name, or a value that is not an object of functions, is a UsageError (the scheme-only form
+   * `{ bearer: provider }` of a2a-lock 0.1 is refused, naming the per-agent form).
+   */
+  credentials?: CredentialsOption;
+  /**
+   * Origin (`https://host[:port]`) → provider of its platform credential (`originAuth` in the
+   * manifest, recorded per agent in the lockfile), asked on every request there: the token for a
+   * `bearer` or `header` placement, `{accessKeyId, secretAccessKey, sessionToken?}` for `awsSigV4`.
+   * Wins over the environment variables the placement names.
+   */
+  originAuth?: Record<string, OriginAuthProvider>;
   /** Where `{"env": NAME}` sources are read. Default `process.env`. */
   env?: NodeJS.ProcessEnv;
   /**
@@ -38,7 +86,11 @@ export interface LoadLockOptions {
    * tampered entry is refused before anything is sent to it.
    */
   eager?: boolean;
-  /** The fetch requests are finally sent with. Default the global `fetch`. */
+  /**
+   * The fetch requests are finally sent with (OAuth token requests included). Default the global
+   * `fetch`, through the shared proxy-aware dispatcher when `HTTPS_PROXY` / `HTTP_PROXY` is set
+   * (`NO_PROXY` honoured), as the CLI and `refresh()` send; a fetch given here is used as it is.
+   */
   fetch?: typeof fetch;
   /**
    * Re-fetch the locked cards every this many ms in the background and emit `drift` (as
@@ -70,7 +122,13 @@ export interface LoadLockOptions {
 /** Emitted as `degraded`: an agent failed its plan and its one locked fallback, or drifted. */
 export interface DegradedEvent {
   agent: string;
-  skill: string | undefined;
+  /**
+   * The skill it concerns: the failed call's, or for `drift` the first drifted skill (every locked
+   * skill of the agent when its signature drifted); `"*"` only for the agent-level plan.
+   */
+  skill: string;
+  /** For `drift`: every skill whose plan the fresh card goes beyond (sorted); else `[skill]`. */
+  skills: string[];
   /** The classified agent error, or `drift`. */
   reason: AgentErrorKind | 'drift' | 'stream-broken';
   error: AgentDegradedError;
@@ -159,14 +217,21 @@ export interface AgentRuntime {
   plan: Plan;
   card: NormalizedCard;
   inputModes: string[];
+  /** The locked `pushEndpoint` (the agent's settings): the only URL a push notification config may name. */
+  pushEndpoint: string | null;
   /** The enforcing fetch for the plan's interface or one of its fallbacks. */
   fetchFor(iface: FallbackInterface): typeof fetch;
   /** Count a locked alternative taken (`fallbacksTaken`) and emit the `fallback` event. */
   fallback(reason: FallbackReason, from: string, to: string): void;
   /** Mark the agent degraded (once per agent) and return the typed error to throw. */
   degrade(reason: DegradedEvent['reason'], message: string, cause?: unknown): AgentDegradedError;
-  /** The credential placements for the locked security requirement (read now). */
-  placements(): Promise<CredentialPlacement[]>;
+  /** The credential placements for the locked security requirement (read now), for a request to `iface` (default: the plan's). */
+  placements(iface?: FallbackInterface): Promise<CredentialPlacement[]>;
+  /**
+   * The agent refused the credential (HTTP 401, gRPC UNAUTHENTICATED): drop the OAuth access tokens
+   * just sent; true when there were any, and the call is then sent once more with new ones.
+   */
+  renew(): boolean;
   /** gRPC transport security: `loadLock`'s `allowInsecureGrpc` and `grpcChannelCredentials`. */
   grpc: { allowInsecure: boolean; credentials?: ChannelCredentials };
 }

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { describeCard } from '../../src/cli/render/card.js';
 import { runCard } from '../../src/commands/card.js';
-import { contactedHost, contactedHostNote, hostSentAs, internationalHost, internationalHostWarnings, isCleartextOffLoopback, isLoopbackHost, isLoopbackUrl, isUnspecifiedHost, mixedScriptLabels, otherOriginWarnings, punycodeDecode, showHost } from '../../src/card/host.js';
+import { contactedHost, contactedHostNote, hostSentAs, internationalHost, internationalHostWarnings, isCleartextOffLoopback, isLoopbackHost, isLoopbackUrl, isUnspecifiedHost, mixedScriptLabels, otherOriginWarnings, punycodeDecode, rebasedInterfaceUrl, showHost } from '../../src/card/host.js';
 import { normalizeCard } from '../../src/card/normalize.js';
 import { sampleCard, startAgent, type StartedAgent } from '../helpers/agents.js';
 
@@ -96,6 +96,19 @@ describe('interface hosts', () => {
     expect(internationalHostWarnings([['plan s url', 'https://x\u3002y/a'], ['plan s fallback', 'https://x\u3002y/a'], ['plan t url', 'https://plain.example/']])).toEqual([
       { code: 'host-international', message: 'plan s url host x\u3002y is sent as x.y' },
     ]);
+  });
+});
+
+describe('rebaseInterfaces', () => {
+  it('rebasedInterfaceUrl: a bind address or loopback interface on a card from another host moves to the card\'s origin, path and query kept', () => {
+    expect(rebasedInterfaceUrl('http://0.0.0.0:8080/a2a?x=1', 'https://svc-abc.a.run.app/.well-known/agent-card.json')).toBe('https://svc-abc.a.run.app/a2a?x=1');
+    expect(rebasedInterfaceUrl('http://[::]:8080/', 'https://svc.example:8443/v1/card')).toBe('https://svc.example:8443/');
+    expect(rebasedInterfaceUrl('http://localhost:8080/rpc', 'https://svc.example/card.json')).toBe('https://svc.example/rpc');
+    // Nothing to rebase: a public host, the card's own host, a gRPC host:port, a card from a file.
+    expect(rebasedInterfaceUrl('https://api.example/rpc', 'https://svc.example/')).toBeUndefined();
+    expect(rebasedInterfaceUrl('http://127.0.0.1:9/rpc', 'http://127.0.0.1:8/v1/card')).toBeUndefined();
+    expect(rebasedInterfaceUrl('0.0.0.0:50051', 'https://svc.example/')).toBeUndefined();
+    expect(rebasedInterfaceUrl('http://0.0.0.0:8080/', undefined)).toBeUndefined();
   });
 });
 

@@ -7,7 +7,7 @@
  * Every resource (agent, http server, temp dir) is created through {@link resources}, which
  * closes/removes everything when the test finishes (tests within a file run concurrently).
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
@@ -225,6 +225,20 @@ export async function readLockBytes(dir: string): Promise<Buffer | undefined> {
   }
 }
 
+/**
+ * `verify --strict --json` twice in `dir`: each exits 0 with `agent`'s status `ok`, and the
+ * lockfile's bytes are the same after both as before.
+ */
+export async function verifyStrictTwice(dir: string, agent: string, env: Record<string, string> = {}): Promise<void> {
+  const before = await readLockBytes(dir);
+  for (const run of [1, 2]) {
+    const strict = await runCli(['verify', '--strict', '--json'], { cwd: dir, env });
+    expect(strict.code, `run ${run}: ${show(strict)}`).toBe(0);
+    expect(jsonOf(strict).agents[agent].status).toBe('ok');
+  }
+  expect(await readLockBytes(dir)).toEqual(before);
+}
+
 /** The lockfile parsed (throws when absent). */
 export async function readLock(dir: string): Promise<any> {
   const bytes = await readLockBytes(dir);
@@ -331,6 +345,15 @@ export function resources(onFinished: OnFinished) {
     },
   };
   return api;
+}
+
+/** `git` in `dir`, with an author, never prompting; its output trimmed. */
+export function git(dir: string, ...args: string[]): string {
+  return execFileSync('git', args, {
+    cwd: dir,
+    encoding: 'utf8',
+    env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com', GIT_TERMINAL_PROMPT: '0' },
+  }).trim();
 }
 
 /** A fresh temp directory (the caller removes it). */

@@ -1,6 +1,8 @@
 /**
  * The published package: `npm pack` ships bin, dist, schemas, README and LICENSE only, and the
- * packed tarball installed into a fresh project gives a working `npx a2a` and a typed package root.
+ * packed tarball installed into a fresh project gives a working `npx a2a`, a typed package root, both
+ * entries loaded by `require()` from CommonJS, and declarations that compile with `skipLibCheck: false`
+ * without the gRPC peers.
  * One pack and one install (dependencies come from the npm cache, else the registry). dist is
  * built by `npm test` first; the pack skips `prepack` so it never rebuilds dist under the other
  * e2e files.
@@ -81,6 +83,34 @@ describe('the packed package', () => {
         "export const wrong: Plan['delivery'] = 'fax';",
       ].join('\n'),
     );
-    await exec(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '--noEmit', '--strict', '--skipLibCheck', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--types', 'node', '--typeRoots', join(ROOT, 'node_modules', '@types'), 'consumer.ts'], { cwd: project });
+    const tsc = (...args: string[]) => exec(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '--noEmit', '--strict', ...args, '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--types', 'node', '--typeRoots', join(ROOT, 'node_modules', '@types'), 'consumer.ts'], { cwd: project });
+    await tsc('--skipLibCheck');
+
+    // A CommonJS project (Node >= 20.19: require() of the ES module package): both entries load and work.
+    await writeFile(
+      join(project, 'probe.cjs'),
+      [
+        "const lock = require('a2a-lock');",
+        "const runtime = require('a2a-lock/runtime');",
+        `runtime.loadLock({ lockfile: ${JSON.stringify(join(ROOT, 'a2a.lock.json.example'))} }).then((l) => console.log(JSON.stringify({ negotiate: typeof lock.negotiate, usage: new lock.UsageError('x').code, delivery: l.agent('research-agent', 'market-size').plan.delivery })));`,
+      ].join('\n'),
+    );
+    expect(JSON.parse((await exec(process.execPath, ['probe.cjs'], { cwd: project })).stdout)).toEqual({ negotiate: 'function', usage: 'usage', delivery: 'stream' });
+
+    // The declarations with skipLibCheck off, in a project with the SDK but neither @grpc/grpc-js nor
+    // @bufbuild/protobuf (optional peers a gRPC plan alone needs): every .d.ts reached must compile.
+    await exec(npm, ['install', '@a2a-js/sdk@1.3.0', '--prefer-offline', ...quiet], { cwd: project });
+    const installed = await exec(npm, ['ls', '--all', '--parseable'], { cwd: project }).then((r) => r.stdout, (e: { stdout: string }) => e.stdout);
+    expect(installed).not.toMatch(/@grpc[\\/]grpc-js|@bufbuild[\\/]protobuf/);
+    await writeFile(
+      join(project, 'consumer.ts'),
+      [
+        "import { negotiate, type Plan } from 'a2a-lock';",
+        "import { loadLock, type LoadLockOptions, type LockedClient } from 'a2a-lock/runtime';",
+        "export const options: LoadLockOptions = { credentials: { 'research-agent': { bearer: async ({ scopes }) => scopes.join(' ') } } };",
+        "export const used: [typeof negotiate, typeof loadLock, Plan['delivery'], LockedClient | undefined] = [negotiate, loadLock, 'poll', undefined];",
+      ].join('\n'),
+    );
+    await tsc('--skipLibCheck', 'false');
   });
 });

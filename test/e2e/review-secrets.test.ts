@@ -9,7 +9,6 @@
  * CI's secret in `credentials`, must not receive the secret from `verify`; nor may an edit of the
  * locked extended snapshot pass as `ok` when CI lacks the secret.
  */
-import { execFileSync } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -19,6 +18,7 @@ import { extendedCard, publicCard } from './cards.js';
 import {
   allOutput,
   expectSecretContained,
+  git,
   jsonOf,
   lockPath,
   manifest,
@@ -30,6 +30,7 @@ import {
   SLOW,
   writeLockBytes,
   writeManifest,
+  PROFILE,
   type CliResult,
   type ManifestAgent,
 } from './helpers.js';
@@ -51,15 +52,6 @@ function agentEntry(origin: string, skills = ['deep-research']): ManifestAgent {
 
 /** Requests to the A2A endpoints (the extended card), not the public card. */
 const a2aRequests = (agent: StartedAgent) => agent.requests.filter((r) => r.path.startsWith('/a2a'));
-
-/** `git` in `dir`, with an author, never prompting. */
-function git(dir: string, ...args: string[]): string {
-  return execFileSync('git', args, {
-    cwd: dir,
-    encoding: 'utf8',
-    env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com', GIT_TERMINAL_PROMPT: '0' },
-  }).trim();
-}
 
 /**
  * A repository whose `main` holds a2a.json and a2a.lock.json locking `research` (the trusted
@@ -561,5 +553,101 @@ describe.concurrent('the base is the base: no tag stands in for it, and a push o
       runCli(['verify', '--json'], { cwd: dir, env: { ...github, GITHUB_EVENT_NAME: 'workflow_dispatch', GITHUB_REF: 'refs/heads/main' } }),
     ]);
     for (const r of [schedule, onMain]) expect(jsonOf(r), show(r)).toEqual({ ok: true, agents: { research: { status: 'ok', exitCode: 0 } }, warnings: [] });
+  });
+});
+
+/**
+ * Issue 25, "the pull-request gate sends no client secret to a token URL the base lockfile did not
+ * have": an agent whose extended card is behind an OAuth 2.0 client credentials scheme; the pull
+ * request moves the scheme's `tokenUrl` from the reviewed endpoint A to endpoint B (both node:http
+ * token endpoints on 127.0.0.1 recording every request, body included).
+ */
+describe.concurrent('verify on a pull request: the OAuth client secret only to the token URL the base locked (issue 25)', { timeout: SLOW }, () => {
+  const CLIENT_ID = 'ci-client-id-4410';
+  const CLIENT_SECRET = 'ci-client-Secret-8d61f0a2b7';
+  const ACCESS = 'issued-access-t0ken-77c1';
+
+  /** A token endpoint issuing {@link ACCESS}, recording method, path, headers and body of every request. */
+  async function tokenEndpoint(res: Res): Promise<{ url: string; origin: string; seen: Array<{ path: string; headers: Record<string, string | string[] | undefined>; body: string }> }> {
+    const seen: Array<{ path: string; headers: Record<string, string | string[] | undefined>; body: string }> = [];
+    const server = await res.http((req, reply) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        seen.push({ path: req.url ?? '', headers: { ...req.headers }, body });
+        reply.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ access_token: ACCESS, token_type: 'Bearer', expires_in: 3600 }));
+      });
+    });
+    return { url: `${server.origin}/oauth/token`, origin: server.origin, seen };
+  }
+
+  /** The public card (or, `extended`, the extended one) securing everything with the client credentials flow at `tokenUrl`. */
+  function oauthCard(origin: string, tokenUrl: string, extended = false) {
+    const card = extended ? extendedCard(origin) : publicCard(origin);
+    return {
+      ...card,
+      securitySchemes: { oauth: { oauth2SecurityScheme: { flows: { clientCredentials: { tokenUrl, scopes: { 'a2a.read': 'read' } } } } } },
+      securityRequirements: [{ schemes: { oauth: { list: ['a2a.read'] } } }],
+    };
+  }
+
+  const oauthEntry = (origin: string) => ({ card: origin, skills: ['deep-research'], credentials: { oauth: { oauth: { clientId: { env: 'CLIENT_ID' }, clientSecret: { env: 'CLIENT_SECRET' } } } } });
+  const CI = { GITHUB_ACTIONS: 'true', GITHUB_BASE_REF: 'main', CLIENT_ID, CLIENT_SECRET };
+  const basic = `Basic ${Buffer.from(`${CLIENT_ID}:${CLIENT_SECRET}`).toString('base64')}`;
+
+  it('a PR moving the tokenUrl from A to B: verify and install send nothing to B, the agent is unchecked credential-route-new, diff --fail-on high reports new-credential-destination; with --no-base the secret does reach B', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const [a, b] = [await tokenEndpoint(res), await tokenEndpoint(res)];
+    const agent = await res.agent({ card: (o: string) => oauthCard(o, a.url), extendedCard: (o: string) => oauthCard(o, a.url, true), bearerToken: ACCESS });
+    const dir = await res.dir({ profile: { ...PROFILE }, agents: { research: oauthEntry(agent.origin) } });
+    const locked = await runCli(['lock'], { cwd: dir, env: { CLIENT_ID, CLIENT_SECRET } });
+    expect(locked.code, show(locked)).toBe(0);
+    expect(a.seen.map((q) => q.headers.authorization)).toEqual([basic]);
+    git(dir, 'init', '-q', '-b', 'main');
+    git(dir, 'add', 'a2a.json', 'a2a.lock.json');
+    git(dir, 'commit', '-q', '-m', 'reviewed');
+    git(dir, 'update-ref', 'refs/remotes/origin/main', 'main');
+    git(dir, 'checkout', '-q', '-b', 'pr');
+
+    // The pull request: the agent's cards (and so the lockfile) now name token URL B, re-locked by
+    // the author with their own client.
+    agent.setCard(oauthCard(agent.origin, b.url));
+    agent.setExtendedCard(oauthCard(agent.origin, b.url, true));
+    const update = await runCli(['update', 'research'], { cwd: dir, env: { CLIENT_ID: 'author-client', CLIENT_SECRET: 'author-secret' } });
+    expect(update.code, show(update)).toBe(0);
+    expect(JSON.stringify((await readLock(dir)).agents.research)).toContain(b.url);
+    expect(JSON.stringify((await readLock(dir)).agents.research)).not.toContain(a.url);
+    commitPr(dir);
+    a.seen.length = 0;
+    b.seen.length = 0;
+    agent.requests.length = 0;
+
+    const [ci, json, install, diff] = await Promise.all([
+      runCli(['verify'], { cwd: dir, env: CI }),
+      runCli(['verify', '--json'], { cwd: dir, env: CI }),
+      runCli(['install', '--json'], { cwd: dir, env: CI }),
+      runCli(['diff', '--fail-on', 'high'], { cwd: dir, env: CI }),
+    ]);
+    expect(ci.code, show(ci)).toBe(0);
+    expect(ci.stdout).toContain('! research: unchecked (credential-route-new): checked with credentials after this change is merged; review it in a2a diff');
+    expect(ci.stdout).toContain(`credential withheld: oauth → ${b.origin}`);
+    for (const doc of [jsonOf(json), jsonOf(install)]) {
+      expect(doc.base).toMatchObject({ status: 'read', source: 'GITHUB_BASE_REF' });
+      expect(doc.agents.research).toMatchObject({ status: 'unchecked', reason: 'credential-route-new', routes: expect.arrayContaining([{ origin: b.origin, scheme: 'oauth' }]) });
+    }
+    expect(diff.code, show(diff)).toBe(1);
+    expect(diff.stdout).toContain('high new-credential-destination');
+    expect(diff.stdout).toContain(`oauth client secret → ${b.url} (OAuth token request`);
+    // Nothing reached B (nor A, nor the agent's A2A endpoints): no client id, no secret, no token request at all.
+    expect(b.seen).toEqual([]);
+    expect(a.seen).toEqual([]);
+    expect(a2aRequests(agent)).toEqual([]);
+    await expectSecretContained(CLIENT_SECRET, { requests: agent.requests, results: [ci, json, install, diff], files: [lockPath(dir), join(dir, 'a2a.json')] });
+
+    // Control: without the gate the same run asks B for a token with the CI's client secret.
+    const unguarded = await runCli(['verify', '--json', '--no-base'], { cwd: dir, env: CI });
+    expect(jsonOf(unguarded).agents.research, show(unguarded)).toEqual({ status: 'ok', exitCode: 0 });
+    expect(b.seen.map((q) => q.headers.authorization)).toEqual([basic]);
+    expect(a.seen).toEqual([]);
   });
 });

@@ -171,7 +171,8 @@ export interface StartAgentOptions {
   /**
    * If set, everything under /a2a (JSON-RPC and REST, not the public card) requires
    * `Authorization: Bearer <token>`; otherwise 401 `{"error":"unauthorized"}` with
-   * `WWW-Authenticate: Bearer realm="a2a"`.
+   * `WWW-Authenticate: Bearer realm="a2a"`; with `grpc`, every gRPC call requires the metadata
+   * `authorization: Bearer <token>`, otherwise status UNAUTHENTICATED.
    */
   bearerToken?: string;
   /** Serve the card ONLY at /.well-known/agent.json (the 0.2 path); agent-card.json is a 404. */

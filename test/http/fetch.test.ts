@@ -106,6 +106,14 @@ afterAll(async () => {
 });
 
 describe('cardUrlsFor', () => {
+  it('with cardPath: "" the URL is the card whatever its path; another cardPath is joined as the SDK resolvers join relative_card_path', () => {
+    expect(cardUrlsFor('https://x.example/v1/projects/p/agents/a/v1/card', '')).toEqual(['https://x.example/v1/projects/p/agents/a/v1/card']);
+    expect(cardUrlsFor('https://x.example/v1/card?alt=json#f', '')).toEqual(['https://x.example/v1/card?alt=json']);
+    expect(cardUrlsFor('https://x.example/agents/a/', '/card')).toEqual(['https://x.example/agents/a/card']);
+    expect(cardUrlsFor('https://x.example/agents/a', 'v1/card')).toEqual(['https://x.example/agents/a/v1/card']);
+    expect(cardUrlsFor('https://x.example', '.well-known/agent.json')).toEqual(['https://x.example/.well-known/agent.json']);
+  });
+
   it('uses a .json URL as-is', () => {
     expect(cardUrlsFor('https://a.example/cards/echo.json')).toEqual(['https://a.example/cards/echo.json']);
     expect(cardUrlsFor('https://a.example/.well-known/agent-card.json#x')).toEqual(['https://a.example/.well-known/agent-card.json']);

@@ -2,10 +2,14 @@
 import { describe, expect, it } from 'vitest';
 import { integrityOf } from '../../src/canonical.js';
 import { normalizeCard } from '../../src/card/normalize.js';
-import { credentialRoutes, originOf, uncoveredRoutes } from '../../src/lock/credential-routes.js';
-import { negotiateSkills } from '../../src/lock/drift.js';
+import { credentialRoutes, extendedRoutes, originOf, uncoveredRoutes } from '../../src/lock/credential-routes.js';
+import type { ExtendedRoute } from '../../src/lock/route.js';
+import { negotiateSkills, schemeDrift } from '../../src/lock/drift.js';
+import { gateFromBase, withheldRoutes } from '../../src/lock/base-gate.js';
+import { assessRisks } from '../../src/lock/risk.js';
+import type { Lockfile } from '../../src/lock/schema.js';
 import type { LockEntry } from '../../src/lock/schema.js';
-import { DEFAULT_PROFILE, type AgentSettings } from '../../src/manifest/schema.js';
+import { DEFAULT_PROFILE, type AgentSettings, type Manifest } from '../../src/manifest/schema.js';
 import { keyedWorkedExample } from '../helpers/worked-example.js';
 
 type Json = Record<string, any>;
@@ -40,5 +44,49 @@ describe('credentialRoutes', () => {
   it('origins are lower-cased scheme://host[:port]; a scheme-less gRPC address reads as grpc://', () => {
     expect(originOf('HTTPS://Agent.Example.com:8443/a2a/v1?x=1')).toBe('https://agent.example.com:8443');
     expect(originOf('agent.example.com:443')).toBe('grpc://agent.example.com:443');
+  });
+});
+
+describe('an OAuth client credentials token URL is a credential destination', () => {
+  const TOKEN_URL = 'https://auth.research.example.com/oauth/token';
+  const oauth = (tokenUrl: string) => (c: Json) => {
+    c.securitySchemes.key = { oauth2SecurityScheme: { flows: { clientCredentials: { tokenUrl, scopes: { read: 'read' } } } } };
+  };
+  const cardOf = (json: Json) => normalizeCard(json, { source: CARD_URL, baseUrl: CARD_URL }).card;
+
+  it('a token route per plan scheme; a card that moves the token URL (even its path) is high new-credential-destination in a2a diff', () => {
+    const base = entryFor(raw(oauth(TOKEN_URL)));
+    const routes = credentialRoutes(base, SETTINGS);
+    expect(routes.filter((r) => r.purpose === 'token')).toEqual([{ purpose: 'token', skill: 'market-size', origin: 'https://auth.research.example.com', scheme: 'key', placement: { tokenUrl: TOKEN_URL } }]);
+    for (const moved of ['https://evil.example.net/oauth/token', 'https://auth.research.example.com/other/token']) {
+      const head = entryFor(raw(oauth(moved)));
+      expect(uncoveredRoutes(routes, credentialRoutes(head, SETTINGS))).toEqual([expect.objectContaining({ purpose: 'token', placement: { tokenUrl: moved } })]);
+      const { risks } = assessRisks({ entry: base, settings: SETTINGS }, { entry: head, settings: SETTINGS });
+      expect(risks).toContainEqual(expect.objectContaining({ code: 'new-credential-destination', level: 'high', message: expect.stringContaining(`key client secret → ${moved} (OAuth token request, plan market-size)`) }));
+    }
+  });
+
+  it('verify: a served card whose token URL moved is drift of the locked plan', () => {
+    const base = entryFor(raw(oauth(TOKEN_URL)));
+    expect(schemeDrift(base.plans, cardOf(raw(oauth(TOKEN_URL))), cardOf(raw(oauth(TOKEN_URL))))).toEqual([]);
+    expect(schemeDrift(base.plans, cardOf(raw(oauth(TOKEN_URL))), cardOf(raw(oauth('https://evil.example.net/token'))))).toEqual([expect.objectContaining({ skill: 'market-size', field: 'securitySchemes.key' })]);
+  });
+
+  it('the pull-request gate withholds the client secret from a token URL the base lockfile did not have', () => {
+    const base: Lockfile = { lockfileVersion: 1, settings: { research: SETTINGS }, agents: { research: entryFor(raw(oauth(TOKEN_URL))) } } as Lockfile;
+    const manifest = { profile: DEFAULT_PROFILE, agents: { research: { card: CARD_URL, skills: ['market-size'], credentials: { key: { oauth: { clientId: { env: 'CID' }, clientSecret: { env: 'CSECRET' } } } } } } } as unknown as Manifest;
+    const gate = gateFromBase('research', base, manifest);
+    const sources = manifest.agents.research!.credentials;
+    const same = credentialRoutes(entryFor(raw(oauth(TOKEN_URL))), SETTINGS);
+    expect(withheldRoutes(gate, same, sources)).toEqual([]);
+    const moved = credentialRoutes(entryFor(raw(oauth('https://evil.example.net/token'))), SETTINGS);
+    expect(withheldRoutes(gate, moved, sources)).toEqual([expect.objectContaining({ purpose: 'token', origin: 'https://evil.example.net' })]);
+    // The extended card's request (what a verify run sends credentials along): its token route is gated alike.
+    const route = { iface: { url: 'https://research.example.com/a2a', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }, requirement: { key: ['read'] } } as unknown as ExtendedRoute;
+    const extended = (url: string) => extendedRoutes(route, cardOf(raw(oauth(url))).securitySchemes);
+    expect(extended(TOKEN_URL).map((r) => r.purpose)).toEqual(['extended', 'token']);
+    expect(withheldRoutes(gate, extended('https://evil.example.net/token'), sources)).toEqual([expect.objectContaining({ purpose: 'token', origin: 'https://evil.example.net' })]);
+    // Another secret variable for the same token URL is withheld too.
+    expect(withheldRoutes(gate, same, { key: { oauth: { clientId: { env: 'CID' }, clientSecret: { env: 'OTHER' } } } }).length).toBeGreaterThan(0);
   });
 });

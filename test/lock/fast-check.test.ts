@@ -27,7 +27,7 @@ function fullLockfile(): Json {
     extensions: ['https://ext.example/x'],
     fallbacks: { interfaces: [{ url: 'https://a.example/v03', protocolBinding: 'JSONRPC', protocolVersion: '0.3', tenant: 't1' }], delivery: ['poll'] },
   };
-  const signature = { status: 'verified', kid: 'k1', alg: 'ES256', thumbprint: 'abc' };
+  const signature = { status: 'verified', kid: 'k1', alg: 'ES256', thumbprint: 'abc', canonicalForm: 'a2a-python-1.1' };
   return {
     $schema: './node_modules/a2a-lock/schemas/a2a-lock.schema.json',
     lockfileVersion: 1,
@@ -46,6 +46,8 @@ function fullLockfile(): Json {
         trustJwks: 'keys.json',
         requireSignature: true,
         allowHttp: true,
+        cardPath: '',
+        rebaseInterfaces: true,
       },
       bare: { bindings: ['JSONRPC'], versions: ['1.0'], accepts: ['*/*'], sends: [], streaming: false, pushEndpoint: null, extensions: [], credentials: [] },
     },
@@ -61,6 +63,12 @@ function fullLockfile(): Json {
         signature,
         extended: { resolved: 'https://a.example/rpc', integrity: INTEGRITY, snapshot: { name: 'A+' }, signature: { status: 'absent' } },
         plans: { s: plan, '*': { ...plan, tenant: undefined, fallbacks: undefined, delivery: 'poll' } },
+        originAuth: {
+          'https://a.example': { bearer: { env: 'A_TOKEN' } },
+          'https://b.example': { header: { name: 'X-Serverless-Authorization', env: 'B_TOKEN', prefix: 'Bearer ' } },
+          'https://c.example': { awsSigV4: { region: 'us-west-2', service: 'bedrock-agentcore' } },
+          'https://d.example': { header: { name: 'X-Key', env: 'D_KEY' } },
+        },
         futureEntryKey: 1,
       },
       bare: { card: 'cards/b.json', resolved: 'cards/b.json', a2aVersion: '0.3', version: '', integrity: INTEGRITY, snapshot: {}, plans: {} },
@@ -69,7 +77,7 @@ function fullLockfile(): Json {
 }
 
 const VALUES: unknown[] = [undefined, null, '', 'x', 'poll', 'verified', 0, 1, true, false, [], ['x'], [1], {}, { x: 1 }, INTEGRITY, `sha256-${'A'.repeat(43)}`];
-const KEYS = ['url', 'tenant', 'delivery', 'status', 'card', 'snapshot', 'plans', 'unknownKey', '', '__proto__', 'constructor', 'interfaces', 'bad name', 'agent-2'];
+const KEYS = ['url', 'env', 'bearer', 'prefix', 'tenant', 'delivery', 'status', 'card', 'snapshot', 'plans', 'unknownKey', '', '__proto__', 'constructor', 'interfaces', 'bad name', 'agent-2'];
 
 /** Every container path in `v` (objects and arrays), the root included. */
 function containers(v: Json, path: Array<string | number> = [], out: Array<Array<string | number>> = []): Array<Array<string | number>> {

@@ -290,6 +290,28 @@ describe('parseManifest', () => {
     expect(() => parseManifest(JSON.stringify(manifestJson((m) => (m.agents['research-agent'].skills = ['constructor', 'toString']))), 'a2a.json')).not.toThrow();
   });
 
+  it('originAuth: an origin key (https, or http to loopback; no path) to one placement; cardPath a path; rebaseInterfaces a boolean', () => {
+    const ok = manifestJson((m) => {
+      m.originAuth = {
+        'https://svc-abc-uc.a.run.app': { bearer: { env: 'CLOUD_RUN_ID_TOKEN' } },
+        'https://bedrock-agentcore.us-west-2.amazonaws.com': { awsSigV4: { region: 'us-west-2', service: 'bedrock-agentcore' } },
+        'http://127.0.0.1:8080': { header: { name: 'X-Serverless-Authorization', env: 'T', prefix: 'Bearer ' } },
+      };
+      m.agents['research-agent'].cardPath = '';
+      m.agents['research-agent'].rebaseInterfaces = true;
+    });
+    expect(() => parseManifest(JSON.stringify(ok), 'a2a.json')).not.toThrow();
+    const bad = (edit: (m: any) => void) => manifestError(manifestJson(edit));
+    expect(bad((m) => (m.originAuth = { 'https://svc.example/v1': { bearer: { env: 'T' } } })).message).toContain('must be an origin');
+    expect(bad((m) => (m.originAuth = { 'https://SVC.example': { bearer: { env: 'T' } } })).message).toContain('must be an origin');
+    expect(bad((m) => (m.originAuth = { 'http://svc.example': { bearer: { env: 'T' } } })).message).toContain('plain http only to a loopback host');
+    expect(bad((m) => (m.originAuth = { 'https://svc.example': { bearer: { env: 'T' }, header: { name: 'X', env: 'T' } } })).path).toBe('$.originAuth["https://svc.example"]');
+    expect(bad((m) => (m.originAuth = { 'https://svc.example': { bearer: { env: 'not a name' } } })).path).toBe('$.originAuth["https://svc.example"].bearer.env');
+    expect(bad((m) => (m.agents['research-agent'].cardPath = 'https://elsewhere.example/card')).message).toContain('must be a path');
+    expect(bad((m) => (m.agents['research-agent'].cardPath = '../card')).message).toContain('must be a path');
+    expect(bad((m) => (m.agents['research-agent'].rebaseInterfaces = 'yes')).path).toBe('$.agents["research-agent"].rebaseInterfaces');
+  });
+
   it('allows $schema', () => {
     expect(() => parseManifest(JSON.stringify(manifestJson((m) => (m.$schema = './node_modules/a2a-lock/schemas/a2a.schema.json'))), 'a2a.json')).not.toThrow();
   });

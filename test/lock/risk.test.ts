@@ -244,6 +244,46 @@ describe('diffLockfiles', () => {
   });
 });
 
+describe('issue 24: rebaseInterfaces and originAuth in a review', () => {
+  /** The worked example advertising its bind address (http://0.0.0.0:8080), no credential, locked from CARD_URL. */
+  const bound = (c: Json) => {
+    for (const i of c.supportedInterfaces) i.url = i.url.replace('https://research.example.com', 'http://0.0.0.0:8080');
+  };
+  const rebased: AgentSettings = { ...NO_CREDENTIALS, rebaseInterfaces: true, allowHttp: true };
+  const unrebased: AgentSettings = { ...NO_CREDENTIALS, allowHttp: true };
+  function boundEntry(settings: AgentSettings): LockEntry {
+    const json = raw(bound, true);
+    const card = normalizeCard(json, { source: CARD_URL, baseUrl: CARD_URL, ...(settings.rebaseInterfaces ? { rebaseInterfaces: true } : {}) }).card;
+    const { plans } = negotiateSkills(card, ['market-size'], settings);
+    return { card: CARD_URL, resolved: CARD_URL, a2aVersion: '1.0', version: String(json.version), integrity: integrityOf(json), snapshot: json, plans };
+  }
+
+  it('turning rebaseInterfaces on moves an uncredentialed plan to the card\'s origin: origin-changed', () => {
+    const before = boundEntry(unrebased);
+    const after = boundEntry(rebased);
+    expect(before.plans['market-size']!.url).toMatch(/^http:\/\/0\.0\.0\.0:8080\//);
+    expect(after.plans['market-size']!.url).toMatch(/^https:\/\/research\.example\.com\//);
+    expect(codes(side(before, unrebased), side(after, rebased))).toContain('origin-changed');
+  });
+
+  it('the same move with an originAuth placement at the new origin: new-credential-destination (high), naming the placement', () => {
+    const before = boundEntry(unrebased);
+    const after: LockEntry = { ...boundEntry(rebased), originAuth: { 'https://research.example.com': { bearer: { env: 'CLOUD_RUN_ID_TOKEN' } } } };
+    const { risks } = assessRisks(side(before, unrebased), side(after, rebased));
+    const r = risks.find((x) => x.code === 'new-credential-destination');
+    expect(r).toMatchObject({ level: 'high' });
+    expect(r!.message).toContain('originAuth Authorization: Bearer $CLOUD_RUN_ID_TOKEN → https://research.example.com');
+  });
+
+  it('a changed originAuth placement alone (plans alike) is a new credential destination; its removal an improvement', () => {
+    const entry = boundEntry(rebased);
+    const was: LockEntry = { ...entry, originAuth: { 'https://research.example.com': { bearer: { env: 'A' } } } };
+    const now: LockEntry = { ...entry, originAuth: { 'https://research.example.com': { header: { name: 'X-Serverless-Authorization', env: 'A', prefix: 'Bearer ' } } } };
+    expect(codes(side(was, rebased), side(now, rebased))).toEqual(['new-credential-destination']);
+    expect(assessRisks(side(was, rebased), side(entry, rebased)).better.map((b) => b.code)).toContain('credential-destination-removed');
+  });
+});
+
 /** A manifest holding `research` (and `other`, with no credential) with these credential sources. */
 function manifestWith(credentials: Record<string, { env: string }>): Manifest {
   return parseManifest(JSON.stringify({ profile: DEFAULT_PROFILE, agents: { research: { card: 'https://research.example.com', skills: ['market-size'], credentials }, other: { card: 'https://other.example.com' } } }), 'a2a.json');

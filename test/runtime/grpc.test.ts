@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runLock } from '../../src/commands/lock.js';
 import { loadLock } from '../../src/runtime/index.js';
 import { sampleCard, startAgent, type StartedAgent } from '../helpers/agents.js';
+import { startHttp } from '../helpers/http.js';
 
 const TOKEN = 'grpc-secret';
 const CITATIONS = 'https://example.com/ext/citations/v1';
@@ -86,5 +87,108 @@ describe('gRPC plans', () => {
     await expect(client.transport.sendMessageStream({ message: text('x') } as never).next()).rejects.toMatchObject({ code: 'credential-unset' });
     await expect(client.getTask({ id: 't', historyLength: undefined, tenant: '' } as never)).rejects.toMatchObject({ code: 'credential-unset' });
     expect(agent.requests.length).toBe(from);
+  });
+});
+
+describe('gRPC push plans', () => {
+  it('a push config whose URL is not the locked pushEndpoint is refused before any call; the locked one goes through', async () => {
+    const HOOK = 'https://hook.example/a2a';
+    const pusher = await startAgent({
+      grpc: true,
+      card: (origin, { grpcUrl }) => {
+        const card = sampleCard(origin);
+        return { ...card, capabilities: { ...card.capabilities, pushNotifications: true }, supportedInterfaces: [{ url: grpcUrl!, protocolBinding: 'GRPC', protocolVersion: '1.0' }, ...card.supportedInterfaces] };
+      },
+    });
+    const project = await mkdtemp(join(tmpdir(), 'a2a-runtime-grpc-push-'));
+    try {
+      const profile = { bindings: ['GRPC'], versions: ['1.0'], accepts: ['application/json'], sends: ['text/plain'], pushEndpoint: HOOK };
+      await writeFile(join(project, 'a2a.json'), JSON.stringify({ profile, agents: { pusher: { card: pusher.origin, skills: ['market-size'], credentials: { bearer: { env: 'G_TOKEN' } } } } }));
+      const result = await runLock({ manifest: join(project, 'a2a.json'), json: true, verbose: false, cwd: project, env: {} });
+      expect(result.exitCode, JSON.stringify(result.data)).toBe(0);
+      const lock = await loadLock({ lockfile: join(project, 'a2a.lock.json'), env: { G_TOKEN: TOKEN } });
+      const locked = lock.agent('pusher', 'market-size');
+      expect(locked.plan).toMatchObject({ protocolBinding: 'GRPC', delivery: 'push' });
+      const client = await locked.createClient();
+      const from = pusher.requests.length;
+      const config = (url: string) => ({ tenant: '', id: '', taskId: '', url, token: '', authentication: undefined });
+      await expect(client.sendMessage({ message: text('x'), configuration: { acceptedOutputModes: [], taskPushNotificationConfig: config('https://attacker.example/hook'), historyLength: undefined, returnImmediately: false } } as never)).rejects.toMatchObject({ code: 'plan-violation', message: expect.stringMatching(/not the locked pushEndpoint/) });
+      await expect(client.createTaskPushNotificationConfig({ ...config('https://attacker.example/hook'), taskId: 't1' } as never)).rejects.toMatchObject({ code: 'plan-violation' });
+      expect(pusher.requests.length).toBe(from);
+      expect(JSON.stringify(await client.sendMessage({ message: text('pushed'), configuration: { acceptedOutputModes: [], taskPushNotificationConfig: config(HOOK), historyLength: undefined, returnImmediately: false } } as never))).toContain('echo: pushed');
+    } finally {
+      await pusher.close();
+      await rm(project, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('gRPC plans with OAuth client credentials', () => {
+  it('UNAUTHENTICATED from the agent: the token is renewed once and the call sent once more (unary and streaming), never a loop', async () => {
+    const ACCESS = 'grpc-access-token-2';
+    const CLIENT_SECRET = 'grpc-client-secret-5';
+    /** The tokens the endpoint issues, in order (the last one repeated): the first is already revoked. */
+    let issued = ['revoked-token-1', ACCESS];
+    const tokenRequests: string[] = [];
+    const endpoint = await startHttp((req, res) => {
+      req.resume().on('end', () => {
+        tokenRequests.push(String(req.headers.authorization));
+        const token = issued[Math.min(tokenRequests.length - 1, issued.length - 1)]!;
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ access_token: token, token_type: 'Bearer', expires_in: 3600 }));
+      });
+    });
+    const tokenUrl = `${endpoint.origin}/oauth/token`;
+    const guarded = await startAgent({
+      grpc: true,
+      bearerToken: ACCESS,
+      card: (origin, { grpcUrl }) => ({
+        ...sampleCard(origin),
+        supportedInterfaces: [{ url: grpcUrl!, protocolBinding: 'GRPC', protocolVersion: '1.0' }],
+        securitySchemes: { oauth: { oauth2SecurityScheme: { flows: { clientCredentials: { tokenUrl, scopes: { 'a2a.read': 'read' } } } } } },
+        securityRequirements: [{ schemes: { oauth: { list: ['a2a.read'] } } }],
+      }),
+    });
+    const project = await mkdtemp(join(tmpdir(), 'a2a-runtime-grpc-oauth-'));
+    try {
+      const profile = { bindings: ['GRPC'], versions: ['1.0'], accepts: ['application/json'], sends: ['text/plain'], streaming: true };
+      const credentials = { oauth: { oauth: { clientId: { env: 'CID' }, clientSecret: { env: 'CSECRET' } } } };
+      await writeFile(join(project, 'a2a.json'), JSON.stringify({ profile, agents: { research: { card: guarded.origin, skills: ['market-size'], credentials } } }));
+      const result = await runLock({ manifest: join(project, 'a2a.json'), json: true, verbose: false, cwd: project, env: {} });
+      expect(result.exitCode, JSON.stringify(result.data)).toBe(0);
+      const options = { lockfile: join(project, 'a2a.lock.json'), env: { CID: 'client-1', CSECRET: CLIENT_SECRET } };
+      const calls = () => guarded.requests.filter((r) => r.method === 'GRPC').map((r) => r.headers.authorization);
+
+      const client = await (await loadLock(options)).agent('research', 'market-size').createClient();
+      expect(JSON.stringify(await client.sendMessage({ message: text('renewed') } as never))).toContain('echo: renewed');
+      expect(calls()).toEqual(['Bearer revoked-token-1', `Bearer ${ACCESS}`]);
+      expect(tokenRequests).toHaveLength(2);
+      // The renewed token is cached: the next call goes once, with it.
+      await client.sendMessage({ message: text('again') } as never);
+      expect(calls().slice(2)).toEqual([`Bearer ${ACCESS}`]);
+      expect(tokenRequests).toHaveLength(2);
+
+      // A stream refused before its first event: renewed and opened once more.
+      issued = ['revoked-token-3', ACCESS];
+      tokenRequests.length = 0;
+      guarded.requests.length = 0;
+      const streaming = await (await loadLock(options)).agent('research', 'market-size').createClient();
+      const events = [];
+      for await (const e of streaming.sendMessageStream({ message: text('stream renewed') } as never)) events.push(e);
+      expect(JSON.stringify(events)).toContain('echo: stream renewed');
+      expect(calls()).toEqual(['Bearer revoked-token-3', `Bearer ${ACCESS}`]);
+      expect(tokenRequests).toHaveLength(2);
+
+      // Always refused: one retry, then the typed error.
+      issued = ['always-refused'];
+      guarded.requests.length = 0;
+      const refused = await (await loadLock(options)).agent('research', 'market-size').createClient();
+      await expect(refused.sendMessage({ message: text('no') } as never)).rejects.toMatchObject({ code: 'auth-refused' });
+      expect(calls()).toEqual(['Bearer always-refused', 'Bearer always-refused']);
+      expect(JSON.stringify(guarded.requests.map((r) => r.headers))).not.toContain(CLIENT_SECRET);
+    } finally {
+      await guarded.close();
+      await endpoint.close();
+      await rm(project, { recursive: true, force: true });
+    }
   });
 });

@@ -238,7 +238,7 @@ describe('agent.fetch: each violation refused with nothing sent', () => {
     await expect(unset.agent('research', 'market-size').fetch(agent.jsonRpcUrl, { method: 'POST', body: '{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t"}}' })).rejects.toMatchObject({ code: 'credential-unset', message: expect.stringMatching(/RT_TOKEN is not set/) });
     expect(sent).toEqual([]);
     let reads = 0;
-    const lock = await loadLock(options({ env: {}, credentials: { bearer: async () => (reads++, TOKEN) } }));
+    const lock = await loadLock(options({ env: {}, credentials: { research: { bearer: async () => (reads++, TOKEN) } } }));
     const client = await lock.agent('research', 'market-size').createClient();
     await client.sendMessage({ message: text('a') } as never);
     await client.sendMessage({ message: text('b') } as never);
@@ -247,7 +247,7 @@ describe('agent.fetch: each violation refused with nothing sent', () => {
   });
 
   it('a credentials provider that returns a non-string is named as such, its value not echoed', async () => {
-    const lock = await loadLock(options({ credentials: { bearer: (() => 42) as never } }));
+    const lock = await loadLock(options({ credentials: { research: { bearer: (() => 42) as never } } }));
     const error = (await lock.agent('research', 'market-size').fetch(agent.jsonRpcUrl, { method: 'POST', body: '{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t"}}' }).catch((e: unknown) => e)) as Error;
     expect(error).toMatchObject({ code: 'usage', message: expect.stringMatching(/provider for scheme "bearer" returned a number, not a string$/) });
     expect(error.message).not.toContain('42');

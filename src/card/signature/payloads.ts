@@ -10,8 +10,11 @@ import { canonicalJson } from '../../canonical.js';
 import { formatPath } from '../../json-path.js';
 import { isPlainObject } from './text.js';
 
-/** Which canonicalisation a candidate payload comes from (see the `verify.ts` module comment). */
-export type PayloadForm = 'jcs' | 'spec' | 'sdk';
+/**
+ * Which canonicalisation a candidate payload comes from (see the `verify.ts` module comment).
+ * `a2a-python-1.1` is a known NON-conformant form: what `a2a-sdk` (Python) up to 1.1.x signed.
+ */
+export type PayloadForm = 'jcs' | 'spec' | 'sdk' | 'a2a-python-1.1';
 
 /** One candidate signing payload. */
 export interface SigningPayload {
@@ -33,17 +36,39 @@ export function signingPayloads(card: Record<string, unknown>): string[] {
 export function signingPayloadForms(card: Record<string, unknown>): SigningPayload[] {
   const { signatures: _signatures, ...unsigned } = card;
   const projected = projectMessage(AGENT_CARD, card, [], []);
-  const candidates: SigningPayload[] = [
-    { form: 'jcs', text: canonicalJson(unsigned) },
-    { form: 'spec', text: canonicalJson(projected) },
-    { form: 'sdk', text: canonicalJson(dropEmpty(projected) ?? {}) },
+  const candidates: Array<{ form: PayloadForm; text: string | undefined }> = [
+    { form: 'jcs', text: rfc8785(unsigned) },
+    { form: 'spec', text: rfc8785(projected) },
+    { form: 'sdk', text: rfc8785(dropEmpty(projected) ?? {}) },
+    { form: 'a2a-python-1.1', text: pythonLegacyJson(dropEmpty(projected) ?? {}) },
   ];
   const seen = new Set<string>();
-  return candidates.filter((candidate) => {
-    if (seen.has(candidate.text)) return false;
+  return candidates.filter((candidate): candidate is SigningPayload => {
+    if (candidate.text === undefined || seen.has(candidate.text)) return false;
     seen.add(candidate.text);
     return true;
   });
+}
+
+/**
+ * The RFC 8785 (JCS) text of a JSON value: keys sorted by UTF-16 code unit, ECMAScript number and
+ * string forms (non-ASCII as literal UTF-8). `undefined` when the value has none: a string or key
+ * holding an unpaired UTF-16 surrogate (no well-formed UTF-8), or a non-finite number. The
+ * a2a-tck conformance vectors (test/fixtures/tck) hold it to the standard.
+ */
+export function rfc8785(value: unknown): string | undefined {
+  return hasNoJcsForm(value, 0) ? undefined : canonicalJson(value);
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** A lone surrogate or a non-finite number anywhere in `value` (bounded depth: a card is bounded anyway). */
+function hasNoJcsForm(value: unknown, depth: number): boolean {
+  if (typeof value === 'string') return LONE_SURROGATE.test(value);
+  if (typeof value === 'number') return !Number.isFinite(value);
+  if (typeof value !== 'object' || value === null || depth > 200) return false;
+  if (Array.isArray(value)) return value.some((item) => hasNoJcsForm(item, depth + 1));
+  return Object.entries(value).some(([key, item]) => LONE_SURROGATE.test(key) || hasNoJcsForm(item, depth + 1));
 }
 
 /**
@@ -271,6 +296,37 @@ function dropEmpty(value: unknown): unknown {
     return Object.keys(out).length > 0 ? out : undefined;
   }
   return value;
+}
+
+/**
+ * The pre-RFC 8785 canonical text of `a2a-sdk` (Python) up to 1.1.x: `json.dumps(card,
+ * sort_keys=True, separators=(',', ':'))` of the cleaned proto dict, i.e. keys sorted by code
+ * point (not by UTF-16 code unit) and every character outside printable ASCII (U+007F and above,
+ * as UTF-16 surrogate pairs beyond U+FFFF) written as a lowercase `\uXXXX` escape. Numbers as
+ * JavaScript writes them (a Struct double such as `1.0` differs; cards rarely carry one).
+ */
+export function pythonLegacyJson(value: unknown): string {
+  if (typeof value === 'string') return asciiJsonString(value);
+  if (typeof value !== 'object' || value === null) return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map((item) => pythonLegacyJson(item)).join(',')}]`;
+  const keys = Object.keys(value).sort(byCodePoint);
+  return `{${keys.map((key) => `${asciiJsonString(key)}:${pythonLegacyJson((value as Record<string, unknown>)[key])}`).join(',')}}`;
+}
+
+/** A JSON string as Python's `json.dumps` (ensure_ascii) writes it. */
+function asciiJsonString(text: string): string {
+  return JSON.stringify(text).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** Compare two strings by Unicode code point (Python's string order). */
+function byCodePoint(a: string, b: string): number {
+  const x = [...a];
+  const y = [...b];
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    const d = x[i]!.codePointAt(0)! - y[i]!.codePointAt(0)!;
+    if (d !== 0) return d;
+  }
+  return x.length - y.length;
 }
 
 /** Own enumerable data property, safe for keys such as `__proto__`. */

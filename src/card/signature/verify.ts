@@ -31,7 +31,13 @@
  *    every empty string, null, empty array and empty object then removed recursively (false is
  *    kept), then JCS.
  *
- * Forms 2 and 3 do not cover fields outside the 1.0 AgentCard (0.3 fields such as `url` or
+ * 4. `a2a-python-1.1`: a known NON-conformant form, what `a2a-sdk` (Python) up to 1.1.x signed
+ *    before its RFC 8785 fix: the `sdk` projection written by Python's `json.dumps(sort_keys=True)`
+ *    (keys by code point, non-ASCII as `\uXXXX`). A signature that verifies only through it is
+ *    verified (the key signed this card; it is not tampered), with a `signature-noncanonical-form`
+ *    warning, and the record says so (`canonicalForm`).
+ *
+ * Forms 2, 3 and 4 do not cover fields outside the 1.0 AgentCard (0.3 fields such as `url` or
  * `security` on a hybrid card, vendor fields). When a signature verifies only through one of them
  * and the card carries such fields, the result has a `signature-partial` warning naming them.
  */
@@ -57,6 +63,11 @@ export interface SignatureRecord {
   alg?: string;
   /** RFC 7638 JWK thumbprint (SHA-256, base64url) of the key that verified; only when verified. */
   thumbprint?: string;
+  /**
+   * Only when the signature verified through a known non-conformant canonical form:
+   * `a2a-python-1.1` (a2a-sdk for Python up to 1.1.x, before its RFC 8785 fix).
+   */
+  canonicalForm?: 'a2a-python-1.1';
 }
 
 /** The outcome of {@link verifyCardSignature}. */
@@ -169,8 +180,16 @@ export async function verifyCardSignature(card: Record<string, unknown>, options
     const outcome = await verifyEntry(entry, ctx);
     if (index === 0) firstHeader = outcome.header;
     if (outcome.ok) {
-      const record: SignatureRecord = { status: 'verified', kid: outcome.kid, alg: outcome.alg, thumbprint: outcome.thumbprint };
-      return { record, warnings: [...truncated, ...coverageWarnings(outcome.form, card)] };
+      const legacy = outcome.form === 'a2a-python-1.1';
+      const record: SignatureRecord = { status: 'verified', kid: outcome.kid, alg: outcome.alg, thumbprint: outcome.thumbprint, ...(legacy ? { canonicalForm: 'a2a-python-1.1' as const } : {}) };
+      const noncanonical: Warning[] = legacy
+        ? [{
+            code: 'signature-noncanonical-form',
+            message: `${entryLabel(index, outcome.header)}: signed with a known non-conformant canonical form (a2a-python ≤ 1.1: keys by code point, non-ASCII as \\uXXXX escapes, not RFC 8785); verified, not tampered; a signer on a2a-sdk ≥ 1.2 writes the RFC 8785 form`,
+            path: formatPath(['signatures', index]),
+          }]
+        : [];
+      return { record, warnings: [...truncated, ...noncanonical, ...coverageWarnings(outcome.form, card)] };
     }
     const label = entryLabel(index, outcome.header);
     warnings.push({ code: 'signature-unverifiable', message: oneLine(`${label}: ${outcome.reason}`), path: formatPath(['signatures', index]) });
@@ -324,7 +343,7 @@ function coverageWarnings(form: PayloadForm, card: Record<string, unknown>): War
   const more = uncovered.length > 8 ? ` (+${uncovered.length - 8} more)` : '';
   return [{
     code: 'signature-partial',
-    message: `the signature covers only the A2A 1.0 AgentCard fields (${form === 'spec' ? '§8.4.1 form' : '@a2a-js/sdk form'}); not covered: ${shown}${more}`,
+    message: `the signature covers only the A2A 1.0 AgentCard fields (${form === 'spec' ? '§8.4.1 form' : form === 'sdk' ? '@a2a-js/sdk form' : 'a2a-python ≤ 1.1 form'}); not covered: ${shown}${more}`,
   }];
 }
 

@@ -26,6 +26,7 @@ export const lsRenderer: CommandRenderer<LsData> = {
       const agent = data.agents[name]!;
       lines.push(`${name} ${agent.card}${agent.version !== undefined ? ` (version ${agent.version})` : ' (not locked)'}`);
       for (const [skill, plan] of Object.entries(agent.skills)) lines.push(`  ${skill}: ${plan ? planSummary(plan) : 'not locked (run a2a lock)'}`);
+      for (const [origin, placement] of Object.entries(agent.originAuth ?? {})) lines.push(`  originAuth ${origin}: ${placement}`);
     }
     return lines;
   },
