@@ -6,44 +6,18 @@
 import { relative } from 'node:path';
 import kleur from 'kleur';
 import yargs, { type Argv } from 'yargs';
-import { A2aLockError, exitCodeFor, ExitCode, UsageError, wholeNumberIn } from '../errors.js';
+import { A2aLockError, exitCodeFor, ExitCode, UsageError } from '../errors.js';
 import type { CommandResult, GlobalOptions } from '../commands/context.js';
 import type { PluginInfo } from '../version.js';
 import { COMMANDS, HELP_ORDER, commandName, type AnyCliCommand } from './commands/index.js';
 import type { CommandContext, ParsedArgv } from './commands/command.js';
 import { escapeUntrusted, renderWarning, terminalSafe, untrusted, type CommandRenderer } from './render/common.js';
-import { createProgress, type ProgressStream } from './progress.js';
+import { createProgress } from './progress.js';
+import { processIo, type CliIo } from './io.js';
 import { unknownArgumentsMessage } from './suggest.js';
 import { normalizeArgs } from './argv.js';
 import { colourEnabled } from './colour.js';
-
-/**
- * Where the CLI reads its working directory and environment and writes its output. The process by
- * default ({@link processIo}); tests run commands in-process with their own. yargs itself still
- * prints `--help` and `--version` to the process.
- */
-export interface CliIo {
-  cwd: string;
-  env: NodeJS.ProcessEnv;
-  stdout(text: string): void;
-  stderr(text: string): void;
-  /** Where progress is drawn (it checks `isTTY`); none: no progress. */
-  progress?: ProgressStream;
-  /** Whether stdout is a terminal (colour, see {@link colourEnabled}); absent: not. */
-  stdoutIsTTY?: boolean;
-}
-
-/** The process's directory, environment, stdout and stderr. */
-export function processIo(): CliIo {
-  return {
-    cwd: process.cwd(),
-    env: process.env,
-    stdout: (text) => process.stdout.write(text),
-    stderr: (text) => process.stderr.write(text),
-    progress: process.stderr,
-    stdoutIsTTY: Boolean(process.stdout.isTTY),
-  };
-}
+import { withGlobalOptions } from './global-options.js';
 
 function globals(argv: ParsedArgv, io: CliIo): GlobalOptions {
   return {
@@ -61,27 +35,6 @@ function globals(argv: ParsedArgv, io: CliIo): GlobalOptions {
     cwd: io.cwd,
     env: io.env,
   };
-}
-
-function positiveInt(name: string, max = Number.MAX_SAFE_INTEGER, min = 1) {
-  return (value: unknown) => {
-    if (value === undefined) return undefined;
-    if (Array.isArray(value)) throw new UsageError(`--${name} given more than once`);
-    return wholeNumberIn(`--${name}`, typeof value === 'number' ? value : Number(value), min, max);
-  };
-}
-
-/** The options every command takes (`global`: listed in each command's help too). */
-function withGlobalOptions(parser: Argv): Argv {
-  return parser
-    .option('manifest', { type: 'string', requiresArg: true, describe: 'Manifest file (default: a2a.json here or in the nearest parent folder up to the git root; outside git, up to $HOME)', global: true })
-    .option('lockfile', { type: 'string', requiresArg: true, describe: 'Lockfile (default: a2a.lock.json beside the manifest)', global: true })
-    .option('json', { type: 'boolean', default: false, describe: 'Print one JSON document on stdout', global: true })
-    .option('verbose', { type: 'boolean', default: false, describe: 'Print stack traces of errors', global: true })
-    .option('timeout', { type: 'number', requiresArg: true, describe: 'Per-card timeout in ms (default 10000)', global: true, coerce: positiveInt('timeout', 2_147_483_647) })
-    .option('concurrency', { type: 'number', requiresArg: true, describe: 'Agents checked at once, and connections per host (default 128)', global: true, coerce: positiveInt('concurrency') })
-    .option('retries', { type: 'number', requiresArg: true, describe: 'Retries of a card answered 429/500/502/503/504, with backoff (default 2)', global: true, coerce: positiveInt('retries', 10, 0) })
-    .option('allow-http', { type: 'boolean', default: false, describe: 'Allow plain http to non-loopback hosts', global: true });
 }
 
 /**
