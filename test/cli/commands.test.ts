@@ -44,4 +44,17 @@ describe('the command index', () => {
     expect(typeof renderer.json).toBe('function');
     expect(typeof renderer.text).toBe('function');
   });
+
+  it('--version and info answer with the name, version and description main is given (src/version.ts, passed down by src/bin.ts)', async () => {
+    const about = { name: 'lock', version: '9.8.7-test', description: 'passed down' };
+    const printed: string[] = [];
+    vi.spyOn(console, 'log').mockImplementation((...parts: unknown[]) => void printed.push(parts.join(' ')));
+    vi.spyOn(process, 'exit').mockImplementation((() => undefined) as never);
+    expect(await main(['--version', '--json'], undefined, about)).toBe(0);
+    expect(printed).toEqual(['9.8.7-test']);
+    let stdout = '';
+    const io = { cwd: process.cwd(), env: {}, stdout: (text: string) => void (stdout += text), stderr: () => undefined };
+    expect(await main(['info', '--json'], io, about)).toBe(0);
+    expect(stdout).toBe(`${JSON.stringify(about)}\n`);
+  });
 });
