@@ -1,7 +1,8 @@
 /**
- * The CLI shell: parse arguments (yargs), lazy-load the one command module needed with its renderer
- * (`render/<command>.ts`), print its result (human lines or `--json`), and map errors to exit codes
- * in one place ({@link exitCodeFor}). Commands return data; this is the one place that prints.
+ * The CLI shell: parse arguments (yargs) against the commands of `./commands/index.ts` (each its
+ * own file: definition, args, and its code and renderer loaded on demand), print the result (human
+ * lines or `--json`), and map errors to exit codes in one place ({@link exitCodeFor}). Commands
+ * return data; this is the one place that prints.
  */
 import { relative } from 'node:path';
 import kleur from 'kleur';
