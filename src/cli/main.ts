@@ -136,7 +136,7 @@ export async function main(rawArgs: string[], io: CliIo = processIo(), about: Pl
   // should the handler ask for help (ours never do): ~25 ms of every run, a quarter of a short one.
   // yargs 18's usage instance is kept for the parser's life; without the hook the cost stays.
   const usage = (parser as unknown as { getInternalMethods?: () => { getUsageInstance?: () => { cacheHelpMessage?: () => void } } }).getInternalMethods?.().getUsageInstance?.();
-  if (usage && typeof usage.cacheHelpMessage === 'function' && !wantsHelp) usage.cacheHelpMessage = () => {};
+  if (usage && typeof usage.cacheHelpMessage === 'function' && !wantsHelp) usage.cacheHelpMessage = () => { /* no help text to render ahead */ };
 
   try {
     await parser.parseAsync();

@@ -97,7 +97,7 @@ export async function resolveRevision(dir: string, rev: string): Promise<Resolve
   const commit = answer.stdout.trim();
   const symbolic = await git(dir, ['rev-parse', '--symbolic-full-name', rev]);
   const ref = symbolic.ok ? symbolic.stdout.trim().split('\n')[0] : undefined;
-  return { ref: ref && ref.startsWith('refs/') ? ref : undefined, commit };
+  return { ref: ref?.startsWith('refs/') ? ref : undefined, commit };
 }
 
 /**

@@ -25,25 +25,33 @@ describe('the command index', () => {
     expect(names).toEqual([...names].sort());
     expect(new Set(names).size).toBe(names.length);
     expect([...HELP_ORDER].sort()).toEqual(names);
-    const listed = [...(await help(['--help'])).split('Commands:\n')[1]!.split('\n\n')[0]!.matchAll(/^ {2}a2a (\w+)/gm)].map((m) => m[1]);
+    const listed = [
+      ...(await help(['--help']))
+        .split('Commands:\n')[1]!
+        .split('\n\n')[0]!
+        .matchAll(/^ {2}a2a (\w+)/gm),
+    ].map((m) => m[1]);
     expect(listed).toEqual([...HELP_ORDER]);
   });
 
-  it.each(COMMANDS.map((command) => [commandName(command), command] as const))('%s: a description, an example, help that renders, a renderer', async (name, command) => {
-    expect(command.describe.length).toBeGreaterThan(10);
-    expect(command.examples.length).toBeGreaterThan(0);
-    for (const [line] of command.examples) expect(line).toMatch(new RegExp(`^\\$0 ${name}\\b`));
-    // Help is wrapped at 100 columns: compared with its white space made single.
-    const text = (await help([name, '--help'])).replace(/\s+/g, ' ');
-    expect(text).toContain(command.describe);
-    expect(text).toContain('Examples:');
-    for (const [line] of command.examples) expect(text).toContain(line.replace('$0', 'a2a').replace(/\s+/g, ' '));
-    const code = await command.load();
-    expect(typeof code.run).toBe('function');
-    const renderer = code.renderer({} as never);
-    expect(typeof renderer.json).toBe('function');
-    expect(typeof renderer.text).toBe('function');
-  });
+  it.each(COMMANDS.map((command) => [commandName(command), command] as const))(
+    '%s: a description, an example, help that renders, a renderer',
+    async (name, command) => {
+      expect(command.describe.length).toBeGreaterThan(10);
+      expect(command.examples.length).toBeGreaterThan(0);
+      for (const [line] of command.examples) expect(line).toMatch(new RegExp(`^\\$0 ${name}\\b`));
+      // Help is wrapped at 100 columns: compared with its white space made single.
+      const text = (await help([name, '--help'])).replace(/\s+/g, ' ');
+      expect(text).toContain(command.describe);
+      expect(text).toContain('Examples:');
+      for (const [line] of command.examples) expect(text).toContain(line.replace('$0', 'a2a').replace(/\s+/g, ' '));
+      const code = await command.load();
+      expect(typeof code.run).toBe('function');
+      const renderer = code.renderer({} as never);
+      expect(typeof renderer.json).toBe('function');
+      expect(typeof renderer.text).toBe('function');
+    },
+  );
 
   it('--version and info answer with the name, version and description main is given (src/version.ts, passed down by src/bin.ts)', async () => {
     const about = { name: 'lock', version: '9.8.7-test', description: 'passed down' };
@@ -52,9 +60,14 @@ describe('the command index', () => {
     vi.spyOn(process, 'exit').mockImplementation((() => undefined) as never);
     expect(await main(['--version', '--json'], undefined, about)).toBe(0);
     expect(printed).toEqual(['9.8.7-test']);
-    let stdout = '';
-    const io = { cwd: process.cwd(), env: {}, stdout: (text: string) => void (stdout += text), stderr: () => undefined };
+    const stdout: string[] = [];
+    const io = {
+      cwd: process.cwd(),
+      env: {},
+      stdout: (text: string) => void stdout.push(text),
+      stderr: () => undefined,
+    };
     expect(await main(['info', '--json'], io, about)).toBe(0);
-    expect(stdout).toBe(`${JSON.stringify(about)}\n`);
+    expect(stdout.join('')).toBe(`${JSON.stringify(about)}\n`);
   });
 });

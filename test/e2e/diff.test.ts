@@ -20,7 +20,7 @@ function git(dir: string, ...args: string[]): string {
 type OnFinished = (fn: () => void | Promise<void>) => void;
 
 /** A project locked against a real SDK agent and committed on `main` (`extra`: more files for that commit). */
-async function lockedProject(onTestFinished: OnFinished, extra: (dir: string) => void = () => {}) {
+async function lockedProject(onTestFinished: OnFinished, extra: (dir: string) => void = () => { /* nothing more */ }) {
   const res = resources(onTestFinished);
   onTestFinished(() => closeFetcher());
   const agent = await res.sampleAgent();

@@ -55,7 +55,8 @@ export function defineCommand<A, D>(command: CliCommand<A, D>): CliCommand<A, D>
 
 /** An option given once; repeated (yargs makes an array) is a usage error saying `why` one. */
 export function single(name: string, value: unknown, why: string): string {
-  if (Array.isArray(value)) throw new UsageError(`--${name} given more than once (${value.map(String).join(', ')}); ${why}`);
+  if (Array.isArray(value))
+    throw new UsageError(`--${name} given more than once (${value.map(String).join(', ')}); ${why}`);
   return String(value);
 }
 

@@ -10,13 +10,33 @@ import { defineCommand, single, strings } from './command.js';
 
 export const diff = defineCommand({
   command: 'diff [sides..]',
-  describe: 'Review the lockfile change between two revisions or files (default: HEAD, or the pull request base in CI → the working tree): per agent, skill and card, with risks',
+  describe:
+    'Review the lockfile change between two revisions or files (default: HEAD, or the pull request base in CI → the working tree): per agent, skill and card, with risks',
   options: (y) =>
     y
-      .positional('sides', { type: 'string', array: true, describe: '[<base>] [<head>]: each a git revision or a lockfile (./file, an absolute path, or after --; a bare word that is both is refused)' })
-      .option('format', { type: 'string', requiresArg: true, choices: ['text', 'json', 'markdown'], describe: 'Output format (--json is json)' })
-      .option('fail-on', { type: 'string', requiresArg: true, choices: ['high', 'medium', 'low', 'any'], describe: 'Exit 1 when a change at or above this risk level exists' })
-      .option('git-external', { type: 'boolean', default: false, describe: "Run as git's external diff (diff.a2a-lock.command): take git's 7 arguments" }),
+      .positional('sides', {
+        type: 'string',
+        array: true,
+        describe:
+          '[<base>] [<head>]: each a git revision or a lockfile (./file, an absolute path, or after --; a bare word that is both is refused)',
+      })
+      .option('format', {
+        type: 'string',
+        requiresArg: true,
+        choices: ['text', 'json', 'markdown'],
+        describe: 'Output format (--json is json)',
+      })
+      .option('fail-on', {
+        type: 'string',
+        requiresArg: true,
+        choices: ['high', 'medium', 'low', 'any'],
+        describe: 'Exit 1 when a change at or above this risk level exists',
+      })
+      .option('git-external', {
+        type: 'boolean',
+        default: false,
+        describe: "Run as git's external diff (diff.a2a-lock.command): take git's 7 arguments",
+      }),
   examples: [
     ['$0 diff', 'HEAD (or the pull request base) → the working tree'],
     ['$0 diff main --format markdown --fail-on high', ''],
@@ -33,19 +53,29 @@ export const diff = defineCommand({
       ...(dash < 0 ? [] : line.slice(dash + 1)).map((spec) => ({ spec, is: 'file' as SideSpelling })),
     ];
     const sides = named.map((n) => n.spec);
-    if (!gitExternal && sides.length > 2) throw new UsageError(`a2a diff takes at most two sides ([<base>] [<head>]); got ${sides.length}`);
-    const failOn = argv['fail-on'] === undefined ? undefined : (single('fail-on', argv['fail-on'], 'one threshold') as 'high' | 'medium' | 'low' | 'any');
+    if (!gitExternal && sides.length > 2)
+      throw new UsageError(`a2a diff takes at most two sides ([<base>] [<head>]); got ${sides.length}`);
+    const failOn =
+      argv['fail-on'] === undefined
+        ? undefined
+        : (single('fail-on', argv['fail-on'], 'one threshold') as 'high' | 'medium' | 'low' | 'any');
     const [b, h] = named;
     return {
       format,
       diff: {
-        ...(gitExternal ? { gitExternal: sides } : { ...(b ? { base: b.spec, baseIs: b.is } : {}), ...(h ? { head: h.spec, headIs: h.is } : {}) }),
+        ...(gitExternal
+          ? { gitExternal: sides }
+          : { ...(b ? { base: b.spec, baseIs: b.is } : {}), ...(h ? { head: h.spec, headIs: h.is } : {}) }),
         ...(failOn ? { failOn } : {}),
       },
     };
   },
   load: async () => {
-    const [{ runDiff }, { diffRenderer, diffMarkdownRenderer, diffDataMarkdown, diffStderrAnnotations }, { appendStepSummary }] = await Promise.all([
+    const [
+      { runDiff },
+      { diffRenderer, diffMarkdownRenderer, diffDataMarkdown, diffStderrAnnotations },
+      { appendStepSummary },
+    ] = await Promise.all([
       import('../../commands/diff.js'),
       import('../render/diff.js'),
       import('../step-summary.js'),

@@ -20,10 +20,26 @@ import { update } from './update.js';
 import { verify } from './verify.js';
 import { why } from './why.js';
 
-export type AnyCliCommand = CliCommand<any, any>;
+/** A command of any args and data (each entry is checked against its own where it is defined). */
+export type AnyCliCommand = CliCommand<unknown, unknown>;
 
 /** The commands, in alphabetical order of name. */
-export const COMMANDS: readonly AnyCliCommand[] = [add, card, diff, info, init, install, lock, ls, outdated, plan, remove, update, verify, why];
+export const COMMANDS: readonly AnyCliCommand[] = [
+  add,
+  card,
+  diff,
+  info,
+  init,
+  install,
+  lock,
+  ls,
+  outdated,
+  plan,
+  remove,
+  update,
+  verify,
+  why,
+];
 
 /** A command's name: the first word of its command string. */
 export function commandName(command: AnyCliCommand): string {
@@ -31,4 +47,19 @@ export function commandName(command: AnyCliCommand): string {
 }
 
 /** The order `a2a --help` lists the commands in: the order a user meets them (plugin, try a card, set up, check, maintain, review). */
-export const HELP_ORDER: readonly string[] = ['info', 'plan', 'card', 'init', 'add', 'lock', 'install', 'verify', 'update', 'remove', 'ls', 'why', 'outdated', 'diff'];
+export const HELP_ORDER: readonly string[] = [
+  'info',
+  'plan',
+  'card',
+  'init',
+  'add',
+  'lock',
+  'install',
+  'verify',
+  'update',
+  'remove',
+  'ls',
+  'why',
+  'outdated',
+  'diff',
+];

@@ -7,7 +7,10 @@ export const init = defineCommand({
   examples: [['$0 init', '']],
   args: () => ({}),
   load: async () => {
-    const [{ runInit }, { initRenderer }] = await Promise.all([import('../../commands/init.js'), import('../render/init.js')]);
+    const [{ runInit }, { initRenderer }] = await Promise.all([
+      import('../../commands/init.js'),
+      import('../render/init.js'),
+    ]);
     return { run: (options) => runInit(options), renderer: () => initRenderer };
   },
 });

@@ -7,7 +7,10 @@ export const install = defineCommand({
   examples: [['$0 install', '']],
   args: () => ({}),
   load: async () => {
-    const [{ runInstall }, { installRenderer }] = await Promise.all([import('../../commands/verify.js'), import('../render/verify.js')]);
+    const [{ runInstall }, { installRenderer }] = await Promise.all([
+      import('../../commands/verify.js'),
+      import('../render/verify.js'),
+    ]);
     return { run: (options) => runInstall(options), renderer: () => installRenderer };
   },
 });

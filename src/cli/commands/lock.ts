@@ -7,7 +7,10 @@ export const lock = defineCommand({
   examples: [['$0 lock', '']],
   args: () => ({}),
   load: async () => {
-    const [{ runLock }, { lockRenderer }] = await Promise.all([import('../../commands/lock.js'), import('../render/lock.js')]);
+    const [{ runLock }, { lockRenderer }] = await Promise.all([
+      import('../../commands/lock.js'),
+      import('../render/lock.js'),
+    ]);
     return { run: (options) => runLock(options), renderer: () => lockRenderer };
   },
 });

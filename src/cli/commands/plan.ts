@@ -7,9 +7,20 @@ export const plan = defineCommand({
   options: (y) =>
     y
       .positional('card', { type: 'string', describe: 'Card URL or file', demandOption: true })
-      .option('skill', { type: 'string', requiresArg: true, demandOption: true, describe: 'Skill id ("*": the agent-level plan, from the card\'s defaults)' })
+      .option('skill', {
+        type: 'string',
+        requiresArg: true,
+        demandOption: true,
+        describe: 'Skill id ("*": the agent-level plan, from the card\'s defaults)',
+      })
       .option('profile', { type: 'string', requiresArg: true, describe: 'JSON file holding a client profile' })
-      .option('credential', { type: 'string', requiresArg: true, array: true, default: [], describe: 'A scheme name the client holds (repeatable)' }),
+      .option('credential', {
+        type: 'string',
+        requiresArg: true,
+        array: true,
+        default: [],
+        describe: 'A scheme name the client holds (repeatable)',
+      }),
   examples: [['$0 plan https://agent.example.com --skill market-size --credential bearer', '']],
   args: (argv) => ({
     card: String(argv.card),
@@ -19,7 +30,10 @@ export const plan = defineCommand({
     credentials: strings(argv.credential).map((c) => c.split('=')[0]!),
   }),
   load: async () => {
-    const [{ runPlan }, { planRenderer }] = await Promise.all([import('../../commands/plan.js'), import('../render/plan.js')]);
+    const [{ runPlan }, { planRenderer }] = await Promise.all([
+      import('../../commands/plan.js'),
+      import('../render/plan.js'),
+    ]);
     return { run: runPlan, renderer: () => planRenderer };
   },
 });

@@ -4,7 +4,8 @@ import { defineCommand, single, strings } from './command.js';
 
 /** `--base <rev>`: one revision; `--base x --no-base` together is a contradiction, not a repeat. */
 function baseOption(value: unknown): string {
-  if (Array.isArray(value) && value.includes(false)) throw new UsageError('--base and --no-base contradict each other: give one');
+  if (Array.isArray(value) && value.includes(false))
+    throw new UsageError('--base and --no-base contradict each other: give one');
   return single('base', value, 'verify compares against one base');
 }
 
@@ -15,11 +16,16 @@ export const verify = defineCommand({
     y
       .positional('agents', { type: 'string', array: true, describe: 'Agents to verify (default: all)' })
       .option('offline', { type: 'boolean', default: false, describe: 'No network: check snapshots and plans only' })
-      .option('strict', { type: 'boolean', default: false, describe: 'Also fail (exit 1) on card changes that leave plans equal' })
+      .option('strict', {
+        type: 'boolean',
+        default: false,
+        describe: 'Also fail (exit 1) on card changes that leave plans equal',
+      })
       .option('base', {
         type: 'string',
         requiresArg: true,
-        describe: "Send credentials only along routes the lockfile at the merge-base of HEAD and this revision had (default: the review base under CI; --no-base: none)",
+        describe:
+          'Send credentials only along routes the lockfile at the merge-base of HEAD and this revision had (default: the review base under CI; --no-base: none)',
       }),
   examples: [
     ['$0 verify --strict', ''],
@@ -29,7 +35,11 @@ export const verify = defineCommand({
     agents: strings(argv.agents),
     offline: Boolean(argv.offline),
     strict: Boolean(argv.strict),
-    ...(argv.base === false ? { base: false as const } : argv.base !== undefined ? { base: baseOption(argv.base) } : {}),
+    ...(argv.base === false
+      ? { base: false as const }
+      : argv.base !== undefined
+        ? { base: baseOption(argv.base) }
+        : {}),
   }),
   load: async () => {
     const [{ runVerify }, { verifyRenderer, verifySummary }, { appendStepSummary }] = await Promise.all([

@@ -11,7 +11,10 @@ export const why = defineCommand({
   examples: [['$0 why research-agent market-size', '']],
   args: (argv) => ({ agent: String(argv.agent), ...(argv.skill !== undefined ? { skill: String(argv.skill) } : {}) }),
   load: async () => {
-    const [{ runWhy }, { whyRenderer }] = await Promise.all([import('../../commands/why.js'), import('../render/why.js')]);
+    const [{ runWhy }, { whyRenderer }] = await Promise.all([
+      import('../../commands/why.js'),
+      import('../render/why.js'),
+    ]);
     return { run: runWhy, renderer: () => whyRenderer };
   },
 });
