@@ -32,41 +32,9 @@ function failOnWarnings() {
   process.exit(1);
 }
 
-/**
- * string-width (yargs' help layout; three copies) builds at load what only help output uses:
- * `new Intl.Segmenter()` (~20 ms: ICU's segmenter data) and `/^\p{RGI_Emoji}$/v` (~30 ms: V8
- * expands the whole emoji set when it parses that literal), on every CLI start (BENCHMARKS.md).
- * The bundle builds each on its first use instead. A declaration the plugin cannot rewrite (used
- * other than by its one method, or a `\p{RGI_Emoji}` literal elsewhere) stops the build, so an
- * upgrade cannot bring the cost back unnoticed.
- */
-const LAZY = [
-  // [declaration (name, constructor expression), the one method used, how to build it]
-  [/^const (\w+) = \/([^\n/]*\\p\{RGI_Emoji\}[^\n/]*)\/v;$/gm, 'test', (pattern) => `new RegExp(${JSON.stringify(pattern)}, 'v')`],
-  [/^const (\w+) = (new Intl\.Segmenter\(\));$/gm, 'segment', (expression) => expression],
-];
-const lazyStringWidth = {
-  name: 'lazy-string-width',
-  transform(code, id) {
-    if (!/[\\/]node_modules[\\/]string-width[\\/]/.test(id)) return null;
-    let out = code;
-    for (const [declaration, method, build] of LAZY) {
-      for (const [line, name, source] of code.matchAll(declaration)) {
-        // Every mention outside comments but the declaration itself must call the method.
-        const live = out.split('\n').filter((l) => !/^\s*(\/\/|\/\*|\*)/.test(l)).join('\n');
-        const uses = [...live.matchAll(new RegExp(`\\b${name}\\b(\\.${method}\\()?`, 'g'))];
-        if (uses.filter((u) => !u[1]).length !== 1) throw new Error(`bundle: ${id}: ${name} is used other than by .${method}(): update lazyStringWidth in scripts/bundle.js`);
-        out = out.replace(line, `let ${name}Built;\nconst ${name} = { ${method}: (text) => (${name}Built ??= ${build(source)}).${method}(text) };`);
-      }
-    }
-    if (/^(const|let|var) \w+ = (\/[^\n/]*\\p\{RGI_Emoji\}|new Intl\.Segmenter)/m.test(out)) throw new Error(`bundle: ${id} still builds a segmenter or a \\p{RGI_Emoji} regex at load: update lazyStringWidth in scripts/bundle.js`);
-    return out === code ? null : { code: out, map: null };
-  },
-};
 const bundle = await rolldown({
   input: { a2a: join(dist, 'bin.js') },
   platform: 'node',
-  plugins: [lazyStringWidth],
   // `a2a-lock info` and `--version` answer from the bundle itself, reading no file (src/bin.ts).
   transform: { define: { __A2A_LOCK_VERSION__: JSON.stringify(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version) } },
   // The runtime's optional peers are never part of the CLI.
@@ -94,9 +62,6 @@ const checks = await rolldown({
   input: checksFile,
   platform: 'node',
   external: (id, _importer, isResolved) => isResolved && id === sharedErrors,
-  // json-stable-stringify only writes files (`stableFileJson`), which the checks never do; without
-  // this its ~20 CommonJS helpers would still run when the checks load (`canonicalJson` does not use it).
-  treeshake: { moduleSideEffects: (id) => (/[\\/]node_modules[\\/]json-stable-stringify[\\/]/.test(id) ? false : undefined) },
   onLog,
 });
 // Compressed, with whitespace and comments gone but every name kept (a stack trace through the
