@@ -31,6 +31,13 @@ describe.concurrent('the built CLI', () => {
     expect(licenses).not.toMatch(/no license file; package\.json says (MIT|ISC|BSD|Apache)/);
   });
 
+  it('the bundle and the unbundled CLI print the same help, its widths measured over non-ASCII text', async () => {
+    const help = (file: string) => exec(process.execPath, [file, 'diff', '--help'], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1' } }).then((r) => r.stdout);
+    const [bundled, plain] = await Promise.all([help(BIN), help(join(ROOT, 'dist', 'bin.js'))]);
+    expect(bundled).toMatch(/[^\x00-\x7f]/);
+    expect(bundled).toBe(plain);
+  });
+
   it('the bundle and the unbundled CLI print the same English messages under any LANG', async () => {
     const run = (file: string) =>
       exec(process.execPath, [file, 'verify', '--bogus'], { cwd: ROOT, env: { ...process.env, LANG: 'de_DE.UTF-8', LC_ALL: 'de_DE.UTF-8', NO_COLOR: '1' } }).then(

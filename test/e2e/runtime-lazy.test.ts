@@ -60,4 +60,29 @@ describe('the built runtime, lazy', () => {
     expect(result.refused).toMatchObject({ code: 'lockfile-invalid', message: expect.stringMatching(/agents\.b: snapshot does not match its integrity/), typed: true });
     expect(result).toMatchObject({ plan: 'https://agent.example/a2a/jsonrpc', card: expect.any(String) });
   });
+
+  it("the first lock.agent() compiles no zod fast parser, and leaves the application's zod JIT setting as it was", async () => {
+    const runtime = JSON.stringify(pathToFileURL(join(ROOT, 'dist', 'runtime', 'index.js')).href);
+    // The checks' schemas (zod/mini: no JIT object parsers) compile nothing (`new Function`, counted).
+    const agentOnce = [
+      `const lock = await (await import(${runtime})).loadLock({ lockfile: ${JSON.stringify(join(dir, 'a2a.lock.json'))} });`,
+      'let compiled = 0; const F = globalThis.Function;',
+      'globalThis.Function = new Proxy(F, { construct: (t, a) => (compiled++, Reflect.construct(t, a)) });',
+      "lock.agent('a', 'market-size');",
+      'globalThis.Function = F; console.error(compiled);',
+    ];
+    // zod keeps it on globalThis: set by the application before, or never set (zod loaded after).
+    const probes = {
+      setBefore: ["const { z } = await import('zod');", 'z.config({ jitless: false });', ...agentOnce, 'console.log(JSON.stringify(z.config()));'],
+      neverSet: [...agentOnce, "const { z } = await import('zod');", 'console.log(JSON.stringify(z.config()));'],
+    };
+    const seen: Record<string, Record<string, unknown>> = {};
+    for (const [name, lines] of Object.entries(probes)) {
+      const { stdout, stderr } = await exec(process.execPath, ['--input-type=module', '-e', lines.join('\n')], { cwd: ROOT });
+      seen[name] = JSON.parse(stdout);
+      expect(stderr.trim(), name).toBe('0');
+    }
+    expect(seen.setBefore).toMatchObject({ jitless: false });
+    expect(Object.hasOwn(seen.neverSet!, 'jitless')).toBe(false);
+  });
 });
