@@ -132,12 +132,6 @@ export async function main(rawArgs: string[], io: CliIo = processIo(), about: Pl
     .locale('en')
     .fail(failure(args));
 
-  // yargs renders the whole help text before running any command's handler, to have it at hand
-  // should the handler ask for help (ours never do): ~25 ms of every run, a quarter of a short one.
-  // yargs 18's usage instance is kept for the parser's life; without the hook the cost stays.
-  const usage = (parser as unknown as { getInternalMethods?: () => { getUsageInstance?: () => { cacheHelpMessage?: () => void } } }).getInternalMethods?.().getUsageInstance?.();
-  if (usage && typeof usage.cacheHelpMessage === 'function' && !wantsHelp) usage.cacheHelpMessage = () => { /* no help text to render ahead */ };
-
   try {
     await parser.parseAsync();
     return printResult ? printResult() : ExitCode.Ok; // none: --help / --version

@@ -491,6 +491,21 @@ describe('duplicate keys in our own files', () => {
     expect(duplicateKey(`${'['.repeat(10_000)}${']'.repeat(10_000)}`)).toBeUndefined();
     expect(duplicateKey(`${'{"a":'.repeat(5_000)}{"b":1,"b":2}${'}'.repeat(5_000)}`)?.path).toHaveLength(5_001);
   });
+
+  it('duplicateKey: the path and line of a repeat, whatever structure the strings before it spell', async () => {
+    const { duplicateKey } = await import('../../src/json-document.js');
+    // Strings full of brackets, commas, colons, quotes and backslashes: the scan jumps over them.
+    const tricky = fc.string({ unit: fc.constantFrom('{', '}', '[', ']', ',', ':', '"', '\\', '\n', 'a'), maxLength: 8 });
+    fc.assert(
+      fc.property(fc.array(fc.dictionary(tricky, fc.oneof(tricky, fc.array(tricky))), { maxLength: 4 }), tricky, (before, key) => {
+        const k = JSON.stringify(key);
+        const text = `{"list": ${JSON.stringify(before, null, 2)},\n"x": [1, {${k}: 1,\n ${k}: 2}]}`;
+        const line = text.slice(0, text.lastIndexOf(`${k}: 2`)).split('\n').length;
+        expect(duplicateKey(text)).toEqual({ path: ['x', 1, key], line });
+      }),
+      { numRuns: 300 },
+    );
+  });
 });
 
 describe('parseManifest: where card and trust.jwks point', () => {
