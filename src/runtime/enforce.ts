@@ -94,122 +94,187 @@ const JSONRPC_METHODS: Readonly<Record<string, ReadonlySet<string>>> = {
   ]),
 };
 
+/** What the pure request check ({@link checkRequest}) needs of an {@link EnforcementContext}. */
+export type RequestPlan = Pick<EnforcementContext, 'agent' | 'skill' | 'plan' | 'iface' | 'inputModes' | 'pushEndpoint'>;
+
+/** One request to check, as a fetch call gives it. */
+export interface OutgoingRequest {
+  /** The request URL as given (absolute). */
+  url: string;
+  /** The method, upper case. */
+  method: string;
+  /** The headers, names lower case (repeated names joined with ", "). */
+  headers: Record<string, string>;
+  /** The body: JSON text, as a string or bytes (undefined or null: none; anything else is refused). */
+  body?: unknown;
+}
+
+/** A request the plan allows, completed from it. */
+export interface CheckedRequest {
+  /** The path below the interface URL (HTTP+JSON), '' for the exact URL: a redirect must keep it. */
+  path: string;
+  /** The headers to send before the credential is placed: A2A-Version and the extensions header the plan's, the rest as given. */
+  headers: Record<string, string>;
+  /** The body to send (`acceptedOutputModes` filled in from the plan when the request gave none). */
+  body: string | undefined;
+}
+
 /**
- * A fetch-compatible function enforcing `ctx` (see the module comment); for a binding that is not
- * JSON-RPC or HTTP+JSON (gRPC) every request is a violation. Bodies must be JSON text
- * (a string or bytes). Redirects are followed only to a URL on the plan (so never to another
+ * Check one request against the plan and complete it (see the module comment), without sending
+ * anything: the URL is the locked interface (HTTP+JSON: a path below it), the A2A-Version and
+ * extensions headers agree with the plan, and the call its body (JSON-RPC) or path (HTTP+JSON)
+ * names is one the plan allows, with only locked modes, extensions and push endpoint. Pure.
+ *
+ * @throws PlanViolationError (code `plan-violation`) for anything off-plan, and for every request
+ *   on a binding not carried over fetch (gRPC)
+ */
+export function checkRequest(ctx: RequestPlan, request: OutgoingRequest): CheckedRequest {
+  const refused = bindingViolation(ctx);
+  if (refused) throw refused;
+  const violation = (message: string) => new PlanViolationError(ctx.agent, ctx.skill, message);
+  const path = checkUrl(ctx.iface, request.url, violation);
+  const { headers, method } = request;
+  let body = bodyText(request.body, violation);
+  checkProtocolHeaders(ctx, headers, violation);
+
+  const kind = ctx.iface.protocolBinding === 'HTTP+JSON' ? restKind(path, violation) : undefined;
+  if (body !== undefined) body = checkBody(ctx, kind, body, violation);
+  else if (kind) checkKind(ctx, kind, violation);
+  // A JSON-RPC call is named by its body: without one there is nothing to check, so nothing is sent.
+  else throw violation(`a JSON-RPC request without a body (${method}) is not a call this plan can check`);
+  return { path, headers: plannedHeaders(ctx, headers), body };
+}
+
+/** The violation of every request on a binding not carried over fetch (gRPC); undefined for JSON-RPC and HTTP+JSON. */
+function bindingViolation(ctx: RequestPlan): PlanViolationError | undefined {
+  if (ctx.iface.protocolBinding === 'JSONRPC' || ctx.iface.protocolBinding === 'HTTP+JSON') return undefined;
+  return new PlanViolationError(ctx.agent, ctx.skill, `the locked binding ${ctx.iface.protocolBinding} is not carried over fetch (use createClient())`);
+}
+
+/** The path of `href` below the locked interface (see {@link pathBelow}). @throws PlanViolationError (via `violation`) for a URL off the interface */
+function checkUrl(iface: FallbackInterface, href: string, violation: (m: string) => Error): string {
+  const base = new URL(iface.url);
+  // The exact locked URL (every JSON-RPC call) needs no parsing.
+  if (href === base.href) return '';
+  let url: URL;
+  try {
+    url = new URL(href);
+  } catch {
+    throw violation('the request URL is not an absolute URL');
+  }
+  const path = pathBelow(iface, base, url);
+  if (path === undefined) throw violation(`${redact(url)} is not the locked interface ${iface.protocolBinding} ${redact(base)}${urlDifference(url, base, iface.protocolBinding === 'HTTP+JSON')}`);
+  return path;
+}
+
+/** The path of `url` below the interface URL `base` (HTTP+JSON), or '' for the exact URL; undefined when off-plan. */
+function pathBelow(iface: FallbackInterface, base: URL, url: URL): string | undefined {
+  if (iface.protocolBinding === 'HTTP+JSON') {
+    const basePath = base.pathname.replace(/\/+$/, '');
+    if (url.origin !== base.origin || url.username || url.password) return undefined;
+    if (url.pathname !== basePath && !url.pathname.startsWith(`${basePath}/`)) return undefined;
+    return url.pathname.slice(basePath.length);
+  }
+  return url.href === base.href ? '' : undefined;
+}
+
+/** A2A-Version: the locked Major.Minor (a conflicting value is a violation); extensions: only locked ones, under either header name. */
+function checkProtocolHeaders(ctx: RequestPlan, headers: Record<string, string>, violation: (m: string) => Error): void {
+  const version = ctx.iface.protocolVersion;
+  const asked = headers['a2a-version'];
+  if (asked !== undefined && asked.trim() !== version && !asked.trim().startsWith(`${version}.`)) {
+    throw violation(`A2A-Version ${JSON.stringify(asked.slice(0, 20))} conflicts with the locked ${version}`);
+  }
+  for (const name of ['a2a-extensions', 'x-a2a-extensions']) {
+    const listed = headers[name];
+    if (listed === undefined) continue;
+    for (const uri of listed.split(',').map((s) => s.trim()).filter(Boolean)) {
+      if (!ctx.plan.extensions.includes(uri)) throw violation(`extension ${uri} is not locked (locked: ${list(ctx.plan.extensions)})`);
+    }
+  }
+}
+
+/** The headers to send: the locked A2A-Version, the locked extensions under the one header name of the locked version, then the request's others. */
+function plannedHeaders(ctx: RequestPlan, headers: Record<string, string>): Record<string, string> {
+  const version = ctx.iface.protocolVersion;
+  const planned: Record<string, string> = { 'a2a-version': version };
+  if (ctx.plan.extensions.length > 0) planned[version.startsWith('0.') ? 'x-a2a-extensions' : 'a2a-extensions'] = ctx.plan.extensions.join(', ');
+  for (const [name, value] of Object.entries(headers)) {
+    if (name !== 'a2a-version' && name !== 'a2a-extensions' && name !== 'x-a2a-extensions') planned[name] = value;
+  }
+  return planned;
+}
+
+/**
+ * A fetch-compatible function enforcing `ctx` (see the module comment): each request is checked
+ * ({@link checkRequest}), its credential placed, and sent. Bodies must be JSON text (a string,
+ * bytes or a Blob). Redirects are followed only to a URL on the plan (so never to another
  * origin, and credentials never leave it); any other redirect is a violation.
  *
  * @throws PlanViolationError (code `plan-violation`) before anything is sent
  * @throws A2aLockError `credential-unset` / UsageError when a credential cannot be read or placed
  */
 export function enforcingFetch(ctx: EnforcementContext): typeof fetch {
-  const violation = (message: string) => new PlanViolationError(ctx.agent, ctx.skill, message);
-  if (ctx.iface.protocolBinding !== 'JSONRPC' && ctx.iface.protocolBinding !== 'HTTP+JSON') {
+  if (bindingViolation(ctx)) {
     return async () => {
-      throw violation(`the locked binding ${ctx.iface.protocolBinding} is not carried over fetch (use createClient())`);
+      throw bindingViolation(ctx);
     };
   }
-  const version = ctx.iface.protocolVersion;
-  const extensionsHeader = version.startsWith('0.') ? 'x-a2a-extensions' : 'a2a-extensions';
   const base = new URL(ctx.iface.url);
-  const basePath = base.pathname.replace(/\/+$/, '');
-
-  /** The path below the interface URL (HTTP+JSON), or '' for the exact URL; undefined when off-plan. */
-  const relative = (url: URL): string | undefined => {
-    if (ctx.iface.protocolBinding === 'HTTP+JSON') {
-      if (url.origin !== base.origin || url.username || url.password) return undefined;
-      if (url.pathname !== basePath && !url.pathname.startsWith(`${basePath}/`)) return undefined;
-      return url.pathname.slice(basePath.length);
-    }
-    return url.href === base.href ? '' : undefined;
-  };
-
   return async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const request = typeof input === 'object' && !(input instanceof URL) ? input : undefined;
     const href = request ? request.url : String(input);
-    let rel: string | undefined = '';
-    // The exact locked URL (every JSON-RPC call) needs no parsing.
-    if (href !== base.href) {
-      let url: URL;
-      try {
-        url = new URL(href);
-      } catch {
-        throw violation('the request URL is not an absolute URL');
-      }
-      rel = relative(url);
-      if (rel === undefined) throw violation(`${redact(url)} is not the locked interface ${ctx.iface.protocolBinding} ${redact(base)}${urlDifference(url, base, ctx.iface.protocolBinding === 'HTTP+JSON')}`);
-    }
     const method = (init?.method ?? request?.method ?? 'GET').toUpperCase();
     const headers = headerRecord(init?.headers ?? request?.headers);
     const rawBody = init?.body ?? (request && request.body ? await request.text() : undefined);
-    let body = typeof rawBody === 'string' ? rawBody : await bodyText(rawBody, violation);
-
-    // A2A-Version: the locked Major.Minor; a conflicting value is a violation.
-    const asked = headers['a2a-version'];
-    if (asked !== undefined && asked.trim() !== version && !asked.trim().startsWith(`${version}.`)) {
-      throw violation(`A2A-Version ${JSON.stringify(asked.slice(0, 20))} conflicts with the locked ${version}`);
-    }
-    // Extensions: only locked ones; sent under the one header name of the locked version.
-    for (const name of ['a2a-extensions', 'x-a2a-extensions']) {
-      const listed = headers[name];
-      if (listed === undefined) continue;
-      for (const uri of listed.split(',').map((s) => s.trim()).filter(Boolean)) {
-        if (!ctx.plan.extensions.includes(uri)) throw violation(`extension ${uri} is not locked (locked: ${list(ctx.plan.extensions)})`);
-      }
-    }
-
-    const kind = ctx.iface.protocolBinding === 'HTTP+JSON' ? restKind(rel, violation) : undefined;
-    if (body !== undefined) body = checkBody(ctx, kind, body, violation);
-    else if (kind) checkKind(ctx, kind, violation);
-    // A JSON-RPC call is named by its body: without one there is nothing to check, so nothing is sent.
-    else throw violation(`a JSON-RPC request without a body (${method}) is not a call this plan can check`);
-
-    const planned: Record<string, string> = { 'a2a-version': version };
-    if (ctx.plan.extensions.length > 0) planned[extensionsHeader] = ctx.plan.extensions.join(', ');
-    for (const [name, value] of Object.entries(headers)) {
-      if (name !== 'a2a-version' && name !== 'a2a-extensions' && name !== 'x-a2a-extensions') planned[name] = value;
-    }
-    const read = async () => {
-      const placed = ctx.security ? await ctx.placements(ctx.iface) : [];
-      if (placed.length > 0) {
-        let seen = sentSecrets.get(ctx.placements);
-        if (!seen) sentSecrets.set(ctx.placements, (seen = new Set()));
-        for (const secret of placementSecrets(placed)) seen.add(secret);
-      }
-      return placed;
-    };
-    let placements = await read();
-    const signal = init?.signal ?? request?.signal;
-
-    let target = href;
-    let renewed = false;
-    for (let hops = 0; ; hops++) {
-      const applied = placements.length > 0 ? applyCredentials(target, planned, placements) : { url: target, headers: planned };
-      let response: Response;
-      try {
-        response = await ctx.send(applied.url, { ...init, method, headers: applied.headers, body, redirect: 'manual', signal });
-      } catch (error) {
-        // The caller's own fetch may quote the request (an apiKey in the query, percent-encoded): its error is kept as `cause`, redacted.
-        throw sendError(placements.length > 0 ? redactError(error, placementSecrets(placements)) : error, redact(new URL(target)), { agent: ctx.agent, skill: ctx.skill });
-      }
-      // An OAuth access token refused (revoked, expired early): once more with a new one.
-      if (response.status === 401 && !renewed && ctx.renew?.()) {
-        renewed = true;
-        await response.body?.cancel();
-        placements = await read();
-        hops--;
-        continue;
-      }
-      if (response.status < 300 || response.status >= 400 || !response.headers.has('location')) return response;
-      const next = new URL(response.headers.get('location')!, target);
-      await response.body?.cancel();
-      if (response.status !== 307 && response.status !== 308) throw violation(`the agent answered ${response.status} (a redirect that changes the method), refused`);
-      if (relative(next) !== rel) throw violation(`redirect to ${redact(next)} refused: not the locked interface`);
-      if (hops + 1 >= MAX_REDIRECTS) throw violation(`more than ${MAX_REDIRECTS} redirects`);
-      target = next.href;
-    }
+    const checked = checkRequest(ctx, { url: href, method, headers, body: rawBody instanceof Blob ? await rawBody.text() : rawBody });
+    return sendChecked(ctx, base, href, checked, { ...init, method }, init?.signal ?? request?.signal);
   };
+}
+
+/** Place the credential read now on a checked request and send it: once more with a renewed OAuth token on a 401, following only same-plan 307/308 redirects. */
+async function sendChecked(ctx: EnforcementContext, base: URL, href: string, checked: CheckedRequest, init: RequestInit & { method: string }, signal: AbortSignal | null | undefined): Promise<Response> {
+  const violation = (message: string) => new PlanViolationError(ctx.agent, ctx.skill, message);
+  const read = async () => {
+    const placed = ctx.security ? await ctx.placements(ctx.iface) : [];
+    if (placed.length > 0) {
+      let seen = sentSecrets.get(ctx.placements);
+      if (!seen) {
+        seen = new Set();
+        sentSecrets.set(ctx.placements, seen);
+      }
+      for (const secret of placementSecrets(placed)) seen.add(secret);
+    }
+    return placed;
+  };
+  let placements = await read();
+  let target = href;
+  let renewed = false;
+  for (let hops = 0; ; hops++) {
+    const applied = placements.length > 0 ? applyCredentials(target, checked.headers, placements) : { url: target, headers: checked.headers };
+    let response: Response;
+    try {
+      response = await ctx.send(applied.url, { ...init, headers: applied.headers, body: checked.body, redirect: 'manual', signal });
+    } catch (error) {
+      // The caller's own fetch may quote the request (an apiKey in the query, percent-encoded): its error is kept as `cause`, redacted.
+      throw sendError(placements.length > 0 ? redactError(error, placementSecrets(placements)) : error, redact(new URL(target)), { agent: ctx.agent, skill: ctx.skill });
+    }
+    // An OAuth access token refused (revoked, expired early): once more with a new one.
+    if (response.status === 401 && !renewed && ctx.renew?.()) {
+      renewed = true;
+      await response.body?.cancel();
+      placements = await read();
+      hops--;
+      continue;
+    }
+    if (response.status < 300 || response.status >= 400 || !response.headers.has('location')) return response;
+    const next = new URL(response.headers.get('location')!, target);
+    await response.body?.cancel();
+    if (response.status !== 307 && response.status !== 308) throw violation(`the agent answered ${response.status} (a redirect that changes the method), refused`);
+    if (pathBelow(ctx.iface, base, next) !== checked.path) throw violation(`redirect to ${redact(next)} refused: not the locked interface`);
+    if (hops + 1 >= MAX_REDIRECTS) throw violation(`more than ${MAX_REDIRECTS} redirects`);
+    target = next.href;
+  }
 }
 
 /** Request headers as a record with lower-case names (repeated names joined with ", ", as `Headers` does). */
@@ -226,12 +291,11 @@ function headerRecord(init: HeadersInit | undefined): Record<string, string> {
 }
 
 /** The request body as text; bodies that are not text or bytes are refused. */
-async function bodyText(body: unknown, violation: (m: string) => Error): Promise<string | undefined> {
+function bodyText(body: unknown, violation: (m: string) => Error): string | undefined {
   if (body === undefined || body === null) return undefined;
   if (typeof body === 'string') return body;
   if (body instanceof ArrayBuffer) return new TextDecoder().decode(body);
   if (ArrayBuffer.isView(body)) return new TextDecoder().decode(body);
-  if (body instanceof Blob) return body.text();
   throw violation('the request body must be JSON text');
 }
 
@@ -256,7 +320,7 @@ function restKind(rel: string, violation: (m: string) => Error): CallKind {
   return 'other';
 }
 
-function checkKind(ctx: EnforcementContext, kind: CallKind, violation: (m: string) => Error): void {
+function checkKind(ctx: RequestPlan, kind: CallKind, violation: (m: string) => Error): void {
   if ((kind === 'stream' || kind === 'subscribe') && ctx.plan.delivery !== 'stream') {
     throw violation(`a streaming call, but the locked delivery is ${ctx.plan.delivery}`);
   }
@@ -268,7 +332,7 @@ function checkKind(ctx: EnforcementContext, kind: CallKind, violation: (m: strin
  * only when `acceptedOutputModes` was filled in). `restCall`: the HTTP+JSON call its path names;
  * undefined for JSON-RPC (named by `method` in the body).
  */
-function checkBody(ctx: EnforcementContext, restCall: CallKind | undefined, body: string, violation: (m: string) => Error): string {
+function checkBody(ctx: RequestPlan, restCall: CallKind | undefined, body: string, violation: (m: string) => Error): string {
   let json: unknown;
   try {
     json = JSON.parse(body);
