@@ -7,7 +7,7 @@
  */
 import type { z } from 'zod/mini';
 import { InvalidInputError } from '../errors.js';
-import { formatPath } from '../json-path.js';
+import { formatPath, isRecord } from '../json-path.js';
 import { zodMessage } from '../json-document.js';
 import {
   CORE_BINDINGS,
@@ -21,7 +21,7 @@ import {
 } from './model.js';
 import { hostSentAs, internationalHost, isUnspecifiedHost, mixedScriptLabels, rawHost, rebasedInterfaceUrl, showHost } from './host.js';
 import { hasUserInfo } from './location.js';
-import { sameMediaType } from '../negotiate/media.js';
+import { sameMediaType } from './media.js';
 import { cardSemver, majorMinor } from './version.js';
 import {
   AgentCardV03Schema,
@@ -305,7 +305,6 @@ function interfaceVersion(version: string | null | undefined, path: PropertyKey[
 /** The protocol version an interface without one is read as (A2A 1.0). */
 export const CURRENT_PROTOCOL_VERSION = '1.0';
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * A security scheme named `__proto__`, in `securitySchemes` or in a requirement (card or skill, 1.0
@@ -545,7 +544,7 @@ const MEDIA_TYPE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+\/[!#$%&'*+.^_`|~0-9A-Za-z-]+(\s
 
 /**
  * Normalise a list of media types: a bare `text` is kept in the agent's spelling and compared as
- * `text/plain` (`negotiate/media.ts`; warning), so a plan carries what the agent understands; other
+ * `text/plain` (`card/media.ts`; warning), so a plan carries what the agent understands; other
  * non-media-type tokens dropped (warning); a mode repeated (as media types compare) kept once.
  */
 function readModes(modes: string[], path: PropertyKey[], warnings: Warning[], fail: Fail): string[] {

@@ -7,7 +7,7 @@
  */
 import { InvalidInputError } from '../errors.js';
 import { hasConflictMarkers, parseJson } from '../json-document.js';
-import { formatPath, MAX_JSON_DEPTH, tooDeep } from '../json-path.js';
+import { formatPath, isRecord, MAX_JSON_DEPTH, tooDeep } from '../json-path.js';
 
 /** The lockfile format this version writes and reads. */
 export const LOCKFILE_VERSION = 1;
@@ -75,10 +75,6 @@ function checkLockfileValue(value: unknown, source: string, depthChecked = false
 
 function kind(v: unknown): string {
   return v === undefined ? 'nothing (missing)' : v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v;
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /**

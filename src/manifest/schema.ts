@@ -8,7 +8,7 @@ import validRange from 'semver/ranges/valid.js';
 import { z } from 'zod/mini';
 import { isLoopbackHost } from '../card/host.js';
 import { CORE_BINDINGS } from '../card/model.js';
-import { CONCRETE_MEDIA_TYPE, isWildcardMediaType } from '../negotiate/media.js';
+import { CONCRETE_MEDIA_TYPE, isWildcardMediaType } from '../card/media.js';
 import { AGENT_LEVEL, type ClientProfile } from '../negotiate/types.js';
 
 /** A concrete media type: `type/subtype[;params]`, no `*`. */

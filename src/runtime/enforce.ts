@@ -10,7 +10,8 @@
 import { applyCredentials, placementSecrets, redactError, type CredentialPlacement } from '../credentials.js';
 import { FetchError, isA2aLockError, PlanViolationError } from '../errors.js';
 import { errorCode, UNDICI_TIMEOUTS } from '../http/errors.js';
-import { sameMediaType } from '../negotiate/media.js';
+import { isRecord } from '../json-path.js';
+import { sameMediaType } from '../card/media.js';
 import type { FallbackInterface, Plan } from '../negotiate/types.js';
 
 /** What one enforcing fetch is bound to. */
@@ -343,18 +344,18 @@ function checkBody(ctx: RequestPlan, restCall: CallKind | undefined, body: strin
   let params: Record<string, unknown> | undefined;
   if (restCall) {
     kind = restCall;
-    params = isObject(json) ? json : undefined;
+    params = isRecord(json) ? json : undefined;
   } else {
     // Fail closed: only one call, named by a method of the locked version, is checked and sent.
     if (Array.isArray(json)) throw violation('a JSON-RPC batch (an array of calls) is refused: A2A does not use batches, and its calls would go unchecked');
-    if (!isObject(json)) throw violation('the JSON-RPC request body is not an object');
+    if (!isRecord(json)) throw violation('the JSON-RPC request body is not an object');
     const m = json.method;
     if (typeof m !== 'string') throw violation('the JSON-RPC request has no "method" string');
     const methods = JSONRPC_METHODS[ctx.iface.protocolVersion];
     if (!methods) throw violation(`no JSON-RPC method table for the locked version ${ctx.iface.protocolVersion}`);
     if (!methods.has(m)) throw violation(`method ${JSON.stringify(m.slice(0, 60))} is not a JSON-RPC method of the locked version ${ctx.iface.protocolVersion} (${[...methods].slice(0, 3).join(', ')}, ...)`);
     kind = SEND.has(m) ? 'send' : STREAM.has(m) ? 'stream' : SUBSCRIBE.has(m) ? 'subscribe' : PUSH_SET.has(m) ? 'push-set' : 'other';
-    if (json.params !== undefined && !isObject(json.params)) throw violation(`the params of ${m} are not an object`);
+    if (json.params !== undefined && !isRecord(json.params)) throw violation(`the params of ${m} are not an object`);
     params = json.params;
   }
   checkKind(ctx, kind, violation);
@@ -374,7 +375,7 @@ function checkBody(ctx: RequestPlan, restCall: CallKind | undefined, body: strin
   // Every field a server may read is checked: the 1.0 `message` and the 0.3 HTTP+JSON `request`
   // (the 0.3 SDK reads `message`, else `request`), each one's `parts` and 0.3 HTTP+JSON `content`,
   // both JSON spellings (`media_type` as well as `mediaType`) and `pushNotification`.
-  const messages = [params.message, params.request].filter(isObject);
+  const messages = [params.message, params.request].filter(isRecord);
   for (const message of messages) {
     const extensions = Array.isArray(message.extensions) ? message.extensions : [];
     for (const uri of extensions) {
@@ -388,7 +389,7 @@ function checkBody(ctx: RequestPlan, restCall: CallKind | undefined, body: strin
       }
     }
   }
-  const configuration = isObject(params.configuration) ? params.configuration : {};
+  const configuration = isRecord(params.configuration) ? params.configuration : {};
   if (PUSH_FIELDS.some((k) => configuration[k]) && ctx.plan.delivery !== 'push') {
     throw violation(`a push notification config, but the locked delivery is ${ctx.plan.delivery}`);
   }
@@ -415,7 +416,7 @@ function checkBody(ctx: RequestPlan, restCall: CallKind | undefined, body: strin
 export function checkPushEndpoint(pushEndpoint: string | null, config: unknown, violation: (m: string) => Error): void {
   const urls: unknown[] = [];
   const walk = (v: unknown, depth: number) => {
-    if (!isObject(v) || depth > 4) return;
+    if (!isRecord(v) || depth > 4) return;
     for (const [key, value] of Object.entries(v)) {
       if (key === 'url') urls.push(value);
       else walk(value, depth + 1);
@@ -452,10 +453,10 @@ const PART_CONTENT = ['text', 'raw', 'url', 'data', 'file'];
  */
 function partMediaTypes(part: unknown, violation: (m: string) => Error): string[] {
   const isSet = (v: unknown) => v !== undefined && v !== null;
-  if (!isObject(part) || !PART_CONTENT.some((k) => isSet(part[k]))) {
+  if (!isRecord(part) || !PART_CONTENT.some((k) => isSet(part[k]))) {
     throw violation(`a message part has no recognisable content (${PART_CONTENT.join(', ')}); with the @a2a-js/sdk 1.3 client a part is {content: {$case: 'text', value}}`);
   }
-  const file = isObject(part.file) ? part.file : {};
+  const file = isRecord(part.file) ? part.file : {};
   const declared = [part.mediaType, part.media_type, file.mimeType, file.mime_type].filter((t): t is string => typeof t === 'string' && t !== '');
   if (declared.length > 0) return declared;
   const seen = new Set<string>();
@@ -463,10 +464,6 @@ function partMediaTypes(part: unknown, violation: (m: string) => Error): string[
   if (isSet(part.data) || part.kind === 'data') seen.add('application/json');
   if (isSet(part.raw) || isSet(part.url) || isSet(part.file) || part.kind === 'file') seen.add('application/octet-stream');
   return [...seen];
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function list(values: readonly string[]): string {
