@@ -340,24 +340,7 @@ function checkBody(ctx: RequestPlan, restCall: CallKind | undefined, body: strin
   } catch {
     throw violation('the request body is not JSON');
   }
-  let kind: CallKind;
-  let params: Record<string, unknown> | undefined;
-  if (restCall) {
-    kind = restCall;
-    params = isRecord(json) ? json : undefined;
-  } else {
-    // Fail closed: only one call, named by a method of the locked version, is checked and sent.
-    if (Array.isArray(json)) throw violation('a JSON-RPC batch (an array of calls) is refused: A2A does not use batches, and its calls would go unchecked');
-    if (!isRecord(json)) throw violation('the JSON-RPC request body is not an object');
-    const m = json.method;
-    if (typeof m !== 'string') throw violation('the JSON-RPC request has no "method" string');
-    const methods = JSONRPC_METHODS[ctx.iface.protocolVersion];
-    if (!methods) throw violation(`no JSON-RPC method table for the locked version ${ctx.iface.protocolVersion}`);
-    if (!methods.has(m)) throw violation(`method ${JSON.stringify(m.slice(0, 60))} is not a JSON-RPC method of the locked version ${ctx.iface.protocolVersion} (${[...methods].slice(0, 3).join(', ')}, ...)`);
-    kind = SEND.has(m) ? 'send' : STREAM.has(m) ? 'stream' : SUBSCRIBE.has(m) ? 'subscribe' : PUSH_SET.has(m) ? 'push-set' : 'other';
-    if (json.params !== undefined && !isRecord(json.params)) throw violation(`the params of ${m} are not an object`);
-    params = json.params;
-  }
+  const { kind, params } = restCall ? { kind: restCall, params: isRecord(json) ? json : undefined } : jsonRpcCall(ctx, json, violation);
   checkKind(ctx, kind, violation);
   if (kind !== 'send' && kind !== 'stream') {
     // Any other call is checked by its name alone, so it may carry nothing the plan governs.
@@ -371,10 +354,34 @@ function checkBody(ctx: RequestPlan, restCall: CallKind | undefined, body: strin
     if (restCall) throw violation('the send request body is not a JSON object');
     return body;
   }
+  checkMessages(ctx, params, violation);
+  return completeConfiguration(ctx, params, violation) ? JSON.stringify(json) : body;
+}
 
-  // Every field a server may read is checked: the 1.0 `message` and the 0.3 HTTP+JSON `request`
-  // (the 0.3 SDK reads `message`, else `request`), each one's `parts` and 0.3 HTTP+JSON `content`,
-  // both JSON spellings (`media_type` as well as `mediaType`) and `pushNotification`.
+/**
+ * The call a JSON-RPC body names and its params. Fail closed: only one call, named by a method of
+ * the locked version, is checked and sent.
+ */
+function jsonRpcCall(ctx: RequestPlan, json: unknown, violation: (m: string) => Error): { kind: CallKind; params: Record<string, unknown> | undefined } {
+  if (Array.isArray(json)) throw violation('a JSON-RPC batch (an array of calls) is refused: A2A does not use batches, and its calls would go unchecked');
+  if (!isRecord(json)) throw violation('the JSON-RPC request body is not an object');
+  const m = json.method;
+  if (typeof m !== 'string') throw violation('the JSON-RPC request has no "method" string');
+  const methods = JSONRPC_METHODS[ctx.iface.protocolVersion];
+  if (!methods) throw violation(`no JSON-RPC method table for the locked version ${ctx.iface.protocolVersion}`);
+  if (!methods.has(m)) throw violation(`method ${JSON.stringify(m.slice(0, 60))} is not a JSON-RPC method of the locked version ${ctx.iface.protocolVersion} (${[...methods].slice(0, 3).join(', ')}, ...)`);
+  const kind = SEND.has(m) ? 'send' : STREAM.has(m) ? 'stream' : SUBSCRIBE.has(m) ? 'subscribe' : PUSH_SET.has(m) ? 'push-set' : 'other';
+  if (json.params !== undefined && !isRecord(json.params)) throw violation(`the params of ${m} are not an object`);
+  return { kind, params: json.params };
+}
+
+/**
+ * The messages of a send: every field a server may read is checked: the 1.0 `message` and the 0.3
+ * HTTP+JSON `request` (the 0.3 SDK reads `message`, else `request`), each one's `parts` and 0.3
+ * HTTP+JSON `content`, both JSON spellings (`media_type` as well as `mediaType`): only locked
+ * extensions and input modes.
+ */
+function checkMessages(ctx: RequestPlan, params: Record<string, unknown>, violation: (m: string) => Error): void {
   const messages = [params.message, params.request].filter(isRecord);
   for (const message of messages) {
     const extensions = Array.isArray(message.extensions) ? message.extensions : [];
@@ -389,6 +396,14 @@ function checkBody(ctx: RequestPlan, restCall: CallKind | undefined, body: strin
       }
     }
   }
+}
+
+/**
+ * The send configuration: a push config only on a push plan and to the locked endpoint (either
+ * spelling, `pushNotification` too), only locked accepted output modes; when it lists none, the
+ * plan's are filled in (`params` changed in place: true).
+ */
+function completeConfiguration(ctx: RequestPlan, params: Record<string, unknown>, violation: (m: string) => Error): boolean {
   const configuration = isRecord(params.configuration) ? params.configuration : {};
   if (PUSH_FIELDS.some((k) => configuration[k]) && ctx.plan.delivery !== 'push') {
     throw violation(`a push notification config, but the locked delivery is ${ctx.plan.delivery}`);
@@ -401,9 +416,9 @@ function checkBody(ctx: RequestPlan, restCall: CallKind | undefined, body: strin
     }
   }
   // The SDK reads the camelCase list when it is an array (even empty), else the snake_case one.
-  if (Array.isArray(camel) ? camel.length > 0 : Array.isArray(snake) && snake.length > 0) return body;
+  if (Array.isArray(camel) ? camel.length > 0 : Array.isArray(snake) && snake.length > 0) return false;
   params.configuration = { ...configuration, acceptedOutputModes: [...ctx.plan.acceptedOutputModes] };
-  return JSON.stringify(json);
+  return true;
 }
 
 /**
