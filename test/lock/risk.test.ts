@@ -1,5 +1,5 @@
 /**
- * The review of two lockfiles (lock/risk.ts): one scenario per risk code, the improvements, and the
+ * The review of two lockfiles (lock/risk.ts, lock/lockfile-diff.ts): one scenario per risk code, the improvements, and the
  * lockfile-level diff (added, removed, changed, renamed by card, a side without a lockfile).
  */
 import { describe, expect, it } from 'vitest';
