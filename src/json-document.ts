@@ -39,7 +39,7 @@ export function parseJson(text: string, source: string, code: DocCode, options: 
   } catch (error) {
     const message = (error as Error).message;
     // Node 20 gives no position for a document that ends early; that position is its end.
-    const pos = /position (\d+)/.exec(message) ?? (/end of JSON input/.test(message) ? [, String(text.trimEnd().length)] : null);
+    const pos = /position (\d+)/.exec(message) ?? (/end of JSON input/.test(message) ? [undefined, String(text.trimEnd().length)] : null);
     let where = '';
     if (pos) {
       const offset = Number(pos[1]);

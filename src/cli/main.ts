@@ -265,7 +265,7 @@ export async function main(rawArgs: string[], io: CliIo = processIo()): Promise<
         });
         const answered = answer(result, verifyRenderer);
         // Under GitHub Actions the report is also the job summary.
-        return { exitCode: answered.exitCode, print: (opts, out) => (answered.print(opts, out), appendStepSummary(out, verifySummary(result.data))) };
+        return { exitCode: answered.exitCode, print: (opts, out) => { answered.print(opts, out); appendStepSummary(out, verifySummary(result.data)); } };
       }),
     )
     .command(
@@ -417,7 +417,7 @@ export async function main(rawArgs: string[], io: CliIo = processIo()): Promise<
   // should the handler ask for help (ours never do): ~25 ms of every run, a quarter of a short one.
   // yargs 18's usage instance is kept for the parser's life; without the hook the cost stays.
   const usage = (parser as unknown as { getInternalMethods?: () => { getUsageInstance?: () => { cacheHelpMessage?: () => void } } }).getInternalMethods?.().getUsageInstance?.();
-  if (usage && typeof usage.cacheHelpMessage === 'function' && !wantsHelp) usage.cacheHelpMessage = () => {};
+  if (usage && typeof usage.cacheHelpMessage === 'function' && !wantsHelp) usage.cacheHelpMessage = () => { /* no help text to render ahead */ };
 
   try {
     await parser.parseAsync();

@@ -85,7 +85,8 @@ const ERROR_INFO_TYPE = 'type.googleapis.com/google.rpc.ErrorInfo';
  *   error or REST error (naming its code or reason), other statuses, a refused redirect, or a
  *   network error; `timeout` past `timeoutMs`.
  * @throws {InvalidInputError} `card-invalid` when the answer (JSON-RPC `result` or REST body) is not
- *   a JSON object, or the reply is not JSON-RPC 2.0; `insecure-url` by the URL policy.
+ *   a JSON object, the reply is not JSON-RPC 2.0, or the card holds the credential it was fetched
+ *   with (`refuseEcho`); `insecure-url` by the URL policy.
  * @throws {UsageError} from the credentials (conflicting placements, bad header values).
  *
  * Messages name the URL and never contain a credential or any header value; a server error
@@ -118,13 +119,33 @@ export async function fetchExtendedCard(request: ExtendedCardRequest): Promise<E
     if (!legacy) body.params = request.tenant ? { tenant: request.tenant } : {};
     const { url, headers } = applyCredentials(request.url, {}, request.credentials);
     const response = await requestJson(url, { ...common, method: 'POST', body, headers });
-    return readJsonRpc(response, method, secrets, request.protocolVersion);
+    return refuseEcho(readJsonRpc(response, method, secrets, request.protocolVersion), secrets);
   }
 
   const target = restUrl(request.url, legacy ? '/v1/card' : '/extendedAgentCard', legacy ? undefined : request.tenant);
   const { url, headers } = applyCredentials(target, {}, request.credentials);
   const response = await requestJson(url, { ...common, method: 'GET', headers });
-  return readRest(response, secrets, request.protocolVersion);
+  return refuseEcho(readRest(response, secrets, request.protocolVersion), secrets);
+}
+
+/** Shortest secret an extended card is searched for ({@link refuseEcho}): a shorter one could occur in any text by chance. */
+const ECHO_MIN_SECRET = 8;
+
+/**
+ * `result`, unless its card holds one of `secrets` (the credentials it was fetched with) in any
+ * spelling or cut short ({@link redactSecrets}): the card is a snapshot `lock` writes into the
+ * lockfile (committed, often public) and `card`, `why` and `diff` print, so such a card is refused.
+ * Secrets shorter than {@link ECHO_MIN_SECRET} characters are not searched for.
+ * @throws {InvalidInputError} `card-invalid`, naming neither the secret nor where it was found
+ */
+function refuseEcho(result: ExtendedCardResult, secrets: readonly string[]): ExtendedCardResult {
+  const searched = secrets.filter((s) => s.length >= ECHO_MIN_SECRET);
+  if (result.card === undefined || searched.length === 0) return result;
+  const text = JSON.stringify(result.card);
+  if (redactSecrets(text, searched) === text) return result;
+  throw new InvalidInputError('card-invalid', result.url, 'the extended card holds the credential it was fetched with (as sent, in another spelling or cut short): it is neither locked nor shown', {
+    hint: 'the agent echoes its callers\' credentials into its card: report it to its operator',
+  });
 }
 
 // ---------------------------------------------------------------------------------------------

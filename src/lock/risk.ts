@@ -29,7 +29,7 @@ export type RiskLevel = 'high' | 'medium' | 'low' | 'info';
 /** The levels, highest first. */
 export const RISK_LEVELS: readonly RiskLevel[] = ['high', 'medium', 'low', 'info'];
 
-/** Every risk code with its level (the README's risk table). */
+/** Every risk code with its level (docs/reference/risk-codes.md, held to it by test/docs.test.ts). */
 export const RISK_CODES = {
   'new-credential-destination': 'high',
   'scheme-redefined': 'high',
@@ -101,7 +101,7 @@ export function highestLevel(risks: readonly Risk[]): RiskLevel | undefined {
   return RISK_LEVELS.find((level) => risks.some((r) => r.level === level));
 }
 
-/** A risk at its code's level (`level`: the codes whose level depends on the change, as the README's table says). */
+/** A risk at its code's level (`level`: the codes whose level depends on the change, as docs/reference/risk-codes.md says). */
 function risk(code: RiskCode, message: string, skill?: string, level: RiskLevel = RISK_CODES[code]): Risk {
   return { code, level, message, ...(skill !== undefined ? { skill } : {}) };
 }

@@ -5,7 +5,7 @@
  */
 // First: the schemas of the modules below are built with zod's JIT off (see jit-off.ts).
 import { restoreJit } from './jit-off.js';
-import { A2aLockError, InvalidInputError, OutOfDateError } from '../errors.js';
+import { type A2aLockError, InvalidInputError, OutOfDateError } from '../errors.js';
 import { zodMessage } from '../json-document.js';
 import { formatPath } from '../json-path.js';
 import { lockedAgentFast } from '../lock/fast-check.js';

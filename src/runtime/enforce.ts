@@ -227,7 +227,7 @@ export function enforcingFetch(ctx: EnforcementContext): typeof fetch {
     const href = request ? request.url : String(input);
     const method = (init?.method ?? request?.method ?? 'GET').toUpperCase();
     const headers = headerRecord(init?.headers ?? request?.headers);
-    const rawBody = init?.body ?? (request && request.body ? await request.text() : undefined);
+    const rawBody = init?.body ?? (request?.body ? await request.text() : undefined);
     const checked = checkRequest(ctx, { url: href, method, headers, body: rawBody instanceof Blob ? await rawBody.text() : rawBody });
     return sendChecked(ctx, base, href, checked, { ...init, method }, init?.signal ?? request?.signal);
   };

@@ -77,7 +77,7 @@ export async function runCli(args: string[], options: RunOptions): Promise<CliRe
   let stdout = '';
   let stderr = '';
   const started = Date.now();
-  const code = await main(args, { cwd: options.cwd, env, stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t) });
+  const code = await main(args, { cwd: options.cwd, env, stdout: (t) => { stdout += t; }, stderr: (t) => { stderr += t; } });
   return { code, stdout, stderr, ms: Date.now() - started };
 }
 

@@ -1,6 +1,6 @@
 /**
  * The import graph of a source tree (`src/`), read from the text of its `.ts` files, and the
- * layering rules the tree is built on (README "Architecture"), checked over it. Used by
+ * layering rules the tree is built on (docs/explanation/architecture.md), checked over it. Used by
  * test/architecture.test.ts; a function of the folder, so it can be run on any checkout.
  */
 import { readdirSync, readFileSync } from 'node:fs';

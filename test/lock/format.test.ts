@@ -22,7 +22,7 @@ const CARD_URL = 'https://research.example.com/.well-known/agent-card.json';
 
 
 /** A manifest like the issue's example. */
-function manifestJson(patch: (m: Json) => void = () => {}): Json {
+function manifestJson(patch: (m: Json) => void = () => { /* unchanged */ }): Json {
   const m: Json = {
     profile: {
       bindings: ['JSONRPC', 'HTTP+JSON'],
@@ -82,8 +82,8 @@ function reversedKeys<T>(value: T): T {
 
 /** Every object's keys, depth first, must be sorted by code unit. */
 function expectSortedKeys(value: unknown, path = '$'): void {
-  if (Array.isArray(value)) return value.forEach((v, i) => expectSortedKeys(v, `${path}[${i}]`));
-  if (value && typeof value === 'object') {
+  if (Array.isArray(value)) value.forEach((v, i) => expectSortedKeys(v, `${path}[${i}]`));
+  else if (value && typeof value === 'object') {
     const keys = Object.keys(value);
     expect(keys, path).toEqual([...keys].sort());
     for (const [k, v] of Object.entries(value)) expectSortedKeys(v, `${path}.${k}`);
