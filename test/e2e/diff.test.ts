@@ -170,6 +170,14 @@ describe.concurrent('a2a diff', () => {
     expect(unreadable.stderr).toContain('fetch-depth: 0');
   });
 
+  it('a job summary that cannot be written is one warning, step-summary-failed (the code verify gives it), and the review still prints (issue 26)', async ({ onTestFinished }) => {
+    const { dir } = await reviewedProject(onTestFinished);
+    const r = await runCli(['diff'], { cwd: dir, env: { GITHUB_STEP_SUMMARY: join(dir, 'no', 'such', 'summary.md') } });
+    expect(r.code, show(r)).toBe(0);
+    expect(r.stdout).toContain('~ research (version 2.4.0 → 2.5.0) · medium');
+    expect(r.stderr).toMatch(/^warning step-summary-failed: GITHUB_STEP_SUMMARY \(.*summary\.md\) could not be written: /m);
+  });
+
   it('a word that is both a file and a revision is refused, as git does (a PR committing its own lockfile as `main` reviewed itself); files are spelt ./x, absolute or after --; the header names each side\'s kind (issue 22)', async ({ onTestFinished }) => {
     const { dir } = await reviewedProject(onTestFinished);
     const head = git(dir, 'rev-parse', 'HEAD').trim();
