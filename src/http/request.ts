@@ -25,10 +25,16 @@ import { describeOriginAuth, originAuthExample } from '../credentials.js';
 import type { OriginAuth } from '../manifest/schema.js';
 import type { OriginAuthenticator } from './network-options.js';
 
+import { packageVersion } from '../version.js';
+
 export { networkOptionsOf, type NetworkOptions } from './network-options.js';
 
-/** Version sent in `User-Agent`. Kept in step with package.json by hand (no JSON import: `dist` has no package.json beside it). */
-const USER_AGENT = 'a2a-lock/0.1.0';
+let userAgent: string | undefined;
+/** `User-Agent`: this package and its version ({@link packageVersion}, the one source). */
+function userAgentHeader(): string {
+  userAgent ??= `a2a-lock/${packageVersion()}`;
+  return userAgent;
+}
 
 const DEFAULT_MAX_BYTES = 1_048_576;
 const MAX_REDIRECTS = 5;
@@ -377,7 +383,7 @@ export function retryDelayMs(retryAfter: string | undefined, attempt: number, no
 async function send(url: URL, method: 'GET' | 'POST', body: string | undefined, context: RequestContext, authenticate: boolean): Promise<Dispatcher.ResponseData> {
   const shown = printableUrl(url, context.redactQuery);
   // Defaults first, then the caller's headers replace them case-insensitively.
-  const headers: Record<string, string> = { Accept: 'application/json', 'User-Agent': USER_AGENT };
+  const headers: Record<string, string> = { Accept: 'application/json', 'User-Agent': userAgentHeader() };
   if (context.versionHeader !== undefined) headers['A2A-Version'] = context.versionHeader;
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   for (const [name, value] of Object.entries(context.headers)) {

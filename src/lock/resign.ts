@@ -6,6 +6,7 @@
  * and `outdated` pass and `lock` and `update` write nothing. A new key (another thumbprint, another
  * `kid` or `jku`) is still a signature change; a different payload is still a card change. Pure.
  */
+import { decodeProtectedHeader } from 'jose';
 import { sameJson } from '../canonical.js';
 import { isRecord } from '../json-path.js';
 import type { SignatureRecord } from '../card/signature/verify.js';
@@ -70,18 +71,12 @@ function keyMembers(header: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(header).filter(([k]) => !PER_SIGNING.has(k)));
 }
 
-/**
- * A JWS protected header (base64url of a JSON object), decoded; undefined when it is not one.
- * jose's `decodeProtectedHeader` (which `card/signature/verify.ts` uses) reads the same, but
- * importing it here puts it in a chunk of its own in the CLI bundle (test/e2e/bundle.test.ts).
- */
+/** A JWS protected header (base64url of a JSON object), decoded by jose; undefined when it is not one. */
 function protectedHeader(value: unknown): Record<string, unknown> | undefined {
+  // base64url only: jose's decoder would also skip white space.
   if (typeof value !== 'string' || !/^[A-Za-z0-9_-]*$/.test(value)) return undefined;
   try {
-    const base64 = value.replace(/-/g, '+').replace(/_/g, '/').padEnd(Math.ceil(value.length / 4) * 4, '=');
-    const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
-    const parsed: unknown = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
-    return isRecord(parsed) ? parsed : undefined;
+    return decodeProtectedHeader({ protected: value });
   } catch {
     return undefined;
   }

@@ -16,7 +16,9 @@ describe.concurrent('the built CLI', () => {
   it('dist/a2a.js is the bundle: a few chunks, the license of every package copied into it', async () => {
     const chunks = await readdir(join(ROOT, 'dist', 'chunks'));
     expect(chunks.length).toBeGreaterThan(5);
-    expect(chunks.length).toBeLessThan(60);
+    // Lazy chunks, one per command and per shared piece (rolldown splits what two lazy chunks share):
+    // tens, not one per module (src/ has over a hundred).
+    expect(chunks.length).toBeLessThan(64);
     // Nothing is imported from node_modules at run time: only Node's built-in modules and other chunks.
     for (const file of [BIN, ...chunks.map((c) => join(ROOT, 'dist', 'chunks', c))]) {
       const code = await readFile(file, 'utf8');
