@@ -7,6 +7,7 @@
 import { CARD_PATH, LEGACY_CARD_PATH } from '../card/location.js';
 import type { Warning } from '../card/model.js';
 import { CardVersionRefusedError, FetchError } from '../errors.js';
+import { redactSecrets } from '../credentials.js';
 import { exchange, makeContext, withDeadline, type NetworkOptions } from './request.js';
 import { checkUrlPolicy, parseLocation } from './url-policy.js';
 
@@ -150,7 +151,9 @@ async function askCard(url: URL, context: ReturnType<typeof makeContext>, versio
     if (error instanceof FetchError && error.status === 400) throw new CardVersionRefusedError(error.url, version, 'HTTP 400', 400);
     throw error;
   }
-  const why = versionRefusalOf(answer.body);
+  // The agent's words may quote the request: the platform credential it carried is not printed.
+  const said = versionRefusalOf(answer.body);
+  const why = said === undefined ? undefined : redactSecrets(said, context.platformAuth?.sentSecrets() ?? []);
   if (answer.status === 400 || why !== undefined) {
     throw new CardVersionRefusedError(answer.url, version, `HTTP ${answer.status}${why ? `: ${why}` : ''}`, answer.status);
   }

@@ -118,13 +118,14 @@ export async function fetchExtendedCard(request: ExtendedCardRequest): Promise<E
     if (!legacy) body.params = request.tenant ? { tenant: request.tenant } : {};
     const { url, headers } = applyCredentials(request.url, {}, request.credentials);
     const response = await requestJson(url, { ...common, method: 'POST', body, headers });
-    return readJsonRpc(response, method, secrets, request.protocolVersion);
+    return readJsonRpc(response, method, [...secrets, ...(request.platformAuth?.sentSecrets() ?? [])], request.protocolVersion);
   }
 
   const target = restUrl(request.url, legacy ? '/v1/card' : '/extendedAgentCard', legacy ? undefined : request.tenant);
   const { url, headers } = applyCredentials(target, {}, request.credentials);
   const response = await requestJson(url, { ...common, method: 'GET', headers });
-  return readRest(response, secrets, request.protocolVersion);
+  // The platform credential (originAuth) the request carried is kept out of the agent's words too.
+  return readRest(response, [...secrets, ...(request.platformAuth?.sentSecrets() ?? [])], request.protocolVersion);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -42,7 +42,9 @@ export interface OriginAuthSources {
  * origin is a key of `config` and it goes over https or to a loopback host.
  */
 export function originAuthenticator(config: OriginAuthMap, sources: OriginAuthSources): OriginAuthenticator {
+  const sent = new Set<string>();
   return {
+    sentSecrets: () => [...sent],
     placementFor: (origin) => (Object.hasOwn(config, origin) ? config[origin] : undefined),
     async headersFor(request) {
       const origin = request.url.origin;
@@ -57,6 +59,12 @@ export function originAuthenticator(config: OriginAuthMap, sources: OriginAuthSo
       const headers = await placementHeaders(origin, auth, request, sources.env, provider);
       const taken = collidingHeaders(Object.keys(request.headers), headers);
       if (taken.length > 0) throw collisionError(origin, taken);
+      for (const value of Object.values(headers)) {
+        sent.add(value);
+        // The value without its prefix (`Bearer `, a custom one): an echo may quote it alone.
+        const bare = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+\s+(.{4,})$/.exec(value)?.[1];
+        if (bare) sent.add(bare);
+      }
       sources.onUse?.(origin);
       return headers;
     },

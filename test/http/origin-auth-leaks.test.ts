@@ -1,0 +1,56 @@
+/**
+ * The platform credential (`originAuth`) stays out of what a2a-lock prints: an agent or gateway
+ * that quotes the request's headers in its answer (a version refusal of the card, a JSON-RPC error
+ * of the extended card) gets the value shown as `***`, as the card's own credentials are.
+ * node:http servers on 127.0.0.1 that echo what they received.
+ */
+import type http from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fetchCard } from '../../src/http/card.js';
+import { fetchExtendedCard } from '../../src/http/extended-card.js';
+import { closeDefaultDispatcher } from '../../src/http/dispatcher.js';
+import { originAuthenticator } from '../../src/http/origin-auth.js';
+import { faultServers } from '../helpers/http.js';
+
+const PLATFORM = 'platform-id-t0ken-Secret-77';
+const servers = faultServers();
+let echo: (req: http.IncomingMessage, res: http.ServerResponse) => void;
+let origin: string;
+
+beforeAll(async () => {
+  origin = (await servers.start((req, res) => echo(req, res))).origin;
+});
+afterAll(async () => {
+  await servers.close();
+  await closeDefaultDispatcher();
+});
+
+const headersOf = (req: http.IncomingMessage) => `${req.headers.authorization ?? ''} ${req.headers['x-serverless-authorization'] ?? ''}`;
+const json = (res: http.ServerResponse, status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+const everything = (error: unknown): string => {
+  const seen: string[] = [];
+  for (let e: unknown = error, depth = 0; e && depth < 8; depth++) {
+    seen.push(JSON.stringify(e, Object.getOwnPropertyNames(e)));
+    e = (e as { cause?: unknown }).cause;
+  }
+  return seen.join('\n');
+};
+const bearer = () => originAuthenticator({ [origin]: { bearer: { env: 'ORIGIN_TOKEN' } } }, { env: { ORIGIN_TOKEN: PLATFORM } });
+const header = () => originAuthenticator({ [origin]: { header: { name: 'X-Serverless-Authorization', env: 'ORIGIN_TOKEN', prefix: 'Bearer ' } } }, { env: { ORIGIN_TOKEN: PLATFORM } });
+
+describe('a platform credential echoed by the agent', () => {
+  it('a card request refused for its version, the refusal quoting the Authorization header: not printed', async () => {
+    echo = (req, res) => json(res, 400, { code: -32009, message: `version ${String(req.headers['a2a-version'])} not supported for ${headersOf(req)}` });
+    const error = await fetchCard(`${origin}/v1/card`, { versionHeader: '1.0', cardPath: '', platformAuth: bearer() }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: 'CardVersionRefusedError' });
+    expect((error as Error).message).toMatch(/VersionNotSupported \(-32009\): version 1\.0 not supported for/);
+    expect(everything(error)).not.toContain(PLATFORM);
+  });
+
+  it('an extended card request answered by a JSON-RPC error quoting the platform header: not printed', async () => {
+    echo = (req, res) => json(res, 200, { jsonrpc: '2.0', id: 1, error: { code: -32603, message: `internal error for ${headersOf(req)}` } });
+    const error = await fetchExtendedCard({ url: `${origin}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0', credentials: [], platformAuth: header() }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'unreachable', message: expect.stringMatching(/internal error for/) });
+    expect(everything(error)).not.toContain(PLATFORM);
+  });
+});
