@@ -137,6 +137,8 @@ async function placementHeaders(origin: string, auth: OriginAuth, request: Param
   // Checked here, not by a fetch implementation whose error would quote the value.
   if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(value)) throw new UsageError(`the originAuth value for ${origin} (${provider ? 'its provider' : variable}) contains a line break or control character`);
   if ('bearer' in auth) return { Authorization: `Bearer ${value}` };
+  // The prefix too (a lockfile is not checked against the manifest's schema at run time): a fetch would quote the whole value.
+  if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(auth.header.prefix ?? '')) throw new UsageError(`the originAuth prefix for ${origin} (header ${auth.header.name}) contains a line break or control character`);
   return { [auth.header.name]: `${auth.header.prefix ?? ''}${value}` };
 }
 

@@ -118,6 +118,8 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const AWS_NAME = /^[a-z0-9-]+$/;
 const isEnvName = (v: unknown): boolean => typeof v === 'string' && ENV_NAME.test(v);
 const isAwsName = (v: unknown): boolean => typeof v === 'string' && AWS_NAME.test(v);
+/** A header value prefix: printable ASCII, space and tab (the schema's `prefix` pattern). */
+const HEADER_PREFIX = /^[\t\x20-\x7e]*$/;
 /** The inner keys of each `originAuth` placement, in the schema's shape order. */
 const ORIGIN_AUTH_KEYS: Readonly<Record<string, ReadonlySet<string>>> = {
   bearer: new Set(['env']),
@@ -133,7 +135,7 @@ function isOriginAuth(v: unknown): boolean {
   const inner = v[kind];
   if (!isObject(inner) || !onlyKeys(inner, ORIGIN_AUTH_KEYS[kind]!)) return false;
   if (kind === 'bearer') return isEnvName(inner.env);
-  if (kind === 'header') return typeof inner.name === 'string' && HEADER_NAME.test(inner.name) && isEnvName(inner.env) && optional(inner, 'prefix', isString);
+  if (kind === 'header') return typeof inner.name === 'string' && HEADER_NAME.test(inner.name) && isEnvName(inner.env) && optional(inner, 'prefix', (p) => typeof p === 'string' && HEADER_PREFIX.test(p));
   return isAwsName(inner.region) && isAwsName(inner.service);
 }
 

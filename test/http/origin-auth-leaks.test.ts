@@ -10,6 +10,7 @@ import { fetchCard } from '../../src/http/card.js';
 import { fetchExtendedCard } from '../../src/http/extended-card.js';
 import { closeDefaultDispatcher } from '../../src/http/dispatcher.js';
 import { originAuthenticator } from '../../src/http/origin-auth.js';
+import { parseManifest } from '../../src/manifest/parse.js';
 import { faultServers } from '../helpers/http.js';
 
 const PLATFORM = 'platform-id-t0ken-Secret-77';
@@ -52,5 +53,23 @@ describe('a platform credential echoed by the agent', () => {
     const error = await fetchExtendedCard({ url: `${origin}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0', credentials: [], platformAuth: header() }).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'unreachable', message: expect.stringMatching(/internal error for/) });
     expect(everything(error)).not.toContain(PLATFORM);
+  });
+});
+
+describe('a header prefix that is not a header value', () => {
+  it('a prefix with a line break or control character is refused before sending, the value not quoted', async () => {
+    for (const prefix of ['Bearer\r\nX-Injected: 1\r\n', 'Bearer\u0000', 'Bearer\u007f ']) {
+      const auth = originAuthenticator({ [origin]: { header: { name: 'X-Serverless-Authorization', env: 'ORIGIN_TOKEN', prefix } } }, { env: { ORIGIN_TOKEN: PLATFORM } });
+      const error = await auth.headersFor({ url: new URL(`${origin}/v1/card`), method: 'GET', headers: {}, body: undefined }).catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: 'usage', message: expect.stringMatching(/control character/) });
+      expect(everything(error)).not.toContain(PLATFORM);
+    }
+  });
+
+  it('the manifest refuses such a prefix (a2a.json is pull-request content)', () => {
+    const manifest = (prefix: string) => JSON.stringify({ profile: { bindings: ['JSONRPC'], versions: ['1.0'], accepts: ['text/plain'], sends: ['text/plain'], streaming: false }, agents: {}, originAuth: { 'https://run.example': { header: { name: 'X-Serverless-Authorization', env: 'ORIGIN_TOKEN', prefix } } } });
+    expect(() => parseManifest(manifest('Bearer '), 'a2a.json')).not.toThrow();
+    expect(() => parseManifest(manifest('Bearer\r\n'), 'a2a.json')).toThrow(/prefix/);
+    expect(() => parseManifest(manifest('\u001b]8;;https://evil.example\u0007Bearer '), 'a2a.json')).toThrow(/prefix/);
   });
 });
