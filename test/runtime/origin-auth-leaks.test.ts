@@ -68,3 +68,21 @@ it('a gateway refusal that quotes the platform header: the error and the degrade
   for (const event of events) expect(everything((event as { error: unknown }).error)).not.toContain(TOKEN);
   lock.close();
 });
+
+it('the application\'s own fetch failing with an error that quotes the request headers: agent.fetch and createClient() show ***', async () => {
+  const quoting: typeof fetch = async (input, init) => {
+    throw new Error(`could not send ${String(input)} with ${JSON.stringify(Object.fromEntries(new Headers(init?.headers)))}`);
+  };
+  const lock = await loadLock({ lockfile: join(dir, 'a2a.lock.json'), env: { ORIGIN_TOKEN: TOKEN }, fetch: quoting });
+  const agentHandle = lock.agent('hosted', 'market-size');
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'x' }] } } });
+  const direct = await agentHandle.fetch(agentHandle.plan.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).catch((e: unknown) => e);
+  expect(direct).toBeInstanceOf(Error);
+  expect(everything(direct)).toContain('could not send');
+  expect(everything(direct)).not.toContain(TOKEN);
+  const client = await agentHandle.createClient();
+  const message = { messageId: crypto.randomUUID(), role: 1, parts: [{ content: { $case: 'text' as const, value: 'x' }, mediaType: '', filename: '', metadata: undefined }], contextId: '', taskId: '', extensions: [], referenceTaskIds: [], metadata: undefined };
+  const viaClient = await client.sendMessage({ message } as never).catch((e: unknown) => e);
+  expect(everything(viaClient)).not.toContain(TOKEN);
+  lock.close();
+});
