@@ -6,6 +6,7 @@
  * plain http to a host that is not loopback. Used by the runtime (`a2a-lock/runtime`) and by the CLI
  * for an extended card.
  */
+import { createHash } from 'node:crypto';
 import { isCleartextOffLoopback } from '../card/host.js';
 import { redactError, redactSecrets } from '../credentials.js';
 import { A2aLockError, FetchError } from '../errors.js';
@@ -32,7 +33,7 @@ const DEFAULT_LIFETIME_S = 300;
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
 /**
- * A cache of client-credentials access tokens, one per (token URL, client id, scopes). `fetch` sends
+ * A cache of client-credentials access tokens, one per (token URL, client id, client secret, scopes). `fetch` sends
  * the token requests (the runtime's send, or the CLI's proxy-aware fetch); `now` gives ms (tests).
  */
 export class ClientCredentialsTokens {
@@ -52,7 +53,7 @@ export class ClientCredentialsTokens {
    *   a redirect, any other status, a response that is not a token), `timeout`
    */
   async token(grant: ClientCredentialsGrant): Promise<string> {
-    const key = JSON.stringify([grant.tokenUrl, grant.clientId, [...grant.scopes].sort()]);
+    const key = cacheKey(grant);
     const now = this.options.now ?? Date.now;
     const cached = this.#cache.get(key);
     if (cached && cached.expiresAt > now()) return cached.token;
@@ -71,7 +72,7 @@ export class ClientCredentialsTokens {
 
   /** Forget the cached token for `grant` (the agent refused it: the next {@link token} asks anew). */
   forget(grant: ClientCredentialsGrant): void {
-    this.#cache.delete(JSON.stringify([grant.tokenUrl, grant.clientId, [...grant.scopes].sort()]));
+    this.#cache.delete(cacheKey(grant));
   }
 
   async #request(grant: ClientCredentialsGrant): Promise<{ token: string; lifetime: number }> {
@@ -132,6 +133,14 @@ export class ClientCredentialsTokens {
     const expiresIn = Number(body?.expires_in);
     return { token, lifetime: Number.isFinite(expiresIn) && expiresIn > 0 ? expiresIn : DEFAULT_LIFETIME_S };
   }
+}
+
+/**
+ * The cache key of a grant: token URL, client id, a digest of the client secret (a token obtained
+ * with one secret is never handed to a grant holding another: two agents' clients), scopes sorted.
+ */
+function cacheKey(grant: ClientCredentialsGrant): string {
+  return JSON.stringify([grant.tokenUrl, grant.clientId, createHash('sha256').update(grant.clientSecret).digest('base64'), [...grant.scopes].sort()]);
 }
 
 /** The response body as text, at most {@link MAX_RESPONSE_BYTES} bytes (the rest is not read). */

@@ -79,3 +79,15 @@ describe('the client secret in what the application\'s fetch throws', () => {
     }
   });
 });
+
+describe('the token cache', () => {
+  it('a token obtained with one client secret is not handed to a grant with another (same token URL and client id)', async () => {
+    let issued = 0;
+    answer = (res) => json(200, { access_token: `token-${++issued}`, token_type: 'Bearer', expires_in: 3600 })(res);
+    const tokens = new ClientCredentialsTokens(fetch);
+    const a = await tokens.token(grant());
+    const b = await tokens.token({ ...grant(), clientSecret: 'another-secret-of-agent-b' });
+    expect([a, b]).toEqual(['token-1', 'token-2']);
+    expect(await tokens.token(grant())).toBe('token-1');
+  });
+});
