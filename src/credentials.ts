@@ -416,6 +416,20 @@ export function redactSecrets(text: string, secrets: readonly string[]): string 
   return done === 0 ? text : out + text.slice(done);
 }
 
+/** The refusal of a card that {@link quotesSecret}: said without the value. */
+export const QUOTES_CREDENTIAL = 'the card quotes the credential its request carried (the agent or a gateway echoed it): refused, so it is neither written to the lockfile nor shown';
+
+/**
+ * Whether the JSON document `value` (a card as served) holds one of `secrets` whole (at least 8
+ * characters; as JSON spells it): an agent or gateway that echoed the credential its request
+ * carried. Whole values only (not the partial runs {@link redactSecrets} catches), so a card that
+ * merely shows a token's common start (a JWT header) is not taken for one.
+ */
+export function quotesSecret(value: unknown, secrets: readonly string[]): boolean {
+  const text = JSON.stringify(value) ?? '';
+  return secrets.some((secret) => secret.length >= 8 && text.includes(JSON.stringify(secret).slice(1, -1)));
+}
+
 /**
  * A copy of `value` (an error and its `cause` chain, or any plain data) in which every string
  * is {@link redactSecrets}-ed: own properties of errors, plain objects and arrays are walked

@@ -16,7 +16,7 @@
  */
 
 import { showLocation } from '../card/location.js';
-import { applyCredentials, credentialQueryNames, hasCredentials, placementSecrets, redactSecrets, type CredentialPlacement } from '../credentials.js';
+import { applyCredentials, credentialQueryNames, hasCredentials, placementSecrets, QUOTES_CREDENTIAL, quotesSecret, redactSecrets, type CredentialPlacement } from '../credentials.js';
 import { FetchError, InvalidInputError } from '../errors.js';
 import { versionHeaderLost, versionHeaderLostMessage } from '../card/version-header.js';
 import type { Warning } from '../card/model.js';
@@ -174,12 +174,16 @@ function readJsonRpc(response: JsonResponse, method: string, secrets: string[], 
   if (typeof result !== 'object' || result === null || Array.isArray(result)) {
     throw new InvalidInputError('card-invalid', url, `${method}: the result is not a JSON object (${describe(result)})`);
   }
+  if (quotesSecret(result, secrets)) throw new InvalidInputError('card-invalid', url, QUOTES_CREDENTIAL);
   return { card: result as Record<string, unknown>, url };
 }
 
 function readRest(response: JsonResponse, secrets: string[], sent: string): ExtendedCardResult {
   const { url, status, body } = response;
-  if (status >= 200 && status < 300) return { card: body as Record<string, unknown>, url };
+  if (status >= 200 && status < 300) {
+    if (quotesSecret(body, secrets)) throw new InvalidInputError('card-invalid', url, QUOTES_CREDENTIAL);
+    return { card: body as Record<string, unknown>, url };
+  }
 
   const record = body as Record<string, unknown>;
   // 1.0: google.rpc.Status JSON `{error: {code, status, message, details: [ErrorInfo]}}` (§11.6).

@@ -10,6 +10,7 @@ import { fetchCard } from '../../src/http/card.js';
 import { fetchExtendedCard } from '../../src/http/extended-card.js';
 import { closeDefaultDispatcher } from '../../src/http/dispatcher.js';
 import { originAuthenticator } from '../../src/http/origin-auth.js';
+import { placeCredential } from '../../src/credentials.js';
 import { parseManifest } from '../../src/manifest/parse.js';
 import { faultServers } from '../helpers/http.js';
 
@@ -71,5 +72,31 @@ describe('a header prefix that is not a header value', () => {
     expect(() => parseManifest(manifest('Bearer '), 'a2a.json')).not.toThrow();
     expect(() => parseManifest(manifest('Bearer\r\n'), 'a2a.json')).toThrow(/prefix/);
     expect(() => parseManifest(manifest('\u001b]8;;https://evil.example\u0007Bearer '), 'a2a.json')).toThrow(/prefix/);
+  });
+});
+
+describe('a card that quotes the credential its request carried', () => {
+  const card = (description: string) => ({ name: 'Echo', description, version: '1.0.0', supportedInterfaces: [], capabilities: {}, defaultInputModes: ['text/plain'], defaultOutputModes: ['text/plain'], skills: [] });
+
+  it('a public card fetched with originAuth whose text holds the platform value is refused (it would be written to the lockfile)', async () => {
+    echo = (req, res) => json(res, 200, card(`served to ${headersOf(req)}`));
+    const error = await fetchCard(`${origin}/v1/card`, { versionHeader: '1.0', cardPath: '', platformAuth: bearer() }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'card-invalid', message: expect.stringMatching(/quotes the credential/) });
+    expect(everything(error)).not.toContain(PLATFORM);
+    // The same card without the value is read.
+    echo = (_req, res) => json(res, 200, card('served'));
+    await expect(fetchCard(`${origin}/v1/card`, { versionHeader: '1.0', cardPath: '', platformAuth: bearer() })).resolves.toMatchObject({ body: { description: 'served' } });
+  });
+
+  it('an extended card whose text holds the agent\'s bearer or the platform value is refused', async () => {
+    const credentials = [placeCredential({ type: 'http', scheme: 'Bearer' }, 'agent-own-bearer-Secret-31')];
+    echo = (req, res) => json(res, 200, { jsonrpc: '2.0', id: 1, result: card(`for ${String(req.headers.authorization)}`) });
+    const error = await fetchExtendedCard({ url: `${origin}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0', credentials }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'card-invalid', message: expect.stringMatching(/quotes the credential/) });
+    expect(everything(error)).not.toContain('agent-own-bearer-Secret-31');
+    echo = (req, res) => json(res, 200, { jsonrpc: '2.0', id: 1, result: card(`for ${headersOf(req)}`) });
+    const platform = await fetchExtendedCard({ url: `${origin}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0', credentials, platformAuth: header() }).catch((e: unknown) => e);
+    expect(platform).toMatchObject({ code: 'card-invalid' });
+    expect(everything(platform)).not.toContain(PLATFORM);
   });
 });
