@@ -37,14 +37,18 @@ export interface OriginAuthSources {
   onUse?: (origin: string) => void;
 }
 
+/** How many values per origin and header {@link OriginAuthenticator.sentSecrets} keeps (the newest; two requests' worth). */
+const MAX_KEPT_VALUES = 4;
+
 /**
  * The authenticator for `config` (origin → placement). A request gets headers only when its
  * origin is a key of `config` and it goes over https or to a loopback host.
  */
 export function originAuthenticator(config: OriginAuthMap, sources: OriginAuthSources): OriginAuthenticator {
-  const sent = new Set<string>();
+  // The last values per origin and header (a SigV4 signature differs on every request: bounded).
+  const sent = new Map<string, string[]>();
   return {
-    sentSecrets: () => [...sent],
+    sentSecrets: () => [...sent.values()].flat(),
     placementFor: (origin) => (Object.hasOwn(config, origin) ? config[origin] : undefined),
     async headersFor(request) {
       const origin = request.url.origin;
@@ -59,11 +63,11 @@ export function originAuthenticator(config: OriginAuthMap, sources: OriginAuthSo
       const headers = await placementHeaders(origin, auth, request, sources.env, provider);
       const taken = collidingHeaders(Object.keys(request.headers), headers);
       if (taken.length > 0) throw collisionError(origin, taken);
-      for (const value of Object.values(headers)) {
-        sent.add(value);
-        // The value without its prefix (`Bearer `, a custom one): an echo may quote it alone.
+      for (const [name, value] of Object.entries(headers)) {
+        // The value without its prefix (`Bearer `, a custom one) too: an echo may quote it alone.
         const bare = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+\s+(.{4,})$/.exec(value)?.[1];
-        if (bare) sent.add(bare);
+        const key = `${origin} ${name.toLowerCase()}`;
+        sent.set(key, [...new Set([value, ...(bare ? [bare] : []), ...(sent.get(key) ?? [])])].slice(0, MAX_KEPT_VALUES));
       }
       sources.onUse?.(origin);
       return headers;

@@ -100,3 +100,13 @@ describe('a card that quotes the credential its request carried', () => {
     expect(everything(platform)).not.toContain(PLATFORM);
   });
 });
+
+it('what the authenticator keeps to redact stays bounded as values rotate (a long-running runtime)', async () => {
+  const env: NodeJS.ProcessEnv = {};
+  const auth = originAuthenticator({ [origin]: { bearer: { env: 'ORIGIN_TOKEN' } } }, { env });
+  for (let i = 0; i < 50; i++) {
+    env.ORIGIN_TOKEN = `rotating-token-${i}`;
+    await auth.headersFor({ url: new URL(`${origin}/a2a`), method: 'GET', headers: {}, body: undefined });
+  }
+  expect(auth.sentSecrets()).toEqual(['Bearer rotating-token-49', 'rotating-token-49', 'Bearer rotating-token-48', 'rotating-token-48']);
+});
