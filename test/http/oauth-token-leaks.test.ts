@@ -8,6 +8,7 @@ import type http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClientCredentialsTokens } from '../../src/http/oauth-token.js';
 import { faultServers } from '../helpers/http.js';
+import { errorText } from '../helpers/secrets.js';
 
 const CLIENT_ID = 'client-7';
 const CLIENT_SECRET = 'S3cretValue_42';
@@ -26,40 +27,31 @@ afterAll(() => servers.close());
 
 const json = (status: number, body: unknown) => (res: http.ServerResponse) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 const grant = (clientAuth?: 'form') => ({ tokenUrl, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, scopes: ['a2a.read'], ...(clientAuth ? { clientAuth } : {}) });
-/** Everything an error carries, its cause chain and data included. */
-const everything = (error: unknown): string => {
-  const seen: string[] = [];
-  for (let e: unknown = error, depth = 0; e && depth < 8; depth++) {
-    seen.push(JSON.stringify(e, Object.getOwnPropertyNames(e)));
-    e = (e as { cause?: unknown }).cause;
-  }
-  return seen.join('\n');
-};
 
 describe('the client secret in what the token endpoint answers', () => {
   it('an OAuth error code that is the client secret is not quoted', async () => {
     answer = json(401, { error: CLIENT_SECRET });
     const error = await new ClientCredentialsTokens(fetch).token(grant()).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'auth-refused' });
-    expect(everything(error)).not.toContain(CLIENT_SECRET);
+    expect(errorText(error)).not.toContain(CLIENT_SECRET);
     answer = json(500, { error: `x${CLIENT_SECRET}` });
     const other = await new ClientCredentialsTokens(fetch).token(grant()).catch((e: unknown) => e);
     expect(other).toMatchObject({ code: 'unreachable' });
-    expect(everything(other)).not.toContain(CLIENT_SECRET);
+    expect(errorText(other)).not.toContain(CLIENT_SECRET);
   });
 
   it('a token_type that echoes the client secret is not quoted (not even its first characters)', async () => {
     answer = json(200, { access_token: 'issued', token_type: CLIENT_SECRET });
     const error = await new ClientCredentialsTokens(fetch).token(grant('form')).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'unreachable' });
-    expect(everything(error)).not.toContain(CLIENT_SECRET.slice(0, 8));
+    expect(errorText(error)).not.toContain(CLIENT_SECRET.slice(0, 8));
   });
 
   it('an access_token that holds the client secret is refused: it would go to the agent', async () => {
     answer = json(200, { access_token: CLIENT_SECRET, token_type: 'Bearer', expires_in: 60 });
     const error = await new ClientCredentialsTokens(fetch).token(grant()).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'unreachable', message: expect.stringMatching(/access_token/) });
-    expect(everything(error)).not.toContain(CLIENT_SECRET);
+    expect(errorText(error)).not.toContain(CLIENT_SECRET);
     answer = json(200, { access_token: `Bearer.${CLIENT_SECRET}`, token_type: 'Bearer' });
     await expect(new ClientCredentialsTokens(fetch).token(grant('form'))).rejects.toMatchObject({ code: 'unreachable' });
   });
@@ -73,7 +65,7 @@ describe('the client secret in what the application\'s fetch throws', () => {
     for (const clientAuth of [undefined, 'form'] as const) {
       const error = await new ClientCredentialsTokens(quoting).token(grant(clientAuth)).catch((e: unknown) => e);
       expect(error).toMatchObject({ code: 'unreachable' });
-      const text = everything(error);
+      const text = errorText(error);
       expect(text).not.toContain(CLIENT_SECRET);
       expect(text).not.toContain(Buffer.from(`${CLIENT_ID}:${CLIENT_SECRET}`).toString('base64'));
     }

@@ -13,6 +13,7 @@ import { originAuthenticator } from '../../src/http/origin-auth.js';
 import { placeCredential } from '../../src/credentials.js';
 import { parseManifest } from '../../src/manifest/parse.js';
 import { faultServers } from '../helpers/http.js';
+import { errorText } from '../helpers/secrets.js';
 
 const PLATFORM = 'platform-id-t0ken-Secret-77';
 const servers = faultServers();
@@ -29,14 +30,6 @@ afterAll(async () => {
 
 const headersOf = (req: http.IncomingMessage) => `${req.headers.authorization ?? ''} ${req.headers['x-serverless-authorization'] ?? ''}`;
 const json = (res: http.ServerResponse, status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-const everything = (error: unknown): string => {
-  const seen: string[] = [];
-  for (let e: unknown = error, depth = 0; e && depth < 8; depth++) {
-    seen.push(JSON.stringify(e, Object.getOwnPropertyNames(e)));
-    e = (e as { cause?: unknown }).cause;
-  }
-  return seen.join('\n');
-};
 const bearer = () => originAuthenticator({ [origin]: { bearer: { env: 'ORIGIN_TOKEN' } } }, { env: { ORIGIN_TOKEN: PLATFORM } });
 const header = () => originAuthenticator({ [origin]: { header: { name: 'X-Serverless-Authorization', env: 'ORIGIN_TOKEN', prefix: 'Bearer ' } } }, { env: { ORIGIN_TOKEN: PLATFORM } });
 
@@ -46,14 +39,14 @@ describe('a platform credential echoed by the agent', () => {
     const error = await fetchCard(`${origin}/v1/card`, { versionHeader: '1.0', cardPath: '', platformAuth: bearer() }).catch((e: unknown) => e);
     expect(error).toMatchObject({ name: 'CardVersionRefusedError' });
     expect((error as Error).message).toMatch(/VersionNotSupported \(-32009\): version 1\.0 not supported for/);
-    expect(everything(error)).not.toContain(PLATFORM);
+    expect(errorText(error)).not.toContain(PLATFORM);
   });
 
   it('an extended card request answered by a JSON-RPC error quoting the platform header: not printed', async () => {
     echo = (req, res) => json(res, 200, { jsonrpc: '2.0', id: 1, error: { code: -32603, message: `internal error for ${headersOf(req)}` } });
     const error = await fetchExtendedCard({ url: `${origin}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0', credentials: [], platformAuth: header() }).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'unreachable', message: expect.stringMatching(/internal error for/) });
-    expect(everything(error)).not.toContain(PLATFORM);
+    expect(errorText(error)).not.toContain(PLATFORM);
   });
 });
 
@@ -63,7 +56,7 @@ describe('a header prefix that is not a header value', () => {
       const auth = originAuthenticator({ [origin]: { header: { name: 'X-Serverless-Authorization', env: 'ORIGIN_TOKEN', prefix } } }, { env: { ORIGIN_TOKEN: PLATFORM } });
       const error = await auth.headersFor({ url: new URL(`${origin}/v1/card`), method: 'GET', headers: {}, body: undefined }).catch((e: unknown) => e);
       expect(error).toMatchObject({ code: 'usage', message: expect.stringMatching(/control character/) });
-      expect(everything(error)).not.toContain(PLATFORM);
+      expect(errorText(error)).not.toContain(PLATFORM);
     }
   });
 
@@ -82,7 +75,7 @@ describe('a card that quotes the credential its request carried', () => {
     echo = (req, res) => json(res, 200, card(`served to ${headersOf(req)}`));
     const error = await fetchCard(`${origin}/v1/card`, { versionHeader: '1.0', cardPath: '', platformAuth: bearer() }).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'card-invalid', message: expect.stringMatching(/quotes the credential/) });
-    expect(everything(error)).not.toContain(PLATFORM);
+    expect(errorText(error)).not.toContain(PLATFORM);
     // The same card without the value is read.
     echo = (_req, res) => json(res, 200, card('served'));
     await expect(fetchCard(`${origin}/v1/card`, { versionHeader: '1.0', cardPath: '', platformAuth: bearer() })).resolves.toMatchObject({ body: { description: 'served' } });
@@ -93,11 +86,11 @@ describe('a card that quotes the credential its request carried', () => {
     echo = (req, res) => json(res, 200, { jsonrpc: '2.0', id: 1, result: card(`for ${String(req.headers.authorization)}`) });
     const error = await fetchExtendedCard({ url: `${origin}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0', credentials }).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'card-invalid', message: expect.stringMatching(/quotes the credential/) });
-    expect(everything(error)).not.toContain('agent-own-bearer-Secret-31');
+    expect(errorText(error)).not.toContain('agent-own-bearer-Secret-31');
     echo = (req, res) => json(res, 200, { jsonrpc: '2.0', id: 1, result: card(`for ${headersOf(req)}`) });
     const platform = await fetchExtendedCard({ url: `${origin}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0', credentials, platformAuth: header() }).catch((e: unknown) => e);
     expect(platform).toMatchObject({ code: 'card-invalid' });
-    expect(everything(platform)).not.toContain(PLATFORM);
+    expect(errorText(platform)).not.toContain(PLATFORM);
   });
 });
 

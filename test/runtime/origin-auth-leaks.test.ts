@@ -12,6 +12,7 @@ import { runLock } from '../../src/commands/lock.js';
 import { loadLock } from '../../src/runtime/index.js';
 import { sampleCard, startAgent, type StartedAgent } from '../helpers/agents.js';
 import { startGateway, type Gateway } from '../helpers/gateway.js';
+import { errorText } from '../helpers/secrets.js';
 
 const TOKEN = 'platform-runtime-t0ken-Secret-55';
 const PROFILE = { bindings: ['JSONRPC'], versions: ['1.0'], accepts: ['text/plain', 'application/json'], sends: ['text/plain'], streaming: false };
@@ -40,14 +41,6 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-const everything = (error: unknown): string => {
-  const seen: string[] = [];
-  for (let e: unknown = error, depth = 0; e && depth < 8; depth++) {
-    seen.push(`${String((e as Error).message)} ${String((e as Error).stack)} ${JSON.stringify(e, Object.getOwnPropertyNames(e))}`);
-    e = (e as { cause?: unknown }).cause;
-  }
-  return seen.join('\n');
-};
 
 it('a gateway refusal that quotes the platform header: the error and the degraded event show ***', async () => {
   gateway.setHandler((req: http.IncomingMessage, res: http.ServerResponse) => {
@@ -63,9 +56,9 @@ it('a gateway refusal that quotes the platform header: the error and the degrade
   expect(error).toBeInstanceOf(Error);
   // The gateway did receive it (the request went), and its words are kept, the value not.
   expect(gateway.requests.at(-1)!.headers['x-serverless-authorization']).toBe(`Bearer ${TOKEN}`);
-  expect(everything(error)).toContain('forbidden');
-  expect(everything(error)).not.toContain(TOKEN);
-  for (const event of events) expect(everything((event as { error: unknown }).error)).not.toContain(TOKEN);
+  expect(errorText(error)).toContain('forbidden');
+  expect(errorText(error)).not.toContain(TOKEN);
+  for (const event of events) expect(errorText((event as { error: unknown }).error)).not.toContain(TOKEN);
   lock.close();
 });
 
@@ -78,11 +71,11 @@ it('the application\'s own fetch failing with an error that quotes the request h
   const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'x' }] } } });
   const direct = await agentHandle.fetch(agentHandle.plan.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).catch((e: unknown) => e);
   expect(direct).toBeInstanceOf(Error);
-  expect(everything(direct)).toContain('could not send');
-  expect(everything(direct)).not.toContain(TOKEN);
+  expect(errorText(direct)).toContain('could not send');
+  expect(errorText(direct)).not.toContain(TOKEN);
   const client = await agentHandle.createClient();
   const message = { messageId: crypto.randomUUID(), role: 1, parts: [{ content: { $case: 'text' as const, value: 'x' }, mediaType: '', filename: '', metadata: undefined }], contextId: '', taskId: '', extensions: [], referenceTaskIds: [], metadata: undefined };
   const viaClient = await client.sendMessage({ message } as never).catch((e: unknown) => e);
-  expect(everything(viaClient)).not.toContain(TOKEN);
+  expect(errorText(viaClient)).not.toContain(TOKEN);
   lock.close();
 });
