@@ -83,3 +83,17 @@ describe('the token cache', () => {
     expect(await tokens.token(grant())).toBe('token-1');
   });
 });
+
+describe('loopback is what the resolver pins to loopback', () => {
+  it('a token URL at http://<name>.localhost or http://localhost. is cleartext off loopback: refused, nothing sent (Node asks DNS for those names)', async () => {
+    for (const url of ['http://auth.localhost/token', 'http://localhost./token', 'http://auth.LOCALHOST:8080/token']) {
+      let calls = 0;
+      const tokens = new ClientCredentialsTokens(async () => (calls++, new Response('{}')));
+      await expect(tokens.token({ ...grant(), tokenUrl: url })).rejects.toMatchObject({ code: 'insecure-url' });
+      expect(calls).toBe(0);
+    }
+    // Loopback itself still is.
+    answer = json(200, { access_token: 'loop', token_type: 'Bearer' });
+    await expect(new ClientCredentialsTokens(fetch).token({ ...grant(), tokenUrl: tokenUrl.replace('127.0.0.1', 'localhost') })).resolves.toBe('loop');
+  });
+});

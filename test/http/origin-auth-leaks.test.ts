@@ -103,3 +103,10 @@ it('what the authenticator keeps to redact stays bounded as values rotate (a lon
   }
   expect(auth.sentSecrets()).toEqual(['Bearer rotating-token-49', 'rotating-token-49', 'Bearer rotating-token-48', 'rotating-token-48']);
 });
+
+it('an originAuth key at http://<name>.localhost is refused by the manifest, and (from a lockfile) gets no header', async () => {
+  const manifest = JSON.stringify({ profile: { bindings: ['JSONRPC'], versions: ['1.0'], accepts: ['text/plain'], sends: ['text/plain'], streaming: false }, agents: {}, originAuth: { 'http://run.localhost:8080': { bearer: { env: 'T' } } } });
+  expect(() => parseManifest(manifest, 'a2a.json')).toThrow(/plain http only to a loopback host/);
+  const auth = originAuthenticator({ 'http://run.localhost:8080': { bearer: { env: 'T' } } }, { env: { T: PLATFORM } });
+  await expect(auth.headersFor({ url: new URL('http://run.localhost:8080/a2a'), method: 'GET', headers: {}, body: undefined })).resolves.toBeUndefined();
+});
