@@ -426,8 +426,16 @@ export const QUOTES_CREDENTIAL = 'the card quotes the credential its request car
  * merely shows a token's common start (a JWT header) is not taken for one.
  */
 export function quotesSecret(value: unknown, secrets: readonly string[]): boolean {
-  const text = JSON.stringify(value) ?? '';
-  return secrets.some((secret) => secret.length >= 8 && text.includes(JSON.stringify(secret).slice(1, -1)));
+  const whole = secrets.filter((secret) => secret.length >= 8);
+  if (whole.length === 0) return false;
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? '';
+  } catch {
+    // Too deep to print (the depth check refuses such a card): nothing of it is written or shown.
+    return false;
+  }
+  return whole.some((secret) => secret.length >= 8 && text.includes(JSON.stringify(secret).slice(1, -1)));
 }
 
 /**
