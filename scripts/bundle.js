@@ -4,7 +4,7 @@
 //
 // Why: a short run (`a2a verify --offline` on one agent) spent most of its time in Node's ESM
 // loader resolving, reading and compiling ~170 modules (zod, yargs and its helpers) and ~50
-// CommonJS files; a bundle loads a handful (BENCHMARKS.md). Dynamic imports stay chunks, so
+// CommonJS files; a bundle loads a handful (docs/performance.md). Dynamic imports stay chunks, so
 // command modules and undici load only when a command needs them. The code is not minified:
 // stack traces keep names and readable lines. The library root (`a2a-lock`) stays the tsc output,
 // importing its dependencies from node_modules; the runtime (`a2a-lock/runtime`) and its lazy checks
@@ -32,41 +32,9 @@ function failOnWarnings() {
   process.exit(1);
 }
 
-/**
- * string-width (yargs' help layout; three copies) builds at load what only help output uses:
- * `new Intl.Segmenter()` (~20 ms: ICU's segmenter data) and `/^\p{RGI_Emoji}$/v` (~30 ms: V8
- * expands the whole emoji set when it parses that literal), on every CLI start (BENCHMARKS.md).
- * The bundle builds each on its first use instead. A declaration the plugin cannot rewrite (used
- * other than by its one method, or a `\p{RGI_Emoji}` literal elsewhere) stops the build, so an
- * upgrade cannot bring the cost back unnoticed.
- */
-const LAZY = [
-  // [declaration (name, constructor expression), the one method used, how to build it]
-  [/^const (\w+) = \/([^\n/]*\\p\{RGI_Emoji\}[^\n/]*)\/v;$/gm, 'test', (pattern) => `new RegExp(${JSON.stringify(pattern)}, 'v')`],
-  [/^const (\w+) = (new Intl\.Segmenter\(\));$/gm, 'segment', (expression) => expression],
-];
-const lazyStringWidth = {
-  name: 'lazy-string-width',
-  transform(code, id) {
-    if (!/[\\/]node_modules[\\/]string-width[\\/]/.test(id)) return null;
-    let out = code;
-    for (const [declaration, method, build] of LAZY) {
-      for (const [line, name, source] of code.matchAll(declaration)) {
-        // Every mention outside comments but the declaration itself must call the method.
-        const live = out.split('\n').filter((l) => !/^\s*(\/\/|\/\*|\*)/.test(l)).join('\n');
-        const uses = [...live.matchAll(new RegExp(`\\b${name}\\b(\\.${method}\\()?`, 'g'))];
-        if (uses.filter((u) => !u[1]).length !== 1) throw new Error(`bundle: ${id}: ${name} is used other than by .${method}(): update lazyStringWidth in scripts/bundle.js`);
-        out = out.replace(line, `let ${name}Built;\nconst ${name} = { ${method}: (text) => (${name}Built ??= ${build(source)}).${method}(text) };`);
-      }
-    }
-    if (/^(const|let|var) \w+ = (\/[^\n/]*\\p\{RGI_Emoji\}|new Intl\.Segmenter)/m.test(out)) throw new Error(`bundle: ${id} still builds a segmenter or a \\p{RGI_Emoji} regex at load: update lazyStringWidth in scripts/bundle.js`);
-    return out === code ? null : { code: out, map: null };
-  },
-};
 const bundle = await rolldown({
   input: { a2a: join(dist, 'bin.js') },
   platform: 'node',
-  plugins: [lazyStringWidth],
   // `a2a-lock info` and `--version` answer from the bundle itself, reading no file (src/bin.ts).
   transform: { define: { __A2A_LOCK_VERSION__: JSON.stringify(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version) } },
   // The runtime's optional peers are never part of the CLI.
@@ -86,7 +54,7 @@ chmodSync(join(dist, 'a2a.js'), 0o755);
 // The runtime's lazy checks (`dist/runtime/checks.js`: the lockfile and manifest schemas, zod, card
 // normalisation, negotiation) as one file. The first `lock.agent()` loads them synchronously, where
 // Node's ESM loader spent most of the time resolving and compiling their ~120 modules one by one:
-// one file loads about 4× faster (BENCHMARKS.md). `errors.js` stays a shared module, so the error
+// one file loads about 4× faster (docs/performance.md). `errors.js` stays a shared module, so the error
 // classes the checks throw are the ones `a2a-lock/runtime` exports.
 const checksFile = join(dist, 'runtime', 'checks.js');
 const sharedErrors = join(dist, 'errors.js');
@@ -94,13 +62,10 @@ const checks = await rolldown({
   input: checksFile,
   platform: 'node',
   external: (id, _importer, isResolved) => isResolved && id === sharedErrors,
-  // json-stable-stringify only writes files (`stableFileJson`), which the checks never do; without
-  // this its ~20 CommonJS helpers would still run when the checks load (`canonicalJson` does not use it).
-  treeshake: { moduleSideEffects: (id) => (/[\\/]node_modules[\\/]json-stable-stringify[\\/]/.test(id) ? false : undefined) },
   onLog,
 });
 // Compressed, with whitespace and comments gone but every name kept (a stack trace through the
-// checks still names its functions): it compiles and loads ≈ 3.5 ms faster than as written (BENCHMARKS.md).
+// checks still names its functions): it compiles and loads ≈ 3.5 ms faster than as written (docs/performance.md).
 const checksOut = await checks.generate({ format: 'esm', file: checksFile, minify: { compress: true, mangle: false } });
 await checks.close();
 failOnWarnings();

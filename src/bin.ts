@@ -3,24 +3,15 @@
  * The executable of both `a2a` and `a2a-lock`: runs {@link main} on the process and exits with its
  * code. `--version` alone, and `info` alone (the official `a2a` CLI's plugin contract: one JSON
  * object `{name, version, description}` on stdout, exit 0), are answered without loading the CLI
- * (start-up is most of a short run). The bundle (scripts/bundle.js) writes the package version in
- * for `__A2A_LOCK_VERSION__`, so `info` reads no file; the unbundled build reads package.json.
+ * (start-up is most of a short run). The version comes from `./version.ts` (written into the bundle).
  */
-import { readFileSync } from 'node:fs';
-
-declare const __A2A_LOCK_VERSION__: string | undefined;
-
-/** The package version: written into the bundle, else read from package.json. */
-function packageVersion(): string {
-  if (typeof __A2A_LOCK_VERSION__ === 'string') return __A2A_LOCK_VERSION__;
-  return (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
-}
+import { packageVersion, pluginInfo } from './version.js';
 
 const args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   process.stdout.write(`${packageVersion()}\n`);
 } else if (args.length === 1 && args[0] === 'info') {
-  process.stdout.write(`${JSON.stringify({ name: 'lock', version: packageVersion(), description: 'Lockfile for A2A agents: lock, verify, update' })}\n`);
+  process.stdout.write(`${JSON.stringify(pluginInfo())}\n`);
 } else {
   // A reader that stops early (`a2a diff … | head`, `git log -p` into a pager that quits) closes the
   // pipe: the rest of the output has nowhere to go, which is not an error of the run.
@@ -31,7 +22,7 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   // Both loaded before the run: a file opened only at exit could fail with EMFILE after a run
   // that used every descriptor (one socket per agent in flight).
   const [{ main }, { closeFetcher }] = await Promise.all([import('./cli/main.js'), import('./resolve/load-card.js')]);
-  process.exitCode = await main(args);
+  process.exitCode = await main(args, undefined, pluginInfo());
   // Close pooled keep-alive connections (if any card was fetched) so the process exits at once.
   await closeFetcher();
 }

@@ -1,42 +1,53 @@
 /**
- * Canonical JSON and integrity hashes. Canonical JSON here is json-stable-stringify: object keys
- * sorted by code unit, no whitespace, arrays in order. The integrity of a card snapshot is
- * `sha256-<base64>` of that text (the Subresource Integrity format npm uses).
+ * Canonical JSON and integrity hashes. Canonical JSON: object keys sorted by code unit, arrays in
+ * order, no whitespace (json-stable-stringify's text, which is RFC 8785's for JSON values). The
+ * integrity of a card snapshot is `sha256-<base64>` of that text (the Subresource Integrity format
+ * npm uses). Files we write are the same text indented ({@link stableFileJson}).
  */
 import { createHash } from 'node:crypto';
-import stableStringify from 'json-stable-stringify';
+
+/** How {@link canonicalJson} writes. */
+export interface CanonicalOptions {
+  /** Spaces per nesting level, one member or item per line, `": "` after keys; empty containers stay `[]` and `{}`. Default 0: no whitespace. */
+  indent?: number;
+}
 
 /**
- * Canonical JSON text of a value (sorted keys, no whitespace): json-stable-stringify's text, made
- * here without loading it (its ~20 CommonJS helpers cost a cold start's first integrity check
- * several ms; test/runtime/cold-checks.test.ts holds the two equal on arbitrary values).
+ * Canonical JSON text of a value: sorted keys, arrays in order; no whitespace unless `indent`.
+ * test/runtime/cold-checks.test.ts holds it to json-stable-stringify on arbitrary values.
  * @throws TypeError for a value with no JSON form (`undefined`, a function) and a cycle through an object
  */
-export function canonicalJson(value: unknown): string {
-  const text = canonicalText(value, []);
+export function canonicalJson(value: unknown, options: CanonicalOptions = {}): string {
+  const text = canonicalText(value, [], options.indent ? ' '.repeat(options.indent) : '', '');
   if (text === undefined) throw new TypeError('value has no JSON form');
   return text;
 }
 
-/** {@link canonicalJson} of one value: undefined when it has no JSON form; `open` holds the objects being written (cycles). */
-function canonicalText(value: unknown, open: object[]): string | undefined {
+/**
+ * {@link canonicalJson} of one value: undefined when it has no JSON form; `open` holds the objects
+ * being written (cycles); `space` is one level's indent ('' for none), `pad` the current line's.
+ */
+function canonicalText(value: unknown, open: object[], space: string, pad: string): string | undefined {
   if (value && typeof (value as { toJSON?: unknown }).toJSON === 'function') value = (value as { toJSON(): unknown }).toJSON();
   if (typeof value !== 'object' || value === null) return JSON.stringify(value);
+  const inner = space ? `${pad}${space}` : pad;
+  const open1 = space ? `\n${inner}` : '';
   if (Array.isArray(value)) {
     const items: string[] = [];
     // An index loop, not map(): a hole is written as null.
-    for (let i = 0; i < value.length; i++) items.push(canonicalText(value[i], open) ?? 'null');
-    return `[${items.join(',')}]`;
+    for (let i = 0; i < value.length; i++) items.push(open1 + (canonicalText(value[i], open, space, inner) ?? 'null'));
+    return items.length === 0 ? '[]' : `[${items.join(',')}${space ? `\n${pad}` : ''}]`;
   }
   if (open.includes(value)) throw new TypeError('Converting circular structure to JSON');
   open.push(value);
+  const colon = space ? ': ' : ':';
   const members: string[] = [];
   for (const key of Object.keys(value).sort()) {
-    const text = canonicalText((value as Record<string, unknown>)[key], open);
-    if (text !== undefined) members.push(`${JSON.stringify(key)}:${text}`);
+    const text = canonicalText((value as Record<string, unknown>)[key], open, space, inner);
+    if (text !== undefined) members.push(`${open1}${JSON.stringify(key)}${colon}${text}`);
   }
   open.pop();
-  return `{${members.join(',')}}`;
+  return members.length === 0 ? '{}' : `{${members.join(',')}${space ? `\n${pad}` : ''}}`;
 }
 
 /**
@@ -75,11 +86,7 @@ export function integrityOf(value: unknown): string {
   return `sha256-${createHash('sha256').update(canonicalJson(value)).digest('base64')}`;
 }
 
-/** Pretty, deterministic JSON for files we write: sorted keys, 2-space indent, LF, trailing newline. */
+/** Pretty, deterministic JSON for files we write: {@link canonicalJson} indented by 2, LF, trailing newline. */
 export function stableFileJson(value: unknown): string {
-  const text = stableStringify(value, { space: 2 });
-  if (text === undefined) throw new TypeError('value has no JSON form');
-  // json-stable-stringify spreads empty containers over two lines; a raw newline cannot occur
-  // inside a JSON string, so these patterns only ever match structure.
-  return `${text.replace(/\[\n\s*\]/g, '[]').replace(/\{\n\s*\}/g, '{}')}\n`;
+  return `${canonicalJson(value, { indent: 2 })}\n`;
 }

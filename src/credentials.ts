@@ -420,22 +420,21 @@ export function redactSecrets(text: string, secrets: readonly string[]): string 
 export const QUOTES_CREDENTIAL = 'the card quotes the credential its request carried (the agent or a gateway echoed it): refused, so it is neither written to the lockfile nor shown';
 
 /**
- * Whether the JSON document `value` (a card as served) holds one of `secrets` whole (at least 8
- * characters; as JSON spells it): an agent or gateway that echoed the credential its request
- * carried. Whole values only (not the partial runs {@link redactSecrets} catches), so a card that
- * merely shows a token's common start (a JWT header) is not taken for one.
+ * Whether the JSON document `value` (a card as served) holds one of `secrets` (those of at least 8
+ * characters; a shorter one could occur in any text by chance) in any spelling or cut short
+ * ({@link redactSecrets}): an agent or gateway that echoed the credential its request carried. A
+ * document too deep to print is left to the depth check that refuses it.
  */
 export function quotesSecret(value: unknown, secrets: readonly string[]): boolean {
-  const whole = secrets.filter((secret) => secret.length >= 8);
-  if (whole.length === 0) return false;
+  const searched = secrets.filter((secret) => secret.length >= 8);
+  if (searched.length === 0) return false;
   let text: string;
   try {
     text = JSON.stringify(value) ?? '';
   } catch {
-    // Too deep to print (the depth check refuses such a card): nothing of it is written or shown.
     return false;
   }
-  return whole.some((secret) => secret.length >= 8 && text.includes(JSON.stringify(secret).slice(1, -1)));
+  return redactSecrets(text, searched) !== text;
 }
 
 /**

@@ -39,14 +39,20 @@ function deeper(value: unknown, limit: number, depth: number): Array<string | nu
   if (Array.isArray(value)) {
     for (let i = value.length - 1; i >= 0; i--) {
       const path = deeper(value[i], limit, depth + 1);
-      if (path) return (path.push(i), path);
+      if (path) {
+        path.push(i);
+        return path;
+      }
     }
     return undefined;
   }
   const keys = Object.keys(value);
   for (let i = keys.length - 1; i >= 0; i--) {
     const path = deeper((value as Record<string, unknown>)[keys[i]!], limit, depth + 1);
-    if (path) return (path.push(keys[i]!), path);
+    if (path) {
+      path.push(keys[i]!);
+      return path;
+    }
   }
   return undefined;
 }

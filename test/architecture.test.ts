@@ -1,5 +1,5 @@
 /**
- * The layering rules of src/ (README "Architecture"), checked over its import graph: a pure core
+ * The layering rules of src/ (docs/explanation/architecture.md), checked over its import graph: a pure core
  * (card/, negotiate/, manifest/, lock/) that touches no Node module, network, file, environment,
  * clock or terminal; I/O in http/ and fs/, combined with the core only in resolve/; commands that
  * return data and a cli/ that renders it; no import circles; exit codes computed in one place.

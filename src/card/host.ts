@@ -59,10 +59,30 @@ export function isUnspecifiedHost(host: string): boolean {
   return /^0\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h) || h === '255.255.255.255';
 }
 
-/** True for a URL string (or `host:port`) whose host is loopback ({@link isLoopbackHost}). */
+/**
+ * The host a URL parser contacts for a URL string (or a scheme-less gRPC `host:port`): the WHATWG
+ * `hostname`, after it drops tabs and newlines, decodes `%2e`, ends the authority at a `\` and
+ * maps IDNA; undefined when the location does not parse.
+ */
+export function contactedHost(location: string): string | undefined {
+  const trimmed = location.trim();
+  const hasScheme = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(trimmed);
+  try {
+    return new URL(hasScheme ? trimmed : `http://${trimmed}`).hostname || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * True for a URL string (or `host:port`) whose host is loopback ({@link isLoopbackHost}) both as
+ * written and as a URL parser contacts it ({@link contactedHost}): `http://127.0.0.1<TAB>.evil.example/`
+ * reads as 127.0.0.1 but goes to `127.0.0.1.evil.example`.
+ */
 export function isLoopbackUrl(location: string): boolean {
   const host = rawHost(location);
-  return host !== undefined && isLoopbackHost(host);
+  const sent = contactedHost(location);
+  return host !== undefined && sent !== undefined && isLoopbackHost(host) && isLoopbackHost(sent);
 }
 
 /** True for a URL string (or `host:port`) whose host is unspecified ({@link isUnspecifiedHost}): a bind address. */
@@ -126,6 +146,26 @@ export function internationalHost(host: string): HostForms | undefined {
   return { unicode, ascii, ...(nonAscii && host.toLowerCase() !== unicode ? { written: host } : {}) };
 }
 
+/**
+ * The forms of the host of `location` (a URL or gRPC `host:port`) when a reader would see another
+ * host than the one contacted: an internationalised one ({@link internationalHost}), or one a URL
+ * parser reads otherwise than it is written (`research.example.com%2eevil.example`,
+ * `evil.example\\.research.example.com`, a tab inside it: `written` is the host as
+ * written, `ascii` and `unicode` the host contacted). Undefined when both agree (case and a trailing
+ * dot aside) or the location has no host.
+ */
+export function locationHostForms(location: string): HostForms | undefined {
+  const host = rawHost(location);
+  if (host === undefined) return undefined;
+  const forms = internationalHost(host);
+  const sent = contactedHost(location);
+  // An address spelt otherwise (`0x7f.1`, `[0:0::1]`) is the same address: only names are noted.
+  const address = sent !== undefined && (sent.startsWith('[') || /^\d{1,3}(?:\.\d{1,3}){3}$/.test(sent));
+  if (sent === undefined || address || bare(sent) === bare(forms ? forms.ascii : host)) return forms;
+  const unicode = internationalHost(sent)?.unicode ?? sent;
+  return { unicode, ascii: sent, written: host };
+}
+
 /** `bücher.example is sent as xn--bcher-kva.example`: the host as a reader sees it, then the host contacted. */
 export function hostSentAs(forms: HostForms): string {
   return `${forms.written ?? forms.unicode} is sent as ${forms.ascii}${forms.written !== undefined && forms.unicode !== forms.ascii ? ` (${forms.unicode})` : ''}`;
@@ -144,8 +184,7 @@ export function showHost(host: string): string {
  * '' for any other location.
  */
 export function contactedHostNote(location: string): string {
-  const host = rawHost(location);
-  const forms = host !== undefined ? internationalHost(host) : undefined;
+  const forms = locationHostForms(location);
   return forms ? ` (host ${hostSentAs(forms)})` : '';
 }
 
@@ -161,8 +200,7 @@ export function internationalHostWarnings(locations: ReadonlyArray<readonly [wha
   for (const [what, location] of locations) {
     if (seen.has(location)) continue;
     seen.add(location);
-    const host = rawHost(location);
-    const forms = host !== undefined ? internationalHost(host) : undefined;
+    const forms = locationHostForms(location);
     if (forms) out.push({ code: 'host-international', message: `${what} host ${hostSentAs(forms)}` });
   }
   return out;

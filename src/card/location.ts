@@ -30,31 +30,34 @@ export function isLegacyWellKnown(resolved: string): boolean {
 
 /**
  * True when a location (a card, `trust.jwks` or interface URL) carries a user name or password.
- * A URL that parses (WHATWG) is asked for its `username`/`password` (and an `@` in its authority
- * counts, even an empty one); a string that does not parse counts as soon as an `@` follows its
- * `//`: where its authority ends cannot be told (`http://user:tok+/=en@host` puts a `/` in the
- * password), so any `@` may close one.
+ * A URL that parses (WHATWG) counts when it has a `username`/`password` in any spelling it accepts
+ * (`http:/user:pw@host`, `http:\\user:pw@host`, `https:user:pw@host`). After a `//`, an `@` before the
+ * first `/` counts too, even an empty userinfo and even past a `?` or `#` (`http://user:123#abc@host`
+ * parses as host `user`, port 123 and a fragment holding the rest of the password); a string that
+ * does not parse counts as soon as an `@` follows its `//`: where its authority ends cannot be told
+ * (`http://user:tok+/=en@host` puts a `/` in the password), so any `@` may close one.
  */
 export function hasUserInfo(location: string): boolean {
+  const parsed = URL.canParse(location) ? new URL(location) : undefined;
+  if (parsed && (parsed.username !== '' || parsed.password !== '')) return true;
   const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.exec(location);
   const afterSlashes = scheme ? location.slice(scheme[0].length) : location.startsWith('//') ? location.slice(2) : undefined;
   if (afterSlashes === undefined) return false;
-  if (/^[^/?#]*@/.test(afterSlashes)) return true;
-  if (!scheme || !URL.canParse(location)) return afterSlashes.includes('@');
-  const url = new URL(location);
-  return url.username !== '' || url.password !== '';
+  if (/^[^/]*@/.test(afterSlashes)) return true;
+  return !scheme || !parsed ? afterSlashes.includes('@') : false;
 }
 
 /**
  * A location as messages show it: one line, and when it carries a user name or password
- * ({@link hasUserInfo}), everything from its `//` to the last `@` dropped (`http://host:1/x`), so no
- * part of a password is printed even when the URL does not parse. Callers say the URL is not shown
- * in full ({@link USERINFO_NOT_SHOWN}) when `location` had any.
+ * ({@link hasUserInfo}), everything from the slashes after its scheme (`//`, or the `/` or `\\`
+ * a URL parser takes for them) to the last `@` dropped (`http://host:1/x`), so no part of a password
+ * is printed even when the URL does not parse. Callers say the URL is not shown in full
+ * ({@link USERINFO_NOT_SHOWN}) when `location` had any.
  */
 export function showLocation(location: string): string {
   const line = location.replace(/[\r\n\t]+/g, ' ').trim();
   if (!hasUserInfo(line)) return line;
-  const start = line.indexOf('//') + 2;
+  const start = /^(?:[A-Za-z][A-Za-z0-9+.-]*:)?[\\/]*/.exec(line)![0].length;
   return line.slice(0, start) + line.slice(line.lastIndexOf('@') + 1);
 }
 

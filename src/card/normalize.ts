@@ -19,7 +19,7 @@ import {
   type SecurityScheme,
   type Warning,
 } from './model.js';
-import { hostSentAs, internationalHost, isUnspecifiedHost, mixedScriptLabels, rawHost, rebasedInterfaceUrl, showHost } from './host.js';
+import { hostSentAs, isUnspecifiedHost, locationHostForms, mixedScriptLabels, rawHost, rebasedInterfaceUrl, showHost } from './host.js';
 import { hasUserInfo } from './location.js';
 import { sameMediaType } from '../negotiate/media.js';
 import { cardSemver, majorMinor } from './version.js';
@@ -385,7 +385,7 @@ function hostWarnings(interfaces: AgentInterface[], paths: PropertyKey[][], from
     if (what === 'interface' && isUnspecifiedHost(host)) {
       warnings.push({ code: 'interface-host-unspecified', message: `interface host ${host} is an unspecified address no client can reach (a server bound to all addresses advertising its bind address?); "rebaseInterfaces": true on the agent locks it at the card's origin`, ...at });
     }
-    const forms = internationalHost(host);
+    const forms = locationHostForms(url);
     if (forms) warnings.push({ code: 'host-international', message: `${what} host ${hostSentAs(forms)}`, ...at });
     for (const { label, scripts } of mixedScriptLabels(host)) {
       warnings.push({ code: 'host-mixed-script', message: `${what} host ${showHost(host)}: label "${label}" mixes ${scripts.join(' and ')} letters (a look-alike name?)`, ...at });

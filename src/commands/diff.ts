@@ -175,7 +175,7 @@ async function manifestOfSide(read: ReadSide, cwd: string, manifest: string, war
       // At the commit the lockfile was read at (the revision already resolved, ambiguity refused).
       text = await readAtRevision(read.side.commit ?? label, manifest);
     } else if (kind === 'file') {
-      source = resolve(dirname(resolve(cwd, label)), basename(manifest));
+      source = manifestFileOf(read, cwd, manifest)!;
       text = await readTextIfExists(source, 'manifest-invalid');
     } else if (kind === 'worktree') {
       source = manifest;
@@ -187,6 +187,12 @@ async function manifestOfSide(read: ReadSide, cwd: string, manifest: string, war
     warnings.push({ code: 'manifest-not-compared', message: `the manifest of ${kind === 'worktree' ? 'the working tree' : label} was not read (${error.message}): credential sources not compared` });
     return undefined;
   }
+}
+
+/** The manifest file {@link manifestOfSide} reads for a file or working-tree side (absolute), undefined for others. */
+function manifestFileOf(read: ReadSide, cwd: string, manifest: string): string | undefined {
+  if (read.side.kind === 'file') return resolve(dirname(resolve(cwd, read.side.label)), basename(manifest));
+  return read.side.kind === 'worktree' ? resolve(manifest) : undefined;
 }
 
 /** `file` from the root of the git repository holding it (`/` separated); its file name outside git. */
@@ -258,6 +264,16 @@ export async function runDiff(options: GlobalOptions, args: DiffArgs): Promise<C
     base: await manifestOfSide(base, options.cwd, manifest, warnings),
     head: await manifestOfSide(head, options.cwd, manifest, warnings),
   };
+  // Two sides read from one manifest file (a copy of the base lockfile beside the working tree's
+  // a2a.json) compare nothing: a changed credential source would pass as none.
+  const baseFile = manifestFileOf(base, options.cwd, manifest);
+  if (baseFile !== undefined && baseFile === manifestFileOf(head, options.cwd, manifest) && manifests.base !== undefined) {
+    manifests.base = undefined;
+    warnings.push({ code: 'manifest-not-compared', message: `both sides read the manifest ${baseFile}: credential sources not compared (compare revisions, or put the base lockfile beside its own a2a.json)` });
+  } else if (!args.gitExternal && base.text !== undefined && head.text !== undefined && (manifests.base === undefined) !== (manifests.head === undefined) && !warnings.length) {
+    const missing = manifests.base === undefined ? base.side : head.side;
+    warnings.push({ code: 'manifest-not-compared', message: `no manifest beside the lockfile of ${missing.kind === 'worktree' ? 'the working tree' : missing.label}: credential sources not compared` });
+  }
   const diff = diffLockfiles(parseSide(base), parseSide(head), manifests);
   const failed = args.failOn !== undefined && failsOn(diff, args.failOn as RiskLevel | 'any');
   const agents: Record<string, DiffAgentDocument> = {};

@@ -43,15 +43,15 @@ async function writeAtomically(path: string, data: string): Promise<void> {
     await handle.writeFile(data, 'utf8');
     await handle.sync();
   } catch (error) {
-    await handle.close().catch(() => {});
-    await unlink(tmp).catch(() => {});
+    await handle.close().catch(() => { /* the write error is the one to report */ });
+    await unlink(tmp).catch(() => { /* an orphan left behind is removed by a later write */ });
     throw error;
   }
   await handle.close();
   try {
     await rename(tmp, path);
   } catch (error) {
-    await unlink(tmp).catch(() => {});
+    await unlink(tmp).catch(() => { /* an orphan left behind is removed by a later write */ });
     throw error;
   }
   await removeOrphans(path);
@@ -65,6 +65,6 @@ async function removeOrphans(path: string): Promise<void> {
     if (!name.startsWith(prefix)) continue;
     const pid = /^(\d+)\.[0-9a-f]{8}\.tmp$/.exec(name.slice(prefix.length))?.[1];
     if (pid === undefined || !processGone(Number(pid))) continue;
-    await unlink(join(dirname(path), name)).catch(() => {});
+    await unlink(join(dirname(path), name)).catch(() => { /* best effort: never throws */ });
   }
 }

@@ -6,7 +6,7 @@
  * way that another user owns is refused, as git refuses a repository another user owns
  * (`safe.directory`).
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, statSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { A2aLockError } from '../errors.js';
 
@@ -48,8 +48,9 @@ export function findManifest(cwd: string, name = 'a2a.json', home?: string): Man
 }
 
 /**
- * Refuse a manifest another user owns (its owner's uid is not this process's; POSIX only): it may
- * name that user's agents and the variables holding this user's secrets.
+ * Refuse a manifest another user owns (its owner's uid is not this process's; POSIX only), or a
+ * symlink another user owns to one: it may name that user's agents and the variables holding this
+ * user's secrets.
  * @throws A2aLockError `manifest-unsafe`
  */
 function assertOwnManifest(path: string): void {
@@ -57,7 +58,10 @@ function assertOwnManifest(path: string): void {
   if (uid === undefined) return;
   let owner: number;
   try {
-    owner = statSync(path).uid;
+    // The link's owner too: another user's symlink to a file of this user's would make its folder
+    // (the lockfile, card and JWKS files beside it) theirs.
+    const link = lstatSync(path).uid;
+    owner = link !== uid ? link : statSync(path).uid;
   } catch {
     return; // gone or unreadable: reading it says so
   }

@@ -76,7 +76,8 @@ async function refsNamed(dir: string, name: string): Promise<string[]> {
  * Resolve `rev` to a commit in the repository holding `dir`, refusing a name that git's rules
  * could read two ways: a tag and a branch of the same name (`origin/main` as the tag
  * `refs/tags/origin/main` and the remote-tracking branch `refs/remotes/origin/main`), where git
- * would silently take the tag.
+ * would silently take the tag; and a tag `main` beside a remote-tracking branch `origin/main` with
+ * no local `main` (a CI checkout), which git reads as the tag without a word.
  * @throws UsageError `rev` is not a commit, or it is ambiguous ("ambiguous: both a tag and a branch")
  */
 export async function resolveRevision(dir: string, rev: string): Promise<ResolvedRevision> {
@@ -97,7 +98,19 @@ export async function resolveRevision(dir: string, rev: string): Promise<Resolve
   const commit = answer.stdout.trim();
   const symbolic = await git(dir, ['rev-parse', '--symbolic-full-name', rev]);
   const ref = symbolic.ok ? symbolic.stdout.trim().split('\n')[0] : undefined;
-  return { ref: ref && ref.startsWith('refs/') ? ref : undefined, commit };
+  // A tag named like a branch git does not see under that short name: in a CI checkout there is no
+  // local `main`, so `main` reads the tag `main` (a pull request's own commit) and never
+  // `refs/remotes/origin/main`.
+  const cut = rev.search(/[~^]|@\{/);
+  const named = cut > 0 ? (await git(dir, ['rev-parse', '--symbolic-full-name', rev.slice(0, cut)])).stdout.trim().split('\n')[0] : ref;
+  if (named?.startsWith('refs/tags/')) {
+    const name = named.slice('refs/tags/'.length);
+    const branches = (await git(dir, ['for-each-ref', '--format=%(refname)', `refs/heads/${name}`, `refs/remotes/*/${name}`])).stdout.split('\n').filter(Boolean);
+    if (branches.length) {
+      throw new UsageError(`"${rev}" is ambiguous: both a tag and a branch (${[named, ...branches].join(', ')})`, { hint: `name the one meant in full (such as ${branches[0]}), or its commit` });
+    }
+  }
+  return { ref: ref?.startsWith('refs/') ? ref : undefined, commit };
 }
 
 /**
@@ -147,8 +160,8 @@ export type CiSource = 'GITHUB_BASE_REF' | 'CI_MERGE_REQUEST_DIFF_BASE_SHA' | 'G
  * - `base`: the commit its credentials are gated by, always an ancestor of HEAD: a pull request's
  *   base (GitHub `GITHUB_BASE_REF` → `git merge-base HEAD refs/remotes/origin/<ref>`, the ref fully
  *   qualified so no tag can stand in for it; GitLab's `CI_MERGE_REQUEST_DIFF_BASE_SHA`, which must
- *   be an ancestor of HEAD), or for a push of another branch than the default one (GitHub
- *   `GITHUB_EVENT_NAME=push`, GitLab `CI_PIPELINE_SOURCE=push`) the merge-base of HEAD and the
+ *   be an ancestor of HEAD), or for any other run of another ref than the default branch (GitHub:
+ *   any `GITHUB_EVENT_NAME` but `schedule`; GitLab: any `CI_PIPELINE_SOURCE`) the merge-base of HEAD and the
  *   default branch. `ref` names what it was resolved through, `run` what the run is (for messages);
  * - `unreadable`: a review whose base cannot be read here (not in a shallow clone, not an
  *   ancestor of HEAD, the default branch unknown), with why and how to fetch it.
@@ -200,7 +213,7 @@ async function baseOfRemoteBranch(dir: string, branch: string, source: CiSource,
 
 /**
  * The review base of a CI run in `dir`, from `env` ({@link CiBase}). Only reads; never fetches.
- * Pull requests first (GitHub, then GitLab), then pushes of a branch other than the default one.
+ * Pull requests first (GitHub, then GitLab), then runs (pushes, dispatches...) of a ref other than the default branch.
  */
 export async function ciBase(dir: string, env: Readonly<Record<string, string | undefined>>): Promise<CiBase> {
   const github = env.GITHUB_ACTIONS === 'true';
@@ -218,22 +231,29 @@ export async function ciBase(dir: string, env: Readonly<Record<string, string | 
     if ((await mergeBase(dir, rev)) !== rev) return unreadable('is not an ancestor of HEAD');
     return { kind: 'base', rev, ref: rev, source, run };
   }
-  if (github && env.GITHUB_EVENT_NAME === 'push') {
+  // Any event but a schedule (which GitHub runs on the default branch only) can run another
+  // branch's code with the job's secrets: a push, `workflow_dispatch` on a branch, `merge_group`,
+  // `release` of a tag...; each is gated unless its ref is the default branch.
+  const event = env.GITHUB_EVENT_NAME;
+  if (github && event && event !== 'schedule') {
     const pushed = env.GITHUB_REF ?? '';
     const defaultBranch = await githubDefaultBranch(env.GITHUB_EVENT_PATH);
     if (defaultBranch !== undefined && pushed === `refs/heads/${defaultBranch}`) return { kind: 'none' };
-    const what = `a push of ${pushed || 'an unnamed ref'}`;
+    const what = event === 'push' ? `a push of ${pushed || 'an unnamed ref'}` : `a ${event} run on ${pushed || 'an unnamed ref'}`;
     if (defaultBranch === undefined) {
       const reason = `the default branch this ${what.slice(2)} is compared against is not known (no repository.default_branch in the event payload at GITHUB_EVENT_PATH)`;
       return { kind: 'unreadable', source: 'GITHUB_REF', reason, hint: 'run under GitHub Actions, which writes the event payload', run: `${what}, not the default branch` };
     }
     return baseOfRemoteBranch(dir, defaultBranch, 'GITHUB_REF', `${what}, not the default branch ${defaultBranch}`, 'the default branch');
   }
-  if (env.CI_PIPELINE_SOURCE === 'push') {
-    const pushed = env.CI_COMMIT_BRANCH ? `branch ${env.CI_COMMIT_BRANCH}` : `tag ${env.CI_COMMIT_TAG ?? '(unnamed)'}`;
+  // GitLab: a pipeline of any source (a push, `web` or `api` run on a branch, a schedule or trigger
+  // for another branch) runs that branch's code; the merge requests were handled above.
+  const source = env.CI_PIPELINE_SOURCE;
+  if (source) {
+    const pushed = env.CI_COMMIT_BRANCH ? `branch ${env.CI_COMMIT_BRANCH}` : env.CI_COMMIT_TAG ? `tag ${env.CI_COMMIT_TAG}` : `ref ${env.CI_COMMIT_REF_NAME ?? '(unnamed)'}`;
     const defaultBranch = env.CI_DEFAULT_BRANCH;
     if (defaultBranch && env.CI_COMMIT_BRANCH === defaultBranch) return { kind: 'none' };
-    const run = `a push of ${pushed}, not the default branch${defaultBranch ? ` ${defaultBranch}` : ''}`;
+    const run = `${source === 'push' ? 'a push' : `a ${source} pipeline`} of ${pushed}, not the default branch${defaultBranch ? ` ${defaultBranch}` : ''}`;
     if (!defaultBranch) return { kind: 'unreadable', source: 'CI_COMMIT_BRANCH', reason: `the default branch this push of ${pushed} is compared against is not known (CI_DEFAULT_BRANCH unset)`, hint: 'run under GitLab CI, which sets CI_DEFAULT_BRANCH', run };
     return baseOfRemoteBranch(dir, defaultBranch, 'CI_COMMIT_BRANCH', run, 'the default branch');
   }

@@ -5,11 +5,8 @@
  */
 
 import type { Dispatcher } from 'undici';
-// undici's package root loads all of undici (fetch, WebSocket, caches, mocks, interceptors): ~45 ms
-// of every networked CLI run (BENCHMARKS.md). The fetcher imports the four modules it uses by
-// path (types in src/types/undici-parts.d.ts) and does the one thing the root does on load that
-// they need: give dispatchers their request/connect/... methods (the proxy agent tunnels through
-// `connect`). undici is pinned to an exact version; a moved module fails the build and the tests.
+// undici's root loads all of undici (~45 ms a run): import the four modules used, by path, and give
+// dispatchers their API methods as the root does (docs/performance.md; undici pinned exactly).
 import DispatcherClass from 'undici/lib/dispatcher/dispatcher.js';
 import dispatcherApi from 'undici/lib/api/index.js';
 import Agent from 'undici/lib/dispatcher/agent.js';

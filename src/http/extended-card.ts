@@ -16,7 +16,7 @@
  */
 
 import { showLocation } from '../card/location.js';
-import { applyCredentials, credentialQueryNames, hasCredentials, placementSecrets, QUOTES_CREDENTIAL, quotesSecret, redactSecrets, type CredentialPlacement } from '../credentials.js';
+import { applyCredentials, credentialQueryNames, hasCredentials, placementSecrets, quotesSecret, redactSecrets, type CredentialPlacement } from '../credentials.js';
 import { FetchError, InvalidInputError } from '../errors.js';
 import { versionHeaderLost, versionHeaderLostMessage } from '../card/version-header.js';
 import type { Warning } from '../card/model.js';
@@ -85,7 +85,8 @@ const ERROR_INFO_TYPE = 'type.googleapis.com/google.rpc.ErrorInfo';
  *   error or REST error (naming its code or reason), other statuses, a refused redirect, or a
  *   network error; `timeout` past `timeoutMs`.
  * @throws {InvalidInputError} `card-invalid` when the answer (JSON-RPC `result` or REST body) is not
- *   a JSON object, or the reply is not JSON-RPC 2.0; `insecure-url` by the URL policy.
+ *   a JSON object, the reply is not JSON-RPC 2.0, or the card holds the credential it was fetched
+ *   with (`refuseEcho`); `insecure-url` by the URL policy.
  * @throws {UsageError} from the credentials (conflicting placements, bad header values).
  *
  * Messages name the URL and never contain a credential or any header value; a server error
@@ -118,14 +119,30 @@ export async function fetchExtendedCard(request: ExtendedCardRequest): Promise<E
     if (!legacy) body.params = request.tenant ? { tenant: request.tenant } : {};
     const { url, headers } = applyCredentials(request.url, {}, request.credentials);
     const response = await requestJson(url, { ...common, method: 'POST', body, headers });
-    return readJsonRpc(response, method, [...secrets, ...(request.platformAuth?.sentSecrets() ?? [])], request.protocolVersion);
+    // The platform credential (originAuth) the request carried is kept out of the agent's words and card too.
+    const sent = [...secrets, ...(request.platformAuth?.sentSecrets() ?? [])];
+    return refuseEcho(readJsonRpc(response, method, sent, request.protocolVersion), sent);
   }
 
   const target = restUrl(request.url, legacy ? '/v1/card' : '/extendedAgentCard', legacy ? undefined : request.tenant);
   const { url, headers } = applyCredentials(target, {}, request.credentials);
   const response = await requestJson(url, { ...common, method: 'GET', headers });
-  // The platform credential (originAuth) the request carried is kept out of the agent's words too.
-  return readRest(response, [...secrets, ...(request.platformAuth?.sentSecrets() ?? [])], request.protocolVersion);
+  const sent = [...secrets, ...(request.platformAuth?.sentSecrets() ?? [])];
+  return refuseEcho(readRest(response, sent, request.protocolVersion), sent);
+}
+
+/**
+ * `result`, unless its card holds one of `secrets` (the credentials it was fetched with) in any
+ * spelling or cut short ({@link redactSecrets}): the card is a snapshot `lock` writes into the
+ * lockfile (committed, often public) and `card`, `why` and `diff` print, so such a card is refused.
+ * Secrets shorter than 8 characters are not searched for ({@link quotesSecret}).
+ * @throws {InvalidInputError} `card-invalid`, naming neither the secret nor where it was found
+ */
+function refuseEcho(result: ExtendedCardResult, secrets: readonly string[]): ExtendedCardResult {
+  if (result.card === undefined || !quotesSecret(result.card, secrets)) return result;
+  throw new InvalidInputError('card-invalid', result.url, 'the extended card holds the credential it was fetched with (as sent, in another spelling or cut short): it is neither locked nor shown', {
+    hint: 'the agent echoes its callers\' credentials into its card: report it to its operator',
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -174,16 +191,12 @@ function readJsonRpc(response: JsonResponse, method: string, secrets: string[], 
   if (typeof result !== 'object' || result === null || Array.isArray(result)) {
     throw new InvalidInputError('card-invalid', url, `${method}: the result is not a JSON object (${describe(result)})`);
   }
-  if (quotesSecret(result, secrets)) throw new InvalidInputError('card-invalid', url, QUOTES_CREDENTIAL);
   return { card: result as Record<string, unknown>, url };
 }
 
 function readRest(response: JsonResponse, secrets: string[], sent: string): ExtendedCardResult {
   const { url, status, body } = response;
-  if (status >= 200 && status < 300) {
-    if (quotesSecret(body, secrets)) throw new InvalidInputError('card-invalid', url, QUOTES_CREDENTIAL);
-    return { card: body as Record<string, unknown>, url };
-  }
+  if (status >= 200 && status < 300) return { card: body as Record<string, unknown>, url };
 
   const record = body as Record<string, unknown>;
   // 1.0: google.rpc.Status JSON `{error: {code, status, message, details: [ErrorInfo]}}` (§11.6).

@@ -95,7 +95,7 @@ export class ClientCredentialsTokens {
     const basic = Buffer.from(`${encode(grant.clientId)}:${encode(grant.clientSecret)}`, 'utf8').toString('base64');
     // Every spelling of the secret this request carries: kept out of what is thrown or passed on.
     const secrets = [grant.clientSecret, encode(grant.clientSecret), basic].filter((s) => s.length > 0);
-    const quotesSecret = (text: string) => redactSecrets(text, secrets) !== text;
+    const echoes = (text: string) => redactSecrets(text, secrets) !== text;
     if (grant.clientAuth === 'form') {
       form.set('client_id', grant.clientId);
       form.set('client_secret', grant.clientSecret);
@@ -114,7 +114,7 @@ export class ClientCredentialsTokens {
     const text = await boundedText(response);
     const body = parseObject(text);
     // The OAuth error code is quoted, unless the endpoint echoes the secret in it.
-    const oauthError = typeof body?.error === 'string' && /^[\x21-\x7e]{1,64}$/.test(body.error) && !quotesSecret(body.error) ? ` ${body.error}` : '';
+    const oauthError = typeof body?.error === 'string' && /^[\x21-\x7e]{1,64}$/.test(body.error) && !echoes(body.error) ? ` ${body.error}` : '';
     if (response.status >= 300 && response.status < 400) {
       throw new FetchError('unreachable', shown, `the token endpoint answered a redirect (HTTP ${response.status}), which is never followed: the client secret goes only to the locked token URL`, { status: response.status });
     }
@@ -125,10 +125,10 @@ export class ClientCredentialsTokens {
     const token = body?.access_token;
     if (typeof token !== 'string' || token === '') throw new FetchError('unreachable', shown, 'the token endpoint answered without an access_token');
     // The token goes to the agent: one that holds the client secret would take it there.
-    if (quotesSecret(token)) throw new FetchError('unreachable', shown, 'the token endpoint answered an access_token that holds the client secret: refused (the client secret goes to the token URL only)');
+    if (echoes(token)) throw new FetchError('unreachable', shown, 'the token endpoint answered an access_token that holds the client secret: refused (the client secret goes to the token URL only)');
     if (typeof body?.token_type === 'string' && body.token_type.toLowerCase() !== 'bearer') {
       const type = body.token_type.slice(0, 20);
-      throw new FetchError('unreachable', shown, `the token endpoint answered a token of type ${quotesSecret(body.token_type) ? '(not shown: it quotes the client secret)' : JSON.stringify(type)}, not Bearer`);
+      throw new FetchError('unreachable', shown, `the token endpoint answered a token of type ${echoes(body.token_type) ? '(not shown: it quotes the client secret)' : JSON.stringify(type)}, not Bearer`);
     }
     const expiresIn = Number(body?.expires_in);
     return { token, lifetime: Number.isFinite(expiresIn) && expiresIn > 0 ? expiresIn : DEFAULT_LIFETIME_S };

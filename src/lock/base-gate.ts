@@ -87,7 +87,7 @@ export function credentialRouteNew(withheld: readonly CredentialRoute[]): Unchec
   return { reason: 'credential-route-new', message: CREDENTIAL_ROUTE_NEW_MESSAGE, routes };
 }
 
-/** `base-unreadable`: no credential was sent, the base (a pull request's, or the default branch for a push of another branch) being unreadable. */
+/** `base-unreadable`: no credential was sent, the base (a pull request's, or the default branch for another run of a branch) being unreadable. */
 export function baseUnreadable(): Unchecked {
   return { reason: 'base-unreadable', message: "not checked with credentials: this run's review base could not be read, so no credential was sent" };
 }

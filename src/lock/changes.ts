@@ -148,11 +148,15 @@ function setChanges(a: unknown[], b: unknown[], out: CardChange[], at: { path: s
   const seen = new Set<string>();
   for (const item of a) {
     const k = memberKey(item);
-    if (!keysB.has(k) && !seen.has(k)) (seen.add(k), out.push({ ...at, kind: 'removed', old: item }));
+    if (keysB.has(k) || seen.has(k)) continue;
+    seen.add(k);
+    out.push({ ...at, kind: 'removed', old: item });
   }
   for (const item of b) {
     const k = memberKey(item);
-    if (!keysA.has(k) && !seen.has(k)) (seen.add(k), out.push({ ...at, kind: 'added', new: item }));
+    if (keysA.has(k) || seen.has(k)) continue;
+    seen.add(k);
+    out.push({ ...at, kind: 'added', new: item });
   }
 }
 

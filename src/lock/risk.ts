@@ -30,7 +30,7 @@ export type RiskLevel = 'high' | 'medium' | 'low' | 'info';
 /** The levels, highest first. */
 export const RISK_LEVELS: readonly RiskLevel[] = ['high', 'medium', 'low', 'info'];
 
-/** Every risk code with its level (the README's risk table). */
+/** Every risk code with its level (docs/reference/risk-codes.md, held to it by test/docs.test.ts). */
 export const RISK_CODES = {
   'new-credential-destination': 'high',
   'scheme-redefined': 'high',
@@ -102,7 +102,7 @@ export function highestLevel(risks: readonly Risk[]): RiskLevel | undefined {
   return RISK_LEVELS.find((level) => risks.some((r) => r.level === level));
 }
 
-/** A risk at its code's level (`level`: the codes whose level depends on the change, as the README's table says). */
+/** A risk at its code's level (`level`: the codes whose level depends on the change, as docs/reference/risk-codes.md says). */
 function risk(code: RiskCode, message: string, skill?: string, level: RiskLevel = RISK_CODES[code]): Risk {
   return { code, level, message, ...(skill !== undefined ? { skill } : {}) };
 }
@@ -284,7 +284,9 @@ export function assessRisks(old: AgentSide | undefined, now: AgentSide | undefin
     const isNowCleartext = new Set(requestUrls(now).filter((u) => isCleartext(u.url)).map((u) => u.url));
     const seen = new Set<string>();
     for (const u of requestUrls(now)) {
-      if (isNowCleartext.has(u.url) && !wasCleartext.has(u.url) && !seen.has(u.url)) (seen.add(u.url), risks.push(risk('cleartext-transport', `${u.what} is plain http to a non-loopback host: ${u.url}`, u.skill)));
+      if (!isNowCleartext.has(u.url) || wasCleartext.has(u.url) || seen.has(u.url)) continue;
+      seen.add(u.url);
+      risks.push(risk('cleartext-transport', `${u.what} is plain http to a non-loopback host: ${u.url}`, u.skill));
     }
     for (const u of wasCleartext) if (!isNowCleartext.has(u)) improvements.push(better('cleartext-gone', `no more plain http to ${u}`));
 
@@ -535,7 +537,9 @@ export function diffLockfiles(base: Lockfile | undefined, head: Lockfile | undef
   for (const name of onlyHead) {
     const card = head!.agents[name]!.card;
     const from = onlyBase.find((b) => !taken.has(b) && base!.agents[b]!.card === card);
-    if (from !== undefined) (taken.add(from), renamedFrom.set(name, from));
+    if (from === undefined) continue;
+    taken.add(from);
+    renamedFrom.set(name, from);
   }
   const agents: AgentDiff[] = [];
   for (const name of headNames) {
@@ -547,8 +551,10 @@ export function diffLockfiles(base: Lockfile | undefined, head: Lockfile | undef
   agents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const counts: DiffCounts = { changed: 0, added: 0, removed: 0, renamed: 0, unchanged: 0, high: 0, medium: 0, low: 0, info: 0, better: 0 };
   for (const a of agents) {
-    if (a.verdict === 'renamed') (counts.renamed++, counts.changed++);
-    else counts[a.verdict]++;
+    if (a.verdict === 'renamed') {
+      counts.renamed++;
+      counts.changed++;
+    } else counts[a.verdict]++;
     for (const r of a.risks) counts[r.level]++;
     counts.better += a.better.length;
   }

@@ -10,6 +10,7 @@ import { isLoopbackHost } from '../card/host.js';
 import { CORE_BINDINGS } from '../card/model.js';
 import { CONCRETE_MEDIA_TYPE, isWildcardMediaType } from '../negotiate/media.js';
 import { AGENT_LEVEL, type ClientProfile } from '../negotiate/types.js';
+import { AGENT_NAME, AGENT_NAME_RULE } from './agent-name.js';
 
 /** A concrete media type: `type/subtype[;params]`, no `*`. */
 const ConcreteMediaType = z.string().check(
@@ -147,7 +148,7 @@ export type OriginAuthMap = Readonly<Record<string, OriginAuth>>;
 
 
 /** Agent names: used on the command line and as lockfile keys. */
-export const AgentNameSchema = z.string().check(z.regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'agent names use letters, digits, ".", "_" and "-"'));
+export const AgentNameSchema = z.string().check(z.regex(AGENT_NAME, AGENT_NAME_RULE));
 
 /** One dependency: an agent card and the skills called on it. */
 export const AgentEntrySchema = z.strictObject({

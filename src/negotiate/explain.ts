@@ -50,6 +50,7 @@ export function explainNegotiation(
   const result = negotiate(card, skillId, profile, held, options);
   const agentLevel = skillId === AGENT_LEVEL;
   const skill = agentLevel ? agentLevelSkill(card) : card.skills.find((s) => s.id === skillId);
+  // biome-ignore lint/suspicious/useIterableCallbackReturn: the switch covers every step kind (tsc checks the return type)
   const steps = result.trace.map((step): ExplainedStep => {
     const { candidates: _c, ...base } = step;
     switch (step.step) {

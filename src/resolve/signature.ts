@@ -110,7 +110,10 @@ const jwksRuns = new WeakMap<ResolveOptions, JwksRun>();
  */
 async function fetchJwks(url: string, options: ResolveOptions, deadline?: number): Promise<unknown> {
   let run = jwksRuns.get(options);
-  if (!run) jwksRuns.set(options, (run = { documents: new Map(), slots: new Slots(options.concurrency ?? DEFAULT_CONCURRENCY) }));
+  if (!run) {
+    run = { documents: new Map(), slots: new Slots(options.concurrency ?? DEFAULT_CONCURRENCY) };
+    jwksRuns.set(options, run);
+  }
   const { documents, slots } = run;
   let pending = documents.get(url);
   if (!pending) {

@@ -72,7 +72,7 @@ export async function checkProject(project: Project, { names, offline = false, g
     if (reasons) reports[name] = outOfDateReport(reasons);
     else locked.push(name);
   }
-  // Pacing (BENCHMARKS.md): a slot sends its agent's uncredentialed card request first; a card
+  // Pacing (docs/performance.md): a slot sends its agent's uncredentialed card request first; a card
   // that settles yields the slot (`release`) and its CPU work waits one turn, so the next requests
   // leave now instead of after a whole batch of checks. The offline check still comes before
   // anything that carries credentials.

@@ -3,12 +3,9 @@
  * (zod and the card reader): loaded by the `Lock` on the first `lock.agent()` call, or by
  * `loadLock` with `eager: true`, never by importing `a2a-lock/runtime` or by a lazy `loadLock`.
  */
-// First: the schemas of the modules below are built with zod's JIT off (see jit-off.ts).
-import { restoreJit } from './jit-off.js';
-import { A2aLockError, InvalidInputError, OutOfDateError } from '../errors.js';
+import { type A2aLockError, InvalidInputError, OutOfDateError } from '../errors.js';
 import { zodMessage } from '../json-document.js';
 import { formatPath } from '../json-path.js';
-import { lockedAgentFast } from '../lock/fast-check.js';
 import { parseLockfile } from '../lock/format.js';
 import { checkOffline, lockedNegotiationCard } from '../lock/offline.js';
 import type { Lockfile, LockEntry } from '../lock/schema.js';
@@ -20,9 +17,6 @@ import type { AgentSettings, Manifest } from '../manifest/schema.js';
 
 export { lockedNegotiationCard, parseLockfile };
 
-// Every module above is evaluated: zod's JIT setting is the application's again.
-restoreJit();
-
 /** One agent of the lockfile, checked: its entry and settings, or why it cannot be used. */
 export type CheckedAgent = { entry: LockEntry; settings: AgentSettings } | { error: A2aLockError };
 
@@ -32,8 +26,7 @@ export type CheckedAgent = { entry: LockEntry; settings: AgentSettings } | { err
  * The error is the one `loadLock` (eager) or the agent's first `lock.agent()` (lazy) throws.
  */
 export function checkAgent(lock: LockfileTop, source: string, name: string, manifest?: CheckedManifest): CheckedAgent {
-  // The zod-free check answers for a valid entry (~0.6 ms on a cold start, the schema's first parse ~4).
-  const parsed = lockedAgentFast(lock.agents, lock.settings, name) ?? lockedAgentIssue(lock, name);
+  const parsed = lockedAgentIssue(lock, name);
   if ('issue' in parsed) {
     return { error: new InvalidInputError('lockfile-invalid', source, zodMessage(parsed.issue, { showValues: false }), { path: formatPath(parsed.path) }) };
   }

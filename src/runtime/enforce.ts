@@ -142,7 +142,7 @@ export function enforcingFetch(ctx: EnforcementContext): typeof fetch {
     }
     const method = (init?.method ?? request?.method ?? 'GET').toUpperCase();
     const headers = headerRecord(init?.headers ?? request?.headers);
-    const rawBody = init?.body ?? (request && request.body ? await request.text() : undefined);
+    const rawBody = init?.body ?? (request?.body ? await request.text() : undefined);
     let body = typeof rawBody === 'string' ? rawBody : await bodyText(rawBody, violation);
 
     // A2A-Version: the locked Major.Minor; a conflicting value is a violation.
@@ -174,7 +174,10 @@ export function enforcingFetch(ctx: EnforcementContext): typeof fetch {
       const placed = ctx.security ? await ctx.placements(ctx.iface) : [];
       if (placed.length > 0) {
         let seen = sentSecrets.get(ctx.placements);
-        if (!seen) sentSecrets.set(ctx.placements, (seen = new Set()));
+        if (!seen) {
+          seen = new Set();
+          sentSecrets.set(ctx.placements, seen);
+        }
         for (const secret of placementSecrets(placed)) seen.add(secret);
       }
       return placed;

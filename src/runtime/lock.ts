@@ -42,7 +42,8 @@ const requireHere = createRequire(import.meta.url);
  * this cannot work (see {@link canLoadChecksLater}).
  */
 function checksNow(): Checks {
-  return (loadedChecks ??= requireHere('./checks.js') as Checks);
+  loadedChecks ??= requireHere('./checks.js') as Checks;
+  return loadedChecks;
 }
 
 /**
@@ -128,7 +129,10 @@ export class Lock extends EventEmitter {
     const cards = new Map<CardWireShape, Record<string, unknown>>();
     const cardIn = (shape: CardWireShape) => {
       let c = cards.get(shape);
-      if (!c) cards.set(shape, (c = deepFreeze(narrowedCard(runtime, shape))));
+      if (!c) {
+        c = deepFreeze(narrowedCard(runtime, shape));
+        cards.set(shape, c);
+      }
       return c;
     };
     const interfaces = [runtime.plan, ...(runtime.plan.fallbacks?.interfaces ?? [])];
@@ -170,7 +174,8 @@ export class Lock extends EventEmitter {
       }
     }
     if (this.#manifestChecked && 'error' in this.#manifestChecked) throw this.#manifestChecked.error;
-    this.#checked.set(name, (checked = checks.checkAgent(this.#lock, this.#source, name, this.#manifestChecked?.checked)));
+    checked = checks.checkAgent(this.#lock, this.#source, name, this.#manifestChecked?.checked);
+    this.#checked.set(name, checked);
     return checked;
   }
 
@@ -228,7 +233,8 @@ export class Lock extends EventEmitter {
   }
 
   get #tokens(): ClientCredentialsTokens {
-    return (this.#tokenCache ??= new ClientCredentialsTokens(this.#send, { ...(this.#options.timeoutMs !== undefined ? { timeoutMs: this.#options.timeoutMs } : {}) }));
+    this.#tokenCache ??= new ClientCredentialsTokens(this.#send, { ...(this.#options.timeoutMs !== undefined ? { timeoutMs: this.#options.timeoutMs } : {}) });
+    return this.#tokenCache;
   }
 
   /**
@@ -328,7 +334,10 @@ export class Lock extends EventEmitter {
         let enforcing = fetches.get(key);
         // A credential never crosses the network in cleartext, whatever the lockfile says.
         const guarded = isCleartextOffLoopback(iface.url) ? () => Promise.reject(cleartextRefusal(name, skill, iface.url)) : placements;
-        if (!enforcing) fetches.set(key, (enforcing = enforcingFetch({ agent: name, skill, plan, iface, inputModes, placements: guarded, pushEndpoint, renew, security: Object.keys(plan.security).length > 0, send })));
+        if (!enforcing) {
+          enforcing = enforcingFetch({ agent: name, skill, plan, iface, inputModes, placements: guarded, pushEndpoint, renew, security: Object.keys(plan.security).length > 0, send });
+          fetches.set(key, enforcing);
+        }
         return enforcing;
       },
       degrade: (reason, message, cause) => this.#markDegraded(name, [skill], reason, message, cause),
@@ -375,7 +384,7 @@ export async function loadLock(options: LoadLockOptions = {}): Promise<Lock> {
   // Both files are read at once; the lockfile's own errors still come first (the manifest's
   // failure, if any, is thrown where it is awaited below).
   const manifestRead = options.manifest !== undefined || existsSync(manifestPath) ? readTextIfExists(manifestPath, 'manifest-invalid') : undefined;
-  manifestRead?.catch(() => {});
+  manifestRead?.catch(() => { /* thrown where it is awaited below */ });
   const text = await readTextIfExists(source, 'lockfile-invalid');
   if (text === undefined) throw new InvalidInputError('lockfile-invalid', source, 'no lockfile here', { hint: 'run a2a lock' });
   // Eager: the whole file against the lockfile schema, as the CLI reads it (the same first error).

@@ -22,6 +22,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
+import { pluginInfo } from '../../src/version.js';
 import { CORPUS_DIR, CORPUS_FILES, CORPUS_PROFILE } from '../helpers/corpus.js';
 
 const DIR = CORPUS_DIR;
@@ -59,7 +60,7 @@ async function cli(args: string[]): Promise<Run> {
   process.stderr.write = capture(err) as typeof process.stderr.write;
   let code: number;
   try {
-    code = await main(args);
+    code = await main(args, undefined, pluginInfo());
   } finally {
     process.stdout.write = stdoutWrite;
     process.stderr.write = stderrWrite;

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { describeCard } from '../../src/cli/render/card.js';
 import { runCard } from '../../src/commands/card.js';
-import { contactedHostNote, hostSentAs, internationalHost, internationalHostWarnings, isLoopbackHost, isUnspecifiedHost, mixedScriptLabels, otherOriginWarnings, punycodeDecode, rebasedInterfaceUrl, showHost } from '../../src/card/host.js';
+import { contactedHost, contactedHostNote, hostSentAs, internationalHost, internationalHostWarnings, isCleartextOffLoopback, isLoopbackHost, isLoopbackUrl, isUnspecifiedHost, mixedScriptLabels, otherOriginWarnings, punycodeDecode, rebasedInterfaceUrl, showHost } from '../../src/card/host.js';
 import { normalizeCard } from '../../src/card/normalize.js';
 import { sampleCard, startAgent, type StartedAgent } from '../helpers/agents.js';
 
@@ -148,5 +148,29 @@ describe('interfaces on another origin than the card', () => {
     expect(result.warnings.map((w) => w.code)).toEqual(['host-international', 'interface-other-origin']);
     expect(result.warnings[1]!.message).toContain('(bücher.example (xn--bcher-kva.example))');
     expect(describeCard(result.data.card, result.data.resolved)).toContain('    HTTP+JSON 1.0 https://bücher.example/a2a (host bücher.example is sent as xn--bcher-kva.example)');
+  });
+});
+
+describe('a host as written against the host a URL parser contacts (attack run on issue 22)', () => {
+  it.each([
+    ['http://127.0.0.1\t.evil.example/a2a', '127.0.0.1.evil.example'],
+    ['http://127.0.0.1\n.evil.example/a2a', '127.0.0.1.evil.example'],
+    ['http://localhost\t.evil.example/a2a', 'localhost.evil.example'],
+    ['http://evil.example\\@127.0.0.1/a2a', 'evil.example'],
+    ['grpc://127.0.0.1\t.evil.example:50051', '127.0.0.1.evil.example'],
+  ])('%j is not loopback: it is contacted as %s', (url, sent) => {
+    expect(contactedHost(url)).toBe(sent);
+    expect(isLoopbackUrl(url)).toBe(false);
+    expect(isCleartextOffLoopback(url)).toBe(true);
+  });
+
+  it('loopback as written and as contacted stays loopback', () => {
+    for (const url of ['http://127.0.0.1:8080/a2a', 'http://localhost/a2a', 'http://[::1]:1/', '127.0.0.1:50051', 'http://0x7f.1/']) expect(isLoopbackUrl(url), url).toBe(true);
+  });
+
+  it('a name written otherwise than contacted is noted; case, a trailing dot and address spellings are not', () => {
+    expect(contactedHostNote('https://research.example.com%2eevil.example/a2a')).toBe(' (host research.example.com%2eevil.example is sent as research.example.com.evil.example)');
+    expect(contactedHostNote('https://evil.example\\.research.example.com/a2a')).toBe(' (host evil.example\\.research.example.com is sent as evil.example)');
+    for (const url of ['https://Research.Example.com/a2a', 'https://research.example.com./a2a', 'http://0x7f.1/', 'http://[0:0::1]/']) expect(contactedHostNote(url), url).toBe('');
   });
 });

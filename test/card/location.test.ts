@@ -24,4 +24,20 @@ describe('hasUserInfo and showLocation', () => {
     expect(showLocation('https://agent.example/users/@me')).toBe('https://agent.example/users/@me');
     expect(showLocation('cards/@org/agent.json\n')).toBe('cards/@org/agent.json');
   });
+
+  it('every spelling a URL parser reads as userinfo counts, and an "@" before the path past a "?" or "#" (attack run on issue 22)', () => {
+    for (const [location, shown] of [
+      ['http://user:123#abc@agent.example/a2a', 'http://agent.example/a2a'],
+      ['http://user:123?abc@agent.example/a2a', 'http://agent.example/a2a'],
+      ['http:/user:pw@agent.example/a2a', 'http:/agent.example/a2a'],
+      ['http:\\\\user:pw@agent.example/a2a', 'http:\\\\agent.example/a2a'],
+      ['https:user:pw@agent.example/a2a', 'https:agent.example/a2a'],
+    ]) {
+      expect(hasUserInfo(location!), location).toBe(true);
+      expect(showLocation(location!), location).toBe(shown);
+      expect(showLocation(location!)).not.toMatch(/pw|abc/);
+    }
+    expect(new URL('http://user:123#abc@agent.example/a2a').host).toBe('user:123');
+    expect(hasUserInfo('https://agent.example/a2a#@x')).toBe(false);
+  });
 });

@@ -14,7 +14,7 @@ const FILE: CardSource = { source: 'cards/agent.json' };
 const FETCHED: CardSource = { source: 'https://agent.example.com/.well-known/agent-card.json', baseUrl: 'https://agent.example.com/.well-known/agent-card.json' };
 
 /** The minimal valid 1.0 card of the notes (§2.10). */
-function v1(patch: (c: Json) => void = () => {}): Json {
+function v1(patch: (c: Json) => void = () => { /* unchanged */ }): Json {
   const c: Json = {
     name: 'Recipe Agent',
     description: 'Helps with recipes',
@@ -32,7 +32,7 @@ function v1(patch: (c: Json) => void = () => {}): Json {
 }
 
 /** A 0.3 card in the JSON-schema (TS types) form. */
-function v03(patch: (c: Json) => void = () => {}): Json {
+function v03(patch: (c: Json) => void = () => { /* unchanged */ }): Json {
   const c: Json = {
     protocolVersion: '0.3.0',
     name: 'GeoSpatial Route Planner Agent',
@@ -441,7 +441,7 @@ describe('repairs with warnings', () => {
       ['JSONRPC', '//user:tok+/=en@agent.example.com/a2a'],
     ];
     for (const [binding, url] of cases) {
-      const e = cardError(v1((c) => ((c.supportedInterfaces[0].protocolBinding = binding), (c.supportedInterfaces[0].url = url))), FETCHED);
+      const e = cardError(v1((c) => { c.supportedInterfaces[0].protocolBinding = binding; c.supportedInterfaces[0].url = url; }), FETCHED);
       expect(e.path, url).toBe('$.supportedInterfaces[0].url');
       expect(e.message, url).toContain('credentials in an interface URL are not allowed (the URL is not shown)');
       expect(e.message, url).not.toContain('tok+');
@@ -568,7 +568,7 @@ describe('errors: card-invalid, one line naming source and JSON path', () => {
     // As JSON.parse reads a served card: "__proto__" is an own key there.
     const parsed = (text: string) => JSON.parse(text) as Json;
     const cases: Array<[Json, string]> = [
-      [v1((c) => ((c.securitySchemes = parsed('{"__proto__": {"httpAuthSecurityScheme": {"scheme": "Bearer"}}}')), (c.securityRequirements = parsed('[{"schemes": {"__proto__": {"list": []}}}]')))), '$.securitySchemes.__proto__'],
+      [v1((c) => { c.securitySchemes = parsed('{"__proto__": {"httpAuthSecurityScheme": {"scheme": "Bearer"}}}'); c.securityRequirements = parsed('[{"schemes": {"__proto__": {"list": []}}}]'); }), '$.securitySchemes.__proto__'],
       [v1((c) => (c.securityRequirements = parsed('[{"schemes": {"__proto__": {"list": []}}}]'))), '$.securityRequirements[0].schemes.__proto__'],
       [v1((c) => (c.skills[0].securityRequirements = parsed('[{"schemes": {"bearer": {"list": []}}}, {"schemes": {"__proto__": {"list": []}}}]'))), '$.skills[0].securityRequirements[1].schemes.__proto__'],
       [v03((c) => (c.security = parsed('[{"__proto__": []}]'))), '$.security[0].__proto__'],
@@ -666,7 +666,7 @@ describe('errors: card-invalid, one line naming source and JSON path', () => {
 });
 
 describe('legacy cards (0.1/0.2 traits)', () => {
-  function v02(patch: (c: Json) => void = () => {}): Json {
+  function v02(patch: (c: Json) => void = () => { /* unchanged */ }): Json {
     const c: Json = {
       name: 'Old Agent',
       description: 'url only',

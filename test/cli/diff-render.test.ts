@@ -24,7 +24,7 @@ type Json = Record<string, any>;
 const GOLDEN = new URL('../fixtures/diff/golden.md', import.meta.url);
 const SETTINGS: AgentSettings = { ...DEFAULT_PROFILE, credentials: ['key'] };
 
-function raw(origin: string, patch: (c: Json) => void = () => {}): Json {
+function raw(origin: string, patch: (c: Json) => void = () => { /* unchanged */ }): Json {
   return keyedWorkedExample((c) => {
     for (const i of c.supportedInterfaces) i.url = i.url.replace('https://research.example.com', origin);
     patch(c);
@@ -54,7 +54,7 @@ const base = lockfile({
   legacy: entry('https://legacy.example.com', raw('https://legacy.example.com')),
 });
 const head = lockfile({
-  research: entry(R, raw('https://evil.example.net', (c) => ((c.version = '2.5.0'), (c.description = HOSTILE), (c.skills[0].outputModes = ['application/pdf', 'text/plain'])))),
+  research: entry(R, raw('https://evil.example.net', (c) => { c.version = '2.5.0'; c.description = HOSTILE; c.skills[0].outputModes = ['application/pdf', 'text/plain']; })),
   fresh: entry('http://fresh.example.org', raw('http://fresh.example.org')),
   steady: entry('https://steady.example.com', raw('https://steady.example.com')),
   'legacy-v2': entry('https://legacy.example.com', raw('https://legacy.example.com')),

@@ -4,6 +4,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { main } from '../../src/cli/main.js';
+import { pluginInfo } from '../../src/version.js';
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -12,7 +13,7 @@ describe('help', () => {
     const printed: string[] = [];
     vi.spyOn(console, 'log').mockImplementation((...parts: unknown[]) => void printed.push(parts.join(' ')));
     vi.spyOn(process, 'exit').mockImplementation((() => undefined) as never); // yargs exits after help
-    expect(await main(args)).toBe(0);
+    expect(await main(args, undefined, pluginInfo())).toBe(0);
     const lines = printed.join('\n').split('\n');
     expect(lines.join('\n')).toMatch(/Options:/);
     expect(lines.filter((line) => line.length > 100)).toEqual([]);

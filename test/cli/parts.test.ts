@@ -61,6 +61,8 @@ describe('untrusted', () => {
     expect(out.list).toEqual(['plain', '\\u001b[31mred']);
     expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
     expect(Object.hasOwn(out, '__proto__')).toBe(true);
+    // biome-ignore lint/complexity/useLiteralKeys: the own key "__proto__" that the hostile input made, read as written
+    // biome-ignore lint/suspicious/noProto: an own data property, not the accessor
     expect(out['__proto__']).toEqual({ 'k\\u202e': 'v' });
     expect(data.list[1]).toBe('\u001b[31mred');
   });
@@ -205,7 +207,7 @@ describe('showPair', () => {
     expect(was).toContain('a.example');
     expect(now).toContain('b.example');
     for (let n = 50; n < 70; n++) {
-      const [x, y] = showPair('😀'.repeat(n) + 'A' + '😀'.repeat(60), '😀'.repeat(n) + 'B' + '😀'.repeat(60));
+      const [x, y] = showPair(`${'😀'.repeat(n)}A${'😀'.repeat(60)}`, `${'😀'.repeat(n)}B${'😀'.repeat(60)}`);
       for (const text of [x, y]) expect(text).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/);
     }
   });

@@ -71,6 +71,18 @@ describe('verifySummary', () => {
     const unreadable: VerifyData = { ...data, base: { status: 'unreadable', source: 'GITHUB_BASE_REF', reason: "the pull request's base (origin/main) is not in this clone", hint: 'actions/checkout with `fetch-depth: 0`' } };
     expect(verifySummary(unreadable)).toContain("**No credential was sent**: the pull request's base \\(origin/main\\) is not in this clone. To check with credentials, actions/checkout with \\`fetch\\-depth\\: 0\\`.");
   });
+
+  it('bounds each detail cell, and counts the rows past its limit instead of losing the summary (attack run on issue 22)', () => {
+    const long = '@x'.repeat(10_000);
+    const agents: VerifyData['agents'] = {};
+    for (let i = 0; i < 600; i++) agents[`a${String(i).padStart(3, '0')}`] = { status: 'error', exitCode: ExitCode.Unreachable, error: { code: 'unreachable', message: long } } as VerifyData['agents'][string];
+    const out = verifySummary({ ...data, ok: false, agents, human: { ...data.human, exitCode: ExitCode.Unreachable } });
+    expect(out.length).toBeLessThan(600_000);
+    const rows = out.split('\n').filter((l) => l.startsWith('| a'));
+    for (const row of rows) expect(row.length).toBeLessThan(14_000);
+    expect(rows[0]).toContain('…');
+    expect(out).toMatch(new RegExp(`_${600 - rows.length} more agents not in the table \\(${600 - rows.length} error\\); run \`a2a verify\` to see all\\._`));
+  });
 });
 
 describe('appendStepSummary', () => {

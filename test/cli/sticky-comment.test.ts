@@ -1,6 +1,6 @@
 /**
- * The README's GitHub Actions recipe for the one pull request comment: its `actions/github-script`
- * step, taken from the README as written and run against a recorded comment list, updates only the
+ * The CI guide's GitHub Actions recipe for the one pull request comment (docs/guide/ci-github-actions.md):
+ * its `actions/github-script` step, taken from the guide as written and run against a recorded comment list, updates only the
  * workflow bot's own comment for the same manifest (never a user's comment that starts with the
  * marker, never the comment of another service's manifest).
  */
@@ -8,11 +8,11 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { diffMarkdown } from '../../src/cli/render/diff.js';
 
-const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const GUIDE = readFileSync(new URL('../../docs/guide/ci-github-actions.md', import.meta.url), 'utf8');
 
-/** The `script: |` block of the README's sticky-comment step, unindented. */
+/** The `script: |` block of the guide's sticky-comment step, unindented. */
 function stickyScript(): string {
-  const lines = README.split('\n');
+  const lines = GUIDE.split('\n');
   const step = lines.findIndex((l) => /- name: one sticky comment/.test(l));
   expect(step).toBeGreaterThan(0);
   const start = lines.findIndex((l, i) => i > step && /^\s+script: \|$/.test(l)) + 1;
@@ -28,7 +28,7 @@ interface Comment {
   user: { login: string; type: string };
 }
 
-/** Run the README's script with `body` as a2a-diff.md against `comments`; what it called. */
+/** Run the guide's script with `body` as a2a-diff.md against `comments`; what it called. */
 async function runRecipe(body: string, comments: Comment[]): Promise<Array<[string, Record<string, unknown>]>> {
   const calls: Array<[string, Record<string, unknown>]> = [];
   const github = {
@@ -44,16 +44,16 @@ async function runRecipe(body: string, comments: Comment[]): Promise<Array<[stri
   const context = { repo: { owner: 'o', repo: 'r' }, issue: { number: 7 } };
   const require = (name: string) => {
     expect(name).toBe('fs');
-    return { readFileSync: (path: string) => (expect(path).toBe('a2a-diff.md'), body) };
+    return { readFileSync: (path: string) => { expect(path).toBe('a2a-diff.md'); return body; } };
   };
-  const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor as new (...args: string[]) => (...a: unknown[]) => Promise<void>;
+  const AsyncFunction = Object.getPrototypeOf(async () => { /* only its constructor is used */ }).constructor as new (...args: string[]) => (...a: unknown[]) => Promise<void>;
   await new AsyncFunction('require', 'github', 'context', stickyScript())(require, github, context);
   return calls;
 }
 
 const BOT = { login: 'github-actions[bot]', type: 'Bot' };
 
-describe("the README's sticky-comment recipe", () => {
+describe("the CI guide's sticky-comment recipe", () => {
   const md = (manifest: string) => diffMarkdown([], { changed: 0, added: 0, removed: 0, renamed: 0, unchanged: 0, high: 0, medium: 0, low: 0, info: 0, better: 0 }, undefined, { manifest });
 
   it("updates only the workflow bot's own comment for the same manifest", async () => {

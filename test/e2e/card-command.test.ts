@@ -79,17 +79,17 @@ describe.concurrent('a2a card <file>', () => {
   });
 
   it.for([
-    { name: 'skills: null', patch: (c: any) => void (c.skills = null), path: '$.skills', detail: /expected array, got null/ },
+    { name: 'skills: null', patch: (c: any) => { c.skills = null; }, path: '$.skills', detail: /expected array, got null/ },
     { name: 'a skill without id', patch: (c: any) => void delete c.skills[0].id, path: '$.skills[0].id', detail: /missing/ },
-    { name: 'a string boolean ("True")', patch: (c: any) => void (c.capabilities.streaming = 'True'), path: '$.capabilities.streaming', detail: /expected boolean/ },
-    { name: 'a snake_case key', patch: (c: any) => void (c.default_input_modes = c.defaultInputModes), path: '$.default_input_modes', detail: /snake_case/ },
+    { name: 'a string boolean ("True")', patch: (c: any) => { c.capabilities.streaming = 'True'; }, path: '$.capabilities.streaming', detail: /expected boolean/ },
+    { name: 'a snake_case key', patch: (c: any) => { c.default_input_modes = c.defaultInputModes; }, path: '$.default_input_modes', detail: /snake_case/ },
     {
       name: 'a requirement naming an undefined scheme',
-      patch: (c: any) => void (c.skills[0].securityRequirements = [{ schemes: { oauth: { list: [] } } }]),
+      patch: (c: any) => { c.skills[0].securityRequirements = [{ schemes: { oauth: { list: [] } } }]; },
       path: '$.skills[0].securityRequirements[0].schemes.oauth',
       detail: /unknown-security-scheme.*market-size/,
     },
-    { name: 'a relative interface URL (file card)', patch: (c: any) => void (c.supportedInterfaces[0].url = '/a2a/jsonrpc'), path: '$.supportedInterfaces[0].url', detail: /relative/ },
+    { name: 'a relative interface URL (file card)', patch: (c: any) => { c.supportedInterfaces[0].url = '/a2a/jsonrpc'; }, path: '$.supportedInterfaces[0].url', detail: /relative/ },
     { name: 'no interfaces at all', patch: (c: any) => void delete c.supportedInterfaces, path: '$.supportedInterfaces', detail: /supportedInterfaces/ },
   ])('an invalid card ($name): exit 1, one line naming the file and $path', async ({ patch, path, detail }, { onTestFinished }) => {
     const res = resources(onTestFinished);

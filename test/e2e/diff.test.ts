@@ -20,7 +20,7 @@ function git(dir: string, ...args: string[]): string {
 type OnFinished = (fn: () => void | Promise<void>) => void;
 
 /** A project locked against a real SDK agent and committed on `main` (`extra`: more files for that commit). */
-async function lockedProject(onTestFinished: OnFinished, extra: (dir: string) => void = () => {}) {
+async function lockedProject(onTestFinished: OnFinished, extra: (dir: string) => void = () => { /* nothing more */ }) {
   const res = resources(onTestFinished);
   onTestFinished(() => closeFetcher());
   const agent = await res.sampleAgent();
@@ -170,6 +170,14 @@ describe.concurrent('a2a diff', () => {
     expect(unreadable.stderr).toContain('fetch-depth: 0');
   });
 
+  it('a job summary that cannot be written is one warning, step-summary-failed (the code verify gives it), and the review still prints (issue 26)', async ({ onTestFinished }) => {
+    const { dir } = await reviewedProject(onTestFinished);
+    const r = await runCli(['diff'], { cwd: dir, env: { GITHUB_STEP_SUMMARY: join(dir, 'no', 'such', 'summary.md') } });
+    expect(r.code, show(r)).toBe(0);
+    expect(r.stdout).toContain('~ research (version 2.4.0 → 2.5.0) · medium');
+    expect(r.stderr).toMatch(/^warning step-summary-failed: GITHUB_STEP_SUMMARY \(.*summary\.md\) could not be written: /m);
+  });
+
   it('a word that is both a file and a revision is refused, as git does (a PR committing its own lockfile as `main` reviewed itself); files are spelt ./x, absolute or after --; the header names each side\'s kind (issue 22)', async ({ onTestFinished }) => {
     const { dir } = await reviewedProject(onTestFinished);
     const head = git(dir, 'rev-parse', 'HEAD').trim();
@@ -253,6 +261,16 @@ describe.concurrent('a2a diff', () => {
     expect(jsonOf(invalid).warnings).toEqual([expect.objectContaining({ code: 'manifest-not-compared' })]);
     expect(annotated.code, show(annotated)).toBe(0);
     expect(annotated.stdout).toMatch(/^::error file=a2a\.lock\.json,line=\d+,title=research%3A credential-source-changed::credential bearer now read from env PROD_DEPLOY_TOKEN/m);
+
+    // The base lockfile as a file (attack run on issue 22): beside the working tree's a2a.json it
+    // would be compared with the head's own manifest and say "No agent changed"; in a folder without
+    // one, nothing at all. Either way a warning says the credential sources were not compared.
+    writeFileSync(join(dir, 'base.lock.json'), git(dir, 'show', 'main:a2a.lock.json') + '\n');
+    mkdirSync(join(dir, 'copy'));
+    writeFileSync(join(dir, 'copy', 'base.lock.json'), git(dir, 'show', 'main:a2a.lock.json') + '\n');
+    const [beside, alone] = await Promise.all([cli(['diff', './base.lock.json', '--json']), cli(['diff', './copy/base.lock.json', '--json'])]);
+    expect(jsonOf(beside).warnings).toEqual([{ code: 'manifest-not-compared', message: `both sides read the manifest ${join(dir, 'a2a.json')}: credential sources not compared (compare revisions, or put the base lockfile beside its own a2a.json)` }]);
+    expect(jsonOf(alone).warnings).toEqual([{ code: 'manifest-not-compared', message: 'no manifest beside the lockfile of ./copy/base.lock.json: credential sources not compared' }]);
   });
 
   it("git's external diff driver: git diff, git show and git log -p print the change view for the lockfile", async ({ onTestFinished }) => {

@@ -6,7 +6,7 @@
  * every agent on failure).
  */
 import { execFileSync } from 'node:child_process';
-import { chown, mkdir, readFile } from 'node:fs/promises';
+import { chown, lchown, mkdir, readFile, rm, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { extendedCard, publicCard } from './cards.js';
@@ -160,6 +160,25 @@ describe.concurrent('the manifest search never reaches a folder someone else con
     expect(oneJsonDocument(json).error).toMatchObject({ code: 'manifest-unsafe', source: join(repo, 'a2a.json'), owner: other });
     expect(named.code, show(named)).toBe(0);
     expect(Object.keys(oneJsonDocument(named).agents)).toEqual(['planted']);
+  });
+
+  it("a symlink another user planted to one of this user's manifests is not used either (its folder, lockfile and card files are theirs)", async ({ onTestFinished }) => {
+    const uid = process.getuid?.();
+    if (uid === undefined) return;
+    const res = resources(onTestFinished);
+    const other = uid === 12345 ? 12346 : 12345;
+    const mine = await res.dir(manifest({ mine: research('http://127.0.0.1:1') }));
+    const shared = await res.dir(manifest({}));
+    await mkdir(join(shared, '.git'));
+    await rm(join(shared, 'a2a.json'));
+    await symlink(join(mine, 'a2a.json'), join(shared, 'a2a.json'));
+    await lchown(join(shared, 'a2a.json'), other, other);
+    const r = await runCli(['ls'], { cwd: shared });
+    expect(r.code, show(r)).toBe(2);
+    expect(r.stderr).toContain(`error manifest-unsafe: ${join(shared, 'a2a.json')} is owned by another user (uid ${other}`);
+    // This user's own symlink is used as before.
+    await lchown(join(shared, 'a2a.json'), uid, uid);
+    expect((await runCli(['ls'], { cwd: shared })).code).toBe(0);
   });
 });
 

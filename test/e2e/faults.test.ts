@@ -1,5 +1,5 @@
 /**
- * The fault suite (README "Reliability"): agents that misbehave on purpose, over real sockets on
+ * The fault suite (docs/explanation/security-model.md, "Reliability"): agents that misbehave on purpose, over real sockets on
  * 127.0.0.1. One `a2a lock` run meets every failing case at once; each agent gets its documented
  * exit code and a one-line message naming the agent and the URL, and the lockfile stays
  * byte-identical. A second run meets the cases that must work: a cross-origin redirect of the
@@ -7,7 +7,7 @@
  */
 import { once } from 'node:events';
 import { writeFile } from 'node:fs/promises';
-import http from 'node:http';
+import type http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -45,7 +45,7 @@ function fault(req: http.IncomingMessage, res: http.ServerResponse): void {
   const [, kind = '', arg = ''] = (req.url ?? '').split('/');
   switch (kind) {
     case 'good':
-      return card(res, sampleCard(faulty.origin));
+      return void card(res, sampleCard(faulty.origin));
     case 'slow-headers':
       return; // never answers
     case 'trickle': {
@@ -83,17 +83,17 @@ function fault(req: http.IncomingMessage, res: http.ServerResponse): void {
         if (res.write(chunk)) setImmediate(() => push(left - 1));
         else res.once('drain', () => push(left - 1));
       };
-      return push(48); // 3 MiB
+      return void push(48); // 3 MiB
     }
     case 'html':
       res.writeHead(200, { 'Content-Type': 'text/html' });
       return void res.end('<!doctype html><p>agent</p>');
     case 'invalid-json':
-      return card(res, '{"name": "x",');
+      return void card(res, '{"name": "x",');
     case 'deep':
-      return card(res, `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`);
+      return void card(res, `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`);
     case 'empty':
-      return card(res, '');
+      return void card(res, '');
     default:
       res.writeHead(404);
       res.end();
@@ -102,7 +102,7 @@ function fault(req: http.IncomingMessage, res: http.ServerResponse): void {
 
 beforeAll(async () => {
   faulty = await startHttp(fault);
-  other = await startHttp((req, res) => card(res, sampleCard(other.origin)));
+  other = await startHttp((_req, res) => card(res, sampleCard(other.origin)));
   tls = https.createServer({ key: TEST_KEY, cert: TEST_CERT }, (req, res) => {
     if (req.url?.startsWith('/down')) {
       res.writeHead(301, { Location: `${faulty.origin}/good/card.json` });

@@ -49,7 +49,7 @@ export interface RunOptions {
   spawn?: boolean;
 }
 
-type Main = (args: string[], io: { cwd: string; env: NodeJS.ProcessEnv; stdout(text: string): void; stderr(text: string): void }) => Promise<number>;
+type Main = (args: string[], io: { cwd: string; env: NodeJS.ProcessEnv; stdout(text: string): void; stderr(text: string): void }, about?: unknown) => Promise<number>;
 let inProcess: Promise<Main> | undefined;
 
 /**
@@ -72,12 +72,12 @@ function needsProcess(args: string[], options: RunOptions): boolean {
 export async function runCli(args: string[], options: RunOptions): Promise<CliResult> {
   if (needsProcess(args, options)) return spawnCli(args, options);
   const env: Record<string, string> = { NO_COLOR: '1', ...options.env };
-  inProcess ??= import(DIST_MAIN).then((m: { main: Main }) => m.main);
+  inProcess ??= Promise.all([import(DIST_MAIN), import(join(ROOT, 'dist', 'version.js'))]).then(([m, v]: [{ main: Main }, { pluginInfo(): unknown }]) => (args, io) => m.main(args, io, v.pluginInfo()));
   const main = await inProcess;
   let stdout = '';
   let stderr = '';
   const started = Date.now();
-  const code = await main(args, { cwd: options.cwd, env, stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t) });
+  const code = await main(args, { cwd: options.cwd, env, stdout: (t) => { stdout += t; }, stderr: (t) => { stderr += t; } });
   return { code, stdout, stderr, ms: Date.now() - started };
 }
 

@@ -81,3 +81,44 @@ describe.concurrent('a host written with U+3002 is shown as it is contacted', ()
     expect(risks).toEqual(expect.arrayContaining([expect.objectContaining({ code: 'host-international', level: 'info', skill: 'market-size' })]));
   });
 });
+
+describe.concurrent('a host a URL parser reads otherwise than it is written (attack run on issue 22)', () => {
+  it('%2e and a backslash in the host: a2a card and a2a plan name the host contacted, with host-international', { timeout: SLOW }, async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const agent = await res.agent({
+      card: (origin) =>
+        sampleCard(origin, {
+          supportedInterfaces: [
+            { url: 'https://research.example.com%2eevil.example/a2a/jsonrpc', protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+            { url: 'https://evil.example\\.research.example.com/a2a/rest', protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+          ],
+        }),
+    });
+    const dir = await res.dir(manifest({ research: research(agent.origin) }));
+    const [card, plan] = await Promise.all([
+      runCli(['card', agent.origin], { cwd: dir }),
+      runCli(['plan', agent.origin, '--skill', 'market-size', '--credential', 'bearer'], { cwd: dir }),
+    ]);
+    expect(new URL('https://evil.example\\.research.example.com/a2a/rest').hostname).toBe('evil.example');
+    expect(card.code, show(card)).toBe(0);
+    expect(card.stdout).toContain(`https://research.example.com%2eevil.example/a2a/jsonrpc (host research.example.com%2eevil.example is sent as ${SENT})`);
+    expect(card.stdout).toContain('https://evil.example\\.research.example.com/a2a/rest (host evil.example\\.research.example.com is sent as evil.example)');
+    expect(card.stderr).toContain(`warning host-international: interface host research.example.com%2eevil.example is sent as ${SENT} ($.supportedInterfaces[0].url)`);
+    expect(plan.stdout).toContain(`url          https://research.example.com%2eevil.example/a2a/jsonrpc (host research.example.com%2eevil.example is sent as ${SENT})`);
+  });
+
+  it('http://127.0.0.1<TAB>.evil.example/ is not loopback (it goes to 127.0.0.1.evil.example): a credentialed plain-http route there is passed over, never locked', { timeout: SLOW }, async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const url = 'http://127.0.0.1\t.evil.example/a2a/jsonrpc';
+    expect(new URL(url).hostname).toBe('127.0.0.1.evil.example');
+    const agent = await res.agent({ card: (origin) => sampleCard(origin, { supportedInterfaces: [{ url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }] }) });
+    const dir = await res.dir(manifest({ research: research(agent.origin) }));
+    const [lock, card] = await Promise.all([runCli(['lock'], { cwd: dir, env: { RESEARCH_TOKEN: 'tok-0123456789abcdef' } }), runCli(['card', agent.origin], { cwd: dir })]);
+    expect(lock.code, show(lock)).not.toBe(0);
+    expect(lock.stdout + lock.stderr).toContain('plain http to a host that is not loopback');
+    // The tab is shown escaped (\u0009) and the warning names the host contacted.
+    expect(card.stderr).toContain('warning host-international: interface host 127.0.0.1 is sent as 127.0.0.1.evil.example ($.supportedInterfaces[0].url)');
+    const { existsSync } = await import('node:fs');
+    expect(existsSync(lockPath(dir))).toBe(false);
+  });
+});

@@ -84,4 +84,24 @@ describe.concurrent('a password holding "/" in a location is never printed', () 
     expect(allOutput(r)).not.toContain('tokpw');
     expect(allOutput(r)).toMatch(/not shown/);
   });
+
+  it('a password past a "#" that makes the rest a port and a fragment (http://user:123#abc@host) is found too: never printed, no request (attack run on issue 22)', { timeout: SLOW }, async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const server = await res.http(handlers.json({}));
+    server.setHandler(handlers.json(sampleCard(server.origin)));
+    // A URL that parses: host "user", port 123, the rest of the password a fragment.
+    const bad = server.origin.replace('http://', 'http://user:123#tok+=en@');
+    expect(new URL(bad).username).toBe('');
+    const good = await res.dir(manifest({ research: research(server.origin) }));
+    const broken = await res.dir(manifest({ research: research(bad) }));
+    const runs = {
+      card: await runCli(['card', bad], { cwd: good }),
+      plan: await runCli(['plan', bad, '--skill', 'market-size'], { cwd: good }),
+      lock: await runCli(['lock'], { cwd: broken }),
+      ls: await runCli(['ls'], { cwd: broken }),
+    };
+    for (const [label, r] of Object.entries(runs)) expectHidden(label, r);
+    expect(server.requests).toEqual([]);
+  });
 });
+

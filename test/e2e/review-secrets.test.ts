@@ -447,6 +447,23 @@ describe.concurrent('the base is the base: no tag stands in for it, and a push o
     await expectTokenNowhere(dir, [ci, json, install, diff, ambiguous, qualified]);
   });
 
+  it('--base main in a CI checkout (no local main, only refs/remotes/origin/main): a tag main pushed by the pull request is refused, nothing sent (attack run on issue 22)', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const { dir, evil } = await attackerPr(res);
+    git(dir, 'branch', '-D', 'main');
+    git(dir, 'tag', 'main', 'HEAD');
+    const [text, diff] = await Promise.all([
+      runCli(['verify', '--base', 'main'], { cwd: dir, env: { RESEARCH_TOKEN: TOKEN } }),
+      runCli(['diff', 'main', '--fail-on', 'high'], { cwd: dir }),
+    ]);
+    for (const r of [text, diff]) {
+      expect(r.code, show(r)).toBe(2);
+      expect(r.stderr).toContain('"main" is ambiguous: both a tag and a branch (refs/tags/main, refs/remotes/origin/main)');
+    }
+    expect(a2aRequests(evil)).toEqual([]);
+    await expectNothingSentTo(evil);
+  });
+
   it('--base <rev> is gated by the merge-base of HEAD and <rev>, never a commit HEAD does not contain', async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
     const { dir, evil } = await attackerPr(res);
@@ -503,6 +520,39 @@ describe.concurrent('the base is the base: no tag stands in for it, and a push o
     const onMain = await runCli(['verify', '--json'], { cwd: dir, env: { ...github, GITHUB_REF: 'refs/heads/main' } });
     expect(jsonOf(onMain)).toEqual({ ok: true, agents: { research: { status: 'ok', exitCode: 0 } }, warnings: [] });
     expect(a2aRequests(research).filter((q) => q.headers.authorization === `Bearer ${TOKEN}`)).toHaveLength(1);
+  });
+
+  it('any other run of a branch but the default one is gated too: workflow_dispatch on the branch (the README\'s daily workflow), merge_group, GitLab web/api pipelines; a schedule is not', async ({ onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const { dir, research, evil } = await attackerPr(res);
+    const event = join(dir, 'event.json');
+    await writeFile(event, JSON.stringify({ ref: 'refs/heads/pr', inputs: {}, repository: { default_branch: 'main', full_name: 'o/r' } }));
+    const github = { GITHUB_ACTIONS: 'true', GITHUB_REF: 'refs/heads/pr', GITHUB_EVENT_PATH: event, RESEARCH_TOKEN: TOKEN };
+    const main = git(dir, 'rev-parse', 'main');
+    const [dispatch, queue, web, api, text] = await Promise.all([
+      runCli(['verify', '--json'], { cwd: dir, env: { ...github, GITHUB_EVENT_NAME: 'workflow_dispatch' } }),
+      runCli(['verify', '--json'], { cwd: dir, env: { ...github, GITHUB_EVENT_NAME: 'merge_group', GITHUB_REF: 'refs/heads/gh-readonly-queue/main/pr-1-abc' } }),
+      runCli(['verify', '--json'], { cwd: dir, env: { GITLAB_CI: 'true', CI_PIPELINE_SOURCE: 'web', CI_COMMIT_BRANCH: 'pr', CI_DEFAULT_BRANCH: 'main', RESEARCH_TOKEN: TOKEN } }),
+      runCli(['verify', '--json'], { cwd: dir, env: { GITLAB_CI: 'true', CI_PIPELINE_SOURCE: 'api', CI_COMMIT_BRANCH: 'pr', CI_DEFAULT_BRANCH: 'main', RESEARCH_TOKEN: TOKEN } }),
+      runCli(['outdated'], { cwd: dir, env: { ...github, GITHUB_EVENT_NAME: 'workflow_dispatch' } }),
+    ]);
+    expect(jsonOf(dispatch).base).toEqual({ status: 'read', rev: main, ref: 'refs/remotes/origin/main', source: 'GITHUB_REF', lockfile: 'present' });
+    expect(jsonOf(queue).base).toMatchObject({ status: 'read', rev: main, source: 'GITHUB_REF' });
+    expect(jsonOf(web).base).toEqual({ status: 'read', rev: main, ref: 'refs/remotes/origin/main', source: 'CI_COMMIT_BRANCH', lockfile: 'present' });
+    expect(jsonOf(api).base).toMatchObject({ status: 'read', rev: main, source: 'CI_COMMIT_BRANCH' });
+    for (const r of [dispatch, queue, web, api]) expect(jsonOf(r).agents.evil, show(r)).toMatchObject({ status: 'unchecked', reason: 'credential-route-new' });
+    expect(allOutput(text)).toContain('this is a workflow_dispatch run on refs/heads/pr, not the default branch main');
+    await expectNothingSentTo(evil);
+    await expectTokenNowhere(dir, [dispatch, queue, web, api, text], [event]);
+
+    // A schedule (GitHub runs it on the default branch) and a dispatch of the default branch: no base.
+    git(dir, 'checkout', '-q', 'main');
+    research.requests.length = 0;
+    const [schedule, onMain] = await Promise.all([
+      runCli(['verify', '--json'], { cwd: dir, env: { ...github, GITHUB_EVENT_NAME: 'schedule', GITHUB_REF: 'refs/heads/main' } }),
+      runCli(['verify', '--json'], { cwd: dir, env: { ...github, GITHUB_EVENT_NAME: 'workflow_dispatch', GITHUB_REF: 'refs/heads/main' } }),
+    ]);
+    for (const r of [schedule, onMain]) expect(jsonOf(r), show(r)).toEqual({ ok: true, agents: { research: { status: 'ok', exitCode: 0 } }, warnings: [] });
   });
 });
 

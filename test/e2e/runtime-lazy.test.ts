@@ -63,7 +63,7 @@ describe('the built runtime, lazy', () => {
 
   it("the first lock.agent() compiles no zod fast parser, and leaves the application's zod JIT setting as it was", async () => {
     const runtime = JSON.stringify(pathToFileURL(join(ROOT, 'dist', 'runtime', 'index.js')).href);
-    // The checks' schemas parse without compiling zod's fast parsers (`new Function`, counted).
+    // The checks' schemas (zod/mini: no JIT object parsers) compile nothing (`new Function`, counted).
     const agentOnce = [
       `const lock = await (await import(${runtime})).loadLock({ lockfile: ${JSON.stringify(join(dir, 'a2a.lock.json'))} });`,
       'let compiled = 0; const F = globalThis.Function;',

@@ -63,7 +63,7 @@ describe('lockfile write safety', () => {
   it('SIGKILL during writes leaves the old or the new file, never a mix; the next write clears the orphaned temp files', async ({ onTestFinished }) => {
     const dir = await resources(onTestFinished).dir();
     const path = join(dir, 'a2a.lock.json');
-    const versions = ['a', 'b'].map((c) => JSON.stringify({ fill: c.repeat(4 << 20) }) + '\n');
+    const versions = ['a', 'b'].map((c) => `${JSON.stringify({ fill: c.repeat(4 << 20) })}\n`);
     await writeFile(path, versions[0]!);
     // Kill writers at varied points until one dies mid-write (leaves its temp file); each time the
     // lockfile must be one whole version. Bounded: 40 kills without one mid-write fails the test.

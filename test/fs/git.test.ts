@@ -104,6 +104,21 @@ describe('the review base (issue 22)', () => {
     expect(await resolveRevision(dir, 'HEAD~1')).toEqual({ ref: undefined, commit: c1 });
   });
 
+  it('a tag named like a remote branch with no local branch of that name (a CI checkout: the tag trunk, refs/remotes/origin/trunk) is refused too (attack run on issue 22)', async () => {
+    sh('update-ref', 'refs/remotes/origin/trunk', c1);
+    sh('tag', 'trunk', c2);
+    try {
+      // git reads the tag, silently.
+      expect(sh('rev-parse', 'trunk')).toBe(c2);
+      await expect(resolveRevision(dir, 'trunk')).rejects.toThrow('"trunk" is ambiguous: both a tag and a branch (refs/tags/trunk, refs/remotes/origin/trunk)');
+      await expect(resolveRevision(dir, 'trunk~0')).rejects.toThrow(/ambiguous: both a tag and a branch/);
+      expect(await resolveRevision(dir, 'refs/remotes/origin/trunk')).toEqual({ ref: 'refs/remotes/origin/trunk', commit: c1 });
+    } finally {
+      sh('tag', '-d', 'trunk');
+      sh('update-ref', '-d', 'refs/remotes/origin/trunk');
+    }
+  });
+
   it("GitLab's base sha must be an ancestor of HEAD, else the base is unreadable", async () => {
     expect(await ciBase(dir, { CI_MERGE_REQUEST_DIFF_BASE_SHA: c1 })).toMatchObject({ kind: 'base', rev: c1 });
     const notAncestor = await ciBase(dir, { CI_MERGE_REQUEST_DIFF_BASE_SHA: c3 });
@@ -134,6 +149,20 @@ describe('the review base (issue 22)', () => {
       expect(await ciBase(dir, { ...gitlab, CI_COMMIT_BRANCH: 'feature' })).toMatchObject({ kind: 'base', rev: c1, ref: 'refs/remotes/origin/main', source: 'CI_COMMIT_BRANCH' });
       expect(await ciBase(dir, { ...gitlab, CI_COMMIT_BRANCH: 'main' })).toEqual({ kind: 'none' });
       expect(await ciBase(dir, { ...gitlab, CI_DEFAULT_BRANCH: 'trunk', CI_COMMIT_BRANCH: 'feature' })).toMatchObject({ kind: 'unreadable', ref: 'refs/remotes/origin/trunk' });
+      // Any other run of a branch but the default one (attack run on issue 22): a dispatch, a merge
+      // queue, a GitLab pipeline from the web, the API or a schedule, a merge request pipeline
+      // without its base sha; a GitHub schedule and a dispatch of the default branch are not gated.
+      const other = { GITHUB_ACTIONS: 'true', GITHUB_EVENT_PATH: event, GITHUB_REF: 'refs/heads/feature' };
+      for (const GITHUB_EVENT_NAME of ['workflow_dispatch', 'merge_group', 'release', 'pull_request_review']) {
+        expect(await ciBase(dir, { ...other, GITHUB_EVENT_NAME }), GITHUB_EVENT_NAME).toMatchObject({ kind: 'base', rev: c1, source: 'GITHUB_REF', run: `a ${GITHUB_EVENT_NAME} run on refs/heads/feature, not the default branch main` });
+      }
+      expect(await ciBase(dir, { ...other, GITHUB_EVENT_NAME: 'workflow_dispatch', GITHUB_REF: 'refs/heads/main' })).toEqual({ kind: 'none' });
+      expect(await ciBase(dir, { ...other, GITHUB_EVENT_NAME: 'workflow_dispatch', GITHUB_EVENT_PATH: join(dir, 'missing.json') })).toMatchObject({ kind: 'unreadable', source: 'GITHUB_REF' });
+      for (const CI_PIPELINE_SOURCE of ['web', 'api', 'schedule', 'trigger']) {
+        expect(await ciBase(dir, { CI_PIPELINE_SOURCE, CI_DEFAULT_BRANCH: 'main', CI_COMMIT_BRANCH: 'feature' }), CI_PIPELINE_SOURCE).toMatchObject({ kind: 'base', rev: c1, source: 'CI_COMMIT_BRANCH' });
+        expect(await ciBase(dir, { CI_PIPELINE_SOURCE, CI_DEFAULT_BRANCH: 'main', CI_COMMIT_BRANCH: 'main' })).toEqual({ kind: 'none' });
+      }
+      expect(await ciBase(dir, { CI_PIPELINE_SOURCE: 'merge_request_event', CI_DEFAULT_BRANCH: 'main', CI_COMMIT_REF_NAME: 'feature' })).toMatchObject({ kind: 'base', rev: c1, run: 'a merge_request_event pipeline of ref feature, not the default branch main' });
     } finally {
       rmSync(event, { force: true });
     }

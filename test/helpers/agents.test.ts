@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { request } from 'undici';
-import { Message, SendMessageRequest, type SendMessageResult } from '@a2a-js/sdk';
+import { type Message, SendMessageRequest, type SendMessageResult } from '@a2a-js/sdk';
 import { ClientFactory, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
 import { sampleCard, startAgent, type AgentCard, type StartAgentOptions, type StartedAgent } from './agents.js';
 

@@ -46,7 +46,7 @@
  * needs a JSONRPC 0.3 interface in the card (use `sampleCard(origin, {}, { legacy: true })`).
  * `setCard()` swaps the card used for these checks too.
  */
-// @ts-ignore -- plain ESM JavaScript (no .d.ts, allowJs is off); typed by the declarations below.
+// @ts-expect-error -- plain ESM JavaScript (no .d.ts, allowJs is off); typed by the declarations below.
 import * as impl from '../../scripts/agents.js';
 
 /** A2A 1.0 AgentInterface as ProtoJSON. */

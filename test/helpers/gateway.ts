@@ -40,7 +40,7 @@ class Sha256 {
   async digest(): Promise<Uint8Array> {
     return new Uint8Array(this.#hash.digest());
   }
-  reset(): void {}
+  reset(): void { /* one digest per instance: nothing to reset */ }
 }
 
 /** `20250101T000000Z` → Date. */

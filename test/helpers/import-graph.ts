@@ -1,6 +1,6 @@
 /**
  * The import graph of a source tree (`src/`), read from the text of its `.ts` files, and the
- * layering rules the tree is built on (README "Architecture"), checked over it. Used by
+ * layering rules the tree is built on (docs/explanation/architecture.md), checked over it. Used by
  * test/architecture.test.ts; a function of the folder, so it can be run on any checkout.
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -72,8 +72,8 @@ export const PURE_ROOT_FILES = ['canonical.ts', 'json-path.ts', 'json-document.t
 const IMPURE = /\bprocess\.|\bDate\.now\b|\bnew Date\(|\bperformance\.|\bset(?:Timeout|Interval|Immediate)\(|\bconsole\.|\bMath\.random\b|\bcrypto\.|\bfetch\(/;
 /** What commands never do: print (they return data; cli/ prints). */
 const PRINTS = /\bconsole\.|\bprocess\.std(?:out|err)\b/;
-/** The packages the core may use: schemas, versions, canonical JSON, diffs, and JOSE for card signatures. */
-const CORE_PACKAGES = /^(zod(\/mini)?|semver(\/.*)?|json-stable-stringify|jose)$/;
+/** The packages the core may use: schemas, versions, and JOSE for card signatures. */
+const CORE_PACKAGES = /^(zod(\/mini)?|semver(\/.*)?|jose)$/;
 
 function isBuiltin(specifier: string): boolean {
   return specifier.startsWith('node:') || /^(fs|path|os|crypto|http|https|net|tls|events|timers|child_process|url|util|stream|zlib|dns|worker_threads)(\/|$)/.test(specifier);

@@ -85,7 +85,7 @@ describe('a card that quotes the credential its request carried', () => {
     const credentials = [placeCredential({ type: 'http', scheme: 'Bearer' }, 'agent-own-bearer-Secret-31')];
     echo = (req, res) => json(res, 200, { jsonrpc: '2.0', id: 1, result: card(`for ${String(req.headers.authorization)}`) });
     const error = await fetchExtendedCard({ url: `${origin}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0', credentials }).catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: 'card-invalid', message: expect.stringMatching(/quotes the credential/) });
+    expect(error).toMatchObject({ code: 'card-invalid', message: expect.stringMatching(/holds the credential it was fetched with/) });
     expect(errorText(error)).not.toContain('agent-own-bearer-Secret-31');
     echo = (req, res) => json(res, 200, { jsonrpc: '2.0', id: 1, result: card(`for ${headersOf(req)}`) });
     const platform = await fetchExtendedCard({ url: `${origin}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0', credentials, platformAuth: header() }).catch((e: unknown) => e);

@@ -17,7 +17,7 @@ const SETTINGS: AgentSettings = { ...DEFAULT_PROFILE, credentials: ['key'] };
 const SOURCES = { key: { env: 'RESEARCH_KEY' } };
 
 /** The keyed worked example with an extended card. */
-function raw(patch: (c: Json) => void = () => {}): Json {
+function raw(patch: (c: Json) => void = () => { /* unchanged */ }): Json {
   return keyedWorkedExample((c) => {
     c.capabilities.extendedAgentCard = true;
     patch(c);

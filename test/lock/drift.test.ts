@@ -97,10 +97,10 @@ describe('where a credential goes', () => {
     const held = lockedExtendedRoute(entry, card(raw(extended)), SETTINGS, []);
     expect(held.drift).toEqual([]);
     expect(held.route).toEqual({ iface: { url: 'https://research.example.com/a2a/v1', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }, requirement: { key: [] } });
-    const redefined = lockedExtendedRoute(entry, card(raw((c) => (extended(c), (c.securitySchemes.key.apiKeySecurityScheme.location = 'cookie')))), SETTINGS, []);
+    const redefined = lockedExtendedRoute(entry, card(raw((c) => { extended(c); c.securitySchemes.key.apiKeySecurityScheme.location = 'cookie'; })), SETTINGS, []);
     expect(redefined.route).toBeUndefined();
     expect(redefined.drift.map((d) => d.field)).toEqual(['securitySchemes.key']);
-    const moved = lockedExtendedRoute(entry, card(raw((c) => (extended(c), (c.supportedInterfaces[0].url = 'https://elsewhere.example/a2a')))), SETTINGS, []);
+    const moved = lockedExtendedRoute(entry, card(raw((c) => { extended(c); c.supportedInterfaces[0].url = 'https://elsewhere.example/a2a'; })), SETTINGS, []);
     expect(moved.route).toBeUndefined();
     expect(moved.drift.map((d) => d.field)).toEqual(['supportedInterfaces']);
   });
@@ -161,7 +161,7 @@ describe('the one change model', () => {
   it('skills compare by id: a reorder is no change, a new skill is one added path', () => {
     const two = (c: Json) => c.skills.push({ ...c.skills[0], id: 'second', name: 'Second' });
     const a = raw(two);
-    const b = raw((c) => (two(c), c.skills.reverse()));
+    const b = raw((c) => { two(c); c.skills.reverse(); });
     expect(cardChanges({ resolved: CARD_URL, snapshot: a }, { resolved: CARD_URL, snapshot: b })).toEqual([]);
     const added = cardChanges({ resolved: CARD_URL, snapshot: raw() }, { resolved: CARD_URL, snapshot: a });
     expect(added.map((c) => [c.path, c.kind, c.structural])).toEqual([['$.skills.second', 'added', true]]);
@@ -171,7 +171,7 @@ describe('the one change model', () => {
 
   it('entryChanges of two lock entries: version, card, extended card, plans', () => {
     const old = entryFor(raw());
-    const now = { ...entryFor(raw((c) => ((c.version = '2.5.0'), (c.skills[0].outputModes = ['text/plain', 'application/pdf'])))), extended: { resolved: 'x', integrity: integrityOf({}), snapshot: {} } };
+    const now = { ...entryFor(raw((c) => { c.version = '2.5.0'; c.skills[0].outputModes = ['text/plain', 'application/pdf']; })), extended: { resolved: 'x', integrity: integrityOf({}), snapshot: {} } };
     const changes = entryChanges(old, now);
     expect(changes.version).toEqual({ old: '2.4.0', new: '2.5.0' });
     // Modes are a set: the member removed and the one added, not index churn.
@@ -199,7 +199,7 @@ describe('checkOffline: the lock against its own snapshots', () => {
 });
 
 describe('the manifest check and the sync plan', () => {
-  const manifest = (patch: (m: Json) => void = () => {}) => {
+  const manifest = (patch: (m: Json) => void = () => { /* unchanged */ }) => {
     const m: Json = { profile: { ...SETTINGS, credentials: undefined }, agents: { research: { card: CARD_URL, skills: ['market-size'], credentials: { key: { env: 'KEY' } } } } };
     delete m.profile.credentials;
     patch(m);
@@ -210,7 +210,7 @@ describe('the manifest check and the sync plan', () => {
   it('manifestMismatches names each reason per agent', () => {
     const lock = lockOf(entryFor(raw()));
     expect(manifestMismatches(manifest(), lock)).toEqual(new Map());
-    const changed = manifestMismatches(manifest((m) => ((m.agents.research.card = 'https://other.example'), m.agents.research.skills.push('more'), (m.agents.fresh = { card: CARD_URL, skills: ['s'] }))), lock);
+    const changed = manifestMismatches(manifest((m) => { m.agents.research.card = 'https://other.example'; m.agents.research.skills.push('more'); m.agents.fresh = { card: CARD_URL, skills: ['s'] }; }), lock);
     expect(changed.get('research')).toEqual([`card changed in the manifest (${CARD_URL} → https://other.example)`, 'skills changed (market-size → market-size, more)']);
     expect(changed.get('fresh')).toEqual(['not in the lockfile']);
     expect(manifestMismatches(manifest((m) => (m.agents = {})), lock).get('research')).toEqual(['no longer in the manifest']);
@@ -232,13 +232,13 @@ describe('the manifest check and the sync plan', () => {
 
   it('renames: an added agent with the card of one removed in the same run is bound by the old lock (renamesOf, planSync, assembleLock)', () => {
     const lock = lockOf(entryFor(raw()));
-    const rename = (m: Json) => ((m.agents['research-v2'] = m.agents.research), delete m.agents.research);
+    const rename = (m: Json) => { m.agents['research-v2'] = m.agents.research; delete m.agents.research; };
     expect(renamesOf(manifest(rename), lock)).toEqual(new Map([['research-v2', 'research']]));
     // Another card location is no rename (an add and a remove); a name still in the manifest is not taken.
-    expect(renamesOf(manifest((m) => (rename(m), (m.agents['research-v2'].card = 'https://other.example'))), lock)).toEqual(new Map());
+    expect(renamesOf(manifest((m) => { rename(m); m.agents['research-v2'].card = 'https://other.example'; }), lock)).toEqual(new Map());
     expect(renamesOf(manifest((m) => (m.agents.copy = { ...m.agents.research })), lock)).toEqual(new Map());
     // One old entry, two new names with its card: only the first is the rename.
-    expect(renamesOf(manifest((m) => (rename(m), (m.agents.second = { ...m.agents['research-v2'] }))), lock)).toEqual(new Map([['research-v2', 'research']]));
+    expect(renamesOf(manifest((m) => { rename(m); m.agents.second = { ...m.agents['research-v2'] }; }), lock)).toEqual(new Map([['research-v2', 'research']]));
     const planned = planSync(manifest(rename), lock, { source: 'a2a.lock.json' });
     expect(planned.resolve).toEqual([{ name: 'research-v2', constrainTo: lock.agents.research, credentialRouteFrom: lock.agents.research }]);
     expect(planned.renamed).toEqual(new Map([['research-v2', 'research']]));

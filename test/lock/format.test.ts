@@ -22,7 +22,7 @@ const CARD_URL = 'https://research.example.com/.well-known/agent-card.json';
 
 
 /** A manifest like the issue's example. */
-function manifestJson(patch: (m: Json) => void = () => {}): Json {
+function manifestJson(patch: (m: Json) => void = () => { /* unchanged */ }): Json {
   const m: Json = {
     profile: {
       bindings: ['JSONRPC', 'HTTP+JSON'],
@@ -82,8 +82,8 @@ function reversedKeys<T>(value: T): T {
 
 /** Every object's keys, depth first, must be sorted by code unit. */
 function expectSortedKeys(value: unknown, path = '$'): void {
-  if (Array.isArray(value)) return value.forEach((v, i) => expectSortedKeys(v, `${path}[${i}]`));
-  if (value && typeof value === 'object') {
+  if (Array.isArray(value)) value.forEach((v, i) => expectSortedKeys(v, `${path}[${i}]`));
+  else if (value && typeof value === 'object') {
     const keys = Object.keys(value);
     expect(keys, path).toEqual([...keys].sort());
     for (const [k, v] of Object.entries(value)) expectSortedKeys(v, `${path}.${k}`);
@@ -490,6 +490,21 @@ describe('duplicate keys in our own files', () => {
     fc.assert(fc.property(fc.jsonValue(), (value) => duplicateKey(JSON.stringify(value, null, 1)) === undefined));
     expect(duplicateKey(`${'['.repeat(10_000)}${']'.repeat(10_000)}`)).toBeUndefined();
     expect(duplicateKey(`${'{"a":'.repeat(5_000)}{"b":1,"b":2}${'}'.repeat(5_000)}`)?.path).toHaveLength(5_001);
+  });
+
+  it('duplicateKey: the path and line of a repeat, whatever structure the strings before it spell', async () => {
+    const { duplicateKey } = await import('../../src/json-document.js');
+    // Strings full of brackets, commas, colons, quotes and backslashes: the scan jumps over them.
+    const tricky = fc.string({ unit: fc.constantFrom('{', '}', '[', ']', ',', ':', '"', '\\', '\n', 'a'), maxLength: 8 });
+    fc.assert(
+      fc.property(fc.array(fc.dictionary(tricky, fc.oneof(tricky, fc.array(tricky))), { maxLength: 4 }), tricky, (before, key) => {
+        const k = JSON.stringify(key);
+        const text = `{"list": ${JSON.stringify(before, null, 2)},\n"x": [1, {${k}: 1,\n ${k}: 2}]}`;
+        const line = text.slice(0, text.lastIndexOf(`${k}: 2`)).split('\n').length;
+        expect(duplicateKey(text)).toEqual({ path: ['x', 1, key], line });
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 

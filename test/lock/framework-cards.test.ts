@@ -30,7 +30,7 @@ const card = (json: Json) => normalizeCard(json, { source: CARD_URL, baseUrl: CA
 /** base64url of a JSON object (a JWS protected header). */
 const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
 const header = { alg: 'ES256', kid: 'k1', jku: 'https://keys.example.com/jwks.json', typ: 'JOSE' };
-const signed = (sig: string, h: Json = header, patch: (c: Json) => void = () => {}) => raw((c) => ((c.signatures = [{ protected: b64(h), signature: sig }]), patch(c)));
+const signed = (sig: string, h: Json = header, patch: (c: Json) => void = () => { /* unchanged */ }) => raw((c) => { c.signatures = [{ protected: b64(h), signature: sig }]; patch(c); });
 const verified: SignatureRecord = { status: 'verified', kid: 'k1', alg: 'ES256', thumbprint: 'T1' };
 
 describe('re-signed cards (issue 14, point 1)', () => {
@@ -128,7 +128,7 @@ describe('credentials nothing sends (issue 14, point 5)', () => {
   const settings = (credentials: string[]): AgentSettings => ({ ...DEFAULT_PROFILE, credentials });
 
   it('a card without securitySchemes: credential-never-sent, saying why', () => {
-    const snapshot = raw((c) => ((c.securitySchemes = {}), (c.securityRequirements = [])));
+    const snapshot = raw((c) => { c.securitySchemes = {}; c.securityRequirements = []; });
     const warnings = credentialWarnings(entry(snapshot, { s: plan({}) }), settings(['bearer']));
     expect(warnings).toEqual([expect.objectContaining({ code: 'credential-never-sent', message: expect.stringContaining('declares no securitySchemes') })]);
   });
@@ -148,7 +148,7 @@ describe('modes spelt "text" (issue 14, point 6)', () => {
     expect(sameMediaType('text', 'text/plain')).toBe(true);
     expect(sameMediaType('Text', 'TEXT/PLAIN')).toBe(true);
     expect(sameMediaType('text', 'text/markdown')).toBe(false);
-    const c = card(raw((c) => ((c.defaultOutputModes = ['text']), delete c.skills[0].outputModes)));
+    const c = card(raw((c) => { c.defaultOutputModes = ['text']; delete c.skills[0].outputModes; }));
     const plan = negotiate(c, c.skills[0]!.id, DEFAULT_PROFILE, Object.keys(c.securitySchemes)).plan!;
     expect(plan.acceptedOutputModes).toEqual(['text']);
     // A lock written before (text/plain) still matches what the card negotiates now: no drift.

@@ -18,7 +18,7 @@ const WITH_KEY: AgentSettings = { ...DEFAULT_PROFILE, credentials: ['key'] };
 const NO_CREDENTIALS: AgentSettings = { ...DEFAULT_PROFILE, credentials: [] };
 
 /** The worked example card, with an API key scheme required (unless `open`). */
-function raw(patch: (c: Json) => void = () => {}, open = false): Json {
+function raw(patch: (c: Json) => void = () => { /* unchanged */ }, open = false): Json {
   return open ? workedExample(patch) : keyedWorkedExample(patch);
 }
 
@@ -108,7 +108,7 @@ describe('one scenario per risk code', () => {
   });
 
   it('origin-changed (medium): a plan without credentials goes to another origin', () => {
-    const open = side(entryFor(raw(() => {}, true), NO_CREDENTIALS), NO_CREDENTIALS);
+    const open = side(entryFor(raw(undefined, true), NO_CREDENTIALS), NO_CREDENTIALS);
     const moved = side(entryFor(raw(moveTo('https://elsewhere.example.org'), true), NO_CREDENTIALS), NO_CREDENTIALS);
     const risks = assessRisks(open, moved).risks;
     expect(risks.find((r) => r.code === 'origin-changed')).toMatchObject({ level: 'medium', message: 'plan market-size goes to another origin: https://research.example.com → https://elsewhere.example.org' });
@@ -116,7 +116,7 @@ describe('one scenario per risk code', () => {
   });
 
   it('interface-other-origin (info): a plan that now calls another origin than the card\'s is said; one that already did is not said again', () => {
-    const open = side(entryFor(raw(() => {}, true), NO_CREDENTIALS), NO_CREDENTIALS);
+    const open = side(entryFor(raw(undefined, true), NO_CREDENTIALS), NO_CREDENTIALS);
     const moved = side(entryFor(raw(moveTo('https://elsewhere.example.org'), true), NO_CREDENTIALS), NO_CREDENTIALS);
     expect(assessRisks(open, moved).risks.find((r) => r.code === 'interface-other-origin')).toMatchObject({ level: 'info', message: 'plan market-size goes to https://elsewhere.example.org, another origin than the card\'s (https://research.example.com)' });
     expect(assessRisks(moved, moved).risks.map((r) => r.code)).not.toContain('interface-other-origin');
@@ -167,8 +167,8 @@ describe('one scenario per risk code', () => {
   });
 
   it('skill-added / skill-removed (low)', () => {
-    const two = side(withPlan(base.entry, () => {}));
-    two.entry.plans['summary'] = structuredClone(two.entry.plans['market-size']!);
+    const two = side(withPlan(base.entry, () => { /* no edit: a copy */ }));
+    two.entry.plans.summary = structuredClone(two.entry.plans['market-size']!);
     expect(assessRisks(base, two).risks.find((r) => r.code === 'skill-added')).toMatchObject({ level: 'low', skill: 'summary' });
     expect(assessRisks(two, base).risks.find((r) => r.code === 'skill-removed')).toMatchObject({ level: 'low', skill: 'summary' });
   });

@@ -12,7 +12,7 @@ import { workedExample as rawWorkedExample } from '../helpers/worked-example.js'
 
 const CITATIONS = 'https://example.com/ext/citations/v1';
 
-function workedExample(patch: (c: Record<string, any>) => void = () => {}) {
+function workedExample(patch: (c: Record<string, any>) => void = () => { /* unchanged */ }) {
   return normalizeCard(rawWorkedExample(patch), { source: 'worked-example.json' }).card;
 }
 

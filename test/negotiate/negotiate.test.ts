@@ -33,7 +33,7 @@ function orchestrator(overrides: Partial<ClientProfile> = {}): ClientProfile {
 }
 
 /** A minimal valid 1.0 card; `patch` edits the raw JSON before normalising. */
-function minimalRaw(patch: (c: Json) => void = () => {}): Json {
+function minimalRaw(patch: (c: Json) => void = () => { /* unchanged */ }): Json {
   const raw: Json = {
     name: 'Test Agent',
     description: 'test',

@@ -75,7 +75,7 @@ describe('credentials belong to an agent', () => {
 
   it('one function answers every credential, told the agent, skill, scheme, scopes and origin', async () => {
     const asked: CredentialRequest[] = [];
-    const lock = await loadLock(options({ env: {}, credentials: (request) => (asked.push(request), request.agent === 'agent-a' ? TOKEN_A : TOKEN_B) }));
+    const lock = await loadLock(options({ env: {}, credentials: (request) => { asked.push(request); return request.agent === 'agent-a' ? TOKEN_A : TOKEN_B; } }));
     const [fromA, fromB] = [a.requests.length, b.requests.length];
     await (await lock.agent('agent-a', 'market-size').createClient()).sendMessage(plain('x'));
     await (await lock.agent('agent-b', 'market-size').createClient()).sendMessage(plain('y'));

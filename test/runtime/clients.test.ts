@@ -1,6 +1,6 @@
 /**
  * Other A2A clients through `agent.fetch` / `agent.card`, the way the frameworks wire them (checked against
- * the real frameworks in a scratch folder; see the README "Other clients" section). Here with the SDK
+ * the real frameworks in a scratch folder; see docs/guide/other-clients.md). Here with the SDK
  * lines those frameworks ship, against a real @a2a-js/sdk 1.3.0 server with v0.3 compat:
  * - Google ADK JS `RemoteA2AAgent` builds its client with the @a2a-js/sdk 0.3 `ClientFactory.createFromAgentCard(card)`
  *   and streams exactly when `card.capabilities.streaming !== false`;
@@ -12,7 +12,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-// @ts-ignore -- the 0.3 SDK's types are not needed here
 import * as sdk03 from 'a2a-sdk-03/client';
 import { SendMessageRequest } from '@a2a-js/sdk';
 import { loadLock, type FallbackEvent, type LoadLockOptions } from '../../src/runtime/index.js';

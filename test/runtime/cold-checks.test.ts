@@ -2,8 +2,8 @@
  * What the runtime's per-agent check skips on a cold start changes nothing it reads: a locked
  * snapshot is normalised without its host warnings (`CardSource.hostWarnings: false`, which
  * `lock/offline.ts` passes, since it keeps only the card), and that card is the one the full read
- * gives; the warnings it still makes are the others. `canonicalJson` (integrity, signatures) no
- * longer loads json-stable-stringify, and writes the very text it writes, on arbitrary values.
+ * gives; the warnings it still makes are the others. `canonicalJson` (integrity, signatures, files)
+ * writes json-stable-stringify's text (a dev dependency, kept as the oracle), on arbitrary values.
  * `loadLock` reads the lockfile and the manifest at once, and the lockfile's error still comes first.
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import stableStringify from 'json-stable-stringify';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson } from '../../src/canonical.js';
+import { canonicalJson, stableFileJson } from '../../src/canonical.js';
 import { loadLock } from '../../src/runtime/index.js';
 import { normalizeCard } from '../../src/card/normalize.js';
 import { lockedNegotiationCard } from '../../src/lock/offline.js';
@@ -47,7 +47,7 @@ describe('host warnings off for a locked snapshot', () => {
   });
 });
 
-describe('canonicalJson is json-stable-stringify, without it', () => {
+describe('canonicalJson is json-stable-stringify (the package is the test oracle)', () => {
   /** The package's text, or the error it throws. */
   const theirs = (v: unknown) => {
     try {
@@ -84,6 +84,22 @@ describe('canonicalJson is json-stable-stringify, without it', () => {
     });
     const withToJson = anything.map((v) => ({ toJSON: () => v }));
     fc.assert(fc.property(fc.oneof(anything, withToJson, fc.array(withToJson), fc.dictionary(fc.string(), withToJson)), (v) => ours(v) === theirs(v)), { numRuns: 3000 });
+  });
+
+  it('files: stableFileJson is the package\'s text indented by 2 with empty containers collapsed, plus a newline', () => {
+    const theirsFile = (v: unknown) => {
+      const text = stableStringify(v, { space: 2, collapseEmpty: true });
+      return text === undefined ? undefined : `${text}\n`;
+    };
+    const oursFile = (v: unknown) => {
+      try {
+        return stableFileJson(v);
+      } catch {
+        return undefined;
+      }
+    };
+    const nested = fc.jsonValue().chain((v) => fc.constantFrom(v, [v, [], {}], { a: v, b: {}, c: [[], { d: [] }] }));
+    fc.assert(fc.property(fc.oneof(nested, fc.anything({ withSparseArray: true, withNullPrototype: true })), (v) => oursFile(v) === theirsFile(v)), { numRuns: 2000 });
   });
 
   it('a cycle through an object is a TypeError, as there; shared (non-cyclic) objects are written each time', () => {

@@ -90,7 +90,7 @@ describe('network failures', () => {
   });
 
   it('a request that times out (an AbortSignal.timeout of the caller) is a FetchError timeout', async () => {
-    const silent = http.createServer(() => {});
+    const silent = http.createServer(() => { /* never answers */ });
     servers.push(silent);
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/rpc`;

@@ -4,7 +4,7 @@
  * the JSON-RPC method set of the locked version; against a real @a2a-js/sdk server (node:http
  * servers only for HTTP-layer faults: a non-A2A 500, a server that never answers).
  */
-import http from 'node:http';
+import type http from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -241,13 +241,13 @@ describe('typed errors out of createClient()', () => {
   });
 
   it('a refused connection is unreachable and a deadline is timeout, both naming agent and skill', async () => {
-    const server = await faults.start(() => {});
+    const server = await faults.start(() => { /* closed before any request */ });
     await server.close();
     const closed = server.origin;
     const down = await loadLock(options({ fetch: to(closed) }));
     const error = await (await down.agent('research', 'market-size').createClient()).sendMessage(plain('x')).catch((e: unknown) => e);
     expect(error).toMatchObject({ name: 'AgentCallError', code: 'unreachable', agent: 'research', skill: 'market-size', cause: expect.objectContaining({ code: 'unreachable' }) });
-    const silent = await fault(() => {});
+    const silent = await fault(() => { /* never answers */ });
     const slow = await loadLock(options({ fetch: to(silent) }));
     const late = await (await slow.agent('research', 'market-size').createClient()).sendMessage(plain('x'), { signal: AbortSignal.timeout(100) } as never).catch((e: unknown) => e);
     expect(late).toMatchObject({ name: 'AgentCallError', code: 'timeout', agent: 'research', skill: 'market-size' });
@@ -298,7 +298,6 @@ describe('the method set belongs to the locked protocol version', () => {
 
 describe('@a2a-js/sdk 0.3 (npm alias a2a-sdk-03) through agent.fetch', () => {
   it('A2AClient.fromCardUrl(cardUrl, { fetchImpl: agent.fetch }) reads the card from the lock and sends on the locked 0.3 interface; off-plan calls are refused before sending', async () => {
-    // @ts-ignore -- the 0.3 SDK's types are not needed here
     const { A2AClient } = (await import('a2a-sdk-03/client')) as { A2AClient: { fromCardUrl(url: string, o: { fetchImpl: typeof fetch }): Promise<any> } };
     const lock = await loadLock(options());
     const legacy = lock.agent('legacy', 'market-size');

@@ -184,7 +184,7 @@ describe('OAuth client credentials', () => {
 
   it('TLS only: a plain-http token URL off loopback is refused before anything is sent', async () => {
     let calls = 0;
-    const tokens = new ClientCredentialsTokens(async () => (calls++, new Response('{}')));
+    const tokens = new ClientCredentialsTokens(async () => { calls++; return new Response('{}'); });
     await expect(tokens.token({ tokenUrl: 'http://auth.example/token', clientId: 'c', clientSecret: 's', scopes: [] })).rejects.toMatchObject({ code: 'insecure-url' });
     expect(calls).toBe(0);
   });

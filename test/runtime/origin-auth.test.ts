@@ -103,7 +103,7 @@ describe('the runtime behind originAuth', () => {
 
   it('a placement never replaces the request\'s own credential header: refused before anything is sent', async () => {
     let sent = 0;
-    const wrapped = originAuthFetch(async () => (sent++, new Response('{}')), originAuthenticator({ 'https://run.example': { bearer: { env: 'T' } } }, { env: { T: TOKEN } }));
+    const wrapped = originAuthFetch(async () => { sent++; return new Response('{}'); }, originAuthenticator({ 'https://run.example': { bearer: { env: 'T' } } }, { env: { T: TOKEN } }));
     await expect(wrapped('https://run.example/a2a', { method: 'POST', body: '{}', headers: { Authorization: 'Bearer agent-scheme' } })).rejects.toMatchObject({
       code: 'usage',
       message: expect.stringContaining('would replace the request\'s own Authorization header'),

@@ -8,7 +8,7 @@
  * The plans are locked against a real @a2a-js/sdk agent; the echoing answers come from node:http
  * servers the send fetch is pointed at (an HTTP-layer fault: the body an agent answers).
  */
-import http from 'node:http';
+import type http from 'node:http';
 import { inspect } from 'node:util';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -238,7 +238,7 @@ describe('agent.fetch: each violation refused with nothing sent', () => {
     await expect(unset.agent('research', 'market-size').fetch(agent.jsonRpcUrl, { method: 'POST', body: '{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t"}}' })).rejects.toMatchObject({ code: 'credential-unset', message: expect.stringMatching(/RT_TOKEN is not set/) });
     expect(sent).toEqual([]);
     let reads = 0;
-    const lock = await loadLock(options({ env: {}, credentials: { research: { bearer: async () => (reads++, TOKEN) } } }));
+    const lock = await loadLock(options({ env: {}, credentials: { research: { bearer: async () => { reads++; return TOKEN; } } } }));
     const client = await lock.agent('research', 'market-size').createClient();
     await client.sendMessage({ message: text('a') } as never);
     await client.sendMessage({ message: text('b') } as never);
@@ -260,7 +260,7 @@ describe('agent.fetch: each violation refused with nothing sent', () => {
     const wire = { ...text('x'), parts: [{ text: 'x' }] };
     await expect(client.sendMessage({ message: wire } as never)).rejects.toMatchObject({ code: 'plan-violation', message: expect.stringMatching(/no recognisable content/) });
     expect(sent).toEqual([]);
-    // The README's form: SendMessageRequest.fromJSON turns the wire shape into the SDK's.
+    // The README's and runtime guide's form: SendMessageRequest.fromJSON turns the wire shape into the SDK's.
     const { SendMessageRequest } = await import('@a2a-js/sdk');
     const result = await client.sendMessage(SendMessageRequest.fromJSON({ message: { messageId: 'readme', role: 'ROLE_USER', parts: [{ text: 'plain' }] } }));
     expect(JSON.stringify(result)).toContain('echo: plain');

@@ -106,8 +106,17 @@ export function markdownMarker(manifest: string): string {
 /** `text` cut to `max` characters (code points), the last one `…`, when longer. */
 export function bounded(text: string, max = MARKDOWN_CELL): string {
   if (text.length <= max) return text;
-  const points = Array.from(text);
-  return points.length <= max ? text : `${points.slice(0, max - 1).join('')}…`;
+  // Code point by code point, only as far as needed (a field may be a megabyte long).
+  let count = 0;
+  let end = 0;
+  for (const point of text) {
+    if (++count === max) {
+      // `point` is the max-th code point: the text fits when nothing follows it.
+      return end + point.length === text.length ? text : `${text.slice(0, end)}…`;
+    }
+    end += point.length;
+  }
+  return text;
 }
 
 /** One table cell or headline value: {@link bounded}, then {@link escapeMarkdown} (the one markdown escaper). */

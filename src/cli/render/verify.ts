@@ -6,6 +6,7 @@ import { ExitCode } from '../../errors.js';
 import { verifyAnnotations } from '../github.js';
 import { escapeMarkdown } from '../step-summary.js';
 import { documentOf, renderReport, show, type CommandRenderer } from './common.js';
+import { bounded, MARKDOWN_CELL, MARKDOWN_DETAIL_LINE } from './diff.js';
 
 function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? '' : 's'}`;
@@ -79,6 +80,9 @@ function detailOf(r: ReportDocument): string {
   }
 }
 
+/** Most characters of the table of a verify job summary (GitHub takes up to 1 MiB per step). */
+const SUMMARY_LIMIT = 500_000;
+
 /**
  * The job summary of a verify run (GitHub's `GITHUB_STEP_SUMMARY`): a heading with the outcome, the
  * counts by status, the base credentials were gated by, and a table `Agent | Status | Detail`.
@@ -105,7 +109,16 @@ export function verifySummary(data: VerifyData): string {
   if (data.base?.status === 'unreadable') lines.push(`**No credential was sent**: ${escapeMarkdown(data.base.reason)}. To check with credentials, ${escapeMarkdown(data.base.hint)}.`, '');
   if (reports.length) {
     lines.push('| Agent | Status | Detail |', '|---|---|---|');
-    for (const [name, r] of reports) lines.push(`| ${escapeMarkdown(name)} | ${STATUS_CELL[r.status]} | ${escapeMarkdown(detailOf(r))} |`);
+    // Bounded, so no agent's detail (a card's field, an agent's error) can push the summary past
+    // GitHub's limit (1 MiB per step) and lose every row: rows past SUMMARY_LIMIT are counted instead.
+    let size = lines.join('\n').length;
+    const left: string[] = [];
+    for (const [name, r] of reports) {
+      const row = `| ${escapeMarkdown(bounded(name, MARKDOWN_CELL))} | ${STATUS_CELL[r.status]} | ${escapeMarkdown(bounded(detailOf(r), MARKDOWN_DETAIL_LINE))} |`;
+      if (size + row.length + 1 > SUMMARY_LIMIT) left.push(r.status);
+      else (lines.push(row), (size += row.length + 1));
+    }
+    if (left.length) lines.push('', `_${plural(left.length, 'more agent')} not in the table (${[...new Set(left)].map((st) => `${left.filter((x) => x === st).length} ${st}`).join(', ')}); run \`a2a verify\` to see all._`);
   }
   return `${lines.join('\n')}\n`;
 }

@@ -1,0 +1,66 @@
+/**
+ * What a command of the CLI is: its yargs definition (command string, description, options,
+ * examples), the mapping of the parsed arguments to the command's own args, and — loaded on demand,
+ * so a run loads one command's code — the command (`src/commands/`) with its renderer
+ * (`src/cli/render/`). Every command is one file beside this one, listed in `./index.ts`.
+ */
+import type { Argv } from 'yargs';
+import type { CommandResult, GlobalOptions } from '../../commands/context.js';
+import { UsageError } from '../../errors.js';
+import type { CommandRenderer } from '../render/common.js';
+import type { SummaryTarget } from '../step-summary.js';
+import type { PluginInfo } from '../../version.js';
+
+/** The arguments as yargs parsed them (options by name, positionals by name, the rest in `_`). */
+export type ParsedArgv = Record<string, unknown> & { _: Array<string | number> };
+
+/** What a command's {@link CliCommand.args} reads besides the parsed arguments. */
+export interface CommandContext {
+  /** The normalised command line (a `--` on it splits revisions from files, for diff). */
+  line: readonly string[];
+  /** This package's name, version and description (`info`). */
+  about: PluginInfo;
+}
+
+/** A command's code, loaded when it runs: the command, its renderer, what follows the print. */
+export interface LoadedCommand<A, D> {
+  /** Run the command (it returns data; it prints nothing). May set `options.json` (`--format json`). */
+  run(options: GlobalOptions, args: A): Promise<CommandResult<D>>;
+  /** The renderer of the result (some commands pick one by `--format`). */
+  renderer(args: A): CommandRenderer<D>;
+  /** After the result is printed: annotations on stderr, the GitHub job summary. */
+  printed?(result: CommandResult<D>, args: A, options: GlobalOptions, out: SummaryTarget): void;
+}
+
+/** One command of the CLI (`a2a <command>`). */
+export interface CliCommand<A = never, D = never> {
+  /** yargs' command string: the name and positionals, e.g. `plan <card>`. */
+  command: string;
+  /** The one-line description `a2a --help` lists. */
+  describe: string;
+  /** The command's positionals and options (none: the command takes only the global options). */
+  options?(y: Argv): Argv;
+  /** `[command line, what it does]` pairs shown under Examples in `a2a <command> --help` (`$0` is `a2a`). */
+  examples: ReadonlyArray<readonly [string, string]>;
+  /** The command's args from the parsed arguments; throws {@link UsageError}. */
+  args(argv: ParsedArgv, context: CommandContext): A;
+  /** The command's code and renderer: dynamic imports, one round, when the command runs. */
+  load(): Promise<LoadedCommand<A, D>>;
+}
+
+/** A command definition whose args and data types are checked where it is written. */
+export function defineCommand<A, D>(command: CliCommand<A, D>): CliCommand<A, D> {
+  return command;
+}
+
+/** An option given once; repeated (yargs makes an array) is a usage error saying `why` one. */
+export function single(name: string, value: unknown, why: string): string {
+  if (Array.isArray(value))
+    throw new UsageError(`--${name} given more than once (${value.map(String).join(', ')}); ${why}`);
+  return String(value);
+}
+
+/** A repeatable positional or option as strings (absent: none). */
+export function strings(value: unknown): string[] {
+  return ((value as unknown[] | undefined) ?? []).map(String);
+}

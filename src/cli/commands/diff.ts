@@ -1,0 +1,100 @@
+/**
+ * `a2a diff [sides..]`: review the lockfile change between two revisions or files. Under GitHub
+ * Actions the markdown view is also the job summary, and with `--format markdown` (a comment) the
+ * annotations go to stderr.
+ */
+import type { SideSpelling } from '../../commands/diff.js';
+import { UsageError } from '../../errors.js';
+import { untrusted } from '../render/common.js';
+import { defineCommand, single, strings } from './command.js';
+
+export const diff = defineCommand({
+  command: 'diff [sides..]',
+  describe:
+    'Review the lockfile change between two revisions or files (default: HEAD, or the pull request base in CI → the working tree): per agent, skill and card, with risks',
+  options: (y) =>
+    y
+      .positional('sides', {
+        type: 'string',
+        array: true,
+        describe:
+          '[<base>] [<head>]: each a git revision or a lockfile (./file, an absolute path, or after --; a bare word that is both is refused)',
+      })
+      .option('format', {
+        type: 'string',
+        requiresArg: true,
+        choices: ['text', 'json', 'markdown'],
+        describe: 'Output format (--json is json)',
+      })
+      .option('fail-on', {
+        type: 'string',
+        requiresArg: true,
+        choices: ['high', 'medium', 'low', 'any'],
+        describe: 'Exit 1 when a change at or above this risk level exists',
+      })
+      .option('git-external', {
+        type: 'boolean',
+        default: false,
+        describe: "Run as git's external diff (diff.a2a-lock.command): take git's 7 arguments",
+      }),
+  examples: [
+    ['$0 diff', 'HEAD (or the pull request base) → the working tree'],
+    ['$0 diff main --format markdown --fail-on high', ''],
+    ['$0 diff ./old.lock.json ./a2a.lock.json', ''],
+    ['$0 diff main -- a2a.lock.json', 'revision main → the file'],
+  ],
+  args: (argv, { line }) => {
+    const format = argv.format === undefined ? undefined : single('format', argv.format, 'one output format');
+    const gitExternal = Boolean(argv['git-external']);
+    // As git: with a `--` on the line, the sides before it are revisions and those after it files.
+    const dash = line.indexOf('--');
+    const named: Array<{ spec: string; is: SideSpelling }> = [
+      ...strings(argv.sides).map((spec) => ({ spec, is: (dash < 0 ? 'either' : 'revision') as SideSpelling })),
+      ...(dash < 0 ? [] : line.slice(dash + 1)).map((spec) => ({ spec, is: 'file' as SideSpelling })),
+    ];
+    const sides = named.map((n) => n.spec);
+    if (!gitExternal && sides.length > 2)
+      throw new UsageError(`a2a diff takes at most two sides ([<base>] [<head>]); got ${sides.length}`);
+    const failOn =
+      argv['fail-on'] === undefined
+        ? undefined
+        : (single('fail-on', argv['fail-on'], 'one threshold') as 'high' | 'medium' | 'low' | 'any');
+    const [b, h] = named;
+    return {
+      format,
+      diff: {
+        ...(gitExternal
+          ? { gitExternal: sides }
+          : { ...(b ? { base: b.spec, baseIs: b.is } : {}), ...(h ? { head: h.spec, headIs: h.is } : {}) }),
+        ...(failOn ? { failOn } : {}),
+      },
+    };
+  },
+  load: async () => {
+    const [
+      { runDiff },
+      { diffRenderer, diffMarkdownRenderer, diffDataMarkdown, diffStderrAnnotations },
+      { appendStepSummary },
+    ] = await Promise.all([
+      import('../../commands/diff.js'),
+      import('../render/diff.js'),
+      import('../step-summary.js'),
+    ]);
+    return {
+      run: (options, args) => {
+        if (args.format === 'json') options.json = true;
+        return runDiff(options, args.diff);
+      },
+      renderer: (args) => (args.format === 'markdown' ? diffMarkdownRenderer : diffRenderer),
+      printed: (result, args, options, out) => {
+        // Markdown goes into a comment: its annotations on stderr (the runner reads both).
+        if (args.format === 'markdown' && !options.json && out.env.GITHUB_ACTIONS === 'true') {
+          const lines = diffStderrAnnotations(result.data, options);
+          if (lines.length) out.stderr(`${lines.join('\n')}\n`);
+        }
+        // A GitHub job summary gets the markdown view, whatever was printed.
+        appendStepSummary(out, diffDataMarkdown(untrusted(result.data)));
+      },
+    };
+  },
+});

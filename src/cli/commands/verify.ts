@@ -1,0 +1,56 @@
+/** `a2a verify [agents..]`: the CI gate; under GitHub Actions its report is also the job summary. */
+import { UsageError } from '../../errors.js';
+import { defineCommand, single, strings } from './command.js';
+
+/** `--base <rev>`: one revision; `--base x --no-base` together is a contradiction, not a repeat. */
+function baseOption(value: unknown): string {
+  if (Array.isArray(value) && value.includes(false))
+    throw new UsageError('--base and --no-base contradict each other: give one');
+  return single('base', value, 'verify compares against one base');
+}
+
+export const verify = defineCommand({
+  command: 'verify [agents..]',
+  describe: 'CI gate: check the lockfile against the manifest and the cards served now',
+  options: (y) =>
+    y
+      .positional('agents', { type: 'string', array: true, describe: 'Agents to verify (default: all)' })
+      .option('offline', { type: 'boolean', default: false, describe: 'No network: check snapshots and plans only' })
+      .option('strict', {
+        type: 'boolean',
+        default: false,
+        describe: 'Also fail (exit 1) on card changes that leave plans equal',
+      })
+      .option('base', {
+        type: 'string',
+        requiresArg: true,
+        describe:
+          'Send credentials only along routes the lockfile at the merge-base of HEAD and this revision had (default: the review base under CI; --no-base: none)',
+      }),
+  examples: [
+    ['$0 verify --strict', ''],
+    ['$0 verify --base origin/main', ''],
+  ],
+  args: (argv) => ({
+    agents: strings(argv.agents),
+    offline: Boolean(argv.offline),
+    strict: Boolean(argv.strict),
+    ...(argv.base === false
+      ? { base: false as const }
+      : argv.base !== undefined
+        ? { base: baseOption(argv.base) }
+        : {}),
+  }),
+  load: async () => {
+    const [{ runVerify }, { verifyRenderer, verifySummary }, { appendStepSummary }] = await Promise.all([
+      import('../../commands/verify.js'),
+      import('../render/verify.js'),
+      import('../step-summary.js'),
+    ]);
+    return {
+      run: runVerify,
+      renderer: () => verifyRenderer,
+      printed: (result, _args, _options, out) => appendStepSummary(out, verifySummary(result.data)),
+    };
+  },
+});

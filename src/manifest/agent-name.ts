@@ -1,0 +1,11 @@
+/**
+ * The rule for agent names (the manifest's `agents` keys, the lockfile's `agents` and `settings`
+ * keys): one constant, used by the manifest's `AgentNameSchema` and by the lockfile's zod-free top
+ * check (`lock/top.ts`). Pure.
+ */
+
+/** A valid agent name: a letter or digit, then letters, digits, ".", "_" and "-". */
+export const AGENT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
+/** What {@link AGENT_NAME} allows, in the words of the error for a name it refuses. */
+export const AGENT_NAME_RULE = 'agent names use letters, digits, ".", "_" and "-"';

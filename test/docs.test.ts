@@ -1,0 +1,83 @@
+/**
+ * The docs hold to the code and to themselves: every relative link (and #anchor) in README.md,
+ * CONTRIBUTING.md and docs/ resolves; the exit-code page lists the exit codes of src/errors.ts, the risk-code
+ * page the codes and levels of RISK_CODES, and the warnings page only codes the source emits.
+ */
+import { mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ExitCode } from '../src/errors.js';
+import { RISK_CODES } from '../src/lock/risk.js';
+import { anchors, brokenLinks, cells, docFiles, page, REPO, slug } from './helpers/markdown.js';
+
+describe('links in the docs', () => {
+  it('README.md, CONTRIBUTING.md and every page under docs/ are there', () => {
+    const files = docFiles();
+    expect(files).toContain('README.md');
+    expect(files).toContain('CONTRIBUTING.md');
+    expect(files).toContain('docs/reference/lockfile.md');
+    expect(files.filter((f) => f.startsWith('docs/reference/commands/')).length).toBeGreaterThan(10);
+  });
+
+  it('every relative link and anchor resolves', () => {
+    expect(docFiles().flatMap((f) => brokenLinks(f))).toEqual([]);
+  });
+
+  it('the checker finds a missing file, a missing anchor, and reads anchors as GitHub writes them', () => {
+    const root = mkdtempSync(join(tmpdir(), 'a2a-docs-'));
+    try {
+      mkdirSync(join(root, 'docs'));
+      writeFileSync(join(root, 'README.md'), '[a](docs/a.md#the---json-shape) [b](docs/gone.md) [c](docs/a.md#nope) [d](https://x.example/y) `[e](no.md)`\n\n```\n[f](no.md)\n```\n');
+      writeFileSync(join(root, 'docs', 'a.md'), '# A\n\n## The `--json` shape\n\n[back](../README.md#nothing)\n');
+      expect(docFiles(root)).toEqual(['README.md', 'docs/a.md']);
+      expect(brokenLinks('README.md', root)).toEqual(['README.md: docs/gone.md (no docs/gone.md)', 'README.md: docs/a.md#nope (no heading #nope)']);
+      expect(brokenLinks('docs/a.md', root)).toEqual(['docs/a.md: ../README.md#nothing (no heading #nothing)']);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+    expect(slug('`$schema` and editors')).toBe('schema-and-editors');
+    expect(slug('Cold start: lazy or eager checks')).toBe('cold-start-lazy-or-eager-checks');
+    expect(slug('`--json`')).toBe('--json');
+    expect([...anchors('# X\n## Options\n## Options\n')]).toEqual(['x', 'options', 'options-1']);
+  });
+});
+
+/** The rows of the tables on a page whose first cell matches `first`. */
+function rows(path: string, first: RegExp): string[][] {
+  return page(path)
+    .split('\n')
+    .filter((l) => l.startsWith('|'))
+    .map(cells)
+    .filter((c) => first.test(c[0]!));
+}
+
+describe('reference pages vs the code', () => {
+  it('exit-codes.md has one row per exit code of src/errors.ts, and an invalid card under 1', () => {
+    const table = rows('docs/reference/exit-codes.md', /^\d+$/);
+    expect(table.map((c) => Number(c[0]))).toEqual(Object.values(ExitCode));
+    expect(table.find((c) => c[0] === '1')![1]).toContain('`card-invalid`');
+    expect(table.find((c) => c[0] === '2')![1]).not.toContain('card-invalid');
+  });
+
+  it('risk-codes.md lists exactly the codes of RISK_CODES, each with its level', () => {
+    const table = rows('docs/reference/risk-codes.md', /^(high|medium|low|info)\b/);
+    const listed = new Map<string, string>();
+    for (const [level, codes] of table) for (const m of codes!.matchAll(/`([a-z-]+)`/g)) listed.set(m[1]!, level!);
+    expect([...listed.keys()].sort()).toEqual(Object.keys(RISK_CODES).sort());
+    for (const [code, level] of Object.entries(RISK_CODES)) expect(listed.get(code), code).toContain(level);
+  });
+
+  it('warnings.md lists only warning codes the source emits, and every code a warnings.push names', () => {
+    const src = readdirSync(join(REPO, 'src'), { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('.ts'))
+      .map((f) => readFileSync(join(REPO, 'src', f), 'utf8'))
+      .join('\n');
+    const codes = rows('docs/reference/warnings.md', /^`/).flatMap((c) => [...c[0]!.matchAll(/`([a-z0-9-]+)`/g)].map((m) => m[1]!));
+    expect(codes.length).toBeGreaterThan(20);
+    expect(codes.filter((code) => !src.includes(`'${code}'`))).toEqual([]);
+    const pushed = [...src.matchAll(/warnings\.(?:push|unshift)\(\{ code: '([a-z0-9-]+)'/g)].map((m) => m[1]!);
+    expect(pushed.length).toBeGreaterThan(10);
+    expect([...new Set(pushed)].filter((code) => !codes.includes(code))).toEqual([]);
+  });
+});

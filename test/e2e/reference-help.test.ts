@@ -1,0 +1,59 @@
+/**
+ * The command reference says what the built CLI does: docs/reference/commands/ has one page per command of
+ * `a2a --help`, each page's synopsis is the command's usage line and its options table lists exactly the
+ * command's own options, and the global options table lists the options every command takes.
+ */
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { cells, page, REPO, section } from '../helpers/markdown.js';
+import { resources, runCli, show } from './helpers.js';
+
+const COMMANDS = 'docs/reference/commands';
+
+/** The long option names (`--x`) in the `Options:` block of a help text. */
+function helpOptions(help: string): string[] {
+  const block = help.split('\nOptions:\n')[1]!.split('\n\n')[0]!;
+  return [...block.matchAll(/^\s+(?:-\w, )?(--[\w-]+)/gm)].map((m) => m[1]!);
+}
+
+/** The long option names in the first column of the tables under `title` on a page. */
+function tableOptions(text: string, title: string): string[] {
+  return section(text, title)
+    .filter((l) => l.startsWith('| `-'))
+    .flatMap((l) => [...cells(l)[0]!.matchAll(/`(?:-\w`, `)?(--[\w-]+)/g)].map((m) => m[1]!));
+}
+
+describe('docs/reference/commands vs a2a --help', () => {
+  it('the command table and the pages list exactly the commands a2a --help lists; the global options are the same', async ({ onTestFinished }) => {
+    const help = await runCli(['--help'], { cwd: await resources(onTestFinished).dir() });
+    expect(help.code, show(help)).toBe(0);
+    const commands = help.stdout.split('Commands:\n')[1]!.split('\n\n')[0]!;
+    const fromHelp = [...commands.matchAll(/^ {2}a2a (\w+)/gm)].map((m) => m[1]!).sort();
+    const index = page(`${COMMANDS}/README.md`);
+    const fromTable = [...index.matchAll(/^\| \[`a2a (\w+)`\]\((\w+)\.md\) \|/gm)].map((m) => (expect(m[2]).toBe(m[1]), m[1]!));
+    expect(fromTable.sort()).toEqual(fromHelp);
+    const pages = readdirSync(join(REPO, COMMANDS)).filter((f) => f !== 'README.md').map((f) => f.replace(/\.md$/, ''));
+    expect(pages.sort()).toEqual(fromHelp);
+    expect(fromHelp).toEqual(expect.arrayContaining(['remove', 'ls', 'info']));
+    expect(tableOptions(index, 'Global options').sort()).toEqual(helpOptions(help.stdout).sort());
+  });
+
+  it("each command's page: the synopsis is its usage line, the options table its own options", async ({ onTestFinished }) => {
+    const cwd = await resources(onTestFinished).dir();
+    const global = new Set(helpOptions((await runCli(['--help'], { cwd })).stdout));
+    const pages = readdirSync(join(REPO, COMMANDS)).filter((f) => f !== 'README.md');
+    const helps = await Promise.all(pages.map((file) => runCli([file.replace(/\.md$/, ''), '--help'], { cwd })));
+    for (const [i, file] of pages.entries()) {
+      const help = helps[i]!;
+      expect(help.code, show(help)).toBe(0);
+      const text = page(`${COMMANDS}/${file}`);
+      const synopsis = section(text, 'Synopsis');
+      const fence = synopsis.findIndex((l) => l.startsWith('```'));
+      expect(synopsis[fence + 1], file).toBe(help.stdout.split('\n')[0]);
+      const own = helpOptions(help.stdout).filter((o) => !global.has(o));
+      expect(tableOptions(text, 'Options').sort(), file).toEqual(own.sort());
+      for (const title of ['Exit codes', '`--json`']) expect(section(text, title).join('\n').trim(), `${file}: ${title}`).not.toBe('');
+    }
+  });
+});
