@@ -88,7 +88,10 @@ describe('loopback is what the resolver pins to loopback', () => {
   it('a token URL at http://<name>.localhost or http://localhost. is cleartext off loopback: refused, nothing sent (Node asks DNS for those names)', async () => {
     for (const url of ['http://auth.localhost/token', 'http://localhost./token', 'http://auth.LOCALHOST:8080/token']) {
       let calls = 0;
-      const tokens = new ClientCredentialsTokens(async () => (calls++, new Response('{}')));
+      const tokens = new ClientCredentialsTokens(async () => {
+        calls++;
+        return new Response('{}');
+      });
       await expect(tokens.token({ ...grant(), tokenUrl: url })).rejects.toMatchObject({ code: 'insecure-url' });
       expect(calls).toBe(0);
     }
