@@ -78,7 +78,7 @@ export function placeCredential(scheme: SecurityScheme, secret: string, name?: s
         placement.headers.Authorization = `Bearer ${secret}`;
       } else if (lower === 'basic') {
         if (!secret.includes(':')) return fail('a Basic credential must be "user:password" (no ":" found)');
-        placement.headers.Authorization = `Basic ${Buffer.from(secret, 'utf8').toString('base64')}`;
+        placement.headers.Authorization = `Basic ${base64(utf8(secret), 'base64')}`;
       } else {
         placement.headers.Authorization = `${authScheme} ${secret}`;
       }
@@ -227,15 +227,15 @@ export function secretSpellings(secret: string): string[] {
   add(new URLSearchParams({ x: secret }).toString().slice(2));
   add(percent.replace(/%20/g, '+'));
   add(JSON.stringify(secret).slice(1, -1));
-  const bytes = Buffer.from(secret, 'utf8');
+  const bytes = utf8(secret);
   // Hex of its bytes (matched ignoring case, so upper-case hex too), and the secret reversed: both
   // seen in agents' error echoes by an attack run.
-  add(bytes.toString('hex'));
+  add(hex(bytes));
   add([...secret].reverse().join(''));
   for (const alphabet of ['base64', 'base64url'] as const) {
-    add(bytes.toString(alphabet));
+    add(base64(bytes, alphabet));
     for (const shift of [0, 1, 2]) {
-      const encoded = Buffer.concat([Buffer.alloc(shift), bytes]).toString(alphabet);
+      const encoded = base64(shifted(bytes, shift), alphabet);
       const core = encoded.slice(shift === 0 ? 0 : 4, Math.floor((shift + bytes.length) / 3) * 4);
       if (core.length >= 8) out.add(core);
     }
@@ -257,7 +257,7 @@ export function placementSecrets(placements: readonly CredentialPlacement[]): st
       if (parts?.[1] && parts[1].length >= 4) out.add(parts[1]);
       const basic = /^Basic\s+([A-Za-z0-9+/=]+)$/i.exec(value);
       if (basic?.[1]) {
-        const decoded = Buffer.from(basic[1], 'base64').toString('utf8');
+        const decoded = fromBase64(basic[1]);
         out.add(decoded);
         const password = decoded.slice(decoded.indexOf(':') + 1);
         if (password.length >= 4) out.add(password);
@@ -303,7 +303,7 @@ function unitSpellings(secret: string): UnitSpelling[] {
     (c) => new URLSearchParams({ x: c }).toString().slice(2),
     (c) => encodeURIComponent(c).replace(/%20/g, '+'),
     (c) => JSON.stringify(c).slice(1, -1),
-    (c) => Buffer.from(c, 'utf8').toString('hex'),
+    (c) => hex(utf8(c)),
   ];
   const seen = new Set<string>();
   for (const spell of perChar) {
@@ -319,10 +319,10 @@ function unitSpellings(secret: string): UnitSpelling[] {
     out.push({ units, min: PARTIAL_SECRET_MIN });
   }
   out.push({ units: [...chars].reverse(), min: PARTIAL_SECRET_MIN });
-  const bytes = Buffer.from(secret, 'utf8');
+  const bytes = utf8(secret);
   for (const alphabet of ['base64', 'base64url'] as const) {
     for (const shift of [0, 1, 2]) {
-      const encoded = Buffer.concat([Buffer.alloc(shift), bytes]).toString(alphabet);
+      const encoded = base64(shifted(bytes, shift), alphabet);
       const core = encoded.slice(shift === 0 ? 0 : 4, Math.floor((shift + bytes.length) / 3) * 4);
       const units = core.match(/.{4}/g) ?? [];
       if (units.length > PARTIAL_SECRET_MIN / 3) out.push({ units, min: PARTIAL_SECRET_MIN / 3 });
@@ -512,4 +512,43 @@ export function unsetOriginAuth(config: Readonly<Record<string, OriginAuth>>, ru
     if (missing !== undefined) return `${missing} is not set (originAuth for ${origin})`;
   }
   return undefined;
+}
+
+/** The UTF-8 bytes of `text` (a lone surrogate as U+FFFD). */
+function utf8(text: string): Uint8Array {
+  return new TextEncoder().encode(text);
+}
+
+/** `bytes` after `shift` zero bytes (a base64 spelling of the secret at another byte alignment). */
+function shifted(bytes: Uint8Array, shift: number): Uint8Array {
+  const out = new Uint8Array(shift + bytes.length);
+  out.set(bytes, shift);
+  return out;
+}
+
+/** Lower-case hex of `bytes`. */
+function hex(bytes: Uint8Array): string {
+  let out = '';
+  for (const byte of bytes) out += byte.toString(16).padStart(2, '0');
+  return out;
+}
+
+/** `bytes` in base64 (padded) or base64url (unpadded, RFC 4648 §5). */
+function base64(bytes: Uint8Array, alphabet: 'base64' | 'base64url'): string {
+  let binary = '';
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  const text = btoa(binary);
+  return alphabet === 'base64' ? text : text.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+/**
+ * Base64 text (`[A-Za-z0-9+/=]`) decoded leniently and read as UTF-8 (invalid sequences as
+ * U+FFFD): it ends at the first `=`, and a last lone character is dropped.
+ */
+function fromBase64(text: string): string {
+  const end = text.indexOf('=');
+  let data = end >= 0 ? text.slice(0, end) : text;
+  if (data.length % 4 === 1) data = data.slice(0, -1);
+  const binary = atob(data + '='.repeat((4 - (data.length % 4)) % 4));
+  return new TextDecoder().decode(Uint8Array.from(binary, (c) => c.charCodeAt(0)));
 }

@@ -9,7 +9,7 @@ export type { SignatureRecord } from './card/signature/verify.js';
 export { negotiate, diffPlans, type NegotiateOptions } from './negotiate/negotiate.js';
 export { explainNegotiation, type Explanation, type ExplainedStep, type Candidate } from './negotiate/explain.js';
 export { RefusalCode, type StepName, type ClientProfile, type Plan, type Refusal, type Delivery, type NegotiationResult, type TraceStep } from './negotiate/types.js';
-export { sameMediaType } from './negotiate/media.js';
+export { sameMediaType } from './card/media.js';
 export { ManifestSchema, ProfileSchema, MANIFEST_SCHEMA_REF, DEFAULT_PROFILE, agentSettings, type Manifest, type AgentEntry, type AgentSettings } from './manifest/schema.js';
 export { parseManifest } from './manifest/parse.js';
 export { readManifest } from './fs/manifest.js';

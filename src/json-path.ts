@@ -1,4 +1,4 @@
-/** JSON path rendering shared by every validator: `$.agents["my agent"].skills[0]`. */
+/** JSON path rendering shared by every validator (`$.agents["my agent"].skills[0]`), and the JSON value tests they share. */
 
 const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
@@ -59,3 +59,8 @@ function deeper(value: unknown, limit: number, depth: number): Array<string | nu
 
 /** How deep a card or lockfile may nest. Real cards stay under 15 levels. */
 export const MAX_JSON_DEPTH = 64;
+
+/** Whether `value` is a JSON object: an object that is neither null nor an array. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { callSites, importCycles, layeringViolations, notReExportsOnly, readSourceTree, SRC, stripComments } from './helpers/import-graph.js';
+import { callSites, folderCycles, importCycles, layeringViolations, notReExportsOnly, readSourceTree, SRC, stripComments } from './helpers/import-graph.js';
 
 const tree = readSourceTree(SRC);
 
@@ -27,6 +27,10 @@ describe('the layout of src/', () => {
 
   it('has no import circles, type-only imports included', () => {
     expect(importCycles(tree)).toEqual([]);
+  });
+
+  it('has no circles between folders (card/ → negotiate/ → card/), type-only imports included', () => {
+    expect(folderCycles(tree)).toEqual([]);
   });
 
   it('maps error codes to exit codes in lock/report.ts (per agent, overall) and cli/main.ts (a thrown error) only', () => {
@@ -90,6 +94,23 @@ describe('the rule checker itself', () => {
     );
     expect(found.filter((f) => f.startsWith('lock/a.ts'))).toHaveLength(1); // zod is a core package
     expect(callSites(tree, 'exitCodeFor')).toEqual(['commands/c.ts:3']);
+  });
+
+  it('names a Node global in the pure core (not in a string, not outside the core) and a circle between folders', () => {
+    const tree = treeOf({
+      'credentials.ts': "export const b = Buffer.from('x').toString('base64');\nexport const m = 'a Buffer in a message';\n",
+      'card/a.ts': "import { b } from '../negotiate/b.js';\nexport const a = b;\nexport const d = __dirname;\n",
+      'negotiate/b.ts': "import type { C } from '../card/c.js';\nexport const b = 1 as unknown as C;\n",
+      'card/c.ts': 'export type C = number;\n',
+      'runtime/r.ts': "export const r = Buffer.from('ok');\n",
+    });
+    const found = layeringViolations(tree);
+    expect(found).toEqual(
+      expect.arrayContaining(['credentials.ts:1: the pure core uses the Node global Buffer', 'card/a.ts:3: the pure core uses the Node global __dirname', 'folder circle: card/ → negotiate/ → card/']),
+    );
+    expect(found.filter((f) => f.includes('Node global'))).toHaveLength(2);
+    expect(importCycles(tree)).toEqual([]);
+    expect(folderCycles(tree)).toEqual([['card/', 'negotiate/', 'card/']]);
   });
 
   it('keeps line numbers when it removes comments', () => {

@@ -7,7 +7,7 @@
  */
 import type { z } from 'zod/mini';
 import { InvalidInputError } from '../errors.js';
-import { formatPath } from '../json-path.js';
+import { formatPath, isRecord } from '../json-path.js';
 import { zodMessage } from '../json-document.js';
 import {
   CORE_BINDINGS,
@@ -21,7 +21,7 @@ import {
 } from './model.js';
 import { hostSentAs, isUnspecifiedHost, locationHostForms, mixedScriptLabels, rawHost, rebasedInterfaceUrl, showHost } from './host.js';
 import { hasUserInfo } from './location.js';
-import { sameMediaType } from '../negotiate/media.js';
+import { sameMediaType } from './media.js';
 import { cardSemver, majorMinor } from './version.js';
 import {
   AgentCardV03Schema,
@@ -69,7 +69,7 @@ export interface NormalizeResult {
  */
 export function normalizeCard(raw: unknown, from: CardSource): NormalizeResult {
   const warnings: Warning[] = [];
-  const fail = (path: ReadonlyArray<PropertyKey>, message: string): never => {
+  const fail: Fail = (path, message) => {
     throw new InvalidInputError('card-invalid', from.source, message, { path: formatPath(path) });
   };
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) fail([], 'an agent card must be a JSON object');
@@ -87,96 +87,9 @@ export function normalizeCard(raw: unknown, from: CardSource): NormalizeResult {
     warnings.push({ code: 'legacy-authentication-ignored', message: 'A2A 0.1 "authentication" is not understood; no security requirement is derived from it', path: '$.authentication' });
   }
 
-  let shape: CardShape;
-  let interfaces: AgentInterface[];
-  /** JSON path of each interface's url in the card as served (0.3 entries are deduplicated). */
-  let urlPaths: PropertyKey[][];
-  let base: z.infer<typeof CommonCardSchema>;
-  let extendedFlag: boolean | null | undefined;
-  if (hasV1) {
-    const card = parseWith(AgentCardV1Schema, obj, fail);
-    base = card;
-    shape = hasLegacy ? 'hybrid' : '1.0';
-    // SDKs serving 0.3 clients embed the 1.0 interfaces beside the 0.3 fields; only a hybrid whose
-    // 0.3 endpoint is not among its supportedInterfaces is worth a warning.
-    const legacyUrl = typeof obj.url === 'string' ? obj.url : undefined;
-    if (hasLegacy && !card.supportedInterfaces.some((i) => i.url === legacyUrl)) {
-      warnings.push({ code: 'hybrid-card', message: 'card carries A2A 1.0 and 0.3 fields that disagree; supportedInterfaces wins and the 0.3 fields are ignored' });
-    }
-    interfaces = card.supportedInterfaces.map((i, index) => ({
-      url: i.url,
-      protocolBinding: canonicalBinding(i.protocolBinding, ['supportedInterfaces', index, 'protocolBinding'], warnings),
-      protocolVersion: interfaceVersion(i.protocolVersion, ['supportedInterfaces', index, 'protocolVersion'], warnings),
-      ...(i.tenant ? { tenant: i.tenant } : {}),
-    }));
-    urlPaths = interfaces.map((_, index) => ['supportedInterfaces', index, 'url']);
-    // SDKs serving 0.3 clients say it only with the 0.3 flag; read it when the 1.0 one is absent.
-    extendedFlag = card.capabilities?.extendedAgentCard ?? (obj.supportsAuthenticatedExtendedCard === true ? true : undefined);
-  } else {
-    const card = parseWith(AgentCardV03Schema, obj, fail);
-    base = card;
-    // Absent: 0.3, or 0.2 for a card found only at the pre-0.3 well-known path (agent.json).
-    const version = card.protocolVersion
-      ? majorMinor(card.protocolVersion, ['protocolVersion'], warnings)
-      : from.legacyWellKnown
-        ? '0.2'
-        : '0.3';
-    if (/^[1-9]/.test(version)) {
-      warnings.push({ code: 'legacy-shape-claims-version', message: `card has the 0.x shape (url, no supportedInterfaces) but declares protocolVersion "${card.protocolVersion}"`, path: '$.protocolVersion' });
-    }
-    shape = version === '0.2' ? '0.2' : '0.3';
-    if (shape === '0.3' && !card.protocolVersion) {
-      warnings.push({ code: 'protocol-version-missing', message: 'A2A 0.3 card without protocolVersion (required by 0.3); read as 0.3', path: '$.protocolVersion' });
-    }
-    const primary: AgentInterface = {
-      url: card.url,
-      protocolBinding: canonicalBinding(card.preferredTransport ?? 'JSONRPC', ['preferredTransport'], warnings),
-      protocolVersion: version,
-    };
-    const additional = (card.additionalInterfaces ?? []).map((i, index) => ({
-      url: i.url,
-      protocolBinding: canonicalBinding(i.transport, ['additionalInterfaces', index, 'transport'], warnings),
-      protocolVersion: version,
-    }));
-    // The explicit entries win over url + preferredTransport when they contradict it: they list the
-    // url under another binding (none under the preferred one) and the preferred binding at another
-    // url (url /rpc, preferredTransport HTTP+JSON, while additionalInterfaces lists /rpc as JSONRPC
-    // and /rest as HTTP+JSON): the primary is then not an interface of its own. One url listed
-    // under a second binding only is an endpoint serving both.
-    const sameUrl = additional.filter((e) => e.url === primary.url);
-    const contradicted =
-      sameUrl.length > 0 &&
-      !sameUrl.some((e) => e.protocolBinding === primary.protocolBinding) &&
-      additional.some((e) => e.url !== primary.url && e.protocolBinding === primary.protocolBinding);
-    if (contradicted) {
-      warnings.push({
-        code: 'preferred-transport-contradicted',
-        message: `url ${primary.url} with preferredTransport ${primary.protocolBinding} contradicts additionalInterfaces, which list it as ${sameUrl.map((e) => e.protocolBinding).join(', ')}; the additionalInterfaces entries win`,
-        path: '$.preferredTransport',
-      });
-    }
-    interfaces = contradicted ? [] : [primary];
-    urlPaths = contradicted ? [] : [['url']];
-    additional.forEach((entry, index) => {
-      const duplicate = interfaces.some((e) => e.url === entry.url && e.protocolBinding === entry.protocolBinding);
-      if (!duplicate) {
-        interfaces.push(entry);
-        urlPaths.push(['additionalInterfaces', index, 'url']);
-      }
-    });
-    extendedFlag = card.supportsAuthenticatedExtendedCard ?? card.capabilities?.extendedAgentCard;
-  }
-
-  interfaces = interfaces.map((i, index) => resolveInterfaceUrl(i, urlPaths[index]!, from, warnings, fail));
-  if (from.rebaseInterfaces) {
-    interfaces = interfaces.map((i, index) => {
-      const rebased = rebasedInterfaceUrl(i.url, from.baseUrl);
-      if (rebased === undefined) return i;
-      warnings.push({ code: 'interface-rebased', message: `interface ${i.url} rebased to ${rebased} (rebaseInterfaces)`, path: formatPath(urlPaths[index]!) });
-      return { ...i, url: rebased };
-    });
-  }
-  if (from.hostWarnings !== false) hostWarnings(interfaces, urlPaths, from, warnings);
+  const read = hasV1 ? readV1Interfaces(obj, hasLegacy, warnings, fail) : readLegacyInterfaces(obj, from, warnings, fail);
+  const { shape, base } = read;
+  const interfaces = placeInterfaces(read.interfaces, read.urlPaths, from, warnings, fail);
 
   // fromEntries defines own properties, so even a scheme named "__proto__" stays data.
   const securitySchemes: Record<string, SecurityScheme> = Object.fromEntries(
@@ -188,26 +101,7 @@ export function normalizeCard(raw: unknown, from: CardSource): NormalizeResult {
 
   const defaultInputModes = readModes(base.defaultInputModes, ['defaultInputModes'], warnings, fail);
   const defaultOutputModes = readModes(base.defaultOutputModes, ['defaultOutputModes'], warnings, fail);
-
-  if (base.skills === undefined) {
-    warnings.push({ code: 'skills-missing', message: 'card has no "skills" (required by A2A); read as [] (lock the agent with a manifest entry that lists no skills: one agent-level plan "*")', path: '$.skills' });
-  }
-  const seen = new Set<string>();
-  const skills: AgentSkill[] = (base.skills ?? []).map((s, index) => {
-    const path = ['skills', index];
-    if (seen.has(s.id)) fail([...path, 'id'], `duplicate skill id "${s.id}"`);
-    seen.add(s.id);
-    const skill: AgentSkill = { id: s.id, name: s.name, description: s.description, tags: s.tags ?? [] };
-    if (s.examples?.length) skill.examples = s.examples;
-    if (s.inputModes?.length) skill.inputModes = readModes(s.inputModes, [...path, 'inputModes'], warnings, fail);
-    if (s.outputModes?.length) skill.outputModes = readModes(s.outputModes, [...path, 'outputModes'], warnings, fail);
-    const { requirements, paths: requirementPaths } = readRequirements(s, shape, path, warnings);
-    if (requirements.length) {
-      checkSchemesKnown(requirements, securitySchemes, requirementPaths, `skill "${s.id}"`, fail);
-      skill.securityRequirements = requirements;
-    }
-    return skill;
-  });
+  const skills = readSkills(base, shape, securitySchemes, warnings, fail);
 
   const semver = cardSemver(base.version);
   if (semver?.coerced) {
@@ -224,7 +118,7 @@ export function normalizeCard(raw: unknown, from: CardSource): NormalizeResult {
     capabilities: {
       streaming: caps.streaming ?? false,
       pushNotifications: caps.pushNotifications ?? false,
-      extendedAgentCard: extendedFlag ?? false,
+      extendedAgentCard: read.extendedFlag ?? false,
       extensions: (caps.extensions ?? []).map((e) => ({
         uri: e.uri,
         required: e.required ?? false,
@@ -239,6 +133,155 @@ export function normalizeCard(raw: unknown, from: CardSource): NormalizeResult {
     skills,
   };
   return { card, warnings };
+}
+
+/** What a card's shape says of its interfaces, before their URLs are resolved. */
+interface ShapeRead {
+  shape: CardShape;
+  /** The interfaces as the card lists them (urls unresolved). */
+  interfaces: AgentInterface[];
+  /** JSON path of each interface's url in the card as served (0.3 entries are deduplicated). */
+  urlPaths: PropertyKey[][];
+  /** The card parsed by its shape's schema: the fields both shapes share. */
+  base: z.infer<typeof CommonCardSchema>;
+  /** Whether the card says it serves an extended card (absent: it does not say). */
+  extendedFlag: boolean | null | undefined;
+}
+
+/**
+ * An A2A 1.0 card (`supportedInterfaces`, A2A 1.0 §4.4.6): its interfaces as listed, each binding
+ * and version read. `hasLegacy`: the card carries 0.3 fields too (a hybrid; `hybrid-card` warned
+ * when its 0.3 url is not among the 1.0 interfaces).
+ */
+function readV1Interfaces(obj: Record<string, unknown>, hasLegacy: boolean, warnings: Warning[], fail: Fail): ShapeRead {
+  const card = parseWith(AgentCardV1Schema, obj, fail);
+  // SDKs serving 0.3 clients embed the 1.0 interfaces beside the 0.3 fields; only a hybrid whose
+  // 0.3 endpoint is not among its supportedInterfaces is worth a warning.
+  const legacyUrl = typeof obj.url === 'string' ? obj.url : undefined;
+  if (hasLegacy && !card.supportedInterfaces.some((i) => i.url === legacyUrl)) {
+    warnings.push({ code: 'hybrid-card', message: 'card carries A2A 1.0 and 0.3 fields that disagree; supportedInterfaces wins and the 0.3 fields are ignored' });
+  }
+  const interfaces = card.supportedInterfaces.map((i, index) => ({
+    url: i.url,
+    protocolBinding: canonicalBinding(i.protocolBinding, ['supportedInterfaces', index, 'protocolBinding'], warnings),
+    protocolVersion: interfaceVersion(i.protocolVersion, ['supportedInterfaces', index, 'protocolVersion'], warnings),
+    ...(i.tenant ? { tenant: i.tenant } : {}),
+  }));
+  return {
+    shape: hasLegacy ? 'hybrid' : '1.0',
+    interfaces,
+    urlPaths: interfaces.map((_, index) => ['supportedInterfaces', index, 'url']),
+    base: card,
+    // SDKs serving 0.3 clients say it only with the 0.3 flag; read it when the 1.0 one is absent.
+    extendedFlag: card.capabilities?.extendedAgentCard ?? (obj.supportsAuthenticatedExtendedCard === true ? true : undefined),
+  };
+}
+
+/**
+ * An A2A 0.3 (or 0.2) card: `url` + `preferredTransport` and `additionalInterfaces`, every
+ * interface at the card's one `protocolVersion` (absent: 0.3, or 0.2 for a card found only at the
+ * pre-0.3 well-known path). Duplicates are dropped; see {@link legacyPrimaryContradicted}.
+ */
+function readLegacyInterfaces(obj: Record<string, unknown>, from: CardSource, warnings: Warning[], fail: Fail): ShapeRead {
+  const card = parseWith(AgentCardV03Schema, obj, fail);
+  const version = card.protocolVersion
+    ? majorMinor(card.protocolVersion, ['protocolVersion'], warnings)
+    : from.legacyWellKnown
+      ? '0.2'
+      : '0.3';
+  if (/^[1-9]/.test(version)) {
+    warnings.push({ code: 'legacy-shape-claims-version', message: `card has the 0.x shape (url, no supportedInterfaces) but declares protocolVersion "${card.protocolVersion}"`, path: '$.protocolVersion' });
+  }
+  const shape = version === '0.2' ? '0.2' : '0.3';
+  if (shape === '0.3' && !card.protocolVersion) {
+    warnings.push({ code: 'protocol-version-missing', message: 'A2A 0.3 card without protocolVersion (required by 0.3); read as 0.3', path: '$.protocolVersion' });
+  }
+  const primary: AgentInterface = {
+    url: card.url,
+    protocolBinding: canonicalBinding(card.preferredTransport ?? 'JSONRPC', ['preferredTransport'], warnings),
+    protocolVersion: version,
+  };
+  const additional = (card.additionalInterfaces ?? []).map((i, index) => ({
+    url: i.url,
+    protocolBinding: canonicalBinding(i.transport, ['additionalInterfaces', index, 'transport'], warnings),
+    protocolVersion: version,
+  }));
+  const contradicted = legacyPrimaryContradicted(primary, additional, warnings);
+  const interfaces: AgentInterface[] = contradicted ? [] : [primary];
+  const urlPaths: PropertyKey[][] = contradicted ? [] : [['url']];
+  additional.forEach((entry, index) => {
+    const duplicate = interfaces.some((e) => e.url === entry.url && e.protocolBinding === entry.protocolBinding);
+    if (!duplicate) {
+      interfaces.push(entry);
+      urlPaths.push(['additionalInterfaces', index, 'url']);
+    }
+  });
+  return { shape, interfaces, urlPaths, base: card, extendedFlag: card.supportsAuthenticatedExtendedCard ?? card.capabilities?.extendedAgentCard };
+}
+
+/**
+ * Whether a 0.3 card's explicit entries contradict its url + preferredTransport, and then win
+ * (`preferred-transport-contradicted` warned): they list the url under another binding (none under
+ * the preferred one) and the preferred binding at another url (url /rpc, preferredTransport
+ * HTTP+JSON, while additionalInterfaces lists /rpc as JSONRPC and /rest as HTTP+JSON): the primary
+ * is then not an interface of its own. One url listed under a second binding only is an endpoint
+ * serving both.
+ */
+function legacyPrimaryContradicted(primary: AgentInterface, additional: readonly AgentInterface[], warnings: Warning[]): boolean {
+  const sameUrl = additional.filter((e) => e.url === primary.url);
+  const contradicted =
+    sameUrl.length > 0 &&
+    !sameUrl.some((e) => e.protocolBinding === primary.protocolBinding) &&
+    additional.some((e) => e.url !== primary.url && e.protocolBinding === primary.protocolBinding);
+  if (contradicted) {
+    warnings.push({
+      code: 'preferred-transport-contradicted',
+      message: `url ${primary.url} with preferredTransport ${primary.protocolBinding} contradicts additionalInterfaces, which list it as ${sameUrl.map((e) => e.protocolBinding).join(', ')}; the additionalInterfaces entries win`,
+      path: '$.preferredTransport',
+    });
+  }
+  return contradicted;
+}
+
+/** The interfaces' urls resolved against where the card came from, rebased when the manifest asks (`interface-rebased`), and their hosts checked. */
+function placeInterfaces(listed: readonly AgentInterface[], urlPaths: PropertyKey[][], from: CardSource, warnings: Warning[], fail: Fail): AgentInterface[] {
+  let interfaces = listed.map((i, index) => resolveInterfaceUrl(i, urlPaths[index]!, from, warnings, fail));
+  if (from.rebaseInterfaces) {
+    interfaces = interfaces.map((i, index) => {
+      const rebased = rebasedInterfaceUrl(i.url, from.baseUrl);
+      if (rebased === undefined) return i;
+      warnings.push({ code: 'interface-rebased', message: `interface ${i.url} rebased to ${rebased} (rebaseInterfaces)`, path: formatPath(urlPaths[index]!) });
+      return { ...i, url: rebased };
+    });
+  }
+  if (from.hostWarnings !== false) hostWarnings(interfaces, urlPaths, from, warnings);
+  return interfaces;
+}
+
+/**
+ * The card's skills (absent: `[]`, `skills-missing` warned): ids unique, modes read, each skill's
+ * own security requirements checked against the card's schemes.
+ */
+function readSkills(base: z.infer<typeof CommonCardSchema>, shape: CardShape, securitySchemes: Record<string, SecurityScheme>, warnings: Warning[], fail: Fail): AgentSkill[] {
+  if (base.skills === undefined) {
+    warnings.push({ code: 'skills-missing', message: 'card has no "skills" (required by A2A); read as [] (lock the agent with a manifest entry that lists no skills: one agent-level plan "*")', path: '$.skills' });
+  }
+  const seen = new Set<string>();
+  return (base.skills ?? []).map((s, index) => {
+    const path = ['skills', index];
+    if (seen.has(s.id)) fail([...path, 'id'], `duplicate skill id "${s.id}"`);
+    seen.add(s.id);
+    const skill: AgentSkill = { id: s.id, name: s.name, description: s.description, tags: s.tags ?? [] };
+    if (s.examples?.length) skill.examples = s.examples;
+    if (s.inputModes?.length) skill.inputModes = readModes(s.inputModes, [...path, 'inputModes'], warnings, fail);
+    if (s.outputModes?.length) skill.outputModes = readModes(s.outputModes, [...path, 'outputModes'], warnings, fail);
+    const { requirements, paths: requirementPaths } = readRequirements(s, shape, path, warnings);
+    if (requirements.length) {
+      checkSchemesKnown(requirements, securitySchemes, requirementPaths, `skill "${s.id}"`, fail);
+      skill.securityRequirements = requirements;
+    }
+    return skill;
+  });
 }
 
 type Fail = (path: ReadonlyArray<PropertyKey>, message: string) => never;
@@ -262,7 +305,6 @@ function interfaceVersion(version: string | null | undefined, path: PropertyKey[
 /** The protocol version an interface without one is read as (A2A 1.0). */
 export const CURRENT_PROTOCOL_VERSION = '1.0';
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * A security scheme named `__proto__`, in `securitySchemes` or in a requirement (card or skill, 1.0
@@ -502,7 +544,7 @@ const MEDIA_TYPE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+\/[!#$%&'*+.^_`|~0-9A-Za-z-]+(\s
 
 /**
  * Normalise a list of media types: a bare `text` is kept in the agent's spelling and compared as
- * `text/plain` (`negotiate/media.ts`; warning), so a plan carries what the agent understands; other
+ * `text/plain` (`card/media.ts`; warning), so a plan carries what the agent understands; other
  * non-media-type tokens dropped (warning); a mode repeated (as media types compare) kept once.
  */
 function readModes(modes: string[], path: PropertyKey[], warnings: Warning[], fail: Fail): string[] {

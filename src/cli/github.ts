@@ -5,7 +5,7 @@
  * additionally `:` and `,` in property values; other control characters become `\u` escapes.
  */
 import type { AgentReport } from '../lock/report.js';
-import type { AgentDiff } from '../lock/risk.js';
+import type { AgentDiff } from '../lock/lockfile-diff.js';
 import { escapeUntrusted, show } from './render/common.js';
 
 /** What the annotations read of an agent's report: all of it but its warnings (a report with them will do). */

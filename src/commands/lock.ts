@@ -15,7 +15,7 @@ import { overallExitCode, syncFailureJson, type SkillRefusal, type SyncFailure }
 import { mergeLockfiles, parseLockfile } from '../lock/format.js';
 import { readLockfileForRewrite, writeLockfile } from '../fs/lockfile.js';
 import type { Lockfile } from '../lock/schema.js';
-import { diffLockfiles, type LockfileDiff } from '../lock/risk.js';
+import { diffLockfiles, type LockfileDiff } from '../lock/lockfile-diff.js';
 import { syncLock, type SyncAction } from '../resolve/sync.js';
 import { withFileLock } from '../fs/file-lock.js';
 import { assertManifestAgents, unreviewedResolveOptions, paths, type CommandResult, type GlobalOptions } from './context.js';

@@ -9,7 +9,7 @@
  */
 import { canonicalJson, sameJson } from '../canonical.js';
 import type { SignatureRecord } from '../card/signature/verify.js';
-import { formatPath, own } from '../json-path.js';
+import { formatPath, isRecord, own } from '../json-path.js';
 import { diffPlans } from '../negotiate/negotiate.js';
 import type { Plan } from '../negotiate/types.js';
 
@@ -82,10 +82,6 @@ function memberKey(value: unknown): string {
     return canonicalJson(sorted);
   }
   return canonicalJson(value ?? null);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /** Whether a change at `path` (in a card) can decide a plan. */

@@ -7,6 +7,7 @@
  * `kid` or `jku`) is still a signature change; a different payload is still a card change. Pure.
  */
 import { sameJson } from '../canonical.js';
+import { isRecord } from '../json-path.js';
 import type { SignatureRecord } from '../card/signature/verify.js';
 import type { LockEntry } from './schema.js';
 
@@ -52,8 +53,6 @@ function withoutSignatures(card: Record<string, unknown>): Record<string, unknow
   return rest;
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /** Two signature entries made by the same signer with the same header, the bytes aside. */
 function sameSigner(a: unknown, b: unknown): boolean {
   if (!isRecord(a) || !isRecord(b)) return false;
@@ -71,7 +70,11 @@ function keyMembers(header: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(header).filter(([k]) => !PER_SIGNING.has(k)));
 }
 
-/** A JWS protected header (base64url of a JSON object), decoded; undefined when it is not one. */
+/**
+ * A JWS protected header (base64url of a JSON object), decoded; undefined when it is not one.
+ * jose's `decodeProtectedHeader` (which `card/signature/verify.ts` uses) reads the same, but
+ * importing it here puts it in a chunk of its own in the CLI bundle (test/e2e/bundle.test.ts).
+ */
 function protectedHeader(value: unknown): Record<string, unknown> | undefined {
   if (typeof value !== 'string' || !/^[A-Za-z0-9_-]*$/.test(value)) return undefined;
   try {

@@ -1,10 +1,9 @@
 /**
- * Review of two lockfiles: which agents were added, removed, changed or renamed (renamed: another
- * name, the same manifest `card`), what changed in each ({@link entryChanges}), and what every
- * change risks. Each risk has a stable code and a level (`high`, `medium`, `low`, `info`); an
- * improvement (a signature now verified, cleartext gone, a credential destination removed) is
- * listed apart as `better`. What `a2a diff` prints and what `a2a update` and `a2a lock` show of what
- * they wrote. Pure.
+ * What the change of one agent between two lockfiles risks ({@link assessRisks}), one function per
+ * risk group: credentials, transport, schemes, signatures, the push endpoint, plans, the card. Each
+ * risk has a stable code and a level (`high`, `medium`, `low`, `info`); an improvement (a signature
+ * now verified, cleartext gone, a credential destination removed) is listed apart as `better`. The
+ * review of two whole lockfiles is `lock/lockfile-diff.ts`. Pure.
  */
 import coerce from 'semver/functions/coerce.js';
 import semverCompare from 'semver/functions/compare.js';
@@ -14,15 +13,15 @@ import { internationalHostWarnings, isCleartextOffLoopback } from '../card/host.
 import type { NormalizedCard, SecurityScheme } from '../card/model.js';
 import type { SignatureRecord } from '../card/signature/verify.js';
 import { own } from '../json-path.js';
-import { sourceVariables, type AgentSettings, type Manifest } from '../manifest/schema.js';
+import type { AgentSettings } from '../manifest/schema.js';
 import type { Plan } from '../negotiate/types.js';
-import { entryChanges, planChanges, signatureChanges, type EntryChanges } from './changes.js';
+import { entryChanges, signatureChanges, type EntryChanges } from './changes.js';
 import { credentialRoutes, originAuthRoutes, originOf, planRoutes, uncoveredRoutes, type CredentialRoute, type LockedCards } from './credential-routes.js';
 import { describeOriginAuth } from '../credentials.js';
 import type { OriginAuth } from '../manifest/schema.js';
 import { placement } from './drift.js';
 import { lockedNegotiationCard, lockedPublicCard } from './offline.js';
-import type { LockEntry, Lockfile } from './schema.js';
+import type { LockEntry } from './schema.js';
 
 /** How much a change needs a reviewer's eye; `info` is shown but never weighs. */
 export type RiskLevel = 'high' | 'medium' | 'low' | 'info';
@@ -119,10 +118,17 @@ export function isCleartext(url: string): boolean {
   return /^\s*http:/i.test(url) && isCleartextOffLoopback(url);
 }
 
+/** One URL a side sends requests to: `what` names it in a message (`plan <skill>`, `plan <skill> fallback`, `push endpoint`). */
+interface RequestUrl {
+  url: string;
+  skill?: string;
+  what: string;
+}
+
 /** Every URL an entry (with its settings) sends requests to: plan interfaces and fallbacks by skill, and the push endpoint. */
-function requestUrls(side: AgentSide | undefined): Array<{ url: string; skill?: string; what: string }> {
+function requestUrls(side: AgentSide | undefined): RequestUrl[] {
   if (!side) return [];
-  const out: Array<{ url: string; skill?: string; what: string }> = [];
+  const out: RequestUrl[] = [];
   for (const [skill, plan] of Object.entries(side.entry.plans)) {
     out.push({ url: plan.url, skill, what: `plan ${skill}` });
     for (const f of plan.fallbacks?.interfaces ?? []) out.push({ url: f.url, skill, what: `plan ${skill} fallback` });
@@ -196,18 +202,144 @@ function compareVersions(a: string, b: string): number | undefined {
   return c !== 0 ? c : valid(a) && valid(b) ? 0 : compareDotted(a, b);
 }
 
-function status(record: SignatureRecord | undefined): string {
+/** The signature status of a snapshot as a review shows it (`not recorded` when the lockfile holds none). */
+export function signatureStatus(record: SignatureRecord | undefined): string {
   return record?.status ?? 'not recorded';
 }
 
-function signatureRisks(old: AgentSide, now: AgentSide, risks: Risk[], improvements: Improvement[]): void {
+/** What one risk group finds: its risks and its improvements, each in the order it lists them. */
+interface Findings {
+  risks: Risk[];
+  better: Improvement[];
+}
+
+const NOTHING: Findings = { risks: [], better: [] };
+
+/** Findings that hold risks only. */
+function risksOnly(risks: Risk[]): Findings {
+  return { risks, better: [] };
+}
+
+/** Whether both sides lock the same plans and the same settings. */
+function samePlansAndSettings(old: AgentSide, now: AgentSide): boolean {
+  return sameJson(old.entry.plans, now.entry.plans) && sameJson(old.settings ?? null, now.settings ?? null);
+}
+
+/**
+ * Whether both sides send credentials along the same routes, known without reading their cards.
+ * The invariant: an agent's credential routes ({@link credentialRoutes}) follow from its plans, its
+ * settings, the structural fields of its cards and its `originAuth`; with all four alike, the
+ * routes are alike.
+ */
+export function sameRouting(old: AgentSide, now: AgentSide, diff: EntryChanges): boolean {
+  return samePlansAndSettings(old, now) && !diff.cardChanges.some((c) => c.structural) && sameJson(old.entry.originAuth ?? null, now.entry.originAuth ?? null);
+}
+
+/**
+ * Whether both sides send requests to the same URLs, and compare them to the same card origin.
+ * The invariant: the URLs an agent sends requests to ({@link requestUrls}) follow from its plans
+ * and its settings (the push endpoint) alone; the card's origin is its `resolved` URL's.
+ */
+export function sameRequests(old: AgentSide, now: AgentSide): boolean {
+  return samePlansAndSettings(old, now) && old.entry.resolved === now.entry.resolved;
+}
+
+/** `agent-added` / `agent-removed`: an agent only on one side. */
+function membershipRisks(old: AgentSide | undefined, now: AgentSide | undefined): Findings {
+  if (!now) return risksOnly([risk('agent-removed', 'agent removed from the lockfile')]);
+  return risksOnly(old ? [] : [risk('agent-added', `agent added (${now.entry.card})`)]);
+}
+
+/**
+ * Where credentials go: `new-credential-destination` for each route of `now` that no route of
+ * `old` covers (every route of a new agent); each route of `old` that `now` no longer has is better.
+ */
+function credentialRisks(old: AgentSide | undefined, now: AgentSide | undefined): Findings {
+  const oldRoutes = routesOf(old);
+  const newRoutes = routesOf(now);
+  return {
+    risks: uncoveredRoutes(oldRoutes, newRoutes).map((r) => risk('new-credential-destination', `${old ? 'now sends' : 'new agent sends'} ${routeText(r)}`, r.skill)),
+    better: old ? uncoveredRoutes(newRoutes, oldRoutes).map((r) => better('credential-destination-removed', `no longer sends ${routeText(r)}`, r.skill)) : [],
+  };
+}
+
+/**
+ * Where requests go: `cleartext-transport` for each URL newly plain http to a non-loopback host
+ * (one that no longer is: better), `interface-other-origin` for each origin other than the card's
+ * newly called, `host-international` for each new URL whose host is spelt otherwise than contacted.
+ */
+function transportRisks(old: AgentSide | undefined, now: AgentSide): Findings {
+  const risks: Risk[] = [];
+  const improvements: Improvement[] = [];
+  const wasCleartext = new Set(requestUrls(old).filter((u) => isCleartext(u.url)).map((u) => u.url));
+  const isNowCleartext = new Set(requestUrls(now).filter((u) => isCleartext(u.url)).map((u) => u.url));
+  const seen = new Set<string>();
+  for (const u of requestUrls(now)) {
+    if (!isNowCleartext.has(u.url) || wasCleartext.has(u.url) || seen.has(u.url)) continue;
+    seen.add(u.url);
+    risks.push(risk('cleartext-transport', `${u.what} is plain http to a non-loopback host: ${u.url}`, u.skill));
+  }
+  for (const u of wasCleartext) if (!isNowCleartext.has(u)) improvements.push(better('cleartext-gone', `no more plain http to ${u}`));
+
+  // Calls to another origin than the card's: legitimate (a gRPC host, an API gateway), but said.
+  const wasElsewhere = otherOriginRequests(old);
+  for (const [origin, u] of otherOriginRequests(now)) {
+    if (!wasElsewhere.has(origin)) risks.push(risk('interface-other-origin', `${u.what} goes to ${origin}, another origin than the card's (${originOf(now.entry.resolved)})`, u.skill));
+  }
+  // A host spelt otherwise than it is contacted (U+3002 dots, punycode): both spellings said.
+  const wasUrls = new Set(requestUrls(old).map((u) => u.url));
+  for (const u of requestUrls(now)) {
+    if (wasUrls.has(u.url)) continue;
+    wasUrls.add(u.url);
+    for (const w of internationalHostWarnings([[`${u.what} url`, u.url]])) risks.push(risk('host-international', w.message, u.skill));
+  }
+  return { risks, better: improvements };
+}
+
+/** The requests (not the push endpoint) of a side that go to another origin than its card's, first one per origin; none for a card not fetched over http(s). */
+function otherOriginRequests(side: AgentSide | undefined): Map<string, RequestUrl> {
+  const out = new Map<string, RequestUrl>();
+  if (!side || !/^https?:\/\//i.test(side.entry.resolved)) return out;
+  const cardOrigin = originOf(side.entry.resolved);
+  for (const u of requestUrls(side)) {
+    const origin = originOf(u.url);
+    if (!u.what.startsWith('push') && origin !== cardOrigin && !out.has(origin)) out.set(origin, u);
+  }
+  return out;
+}
+
+/** `scheme-redefined`: a security scheme of the negotiation card keeps its name with another type or placement. */
+function schemeRisks(wasCard: NormalizedCard, nowCard: NormalizedCard): Findings {
+  const risks: Risk[] = [];
+  for (const [name, scheme] of Object.entries(nowCard.securitySchemes)) {
+    const before = own(wasCard.securitySchemes, name);
+    if (!before) continue;
+    if (schemeKind(before) !== schemeKind(scheme) || !sameJson(placement(before), placement(scheme))) {
+      risks.push(risk('scheme-redefined', `security scheme ${name} redefined: ${schemeKind(before)} → ${schemeKind(scheme)}`));
+    }
+  }
+  return risksOnly(risks);
+}
+
+/** `required-extension-added`: the negotiation card requires an extension it did not. */
+function requiredExtensionRisks(wasCard: NormalizedCard, nowCard: NormalizedCard): Findings {
+  const required = (card: NormalizedCard) => new Set(card.capabilities.extensions.filter((e) => e.required).map((e) => e.uri));
+  const wasRequired = required(wasCard);
+  return risksOnly([...required(nowCard)].filter((uri) => !wasRequired.has(uri)).map((uri) => risk('required-extension-added', `the card now requires extension ${uri}`)));
+}
+
+/** `signature-weakened`, `signer-changed`; a signature now verified is better. */
+function signatureRisks(old: AgentSide, now: AgentSide): Findings {
+  const risks: Risk[] = [];
+  const improvements: Improvement[] = [];
   for (const c of signatureChanges(old.entry, now.entry)) {
     const label = c.snapshot === 'card' ? 'card signature' : 'extended card signature';
     if (c.old?.status === 'verified' && c.new?.status === 'verified') {
       if (c.old.thumbprint !== c.new.thumbprint) risks.push(risk('signer-changed', `${label} verified by another key: ${c.old.thumbprint ?? c.old.kid ?? '?'} → ${c.new.thumbprint ?? c.new.kid ?? '?'}`));
-    } else if (c.old?.status === 'verified') risks.push(risk('signature-weakened', `${label}: verified → ${status(c.new)}`));
-    else if (c.new?.status === 'verified') improvements.push(better('signature-verified', `${label}: ${status(c.old)} → verified`));
+    } else if (c.old?.status === 'verified') risks.push(risk('signature-weakened', `${label}: verified → ${signatureStatus(c.new)}`));
+    else if (c.new?.status === 'verified') improvements.push(better('signature-verified', `${label}: ${signatureStatus(c.old)} → verified`));
   }
+  return { risks, better: improvements };
 }
 
 /**
@@ -215,14 +347,31 @@ function signatureRisks(old: AgentSide, now: AgentSide, risks: Risk[], improveme
  * settings) goes to another origin than at base, or is set where it was not: medium, high when it
  * becomes plain http to a non-loopback host (`cleartext-transport` says so too).
  */
-function pushEndpointRisk(was: string | null, now: string | null): Risk | undefined {
-  if (now === null || (was !== null && originOf(was) === originOf(now))) return undefined;
-  const cleartext = isCleartext(now) && !(was !== null && isCleartext(was));
-  return risk('push-endpoint-changed', `push endpoint goes to another origin: ${was === null ? 'none' : originOf(was)} → ${originOf(now)}`, undefined, cleartext ? 'high' : 'medium');
+function pushEndpointRisks(old: AgentSide, now: AgentSide): Findings {
+  const was = old.settings?.pushEndpoint ?? null;
+  const is = now.settings?.pushEndpoint ?? null;
+  if (is === null || (was !== null && originOf(was) === originOf(is))) return NOTHING;
+  const cleartext = isCleartext(is) && !(was !== null && isCleartext(was));
+  return risksOnly([risk('push-endpoint-changed', `push endpoint goes to another origin: ${was === null ? 'none' : originOf(was)} → ${originOf(is)}`, undefined, cleartext ? 'high' : 'medium')]);
+}
+
+/** `skill-added` / `skill-removed` for a skill locked on one side only, and the risks of each plan that changed ({@link planFieldRisks}). */
+function planRisks(old: AgentSide, now: AgentSide, diff: EntryChanges): Findings {
+  const risks: Risk[] = [];
+  const credentialed = (plan: Plan) => Object.keys(plan.security).length > 0;
+  for (const [skill, list] of Object.entries(diff.planChanges)) {
+    const was = own(old.entry.plans, skill);
+    const plan = own(now.entry.plans, skill);
+    if (!was && plan) risks.push(risk('skill-added', `skill ${skill} locked`, skill));
+    else if (was && !plan) risks.push(risk('skill-removed', `skill ${skill} no longer locked`, skill));
+    else if (was && plan && list.length) risks.push(...planFieldRisks(skill, was, plan, credentialed(was) || credentialed(plan)));
+  }
+  return risksOnly(risks);
 }
 
 /** The risks of each plan field that changes, for a skill locked on both sides. */
-function planRisks(skill: string, was: Plan, now: Plan, credentialed: boolean, risks: Risk[]): void {
+function planFieldRisks(skill: string, was: Plan, now: Plan, credentialed: boolean): Risk[] {
+  const risks: Risk[] = [];
   if (originOf(was.url) !== originOf(now.url) && !credentialed) risks.push(risk('origin-changed', `plan ${skill} goes to another origin: ${originOf(was.url)} → ${originOf(now.url)}`, skill));
   else if (was.url !== now.url && originOf(was.url) === originOf(now.url)) risks.push(risk('card-structural', `plan ${skill} url: ${was.url} → ${now.url}`, skill));
   if (was.protocolBinding !== now.protocolBinding || was.tenant !== now.tenant) risks.push(risk('card-structural', `plan ${skill} binding: ${was.protocolBinding}${was.tenant ? ` (tenant ${was.tenant})` : ''} → ${now.protocolBinding}${now.tenant ? ` (tenant ${now.tenant})` : ''}`, skill));
@@ -243,6 +392,38 @@ function planRisks(skill: string, was: Plan, now: Plan, credentialed: boolean, r
     risks.push(risk('output-modes-changed', `plan ${skill} accepted output modes: ${what}`, skill));
   }
   if (!sameJson(was.fallbacks ?? null, now.fallbacks ?? null)) risks.push(risk('fallbacks-changed', `plan ${skill} fallbacks changed`, skill));
+  return risks;
+}
+
+/** `card-version-rollback`, and the counts of structural (`card-structural`) and descriptive card changes. */
+function cardRisks(diff: EntryChanges): Findings {
+  const risks: Risk[] = [];
+  if (diff.version) {
+    const c = compareVersions(diff.version.new, diff.version.old);
+    if (c !== undefined && c < 0) risks.push(risk('card-version-rollback', `card version went down: ${diff.version.old} → ${diff.version.new}`));
+  }
+  const structural = diff.cardChanges.filter((c) => c.structural).length;
+  const descriptive = diff.cardChanges.length - structural;
+  if (structural) risks.push(risk('card-structural', `${structural} structural card change${structural === 1 ? '' : 's'}`));
+  if (descriptive) risks.push(risk('descriptive', `${descriptive} descriptive card change${descriptive === 1 ? '' : 's'}`));
+  return risksOnly(risks);
+}
+
+/** The risk groups of an agent on both sides, in the order a review lists them. */
+function changedAgentRisks(old: AgentSide, now: AgentSide, diff: EntryChanges): Findings[] {
+  // Schemes can change (same name, another type or placement) only with a structural card change.
+  const structural = diff.cardChanges.some((c) => c.structural);
+  const wasCard = structural ? negotiationCard(old) : undefined;
+  const nowCard = structural ? negotiationCard(now) : undefined;
+  return [
+    sameRouting(old, now, diff) ? NOTHING : credentialRisks(old, now),
+    sameRequests(old, now) ? NOTHING : transportRisks(old, now),
+    ...(wasCard && nowCard ? [schemeRisks(wasCard, nowCard), requiredExtensionRisks(wasCard, nowCard)] : []),
+    signatureRisks(old, now),
+    pushEndpointRisks(old, now),
+    planRisks(old, now, diff),
+    cardRisks(diff),
+  ];
 }
 
 /**
@@ -251,116 +432,11 @@ function planRisks(skill: string, was: Plan, now: Plan, credentialed: boolean, r
  * removed. `changes` is {@link entryChanges} of the two entries (computed when absent).
  */
 export function assessRisks(old: AgentSide | undefined, now: AgentSide | undefined, changes?: EntryChanges): { risks: Risk[]; better: Improvement[] } {
-  const risks: Risk[] = [];
-  const improvements: Improvement[] = [];
-  if (!now) {
-    risks.push(risk('agent-removed', 'agent removed from the lockfile'));
-    for (const r of uncoveredRoutes([], routesOf(old))) improvements.push(better('credential-destination-removed', `no longer sends ${routeText(r)}`, r.skill));
-    return { risks, better: improvements };
-  }
-  if (!old) risks.push(risk('agent-added', `agent added (${now.entry.card})`));
-  const diff = old ? (changes ?? entryChanges(old.entry, now.entry)) : undefined;
-  // Routes follow from the plans, the settings and the structural fields of the cards: with all
-  // three alike, they are alike (and the cards need not be read again).
-  const structural = diff ? diff.cardChanges.some((c) => c.structural) : true;
-  const samePlans = old !== undefined && sameJson(old.entry.plans, now.entry.plans) && sameJson(old.settings ?? null, now.settings ?? null);
-  const sameRouting = samePlans && !structural && sameJson(old.entry.originAuth ?? null, now.entry.originAuth ?? null);
-
-  // Where credentials go.
-  if (!sameRouting) {
-    const oldRoutes = routesOf(old);
-    const newRoutes = routesOf(now);
-    for (const r of uncoveredRoutes(oldRoutes, newRoutes)) risks.push(risk('new-credential-destination', `${old ? 'now sends' : 'new agent sends'} ${routeText(r)}`, r.skill));
-    if (old) for (const r of uncoveredRoutes(newRoutes, oldRoutes)) improvements.push(better('credential-destination-removed', `no longer sends ${routeText(r)}`, r.skill));
-  }
-
-  // Where requests go follows from the plans and the settings (the push endpoint) alone: with both
-  // alike, no request goes anywhere new.
-  const sameRequests = samePlans && old.entry.resolved === now.entry.resolved;
-
-  if (!sameRequests) {
-    // Cleartext.
-    const wasCleartext = new Set(requestUrls(old).filter((u) => isCleartext(u.url)).map((u) => u.url));
-    const isNowCleartext = new Set(requestUrls(now).filter((u) => isCleartext(u.url)).map((u) => u.url));
-    const seen = new Set<string>();
-    for (const u of requestUrls(now)) {
-      if (!isNowCleartext.has(u.url) || wasCleartext.has(u.url) || seen.has(u.url)) continue;
-      seen.add(u.url);
-      risks.push(risk('cleartext-transport', `${u.what} is plain http to a non-loopback host: ${u.url}`, u.skill));
-    }
-    for (const u of wasCleartext) if (!isNowCleartext.has(u)) improvements.push(better('cleartext-gone', `no more plain http to ${u}`));
-
-    // Calls to another origin than the card's: legitimate (a gRPC host, an API gateway), but said.
-    const elsewhere = (side: AgentSide | undefined): Map<string, { url: string; skill?: string; what: string }> => {
-      const out = new Map<string, { url: string; skill?: string; what: string }>();
-      if (!side || !/^https?:\/\//i.test(side.entry.resolved)) return out;
-      const cardOrigin = originOf(side.entry.resolved);
-      for (const u of requestUrls(side)) {
-      const origin = originOf(u.url);
-      if (!u.what.startsWith('push') && origin !== cardOrigin && !out.has(origin)) out.set(origin, u);
-    }
-      return out;
-    };
-    const wasElsewhere = elsewhere(old);
-    for (const [origin, u] of elsewhere(now)) {
-      if (!wasElsewhere.has(origin)) risks.push(risk('interface-other-origin', `${u.what} goes to ${origin}, another origin than the card's (${originOf(now.entry.resolved)})`, u.skill));
-    }
-    // A host spelt otherwise than it is contacted (U+3002 dots, punycode): both spellings said.
-    const wasUrls = new Set(requestUrls(old).map((u) => u.url));
-    for (const u of requestUrls(now)) {
-      if (wasUrls.has(u.url)) continue;
-      wasUrls.add(u.url);
-      for (const w of internationalHostWarnings([[`${u.what} url`, u.url]])) risks.push(risk('host-international', w.message, u.skill));
-    }
-  }
-
-  if (!old || !diff) return { risks, better: improvements };
-
-  // Schemes: same name, another type or placement (only a structural change can do that).
-  const wasCard = structural ? negotiationCard(old) : undefined;
-  const nowCard = structural ? negotiationCard(now) : undefined;
-  if (wasCard && nowCard) {
-    for (const [name, scheme] of Object.entries(nowCard.securitySchemes)) {
-      const before = own(wasCard.securitySchemes, name);
-      if (!before) continue;
-      if (schemeKind(before) !== schemeKind(scheme) || !sameJson(placement(before), placement(scheme))) {
-        risks.push(risk('scheme-redefined', `security scheme ${name} redefined: ${schemeKind(before)} → ${schemeKind(scheme)}`));
-      }
-    }
-    const required = (card: NormalizedCard) => new Set(card.capabilities.extensions.filter((e) => e.required).map((e) => e.uri));
-    const wasRequired = required(wasCard);
-    for (const uri of required(nowCard)) if (!wasRequired.has(uri)) risks.push(risk('required-extension-added', `the card now requires extension ${uri}`));
-  }
-
-  signatureRisks(old, now, risks, improvements);
-  const push = pushEndpointRisk(old.settings?.pushEndpoint ?? null, now.settings?.pushEndpoint ?? null);
-  if (push) risks.push(push);
-
-  const credentialed = (plan: Plan) => Object.keys(plan.security).length > 0;
-  for (const [skill, list] of Object.entries(diff.planChanges)) {
-    const was = own(old.entry.plans, skill);
-    const plan = own(now.entry.plans, skill);
-    if (!was && plan) risks.push(risk('skill-added', `skill ${skill} locked`, skill));
-    else if (was && !plan) risks.push(risk('skill-removed', `skill ${skill} no longer locked`, skill));
-    else if (was && plan && list.length) planRisks(skill, was, plan, credentialed(was) || credentialed(plan), risks);
-  }
-
-  if (diff.version) {
-    const c = compareVersions(diff.version.new, diff.version.old);
-    if (c !== undefined && c < 0) risks.push(risk('card-version-rollback', `card version went down: ${diff.version.old} → ${diff.version.new}`));
-  }
-  const structuralCount = diff.cardChanges.filter((c) => c.structural).length;
-  const descriptive = diff.cardChanges.length - structuralCount;
-  if (structuralCount) risks.push(risk('card-structural', `${structuralCount} structural card change${structuralCount === 1 ? '' : 's'}`));
-  if (descriptive) risks.push(risk('descriptive', `${descriptive} descriptive card change${descriptive === 1 ? '' : 's'}`));
-  return { risks, better: improvements };
-}
-
-/** A field of an agent's locked settings that changes. */
-export interface SettingsChange {
-  field: string;
-  old?: unknown;
-  new?: unknown;
+  const groups = [membershipRisks(old, now)];
+  if (!now) groups.push(credentialRisks(old, undefined));
+  else if (!old) groups.push(credentialRisks(undefined, now), transportRisks(undefined, now));
+  else groups.push(...changedAgentRisks(old, now, changes ?? entryChanges(old.entry, now.entry)));
+  return { risks: groups.flatMap((g) => g.risks), better: groups.flatMap((g) => g.better) };
 }
 
 /**
@@ -372,33 +448,6 @@ export interface CredentialSourceChange {
   scheme: string;
   old?: string;
   new?: string;
-}
-
-/** The manifests of the two sides of a diff (absent: that side has none, or it could not be read). */
-export interface DiffManifests {
-  base?: Manifest | undefined;
-  head?: Manifest | undefined;
-}
-
-/** An agent's credential sources in `manifest` (scheme → variable name; an OAuth client's two, space-separated); undefined without a manifest. */
-function sourcesOf(manifest: Manifest | undefined, name: string): Map<string, string> | undefined {
-  if (!manifest) return undefined;
-  return new Map(Object.entries(own(manifest.agents, name)?.credentials ?? {}).map(([scheme, source]) => [scheme, sourceVariables(source).join(' ')]));
-}
-
-/**
- * The credential sources of one agent that differ between the base and head manifests, sorted by
- * scheme; none unless both manifests were read.
- */
-export function credentialSourceChanges(was: ReadonlyMap<string, string> | undefined, now: ReadonlyMap<string, string> | undefined): CredentialSourceChange[] {
-  if (!was || !now) return [];
-  const out: CredentialSourceChange[] = [];
-  for (const scheme of [...new Set([...was.keys(), ...now.keys()])].sort()) {
-    const old = was.get(scheme);
-    const fresh = now.get(scheme);
-    if (old !== fresh) out.push({ scheme, ...(old !== undefined ? { old } : {}), ...(fresh !== undefined ? { new: fresh } : {}) });
-  }
-  return out;
 }
 
 /**
@@ -414,155 +463,4 @@ export function credentialSourceRisks(changes: readonly CredentialSourceChange[]
     const was = c.old === undefined ? 'none at base' : `was env ${c.old}`;
     return risk('credential-source-changed', `credential ${c.scheme} now read from env ${c.new} (${was})${routed.has(c.scheme) ? ', for a route the base already sent it along' : ''}`, undefined, routed.has(c.scheme) ? 'high' : 'medium');
   });
-}
-
-/** How an agent differs between the two lockfiles. */
-export type Verdict = 'added' | 'removed' | 'changed' | 'renamed' | 'unchanged';
-
-/** One agent of a {@link LockfileDiff}. */
-export interface AgentDiff {
-  /** The agent's name at head (at base when removed). */
-  name: string;
-  verdict: Verdict;
-  /** `renamed`: the name at base. */
-  from?: string;
-  /** The manifest's card location (head's; base's when removed). */
-  card: string;
-  /** The card's own version at each side (absent on a side without the agent). */
-  version: { old?: string; new?: string };
-  /** The signature status of the public card at each side. */
-  signature: { old?: string; new?: string };
-  /** What differs ({@link entryChanges}); for added/removed: the skills' plans and signatures only. Empty for unchanged. */
-  changes: EntryChanges;
-  /** Locked settings fields (profile, credentials held, version range, trust) that differ. */
-  settingsChanges: SettingsChange[];
-  /** The manifests' credential sources that differ (when both sides' manifests were read and any differs). */
-  credentialSources?: CredentialSourceChange[];
-  risks: Risk[];
-  better: Improvement[];
-  /** The highest risk level, undefined when no risk. */
-  level?: RiskLevel;
-}
-
-/** Counts of a {@link LockfileDiff}: agents by verdict (renamed ones count as changed too), risks by level, improvements. */
-export interface DiffCounts {
-  changed: number;
-  added: number;
-  removed: number;
-  renamed: number;
-  unchanged: number;
-  high: number;
-  medium: number;
-  low: number;
-  info: number;
-  better: number;
-}
-
-/** Everything that differs between two lockfiles, agent by agent (sorted by name). */
-export interface LockfileDiff {
-  agents: AgentDiff[];
-  counts: DiffCounts;
-}
-
-function settingsChanges(old: AgentSettings | undefined, now: AgentSettings | undefined): SettingsChange[] {
-  if (!old || !now) return [];
-  const out: SettingsChange[] = [];
-  const a = old as unknown as Record<string, unknown>;
-  const b = now as unknown as Record<string, unknown>;
-  for (const field of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort()) {
-    if (!sameJson(a[field] ?? null, b[field] ?? null)) out.push({ field, ...(a[field] !== undefined ? { old: a[field] } : {}), ...(b[field] !== undefined ? { new: b[field] } : {}) });
-  }
-  return out;
-}
-
-function sideOf(lock: Lockfile | undefined, name: string): AgentSide | undefined {
-  const entry = own(lock?.agents, name);
-  return entry ? { entry, settings: own(lock?.settings, name) } : undefined;
-}
-
-function agentDiff(name: string, old: AgentSide | undefined, now: AgentSide | undefined, from?: string, sources: readonly CredentialSourceChange[] = []): AgentDiff {
-  const empty = { plans: {} as Record<string, Plan> };
-  let changes: EntryChanges;
-  let verdict: Verdict;
-  if (old && now) {
-    changes = entryChanges(old.entry, now.entry);
-    // Any change found already says "changed": the whole-entry compare is for the rest (integrity, unknown keys).
-    const found = changes.version !== undefined || changes.cardChanges.length > 0 || changes.signatureChanges.length > 0 || Object.keys(changes.planChanges).length > 0;
-    const same = !found && sameJson(old.entry, now.entry) && sameJson(old.settings ?? null, now.settings ?? null);
-    verdict = from !== undefined ? 'renamed' : same && sources.length === 0 ? 'unchanged' : 'changed';
-  } else {
-    const side = (old ?? now)!.entry;
-    changes = {
-      cardChanges: [],
-      // The signature status is the agent's `signature` field; "not recorded → absent" says nothing.
-      signatureChanges: [],
-      planChanges: old ? planChanges(side.plans, empty.plans) : planChanges(empty.plans, side.plans),
-    };
-    verdict = old ? 'removed' : 'added';
-  }
-  const settings = settingsChanges(old?.settings, now?.settings);
-  const assessed = verdict === 'unchanged' ? { risks: [], better: [] } : assessRisks(old, now, old && now ? changes : undefined);
-  if (now) assessed.risks.push(...credentialSourceRisks(sources, old));
-  const level = highestLevel(assessed.risks);
-  return {
-    name,
-    verdict,
-    ...(from !== undefined ? { from } : {}),
-    card: (now ?? old)!.entry.card,
-    version: { ...(old ? { old: old.entry.version } : {}), ...(now ? { new: now.entry.version } : {}) },
-    signature: { ...(old ? { old: status(old.entry.signature) } : {}), ...(now ? { new: status(now.entry.signature) } : {}) },
-    changes,
-    settingsChanges: settings,
-    ...(sources.length ? { credentialSources: [...sources] } : {}),
-    risks: assessed.risks,
-    better: assessed.better,
-    ...(level ? { level } : {}),
-  };
-}
-
-/**
- * The review of `head` against `base` (either absent: no lockfile on that side, every agent added or
- * removed). An agent only at base and one only at head with the same manifest `card` are one
- * agent `renamed`. Agents sorted by name. `manifests`: the `a2a.json` of each side; when both are
- * given, each agent's credential sources are compared too ({@link credentialSourceChanges}): a
- * change makes the agent `changed` even with its lock entry alike.
- */
-export function diffLockfiles(base: Lockfile | undefined, head: Lockfile | undefined, manifests: DiffManifests = {}): LockfileDiff {
-  const baseNames = Object.keys(base?.agents ?? {});
-  const headNames = Object.keys(head?.agents ?? {});
-  const onlyBase = baseNames.filter((n) => !Object.hasOwn(head?.agents ?? {}, n));
-  const onlyHead = headNames.filter((n) => !Object.hasOwn(base?.agents ?? {}, n));
-  const renamedFrom = new Map<string, string>();
-  const taken = new Set<string>();
-  for (const name of onlyHead) {
-    const card = head!.agents[name]!.card;
-    const from = onlyBase.find((b) => !taken.has(b) && base!.agents[b]!.card === card);
-    if (from === undefined) continue;
-    taken.add(from);
-    renamedFrom.set(name, from);
-  }
-  const agents: AgentDiff[] = [];
-  for (const name of headNames) {
-    const from = renamedFrom.get(name);
-    const sources = credentialSourceChanges(sourcesOf(manifests.base, from ?? name), sourcesOf(manifests.head, name));
-    agents.push(agentDiff(name, sideOf(base, from ?? name), sideOf(head, name), from, sources));
-  }
-  for (const name of onlyBase) if (!taken.has(name)) agents.push(agentDiff(name, sideOf(base, name), undefined));
-  agents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  const counts: DiffCounts = { changed: 0, added: 0, removed: 0, renamed: 0, unchanged: 0, high: 0, medium: 0, low: 0, info: 0, better: 0 };
-  for (const a of agents) {
-    if (a.verdict === 'renamed') {
-      counts.renamed++;
-      counts.changed++;
-    } else counts[a.verdict]++;
-    for (const r of a.risks) counts[r.level]++;
-    counts.better += a.better.length;
-  }
-  return { agents, counts };
-}
-
-/** Whether any risk of `diff` is at or above `threshold` (`--fail-on`); `any`: any agent changed at all. */
-export function failsOn(diff: LockfileDiff, threshold: RiskLevel | 'any'): boolean {
-  if (threshold === 'any') return diff.agents.some((a) => a.verdict !== 'unchanged');
-  return diff.agents.some((a) => a.risks.some((r) => atOrAbove(r.level, threshold)));
 }

@@ -7,7 +7,7 @@
  */
 import { InvalidInputError } from '../errors.js';
 import { hasConflictMarkers, parseJson } from '../json-document.js';
-import { formatPath, MAX_JSON_DEPTH, tooDeep } from '../json-path.js';
+import { formatPath, isRecord, MAX_JSON_DEPTH, tooDeep } from '../json-path.js';
 import { AGENT_NAME, AGENT_NAME_RULE } from '../manifest/agent-name.js';
 
 /** The lockfile format this version writes and reads. */
@@ -59,10 +59,6 @@ function checkLockfileValue(value: unknown, source: string): unknown {
 
 function kind(v: unknown): string {
   return v === undefined ? 'nothing (missing)' : v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v;
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /**

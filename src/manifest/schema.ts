@@ -8,7 +8,7 @@ import validRange from 'semver/ranges/valid.js';
 import { z } from 'zod/mini';
 import { isLoopbackHost } from '../card/host.js';
 import { CORE_BINDINGS } from '../card/model.js';
-import { CONCRETE_MEDIA_TYPE, isWildcardMediaType } from '../negotiate/media.js';
+import { CONCRETE_MEDIA_TYPE, isWildcardMediaType } from '../card/media.js';
 import { AGENT_LEVEL, type ClientProfile } from '../negotiate/types.js';
 import { AGENT_NAME, AGENT_NAME_RULE } from './agent-name.js';
 

@@ -8,7 +8,7 @@
  */
 import { contactedHostNote } from '../card/host.js';
 import { majorMinor } from '../card/version.js';
-import { sameMediaType } from './media.js';
+import { sameMediaType } from '../card/media.js';
 import { agentLevelSkill, describeRequirement, negotiate, type NegotiateOptions } from './negotiate.js';
 import type { AgentInterface, AgentSkill, NormalizedCard } from '../card/model.js';
 import { AGENT_LEVEL, type ClientProfile, type Delivery, type NegotiationResult, type TraceStep } from './types.js';

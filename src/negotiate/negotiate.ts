@@ -13,7 +13,7 @@ import satisfies from 'semver/functions/satisfies.js';
 import type { AgentInterface, AgentSkill, NormalizedCard, SecurityRequirement } from '../card/model.js';
 import { contactedHostNote, isCleartextOffLoopback, isUnspecifiedUrl } from '../card/host.js';
 import { cardSemver, majorMinor } from '../card/version.js';
-import { sameMediaType } from './media.js';
+import { sameMediaType } from '../card/media.js';
 import { AGENT_LEVEL, type ClientProfile, type Delivery, type FallbackInterface, type NegotiationResult, type Plan, type PlanFallbacks, type RefusalCode, type TraceStep } from './types.js';
 
 /** Options of {@link negotiate}. */

@@ -15,15 +15,15 @@
  *
  * Each alternative taken is reported (`runtime.fallback`: the `fallback` event, `fallbacksTaken`).
  * Every other failure leaves as an AgentCallError (`auth-refused`, `agent-error`, `unreachable`,
- * `timeout`; see {@link typedError}).
+ * `timeout`; see `typedError` in `call-errors.ts`).
  *
  * Loaded lazily by `LockedAgent.createClient()`; the only module that imports the SDK at run time.
  */
 import type { Client, RequestOptions, Transport } from '@a2a-js/sdk/client';
-import { AgentCallError, FetchError, isA2aLockError, PlanViolationError, UsageError, type A2aLockError } from '../errors.js';
-import type { FallbackInterface, Plan } from '../negotiate/types.js';
+import { isA2aLockError, PlanViolationError, UsageError } from '../errors.js';
+import type { FallbackInterface } from '../negotiate/types.js';
 import { placementSecrets, redactError } from '../credentials.js';
-import { versionHeaderLost, versionHeaderLostMessage } from '../card/version-header.js';
+import { deadEnd, describe, headerLost, typedError } from './call-errors.js';
 import { classifySdkError, type AgentErrorKind } from './classify.js';
 import { secretsSentWith } from './enforce.js';
 import { peer } from './peer.js';
@@ -155,29 +155,14 @@ class PlanTransport implements Transport {
       const error = await this.scrub(raw);
       const kind = classifySdkError(error);
       const poll = plan.fallbacks?.delivery.includes('poll') ?? false;
-      const lost = kind === 'version-not-supported' ? headerLost(plan, error) : undefined;
-      if (kind && lost) throw this.runtime.degrade(kind, `${kind} on SendStreamingMessage at ${describe(plan)}: ${lost}`, error);
-      if (!seen && kind === 'version-not-supported') {
-        const next = this.versionFallback();
-        if (next) {
-          this.runtime.fallback(kind, describe(plan), describe(next));
-          try {
-            yield* (await this.make(next)).sendMessageStream(params, withoutPlanHeaders(options));
-            return;
-          } catch (second) {
-            throw this.runtime.degrade(kind, `${kind} on SendStreamingMessage at ${describe(plan)}, then the locked fallback ${describe(next)} failed too`, typedError(this.runtime, next, await this.scrub(second)));
-          }
-        }
+      const next = kind ? this.versionFallbackFor(kind, 'SendStreamingMessage', error) : undefined;
+      if (!seen && kind && next) {
+        yield* this.retryOnVersionFallback(kind, 'SendStreamingMessage', next, (t) => t.sendMessageStream(params, withoutPlanHeaders(options)));
+        return;
       }
       if (!seen && poll && (kind === 'unsupported-operation' || kind === 'push-notification-not-supported')) {
-        this.runtime.fallback(kind, plan.delivery, 'poll');
-        let result;
-        try {
-          result = await this.primary.sendMessage(params, options);
-        } catch (second) {
-          throw this.runtime.degrade(kind, `${kind} on the stream, then the locked poll fallback failed too`, typedError(this.runtime, plan, await this.scrub(second)));
-        }
-        yield 'messageId' in result ? { payload: { $case: 'message', value: result } } : { payload: { $case: 'task', value: result } };
+        const retry = this.retryOnce(kind, plan.delivery, 'poll', plan, `${kind} on the stream, then the locked poll fallback failed too`, () => once(() => this.primary.sendMessage(params, options)));
+        for await (const result of retry) yield 'messageId' in result ? { payload: { $case: 'message', value: result } } : { payload: { $case: 'task', value: result } };
         return;
       }
       if (seen && kind === undefined && taskId !== undefined && poll && !isA2aLockError(error)) {
@@ -226,9 +211,44 @@ class PlanTransport implements Transport {
     return redactError(error, [...secrets]);
   }
 
-  /** The first locked fallback interface of another protocol version. */
-  private versionFallback(): FallbackInterface | undefined {
-    return this.runtime.plan.fallbacks?.interfaces.find((i) => i.protocolVersion !== this.runtime.plan.protocolVersion);
+  /**
+   * The version step of a classified error: VersionNotSupported whose words say the agent saw
+   * another version than the plan's degrades at once (no fallback can help: the header is lost on
+   * the way); otherwise the first locked fallback interface of another protocol version, if any.
+   * Undefined for every other kind.
+   */
+  private versionFallbackFor(kind: AgentErrorKind, name: string, error: unknown): FallbackInterface | undefined {
+    if (kind !== 'version-not-supported') return undefined;
+    const { plan } = this.runtime;
+    const lost = headerLost(plan, error);
+    if (lost) throw this.runtime.degrade(kind, `${kind} on ${name} at ${describe(plan)}: ${lost}`, error);
+    return plan.fallbacks?.interfaces.find((i) => i.protocolVersion !== plan.protocolVersion);
+  }
+
+  /** The locked version fallback `next`: `attempt` once on its transport (without the primary's plan headers). */
+  private retryOnVersionFallback<T>(kind: AgentErrorKind, name: string, next: FallbackInterface, attempt: (t: Transport) => AsyncIterable<T>): AsyncGenerator<T, void, undefined> {
+    const { plan } = this.runtime;
+    const failed = `${kind} on ${name} at ${describe(plan)}, then the locked fallback ${describe(next)} failed too`;
+    return this.retryOnce(kind, describe(plan), describe(next), next, failed, () => this.attemptOn(next, attempt));
+  }
+
+  /** `attempt` on a transport made for `iface`. */
+  private async *attemptOn<T>(iface: FallbackInterface, attempt: (t: Transport) => AsyncIterable<T>): AsyncGenerator<T, void, undefined> {
+    yield* attempt(await this.make(iface));
+  }
+
+  /**
+   * The one fallback retry, for every call and the stream: report it (`runtime.fallback`: `from`
+   * → `to`), run `retry` once, and when it fails too, degrade the agent with `failed`, the failure
+   * typed against `iface` (the interface the retry went to) as its cause.
+   */
+  private async *retryOnce<T>(kind: AgentErrorKind, from: string, to: string, iface: FallbackInterface, failed: string, retry: () => AsyncIterable<T>): AsyncGenerator<T, void, undefined> {
+    this.runtime.fallback(kind, from, to);
+    try {
+      yield* retry();
+    } catch (second) {
+      throw this.runtime.degrade(kind, failed, typedError(this.runtime, iface, await this.scrub(second)));
+    }
   }
 
   /**
@@ -244,145 +264,26 @@ class PlanTransport implements Transport {
       const error = await this.scrub(raw);
       const kind: AgentErrorKind | undefined = classifySdkError(error);
       if (!kind) throw typedError(this.runtime, plan, error);
-      const lost = kind === 'version-not-supported' ? headerLost(plan, error) : undefined;
-      if (lost) throw this.runtime.degrade(kind, `${kind} on ${name} at ${describe(plan)}: ${lost}`, error);
-      const next = kind === 'version-not-supported' ? this.versionFallback() : undefined;
-      if (next) {
-        this.runtime.fallback(kind, describe(plan), describe(next));
-        try {
-          return await op(await this.make(next), withoutPlanHeaders(options));
-        } catch (second) {
-          throw this.runtime.degrade(kind, `${kind} on ${name} at ${describe(plan)}, then the locked fallback ${describe(next)} failed too`, typedError(this.runtime, next, await this.scrub(second)));
-        }
-      }
+      const next = this.versionFallbackFor(kind, name, error);
+      if (next) return onlyValue(this.retryOnVersionFallback(kind, name, next, (t) => once(() => op(t, withoutPlanHeaders(options)))));
       if (kind === 'push-notification-not-supported' && poll && plan.delivery === 'push' && plan.fallbacks?.delivery.includes('poll')) {
-        this.runtime.fallback(kind, 'push', 'poll');
-        try {
-          return await poll(this.primary, options);
-        } catch (second) {
-          throw this.runtime.degrade(kind, `${kind} on ${name} with a push config, then the locked poll fallback (the same message without it) failed too`, typedError(this.runtime, plan, await this.scrub(second)));
-        }
+        const failed = `${kind} on ${name} with a push config, then the locked poll fallback (the same message without it) failed too`;
+        return onlyValue(this.retryOnce(kind, 'push', 'poll', plan, failed, () => once(() => poll(this.primary, options))));
       }
       throw this.runtime.degrade(kind, deadEnd(plan, kind, name), error);
     }
   }
 }
 
-/**
- * A VersionNotSupported whose words say the agent saw another version than the plan's (the
- * `A2A-Version` header removed or rewritten on the way, see {@link versionHeaderLost}): the
- * explanation; no version fallback is taken for it. `undefined` otherwise.
- */
-function headerLost(plan: Plan, error: unknown): string | undefined {
-  const text = error instanceof Error ? error.message : (error as { details?: unknown } | null)?.details;
-  const lost = versionHeaderLost(plan.protocolVersion, text);
-  return lost ? versionHeaderLostMessage(plan.protocolVersion, lost.seen) : undefined;
+/** A call as a stream of its one result, so a call is retried as the stream is ({@link PlanTransport.retryOnce}). */
+async function* once<T>(call: () => Promise<T>): AsyncGenerator<T, void, undefined> {
+  yield await call();
 }
 
-/**
- * The HTTP status of an SDK transport error that carries none as a field: the SDK's JSON-RPC and
- * REST transports throw `HTTP error for <method>! Status: <n> …` (or `HTTP error establishing
- * stream for <method>: <n> …`). Only the number at that fixed start is read; the agent's own text
- * comes after `Response:` and is never parsed. Undefined for anything else, or a status below 400.
- */
-function sdkHttpStatus(error: unknown): number | undefined {
-  if (!(error instanceof Error)) return undefined;
-  const found = /^HTTP error (?:for [^!\n]{1,200}! Status: |establishing stream for [^:\n]{1,200}: )(\d{3})\b/.exec(error.message);
-  const status = found ? Number(found[1]) : undefined;
-  return status !== undefined && status >= 400 ? status : undefined;
-}
-
-/**
- * The A2A error code of a 0.3 HTTP+JSON error body the SDK's v0.3 REST transport could not map to
- * an error class: it throws `REST error: <message> (Code: <code>)[ Data: <json>]` (ADK answers a
- * missing task with HTTP 500 and code -32603). The code is the last `(Code: n)` before the optional
- * data; undefined for any other error.
- */
-function legacyRestCode(error: unknown): number | undefined {
-  if (!(error instanceof Error) || !error.message.startsWith('REST error: ')) return undefined;
-  const found = /\(Code: (-?\d{1,9})\)(?: Data: [\s\S]*)?$/.exec(error.message.slice(0, 100_000));
-  return found ? Number(found[1]) : undefined;
-}
-
-/**
- * The message of an agent error no locked fallback answers, true to the lockfile: it names the
- * locked fallbacks (if any) and why none applies to this call.
- */
-function deadEnd(plan: Plan, kind: AgentErrorKind, call: string): string {
-  const locked = [...(plan.fallbacks?.interfaces ?? []).map(describe), ...(plan.fallbacks?.delivery ?? []).map((d) => `delivery ${d}`)];
-  const head = `${kind} on ${call} at ${describe(plan)}`;
-  if (locked.length === 0) return `${head}; the plan has no locked fallback`;
-  const why =
-    kind === 'version-not-supported'
-      ? 'none is of another protocol version'
-      : kind === 'push-notification-not-supported' && /PushNotificationConfig/.test(call)
-        ? 'a push config call has no poll equivalent (send without a push config and poll GetTask)'
-        : kind === 'push-notification-not-supported' || kind === 'unsupported-operation'
-          ? call === 'SendStreamingMessage' || call === 'SendMessage' ? 'the locked poll fallback was not applicable to this request' : 'a poll fallback applies only to sending'
-          : 'the locked fallbacks answer only VersionNotSupported (another version) and a refused stream or push (poll)';
-  return `${head}; locked fallbacks: ${locked.join(', ')}; ${why}`;
-}
-
-/** gRPC status codes (grpc-js `status`) the runtime maps: 4 DEADLINE_EXCEEDED, 7 PERMISSION_DENIED, 14 UNAVAILABLE, 16 UNAUTHENTICATED. */
-const GRPC_TIMEOUT = 4;
-const GRPC_DENIED = 7;
-const GRPC_UNAVAILABLE = 14;
-const GRPC_UNAUTHENTICATED = 16;
-
-/**
- * Any failure of a call as the error that leaves the runtime: a2a-lock errors and the caller's
- * own abort as they are (a network FetchError of the enforcing fetch becomes an AgentCallError
- * naming agent and skill), every other error an {@link AgentCallError}: `auth-refused` (HTTP
- * 401/403, gRPC 16/7), `unreachable` (gRPC 14), `timeout` (TimeoutError, gRPC 4), else
- * `agent-error` with the HTTP status, the JSON-RPC error code or the ErrorInfo reason. The SDK's
- * text (which may quote the agent's answer) is only in `cause`.
- */
-function typedError(runtime: AgentRuntime, iface: FallbackInterface, error: unknown): unknown {
-  const { name, skill } = runtime;
-  const url = shownUrl(iface.url);
-  const where = describe(iface);
-  const inner = isA2aLockError(error) ? error : isA2aLockError((error as { cause?: unknown } | null)?.cause) ? ((error as { cause: unknown }).cause as A2aLockError) : undefined;
-  if (inner) {
-    if (inner instanceof FetchError && (inner.code === 'unreachable' || inner.code === 'timeout')) {
-      return new AgentCallError(inner.code, name, skill, `${where}: ${inner.code === 'timeout' ? 'no answer in time' : 'not reachable'} (${inner.message})`, { url }, { cause: error });
-    }
-    return inner;
-  }
-  if (error instanceof Error && error.name === 'AbortError') return error;
-  const e = (typeof error === 'object' && error !== null ? error : {}) as { transport?: unknown; statusCode?: unknown; status?: unknown; code?: unknown; envelopeCode?: unknown; reason?: unknown; name?: unknown; details?: unknown };
-  const status = typeof e.statusCode === 'number' ? e.statusCode : sdkHttpStatus(error);
-  const grpcStatus = e.transport === 'grpc' && typeof e.status === 'number' ? e.status : iface.protocolBinding === 'GRPC' && typeof e.code === 'number' && 'details' in e ? e.code : undefined;
-  const a2aCode = e.transport === 'jsonrpc' && typeof e.envelopeCode === 'number' ? e.envelopeCode : iface.protocolBinding === 'HTTP+JSON' ? legacyRestCode(error) : undefined;
-  const a2aReason = typeof e.reason === 'string' && e.name !== 'A2AError' ? e.reason : undefined;
-  const details = { url, ...(status !== undefined ? { status } : {}), ...(grpcStatus !== undefined ? { grpcStatus } : {}), ...(a2aCode !== undefined ? { a2aCode } : {}), ...(a2aReason !== undefined ? { a2aReason } : {}) };
-  const answered = [status !== undefined ? `HTTP ${status}` : '', grpcStatus !== undefined ? `gRPC status ${grpcStatus}` : '', a2aCode !== undefined ? `A2A error ${a2aCode}` : '', a2aReason ?? ''].filter(Boolean).join(', ');
-  const options = { cause: error };
-  if (status === 401 || status === 403 || grpcStatus === GRPC_UNAUTHENTICATED || grpcStatus === GRPC_DENIED) {
-    // A plan that sends no credential was refused for the lack of one (issue 14: a card that
-    // declares no security, an agent that authenticates outside A2A): say so, not "the credential".
-    const none = Object.keys(runtime.plan.security).length === 0;
-    const why = !none
-      ? 'the agent refused the credential'
-      : Object.keys(runtime.card.securitySchemes).length === 0
-        ? 'the agent refused the request, and the locked plan sends no credential: the card declares no securitySchemes (the agent may authenticate outside A2A)'
-        : 'the agent refused the request, and the locked plan sends no credential (its security requirement needs none)';
-    return new AgentCallError('auth-refused', name, skill, `${where}: ${why} (${answered})`, details, options);
-  }
-  if (grpcStatus === GRPC_UNAVAILABLE) return new AgentCallError('unreachable', name, skill, `${where}: not reachable (${answered})`, details, options);
-  if (grpcStatus === GRPC_TIMEOUT || (error instanceof Error && error.name === 'TimeoutError')) return new AgentCallError('timeout', name, skill, `${where}: no answer in time${answered ? ` (${answered})` : ''}`, details, options);
-  const what = a2aCode !== undefined || a2aReason !== undefined ? 'the agent answered an A2A error' : answered ? 'the agent answered an error that is not an A2A error' : 'the agent\'s answer could not be read as A2A';
-  return new AgentCallError('agent-error', name, skill, `${where}: ${what}${answered ? ` (${answered})` : ''}`, details, options);
-}
-
-/** A URL for messages: origin and path only (a query may carry a credential); `host:port` as it is. */
-function shownUrl(url: string): string {
-  if (!url.includes('://')) return url;
-  try {
-    const u = new URL(url);
-    return `${u.origin}${u.pathname}`;
-  } catch {
-    return '(an invalid URL)';
-  }
+/** The one value of a stream made by {@link once}. */
+async function onlyValue<T>(events: AsyncIterable<T>): Promise<T> {
+  for await (const value of events) return value;
+  throw new Error('a retried call gave no result');
 }
 
 function hasPushConfig(params: Parameters<Transport['sendMessage']>[0]): boolean {
@@ -406,8 +307,4 @@ function taskIdOf(event: StreamEvent): string | undefined {
   if (!p) return undefined;
   const id = p.$case === 'task' ? p.value.id : p.$case === 'message' ? p.value.taskId : p.value.taskId;
   return id ? id : undefined;
-}
-
-function describe(iface: FallbackInterface): string {
-  return `${iface.protocolBinding} ${iface.protocolVersion} ${shownUrl(iface.url)}`;
 }

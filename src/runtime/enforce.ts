@@ -10,7 +10,8 @@
 import { applyCredentials, placementSecrets, redactError, type CredentialPlacement } from '../credentials.js';
 import { FetchError, isA2aLockError, PlanViolationError } from '../errors.js';
 import { errorCode, UNDICI_TIMEOUTS } from '../http/errors.js';
-import { sameMediaType } from '../negotiate/media.js';
+import { isRecord } from '../json-path.js';
+import { sameMediaType } from '../card/media.js';
 import type { FallbackInterface, Plan } from '../negotiate/types.js';
 
 /** What one enforcing fetch is bound to. */
@@ -94,125 +95,187 @@ const JSONRPC_METHODS: Readonly<Record<string, ReadonlySet<string>>> = {
   ]),
 };
 
+/** What the pure request check ({@link checkRequest}) needs of an {@link EnforcementContext}. */
+export type RequestPlan = Pick<EnforcementContext, 'agent' | 'skill' | 'plan' | 'iface' | 'inputModes' | 'pushEndpoint'>;
+
+/** One request to check, as a fetch call gives it. */
+export interface OutgoingRequest {
+  /** The request URL as given (absolute). */
+  url: string;
+  /** The method, upper case. */
+  method: string;
+  /** The headers, names lower case (repeated names joined with ", "). */
+  headers: Record<string, string>;
+  /** The body: JSON text, as a string or bytes (undefined or null: none; anything else is refused). */
+  body?: unknown;
+}
+
+/** A request the plan allows, completed from it. */
+export interface CheckedRequest {
+  /** The path below the interface URL (HTTP+JSON), '' for the exact URL: a redirect must keep it. */
+  path: string;
+  /** The headers to send before the credential is placed: A2A-Version and the extensions header the plan's, the rest as given. */
+  headers: Record<string, string>;
+  /** The body to send (`acceptedOutputModes` filled in from the plan when the request gave none). */
+  body: string | undefined;
+}
+
 /**
- * A fetch-compatible function enforcing `ctx` (see the module comment); for a binding that is not
- * JSON-RPC or HTTP+JSON (gRPC) every request is a violation. Bodies must be JSON text
- * (a string or bytes). Redirects are followed only to a URL on the plan (so never to another
+ * Check one request against the plan and complete it (see the module comment), without sending
+ * anything: the URL is the locked interface (HTTP+JSON: a path below it), the A2A-Version and
+ * extensions headers agree with the plan, and the call its body (JSON-RPC) or path (HTTP+JSON)
+ * names is one the plan allows, with only locked modes, extensions and push endpoint. Pure.
+ *
+ * @throws PlanViolationError (code `plan-violation`) for anything off-plan, and for every request
+ *   on a binding not carried over fetch (gRPC)
+ */
+export function checkRequest(ctx: RequestPlan, request: OutgoingRequest): CheckedRequest {
+  const refused = bindingViolation(ctx);
+  if (refused) throw refused;
+  const violation = (message: string) => new PlanViolationError(ctx.agent, ctx.skill, message);
+  const path = checkUrl(ctx.iface, request.url, violation);
+  const { headers, method } = request;
+  let body = bodyText(request.body, violation);
+  checkProtocolHeaders(ctx, headers, violation);
+
+  const kind = ctx.iface.protocolBinding === 'HTTP+JSON' ? restKind(path, violation) : undefined;
+  if (body !== undefined) body = checkBody(ctx, kind, body, violation);
+  else if (kind) checkKind(ctx, kind, violation);
+  // A JSON-RPC call is named by its body: without one there is nothing to check, so nothing is sent.
+  else throw violation(`a JSON-RPC request without a body (${method}) is not a call this plan can check`);
+  return { path, headers: plannedHeaders(ctx, headers), body };
+}
+
+/** The violation of every request on a binding not carried over fetch (gRPC); undefined for JSON-RPC and HTTP+JSON. */
+function bindingViolation(ctx: RequestPlan): PlanViolationError | undefined {
+  if (ctx.iface.protocolBinding === 'JSONRPC' || ctx.iface.protocolBinding === 'HTTP+JSON') return undefined;
+  return new PlanViolationError(ctx.agent, ctx.skill, `the locked binding ${ctx.iface.protocolBinding} is not carried over fetch (use createClient())`);
+}
+
+/** The path of `href` below the locked interface (see {@link pathBelow}). @throws PlanViolationError (via `violation`) for a URL off the interface */
+function checkUrl(iface: FallbackInterface, href: string, violation: (m: string) => Error): string {
+  const base = new URL(iface.url);
+  // The exact locked URL (every JSON-RPC call) needs no parsing.
+  if (href === base.href) return '';
+  let url: URL;
+  try {
+    url = new URL(href);
+  } catch {
+    throw violation('the request URL is not an absolute URL');
+  }
+  const path = pathBelow(iface, base, url);
+  if (path === undefined) throw violation(`${redact(url)} is not the locked interface ${iface.protocolBinding} ${redact(base)}${urlDifference(url, base, iface.protocolBinding === 'HTTP+JSON')}`);
+  return path;
+}
+
+/** The path of `url` below the interface URL `base` (HTTP+JSON), or '' for the exact URL; undefined when off-plan. */
+function pathBelow(iface: FallbackInterface, base: URL, url: URL): string | undefined {
+  if (iface.protocolBinding === 'HTTP+JSON') {
+    const basePath = base.pathname.replace(/\/+$/, '');
+    if (url.origin !== base.origin || url.username || url.password) return undefined;
+    if (url.pathname !== basePath && !url.pathname.startsWith(`${basePath}/`)) return undefined;
+    return url.pathname.slice(basePath.length);
+  }
+  return url.href === base.href ? '' : undefined;
+}
+
+/** A2A-Version: the locked Major.Minor (a conflicting value is a violation); extensions: only locked ones, under either header name. */
+function checkProtocolHeaders(ctx: RequestPlan, headers: Record<string, string>, violation: (m: string) => Error): void {
+  const version = ctx.iface.protocolVersion;
+  const asked = headers['a2a-version'];
+  if (asked !== undefined && asked.trim() !== version && !asked.trim().startsWith(`${version}.`)) {
+    throw violation(`A2A-Version ${JSON.stringify(asked.slice(0, 20))} conflicts with the locked ${version}`);
+  }
+  for (const name of ['a2a-extensions', 'x-a2a-extensions']) {
+    const listed = headers[name];
+    if (listed === undefined) continue;
+    for (const uri of listed.split(',').map((s) => s.trim()).filter(Boolean)) {
+      if (!ctx.plan.extensions.includes(uri)) throw violation(`extension ${uri} is not locked (locked: ${list(ctx.plan.extensions)})`);
+    }
+  }
+}
+
+/** The headers to send: the locked A2A-Version, the locked extensions under the one header name of the locked version, then the request's others. */
+function plannedHeaders(ctx: RequestPlan, headers: Record<string, string>): Record<string, string> {
+  const version = ctx.iface.protocolVersion;
+  const planned: Record<string, string> = { 'a2a-version': version };
+  if (ctx.plan.extensions.length > 0) planned[version.startsWith('0.') ? 'x-a2a-extensions' : 'a2a-extensions'] = ctx.plan.extensions.join(', ');
+  for (const [name, value] of Object.entries(headers)) {
+    if (name !== 'a2a-version' && name !== 'a2a-extensions' && name !== 'x-a2a-extensions') planned[name] = value;
+  }
+  return planned;
+}
+
+/**
+ * A fetch-compatible function enforcing `ctx` (see the module comment): each request is checked
+ * ({@link checkRequest}), its credential placed, and sent. Bodies must be JSON text (a string,
+ * bytes or a Blob). Redirects are followed only to a URL on the plan (so never to another
  * origin, and credentials never leave it); any other redirect is a violation.
  *
  * @throws PlanViolationError (code `plan-violation`) before anything is sent
  * @throws A2aLockError `credential-unset` / UsageError when a credential cannot be read or placed
  */
 export function enforcingFetch(ctx: EnforcementContext): typeof fetch {
-  const violation = (message: string) => new PlanViolationError(ctx.agent, ctx.skill, message);
-  if (ctx.iface.protocolBinding !== 'JSONRPC' && ctx.iface.protocolBinding !== 'HTTP+JSON') {
+  if (bindingViolation(ctx)) {
     return async () => {
-      throw violation(`the locked binding ${ctx.iface.protocolBinding} is not carried over fetch (use createClient())`);
+      throw bindingViolation(ctx);
     };
   }
-  const version = ctx.iface.protocolVersion;
-  const extensionsHeader = version.startsWith('0.') ? 'x-a2a-extensions' : 'a2a-extensions';
   const base = new URL(ctx.iface.url);
-  const basePath = base.pathname.replace(/\/+$/, '');
-
-  /** The path below the interface URL (HTTP+JSON), or '' for the exact URL; undefined when off-plan. */
-  const relative = (url: URL): string | undefined => {
-    if (ctx.iface.protocolBinding === 'HTTP+JSON') {
-      if (url.origin !== base.origin || url.username || url.password) return undefined;
-      if (url.pathname !== basePath && !url.pathname.startsWith(`${basePath}/`)) return undefined;
-      return url.pathname.slice(basePath.length);
-    }
-    return url.href === base.href ? '' : undefined;
-  };
-
   return async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const request = typeof input === 'object' && !(input instanceof URL) ? input : undefined;
     const href = request ? request.url : String(input);
-    let rel: string | undefined = '';
-    // The exact locked URL (every JSON-RPC call) needs no parsing.
-    if (href !== base.href) {
-      let url: URL;
-      try {
-        url = new URL(href);
-      } catch {
-        throw violation('the request URL is not an absolute URL');
-      }
-      rel = relative(url);
-      if (rel === undefined) throw violation(`${redact(url)} is not the locked interface ${ctx.iface.protocolBinding} ${redact(base)}${urlDifference(url, base, ctx.iface.protocolBinding === 'HTTP+JSON')}`);
-    }
     const method = (init?.method ?? request?.method ?? 'GET').toUpperCase();
     const headers = headerRecord(init?.headers ?? request?.headers);
     const rawBody = init?.body ?? (request?.body ? await request.text() : undefined);
-    let body = typeof rawBody === 'string' ? rawBody : await bodyText(rawBody, violation);
-
-    // A2A-Version: the locked Major.Minor; a conflicting value is a violation.
-    const asked = headers['a2a-version'];
-    if (asked !== undefined && asked.trim() !== version && !asked.trim().startsWith(`${version}.`)) {
-      throw violation(`A2A-Version ${JSON.stringify(asked.slice(0, 20))} conflicts with the locked ${version}`);
-    }
-    // Extensions: only locked ones; sent under the one header name of the locked version.
-    for (const name of ['a2a-extensions', 'x-a2a-extensions']) {
-      const listed = headers[name];
-      if (listed === undefined) continue;
-      for (const uri of listed.split(',').map((s) => s.trim()).filter(Boolean)) {
-        if (!ctx.plan.extensions.includes(uri)) throw violation(`extension ${uri} is not locked (locked: ${list(ctx.plan.extensions)})`);
-      }
-    }
-
-    const kind = ctx.iface.protocolBinding === 'HTTP+JSON' ? restKind(rel, violation) : undefined;
-    if (body !== undefined) body = checkBody(ctx, kind, body, violation);
-    else if (kind) checkKind(ctx, kind, violation);
-    // A JSON-RPC call is named by its body: without one there is nothing to check, so nothing is sent.
-    else throw violation(`a JSON-RPC request without a body (${method}) is not a call this plan can check`);
-
-    const planned: Record<string, string> = { 'a2a-version': version };
-    if (ctx.plan.extensions.length > 0) planned[extensionsHeader] = ctx.plan.extensions.join(', ');
-    for (const [name, value] of Object.entries(headers)) {
-      if (name !== 'a2a-version' && name !== 'a2a-extensions' && name !== 'x-a2a-extensions') planned[name] = value;
-    }
-    const read = async () => {
-      const placed = ctx.security ? await ctx.placements(ctx.iface) : [];
-      if (placed.length > 0) {
-        let seen = sentSecrets.get(ctx.placements);
-        if (!seen) {
-          seen = new Set();
-          sentSecrets.set(ctx.placements, seen);
-        }
-        for (const secret of placementSecrets(placed)) seen.add(secret);
-      }
-      return placed;
-    };
-    let placements = await read();
-    const signal = init?.signal ?? request?.signal;
-
-    let target = href;
-    let renewed = false;
-    for (let hops = 0; ; hops++) {
-      const applied = placements.length > 0 ? applyCredentials(target, planned, placements) : { url: target, headers: planned };
-      let response: Response;
-      try {
-        response = await ctx.send(applied.url, { ...init, method, headers: applied.headers, body, redirect: 'manual', signal });
-      } catch (error) {
-        // The caller's own fetch may quote the request (an apiKey in the query, percent-encoded): its error is kept as `cause`, redacted.
-        throw sendError(placements.length > 0 ? redactError(error, placementSecrets(placements)) : error, redact(new URL(target)), { agent: ctx.agent, skill: ctx.skill });
-      }
-      // An OAuth access token refused (revoked, expired early): once more with a new one.
-      if (response.status === 401 && !renewed && ctx.renew?.()) {
-        renewed = true;
-        await response.body?.cancel();
-        placements = await read();
-        hops--;
-        continue;
-      }
-      if (response.status < 300 || response.status >= 400 || !response.headers.has('location')) return response;
-      const next = new URL(response.headers.get('location')!, target);
-      await response.body?.cancel();
-      if (response.status !== 307 && response.status !== 308) throw violation(`the agent answered ${response.status} (a redirect that changes the method), refused`);
-      if (relative(next) !== rel) throw violation(`redirect to ${redact(next)} refused: not the locked interface`);
-      if (hops + 1 >= MAX_REDIRECTS) throw violation(`more than ${MAX_REDIRECTS} redirects`);
-      target = next.href;
-    }
+    const checked = checkRequest(ctx, { url: href, method, headers, body: rawBody instanceof Blob ? await rawBody.text() : rawBody });
+    return sendChecked(ctx, base, href, checked, { ...init, method }, init?.signal ?? request?.signal);
   };
+}
+
+/** Place the credential read now on a checked request and send it: once more with a renewed OAuth token on a 401, following only same-plan 307/308 redirects. */
+async function sendChecked(ctx: EnforcementContext, base: URL, href: string, checked: CheckedRequest, init: RequestInit & { method: string }, signal: AbortSignal | null | undefined): Promise<Response> {
+  const violation = (message: string) => new PlanViolationError(ctx.agent, ctx.skill, message);
+  const read = async () => {
+    const placed = ctx.security ? await ctx.placements(ctx.iface) : [];
+    if (placed.length > 0) {
+      let seen = sentSecrets.get(ctx.placements);
+      if (!seen) {
+        seen = new Set();
+        sentSecrets.set(ctx.placements, seen);
+      }
+      for (const secret of placementSecrets(placed)) seen.add(secret);
+    }
+    return placed;
+  };
+  let placements = await read();
+  let target = href;
+  let renewed = false;
+  for (let hops = 0; ; hops++) {
+    const applied = placements.length > 0 ? applyCredentials(target, checked.headers, placements) : { url: target, headers: checked.headers };
+    let response: Response;
+    try {
+      response = await ctx.send(applied.url, { ...init, headers: applied.headers, body: checked.body, redirect: 'manual', signal });
+    } catch (error) {
+      // The caller's own fetch may quote the request (an apiKey in the query, percent-encoded): its error is kept as `cause`, redacted.
+      throw sendError(placements.length > 0 ? redactError(error, placementSecrets(placements)) : error, redact(new URL(target)), { agent: ctx.agent, skill: ctx.skill });
+    }
+    // An OAuth access token refused (revoked, expired early): once more with a new one.
+    if (response.status === 401 && !renewed && ctx.renew?.()) {
+      renewed = true;
+      await response.body?.cancel();
+      placements = await read();
+      hops--;
+      continue;
+    }
+    if (response.status < 300 || response.status >= 400 || !response.headers.has('location')) return response;
+    const next = new URL(response.headers.get('location')!, target);
+    await response.body?.cancel();
+    if (response.status !== 307 && response.status !== 308) throw violation(`the agent answered ${response.status} (a redirect that changes the method), refused`);
+    if (pathBelow(ctx.iface, base, next) !== checked.path) throw violation(`redirect to ${redact(next)} refused: not the locked interface`);
+    if (hops + 1 >= MAX_REDIRECTS) throw violation(`more than ${MAX_REDIRECTS} redirects`);
+    target = next.href;
+  }
 }
 
 /** Request headers as a record with lower-case names (repeated names joined with ", ", as `Headers` does). */
@@ -229,12 +292,11 @@ function headerRecord(init: HeadersInit | undefined): Record<string, string> {
 }
 
 /** The request body as text; bodies that are not text or bytes are refused. */
-async function bodyText(body: unknown, violation: (m: string) => Error): Promise<string | undefined> {
+function bodyText(body: unknown, violation: (m: string) => Error): string | undefined {
   if (body === undefined || body === null) return undefined;
   if (typeof body === 'string') return body;
   if (body instanceof ArrayBuffer) return new TextDecoder().decode(body);
   if (ArrayBuffer.isView(body)) return new TextDecoder().decode(body);
-  if (body instanceof Blob) return body.text();
   throw violation('the request body must be JSON text');
 }
 
@@ -259,7 +321,7 @@ function restKind(rel: string, violation: (m: string) => Error): CallKind {
   return 'other';
 }
 
-function checkKind(ctx: EnforcementContext, kind: CallKind, violation: (m: string) => Error): void {
+function checkKind(ctx: RequestPlan, kind: CallKind, violation: (m: string) => Error): void {
   if ((kind === 'stream' || kind === 'subscribe') && ctx.plan.delivery !== 'stream') {
     throw violation(`a streaming call, but the locked delivery is ${ctx.plan.delivery}`);
   }
@@ -271,31 +333,14 @@ function checkKind(ctx: EnforcementContext, kind: CallKind, violation: (m: strin
  * only when `acceptedOutputModes` was filled in). `restCall`: the HTTP+JSON call its path names;
  * undefined for JSON-RPC (named by `method` in the body).
  */
-function checkBody(ctx: EnforcementContext, restCall: CallKind | undefined, body: string, violation: (m: string) => Error): string {
+function checkBody(ctx: RequestPlan, restCall: CallKind | undefined, body: string, violation: (m: string) => Error): string {
   let json: unknown;
   try {
     json = JSON.parse(body);
   } catch {
     throw violation('the request body is not JSON');
   }
-  let kind: CallKind;
-  let params: Record<string, unknown> | undefined;
-  if (restCall) {
-    kind = restCall;
-    params = isObject(json) ? json : undefined;
-  } else {
-    // Fail closed: only one call, named by a method of the locked version, is checked and sent.
-    if (Array.isArray(json)) throw violation('a JSON-RPC batch (an array of calls) is refused: A2A does not use batches, and its calls would go unchecked');
-    if (!isObject(json)) throw violation('the JSON-RPC request body is not an object');
-    const m = json.method;
-    if (typeof m !== 'string') throw violation('the JSON-RPC request has no "method" string');
-    const methods = JSONRPC_METHODS[ctx.iface.protocolVersion];
-    if (!methods) throw violation(`no JSON-RPC method table for the locked version ${ctx.iface.protocolVersion}`);
-    if (!methods.has(m)) throw violation(`method ${JSON.stringify(m.slice(0, 60))} is not a JSON-RPC method of the locked version ${ctx.iface.protocolVersion} (${[...methods].slice(0, 3).join(', ')}, ...)`);
-    kind = SEND.has(m) ? 'send' : STREAM.has(m) ? 'stream' : SUBSCRIBE.has(m) ? 'subscribe' : PUSH_SET.has(m) ? 'push-set' : 'other';
-    if (json.params !== undefined && !isObject(json.params)) throw violation(`the params of ${m} are not an object`);
-    params = json.params;
-  }
+  const { kind, params } = restCall ? { kind: restCall, params: isRecord(json) ? json : undefined } : jsonRpcCall(ctx, json, violation);
   checkKind(ctx, kind, violation);
   if (kind !== 'send' && kind !== 'stream') {
     // Any other call is checked by its name alone, so it may carry nothing the plan governs.
@@ -309,11 +354,35 @@ function checkBody(ctx: EnforcementContext, restCall: CallKind | undefined, body
     if (restCall) throw violation('the send request body is not a JSON object');
     return body;
   }
+  checkMessages(ctx, params, violation);
+  return completeConfiguration(ctx, params, violation) ? JSON.stringify(json) : body;
+}
 
-  // Every field a server may read is checked: the 1.0 `message` and the 0.3 HTTP+JSON `request`
-  // (the 0.3 SDK reads `message`, else `request`), each one's `parts` and 0.3 HTTP+JSON `content`,
-  // both JSON spellings (`media_type` as well as `mediaType`) and `pushNotification`.
-  const messages = [params.message, params.request].filter(isObject);
+/**
+ * The call a JSON-RPC body names and its params. Fail closed: only one call, named by a method of
+ * the locked version, is checked and sent.
+ */
+function jsonRpcCall(ctx: RequestPlan, json: unknown, violation: (m: string) => Error): { kind: CallKind; params: Record<string, unknown> | undefined } {
+  if (Array.isArray(json)) throw violation('a JSON-RPC batch (an array of calls) is refused: A2A does not use batches, and its calls would go unchecked');
+  if (!isRecord(json)) throw violation('the JSON-RPC request body is not an object');
+  const m = json.method;
+  if (typeof m !== 'string') throw violation('the JSON-RPC request has no "method" string');
+  const methods = JSONRPC_METHODS[ctx.iface.protocolVersion];
+  if (!methods) throw violation(`no JSON-RPC method table for the locked version ${ctx.iface.protocolVersion}`);
+  if (!methods.has(m)) throw violation(`method ${JSON.stringify(m.slice(0, 60))} is not a JSON-RPC method of the locked version ${ctx.iface.protocolVersion} (${[...methods].slice(0, 3).join(', ')}, ...)`);
+  const kind = SEND.has(m) ? 'send' : STREAM.has(m) ? 'stream' : SUBSCRIBE.has(m) ? 'subscribe' : PUSH_SET.has(m) ? 'push-set' : 'other';
+  if (json.params !== undefined && !isRecord(json.params)) throw violation(`the params of ${m} are not an object`);
+  return { kind, params: json.params };
+}
+
+/**
+ * The messages of a send: every field a server may read is checked: the 1.0 `message` and the 0.3
+ * HTTP+JSON `request` (the 0.3 SDK reads `message`, else `request`), each one's `parts` and 0.3
+ * HTTP+JSON `content`, both JSON spellings (`media_type` as well as `mediaType`): only locked
+ * extensions and input modes.
+ */
+function checkMessages(ctx: RequestPlan, params: Record<string, unknown>, violation: (m: string) => Error): void {
+  const messages = [params.message, params.request].filter(isRecord);
   for (const message of messages) {
     const extensions = Array.isArray(message.extensions) ? message.extensions : [];
     for (const uri of extensions) {
@@ -327,7 +396,15 @@ function checkBody(ctx: EnforcementContext, restCall: CallKind | undefined, body
       }
     }
   }
-  const configuration = isObject(params.configuration) ? params.configuration : {};
+}
+
+/**
+ * The send configuration: a push config only on a push plan and to the locked endpoint (either
+ * spelling, `pushNotification` too), only locked accepted output modes; when it lists none, the
+ * plan's are filled in (`params` changed in place: true).
+ */
+function completeConfiguration(ctx: RequestPlan, params: Record<string, unknown>, violation: (m: string) => Error): boolean {
+  const configuration = isRecord(params.configuration) ? params.configuration : {};
   if (PUSH_FIELDS.some((k) => configuration[k]) && ctx.plan.delivery !== 'push') {
     throw violation(`a push notification config, but the locked delivery is ${ctx.plan.delivery}`);
   }
@@ -339,9 +416,9 @@ function checkBody(ctx: EnforcementContext, restCall: CallKind | undefined, body
     }
   }
   // The SDK reads the camelCase list when it is an array (even empty), else the snake_case one.
-  if (Array.isArray(camel) ? camel.length > 0 : Array.isArray(snake) && snake.length > 0) return body;
+  if (Array.isArray(camel) ? camel.length > 0 : Array.isArray(snake) && snake.length > 0) return false;
   params.configuration = { ...configuration, acceptedOutputModes: [...ctx.plan.acceptedOutputModes] };
-  return JSON.stringify(json);
+  return true;
 }
 
 /**
@@ -354,7 +431,7 @@ function checkBody(ctx: EnforcementContext, restCall: CallKind | undefined, body
 export function checkPushEndpoint(pushEndpoint: string | null, config: unknown, violation: (m: string) => Error): void {
   const urls: unknown[] = [];
   const walk = (v: unknown, depth: number) => {
-    if (!isObject(v) || depth > 4) return;
+    if (!isRecord(v) || depth > 4) return;
     for (const [key, value] of Object.entries(v)) {
       if (key === 'url') urls.push(value);
       else walk(value, depth + 1);
@@ -391,10 +468,10 @@ const PART_CONTENT = ['text', 'raw', 'url', 'data', 'file'];
  */
 function partMediaTypes(part: unknown, violation: (m: string) => Error): string[] {
   const isSet = (v: unknown) => v !== undefined && v !== null;
-  if (!isObject(part) || !PART_CONTENT.some((k) => isSet(part[k]))) {
+  if (!isRecord(part) || !PART_CONTENT.some((k) => isSet(part[k]))) {
     throw violation(`a message part has no recognisable content (${PART_CONTENT.join(', ')}); with the @a2a-js/sdk 1.3 client a part is {content: {$case: 'text', value}}`);
   }
-  const file = isObject(part.file) ? part.file : {};
+  const file = isRecord(part.file) ? part.file : {};
   const declared = [part.mediaType, part.media_type, file.mimeType, file.mime_type].filter((t): t is string => typeof t === 'string' && t !== '');
   if (declared.length > 0) return declared;
   const seen = new Set<string>();
@@ -402,10 +479,6 @@ function partMediaTypes(part: unknown, violation: (m: string) => Error): string[
   if (isSet(part.data) || part.kind === 'data') seen.add('application/json');
   if (isSet(part.raw) || isSet(part.url) || isSet(part.file) || part.kind === 'file') seen.add('application/octet-stream');
   return [...seen];
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function list(values: readonly string[]): string {

@@ -13,7 +13,7 @@ import { PlanViolationError } from '../errors.js';
 import { isLoopbackUrl } from '../card/host.js';
 import { checkPushEndpoint } from './enforce.js';
 import { peer } from './peer.js';
-import { sameMediaType } from '../negotiate/media.js';
+import { sameMediaType } from '../card/media.js';
 import type { FallbackInterface } from '../negotiate/types.js';
 import type { AgentRuntime, ChannelCredentials } from './types.js';
 

@@ -15,7 +15,7 @@ import { lockMarkdownRenderer } from '../../src/cli/render/lock.js';
 import { escapeMarkdown } from '../../src/cli/step-summary.js';
 import type { LockData } from '../../src/commands/lock.js';
 import { negotiateSkills } from '../../src/lock/drift.js';
-import { diffLockfiles } from '../../src/lock/risk.js';
+import { diffLockfiles } from '../../src/lock/lockfile-diff.js';
 import type { LockEntry, Lockfile } from '../../src/lock/schema.js';
 import { DEFAULT_PROFILE, type AgentSettings } from '../../src/manifest/schema.js';
 import { keyedWorkedExample } from '../helpers/worked-example.js';

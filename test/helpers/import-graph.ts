@@ -70,6 +70,11 @@ export const CORE = ['card', 'negotiate', 'manifest', 'lock'];
 export const PURE_ROOT_FILES = ['canonical.ts', 'json-path.ts', 'json-document.ts', 'credentials.ts', 'errors.ts'];
 /** What the core never does: the environment, the working directory, the clock, timers, randomness, printing, the network. */
 const IMPURE = /\bprocess\.|\bDate\.now\b|\bnew Date\(|\bperformance\.|\bset(?:Timeout|Interval|Immediate)\(|\bconsole\.|\bMath\.random\b|\bcrypto\.|\bfetch\(/;
+/**
+ * Node's own globals, which the core never uses either: it runs wherever the runtime loader does,
+ * so bytes are `Uint8Array`/`TextEncoder`, never `Buffer`.
+ */
+const NODE_GLOBALS = /\b(?:Buffer|__dirname|__filename|require|module\.exports|global)\b(?!\s*:)/;
 /** What commands never do: print (they return data; cli/ prints). */
 const PRINTS = /\bconsole\.|\bprocess\.std(?:out|err)\b/;
 /** The packages the core may use: schemas, versions, and JOSE for card signatures. */
@@ -112,10 +117,39 @@ export function layeringViolations(tree: SourceTree): string[] {
     text.split('\n').forEach((line, i) => {
       const found = rule.exec(line);
       if (found) out.push(`${file}:${i + 1}: ${pure(file) ? 'the pure core' : 'commands/'} uses ${found[0].trim()}${pure(file) ? '' : ' (commands return data; cli/ prints)'}`);
+      const global = pure(file) ? NODE_GLOBALS.exec(withoutStrings(line)) : null;
+      if (global) out.push(`${file}:${i + 1}: the pure core uses the Node global ${global[0]}`);
     });
   }
   for (const cycle of importCycles(tree)) out.push(`import circle: ${cycle.join(' → ')}`);
+  for (const cycle of folderCycles(tree)) out.push(`folder circle: ${cycle.join(' → ')}`);
   return out;
+}
+
+/** A line with the text of its string literals blanked (a message may name `Buffer`; code may not). */
+function withoutStrings(line: string): string {
+  return line.replace(/'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|`(?:[^`\\$]|\\.|\$(?!\{))*`/g, "''");
+}
+
+/** The node of a file in the folder graph: its top folder (`lock/`), or the file itself at the root (`errors.ts`), which is a module of its own. */
+function folderNode(file: string): string {
+  const folder = folderOf(file);
+  return folder === '.' ? file : `${folder}/`;
+}
+
+/**
+ * Each circle between folders once (`card/ → negotiate/ → card/`): two folders that import each
+ * other, whichever files the imports join, type-only imports included. A file at the root counts
+ * as a folder of its own ({@link folderNode}).
+ */
+export function folderCycles(tree: SourceTree): string[][] {
+  const folders: SourceTree = { files: new Map(), imports: [] };
+  for (const file of tree.files.keys()) folders.files.set(folderNode(file), '');
+  for (const e of tree.imports) {
+    if (e.to === undefined || folderNode(e.from) === folderNode(e.to)) continue;
+    folders.imports.push({ from: folderNode(e.from), specifier: e.specifier, to: folderNode(e.to), line: e.line });
+  }
+  return importCycles(folders);
 }
 
 /** Each import circle once, as the files around it (first file repeated at the end). */

@@ -16,7 +16,7 @@ import { credentialWarnings } from '../../src/lock/unused-credentials.js';
 import { parseManifest } from '../../src/manifest/parse.js';
 import { agentSettings, DEFAULT_PROFILE, planKeys, type AgentSettings } from '../../src/manifest/schema.js';
 import { explainNegotiation } from '../../src/negotiate/explain.js';
-import { sameMediaType } from '../../src/negotiate/media.js';
+import { sameMediaType } from '../../src/card/media.js';
 import { diffPlans, negotiate } from '../../src/negotiate/negotiate.js';
 import type { Plan } from '../../src/negotiate/types.js';
 import { workedExample } from '../helpers/worked-example.js';

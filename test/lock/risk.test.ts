@@ -1,12 +1,14 @@
 /**
- * The review of two lockfiles (lock/risk.ts): one scenario per risk code, the improvements, and the
+ * The review of two lockfiles (lock/risk.ts, lock/lockfile-diff.ts): one scenario per risk code, the improvements, and the
  * lockfile-level diff (added, removed, changed, renamed by card, a side without a lockfile).
  */
 import { describe, expect, it } from 'vitest';
 import { integrityOf } from '../../src/canonical.js';
 import { normalizeCard } from '../../src/card/normalize.js';
 import { negotiateSkills } from '../../src/lock/drift.js';
-import { assessRisks, atOrAbove, diffLockfiles, failsOn, isCleartext, RISK_CODES, type AgentSide, type RiskCode } from '../../src/lock/risk.js';
+import { diffLockfiles, failsOn } from '../../src/lock/lockfile-diff.js';
+import { assessRisks, atOrAbove, isCleartext, RISK_CODES, sameRequests, sameRouting, type AgentSide, type RiskCode } from '../../src/lock/risk.js';
+import { entryChanges } from '../../src/lock/changes.js';
 import type { LockEntry, Lockfile } from '../../src/lock/schema.js';
 import { parseManifest } from '../../src/manifest/parse.js';
 import { DEFAULT_PROFILE, type AgentSettings, type Manifest } from '../../src/manifest/schema.js';
@@ -281,6 +283,29 @@ describe('issue 24: rebaseInterfaces and originAuth in a review', () => {
     const now: LockEntry = { ...entry, originAuth: { 'https://research.example.com': { header: { name: 'X-Serverless-Authorization', env: 'A', prefix: 'Bearer ' } } } };
     expect(codes(side(was, rebased), side(now, rebased))).toEqual(['new-credential-destination']);
     expect(assessRisks(side(was, rebased), side(entry, rebased)).better.map((b) => b.code)).toContain('credential-destination-removed');
+  });
+});
+
+describe('the short-cuts of a review (named predicates)', () => {
+  const base = entryFor(raw());
+  const check = (was: LockEntry, now: LockEntry, settings: AgentSettings = WITH_KEY) => ({
+    routing: sameRouting(side(was), side(now, settings), entryChanges(was, now)),
+    requests: sameRequests(side(was), side(now, settings)),
+  });
+
+  it('a descriptive card change keeps both: the routes and the request URLs are alike, and no credential or transport risk is listed', () => {
+    const now = entryFor(raw((c) => (c.description = 'Another description')));
+    expect(check(base, now)).toEqual({ routing: true, requests: true });
+    expect(codes(side(base), side(now))).toEqual(['descriptive']);
+  });
+
+  it('a structural card change, another originAuth or other settings break sameRouting; another resolved URL or other settings break sameRequests', () => {
+    const structural = entryFor(raw((c) => (c.securitySchemes.key.apiKeySecurityScheme.name = 'X-Other-Key')));
+    expect(check(base, structural).routing).toBe(false);
+    const originAuth: LockEntry = { ...base, originAuth: { 'https://research.example.com': { bearer: { env: 'T' } } } };
+    expect(check(base, originAuth)).toEqual({ routing: false, requests: true });
+    expect(check(base, { ...base, resolved: 'https://mirror.example.com/card.json' }).requests).toBe(false);
+    expect(check(base, base, { ...WITH_KEY, pushEndpoint: 'https://push.example.com/hook' })).toEqual({ routing: false, requests: false });
   });
 });
 

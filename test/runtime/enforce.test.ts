@@ -8,9 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { placeCredential } from '../../src/credentials.js';
 import type { Plan } from '../../src/negotiate/types.js';
 import { classifyAgentError, classifySdkError } from '../../src/runtime/classify.js';
-import { enforcingFetch } from '../../src/runtime/enforce.js';
+import { checkRequest, enforcingFetch } from '../../src/runtime/enforce.js';
 import { peer } from '../../src/runtime/peer.js';
-import { UsageError } from '../../src/errors.js';
+import { PlanViolationError, UsageError } from '../../src/errors.js';
 
 const servers: http.Server[] = [];
 const hits: Record<string, Array<{ url: string; authorization?: string }>> = { a: [], b: [] };
@@ -157,5 +157,26 @@ describe('optional peer dependencies', () => {
     const error = await peer(() => import('not-installed-a2a-lock-peer' as string)).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UsageError);
     expect(error).toMatchObject({ message: 'createClient() needs the optional peer dependency not-installed-a2a-lock-peer, which is not installed', hint: 'npm install not-installed-a2a-lock-peer' });
+  });
+});
+
+describe('checkRequest: the request check alone, nothing sent', () => {
+  const plan: Plan = { url: 'https://agent.example.com/a2a', protocolBinding: 'HTTP+JSON', protocolVersion: '1.0', security: {}, acceptedOutputModes: ['text/plain'], delivery: 'poll', extensions: ['https://ext.example.com/x'] };
+  const ctx = { agent: 'x', skill: 's', plan, iface: plan, inputModes: ['text/plain'] };
+  const send = (body: unknown, headers: Record<string, string> = {}) => checkRequest(ctx, { url: 'https://agent.example.com/a2a/message:send', method: 'POST', headers, body });
+
+  it('completes a request on the plan: the locked headers, the accepted output modes filled in, the path below the interface', () => {
+    const checked = send(JSON.stringify({ message: { parts: [{ text: 'hi' }] } }), { 'content-type': 'application/json' });
+    expect(checked.path).toBe('/message:send');
+    expect(checked.headers).toEqual({ 'a2a-version': '1.0', 'a2a-extensions': 'https://ext.example.com/x', 'content-type': 'application/json' });
+    expect(JSON.parse(checked.body!).configuration).toEqual({ acceptedOutputModes: ['text/plain'] });
+  });
+
+  it('throws a PlanViolationError for anything off the plan, the URL first', () => {
+    expect(() => send('{}', { 'a2a-extensions': 'https://other.example.com/y' })).toThrow(PlanViolationError);
+    expect(() => send(JSON.stringify({ message: { parts: [{ data: {} }] } }))).toThrow(/application\/json is not in the locked input modes/);
+    expect(() => checkRequest(ctx, { url: 'https://elsewhere.example.com/a2a/message:send', method: 'POST', headers: {}, body: {} })).toThrow(/is not the locked interface/);
+    expect(() => send({ not: 'text' })).toThrow(/must be JSON text/);
+    expect(() => checkRequest({ ...ctx, iface: { ...plan, protocolBinding: 'GRPC' } }, { url: plan.url, method: 'POST', headers: {} })).toThrow(/not carried over fetch/);
   });
 });

@@ -7,8 +7,8 @@
  */
 import type { JWK } from 'jose';
 import { InvalidInputError } from '../../errors.js';
-import { formatPath } from '../../json-path.js';
-import { describeType, errorMessage, isPlainObject } from './text.js';
+import { formatPath, isRecord } from '../../json-path.js';
+import { describeType, errorMessage } from './text.js';
 
 /** JWK members that carry private or symmetric key material (RFC 7518 §6). Never used, never printed. */
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k', 'priv'] as const;
@@ -22,11 +22,11 @@ export type JwksParse = { ok: true; keys: JWK[] } | { ok: false; reason: string 
  * symmetric key material is stripped from every key.
  */
 export function parseJwks(value: unknown): JwksParse {
-  if (!isPlainObject(value)) return { ok: false, reason: `it is ${describeType(value)}, not a JWKS object` };
+  if (!isRecord(value)) return { ok: false, reason: `it is ${describeType(value)}, not a JWKS object` };
   if (!Array.isArray(value.keys)) return { ok: false, reason: 'it has no "keys" array' };
   const keys: JWK[] = [];
   for (const key of value.keys) {
-    if (!isPlainObject(key) || typeof key.kty !== 'string') continue;
+    if (!isRecord(key) || typeof key.kty !== 'string') continue;
     keys.push(publicJwk(key as JWK));
   }
   return { ok: true, keys };
@@ -64,12 +64,12 @@ function publicJwk(jwk: JWK): JWK {
 export function loadJwks(value: unknown, source = 'trust.jwks'): JWK[] {
   const invalid = (message: string, path: PropertyKey[]): InvalidInputError =>
     new InvalidInputError('manifest-invalid', source, message, { path: formatPath(path), hint: 'point trust.jwks at a JWK Set {"keys": [...]} of public keys' });
-  if (!isPlainObject(value)) throw invalid(`a JWKS must be a JSON object, got ${describeType(value)}`, []);
+  if (!isRecord(value)) throw invalid(`a JWKS must be a JSON object, got ${describeType(value)}`, []);
   if (!Array.isArray(value.keys)) throw invalid('a JWKS needs a "keys" array', ['keys']);
   if (value.keys.length === 0) throw invalid('the JWKS has no keys', ['keys']);
   const keys: JWK[] = [];
   for (const [index, key] of value.keys.entries()) {
-    if (!isPlainObject(key)) throw invalid(`a key must be an object, got ${describeType(key)}`, ['keys', index]);
+    if (!isRecord(key)) throw invalid(`a key must be an object, got ${describeType(key)}`, ['keys', index]);
     if (typeof key.kty !== 'string' || key.kty === '') throw invalid('a key needs a "kty" string', ['keys', index, 'kty']);
     if (typeof key.kid !== 'string' || key.kid === '') throw invalid('a key needs a "kid" string (signatures name their key by kid)', ['keys', index, 'kid']);
     const secret = PRIVATE_MEMBERS.find((member) => member in key);

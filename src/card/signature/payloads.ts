@@ -7,8 +7,7 @@
  * it contains live here. See `verify.ts` for why there are three. Pure.
  */
 import { canonicalJson } from '../../canonical.js';
-import { formatPath } from '../../json-path.js';
-import { isPlainObject } from './text.js';
+import { formatPath, isRecord } from '../../json-path.js';
 
 /**
  * Which canonicalisation a candidate payload comes from (see the `verify.ts` module comment).
@@ -227,7 +226,7 @@ function readable(kind: Kind, value: unknown): boolean {
  * non-object message reads as empty. Keys not read are appended (as JSON paths) to `uncovered`.
  */
 function projectMessage(spec: MessageSpec, input: unknown, path: PropertyKey[], uncovered: string[]): Record<string, unknown> {
-  const source: Record<string, unknown> = isPlainObject(input) ? input : {};
+  const source: Record<string, unknown> = isRecord(input) ? input : {};
   const out: Record<string, unknown> = {};
   const read = new Set<string>(spec.skip ?? []);
   for (const fieldSpec of spec.fields) {
@@ -274,7 +273,7 @@ function projectField(kind: Kind, value: unknown, path: PropertyKey[], uncovered
 function isDefault(value: unknown): boolean {
   if (value === '' || value === false || value === 0) return true;
   if (Array.isArray(value)) return value.length === 0;
-  return isPlainObject(value) && Object.keys(value).length === 0;
+  return isRecord(value) && Object.keys(value).length === 0;
 }
 
 /**

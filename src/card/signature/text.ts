@@ -1,13 +1,8 @@
 /**
  * Small helpers the signature modules share for reading untrusted JSON and describing it in
- * one-line messages: the plain-object guard, a value's JSON type in words, and an error's message.
+ * one-line messages: a value's JSON type in words, and an error's message.
  * Pure.
  */
-
-/** A JSON object (not null, not an array). */
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** The JSON type of `value` with its article, for messages: `null`, `an array`, `an object`, `a string`. */
 export function describeType(value: unknown): string {

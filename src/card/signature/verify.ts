@@ -43,11 +43,11 @@
  */
 import * as jose from 'jose';
 import type { JWK } from 'jose';
-import { formatPath } from '../../json-path.js';
+import { formatPath, isRecord } from '../../json-path.js';
 import type { Warning } from '../model.js';
 import { loadRemoteJwks, parseJwks, type JwksParse } from './jwks.js';
 import { signingPayloadForms, uncoveredFields, type PayloadForm, type SigningPayload } from './payloads.js';
-import { describeType, errorMessage, isPlainObject } from './text.js';
+import { describeType, errorMessage } from './text.js';
 
 /** What the lockfile records per card snapshot. Deterministic: no reasons, no timestamps. */
 export interface SignatureRecord {
@@ -215,10 +215,10 @@ type EntryOutcome =
 async function verifyEntry(entry: unknown, ctx: VerifyContext): Promise<EntryOutcome> {
   const fail = (reason: string, header: { kid?: string; alg?: string } = {}): EntryOutcome => ({ ok: false, header, reason });
 
-  if (!isPlainObject(entry)) return fail(`entry is ${describeType(entry)}, not an object`);
+  if (!isRecord(entry)) return fail(`entry is ${describeType(entry)}, not an object`);
   if (typeof entry.protected !== 'string' || entry.protected === '') return fail('entry has no "protected" string');
   if (typeof entry.signature !== 'string' || entry.signature === '') return fail('entry has no "signature" string');
-  if (entry.header !== undefined && entry.header !== null && !isPlainObject(entry.header)) return fail('unprotected "header" is not an object');
+  if (entry.header !== undefined && entry.header !== null && !isRecord(entry.header)) return fail('unprotected "header" is not an object');
 
   let protectedHeader: jose.ProtectedHeaderParameters;
   try {
@@ -284,7 +284,7 @@ async function verifyEntry(entry: unknown, ctx: VerifyContext): Promise<EntryOut
             payload: payload.encoded,
             protected: entry.protected,
             signature: entry.signature,
-            ...(isPlainObject(entry.header) ? { header: entry.header as jose.JWSHeaderParameters } : {}),
+            ...(isRecord(entry.header) ? { header: entry.header as jose.JWSHeaderParameters } : {}),
           },
           verifyJwk,
           { algorithms: [alg] },

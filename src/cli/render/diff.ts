@@ -7,7 +7,8 @@
 import { isAbsolute, relative, sep } from 'node:path';
 import kleur from 'kleur';
 import { diffAgents, type DiffData } from '../../commands/diff.js';
-import { RISK_LEVELS, type AgentDiff, type DiffCounts, type Risk, type RiskLevel } from '../../lock/risk.js';
+import type { AgentDiff, DiffCounts } from '../../lock/lockfile-diff.js';
+import { RISK_LEVELS, type Risk, type RiskLevel } from '../../lock/risk.js';
 import { diffAnnotations } from '../github.js';
 import { escapeMarkdown } from '../step-summary.js';
 import { documentOf, renderCardChanges, renderPlanChanges, renderSignature, renderValueChange, type CommandRenderer } from './common.js';

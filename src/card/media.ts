@@ -1,5 +1,5 @@
 /**
- * Media type comparison for negotiation step 3. A2A leaves matching unspecified (spec §10.1 of our
+ * Media type comparison: how a card's modes are read and negotiation step 3 matches them. A2A leaves matching unspecified (spec §10.1 of our
  * notes: "exact strings"); a2a-lock compares `type/subtype` case-insensitively (RFC 9110 §8.3.1)
  * and parameters as exact strings, and a bare `text` as `text/plain`. No wildcards: `*\/*` and
  * `text/*` are opaque strings.
