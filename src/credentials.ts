@@ -416,6 +416,27 @@ export function redactSecrets(text: string, secrets: readonly string[]): string 
   return done === 0 ? text : out + text.slice(done);
 }
 
+/** The refusal of a card that {@link quotesSecret}: said without the value. */
+export const QUOTES_CREDENTIAL = 'the card quotes the credential its request carried (the agent or a gateway echoed it): refused, so it is neither written to the lockfile nor shown';
+
+/**
+ * Whether the JSON document `value` (a card as served) holds one of `secrets` (those of at least 8
+ * characters; a shorter one could occur in any text by chance) in any spelling or cut short
+ * ({@link redactSecrets}): an agent or gateway that echoed the credential its request carried. A
+ * document too deep to print is left to the depth check that refuses it.
+ */
+export function quotesSecret(value: unknown, secrets: readonly string[]): boolean {
+  const searched = secrets.filter((secret) => secret.length >= 8);
+  if (searched.length === 0) return false;
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? '';
+  } catch {
+    return false;
+  }
+  return redactSecrets(text, searched) !== text;
+}
+
 /**
  * A copy of `value` (an error and its `cause` chain, or any plain data) in which every string
  * is {@link redactSecrets}-ed: own properties of errors, plain objects and arrays are walked

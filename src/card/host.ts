@@ -32,13 +32,16 @@ function bare(host: string): string {
 }
 
 /**
- * True for a loopback host: `localhost` and `*.localhost`, 127.0.0.0/8, `::1` and IPv4-mapped
- * `::ffff:127.x.x.x` (in any spelling a URL parser accepts: `[0:0::1]`, `0x7f.1`). The ASCII form of
- * a URL's `hostname` is expected; anything else is parsed first.
+ * True for a loopback host: `localhost`, 127.0.0.0/8, `::1` and IPv4-mapped `::ffff:127.x.x.x` (in
+ * any spelling a URL parser accepts: `[0:0::1]`, `0x7f.1`). Not `*.localhost` nor `localhost.`:
+ * Node's resolver (getaddrinfo) does not pin them to loopback but asks DNS, which may answer any
+ * address, so a credential sent there in cleartext could leave the machine. The ASCII form of a
+ * URL's `hostname` is expected; anything else is parsed first.
  */
 export function isLoopbackHost(host: string): boolean {
-  const h = bare(asciiHost(host) ?? host);
-  if (h === 'localhost' || h.endsWith('.localhost')) return true;
+  const ascii = (asciiHost(host) ?? host).toLowerCase();
+  if (ascii === 'localhost') return true;
+  const h = bare(ascii);
   if (h === '::1') return true;
   if (/^::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}$/.test(h)) return true;
   const v4 = h.startsWith('::ffff:') ? h.slice(7) : h;

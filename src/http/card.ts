@@ -6,7 +6,8 @@
 
 import { CARD_PATH, LEGACY_CARD_PATH } from '../card/location.js';
 import type { Warning } from '../card/model.js';
-import { CardVersionRefusedError, FetchError } from '../errors.js';
+import { CardVersionRefusedError, FetchError, InvalidInputError } from '../errors.js';
+import { QUOTES_CREDENTIAL, quotesSecret, redactSecrets } from '../credentials.js';
 import { exchange, makeContext, withDeadline, type NetworkOptions } from './request.js';
 import { checkUrlPolicy, parseLocation } from './url-policy.js';
 
@@ -150,10 +151,14 @@ async function askCard(url: URL, context: ReturnType<typeof makeContext>, versio
     if (error instanceof FetchError && error.status === 400) throw new CardVersionRefusedError(error.url, version, 'HTTP 400', 400);
     throw error;
   }
-  const why = versionRefusalOf(answer.body);
+  // The agent's words may quote the request: the platform credential it carried is not printed.
+  const said = versionRefusalOf(answer.body);
+  const why = said === undefined ? undefined : redactSecrets(said, context.platformAuth?.sentSecrets() ?? []);
   if (answer.status === 400 || why !== undefined) {
     throw new CardVersionRefusedError(answer.url, version, `HTTP ${answer.status}${why ? `: ${why}` : ''}`, answer.status);
   }
+  // A card that echoes the platform credential would carry it into the lockfile and every output.
+  if (quotesSecret(answer.body, context.platformAuth?.sentSecrets() ?? [])) throw new InvalidInputError('card-invalid', answer.url, QUOTES_CREDENTIAL);
   return answer;
 }
 

@@ -16,7 +16,7 @@
  */
 
 import { showLocation } from '../card/location.js';
-import { applyCredentials, credentialQueryNames, hasCredentials, placementSecrets, redactSecrets, type CredentialPlacement } from '../credentials.js';
+import { applyCredentials, credentialQueryNames, hasCredentials, placementSecrets, quotesSecret, redactSecrets, type CredentialPlacement } from '../credentials.js';
 import { FetchError, InvalidInputError } from '../errors.js';
 import { versionHeaderLost, versionHeaderLostMessage } from '../card/version-header.js';
 import type { Warning } from '../card/model.js';
@@ -119,30 +119,27 @@ export async function fetchExtendedCard(request: ExtendedCardRequest): Promise<E
     if (!legacy) body.params = request.tenant ? { tenant: request.tenant } : {};
     const { url, headers } = applyCredentials(request.url, {}, request.credentials);
     const response = await requestJson(url, { ...common, method: 'POST', body, headers });
-    return refuseEcho(readJsonRpc(response, method, secrets, request.protocolVersion), secrets);
+    // The platform credential (originAuth) the request carried is kept out of the agent's words and card too.
+    const sent = [...secrets, ...(request.platformAuth?.sentSecrets() ?? [])];
+    return refuseEcho(readJsonRpc(response, method, sent, request.protocolVersion), sent);
   }
 
   const target = restUrl(request.url, legacy ? '/v1/card' : '/extendedAgentCard', legacy ? undefined : request.tenant);
   const { url, headers } = applyCredentials(target, {}, request.credentials);
   const response = await requestJson(url, { ...common, method: 'GET', headers });
-  return refuseEcho(readRest(response, secrets, request.protocolVersion), secrets);
+  const sent = [...secrets, ...(request.platformAuth?.sentSecrets() ?? [])];
+  return refuseEcho(readRest(response, sent, request.protocolVersion), sent);
 }
-
-/** Shortest secret an extended card is searched for ({@link refuseEcho}): a shorter one could occur in any text by chance. */
-const ECHO_MIN_SECRET = 8;
 
 /**
  * `result`, unless its card holds one of `secrets` (the credentials it was fetched with) in any
  * spelling or cut short ({@link redactSecrets}): the card is a snapshot `lock` writes into the
  * lockfile (committed, often public) and `card`, `why` and `diff` print, so such a card is refused.
- * Secrets shorter than {@link ECHO_MIN_SECRET} characters are not searched for.
+ * Secrets shorter than 8 characters are not searched for ({@link quotesSecret}).
  * @throws {InvalidInputError} `card-invalid`, naming neither the secret nor where it was found
  */
 function refuseEcho(result: ExtendedCardResult, secrets: readonly string[]): ExtendedCardResult {
-  const searched = secrets.filter((s) => s.length >= ECHO_MIN_SECRET);
-  if (result.card === undefined || searched.length === 0) return result;
-  const text = JSON.stringify(result.card);
-  if (redactSecrets(text, searched) === text) return result;
+  if (result.card === undefined || !quotesSecret(result.card, secrets)) return result;
   throw new InvalidInputError('card-invalid', result.url, 'the extended card holds the credential it was fetched with (as sent, in another spelling or cut short): it is neither locked nor shown', {
     hint: 'the agent echoes its callers\' credentials into its card: report it to its operator',
   });

@@ -61,6 +61,11 @@ export interface OriginAuthenticator {
    *   UsageError (the optional signing package missing, a provider's bad answer)
    */
   headersFor(request: { url: URL; method: string; headers: Readonly<Record<string, string>>; body: string | Uint8Array | undefined }): Promise<Record<string, string> | undefined>;
+  /**
+   * Every value {@link headersFor} has placed so far (each header value, and a bearer or header
+   * value without its prefix): what an answer quoting the request must not print.
+   */
+  sentSecrets(): string[];
 }
 
 /** The {@link NetworkOptions} members of `options` that are set (the rest of it left behind). */

@@ -6,7 +6,9 @@
  * plain http to a host that is not loopback. Used by the runtime (`a2a-lock/runtime`) and by the CLI
  * for an extended card.
  */
+import { createHash } from 'node:crypto';
 import { isCleartextOffLoopback } from '../card/host.js';
+import { redactError, redactSecrets } from '../credentials.js';
 import { A2aLockError, FetchError } from '../errors.js';
 
 /** What {@link ClientCredentialsTokens.token} needs for one token. */
@@ -31,7 +33,7 @@ const DEFAULT_LIFETIME_S = 300;
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
 /**
- * A cache of client-credentials access tokens, one per (token URL, client id, scopes). `fetch` sends
+ * A cache of client-credentials access tokens, one per (token URL, client id, client secret, scopes). `fetch` sends
  * the token requests (the runtime's send, or the CLI's proxy-aware fetch); `now` gives ms (tests).
  */
 export class ClientCredentialsTokens {
@@ -51,7 +53,7 @@ export class ClientCredentialsTokens {
    *   a redirect, any other status, a response that is not a token), `timeout`
    */
   async token(grant: ClientCredentialsGrant): Promise<string> {
-    const key = JSON.stringify([grant.tokenUrl, grant.clientId, [...grant.scopes].sort()]);
+    const key = cacheKey(grant);
     const now = this.options.now ?? Date.now;
     const cached = this.#cache.get(key);
     if (cached && cached.expiresAt > now()) return cached.token;
@@ -70,7 +72,7 @@ export class ClientCredentialsTokens {
 
   /** Forget the cached token for `grant` (the agent refused it: the next {@link token} asks anew). */
   forget(grant: ClientCredentialsGrant): void {
-    this.#cache.delete(JSON.stringify([grant.tokenUrl, grant.clientId, [...grant.scopes].sort()]));
+    this.#cache.delete(cacheKey(grant));
   }
 
   async #request(grant: ClientCredentialsGrant): Promise<{ token: string; lifetime: number }> {
@@ -88,25 +90,31 @@ export class ClientCredentialsTokens {
     const form = new URLSearchParams({ grant_type: 'client_credentials' });
     if (grant.scopes.length > 0) form.set('scope', grant.scopes.join(' '));
     const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
+    // RFC 6749 §2.3.1: each part form-encoded (then, for Basic, joined and base64-encoded).
+    const encode = (s: string) => new URLSearchParams({ x: s }).toString().slice(2);
+    const basic = Buffer.from(`${encode(grant.clientId)}:${encode(grant.clientSecret)}`, 'utf8').toString('base64');
+    // Every spelling of the secret this request carries: kept out of what is thrown or passed on.
+    const secrets = [grant.clientSecret, encode(grant.clientSecret), basic].filter((s) => s.length > 0);
+    const echoes = (text: string) => redactSecrets(text, secrets) !== text;
     if (grant.clientAuth === 'form') {
       form.set('client_id', grant.clientId);
       form.set('client_secret', grant.clientSecret);
     } else {
-      // RFC 6749 §2.3.1: each part form-encoded, then joined and base64-encoded.
-      const encode = (s: string) => new URLSearchParams({ x: s }).toString().slice(2);
-      headers.authorization = `Basic ${Buffer.from(`${encode(grant.clientId)}:${encode(grant.clientSecret)}`, 'utf8').toString('base64')}`;
+      headers.authorization = `Basic ${basic}`;
     }
     let response: Response;
     try {
       response = await this.fetch(url, { method: 'POST', headers, body: form.toString(), redirect: 'manual', signal: AbortSignal.timeout(this.options.timeoutMs ?? 10_000) });
     } catch (error) {
-      if (error instanceof A2aLockError) throw error;
+      // The application's own fetch may quote the request (its Basic header, its form body): redacted.
+      if (error instanceof A2aLockError) throw redactError(error, secrets);
       const timedOut = error instanceof Error && error.name === 'TimeoutError';
-      throw new FetchError(timedOut ? 'timeout' : 'unreachable', shown, timedOut ? 'the token endpoint did not answer in time' : 'the token endpoint could not be reached', { cause: error });
+      throw new FetchError(timedOut ? 'timeout' : 'unreachable', shown, timedOut ? 'the token endpoint did not answer in time' : 'the token endpoint could not be reached', { cause: redactError(error, secrets) });
     }
     const text = await boundedText(response);
     const body = parseObject(text);
-    const oauthError = typeof body?.error === 'string' && /^[\x21-\x7e]{1,64}$/.test(body.error) ? ` ${body.error}` : '';
+    // The OAuth error code is quoted, unless the endpoint echoes the secret in it.
+    const oauthError = typeof body?.error === 'string' && /^[\x21-\x7e]{1,64}$/.test(body.error) && !echoes(body.error) ? ` ${body.error}` : '';
     if (response.status >= 300 && response.status < 400) {
       throw new FetchError('unreachable', shown, `the token endpoint answered a redirect (HTTP ${response.status}), which is never followed: the client secret goes only to the locked token URL`, { status: response.status });
     }
@@ -116,12 +124,23 @@ export class ClientCredentialsTokens {
     if (!response.ok) throw new FetchError('unreachable', shown, `the token endpoint answered HTTP ${response.status}${oauthError}`, { status: response.status });
     const token = body?.access_token;
     if (typeof token !== 'string' || token === '') throw new FetchError('unreachable', shown, 'the token endpoint answered without an access_token');
+    // The token goes to the agent: one that holds the client secret would take it there.
+    if (echoes(token)) throw new FetchError('unreachable', shown, 'the token endpoint answered an access_token that holds the client secret: refused (the client secret goes to the token URL only)');
     if (typeof body?.token_type === 'string' && body.token_type.toLowerCase() !== 'bearer') {
-      throw new FetchError('unreachable', shown, `the token endpoint answered a token of type ${JSON.stringify(body.token_type.slice(0, 20))}, not Bearer`);
+      const type = body.token_type.slice(0, 20);
+      throw new FetchError('unreachable', shown, `the token endpoint answered a token of type ${echoes(body.token_type) ? '(not shown: it quotes the client secret)' : JSON.stringify(type)}, not Bearer`);
     }
     const expiresIn = Number(body?.expires_in);
     return { token, lifetime: Number.isFinite(expiresIn) && expiresIn > 0 ? expiresIn : DEFAULT_LIFETIME_S };
   }
+}
+
+/**
+ * The cache key of a grant: token URL, client id, a digest of the client secret (a token obtained
+ * with one secret is never handed to a grant holding another: two agents' clients), scopes sorted.
+ */
+function cacheKey(grant: ClientCredentialsGrant): string {
+  return JSON.stringify([grant.tokenUrl, grant.clientId, createHash('sha256').update(grant.clientSecret).digest('base64'), [...grant.scopes].sort()]);
 }
 
 /** The response body as text, at most {@link MAX_RESPONSE_BYTES} bytes (the rest is not read). */

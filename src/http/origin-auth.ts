@@ -37,12 +37,18 @@ export interface OriginAuthSources {
   onUse?: (origin: string) => void;
 }
 
+/** How many values per origin and header {@link OriginAuthenticator.sentSecrets} keeps (the newest; two requests' worth). */
+const MAX_KEPT_VALUES = 4;
+
 /**
  * The authenticator for `config` (origin → placement). A request gets headers only when its
  * origin is a key of `config` and it goes over https or to a loopback host.
  */
 export function originAuthenticator(config: OriginAuthMap, sources: OriginAuthSources): OriginAuthenticator {
+  // The last values per origin and header (a SigV4 signature differs on every request: bounded).
+  const sent = new Map<string, string[]>();
   return {
+    sentSecrets: () => [...sent.values()].flat(),
     placementFor: (origin) => (Object.hasOwn(config, origin) ? config[origin] : undefined),
     async headersFor(request) {
       const origin = request.url.origin;
@@ -57,6 +63,12 @@ export function originAuthenticator(config: OriginAuthMap, sources: OriginAuthSo
       const headers = await placementHeaders(origin, auth, request, sources.env, provider);
       const taken = collidingHeaders(Object.keys(request.headers), headers);
       if (taken.length > 0) throw collisionError(origin, taken);
+      for (const [name, value] of Object.entries(headers)) {
+        // The value without its prefix (`Bearer `, a custom one) too: an echo may quote it alone.
+        const bare = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+\s+(.{4,})$/.exec(value)?.[1];
+        const key = `${origin} ${name.toLowerCase()}`;
+        sent.set(key, [...new Set([value, ...(bare ? [bare] : []), ...(sent.get(key) ?? [])])].slice(0, MAX_KEPT_VALUES));
+      }
       sources.onUse?.(origin);
       return headers;
     },
@@ -129,6 +141,8 @@ async function placementHeaders(origin: string, auth: OriginAuth, request: Param
   // Checked here, not by a fetch implementation whose error would quote the value.
   if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(value)) throw new UsageError(`the originAuth value for ${origin} (${provider ? 'its provider' : variable}) contains a line break or control character`);
   if ('bearer' in auth) return { Authorization: `Bearer ${value}` };
+  // The prefix too (a lockfile is not checked against the manifest's schema at run time): a fetch would quote the whole value.
+  if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(auth.header.prefix ?? '')) throw new UsageError(`the originAuth prefix for ${origin} (header ${auth.header.name}) contains a line break or control character`);
   return { [auth.header.name]: `${auth.header.prefix ?? ''}${value}` };
 }
 

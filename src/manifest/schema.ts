@@ -135,7 +135,8 @@ export const OriginSchema = z.string().check(
  */
 export const OriginAuthSchema = z.union([
   z.strictObject({ bearer: z.strictObject({ env: EnvName }) }),
-  z.strictObject({ header: z.strictObject({ name: HeaderName, env: EnvName, prefix: z.optional(z.string()) }) }),
+  // The prefix is part of a header value: printable ASCII, space and tab only (no line break, no escape sequence).
+  z.strictObject({ header: z.strictObject({ name: HeaderName, env: EnvName, prefix: z.optional(z.string().check(z.regex(/^[\t\x20-\x7e]*$/, 'must be printable ASCII (a header value prefix)'))) }) }),
   z.strictObject({ awsSigV4: z.strictObject({ region: z.string().check(z.regex(/^[a-z0-9-]+$/, 'must be an AWS region')), service: z.string().check(z.regex(/^[a-z0-9-]+$/, 'must be an AWS service name')) }) }),
 ]);
 

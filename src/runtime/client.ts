@@ -206,6 +206,8 @@ class PlanTransport implements Transport {
         // no credential to read: none can be echoed
       }
     }
+    // And the platform credential (originAuth) the requests carried.
+    for (const secret of this.runtime.platformSecrets()) secrets.add(secret);
     return redactError(error, [...secrets]);
   }
 

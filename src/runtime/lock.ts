@@ -279,7 +279,8 @@ export class Lock extends EventEmitter {
     const providers = typeof credentials === 'function' ? undefined : credentials && Object.hasOwn(credentials, name) ? credentials[name]! : {};
     const env = this.#options.env ?? process.env;
     // The platform's credential (originAuth) goes with every request to the origins the entry records.
-    const send = entry.originAuth ? originAuthFetch(this.#send, originAuthenticator(entry.originAuth, { env, ...(this.#options.originAuth ? { providers: this.#options.originAuth } : {}) })) : this.#send;
+    const platformAuth = entry.originAuth ? originAuthenticator(entry.originAuth, { env, ...(this.#options.originAuth ? { providers: this.#options.originAuth } : {}) }) : undefined;
+    const send = platformAuth ? originAuthFetch(this.#send, platformAuth) : this.#send;
     /** The OAuth client-credentials grants whose tokens this agent's requests carry (dropped on a 401). */
     const grants = new Set<ClientCredentialsGrant>();
     const placements = async (iface: FallbackInterface = plan): Promise<CredentialPlacement[]> => {
@@ -326,6 +327,7 @@ export class Lock extends EventEmitter {
       pushEndpoint,
       placements,
       renew,
+      platformSecrets: () => platformAuth?.sentSecrets() ?? [],
       grpc: { allowInsecure: this.#options.allowInsecureGrpc === true, ...(this.#options.grpcChannelCredentials ? { credentials: this.#options.grpcChannelCredentials } : {}) },
       fetchFor: (iface) => {
         const key = `${iface.protocolBinding}\n${iface.protocolVersion}\n${iface.url}`;

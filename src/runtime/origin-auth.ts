@@ -2,12 +2,14 @@
  * The runtime's platform authentication (`originAuth`): a fetch that adds each request's origin
  * placement (as the agent's lock entry records it) just before it is sent, the value read then.
  */
+import { redactError } from '../credentials.js';
 import type { OriginAuthenticator } from '../http/network-options.js';
 
 /**
  * `send` with the platform headers of `auth` added to every request to an origin it names (its
  * first hop: the enforcing fetch sends with `redirect: "manual"` and re-sends each hop itself).
- * A body that is neither a string nor bytes is signed as an unsigned payload (SigV4).
+ * A body that is neither a string nor bytes is signed as an unsigned payload (SigV4). An error
+ * `send` throws is rethrown with the platform values redacted (`redactError`).
  */
 export function originAuthFetch(send: typeof fetch, auth: OriginAuthenticator): typeof fetch {
   return async (input, init) => {
@@ -21,6 +23,11 @@ export function originAuthFetch(send: typeof fetch, auth: OriginAuthenticator): 
     const added = await auth.headersFor({ url, method, headers: Object.fromEntries(headers), body });
     if (!added) return send(input, init);
     for (const [name, value] of Object.entries(added)) headers.set(name, value);
-    return send(input, { ...init, headers });
+    try {
+      return await send(input, { ...init, headers });
+    } catch (error) {
+      // The application's own fetch may quote the request it was given: the platform value is not kept.
+      throw redactError(error, auth.sentSecrets());
+    }
   };
 }

@@ -232,6 +232,8 @@ export interface AgentRuntime {
    * just sent; true when there were any, and the call is then sent once more with new ones.
    */
   renew(): boolean;
+  /** The platform credential values (`originAuth`) this agent's requests have carried: kept out of its errors and events. */
+  platformSecrets(): string[];
   /** gRPC transport security: `loadLock`'s `allowInsecureGrpc` and `grpcChannelCredentials`. */
   grpc: { allowInsecure: boolean; credentials?: ChannelCredentials };
 }

@@ -74,8 +74,9 @@ describe('interface hosts', () => {
   });
 
   it('host helpers: loopback, unspecified, punycode', () => {
-    expect(['localhost', 'a.localhost', '127.0.0.2', '[::1]', '[::ffff:127.0.0.1]', 'localhost.'].every(isLoopbackHost)).toBe(true);
-    expect(['127.0.0.1.example', 'localhost.example', '10.0.0.1', '[::2]'].some(isLoopbackHost)).toBe(false);
+    expect(['localhost', 'LOCALHOST', '127.0.0.2', '[::1]', '[::ffff:127.0.0.1]', '127.0.0.1.'].every(isLoopbackHost)).toBe(true);
+    // Names Node's resolver sends to DNS (not pinned to loopback as browsers pin them): not loopback.
+    expect(['127.0.0.1.example', 'localhost.example', '10.0.0.1', '[::2]', 'a.localhost', 'localhost.', 'api.LOCALHOST'].some(isLoopbackHost)).toBe(false);
     expect(['0.0.0.0', '[::]', '[::ffff:0.0.0.0]', '255.255.255.255'].every(isUnspecifiedHost)).toBe(true);
     expect(isUnspecifiedHost('10.0.0.1')).toBe(false);
     expect(punycodeDecode('bcher-kva')).toBe('bücher');

@@ -109,3 +109,13 @@ export async function expectNoCutShortEcho(secret: string, texts: Record<string,
   expect(found, `a cut-short echo of a secret leaked:\n${found.join('\n')}`).toEqual([]);
   await expectSecretContained(secret, { texts });
 }
+
+/** Everything an error shows: its message, stack and own properties, down its `cause` chain (8 deep). */
+export function errorText(error: unknown): string {
+  const seen: string[] = [];
+  for (let e: unknown = error, depth = 0; e && depth < 8; depth++) {
+    seen.push(`${String((e as Error).message)} ${String((e as Error).stack)} ${JSON.stringify(e, Object.getOwnPropertyNames(e))}`);
+    e = (e as { cause?: unknown }).cause;
+  }
+  return seen.join('\n');
+}
