@@ -31,7 +31,10 @@ describe('docs/reference/commands vs a2a --help', () => {
     const commands = help.stdout.split('Commands:\n')[1]!.split('\n\n')[0]!;
     const fromHelp = [...commands.matchAll(/^ {2}a2a (\w+)/gm)].map((m) => m[1]!).sort();
     const index = page(`${COMMANDS}/README.md`);
-    const fromTable = [...index.matchAll(/^\| \[`a2a (\w+)`\]\((\w+)\.md\) \|/gm)].map((m) => (expect(m[2]).toBe(m[1]), m[1]!));
+    const fromTable = [...index.matchAll(/^\| \[`a2a (\w+)`\]\((\w+)\.md\) \|/gm)].map((m) => {
+      expect(m[2]).toBe(m[1]);
+      return m[1]!;
+    });
     expect(fromTable.sort()).toEqual(fromHelp);
     const pages = readdirSync(join(REPO, COMMANDS)).filter((f) => f !== 'README.md').map((f) => f.replace(/\.md$/, ''));
     expect(pages.sort()).toEqual(fromHelp);

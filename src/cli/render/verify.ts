@@ -115,8 +115,12 @@ export function verifySummary(data: VerifyData): string {
     const left: string[] = [];
     for (const [name, r] of reports) {
       const row = `| ${escapeMarkdown(bounded(name, MARKDOWN_CELL))} | ${STATUS_CELL[r.status]} | ${escapeMarkdown(bounded(detailOf(r), MARKDOWN_DETAIL_LINE))} |`;
-      if (size + row.length + 1 > SUMMARY_LIMIT) left.push(r.status);
-      else (lines.push(row), (size += row.length + 1));
+      if (size + row.length + 1 > SUMMARY_LIMIT) {
+        left.push(r.status);
+      } else {
+        lines.push(row);
+        size += row.length + 1;
+      }
     }
     if (left.length) lines.push('', `_${plural(left.length, 'more agent')} not in the table (${[...new Set(left)].map((st) => `${left.filter((x) => x === st).length} ${st}`).join(', ')}); run \`a2a verify\` to see all._`);
   }
