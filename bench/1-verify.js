@@ -38,10 +38,20 @@ export async function run() {
     for (const c of [8, 32]) {
       // At C=32 the bound is a few 50 ms waves, where one slow moment shows: median of 3 runs.
       const runs = [];
-      for (let i = 0; i < (c === 32 ? 3 : 1); i++) runs.push((await verify(dir, ['--concurrency', String(c)])).probe.networkMs);
+      for (let i = 0; i < (c === 32 ? 3 : 1); i++)
+        runs.push((await verify(dir, ['--concurrency', String(c)])).probe.networkMs);
       const networkMs = median(runs);
       const bound = Math.ceil(n / c) * LATENCY_MS;
-      rows.push(row(`verify N=${n} --concurrency ${c}: first request to exit`, networkMs / 1000, 's', `ceil(N/C)·50 ms = ${s(bound)}`, networkMs / bound, '≤ 1.3×'));
+      rows.push(
+        row(
+          `verify N=${n} --concurrency ${c}: first request to exit`,
+          networkMs / 1000,
+          's',
+          `ceil(N/C)·50 ms = ${s(bound)}`,
+          networkMs / bound,
+          '≤ 1.3×',
+        ),
+      );
     }
     // Whole processes, side by side: medians of RUNS interleaved runs each.
     const oursMs = [];
@@ -52,14 +62,41 @@ export async function run() {
     }
     const ours = median(oursMs);
     const all = median(allMs);
-    rows.push(row(`verify N=${n} (defaults), whole process`, ours / 1000, 's', `SDK resolver, Promise.all: ${s(all)}`, ours / all, '≤ 2×'));
+    rows.push(
+      row(
+        `verify N=${n} (defaults), whole process`,
+        ours / 1000,
+        's',
+        `SDK resolver, Promise.all: ${s(all)}`,
+        ours / all,
+        '≤ 2×',
+      ),
+    );
     if (n === 200) {
       // The sequential baseline takes N·50 ms and more (one run); it is run at N=200 only.
       const sequential = await baseline('sequential', server, n);
-      rows.push(row(`verify N=${n} (defaults) speed-up`, ours / 1000, 's', `SDK resolver, one after another: ${s(sequential)}`, sequential / ours, '≥ 20×'));
+      rows.push(
+        row(
+          `verify N=${n} (defaults) speed-up`,
+          ours / 1000,
+          's',
+          `SDK resolver, one after another: ${s(sequential)}`,
+          sequential / ours,
+          '≥ 20×',
+        ),
+      );
     } else {
       const probed = await verify(dir);
-      rows.push(row(`verify N=${n} (defaults): peak RSS`, probed.probe.maxRssBytes / 2 ** 20, 'MB', 'budget 200 MB', probed.probe.maxRssBytes / (200 * 2 ** 20), '≤ 1×'));
+      rows.push(
+        row(
+          `verify N=${n} (defaults): peak RSS`,
+          probed.probe.maxRssBytes / 2 ** 20,
+          'MB',
+          'budget 200 MB',
+          probed.probe.maxRssBytes / (200 * 2 ** 20),
+          '≤ 1×',
+        ),
+      );
     }
     server.latencyMs = 0;
   }

@@ -12,5 +12,14 @@ export async function run() {
     5,
     dir,
   );
-  return [row('verify --offline, 1000 agents (whole process)', t.ours / 1000, 's', `node: read + JSON.parse + canonical stringify: ${(t.baseline / 1000).toFixed(2)} s`, t.ours / t.baseline, '≤ 5×')];
+  return [
+    row(
+      'verify --offline, 1000 agents (whole process)',
+      t.ours / 1000,
+      's',
+      `node: read + JSON.parse + canonical stringify: ${(t.baseline / 1000).toFixed(2)} s`,
+      t.ours / t.baseline,
+      '≤ 5×',
+    ),
+  ];
 }

@@ -4,7 +4,11 @@ import { bin, fleet, interleaved, row } from './lib/fleet.js';
 
 export async function run() {
   const { dir } = await fleet(1);
-  const t = await interleaved({ node: ['-e', '0'], version: [bin, '--version'], info: [bin, 'info'], offline: [bin, 'verify', '--offline'] }, 15, dir);
+  const t = await interleaved(
+    { node: ['-e', '0'], version: [bin, '--version'], info: [bin, 'info'], offline: [bin, 'verify', '--offline'] },
+    15,
+    dir,
+  );
   const node = `node -e 0: ${Math.round(t.node)} ms`;
   return [
     row('a2a --version', t.version, 'ms', node, t.version / t.node, '≤ 2×'),

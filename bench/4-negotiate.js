@@ -19,5 +19,14 @@ export async function run() {
     elapsed = performance.now() - start;
   }
   const perS = (plans / elapsed) * 1000;
-  return [row('negotiate(), worked example card', perS, 'plans/s', `goal ${GOAL_PER_S / 1000}k plans/s`, perS / GOAL_PER_S, '≥ 1×')];
+  return [
+    row(
+      'negotiate(), worked example card',
+      perS,
+      'plans/s',
+      `goal ${GOAL_PER_S / 1000}k plans/s`,
+      perS / GOAL_PER_S,
+      '≥ 1×',
+    ),
+  ];
 }

@@ -9,7 +9,8 @@ export async function run() {
   const base = join(dir, 'a2a.lock.json');
   const head = join(dir, 'head.lock.json');
   const lock = JSON.parse(readFileSync(base, 'utf8'));
-  for (const entry of Object.values(lock.agents)) entry.snapshot.description = `${entry.snapshot.description} (revised)`;
+  for (const entry of Object.values(lock.agents))
+    entry.snapshot.description = `${entry.snapshot.description} (revised)`;
   writeFileSync(head, `${JSON.stringify(lock, null, 2)}\n`);
   const t = await interleaved(
     {
@@ -19,5 +20,14 @@ export async function run() {
     5,
     dir,
   );
-  return [row('diff of two 1000-agent lockfiles, every card changed (whole process)', t.ours / 1000, 's', `node: read + JSON.parse both: ${(t.baseline / 1000).toFixed(2)} s`, t.ours / t.baseline, '≤ 4×')];
+  return [
+    row(
+      'diff of two 1000-agent lockfiles, every card changed (whole process)',
+      t.ours / 1000,
+      's',
+      `node: read + JSON.parse both: ${(t.baseline / 1000).toFixed(2)} s`,
+      t.ours / t.baseline,
+      '≤ 4×',
+    ),
+  ];
 }

@@ -28,7 +28,10 @@ const runtimeUrl = pathToFileURL(join(root, 'dist', 'runtime', 'index.js')).href
 /** Run `code` as an ES module in a fresh node (cwd: the repository); its stdout as a number (ms). */
 function child(code) {
   return new Promise((ok, fail) => {
-    const p = spawn(process.execPath, ['--input-type=module', '-e', code], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = spawn(process.execPath, ['--input-type=module', '-e', code], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     p.stdout.on('data', (d) => (out += d));
@@ -36,7 +39,8 @@ function child(code) {
     p.on('error', fail);
     p.on('close', (status) => {
       const ms = Number(out.trim().split('\n').at(-1));
-      if (status !== 0 || !Number.isFinite(ms)) fail(new Error(`bench child failed (exit ${status}): ${err.slice(0, 500)}`));
+      if (status !== 0 || !Number.isFinite(ms))
+        fail(new Error(`bench child failed (exit ${status}): ${err.slice(0, 500)}`));
       else ok(ms);
     });
   });
@@ -56,7 +60,16 @@ export async function run() {
     ours: `const t = performance.now(); await import(${JSON.stringify(runtimeUrl)}); console.log(performance.now() - t);`,
     sdk: `const t = performance.now(); await import('@a2a-js/sdk/client'); console.log(performance.now() - t);`,
   });
-  rows.push(row("import('a2a-lock/runtime')", imports.ours, 'ms', `import('@a2a-js/sdk/client'): ${imports.sdk.toFixed(1)} ms`, imports.ours / imports.sdk, '≤ 1.5×'));
+  rows.push(
+    row(
+      "import('a2a-lock/runtime')",
+      imports.ours,
+      'ms',
+      `import('@a2a-js/sdk/client'): ${imports.sdk.toFixed(1)} ms`,
+      imports.ours / imports.sdk,
+      '≤ 1.5×',
+    ),
+  );
 
   // 2. loadLock of 1000 agents.
   const { dir } = await fleet(1000);
@@ -65,14 +78,35 @@ export async function run() {
     ours: `const { loadLock } = await import(${JSON.stringify(runtimeUrl)}); const t = performance.now(); await loadLock({ lockfile: ${JSON.stringify(lockfile)} }); console.log(performance.now() - t);`,
     parse: `const { readFile } = await import('node:fs/promises'); const { createHash } = await import('node:crypto'); const t = performance.now(); const text = await readFile(${JSON.stringify(lockfile)}, 'utf8'); JSON.parse(text); createHash('sha256').update(text).digest('base64'); console.log(performance.now() - t);`,
   });
-  rows.push(row('loadLock, 1000 agents (lazy)', load.ours, 'ms', `read + JSON.parse + sha256 of the file: ${load.parse.toFixed(1)} ms`, load.ours / load.parse, '≤ 3×'));
+  rows.push(
+    row(
+      'loadLock, 1000 agents (lazy)',
+      load.ours,
+      'ms',
+      `read + JSON.parse + sha256 of the file: ${load.parse.toFixed(1)} ms`,
+      load.ours / load.parse,
+      '≤ 3×',
+    ),
+  );
 
   // 3. The first request in a fresh process.
-  const agent = await startAgent({ card: (origin) => sampleCard(origin, { securitySchemes: {}, securityRequirements: [] }) });
+  const agent = await startAgent({
+    card: (origin) => sampleCard(origin, { securitySchemes: {}, securityRequirements: [] }),
+  });
   const work = await mkdtemp(join(tmpdir(), 'a2a-bench-cold-'));
   try {
-    const profile = { bindings: ['JSONRPC'], versions: ['1.0'], accepts: ['application/json'], sends: ['text/plain'], streaming: true, extensions: [] };
-    await writeFile(join(work, 'a2a.json'), JSON.stringify({ profile, agents: { research: { card: agent.origin, skills: ['market-size'] } } }));
+    const profile = {
+      bindings: ['JSONRPC'],
+      versions: ['1.0'],
+      accepts: ['application/json'],
+      sends: ['text/plain'],
+      streaming: true,
+      extensions: [],
+    };
+    await writeFile(
+      join(work, 'a2a.json'),
+      JSON.stringify({ profile, agents: { research: { card: agent.origin, skills: ['market-size'] } } }),
+    );
     const locked = await runLock({ manifest: join(work, 'a2a.json'), json: true, verbose: false, cwd: work, env: {} });
     if (locked.exitCode !== 0) throw new Error(`bench: lock failed: ${JSON.stringify(locked.data)}`);
     const request = `SendMessageRequest.fromJSON({ message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text: 'size the EU heat-pump market' }] } })`;
@@ -80,7 +114,16 @@ export async function run() {
       ours: `const { loadLock } = await import(${JSON.stringify(runtimeUrl)}); const { SendMessageRequest } = await import('@a2a-js/sdk'); const lock = await loadLock({ lockfile: ${JSON.stringify(join(work, 'a2a.lock.json'))} }); const client = await lock.agent('research', 'market-size').createClient(); await client.sendMessage(${request}); console.log(performance.now());`,
       bare: `const { ClientFactory, ClientFactoryOptions } = await import('@a2a-js/sdk/client'); const { SendMessageRequest } = await import('@a2a-js/sdk'); const client = await new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { clientConfig: { acceptedOutputModes: ['application/json'] } })).createFromUrl(${JSON.stringify(agent.origin)}); await client.sendMessage(${request}); console.log(performance.now());`,
     });
-    rows.push(row('first SendMessage via createClient(), fresh process', first.ours, 'ms', `bare SDK client's first: ${first.bare.toFixed(1)} ms`, first.ours / first.bare, '≤ 1.2×'));
+    rows.push(
+      row(
+        'first SendMessage via createClient(), fresh process',
+        first.ours,
+        'ms',
+        `bare SDK client's first: ${first.bare.toFixed(1)} ms`,
+        first.ours / first.bare,
+        '≤ 1.2×',
+      ),
+    );
   } finally {
     await agent.close();
     await rm(work, { recursive: true, force: true });

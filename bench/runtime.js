@@ -20,7 +20,25 @@ const WARMUP = 200;
 const SAMPLES = 1500;
 
 function message() {
-  return { message: { messageId: randomUUID(), role: 1, parts: [{ content: { $case: 'text', value: 'size the EU heat-pump market' }, mediaType: '', filename: '', metadata: undefined }], contextId: '', taskId: '', extensions: [], referenceTaskIds: [], metadata: undefined } };
+  return {
+    message: {
+      messageId: randomUUID(),
+      role: 1,
+      parts: [
+        {
+          content: { $case: 'text', value: 'size the EU heat-pump market' },
+          mediaType: '',
+          filename: '',
+          metadata: undefined,
+        },
+      ],
+      contextId: '',
+      taskId: '',
+      extensions: [],
+      referenceTaskIds: [],
+      metadata: undefined,
+    },
+  };
 }
 
 function median(values) {
@@ -32,17 +50,33 @@ function median(values) {
 /** @returns {Promise<Array<{ name: string, value: number, unit: string, baseline: string, ratio: number, goal: string }>>} */
 export async function run() {
   // No security requirement, so both clients send the same bytes apart from what the plan adds.
-  const agent = await startAgent({ card: (origin) => sampleCard(origin, { securitySchemes: {}, securityRequirements: [] }) });
+  const agent = await startAgent({
+    card: (origin) => sampleCard(origin, { securitySchemes: {}, securityRequirements: [] }),
+  });
   const dir = await mkdtemp(join(tmpdir(), 'a2a-bench-'));
   try {
-    const profile = { bindings: ['JSONRPC'], versions: ['1.0'], accepts: ['application/json'], sends: ['text/plain'], streaming: true, extensions: [] };
-    await writeFile(join(dir, 'a2a.json'), JSON.stringify({ profile, agents: { research: { card: agent.origin, skills: ['market-size'] } } }));
+    const profile = {
+      bindings: ['JSONRPC'],
+      versions: ['1.0'],
+      accepts: ['application/json'],
+      sends: ['text/plain'],
+      streaming: true,
+      extensions: [],
+    };
+    await writeFile(
+      join(dir, 'a2a.json'),
+      JSON.stringify({ profile, agents: { research: { card: agent.origin, skills: ['market-size'] } } }),
+    );
     const locked = await runLock({ manifest: join(dir, 'a2a.json'), json: true, verbose: false, cwd: dir, env: {} });
     if (locked.exitCode !== 0) throw new Error(`bench: lock failed: ${JSON.stringify(locked.data)}`);
     const lock = await loadLock({ lockfile: join(dir, 'a2a.lock.json') });
     const ours = await lock.agent('research', 'market-size').createClient();
     // The bare client asks for the same output modes, so both send the same request.
-    const bare = await new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { clientConfig: { acceptedOutputModes: ['application/json'] } })).createFromUrl(agent.origin);
+    const bare = await new ClientFactory(
+      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+        clientConfig: { acceptedOutputModes: ['application/json'] },
+      }),
+    ).createFromUrl(agent.origin);
 
     for (let i = 0; i < WARMUP; i++) {
       await bare.sendMessage(message());

@@ -52,7 +52,12 @@ import http from 'node:http';
 import express from 'express';
 import { AgentCard as AgentCardCodec, Role, TaskState } from '@a2a-js/sdk';
 import { PushNotificationNotSupportedError } from '@a2a-js/sdk/errors';
-import { AgentEvent, DefaultRequestHandler, DefaultExecutionEventBusManager, InMemoryTaskStore } from '@a2a-js/sdk/server';
+import {
+  AgentEvent,
+  DefaultRequestHandler,
+  DefaultExecutionEventBusManager,
+  InMemoryTaskStore,
+} from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 
 export const CARD_PATH = '/.well-known/agent-card.json';
@@ -127,7 +132,11 @@ class LiveCardRequestHandler extends DefaultRequestHandler {
   /** With `strictPush`: a message carrying a push config, when the live card does not push, is PushNotificationNotSupported. */
   strictPush = false;
   refusePush(params) {
-    if (this.strictPush && params?.configuration?.taskPushNotificationConfig && !this.liveCard?.capabilities?.pushNotifications) {
+    if (
+      this.strictPush &&
+      params?.configuration?.taskPushNotificationConfig &&
+      !this.liveCard?.capabilities?.pushNotifications
+    ) {
       throw new PushNotificationNotSupportedError();
     }
   }
@@ -164,7 +173,14 @@ const echoExecutor = {
         contextId: requestContext.contextId,
         taskId: '',
         role: Role.ROLE_AGENT,
-        parts: [{ content: { $case: 'text', value: `echo: ${text}` }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
+        parts: [
+          {
+            content: { $case: 'text', value: `echo: ${text}` },
+            metadata: undefined,
+            filename: '',
+            mediaType: 'text/plain',
+          },
+        ],
         metadata: undefined,
         extensions: [],
         referenceTaskIds: [],
@@ -185,13 +201,46 @@ function taskExecutor(delayMs) {
   return {
     async execute(requestContext, eventBus) {
       const { taskId, contextId } = requestContext;
-      const text = (requestContext.userMessage?.parts ?? []).filter((p) => p.content?.$case === 'text').map((p) => p.content.value).join('\n');
+      const text = (requestContext.userMessage?.parts ?? [])
+        .filter((p) => p.content?.$case === 'text')
+        .map((p) => p.content.value)
+        .join('\n');
       eventBus.publish(
-        AgentEvent.task({ id: taskId, contextId, status: { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: undefined }, artifacts: [], history: [], metadata: undefined }),
+        AgentEvent.task({
+          id: taskId,
+          contextId,
+          status: { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: undefined },
+          artifacts: [],
+          history: [],
+          metadata: undefined,
+        }),
       );
       await new Promise((resolve) => setTimeout(resolve, delayMs));
-      const message = { messageId: randomUUID(), contextId, taskId, role: Role.ROLE_AGENT, parts: [{ content: { $case: 'text', value: `done: ${text}` }, metadata: undefined, filename: '', mediaType: 'text/plain' }], metadata: undefined, extensions: [], referenceTaskIds: [] };
-      eventBus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: { state: TaskState.TASK_STATE_COMPLETED, message, timestamp: undefined }, metadata: undefined }));
+      const message = {
+        messageId: randomUUID(),
+        contextId,
+        taskId,
+        role: Role.ROLE_AGENT,
+        parts: [
+          {
+            content: { $case: 'text', value: `done: ${text}` },
+            metadata: undefined,
+            filename: '',
+            mediaType: 'text/plain',
+          },
+        ],
+        metadata: undefined,
+        extensions: [],
+        referenceTaskIds: [],
+      };
+      eventBus.publish(
+        AgentEvent.statusUpdate({
+          taskId,
+          contextId,
+          status: { state: TaskState.TASK_STATE_COMPLETED, message, timestamp: undefined },
+          metadata: undefined,
+        }),
+      );
       eventBus.finished();
     },
     async cancelTask() {
@@ -294,17 +343,32 @@ export async function startAgent(opts) {
       const asked = String(req.headers['a2a-version'] ?? '');
       if (accepted.includes(asked)) return next();
       const message = `A2A-Version ${asked} not supported`;
-      if (opts.cardVersionRefusal === 'jsonrpc') return res.status(200).json({ jsonrpc: '2.0', id: null, error: { code: -32009, message } });
+      if (opts.cardVersionRefusal === 'jsonrpc')
+        return res.status(200).json({ jsonrpc: '2.0', id: null, error: { code: -32009, message } });
       if (opts.cardVersionRefusal === 'error-info') {
         return res.status(400).json({
-          error: { code: 400, status: 'FAILED_PRECONDITION', message, details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'VERSION_NOT_SUPPORTED', domain: 'a2a-protocol.org' }] },
+          error: {
+            code: 400,
+            status: 'FAILED_PRECONDITION',
+            message,
+            details: [
+              {
+                '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+                reason: 'VERSION_NOT_SUPPORTED',
+                domain: 'a2a-protocol.org',
+              },
+            ],
+          },
         });
       }
       res.status(400).type('text/plain').send(message);
     });
   }
   // `perRequestCard`: the card served is made afresh for each request (e.g. signed again).
-  const cardRouter = agentCardHandler({ agentCardProvider: async () => (opts.perRequestCard ? toServedCard(await opts.perRequestCard(given)) : served), legacyCompat });
+  const cardRouter = agentCardHandler({
+    agentCardProvider: async () => (opts.perRequestCard ? toServedCard(await opts.perRequestCard(given)) : served),
+    legacyCompat,
+  });
   app.use(opts.serveLegacyPathOnly ? LEGACY_CARD_PATH : CARD_PATH, cardRouter);
 
   const token = opts.bearerToken;
@@ -380,7 +444,9 @@ async function startGrpcServer(credentials) {
   const { A2AService, grpcService, UserBuilder: GrpcUserBuilder } = await import('@a2a-js/sdk/server/grpc');
   const server = new grpc.Server();
   const port = await new Promise((resolve, reject) =>
-    server.bindAsync('127.0.0.1:0', credentials ?? grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+    server.bindAsync('127.0.0.1:0', credentials ?? grpc.ServerCredentials.createInsecure(), (err, p) =>
+      err ? reject(err) : resolve(p),
+    ),
   );
   return {
     server,

@@ -34,18 +34,26 @@ const machine = `${cpu.length} CPU${cpu.length === 1 ? '' : 's'} (${cpu[0]?.mode
 console.log(`machine: ${machine}`);
 
 const rows = [];
-for (const file of readdirSync(join(root, 'bench')).filter((f) => f.endsWith('.js')).sort()) {
+for (const file of readdirSync(join(root, 'bench'))
+  .filter((f) => f.endsWith('.js'))
+  .sort()) {
   const start = performance.now();
   const section = await import(pathToFileURL(join(root, 'bench', file)).href);
   const got = await section.run();
   rows.push(...got);
-  console.error(`${file}: ${got.length} row${got.length === 1 ? '' : 's'} in ${((performance.now() - start) / 1000).toFixed(1)} s`);
+  console.error(
+    `${file}: ${got.length} row${got.length === 1 ? '' : 's'} in ${((performance.now() - start) / 1000).toFixed(1)} s`,
+  );
 }
 
 const header = ['benchmark', 'value', 'baseline', 'ratio', 'goal', ''];
 const table = rows.map((r) => [r.name, formatValue(r), r.baseline, `${r.ratio.toFixed(2)}×`, r.goal, met(r)]);
 const widths = header.map((h, i) => Math.max(h.length, ...table.map((t) => t[i].length)));
-const line = (cells) => cells.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
+const line = (cells) =>
+  cells
+    .map((c, i) => c.padEnd(widths[i]))
+    .join('  ')
+    .trimEnd();
 console.log([line(header), ...table.map(line)].join('\n'));
 
 const markdown = [

@@ -36,7 +36,11 @@ const bundle = await rolldown({
   input: { a2a: join(dist, 'bin.js') },
   platform: 'node',
   // `a2a-lock info` and `--version` answer from the bundle itself, reading no file (src/bin.ts).
-  transform: { define: { __A2A_LOCK_VERSION__: JSON.stringify(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version) } },
+  transform: {
+    define: {
+      __A2A_LOCK_VERSION__: JSON.stringify(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version),
+    },
+  },
   // The runtime's optional peers are never part of the CLI.
   external: [/^@a2a-js\/sdk(\/|$)/, /^@grpc\//, /^@bufbuild\//, /^@smithy\//],
   onLog,
@@ -81,18 +85,25 @@ output.push(checksChunk);
 // `resolve/check-served.js`, the shared proxy-aware dispatcher `http/dispatcher.js` (loaded only
 // when a proxy variable is set; the refresh uses the same one), and the optional peers. The `.d.ts` files stay tsc's.
 const runtimeFile = join(dist, 'runtime', 'index.js');
-const runtimeShared = new Set([sharedErrors, checksFile, join(dist, 'resolve', 'check-served.js'), join(dist, 'http', 'dispatcher.js')]);
+const runtimeShared = new Set([
+  sharedErrors,
+  checksFile,
+  join(dist, 'resolve', 'check-served.js'),
+  join(dist, 'http', 'dispatcher.js'),
+]);
 const runtime = await rolldown({
   input: runtimeFile,
   platform: 'node',
-  external: (id, _importer, isResolved) => (isResolved ? runtimeShared.has(id) : /^(@a2a-js\/sdk|@grpc\/|@bufbuild\/|@smithy\/)/.test(id)),
+  external: (id, _importer, isResolved) =>
+    isResolved ? runtimeShared.has(id) : /^(@a2a-js\/sdk|@grpc\/|@bufbuild\/|@smithy\/)/.test(id),
   onLog,
 });
 const runtimeOut = await runtime.generate({ format: 'esm', file: runtimeFile, codeSplitting: false });
 await runtime.close();
 failOnWarnings();
 const runtimeChunk = runtimeOut.output.find((o) => o.type === 'chunk');
-if (runtimeChunk.moduleIds.some((id) => packageDir(id))) throw new Error('bundle: a package was copied into dist/runtime/index.js');
+if (runtimeChunk.moduleIds.some((id) => packageDir(id)))
+  throw new Error('bundle: a package was copied into dist/runtime/index.js');
 writeFileSync(runtimeFile, runtimeChunk.code);
 
 /** The package directory of a bundled module, or undefined for our own code. */
@@ -104,17 +115,23 @@ function packageDir(id) {
 }
 
 const packages = new Set();
-for (const chunk of output) for (const id of chunk.moduleIds ?? []) {
-  const dir = packageDir(id);
-  if (dir) packages.add(dir);
-}
+for (const chunk of output)
+  for (const id of chunk.moduleIds ?? []) {
+    const dir = packageDir(id);
+    if (dir) packages.add(dir);
+  }
 // One section per name@version (a package may be installed twice, nested under two dependents).
 const sections = new Map();
 for (const dir of packages) {
   const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
   const file = readdirSync(dir).find((f) => /^(licen[cs]e|copying)([-.]|$)/i.test(f));
-  const text = file ? readFileSync(join(dir, file), 'utf8').trim() : `(no license file; package.json says ${pkg.license ?? 'nothing'})`;
-  sections.set(`${pkg.name}@${pkg.version}`, `## ${pkg.name} ${pkg.version} (${pkg.license ?? 'unknown'})\n\n${text}\n`);
+  const text = file
+    ? readFileSync(join(dir, file), 'utf8').trim()
+    : `(no license file; package.json says ${pkg.license ?? 'nothing'})`;
+  sections.set(
+    `${pkg.name}@${pkg.version}`,
+    `## ${pkg.name} ${pkg.version} (${pkg.license ?? 'unknown'})\n\n${text}\n`,
+  );
 }
 const sorted = [...sections].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, text]) => text);
 writeFileSync(
@@ -125,4 +142,6 @@ writeFileSync(
 const files = output.filter((o) => o.type === 'chunk');
 const bytes = files.reduce((n, o) => n + Buffer.byteLength(o.code), 0);
 if (!existsSync(join(dist, 'a2a.js'))) throw new Error('bundle: dist/a2a.js was not written');
-console.error(`bundle: dist/a2a.js + ${files.length - 1} chunks, ${(bytes / 1024).toFixed(0)} KiB, ${sections.size} third-party packages`);
+console.error(
+  `bundle: dist/a2a.js + ${files.length - 1} chunks, ${(bytes / 1024).toFixed(0)} KiB, ${sections.size} third-party packages`,
+);

@@ -46,7 +46,15 @@ const legacy = await start(
           securitySchemes: undefined,
           securityRequirements: undefined,
           capabilities: { streaming: false, pushNotifications: false },
-          skills: [{ id: 'convert', name: 'Convert', description: 'Convert an amount', tags: ['fx'], outputModes: ['application/json', 'text/plain'] }],
+          skills: [
+            {
+              id: 'convert',
+              name: 'Convert',
+              description: 'Convert an amount',
+              tags: ['fx'],
+              outputModes: ['application/json', 'text/plain'],
+            },
+          ],
         },
         { legacy: true },
       ),
@@ -83,7 +91,12 @@ writeFileSync(join(dir, 'a2a.json'), `${JSON.stringify(manifest, null, 2)}\n`);
 
 /** git in the demo project, with a fixed identity (no global config needed). */
 function git(...args) {
-  const id = { GIT_AUTHOR_NAME: 'demo', GIT_AUTHOR_EMAIL: 'demo@example.com', GIT_COMMITTER_NAME: 'demo', GIT_COMMITTER_EMAIL: 'demo@example.com' };
+  const id = {
+    GIT_AUTHOR_NAME: 'demo',
+    GIT_AUTHOR_EMAIL: 'demo@example.com',
+    GIT_COMMITTER_NAME: 'demo',
+    GIT_COMMITTER_EMAIL: 'demo@example.com',
+  };
   execFileSync('git', args, { cwd: dir, env: { ...process.env, ...id }, stdio: 'ignore' });
 }
 
@@ -91,7 +104,11 @@ let failed = false;
 /** Run the CLI as a child process (async: the agents live in this process and must keep serving). */
 async function a2a(args, expected) {
   console.log(`\n${bold(`$ a2a ${args.join(' ')}`)}`);
-  const child = spawn(process.execPath, [bin, ...args], { cwd: dir, env: { ...process.env, RESEARCH_TOKEN: 'demo-token' }, stdio: ['ignore', 'inherit', 'inherit'] });
+  const child = spawn(process.execPath, [bin, ...args], {
+    cwd: dir,
+    env: { ...process.env, RESEARCH_TOKEN: 'demo-token' },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
   const status = await new Promise((done) => child.on('close', done));
   console.log(`(exit ${status}${status === expected ? '' : `, expected ${expected}`})`);
   if (status !== expected) failed = true;
@@ -103,7 +120,9 @@ try {
   await a2a(['lock'], 0);
   const lockText = readFileSync(join(dir, 'a2a.lock.json'), 'utf8');
   const locked = JSON.parse(lockText);
-  console.log(`\nlocked plans:\n${JSON.stringify(Object.fromEntries(Object.entries(locked.agents).map(([n, e]) => [n, e.plans])), null, 2)}`);
+  console.log(
+    `\nlocked plans:\n${JSON.stringify(Object.fromEntries(Object.entries(locked.agents).map(([n, e]) => [n, e.plans])), null, 2)}`,
+  );
   if (writeExample) {
     copyFileSync(join(dir, 'a2a.lock.json'), join(root, 'a2a.lock.json.example'));
     console.log('wrote a2a.lock.json.example');
@@ -129,5 +148,9 @@ try {
   await legacy.close();
   rmSync(dir, { recursive: true, force: true });
 }
-console.log(failed ? '\ndemo FAILED: an exit code was not the expected one' : '\ndemo ok: drift refused, update reviewed, verify green');
+console.log(
+  failed
+    ? '\ndemo FAILED: an exit code was not the expected one'
+    : '\ndemo ok: drift refused, update reviewed, verify green',
+);
 process.exitCode = failed ? 1 : 0;

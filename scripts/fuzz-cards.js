@@ -19,16 +19,83 @@ export function prng(seed) {
 }
 
 const KEYS = [
-  'name', 'description', 'version', 'url', 'protocolVersion', 'preferredTransport', 'additionalInterfaces', 'supportedInterfaces',
-  'protocolBinding', 'tenant', 'capabilities', 'streaming', 'pushNotifications', 'extendedAgentCard', 'extensions', 'uri', 'required',
-  'securitySchemes', 'securityRequirements', 'security', 'schemes', 'list', 'defaultInputModes', 'defaultOutputModes', 'skills', 'id',
-  'tags', 'inputModes', 'outputModes', 'signatures', 'protected', 'signature', 'httpAuthSecurityScheme', 'scheme', 'type', 'in',
-  '__proto__', 'constructor', 'toString', 'default_input_modes', 'supportsAuthenticatedExtendedCard', '',
+  'name',
+  'description',
+  'version',
+  'url',
+  'protocolVersion',
+  'preferredTransport',
+  'additionalInterfaces',
+  'supportedInterfaces',
+  'protocolBinding',
+  'tenant',
+  'capabilities',
+  'streaming',
+  'pushNotifications',
+  'extendedAgentCard',
+  'extensions',
+  'uri',
+  'required',
+  'securitySchemes',
+  'securityRequirements',
+  'security',
+  'schemes',
+  'list',
+  'defaultInputModes',
+  'defaultOutputModes',
+  'skills',
+  'id',
+  'tags',
+  'inputModes',
+  'outputModes',
+  'signatures',
+  'protected',
+  'signature',
+  'httpAuthSecurityScheme',
+  'scheme',
+  'type',
+  'in',
+  '__proto__',
+  'constructor',
+  'toString',
+  'default_input_modes',
+  'supportsAuthenticatedExtendedCard',
+  '',
 ];
 const STRINGS = [
-  '', ' ', '1.0', '0.3', '0.2.5', 'v1', '2025-06-18', 'JSONRPC', 'jsonrpc', 'HTTP+JSON', 'GRPC', 'https://agent.example/rpc', '/relative',
-  'http://10.0.0.1/', 'javascript:alert(1)', 'text/plain', 'application/json', '*/*', 'text/*', 'bearer', 'apiKey', 'header', 'query',
-  '\u0000', '\u202e', '\ud800', 'é', '🤖', '__proto__', 'toString', 'constructor', 'hasOwnProperty', 'a'.repeat(300),
+  '',
+  ' ',
+  '1.0',
+  '0.3',
+  '0.2.5',
+  'v1',
+  '2025-06-18',
+  'JSONRPC',
+  'jsonrpc',
+  'HTTP+JSON',
+  'GRPC',
+  'https://agent.example/rpc',
+  '/relative',
+  'http://10.0.0.1/',
+  'javascript:alert(1)',
+  'text/plain',
+  'application/json',
+  '*/*',
+  'text/*',
+  'bearer',
+  'apiKey',
+  'header',
+  'query',
+  '\u0000',
+  '\u202e',
+  '\ud800',
+  'é',
+  '🤖',
+  '__proto__',
+  'toString',
+  'constructor',
+  'hasOwnProperty',
+  'a'.repeat(300),
 ];
 
 /** Build the fuzz helpers around one random source. */
@@ -38,14 +105,22 @@ function tools(random) {
 
   function value(depth = 0) {
     switch (int(depth > 3 ? 5 : 8)) {
-      case 0: return null;
-      case 1: return random() < 0.5;
-      case 2: return pick([0, -1, 1.5, 1e308, -0, 2 ** 53 + 1, int(100)]);
-      case 3: return pick(STRINGS);
-      case 4: return 'x'.repeat(int(2) ? int(50) : 5000);
-      case 5: return Array.from({ length: int(4) }, () => value(depth + 1));
-      case 6: return Object.fromEntries(Array.from({ length: int(4) }, () => [pick(KEYS), value(depth + 1)]));
-      default: return { [pick(KEYS)]: value(depth + 1) };
+      case 0:
+        return null;
+      case 1:
+        return random() < 0.5;
+      case 2:
+        return pick([0, -1, 1.5, 1e308, -0, 2 ** 53 + 1, int(100)]);
+      case 3:
+        return pick(STRINGS);
+      case 4:
+        return 'x'.repeat(int(2) ? int(50) : 5000);
+      case 5:
+        return Array.from({ length: int(4) }, () => value(depth + 1));
+      case 6:
+        return Object.fromEntries(Array.from({ length: int(4) }, () => [pick(KEYS), value(depth + 1)]));
+      default:
+        return { [pick(KEYS)]: value(depth + 1) };
     }
   }
 
@@ -77,16 +152,49 @@ function tools(random) {
     const { parent, key } = at;
     const old = parent[key];
     switch (int(10)) {
-      case 0: if (Array.isArray(parent)) parent.splice(key, 1); else delete parent[key]; break;
-      case 1: parent[key] = value(); break;
-      case 2: parent[key] = Array.isArray(old) ? Object.assign({}, old) : [old]; break;
-      case 3: parent[key] = typeof old === 'string' ? old.repeat(1 + int(Math.max(1, 20_000 / (old.length + 1)))) : JSON.stringify(old) ?? ''; break;
-      case 4: parent[key] = Array.isArray(old) && old.length > 0 ? Array.from({ length: 1 + int(2000) }, () => structuredClone(pick(old))) : []; break;
-      case 5: parent[key] = nested(10 + int(120), old ?? null); break;
-      case 6: if (!Array.isArray(parent)) Object.defineProperty(parent, pick(KEYS), { value: value(), enumerable: true, configurable: true, writable: true }); break;
-      case 7: parent[key] = typeof old === 'string' ? old.slice(0, int(old.length + 1)) + pick(STRINGS) : pick(STRINGS); break;
-      case 8: parent[key] = typeof old === 'number' ? -old : int(2) ? {} : null; break;
-      default: if (Array.isArray(old)) old.reverse(); else parent[key] = undefined; // dropped by JSON
+      case 0:
+        if (Array.isArray(parent)) parent.splice(key, 1);
+        else delete parent[key];
+        break;
+      case 1:
+        parent[key] = value();
+        break;
+      case 2:
+        parent[key] = Array.isArray(old) ? Object.assign({}, old) : [old];
+        break;
+      case 3:
+        parent[key] =
+          typeof old === 'string'
+            ? old.repeat(1 + int(Math.max(1, 20_000 / (old.length + 1))))
+            : (JSON.stringify(old) ?? '');
+        break;
+      case 4:
+        parent[key] =
+          Array.isArray(old) && old.length > 0
+            ? Array.from({ length: 1 + int(2000) }, () => structuredClone(pick(old)))
+            : [];
+        break;
+      case 5:
+        parent[key] = nested(10 + int(120), old ?? null);
+        break;
+      case 6:
+        if (!Array.isArray(parent))
+          Object.defineProperty(parent, pick(KEYS), {
+            value: value(),
+            enumerable: true,
+            configurable: true,
+            writable: true,
+          });
+        break;
+      case 7:
+        parent[key] = typeof old === 'string' ? old.slice(0, int(old.length + 1)) + pick(STRINGS) : pick(STRINGS);
+        break;
+      case 8:
+        parent[key] = typeof old === 'number' ? -old : int(2) ? {} : null;
+        break;
+      default:
+        if (Array.isArray(old)) old.reverse();
+        else parent[key] = undefined; // dropped by JSON
     }
     return root;
   }
@@ -94,11 +202,18 @@ function tools(random) {
   function textMutate(text) {
     const at = int(text.length + 1);
     switch (int(5)) {
-      case 0: return text.slice(0, at);
-      case 1: return text.slice(0, at) + pick(['{', '}', '[', ']', '"', ',', ':', '\\', '\u0000', 'NaN', '1e999']) + text.slice(at);
-      case 2: return text.slice(0, at) + text.slice(at + 1 + int(20));
-      case 3: return `\ufeff${text}`;
-      default: return `${text}${pick(['', ' ', '{}', '\n]'])}`;
+      case 0:
+        return text.slice(0, at);
+      case 1:
+        return (
+          text.slice(0, at) + pick(['{', '}', '[', ']', '"', ',', ':', '\\', '\u0000', 'NaN', '1e999']) + text.slice(at)
+        );
+      case 2:
+        return text.slice(0, at) + text.slice(at + 1 + int(20));
+      case 3:
+        return `\ufeff${text}`;
+      default:
+        return `${text}${pick(['', ' ', '{}', '\n]'])}`;
     }
   }
 

@@ -24,7 +24,10 @@ const maxMs = arg('max-ms', 1000);
 const fetchCases = arg('fetch-cases', 20_000);
 
 const dir = fileURLToPath(new URL('../test/fixtures/cards/real/', import.meta.url));
-const fixtures = readdirSync(dir).filter((f) => f.endsWith('.json')).sort().map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')));
+const fixtures = readdirSync(dir)
+  .filter((f) => f.endsWith('.json'))
+  .sort()
+  .map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')));
 const lib = { readCardText, negotiate, integrityOf, isA2aLockError };
 
 const counts = new Map();
@@ -52,7 +55,9 @@ for (const text of fuzzCases(fixtures, cases, seed)) {
   index++;
 }
 const seconds = (performance.now() - started) / 1000;
-console.log(`${index} cases in ${seconds.toFixed(1)} s (${Math.round(index / seconds)} cases/s), seed ${seed}; slowest case ${slowest.index}: ${slowest.ms.toFixed(1)} ms`);
+console.log(
+  `${index} cases in ${seconds.toFixed(1)} s (${Math.round(index / seconds)} cases/s), seed ${seed}; slowest case ${slowest.index}: ${slowest.ms.toFixed(1)} ms`,
+);
 for (const [outcome, n] of [...counts].sort((a, b) => b[1] - a[1])) console.log(`  ${outcome.padEnd(20)} ${n}`);
 
 if (fetchCases > 0) {
@@ -60,11 +65,19 @@ if (fetchCases > 0) {
   const report = await fuzzFetch({ cases: fetchCases, seed });
   const s = (performance.now() - t0) / 1000;
   const c = report.counts;
-  console.log(`enforcing fetch: ${report.cases} requests in ${s.toFixed(1)} s, seed ${seed}: ${c.refused} refused, ${c.checked} passed checked, ${c.unchecked} sent unchecked, ${c.crash} crashed`);
-  for (const [plan, n] of Object.entries(report.perPlan)) console.log(`  ${plan.padEnd(44)} refused ${n.refused}, checked ${n.checked}, unchecked ${n.unchecked}, crash ${n.crash}`);
+  console.log(
+    `enforcing fetch: ${report.cases} requests in ${s.toFixed(1)} s, seed ${seed}: ${c.refused} refused, ${c.checked} passed checked, ${c.unchecked} sent unchecked, ${c.crash} crashed`,
+  );
+  for (const [plan, n] of Object.entries(report.perPlan))
+    console.log(
+      `  ${plan.padEnd(44)} refused ${n.refused}, checked ${n.checked}, unchecked ${n.unchecked}, crash ${n.crash}`,
+    );
   console.log('  most frequent refusals:');
   for (const [reason, n] of report.topRefusals) console.log(`    ${String(n).padStart(6)}  ${reason}`);
-  for (const example of report.examples) console.error(`  ${example.outcome} case ${example.case} on ${example.plan}: ${example.detail}\n    ${JSON.stringify({ input: example.input, init: example.init })}`);
+  for (const example of report.examples)
+    console.error(
+      `  ${example.outcome} case ${example.case} on ${example.plan}: ${example.detail}\n    ${JSON.stringify({ input: example.input, init: example.init })}`,
+    );
   failed += c.unchecked + c.crash;
 }
 if (failed) console.error(`${failed} failing case(s)`);

@@ -19,8 +19,15 @@ for (const [file, { schema, title, io }] of Object.entries(outputs)) {
   const path = join(root, 'schemas', file);
   if (process.argv.includes('--check')) {
     let current = '';
-    try { current = readFileSync(path, 'utf8'); } catch { /* no file yet: out of date */ }
-    if (current !== text) { console.error(`schemas/${file} is out of date: run npm run schemas`); stale = true; }
+    try {
+      current = readFileSync(path, 'utf8');
+    } catch {
+      /* no file yet: out of date */
+    }
+    if (current !== text) {
+      console.error(`schemas/${file} is out of date: run npm run schemas`);
+      stale = true;
+    }
   } else {
     writeFileSync(path, text);
     console.log(`wrote schemas/${file}`);

@@ -28,7 +28,8 @@ export function canonicalJson(value: unknown, options: CanonicalOptions = {}): s
  * being written (cycles); `space` is one level's indent ('' for none), `pad` the current line's.
  */
 function canonicalText(value: unknown, open: object[], space: string, pad: string): string | undefined {
-  if (value && typeof (value as { toJSON?: unknown }).toJSON === 'function') value = (value as { toJSON(): unknown }).toJSON();
+  if (value && typeof (value as { toJSON?: unknown }).toJSON === 'function')
+    value = (value as { toJSON(): unknown }).toJSON();
   if (typeof value !== 'object' || value === null) return JSON.stringify(value);
   const inner = space ? `${pad}${space}` : pad;
   const open1 = space ? `\n${inner}` : '';

@@ -57,22 +57,27 @@ const COOKIE_FORBIDDEN = /[\u0000-\u0020\u007f",;\\]/;
  *   that is not an HTTP token; an empty apiKey name; an unknown apiKey location or scheme type.
  */
 export function placeCredential(scheme: SecurityScheme, secret: string, name?: string): CredentialPlacement {
-  const what = name === undefined ? `security scheme (${scheme.type})` : `security scheme "${oneLine(name)}" (${scheme.type})`;
+  const what =
+    name === undefined ? `security scheme (${scheme.type})` : `security scheme "${oneLine(name)}" (${scheme.type})`;
   const fail = (message: string): never => {
     throw new UsageError(`${what}: ${message}`);
   };
   const placement: CredentialPlacement = { headers: {}, query: {}, cookies: {} };
 
   if (scheme.type === 'mtls') {
-    return fail('mutual TLS needs a client certificate, which cannot be sent in HTTP headers; mtls credentials are not supported');
+    return fail(
+      'mutual TLS needs a client certificate, which cannot be sent in HTTP headers; mtls credentials are not supported',
+    );
   }
   if (typeof secret !== 'string' || secret === '') return fail('the credential is empty');
-  if (CONTROL.test(secret)) return fail('the credential contains a line break or control character (a trailing newline?)');
+  if (CONTROL.test(secret))
+    return fail('the credential contains a line break or control character (a trailing newline?)');
 
   switch (scheme.type) {
     case 'http': {
       const authScheme = scheme.scheme;
-      if (typeof authScheme !== 'string' || !TOKEN.test(authScheme)) return fail('the http scheme name is not a valid HTTP auth-scheme token');
+      if (typeof authScheme !== 'string' || !TOKEN.test(authScheme))
+        return fail('the http scheme name is not a valid HTTP auth-scheme token');
       const lower = authScheme.toLowerCase();
       if (lower === 'bearer') {
         placement.headers.Authorization = `Bearer ${secret}`;
@@ -95,10 +100,15 @@ export function placeCredential(scheme: SecurityScheme, secret: string, name?: s
         placement.query[keyName] = secret;
       } else if (location === 'cookie') {
         if (!TOKEN.test(keyName)) return fail('the apiKey name is not a valid cookie name');
-        if (COOKIE_FORBIDDEN.test(secret)) return fail('the credential contains a character a cookie value cannot carry (space, quote, comma, semicolon or backslash)');
+        if (COOKIE_FORBIDDEN.test(secret))
+          return fail(
+            'the credential contains a character a cookie value cannot carry (space, quote, comma, semicolon or backslash)',
+          );
         placement.cookies[keyName] = secret;
       } else {
-        return fail(`apiKey location ${JSON.stringify(oneLine(String(scheme.location)).slice(0, 32))} is not header, query or cookie`);
+        return fail(
+          `apiKey location ${JSON.stringify(oneLine(String(scheme.location)).slice(0, 32))} is not header, query or cookie`,
+        );
       }
       return placement;
     }
@@ -164,7 +174,8 @@ export function applyCredentials(
   for (const placement of placements) {
     for (const [name, value] of Object.entries(placement.headers)) {
       const key = name.toLowerCase();
-      if (seenHeaders.has(key)) throw new UsageError(`two credentials both need the ${name} header; one request cannot carry both`);
+      if (seenHeaders.has(key))
+        throw new UsageError(`two credentials both need the ${name} header; one request cannot carry both`);
       seenHeaders.add(key);
       for (const existing of Object.keys(outHeaders)) if (existing.toLowerCase() === key) delete outHeaders[existing];
       outHeaders[name] = value;
@@ -201,7 +212,9 @@ export function credentialQueryNames(placements: CredentialPlacement[]): string[
 
 /** True when any placement carries anything (header, query parameter or cookie). */
 export function hasCredentials(placements: CredentialPlacement[]): boolean {
-  return placements.some((p) => Object.keys(p.headers).length + Object.keys(p.query).length + Object.keys(p.cookies).length > 0);
+  return placements.some(
+    (p) => Object.keys(p.headers).length + Object.keys(p.query).length + Object.keys(p.cookies).length > 0,
+  );
 }
 
 /**
@@ -405,7 +418,12 @@ export function redactSecrets(text: string, secrets: readonly string[]): string 
         to = Math.max(to, end);
       } else {
         let begin = m.index;
-        for (let i = units.length - min - 1; i >= 0 && begin - units[i]!.length >= done && unitAt(text, begin - units[i]!.length, units[i]!); i--) begin -= units[i]!.length;
+        for (
+          let i = units.length - min - 1;
+          i >= 0 && begin - units[i]!.length >= done && unitAt(text, begin - units[i]!.length, units[i]!);
+          i--
+        )
+          begin -= units[i]!.length;
         from = Math.min(from, begin);
       }
     }
@@ -417,7 +435,8 @@ export function redactSecrets(text: string, secrets: readonly string[]): string 
 }
 
 /** The refusal of a card that {@link quotesSecret}: said without the value. */
-export const QUOTES_CREDENTIAL = 'the card quotes the credential its request carried (the agent or a gateway echoed it): refused, so it is neither written to the lockfile nor shown';
+export const QUOTES_CREDENTIAL =
+  'the card quotes the credential its request carried (the agent or a gateway echoed it): refused, so it is neither written to the lockfile nor shown';
 
 /**
  * Whether the JSON document `value` (a card as served) holds one of `secrets` (those of at least 8
@@ -503,11 +522,17 @@ export function originAuthExample(origin: string): string {
  * provider for its origin): `ORIGIN_TOKEN is not set (originAuth for https://…)`; undefined when
  * every value is there. Reads the names only, never sends.
  */
-export function unsetOriginAuth(config: Readonly<Record<string, OriginAuth>>, run: { env?: Readonly<Record<string, string | undefined>>; originAuthProviders?: Readonly<Record<string, unknown>> }): string | undefined {
+export function unsetOriginAuth(
+  config: Readonly<Record<string, OriginAuth>>,
+  run: { env?: Readonly<Record<string, string | undefined>>; originAuthProviders?: Readonly<Record<string, unknown>> },
+): string | undefined {
   const env = run.env ?? {};
   for (const [origin, auth] of Object.entries(config)) {
     if (run.originAuthProviders && Object.hasOwn(run.originAuthProviders, origin)) continue;
-    const names = 'awsSigV4' in auth ? ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY'] : ['bearer' in auth ? auth.bearer.env : auth.header.env];
+    const names =
+      'awsSigV4' in auth
+        ? ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY']
+        : ['bearer' in auth ? auth.bearer.env : auth.header.env];
     const missing = names.find((name) => !env[name]);
     if (missing !== undefined) return `${missing} is not set (originAuth for ${origin})`;
   }

@@ -149,7 +149,12 @@ export class UsageError extends A2aLockError {
  */
 export function wholeNumberIn(label: string, value: unknown, min: number, max: number): number {
   if (typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max) return value;
-  const got = typeof value === 'number' && !Number.isFinite(value) ? (Number.isNaN(value) ? 'something that is not a number' : String(value)) : JSON.stringify(value);
+  const got =
+    typeof value === 'number' && !Number.isFinite(value)
+      ? Number.isNaN(value)
+        ? 'something that is not a number'
+        : String(value)
+      : JSON.stringify(value);
   throw new UsageError(`${label} must be a whole number from ${min} to ${max} (got ${got})`);
 }
 
@@ -167,7 +172,11 @@ export class InvalidInputError extends A2aLockError {
     options: { path?: string; hint?: string; cause?: unknown } = {},
   ) {
     const where = options.path ? `${source} ${options.path}` : source;
-    super(code, `${where}: ${message}`, { hint: options.hint, cause: options.cause, data: { source, ...(options.path ? { path: options.path } : {}) } });
+    super(code, `${where}: ${message}`, {
+      hint: options.hint,
+      cause: options.cause,
+      data: { source, ...(options.path ? { path: options.path } : {}) },
+    });
     this.name = 'InvalidInputError';
     this.source = source;
     this.path = options.path;
@@ -185,7 +194,11 @@ export class FetchError extends A2aLockError {
     message: string,
     options: { status?: number; cause?: unknown; hint?: string; data?: Record<string, unknown> } = {},
   ) {
-    super(code, `${url}: ${message}`, { cause: options.cause, ...(options.hint ? { hint: options.hint } : {}), data: { ...options.data, url, ...(options.status ? { status: options.status } : {}) } });
+    super(code, `${url}: ${message}`, {
+      cause: options.cause,
+      ...(options.hint ? { hint: options.hint } : {}),
+      data: { ...options.data, url, ...(options.status ? { status: options.status } : {}) },
+    });
     this.name = 'FetchError';
     this.url = url;
     this.status = options.status;
@@ -204,7 +217,10 @@ export class CardVersionRefusedError extends FetchError {
   readonly answer: string;
 
   constructor(url: string, version: string, answer: string, status: number) {
-    super('unreachable', url, `A2A-Version ${version} refused (${answer})`, { status, data: { a2aVersion: version, answer } });
+    super('unreachable', url, `A2A-Version ${version} refused (${answer})`, {
+      status,
+      data: { a2aVersion: version, answer },
+    });
     this.name = 'CardVersionRefusedError';
     this.version = version;
     this.answer = answer;
@@ -260,7 +276,14 @@ export class AgentCallError extends A2aLockError {
   readonly grpcStatus: number | undefined;
   readonly a2aCode: number | undefined;
   readonly a2aReason: string | undefined;
-  constructor(code: 'auth-refused' | 'agent-error' | 'unreachable' | 'timeout', agent: string, skill: string, message: string, details: AgentCallDetails = {}, options: { cause?: unknown } = {}) {
+  constructor(
+    code: 'auth-refused' | 'agent-error' | 'unreachable' | 'timeout',
+    agent: string,
+    skill: string,
+    message: string,
+    details: AgentCallDetails = {},
+    options: { cause?: unknown } = {},
+  ) {
     const data = Object.fromEntries(Object.entries({ agent, skill, ...details }).filter(([, v]) => v !== undefined));
     super(code, `${agent} (${skill}): ${message}`, { cause: options.cause, data });
     this.name = 'AgentCallError';
@@ -281,7 +304,10 @@ export class AgentCallError extends A2aLockError {
 export class AgentDegradedError extends A2aLockError {
   readonly reason: string;
   constructor(agent: string, skill: string, reason: string, message: string, options: { cause?: unknown } = {}) {
-    super(ErrorCode.AgentDegraded, `${agent} (${skill}): ${message}`, { cause: options.cause, data: { agent, skill, reason } });
+    super(ErrorCode.AgentDegraded, `${agent} (${skill}): ${message}`, {
+      cause: options.cause,
+      data: { agent, skill, reason },
+    });
     this.name = 'AgentDegradedError';
     this.reason = reason;
   }
@@ -300,5 +326,13 @@ export function exitCodeOf(code: ErrorCode): ExitCode {
 
 /** True for any a2a-lock error, checked by shape so it works across module copies. */
 export function isA2aLockError(value: unknown): value is A2aLockError {
-  return value instanceof A2aLockError || (typeof value === 'object' && value !== null && 'code' in value && (value as { name?: unknown }).name !== undefined && typeof (value as { code: unknown }).code === 'string' && Object.values(ErrorCode).includes((value as { code: ErrorCode }).code));
+  return (
+    value instanceof A2aLockError ||
+    (typeof value === 'object' &&
+      value !== null &&
+      'code' in value &&
+      (value as { name?: unknown }).name !== undefined &&
+      typeof (value as { code: unknown }).code === 'string' &&
+      Object.values(ErrorCode).includes((value as { code: ErrorCode }).code))
+  );
 }

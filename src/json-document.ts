@@ -40,7 +40,9 @@ export function parseJson(text: string, source: string, code: DocCode, options: 
   } catch (error) {
     const message = (error as Error).message;
     // Node 20 gives no position for a document that ends early; that position is its end.
-    const pos = /position (\d+)/.exec(message) ?? (/end of JSON input/.test(message) ? [undefined, String(text.trimEnd().length)] : null);
+    const pos =
+      /position (\d+)/.exec(message) ??
+      (/end of JSON input/.test(message) ? [undefined, String(text.trimEnd().length)] : null);
     let where = '';
     if (pos) {
       const offset = Number(pos[1]);
@@ -48,14 +50,24 @@ export function parseJson(text: string, source: string, code: DocCode, options: 
       where = ` at line ${before.length} column ${before[before.length - 1]!.length + 1}`;
     }
     const conflict = hasConflictMarkers(text);
-    const reason = text.trim() === '' ? 'empty file' : conflict ? `git merge conflict markers${where}: resolve the conflict` : `invalid JSON${where}`;
+    const reason =
+      text.trim() === ''
+        ? 'empty file'
+        : conflict
+          ? `git merge conflict markers${where}: resolve the conflict`
+          : `invalid JSON${where}`;
     throw new InvalidInputError(code, source, reason, { cause: error });
   }
   if (options.uniqueKeys) {
     const duplicate = duplicateKey(text);
     if (duplicate) {
       const key = duplicate.path[duplicate.path.length - 1]!;
-      throw new InvalidInputError(code, source, `duplicate key ${JSON.stringify(key)} at line ${duplicate.line}: a key may appear once in an object`, { path: formatPath(duplicate.path) });
+      throw new InvalidInputError(
+        code,
+        source,
+        `duplicate key ${JSON.stringify(key)} at line ${duplicate.line}: a key may appear once in an object`,
+        { path: formatPath(duplicate.path) },
+      );
     }
   }
   return value;
@@ -138,7 +150,12 @@ function lineAt(text: string, at: number): number {
  * Validate a parsed document with a zod schema; the first issue becomes the error, naming its JSON path.
  * @throws InvalidInputError
  */
-export function validate<S extends z.ZodMiniType>(schema: S, value: unknown, source: string, code: DocCode): z.infer<S> {
+export function validate<S extends z.ZodMiniType>(
+  schema: S,
+  value: unknown,
+  source: string,
+  code: DocCode,
+): z.infer<S> {
   const result = schema.safeParse(value, { reportInput: true });
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
@@ -151,19 +168,28 @@ export function zodMessage(issue: z.core.$ZodIssue, options: { showValues?: bool
     const got = (issue as { input?: unknown }).input;
     // Values are shown for cards (public documents); never for our own files, where a pasted secret may sit.
     const value = options.showValues === false ? '' : ` ${JSON.stringify(got)?.slice(0, 40)}`;
-    const gotType = got === undefined ? 'nothing (missing)' : got === null ? 'null' : Array.isArray(got) ? 'an array' : `${typeof got}${value}`;
+    const gotType =
+      got === undefined
+        ? 'nothing (missing)'
+        : got === null
+          ? 'null'
+          : Array.isArray(got)
+            ? 'an array'
+            : `${typeof got}${value}`;
     return `expected ${issue.expected}, got ${gotType}`;
   }
   if (issue.code === 'invalid_union') {
     // A value of the wrong type for every alternative (a string where objects go): that, as for one schema.
     const firsts = issue.errors.map((e) => e[0]);
-    if (firsts.length > 0 && firsts.every((f) => f?.code === 'invalid_type' && f.path.length === 0)) return zodMessage(firsts[0]!, options);
+    if (firsts.length > 0 && firsts.every((f) => f?.code === 'invalid_type' && f.path.length === 0))
+      return zodMessage(firsts[0]!, options);
     // A union given its own message (the manifest's credential source) says it.
     if (issue.message !== 'Invalid input') return issue.message;
     // The only other union, in the card schemas, is a security requirement.
     return 'not a security requirement: expected {"schemes": {"<name>": {"list": [scopes]}}} (A2A 1.0) or {"<name>": [scopes]} (A2A 0.3)';
   }
   if (issue.code === 'invalid_key') return `invalid key: ${issue.issues.map((i) => i.message).join('; ')}`;
-  if (issue.code === 'unrecognized_keys') return `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
+  if (issue.code === 'unrecognized_keys')
+    return `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
   return issue.message.replace(/^Invalid input: /, '');
 }

@@ -8,14 +8,38 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { callSites, folderCycles, importCycles, layeringViolations, notReExportsOnly, readSourceTree, SRC, stripComments } from './helpers/import-graph.js';
+import {
+  callSites,
+  folderCycles,
+  importCycles,
+  layeringViolations,
+  notReExportsOnly,
+  readSourceTree,
+  SRC,
+  stripComments,
+} from './helpers/import-graph.js';
 
 const tree = readSourceTree(SRC);
 
 describe('the layout of src/', () => {
   it('reads the whole tree: every folder of the layout is there', () => {
     const folders = new Set([...tree.files.keys()].map((f) => (f.includes('/') ? f.slice(0, f.indexOf('/')) : '.')));
-    expect([...folders].sort()).toEqual(['.', 'card', 'cli', 'commands', 'fs', 'http', 'lock', 'manifest', 'negotiate', 'resolve', 'runtime', 'types'].filter((f) => f !== 'types' || folders.has('types')));
+    expect([...folders].sort()).toEqual(
+      [
+        '.',
+        'card',
+        'cli',
+        'commands',
+        'fs',
+        'http',
+        'lock',
+        'manifest',
+        'negotiate',
+        'resolve',
+        'runtime',
+        'types',
+      ].filter((f) => f !== 'types' || folders.has('types')),
+    );
     // The reader sees imports of every kind (static, type-only, dynamic).
     expect(tree.imports.some((e) => e.from === 'bin.ts' && e.specifier === './cli/main.js')).toBe(true);
     expect(tree.imports.some((e) => e.from === 'resolve/load-card.ts' && e.to?.startsWith('http/'))).toBe(true);
@@ -34,10 +58,14 @@ describe('the layout of src/', () => {
   });
 
   it('maps error codes to exit codes in lock/report.ts (per agent, overall) and cli/main.ts (a thrown error) only', () => {
-    const readers = [...callSites(tree, 'exitCodeFor'), ...callSites(tree, 'exitCodeOf')].map((site) => site.replace(/:\d+$/, ''));
+    const readers = [...callSites(tree, 'exitCodeFor'), ...callSites(tree, 'exitCodeOf')].map((site) =>
+      site.replace(/:\d+$/, ''),
+    );
     expect([...new Set(readers)].sort()).toEqual(['cli/main.ts', 'lock/report.ts']);
     for (const name of ['overallExitCode', 'strictExitCode']) {
-      const defined = [...tree.files].filter(([, text]) => new RegExp(`function ${name}\\(`).test(text)).map(([file]) => file);
+      const defined = [...tree.files]
+        .filter(([, text]) => new RegExp(`function ${name}\\(`).test(text))
+        .map(([file]) => file);
       expect(defined, name).toEqual(['lock/report.ts']);
     }
   });
@@ -65,7 +93,8 @@ describe('the rule checker itself', () => {
   it('names each broken rule with its file and line, whatever the quotes or the import form', () => {
     const tree = treeOf({
       'errors.ts': 'export function exitCodeFor(e: unknown) { return 70; }\n',
-      'lock/a.ts': 'import { z } from "zod";\n\n// a comment after a blank line\nimport { readFileSync } from "node:fs";\n',
+      'lock/a.ts':
+        'import { z } from "zod";\n\n// a comment after a blank line\nimport { readFileSync } from "node:fs";\n',
       'lock/b.ts': "import kleur from 'kleur';\nexport const id = crypto.randomUUID();\n",
       'lock/x.ts': "import type { Y } from './y.js';\nexport type X = Y;\n",
       'lock/y.ts': "import type { X } from './x.js';\nexport type Y = X;\n",
@@ -98,7 +127,8 @@ describe('the rule checker itself', () => {
 
   it('names a Node global in the pure core (not in a string, not outside the core) and a circle between folders', () => {
     const tree = treeOf({
-      'credentials.ts': "export const b = Buffer.from('x').toString('base64');\nexport const m = 'a Buffer in a message';\n",
+      'credentials.ts':
+        "export const b = Buffer.from('x').toString('base64');\nexport const m = 'a Buffer in a message';\n",
       'card/a.ts': "import { b } from '../negotiate/b.js';\nexport const a = b;\nexport const d = __dirname;\n",
       'negotiate/b.ts': "import type { C } from '../card/c.js';\nexport const b = 1 as unknown as C;\n",
       'card/c.ts': 'export type C = number;\n',
@@ -106,7 +136,11 @@ describe('the rule checker itself', () => {
     });
     const found = layeringViolations(tree);
     expect(found).toEqual(
-      expect.arrayContaining(['credentials.ts:1: the pure core uses the Node global Buffer', 'card/a.ts:3: the pure core uses the Node global __dirname', 'folder circle: card/ → negotiate/ → card/']),
+      expect.arrayContaining([
+        'credentials.ts:1: the pure core uses the Node global Buffer',
+        'card/a.ts:3: the pure core uses the Node global __dirname',
+        'folder circle: card/ → negotiate/ → card/',
+      ]),
     );
     expect(found.filter((f) => f.includes('Node global'))).toHaveLength(2);
     expect(importCycles(tree)).toEqual([]);

@@ -1,6 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SecurityScheme } from '../src/card/model.js';
-import { applyCredentials, credentialQueryNames, hasCredentials, placeCredential, type CredentialPlacement } from '../src/credentials.js';
+import {
+  applyCredentials,
+  credentialQueryNames,
+  hasCredentials,
+  placeCredential,
+  type CredentialPlacement,
+} from '../src/credentials.js';
 import { A2aLockError, UsageError, exitCodeFor } from '../src/errors.js';
 
 const SECRET = 's3cr3t-T0KEN-value';
@@ -29,28 +35,44 @@ function usageError(fn: () => unknown, secrets: string[] = [SECRET]): UsageError
 describe('placeCredential', () => {
   it('http bearer → Authorization: Bearer, whatever the case of the scheme name', () => {
     for (const scheme of ['Bearer', 'bearer', 'BEARER']) {
-      expect(placeCredential({ type: 'http', scheme }, SECRET)).toEqual({ headers: { Authorization: `Bearer ${SECRET}` }, query: {}, cookies: {} });
+      expect(placeCredential({ type: 'http', scheme }, SECRET)).toEqual({
+        headers: { Authorization: `Bearer ${SECRET}` },
+        query: {},
+        cookies: {},
+      });
     }
     // bearerFormat is a hint only
-    expect(placeCredential({ type: 'http', scheme: 'Bearer', bearerFormat: 'JWT' }, 'a.b.c').headers).toEqual({ Authorization: 'Bearer a.b.c' });
+    expect(placeCredential({ type: 'http', scheme: 'Bearer', bearerFormat: 'JWT' }, 'a.b.c').headers).toEqual({
+      Authorization: 'Bearer a.b.c',
+    });
   });
 
   it('http basic → Authorization: Basic base64(utf8 user:password); the password may contain ":"', () => {
     expect(placeCredential({ type: 'http', scheme: 'Basic' }, 'alice:pa:ss').headers).toEqual({
       Authorization: `Basic ${Buffer.from('alice:pa:ss').toString('base64')}`,
     });
-    expect(placeCredential({ type: 'http', scheme: 'basic' }, 'Aladdin:open sesame').headers.Authorization).toBe('Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ=='); // RFC 7617 §2
-    expect(placeCredential({ type: 'http', scheme: 'Basic' }, 'test:123£').headers.Authorization).toBe('Basic dGVzdDoxMjPCow=='); // RFC 7617 §2.1 (UTF-8)
+    expect(placeCredential({ type: 'http', scheme: 'basic' }, 'Aladdin:open sesame').headers.Authorization).toBe(
+      'Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==',
+    ); // RFC 7617 §2
+    expect(placeCredential({ type: 'http', scheme: 'Basic' }, 'test:123£').headers.Authorization).toBe(
+      'Basic dGVzdDoxMjPCow==',
+    ); // RFC 7617 §2.1 (UTF-8)
   });
 
   it('http basic without ":" is a usage error that does not show the secret', () => {
     const error = usageError(() => placeCredential({ type: 'http', scheme: 'Basic' }, SECRET, 'corp'));
-    expect(error.message).toBe('security scheme "corp" (http): a Basic credential must be "user:password" (no ":" found)');
+    expect(error.message).toBe(
+      'security scheme "corp" (http): a Basic credential must be "user:password" (no ":" found)',
+    );
   });
 
   it('other http schemes → Authorization: <Scheme as spelled> <secret>', () => {
-    expect(placeCredential({ type: 'http', scheme: 'Digest' }, SECRET).headers).toEqual({ Authorization: `Digest ${SECRET}` });
-    expect(placeCredential({ type: 'http', scheme: 'HOBA' }, SECRET).headers).toEqual({ Authorization: `HOBA ${SECRET}` });
+    expect(placeCredential({ type: 'http', scheme: 'Digest' }, SECRET).headers).toEqual({
+      Authorization: `Digest ${SECRET}`,
+    });
+    expect(placeCredential({ type: 'http', scheme: 'HOBA' }, SECRET).headers).toEqual({
+      Authorization: `HOBA ${SECRET}`,
+    });
   });
 
   it('an http scheme name that is not a token is refused', () => {
@@ -59,12 +81,28 @@ describe('placeCredential', () => {
   });
 
   it('apiKey in a header, the query or a cookie, named by the scheme; location matched case-insensitively', () => {
-    expect(placeCredential({ type: 'apiKey', location: 'header', name: 'X-API-Key' }, SECRET)).toEqual({ headers: { 'X-API-Key': SECRET }, query: {}, cookies: {} });
-    expect(placeCredential({ type: 'apiKey', location: 'Header', name: 'X-API-Key' }, SECRET).headers).toEqual({ 'X-API-Key': SECRET });
-    expect(placeCredential({ type: 'apiKey', location: 'query', name: 'api_key' }, SECRET)).toEqual({ headers: {}, query: { api_key: SECRET }, cookies: {} });
-    expect(placeCredential({ type: 'apiKey', location: 'cookie', name: 'session' }, SECRET)).toEqual({ headers: {}, query: {}, cookies: { session: SECRET } });
+    expect(placeCredential({ type: 'apiKey', location: 'header', name: 'X-API-Key' }, SECRET)).toEqual({
+      headers: { 'X-API-Key': SECRET },
+      query: {},
+      cookies: {},
+    });
+    expect(placeCredential({ type: 'apiKey', location: 'Header', name: 'X-API-Key' }, SECRET).headers).toEqual({
+      'X-API-Key': SECRET,
+    });
+    expect(placeCredential({ type: 'apiKey', location: 'query', name: 'api_key' }, SECRET)).toEqual({
+      headers: {},
+      query: { api_key: SECRET },
+      cookies: {},
+    });
+    expect(placeCredential({ type: 'apiKey', location: 'cookie', name: 'session' }, SECRET)).toEqual({
+      headers: {},
+      query: {},
+      cookies: { session: SECRET },
+    });
     // a query value needs no restriction: applyCredentials encodes it
-    expect(placeCredential({ type: 'apiKey', location: 'query', name: 'k' }, 'a b&c=d;e').query).toEqual({ k: 'a b&c=d;e' });
+    expect(placeCredential({ type: 'apiKey', location: 'query', name: 'k' }, 'a b&c=d;e').query).toEqual({
+      k: 'a b&c=d;e',
+    });
   });
 
   it('apiKey errors: unknown location, empty name, bad header/cookie names, values a cookie cannot carry', () => {
@@ -79,10 +117,24 @@ describe('placeCredential', () => {
   });
 
   it('oauth2 and openIdConnect → Authorization: Bearer <access token>', () => {
-    const oauth: SecurityScheme = { type: 'oauth2', flows: { clientCredentials: { tokenUrl: 'https://idp/token', scopes: {} } } };
-    const oidc: SecurityScheme = { type: 'openIdConnect', openIdConnectUrl: 'https://idp/.well-known/openid-configuration' };
-    expect(placeCredential(oauth, SECRET)).toEqual({ headers: { Authorization: `Bearer ${SECRET}` }, query: {}, cookies: {} });
-    expect(placeCredential(oidc, SECRET)).toEqual({ headers: { Authorization: `Bearer ${SECRET}` }, query: {}, cookies: {} });
+    const oauth: SecurityScheme = {
+      type: 'oauth2',
+      flows: { clientCredentials: { tokenUrl: 'https://idp/token', scopes: {} } },
+    };
+    const oidc: SecurityScheme = {
+      type: 'openIdConnect',
+      openIdConnectUrl: 'https://idp/.well-known/openid-configuration',
+    };
+    expect(placeCredential(oauth, SECRET)).toEqual({
+      headers: { Authorization: `Bearer ${SECRET}` },
+      query: {},
+      cookies: {},
+    });
+    expect(placeCredential(oidc, SECRET)).toEqual({
+      headers: { Authorization: `Bearer ${SECRET}` },
+      query: {},
+      cookies: {},
+    });
   });
 
   it('mtls throws a usage error that says it is unsupported', () => {
@@ -103,7 +155,9 @@ describe('placeCredential', () => {
     for (const scheme of schemes) {
       expect(usageError(() => placeCredential(scheme, '')).message).toMatch(/empty/);
       for (const bad of [`${SECRET}\n`, `user:${SECRET}\r\nX-Evil: 1`, `${SECRET}\u0000`, `${SECRET}\u007f`]) {
-        expect(usageError(() => placeCredential(scheme, bad), [SECRET, bad]).message).toMatch(/line break or control character/);
+        expect(usageError(() => placeCredential(scheme, bad), [SECRET, bad]).message).toMatch(
+          /line break or control character/,
+        );
       }
     }
   });
@@ -127,9 +181,15 @@ describe('applyCredentials', () => {
 
   it('sets headers, replacing same-named ones case-insensitively, without mutating its inputs', () => {
     const headers = { authorization: 'Bearer stale', Accept: 'application/json' };
-    const placements = [placeCredential({ type: 'http', scheme: 'Bearer' }, SECRET), placeCredential({ type: 'apiKey', location: 'header', name: 'X-Key' }, 'k2')];
+    const placements = [
+      placeCredential({ type: 'http', scheme: 'Bearer' }, SECRET),
+      placeCredential({ type: 'apiKey', location: 'header', name: 'X-Key' }, 'k2'),
+    ];
     const out = applyCredentials('https://a.example/', headers, placements);
-    expect(out).toEqual({ url: 'https://a.example/', headers: { Accept: 'application/json', Authorization: `Bearer ${SECRET}`, 'X-Key': 'k2' } });
+    expect(out).toEqual({
+      url: 'https://a.example/',
+      headers: { Accept: 'application/json', Authorization: `Bearer ${SECRET}`, 'X-Key': 'k2' },
+    });
     expect(headers).toEqual({ authorization: 'Bearer stale', Accept: 'application/json' });
   });
 
@@ -137,7 +197,9 @@ describe('applyCredentials', () => {
     const a = placeCredential({ type: 'apiKey', location: 'cookie', name: 'a' }, '1');
     const b = placeCredential({ type: 'apiKey', location: 'cookie', name: 'b' }, '2');
     expect(applyCredentials('https://a.example/', {}, [a, b]).headers).toEqual({ Cookie: 'a=1; b=2' });
-    expect(applyCredentials('https://a.example/', { cookie: 'pre=0' }, [a, b]).headers).toEqual({ Cookie: 'pre=0; a=1; b=2' });
+    expect(applyCredentials('https://a.example/', { cookie: 'pre=0' }, [a, b]).headers).toEqual({
+      Cookie: 'pre=0; a=1; b=2',
+    });
   });
 
   it('an AND of schemes goes on one request: header + query + cookie together', () => {
@@ -152,7 +214,10 @@ describe('applyCredentials', () => {
   it('two credentials needing the same header/parameter/cookie are a usage error naming it, never a value', () => {
     const bearer = placeCredential({ type: 'http', scheme: 'Bearer' }, SECRET);
     const basic = placeCredential({ type: 'http', scheme: 'Basic' }, `u:${SECRET}`);
-    const e1 = usageError(() => applyCredentials('https://a.example/', {}, [bearer, basic]), [SECRET, basic.headers.Authorization!]);
+    const e1 = usageError(
+      () => applyCredentials('https://a.example/', {}, [bearer, basic]),
+      [SECRET, basic.headers.Authorization!],
+    );
     expect(e1.message).toBe('two credentials both need the Authorization header; one request cannot carry both');
     const q = placeCredential({ type: 'apiKey', location: 'query', name: 'k' }, SECRET);
     expect(usageError(() => applyCredentials('https://a.example/', {}, [q, q])).message).toContain('"k"');
@@ -161,7 +226,10 @@ describe('applyCredentials', () => {
   });
 
   it('no placements leave the request as it was; a relative URL is a usage error', () => {
-    expect(applyCredentials('https://a.example/p?q=1', { A: 'b' }, [])).toEqual({ url: 'https://a.example/p?q=1', headers: { A: 'b' } });
+    expect(applyCredentials('https://a.example/p?q=1', { A: 'b' }, [])).toEqual({
+      url: 'https://a.example/p?q=1',
+      headers: { A: 'b' },
+    });
     usageError(() => applyCredentials('/relative', {}, []));
   });
 
@@ -226,7 +294,9 @@ describe('redactSecrets: a cut-short echo (issue 22)', () => {
   });
 
   it('11 characters of it, or a run from its middle, is left as it is; a secret of 12 or fewer characters is matched whole only', () => {
-    expect(run(`x ${secret.slice(0, 11)} y ${secret.slice(3, 20)} z`)).toBe(`x ${secret.slice(0, 11)} y ${secret.slice(3, 20)} z`);
+    expect(run(`x ${secret.slice(0, 11)} y ${secret.slice(3, 20)} z`)).toBe(
+      `x ${secret.slice(0, 11)} y ${secret.slice(3, 20)} z`,
+    );
     const short = 'abcdefghijkl';
     expect(redactSecrets(`a ${short} b abcdefghijk c`, [short])).toBe('a *** b abcdefghijk c');
   });

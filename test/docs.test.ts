@@ -28,10 +28,16 @@ describe('links in the docs', () => {
     const root = mkdtempSync(join(tmpdir(), 'a2a-docs-'));
     try {
       mkdirSync(join(root, 'docs'));
-      writeFileSync(join(root, 'README.md'), '[a](docs/a.md#the---json-shape) [b](docs/gone.md) [c](docs/a.md#nope) [d](https://x.example/y) `[e](no.md)`\n\n```\n[f](no.md)\n```\n');
+      writeFileSync(
+        join(root, 'README.md'),
+        '[a](docs/a.md#the---json-shape) [b](docs/gone.md) [c](docs/a.md#nope) [d](https://x.example/y) `[e](no.md)`\n\n```\n[f](no.md)\n```\n',
+      );
       writeFileSync(join(root, 'docs', 'a.md'), '# A\n\n## The `--json` shape\n\n[back](../README.md#nothing)\n');
       expect(docFiles(root)).toEqual(['README.md', 'docs/a.md']);
-      expect(brokenLinks('README.md', root)).toEqual(['README.md: docs/gone.md (no docs/gone.md)', 'README.md: docs/a.md#nope (no heading #nope)']);
+      expect(brokenLinks('README.md', root)).toEqual([
+        'README.md: docs/gone.md (no docs/gone.md)',
+        'README.md: docs/a.md#nope (no heading #nope)',
+      ]);
       expect(brokenLinks('docs/a.md', root)).toEqual(['docs/a.md: ../README.md#nothing (no heading #nothing)']);
     } finally {
       rmSync(root, { recursive: true, force: true });
@@ -73,7 +79,9 @@ describe('reference pages vs the code', () => {
       .filter((f) => f.endsWith('.ts'))
       .map((f) => readFileSync(join(REPO, 'src', f), 'utf8'))
       .join('\n');
-    const codes = rows('docs/reference/warnings.md', /^`/).flatMap((c) => [...c[0]!.matchAll(/`([a-z0-9-]+)`/g)].map((m) => m[1]!));
+    const codes = rows('docs/reference/warnings.md', /^`/).flatMap((c) =>
+      [...c[0]!.matchAll(/`([a-z0-9-]+)`/g)].map((m) => m[1]!),
+    );
     expect(codes.length).toBeGreaterThan(20);
     expect(codes.filter((code) => !src.includes(`'${code}'`))).toEqual([]);
     const pushed = [...src.matchAll(/warnings\.(?:push|unshift)\(\{ code: '([a-z0-9-]+)'/g)].map((m) => m[1]!);

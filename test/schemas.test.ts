@@ -2,7 +2,15 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
-import { checkOffline, DEFAULT_PROFILE, LOCKFILE_SCHEMA_REF, MANIFEST_SCHEMA_REF, parseLockfile, parseManifest, serializeLockfile } from '../src/index.js';
+import {
+  checkOffline,
+  DEFAULT_PROFILE,
+  LOCKFILE_SCHEMA_REF,
+  MANIFEST_SCHEMA_REF,
+  parseLockfile,
+  parseManifest,
+  serializeLockfile,
+} from '../src/index.js';
 
 const json = (path: string) => JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
 
@@ -31,14 +39,28 @@ describe('published schemas and the example lockfile', () => {
     expect(lockSchema(example), JSON.stringify(lockSchema.errors)).toBe(true);
     expect(lockSchema({ ...example, lockfileVersion: 2 })).toBe(false);
 
-    const manifest = { $schema: MANIFEST_SCHEMA_REF, profile: DEFAULT_PROFILE, agents: { research: { card: 'https://research.example.com', skills: ['market-size'], credentials: { bearer: { env: 'RESEARCH_TOKEN' } }, version: '^2.4.0' } } };
+    const manifest = {
+      $schema: MANIFEST_SCHEMA_REF,
+      profile: DEFAULT_PROFILE,
+      agents: {
+        research: {
+          card: 'https://research.example.com',
+          skills: ['market-size'],
+          credentials: { bearer: { env: 'RESEARCH_TOKEN' } },
+          version: '^2.4.0',
+        },
+      },
+    };
     expect(manifestSchema(manifest), JSON.stringify(manifestSchema.errors)).toBe(true);
     expect(manifestSchema({ ...manifest, agnets: {} })).toBe(false);
     // What the tool refuses, the editor flags too: empty or repeated lists, wildcards, non-media types.
     const agent = manifest.agents.research;
     // No skills (absent or []): one agent-level plan "*" (issue 14, point 3).
     const { skills: _skills, ...skillless } = agent;
-    for (const good of [{ ...manifest, agents: { research: { ...agent, skills: [] } } }, { ...manifest, agents: { research: skillless } }]) {
+    for (const good of [
+      { ...manifest, agents: { research: { ...agent, skills: [] } } },
+      { ...manifest, agents: { research: skillless } },
+    ]) {
       expect(manifestSchema(good), JSON.stringify(manifestSchema.errors)).toBe(true);
       expect(parseManifest(JSON.stringify(good), 'a2a.json').agents.research!.skills).toEqual([]);
     }
@@ -53,6 +75,7 @@ describe('published schemas and the example lockfile', () => {
       expect(() => parseManifest(JSON.stringify(bad), 'a2a.json')).toThrow();
     }
     // Both `$schema` references name files the package ships.
-    for (const ref of [LOCKFILE_SCHEMA_REF, MANIFEST_SCHEMA_REF]) expect(() => readFileSync(ref.replace('./node_modules/a2a-lock/', ''))).not.toThrow();
+    for (const ref of [LOCKFILE_SCHEMA_REF, MANIFEST_SCHEMA_REF])
+      expect(() => readFileSync(ref.replace('./node_modules/a2a-lock/', ''))).not.toThrow();
   });
 });

@@ -25,7 +25,8 @@ function cardOf(origin, i) {
   const card = workedExample();
   card.name = `Agent ${i}`;
   card.version = `2.4.${i}`;
-  for (const iface of card.supportedInterfaces) iface.url = iface.url.replace('https://research.example.com', `${origin}/agents/${i}`);
+  for (const iface of card.supportedInterfaces)
+    iface.url = iface.url.replace('https://research.example.com', `${origin}/agents/${i}`);
   return JSON.stringify(card);
 }
 
@@ -77,7 +78,9 @@ export function agentUrls(server, n) {
 export async function lockedFleet(server, n) {
   const dir = mkdtempSync(join(tmpdir(), `a2a-bench-${n}-`));
   process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
-  const agents = Object.fromEntries(agentUrls(server, n).map((card, i) => [`agent-${i}`, { card, skills: ['market-size'] }]));
+  const agents = Object.fromEntries(
+    agentUrls(server, n).map((card, i) => [`agent-${i}`, { card, skills: ['market-size'] }]),
+  );
   writeFileSync(join(dir, 'a2a.json'), `${JSON.stringify({ profile: PROFILE, agents }, null, 2)}\n`);
   const saved = server.latencyMs;
   server.latencyMs = 0;
@@ -112,7 +115,11 @@ export function runNode(args, { cwd = root, probe: withProbe = false } = {}) {
   const argv = withProbe ? ['--import', pathToFileURL(probe).href, ...args] : args;
   return new Promise((ok, fail) => {
     const start = performance.now();
-    const child = spawn(process.execPath, argv, { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+    const child = spawn(process.execPath, argv, {
+      cwd,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NO_COLOR: '1' },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

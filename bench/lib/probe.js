@@ -9,6 +9,10 @@ subscribe('undici:request:create', () => {
 });
 process.on('exit', () => {
   const usage = process.resourceUsage();
-  const report = { maxRssBytes: usage.maxRSS * 1024, cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000, ...(first !== undefined ? { networkMs: performance.now() - first } : {}) };
+  const report = {
+    maxRssBytes: usage.maxRSS * 1024,
+    cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000,
+    ...(first !== undefined ? { networkMs: performance.now() - first } : {}),
+  };
   writeSync(2, `\n@@probe ${JSON.stringify(report)}\n`);
 });

@@ -28,7 +28,10 @@ export function asciiHost(host: string): string | undefined {
 
 /** `host` without IPv6 brackets or a trailing root dot, lower case. */
 function bare(host: string): string {
-  return host.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+  return host
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '');
 }
 
 /**
@@ -99,7 +102,8 @@ export function isUnspecifiedUrl(location: string): boolean {
  * gRPC `host:port`, a card read from a file).
  */
 export function rebasedInterfaceUrl(url: string, cardUrl: string | undefined): string | undefined {
-  if (cardUrl === undefined || !/^https?:\/\//i.test(url) || !URL.canParse(url) || !URL.canParse(cardUrl)) return undefined;
+  if (cardUrl === undefined || !/^https?:\/\//i.test(url) || !URL.canParse(url) || !URL.canParse(cardUrl))
+    return undefined;
   const iface = new URL(url);
   const card = new URL(cardUrl);
   if (!/^https?:$/.test(card.protocol) || iface.hostname === card.hostname) return undefined;
@@ -194,7 +198,9 @@ export function contactedHostNote(location: string): string {
  * parser maps away, naming the host as written and the host contacted. For reports made from a
  * lockfile (`why`), where the card's own warnings are not produced again.
  */
-export function internationalHostWarnings(locations: ReadonlyArray<readonly [what: string, location: string]>): Array<{ code: 'host-international'; message: string }> {
+export function internationalHostWarnings(
+  locations: ReadonlyArray<readonly [what: string, location: string]>,
+): Array<{ code: 'host-international'; message: string }> {
   const seen = new Set<string>();
   const out: Array<{ code: 'host-international'; message: string }> = [];
   for (const [what, location] of locations) {
@@ -250,7 +256,11 @@ export function mixedScriptLabels(host: string): Array<{ label: string; scripts:
  * punycode. Bounded: a label is at most 63 characters.
  */
 export function punycodeDecode(input: string): string | undefined {
-  const BASE = 36, TMIN = 1, TMAX = 26, SKEW = 38, DAMP = 700;
+  const BASE = 36,
+    TMIN = 1,
+    TMAX = 26,
+    SKEW = 38,
+    DAMP = 700;
   if (input.length > 63) return undefined;
   const adapt = (delta: number, points: number, first: boolean): number => {
     delta = first ? Math.floor(delta / DAMP) : Math.floor(delta / 2);
@@ -262,7 +272,8 @@ export function punycodeDecode(input: string): string | undefined {
     }
     return k + Math.floor(((BASE - TMIN + 1) * delta) / (delta + SKEW));
   };
-  const digit = (c: number): number => (c >= 48 && c <= 57 ? c - 22 : c >= 65 && c <= 90 ? c - 65 : c >= 97 && c <= 122 ? c - 97 : BASE);
+  const digit = (c: number): number =>
+    c >= 48 && c <= 57 ? c - 22 : c >= 65 && c <= 90 ? c - 65 : c >= 97 && c <= 122 ? c - 97 : BASE;
   const end = input.lastIndexOf('-');
   const output: number[] = [];
   for (let j = 0; j < Math.max(end, 0); j++) {
@@ -270,7 +281,9 @@ export function punycodeDecode(input: string): string | undefined {
     if (c >= 0x80) return undefined;
     output.push(c);
   }
-  let n = 0x80, i = 0, bias = 72;
+  let n = 0x80,
+    i = 0,
+    bias = 72;
   for (let at = end > 0 ? end + 1 : 0; at < input.length; ) {
     const old = i;
     for (let w = 1, k = BASE; ; k += BASE) {

@@ -41,7 +41,11 @@ export function hasUserInfo(location: string): boolean {
   const parsed = URL.canParse(location) ? new URL(location) : undefined;
   if (parsed && (parsed.username !== '' || parsed.password !== '')) return true;
   const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.exec(location);
-  const afterSlashes = scheme ? location.slice(scheme[0].length) : location.startsWith('//') ? location.slice(2) : undefined;
+  const afterSlashes = scheme
+    ? location.slice(scheme[0].length)
+    : location.startsWith('//')
+      ? location.slice(2)
+      : undefined;
   if (afterSlashes === undefined) return false;
   if (/^[^/]*@/.test(afterSlashes)) return true;
   return !scheme || !parsed ? afterSlashes.includes('@') : false;

@@ -19,7 +19,15 @@ import {
   type SecurityScheme,
   type Warning,
 } from './model.js';
-import { hostSentAs, isUnspecifiedHost, locationHostForms, mixedScriptLabels, rawHost, rebasedInterfaceUrl, showHost } from './host.js';
+import {
+  hostSentAs,
+  isUnspecifiedHost,
+  locationHostForms,
+  mixedScriptLabels,
+  rawHost,
+  rebasedInterfaceUrl,
+  showHost,
+} from './host.js';
 import { hasUserInfo } from './location.js';
 import { sameMediaType } from './media.js';
 import { cardSemver, majorMinor } from './version.js';
@@ -84,16 +92,25 @@ export function normalizeCard(raw: unknown, from: CardSource): NormalizeResult {
     fail(['supportedInterfaces'], 'missing: a card needs supportedInterfaces (A2A 1.0) or url (A2A 0.3)');
   }
   if ('authentication' in obj && !('securitySchemes' in obj)) {
-    warnings.push({ code: 'legacy-authentication-ignored', message: 'A2A 0.1 "authentication" is not understood; no security requirement is derived from it', path: '$.authentication' });
+    warnings.push({
+      code: 'legacy-authentication-ignored',
+      message: 'A2A 0.1 "authentication" is not understood; no security requirement is derived from it',
+      path: '$.authentication',
+    });
   }
 
-  const read = hasV1 ? readV1Interfaces(obj, hasLegacy, warnings, fail) : readLegacyInterfaces(obj, from, warnings, fail);
+  const read = hasV1
+    ? readV1Interfaces(obj, hasLegacy, warnings, fail)
+    : readLegacyInterfaces(obj, from, warnings, fail);
   const { shape, base } = read;
   const interfaces = placeInterfaces(read.interfaces, read.urlPaths, from, warnings, fail);
 
   // fromEntries defines own properties, so even a scheme named "__proto__" stays data.
   const securitySchemes: Record<string, SecurityScheme> = Object.fromEntries(
-    Object.entries(base.securitySchemes ?? {}).map(([name, scheme]) => [name, readScheme(scheme, ['securitySchemes', name], fail)]),
+    Object.entries(base.securitySchemes ?? {}).map(([name, scheme]) => [
+      name,
+      readScheme(scheme, ['securitySchemes', name], fail),
+    ]),
   );
 
   const { requirements: cardRequirements, paths: cardRequirementPaths } = readRequirements(base, shape, [], warnings);
@@ -105,7 +122,11 @@ export function normalizeCard(raw: unknown, from: CardSource): NormalizeResult {
 
   const semver = cardSemver(base.version);
   if (semver?.coerced) {
-    warnings.push({ code: 'version-not-semver', message: `card version "${base.version}" is not semver; a manifest version range compares it as ${semver.semver}`, path: '$.version' });
+    warnings.push({
+      code: 'version-not-semver',
+      message: `card version "${base.version}" is not semver; a manifest version range compares it as ${semver.semver}`,
+      path: '$.version',
+    });
   }
 
   const caps = base.capabilities ?? {};
@@ -153,13 +174,22 @@ interface ShapeRead {
  * and version read. `hasLegacy`: the card carries 0.3 fields too (a hybrid; `hybrid-card` warned
  * when its 0.3 url is not among the 1.0 interfaces).
  */
-function readV1Interfaces(obj: Record<string, unknown>, hasLegacy: boolean, warnings: Warning[], fail: Fail): ShapeRead {
+function readV1Interfaces(
+  obj: Record<string, unknown>,
+  hasLegacy: boolean,
+  warnings: Warning[],
+  fail: Fail,
+): ShapeRead {
   const card = parseWith(AgentCardV1Schema, obj, fail);
   // SDKs serving 0.3 clients embed the 1.0 interfaces beside the 0.3 fields; only a hybrid whose
   // 0.3 endpoint is not among its supportedInterfaces is worth a warning.
   const legacyUrl = typeof obj.url === 'string' ? obj.url : undefined;
   if (hasLegacy && !card.supportedInterfaces.some((i) => i.url === legacyUrl)) {
-    warnings.push({ code: 'hybrid-card', message: 'card carries A2A 1.0 and 0.3 fields that disagree; supportedInterfaces wins and the 0.3 fields are ignored' });
+    warnings.push({
+      code: 'hybrid-card',
+      message:
+        'card carries A2A 1.0 and 0.3 fields that disagree; supportedInterfaces wins and the 0.3 fields are ignored',
+    });
   }
   const interfaces = card.supportedInterfaces.map((i, index) => ({
     url: i.url,
@@ -173,7 +203,8 @@ function readV1Interfaces(obj: Record<string, unknown>, hasLegacy: boolean, warn
     urlPaths: interfaces.map((_, index) => ['supportedInterfaces', index, 'url']),
     base: card,
     // SDKs serving 0.3 clients say it only with the 0.3 flag; read it when the 1.0 one is absent.
-    extendedFlag: card.capabilities?.extendedAgentCard ?? (obj.supportsAuthenticatedExtendedCard === true ? true : undefined),
+    extendedFlag:
+      card.capabilities?.extendedAgentCard ?? (obj.supportsAuthenticatedExtendedCard === true ? true : undefined),
   };
 }
 
@@ -182,7 +213,12 @@ function readV1Interfaces(obj: Record<string, unknown>, hasLegacy: boolean, warn
  * interface at the card's one `protocolVersion` (absent: 0.3, or 0.2 for a card found only at the
  * pre-0.3 well-known path). Duplicates are dropped; see {@link legacyPrimaryContradicted}.
  */
-function readLegacyInterfaces(obj: Record<string, unknown>, from: CardSource, warnings: Warning[], fail: Fail): ShapeRead {
+function readLegacyInterfaces(
+  obj: Record<string, unknown>,
+  from: CardSource,
+  warnings: Warning[],
+  fail: Fail,
+): ShapeRead {
   const card = parseWith(AgentCardV03Schema, obj, fail);
   const version = card.protocolVersion
     ? majorMinor(card.protocolVersion, ['protocolVersion'], warnings)
@@ -190,11 +226,19 @@ function readLegacyInterfaces(obj: Record<string, unknown>, from: CardSource, wa
       ? '0.2'
       : '0.3';
   if (/^[1-9]/.test(version)) {
-    warnings.push({ code: 'legacy-shape-claims-version', message: `card has the 0.x shape (url, no supportedInterfaces) but declares protocolVersion "${card.protocolVersion}"`, path: '$.protocolVersion' });
+    warnings.push({
+      code: 'legacy-shape-claims-version',
+      message: `card has the 0.x shape (url, no supportedInterfaces) but declares protocolVersion "${card.protocolVersion}"`,
+      path: '$.protocolVersion',
+    });
   }
   const shape = version === '0.2' ? '0.2' : '0.3';
   if (shape === '0.3' && !card.protocolVersion) {
-    warnings.push({ code: 'protocol-version-missing', message: 'A2A 0.3 card without protocolVersion (required by 0.3); read as 0.3', path: '$.protocolVersion' });
+    warnings.push({
+      code: 'protocol-version-missing',
+      message: 'A2A 0.3 card without protocolVersion (required by 0.3); read as 0.3',
+      path: '$.protocolVersion',
+    });
   }
   const primary: AgentInterface = {
     url: card.url,
@@ -216,7 +260,13 @@ function readLegacyInterfaces(obj: Record<string, unknown>, from: CardSource, wa
       urlPaths.push(['additionalInterfaces', index, 'url']);
     }
   });
-  return { shape, interfaces, urlPaths, base: card, extendedFlag: card.supportsAuthenticatedExtendedCard ?? card.capabilities?.extendedAgentCard };
+  return {
+    shape,
+    interfaces,
+    urlPaths,
+    base: card,
+    extendedFlag: card.supportsAuthenticatedExtendedCard ?? card.capabilities?.extendedAgentCard,
+  };
 }
 
 /**
@@ -227,7 +277,11 @@ function readLegacyInterfaces(obj: Record<string, unknown>, from: CardSource, wa
  * is then not an interface of its own. One url listed under a second binding only is an endpoint
  * serving both.
  */
-function legacyPrimaryContradicted(primary: AgentInterface, additional: readonly AgentInterface[], warnings: Warning[]): boolean {
+function legacyPrimaryContradicted(
+  primary: AgentInterface,
+  additional: readonly AgentInterface[],
+  warnings: Warning[],
+): boolean {
   const sameUrl = additional.filter((e) => e.url === primary.url);
   const contradicted =
     sameUrl.length > 0 &&
@@ -244,13 +298,23 @@ function legacyPrimaryContradicted(primary: AgentInterface, additional: readonly
 }
 
 /** The interfaces' urls resolved against where the card came from, rebased when the manifest asks (`interface-rebased`), and their hosts checked. */
-function placeInterfaces(listed: readonly AgentInterface[], urlPaths: PropertyKey[][], from: CardSource, warnings: Warning[], fail: Fail): AgentInterface[] {
+function placeInterfaces(
+  listed: readonly AgentInterface[],
+  urlPaths: PropertyKey[][],
+  from: CardSource,
+  warnings: Warning[],
+  fail: Fail,
+): AgentInterface[] {
   let interfaces = listed.map((i, index) => resolveInterfaceUrl(i, urlPaths[index]!, from, warnings, fail));
   if (from.rebaseInterfaces) {
     interfaces = interfaces.map((i, index) => {
       const rebased = rebasedInterfaceUrl(i.url, from.baseUrl);
       if (rebased === undefined) return i;
-      warnings.push({ code: 'interface-rebased', message: `interface ${i.url} rebased to ${rebased} (rebaseInterfaces)`, path: formatPath(urlPaths[index]!) });
+      warnings.push({
+        code: 'interface-rebased',
+        message: `interface ${i.url} rebased to ${rebased} (rebaseInterfaces)`,
+        path: formatPath(urlPaths[index]!),
+      });
       return { ...i, url: rebased };
     });
   }
@@ -262,9 +326,20 @@ function placeInterfaces(listed: readonly AgentInterface[], urlPaths: PropertyKe
  * The card's skills (absent: `[]`, `skills-missing` warned): ids unique, modes read, each skill's
  * own security requirements checked against the card's schemes.
  */
-function readSkills(base: z.infer<typeof CommonCardSchema>, shape: CardShape, securitySchemes: Record<string, SecurityScheme>, warnings: Warning[], fail: Fail): AgentSkill[] {
+function readSkills(
+  base: z.infer<typeof CommonCardSchema>,
+  shape: CardShape,
+  securitySchemes: Record<string, SecurityScheme>,
+  warnings: Warning[],
+  fail: Fail,
+): AgentSkill[] {
   if (base.skills === undefined) {
-    warnings.push({ code: 'skills-missing', message: 'card has no "skills" (required by A2A); read as [] (lock the agent with a manifest entry that lists no skills: one agent-level plan "*")', path: '$.skills' });
+    warnings.push({
+      code: 'skills-missing',
+      message:
+        'card has no "skills" (required by A2A); read as [] (lock the agent with a manifest entry that lists no skills: one agent-level plan "*")',
+      path: '$.skills',
+    });
   }
   const seen = new Set<string>();
   return (base.skills ?? []).map((s, index) => {
@@ -305,7 +380,6 @@ function interfaceVersion(version: string | null | undefined, path: PropertyKey[
 /** The protocol version an interface without one is read as (A2A 1.0). */
 export const CURRENT_PROTOCOL_VERSION = '1.0';
 
-
 /**
  * A security scheme named `__proto__`, in `securitySchemes` or in a requirement (card or skill, 1.0
  * or 0.3 form), is card-invalid: the schemas below would drop the key, leaving a requirement that
@@ -313,7 +387,8 @@ export const CURRENT_PROTOCOL_VERSION = '1.0';
  */
 function rejectProtoSchemes(card: Record<string, unknown>, fail: Fail): void {
   const message = 'security scheme name "__proto__" is not allowed';
-  if (isRecord(card.securitySchemes) && Object.hasOwn(card.securitySchemes, '__proto__')) fail(['securitySchemes', '__proto__'], message);
+  if (isRecord(card.securitySchemes) && Object.hasOwn(card.securitySchemes, '__proto__'))
+    fail(['securitySchemes', '__proto__'], message);
   const holders: Array<[Record<string, unknown>, PropertyKey[]]> = [[card, []]];
   if (Array.isArray(card.skills)) card.skills.forEach((s, i) => isRecord(s) && holders.push([s, ['skills', i]]));
   for (const [holder, path] of holders) {
@@ -323,7 +398,8 @@ function rejectProtoSchemes(card: Record<string, unknown>, fail: Fail): void {
       list.forEach((r, i) => {
         if (!isRecord(r)) return;
         if (Object.hasOwn(r, '__proto__')) fail([...path, field, i, '__proto__'], message);
-        if (isRecord(r.schemes) && Object.hasOwn(r.schemes, '__proto__')) fail([...path, field, i, 'schemes', '__proto__'], message);
+        if (isRecord(r.schemes) && Object.hasOwn(r.schemes, '__proto__'))
+          fail([...path, field, i, 'schemes', '__proto__'], message);
       });
     }
   }
@@ -337,7 +413,6 @@ function parseWith<S extends z.ZodMiniType>(schema: S, value: unknown, fail: Fai
   fail(issue.path, zodMessage(issue));
   throw new Error('unreachable');
 }
-
 
 function rejectSnakeCase(obj: Record<string, unknown>, fail: Fail): void {
   const check = (o: unknown, path: PropertyKey[]): void => {
@@ -360,7 +435,11 @@ function canonicalBinding(name: string, path: PropertyKey[], warnings: Warning[]
   if ((CORE_BINDINGS as readonly string[]).includes(name)) return name;
   const canonical = CORE_BINDINGS.find((b) => b.toLowerCase() === name.toLowerCase());
   if (canonical) {
-    warnings.push({ code: 'noncanonical-binding-name', message: `binding "${name}" read as "${canonical}"`, path: formatPath(path) });
+    warnings.push({
+      code: 'noncanonical-binding-name',
+      message: `binding "${name}" read as "${canonical}"`,
+      path: formatPath(path),
+    });
     return canonical;
   }
   return name;
@@ -383,9 +462,11 @@ function resolveInterfaceUrl(
   // gRPC interfaces are `host:port`, not URLs (A2A 1.0 AgentInterface.url); a scheme, when given, is a gRPC or http(s) one.
   if (i.protocolBinding === 'GRPC') {
     const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(i.url)?.[1];
-    if (scheme !== undefined && !GRPC_SCHEMES.test(i.url)) fail(path, `a gRPC interface is host:port (or a grpc, grpcs, http or https URL), not a ${scheme}: URL`);
+    if (scheme !== undefined && !GRPC_SCHEMES.test(i.url))
+      fail(path, `a gRPC interface is host:port (or a grpc, grpcs, http or https URL), not a ${scheme}: URL`);
     // `host:port` has no `@` at all (a password may hold `/`); a URL is asked as any location is.
-    if (scheme === undefined ? i.url.includes('@') : hasUserInfo(i.url)) fail(path, 'credentials in an interface URL are not allowed (the URL is not shown)');
+    if (scheme === undefined ? i.url.includes('@') : hasUserInfo(i.url))
+      fail(path, 'credentials in an interface URL are not allowed (the URL is not shown)');
     return i;
   }
   // As for card URLs: a user name or password in a URL would be sent to, and stored as, plain text;
@@ -393,13 +474,15 @@ function resolveInterfaceUrl(
   if (hasUserInfo(i.url)) fail(path, 'credentials in an interface URL are not allowed (the URL is not shown)');
   if (ABSOLUTE_URL.test(i.url)) {
     const parsed = URL.canParse(i.url) ? new URL(i.url) : undefined;
-    if (parsed && parsed.protocol !== 'https:' && parsed.protocol !== 'http:') fail(path, `interface URL scheme ${parsed.protocol} is not allowed (http or https)`);
+    if (parsed && parsed.protocol !== 'https:' && parsed.protocol !== 'http:')
+      fail(path, `interface URL scheme ${parsed.protocol} is not allowed (http or https)`);
     if (!parsed && !/^https?:\/\//i.test(i.url)) fail(path, 'interface URL scheme is not allowed (http or https)');
     return i;
   }
   // `javascript:x`, `mailto:x`, `data:x`: a scheme without `//` is no relative URL either.
   const opaque = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(i.url)?.[1];
-  if (opaque !== undefined && URL.canParse(i.url)) fail(path, `interface URL scheme ${opaque.toLowerCase()}: is not allowed (http or https)`);
+  if (opaque !== undefined && URL.canParse(i.url))
+    fail(path, `interface URL scheme ${opaque.toLowerCase()}: is not allowed (http or https)`);
   if (!from.baseUrl) fail(path, `relative URL "${i.url}" in a card read from a file; interface URLs must be absolute`);
   let resolved: string;
   try {
@@ -407,7 +490,11 @@ function resolveInterfaceUrl(
   } catch {
     return fail(path, `"${i.url}" is not a URL`);
   }
-  warnings.push({ code: 'relative-interface-url', message: `relative URL "${i.url}" resolved against the card URL to ${resolved}`, path: formatPath(path) });
+  warnings.push({
+    code: 'relative-interface-url',
+    message: `relative URL "${i.url}" resolved against the card URL to ${resolved}`,
+    path: formatPath(path),
+  });
   return { ...i, url: resolved };
 }
 
@@ -416,7 +503,12 @@ function resolveInterfaceUrl(
  * (`interface-host-unspecified`: 0.0.0.0/8, `::`), a host with internationalised labels, named in
  * both forms (`host-international`), a label mixing scripts (`host-mixed-script`).
  */
-function hostWarnings(interfaces: AgentInterface[], paths: PropertyKey[][], from: CardSource, warnings: Warning[]): void {
+function hostWarnings(
+  interfaces: AgentInterface[],
+  paths: PropertyKey[][],
+  from: CardSource,
+  warnings: Warning[],
+): void {
   const places: Array<[string, string | undefined, string]> = [];
   if (from.baseUrl) places.push([from.baseUrl, undefined, 'card URL']);
   interfaces.forEach((i, index) => places.push([i.url, formatPath(paths[index]!), 'interface']));
@@ -425,12 +517,20 @@ function hostWarnings(interfaces: AgentInterface[], paths: PropertyKey[][], from
     if (host === undefined) continue;
     const at = path !== undefined ? { path } : {};
     if (what === 'interface' && isUnspecifiedHost(host)) {
-      warnings.push({ code: 'interface-host-unspecified', message: `interface host ${host} is an unspecified address no client can reach (a server bound to all addresses advertising its bind address?); "rebaseInterfaces": true on the agent locks it at the card's origin`, ...at });
+      warnings.push({
+        code: 'interface-host-unspecified',
+        message: `interface host ${host} is an unspecified address no client can reach (a server bound to all addresses advertising its bind address?); "rebaseInterfaces": true on the agent locks it at the card's origin`,
+        ...at,
+      });
     }
     const forms = locationHostForms(url);
     if (forms) warnings.push({ code: 'host-international', message: `${what} host ${hostSentAs(forms)}`, ...at });
     for (const { label, scripts } of mixedScriptLabels(host)) {
-      warnings.push({ code: 'host-mixed-script', message: `${what} host ${showHost(host)}: label "${label}" mixes ${scripts.join(' and ')} letters (a look-alike name?)`, ...at });
+      warnings.push({
+        code: 'host-mixed-script',
+        message: `${what} host ${showHost(host)}: label "${label}" mixes ${scripts.join(' and ')} letters (a look-alike name?)`,
+        ...at,
+      });
     }
   }
 }
@@ -448,11 +548,21 @@ function readScheme(raw: Record<string, unknown>, path: PropertyKey[], fail: Fai
       }
       case 'httpAuthSecurityScheme': {
         const s = inner as z.infer<typeof SchemeVariants.httpAuthSecurityScheme>;
-        return { type: 'http', scheme: s.scheme, ...(s.bearerFormat ? { bearerFormat: s.bearerFormat } : {}), ...description(s.description) };
+        return {
+          type: 'http',
+          scheme: s.scheme,
+          ...(s.bearerFormat ? { bearerFormat: s.bearerFormat } : {}),
+          ...description(s.description),
+        };
       }
       case 'oauth2SecurityScheme': {
         const s = inner as z.infer<typeof SchemeVariants.oauth2SecurityScheme>;
-        return { type: 'oauth2', flows: s.flows, ...(s.oauth2MetadataUrl ? { oauth2MetadataUrl: s.oauth2MetadataUrl } : {}), ...description(s.description) };
+        return {
+          type: 'oauth2',
+          flows: s.flows,
+          ...(s.oauth2MetadataUrl ? { oauth2MetadataUrl: s.oauth2MetadataUrl } : {}),
+          ...description(s.description),
+        };
       }
       case 'openIdConnectSecurityScheme': {
         const s = inner as z.infer<typeof SchemeVariants.openIdConnectSecurityScheme>;
@@ -467,21 +577,39 @@ function readScheme(raw: Record<string, unknown>, path: PropertyKey[], fail: Fai
   const type = raw.type;
   if (wrappers.length === 0 && typeof type === 'string' && Object.hasOwn(SchemeByType, type)) {
     const t = type as keyof typeof SchemeByType;
-    const s = parseWith(SchemeByType[t], raw, (p, m) => fail([...path, ...p], m)) as Record<string, string | undefined> & { flows?: Record<string, unknown> };
+    const s = parseWith(SchemeByType[t], raw, (p, m) => fail([...path, ...p], m)) as Record<
+      string,
+      string | undefined
+    > & { flows?: Record<string, unknown> };
     switch (t) {
       case 'apiKey':
         return { type: 'apiKey', location: s.in!, name: s.name!, ...description(s.description) };
       case 'http':
-        return { type: 'http', scheme: s.scheme!, ...(s.bearerFormat ? { bearerFormat: s.bearerFormat } : {}), ...description(s.description) };
+        return {
+          type: 'http',
+          scheme: s.scheme!,
+          ...(s.bearerFormat ? { bearerFormat: s.bearerFormat } : {}),
+          ...description(s.description),
+        };
       case 'oauth2':
-        return { type: 'oauth2', flows: s.flows!, ...(s.oauth2MetadataUrl ? { oauth2MetadataUrl: s.oauth2MetadataUrl } : {}), ...description(s.description) };
+        return {
+          type: 'oauth2',
+          flows: s.flows!,
+          ...(s.oauth2MetadataUrl ? { oauth2MetadataUrl: s.oauth2MetadataUrl } : {}),
+          ...description(s.description),
+        };
       case 'openIdConnect':
         return { type: 'openIdConnect', openIdConnectUrl: s.openIdConnectUrl!, ...description(s.description) };
       case 'mutualTLS':
         return { type: 'mtls', ...description(s.description) };
     }
   }
-  const what = wrappers.length > 1 ? `several variant keys (${wrappers.join(', ')})` : typeof type === 'string' ? `unknown type "${type}"` : 'neither a known type nor a variant key';
+  const what =
+    wrappers.length > 1
+      ? `several variant keys (${wrappers.join(', ')})`
+      : typeof type === 'string'
+        ? `unknown type "${type}"`
+        : 'neither a known type nor a variant key';
   return fail(path, `security-scheme-unrecognized: ${what}`);
 }
 
@@ -500,7 +628,11 @@ function readRequirements(
   if (!list?.length && holder.security?.length) {
     field = 'security';
     if (shape === '1.0') {
-      warnings.push({ code: 'legacy-security-field', message: 'A2A 1.0 card uses the 0.3 "security" field; read as securityRequirements', path: formatPath([...path, 'security']) });
+      warnings.push({
+        code: 'legacy-security-field',
+        message: 'A2A 1.0 card uses the 0.3 "security" field; read as securityRequirements',
+        path: formatPath([...path, 'security']),
+      });
     }
     list = holder.security;
   }
@@ -519,7 +651,8 @@ function isWrapped(r: z.infer<typeof RequirementSchema>): boolean {
 function toRequirement(r: z.infer<typeof RequirementSchema>): SecurityRequirement {
   const out: SecurityRequirement = {};
   if (isWrapped(r)) {
-    for (const [name, scopes] of Object.entries(r.schemes as Record<string, { list?: string[] | null }>)) out[name] = [...(scopes.list ?? [])];
+    for (const [name, scopes] of Object.entries(r.schemes as Record<string, { list?: string[] | null }>))
+      out[name] = [...(scopes.list ?? [])];
   } else {
     for (const [name, scopes] of Object.entries(r as Record<string, string[]>)) out[name] = [...scopes];
   }
@@ -535,7 +668,11 @@ function checkSchemesKnown(
 ): void {
   requirements.forEach((r, i) => {
     for (const name of Object.keys(r)) {
-      if (!Object.hasOwn(schemes, name)) fail([...paths[i]!, name], `unknown-security-scheme: ${who} requires scheme "${name}", which securitySchemes does not define`);
+      if (!Object.hasOwn(schemes, name))
+        fail(
+          [...paths[i]!, name],
+          `unknown-security-scheme: ${who} requires scheme "${name}", which securitySchemes does not define`,
+        );
     }
   });
 }
@@ -554,10 +691,18 @@ function readModes(modes: string[], path: PropertyKey[], warnings: Warning[], fa
     if (MEDIA_TYPE.test(m)) {
       if (!out.some((o) => sameMediaType(o, m))) out.push(m);
     } else if (m.toLowerCase() === 'text') {
-      warnings.push({ code: 'mode-not-media-type', message: `mode "${m}" is not a media type; compared as "text/plain", and plans keep the agent's spelling`, path: formatPath([...path, i]) });
+      warnings.push({
+        code: 'mode-not-media-type',
+        message: `mode "${m}" is not a media type; compared as "text/plain", and plans keep the agent's spelling`,
+        path: formatPath([...path, i]),
+      });
       if (!out.some((o) => sameMediaType(o, m))) out.push(m);
     } else {
-      warnings.push({ code: 'mode-not-media-type', message: `mode "${mode}" is not a media type; dropped`, path: formatPath([...path, i]) });
+      warnings.push({
+        code: 'mode-not-media-type',
+        message: `mode "${mode}" is not a media type; dropped`,
+        path: formatPath([...path, i]),
+      });
     }
   });
   if (modes.length > 0 && out.length === 0) fail(path, 'no valid media type left (every entry was dropped)');

@@ -19,9 +19,18 @@ export const MAX_CARD_BYTES = 1_048_576;
  */
 export function assertShallow(value: unknown, source: string): void {
   const path = tooDeep(value, MAX_JSON_DEPTH);
-  if (path) throw new InvalidInputError('card-invalid', source, `nested deeper than ${MAX_JSON_DEPTH} levels`, { path: formatPath(path) });
+  if (path)
+    throw new InvalidInputError('card-invalid', source, `nested deeper than ${MAX_JSON_DEPTH} levels`, {
+      path: formatPath(path),
+    });
   const proto = protoKeyPath(value);
-  if (proto) throw new InvalidInputError('card-invalid', source, 'the key "__proto__" is not allowed in a card (it would not survive in the lockfile)', { path: formatPath(proto) });
+  if (proto)
+    throw new InvalidInputError(
+      'card-invalid',
+      source,
+      'the key "__proto__" is not allowed in a card (it would not survive in the lockfile)',
+      { path: formatPath(proto) },
+    );
 }
 
 /** The path of the first own `__proto__` key in `value` (at most {@link MAX_JSON_DEPTH} deep: checked first), or undefined. */
@@ -61,7 +70,8 @@ export function parseCardJson(text: string, source: string): Record<string, unkn
  * @throws InvalidInputError `card-invalid` naming `from.source` (and the JSON path where known)
  */
 export function readCardText(text: string, from: CardSource): NormalizeResult {
-  if (new TextEncoder().encode(text).length > MAX_CARD_BYTES) throw new InvalidInputError('card-invalid', from.source, `card larger than ${MAX_CARD_BYTES} bytes`);
+  if (new TextEncoder().encode(text).length > MAX_CARD_BYTES)
+    throw new InvalidInputError('card-invalid', from.source, `card larger than ${MAX_CARD_BYTES} bytes`);
   const raw = parseJson(text, from.source, 'card-invalid');
   assertShallow(raw, from.source);
   return normalizeCard(raw, from);

@@ -16,7 +16,11 @@ export function majorMinor(version: string, path: PropertyKey[] = [], warnings: 
   // A pre-release/build suffix only after Major.Minor[.Patch]: "2025-06-18" (a date) is not "2025.0".
   const m = /^v?(\d+)(?:\.(\d+)(?:\.\d+)?(?:[-+].*)?)?$/.exec(version.trim());
   if (!m) {
-    warnings.push({ code: 'protocol-version-unrecognized', message: `protocol version "${version}" is not Major.Minor; it can only match a profile that lists it exactly`, path: formatPath(path) });
+    warnings.push({
+      code: 'protocol-version-unrecognized',
+      message: `protocol version "${version}" is not Major.Minor; it can only match a profile that lists it exactly`,
+      path: formatPath(path),
+    });
     return version;
   }
   return `${Number(m[1])}.${Number(m[2] ?? 0)}`;

@@ -91,8 +91,16 @@ export const AgentCardV03Schema = z.extend(CommonCardSchema, {
 /** The 1.0 SecurityScheme oneof wrappers, by wrapper key. */
 export const SchemeVariants = {
   apiKeySecurityScheme: z.looseObject({ location: z.string(), name: z.string(), description: z.nullish(z.string()) }),
-  httpAuthSecurityScheme: z.looseObject({ scheme: z.string(), bearerFormat: z.nullish(z.string()), description: z.nullish(z.string()) }),
-  oauth2SecurityScheme: z.looseObject({ flows: z.record(z.string(), z.unknown()), oauth2MetadataUrl: z.nullish(z.string()), description: z.nullish(z.string()) }),
+  httpAuthSecurityScheme: z.looseObject({
+    scheme: z.string(),
+    bearerFormat: z.nullish(z.string()),
+    description: z.nullish(z.string()),
+  }),
+  oauth2SecurityScheme: z.looseObject({
+    flows: z.record(z.string(), z.unknown()),
+    oauth2MetadataUrl: z.nullish(z.string()),
+    description: z.nullish(z.string()),
+  }),
   openIdConnectSecurityScheme: z.looseObject({ openIdConnectUrl: z.string(), description: z.nullish(z.string()) }),
   mtlsSecurityScheme: z.looseObject({ description: z.nullish(z.string()) }),
 } as const;
@@ -101,17 +109,33 @@ export const SchemeVariants = {
 export const SchemeByType = {
   apiKey: z.looseObject({ in: z.string(), name: z.string(), description: z.nullish(z.string()) }),
   http: z.looseObject({ scheme: z.string(), bearerFormat: z.nullish(z.string()), description: z.nullish(z.string()) }),
-  oauth2: z.looseObject({ flows: z.record(z.string(), z.unknown()), oauth2MetadataUrl: z.nullish(z.string()), description: z.nullish(z.string()) }),
+  oauth2: z.looseObject({
+    flows: z.record(z.string(), z.unknown()),
+    oauth2MetadataUrl: z.nullish(z.string()),
+    description: z.nullish(z.string()),
+  }),
   openIdConnect: z.looseObject({ openIdConnectUrl: z.string(), description: z.nullish(z.string()) }),
   mutualTLS: z.looseObject({ description: z.nullish(z.string()) }),
 } as const;
 
 /** camelCase keys whose snake_case spelling is a card error rather than an unknown field. */
 const CAMEL_KEYS = [
-  'supportedInterfaces', 'protocolBinding', 'protocolVersion', 'securitySchemes', 'securityRequirements',
-  'defaultInputModes', 'defaultOutputModes', 'inputModes', 'outputModes', 'pushNotifications',
-  'extendedAgentCard', 'preferredTransport', 'additionalInterfaces', 'supportsAuthenticatedExtendedCard',
-  'documentationUrl', 'iconUrl',
+  'supportedInterfaces',
+  'protocolBinding',
+  'protocolVersion',
+  'securitySchemes',
+  'securityRequirements',
+  'defaultInputModes',
+  'defaultOutputModes',
+  'inputModes',
+  'outputModes',
+  'pushNotifications',
+  'extendedAgentCard',
+  'preferredTransport',
+  'additionalInterfaces',
+  'supportsAuthenticatedExtendedCard',
+  'documentationUrl',
+  'iconUrl',
 ];
 /** snake_case spelling → the camelCase key of {@link CAMEL_KEYS}. */
 export const SNAKE_TO_CAMEL = new Map(CAMEL_KEYS.map((k) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), k]));

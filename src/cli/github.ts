@@ -42,7 +42,11 @@ export function verifyAnnotations(file: string, reports: Record<string, Annotate
   for (const [name, r] of Object.entries(reports)) {
     if (r.status === 'drift') {
       const parts = [
-        ...(r.drift ?? []).map((d) => (d.refusal ? `${d.skill}: refused with the locked choices (${d.refusal.code})` : `${d.skill} › ${d.field}: ${show(d.locked)} → ${show(d.fresh)}`)),
+        ...(r.drift ?? []).map((d) =>
+          d.refusal
+            ? `${d.skill}: refused with the locked choices (${d.refusal.code})`
+            : `${d.skill} › ${d.field}: ${show(d.locked)} → ${show(d.fresh)}`,
+        ),
         ...(r.signatureDrift ?? []).map((s) => `signature (${s.snapshot}): ${s.locked.status} → ${s.fresh.status}`),
       ];
       out.push(errorAnnotation(file, `${name} beyond the lockfile`, `${parts.join('; ')}; run: a2a update ${name}`));
@@ -71,7 +75,13 @@ export function verifyAnnotations(file: string, reports: Record<string, Annotate
 export const MAX_DIFF_ANNOTATIONS = 10;
 
 /** One `::error` or `::warning` workflow command at `line` of `file` (relative to the repository root). */
-export function lineAnnotation(kind: 'error' | 'warning', file: string, line: number | undefined, title: string, message: string): string {
+export function lineAnnotation(
+  kind: 'error' | 'warning',
+  file: string,
+  line: number | undefined,
+  title: string,
+  message: string,
+): string {
   return `::${kind} file=${escapeProperty(file)}${line !== undefined ? `,line=${line}` : ''},title=${escapeProperty(title)}::${escapeData(message)}`;
 }
 
@@ -80,13 +90,23 @@ export function lineAnnotation(kind: 'error' | 'warning', file: string, line: nu
  * high first, at most {@link MAX_DIFF_ANNOTATIONS}, each at the agent's line of the head lockfile
  * (`lines`: name → 1-based line; none for a removed agent).
  */
-export function diffAnnotations(file: string, agents: ReadonlyArray<Pick<AgentDiff, 'name' | 'level' | 'risks'>>, lines: Readonly<Record<string, number>>): string[] {
+export function diffAnnotations(
+  file: string,
+  agents: ReadonlyArray<Pick<AgentDiff, 'name' | 'level' | 'risks'>>,
+  lines: Readonly<Record<string, number>>,
+): string[] {
   const risky = agents.filter((a) => a.level === 'high' || a.level === 'medium');
   const ordered = [...risky.filter((a) => a.level === 'high'), ...risky.filter((a) => a.level === 'medium')];
   return ordered.slice(0, MAX_DIFF_ANNOTATIONS).map((a) => {
     const top = a.risks.filter((r) => r.level === a.level);
     const codes = [...new Set(top.map((r) => r.code))].join(', ');
     const line = Object.hasOwn(lines, a.name) ? lines[a.name] : undefined;
-    return lineAnnotation(a.level === 'high' ? 'error' : 'warning', file, line, `${a.name}: ${codes}`, `${top.map((r) => r.message).join('; ')}; review it in a2a diff`);
+    return lineAnnotation(
+      a.level === 'high' ? 'error' : 'warning',
+      file,
+      line,
+      `${a.name}: ${codes}`,
+      `${top.map((r) => r.message).join('; ')}; review it in a2a diff`,
+    );
   });
 }

@@ -43,7 +43,12 @@ function globals(argv: ParsedArgv, io: CliIo): GlobalOptions {
  * and renderer loaded (one round of lazy imports) and run. `done` receives the printing of the
  * result, which returns the exit code.
  */
-function handler(command: AnyCliCommand, context: CommandContext, io: CliIo, done: (printResult: () => ExitCode) => void) {
+function handler(
+  command: AnyCliCommand,
+  context: CommandContext,
+  io: CliIo,
+  done: (printResult: () => ExitCode) => void,
+) {
   return async (argv: ParsedArgv) => {
     const args: unknown = command.args(argv, context);
     const options = globals(argv, io);
@@ -78,16 +83,30 @@ function failure(line: readonly string[]) {
     const missing = /^Not enough arguments following: (.*)$/.exec(error?.message ?? message);
     if (missing) throw new UsageError(`--${missing[1]} needs a value`);
     if (error) throw error.name === 'YError' ? new UsageError(error.message) : error;
-    if (/^Did you mean/.test(message)) throw new UsageError(`unknown command "${String(line[0])}"; ${message.replace(/^D/, 'd')}`);
+    if (/^Did you mean/.test(message))
+      throw new UsageError(`unknown command "${String(line[0])}"; ${message.replace(/^D/, 'd')}`);
     const unknown = /^Unknown arguments?: (.*)$/.exec(message);
     if (unknown) {
       // The options of the command that failed (global ones included), as yargs' usage knows them.
-      const known = Object.keys((usage as { getDescriptions?: () => Record<string, unknown> }).getDescriptions?.() ?? {});
-      const commands = (usage as { getCommands?: () => Array<[string, ...unknown[]]> }).getCommands?.().map((c) => c[0].split(' ')[0]!) ?? [];
-      throw new UsageError(unknownArgumentsMessage(unknown[1]!.split(', '), line, known, commands), { hint: 'see a2a <command> --help' });
+      const known = Object.keys(
+        (usage as { getDescriptions?: () => Record<string, unknown> }).getDescriptions?.() ?? {},
+      );
+      const commands =
+        (usage as { getCommands?: () => Array<[string, ...unknown[]]> })
+          .getCommands?.()
+          .map((c) => c[0].split(' ')[0]!) ?? [];
+      throw new UsageError(unknownArgumentsMessage(unknown[1]!.split(', '), line, known, commands), {
+        hint: 'see a2a <command> --help',
+      });
     }
     // yargs' own messages span lines ("Invalid values:\n  Argument: …"): one line, as every error.
-    throw new UsageError(message.split('\n').map((l) => l.trim()).filter(Boolean).join(' '));
+    throw new UsageError(
+      message
+        .split('\n')
+        .map((l) => l.trim())
+        .filter(Boolean)
+        .join(' '),
+    );
   };
 }
 
@@ -103,16 +122,32 @@ export async function main(rawArgs: string[], io: CliIo = processIo(), about: Pl
   // `a2a-lock` alone locks; `a2a lock verify` (the official a2a CLI running its plugin) verifies.
   const args = normalizeArgs(rawArgs, COMMANDS.map(commandName));
   kleur.enabled = colourEnabled(io.env, io.stdoutIsTTY ?? false);
-  const wantsJson = args.includes('--json') || args.includes('--format=json') || args.some((a, i) => a === '--format' && args[i + 1] === 'json');
+  const wantsJson =
+    args.includes('--json') ||
+    args.includes('--format=json') ||
+    args.some((a, i) => a === '--format' && args[i + 1] === 'json');
   const verbose = args.includes('--verbose');
   const wantsHelp = args.includes('--help') || args.includes('-h') || args[0] === 'help';
   let printResult: (() => ExitCode) | undefined;
 
-  const parser = withGlobalOptions(yargs(args).scriptName('a2a').usage('$0 <command> [options]\n\nLock the A2A agents this client depends on: negotiate, lock, verify.'));
+  const parser = withGlobalOptions(
+    yargs(args)
+      .scriptName('a2a')
+      .usage('$0 <command> [options]\n\nLock the A2A agents this client depends on: negotiate, lock, verify.'),
+  );
   for (const name of HELP_ORDER) {
     const command = COMMANDS.find((c) => commandName(c) === name)!;
-    const builder = (y: Argv) => command.examples.reduce((withExamples, [line, what]) => withExamples.example(line, what), command.options?.(y) ?? y);
-    parser.command(command.command, command.describe, builder, handler(command, { line: args, about }, io, (p) => (printResult = p)));
+    const builder = (y: Argv) =>
+      command.examples.reduce(
+        (withExamples, [line, what]) => withExamples.example(line, what),
+        command.options?.(y) ?? y,
+      );
+    parser.command(
+      command.command,
+      command.describe,
+      builder,
+      handler(command, { line: args, about }, io, (p) => (printResult = p)),
+    );
   }
   parser
     .example('$0 verify --strict', 'the CI gate: exit 1 when an agent moved beyond the lockfile')
@@ -151,7 +186,10 @@ function print<D>(result: CommandResult<D>, renderer: CommandRenderer<D>, option
   if (options.json) {
     // Every JSON document carries the warnings (plan's contract puts them there; the others follow).
     const document = renderer.json(result.data);
-    const json = document && typeof document === 'object' && !Array.isArray(document) && !('warnings' in document) ? { ...document, warnings: result.warnings } : document;
+    const json =
+      document && typeof document === 'object' && !Array.isArray(document) && !('warnings' in document)
+        ? { ...document, warnings: result.warnings }
+        : document;
     io.stdout(`${JSON.stringify(json, null, 2)}\n`);
     if (annotations.length) io.stderr(`${annotations.join('\n')}\n`);
     return;
@@ -181,7 +219,10 @@ function report(error: unknown, json: boolean, verbose: boolean, io: CliIo): num
   }
   const message = error instanceof Error ? error.message : String(error);
   if (json) io.stdout(`${JSON.stringify({ error: { code: 'internal', message } }, null, 2)}\n`);
-  else io.stderr(`${kleur.red('internal error')}: ${escapeUntrusted(message)}\n  this is a bug in a2a-lock; please report it${verbose ? '' : ' (rerun with --verbose for the stack)'}\n`);
+  else
+    io.stderr(
+      `${kleur.red('internal error')}: ${escapeUntrusted(message)}\n  this is a bug in a2a-lock; please report it${verbose ? '' : ' (rerun with --verbose for the stack)'}\n`,
+    );
   if (verbose && error instanceof Error && error.stack) io.stderr(`${stackOf(error)}\n`);
   return code;
 }

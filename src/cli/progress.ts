@@ -21,9 +21,18 @@ export const PROGRESS_DELAY_MS = 1000;
 /**
  * A progress reporter, or undefined when progress must stay silent (not a TTY, CI, `--json`).
  */
-export function createProgress(options: { json: boolean; env: NodeJS.ProcessEnv; stream: ProgressStream }): Progress | undefined {
+export function createProgress(options: {
+  json: boolean;
+  env: NodeJS.ProcessEnv;
+  stream: ProgressStream;
+}): Progress | undefined {
   const { stream } = options;
-  if (options.json || !stream.isTTY || (options.env.CI !== undefined && options.env.CI !== '' && options.env.CI !== 'false')) return undefined;
+  if (
+    options.json ||
+    !stream.isTTY ||
+    (options.env.CI !== undefined && options.env.CI !== '' && options.env.CI !== 'false')
+  )
+    return undefined;
   let state: { done: number; total: number } | undefined;
   let due = false;
   let shown = false;

@@ -39,6 +39,8 @@ export function appendStepSummary(target: SummaryTarget, markdown: string): void
   try {
     appendFileSync(file, `${markdown.endsWith('\n') ? markdown : `${markdown}\n`}\n`, 'utf8');
   } catch (error) {
-    target.stderr(`warning step-summary-failed: GITHUB_STEP_SUMMARY (${escapeUntrusted(file)}) could not be written: ${escapeUntrusted((error as Error).message)}\n`);
+    target.stderr(
+      `warning step-summary-failed: GITHUB_STEP_SUMMARY (${escapeUntrusted(file)}) could not be written: ${escapeUntrusted((error as Error).message)}\n`,
+    );
   }
 }

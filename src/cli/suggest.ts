@@ -35,21 +35,37 @@ export function closest(word: string, known: Iterable<string>): string | undefin
  * @param known the option names of the command that failed
  * @param commands the command names, to suggest one for a mistyped first argument (`a2a VERIFY`)
  */
-export function unknownArgumentsMessage(names: string[], args: readonly string[], known: readonly string[], commands: readonly string[] = []): string {
-  const isFlag = (n: string) => args.some((a) => a === `--${n}` || a.startsWith(`--${n}=`) || a === `-${n}` || a === `--no-${n}`);
+export function unknownArgumentsMessage(
+  names: string[],
+  args: readonly string[],
+  known: readonly string[],
+  commands: readonly string[] = [],
+): string {
+  const isFlag = (n: string) =>
+    args.some((a) => a === `--${n}` || a.startsWith(`--${n}=`) || a === `-${n}` || a === `--no-${n}`);
   const flags = names.filter(isFlag);
-  const strays = names.filter((n) => !isFlag(n) && !flags.some((f) => f.includes('-') && f.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase()) === n));
+  const strays = names.filter(
+    (n) =>
+      !isFlag(n) &&
+      !flags.some((f) => f.includes('-') && f.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase()) === n),
+  );
   const parts = [
     ...flags.map((f) => {
       const dashes = f.length === 1 ? '-' : '--';
-      const match = closest(f.toLowerCase(), known.filter((k) => k.length > 1));
+      const match = closest(
+        f.toLowerCase(),
+        known.filter((k) => k.length > 1),
+      );
       return `${dashes}${f}${match ? ` (did you mean --${match}?)` : ''}`;
     }),
     ...strays.map((s) => `"${s}"`),
   ];
   // A mistyped command (`a2a VERIFY`) is the first argument: said as yargs says `a2a verfy`.
   const [stray] = strays;
-  const command = stray !== undefined && strays.length === 1 && flags.length === 0 && stray === args[0] ? closest(stray.toLowerCase(), commands) : undefined;
+  const command =
+    stray !== undefined && strays.length === 1 && flags.length === 0 && stray === args[0]
+      ? closest(stray.toLowerCase(), commands)
+      : undefined;
   if (command) return `unknown command "${stray}"; did you mean ${command}?`;
   return `unknown ${flags.length ? 'option' : 'argument'}${parts.length > 1 ? 's' : ''} ${parts.join(', ')}`;
 }

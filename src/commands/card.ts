@@ -27,7 +27,10 @@ export interface CardData {
  * {...}}` under `--json`).
  * @throws UsageError an `a2aVersion` that is not Major.Minor
  */
-export async function runCard(options: GlobalOptions, args: { card: string; a2aVersion?: string; cardPath?: string }): Promise<CommandResult<CardData>> {
+export async function runCard(
+  options: GlobalOptions,
+  args: { card: string; a2aVersion?: string; cardPath?: string },
+): Promise<CommandResult<CardData>> {
   if (args.a2aVersion !== undefined && !/^\d+\.\d+$/.test(args.a2aVersion)) {
     throw new UsageError(`--a2a-version "${args.a2aVersion}": use Major.Minor, e.g. 0.3 or 1.0`);
   }
@@ -41,7 +44,13 @@ export async function runCard(options: GlobalOptions, args: { card: string; a2aV
   const warnings: Warning[] = [...read.warnings, ...otherOriginWarnings(card.supportedInterfaces, loaded.baseUrl)];
   return {
     exitCode: ExitCode.Ok,
-    data: { valid: true, resolved: loaded.resolved, ...(loaded.versionHeader !== undefined ? { versionHeader: loaded.versionHeader } : {}), card, warnings },
+    data: {
+      valid: true,
+      resolved: loaded.resolved,
+      ...(loaded.versionHeader !== undefined ? { versionHeader: loaded.versionHeader } : {}),
+      card,
+      warnings,
+    },
     warnings,
   };
 }

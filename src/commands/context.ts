@@ -60,20 +60,36 @@ export interface CommandResult<D = unknown> {
  * @throws UsageError when both name one file (a lockfile write would replace the manifest);
  *   A2aLockError `manifest-unsafe`
  */
-export function paths(options: GlobalOptions, search = true): { manifest: string; lockfile: string; baseDir: string; lookedUpTo?: string } {
+export function paths(
+  options: GlobalOptions,
+  search = true,
+): { manifest: string; lockfile: string; baseDir: string; lookedUpTo?: string } {
   const cwd = resolve(options.cwd);
   const home = options.env.HOME && isAbsolute(options.env.HOME) ? resolve(options.env.HOME) : undefined;
   const lookup = search && options.searchManifest ? findManifest(cwd, options.manifest, home) : undefined;
   if (lookup?.found && dirname(lookup.path) !== cwd) options.usingManifest?.(lookup.path);
   const manifest = lookup ? lookup.path : resolve(options.cwd, options.manifest);
-  const lockfile = options.lockfile ? resolve(options.cwd, options.lockfile) : resolve(dirname(manifest), 'a2a.lock.json');
-  if (lockfile === manifest) throw new UsageError(`--lockfile and --manifest name the same file (${options.lockfile ?? options.manifest})`);
-  return { manifest, lockfile, baseDir: dirname(manifest), ...(lookup && !lookup.found ? { lookedUpTo: lookup.lookedUpTo } : {}) };
+  const lockfile = options.lockfile
+    ? resolve(options.cwd, options.lockfile)
+    : resolve(dirname(manifest), 'a2a.lock.json');
+  if (lockfile === manifest)
+    throw new UsageError(`--lockfile and --manifest name the same file (${options.lockfile ?? options.manifest})`);
+  return {
+    manifest,
+    lockfile,
+    baseDir: dirname(manifest),
+    ...(lookup && !lookup.found ? { lookedUpTo: lookup.lookedUpTo } : {}),
+  };
 }
 
 /** The options of the resolve shell from the global flags: the network ones, the manifest's folder, the environment, progress. */
 export function resolveOptions(options: GlobalOptions, baseDir: string): ResolveOptions {
-  return { baseDir, env: options.env, ...networkOptionsOf(options.network ?? {}), ...(options.progress ? { onProgress: options.progress } : {}) };
+  return {
+    baseDir,
+    env: options.env,
+    ...networkOptionsOf(options.network ?? {}),
+    ...(options.progress ? { onProgress: options.progress } : {}),
+  };
 }
 
 /** Why `lock`, `update`, `add` and `outdated` send no credential on a review run (`run`: "a pull request run", "a push of refs/heads/x, not the default branch main"). */
@@ -100,7 +116,10 @@ export async function unreviewedResolveOptions(options: GlobalOptions, baseDir: 
  */
 export function assertManifestAgents(manifest: Manifest, names: readonly string[]): void {
   for (const name of names) {
-    if (!Object.hasOwn(manifest.agents, name)) throw new UsageError(`unknown agent "${name}" (manifest agents: ${Object.keys(manifest.agents).join(', ') || 'none'})`);
+    if (!Object.hasOwn(manifest.agents, name))
+      throw new UsageError(
+        `unknown agent "${name}" (manifest agents: ${Object.keys(manifest.agents).join(', ') || 'none'})`,
+      );
   }
 }
 
@@ -120,7 +139,13 @@ export async function readCommandCard(
   // One card: the shared dispatcher's default connection cap, whatever --concurrency says.
   const { concurrency: _c, ...network } = networkOptionsOf(options.network ?? {});
   const platformAuth = originAuth ? { originAuthConfig: originAuth, env: options.env } : {};
-  const loaded = await loadCard(location, { baseDir: options.cwd, versions: [versionHeader], ...network, ...platformAuth, ...(cardPath !== undefined ? { cardPath } : {}) });
+  const loaded = await loadCard(location, {
+    baseDir: options.cwd,
+    versions: [versionHeader],
+    ...network,
+    ...platformAuth,
+    ...(cardPath !== undefined ? { cardPath } : {}),
+  });
   const normalized = normalizeCard(loaded.raw, cardSourceOf(loaded));
   return { loaded, card: normalized.card, warnings: [...loaded.warnings, ...normalized.warnings] };
 }

@@ -127,7 +127,13 @@ function spelledAsPath(spec: string): boolean {
  * commit a copy of its own lockfile as `main` and review itself.
  * @throws UsageError ambiguous, no such file, not a revision
  */
-async function readNamed(cwd: string, spec: string, spelling: SideSpelling, lockfile: string, agentNames?: () => Promise<readonly string[]>): Promise<ReadSide> {
+async function readNamed(
+  cwd: string,
+  spec: string,
+  spelling: SideSpelling,
+  lockfile: string,
+  agentNames?: () => Promise<readonly string[]>,
+): Promise<ReadSide> {
   const file = resolve(cwd, spec);
   const asFile = async (): Promise<ReadSide> => {
     let text: string | undefined;
@@ -136,14 +142,17 @@ async function readNamed(cwd: string, spec: string, spelling: SideSpelling, lock
     } catch {
       throw new UsageError(`${spec} is not a readable file`, { hint: 'name a lockfile' });
     }
-    if (text === undefined) throw new UsageError(`${spec}: no such file`, { hint: 'name a lockfile, or a git revision before --' });
+    if (text === undefined)
+      throw new UsageError(`${spec}: no such file`, { hint: 'name a lockfile, or a git revision before --' });
     return { side: { kind: 'file', label: spec, found: true }, text };
   };
   if (spelling === 'file' || (spelling === 'either' && spelledAsPath(spec))) return asFile();
   if (spelling === 'either' && existsSync(file)) {
     const root = await gitRoot(dirname(lockfile));
     if (root === undefined || !(await isCommit(root, spec))) return asFile();
-    throw new UsageError(`"${spec}" is ambiguous: both a file and a git revision`, { hint: `write ./${spec} for the file, or the revision before -- (a2a diff ${spec} --)` });
+    throw new UsageError(`"${spec}" is ambiguous: both a file and a git revision`, {
+      hint: `write ./${spec} for the file, or the revision before -- (a2a diff ${spec} --)`,
+    });
   }
   let read: Awaited<ReturnType<typeof readResolved>>;
   try {
@@ -151,12 +160,23 @@ async function readNamed(cwd: string, spec: string, spelling: SideSpelling, lock
   } catch (error) {
     // `a2a diff <agent>` was `a2a outdated <agent>` before diff became the review of two lockfiles.
     if (error instanceof UsageError && agentNames && (await agentNames()).includes(spec)) {
-      throw new UsageError(`"${spec}" is an agent, not a lockfile or a git revision: a2a diff compares two lockfiles`, { hint: `what a2a update would change for it: a2a outdated ${spec}` });
+      throw new UsageError(`"${spec}" is an agent, not a lockfile or a git revision: a2a diff compares two lockfiles`, {
+        hint: `what a2a update would change for it: a2a outdated ${spec}`,
+      });
     }
     throw error;
   }
   const { ref, commit } = read.revision;
-  return { side: { kind: 'revision', label: spec, ...(ref !== undefined ? { ref } : {}), commit, found: read.text !== undefined }, text: read.text };
+  return {
+    side: {
+      kind: 'revision',
+      label: spec,
+      ...(ref !== undefined ? { ref } : {}),
+      commit,
+      found: read.text !== undefined,
+    },
+    text: read.text,
+  };
 }
 
 /**
@@ -166,7 +186,12 @@ async function readNamed(cwd: string, spec: string, spelling: SideSpelling, lock
  * when there is none; one that is not a valid manifest is undefined with a warning (its credential
  * sources are then not compared).
  */
-async function manifestOfSide(read: ReadSide, cwd: string, manifest: string, warnings: Warning[]): Promise<Manifest | undefined> {
+async function manifestOfSide(
+  read: ReadSide,
+  cwd: string,
+  manifest: string,
+  warnings: Warning[],
+): Promise<Manifest | undefined> {
   const { kind, label } = read.side;
   let text: string | undefined;
   let source: string;
@@ -185,7 +210,10 @@ async function manifestOfSide(read: ReadSide, cwd: string, manifest: string, war
     return text === undefined ? undefined : parseManifest(text, source);
   } catch (error) {
     if (!(error instanceof A2aLockError)) throw error;
-    warnings.push({ code: 'manifest-not-compared', message: `the manifest of ${kind === 'worktree' ? 'the working tree' : label} was not read (${error.message}): credential sources not compared` });
+    warnings.push({
+      code: 'manifest-not-compared',
+      message: `the manifest of ${kind === 'worktree' ? 'the working tree' : label} was not read (${error.message}): credential sources not compared`,
+    });
     return undefined;
   }
 }
@@ -205,7 +233,9 @@ async function repositoryPath(file: string): Promise<string> {
 }
 
 function parseSide(read: ReadSide): Lockfile | undefined {
-  return read.text === undefined ? undefined : parseLockfile(read.text, read.side.kind === 'revision' ? `${read.side.label}:a2a.lock.json` : read.side.label);
+  return read.text === undefined
+    ? undefined
+    : parseLockfile(read.text, read.side.kind === 'revision' ? `${read.side.label}:a2a.lock.json` : read.side.label);
 }
 
 /**
@@ -221,11 +251,18 @@ export async function runDiff(options: GlobalOptions, args: DiffArgs): Promise<C
   let manifest: string;
   if (args.gitExternal) {
     const g = args.gitExternal;
-    if (g.length === 1) throw new UsageError(`${g[0]} is unmerged (git passes one argument for a conflicted path)`, { hint: 'resolve the lockfile with a2a lock, then diff again' });
-    if (g.length !== 7) throw new UsageError(`--git-external takes the 7 arguments git passes an external diff (path old-file old-hex old-mode new-file new-hex new-mode); got ${g.length}`);
+    if (g.length === 1)
+      throw new UsageError(`${g[0]} is unmerged (git passes one argument for a conflicted path)`, {
+        hint: 'resolve the lockfile with a2a lock, then diff again',
+      });
+    if (g.length !== 7)
+      throw new UsageError(
+        `--git-external takes the 7 arguments git passes an external diff (path old-file old-hex old-mode new-file new-hex new-mode); got ${g.length}`,
+      );
     const [path, oldFile, , , newFile] = g as [string, string, string, string, string];
     const read = async (file: string, label: string): Promise<ReadSide> => {
-      const text = file === '/dev/null' ? undefined : await readTextIfExists(resolve(options.cwd, file), 'lockfile-invalid');
+      const text =
+        file === '/dev/null' ? undefined : await readTextIfExists(resolve(options.cwd, file), 'lockfile-invalid');
       return { side: { kind: 'git-external', label, found: text !== undefined }, text };
     };
     lockfile = resolve(options.cwd, path);
@@ -244,18 +281,30 @@ export async function runDiff(options: GlobalOptions, args: DiffArgs): Promise<C
         return [];
       }
     };
-    if (args.head !== undefined) head = await readNamed(options.cwd, args.head, args.headIs ?? 'either', lockfile, agentNames);
-    else head = { side: { kind: 'worktree', label: lockfile, found: false }, text: await readTextIfExists(lockfile, 'lockfile-invalid') };
+    if (args.head !== undefined)
+      head = await readNamed(options.cwd, args.head, args.headIs ?? 'either', lockfile, agentNames);
+    else
+      head = {
+        side: { kind: 'worktree', label: lockfile, found: false },
+        text: await readTextIfExists(lockfile, 'lockfile-invalid'),
+      };
     head.side.found = head.text !== undefined;
-    if (args.base !== undefined) base = await readNamed(options.cwd, args.base, args.baseIs ?? 'either', lockfile, agentNames);
+    if (args.base !== undefined)
+      base = await readNamed(options.cwd, args.base, args.baseIs ?? 'either', lockfile, agentNames);
     else {
       const root = await gitRoot(options.cwd);
-      if (root === undefined) throw new UsageError(`${options.cwd} is not inside a git repository: name the base lockfile (a2a diff <base-file> [<head-file>])`);
+      if (root === undefined)
+        throw new UsageError(
+          `${options.cwd} is not inside a git repository: name the base lockfile (a2a diff <base-file> [<head-file>])`,
+        );
       const ci = await ciBase(root, options.env);
       if (ci.kind === 'unreadable') throw new UsageError(ci.reason, { hint: ci.hint });
       const rev = ci.kind === 'base' ? ci.rev : 'HEAD';
       const { text, revision } = await readResolved(rev, lockfile);
-      const named = ci.kind === 'base' ? { ref: ci.ref, commit: revision.commit, source: ci.source } : { ...(revision.ref !== undefined ? { ref: revision.ref } : {}), commit: revision.commit };
+      const named =
+        ci.kind === 'base'
+          ? { ref: ci.ref, commit: revision.commit, source: ci.source }
+          : { ...(revision.ref !== undefined ? { ref: revision.ref } : {}), commit: revision.commit };
       base = { side: { kind: 'revision', label: rev, ...named, found: text !== undefined }, text };
     }
   }
@@ -268,12 +317,28 @@ export async function runDiff(options: GlobalOptions, args: DiffArgs): Promise<C
   // Two sides read from one manifest file (a copy of the base lockfile beside the working tree's
   // a2a.json) compare nothing: a changed credential source would pass as none.
   const baseFile = manifestFileOf(base, options.cwd, manifest);
-  if (baseFile !== undefined && baseFile === manifestFileOf(head, options.cwd, manifest) && manifests.base !== undefined) {
+  if (
+    baseFile !== undefined &&
+    baseFile === manifestFileOf(head, options.cwd, manifest) &&
+    manifests.base !== undefined
+  ) {
     manifests.base = undefined;
-    warnings.push({ code: 'manifest-not-compared', message: `both sides read the manifest ${baseFile}: credential sources not compared (compare revisions, or put the base lockfile beside its own a2a.json)` });
-  } else if (!args.gitExternal && base.text !== undefined && head.text !== undefined && (manifests.base === undefined) !== (manifests.head === undefined) && !warnings.length) {
+    warnings.push({
+      code: 'manifest-not-compared',
+      message: `both sides read the manifest ${baseFile}: credential sources not compared (compare revisions, or put the base lockfile beside its own a2a.json)`,
+    });
+  } else if (
+    !args.gitExternal &&
+    base.text !== undefined &&
+    head.text !== undefined &&
+    (manifests.base === undefined) !== (manifests.head === undefined) &&
+    !warnings.length
+  ) {
     const missing = manifests.base === undefined ? base.side : head.side;
-    warnings.push({ code: 'manifest-not-compared', message: `no manifest beside the lockfile of ${missing.kind === 'worktree' ? 'the working tree' : missing.label}: credential sources not compared` });
+    warnings.push({
+      code: 'manifest-not-compared',
+      message: `no manifest beside the lockfile of ${missing.kind === 'worktree' ? 'the working tree' : missing.label}: credential sources not compared`,
+    });
   }
   const diff = diffLockfiles(parseSide(base), parseSide(head), manifests);
   const failed = args.failOn !== undefined && failsOn(diff, args.failOn as RiskLevel | 'any');
@@ -289,7 +354,15 @@ export async function runDiff(options: GlobalOptions, args: DiffArgs): Promise<C
       counts: diff.counts,
       agents,
       // Lines only for the agents an annotation can point at (high and medium risk).
-      human: { names: diff.agents.map((a) => a.name), lockfile, manifest: await repositoryPath(manifest), lines: agentLines(head.text, diff.agents.filter((a) => a.level === 'high' || a.level === 'medium').map((a) => a.name)) },
+      human: {
+        names: diff.agents.map((a) => a.name),
+        lockfile,
+        manifest: await repositoryPath(manifest),
+        lines: agentLines(
+          head.text,
+          diff.agents.filter((a) => a.level === 'high' || a.level === 'medium').map((a) => a.name),
+        ),
+      },
     },
     warnings,
   };

@@ -18,10 +18,18 @@ import type { Lockfile } from '../lock/schema.js';
 import { diffLockfiles, type LockfileDiff } from '../lock/lockfile-diff.js';
 import { syncLock, type SyncAction } from '../resolve/sync.js';
 import { withFileLock } from '../fs/file-lock.js';
-import { assertManifestAgents, unreviewedResolveOptions, paths, type CommandResult, type GlobalOptions } from './context.js';
+import {
+  assertManifestAgents,
+  unreviewedResolveOptions,
+  paths,
+  type CommandResult,
+  type GlobalOptions,
+} from './context.js';
 
 /** One agent in the `--json` document of `lock`, `update` and `add`: its action and, updated, what changed; or why it failed ({@link syncFailureJson}). */
-export type LockAgentDocument = ({ status: SyncAction; from?: string } & Partial<EntryChanges>) | ReturnType<typeof syncFailureJson>;
+export type LockAgentDocument =
+  | ({ status: SyncAction; from?: string } & Partial<EntryChanges>)
+  | ReturnType<typeof syncFailureJson>;
 
 /** One agent `lock`, `update` or `add` resolved, as the human output shows it. */
 export interface LockedAgent {
@@ -77,16 +85,27 @@ async function run(
     read = await readLockfileForRewrite(p.lockfile);
   } catch (error) {
     if (error instanceof A2aLockError && error.code === 'lockfile-invalid' && !error.hint) {
-      throw new A2aLockError(error.code, error.message, { hint, cause: error, ...(error.data ? { data: error.data } : {}) });
+      throw new A2aLockError(error.code, error.message, {
+        hint,
+        cause: error,
+        ...(error.data ? { data: error.data } : {}),
+      });
     }
     throw error;
   }
   let previous: { lock: Lockfile; text?: string } | undefined;
   if (read && 'conflict' in read) {
     try {
-      merged = mergeLockfiles(parseLockfile(read.conflict.ours, `${p.lockfile} (our side)`), parseLockfile(read.conflict.theirs, `${p.lockfile} (their side)`));
+      merged = mergeLockfiles(
+        parseLockfile(read.conflict.ours, `${p.lockfile} (our side)`),
+        parseLockfile(read.conflict.theirs, `${p.lockfile} (their side)`),
+      );
     } catch (sideError) {
-      if (sideError instanceof A2aLockError) throw new A2aLockError(sideError.code, `${sideError.message} (in a merge conflict)`, { hint, cause: sideError });
+      if (sideError instanceof A2aLockError)
+        throw new A2aLockError(sideError.code, `${sideError.message} (in a merge conflict)`, {
+          hint,
+          cause: sideError,
+        });
       throw sideError;
     }
     previous = { lock: merged.lock };
@@ -103,8 +122,13 @@ async function run(
     await unreviewedResolveOptions(options, p.baseDir),
   );
   if (merged) {
-    const which = merged.differing.size ? `; re-checked ${[...merged.differing].join(', ')}, which the two sides locked differently` : '';
-    sync.warnings.unshift({ code: 'lockfile-merge-conflict', message: `${p.lockfile} had merge conflict markers: merged both sides${which}` });
+    const which = merged.differing.size
+      ? `; re-checked ${[...merged.differing].join(', ')}, which the two sides locked differently`
+      : '';
+    sync.warnings.unshift({
+      code: 'lockfile-merge-conflict',
+      message: `${p.lockfile} had merge conflict markers: merged both sides${which}`,
+    });
   }
   const agents: Record<string, LockAgentDocument> = {};
   const failed = Object.entries(sync.failures);
@@ -126,10 +150,16 @@ async function run(
       if (f) agents[name] = { ...syncFailureJson(f), ...(from !== undefined ? { from } : {}) };
       else if (action) agents[name] = { status: action, ...(from !== undefined ? { from } : {}) };
     }
-    for (const [name, action] of Object.entries(sync.actions)) if (!Object.hasOwn(agents, name)) agents[name] = { status: action };
+    for (const [name, action] of Object.entries(sync.actions))
+      if (!Object.hasOwn(agents, name)) agents[name] = { status: action };
     return {
       exitCode: overallExitCode(failed.map(([, f]) => f.exitCode)),
-      data: { ok: false, written: false, agents, human: { lockfile: p.lockfile, failures: failed.map(([name, failure]) => ({ name, failure })), agents: [] } },
+      data: {
+        ok: false,
+        written: false,
+        agents,
+        human: { lockfile: p.lockfile, failures: failed.map(([name, failure]) => ({ name, failure })), agents: [] },
+      },
       warnings: sync.warnings,
     };
   }
@@ -157,7 +187,16 @@ async function run(
     locked.push(agent);
   }
   const review = written ? diffLockfiles(previous?.lock, sync.lock) : undefined;
-  return { exitCode: ExitCode.Ok, data: { ok: true, written, agents, human: { lockfile: p.lockfile, failures: [], agents: locked, ...(review ? { review } : {}) } }, warnings: sync.warnings };
+  return {
+    exitCode: ExitCode.Ok,
+    data: {
+      ok: true,
+      written,
+      agents,
+      human: { lockfile: p.lockfile, failures: [], agents: locked, ...(review ? { review } : {}) },
+    },
+    warnings: sync.warnings,
+  };
 }
 
 /** `a2a lock`: make the lockfile satisfy the manifest. One writer at a time per lockfile ({@link withFileLock}). */
@@ -175,8 +214,15 @@ export async function runLock(options: GlobalOptions): Promise<CommandResult<Loc
  * the manifest and the lockfile are written together (the manifest just before the lockfile,
  * neither when the update fails).
  */
-export async function runUpdate(options: GlobalOptions, agents: string[], card?: string): Promise<CommandResult<LockData>> {
-  if (card !== undefined && agents.length !== 1) throw new UsageError(`--card needs exactly one agent (a2a update <agent> --card <url>); got ${agents.length || 'none'}`);
+export async function runUpdate(
+  options: GlobalOptions,
+  agents: string[],
+  card?: string,
+): Promise<CommandResult<LockData>> {
+  if (card !== undefined && agents.length !== 1)
+    throw new UsageError(
+      `--card needs exactly one agent (a2a update <agent> --card <url>); got ${agents.length || 'none'}`,
+    );
   return withFileLock(paths(options).lockfile, async () => {
     const p = paths(options);
     const { manifest, text: current, written } = await readManifestFile(p.manifest, p.lookedUpTo);
@@ -187,7 +233,10 @@ export async function runUpdate(options: GlobalOptions, agents: string[], card?:
     const result = await run(options, parseManifest(text, p.manifest), new Set(agents), async () => {
       if (text !== current) await writeFileAtomic(p.manifest, text);
     });
-    result.data.human.manifest = { path: p.manifest, outcome: result.exitCode !== ExitCode.Ok ? 'not-written' : text === current ? 'up-to-date' : 'written' };
+    result.data.human.manifest = {
+      path: p.manifest,
+      outcome: result.exitCode !== ExitCode.Ok ? 'not-written' : text === current ? 'up-to-date' : 'written',
+    };
     return result;
   });
 }
@@ -202,8 +251,12 @@ export function runAdd(
 
 async function add(options: GlobalOptions, args: Parameters<typeof runAdd>[1]): Promise<CommandResult<LockData>> {
   const p = paths(options);
-  if (!AgentNameSchema.safeParse(args.name).success) throw new UsageError(`agent name "${args.name}": use letters, digits, ".", "_" and "-", starting with a letter or digit`);
-  if (args.version !== undefined && validRange(args.version) === null) throw new UsageError(`--range "${args.version}" is not a semver range`);
+  if (!AgentNameSchema.safeParse(args.name).success)
+    throw new UsageError(
+      `agent name "${args.name}": use letters, digits, ".", "_" and "-", starting with a letter or digit`,
+    );
+  if (args.version !== undefined && validRange(args.version) === null)
+    throw new UsageError(`--range "${args.version}" is not a semver range`);
   // Edit the file as the user wrote it (read once: it exists and is valid).
   const { text: current, written } = await readManifestFile(p.manifest, p.lookedUpTo);
   const credentials: Record<string, { env: string }> = {};
@@ -246,9 +299,15 @@ async function add(options: GlobalOptions, args: Parameters<typeof runAdd>[1]): 
           : undefined,
       // A new card for a locked agent that goes beyond its lock: `a2a update <name>` alone would
       // re-read the old card (the manifest was not written); the command that moves it is this one.
-      drift: (name) => (name === args.name && existing.card !== undefined && existing.card !== args.card ? `a2a update ${name} --card ${args.card}` : undefined),
+      drift: (name) =>
+        name === args.name && existing.card !== undefined && existing.card !== args.card
+          ? `a2a update ${name} --card ${args.card}`
+          : undefined,
     },
   );
-  result.data.human.manifest = { path: p.manifest, outcome: result.exitCode !== ExitCode.Ok ? 'not-written' : text === current ? 'up-to-date' : 'written' };
+  result.data.human.manifest = {
+    path: p.manifest,
+    outcome: result.exitCode !== ExitCode.Ok ? 'not-written' : text === current ? 'up-to-date' : 'written',
+  };
   return result;
 }

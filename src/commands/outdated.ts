@@ -9,11 +9,24 @@ import { ExitCode } from '../errors.js';
 import { formatPath, own } from '../json-path.js';
 import { changeKind, entryChanges, type EntryChanges } from '../lock/changes.js';
 import { checkOffline } from '../lock/offline.js';
-import { outdatedExitCode, overallExitCode, syncFailureJson, type AgentReport, type ReportedError, type SyncFailure } from '../lock/report.js';
+import {
+  outdatedExitCode,
+  overallExitCode,
+  syncFailureJson,
+  type AgentReport,
+  type ReportedError,
+  type SyncFailure,
+} from '../lock/report.js';
 import type { Plan } from '../negotiate/types.js';
 import { syncLock } from '../resolve/sync.js';
 import { readProject } from '../resolve/verify.js';
-import { assertManifestAgents, unreviewedResolveOptions, paths, type CommandResult, type GlobalOptions } from './context.js';
+import {
+  assertManifestAgents,
+  unreviewedResolveOptions,
+  paths,
+  type CommandResult,
+  type GlobalOptions,
+} from './context.js';
 
 /** One agent in the `--json` document of `outdated`: `status` and what would change; an agent that cannot be resolved has the failure shape of `a2a update` ({@link syncFailureJson}). */
 export type OutdatedAgentDocument =
@@ -51,7 +64,10 @@ export interface OutdatedData {
  * The agents `a2a update` would change and how; exit 1 when any would.
  * @throws UsageError unknown agent; OutOfDateError no lockfile; InvalidInputError invalid manifest or lockfile
  */
-export async function runOutdated(options: GlobalOptions, args: { agents: string[] }): Promise<CommandResult<OutdatedData>> {
+export async function runOutdated(
+  options: GlobalOptions,
+  args: { agents: string[] },
+): Promise<CommandResult<OutdatedData>> {
   const p = paths(options);
   const { manifest, lock } = await readProject(p.manifest, p.lockfile, p.lookedUpTo);
   assertManifestAgents(manifest, args.agents);
@@ -61,12 +77,20 @@ export async function runOutdated(options: GlobalOptions, args: { agents: string
   for (const name of args.agents.length ? args.agents : Object.keys(manifest.agents)) {
     const entry = own(lock.agents, name);
     const settings = own(lock.settings, name);
-    const report = entry && settings ? checkOffline(entry, settings, `${p.lockfile} ${formatPath(['agents', name])}`) : undefined;
+    const report =
+      entry && settings ? checkOffline(entry, settings, `${p.lockfile} ${formatPath(['agents', name])}`) : undefined;
     if (report?.status === 'error') invalid.set(name, report);
   }
-  const sync = await syncLock(manifest, lock, { force: args.agents.length ? new Set(args.agents) : 'all', source: p.lockfile }, await unreviewedResolveOptions(options, p.baseDir));
+  const sync = await syncLock(
+    manifest,
+    lock,
+    { force: args.agents.length ? new Set(args.agents) : 'all', source: p.lockfile },
+    await unreviewedResolveOptions(options, p.baseDir),
+  );
   // Every agent of the manifest (resolved or failed; failures are not in `actions`), then the removed ones.
-  const names = args.agents.length ? args.agents : [...new Set([...Object.keys(manifest.agents), ...Object.keys(sync.actions)])];
+  const names = args.agents.length
+    ? args.agents
+    : [...new Set([...Object.keys(manifest.agents), ...Object.keys(sync.actions)])];
   const shown: OutdatedAgent[] = [];
   const agents: Record<string, OutdatedAgentDocument> = {};
   const codes: ExitCode[] = [];
@@ -111,5 +135,9 @@ export async function runOutdated(options: GlobalOptions, args: { agents: string
     }
   }
   const exitCode = overallExitCode(codes);
-  return { exitCode, data: { ok: exitCode === ExitCode.Ok, outdated, agents, human: { lockfile: p.lockfile, agents: shown } }, warnings: sync.warnings };
+  return {
+    exitCode,
+    data: { ok: exitCode === ExitCode.Ok, outdated, agents, human: { lockfile: p.lockfile, agents: shown } },
+    warnings: sync.warnings,
+  };
 }

@@ -30,7 +30,10 @@ export async function runRemove(options: GlobalOptions, names: string[]): Promis
   return withFileLock(p.lockfile, async () => {
     const { manifest, written } = await readManifestFile(p.manifest, p.lookedUpTo);
     const unknown = names.filter((name) => !Object.hasOwn(manifest.agents, name));
-    if (unknown.length) throw new UsageError(`unknown agent${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `"${n}"`).join(', ')} (manifest agents: ${Object.keys(manifest.agents).join(', ') || 'none'})`);
+    if (unknown.length)
+      throw new UsageError(
+        `unknown agent${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `"${n}"`).join(', ')} (manifest agents: ${Object.keys(manifest.agents).join(', ') || 'none'})`,
+      );
     const previous = await readLockfile(p.lockfile);
     // The manifest as the user wrote it, minus the agents.
     const raw = written as { agents: Record<string, unknown> };
@@ -38,9 +41,17 @@ export async function runRemove(options: GlobalOptions, names: string[]): Promis
     const text = `${JSON.stringify({ ...raw, agents }, null, 2)}\n`;
     parseManifest(text, p.manifest);
     let lockText: string | undefined;
-    if (previous && names.some((name) => Object.hasOwn(previous.lock.agents, name) || Object.hasOwn(previous.lock.settings, name))) {
-      const keep = <T>(record: Record<string, T>) => Object.fromEntries(Object.entries(record).filter(([name]) => !names.includes(name)));
-      lockText = serializeLockfile({ ...previous.lock, agents: keep(previous.lock.agents), settings: keep(previous.lock.settings) });
+    if (
+      previous &&
+      names.some((name) => Object.hasOwn(previous.lock.agents, name) || Object.hasOwn(previous.lock.settings, name))
+    ) {
+      const keep = <T>(record: Record<string, T>) =>
+        Object.fromEntries(Object.entries(record).filter(([name]) => !names.includes(name)));
+      lockText = serializeLockfile({
+        ...previous.lock,
+        agents: keep(previous.lock.agents),
+        settings: keep(previous.lock.settings),
+      });
     }
     if (lockText !== undefined) await writeFileAtomic(p.lockfile, lockText);
     try {
@@ -51,7 +62,12 @@ export async function runRemove(options: GlobalOptions, names: string[]): Promis
     }
     return {
       exitCode: ExitCode.Ok,
-      data: { ok: true, removed: names, written: { manifest: true, lockfile: lockText !== undefined }, human: { manifest: p.manifest, lockfile: p.lockfile } },
+      data: {
+        ok: true,
+        removed: names,
+        written: { manifest: true, lockfile: lockText !== undefined },
+        human: { manifest: p.manifest, lockfile: p.lockfile },
+      },
       warnings: [],
     };
   });

@@ -106,8 +106,20 @@ export async function runVerify(options: GlobalOptions, args: VerifyArgs): Promi
  */
 function baseWarnings(base: VerifyBase | undefined, reports: Record<string, AgentReport>): Warning[] {
   const withheld = Object.values(reports).some((r) => r.reason === 'base-unreadable');
-  if (base?.status === 'unreadable' && withheld) return [{ code: 'base-unreadable', message: `${base.reason}; no credential was sent to any agent; to check with credentials, ${base.hint}` }];
-  if (base?.status === 'read' && base.lockfile === 'invalid') return [{ code: 'base-lockfile-invalid', message: `the lockfile at the base (${base.rev}) does not parse; no credential was sent to any agent` }];
+  if (base?.status === 'unreadable' && withheld)
+    return [
+      {
+        code: 'base-unreadable',
+        message: `${base.reason}; no credential was sent to any agent; to check with credentials, ${base.hint}`,
+      },
+    ];
+  if (base?.status === 'read' && base.lockfile === 'invalid')
+    return [
+      {
+        code: 'base-lockfile-invalid',
+        message: `the lockfile at the base (${base.rev}) does not parse; no credential was sent to any agent`,
+      },
+    ];
   return [];
 }
 
@@ -121,12 +133,18 @@ export async function runInstall(options: GlobalOptions): Promise<CommandResult<
   const ctx = await readProject(p.manifest, p.lockfile, p.lookedUpTo);
   const mismatches = manifestMismatches(ctx.manifest, ctx.lock);
   if (mismatches.size > 0) {
-    throw new OutOfDateError(`${ctx.lockfile} does not match ${p.manifest} (${describeMismatches(mismatches)})`, { data: { agents: Object.fromEntries(mismatches) } });
+    throw new OutOfDateError(`${ctx.lockfile} does not match ${p.manifest} (${describeMismatches(mismatches)})`, {
+      data: { agents: Object.fromEntries(mismatches) },
+    });
   }
   const names = Object.keys(ctx.manifest.agents);
   // On a pull request, credentials go only where its base lockfile sent them (as for verify).
   const base = await reviewBase(undefined, ctx, p.manifest, options.env);
-  const reports = await checkProject(ctx, { names, ...(base ? { gateOf: base.gateOf } : {}) }, resolveOptions(options, ctx.baseDir));
+  const reports = await checkProject(
+    ctx,
+    { names, ...(base ? { gateOf: base.gateOf } : {}) },
+    resolveOptions(options, ctx.baseDir),
+  );
   // Credentials for the locked schemes are read at run time; say now which are not set.
   const missing: UnsetCredential[] = [];
   for (const name of names) {
@@ -134,18 +152,32 @@ export async function runInstall(options: GlobalOptions): Promise<CommandResult<
     const schemes = new Set(Object.values(ctx.lock.agents[name]!.plans).flatMap((plan) => Object.keys(plan.security)));
     for (const scheme of schemes) {
       const source = own(entry.credentials, scheme);
-      for (const env of source ? sourceVariables(source) : []) if (!options.env[env]) missing.push({ agent: name, scheme, env });
+      for (const env of source ? sourceVariables(source) : [])
+        if (!options.env[env]) missing.push({ agent: name, scheme, env });
     }
   }
   const exitCode = overallExitCode(Object.values(reports).map((r) => r.exitCode));
-  const warnings: Array<Warning & { agent?: string }> = [...baseWarnings(base?.info, reports), ...reportWarnings(reports)];
+  const warnings: Array<Warning & { agent?: string }> = [
+    ...baseWarnings(base?.info, reports),
+    ...reportWarnings(reports),
+  ];
   for (const m of missing) {
-    warnings.push({ code: 'credential-unset', agent: m.agent, message: `${m.env} is not set (credential for scheme "${m.scheme}", read at run time)` });
+    warnings.push({
+      code: 'credential-unset',
+      agent: m.agent,
+      message: `${m.env} is not set (credential for scheme "${m.scheme}", read at run time)`,
+    });
   }
   const skills = names.reduce((n, name) => n + Object.keys(ctx.lock.agents[name]!.plans).length, 0);
   return {
     exitCode,
-    data: { ok: exitCode === ExitCode.Ok, ...(base ? { base: base.info } : {}), credentialsUnset: missing, agents: reportDocuments(reports), human: { exitCode, lockfile: ctx.lockfile, skills } },
+    data: {
+      ok: exitCode === ExitCode.Ok,
+      ...(base ? { base: base.info } : {}),
+      credentialsUnset: missing,
+      agents: reportDocuments(reports),
+      human: { exitCode, lockfile: ctx.lockfile, skills },
+    },
     warnings,
   };
 }

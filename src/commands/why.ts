@@ -38,7 +38,14 @@ export interface WhySkill {
 export interface WhyData {
   ok: boolean;
   agent: string;
-  card: { name: string; version: string; resolved: string; integrity: string; extended?: string; originAuth?: Record<string, string> };
+  card: {
+    name: string;
+    version: string;
+    resolved: string;
+    integrity: string;
+    extended?: string;
+    originAuth?: Record<string, string>;
+  };
   skills: Record<string, WhySkill>;
 }
 
@@ -47,19 +54,26 @@ export interface WhyData {
  * Exit 0, or 1 when a locked plan is not what its snapshot negotiates (run `a2a lock`).
  * @throws UsageError unknown agent or skill; OutOfDateError no lockfile; A2aLockError `lockfile-invalid` (integrity)
  */
-export async function runWhy(options: GlobalOptions, args: { agent: string; skill?: string }): Promise<CommandResult<WhyData>> {
+export async function runWhy(
+  options: GlobalOptions,
+  args: { agent: string; skill?: string },
+): Promise<CommandResult<WhyData>> {
   const { lockfile } = paths(options);
   const read = await readLockfile(lockfile);
   if (!read) throw new OutOfDateError(`${lockfile}: not found`);
   const { lock } = read;
   const name = args.agent;
   const entry = own(lock.agents, name);
-  if (!entry) throw new UsageError(`unknown agent "${name}" (locked agents: ${Object.keys(lock.agents).join(', ') || 'none'})`);
+  if (!entry)
+    throw new UsageError(`unknown agent "${name}" (locked agents: ${Object.keys(lock.agents).join(', ') || 'none'})`);
   const settings = own(lock.settings, name);
   if (!settings) throw new OutOfDateError(`${lockfile} ${formatPath(['settings', name])}: missing`);
   const source = `${lockfile} ${formatPath(['agents', name])}`;
   const offline = checkOffline(entry, settings, source);
-  if (offline?.status === 'error') throw new A2aLockError(offline.error!.code, offline.error!.message, { hint: `run a2a update ${name} to fetch the card again` });
+  if (offline?.status === 'error')
+    throw new A2aLockError(offline.error!.code, offline.error!.message, {
+      hint: `run a2a update ${name} to fetch the card again`,
+    });
   const locked = Object.keys(entry.plans);
   if (args.skill !== undefined && !Object.hasOwn(entry.plans, args.skill)) {
     throw new UsageError(`agent "${name}" has no locked skill "${args.skill}" (locked skills: ${locked.join(', ')})`);
@@ -94,12 +108,22 @@ export async function runWhy(options: GlobalOptions, args: { agent: string; skil
     data: {
       ok: consistent,
       agent: name,
-      card: { name: card.name, version: card.version, resolved: entry.resolved, integrity: entry.integrity, ...(entry.extended ? { extended: entry.extended.resolved } : {}), ...(entry.originAuth ? { originAuth: describeOriginAuths(entry.originAuth) } : {}) },
+      card: {
+        name: card.name,
+        version: card.version,
+        resolved: entry.resolved,
+        integrity: entry.integrity,
+        ...(entry.extended ? { extended: entry.extended.resolved } : {}),
+        ...(entry.originAuth ? { originAuth: describeOriginAuths(entry.originAuth) } : {}),
+      },
       skills,
     },
     // The host each locked plan contacts, when the card spells it otherwise (U+3002 dots, punycode).
     warnings: internationalHostWarnings(
-      Object.entries(skills).flatMap(([skill, { plan }]) => [[`plan ${skill} url`, plan.url] as const, ...(plan.fallbacks?.interfaces ?? []).map((i) => [`plan ${skill} fallback`, i.url] as const)]),
+      Object.entries(skills).flatMap(([skill, { plan }]) => [
+        [`plan ${skill} url`, plan.url] as const,
+        ...(plan.fallbacks?.interfaces ?? []).map((i) => [`plan ${skill} fallback`, i.url] as const),
+      ]),
     ),
   };
 }

@@ -18,7 +18,9 @@ export async function readTextIfExists(path: string, code: DocCode): Promise<str
     return await readFile(path, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new InvalidInputError(code, path, `cannot read (${(error as NodeJS.ErrnoException).code ?? String(error)})`, { cause: error });
+    throw new InvalidInputError(code, path, `cannot read (${(error as NodeJS.ErrnoException).code ?? String(error)})`, {
+      cause: error,
+    });
   }
 }
 
@@ -32,7 +34,11 @@ export async function writeFileAtomic(path: string, data: string): Promise<void>
   try {
     await writeAtomically(path, data);
   } catch (error) {
-    throw new A2aLockError('write-failed', `${path}: cannot write (${(error as NodeJS.ErrnoException).code ?? String(error)})`, { cause: error });
+    throw new A2aLockError(
+      'write-failed',
+      `${path}: cannot write (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+      { cause: error },
+    );
   }
 }
 
@@ -43,15 +49,21 @@ async function writeAtomically(path: string, data: string): Promise<void> {
     await handle.writeFile(data, 'utf8');
     await handle.sync();
   } catch (error) {
-    await handle.close().catch(() => { /* the write error is the one to report */ });
-    await unlink(tmp).catch(() => { /* an orphan left behind is removed by a later write */ });
+    await handle.close().catch(() => {
+      /* the write error is the one to report */
+    });
+    await unlink(tmp).catch(() => {
+      /* an orphan left behind is removed by a later write */
+    });
     throw error;
   }
   await handle.close();
   try {
     await rename(tmp, path);
   } catch (error) {
-    await unlink(tmp).catch(() => { /* an orphan left behind is removed by a later write */ });
+    await unlink(tmp).catch(() => {
+      /* an orphan left behind is removed by a later write */
+    });
     throw error;
   }
   await removeOrphans(path);
@@ -65,6 +77,8 @@ async function removeOrphans(path: string): Promise<void> {
     if (!name.startsWith(prefix)) continue;
     const pid = /^(\d+)\.[0-9a-f]{8}\.tmp$/.exec(name.slice(prefix.length))?.[1];
     if (pid === undefined || !processGone(Number(pid))) continue;
-    await unlink(join(dirname(path), name)).catch(() => { /* best effort: never throws */ });
+    await unlink(join(dirname(path), name)).catch(() => {
+      /* best effort: never throws */
+    });
   }
 }

@@ -26,9 +26,12 @@ export async function readCardFile(location: string, baseDir: string): Promise<C
   } catch (error) {
     if (error instanceof InvalidInputError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
-    throw new FetchError('unreachable', location, code === 'ENOENT' ? 'no such file' : `cannot read (${code})`, { cause: error });
+    throw new FetchError('unreachable', location, code === 'ENOENT' ? 'no such file' : `cannot read (${code})`, {
+      cause: error,
+    });
   }
-  if (size > MAX_CARD_BYTES) throw new InvalidInputError('card-invalid', location, `card larger than ${MAX_CARD_BYTES} bytes`);
+  if (size > MAX_CARD_BYTES)
+    throw new InvalidInputError('card-invalid', location, `card larger than ${MAX_CARD_BYTES} bytes`);
   const raw = parseCardJson(await readFile(path, 'utf8'), location);
   const rel = relative(baseDir, path).split(sep).join('/');
   return { resolved: isAbsolute(location) ? location : rel, raw };

@@ -61,12 +61,21 @@ export async function withFileLock<T>(target: string, fn: () => Promise<T>, opti
       text = await readFile(path, 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue; // released between our attempt and the read
-      throw new A2aLockError('write-failed', `${target}: ${path} exists but is not a lock file that can be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`, {
-        hint: `remove ${path} if no a2a run is using it`,
-      });
+      throw new A2aLockError(
+        'write-failed',
+        `${target}: ${path} exists but is not a lock file that can be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+        {
+          hint: `remove ${path} if no a2a run is using it`,
+        },
+      );
     }
     const holder = parseHolder(text);
-    const unwrittenAndOld = !holder && (await stat(path).then((st) => Date.now() - st.mtimeMs >= UNWRITTEN_STALE_MS, () => false));
+    const unwrittenAndOld =
+      !holder &&
+      (await stat(path).then(
+        (st) => Date.now() - st.mtimeMs >= UNWRITTEN_STALE_MS,
+        () => false,
+      ));
     if (holder ? isDead(holder) : unwrittenAndOld) {
       // Remove only the stale lock we read, not one a third process took meanwhile.
       if ((await readFile(path, 'utf8').catch(() => undefined)) === text) await unlink(path).catch(() => undefined);
@@ -99,7 +108,8 @@ export async function withFileLock<T>(target: string, fn: () => Promise<T>, opti
     return await fn();
   } finally {
     stopListening();
-    if (held && (await readFile(path, 'utf8').catch(() => undefined)) === JSON.stringify(me)) await unlink(path).catch(() => undefined);
+    if (held && (await readFile(path, 'utf8').catch(() => undefined)) === JSON.stringify(me))
+      await unlink(path).catch(() => undefined);
   }
 }
 
@@ -123,7 +133,13 @@ async function tryCreate(path: string, me: Holder): Promise<'created' | 'exists'
 function parseHolder(text: string): Holder | undefined {
   try {
     const value = JSON.parse(text) as Partial<Holder>;
-    if (typeof value.pid === 'number' && Number.isInteger(value.pid) && value.pid > 0 && typeof value.hostname === 'string') return value as Holder;
+    if (
+      typeof value.pid === 'number' &&
+      Number.isInteger(value.pid) &&
+      value.pid > 0 &&
+      typeof value.hostname === 'string'
+    )
+      return value as Holder;
   } catch {
     // A holder between creating the file and writing it (not stale while young), or a run killed there.
   }

@@ -66,9 +66,13 @@ function assertOwnManifest(path: string): void {
     return; // gone or unreadable: reading it says so
   }
   if (owner !== uid) {
-    throw new A2aLockError('manifest-unsafe', `${path} is owned by another user (uid ${owner}, this process runs as uid ${uid}), so it is not used`, {
-      hint: 'run a2a in your own project folder; to use this file anyway, name it: --manifest <file>',
-      data: { source: path, owner },
-    });
+    throw new A2aLockError(
+      'manifest-unsafe',
+      `${path} is owned by another user (uid ${owner}, this process runs as uid ${uid}), so it is not used`,
+      {
+        hint: 'run a2a in your own project folder; to use this file anyway, name it: --manifest <file>',
+        data: { source: path, owner },
+      },
+    );
   }
 }

@@ -26,9 +26,20 @@ function git(cwd: string, args: readonly string[]): Promise<GitAnswer> {
     execFile(
       'git',
       args,
-      { cwd, timeout: GIT_TIMEOUT_MS, maxBuffer: GIT_MAX_OUTPUT_BYTES, encoding: 'utf8', env: { ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' }, windowsHide: true },
+      {
+        cwd,
+        timeout: GIT_TIMEOUT_MS,
+        maxBuffer: GIT_MAX_OUTPUT_BYTES,
+        encoding: 'utf8',
+        env: { ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' },
+        windowsHide: true,
+      },
       (error, stdout, stderr) => {
-        const code = error ? (typeof (error as { code?: unknown }).code === 'number' ? ((error as { code: number }).code) : undefined) : 0;
+        const code = error
+          ? typeof (error as { code?: unknown }).code === 'number'
+            ? (error as { code: number }).code
+            : undefined
+          : 0;
         done({ ok: !error, stdout: String(stdout), stderr: String(stderr), code });
       },
     );
@@ -37,7 +48,12 @@ function git(cwd: string, args: readonly string[]): Promise<GitAnswer> {
 
 /** The first line of git's complaint, for an error message. */
 function firstLine(text: string): string {
-  return text.split('\n').find((line) => line.trim() !== '')?.trim() ?? 'git failed';
+  return (
+    text
+      .split('\n')
+      .find((line) => line.trim() !== '')
+      ?.trim() ?? 'git failed'
+  );
 }
 
 /**
@@ -66,8 +82,19 @@ export interface ResolvedRevision {
 
 /** The full refs `name` could mean by git's rules (tags, branches, remote-tracking branches) that exist, in the order git tries them. */
 async function refsNamed(dir: string, name: string): Promise<string[]> {
-  const candidates = [name, `refs/${name}`, `refs/tags/${name}`, `refs/heads/${name}`, `refs/remotes/${name}`, `refs/remotes/${name}/HEAD`];
-  const answer = await git(dir, ['for-each-ref', '--format=%(refname)', ...candidates.filter((c) => c.startsWith('refs/'))]);
+  const candidates = [
+    name,
+    `refs/${name}`,
+    `refs/tags/${name}`,
+    `refs/heads/${name}`,
+    `refs/remotes/${name}`,
+    `refs/remotes/${name}/HEAD`,
+  ];
+  const answer = await git(dir, [
+    'for-each-ref',
+    '--format=%(refname)',
+    ...candidates.filter((c) => c.startsWith('refs/')),
+  ]);
   // In the order git's rules try them (the first one found is the one git would take).
   return candidates.filter((c) => answer.stdout.split('\n').includes(c));
 }
@@ -81,7 +108,10 @@ async function refsNamed(dir: string, name: string): Promise<string[]> {
  * @throws UsageError `rev` is not a commit, or it is ambiguous ("ambiguous: both a tag and a branch")
  */
 export async function resolveRevision(dir: string, rev: string): Promise<ResolvedRevision> {
-  const notRevision = () => new UsageError(`"${rev}" is not a git revision in ${dir}`, { hint: 'name a branch, tag or commit (git log --oneline), or a lockfile path' });
+  const notRevision = () =>
+    new UsageError(`"${rev}" is not a git revision in ${dir}`, {
+      hint: 'name a branch, tag or commit (git log --oneline), or a lockfile path',
+    });
   if (rev === '' || rev.startsWith('-')) throw notRevision();
   // Without --quiet git warns of an ambiguous refname on stderr (forced on: a user's config may silence it).
   const answer = await git(dir, ['-c', 'core.warnAmbiguousRefs=true', 'rev-parse', '--verify', `${rev}^{commit}`]);
@@ -93,7 +123,9 @@ export async function resolveRevision(dir: string, rev: string): Promise<Resolve
     const branch = refs.some((r) => r.startsWith('refs/heads/') || r.startsWith('refs/remotes/'));
     const what = tag && branch ? 'both a tag and a branch' : 'it names several refs';
     const full = refs.find((r) => !r.startsWith('refs/tags/')) ?? refs[0];
-    throw new UsageError(`"${rev}" is ambiguous: ${what} (${refs.join(', ') || ambiguous[1]})`, { hint: `name the one meant in full${full ? ` (such as ${full})` : ''}, or its commit` });
+    throw new UsageError(`"${rev}" is ambiguous: ${what} (${refs.join(', ') || ambiguous[1]})`, {
+      hint: `name the one meant in full${full ? ` (such as ${full})` : ''}, or its commit`,
+    });
   }
   const commit = answer.stdout.trim();
   const symbolic = await git(dir, ['rev-parse', '--symbolic-full-name', rev]);
@@ -102,12 +134,21 @@ export async function resolveRevision(dir: string, rev: string): Promise<Resolve
   // local `main`, so `main` reads the tag `main` (a pull request's own commit) and never
   // `refs/remotes/origin/main`.
   const cut = rev.search(/[~^]|@\{/);
-  const named = cut > 0 ? (await git(dir, ['rev-parse', '--symbolic-full-name', rev.slice(0, cut)])).stdout.trim().split('\n')[0] : ref;
+  const named =
+    cut > 0
+      ? (await git(dir, ['rev-parse', '--symbolic-full-name', rev.slice(0, cut)])).stdout.trim().split('\n')[0]
+      : ref;
   if (named?.startsWith('refs/tags/')) {
     const name = named.slice('refs/tags/'.length);
-    const branches = (await git(dir, ['for-each-ref', '--format=%(refname)', `refs/heads/${name}`, `refs/remotes/*/${name}`])).stdout.split('\n').filter(Boolean);
+    const branches = (
+      await git(dir, ['for-each-ref', '--format=%(refname)', `refs/heads/${name}`, `refs/remotes/*/${name}`])
+    ).stdout
+      .split('\n')
+      .filter(Boolean);
     if (branches.length) {
-      throw new UsageError(`"${rev}" is ambiguous: both a tag and a branch (${[named, ...branches].join(', ')})`, { hint: `name the one meant in full (such as ${branches[0]}), or its commit` });
+      throw new UsageError(`"${rev}" is ambiguous: both a tag and a branch (${[named, ...branches].join(', ')})`, {
+        hint: `name the one meant in full (such as ${branches[0]}), or its commit`,
+      });
     }
   }
   return { ref: ref?.startsWith('refs/') ? ref : undefined, commit };
@@ -138,10 +179,16 @@ export async function readAtRevision(rev: string, file: string): Promise<string 
  * {@link readAtRevision}, with the revision as resolved (its ref and commit).
  * @throws as {@link readAtRevision}
  */
-export async function readResolved(rev: string, file: string): Promise<{ text: string | undefined; revision: ResolvedRevision }> {
+export async function readResolved(
+  rev: string,
+  file: string,
+): Promise<{ text: string | undefined; revision: ResolvedRevision }> {
   const dir = dirname(file);
   const root = await gitRoot(dir);
-  if (root === undefined) throw new UsageError(`${file} is not inside a git repository, so revision "${rev}" cannot be read`, { hint: 'give the lockfile to compare as a file path' });
+  if (root === undefined)
+    throw new UsageError(`${file} is not inside a git repository, so revision "${rev}" cannot be read`, {
+      hint: 'give the lockfile to compare as a file path',
+    });
   const revision = await resolveRevision(root, rev);
   const inRepo = relative(root, file).split(sep).join('/');
   const answer = await git(root, ['show', `${revision.commit}:${inRepo}`]);
@@ -174,9 +221,11 @@ export type CiBase =
 /** How to make the base readable on each CI. */
 const FETCH_BASE_HINT: Record<CiSource, string> = {
   GITHUB_BASE_REF: 'check out with the base branch: actions/checkout with `fetch-depth: 0`',
-  CI_MERGE_REQUEST_DIFF_BASE_SHA: 'fetch the base: set GIT_DEPTH: 0 (or git fetch origin $CI_MERGE_REQUEST_TARGET_BRANCH_NAME)',
+  CI_MERGE_REQUEST_DIFF_BASE_SHA:
+    'fetch the base: set GIT_DEPTH: 0 (or git fetch origin $CI_MERGE_REQUEST_TARGET_BRANCH_NAME)',
   GITHUB_REF: 'check out with the default branch: actions/checkout with `fetch-depth: 0`',
-  CI_COMMIT_BRANCH: 'fetch the default branch: set GIT_DEPTH: 0 and git fetch origin "+refs/heads/$CI_DEFAULT_BRANCH:refs/remotes/origin/$CI_DEFAULT_BRANCH"',
+  CI_COMMIT_BRANCH:
+    'fetch the default branch: set GIT_DEPTH: 0 and git fetch origin "+refs/heads/$CI_DEFAULT_BRANCH:refs/remotes/origin/$CI_DEFAULT_BRANCH"',
 };
 
 /** Most bytes of a GitHub event payload read for its default branch. */
@@ -201,9 +250,22 @@ async function githubDefaultBranch(path: string | undefined): Promise<string | u
  * qualified name (`refs/remotes/origin/<branch>`: git's short-name rules would take a tag
  * `origin/<branch>` first).
  */
-async function baseOfRemoteBranch(dir: string, branch: string, source: CiSource, run: string, what: string): Promise<CiBase> {
+async function baseOfRemoteBranch(
+  dir: string,
+  branch: string,
+  source: CiSource,
+  run: string,
+  what: string,
+): Promise<CiBase> {
   const ref = `refs/remotes/origin/${branch}`;
-  const unreadable = (why: string): CiBase => ({ kind: 'unreadable', source, ref, reason: `${what} (${ref}) ${why}`, hint: FETCH_BASE_HINT[source], run });
+  const unreadable = (why: string): CiBase => ({
+    kind: 'unreadable',
+    source,
+    ref,
+    reason: `${what} (${ref}) ${why}`,
+    hint: FETCH_BASE_HINT[source],
+    run,
+  });
   const tip = await git(dir, ['show-ref', '--verify', '--hash', ref]);
   if (!tip.ok || !tip.stdout.trim()) return unreadable(`is not in this clone: ${firstLine(tip.stderr)}`);
   const rev = await mergeBase(dir, tip.stdout.trim().split('\n')[0]!);
@@ -218,15 +280,23 @@ async function baseOfRemoteBranch(dir: string, branch: string, source: CiSource,
 export async function ciBase(dir: string, env: Readonly<Record<string, string | undefined>>): Promise<CiBase> {
   const github = env.GITHUB_ACTIONS === 'true';
   const githubRef = env.GITHUB_BASE_REF;
-  if (github && githubRef) return baseOfRemoteBranch(dir, githubRef, 'GITHUB_BASE_REF', 'a pull request run', "the pull request's base");
+  if (github && githubRef)
+    return baseOfRemoteBranch(dir, githubRef, 'GITHUB_BASE_REF', 'a pull request run', "the pull request's base");
   const gitlabSha = env.CI_MERGE_REQUEST_DIFF_BASE_SHA;
   if (gitlabSha) {
     const source = 'CI_MERGE_REQUEST_DIFF_BASE_SHA';
     const run = 'a merge request run';
     const shown = gitlabSha.slice(0, 64);
-    const unreadable = (why: string): CiBase => ({ kind: 'unreadable', source, reason: `the merge request's base (${shown}) ${why}`, hint: FETCH_BASE_HINT[source], run });
+    const unreadable = (why: string): CiBase => ({
+      kind: 'unreadable',
+      source,
+      reason: `the merge request's base (${shown}) ${why}`,
+      hint: FETCH_BASE_HINT[source],
+      run,
+    });
     // A full commit id only: a short one could also be read as a ref name.
-    if (!/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/i.test(gitlabSha) || !(await isCommit(dir, gitlabSha))) return unreadable('is not in this clone');
+    if (!/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/i.test(gitlabSha) || !(await isCommit(dir, gitlabSha)))
+      return unreadable('is not in this clone');
     const rev = gitlabSha.toLowerCase();
     if ((await mergeBase(dir, rev)) !== rev) return unreadable('is not an ancestor of HEAD');
     return { kind: 'base', rev, ref: rev, source, run };
@@ -239,22 +309,46 @@ export async function ciBase(dir: string, env: Readonly<Record<string, string | 
     const pushed = env.GITHUB_REF ?? '';
     const defaultBranch = await githubDefaultBranch(env.GITHUB_EVENT_PATH);
     if (defaultBranch !== undefined && pushed === `refs/heads/${defaultBranch}`) return { kind: 'none' };
-    const what = event === 'push' ? `a push of ${pushed || 'an unnamed ref'}` : `a ${event} run on ${pushed || 'an unnamed ref'}`;
+    const what =
+      event === 'push' ? `a push of ${pushed || 'an unnamed ref'}` : `a ${event} run on ${pushed || 'an unnamed ref'}`;
     if (defaultBranch === undefined) {
       const reason = `the default branch this ${what.slice(2)} is compared against is not known (no repository.default_branch in the event payload at GITHUB_EVENT_PATH)`;
-      return { kind: 'unreadable', source: 'GITHUB_REF', reason, hint: 'run under GitHub Actions, which writes the event payload', run: `${what}, not the default branch` };
+      return {
+        kind: 'unreadable',
+        source: 'GITHUB_REF',
+        reason,
+        hint: 'run under GitHub Actions, which writes the event payload',
+        run: `${what}, not the default branch`,
+      };
     }
-    return baseOfRemoteBranch(dir, defaultBranch, 'GITHUB_REF', `${what}, not the default branch ${defaultBranch}`, 'the default branch');
+    return baseOfRemoteBranch(
+      dir,
+      defaultBranch,
+      'GITHUB_REF',
+      `${what}, not the default branch ${defaultBranch}`,
+      'the default branch',
+    );
   }
   // GitLab: a pipeline of any source (a push, `web` or `api` run on a branch, a schedule or trigger
   // for another branch) runs that branch's code; the merge requests were handled above.
   const source = env.CI_PIPELINE_SOURCE;
   if (source) {
-    const pushed = env.CI_COMMIT_BRANCH ? `branch ${env.CI_COMMIT_BRANCH}` : env.CI_COMMIT_TAG ? `tag ${env.CI_COMMIT_TAG}` : `ref ${env.CI_COMMIT_REF_NAME ?? '(unnamed)'}`;
+    const pushed = env.CI_COMMIT_BRANCH
+      ? `branch ${env.CI_COMMIT_BRANCH}`
+      : env.CI_COMMIT_TAG
+        ? `tag ${env.CI_COMMIT_TAG}`
+        : `ref ${env.CI_COMMIT_REF_NAME ?? '(unnamed)'}`;
     const defaultBranch = env.CI_DEFAULT_BRANCH;
     if (defaultBranch && env.CI_COMMIT_BRANCH === defaultBranch) return { kind: 'none' };
     const run = `${source === 'push' ? 'a push' : `a ${source} pipeline`} of ${pushed}, not the default branch${defaultBranch ? ` ${defaultBranch}` : ''}`;
-    if (!defaultBranch) return { kind: 'unreadable', source: 'CI_COMMIT_BRANCH', reason: `the default branch this push of ${pushed} is compared against is not known (CI_DEFAULT_BRANCH unset)`, hint: 'run under GitLab CI, which sets CI_DEFAULT_BRANCH', run };
+    if (!defaultBranch)
+      return {
+        kind: 'unreadable',
+        source: 'CI_COMMIT_BRANCH',
+        reason: `the default branch this push of ${pushed} is compared against is not known (CI_DEFAULT_BRANCH unset)`,
+        hint: 'run under GitLab CI, which sets CI_DEFAULT_BRANCH',
+        run,
+      };
     return baseOfRemoteBranch(dir, defaultBranch, 'CI_COMMIT_BRANCH', run, 'the default branch');
   }
   return { kind: 'none' };

@@ -12,7 +12,11 @@ import { parseJson } from '../json-document.js';
 export async function readJwksFile(location: string, baseDir: string): Promise<unknown> {
   const path = isAbsolute(location) ? location : resolve(baseDir, location);
   const text = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
-    throw new InvalidInputError('manifest-invalid', location, `trust.jwks cannot be read (${error.code ?? String(error)})`);
+    throw new InvalidInputError(
+      'manifest-invalid',
+      location,
+      `trust.jwks cannot be read (${error.code ?? String(error)})`,
+    );
   });
   return parseJson(text, location, 'manifest-invalid');
 }

@@ -20,7 +20,9 @@ export async function readLockfile(path: string): Promise<{ lock: Lockfile; text
  * its two sides, to be merged, instead of as an error.
  * @throws InvalidInputError `lockfile-invalid` for any other unreadable or invalid lockfile
  */
-export async function readLockfileForRewrite(path: string): Promise<{ lock: Lockfile; text: string } | { conflict: { ours: string; theirs: string } } | undefined> {
+export async function readLockfileForRewrite(
+  path: string,
+): Promise<{ lock: Lockfile; text: string } | { conflict: { ours: string; theirs: string } } | undefined> {
   const text = await readTextIfExists(path, 'lockfile-invalid');
   if (text === undefined) return undefined;
   const sides = hasConflictMarkers(text) ? splitConflict(text) : undefined;

@@ -22,16 +22,26 @@ export async function readManifest(path: string, lookedUpTo?: string): Promise<M
  * wrote it (`add`, `update --card`, `remove`).
  * @throws as {@link readManifest}
  */
-export async function readManifestFile(path: string, lookedUpTo?: string): Promise<{ manifest: Manifest; text: string; written: Record<string, unknown> }> {
+export async function readManifestFile(
+  path: string,
+  lookedUpTo?: string,
+): Promise<{ manifest: Manifest; text: string; written: Record<string, unknown> }> {
   const text = await readTextIfExists(path, 'manifest-invalid');
   if (text === undefined) {
     if (lookedUpTo !== undefined) {
-      throw new A2aLockError('manifest-not-found', `no a2a.json in ${dirname(path)}${lookedUpTo === dirname(path) ? '' : ` or any parent directory up to ${lookedUpTo}`}`, {
-        hint: 'run a2a in the project (or a folder inside it), or pass --manifest <file>; a2a init starts a new project here',
-        data: { source: path },
-      });
+      throw new A2aLockError(
+        'manifest-not-found',
+        `no a2a.json in ${dirname(path)}${lookedUpTo === dirname(path) ? '' : ` or any parent directory up to ${lookedUpTo}`}`,
+        {
+          hint: 'run a2a in the project (or a folder inside it), or pass --manifest <file>; a2a init starts a new project here',
+          data: { source: path },
+        },
+      );
     }
-    throw new A2aLockError('manifest-not-found', `${path}: not found`, { hint: 'check the --manifest path; a2a init writes a new manifest', data: { source: path } });
+    throw new A2aLockError('manifest-not-found', `${path}: not found`, {
+      hint: 'check the --manifest path; a2a init writes a new manifest',
+      data: { source: path },
+    });
   }
   const manifest = parseManifest(text, path);
   return { manifest, text, written: parseJson(text, path, 'manifest-invalid') as Record<string, unknown> };

@@ -27,19 +27,30 @@ export interface BodyRequest extends FailedRequest {
  *   JSON that is not an object.
  * @throws {FetchError} when reading the body fails ({@link networkError}: `timeout` or `unreachable`).
  */
-export async function readJson(shown: string, response: Dispatcher.ResponseData, request: BodyRequest): Promise<unknown> {
+export async function readJson(
+  shown: string,
+  response: Dispatcher.ResponseData,
+  request: BodyRequest,
+): Promise<unknown> {
   const { headers, body } = response;
 
   const contentType = headerValue(headers, 'content-type');
   const mediaType = contentType?.split(';')[0]?.trim().toLowerCase() ?? '';
-  if (mediaType !== '' && mediaType !== 'application/json' && !/^application\/[a-z0-9!#$&^_.+-]+\+json$/.test(mediaType)) {
+  if (
+    mediaType !== '' &&
+    mediaType !== 'application/json' &&
+    !/^application\/[a-z0-9!#$&^_.+-]+\+json$/.test(mediaType)
+  ) {
     discard(body);
     // Show the media type only when it is a plain type/subtype token (never an arbitrary header value).
-    const what = /^[a-z0-9!#$&^_.+-]{1,64}\/[a-z0-9!#$&^_.+-]{1,64}$/.test(mediaType) ? mediaType : 'a non-JSON content type';
+    const what = /^[a-z0-9!#$&^_.+-]{1,64}\/[a-z0-9!#$&^_.+-]{1,64}$/.test(mediaType)
+      ? mediaType
+      : 'a non-JSON content type';
     throw new InvalidInputError('card-invalid', shown, `served ${what}, not JSON`);
   }
 
-  const tooLarge = (): InvalidInputError => new InvalidInputError('card-invalid', shown, `${request.subject} larger than ${request.maxBytes} bytes`);
+  const tooLarge = (): InvalidInputError =>
+    new InvalidInputError('card-invalid', shown, `${request.subject} larger than ${request.maxBytes} bytes`);
   const declared = Number(headerValue(headers, 'content-length'));
   if (Number.isFinite(declared) && declared > request.maxBytes) {
     discard(body);
@@ -83,7 +94,10 @@ export async function readJson(shown: string, response: Dispatcher.ResponseData,
   } catch (error) {
     // V8 quotes the body around the error (`Unexpected token 'o', "{"x": …" is not valid JSON`):
     // a server may echo a credential there, so only the description is kept.
-    const reason = error instanceof Error ? oneLine(error.message.replace(/, ".*" is not valid JSON$/s, '')).slice(0, 120) : 'parse error';
+    const reason =
+      error instanceof Error
+        ? oneLine(error.message.replace(/, ".*" is not valid JSON$/s, '')).slice(0, 120)
+        : 'parse error';
     throw new InvalidInputError('card-invalid', shown, `invalid JSON (${reason})`);
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {

@@ -127,7 +127,10 @@ export async function fetchCard(location: string, options: FetchCardOptions): Pr
         return { url, body, warnings: [warning] };
       } catch (legacyError) {
         if (!isNotFound(legacyError)) throw legacyError;
-        throw new FetchError('unreachable', primary, `not found (404); ${legacy}: not found (404) either`, { status: 404, data: { tried: [primary, legacy] } });
+        throw new FetchError('unreachable', primary, `not found (404); ${legacy}: not found (404) either`, {
+          status: 404,
+          data: { tried: [primary, legacy] },
+        });
       }
     }
   });
@@ -142,23 +145,34 @@ function isNotFound(error: unknown): boolean {
  * One card request; a refusal of its `A2A-Version` (HTTP 400, or a VersionNotSupported body with
  * any status) becomes a {@link CardVersionRefusedError}.
  */
-async function askCard(url: URL, context: ReturnType<typeof makeContext>, version: string): Promise<{ url: string; body: unknown }> {
+async function askCard(
+  url: URL,
+  context: ReturnType<typeof makeContext>,
+  version: string,
+): Promise<{ url: string; body: unknown }> {
   let answer;
   try {
     answer = await exchange(url, context);
   } catch (error) {
     // A 400 whose body is not a JSON object: still a refusal of the request as sent.
-    if (error instanceof FetchError && error.status === 400) throw new CardVersionRefusedError(error.url, version, 'HTTP 400', 400);
+    if (error instanceof FetchError && error.status === 400)
+      throw new CardVersionRefusedError(error.url, version, 'HTTP 400', 400);
     throw error;
   }
   // The agent's words may quote the request: the platform credential it carried is not printed.
   const said = versionRefusalOf(answer.body);
   const why = said === undefined ? undefined : redactSecrets(said, context.platformAuth?.sentSecrets() ?? []);
   if (answer.status === 400 || why !== undefined) {
-    throw new CardVersionRefusedError(answer.url, version, `HTTP ${answer.status}${why ? `: ${why}` : ''}`, answer.status);
+    throw new CardVersionRefusedError(
+      answer.url,
+      version,
+      `HTTP ${answer.status}${why ? `: ${why}` : ''}`,
+      answer.status,
+    );
   }
   // A card that echoes the platform credential would carry it into the lockfile and every output.
-  if (quotesSecret(answer.body, context.platformAuth?.sentSecrets() ?? [])) throw new InvalidInputError('card-invalid', answer.url, QUOTES_CREDENTIAL);
+  if (quotesSecret(answer.body, context.platformAuth?.sentSecrets() ?? []))
+    throw new InvalidInputError('card-invalid', answer.url, QUOTES_CREDENTIAL);
   return answer;
 }
 
@@ -172,13 +186,19 @@ export function versionRefusalOf(body: unknown): string | undefined {
   if (typeof body !== 'object' || body === null) return undefined;
   // The @a2a-js/sdk card handler (v0.3 compat on) answers a bare `{"code":-32009,"message":…}`.
   const bare = body as { code?: unknown; message?: unknown };
-  if (bare.code === -32009) return `VersionNotSupported (-32009)${typeof bare.message === 'string' && bare.message !== '' ? `: ${bare.message.slice(0, 200)}` : ''}`;
+  if (bare.code === -32009)
+    return `VersionNotSupported (-32009)${typeof bare.message === 'string' && bare.message !== '' ? `: ${bare.message.slice(0, 200)}` : ''}`;
   const error = (body as { error?: unknown }).error;
   if (typeof error !== 'object' || error === null) return undefined;
   const { code, message, details } = error as { code?: unknown; message?: unknown; details?: unknown };
   const words = typeof message === 'string' && message !== '' ? `: ${message.slice(0, 200)}` : '';
   if (code === -32009) return `VersionNotSupported (-32009)${words}`;
-  if (Array.isArray(details) && details.some((d) => typeof d === 'object' && d !== null && (d as { reason?: unknown }).reason === 'VERSION_NOT_SUPPORTED')) {
+  if (
+    Array.isArray(details) &&
+    details.some(
+      (d) => typeof d === 'object' && d !== null && (d as { reason?: unknown }).reason === 'VERSION_NOT_SUPPORTED',
+    )
+  ) {
     return `VERSION_NOT_SUPPORTED${words}`;
   }
   return undefined;
@@ -198,7 +218,11 @@ export interface FetchedCardForVersion extends FetchedCard {
  * @throws {FetchError} `unreachable` naming each version tried and its answer (`data.versionsTried`)
  *   when every version is refused; otherwise what {@link fetchCard} throws.
  */
-export async function fetchCardForVersions(location: string, versions: readonly string[], options: Omit<FetchCardOptions, 'versionHeader'>): Promise<FetchedCardForVersion> {
+export async function fetchCardForVersions(
+  location: string,
+  versions: readonly string[],
+  options: Omit<FetchCardOptions, 'versionHeader'>,
+): Promise<FetchedCardForVersion> {
   const refusals: CardVersionRefusedError[] = [];
   for (const version of versions) {
     try {
@@ -213,7 +237,7 @@ export async function fetchCardForVersions(location: string, versions: readonly 
   const tried = refusals.map((r) => `${r.version} (${r.answer})`).join(', ');
   throw new FetchError('unreachable', last.url, `every A2A-Version asked for was refused: ${tried}`, {
     status: last.status,
-    hint: 'the agent speaks none of the profile\'s versions; check the agent profile (versions) against the agent',
+    hint: "the agent speaks none of the profile's versions; check the agent profile (versions) against the agent",
     data: { versionsTried: refusals.map((r) => ({ version: r.version, answer: r.answer })) },
   });
 }

@@ -22,7 +22,6 @@ export const DEFAULT_CONNECTIONS = 8;
 /** The shared keep-alive dispatchers, by per-origin connection cap (a run uses one). */
 const defaultDispatchers = new Map<number, Dispatcher>();
 
-
 /**
  * The shared keep-alive undici dispatcher used when a request's `dispatcher` option is not
  * given, with at most `connections` connections per origin. Created on first use.
@@ -65,7 +64,8 @@ function proxyConfigured(): boolean {
     } catch {
       protocol = undefined;
     }
-    if (protocol !== 'http:' && protocol !== 'https:') throw new UsageError(`${name} is set but is not an http:// or https:// proxy URL`);
+    if (protocol !== 'http:' && protocol !== 'https:')
+      throw new UsageError(`${name} is set but is not an http:// or https:// proxy URL`);
   }
   return set;
 }
@@ -88,7 +88,10 @@ export async function closeDefaultDispatcher(): Promise<void> {
  * `dispatch()`).
  * @returns The response (status, headers, body stream); rejects with undici's error on failure.
  */
-export function requestThrough(dispatcher: Dispatcher, options: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData> {
+export function requestThrough(
+  dispatcher: Dispatcher,
+  options: Dispatcher.RequestOptions,
+): Promise<Dispatcher.ResponseData> {
   return dispatcherApi.request.call(dispatcher, options);
 }
 

@@ -8,7 +8,11 @@ import { FetchError } from '../errors.js';
 import { oneLine } from './url-policy.js';
 
 /** undici's timeout codes (connect, headers, body). */
-export const UNDICI_TIMEOUTS: ReadonlySet<string> = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+export const UNDICI_TIMEOUTS: ReadonlySet<string> = new Set([
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+]);
 
 /** The most specific `code` on an error or its causes (undici wraps socket errors). */
 export function errorCode(error: unknown): string | undefined {
@@ -72,21 +76,32 @@ export interface FailedRequest {
  */
 export function networkError(shown: string, error: unknown, request: FailedRequest): FetchError {
   const code = errorCode(error);
-  if (request.signal.aborted || error instanceof DeadlineExceeded || (code !== undefined && UNDICI_TIMEOUTS.has(code))) {
-    return new FetchError('timeout', shown, `no ${request.subject} within ${request.timeoutMs} ms`, { cause: error, ...proxyHintOf(request) });
+  if (
+    request.signal.aborted ||
+    error instanceof DeadlineExceeded ||
+    (code !== undefined && UNDICI_TIMEOUTS.has(code))
+  ) {
+    return new FetchError('timeout', shown, `no ${request.subject} within ${request.timeoutMs} ms`, {
+      cause: error,
+      ...proxyHintOf(request),
+    });
   }
   if (code === undefined) {
     const name = error instanceof Error ? error.name : typeof error;
     return new FetchError('unreachable', shown, `network error (${oneLine(name)})`, { cause: error });
   }
   // undici's proxy agent reports a refused CONNECT as an abort naming the proxy's status.
-  const tunnel = code === 'UND_ERR_ABORTED' && error instanceof Error ? /^Proxy response \((\d{3})\)/.exec(error.message) : null;
+  const tunnel =
+    code === 'UND_ERR_ABORTED' && error instanceof Error ? /^Proxy response \((\d{3})\)/.exec(error.message) : null;
   if (tunnel) {
     const hint =
       tunnel[1] === '407'
         ? 'the proxy wants credentials: give them in the proxy URL (http://user:password@host:port), or list this host in NO_PROXY'
         : 'check the proxy, or list this host in NO_PROXY';
-    return new FetchError('unreachable', shown, `the proxy refused the tunnel (HTTP ${tunnel[1]})`, { cause: error, hint });
+    return new FetchError('unreachable', shown, `the proxy refused the tunnel (HTTP ${tunnel[1]})`, {
+      cause: error,
+      hint,
+    });
   }
   if (code === 'EMFILE' || code === 'ENFILE') {
     return new FetchError('unreachable', shown, `too many open files (${code})`, {

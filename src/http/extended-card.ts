@@ -16,7 +16,15 @@
  */
 
 import { showLocation } from '../card/location.js';
-import { applyCredentials, credentialQueryNames, hasCredentials, placementSecrets, quotesSecret, redactSecrets, type CredentialPlacement } from '../credentials.js';
+import {
+  applyCredentials,
+  credentialQueryNames,
+  hasCredentials,
+  placementSecrets,
+  quotesSecret,
+  redactSecrets,
+  type CredentialPlacement,
+} from '../credentials.js';
 import { FetchError, InvalidInputError } from '../errors.js';
 import { versionHeaderLost, versionHeaderLostMessage } from '../card/version-header.js';
 import type { Warning } from '../card/model.js';
@@ -96,11 +104,15 @@ export async function fetchExtendedCard(request: ExtendedCardRequest): Promise<E
   const binding = request.protocolBinding.toUpperCase();
   const version = parseMajorMinor(request.protocolVersion);
   if (binding !== 'JSONRPC' && binding !== 'HTTP+JSON') {
-    return noCard(`the extended card is not fetched over the ${controlsAsSpaces(request.protocolBinding)} binding (only JSONRPC and HTTP+JSON); ${controlsAsSpaces(request.url)} was not contacted`);
+    return noCard(
+      `the extended card is not fetched over the ${controlsAsSpaces(request.protocolBinding)} binding (only JSONRPC and HTTP+JSON); ${controlsAsSpaces(request.url)} was not contacted`,
+    );
   }
   const legacy = version !== undefined && version.major === 0 && version.minor >= 3;
   if (version === undefined || !(legacy || version.major === 1)) {
-    return noCard(`the extended card is not fetched for protocol version ${controlsAsSpaces(request.protocolVersion)} (only 0.3 and 1.x); ${controlsAsSpaces(request.url)} was not contacted`);
+    return noCard(
+      `the extended card is not fetched for protocol version ${controlsAsSpaces(request.protocolVersion)} (only 0.3 and 1.x); ${controlsAsSpaces(request.url)} was not contacted`,
+    );
   }
 
   const secrets = placementSecrets(request.credentials);
@@ -140,9 +152,14 @@ export async function fetchExtendedCard(request: ExtendedCardRequest): Promise<E
  */
 function refuseEcho(result: ExtendedCardResult, secrets: readonly string[]): ExtendedCardResult {
   if (result.card === undefined || !quotesSecret(result.card, secrets)) return result;
-  throw new InvalidInputError('card-invalid', result.url, 'the extended card holds the credential it was fetched with (as sent, in another spelling or cut short): it is neither locked nor shown', {
-    hint: 'the agent echoes its callers\' credentials into its card: report it to its operator',
-  });
+  throw new InvalidInputError(
+    'card-invalid',
+    result.url,
+    'the extended card holds the credential it was fetched with (as sent, in another spelling or cut short): it is neither locked nor shown',
+    {
+      hint: "the agent echoes its callers' credentials into its card: report it to its operator",
+    },
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -157,7 +174,11 @@ function restUrl(base: string, suffix: string, tenant: string | undefined): stri
   try {
     url = new URL(base);
   } catch {
-    throw new InvalidInputError('insecure-url', showLocation(controlsAsSpaces(base.replace(/[?#].*$/s, ''))), 'not an absolute http(s) URL');
+    throw new InvalidInputError(
+      'insecure-url',
+      showLocation(controlsAsSpaces(base.replace(/[?#].*$/s, ''))),
+      'not an absolute http(s) URL',
+    );
   }
   url.hash = '';
   const prefix = tenant ? `/${encodeURIComponent(tenant)}` : '';
@@ -179,17 +200,33 @@ function readJsonRpc(response: JsonResponse, method: string, secrets: string[], 
     }
     const code = typeof error.code === 'number' && Number.isInteger(error.code) ? error.code : undefined;
     const reason = redactedReason(errorInfoReason(error.data), secrets);
-    const noCardName = (code !== undefined ? NO_CARD_CODES[code] : undefined) ?? (reason !== undefined ? NO_CARD_REASONS[reason] : undefined);
+    const noCardName =
+      (code !== undefined ? NO_CARD_CODES[code] : undefined) ??
+      (reason !== undefined ? NO_CARD_REASONS[reason] : undefined);
     const detail = serverMessage(error.message, secrets);
     if (noCardName !== undefined) {
-      return noCard(`${url}: the agent has no extended card (${method} answered ${code ?? '?'} ${noCardName}${detail})`);
+      return noCard(
+        `${url}: the agent has no extended card (${method} answered ${code ?? '?'} ${noCardName}${detail})`,
+      );
     }
     const name = code !== undefined ? (CODE_NAMES[code] ?? reason ?? 'error') : (reason ?? 'error');
-    throw new FetchError('unreachable', url, `${method} failed: JSON-RPC error ${code ?? '(no code)'} ${name}${detail}`, { ...statusOption(status), ...lostHeaderHint(code === -32009 || reason === 'VERSION_NOT_SUPPORTED', sent, error.message) });
+    throw new FetchError(
+      'unreachable',
+      url,
+      `${method} failed: JSON-RPC error ${code ?? '(no code)'} ${name}${detail}`,
+      {
+        ...statusOption(status),
+        ...lostHeaderHint(code === -32009 || reason === 'VERSION_NOT_SUPPORTED', sent, error.message),
+      },
+    );
   }
   const result = body.result;
   if (typeof result !== 'object' || result === null || Array.isArray(result)) {
-    throw new InvalidInputError('card-invalid', url, `${method}: the result is not a JSON object (${describe(result)})`);
+    throw new InvalidInputError(
+      'card-invalid',
+      url,
+      `${method}: the result is not a JSON object (${describe(result)})`,
+    );
   }
   return { card: result as Record<string, unknown>, url };
 }
@@ -200,20 +237,37 @@ function readRest(response: JsonResponse, secrets: string[], sent: string): Exte
 
   const record = body as Record<string, unknown>;
   // 1.0: google.rpc.Status JSON `{error: {code, status, message, details: [ErrorInfo]}}` (§11.6).
-  const error = typeof record.error === 'object' && record.error !== null && !Array.isArray(record.error) ? (record.error as Record<string, unknown>) : undefined;
+  const error =
+    typeof record.error === 'object' && record.error !== null && !Array.isArray(record.error)
+      ? (record.error as Record<string, unknown>)
+      : undefined;
   const reason = redactedReason(errorInfoReason(error?.details), secrets);
   // 0.3 (a2a-js legacy REST): a JSON-RPC-style error object `{code: -32007, message}` at the top level.
   const legacyCode = typeof record.code === 'number' && Number.isInteger(record.code) ? record.code : undefined;
   const message = serverMessage(error?.message ?? record.message, secrets);
-  const noCardName = (reason !== undefined ? NO_CARD_REASONS[reason] : undefined) ?? (legacyCode !== undefined ? NO_CARD_CODES[legacyCode] : undefined);
+  const noCardName =
+    (reason !== undefined ? NO_CARD_REASONS[reason] : undefined) ??
+    (legacyCode !== undefined ? NO_CARD_CODES[legacyCode] : undefined);
   if (noCardName !== undefined) {
-    return noCard(`${url}: the agent has no extended card (HTTP ${status} ${reason ?? legacyCode} ${noCardName}${message})`);
+    return noCard(
+      `${url}: the agent has no extended card (HTTP ${status} ${reason ?? legacyCode} ${noCardName}${message})`,
+    );
   }
   if (reason !== undefined) {
-    throw new FetchError('unreachable', url, `extended card request failed: HTTP ${status} ${controlsAsSpaces(reason).slice(0, 64)}${message}`, { status, ...lostHeaderHint(reason === 'VERSION_NOT_SUPPORTED', sent, error?.message) });
+    throw new FetchError(
+      'unreachable',
+      url,
+      `extended card request failed: HTTP ${status} ${controlsAsSpaces(reason).slice(0, 64)}${message}`,
+      { status, ...lostHeaderHint(reason === 'VERSION_NOT_SUPPORTED', sent, error?.message) },
+    );
   }
   if (legacyCode !== undefined) {
-    throw new FetchError('unreachable', url, `extended card request failed: HTTP ${status}, error ${legacyCode} ${CODE_NAMES[legacyCode] ?? 'error'}${message}`, { status, ...lostHeaderHint(legacyCode === -32009, sent, record.message) });
+    throw new FetchError(
+      'unreachable',
+      url,
+      `extended card request failed: HTTP ${status}, error ${legacyCode} ${CODE_NAMES[legacyCode] ?? 'error'}${message}`,
+      { status, ...lostHeaderHint(legacyCode === -32009, sent, record.message) },
+    );
   }
   throw statusError(url, status);
 }

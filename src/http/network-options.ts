@@ -60,7 +60,12 @@ export interface OriginAuthenticator {
    * @throws A2aLockError `credential-unset` (a variable unset, credentials withheld in this run);
    *   UsageError (the optional signing package missing, a provider's bad answer)
    */
-  headersFor(request: { url: URL; method: string; headers: Readonly<Record<string, string>>; body: string | Uint8Array | undefined }): Promise<Record<string, string> | undefined>;
+  headersFor(request: {
+    url: URL;
+    method: string;
+    headers: Readonly<Record<string, string>>;
+    body: string | Uint8Array | undefined;
+  }): Promise<Record<string, string> | undefined>;
   /**
    * Every value {@link headersFor} has placed so far (each header value, and a bearer or header
    * value without its prefix): what an answer quoting the request must not print.

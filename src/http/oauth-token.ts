@@ -59,12 +59,12 @@ export class ClientCredentialsTokens {
     if (cached && cached.expiresAt > now()) return cached.token;
     let pending = this.#pending.get(key);
     if (!pending) {
-      pending = this.#request(grant).then(
-        ({ token, lifetime }) => {
+      pending = this.#request(grant)
+        .then(({ token, lifetime }) => {
           this.#cache.set(key, { token, expiresAt: now() + Math.max(0, lifetime - TOKEN_EARLY_EXPIRY_S) * 1000 });
           return token;
-        },
-      ).finally(() => this.#pending.delete(key));
+        })
+        .finally(() => this.#pending.delete(key));
       this.#pending.set(key, pending);
     }
     return pending;
@@ -81,15 +81,24 @@ export class ClientCredentialsTokens {
     try {
       parsed = new URL(url);
     } catch {
-      throw new A2aLockError('insecure-url', `the token URL is not an absolute URL`, { data: { url: url.slice(0, 200) } });
+      throw new A2aLockError('insecure-url', `the token URL is not an absolute URL`, {
+        data: { url: url.slice(0, 200) },
+      });
     }
     const shown = `${parsed.origin}${parsed.pathname}`;
     if (parsed.protocol !== 'https:' && (parsed.protocol !== 'http:' || isCleartextOffLoopback(url))) {
-      throw new A2aLockError('insecure-url', `${shown}: a client secret is sent only over https (or to a loopback host); nothing was sent`, { data: { url: shown } });
+      throw new A2aLockError(
+        'insecure-url',
+        `${shown}: a client secret is sent only over https (or to a loopback host); nothing was sent`,
+        { data: { url: shown } },
+      );
     }
     const form = new URLSearchParams({ grant_type: 'client_credentials' });
     if (grant.scopes.length > 0) form.set('scope', grant.scopes.join(' '));
-    const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
+    const headers: Record<string, string> = {
+      'content-type': 'application/x-www-form-urlencoded',
+      accept: 'application/json',
+    };
     // RFC 6749 §2.3.1: each part form-encoded (then, for Basic, joined and base64-encoded).
     const encode = (s: string) => new URLSearchParams({ x: s }).toString().slice(2);
     const basic = Buffer.from(`${encode(grant.clientId)}:${encode(grant.clientSecret)}`, 'utf8').toString('base64');
@@ -104,31 +113,68 @@ export class ClientCredentialsTokens {
     }
     let response: Response;
     try {
-      response = await this.fetch(url, { method: 'POST', headers, body: form.toString(), redirect: 'manual', signal: AbortSignal.timeout(this.options.timeoutMs ?? 10_000) });
+      response = await this.fetch(url, {
+        method: 'POST',
+        headers,
+        body: form.toString(),
+        redirect: 'manual',
+        signal: AbortSignal.timeout(this.options.timeoutMs ?? 10_000),
+      });
     } catch (error) {
       // The application's own fetch may quote the request (its Basic header, its form body): redacted.
       if (error instanceof A2aLockError) throw redactError(error, secrets);
       const timedOut = error instanceof Error && error.name === 'TimeoutError';
-      throw new FetchError(timedOut ? 'timeout' : 'unreachable', shown, timedOut ? 'the token endpoint did not answer in time' : 'the token endpoint could not be reached', { cause: redactError(error, secrets) });
+      throw new FetchError(
+        timedOut ? 'timeout' : 'unreachable',
+        shown,
+        timedOut ? 'the token endpoint did not answer in time' : 'the token endpoint could not be reached',
+        { cause: redactError(error, secrets) },
+      );
     }
     const text = await boundedText(response);
     const body = parseObject(text);
     // The OAuth error code is quoted, unless the endpoint echoes the secret in it.
-    const oauthError = typeof body?.error === 'string' && /^[\x21-\x7e]{1,64}$/.test(body.error) && !echoes(body.error) ? ` ${body.error}` : '';
+    const oauthError =
+      typeof body?.error === 'string' && /^[\x21-\x7e]{1,64}$/.test(body.error) && !echoes(body.error)
+        ? ` ${body.error}`
+        : '';
     if (response.status >= 300 && response.status < 400) {
-      throw new FetchError('unreachable', shown, `the token endpoint answered a redirect (HTTP ${response.status}), which is never followed: the client secret goes only to the locked token URL`, { status: response.status });
+      throw new FetchError(
+        'unreachable',
+        shown,
+        `the token endpoint answered a redirect (HTTP ${response.status}), which is never followed: the client secret goes only to the locked token URL`,
+        { status: response.status },
+      );
     }
     if (response.status === 400 || response.status === 401 || response.status === 403) {
-      throw new FetchError('auth-refused', shown, `the token endpoint refused the client credentials (HTTP ${response.status}${oauthError})`, { status: response.status });
+      throw new FetchError(
+        'auth-refused',
+        shown,
+        `the token endpoint refused the client credentials (HTTP ${response.status}${oauthError})`,
+        { status: response.status },
+      );
     }
-    if (!response.ok) throw new FetchError('unreachable', shown, `the token endpoint answered HTTP ${response.status}${oauthError}`, { status: response.status });
+    if (!response.ok)
+      throw new FetchError('unreachable', shown, `the token endpoint answered HTTP ${response.status}${oauthError}`, {
+        status: response.status,
+      });
     const token = body?.access_token;
-    if (typeof token !== 'string' || token === '') throw new FetchError('unreachable', shown, 'the token endpoint answered without an access_token');
+    if (typeof token !== 'string' || token === '')
+      throw new FetchError('unreachable', shown, 'the token endpoint answered without an access_token');
     // The token goes to the agent: one that holds the client secret would take it there.
-    if (echoes(token)) throw new FetchError('unreachable', shown, 'the token endpoint answered an access_token that holds the client secret: refused (the client secret goes to the token URL only)');
+    if (echoes(token))
+      throw new FetchError(
+        'unreachable',
+        shown,
+        'the token endpoint answered an access_token that holds the client secret: refused (the client secret goes to the token URL only)',
+      );
     if (typeof body?.token_type === 'string' && body.token_type.toLowerCase() !== 'bearer') {
       const type = body.token_type.slice(0, 20);
-      throw new FetchError('unreachable', shown, `the token endpoint answered a token of type ${echoes(body.token_type) ? '(not shown: it quotes the client secret)' : JSON.stringify(type)}, not Bearer`);
+      throw new FetchError(
+        'unreachable',
+        shown,
+        `the token endpoint answered a token of type ${echoes(body.token_type) ? '(not shown: it quotes the client secret)' : JSON.stringify(type)}, not Bearer`,
+      );
     }
     const expiresIn = Number(body?.expires_in);
     return { token, lifetime: Number.isFinite(expiresIn) && expiresIn > 0 ? expiresIn : DEFAULT_LIFETIME_S };
@@ -140,7 +186,12 @@ export class ClientCredentialsTokens {
  * with one secret is never handed to a grant holding another: two agents' clients), scopes sorted.
  */
 function cacheKey(grant: ClientCredentialsGrant): string {
-  return JSON.stringify([grant.tokenUrl, grant.clientId, createHash('sha256').update(grant.clientSecret).digest('base64'), [...grant.scopes].sort()]);
+  return JSON.stringify([
+    grant.tokenUrl,
+    grant.clientId,
+    createHash('sha256').update(grant.clientSecret).digest('base64'),
+    [...grant.scopes].sort(),
+  ]);
 }
 
 /** The response body as text, at most {@link MAX_RESPONSE_BYTES} bytes (the rest is not read). */
@@ -165,7 +216,9 @@ async function boundedText(response: Response): Promise<string> {
 function parseObject(text: string): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }

@@ -54,12 +54,21 @@ export function originAuthenticator(config: OriginAuthMap, sources: OriginAuthSo
       const origin = request.url.origin;
       if (!Object.hasOwn(config, origin)) return undefined;
       // Never in cleartext off this machine, whatever the configuration says.
-      if (request.url.protocol !== 'https:' && !(request.url.protocol === 'http:' && isLoopbackHost(request.url.hostname))) return undefined;
+      if (
+        request.url.protocol !== 'https:' &&
+        !(request.url.protocol === 'http:' && isLoopbackHost(request.url.hostname))
+      )
+        return undefined;
       const auth = config[origin]!;
       if (sources.withheld !== undefined) {
-        throw new A2aLockError('credential-unset', `${origin} needs its originAuth (${describeOriginAuth(auth)}), which is not sent: ${sources.withheld}`, { data: { origin } });
+        throw new A2aLockError(
+          'credential-unset',
+          `${origin} needs its originAuth (${describeOriginAuth(auth)}), which is not sent: ${sources.withheld}`,
+          { data: { origin } },
+        );
       }
-      const provider = sources.providers && Object.hasOwn(sources.providers, origin) ? sources.providers[origin] : undefined;
+      const provider =
+        sources.providers && Object.hasOwn(sources.providers, origin) ? sources.providers[origin] : undefined;
       const headers = await placementHeaders(origin, auth, request, sources.env, provider);
       const taken = collidingHeaders(Object.keys(request.headers), headers);
       if (taken.length > 0) throw collisionError(origin, taken);
@@ -67,7 +76,10 @@ export function originAuthenticator(config: OriginAuthMap, sources: OriginAuthSo
         // The value without its prefix (`Bearer `, a custom one) too: an echo may quote it alone.
         const bare = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+\s+(.{4,})$/.exec(value)?.[1];
         const key = `${origin} ${name.toLowerCase()}`;
-        sent.set(key, [...new Set([value, ...(bare ? [bare] : []), ...(sent.get(key) ?? [])])].slice(0, MAX_KEPT_VALUES));
+        sent.set(
+          key,
+          [...new Set([value, ...(bare ? [bare] : []), ...(sent.get(key) ?? [])])].slice(0, MAX_KEPT_VALUES),
+        );
       }
       sources.onUse?.(origin);
       return headers;
@@ -87,9 +99,12 @@ export function collidingHeaders(headers: Iterable<string>, added: Readonly<Reco
 
 /** The error of a placement that would replace a header the request already carries. */
 export function collisionError(origin: string, names: readonly string[]): UsageError {
-  return new UsageError(`originAuth for ${origin} would replace the request's own ${names.join(', ')} header (the agent's credential): nothing was sent`, {
-    hint: 'place the platform credential in another header, e.g. {"header": {"name": "X-Serverless-Authorization", "env": "…", "prefix": "Bearer "}}',
-  });
+  return new UsageError(
+    `originAuth for ${origin} would replace the request's own ${names.join(', ')} header (the agent's credential): nothing was sent`,
+    {
+      hint: 'place the platform credential in another header, e.g. {"header": {"name": "X-Serverless-Authorization", "env": "…", "prefix": "Bearer "}}',
+    },
+  );
 }
 
 /** What {@link withOriginAuth} reads from a run's options (the resolve shell's `ResolveOptions` has them). */
@@ -107,7 +122,11 @@ export interface OriginAuthRun extends NetworkOptions {
  * credentials; `options` as they are for no `config`. `onUse` hears each origin a request was
  * authenticated for (what the lockfile records).
  */
-export function withOriginAuth<T extends OriginAuthRun>(options: T, config: OriginAuthMap | undefined, onUse?: (origin: string) => void): T {
+export function withOriginAuth<T extends OriginAuthRun>(
+  options: T,
+  config: OriginAuthMap | undefined,
+  onUse?: (origin: string) => void,
+): T {
   if (!config || Object.keys(config).length === 0) return options;
   const platformAuth = originAuthenticator(config, {
     env: options.env ?? {},
@@ -118,40 +137,71 @@ export function withOriginAuth<T extends OriginAuthRun>(options: T, config: Orig
   return { ...options, platformAuth };
 }
 
-
 /** The headers of one placement for one request. */
-async function placementHeaders(origin: string, auth: OriginAuth, request: Parameters<OriginAuthenticator['headersFor']>[0], env: NodeJS.ProcessEnv, provider: OriginAuthProvider | undefined): Promise<Record<string, string>> {
+async function placementHeaders(
+  origin: string,
+  auth: OriginAuth,
+  request: Parameters<OriginAuthenticator['headersFor']>[0],
+  env: NodeJS.ProcessEnv,
+  provider: OriginAuthProvider | undefined,
+): Promise<Record<string, string>> {
   if ('awsSigV4' in auth) {
     const given = provider ? await provider() : undefined;
-    if (given !== undefined && (typeof given !== 'object' || given === null || typeof given.accessKeyId !== 'string' || typeof given.secretAccessKey !== 'string')) {
-      throw new UsageError(`the originAuth provider for ${origin} (awsSigV4) returned no AWS credentials ({accessKeyId, secretAccessKey, sessionToken?})`);
+    if (
+      given !== undefined &&
+      (typeof given !== 'object' ||
+        given === null ||
+        typeof given.accessKeyId !== 'string' ||
+        typeof given.secretAccessKey !== 'string')
+    ) {
+      throw new UsageError(
+        `the originAuth provider for ${origin} (awsSigV4) returned no AWS credentials ({accessKeyId, secretAccessKey, sessionToken?})`,
+      );
     }
     const credentials = given ?? awsCredentialsFrom(env, origin);
     return signV4(auth.awsSigV4, credentials, request, origin);
   }
   const variable = 'bearer' in auth ? auth.bearer.env : auth.header.env;
   const given = provider ? await provider() : env[variable];
-  if (given !== undefined && typeof given !== 'string') throw new UsageError(`the originAuth provider for ${origin} returned ${typeof given}, not a string`);
+  if (given !== undefined && typeof given !== 'string')
+    throw new UsageError(`the originAuth provider for ${origin} returned ${typeof given}, not a string`);
   if (given === undefined || given === '') {
-    throw new A2aLockError('credential-unset', `${origin} needs its originAuth (${describeOriginAuth(auth)}): ${provider ? 'its provider returned nothing' : `${variable} is not set`}`, {
-      data: { origin, ...(provider ? {} : { variable }) },
-    });
+    throw new A2aLockError(
+      'credential-unset',
+      `${origin} needs its originAuth (${describeOriginAuth(auth)}): ${provider ? 'its provider returned nothing' : `${variable} is not set`}`,
+      {
+        data: { origin, ...(provider ? {} : { variable }) },
+      },
+    );
   }
   const value = given.trim();
   // Checked here, not by a fetch implementation whose error would quote the value.
-  if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(value)) throw new UsageError(`the originAuth value for ${origin} (${provider ? 'its provider' : variable}) contains a line break or control character`);
+  if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(value))
+    throw new UsageError(
+      `the originAuth value for ${origin} (${provider ? 'its provider' : variable}) contains a line break or control character`,
+    );
   if ('bearer' in auth) return { Authorization: `Bearer ${value}` };
   // The prefix too (a lockfile is not checked against the manifest's schema at run time): a fetch would quote the whole value.
-  if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(auth.header.prefix ?? '')) throw new UsageError(`the originAuth prefix for ${origin} (header ${auth.header.name}) contains a line break or control character`);
+  if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(auth.header.prefix ?? ''))
+    throw new UsageError(
+      `the originAuth prefix for ${origin} (header ${auth.header.name}) contains a line break or control character`,
+    );
   return { [auth.header.name]: `${auth.header.prefix ?? ''}${value}` };
 }
 
 /** AWS credentials from the standard variables. @throws A2aLockError `credential-unset` naming the unset one */
 function awsCredentialsFrom(env: NodeJS.ProcessEnv, origin: string): AwsCredentials {
   for (const name of ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY']) {
-    if (!env[name]) throw new A2aLockError('credential-unset', `${origin} needs its originAuth (AWS SigV4): ${name} is not set`, { data: { origin, variable: name } });
+    if (!env[name])
+      throw new A2aLockError('credential-unset', `${origin} needs its originAuth (AWS SigV4): ${name} is not set`, {
+        data: { origin, variable: name },
+      });
   }
-  return { accessKeyId: env.AWS_ACCESS_KEY_ID!, secretAccessKey: env.AWS_SECRET_ACCESS_KEY!, ...(env.AWS_SESSION_TOKEN ? { sessionToken: env.AWS_SESSION_TOKEN } : {}) };
+  return {
+    accessKeyId: env.AWS_ACCESS_KEY_ID!,
+    secretAccessKey: env.AWS_SECRET_ACCESS_KEY!,
+    ...(env.AWS_SESSION_TOKEN ? { sessionToken: env.AWS_SESSION_TOKEN } : {}),
+  };
 }
 
 /** SHA-256 (or HMAC-SHA-256 with a secret) in the shape the signer takes (`Checksum`), on node:crypto. */
@@ -174,7 +224,9 @@ class Sha256 {
 /** Data the signer hashes, as node:crypto takes it. */
 function bytes(data: string | ArrayBuffer | ArrayBufferView): string | Uint8Array {
   if (typeof data === 'string') return data;
-  return data instanceof ArrayBuffer ? new Uint8Array(data) : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  return data instanceof ArrayBuffer
+    ? new Uint8Array(data)
+    : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
 }
 
 type SignerModule = typeof import('@smithy/signature-v4');
@@ -190,9 +242,12 @@ async function loadSigner(origin: string): Promise<SignerModule> {
     return await signerModule;
   } catch (error) {
     signerModule = undefined;
-    throw new UsageError(`originAuth for ${origin} is awsSigV4, which signs with the optional package @smithy/signature-v4: it is not installed (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`, {
-      hint: 'npm install @smithy/signature-v4',
-    });
+    throw new UsageError(
+      `originAuth for ${origin} is awsSigV4, which signs with the optional package @smithy/signature-v4: it is not installed (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`,
+      {
+        hint: 'npm install @smithy/signature-v4',
+      },
+    );
   }
 }
 
@@ -201,9 +256,21 @@ async function loadSigner(origin: string): Promise<SignerModule> {
  * `x-amz-security-token` with a session token), over its method, path, query, body and the headers
  * it sends. A body that is not a string or bytes (a stream) is signed as `UNSIGNED-PAYLOAD`.
  */
-async function signV4(scope: { region: string; service: string }, credentials: AwsCredentials, request: Parameters<OriginAuthenticator['headersFor']>[0], origin: string): Promise<Record<string, string>> {
+async function signV4(
+  scope: { region: string; service: string },
+  credentials: AwsCredentials,
+  request: Parameters<OriginAuthenticator['headersFor']>[0],
+  origin: string,
+): Promise<Record<string, string>> {
   const { SignatureV4 } = await loadSigner(origin);
-  const signer = new SignatureV4({ credentials, region: scope.region, service: scope.service, sha256: Sha256, applyChecksum: true, uriEscapePath: true });
+  const signer = new SignatureV4({
+    credentials,
+    region: scope.region,
+    service: scope.service,
+    sha256: Sha256,
+    applyChecksum: true,
+    uriEscapePath: true,
+  });
   const { url } = request;
   const headers: Record<string, string> = { host: url.host };
   for (const [name, value] of Object.entries(request.headers)) headers[name.toLowerCase()] = value;

@@ -112,7 +112,10 @@ export interface JsonResponse {
  *   non-2xx statuses, a redirect when `followRedirects` is false, too many redirects, or a
  *   network error; `timeout` when the deadline passes.
  */
-export async function requestJson(url: string, options: RequestJsonOptions & { acceptErrorStatus?: number[] }): Promise<JsonResponse> {
+export async function requestJson(
+  url: string,
+  options: RequestJsonOptions & { acceptErrorStatus?: number[] },
+): Promise<JsonResponse> {
   const method = options.method ?? 'GET';
   const context = makeContext(options, {
     versionHeader: options.versionHeader,
@@ -128,14 +131,16 @@ export async function requestJson(url: string, options: RequestJsonOptions & { a
   start.hash = '';
   context.headers = checkHeaders(options.headers ?? {});
   if (options.body !== undefined) {
-    if (method !== 'POST') throw new UsageError(`a request body needs POST, not ${method} (${printableUrl(start, context.redactQuery)})`);
+    if (method !== 'POST')
+      throw new UsageError(`a request body needs POST, not ${method} (${printableUrl(start, context.redactQuery)})`);
     let text: string | undefined;
     try {
       text = JSON.stringify(options.body);
     } catch {
       text = undefined;
     }
-    if (typeof text !== 'string') throw new UsageError(`request body for ${printableUrl(start, context.redactQuery)} cannot be encoded as JSON`);
+    if (typeof text !== 'string')
+      throw new UsageError(`request body for ${printableUrl(start, context.redactQuery)} cannot be encoded as JSON`);
     context.body = text;
   }
   checkUrlPolicy(start, printableUrl(start, context.redactQuery), context.allowHttp, undefined, context.redactQuery);
@@ -172,7 +177,10 @@ export interface RequestContext extends BodyRequest, UrlReporting {
 }
 
 /** The members of a {@link RequestContext} that describe the request itself (not the options). */
-export type RequestPart = Pick<RequestContext, 'versionHeader' | 'method' | 'body' | 'headers' | 'followRedirects' | 'acceptErrorStatus' | 'subject' | 'redactQuery'>;
+export type RequestPart = Pick<
+  RequestContext,
+  'versionHeader' | 'method' | 'body' | 'headers' | 'followRedirects' | 'acceptErrorStatus' | 'subject' | 'redactQuery'
+>;
 
 /**
  * A fresh context for one call: `request` plus `options` with their defaults (10 000 ms, 1 MiB,
@@ -227,7 +235,17 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** Control characters other than HTAB, which no header value may carry (CR/LF would split headers). */
 const HEADER_VALUE_FORBIDDEN = /[\u0000-\u0008\u000a-\u001f\u007f]/;
 /** Headers undici or HTTP framing owns; a caller may not set them. */
-const RESERVED_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'upgrade', 'keep-alive', 'te', 'trailer', 'expect']);
+const RESERVED_HEADERS = new Set([
+  'host',
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'upgrade',
+  'keep-alive',
+  'te',
+  'trailer',
+  'expect',
+]);
 
 /**
  * Validate extra headers; never echoes a value.
@@ -239,7 +257,8 @@ export function checkHeaders(headers: Record<string, string>): Record<string, st
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (!HEADER_NAME.test(name)) throw new UsageError(`invalid HTTP header name "${oneLine(name).slice(0, 64)}"`);
-    if (RESERVED_HEADERS.has(name.toLowerCase())) throw new UsageError(`the ${name} header cannot be set by the caller`);
+    if (RESERVED_HEADERS.has(name.toLowerCase()))
+      throw new UsageError(`the ${name} header cannot be set by the caller`);
     if (typeof value !== 'string' || HEADER_VALUE_FORBIDDEN.test(value)) {
       throw new UsageError(`the value of the ${name} header contains a line break or control character`);
     }
@@ -269,7 +288,12 @@ export async function exchange(start: URL, context: RequestContext): Promise<Jso
     const response = await send(url, method, body, context, redirects === 0);
     const { statusCode, headers } = response;
 
-    if (RETRY_STATUSES.has(statusCode) && method === 'GET' && retried < context.retries && !context.acceptErrorStatus.has(statusCode)) {
+    if (
+      RETRY_STATUSES.has(statusCode) &&
+      method === 'GET' &&
+      retried < context.retries &&
+      !context.acceptErrorStatus.has(statusCode)
+    ) {
       const wait = retryDelayMs(headerValue(headers, 'retry-after'), retried, Date.now());
       if (performance.now() + wait < context.deadline) {
         await drain(response.body);
@@ -288,19 +312,30 @@ export async function exchange(start: URL, context: RequestContext): Promise<Jso
       await drain(response.body);
       if (!context.followRedirects) {
         // Never say where: the Location may carry anything, and we are not going there.
-        throw new FetchError('unreachable', shown, `redirect (${statusCode}) refused: credentials are never sent across a redirect`, { status: statusCode });
+        throw new FetchError(
+          'unreachable',
+          shown,
+          `redirect (${statusCode}) refused: credentials are never sent across a redirect`,
+          { status: statusCode },
+        );
       }
       if (location === undefined || location.trim() === '') {
-        throw new FetchError('unreachable', shown, `redirect (${statusCode}) without a Location header`, { status: statusCode });
+        throw new FetchError('unreachable', shown, `redirect (${statusCode}) without a Location header`, {
+          status: statusCode,
+        });
       }
       if (redirects >= MAX_REDIRECTS) {
-        throw new FetchError('unreachable', shown, `too many redirects (more than ${MAX_REDIRECTS})`, { status: statusCode });
+        throw new FetchError('unreachable', shown, `too many redirects (more than ${MAX_REDIRECTS})`, {
+          status: statusCode,
+        });
       }
       let next: URL;
       try {
         next = new URL(location, url);
       } catch {
-        throw new FetchError('unreachable', shown, `redirect (${statusCode}) to an invalid URL`, { status: statusCode });
+        throw new FetchError('unreachable', shown, `redirect (${statusCode}) to an invalid URL`, {
+          status: statusCode,
+        });
       }
       next.hash = '';
       next.username = '';
@@ -343,19 +378,35 @@ export async function exchange(start: URL, context: RequestContext): Promise<Jso
  * placement refused; a card (or key set) asked for without one says it needs authentication and
  * names `originAuth` with an example for its origin.
  */
-function authRefused(url: URL, shown: string, status: number, context: RequestContext, placement: Readonly<Record<string, unknown>> | undefined): FetchError {
+function authRefused(
+  url: URL,
+  shown: string,
+  status: number,
+  context: RequestContext,
+  placement: Readonly<Record<string, unknown>> | undefined,
+): FetchError {
   if (placement !== undefined) {
-    return new FetchError('auth-refused', shown, `authentication refused (${status}): the origin refused its originAuth placement ${describeOriginAuth(placement as OriginAuth)}`, {
-      status,
-      hint: 'check that the credential is current and grants access to this service (its audience, role or scope)',
-      data: { origin: url.origin, originAuth: placement },
-    });
+    return new FetchError(
+      'auth-refused',
+      shown,
+      `authentication refused (${status}): the origin refused its originAuth placement ${describeOriginAuth(placement as OriginAuth)}`,
+      {
+        status,
+        hint: 'check that the credential is current and grants access to this service (its audience, role or scope)',
+        data: { origin: url.origin, originAuth: placement },
+      },
+    );
   }
   if (context.subject === 'card' || context.subject === 'JWKS') {
-    return new FetchError('auth-refused', shown, `authentication refused (${status}): the ${context.subject} needs authentication at ${url.origin}`, {
-      status,
-      hint: `set originAuth for the origin in a2a.json, e.g. ${originAuthExample(url.origin)} (or "header" / "awsSigV4"; see the README)`,
-    });
+    return new FetchError(
+      'auth-refused',
+      shown,
+      `authentication refused (${status}): the ${context.subject} needs authentication at ${url.origin}`,
+      {
+        status,
+        hint: `set originAuth for the origin in a2a.json, e.g. ${originAuthExample(url.origin)} (or "header" / "awsSigV4"; see the README)`,
+      },
+    );
   }
   return new FetchError('auth-refused', shown, `authentication refused (${status})`, { status });
 }
@@ -380,14 +431,21 @@ export function retryDelayMs(retryAfter: string | undefined, attempt: number, no
  * @returns undici's response; its body is not read yet.
  * @throws {FetchError} when the request fails before a response ({@link networkError}).
  */
-async function send(url: URL, method: 'GET' | 'POST', body: string | undefined, context: RequestContext, authenticate: boolean): Promise<Dispatcher.ResponseData> {
+async function send(
+  url: URL,
+  method: 'GET' | 'POST',
+  body: string | undefined,
+  context: RequestContext,
+  authenticate: boolean,
+): Promise<Dispatcher.ResponseData> {
   const shown = printableUrl(url, context.redactQuery);
   // Defaults first, then the caller's headers replace them case-insensitively.
   const headers: Record<string, string> = { Accept: 'application/json', 'User-Agent': userAgentHeader() };
   if (context.versionHeader !== undefined) headers['A2A-Version'] = context.versionHeader;
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   for (const [name, value] of Object.entries(context.headers)) {
-    for (const existing of Object.keys(headers)) if (existing.toLowerCase() === name.toLowerCase()) delete headers[existing];
+    for (const existing of Object.keys(headers))
+      if (existing.toLowerCase() === name.toLowerCase()) delete headers[existing];
     headers[name] = value;
   }
   const platform = authenticate ? await context.platformAuth?.headersFor({ url, method, headers, body }) : undefined;

@@ -29,8 +29,14 @@ export interface UrlReporting {
 export function parseLocation(location: string, reporting?: UrlReporting): URL {
   // Before parsing: a URL that does not parse may still hold a password (`user:tok+/=en@host`).
   if (hasUserInfo(location)) {
-    const shown = showLocation(reporting && reporting.redactQuery.size > 0 ? location.replace(/[?#].*$/s, '') : location);
-    throw new InvalidInputError('insecure-url', shown, `credentials in a ${reporting?.subject ?? 'card'} URL are not allowed (${USERINFO_NOT_SHOWN})`);
+    const shown = showLocation(
+      reporting && reporting.redactQuery.size > 0 ? location.replace(/[?#].*$/s, '') : location,
+    );
+    throw new InvalidInputError(
+      'insecure-url',
+      shown,
+      `credentials in a ${reporting?.subject ?? 'card'} URL are not allowed (${USERINFO_NOT_SHOWN})`,
+    );
   }
   let url: URL;
   try {
@@ -40,7 +46,11 @@ export function parseLocation(location: string, reporting?: UrlReporting): URL {
     throw new InvalidInputError('insecure-url', showLocation(shown), 'not an absolute http(s) URL');
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new InvalidInputError('insecure-url', printableUrl(url, reporting?.redactQuery), `not an http(s) URL (${url.protocol})`);
+    throw new InvalidInputError(
+      'insecure-url',
+      printableUrl(url, reporting?.redactQuery),
+      `not an http(s) URL (${url.protocol})`,
+    );
   }
   return url;
 }
@@ -51,14 +61,28 @@ export function parseLocation(location: string, reporting?: UrlReporting): URL {
  * @throws {InvalidInputError} `insecure-url`: a redirect to a non-http(s) URL or from https to
  *   plain http, or plain http to a non-loopback host without `allowHttp`.
  */
-export function checkUrlPolicy(url: URL, shown: string, allowHttp: boolean, from: URL | undefined, redactQuery: ReadonlySet<string>): void {
+export function checkUrlPolicy(
+  url: URL,
+  shown: string,
+  allowHttp: boolean,
+  from: URL | undefined,
+  redactQuery: ReadonlySet<string>,
+): void {
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     // Only reachable through a redirect (locations are checked by parseLocation).
-    throw new InvalidInputError('insecure-url', from ? printableUrl(from, redactQuery) : shown, 'redirect to a non-http(s) URL refused');
+    throw new InvalidInputError(
+      'insecure-url',
+      from ? printableUrl(from, redactQuery) : shown,
+      'redirect to a non-http(s) URL refused',
+    );
   }
   if (url.protocol === 'http:') {
     if (from?.protocol === 'https:') {
-      throw new InvalidInputError('insecure-url', printableUrl(from, redactQuery), 'redirect from https to plain http refused');
+      throw new InvalidInputError(
+        'insecure-url',
+        printableUrl(from, redactQuery),
+        'redirect from https to plain http refused',
+      );
     }
     if (!allowHttp && !isLoopbackHost(url.hostname)) {
       throw new InvalidInputError('insecure-url', shown, 'plain http to a non-loopback host is not allowed', {

@@ -21,7 +21,12 @@ import type { LockEntry, Lockfile } from './schema.js';
  * - `unreadable`: the base is not in this clone; nothing may be sent.
  */
 export type CredentialGate =
-  | { kind: 'base'; routes: readonly CredentialRoute[]; sources: Readonly<Record<string, string>> | undefined; extendedIntegrity?: string | undefined }
+  | {
+      kind: 'base';
+      routes: readonly CredentialRoute[];
+      sources: Readonly<Record<string, string>> | undefined;
+      extendedIntegrity?: string | undefined;
+    }
   | { kind: 'unreadable' };
 
 /**
@@ -29,7 +34,11 @@ export type CredentialGate =
  * base manifest (undefined: none, or not readable). A base entry whose snapshot no longer reads as
  * a card allows no route.
  */
-export function gateFromBase(name: string, base: Lockfile | undefined, baseManifest: Manifest | undefined): CredentialGate {
+export function gateFromBase(
+  name: string,
+  base: Lockfile | undefined,
+  baseManifest: Manifest | undefined,
+): CredentialGate {
   const entry: LockEntry | undefined = base ? own(base.agents, name) : undefined;
   const settings: AgentSettings | undefined = base ? own(base.settings, name) : undefined;
   let routes: CredentialRoute[] = [];
@@ -41,7 +50,11 @@ export function gateFromBase(name: string, base: Lockfile | undefined, baseManif
     }
   }
   const credentials = baseManifest ? own(baseManifest.agents, name)?.credentials : undefined;
-  const sources = credentials ? Object.fromEntries(Object.entries(credentials).map(([scheme, source]) => [scheme, sourceVariables(source).join(' ')])) : undefined;
+  const sources = credentials
+    ? Object.fromEntries(
+        Object.entries(credentials).map(([scheme, source]) => [scheme, sourceVariables(source).join(' ')]),
+      )
+    : undefined;
   return { kind: 'base', routes, sources, extendedIntegrity: entry?.extended?.integrity };
 }
 
@@ -50,7 +63,11 @@ export function gateFromBase(name: string, base: Lockfile | undefined, baseManif
  * `credentials`) that `gate` does not allow: all of them when the base is unreadable; otherwise
  * each one no base route covers, or whose secret variable is not the one the base manifest named.
  */
-export function withheldRoutes(gate: CredentialGate, routes: readonly CredentialRoute[], credentials: AgentEntry['credentials']): CredentialRoute[] {
+export function withheldRoutes(
+  gate: CredentialGate,
+  routes: readonly CredentialRoute[],
+  credentials: AgentEntry['credentials'],
+): CredentialRoute[] {
   if (gate.kind === 'unreadable') return [...routes];
   return routes.filter((route) => {
     const source = own(credentials, route.scheme);
@@ -78,23 +95,32 @@ export function extendedChangedSince(gate: CredentialGate, entry: LockEntry): bo
 }
 
 /** The line `verify` shows for an agent whose credential went along a route the base did not have. */
-export const CREDENTIAL_ROUTE_NEW_MESSAGE = 'checked with credentials after this change is merged; review it in a2a diff';
+export const CREDENTIAL_ROUTE_NEW_MESSAGE =
+  'checked with credentials after this change is merged; review it in a2a diff';
 
 /** `credential-route-new` for `withheld` (each destination once). */
 export function credentialRouteNew(withheld: readonly CredentialRoute[]): Unchecked {
   const routes: WithheldRoute[] = [];
-  for (const r of withheld) if (!routes.some((o) => o.origin === r.origin && o.scheme === r.scheme)) routes.push({ origin: r.origin, scheme: r.scheme });
+  for (const r of withheld)
+    if (!routes.some((o) => o.origin === r.origin && o.scheme === r.scheme))
+      routes.push({ origin: r.origin, scheme: r.scheme });
   return { reason: 'credential-route-new', message: CREDENTIAL_ROUTE_NEW_MESSAGE, routes };
 }
 
 /** `base-unreadable`: no credential was sent, the base (a pull request's, or the default branch for another run of a branch) being unreadable. */
 export function baseUnreadable(): Unchecked {
-  return { reason: 'base-unreadable', message: "not checked with credentials: this run's review base could not be read, so no credential was sent" };
+  return {
+    reason: 'base-unreadable',
+    message: "not checked with credentials: this run's review base could not be read, so no credential was sent",
+  };
 }
 
 /** The extended card could not be fetched (`variable` unset): `extended-changed` when its snapshot changed since the base, else `credential-unset`. */
 export function extendedUnchecked(variable: string, changedSinceBase: boolean): Unchecked {
   return changedSinceBase
-    ? { reason: 'extended-changed', message: `the lockfile's extended card changed since the base and was not checked (${variable} unset); review it in a2a diff` }
+    ? {
+        reason: 'extended-changed',
+        message: `the lockfile's extended card changed since the base and was not checked (${variable} unset); review it in a2a diff`,
+      }
     : { reason: 'credential-unset', message: `extended card not checked (${variable} unset)` };
 }

@@ -26,9 +26,18 @@ export interface CardChange {
 
 /** Top-level card fields that can decide a plan (1.0 and 0.3 names). */
 const STRUCTURAL_TOP = new Set([
-  'supportedInterfaces', 'url', 'preferredTransport', 'additionalInterfaces', 'protocolVersion',
-  'securitySchemes', 'securityRequirements', 'security', 'capabilities', 'defaultInputModes',
-  'defaultOutputModes', 'supportsAuthenticatedExtendedCard',
+  'supportedInterfaces',
+  'url',
+  'preferredTransport',
+  'additionalInterfaces',
+  'protocolVersion',
+  'securitySchemes',
+  'securityRequirements',
+  'security',
+  'capabilities',
+  'defaultInputModes',
+  'defaultOutputModes',
+  'supportsAuthenticatedExtendedCard',
 ]);
 /** Skill fields that can decide a plan. */
 const STRUCTURAL_SKILL = new Set(['id', 'inputModes', 'outputModes', 'securityRequirements', 'security']);
@@ -44,8 +53,14 @@ function field(item: unknown, name: string): unknown {
   return item && typeof item === 'object' && !Array.isArray(item) ? (item as Record<string, unknown>)[name] : undefined;
 }
 
-const bySkillId: Collection = { kind: 'keyed', key: (s) => (typeof field(s, 'id') === 'string' ? (field(s, 'id') as string) : undefined) };
-const byUri: Collection = { kind: 'keyed', key: (e) => (typeof field(e, 'uri') === 'string' ? (field(e, 'uri') as string) : undefined) };
+const bySkillId: Collection = {
+  kind: 'keyed',
+  key: (s) => (typeof field(s, 'id') === 'string' ? (field(s, 'id') as string) : undefined),
+};
+const byUri: Collection = {
+  kind: 'keyed',
+  key: (e) => (typeof field(e, 'uri') === 'string' ? (field(e, 'uri') as string) : undefined),
+};
 /** An interface by (binding, version, url): 1.0 `protocolBinding`/`protocolVersion`, 0.3 `transport`. */
 const byInterface: Collection = {
   kind: 'ordered',
@@ -78,7 +93,12 @@ function collectionAt(path: ReadonlyArray<PropertyKey>): Collection | undefined 
 /** A set member's identity: its canonical JSON, the scopes of a requirement sorted (`{oauth: [a, b]}` is `{oauth: [b, a]}`). */
 function memberKey(value: unknown): string {
   if (value && typeof value === 'object' && !Array.isArray(value)) {
-    const sorted = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, Array.isArray(v) && v.every((x) => typeof x === 'string') ? [...v].sort() : v]));
+    const sorted = Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [
+        k,
+        Array.isArray(v) && v.every((x) => typeof x === 'string') ? [...v].sort() : v,
+      ]),
+    );
     return canonicalJson(sorted);
   }
   return canonicalJson(value ?? null);
@@ -88,7 +108,8 @@ function memberKey(value: unknown): string {
 function isStructural(path: ReadonlyArray<PropertyKey>): boolean {
   const [top, skill, field] = path;
   if (typeof top === 'string' && STRUCTURAL_TOP.has(top)) return true;
-  if (top === 'skills') return skill === undefined || field === undefined || (typeof field === 'string' && STRUCTURAL_SKILL.has(field));
+  if (top === 'skills')
+    return skill === undefined || field === undefined || (typeof field === 'string' && STRUCTURAL_SKILL.has(field));
   return false;
 }
 
@@ -131,7 +152,8 @@ function walk(path: PropertyKey[], a: unknown, b: unknown, out: CardChange[]): v
     if (rule?.kind === 'set') return void setChanges(x, y, out, changeAt(path));
     if (rule && keyedChanges(path, x, y, rule, out)) return;
     const n = Math.max(x.length, y.length);
-    for (let i = 0; i < n; i++) walkInto(path, i, i < x.length ? x[i] : undefined, i < y.length ? y[i] : undefined, out);
+    for (let i = 0; i < n; i++)
+      walkInto(path, i, i < x.length ? x[i] : undefined, i < y.length ? y[i] : undefined, out);
     return;
   }
   out.push({ ...changeAt(path), kind: 'changed', old: a, new: b });
@@ -161,10 +183,17 @@ function setChanges(a: unknown[], b: unknown[], out: CardChange[], at: { path: s
  * under their key; for an `ordered` collection, the same items in another order is one
  * `reordered` change. False (compare by position) when an item has no key or two share one.
  */
-function keyedChanges(path: PropertyKey[], a: unknown[], b: unknown[], rule: Extract<Collection, { key: unknown }>, out: CardChange[]): boolean {
+function keyedChanges(
+  path: PropertyKey[],
+  a: unknown[],
+  b: unknown[],
+  rule: Extract<Collection, { key: unknown }>,
+  out: CardChange[],
+): boolean {
   const ka = a.map(rule.key);
   const kb = b.map(rule.key);
-  const unique = (keys: Array<string | undefined>): keys is string[] => keys.every((k) => k !== undefined) && new Set(keys).size === keys.length;
+  const unique = (keys: Array<string | undefined>): keys is string[] =>
+    keys.every((k) => k !== undefined) && new Set(keys).size === keys.length;
   if (!unique(ka) || !unique(kb)) return false;
   const inB = new Map(kb.map((k, i) => [k, i]));
   const inA = new Map(ka.map((k, i) => [k, i]));
@@ -175,7 +204,14 @@ function keyedChanges(path: PropertyKey[], a: unknown[], b: unknown[], rule: Ext
   if (rule.kind === 'ordered') {
     const commonA = ka.filter((k) => inB.has(k));
     const commonB = kb.filter((k) => inA.has(k));
-    if (commonA.some((k, i) => k !== commonB[i])) out.push({ path: formatPath(path), kind: 'reordered', old: commonA, new: commonB, structural: isStructural(path) });
+    if (commonA.some((k, i) => k !== commonB[i]))
+      out.push({
+        path: formatPath(path),
+        kind: 'reordered',
+        old: commonA,
+        new: commonB,
+        structural: isStructural(path),
+      });
   }
   return true;
 }
@@ -217,10 +253,20 @@ export interface CardSide {
 export function cardChanges(old: CardSide, now: CardSide): CardChange[] {
   // Compared as JSON, not by integrity strings (an edited snapshot keeps its old integrity).
   const changes: CardChange[] = sameJson(old.snapshot, now.snapshot) ? [] : diffCards(old.snapshot, now.snapshot);
-  if (old.resolved !== now.resolved) changes.unshift({ path: 'resolved', kind: 'changed', old: old.resolved, new: now.resolved, structural: true });
+  if (old.resolved !== now.resolved)
+    changes.unshift({ path: 'resolved', kind: 'changed', old: old.resolved, new: now.resolved, structural: true });
   if (!sameJson(old.extended?.snapshot ?? null, now.extended?.snapshot ?? null)) {
-    if (old.extended && now.extended) changes.push(...diffCards(old.extended.snapshot, now.extended.snapshot).map((c) => ({ ...c, path: `extended:${c.path}` })));
-    else changes.push({ path: 'extended:$', kind: now.extended ? 'added' : 'removed', ...(now.extended ? { new: '(extended card)' } : { old: '(extended card)' }), structural: true });
+    if (old.extended && now.extended)
+      changes.push(
+        ...diffCards(old.extended.snapshot, now.extended.snapshot).map((c) => ({ ...c, path: `extended:${c.path}` })),
+      );
+    else
+      changes.push({
+        path: 'extended:$',
+        kind: now.extended ? 'added' : 'removed',
+        ...(now.extended ? { new: '(extended card)' } : { old: '(extended card)' }),
+        structural: true,
+      });
   }
   return changes;
 }
@@ -258,13 +304,24 @@ export interface EntrySide extends CardSide {
 }
 
 /** The signature records that differ between two sides. */
-export function signatureChanges(old: Pick<EntrySide, 'signature' | 'extended'>, now: Pick<EntrySide, 'signature' | 'extended'>): SignatureChange[] {
+export function signatureChanges(
+  old: Pick<EntrySide, 'signature' | 'extended'>,
+  now: Pick<EntrySide, 'signature' | 'extended'>,
+): SignatureChange[] {
   const changes: SignatureChange[] = [];
   if (!sameJson(old.signature ?? null, now.signature ?? null)) {
-    changes.push({ snapshot: 'card', ...(old.signature ? { old: old.signature } : {}), ...(now.signature ? { new: now.signature } : {}) });
+    changes.push({
+      snapshot: 'card',
+      ...(old.signature ? { old: old.signature } : {}),
+      ...(now.signature ? { new: now.signature } : {}),
+    });
   }
   if (!sameJson(old.extended?.signature ?? null, now.extended?.signature ?? null)) {
-    changes.push({ snapshot: 'extended', ...(old.extended?.signature ? { old: old.extended.signature } : {}), ...(now.extended?.signature ? { new: now.extended.signature } : {}) });
+    changes.push({
+      snapshot: 'extended',
+      ...(old.extended?.signature ? { old: old.extended.signature } : {}),
+      ...(now.extended?.signature ? { new: now.extended.signature } : {}),
+    });
   }
   return changes;
 }
@@ -275,7 +332,8 @@ export function planChanges(old: Record<string, Plan>, now: Record<string, Plan>
   for (const skill of new Set([...Object.keys(old), ...Object.keys(now)])) {
     const before = own(old, skill);
     const after = own(now, skill);
-    if (!before || !after) changes[skill] = [{ field: 'plan', ...(before ? { old: before } : {}), ...(after ? { new: after } : {}) }];
+    if (!before || !after)
+      changes[skill] = [{ field: 'plan', ...(before ? { old: before } : {}), ...(after ? { new: after } : {}) }];
     else {
       const d = diffPlans(before, after);
       if (d.length) changes[skill] = d.map((x) => ({ field: x.field, old: x.locked, new: x.fresh }));

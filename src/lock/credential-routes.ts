@@ -57,7 +57,11 @@ export interface LockedCards {
 export function credentialRoutes(entry: LockEntry, settings: AgentSettings, cards?: LockedCards): CredentialRoute[] {
   const card = cards?.negotiation ?? lockedNegotiationCard(entry, entry.card, settings);
   const scheme = (name: string) => (Object.hasOwn(card.securitySchemes, name) ? card.securitySchemes[name] : undefined);
-  const routes = planRoutes(entry.plans, (name) => placement(scheme(name)), (name) => clientCredentialsTokenUrl(scheme(name)));
+  const routes = planRoutes(
+    entry.plans,
+    (name) => placement(scheme(name)),
+    (name) => clientCredentialsTokenUrl(scheme(name)),
+  );
   if (entry.extended) {
     const publicCard = cards?.public ?? lockedPublicCard(entry, entry.card, settings);
     const warnings: Warning[] = [];
@@ -76,14 +80,23 @@ export const ORIGIN_AUTH_SCHEME = 'originAuth';
  * the platform credential, placed as recorded (the placement includes its variable's name).
  */
 export function originAuthRoutes(entry: Pick<LockEntry, 'originAuth'>): CredentialRoute[] {
-  return Object.entries(entry.originAuth ?? {}).map(([origin, placement]) => ({ purpose: 'origin' as const, origin: origin.toLowerCase(), scheme: ORIGIN_AUTH_SCHEME, placement }));
+  return Object.entries(entry.originAuth ?? {}).map(([origin, placement]) => ({
+    purpose: 'origin' as const,
+    origin: origin.toLowerCase(),
+    scheme: ORIGIN_AUTH_SCHEME,
+    placement,
+  }));
 }
 
 /**
  * The routes of locked plans (skills sorted): each scheme a plan names, to its interface's origin
  * and to each locked fallback's, presented as `placed(scheme)` says.
  */
-export function planRoutes(plans: LockEntry['plans'], placed: (scheme: string) => unknown, tokenUrl: (scheme: string) => string | undefined = () => undefined): CredentialRoute[] {
+export function planRoutes(
+  plans: LockEntry['plans'],
+  placed: (scheme: string) => unknown,
+  tokenUrl: (scheme: string) => string | undefined = () => undefined,
+): CredentialRoute[] {
   const routes: CredentialRoute[] = [];
   for (const skill of Object.keys(plans).sort()) {
     const plan = plans[skill]!;
@@ -100,7 +113,13 @@ export function planRoutes(plans: LockEntry['plans'], placed: (scheme: string) =
 
 /** The route of an OAuth client credentials token request to `tokenUrl` for `scheme` (the whole URL is its placement: a moved path is a new destination). */
 function tokenRoute(tokenUrl: string, scheme: string, skill?: string): CredentialRoute {
-  return { purpose: 'token', ...(skill !== undefined ? { skill } : {}), origin: originOf(tokenUrl), scheme, placement: { tokenUrl } };
+  return {
+    purpose: 'token',
+    ...(skill !== undefined ? { skill } : {}),
+    origin: originOf(tokenUrl),
+    scheme,
+    placement: { tokenUrl },
+  };
 }
 
 /**
@@ -111,7 +130,12 @@ export function extendedRoutes(route: ExtendedRoute, schemes: NormalizedCard['se
   return Object.keys(route.requirement).flatMap((scheme) => {
     const definition = Object.hasOwn(schemes, scheme) ? schemes[scheme] : undefined;
     const token = clientCredentialsTokenUrl(definition);
-    const request: CredentialRoute = { purpose: 'extended', origin: originOf(route.iface.url), scheme, placement: placement(definition) };
+    const request: CredentialRoute = {
+      purpose: 'extended',
+      origin: originOf(route.iface.url),
+      scheme,
+      placement: placement(definition),
+    };
     return token !== undefined ? [request, tokenRoute(token, scheme)] : [request];
   });
 }

@@ -16,12 +16,23 @@ import { diffPlans, negotiate } from '../negotiate/negotiate.js';
 import type { NegotiationResult, Plan, TraceStep } from '../negotiate/types.js';
 import { cardChanges, changeKind, type CardSide } from './changes.js';
 import { isResigned } from './resign.js';
-import { changedReport, driftReport, okReport, type AgentReport, type PlanDrift, type SignatureDrift, type SkillRefusal } from './report.js';
+import {
+  changedReport,
+  driftReport,
+  okReport,
+  type AgentReport,
+  type PlanDrift,
+  type SignatureDrift,
+  type SkillRefusal,
+} from './report.js';
 import type { LockEntry } from './schema.js';
 
 /** The options of negotiate() these settings give: `versionRange`, and `allowHttp` when the agent allows plain http. */
 export function versionRangeOption(settings: AgentSettings): { versionRange?: string; allowHttp?: boolean } {
-  return { ...(settings.versionRange !== undefined ? { versionRange: settings.versionRange } : {}), ...(settings.allowHttp ? { allowHttp: true } : {}) };
+  return {
+    ...(settings.versionRange !== undefined ? { versionRange: settings.versionRange } : {}),
+    ...(settings.allowHttp ? { allowHttp: true } : {}),
+  };
 }
 
 /**
@@ -29,8 +40,16 @@ export function versionRangeOption(settings: AgentSettings): { versionRange?: st
  * credentials held and its version range. With `locked`, the profile is narrowed to that plan's
  * choices (the check "beyond the lockfile").
  */
-export function negotiateSkill(card: NormalizedCard, skill: string, settings: AgentSettings, locked?: Plan): NegotiationResult {
-  return negotiate(card, skill, profileOf(settings), settings.credentials, { ...versionRangeOption(settings), ...(locked ? { locked } : {}) });
+export function negotiateSkill(
+  card: NormalizedCard,
+  skill: string,
+  settings: AgentSettings,
+  locked?: Plan,
+): NegotiationResult {
+  return negotiate(card, skill, profileOf(settings), settings.credentials, {
+    ...versionRangeOption(settings),
+    ...(locked ? { locked } : {}),
+  });
 }
 
 /** {@link negotiateSkill} with each step explained (the candidates, the rule that chose): what `a2a why` prints. */
@@ -53,7 +72,12 @@ export interface NegotiatedSkills {
  * Negotiate `skills` on `card` as `lock` does (not narrowed). A skill with a plan in `locked` must
  * negotiate to exactly that plan: each differing field, or its refusal, is drift.
  */
-export function negotiateSkills(card: NormalizedCard, skills: readonly string[], settings: AgentSettings, locked: Record<string, Plan> = {}): NegotiatedSkills {
+export function negotiateSkills(
+  card: NormalizedCard,
+  skills: readonly string[],
+  settings: AgentSettings,
+  locked: Record<string, Plan> = {},
+): NegotiatedSkills {
   const out: NegotiatedSkills = { plans: {}, refusals: [], drift: [], traces: {} };
   for (const skill of skills) {
     const result = negotiateSkill(card, skill, settings);
@@ -63,7 +87,12 @@ export function negotiateSkills(card: NormalizedCard, skills: readonly string[],
       out.plans[skill] = result.plan;
       if (lockedPlan) out.drift.push(...fieldDrift(skill, lockedPlan, result.plan));
     } else if (lockedPlan) out.drift.push({ skill, refusal: result.refusal });
-    else out.refusals.push({ skill, refusal: result.refusal, ...(result.refusal.code === 'missing-credential' ? { schemes: firstRequirementSchemes(card, skill) } : {}) });
+    else
+      out.refusals.push({
+        skill,
+        refusal: result.refusal,
+        ...(result.refusal.code === 'missing-credential' ? { schemes: firstRequirementSchemes(card, skill) } : {}),
+      });
   }
   return out;
 }
@@ -80,7 +109,11 @@ function firstRequirementSchemes(card: NormalizedCard, skill: string): string[] 
  * narrowed refusal (with, when `lock` would still find a plan, the fields `a2a update` would change)
  * or the fields that differ.
  */
-export function narrowedDrift(card: NormalizedCard, settings: AgentSettings, locked: Record<string, Plan>): PlanDrift[] {
+export function narrowedDrift(
+  card: NormalizedCard,
+  settings: AgentSettings,
+  locked: Record<string, Plan>,
+): PlanDrift[] {
   const drift: PlanDrift[] = [];
   for (const [skill, plan] of Object.entries(locked)) {
     const result = negotiateSkill(card, skill, settings, plan);
@@ -89,7 +122,10 @@ export function narrowedDrift(card: NormalizedCard, settings: AgentSettings, loc
       continue;
     }
     const unconstrained = negotiateSkill(card, skill, settings);
-    drift.push({ skill, refusal: result.refusal }, ...(unconstrained.plan ? fieldDrift(skill, plan, unconstrained.plan) : []));
+    drift.push(
+      { skill, refusal: result.refusal },
+      ...(unconstrained.plan ? fieldDrift(skill, plan, unconstrained.plan) : []),
+    );
   }
   return drift;
 }
@@ -120,7 +156,10 @@ export function placement(scheme: SecurityScheme | undefined): unknown {
   try {
     const placed = placeCredential(scheme, 'user:secret');
     // Header names are case-insensitive (X-Key and x-key are one header).
-    return { ...placed, headers: Object.fromEntries(Object.entries(placed.headers).map(([name, value]) => [name.toLowerCase(), value])) };
+    return {
+      ...placed,
+      headers: Object.fromEntries(Object.entries(placed.headers).map(([name, value]) => [name.toLowerCase(), value])),
+    };
   } catch (error) {
     return { refused: (error as Error).message };
   }
@@ -130,10 +169,17 @@ export function placement(scheme: SecurityScheme | undefined): unknown {
  * The drift of scheme `name` when `fresh` presents it differently from `locked` (another header,
  * query parameter or cookie, another format, or gone), for a plan of `skill`; undefined when alike.
  */
-export function schemeChange(skill: string, name: string, locked: NormalizedCard, fresh: NormalizedCard): PlanDrift | undefined {
+export function schemeChange(
+  skill: string,
+  name: string,
+  locked: NormalizedCard,
+  fresh: NormalizedCard,
+): PlanDrift | undefined {
   const was = own(locked.securitySchemes, name);
   const now = own(fresh.securitySchemes, name);
-  return placedAlike(was, now) ? undefined : { skill, field: `securitySchemes.${name}`, locked: was ?? null, fresh: now ?? null };
+  return placedAlike(was, now)
+    ? undefined
+    : { skill, field: `securitySchemes.${name}`, locked: was ?? null, fresh: now ?? null };
 }
 
 /**
@@ -142,11 +188,17 @@ export function schemeChange(skill: string, name: string, locked: NormalizedCard
  * the credential comes from the card, and the runtime sends it the locked way.
  */
 export function schemeDrift(plans: Record<string, Plan>, locked: NormalizedCard, fresh: NormalizedCard): PlanDrift[] {
-  return Object.entries(plans).flatMap(([skill, plan]) => Object.keys(plan.security).flatMap((name) => schemeChange(skill, name, locked, fresh) ?? []));
+  return Object.entries(plans).flatMap(([skill, plan]) =>
+    Object.keys(plan.security).flatMap((name) => schemeChange(skill, name, locked, fresh) ?? []),
+  );
 }
 
 /** A locked verified signature must come back verified by the same key; anything else is drift. */
-export function signatureDrift(snapshot: SignatureDrift['snapshot'], locked: SignatureRecord | undefined, fresh: SignatureRecord): SignatureDrift[] {
+export function signatureDrift(
+  snapshot: SignatureDrift['snapshot'],
+  locked: SignatureRecord | undefined,
+  fresh: SignatureRecord,
+): SignatureDrift[] {
   if (locked?.status !== 'verified') return [];
   if (fresh.status === 'verified' && fresh.thumbprint === locked.thumbprint) return [];
   return [{ snapshot, locked, fresh }];
@@ -162,7 +214,9 @@ export function signaturesDrift(
 ): SignatureDrift[] {
   return [
     ...(fresh.signature ? signatureDrift('card', entry.signature, fresh.signature) : []),
-    ...(fresh.extended && entry.extended ? signatureDrift('extended', entry.extended.signature, fresh.extended.signature) : []),
+    ...(fresh.extended && entry.extended
+      ? signatureDrift('extended', entry.extended.signature, fresh.extended.signature)
+      : []),
   ];
 }
 
@@ -193,16 +247,29 @@ export interface ServedCards {
  * signature no longer holds. With no drift it is `changed`: plans equal, a card change to review;
  * `ok` when the only difference is a card re-signed by the same key over the same payload.
  */
-export function servedVerdict(entry: LockEntry, settings: AgentSettings, served: ServedCards, warnings: AgentReport['warnings']): AgentReport {
+export function servedVerdict(
+  entry: LockEntry,
+  settings: AgentSettings,
+  served: ServedCards,
+  warnings: AgentReport['warnings'],
+): AgentReport {
   // A card only re-signed (same key, same payload: {@link isResigned}) is its snapshot.
-  const publicResigned = served.resolved === entry.resolved && isResigned({ raw: entry.snapshot, signature: entry.signature }, { raw: served.raw, signature: served.signature });
+  const publicResigned =
+    served.resolved === entry.resolved &&
+    isResigned({ raw: entry.snapshot, signature: entry.signature }, { raw: served.raw, signature: served.signature });
   const extendedResigned =
-    served.extended !== undefined && entry.extended !== undefined && isResigned({ raw: entry.extended.snapshot, signature: entry.extended.signature }, served.extended);
+    served.extended !== undefined &&
+    entry.extended !== undefined &&
+    isResigned({ raw: entry.extended.snapshot, signature: entry.extended.signature }, served.extended);
   const now: CardSide = {
     resolved: served.resolved,
     snapshot: publicResigned ? entry.snapshot : served.raw,
     // An extended card that could not be checked is taken as locked (no change said either way).
-    extended: served.extended ? { snapshot: extendedResigned ? entry.extended!.snapshot : served.extended.raw } : served.unchecked ? entry.extended : undefined,
+    extended: served.extended
+      ? { snapshot: extendedResigned ? entry.extended!.snapshot : served.extended.raw }
+      : served.unchecked
+        ? entry.extended
+        : undefined,
   };
   const changes = cardChanges(entry, now);
   const change = changeKind(changes) ?? 'descriptive';
@@ -212,7 +279,12 @@ export function servedVerdict(entry: LockEntry, settings: AgentSettings, served:
     ...schemeDrift(entry.plans, served.lockedCard, served.negotiationCard),
   ];
   const signatures = signaturesDrift(entry, served);
-  const found = { change, cardChanges: changes, warnings, ...(served.unchecked ? { unchecked: served.unchecked } : {}) } as const;
+  const found = {
+    change,
+    cardChanges: changes,
+    warnings,
+    ...(served.unchecked ? { unchecked: served.unchecked } : {}),
+  } as const;
   if (drift.length > 0 || signatures.length > 0) return driftReport({ ...found, drift, signatureDrift: signatures });
   if (changes.length === 0 && (publicResigned || extendedResigned)) return okReport(warnings, served.unchecked);
   return changedReport(found);

@@ -54,7 +54,11 @@ export function mergeLockfiles(ours: Lockfile, theirs: Lockfile): { lock: Lockfi
   const agents = { ...theirs.agents, ...ours.agents };
   const settings = { ...theirs.settings, ...ours.settings };
   for (const name of Object.keys(ours.agents)) {
-    if (Object.hasOwn(theirs.agents, name) && serializeLockfile({ ...ours, agents: { [name]: ours.agents[name]! } }) !== serializeLockfile({ ...ours, agents: { [name]: theirs.agents[name]! } })) {
+    if (
+      Object.hasOwn(theirs.agents, name) &&
+      serializeLockfile({ ...ours, agents: { [name]: ours.agents[name]! } }) !==
+        serializeLockfile({ ...ours, agents: { [name]: theirs.agents[name]! } })
+    ) {
       differing.add(name);
     }
   }

@@ -9,7 +9,18 @@ import { own } from '../json-path.js';
 import { sourceVariables, type AgentSettings, type Manifest } from '../manifest/schema.js';
 import type { Plan } from '../negotiate/types.js';
 import { entryChanges, planChanges, type EntryChanges } from './changes.js';
-import { assessRisks, atOrAbove, credentialSourceRisks, highestLevel, signatureStatus, type AgentSide, type CredentialSourceChange, type Improvement, type Risk, type RiskLevel } from './risk.js';
+import {
+  assessRisks,
+  atOrAbove,
+  credentialSourceRisks,
+  highestLevel,
+  signatureStatus,
+  type AgentSide,
+  type CredentialSourceChange,
+  type Improvement,
+  type Risk,
+  type RiskLevel,
+} from './risk.js';
 import type { Lockfile } from './schema.js';
 
 /** A field of an agent's locked settings that changes. */
@@ -28,20 +39,29 @@ export interface DiffManifests {
 /** An agent's credential sources in `manifest` (scheme → variable name; an OAuth client's two, space-separated); undefined without a manifest. */
 function sourcesOf(manifest: Manifest | undefined, name: string): Map<string, string> | undefined {
   if (!manifest) return undefined;
-  return new Map(Object.entries(own(manifest.agents, name)?.credentials ?? {}).map(([scheme, source]) => [scheme, sourceVariables(source).join(' ')]));
+  return new Map(
+    Object.entries(own(manifest.agents, name)?.credentials ?? {}).map(([scheme, source]) => [
+      scheme,
+      sourceVariables(source).join(' '),
+    ]),
+  );
 }
 
 /**
  * The credential sources of one agent that differ between the base and head manifests, sorted by
  * scheme; none unless both manifests were read.
  */
-export function credentialSourceChanges(was: ReadonlyMap<string, string> | undefined, now: ReadonlyMap<string, string> | undefined): CredentialSourceChange[] {
+export function credentialSourceChanges(
+  was: ReadonlyMap<string, string> | undefined,
+  now: ReadonlyMap<string, string> | undefined,
+): CredentialSourceChange[] {
   if (!was || !now) return [];
   const out: CredentialSourceChange[] = [];
   for (const scheme of [...new Set([...was.keys(), ...now.keys()])].sort()) {
     const old = was.get(scheme);
     const fresh = now.get(scheme);
-    if (old !== fresh) out.push({ scheme, ...(old !== undefined ? { old } : {}), ...(fresh !== undefined ? { new: fresh } : {}) });
+    if (old !== fresh)
+      out.push({ scheme, ...(old !== undefined ? { old } : {}), ...(fresh !== undefined ? { new: fresh } : {}) });
   }
   return out;
 }
@@ -100,7 +120,12 @@ function settingsChanges(old: AgentSettings | undefined, now: AgentSettings | un
   const a = old as unknown as Record<string, unknown>;
   const b = now as unknown as Record<string, unknown>;
   for (const field of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort()) {
-    if (!sameJson(a[field] ?? null, b[field] ?? null)) out.push({ field, ...(a[field] !== undefined ? { old: a[field] } : {}), ...(b[field] !== undefined ? { new: b[field] } : {}) });
+    if (!sameJson(a[field] ?? null, b[field] ?? null))
+      out.push({
+        field,
+        ...(a[field] !== undefined ? { old: a[field] } : {}),
+        ...(b[field] !== undefined ? { new: b[field] } : {}),
+      });
   }
   return out;
 }
@@ -110,14 +135,24 @@ function sideOf(lock: Lockfile | undefined, name: string): AgentSide | undefined
   return entry ? { entry, settings: own(lock?.settings, name) } : undefined;
 }
 
-function agentDiff(name: string, old: AgentSide | undefined, now: AgentSide | undefined, from?: string, sources: readonly CredentialSourceChange[] = []): AgentDiff {
+function agentDiff(
+  name: string,
+  old: AgentSide | undefined,
+  now: AgentSide | undefined,
+  from?: string,
+  sources: readonly CredentialSourceChange[] = [],
+): AgentDiff {
   const empty = { plans: {} as Record<string, Plan> };
   let changes: EntryChanges;
   let verdict: Verdict;
   if (old && now) {
     changes = entryChanges(old.entry, now.entry);
     // Any change found already says "changed": the whole-entry compare is for the rest (integrity, unknown keys).
-    const found = changes.version !== undefined || changes.cardChanges.length > 0 || changes.signatureChanges.length > 0 || Object.keys(changes.planChanges).length > 0;
+    const found =
+      changes.version !== undefined ||
+      changes.cardChanges.length > 0 ||
+      changes.signatureChanges.length > 0 ||
+      Object.keys(changes.planChanges).length > 0;
     const same = !found && sameJson(old.entry, now.entry) && sameJson(old.settings ?? null, now.settings ?? null);
     verdict = from !== undefined ? 'renamed' : same && sources.length === 0 ? 'unchanged' : 'changed';
   } else {
@@ -131,7 +166,8 @@ function agentDiff(name: string, old: AgentSide | undefined, now: AgentSide | un
     verdict = old ? 'removed' : 'added';
   }
   const settings = settingsChanges(old?.settings, now?.settings);
-  const assessed = verdict === 'unchanged' ? { risks: [], better: [] } : assessRisks(old, now, old && now ? changes : undefined);
+  const assessed =
+    verdict === 'unchanged' ? { risks: [], better: [] } : assessRisks(old, now, old && now ? changes : undefined);
   if (now) assessed.risks.push(...credentialSourceRisks(sources, old));
   const level = highestLevel(assessed.risks);
   return {
@@ -140,7 +176,10 @@ function agentDiff(name: string, old: AgentSide | undefined, now: AgentSide | un
     ...(from !== undefined ? { from } : {}),
     card: (now ?? old)!.entry.card,
     version: { ...(old ? { old: old.entry.version } : {}), ...(now ? { new: now.entry.version } : {}) },
-    signature: { ...(old ? { old: signatureStatus(old.entry.signature) } : {}), ...(now ? { new: signatureStatus(now.entry.signature) } : {}) },
+    signature: {
+      ...(old ? { old: signatureStatus(old.entry.signature) } : {}),
+      ...(now ? { new: signatureStatus(now.entry.signature) } : {}),
+    },
     changes,
     settingsChanges: settings,
     ...(sources.length ? { credentialSources: [...sources] } : {}),
@@ -157,7 +196,11 @@ function agentDiff(name: string, old: AgentSide | undefined, now: AgentSide | un
  * given, each agent's credential sources are compared too ({@link credentialSourceChanges}): a
  * change makes the agent `changed` even with its lock entry alike.
  */
-export function diffLockfiles(base: Lockfile | undefined, head: Lockfile | undefined, manifests: DiffManifests = {}): LockfileDiff {
+export function diffLockfiles(
+  base: Lockfile | undefined,
+  head: Lockfile | undefined,
+  manifests: DiffManifests = {},
+): LockfileDiff {
   const baseNames = Object.keys(base?.agents ?? {});
   const headNames = Object.keys(head?.agents ?? {});
   const onlyBase = baseNames.filter((n) => !Object.hasOwn(head?.agents ?? {}, n));
@@ -179,7 +222,18 @@ export function diffLockfiles(base: Lockfile | undefined, head: Lockfile | undef
   }
   for (const name of onlyBase) if (!taken.has(name)) agents.push(agentDiff(name, sideOf(base, name), undefined));
   agents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  const counts: DiffCounts = { changed: 0, added: 0, removed: 0, renamed: 0, unchanged: 0, high: 0, medium: 0, low: 0, info: 0, better: 0 };
+  const counts: DiffCounts = {
+    changed: 0,
+    added: 0,
+    removed: 0,
+    renamed: 0,
+    unchanged: 0,
+    high: 0,
+    medium: 0,
+    low: 0,
+    info: 0,
+    better: 0,
+  };
   for (const a of agents) {
     if (a.verdict === 'renamed') {
       counts.renamed++;

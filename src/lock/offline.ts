@@ -30,7 +30,13 @@ export function lockedPublicCard(entry: LockEntry, source: string, settings?: Re
   const baseUrl = isCardUrl(entry.resolved) ? entry.resolved : undefined;
   const legacy = isLegacyWellKnown(entry.resolved) ? { legacyWellKnown: true } : {};
   // Only the card is kept: no host warnings are made for it (see CardSource.hostWarnings).
-  return normalizeCard(entry.snapshot, { source, hostWarnings: false, ...(baseUrl ? { baseUrl } : {}), ...legacy, ...rebaseOf(settings) }).card;
+  return normalizeCard(entry.snapshot, {
+    source,
+    hostWarnings: false,
+    ...(baseUrl ? { baseUrl } : {}),
+    ...legacy,
+    ...rebaseOf(settings),
+  }).card;
 }
 
 /**
@@ -41,7 +47,12 @@ export function lockedNegotiationCard(entry: LockEntry, source: string, settings
   const publicCard = lockedPublicCard(entry, source, settings);
   if (!entry.extended) return publicCard;
   const baseUrl = isCardUrl(entry.resolved) ? entry.resolved : undefined;
-  return normalizeCard(entry.extended.snapshot, { source: `${source}.extended`, hostWarnings: false, ...(baseUrl ? { baseUrl } : {}), ...rebaseOf(settings) }).card;
+  return normalizeCard(entry.extended.snapshot, {
+    source: `${source}.extended`,
+    hostWarnings: false,
+    ...(baseUrl ? { baseUrl } : {}),
+    ...rebaseOf(settings),
+  }).card;
 }
 
 /**
@@ -49,7 +60,12 @@ export function lockedNegotiationCard(entry: LockEntry, source: string, settings
  * longer match what the snapshot negotiates with the current settings). The snapshots stay; only
  * plans change, and the caller shows the diff.
  */
-export function replanFromSnapshot(entry: LockEntry, settings: AgentSettings, skills: readonly string[], source: string): Resolution {
+export function replanFromSnapshot(
+  entry: LockEntry,
+  settings: AgentSettings,
+  skills: readonly string[],
+  source: string,
+): Resolution {
   const card = lockedNegotiationCard(entry, source, settings);
   const { plans, refusals, traces } = negotiateSkills(card, skills, settings);
   if (refusals.length > 0) return { refusals, drift: [], traces, warnings: [], card };
@@ -63,9 +79,15 @@ export function replanFromSnapshot(entry: LockEntry, settings: AgentSettings, sk
  * `out-of-date` one (exit 1) whose reasons name each skill.
  */
 export function checkOffline(entry: LockEntry, settings: AgentSettings, source: string): AgentReport | undefined {
-  for (const [what, locked] of [['snapshot', entry], ['extended snapshot', entry.extended]] as const) {
+  for (const [what, locked] of [
+    ['snapshot', entry],
+    ['extended snapshot', entry.extended],
+  ] as const) {
     if (locked && integrityOf(locked.snapshot) !== locked.integrity) {
-      return errorReportOf({ code: 'lockfile-invalid', message: `${source}: ${what} does not match its integrity ${locked.integrity}` });
+      return errorReportOf({
+        code: 'lockfile-invalid',
+        message: `${source}: ${what} does not match its integrity ${locked.integrity}`,
+      });
     }
   }
   let card: NormalizedCard;
@@ -80,7 +102,10 @@ export function checkOffline(entry: LockEntry, settings: AgentSettings, source: 
     const mine = drift.filter((d) => d.skill === skill);
     const refused = mine.find((d) => d.refusal);
     if (refused) reasons.push(`skill "${skill}": the snapshot no longer negotiates (${refused.refusal!.code})`);
-    else if (mine.length > 0) reasons.push(`skill "${skill}": locked plan differs from the plan its snapshot negotiates (${mine.map((d) => d.field).join(', ')})`);
+    else if (mine.length > 0)
+      reasons.push(
+        `skill "${skill}": locked plan differs from the plan its snapshot negotiates (${mine.map((d) => d.field).join(', ')})`,
+      );
   }
   return reasons.length > 0 ? outOfDateReport(reasons) : undefined;
 }

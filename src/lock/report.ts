@@ -106,7 +106,10 @@ export function okReport(warnings: Warning[] = [], unchecked?: string): AgentRep
 export function withUnchecked(report: AgentReport, unchecked: Unchecked | undefined): AgentReport {
   if (!unchecked) return report;
   const held = unchecked.routes?.length ? { routes: unchecked.routes } : {};
-  const status: AgentStatus = unchecked.reason !== 'credential-unset' && (report.status === 'ok' || report.status === 'changed') ? 'unchecked' : report.status;
+  const status: AgentStatus =
+    unchecked.reason !== 'credential-unset' && (report.status === 'ok' || report.status === 'changed')
+      ? 'unchecked'
+      : report.status;
   return { ...report, status, unchecked: unchecked.message, reason: unchecked.reason, ...held };
 }
 
@@ -116,14 +119,24 @@ export function outOfDateReport(reasons: string[]): AgentReport {
 }
 
 /** The card served now changed but leaves every locked plan equal. Exit 0 (1 under `--strict`, {@link strictExitCode}). */
-export function changedReport(found: Pick<AgentReport, 'change' | 'cardChanges' | 'unchecked' | 'warnings'>): AgentReport {
+export function changedReport(
+  found: Pick<AgentReport, 'change' | 'cardChanges' | 'unchecked' | 'warnings'>,
+): AgentReport {
   return { status: 'changed', exitCode: ExitCode.Ok, ...found };
 }
 
 /** The card served now goes beyond a locked plan or signature ("beyond the lockfile"). Exit 1. */
-export function driftReport(found: Pick<AgentReport, 'change' | 'cardChanges' | 'drift' | 'signatureDrift' | 'unchecked' | 'warnings'>): AgentReport {
+export function driftReport(
+  found: Pick<AgentReport, 'change' | 'cardChanges' | 'drift' | 'signatureDrift' | 'unchecked' | 'warnings'>,
+): AgentReport {
   const { drift, signatureDrift, ...rest } = found;
-  return { status: 'drift', exitCode: ExitCode.Drift, ...rest, ...(drift?.length ? { drift } : {}), ...(signatureDrift?.length ? { signatureDrift } : {}) };
+  return {
+    status: 'drift',
+    exitCode: ExitCode.Drift,
+    ...rest,
+    ...(drift?.length ? { drift } : {}),
+    ...(signatureDrift?.length ? { signatureDrift } : {}),
+  };
 }
 
 /** A typed error as a report: its exit code from the one table. */
@@ -147,7 +160,9 @@ export function reportedError(error: unknown): ReportedError {
 
 /** A report's exit code under `strict`: a card change or an unchecked part that leaves plans equal fails (1). */
 export function strictExitCode(report: AgentReport, strict: boolean): ExitCode {
-  return strict && report.exitCode === ExitCode.Ok && (report.status === 'changed' || report.unchecked !== undefined) ? ExitCode.Drift : report.exitCode;
+  return strict && report.exitCode === ExitCode.Ok && (report.status === 'changed' || report.unchecked !== undefined)
+    ? ExitCode.Drift
+    : report.exitCode;
 }
 
 /** The overall exit code of a multi-agent run: the lowest non-zero agent code, else 0. */
@@ -226,7 +241,13 @@ export function syncFailureJson(f: SyncFailure): Record<string, unknown> {
     status: f.error ? 'error' : f.drift || f.signatureDrift ? 'drift' : 'refused',
     exitCode: f.exitCode,
     ...(f.error ? { error: f.error } : {}),
-    ...(f.refusals ? { refusals: Object.fromEntries(f.refusals.map((r) => [r.skill, r.hint ? { ...r.refusal, hint: r.hint } : r.refusal])) } : {}),
+    ...(f.refusals
+      ? {
+          refusals: Object.fromEntries(
+            f.refusals.map((r) => [r.skill, r.hint ? { ...r.refusal, hint: r.hint } : r.refusal]),
+          ),
+        }
+      : {}),
     ...(f.drift ? { drift: f.drift } : {}),
     ...(f.signatureDrift ? { signatureDrift: f.signatureDrift } : {}),
     ...(f.next ? { next: f.next } : {}),

@@ -90,14 +90,25 @@ function protectedHeader(value: unknown): Record<string, unknown> | undefined {
  */
 export function keepResignedSnapshots(old: LockEntry, fresh: LockEntry): LockEntry {
   let out = fresh;
-  if (old.resolved === fresh.resolved && isResigned({ raw: old.snapshot, signature: old.signature }, { raw: fresh.snapshot, signature: fresh.signature })) {
-    out = { ...out, integrity: old.integrity, snapshot: old.snapshot, ...(old.signature ? { signature: old.signature } : {}) };
+  if (
+    old.resolved === fresh.resolved &&
+    isResigned({ raw: old.snapshot, signature: old.signature }, { raw: fresh.snapshot, signature: fresh.signature })
+  ) {
+    out = {
+      ...out,
+      integrity: old.integrity,
+      snapshot: old.snapshot,
+      ...(old.signature ? { signature: old.signature } : {}),
+    };
   }
   if (
     old.extended &&
     fresh.extended &&
     old.extended.resolved === fresh.extended.resolved &&
-    isResigned({ raw: old.extended.snapshot, signature: old.extended.signature }, { raw: fresh.extended.snapshot, signature: fresh.extended.signature })
+    isResigned(
+      { raw: old.extended.snapshot, signature: old.extended.signature },
+      { raw: fresh.extended.snapshot, signature: fresh.extended.signature },
+    )
   ) {
     out = { ...out, extended: old.extended };
   }

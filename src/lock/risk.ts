@@ -16,7 +16,15 @@ import { own } from '../json-path.js';
 import type { AgentSettings } from '../manifest/schema.js';
 import type { Plan } from '../negotiate/types.js';
 import { entryChanges, signatureChanges, type EntryChanges } from './changes.js';
-import { credentialRoutes, originAuthRoutes, originOf, planRoutes, uncoveredRoutes, type CredentialRoute, type LockedCards } from './credential-routes.js';
+import {
+  credentialRoutes,
+  originAuthRoutes,
+  originOf,
+  planRoutes,
+  uncoveredRoutes,
+  type CredentialRoute,
+  type LockedCards,
+} from './credential-routes.js';
 import { describeOriginAuth } from '../credentials.js';
 import type { OriginAuth } from '../manifest/schema.js';
 import { placement } from './drift.js';
@@ -50,7 +58,7 @@ export const RISK_CODES = {
   'skill-removed': 'low',
   'fallbacks-changed': 'low',
   'card-structural': 'low',
-  'descriptive': 'info',
+  descriptive: 'info',
   'interface-other-origin': 'info',
   'host-international': 'info',
   'agent-added': 'info',
@@ -141,8 +149,18 @@ function requestUrls(side: AgentSide | undefined): RequestUrl[] {
 function routesOf(side: AgentSide | undefined): CredentialRoute[] {
   if (!side) return [];
   // Nothing credentialed, no extended card: no route (and no card to read) but the platform's.
-  if (!side.entry.extended && Object.values(side.entry.plans).every((p) => Object.keys(p.security).length === 0)) return originAuthRoutes(side.entry);
-  const settings = side.settings ?? { bindings: [], versions: [], accepts: [], sends: [], streaming: false, pushEndpoint: null, extensions: [], credentials: [] };
+  if (!side.entry.extended && Object.values(side.entry.plans).every((p) => Object.keys(p.security).length === 0))
+    return originAuthRoutes(side.entry);
+  const settings = side.settings ?? {
+    bindings: [],
+    versions: [],
+    accepts: [],
+    sends: [],
+    streaming: false,
+    pushEndpoint: null,
+    extensions: [],
+    credentials: [],
+  };
   try {
     return credentialRoutes(side.entry, settings, lockedCards(side));
   } catch {
@@ -151,8 +169,10 @@ function routesOf(side: AgentSide | undefined): CredentialRoute[] {
 }
 
 function routeText(r: CredentialRoute): string {
-  if (r.purpose === 'origin') return `originAuth ${describeOriginAuth(r.placement as OriginAuth)} → ${r.origin} (every request to the origin)`;
-  if (r.purpose === 'token') return `${r.scheme} client secret → ${(r.placement as { tokenUrl: string }).tokenUrl} (OAuth token request${r.skill !== undefined ? `, plan ${r.skill}` : ''})`;
+  if (r.purpose === 'origin')
+    return `originAuth ${describeOriginAuth(r.placement as OriginAuth)} → ${r.origin} (every request to the origin)`;
+  if (r.purpose === 'token')
+    return `${r.scheme} client secret → ${(r.placement as { tokenUrl: string }).tokenUrl} (OAuth token request${r.skill !== undefined ? `, plan ${r.skill}` : ''})`;
   return `${r.scheme} → ${r.origin}${r.purpose === 'extended' ? ' (extended card request)' : r.skill !== undefined ? ` (plan ${r.skill})` : ''}`;
 }
 
@@ -165,7 +185,10 @@ function lockedCards(side: AgentSide): LockedCards | undefined {
   let cards: LockedCards | null = null;
   try {
     const publicCard = lockedPublicCard(side.entry, side.entry.card, side.settings);
-    cards = { public: publicCard, negotiation: side.entry.extended ? lockedNegotiationCard(side.entry, side.entry.card, side.settings) : publicCard };
+    cards = {
+      public: publicCard,
+      negotiation: side.entry.extended ? lockedNegotiationCard(side.entry, side.entry.card, side.settings) : publicCard,
+    };
   } catch {
     cards = null;
   }
@@ -179,7 +202,11 @@ function negotiationCard(side: AgentSide): NormalizedCard | undefined {
 
 /** A scheme's kind for comparison: its type and, for http, its scheme (bearer, basic). */
 function schemeKind(s: SecurityScheme): string {
-  return s.type === 'http' ? `http ${s.scheme.toLowerCase()}` : s.type === 'apiKey' ? `apiKey in ${s.location}` : s.type;
+  return s.type === 'http'
+    ? `http ${s.scheme.toLowerCase()}`
+    : s.type === 'apiKey'
+      ? `apiKey in ${s.location}`
+      : s.type;
 }
 
 /** Numeric parts of a protocol version (`1.0` → [1, 0]); compares part by part. */
@@ -232,7 +259,11 @@ function samePlansAndSettings(old: AgentSide, now: AgentSide): boolean {
  * routes are alike.
  */
 export function sameRouting(old: AgentSide, now: AgentSide, diff: EntryChanges): boolean {
-  return samePlansAndSettings(old, now) && !diff.cardChanges.some((c) => c.structural) && sameJson(old.entry.originAuth ?? null, now.entry.originAuth ?? null);
+  return (
+    samePlansAndSettings(old, now) &&
+    !diff.cardChanges.some((c) => c.structural) &&
+    sameJson(old.entry.originAuth ?? null, now.entry.originAuth ?? null)
+  );
 }
 
 /**
@@ -258,8 +289,14 @@ function credentialRisks(old: AgentSide | undefined, now: AgentSide | undefined)
   const oldRoutes = routesOf(old);
   const newRoutes = routesOf(now);
   return {
-    risks: uncoveredRoutes(oldRoutes, newRoutes).map((r) => risk('new-credential-destination', `${old ? 'now sends' : 'new agent sends'} ${routeText(r)}`, r.skill)),
-    better: old ? uncoveredRoutes(newRoutes, oldRoutes).map((r) => better('credential-destination-removed', `no longer sends ${routeText(r)}`, r.skill)) : [],
+    risks: uncoveredRoutes(oldRoutes, newRoutes).map((r) =>
+      risk('new-credential-destination', `${old ? 'now sends' : 'new agent sends'} ${routeText(r)}`, r.skill),
+    ),
+    better: old
+      ? uncoveredRoutes(newRoutes, oldRoutes).map((r) =>
+          better('credential-destination-removed', `no longer sends ${routeText(r)}`, r.skill),
+        )
+      : [],
   };
 }
 
@@ -271,27 +308,44 @@ function credentialRisks(old: AgentSide | undefined, now: AgentSide | undefined)
 function transportRisks(old: AgentSide | undefined, now: AgentSide): Findings {
   const risks: Risk[] = [];
   const improvements: Improvement[] = [];
-  const wasCleartext = new Set(requestUrls(old).filter((u) => isCleartext(u.url)).map((u) => u.url));
-  const isNowCleartext = new Set(requestUrls(now).filter((u) => isCleartext(u.url)).map((u) => u.url));
+  const wasCleartext = new Set(
+    requestUrls(old)
+      .filter((u) => isCleartext(u.url))
+      .map((u) => u.url),
+  );
+  const isNowCleartext = new Set(
+    requestUrls(now)
+      .filter((u) => isCleartext(u.url))
+      .map((u) => u.url),
+  );
   const seen = new Set<string>();
   for (const u of requestUrls(now)) {
     if (!isNowCleartext.has(u.url) || wasCleartext.has(u.url) || seen.has(u.url)) continue;
     seen.add(u.url);
     risks.push(risk('cleartext-transport', `${u.what} is plain http to a non-loopback host: ${u.url}`, u.skill));
   }
-  for (const u of wasCleartext) if (!isNowCleartext.has(u)) improvements.push(better('cleartext-gone', `no more plain http to ${u}`));
+  for (const u of wasCleartext)
+    if (!isNowCleartext.has(u)) improvements.push(better('cleartext-gone', `no more plain http to ${u}`));
 
   // Calls to another origin than the card's: legitimate (a gRPC host, an API gateway), but said.
   const wasElsewhere = otherOriginRequests(old);
   for (const [origin, u] of otherOriginRequests(now)) {
-    if (!wasElsewhere.has(origin)) risks.push(risk('interface-other-origin', `${u.what} goes to ${origin}, another origin than the card's (${originOf(now.entry.resolved)})`, u.skill));
+    if (!wasElsewhere.has(origin))
+      risks.push(
+        risk(
+          'interface-other-origin',
+          `${u.what} goes to ${origin}, another origin than the card's (${originOf(now.entry.resolved)})`,
+          u.skill,
+        ),
+      );
   }
   // A host spelt otherwise than it is contacted (U+3002 dots, punycode): both spellings said.
   const wasUrls = new Set(requestUrls(old).map((u) => u.url));
   for (const u of requestUrls(now)) {
     if (wasUrls.has(u.url)) continue;
     wasUrls.add(u.url);
-    for (const w of internationalHostWarnings([[`${u.what} url`, u.url]])) risks.push(risk('host-international', w.message, u.skill));
+    for (const w of internationalHostWarnings([[`${u.what} url`, u.url]]))
+      risks.push(risk('host-international', w.message, u.skill));
   }
   return { risks, better: improvements };
 }
@@ -315,7 +369,9 @@ function schemeRisks(wasCard: NormalizedCard, nowCard: NormalizedCard): Findings
     const before = own(wasCard.securitySchemes, name);
     if (!before) continue;
     if (schemeKind(before) !== schemeKind(scheme) || !sameJson(placement(before), placement(scheme))) {
-      risks.push(risk('scheme-redefined', `security scheme ${name} redefined: ${schemeKind(before)} → ${schemeKind(scheme)}`));
+      risks.push(
+        risk('scheme-redefined', `security scheme ${name} redefined: ${schemeKind(before)} → ${schemeKind(scheme)}`),
+      );
     }
   }
   return risksOnly(risks);
@@ -323,9 +379,14 @@ function schemeRisks(wasCard: NormalizedCard, nowCard: NormalizedCard): Findings
 
 /** `required-extension-added`: the negotiation card requires an extension it did not. */
 function requiredExtensionRisks(wasCard: NormalizedCard, nowCard: NormalizedCard): Findings {
-  const required = (card: NormalizedCard) => new Set(card.capabilities.extensions.filter((e) => e.required).map((e) => e.uri));
+  const required = (card: NormalizedCard) =>
+    new Set(card.capabilities.extensions.filter((e) => e.required).map((e) => e.uri));
   const wasRequired = required(wasCard);
-  return risksOnly([...required(nowCard)].filter((uri) => !wasRequired.has(uri)).map((uri) => risk('required-extension-added', `the card now requires extension ${uri}`)));
+  return risksOnly(
+    [...required(nowCard)]
+      .filter((uri) => !wasRequired.has(uri))
+      .map((uri) => risk('required-extension-added', `the card now requires extension ${uri}`)),
+  );
 }
 
 /** `signature-weakened`, `signer-changed`; a signature now verified is better. */
@@ -335,9 +396,17 @@ function signatureRisks(old: AgentSide, now: AgentSide): Findings {
   for (const c of signatureChanges(old.entry, now.entry)) {
     const label = c.snapshot === 'card' ? 'card signature' : 'extended card signature';
     if (c.old?.status === 'verified' && c.new?.status === 'verified') {
-      if (c.old.thumbprint !== c.new.thumbprint) risks.push(risk('signer-changed', `${label} verified by another key: ${c.old.thumbprint ?? c.old.kid ?? '?'} → ${c.new.thumbprint ?? c.new.kid ?? '?'}`));
-    } else if (c.old?.status === 'verified') risks.push(risk('signature-weakened', `${label}: verified → ${signatureStatus(c.new)}`));
-    else if (c.new?.status === 'verified') improvements.push(better('signature-verified', `${label}: ${signatureStatus(c.old)} → verified`));
+      if (c.old.thumbprint !== c.new.thumbprint)
+        risks.push(
+          risk(
+            'signer-changed',
+            `${label} verified by another key: ${c.old.thumbprint ?? c.old.kid ?? '?'} → ${c.new.thumbprint ?? c.new.kid ?? '?'}`,
+          ),
+        );
+    } else if (c.old?.status === 'verified')
+      risks.push(risk('signature-weakened', `${label}: verified → ${signatureStatus(c.new)}`));
+    else if (c.new?.status === 'verified')
+      improvements.push(better('signature-verified', `${label}: ${signatureStatus(c.old)} → verified`));
   }
   return { risks, better: improvements };
 }
@@ -352,7 +421,14 @@ function pushEndpointRisks(old: AgentSide, now: AgentSide): Findings {
   const is = now.settings?.pushEndpoint ?? null;
   if (is === null || (was !== null && originOf(was) === originOf(is))) return NOTHING;
   const cleartext = isCleartext(is) && !(was !== null && isCleartext(was));
-  return risksOnly([risk('push-endpoint-changed', `push endpoint goes to another origin: ${was === null ? 'none' : originOf(was)} → ${originOf(is)}`, undefined, cleartext ? 'high' : 'medium')]);
+  return risksOnly([
+    risk(
+      'push-endpoint-changed',
+      `push endpoint goes to another origin: ${was === null ? 'none' : originOf(was)} → ${originOf(is)}`,
+      undefined,
+      cleartext ? 'high' : 'medium',
+    ),
+  ]);
 }
 
 /** `skill-added` / `skill-removed` for a skill locked on one side only, and the risks of each plan that changed ({@link planFieldRisks}). */
@@ -364,7 +440,8 @@ function planRisks(old: AgentSide, now: AgentSide, diff: EntryChanges): Findings
     const plan = own(now.entry.plans, skill);
     if (!was && plan) risks.push(risk('skill-added', `skill ${skill} locked`, skill));
     else if (was && !plan) risks.push(risk('skill-removed', `skill ${skill} no longer locked`, skill));
-    else if (was && plan && list.length) risks.push(...planFieldRisks(skill, was, plan, credentialed(was) || credentialed(plan)));
+    else if (was && plan && list.length)
+      risks.push(...planFieldRisks(skill, was, plan, credentialed(was) || credentialed(plan)));
   }
   return risksOnly(risks);
 }
@@ -372,26 +449,55 @@ function planRisks(old: AgentSide, now: AgentSide, diff: EntryChanges): Findings
 /** The risks of each plan field that changes, for a skill locked on both sides. */
 function planFieldRisks(skill: string, was: Plan, now: Plan, credentialed: boolean): Risk[] {
   const risks: Risk[] = [];
-  if (originOf(was.url) !== originOf(now.url) && !credentialed) risks.push(risk('origin-changed', `plan ${skill} goes to another origin: ${originOf(was.url)} → ${originOf(now.url)}`, skill));
-  else if (was.url !== now.url && originOf(was.url) === originOf(now.url)) risks.push(risk('card-structural', `plan ${skill} url: ${was.url} → ${now.url}`, skill));
-  if (was.protocolBinding !== now.protocolBinding || was.tenant !== now.tenant) risks.push(risk('card-structural', `plan ${skill} binding: ${was.protocolBinding}${was.tenant ? ` (tenant ${was.tenant})` : ''} → ${now.protocolBinding}${now.tenant ? ` (tenant ${now.tenant})` : ''}`, skill));
-  if (compareDotted(now.protocolVersion, was.protocolVersion) < 0) risks.push(risk('protocol-downgrade', `plan ${skill} protocol version ${was.protocolVersion} → ${now.protocolVersion}`, skill));
+  if (originOf(was.url) !== originOf(now.url) && !credentialed)
+    risks.push(
+      risk(
+        'origin-changed',
+        `plan ${skill} goes to another origin: ${originOf(was.url)} → ${originOf(now.url)}`,
+        skill,
+      ),
+    );
+  else if (was.url !== now.url && originOf(was.url) === originOf(now.url))
+    risks.push(risk('card-structural', `plan ${skill} url: ${was.url} → ${now.url}`, skill));
+  if (was.protocolBinding !== now.protocolBinding || was.tenant !== now.tenant)
+    risks.push(
+      risk(
+        'card-structural',
+        `plan ${skill} binding: ${was.protocolBinding}${was.tenant ? ` (tenant ${was.tenant})` : ''} → ${now.protocolBinding}${now.tenant ? ` (tenant ${now.tenant})` : ''}`,
+        skill,
+      ),
+    );
+  if (compareDotted(now.protocolVersion, was.protocolVersion) < 0)
+    risks.push(
+      risk(
+        'protocol-downgrade',
+        `plan ${skill} protocol version ${was.protocolVersion} → ${now.protocolVersion}`,
+        skill,
+      ),
+    );
   for (const [scheme, scopes] of Object.entries(now.security)) {
     const before = own(was.security, scheme);
     if (!before) continue;
     const wider = scopes.filter((s) => !before.includes(s));
-    if (wider.length) risks.push(risk('scopes-widened', `plan ${skill} asks ${scheme} for more scopes: + ${wider.join(', ')}`, skill));
+    if (wider.length)
+      risks.push(risk('scopes-widened', `plan ${skill} asks ${scheme} for more scopes: + ${wider.join(', ')}`, skill));
   }
   const activated = now.extensions.filter((e) => !was.extensions.includes(e));
-  if (activated.length) risks.push(risk('extension-activated', `plan ${skill} now sends extension ${activated.join(', ')}`, skill));
-  if (was.delivery !== now.delivery) risks.push(risk('delivery-changed', `plan ${skill} delivery: ${was.delivery} → ${now.delivery}`, skill));
+  if (activated.length)
+    risks.push(risk('extension-activated', `plan ${skill} now sends extension ${activated.join(', ')}`, skill));
+  if (was.delivery !== now.delivery)
+    risks.push(risk('delivery-changed', `plan ${skill} delivery: ${was.delivery} → ${now.delivery}`, skill));
   if (!sameJson(was.acceptedOutputModes, now.acceptedOutputModes)) {
     const removed = was.acceptedOutputModes.filter((m) => !now.acceptedOutputModes.includes(m));
     const added = now.acceptedOutputModes.filter((m) => !was.acceptedOutputModes.includes(m));
-    const what = removed.length || added.length ? [...removed.map((m) => `- ${m}`), ...added.map((m) => `+ ${m}`)].join(', ') : 'reordered';
+    const what =
+      removed.length || added.length
+        ? [...removed.map((m) => `- ${m}`), ...added.map((m) => `+ ${m}`)].join(', ')
+        : 'reordered';
     risks.push(risk('output-modes-changed', `plan ${skill} accepted output modes: ${what}`, skill));
   }
-  if (!sameJson(was.fallbacks ?? null, now.fallbacks ?? null)) risks.push(risk('fallbacks-changed', `plan ${skill} fallbacks changed`, skill));
+  if (!sameJson(was.fallbacks ?? null, now.fallbacks ?? null))
+    risks.push(risk('fallbacks-changed', `plan ${skill} fallbacks changed`, skill));
   return risks;
 }
 
@@ -400,12 +506,15 @@ function cardRisks(diff: EntryChanges): Findings {
   const risks: Risk[] = [];
   if (diff.version) {
     const c = compareVersions(diff.version.new, diff.version.old);
-    if (c !== undefined && c < 0) risks.push(risk('card-version-rollback', `card version went down: ${diff.version.old} → ${diff.version.new}`));
+    if (c !== undefined && c < 0)
+      risks.push(risk('card-version-rollback', `card version went down: ${diff.version.old} → ${diff.version.new}`));
   }
   const structural = diff.cardChanges.filter((c) => c.structural).length;
   const descriptive = diff.cardChanges.length - structural;
-  if (structural) risks.push(risk('card-structural', `${structural} structural card change${structural === 1 ? '' : 's'}`));
-  if (descriptive) risks.push(risk('descriptive', `${descriptive} descriptive card change${descriptive === 1 ? '' : 's'}`));
+  if (structural)
+    risks.push(risk('card-structural', `${structural} structural card change${structural === 1 ? '' : 's'}`));
+  if (descriptive)
+    risks.push(risk('descriptive', `${descriptive} descriptive card change${descriptive === 1 ? '' : 's'}`));
   return risksOnly(risks);
 }
 
@@ -431,7 +540,11 @@ function changedAgentRisks(old: AgentSide, now: AgentSide, diff: EntryChanges): 
  * new (its credential routes are all new destinations, its cleartext URLs all new); `now` absent:
  * removed. `changes` is {@link entryChanges} of the two entries (computed when absent).
  */
-export function assessRisks(old: AgentSide | undefined, now: AgentSide | undefined, changes?: EntryChanges): { risks: Risk[]; better: Improvement[] } {
+export function assessRisks(
+  old: AgentSide | undefined,
+  now: AgentSide | undefined,
+  changes?: EntryChanges,
+): { risks: Risk[]; better: Improvement[] } {
   const groups = [membershipRisks(old, now)];
   if (!now) groups.push(credentialRisks(old, undefined));
   else if (!old) groups.push(credentialRisks(undefined, now), transportRisks(undefined, now));
@@ -459,8 +572,19 @@ export function credentialSourceRisks(changes: readonly CredentialSourceChange[]
   if (!changes.length) return [];
   const routed = new Set(routesOf(old).map((r) => r.scheme));
   return changes.map((c) => {
-    if (c.new === undefined) return risk('credential-source-changed', `credential ${c.scheme} no longer read from env ${c.old} (a2a.json)`, undefined, 'low');
+    if (c.new === undefined)
+      return risk(
+        'credential-source-changed',
+        `credential ${c.scheme} no longer read from env ${c.old} (a2a.json)`,
+        undefined,
+        'low',
+      );
     const was = c.old === undefined ? 'none at base' : `was env ${c.old}`;
-    return risk('credential-source-changed', `credential ${c.scheme} now read from env ${c.new} (${was})${routed.has(c.scheme) ? ', for a route the base already sent it along' : ''}`, undefined, routed.has(c.scheme) ? 'high' : 'medium');
+    return risk(
+      'credential-source-changed',
+      `credential ${c.scheme} now read from env ${c.new} (${was})${routed.has(c.scheme) ? ', for a route the base already sent it along' : ''}`,
+      undefined,
+      routed.has(c.scheme) ? 'high' : 'medium',
+    );
   });
 }

@@ -26,7 +26,12 @@ export interface ExtendedRoute {
  * requirement (the card's own; when it has none, the first of `skills`, in the order given, that
  * has one). Undefined, with a `no-extended-card` warning, when no credential held satisfies one.
  */
-export function routeFor(card: NormalizedCard, skills: readonly string[], settings: AgentSettings, warnings: Warning[]): ExtendedRoute | undefined {
+export function routeFor(
+  card: NormalizedCard,
+  skills: readonly string[],
+  settings: AgentSettings,
+  warnings: Warning[],
+): ExtendedRoute | undefined {
   const { interface: iface } = chooseInterface(card, profileOf(settings), undefined, settings.allowHttp === true);
   if (!iface) return undefined; // negotiation refuses with no-common-interface or plain-http
   let requirements = card.securityRequirements;
@@ -41,12 +46,18 @@ export function routeFor(card: NormalizedCard, skills: readonly string[], settin
   }
   const requirement = requirements.length ? chooseRequirement(requirements, new Set(settings.credentials)) : {};
   if (!requirement) {
-    warnings.push({ code: 'no-extended-card', message: 'the extended card was not fetched: no credential held satisfies the card\'s security requirements' });
+    warnings.push({
+      code: 'no-extended-card',
+      message: "the extended card was not fetched: no credential held satisfies the card's security requirements",
+    });
     return undefined;
   }
   // A credential never crosses the network in cleartext, "allowHttp" or not.
   if (Object.keys(requirement).length > 0 && isCleartextOffLoopback(iface.url)) {
-    warnings.push({ code: 'no-extended-card', message: `the extended card was not fetched: ${iface.url} is plain http to a host that is not loopback, and a credential is never sent over it` });
+    warnings.push({
+      code: 'no-extended-card',
+      message: `the extended card was not fetched: ${iface.url} is plain http to a host that is not loopback, and a credential is never sent over it`,
+    });
     return undefined;
   }
   return { iface, requirement };
@@ -68,7 +79,12 @@ export interface GuardedRoute {
  * query parameter or cookie, same format). Otherwise the drift that says why, and no route.
  * @throws InvalidInputError `card-invalid` when the locked snapshot is no longer a valid card
  */
-export function lockedExtendedRoute(previous: LockEntry, served: NormalizedCard, settings: AgentSettings, warnings: Warning[]): GuardedRoute {
+export function lockedExtendedRoute(
+  previous: LockEntry,
+  served: NormalizedCard,
+  settings: AgentSettings,
+  warnings: Warning[],
+): GuardedRoute {
   const lockedPublic = lockedPublicCard(previous, previous.card, settings);
   const skills = Object.keys(previous.plans).sort();
   const route = routeFor(lockedPublic, skills, settings, warnings);
@@ -76,7 +92,8 @@ export function lockedExtendedRoute(previous: LockEntry, served: NormalizedCard,
   // Drift for the skills whose plan uses the scheme; all of them when none does (every plan is
   // negotiated against the extended card this route fetches).
   const affected = (scheme?: string): string[] => {
-    const using = scheme === undefined ? [] : skills.filter((skill) => Object.hasOwn(previous.plans[skill]!.security, scheme));
+    const using =
+      scheme === undefined ? [] : skills.filter((skill) => Object.hasOwn(previous.plans[skill]!.security, scheme));
     return using.length > 0 ? using : skills;
   };
   const drift: PlanDrift[] = [];
@@ -88,10 +105,22 @@ export function lockedExtendedRoute(previous: LockEntry, served: NormalizedCard,
   }
   const { url, protocolBinding, protocolVersion, tenant } = route.iface;
   const offered = served.supportedInterfaces.some(
-    (i) => i.url === url && i.protocolBinding === protocolBinding && i.protocolVersion === protocolVersion && (i.tenant ?? '') === (tenant ?? ''),
+    (i) =>
+      i.url === url &&
+      i.protocolBinding === protocolBinding &&
+      i.protocolVersion === protocolVersion &&
+      (i.tenant ?? '') === (tenant ?? ''),
   );
   if (!offered) {
-    for (const skill of affected()) drift.push({ skill, field: 'supportedInterfaces', locked: { url, protocolBinding, protocolVersion, ...(tenant ? { tenant } : {}) }, fresh: null });
+    for (const skill of affected())
+      drift.push({
+        skill,
+        field: 'supportedInterfaces',
+        locked: { url, protocolBinding, protocolVersion, ...(tenant ? { tenant } : {}) },
+        fresh: null,
+      });
   }
-  return drift.length > 0 ? { schemes: lockedPublic.securitySchemes, drift } : { route, schemes: lockedPublic.securitySchemes, drift: [] };
+  return drift.length > 0
+    ? { schemes: lockedPublic.securitySchemes, drift }
+    : { route, schemes: lockedPublic.securitySchemes, drift: [] };
 }

@@ -5,7 +5,15 @@
  */
 import { sameJson } from '../canonical.js';
 import { own } from '../json-path.js';
-import { agentSettings, planKeys, profileOf, type AgentSettings, type Manifest, type OriginAuth, type OriginAuthMap } from '../manifest/schema.js';
+import {
+  agentSettings,
+  planKeys,
+  profileOf,
+  type AgentSettings,
+  type Manifest,
+  type OriginAuth,
+  type OriginAuthMap,
+} from '../manifest/schema.js';
 import type { LockEntry, Lockfile } from './schema.js';
 
 /**
@@ -30,7 +38,8 @@ export function manifestMismatches(manifest: Manifest, lock: Lockfile | undefine
     if (originAuth) add(name, originAuth);
     const lockedSkills = Object.keys(locked.plans).sort();
     const wanted = planKeys(entry).sort();
-    if (lockedSkills.join('\n') !== wanted.join('\n')) add(name, `skills changed (${lockedSkills.join(', ')} → ${wanted.join(', ')})`);
+    if (lockedSkills.join('\n') !== wanted.join('\n'))
+      add(name, `skills changed (${lockedSkills.join(', ')} → ${wanted.join(', ')})`);
   }
   for (const name of Object.keys(lock?.agents ?? {})) {
     if (!Object.hasOwn(manifest.agents, name)) add(name, 'no longer in the manifest');
@@ -50,7 +59,12 @@ export function sameSettings(a: AgentSettings | undefined, b: AgentSettings): bo
 
 /** Whether two settings negotiate alike: the same profile, the same credentials held, the same `allowHttp` and `rebaseInterfaces`. */
 export function sameNegotiationInputs(a: AgentSettings, b: AgentSettings): boolean {
-  const inputs = (s: AgentSettings) => ({ ...profileOf(s), credentials: s.credentials, allowHttp: s.allowHttp === true, rebaseInterfaces: s.rebaseInterfaces === true });
+  const inputs = (s: AgentSettings) => ({
+    ...profileOf(s),
+    credentials: s.credentials,
+    allowHttp: s.allowHttp === true,
+    rebaseInterfaces: s.rebaseInterfaces === true,
+  });
   return sameJson(inputs(a), inputs(b));
 }
 
@@ -64,9 +78,14 @@ export function httpOrigin(url: string): string | undefined {
  * The origins an entry's requests go to, each once, sorted: where its card answered, its extended
  * card, and every plan's interface and locked fallback (http(s) ones).
  */
-export function entryOrigins(entry: { resolved: string; extended?: { resolved: string } | undefined; plans: LockEntry['plans'] }): string[] {
+export function entryOrigins(entry: {
+  resolved: string;
+  extended?: { resolved: string } | undefined;
+  plans: LockEntry['plans'];
+}): string[] {
   const urls = [entry.resolved, ...(entry.extended ? [entry.extended.resolved] : [])];
-  for (const plan of Object.values(entry.plans)) urls.push(plan.url, ...(plan.fallbacks?.interfaces ?? []).map((i) => i.url));
+  for (const plan of Object.values(entry.plans))
+    urls.push(plan.url, ...(plan.fallbacks?.interfaces ?? []).map((i) => i.url));
   const out = new Set<string>();
   for (const url of urls) {
     const origin = httpOrigin(url);
@@ -80,7 +99,10 @@ export function entryOrigins(entry: { resolved: string; extended?: { resolved: s
  * (those of {@link entryOrigins}, and any other this resolution authenticated, a key set say) that
  * `config` names, sorted by origin; undefined when none.
  */
-export function originAuthRecord(origins: Iterable<string>, config: OriginAuthMap | undefined): Record<string, OriginAuth> | undefined {
+export function originAuthRecord(
+  origins: Iterable<string>,
+  config: OriginAuthMap | undefined,
+): Record<string, OriginAuth> | undefined {
   if (!config) return undefined;
   const out: Record<string, OriginAuth> = {};
   for (const origin of [...new Set(origins)].sort()) if (Object.hasOwn(config, origin)) out[origin] = config[origin]!;
@@ -95,6 +117,8 @@ export function originAuthRecord(origins: Iterable<string>, config: OriginAuthMa
 export function originAuthMismatch(entry: LockEntry, config: OriginAuthMap | undefined): string | undefined {
   const recorded = entry.originAuth ?? {};
   const wanted = originAuthRecord([...entryOrigins(entry), ...Object.keys(recorded)], config) ?? {};
-  const changed = [...new Set([...Object.keys(recorded), ...Object.keys(wanted)])].filter((o) => !sameJson(recorded[o] ?? null, wanted[o] ?? null)).sort();
+  const changed = [...new Set([...Object.keys(recorded), ...Object.keys(wanted)])]
+    .filter((o) => !sameJson(recorded[o] ?? null, wanted[o] ?? null))
+    .sort();
   return changed.length > 0 ? `originAuth changed in the manifest for ${changed.join(', ')}` : undefined;
 }

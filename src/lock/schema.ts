@@ -32,7 +32,14 @@ export const PlanSchema = z.strictObject({
   /** The ordered locked alternatives (see `PlanFallbacks`); absent when there are none. */
   fallbacks: z.optional(
     z.strictObject({
-      interfaces: z.array(z.strictObject({ url: filled(), protocolBinding: filled(), protocolVersion: filled(), tenant: z.optional(filled()) })),
+      interfaces: z.array(
+        z.strictObject({
+          url: filled(),
+          protocolBinding: filled(),
+          protocolVersion: filled(),
+          tenant: z.optional(filled()),
+        }),
+      ),
       delivery: z.array(z.literal('poll')),
     }),
   ),
@@ -140,7 +147,8 @@ export function lockedAgentIssue(
   const settings = SettingsSchema.safeParse(lock.settings[name], { reportInput: true });
   const entry = LockEntrySchema.safeParse(lock.agents[name], { reportInput: true });
   // The whole-file schema reports `settings` issues first (it is validated before `agents`).
-  if (!settings.success) return { issue: settings.error.issues[0]!, path: ['settings', name, ...settings.error.issues[0]!.path] };
+  if (!settings.success)
+    return { issue: settings.error.issues[0]!, path: ['settings', name, ...settings.error.issues[0]!.path] };
   if (!entry.success) return { issue: entry.error.issues[0]!, path: ['agents', name, ...entry.error.issues[0]!.path] };
   return { entry: entry.data, settings: settings.data };
 }

@@ -69,7 +69,9 @@ export function renamesOf(manifest: Manifest, previous: Lockfile | undefined): M
   const gone = Object.keys(previous.agents).filter((name) => !Object.hasOwn(manifest.agents, name));
   for (const name of Object.keys(manifest.agents)) {
     if (Object.hasOwn(previous.agents, name)) continue;
-    const from = gone.find((old) => previous.agents[old]!.card === manifest.agents[name]!.card && ![...renamed.values()].includes(old));
+    const from = gone.find(
+      (old) => previous.agents[old]!.card === manifest.agents[name]!.card && ![...renamed.values()].includes(old),
+    );
     if (from !== undefined) renamed.set(name, from);
   }
   return renamed;
@@ -94,7 +96,12 @@ export function planSync(manifest: Manifest, previous: Lockfile | undefined, req
       const settings = previous!.settings[name]!;
       const report = checkOffline(locked, settings, `${request.source} ${formatPath(['agents', name])}`);
       if (report?.status === 'error') {
-        replanned.set(name, new A2aLockError(report.error!.code, report.error!.message, { hint: `run a2a update ${name} to fetch the card again` }));
+        replanned.set(
+          name,
+          new A2aLockError(report.error!.code, report.error!.message, {
+            hint: `run a2a update ${name} to fetch the card again`,
+          }),
+        );
       } else if (report) {
         replanned.set(name, replanFromSnapshot(locked, settings, planKeys(entry), request.source));
       }
@@ -107,10 +114,18 @@ export function planSync(manifest: Manifest, previous: Lockfile | undefined, req
     // Locked settings that do not reproduce the locked plans were edited in the lockfile, not in
     // the manifest: they do not lift the constraint.
     const inputsChanged =
-      old !== undefined && oldSettings !== undefined && !sameNegotiationInputs(oldSettings, agentSettings(manifest, name)) && checkOffline(old, oldSettings, request.source) === undefined;
+      old !== undefined &&
+      oldSettings !== undefined &&
+      !sameNegotiationInputs(oldSettings, agentSettings(manifest, name)) &&
+      checkOffline(old, oldSettings, request.source) === undefined;
     const constrained = !isForced(name) && old !== undefined && oldSettings !== undefined && !inputsChanged;
-    const routeLocked = old !== undefined && old.card === entry.card && !(isForced(name) && request.acceptServedCredentialRoute);
-    resolve.push({ name, ...(constrained ? { constrainTo: old } : {}), ...(routeLocked ? { credentialRouteFrom: old } : {}) });
+    const routeLocked =
+      old !== undefined && old.card === entry.card && !(isForced(name) && request.acceptServedCredentialRoute);
+    resolve.push({
+      name,
+      ...(constrained ? { constrainTo: old } : {}),
+      ...(routeLocked ? { credentialRouteFrom: old } : {}),
+    });
   }
   return { resolve, replanned, ...(renamed.size ? { renamed } : {}) };
 }
@@ -137,7 +152,12 @@ export interface SyncResult {
  * the lockfile keeps its unknown top-level fields and `$schema`.
  * @throws the rejection reason of an outcome that is not an A2aLockError (a bug)
  */
-export function assembleLock(manifest: Manifest, previous: Lockfile | undefined, plan: SyncPlan, outcomes: ReadonlyMap<string, PromiseSettledResult<Resolution>>): SyncResult {
+export function assembleLock(
+  manifest: Manifest,
+  previous: Lockfile | undefined,
+  plan: SyncPlan,
+  outcomes: ReadonlyMap<string, PromiseSettledResult<Resolution>>,
+): SyncResult {
   const agents: Record<string, LockEntry> = {};
   const settings: Lockfile['settings'] = {};
   const actions: Record<string, SyncAction> = {};
@@ -151,7 +171,11 @@ export function assembleLock(manifest: Manifest, previous: Lockfile | undefined,
     const old = own(previous?.agents, renamed.get(name) ?? name);
     const replan = plan.replanned.get(name);
     const outcome: PromiseSettledResult<Resolution> | undefined =
-      replan instanceof A2aLockError ? { status: 'rejected', reason: replan } : replan ? { status: 'fulfilled', value: replan } : outcomes.get(name);
+      replan instanceof A2aLockError
+        ? { status: 'rejected', reason: replan }
+        : replan
+          ? { status: 'fulfilled', value: replan }
+          : outcomes.get(name);
     if (!outcome) {
       agents[name] = old!;
       actions[name] = 'unchanged';
@@ -183,11 +207,29 @@ export function assembleLock(manifest: Manifest, previous: Lockfile | undefined,
       replaced[name] = previous!.agents[name]!;
     }
   }
-  const lock: Lockfile = { $schema: LOCKFILE_SCHEMA_REF, ...(previous ?? {}), lockfileVersion: LOCKFILE_VERSION, settings, agents } as Lockfile;
+  const lock: Lockfile = {
+    $schema: LOCKFILE_SCHEMA_REF,
+    ...(previous ?? {}),
+    lockfileVersion: LOCKFILE_VERSION,
+    settings,
+    agents,
+  } as Lockfile;
   return { lock, actions, previous: replaced, failures, warnings, renamed: Object.fromEntries(renamed) };
 }
 
-const ENTRY_FIELDS = new Set(['card', 'resolved', 'versionHeader', 'a2aVersion', 'version', 'integrity', 'snapshot', 'signature', 'extended', 'plans', 'originAuth']);
+const ENTRY_FIELDS = new Set([
+  'card',
+  'resolved',
+  'versionHeader',
+  'a2aVersion',
+  'version',
+  'integrity',
+  'snapshot',
+  'signature',
+  'extended',
+  'plans',
+  'originAuth',
+]);
 
 /** The fields of a lock entry this version does not know (written by a newer minor version): kept on rewrite. */
 function unknownFields(entry: LockEntry): Record<string, unknown> {

@@ -38,19 +38,29 @@ export function parseLockfileJson(text: string, source: string): unknown {
 function checkLockfileValue(value: unknown, source: string): unknown {
   const version = (value as { lockfileVersion?: unknown } | null)?.lockfileVersion;
   if (typeof version === 'number' && version > LOCKFILE_VERSION) {
-    throw new InvalidInputError('lockfile-invalid', source, `lockfileVersion ${version} needs a newer a2a-lock (this one reads version ${LOCKFILE_VERSION})`, {
-      path: '$.lockfileVersion',
-      // Deleting it would throw away the plans a teammate locked with the newer version.
-      hint: 'upgrade a2a-lock (npm i a2a-lock@latest) to read it; keep the file',
-    });
+    throw new InvalidInputError(
+      'lockfile-invalid',
+      source,
+      `lockfileVersion ${version} needs a newer a2a-lock (this one reads version ${LOCKFILE_VERSION})`,
+      {
+        path: '$.lockfileVersion',
+        // Deleting it would throw away the plans a teammate locked with the newer version.
+        hint: 'upgrade a2a-lock (npm i a2a-lock@latest) to read it; keep the file',
+      },
+    );
   }
   const deep = tooDeep(value, MAX_JSON_DEPTH + 4);
-  if (deep) throw new InvalidInputError('lockfile-invalid', source, `nested deeper than ${MAX_JSON_DEPTH + 4} levels`, { path: formatPath(deep) });
+  if (deep)
+    throw new InvalidInputError('lockfile-invalid', source, `nested deeper than ${MAX_JSON_DEPTH + 4} levels`, {
+      path: formatPath(deep),
+    });
   if (value && typeof value === 'object') {
     for (const key of ['agents', 'settings'] as const) {
       const rec = (value as Record<string, unknown>)[key];
       if (rec && typeof rec === 'object' && Object.hasOwn(rec, '__proto__')) {
-        throw new InvalidInputError('lockfile-invalid', source, 'agent name "__proto__" is not allowed', { path: formatPath([key, '__proto__']) });
+        throw new InvalidInputError('lockfile-invalid', source, 'agent name "__proto__" is not allowed', {
+          path: formatPath([key, '__proto__']),
+        });
       }
     }
   }
@@ -72,7 +82,8 @@ export function checkLockfileTop(value: unknown, source: string): LockfileTop {
     throw new InvalidInputError('lockfile-invalid', source, message, { path: formatPath(path) });
   };
   if (!isRecord(value)) return fail([], `expected object, got ${kind(value)}`);
-  if (value.$schema !== undefined && typeof value.$schema !== 'string') fail(['$schema'], `expected string, got ${kind(value.$schema)}`);
+  if (value.$schema !== undefined && typeof value.$schema !== 'string')
+    fail(['$schema'], `expected string, got ${kind(value.$schema)}`);
   if (value.lockfileVersion !== LOCKFILE_VERSION) fail(['lockfileVersion'], `expected ${LOCKFILE_VERSION}`);
   for (const key of ['settings', 'agents'] as const) {
     const rec = value[key];

@@ -48,17 +48,20 @@ export function credentialWarnings(entry: LockEntry, settings: AgentSettings): W
     unused = unused.filter((scheme) => !routed.has(scheme));
   }
   const none = !declaresSchemes(entry.snapshot) && !declaresSchemes(entry.extended?.snapshot);
-  return unused.map((scheme): Warning =>
-    none
-      ? {
-          code: 'credential-never-sent',
-          message: `credential "${scheme}" will never be sent: the card declares no securitySchemes, so no plan asks for one (the agent may authenticate outside A2A; calls go without it)`,
-        }
-      : {
-          code: 'credential-unused',
-          message: `credential "${scheme}" is held but no locked plan uses it${entry.extended ? ', nor the extended card' : ''}; it is never sent${
-            declares(entry.snapshot, scheme) || declares(entry.extended?.snapshot, scheme) ? '' : ` (the card declares no scheme "${scheme}")`
-          }`,
-        },
+  return unused.map(
+    (scheme): Warning =>
+      none
+        ? {
+            code: 'credential-never-sent',
+            message: `credential "${scheme}" will never be sent: the card declares no securitySchemes, so no plan asks for one (the agent may authenticate outside A2A; calls go without it)`,
+          }
+        : {
+            code: 'credential-unused',
+            message: `credential "${scheme}" is held but no locked plan uses it${entry.extended ? ', nor the extended card' : ''}; it is never sent${
+              declares(entry.snapshot, scheme) || declares(entry.extended?.snapshot, scheme)
+                ? ''
+                : ` (the card declares no scheme "${scheme}")`
+            }`,
+          },
   );
 }

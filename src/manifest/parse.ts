@@ -14,7 +14,9 @@ export function parseManifest(text: string, source: string): Manifest {
   const value = parseJson(text, source, 'manifest-invalid', { uniqueKeys: true });
   const agents = (value as { agents?: unknown } | null)?.agents;
   if (agents && typeof agents === 'object' && Object.hasOwn(agents, '__proto__')) {
-    throw new InvalidInputError('manifest-invalid', source, 'agent name "__proto__" is not allowed', { path: '$.agents["__proto__"]' });
+    throw new InvalidInputError('manifest-invalid', source, 'agent name "__proto__" is not allowed', {
+      path: '$.agents["__proto__"]',
+    });
   }
   const manifest = validate(ManifestSchema, value, source, 'manifest-invalid');
   checkLocations(manifest, source);
@@ -54,13 +56,23 @@ function checkLocations(manifest: Manifest, source: string): void {
     if (agent.trust) places.push([agent.trust.jwks, ['agents', name, 'trust', 'jwks']]);
     for (const [location, path] of places) {
       if (hasUserInfo(location)) {
-        throw new InvalidInputError('manifest-invalid', source, 'a user name or password in the URL is not allowed (the URL is not shown)', {
-          path: formatPath(path),
-          hint: 'name the scheme the card offers in "credentials" ({"<scheme>": {"env": "VARIABLE"}}) and keep the secret in that environment variable',
-        });
+        throw new InvalidInputError(
+          'manifest-invalid',
+          source,
+          'a user name or password in the URL is not allowed (the URL is not shown)',
+          {
+            path: formatPath(path),
+            hint: 'name the scheme the card offers in "credentials" ({"<scheme>": {"env": "VARIABLE"}}) and keep the secret in that environment variable',
+          },
+        );
       }
       if (!isHttpUrl(location) && !staysInside(location)) {
-        throw new InvalidInputError('manifest-invalid', source, `file path "${location}" leaves the manifest's folder: use a path relative to it, inside it`, { path: formatPath(path) });
+        throw new InvalidInputError(
+          'manifest-invalid',
+          source,
+          `file path "${location}" leaves the manifest's folder: use a path relative to it, inside it`,
+          { path: formatPath(path) },
+        );
       }
     }
   }
@@ -71,6 +83,11 @@ function checkLocations(manifest: Manifest, source: string): void {
  * @throws InvalidInputError `profile-invalid`
  */
 export function parseProfile(text: string, source: string): ClientProfile {
-  const { $schema: _s, ...profile } = validate(ProfileSchema, parseJson(text, source, 'profile-invalid', { uniqueKeys: true }), source, 'profile-invalid');
+  const { $schema: _s, ...profile } = validate(
+    ProfileSchema,
+    parseJson(text, source, 'profile-invalid', { uniqueKeys: true }),
+    source,
+    'profile-invalid',
+  );
   return profile;
 }

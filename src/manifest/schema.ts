@@ -14,7 +14,9 @@ import { AGENT_NAME, AGENT_NAME_RULE } from './agent-name.js';
 
 /** A concrete media type: `type/subtype[;params]`, no `*`. */
 const ConcreteMediaType = z.string().check(
-  z.refine((s) => !isWildcardMediaType(s), { message: 'wildcards are not allowed: list concrete media types (a profile must not accept anything)' }),
+  z.refine((s) => !isWildcardMediaType(s), {
+    message: 'wildcards are not allowed: list concrete media types (a profile must not accept anything)',
+  }),
   z.refine((s) => CONCRETE_MEDIA_TYPE.test(s), { message: 'not a media type (type/subtype)' }),
   // The JSON Schema cannot run the refinements above; the pattern says the same to an editor.
   z.meta({ pattern: CONCRETE_MEDIA_TYPE.source }),
@@ -30,7 +32,11 @@ function orderedSet<T extends z.ZodMiniType<string>>(item: T, nonEmpty?: string)
   const unique = z.refine<string[]>((a) => new Set(a).size === a.length, { message: 'duplicate entries' });
   return nonEmpty === undefined
     ? z.array(item).check(unique, z.meta({ uniqueItems: true }))
-    : z.array(item).check(unique, z.refine<string[]>((a) => a.length > 0, { message: nonEmpty }), z.meta({ uniqueItems: true, minItems: 1 }));
+    : z.array(item).check(
+        unique,
+        z.refine<string[]>((a) => a.length > 0, { message: nonEmpty }),
+        z.meta({ uniqueItems: true, minItems: 1 }),
+      );
 }
 
 /** A binding string: a core one spelled canonically, or a custom binding (URI) named exactly. */
@@ -97,7 +103,8 @@ const OAuthClientSourceSchema = z.strictObject({
  * (`{"oauth": {"clientId": {"env": …}, "clientSecret": {"env": …}}}`). Only the source is stored, never a value.
  */
 export const CredentialSourceSchema = z.union([EnvSourceSchema, OAuthClientSourceSchema], {
-  error: 'a credential source is {"env": "NAME"} or {"oauth": {"clientId": {"env": "NAME"}, "clientSecret": {"env": "NAME"}}}',
+  error:
+    'a credential source is {"env": "NAME"} or {"oauth": {"clientId": {"env": "NAME"}, "clientSecret": {"env": "NAME"}}}',
 });
 
 /** One credential source (see {@link CredentialSourceSchema}). */
@@ -119,9 +126,13 @@ const HeaderName = z.string().check(z.regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'mu
  * path, no trailing slash): the key of `originAuth`.
  */
 export const OriginSchema = z.string().check(
-  z.refine((s) => /^https?:\/\//.test(s) && URL.canParse(s) && new URL(s).origin === s, { message: 'must be an origin: https://host[:port] (lower case, no path, no trailing slash)' }),
+  z.refine((s) => /^https?:\/\//.test(s) && URL.canParse(s) && new URL(s).origin === s, {
+    message: 'must be an origin: https://host[:port] (lower case, no path, no trailing slash)',
+  }),
   // A platform credential never crosses the network in cleartext.
-  z.refine((s) => !s.startsWith('http:') || !URL.canParse(s) || isLoopbackHost(new URL(s).hostname), { message: 'plain http only to a loopback host: a platform credential is never sent in cleartext' }),
+  z.refine((s) => !s.startsWith('http:') || !URL.canParse(s) || isLoopbackHost(new URL(s).hostname), {
+    message: 'plain http only to a loopback host: a platform credential is never sent in cleartext',
+  }),
   // The JSON Schema cannot run the refinements; the pattern says the shape to an editor.
   z.meta({ pattern: '^https?://[^/?#]+$' }),
 );
@@ -136,8 +147,21 @@ export const OriginSchema = z.string().check(
 export const OriginAuthSchema = z.union([
   z.strictObject({ bearer: z.strictObject({ env: EnvName }) }),
   // The prefix is part of a header value: printable ASCII, space and tab only (no line break, no escape sequence).
-  z.strictObject({ header: z.strictObject({ name: HeaderName, env: EnvName, prefix: z.optional(z.string().check(z.regex(/^[\t\x20-\x7e]*$/, 'must be printable ASCII (a header value prefix)'))) }) }),
-  z.strictObject({ awsSigV4: z.strictObject({ region: z.string().check(z.regex(/^[a-z0-9-]+$/, 'must be an AWS region')), service: z.string().check(z.regex(/^[a-z0-9-]+$/, 'must be an AWS service name')) }) }),
+  z.strictObject({
+    header: z.strictObject({
+      name: HeaderName,
+      env: EnvName,
+      prefix: z.optional(
+        z.string().check(z.regex(/^[\t\x20-\x7e]*$/, 'must be printable ASCII (a header value prefix)')),
+      ),
+    }),
+  }),
+  z.strictObject({
+    awsSigV4: z.strictObject({
+      region: z.string().check(z.regex(/^[a-z0-9-]+$/, 'must be an AWS region')),
+      service: z.string().check(z.regex(/^[a-z0-9-]+$/, 'must be an AWS service name')),
+    }),
+  }),
 ]);
 
 /** One `originAuth` value (see {@link OriginAuthSchema}). */
@@ -145,7 +169,6 @@ export type OriginAuth = z.infer<typeof OriginAuthSchema>;
 
 /** The manifest's `originAuth` map: origin → placement. */
 export type OriginAuthMap = Readonly<Record<string, OriginAuth>>;
-
 
 /** Agent names: used on the command line and as lockfile keys. */
 export const AgentNameSchema = z.string().check(z.regex(AGENT_NAME, AGENT_NAME_RULE));
@@ -159,7 +182,15 @@ export const AgentEntrySchema = z.strictObject({
    * `"*"` (the card's default modes and card-level security), for agents that list no skills.
    */
   // A skill id keys the lockfile's plans: `__proto__` would not survive as an object key.
-  skills: z._default(orderedSet(z.string().check(z.minLength(1), z.refine((id) => id !== '__proto__', 'skill id "__proto__" is not supported'))), []),
+  skills: z._default(
+    orderedSet(
+      z.string().check(
+        z.minLength(1),
+        z.refine((id) => id !== '__proto__', 'skill id "__proto__" is not supported'),
+      ),
+    ),
+    [],
+  ),
   /**
    * Scheme name (as in the card's securitySchemes) → where its secret comes from (`{"env": NAME}`, or
    * `{"oauth": …}` for an oauth2 clientCredentials flow). The keys are the credentials held.
@@ -185,7 +216,13 @@ export const AgentEntrySchema = z.strictObject({
    * itself, whatever its path (`https://…/v1/card`). Absent: a `.json` URL is the card, else the
    * well-known path (then the legacy one).
    */
-  cardPath: z.optional(z.string().check(z.refine((p) => !/^[A-Za-z][A-Za-z0-9+.-]*:|^\/\/|[#?\\]|(^|\/)\.\.(\/|$)/.test(p), { message: 'must be a path (no scheme, host, query, fragment or "..")' }))),
+  cardPath: z.optional(
+    z.string().check(
+      z.refine((p) => !/^[A-Za-z][A-Za-z0-9+.-]*:|^\/\/|[#?\\]|(^|\/)\.\.(\/|$)/.test(p), {
+        message: 'must be a path (no scheme, host, query, fragment or "..")',
+      }),
+    ),
+  ),
   /**
    * Lock an interface whose host is a bind address (`0.0.0.0`, `::`) or loopback, on a card fetched
    * from another host, at the card's origin (its scheme, host and port; the interface's path kept).

@@ -59,16 +59,41 @@ export function explainNegotiation(
           return {
             ...base,
             why: `the manifest names no skill: one agent-level plan "${AGENT_LEVEL}" from the card's default input and output modes and its card-level security requirements`,
-            candidates: [{ value: AGENT_LEVEL, ok: true, chosen: true, note: card.skills.length ? `the card's ${card.skills.length} skill(s) are not used` : 'the card lists no skills' }],
+            candidates: [
+              {
+                value: AGENT_LEVEL,
+                ok: true,
+                chosen: true,
+                note: card.skills.length
+                  ? `the card's ${card.skills.length} skill(s) are not used`
+                  : 'the card lists no skills',
+              },
+            ],
           };
         }
         return {
           ...base,
           why: 'the manifest names the skill by id',
-          candidates: card.skills.map((s) => ({ value: s.id, ok: s.id === skillId, ...(s.id === skillId ? { chosen: true as const } : {}), note: s.name })),
+          candidates: card.skills.map((s) => ({
+            value: s.id,
+            ok: s.id === skillId,
+            ...(s.id === skillId ? { chosen: true as const } : {}),
+            note: s.name,
+          })),
         };
       case 'version':
-        return { ...base, why: `the card version must satisfy the manifest range ${options.versionRange}`, candidates: [{ value: card.version, ok: step.ok, ...(step.ok ? { chosen: true as const } : {}), note: step.ok ? `satisfies ${options.versionRange}` : 'outside the range' }] };
+        return {
+          ...base,
+          why: `the card version must satisfy the manifest range ${options.versionRange}`,
+          candidates: [
+            {
+              value: card.version,
+              ok: step.ok,
+              ...(step.ok ? { chosen: true as const } : {}),
+              note: step.ok ? `satisfies ${options.versionRange}` : 'outside the range',
+            },
+          ],
+        };
       case 'interface':
         return { ...base, ...interfaces(card, profile, step.chosen as AgentInterface | undefined) };
       case 'security':
@@ -93,18 +118,35 @@ function interfaces(card: NormalizedCard, profile: ClientProfile, won: AgentInte
   for (const v of profile.versions) {
     const version = majorMinor(v);
     for (const binding of profile.bindings) {
-      const offers = card.supportedInterfaces.filter((i) => i.protocolBinding === binding && i.protocolVersion === version);
+      const offers = card.supportedInterfaces.filter(
+        (i) => i.protocolBinding === binding && i.protocolVersion === version,
+      );
       offers.forEach((i) => considered.add(`${i.protocolBinding} ${i.protocolVersion} ${i.url}`));
       const value = `${binding} ${version}`;
       const winner = won && won.protocolBinding === binding && won.protocolVersion === version;
-      if (winner) candidates.push({ value, ok: true, chosen: true, note: `offered at ${won.url}${contactedHostNote(won.url)}${offers.length > 1 ? ` (first of ${offers.length} in card order)` : ''}` });
+      if (winner)
+        candidates.push({
+          value,
+          ok: true,
+          chosen: true,
+          note: `offered at ${won.url}${contactedHostNote(won.url)}${offers.length > 1 ? ` (first of ${offers.length} in card order)` : ''}`,
+        });
       else if (offers.length === 0) candidates.push({ value, ok: false, note: 'not offered by the card' });
-      else candidates.push({ value, ok: true, note: `offered at ${offers[0]!.url}${contactedHostNote(offers[0]!.url)}; a more preferred pair won` });
+      else
+        candidates.push({
+          value,
+          ok: true,
+          note: `offered at ${offers[0]!.url}${contactedHostNote(offers[0]!.url)}; a more preferred pair won`,
+        });
     }
   }
   for (const i of card.supportedInterfaces) {
     if (!considered.has(`${i.protocolBinding} ${i.protocolVersion} ${i.url}`)) {
-      candidates.push({ value: `${i.protocolBinding} ${i.protocolVersion}`, ok: false, note: `offered at ${i.url}${contactedHostNote(i.url)}; not in the client profile` });
+      candidates.push({
+        value: `${i.protocolBinding} ${i.protocolVersion}`,
+        ok: false,
+        note: `offered at ${i.url}${contactedHostNote(i.url)}; not in the client profile`,
+      });
     }
   }
   return {
@@ -118,7 +160,8 @@ function security(card: NormalizedCard, skill: AgentSkill, held: ReadonlySet<str
   const own = Boolean(skill.securityRequirements?.length);
   const requirements = own ? skill.securityRequirements! : card.securityRequirements;
   const whose = own ? `skill "${skill.id}"` : 'the card';
-  if (requirements.length === 0) return { why: `${whose} lists no security requirement: no credential is sent`, candidates: [] };
+  if (requirements.length === 0)
+    return { why: `${whose} lists no security requirement: no credential is sent`, candidates: [] };
   let chosenSeen = false;
   const candidates = requirements.map((r): Candidate => {
     const missing = Object.keys(r).filter((s) => !held.has(s));
@@ -128,7 +171,11 @@ function security(card: NormalizedCard, skill: AgentSkill, held: ReadonlySet<str
       value: describeRequirement(r),
       ok: missing.length === 0,
       ...(chosen ? { chosen: true as const } : {}),
-      note: missing.length ? `not held: ${missing.join(', ')}` : chosen ? 'every scheme held' : 'every scheme held; an earlier alternative won',
+      note: missing.length
+        ? `not held: ${missing.join(', ')}`
+        : chosen
+          ? 'every scheme held'
+          : 'every scheme held; an earlier alternative won',
     };
   });
   return {
@@ -146,11 +193,19 @@ function media(card: NormalizedCard, skill: AgentSkill, profile: ClientProfile):
   const candidates: Candidate[] = [];
   for (const type of profile.sends) {
     const theirs = inputs.find((m) => sameMediaType(m, type));
-    candidates.push({ value: `send ${type}`, ok: theirs !== undefined, note: theirs !== undefined ? `the skill takes ${theirs}` : 'the skill does not take it' });
+    candidates.push({
+      value: `send ${type}`,
+      ok: theirs !== undefined,
+      note: theirs !== undefined ? `the skill takes ${theirs}` : 'the skill does not take it',
+    });
   }
   for (const type of profile.accepts) {
     const theirs = outputs.find((m) => sameMediaType(m, type));
-    candidates.push({ value: `accept ${type}`, ok: theirs !== undefined, note: theirs !== undefined ? `the skill outputs ${theirs}` : 'the skill does not output it' });
+    candidates.push({
+      value: `accept ${type}`,
+      ok: theirs !== undefined,
+      note: theirs !== undefined ? `the skill outputs ${theirs}` : 'the skill does not output it',
+    });
   }
   const from = (own: boolean) => (own ? `skill "${skill.id}"` : 'the card defaults');
   return {
@@ -162,26 +217,43 @@ function media(card: NormalizedCard, skill: AgentSkill, profile: ClientProfile):
 /** stream, push, poll: the first both sides support. */
 function delivery(card: NormalizedCard, profile: ClientProfile, chosen: Delivery): Part {
   const options: Array<[string, boolean, string]> = [
-    ['stream', card.capabilities.streaming && profile.streaming, `card streaming: ${card.capabilities.streaming}; client streaming: ${profile.streaming}`],
-    ['push', card.capabilities.pushNotifications && profile.pushEndpoint !== null, `card pushNotifications: ${card.capabilities.pushNotifications}; client pushEndpoint: ${profile.pushEndpoint ? 'set' : 'none'}`],
+    [
+      'stream',
+      card.capabilities.streaming && profile.streaming,
+      `card streaming: ${card.capabilities.streaming}; client streaming: ${profile.streaming}`,
+    ],
+    [
+      'push',
+      card.capabilities.pushNotifications && profile.pushEndpoint !== null,
+      `card pushNotifications: ${card.capabilities.pushNotifications}; client pushEndpoint: ${profile.pushEndpoint ? 'set' : 'none'}`,
+    ],
     ['poll', true, 'always possible'],
   ];
   return {
     why: 'the first of stream, push, poll that both the card and the client support',
-    candidates: options.map(([value, ok, note]) => ({ value, ok, ...(value === chosen ? { chosen: true as const } : {}), note })),
+    candidates: options.map(([value, ok, note]) => ({
+      value,
+      ok,
+      ...(value === chosen ? { chosen: true as const } : {}),
+      note,
+    })),
   };
 }
 
 /** Each extension the card declares. */
 function extensions(card: NormalizedCard, profile: ClientProfile): Part {
   return {
-    why: 'active = the card\'s extensions the client implements, in card order; a required one the client lacks is a refusal',
+    why: "active = the card's extensions the client implements, in card order; a required one the client lacks is a refusal",
     candidates: card.capabilities.extensions.map((e) => {
       const implemented = profile.extensions.includes(e.uri);
       return {
         value: e.uri,
         ok: implemented || !e.required,
-        note: implemented ? `${e.required ? 'required' : 'optional'}; the client implements it: active` : e.required ? 'required; the client does not implement it' : 'optional; the client does not implement it: inactive',
+        note: implemented
+          ? `${e.required ? 'required' : 'optional'}; the client implements it: active`
+          : e.required
+            ? 'required; the client does not implement it'
+            : 'optional; the client does not implement it: inactive',
       };
     }),
   };

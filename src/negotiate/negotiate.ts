@@ -14,7 +14,17 @@ import type { AgentInterface, AgentSkill, NormalizedCard, SecurityRequirement } 
 import { contactedHostNote, isCleartextOffLoopback, isUnspecifiedUrl } from '../card/host.js';
 import { cardSemver, majorMinor } from '../card/version.js';
 import { sameMediaType } from '../card/media.js';
-import { AGENT_LEVEL, type ClientProfile, type Delivery, type FallbackInterface, type NegotiationResult, type Plan, type PlanFallbacks, type RefusalCode, type TraceStep } from './types.js';
+import {
+  AGENT_LEVEL,
+  type ClientProfile,
+  type Delivery,
+  type FallbackInterface,
+  type NegotiationResult,
+  type Plan,
+  type PlanFallbacks,
+  type RefusalCode,
+  type TraceStep,
+} from './types.js';
 
 /** Options of {@link negotiate}. */
 export interface NegotiateOptions {
@@ -56,7 +66,12 @@ export function negotiate(
   options: NegotiateOptions = {},
 ): NegotiationResult {
   const trace: TraceStep[] = [];
-  const refuse = (step: TraceStep['step'], code: RefusalCode, message: string, candidates?: unknown[]): NegotiationResult => {
+  const refuse = (
+    step: TraceStep['step'],
+    code: RefusalCode,
+    message: string,
+    candidates?: unknown[],
+  ): NegotiationResult => {
     trace.push({ step, ok: false, detail: message, ...(candidates ? { candidates } : {}) });
     return { refusal: { code, message }, trace };
   };
@@ -70,12 +85,20 @@ export function negotiate(
   const skill = skillId === AGENT_LEVEL ? agentLevelSkill(card) : card.skills.find((s) => s.id === skillId);
   if (!skill) {
     const ids = card.skills.map((s) => s.id);
-    return refuse('skill', 'skill-not-found', `card has no skill "${skillId}" (skills: ${ids.length ? ids.map((i) => `"${i}"`).join(', ') : 'none'})`, ids);
+    return refuse(
+      'skill',
+      'skill-not-found',
+      `card has no skill "${skillId}" (skills: ${ids.length ? ids.map((i) => `"${i}"`).join(', ') : 'none'})`,
+      ids,
+    );
   }
   trace.push({
     step: 'skill',
     ok: true,
-    detail: skillId === AGENT_LEVEL ? `agent-level plan "${AGENT_LEVEL}": no skill; the card's default modes and card-level security requirements` : `skill "${skill.id}" (${skill.name})`,
+    detail:
+      skillId === AGENT_LEVEL
+        ? `agent-level plan "${AGENT_LEVEL}": no skill; the card's default modes and card-level security requirements`
+        : `skill "${skill.id}" (${skill.name})`,
     chosen: skill.id,
   });
 
@@ -84,13 +107,26 @@ export function negotiate(
     // "1.0", "2", "v1.2": coerced (normalizeCard warns version-not-semver); a date or words: refused.
     const version = cardSemver(card.version)?.semver;
     if (!version) {
-      return refuse('version', 'version-out-of-range', `card version "${card.version}" is not semver; manifest requires ${options.versionRange}`);
+      return refuse(
+        'version',
+        'version-out-of-range',
+        `card version "${card.version}" is not semver; manifest requires ${options.versionRange}`,
+      );
     }
     const read = version === card.version ? '' : ` (read as ${version})`;
     if (!satisfies(version, options.versionRange, { loose: true })) {
-      return refuse('version', 'version-out-of-range', `card version ${card.version}${read} does not satisfy ${options.versionRange}`);
+      return refuse(
+        'version',
+        'version-out-of-range',
+        `card version ${card.version}${read} does not satisfy ${options.versionRange}`,
+      );
     }
-    trace.push({ step: 'version', ok: true, detail: `card version ${card.version}${read} satisfies ${options.versionRange}`, chosen: card.version });
+    trace.push({
+      step: 'version',
+      ok: true,
+      detail: `card version ${card.version}${read} satisfies ${options.versionRange}`,
+      chosen: card.version,
+    });
   }
 
   // Step 1: interface. Version-major order: for each profile version, for each profile binding,
@@ -105,11 +141,23 @@ export function negotiate(
     const fix = bound
       ? `the card advertises its bind address (${bound.url}), which no client can reach; set "rebaseInterfaces": true on the agent in a2a.json to lock it at the origin the card came from`
       : 'set "allowHttp": true on the agent in a2a.json to lock it anyway (a credential is never sent over it)';
-    return refuse('interface', 'plain-http', `the card offers the profile's interfaces only over plain http to a host that is not loopback (${where}); ${fix}`, tried);
+    return refuse(
+      'interface',
+      'plain-http',
+      `the card offers the profile's interfaces only over plain http to a host that is not loopback (${where}); ${fix}`,
+      tried,
+    );
   }
   if (!iface) {
-    const needed = locked ? `the locked ${locked.protocolBinding} ${locked.protocolVersion} at ${locked.url}` : `one of ${tried.join(', ')}`;
-    return refuse('interface', 'no-common-interface', `card offers ${offered.join('; ') || 'no interface'}; needed ${needed}`, tried);
+    const needed = locked
+      ? `the locked ${locked.protocolBinding} ${locked.protocolVersion} at ${locked.url}`
+      : `one of ${tried.join(', ')}`;
+    return refuse(
+      'interface',
+      'no-common-interface',
+      `card offers ${offered.join('; ') || 'no interface'}; needed ${needed}`,
+      tried,
+    );
   }
   trace.push({
     step: 'interface',
@@ -121,7 +169,9 @@ export function negotiate(
 
   // Step 2: security. The skill's requirements if it has any, else the card's; the first
   // alternative (card order) whose schemes are all held.
-  const requirements: SecurityRequirement[] = skill.securityRequirements?.length ? skill.securityRequirements : card.securityRequirements;
+  const requirements: SecurityRequirement[] = skill.securityRequirements?.length
+    ? skill.securityRequirements
+    : card.securityRequirements;
   const whose = skill.securityRequirements?.length ? `skill "${skill.id}"` : 'the card';
   const who = skillId === AGENT_LEVEL ? 'the agent' : `skill "${skill.id}"`;
   let security: Record<string, string[]> = {};
@@ -130,10 +180,21 @@ export function negotiate(
     const alternatives = requirements.map(describeRequirement);
     if (!match) {
       const holding = held.size ? [...held].map((h) => `"${h}"`).join(', ') : 'none';
-      return refuse('security', 'missing-credential', `${whose} requires ${alternatives.join(' or ')}; credentials held: ${holding}`, alternatives);
+      return refuse(
+        'security',
+        'missing-credential',
+        `${whose} requires ${alternatives.join(' or ')}; credentials held: ${holding}`,
+        alternatives,
+      );
     }
     security = Object.fromEntries(Object.entries(match).map(([k, scopes]) => [k, [...scopes]]));
-    trace.push({ step: 'security', ok: true, detail: `${whose}: ${describeRequirement(match)}`, candidates: alternatives, chosen: security });
+    trace.push({
+      step: 'security',
+      ok: true,
+      detail: `${whose}: ${describeRequirement(match)}`,
+      candidates: alternatives,
+      chosen: security,
+    });
   } else {
     trace.push({ step: 'security', ok: true, detail: `${whose} lists no security requirement`, chosen: {} });
   }
@@ -151,9 +212,20 @@ export function negotiate(
     if (theirs !== undefined && !acceptedOutputModes.includes(theirs)) acceptedOutputModes.push(theirs);
   }
   if (acceptedOutputModes.length === 0) {
-    return refuse('media', 'no-common-output-mode', `${who} outputs ${list(outputs)}; client accepts ${list(effective.accepts)}`, [...effective.accepts]);
+    return refuse(
+      'media',
+      'no-common-output-mode',
+      `${who} outputs ${list(outputs)}; client accepts ${list(effective.accepts)}`,
+      [...effective.accepts],
+    );
   }
-  trace.push({ step: 'media', ok: true, detail: `inputs ${list(inputs)} take ${list(effective.sends)}; accept ${list(acceptedOutputModes)}`, candidates: [...effective.accepts], chosen: acceptedOutputModes });
+  trace.push({
+    step: 'media',
+    ok: true,
+    detail: `inputs ${list(inputs)} take ${list(effective.sends)}; accept ${list(acceptedOutputModes)}`,
+    candidates: [...effective.accepts],
+    chosen: acceptedOutputModes,
+  });
 
   // Step 4: delivery.
   let delivery: Delivery;
@@ -161,7 +233,11 @@ export function negotiate(
   else if (card.capabilities.pushNotifications && effective.pushEndpoint) delivery = 'push';
   else delivery = 'poll';
   if (delivery === 'push' && !allowHttp && isCleartextOffLoopback(effective.pushEndpoint!)) {
-    return refuse('delivery', 'plain-http', `push endpoint ${effective.pushEndpoint} is plain http to a host that is not loopback; use https, or set "allowHttp": true on the agent in a2a.json`);
+    return refuse(
+      'delivery',
+      'plain-http',
+      `push endpoint ${effective.pushEndpoint} is plain http to a host that is not loopback; use https, or set "allowHttp": true on the agent in a2a.json`,
+    );
   }
   trace.push({
     step: 'delivery',
@@ -174,17 +250,29 @@ export function negotiate(
   const exts = card.capabilities.extensions;
   const missing = exts.filter((e) => e.required && !effective.extensions.includes(e.uri)).map((e) => e.uri);
   if (missing.length > 0) {
-    return refuse('extensions', 'required-extension-unsupported', `card requires extension${missing.length > 1 ? 's' : ''} ${list(missing)}; client implements ${list(effective.extensions)}`);
+    return refuse(
+      'extensions',
+      'required-extension-unsupported',
+      `card requires extension${missing.length > 1 ? 's' : ''} ${list(missing)}; client implements ${list(effective.extensions)}`,
+    );
   }
   const active: string[] = [];
   for (const e of exts) if (effective.extensions.includes(e.uri) && !active.includes(e.uri)) active.push(e.uri);
-  trace.push({ step: 'extensions', ok: true, detail: active.length ? `active ${list(active)}` : 'none active', candidates: exts.map((e) => e.uri), chosen: active });
+  trace.push({
+    step: 'extensions',
+    ok: true,
+    detail: active.length ? `active ${list(active)}` : 'none active',
+    candidates: exts.map((e) => e.uri),
+    chosen: active,
+  });
 
   // Fallbacks: the interfaces the profile would pick next, and poll for stream/push. Narrowed to a
   // locked plan, only its locked fallbacks the card and profile still offer: a vanished one shows
   // as a difference (drift); a new one is not added (the runtime never uses it before an update).
   const next = fallbackInterfaces(card, profile, iface, allowHttp);
-  const interfaces = locked ? (locked.fallbacks?.interfaces ?? []).filter((l) => next.some((n) => sameInterface(n, l))) : next;
+  const interfaces = locked
+    ? (locked.fallbacks?.interfaces ?? []).filter((l) => next.some((n) => sameInterface(n, l)))
+    : next;
   const fallbacks: PlanFallbacks = { interfaces, delivery: delivery === 'poll' ? [] : ['poll'] };
   const plan: Plan = {
     url: iface.url,
@@ -209,15 +297,31 @@ export function agentLevelSkill(card: NormalizedCard): AgentSkill {
  * Every card interface the profile accepts other than `chosen`, in the order step 1 tries them
  * (for each profile version, for each profile binding, card order), without duplicates.
  */
-function fallbackInterfaces(card: NormalizedCard, profile: Pick<ClientProfile, 'bindings' | 'versions'>, chosen: AgentInterface, allowHttp: boolean): FallbackInterface[] {
+function fallbackInterfaces(
+  card: NormalizedCard,
+  profile: Pick<ClientProfile, 'bindings' | 'versions'>,
+  chosen: AgentInterface,
+  allowHttp: boolean,
+): FallbackInterface[] {
   const out: FallbackInterface[] = [];
   for (const v of profile.versions) {
     const want = majorMinor(v);
     for (const b of profile.bindings) {
       for (const i of card.supportedInterfaces) {
-        if (i.protocolBinding !== b || i.protocolVersion !== want || sameInterface(i, chosen) || out.some((o) => sameInterface(o, i))) continue;
+        if (
+          i.protocolBinding !== b ||
+          i.protocolVersion !== want ||
+          sameInterface(i, chosen) ||
+          out.some((o) => sameInterface(o, i))
+        )
+          continue;
         if (!allowHttp && isCleartextOffLoopback(i.url)) continue;
-        out.push({ url: i.url, protocolBinding: i.protocolBinding, protocolVersion: i.protocolVersion, ...(i.tenant ? { tenant: i.tenant } : {}) });
+        out.push({
+          url: i.url,
+          protocolBinding: i.protocolBinding,
+          protocolVersion: i.protocolVersion,
+          ...(i.tenant ? { tenant: i.tenant } : {}),
+        });
       }
     }
   }
@@ -244,7 +348,10 @@ export function chooseInterface(
     for (const b of profile.bindings) {
       tried.push(`${b} ${want}`);
       const matching = card.supportedInterfaces.filter(
-        (i) => i.protocolBinding === b && i.protocolVersion === want && (!locked || (i.url === locked.url && (i.tenant ?? '') === (locked.tenant ?? ''))),
+        (i) =>
+          i.protocolBinding === b &&
+          i.protocolVersion === want &&
+          (!locked || (i.url === locked.url && (i.tenant ?? '') === (locked.tenant ?? ''))),
       );
       for (const found of matching) {
         if (!allowHttp && isCleartextOffLoopback(found.url)) {
@@ -260,11 +367,19 @@ export function chooseInterface(
 
 /** Same binding, version, URL and tenant. */
 function sameInterface(a: FallbackInterface, b: FallbackInterface): boolean {
-  return a.protocolBinding === b.protocolBinding && a.protocolVersion === b.protocolVersion && a.url === b.url && (a.tenant ?? '') === (b.tenant ?? '');
+  return (
+    a.protocolBinding === b.protocolBinding &&
+    a.protocolVersion === b.protocolVersion &&
+    a.url === b.url &&
+    (a.tenant ?? '') === (b.tenant ?? '')
+  );
 }
 
 /** Step 2 alone: the first requirement (card order) whose schemes are all held; `{}` matches anyone. */
-export function chooseRequirement(requirements: readonly SecurityRequirement[], held: ReadonlySet<string>): SecurityRequirement | undefined {
+export function chooseRequirement(
+  requirements: readonly SecurityRequirement[],
+  held: ReadonlySet<string>,
+): SecurityRequirement | undefined {
   return requirements.find((r) => Object.keys(r).every((s) => held.has(s)));
 }
 
@@ -304,10 +419,23 @@ function list(values: readonly string[]): string {
  * longer) use, so it is beyond the lockfile.
  */
 export function diffPlans(locked: Plan, fresh: Plan): Array<{ field: keyof Plan; locked: unknown; fresh: unknown }> {
-  const fields: Array<keyof Plan> = ['url', 'protocolBinding', 'protocolVersion', 'tenant', 'security', 'acceptedOutputModes', 'delivery', 'extensions', 'fallbacks'];
+  const fields: Array<keyof Plan> = [
+    'url',
+    'protocolBinding',
+    'protocolVersion',
+    'tenant',
+    'security',
+    'acceptedOutputModes',
+    'delivery',
+    'extensions',
+    'fallbacks',
+  ];
   const out: Array<{ field: keyof Plan; locked: unknown; fresh: unknown }> = [];
   for (const field of fields) {
-    const equal = field === 'acceptedOutputModes' ? sameModes(locked.acceptedOutputModes, fresh.acceptedOutputModes) : sameJson(locked[field] ?? null, fresh[field] ?? null);
+    const equal =
+      field === 'acceptedOutputModes'
+        ? sameModes(locked.acceptedOutputModes, fresh.acceptedOutputModes)
+        : sameJson(locked[field] ?? null, fresh[field] ?? null);
     if (!equal) {
       out.push({ field, locked: locked[field], fresh: fresh[field] });
     }

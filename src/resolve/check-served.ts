@@ -10,7 +10,14 @@ import type { SignatureRecord } from '../card/signature/verify.js';
 import { A2aLockError } from '../errors.js';
 import { servedVerdict, signatureDrift } from '../lock/drift.js';
 import { lockedNegotiationCard } from '../lock/offline.js';
-import { baseUnreadable, credentialRouteNew, extendedChangedSince, extendedUnchecked, withheldRoutes, type CredentialGate } from '../lock/base-gate.js';
+import {
+  baseUnreadable,
+  credentialRouteNew,
+  extendedChangedSince,
+  extendedUnchecked,
+  withheldRoutes,
+  type CredentialGate,
+} from '../lock/base-gate.js';
 import { extendedRoutes } from '../lock/credential-routes.js';
 import { driftReport, errorReport, okReport, withUnchecked, type AgentReport, type Unchecked } from '../lock/report.js';
 import { lockedExtendedRoute } from '../lock/route.js';
@@ -49,7 +56,11 @@ export interface ServedCheck {
  * and with no credentials, asking first with the version that answered `lock` (`versionHeader`): the
  * request {@link checkServed} begins with.
  */
-export function loadServedCard(entry: LockEntry, settings: AgentSettings, options: ResolveOptions): Promise<LoadedCard> {
+export function loadServedCard(
+  entry: LockEntry,
+  settings: AgentSettings,
+  options: ResolveOptions,
+): Promise<LoadedCard> {
   return loadAgentCard(entry.card, settings, agentNetwork(settings, options), entry.versionHeader);
 }
 
@@ -64,7 +75,12 @@ function agentNetwork(settings: AgentSettings, options: ResolveOptions): Resolve
  * verified signature to check again against its key set).
  */
 export function servedCardSettles(entry: LockEntry, loaded: LoadedCard): boolean {
-  return !entry.extended && entry.signature?.status !== 'verified' && loaded.resolved === entry.resolved && sameJson(loaded.raw, entry.snapshot);
+  return (
+    !entry.extended &&
+    entry.signature?.status !== 'verified' &&
+    loaded.resolved === entry.resolved &&
+    sameJson(loaded.raw, entry.snapshot)
+  );
 }
 
 /**
@@ -78,7 +94,10 @@ export async function checkServed(check: ServedCheck, given: ResolveOptions): Pr
   const { entry, settings } = check;
   const options = agentNetwork(settings, given);
   /** Whether a card read now has the integrity `locked` records for `snapshot`. */
-  const sameAsLocked = (raw: Record<string, unknown>, locked: { integrity: string; snapshot: Record<string, unknown> }): boolean =>
+  const sameAsLocked = (
+    raw: Record<string, unknown>,
+    locked: { integrity: string; snapshot: Record<string, unknown> },
+  ): boolean =>
     check.snapshotsIntact && sameJson(raw, locked.snapshot) ? true : integrityOf(raw) === locked.integrity;
   const warnings: Warning[] = [];
   let unchecked: Unchecked | undefined;
@@ -98,30 +117,54 @@ export async function checkServed(check: ServedCheck, given: ResolveOptions): Pr
     const normalized = normalizeCard(loaded.raw, cardSourceOf(loaded, settings));
     fresh = normalized.card;
     warnings.push(...normalized.warnings);
-    if (!publicSame || recheck) publicSignature = await signatureOf(loaded.raw, settings, options, warnings, [loaded.baseUrl]);
-    const publicSignatureHolds = !publicSignature || signatureDrift('card', entry.signature, publicSignature).length === 0;
+    if (!publicSame || recheck)
+      publicSignature = await signatureOf(loaded.raw, settings, options, warnings, [loaded.baseUrl]);
+    const publicSignatureHolds =
+      !publicSignature || signatureDrift('card', entry.signature, publicSignature).length === 0;
     if (publicSame && !entry.extended && publicSignatureHolds) return okReport(warnings);
     if (entry.extended && fresh.capabilities.extendedAgentCard) {
       // The route and schemes `lock` used, if the served card still agrees with them.
       const guarded = lockedExtendedRoute(entry, fresh, settings, warnings);
       if (guarded.drift.length > 0) {
-        return driftReport({ change: 'structural', cardChanges: cardChanges(entry, { resolved: entry.resolved, snapshot: loaded.raw, extended: entry.extended }), drift: guarded.drift, warnings });
+        return driftReport({
+          change: 'structural',
+          cardChanges: cardChanges(entry, { resolved: entry.resolved, snapshot: loaded.raw, extended: entry.extended }),
+          drift: guarded.drift,
+          warnings,
+        });
       }
       // Under a review gate the credential goes only where the base lockfile already sent it;
       // checked before any secret is read.
-      const withheld = guarded.route && check.gate ? withheldRoutes(check.gate, extendedRoutes(guarded.route, guarded.schemes), check.credentials ?? {}) : [];
-      if (withheld.length > 0) unchecked = check.gate?.kind === 'unreadable' ? baseUnreadable() : credentialRouteNew(withheld);
+      const withheld =
+        guarded.route && check.gate
+          ? withheldRoutes(check.gate, extendedRoutes(guarded.route, guarded.schemes), check.credentials ?? {})
+          : [];
+      if (withheld.length > 0)
+        unchecked = check.gate?.kind === 'unreadable' ? baseUnreadable() : credentialRouteNew(withheld);
       else {
         try {
-          if (guarded.route) extended = await readExtended(guarded.route, { schemes: guarded.schemes, credentials: check.credentials ?? {}, settings, baseUrl: loaded.baseUrl }, options, warnings);
+          if (guarded.route)
+            extended = await readExtended(
+              guarded.route,
+              { schemes: guarded.schemes, credentials: check.credentials ?? {}, settings, baseUrl: loaded.baseUrl },
+              options,
+              warnings,
+            );
         } catch (error) {
           if (!(error instanceof A2aLockError) || error.code !== 'credential-unset') throw error;
-          unchecked = extendedUnchecked(String(error.data?.variable), check.gate !== undefined && extendedChangedSince(check.gate, entry));
+          unchecked = extendedUnchecked(
+            String(error.data?.variable),
+            check.gate !== undefined && extendedChangedSince(check.gate, entry),
+          );
         }
       }
       const extendedSame = extended !== undefined && sameAsLocked(extended.raw, entry.extended);
-      const extendedSignatureHolds = !extended || !extendedSame || signatureDrift('extended', entry.extended.signature, extended.signature).length === 0;
-      if (publicSame && publicSignatureHolds && (unchecked || (extendedSame && extendedSignatureHolds))) return withUnchecked(okReport(warnings), unchecked);
+      const extendedSignatureHolds =
+        !extended ||
+        !extendedSame ||
+        signatureDrift('extended', entry.extended.signature, extended.signature).length === 0;
+      if (publicSame && publicSignatureHolds && (unchecked || (extendedSame && extendedSignatureHolds)))
+        return withUnchecked(okReport(warnings), unchecked);
     }
   } catch (error) {
     return withUnchecked(errorReport(error, warnings), unchecked);
@@ -131,7 +174,20 @@ export async function checkServed(check: ServedCheck, given: ResolveOptions): Pr
   // not be checked; the fresh public card when the agent no longer has an extended card.
   const negotiationCard = extended ? extended.card : unchecked && entry.extended ? lockedCard : fresh;
   return withUnchecked(
-    servedVerdict(entry, settings, { resolved: loaded.resolved, raw: loaded.raw, signature: publicSignature, extended, negotiationCard, lockedCard, unchecked: unchecked?.message }, warnings),
+    servedVerdict(
+      entry,
+      settings,
+      {
+        resolved: loaded.resolved,
+        raw: loaded.raw,
+        signature: publicSignature,
+        extended,
+        negotiationCard,
+        lockedCard,
+        unchecked: unchecked?.message,
+      },
+      warnings,
+    ),
     unchecked,
   );
 }
@@ -140,6 +196,11 @@ export async function checkServed(check: ServedCheck, given: ResolveOptions): Pr
  * {@link checkServed} for one locked agent, as the library exported it before: the cards served
  * now against the entry, with the manifest's credential sources for the extended card.
  */
-export function checkOnline(entry: LockEntry, settings: AgentSettings, options: ResolveOptions, credentials: AgentEntry['credentials'] = {}): Promise<AgentReport> {
+export function checkOnline(
+  entry: LockEntry,
+  settings: AgentSettings,
+  options: ResolveOptions,
+  credentials: AgentEntry['credentials'] = {},
+): Promise<AgentReport> {
   return checkServed({ entry, settings, credentials }, options);
 }

@@ -40,36 +40,62 @@ export interface ExtendedCardSource {
  * answers that it has none.
  * @throws A2aLockError `credential-unset` when a needed variable is unset; FetchError; InvalidInputError
  */
-export async function readExtended(route: ExtendedRoute, from: ExtendedCardSource, options: ResolveOptions, warnings: Warning[]): Promise<ReadCard | undefined> {
+export async function readExtended(
+  route: ExtendedRoute,
+  from: ExtendedCardSource,
+  options: ResolveOptions,
+  warnings: Warning[],
+): Promise<ReadCard | undefined> {
   const placements: CredentialPlacement[] = [];
   for (const scheme of Object.keys(route.requirement)) {
     const source = own(from.credentials, scheme);
     const variables = source ? sourceVariables(source) : [];
     if (options.credentialsWithheld) {
-      throw new A2aLockError('credential-unset', `the extended card needs the credential for scheme "${scheme}", which is not sent: ${options.credentialsWithheld}`, {
-        hint: 'on a pull request run a2a verify (it sends a credential only along a route the base lockfile had) and a2a diff; run lock, update and outdated after merge',
-        data: { variable: variables.join(' ') || null, scheme, withheld: true },
-      });
+      throw new A2aLockError(
+        'credential-unset',
+        `the extended card needs the credential for scheme "${scheme}", which is not sent: ${options.credentialsWithheld}`,
+        {
+          hint: 'on a pull request run a2a verify (it sends a credential only along a route the base lockfile had) and a2a diff; run lock, update and outdated after merge',
+          data: { variable: variables.join(' ') || null, scheme, withheld: true },
+        },
+      );
     }
     const unset = source ? variables.find((v) => !options.env?.[v]) : `(no credentials.${scheme} in the manifest)`;
     if (unset !== undefined) {
-      throw new A2aLockError('credential-unset', `the extended card needs ${unset} (credential for scheme "${scheme}"), which is not set`, {
-        hint: source ? `set ${unset} and rerun` : `add credentials.${scheme} to the agent in a2a.json`,
-        data: { variable: unset, scheme },
-      });
+      throw new A2aLockError(
+        'credential-unset',
+        `the extended card needs ${unset} (credential for scheme "${scheme}"), which is not set`,
+        {
+          hint: source ? `set ${unset} and rerun` : `add credentials.${scheme} to the agent in a2a.json`,
+          data: { variable: unset, scheme },
+        },
+      );
     }
     const definition = own(from.schemes, scheme);
-    if (!definition) throw new InvalidInputError('card-invalid', route.iface.url, `security requirement names scheme "${scheme}", which the card does not define`);
+    if (!definition)
+      throw new InvalidInputError(
+        'card-invalid',
+        route.iface.url,
+        `security requirement names scheme "${scheme}", which the card does not define`,
+      );
     let secret: string;
     if (source && 'oauth' in source) {
       // The access token from the scheme's client credentials flow, at the card's own tokenUrl (the locked card's, for a locked agent).
       const tokenUrl = clientCredentialsTokenUrl(definition);
-      if (tokenUrl === undefined) throw new InvalidInputError('card-invalid', route.iface.url, `a2a.json gives an OAuth client for scheme "${scheme}", which has no clientCredentials flow with a tokenUrl`);
+      if (tokenUrl === undefined)
+        throw new InvalidInputError(
+          'card-invalid',
+          route.iface.url,
+          `a2a.json gives an OAuth client for scheme "${scheme}", which has no clientCredentials flow with a tokenUrl`,
+        );
       const { ClientCredentialsTokens } = await import('../http/oauth-token.js');
       const { getDefaultDispatcher } = await import('../http/dispatcher.js');
       const network = requestOptions(options);
       const dispatcher = network.dispatcher ?? getDefaultDispatcher(network.concurrency);
-      const tokens = new ClientCredentialsTokens((url, init) => fetch(url, { ...init, dispatcher } as RequestInit), network.timeoutMs !== undefined ? { timeoutMs: network.timeoutMs } : {});
+      const tokens = new ClientCredentialsTokens(
+        (url, init) => fetch(url, { ...init, dispatcher } as RequestInit),
+        network.timeoutMs !== undefined ? { timeoutMs: network.timeoutMs } : {},
+      );
       secret = await tokens.token({
         tokenUrl,
         clientId: options.env![source.oauth.clientId.env]!,
@@ -97,7 +123,11 @@ export async function readExtended(route: ExtendedRoute, from: ExtendedCardSourc
   }
   const source = `${result.url} (extended card)`;
   assertShallow(result.card, source);
-  const normalized = normalizeCard(result.card, { source, ...(from.baseUrl ? { baseUrl: from.baseUrl } : {}), ...(from.settings.rebaseInterfaces ? { rebaseInterfaces: true } : {}) });
+  const normalized = normalizeCard(result.card, {
+    source,
+    ...(from.baseUrl ? { baseUrl: from.baseUrl } : {}),
+    ...(from.settings.rebaseInterfaces ? { rebaseInterfaces: true } : {}),
+  });
   warnings.push(...normalized.warnings);
   const signature = await signatureOf(result.card, from.settings, options, warnings, [result.url, from.baseUrl]);
   return { raw: result.card, card: normalized.card, signature, url: result.url };

@@ -63,11 +63,24 @@ export async function loadCard(location: string, options: LoadCardOptions): Prom
     // The fetcher (and undici) load only when a card is fetched.
     fetchModule ??= import('../http/card.js');
     const { fetchCardForVersions, withOriginAuth } = await fetchModule;
-    const network = options.originAuthConfig ? withOriginAuth({ ...networkOptionsOf(options), env: options.env ?? {} }, options.originAuthConfig) : options;
-    const fetched = await fetchCardForVersions(location, options.versions, { ...networkOptionsOf(network), ...(options.cardPath !== undefined ? { cardPath: options.cardPath } : {}) });
+    const network = options.originAuthConfig
+      ? withOriginAuth({ ...networkOptionsOf(options), env: options.env ?? {} }, options.originAuthConfig)
+      : options;
+    const fetched = await fetchCardForVersions(location, options.versions, {
+      ...networkOptionsOf(network),
+      ...(options.cardPath !== undefined ? { cardPath: options.cardPath } : {}),
+    });
     assertShallow(fetched.body, fetched.url);
     const legacy = fetched.warnings.some((w) => w.code === 'legacy-well-known-path');
-    return { resolved: fetched.url, raw: fetched.body as Record<string, unknown>, baseUrl: fetched.url, source: fetched.url, versionHeader: fetched.versionHeader, warnings: fetched.warnings, ...(legacy ? { legacyWellKnown: true } : {}) };
+    return {
+      resolved: fetched.url,
+      raw: fetched.body as Record<string, unknown>,
+      baseUrl: fetched.url,
+      source: fetched.url,
+      versionHeader: fetched.versionHeader,
+      warnings: fetched.warnings,
+      ...(legacy ? { legacyWellKnown: true } : {}),
+    };
   }
   if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(location)) {
     throw new InvalidInputError('card-invalid', location, 'only http(s) URLs and file paths are supported');
@@ -80,7 +93,11 @@ export async function loadCard(location: string, options: LoadCardOptions): Prom
  * `options` whose requests authenticate at the origins of `config` (`withOriginAuth` of
  * `http/origin-auth`, loaded with the card fetcher only when there is a `config`).
  */
-export async function withOriginAuthLoaded<T extends OriginAuthRun>(options: T, config: OriginAuthMap | undefined, onUse?: (origin: string) => void): Promise<T> {
+export async function withOriginAuthLoaded<T extends OriginAuthRun>(
+  options: T,
+  config: OriginAuthMap | undefined,
+  onUse?: (origin: string) => void,
+): Promise<T> {
   if (!config || Object.keys(config).length === 0) return options;
   fetchModule ??= import('../http/card.js');
   return (await fetchModule).withOriginAuth(options, config, onUse);
@@ -93,13 +110,29 @@ export async function withOriginAuthLoaded<T extends OriginAuthRun>(options: T, 
  * the agent answered at lock time), when one of the profile's, is asked first: `verify` asks the
  * way `lock` was answered, one request when the agent still answers it.
  */
-export function loadAgentCard(location: string, settings: Pick<AgentSettings, 'versions' | 'cardPath'>, options: ResolveOptions, answered?: string): Promise<LoadedCard> {
-  const versions = answered !== undefined && settings.versions.includes(answered) ? [answered, ...settings.versions.filter((v) => v !== answered)] : settings.versions;
-  return loadCard(location, { baseDir: options.baseDir, versions, ...requestOptions(options), ...(settings.cardPath !== undefined ? { cardPath: settings.cardPath } : {}) });
+export function loadAgentCard(
+  location: string,
+  settings: Pick<AgentSettings, 'versions' | 'cardPath'>,
+  options: ResolveOptions,
+  answered?: string,
+): Promise<LoadedCard> {
+  const versions =
+    answered !== undefined && settings.versions.includes(answered)
+      ? [answered, ...settings.versions.filter((v) => v !== answered)]
+      : settings.versions;
+  return loadCard(location, {
+    baseDir: options.baseDir,
+    versions,
+    ...requestOptions(options),
+    ...(settings.cardPath !== undefined ? { cardPath: settings.cardPath } : {}),
+  });
 }
 
 /** The {@link CardSource} of a loaded card, for {@link normalizeCard}, with the agent's `rebaseInterfaces` when `settings` say so. */
-export function cardSourceOf(loaded: LoadedCard, settings?: Pick<AgentSettings, 'rebaseInterfaces'>): { source: string; baseUrl?: string; legacyWellKnown?: boolean; rebaseInterfaces?: true } {
+export function cardSourceOf(
+  loaded: LoadedCard,
+  settings?: Pick<AgentSettings, 'rebaseInterfaces'>,
+): { source: string; baseUrl?: string; legacyWellKnown?: boolean; rebaseInterfaces?: true } {
   return {
     source: loaded.source,
     ...(loaded.baseUrl ? { baseUrl: loaded.baseUrl } : {}),

@@ -40,11 +40,20 @@ export interface ResolveAgentOptions {
  * @returns the entry, or no entry with the refusals or drift that stopped it
  * @throws InvalidInputError / FetchError / A2aLockError (`credential-unset`, `signature-required`)
  */
-export async function resolveAgent(entry: AgentEntry, settings: AgentSettings, given: ResolveOptions, bound: ResolveAgentOptions = {}): Promise<Resolution> {
+export async function resolveAgent(
+  entry: AgentEntry,
+  settings: AgentSettings,
+  given: ResolveOptions,
+  bound: ResolveAgentOptions = {},
+): Promise<Resolution> {
   // The agent's own "allowHttp" (a2a.json) allows plain http for its card and key set, as --allow-http does for all.
   // Its requests authenticate at the manifest's originAuth origins; those used are recorded.
   const authenticated = new Set<string>();
-  const options = await withOriginAuthLoaded(settings.allowHttp ? { ...given, allowHttp: true } : given, given.originAuthConfig, (origin) => authenticated.add(origin));
+  const options = await withOriginAuthLoaded(
+    settings.allowHttp ? { ...given, allowHttp: true } : given,
+    given.originAuthConfig,
+    (origin) => authenticated.add(origin),
+  );
   const locked = bound.constrainTo;
   const skills = planKeys(entry);
   const loaded = await loadAgentCard(entry.card, settings, options);
@@ -53,9 +62,13 @@ export async function resolveAgent(entry: AgentEntry, settings: AgentSettings, g
   warnings.push(...normalized.warnings);
   const signature = await signatureOf(loaded.raw, settings, options, warnings, [loaded.baseUrl]);
   if (settings.requireSignature && signature.status !== 'verified') {
-    throw new A2aLockError('signature-required', `${loaded.source}: card signature is ${signature.status}; the manifest requires a verified signature`, {
-      hint: 'ask the agent to sign its card, or set trust.jwks to the keys it signs with',
-    });
+    throw new A2aLockError(
+      'signature-required',
+      `${loaded.source}: card signature is ${signature.status}; the manifest requires a verified signature`,
+      {
+        hint: 'ask the agent to sign its card, or set trust.jwks to the keys it signs with',
+      },
+    );
   }
   let card = normalized.card;
   let extended: ReadCard | undefined;
@@ -70,10 +83,19 @@ export async function resolveAgent(entry: AgentEntry, settings: AgentSettings, g
       // Skill ids sorted, as the lockfile stores its plans: the guard finds the same route later.
       route = routeFor(card, [...skills].sort(), settings, warnings);
     }
-    if (route) extended = await readExtended(route, { schemes, credentials: entry.credentials, settings, baseUrl: loaded.baseUrl }, options, warnings);
+    if (route)
+      extended = await readExtended(
+        route,
+        { schemes, credentials: entry.credentials, settings, baseUrl: loaded.baseUrl },
+        options,
+        warnings,
+      );
     if (extended) {
       if (settings.requireSignature && extended.signature.status !== 'verified') {
-        throw new A2aLockError('signature-required', `${extended.url} (extended card): signature is ${extended.signature.status}; the manifest requires a verified signature`);
+        throw new A2aLockError(
+          'signature-required',
+          `${extended.url} (extended card): signature is ${extended.signature.status}; the manifest requires a verified signature`,
+        );
       }
       card = extended.card;
     }
@@ -90,19 +112,38 @@ export async function resolveAgent(entry: AgentEntry, settings: AgentSettings, g
   if (refusals.length > 0 || drift.length > 0 || signatures.length > 0) {
     return { refusals, drift, ...(signatures.length ? { signatureDrift: signatures } : {}), traces, warnings, card };
   }
-  const originAuth = originAuthRecord([...entryOrigins({ resolved: loaded.resolved, extended: extended ? { resolved: extended.url } : undefined, plans }), ...authenticated], given.originAuthConfig);
+  const originAuth = originAuthRecord(
+    [
+      ...entryOrigins({
+        resolved: loaded.resolved,
+        extended: extended ? { resolved: extended.url } : undefined,
+        plans,
+      }),
+      ...authenticated,
+    ],
+    given.originAuthConfig,
+  );
   return {
     entry: {
       card: entry.card,
       resolved: loaded.resolved,
-      ...(loaded.versionHeader !== undefined && loaded.versionHeader !== settings.versions[0] ? { versionHeader: loaded.versionHeader } : {}),
+      ...(loaded.versionHeader !== undefined && loaded.versionHeader !== settings.versions[0]
+        ? { versionHeader: loaded.versionHeader }
+        : {}),
       a2aVersion: normalized.card.shape,
       version: normalized.card.version,
       integrity: integrityOf(loaded.raw),
       snapshot: loaded.raw,
       signature,
       ...(extended
-        ? { extended: { resolved: extended.url, integrity: integrityOf(extended.raw), snapshot: extended.raw, signature: extended.signature } }
+        ? {
+            extended: {
+              resolved: extended.url,
+              integrity: integrityOf(extended.raw),
+              snapshot: extended.raw,
+              signature: extended.signature,
+            },
+          }
         : {}),
       plans,
       ...(originAuth ? { originAuth } : {}),

@@ -75,11 +75,19 @@ function originsOf(urls: ReadonlyArray<string | undefined>): string[] {
  */
 async function withinDeadline<T>(url: string, deadline: number, work: () => Promise<T>): Promise<T> {
   const left = Math.floor(deadline - performance.now());
-  const late = () => new FetchError('timeout', url, 'the card\'s key sets were not fetched within its deadline (--timeout covers all key fetches of one card)');
+  const late = () =>
+    new FetchError(
+      'timeout',
+      url,
+      "the card's key sets were not fetched within its deadline (--timeout covers all key fetches of one card)",
+    );
   if (left <= 0) throw late();
   let timer: NodeJS.Timeout | undefined;
   try {
-    return await Promise.race([work(), new Promise<never>((_, reject) => (timer = setTimeout(() => reject(late()), left)))]);
+    return await Promise.race([
+      work(),
+      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(late()), left))),
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -88,7 +96,9 @@ async function withinDeadline<T>(url: string, deadline: number, work: () => Prom
 /** The operator-pinned JWKS of `trust.jwks` (a file relative to the manifest, or a URL), validated. */
 async function trustedKeys(location: string, options: ResolveOptions): Promise<unknown> {
   const { loadJwks } = await import('../card/signature/jwks.js');
-  const value = isCardUrl(location) ? await fetchJwks(location, options) : await readJwksFile(location, options.baseDir);
+  const value = isCardUrl(location)
+    ? await fetchJwks(location, options)
+    : await readJwksFile(location, options.baseDir);
   loadJwks(value, location);
   return value;
 }
@@ -122,10 +132,13 @@ async function fetchJwks(url: string, options: ResolveOptions, deadline?: number
       let timeoutMs = network.timeoutMs;
       if (deadline !== undefined) {
         timeoutMs = Math.min(timeoutMs ?? DEFAULT_TIMEOUT_MS, Math.floor(deadline - performance.now()));
-        if (timeoutMs <= 0) throw new FetchError('timeout', url, 'no time left in the card\'s deadline for this key set');
+        if (timeoutMs <= 0)
+          throw new FetchError('timeout', url, "no time left in the card's deadline for this key set");
       }
       const { requestJson } = await import('../http/request.js');
-      return (await requestJson(url, { ...network, ...(timeoutMs !== undefined ? { timeoutMs } : {}), subject: 'JWKS' })).body;
+      return (
+        await requestJson(url, { ...network, ...(timeoutMs !== undefined ? { timeoutMs } : {}), subject: 'JWKS' })
+      ).body;
     });
     const kept = pending;
     kept.catch((error: unknown) => {

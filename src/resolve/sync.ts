@@ -20,7 +20,12 @@ export type { SyncAction, SyncRequest, SyncResult } from '../lock/sync-plan.js';
  * Compute the lockfile that satisfies `manifest` (see the module comment and {@link SyncRequest}).
  * @throws only on a bug; every agent's failure is in `failures`
  */
-export async function syncLock(manifest: Manifest, previous: Lockfile | undefined, request: SyncRequest, options: ResolveOptions): Promise<SyncResult> {
+export async function syncLock(
+  manifest: Manifest,
+  previous: Lockfile | undefined,
+  request: SyncRequest,
+  options: ResolveOptions,
+): Promise<SyncResult> {
   const plan = planSync(manifest, previous, request);
   // Hosts in turn (round-robin), so connections spread over them instead of `concurrency` to each.
   const toResolve = interleaveBy(plan.resolve, (agent) => cardOrigin(manifest.agents[agent.name]!.card));
@@ -28,9 +33,16 @@ export async function syncLock(manifest: Manifest, previous: Lockfile | undefine
     toResolve,
     options.concurrency ?? DEFAULT_CONCURRENCY,
     ({ name, constrainTo, credentialRouteFrom }) =>
-      resolveAgent(manifest.agents[name]!, agentSettings(manifest, name), manifest.originAuth ? { ...options, originAuthConfig: manifest.originAuth } : options, { ...(constrainTo ? { constrainTo } : {}), ...(credentialRouteFrom ? { credentialRouteFrom } : {}) }),
+      resolveAgent(
+        manifest.agents[name]!,
+        agentSettings(manifest, name),
+        manifest.originAuth ? { ...options, originAuthConfig: manifest.originAuth } : options,
+        { ...(constrainTo ? { constrainTo } : {}), ...(credentialRouteFrom ? { credentialRouteFrom } : {}) },
+      ),
     options.onProgress,
   );
-  const outcomes = new Map<string, PromiseSettledResult<Resolution>>(toResolve.map((agent, i) => [agent.name, settled[i]!]));
+  const outcomes = new Map<string, PromiseSettledResult<Resolution>>(
+    toResolve.map((agent, i) => [agent.name, settled[i]!]),
+  );
   return assembleLock(manifest, previous, plan, outcomes);
 }

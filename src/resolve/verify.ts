@@ -13,10 +13,23 @@ import { ciBase, gitRoot, mergeBase, readAtRevision, resolveRevision, type CiSou
 import { readLockfile } from '../fs/lockfile.js';
 import { readManifest } from '../fs/manifest.js';
 import { formatPath, own } from '../json-path.js';
-import { baseUnreadable, credentialRouteNew, gateFromBase, withheldOriginAuth, type CredentialGate } from '../lock/base-gate.js';
+import {
+  baseUnreadable,
+  credentialRouteNew,
+  gateFromBase,
+  withheldOriginAuth,
+  type CredentialGate,
+} from '../lock/base-gate.js';
 import { parseLockfile } from '../lock/format.js';
 import { checkOffline } from '../lock/offline.js';
-import { okReport, outOfDateReport, overallExitCode, strictExitCode, withUnchecked, type AgentReport } from '../lock/report.js';
+import {
+  okReport,
+  outOfDateReport,
+  overallExitCode,
+  strictExitCode,
+  withUnchecked,
+  type AgentReport,
+} from '../lock/report.js';
 import { manifestMismatches } from '../lock/satisfies.js';
 import { credentialWarnings } from '../lock/unused-credentials.js';
 import type { LockEntry, Lockfile } from '../lock/schema.js';
@@ -63,7 +76,11 @@ export interface ProjectCheck {
  * Check agents: out-of-date entries, then each entry offline, then (unless `offline`) the cards
  * served now, at most `options.concurrency` at once.
  */
-export async function checkProject(project: Project, { names, offline = false, gateOf }: ProjectCheck, options: ResolveOptions): Promise<Record<string, AgentReport>> {
+export async function checkProject(
+  project: Project,
+  { names, offline = false, gateOf }: ProjectCheck,
+  options: ResolveOptions,
+): Promise<Record<string, AgentReport>> {
   const mismatches = manifestMismatches(project.manifest, project.lock);
   const reports: Record<string, AgentReport> = {};
   const locked: string[] = [];
@@ -85,7 +102,8 @@ export async function checkProject(project: Project, { names, offline = false, g
       const settings = project.lock.settings[name]!;
       const source = `${project.lockfile} ${formatPath(['agents', name])}`;
       if (offline) return checkOffline(entry, settings, source) ?? okReport();
-      if (entry.originAuth && Object.keys(entry.originAuth).length > 0) return checkWithOriginAuth(name, entry, settings, source);
+      if (entry.originAuth && Object.keys(entry.originAuth).length > 0)
+        return checkWithOriginAuth(name, entry, settings, source);
       const served = loadServedCard(entry, settings, options);
       const loaded = await served.catch(() => undefined);
       if (loaded && servedCardSettles(entry, loaded)) {
@@ -96,7 +114,17 @@ export async function checkProject(project: Project, { names, offline = false, g
       if (offlineReport) return offlineReport;
       // Only the extended card's request carries a credential: the gate is read for those agents alone.
       const gate = entry.extended ? gateOf?.(name) : undefined;
-      return checkServed({ entry, settings, credentials: own(project.manifest.agents, name)?.credentials ?? {}, snapshotsIntact: true, served, ...(gate ? { gate } : {}) }, options);
+      return checkServed(
+        {
+          entry,
+          settings,
+          credentials: own(project.manifest.agents, name)?.credentials ?? {},
+          snapshotsIntact: true,
+          served,
+          ...(gate ? { gate } : {}),
+        },
+        options,
+      );
     },
     offline ? undefined : options.onProgress,
   );
@@ -106,18 +134,37 @@ export async function checkProject(project: Project, { names, offline = false, g
    * alike withholds every one: nothing is sent, the agent is `unchecked`), then the cards served
    * now with the placements its entry records.
    */
-  async function checkWithOriginAuth(name: string, entry: LockEntry, settings: AgentSettings, source: string): Promise<AgentReport> {
+  async function checkWithOriginAuth(
+    name: string,
+    entry: LockEntry,
+    settings: AgentSettings,
+    source: string,
+  ): Promise<AgentReport> {
     const offlineReport = checkOffline(entry, settings, source);
     if (offlineReport) return offlineReport;
     const gate = gateOf?.(name);
     const withheld = gate ? withheldOriginAuth(gate, entry) : [];
-    if (gate && withheld.length > 0) return withUnchecked(okReport(), gate.kind === 'unreadable' ? baseUnreadable() : credentialRouteNew(withheld));
+    if (gate && withheld.length > 0)
+      return withUnchecked(okReport(), gate.kind === 'unreadable' ? baseUnreadable() : credentialRouteNew(withheld));
     // No platform credential in this run (a fork's pull request has no secrets): nothing is asked
     // for; checked offline only, and said (exit 1 under --strict), as an unread extended card is.
     const unset = unsetOriginAuth(entry.originAuth!, options);
-    if (unset !== undefined) return withUnchecked(okReport(), { reason: 'credential-unset', message: `not checked against the card served now: ${unset}` });
+    if (unset !== undefined)
+      return withUnchecked(okReport(), {
+        reason: 'credential-unset',
+        message: `not checked against the card served now: ${unset}`,
+      });
     const agentOptions = await withOriginAuthLoaded(options, entry.originAuth);
-    return checkServed({ entry, settings, credentials: own(project.manifest.agents, name)?.credentials ?? {}, snapshotsIntact: true, ...(gate && entry.extended ? { gate } : {}) }, agentOptions);
+    return checkServed(
+      {
+        entry,
+        settings,
+        credentials: own(project.manifest.agents, name)?.credentials ?? {},
+        snapshotsIntact: true,
+        ...(gate && entry.extended ? { gate } : {}),
+      },
+      agentOptions,
+    );
   }
   scheduled.forEach((name, i) => {
     const r = results[i]!;
@@ -193,31 +240,59 @@ export interface ReviewBase {
  * `project.lockfile` (the manifest likewise, for the secret variable of each scheme).
  * @throws UsageError `rev` is not a revision, or the project is not in a git repository
  */
-export async function reviewBase(option: string | false | undefined, project: Project, manifestPath: string, env: NodeJS.ProcessEnv): Promise<ReviewBase | undefined> {
+export async function reviewBase(
+  option: string | false | undefined,
+  project: Project,
+  manifestPath: string,
+  env: NodeJS.ProcessEnv,
+): Promise<ReviewBase | undefined> {
   if (option === false) return undefined;
   let rev: string;
   let ref: string;
   let source: BaseSource;
-  const unreadable = (info: Extract<VerifyBase, { status: 'unreadable' }>): ReviewBase => ({ info, gateOf: () => ({ kind: 'unreadable' }) });
+  const unreadable = (info: Extract<VerifyBase, { status: 'unreadable' }>): ReviewBase => ({
+    info,
+    gateOf: () => ({ kind: 'unreadable' }),
+  });
   if (option !== undefined) {
     // As a pull request's: the merge-base of HEAD and the revision, so always an ancestor of HEAD.
     const root = await gitRoot(dirname(project.lockfile));
-    if (root === undefined) throw new UsageError(`${project.lockfile} is not inside a git repository, so --base ${option} cannot be read`, { hint: 'run verify in the git checkout, or pass --no-base' });
+    if (root === undefined)
+      throw new UsageError(`${project.lockfile} is not inside a git repository, so --base ${option} cannot be read`, {
+        hint: 'run verify in the git checkout, or pass --no-base',
+      });
     const named = await resolveRevision(root, option);
     ref = named.ref ?? option;
     source = '--base';
     const base = await mergeBase(root, named.commit);
-    if (base === undefined) return unreadable({ status: 'unreadable', source, ref, reason: `--base ${option} (${named.commit}) has no common ancestor with HEAD in this clone`, hint: 'fetch the history of both (git fetch --unshallow)' });
+    if (base === undefined)
+      return unreadable({
+        status: 'unreadable',
+        source,
+        ref,
+        reason: `--base ${option} (${named.commit}) has no common ancestor with HEAD in this clone`,
+        hint: 'fetch the history of both (git fetch --unshallow)',
+      });
     rev = base;
   } else {
     const ci = await ciBase(dirname(project.lockfile), env);
     if (ci.kind === 'none') return undefined;
-    if (ci.kind === 'unreadable') return unreadable({ status: 'unreadable', source: ci.source, ...(ci.ref !== undefined ? { ref: ci.ref } : {}), reason: ci.reason, hint: ci.hint });
+    if (ci.kind === 'unreadable')
+      return unreadable({
+        status: 'unreadable',
+        source: ci.source,
+        ...(ci.ref !== undefined ? { ref: ci.ref } : {}),
+        reason: ci.reason,
+        hint: ci.hint,
+      });
     ({ rev, ref, source } = ci);
   }
   // The manifest's secret variables: unreadable, none is known and every credentialed route is withheld.
   const noManifest = (error: unknown) => (error instanceof A2aLockError ? undefined : Promise.reject(error));
-  const [lockText, manifestText] = await Promise.all([readAtRevision(rev, project.lockfile), readAtRevision(rev, manifestPath).catch(noManifest)]);
+  const [lockText, manifestText] = await Promise.all([
+    readAtRevision(rev, project.lockfile),
+    readAtRevision(rev, manifestPath).catch(noManifest),
+  ]);
   let lock: Lockfile | undefined;
   let lockfile: 'present' | 'absent' | 'invalid' = lockText === undefined ? 'absent' : 'present';
   try {
@@ -245,7 +320,8 @@ export async function reviewBase(option: string | false | undefined, project: Pr
  */
 export async function verifyLockfile(options: VerifyOptions | null = {}): Promise<VerifyResult> {
   options ??= {};
-  const inRange = (name: string, value: unknown, min: number, max: number) => value === undefined || wholeNumberIn(`verifyLockfile: ${name}`, value, min, max);
+  const inRange = (name: string, value: unknown, min: number, max: number) =>
+    value === undefined || wholeNumberIn(`verifyLockfile: ${name}`, value, min, max);
   inRange('timeoutMs', options.timeoutMs, 1, 2_147_483_647);
   inRange('concurrency', options.concurrency, 1, Number.MAX_SAFE_INTEGER);
   inRange('retries', options.retries, 0, 10);
@@ -253,12 +329,19 @@ export async function verifyLockfile(options: VerifyOptions | null = {}): Promis
   const lockfile = options.lockfile ? resolve(options.lockfile) : resolve(dirname(manifestPath), 'a2a.lock.json');
   const project = await readProject(manifestPath, lockfile);
   const known = [...new Set([...Object.keys(project.manifest.agents), ...Object.keys(project.lock.agents)])];
-  for (const name of options.agents ?? []) if (!known.includes(name)) throw new UsageError(`unknown agent "${name}" (agents: ${known.join(', ') || 'none'})`);
+  for (const name of options.agents ?? [])
+    if (!known.includes(name)) throw new UsageError(`unknown agent "${name}" (agents: ${known.join(', ') || 'none'})`);
   const { manifest: _m, lockfile: _l, agents: only, offline, strict, base: baseOption, ...network } = options;
   const base = offline ? undefined : await reviewBase(baseOption, project, manifestPath, options.env ?? {});
-  const check: ProjectCheck = { names: only?.length ? only : known, offline: Boolean(offline), ...(base ? { gateOf: base.gateOf } : {}) };
+  const check: ProjectCheck = {
+    names: only?.length ? only : known,
+    offline: Boolean(offline),
+    ...(base ? { gateOf: base.gateOf } : {}),
+  };
   const reports = await checkProject(project, check, { ...network, baseDir: project.baseDir });
-  const agents = Object.fromEntries(Object.entries(reports).map(([name, r]) => [name, { ...r, exitCode: strictExitCode(r, Boolean(strict)) }]));
+  const agents = Object.fromEntries(
+    Object.entries(reports).map(([name, r]) => [name, { ...r, exitCode: strictExitCode(r, Boolean(strict)) }]),
+  );
   const exitCode = overallExitCode(Object.values(agents).map((r) => r.exitCode));
   return { ok: exitCode === 0, exitCode, agents, ...(base ? { base: base.info } : {}) };
 }

@@ -49,7 +49,10 @@ export function headerLost(plan: Plan, error: unknown): string | undefined {
  * locked fallbacks (if any) and why none applies to this call.
  */
 export function deadEnd(plan: Plan, kind: AgentErrorKind, call: string): string {
-  const locked = [...(plan.fallbacks?.interfaces ?? []).map(describe), ...(plan.fallbacks?.delivery ?? []).map((d) => `delivery ${d}`)];
+  const locked = [
+    ...(plan.fallbacks?.interfaces ?? []).map(describe),
+    ...(plan.fallbacks?.delivery ?? []).map((d) => `delivery ${d}`),
+  ];
   const head = `${kind} on ${call} at ${describe(plan)}`;
   if (locked.length === 0) return `${head}; the plan has no locked fallback`;
   return `${head}; locked fallbacks: ${locked.join(', ')}; ${whyNoFallback(kind, call)}`;
@@ -58,9 +61,12 @@ export function deadEnd(plan: Plan, kind: AgentErrorKind, call: string): string 
 /** Why none of the locked fallbacks answers `kind` on `call`. */
 function whyNoFallback(kind: AgentErrorKind, call: string): string {
   if (kind === 'version-not-supported') return 'none is of another protocol version';
-  if (kind === 'push-notification-not-supported' && /PushNotificationConfig/.test(call)) return 'a push config call has no poll equivalent (send without a push config and poll GetTask)';
+  if (kind === 'push-notification-not-supported' && /PushNotificationConfig/.test(call))
+    return 'a push config call has no poll equivalent (send without a push config and poll GetTask)';
   if (kind === 'push-notification-not-supported' || kind === 'unsupported-operation') {
-    return call === 'SendStreamingMessage' || call === 'SendMessage' ? 'the locked poll fallback was not applicable to this request' : 'a poll fallback applies only to sending';
+    return call === 'SendStreamingMessage' || call === 'SendMessage'
+      ? 'the locked poll fallback was not applicable to this request'
+      : 'a poll fallback applies only to sending';
   }
   return 'the locked fallbacks answer only VersionNotSupported (another version) and a refused stream or push (poll)';
 }
@@ -73,7 +79,9 @@ function whyNoFallback(kind: AgentErrorKind, call: string): string {
  */
 function sdkHttpStatus(error: unknown): number | undefined {
   if (!(error instanceof Error)) return undefined;
-  const found = /^HTTP error (?:for [^!\n]{1,200}! Status: |establishing stream for [^:\n]{1,200}: )(\d{3})\b/.exec(error.message);
+  const found = /^HTTP error (?:for [^!\n]{1,200}! Status: |establishing stream for [^:\n]{1,200}: )(\d{3})\b/.exec(
+    error.message,
+  );
   const status = found ? Number(found[1]) : undefined;
   return status !== undefined && status >= 400 ? status : undefined;
 }
@@ -111,7 +119,16 @@ interface AnswerFacts {
 
 /** The {@link AnswerFacts} of an SDK error raised on `iface`. */
 function answerFacts(iface: FallbackInterface, error: unknown): AnswerFacts {
-  const e = (typeof error === 'object' && error !== null ? error : {}) as { transport?: unknown; statusCode?: unknown; status?: unknown; code?: unknown; envelopeCode?: unknown; reason?: unknown; name?: unknown; details?: unknown };
+  const e = (typeof error === 'object' && error !== null ? error : {}) as {
+    transport?: unknown;
+    statusCode?: unknown;
+    status?: unknown;
+    code?: unknown;
+    envelopeCode?: unknown;
+    reason?: unknown;
+    name?: unknown;
+    details?: unknown;
+  };
   const status = typeof e.statusCode === 'number' ? e.statusCode : sdkHttpStatus(error);
   let grpcStatus: number | undefined;
   if (e.transport === 'grpc' && typeof e.status === 'number') grpcStatus = e.status;
@@ -120,12 +137,22 @@ function answerFacts(iface: FallbackInterface, error: unknown): AnswerFacts {
   if (e.transport === 'jsonrpc' && typeof e.envelopeCode === 'number') a2aCode = e.envelopeCode;
   else if (iface.protocolBinding === 'HTTP+JSON') a2aCode = legacyRestCode(error);
   const a2aReason = typeof e.reason === 'string' && e.name !== 'A2AError' ? e.reason : undefined;
-  return { ...(status !== undefined ? { status } : {}), ...(grpcStatus !== undefined ? { grpcStatus } : {}), ...(a2aCode !== undefined ? { a2aCode } : {}), ...(a2aReason !== undefined ? { a2aReason } : {}) };
+  return {
+    ...(status !== undefined ? { status } : {}),
+    ...(grpcStatus !== undefined ? { grpcStatus } : {}),
+    ...(a2aCode !== undefined ? { a2aCode } : {}),
+    ...(a2aReason !== undefined ? { a2aReason } : {}),
+  };
 }
 
 /** The facts as a message's parenthesis (`HTTP 401, A2A error -32001`); empty for none. */
 function answeredText(facts: AnswerFacts): string {
-  const parts = [facts.status !== undefined ? `HTTP ${facts.status}` : '', facts.grpcStatus !== undefined ? `gRPC status ${facts.grpcStatus}` : '', facts.a2aCode !== undefined ? `A2A error ${facts.a2aCode}` : '', facts.a2aReason ?? ''];
+  const parts = [
+    facts.status !== undefined ? `HTTP ${facts.status}` : '',
+    facts.grpcStatus !== undefined ? `gRPC status ${facts.grpcStatus}` : '',
+    facts.a2aCode !== undefined ? `A2A error ${facts.a2aCode}` : '',
+    facts.a2aReason ?? '',
+  ];
   return parts.filter(Boolean).join(', ');
 }
 
@@ -153,7 +180,14 @@ export function typedError(runtime: AgentRuntime, iface: FallbackInterface, erro
   const inner = a2aLockErrorIn(error);
   if (inner) {
     if (inner instanceof FetchError && (inner.code === 'unreachable' || inner.code === 'timeout')) {
-      return new AgentCallError(inner.code, name, skill, `${where}: ${inner.code === 'timeout' ? 'no answer in time' : 'not reachable'} (${inner.message})`, { url }, { cause: error });
+      return new AgentCallError(
+        inner.code,
+        name,
+        skill,
+        `${where}: ${inner.code === 'timeout' ? 'no answer in time' : 'not reachable'} (${inner.message})`,
+        { url },
+        { cause: error },
+      );
     }
     return inner;
   }
@@ -164,12 +198,39 @@ export function typedError(runtime: AgentRuntime, iface: FallbackInterface, erro
   const answered = answeredText(facts);
   const options = { cause: error };
   if (status === 401 || status === 403 || grpcStatus === GRPC_UNAUTHENTICATED || grpcStatus === GRPC_DENIED) {
-    return new AgentCallError('auth-refused', name, skill, `${where}: ${refusalReason(runtime)} (${answered})`, details, options);
+    return new AgentCallError(
+      'auth-refused',
+      name,
+      skill,
+      `${where}: ${refusalReason(runtime)} (${answered})`,
+      details,
+      options,
+    );
   }
-  if (grpcStatus === GRPC_UNAVAILABLE) return new AgentCallError('unreachable', name, skill, `${where}: not reachable (${answered})`, details, options);
+  if (grpcStatus === GRPC_UNAVAILABLE)
+    return new AgentCallError('unreachable', name, skill, `${where}: not reachable (${answered})`, details, options);
   if (grpcStatus === GRPC_TIMEOUT || (error instanceof Error && error.name === 'TimeoutError')) {
-    return new AgentCallError('timeout', name, skill, `${where}: no answer in time${answered ? ` (${answered})` : ''}`, details, options);
+    return new AgentCallError(
+      'timeout',
+      name,
+      skill,
+      `${where}: no answer in time${answered ? ` (${answered})` : ''}`,
+      details,
+      options,
+    );
   }
-  const what = facts.a2aCode !== undefined || facts.a2aReason !== undefined ? 'the agent answered an A2A error' : answered ? 'the agent answered an error that is not an A2A error' : "the agent's answer could not be read as A2A";
-  return new AgentCallError('agent-error', name, skill, `${where}: ${what}${answered ? ` (${answered})` : ''}`, details, options);
+  const what =
+    facts.a2aCode !== undefined || facts.a2aReason !== undefined
+      ? 'the agent answered an A2A error'
+      : answered
+        ? 'the agent answered an error that is not an A2A error'
+        : "the agent's answer could not be read as A2A";
+  return new AgentCallError(
+    'agent-error',
+    name,
+    skill,
+    `${where}: ${what}${answered ? ` (${answered})` : ''}`,
+    details,
+    options,
+  );
 }

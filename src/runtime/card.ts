@@ -35,9 +35,25 @@ export function shapeForVersion(header: string | null | undefined): CardWireShap
 export function narrowedCard(input: NarrowInput, shape: CardWireShape): Record<string, unknown> {
   const { card, plan } = input;
   const found = card.skills.find((s) => s.id === input.skill);
-  const interfaces: FallbackInterface[] = [plan, ...(plan.fallbacks?.interfaces ?? [])].map((i) => ({ url: i.url, protocolBinding: i.protocolBinding, protocolVersion: i.protocolVersion, ...(i.tenant ? { tenant: i.tenant } : {}) }));
-  const extensions = card.capabilities.extensions.filter((e) => plan.extensions.includes(e.uri)).map((e) => ({ uri: e.uri, required: e.required, ...(e.description ? { description: e.description } : {}), ...(e.params ? { params: e.params } : {}) }));
-  const capabilities = { streaming: plan.delivery === 'stream', pushNotifications: plan.delivery === 'push', extensions };
+  const interfaces: FallbackInterface[] = [plan, ...(plan.fallbacks?.interfaces ?? [])].map((i) => ({
+    url: i.url,
+    protocolBinding: i.protocolBinding,
+    protocolVersion: i.protocolVersion,
+    ...(i.tenant ? { tenant: i.tenant } : {}),
+  }));
+  const extensions = card.capabilities.extensions
+    .filter((e) => plan.extensions.includes(e.uri))
+    .map((e) => ({
+      uri: e.uri,
+      required: e.required,
+      ...(e.description ? { description: e.description } : {}),
+      ...(e.params ? { params: e.params } : {}),
+    }));
+  const capabilities = {
+    streaming: plan.delivery === 'stream',
+    pushNotifications: plan.delivery === 'push',
+    extensions,
+  };
   const skill = {
     id: input.skill,
     name: found?.name ?? input.skill,
@@ -55,7 +71,9 @@ export function narrowedCard(input: NarrowInput, shape: CardWireShape): Record<s
       supportedInterfaces: interfaces,
       capabilities: { ...capabilities, extendedAgentCard: false },
       securitySchemes: Object.fromEntries(schemes.map((name) => [name, scheme10(card.securitySchemes[name]!)])),
-      securityRequirements: schemes.length ? [{ schemes: Object.fromEntries(schemes.map((name) => [name, { list: [...plan.security[name]!] }])) }] : [],
+      securityRequirements: schemes.length
+        ? [{ schemes: Object.fromEntries(schemes.map((name) => [name, { list: [...plan.security[name]!] }])) }]
+        : [],
       defaultInputModes: [...input.inputModes],
       defaultOutputModes: [...plan.acceptedOutputModes],
       skills: input.skill === '*' ? [] : [skill],
@@ -87,9 +105,21 @@ function scheme10(s: SecurityScheme): Record<string, unknown> {
     case 'apiKey':
       return { apiKeySecurityScheme: { location: s.location, name: s.name, ...description } };
     case 'http':
-      return { httpAuthSecurityScheme: { scheme: s.scheme, ...(s.bearerFormat ? { bearerFormat: s.bearerFormat } : {}), ...description } };
+      return {
+        httpAuthSecurityScheme: {
+          scheme: s.scheme,
+          ...(s.bearerFormat ? { bearerFormat: s.bearerFormat } : {}),
+          ...description,
+        },
+      };
     case 'oauth2':
-      return { oauth2SecurityScheme: { flows: s.flows, ...(s.oauth2MetadataUrl ? { oauth2MetadataUrl: s.oauth2MetadataUrl } : {}), ...description } };
+      return {
+        oauth2SecurityScheme: {
+          flows: s.flows,
+          ...(s.oauth2MetadataUrl ? { oauth2MetadataUrl: s.oauth2MetadataUrl } : {}),
+          ...description,
+        },
+      };
     case 'openIdConnect':
       return { openIdConnectSecurityScheme: { openIdConnectUrl: s.openIdConnectUrl, ...description } };
     case 'mtls':
@@ -104,9 +134,19 @@ function scheme03(s: SecurityScheme): Record<string, unknown> {
     case 'apiKey':
       return { type: 'apiKey', in: s.location, name: s.name, ...description };
     case 'http':
-      return { type: 'http', scheme: s.scheme, ...(s.bearerFormat ? { bearerFormat: s.bearerFormat } : {}), ...description };
+      return {
+        type: 'http',
+        scheme: s.scheme,
+        ...(s.bearerFormat ? { bearerFormat: s.bearerFormat } : {}),
+        ...description,
+      };
     case 'oauth2':
-      return { type: 'oauth2', flows: s.flows, ...(s.oauth2MetadataUrl ? { oauth2MetadataUrl: s.oauth2MetadataUrl } : {}), ...description };
+      return {
+        type: 'oauth2',
+        flows: s.flows,
+        ...(s.oauth2MetadataUrl ? { oauth2MetadataUrl: s.oauth2MetadataUrl } : {}),
+        ...description,
+      };
     case 'openIdConnect':
       return { type: 'openIdConnect', openIdConnectUrl: s.openIdConnectUrl, ...description };
     case 'mtls':
@@ -120,7 +160,11 @@ function scheme03(s: SecurityScheme): Record<string, unknown> {
  * card in the shape the request's `A2A-Version` asks for ({@link shapeForVersion}),
  * `Content-Type: application/json`, `Vary: A2A-Version`. Anything else goes to `inner`.
  */
-export function cardServingFetch(inner: typeof fetch, cardUrls: ReadonlySet<string>, card: (shape: CardWireShape) => Record<string, unknown>): typeof fetch {
+export function cardServingFetch(
+  inner: typeof fetch,
+  cardUrls: ReadonlySet<string>,
+  card: (shape: CardWireShape) => Record<string, unknown>,
+): typeof fetch {
   return async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const request = typeof input === 'object' && !(input instanceof URL) ? input : undefined;
     const method = (init?.method ?? request?.method ?? 'GET').toUpperCase();
@@ -134,7 +178,10 @@ export function cardServingFetch(inner: typeof fetch, cardUrls: ReadonlySet<stri
       if (url && cardUrls.has(`${url.origin}${url.pathname}`)) {
         const headers = new Headers(init?.headers ?? request?.headers);
         const body = JSON.stringify(card(shapeForVersion(headers.get('a2a-version'))));
-        return new Response(method === 'HEAD' ? null : body, { status: 200, headers: { 'content-type': 'application/json', vary: 'A2A-Version' } });
+        return new Response(method === 'HEAD' ? null : body, {
+          status: 200,
+          headers: { 'content-type': 'application/json', vary: 'A2A-Version' },
+        });
       }
     }
     return inner(input, init);
@@ -142,7 +189,11 @@ export function cardServingFetch(inner: typeof fetch, cardUrls: ReadonlySet<stri
 }
 
 /** The card URLs answered from the lock: the locked card URL, and both well-known card paths on each locked http(s) origin. */
-export function lockedCardUrls(resolved: string, interfaces: readonly FallbackInterface[], wellKnown: readonly string[]): Set<string> {
+export function lockedCardUrls(
+  resolved: string,
+  interfaces: readonly FallbackInterface[],
+  wellKnown: readonly string[],
+): Set<string> {
   const out = new Set<string>();
   const origins = new Set<string>();
   for (const u of [resolved, ...interfaces.map((i) => i.url)]) {

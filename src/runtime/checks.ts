@@ -28,12 +28,26 @@ export type CheckedAgent = { entry: LockEntry; settings: AgentSettings } | { err
 export function checkAgent(lock: LockfileTop, source: string, name: string, manifest?: CheckedManifest): CheckedAgent {
   const parsed = lockedAgentIssue(lock, name);
   if ('issue' in parsed) {
-    return { error: new InvalidInputError('lockfile-invalid', source, zodMessage(parsed.issue, { showValues: false }), { path: formatPath(parsed.path) }) };
+    return {
+      error: new InvalidInputError('lockfile-invalid', source, zodMessage(parsed.issue, { showValues: false }), {
+        path: formatPath(parsed.path),
+      }),
+    };
   }
   const mismatch = manifest?.mismatches.get(name);
-  if (mismatch) return { error: new OutOfDateError(`${source} does not match ${manifest!.path}: ${describeMismatches(new Map([[name, mismatch]]))}`) };
+  if (mismatch)
+    return {
+      error: new OutOfDateError(
+        `${source} does not match ${manifest!.path}: ${describeMismatches(new Map([[name, mismatch]]))}`,
+      ),
+    };
   const report = checkOffline(parsed.entry, parsed.settings, `agents.${name}`);
-  if (report?.status === 'error') return { error: new InvalidInputError('lockfile-invalid', source, report.error!.message, { hint: `run a2a update ${name}` }) };
+  if (report?.status === 'error')
+    return {
+      error: new InvalidInputError('lockfile-invalid', source, report.error!.message, {
+        hint: `run a2a update ${name}`,
+      }),
+    };
   if (report) return { error: new OutOfDateError(`${source}: agent "${name}": ${(report.reasons ?? []).join('; ')}`) };
   return parsed;
 }
@@ -57,10 +71,22 @@ export function checkManifest(text: string, path: string, lock: LockfileTop): Ch
   const wanted = { ...manifest.agents };
   for (const [name, entry] of Object.entries(lock.agents)) {
     const e = entry as { card?: unknown; plans?: unknown } | null;
-    if (e && typeof e === 'object' && typeof e.card === 'string' && e.plans && typeof e.plans === 'object' && !Array.isArray(e.plans)) agents[name] = e;
+    if (
+      e &&
+      typeof e === 'object' &&
+      typeof e.card === 'string' &&
+      e.plans &&
+      typeof e.plans === 'object' &&
+      !Array.isArray(e.plans)
+    )
+      agents[name] = e;
     else delete wanted[name];
   }
-  return { manifest, path, mismatches: manifestMismatches({ ...manifest, agents: wanted }, { ...lock, agents } as Lockfile) };
+  return {
+    manifest,
+    path,
+    mismatches: manifestMismatches({ ...manifest, agents: wanted }, { ...lock, agents } as Lockfile),
+  };
 }
 
 /**
@@ -69,6 +95,7 @@ export function checkManifest(text: string, path: string, lock: LockfileTop): Ch
  */
 export function checkManifestNow(text: string, path: string, lock: LockfileTop, source: string): CheckedManifest {
   const checked = checkManifest(text, path, lock);
-  if (checked.mismatches.size > 0) throw new OutOfDateError(`${source} does not match ${path}: ${describeMismatches(checked.mismatches)}`);
+  if (checked.mismatches.size > 0)
+    throw new OutOfDateError(`${source} does not match ${path}: ${describeMismatches(checked.mismatches)}`);
   return checked;
 }

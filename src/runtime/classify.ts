@@ -26,10 +26,22 @@ interface ErrorRow {
 // gRPC codes: 3 INVALID_ARGUMENT, 9 FAILED_PRECONDITION, 12 UNIMPLEMENTED.
 const TABLE: readonly ErrorRow[] = [
   { kind: 'version-not-supported', jsonRpc: -32009, reason: 'VERSION_NOT_SUPPORTED', http: [400], grpc: [9, 12] },
-  { kind: 'content-type-not-supported', jsonRpc: -32005, reason: 'CONTENT_TYPE_NOT_SUPPORTED', http: [400, 415], grpc: [3] },
+  {
+    kind: 'content-type-not-supported',
+    jsonRpc: -32005,
+    reason: 'CONTENT_TYPE_NOT_SUPPORTED',
+    http: [400, 415],
+    grpc: [3],
+  },
   { kind: 'extension-support-required', jsonRpc: -32008, reason: 'EXTENSION_SUPPORT_REQUIRED', http: [400], grpc: [9] },
   { kind: 'unsupported-operation', jsonRpc: -32004, reason: 'UNSUPPORTED_OPERATION', http: [400], grpc: [9, 12] },
-  { kind: 'push-notification-not-supported', jsonRpc: -32003, reason: 'PUSH_NOTIFICATION_NOT_SUPPORTED', http: [400], grpc: [9, 12] },
+  {
+    kind: 'push-notification-not-supported',
+    jsonRpc: -32003,
+    reason: 'PUSH_NOTIFICATION_NOT_SUPPORTED',
+    http: [400],
+    grpc: [9, 12],
+  },
 ];
 
 /** What an error answer carried, by binding. */
@@ -62,11 +74,22 @@ export function classifyAgentError(answer: AgentErrorAnswer): AgentErrorKind | u
  */
 export function classifySdkError(error: unknown): AgentErrorKind | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
-  const e = error as { transport?: unknown; envelopeCode?: unknown; statusCode?: unknown; reason?: unknown; status?: unknown; toErrorInfo?: unknown };
+  const e = error as {
+    transport?: unknown;
+    envelopeCode?: unknown;
+    statusCode?: unknown;
+    reason?: unknown;
+    status?: unknown;
+    toErrorInfo?: unknown;
+  };
   const reason = typeof e.reason === 'string' ? e.reason : undefined;
-  if (e.transport === 'jsonrpc' && typeof e.envelopeCode === 'number') return classifyAgentError({ binding: 'JSONRPC', code: e.envelopeCode });
-  if (e.transport === 'rest' && typeof e.statusCode === 'number') return classifyAgentError({ binding: 'HTTP+JSON', status: e.statusCode, ...(reason ? { reason } : {}) });
-  if (e.transport === 'grpc' && typeof e.status === 'number') return classifyAgentError({ binding: 'GRPC', code: e.status, ...(reason ? { reason } : {}) });
-  if (e.transport === undefined && reason !== undefined && typeof e.toErrorInfo === 'function') return TABLE.find((r) => r.reason === reason)?.kind;
+  if (e.transport === 'jsonrpc' && typeof e.envelopeCode === 'number')
+    return classifyAgentError({ binding: 'JSONRPC', code: e.envelopeCode });
+  if (e.transport === 'rest' && typeof e.statusCode === 'number')
+    return classifyAgentError({ binding: 'HTTP+JSON', status: e.statusCode, ...(reason ? { reason } : {}) });
+  if (e.transport === 'grpc' && typeof e.status === 'number')
+    return classifyAgentError({ binding: 'GRPC', code: e.status, ...(reason ? { reason } : {}) });
+  if (e.transport === undefined && reason !== undefined && typeof e.toErrorInfo === 'function')
+    return TABLE.find((r) => r.reason === reason)?.kind;
   return undefined;
 }

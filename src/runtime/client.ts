@@ -37,9 +37,8 @@ const SETTLED = new Set([3, 4, 5, 6, 7, 8]);
 
 /** Build the client (see the module comment). @throws UsageError for a binding the SDK has no transport for, or the SDK not installed */
 export async function createLockedClient(runtime: AgentRuntime, options: CreateClientOptions = {}): Promise<Client> {
-  const [{ Client, JsonRpcTransportFactory, RestTransportFactory, TenantTransportDecorator }, { AgentCard }] = await peer(() =>
-    Promise.all([import('@a2a-js/sdk/client'), import('@a2a-js/sdk')]),
-  );
+  const [{ Client, JsonRpcTransportFactory, RestTransportFactory, TenantTransportDecorator }, { AgentCard }] =
+    await peer(() => Promise.all([import('@a2a-js/sdk/client'), import('@a2a-js/sdk')]));
   const { plan } = runtime;
   /** A card holding only `iface`, so the SDK can pick nothing else (and the compat transport for 0.x). */
   const cardFor = (iface: FallbackInterface) =>
@@ -47,8 +46,19 @@ export async function createLockedClient(runtime: AgentRuntime, options: CreateC
       name: runtime.name,
       description: '',
       version: '',
-      supportedInterfaces: [{ url: iface.url, protocolBinding: iface.protocolBinding, protocolVersion: iface.protocolVersion, tenant: iface.tenant ?? '' }],
-      capabilities: { streaming: plan.delivery === 'stream', pushNotifications: plan.delivery === 'push', extensions: plan.extensions.map((uri) => ({ uri })) },
+      supportedInterfaces: [
+        {
+          url: iface.url,
+          protocolBinding: iface.protocolBinding,
+          protocolVersion: iface.protocolVersion,
+          tenant: iface.tenant ?? '',
+        },
+      ],
+      capabilities: {
+        streaming: plan.delivery === 'stream',
+        pushNotifications: plan.delivery === 'push',
+        extensions: plan.extensions.map((uri) => ({ uri })),
+      },
       defaultInputModes: runtime.inputModes,
       defaultOutputModes: plan.acceptedOutputModes,
       skills: [],
@@ -56,10 +66,27 @@ export async function createLockedClient(runtime: AgentRuntime, options: CreateC
   const make: MakeTransport = async (iface) => {
     const legacyCompat = { enabled: true };
     let transport: Transport;
-    if (iface.protocolBinding === 'JSONRPC') transport = await new JsonRpcTransportFactory({ fetchImpl: runtime.fetchFor(iface), legacyCompat }).create(iface.url, cardFor(iface));
-    else if (iface.protocolBinding === 'HTTP+JSON') transport = await new RestTransportFactory({ fetchImpl: runtime.fetchFor(iface), legacyCompat }).create(iface.url, cardFor(iface));
-    else if (iface.protocolBinding === 'GRPC') transport = await (await import('./grpc.js')).grpcTransport(runtime, iface, cardFor(iface), options.grpcChannelCredentials);
-    else throw new UsageError(`${runtime.name} (${runtime.skill}): binding ${iface.protocolBinding} has no @a2a-js/sdk transport`);
+    if (iface.protocolBinding === 'JSONRPC')
+      transport = await new JsonRpcTransportFactory({ fetchImpl: runtime.fetchFor(iface), legacyCompat }).create(
+        iface.url,
+        cardFor(iface),
+      );
+    else if (iface.protocolBinding === 'HTTP+JSON')
+      transport = await new RestTransportFactory({ fetchImpl: runtime.fetchFor(iface), legacyCompat }).create(
+        iface.url,
+        cardFor(iface),
+      );
+    else if (iface.protocolBinding === 'GRPC')
+      transport = await (await import('./grpc.js')).grpcTransport(
+        runtime,
+        iface,
+        cardFor(iface),
+        options.grpcChannelCredentials,
+      );
+    else
+      throw new UsageError(
+        `${runtime.name} (${runtime.skill}): binding ${iface.protocolBinding} has no @a2a-js/sdk transport`,
+      );
     return iface.tenant ? new TenantTransportDecorator(transport, iface.tenant) : transport;
   };
   const transport = new PlanTransport(runtime, await make(plan), make, options);
@@ -67,22 +94,39 @@ export async function createLockedClient(runtime: AgentRuntime, options: CreateC
   // untyped error; on a plan that does not push they are a typed plan violation instead.
   class LockedSdkClient extends Client {
     private refusePush(method: string): Promise<never> {
-      return Promise.reject(new PlanViolationError(runtime.name, runtime.skill, `a push notification config call (${method}), but the locked delivery is ${plan.delivery}`));
+      return Promise.reject(
+        new PlanViolationError(
+          runtime.name,
+          runtime.skill,
+          `a push notification config call (${method}), but the locked delivery is ${plan.delivery}`,
+        ),
+      );
     }
     override createTaskPushNotificationConfig(...a: Parameters<Client['createTaskPushNotificationConfig']>) {
-      return plan.delivery === 'push' ? super.createTaskPushNotificationConfig(...a) : this.refusePush('CreateTaskPushNotificationConfig');
+      return plan.delivery === 'push'
+        ? super.createTaskPushNotificationConfig(...a)
+        : this.refusePush('CreateTaskPushNotificationConfig');
     }
     override getTaskPushNotificationConfig(...a: Parameters<Client['getTaskPushNotificationConfig']>) {
-      return plan.delivery === 'push' ? super.getTaskPushNotificationConfig(...a) : this.refusePush('GetTaskPushNotificationConfig');
+      return plan.delivery === 'push'
+        ? super.getTaskPushNotificationConfig(...a)
+        : this.refusePush('GetTaskPushNotificationConfig');
     }
     override listTaskPushNotificationConfig(...a: Parameters<Client['listTaskPushNotificationConfig']>) {
-      return plan.delivery === 'push' ? super.listTaskPushNotificationConfig(...a) : this.refusePush('ListTaskPushNotificationConfigs');
+      return plan.delivery === 'push'
+        ? super.listTaskPushNotificationConfig(...a)
+        : this.refusePush('ListTaskPushNotificationConfigs');
     }
     override deleteTaskPushNotificationConfig(...a: Parameters<Client['deleteTaskPushNotificationConfig']>) {
-      return plan.delivery === 'push' ? super.deleteTaskPushNotificationConfig(...a) : this.refusePush('DeleteTaskPushNotificationConfig');
+      return plan.delivery === 'push'
+        ? super.deleteTaskPushNotificationConfig(...a)
+        : this.refusePush('DeleteTaskPushNotificationConfig');
     }
   }
-  return new LockedSdkClient(transport, cardFor(plan), { ...options.clientConfig, acceptedOutputModes: [...plan.acceptedOutputModes] });
+  return new LockedSdkClient(transport, cardFor(plan), {
+    ...options.clientConfig,
+    acceptedOutputModes: [...plan.acceptedOutputModes],
+  });
 }
 
 /** Delegates to the locked interface's transport; recovers only onto locked fallbacks, each taken once. */
@@ -108,7 +152,9 @@ class PlanTransport implements Transport {
   sendMessage(...a: Parameters<Transport['sendMessage']>) {
     const [params, options] = a;
     // push → poll: the same message again without its push config (the locked poll fallback).
-    const poll = hasPushConfig(params) ? (t: Transport, o?: RequestOptions) => t.sendMessage(withoutPushConfig(params), o) : undefined;
+    const poll = hasPushConfig(params)
+      ? (t: Transport, o?: RequestOptions) => t.sendMessage(withoutPushConfig(params), o)
+      : undefined;
     return this.call('SendMessage', (t, o) => t.sendMessage(params, o), options, poll);
   }
   getTask(...a: Parameters<Transport['getTask']>) {
@@ -140,7 +186,10 @@ class PlanTransport implements Transport {
     }
   }
 
-  async *sendMessageStream(params: Parameters<Transport['sendMessageStream']>[0], options?: RequestOptions): AsyncGenerator<StreamEvent, void, undefined> {
+  async *sendMessageStream(
+    params: Parameters<Transport['sendMessageStream']>[0],
+    options?: RequestOptions,
+  ): AsyncGenerator<StreamEvent, void, undefined> {
     const { plan } = this.runtime;
     let taskId: string | undefined;
     let seen = false;
@@ -157,12 +206,24 @@ class PlanTransport implements Transport {
       const poll = plan.fallbacks?.delivery.includes('poll') ?? false;
       const next = kind ? this.versionFallbackFor(kind, 'SendStreamingMessage', error) : undefined;
       if (!seen && kind && next) {
-        yield* this.retryOnVersionFallback(kind, 'SendStreamingMessage', next, (t) => t.sendMessageStream(params, withoutPlanHeaders(options)));
+        yield* this.retryOnVersionFallback(kind, 'SendStreamingMessage', next, (t) =>
+          t.sendMessageStream(params, withoutPlanHeaders(options)),
+        );
         return;
       }
       if (!seen && poll && (kind === 'unsupported-operation' || kind === 'push-notification-not-supported')) {
-        const retry = this.retryOnce(kind, plan.delivery, 'poll', plan, `${kind} on the stream, then the locked poll fallback failed too`, () => once(() => this.primary.sendMessage(params, options)));
-        for await (const result of retry) yield 'messageId' in result ? { payload: { $case: 'message', value: result } } : { payload: { $case: 'task', value: result } };
+        const retry = this.retryOnce(
+          kind,
+          plan.delivery,
+          'poll',
+          plan,
+          `${kind} on the stream, then the locked poll fallback failed too`,
+          () => once(() => this.primary.sendMessage(params, options)),
+        );
+        for await (const result of retry)
+          yield 'messageId' in result
+            ? { payload: { $case: 'message', value: result } }
+            : { payload: { $case: 'task', value: result } };
         return;
       }
       if (seen && kind === undefined && taskId !== undefined && poll && !isA2aLockError(error)) {
@@ -189,7 +250,10 @@ class PlanTransport implements Transport {
       yield { payload: { $case: 'task', value: task } };
       if (SETTLED.has(task.status?.state ?? 0)) return;
     }
-    throw this.runtime.degrade('stream-broken', `the stream broke and task ${taskId} did not settle within ${limit} polls`);
+    throw this.runtime.degrade(
+      'stream-broken',
+      `the stream broke and task ${taskId} did not settle within ${limit} polls`,
+    );
   }
 
   /**
@@ -226,14 +290,22 @@ class PlanTransport implements Transport {
   }
 
   /** The locked version fallback `next`: `attempt` once on its transport (without the primary's plan headers). */
-  private retryOnVersionFallback<T>(kind: AgentErrorKind, name: string, next: FallbackInterface, attempt: (t: Transport) => AsyncIterable<T>): AsyncGenerator<T, void, undefined> {
+  private retryOnVersionFallback<T>(
+    kind: AgentErrorKind,
+    name: string,
+    next: FallbackInterface,
+    attempt: (t: Transport) => AsyncIterable<T>,
+  ): AsyncGenerator<T, void, undefined> {
     const { plan } = this.runtime;
     const failed = `${kind} on ${name} at ${describe(plan)}, then the locked fallback ${describe(next)} failed too`;
     return this.retryOnce(kind, describe(plan), describe(next), next, failed, () => this.attemptOn(next, attempt));
   }
 
   /** `attempt` on a transport made for `iface`. */
-  private async *attemptOn<T>(iface: FallbackInterface, attempt: (t: Transport) => AsyncIterable<T>): AsyncGenerator<T, void, undefined> {
+  private async *attemptOn<T>(
+    iface: FallbackInterface,
+    attempt: (t: Transport) => AsyncIterable<T>,
+  ): AsyncGenerator<T, void, undefined> {
     yield* attempt(await this.make(iface));
   }
 
@@ -242,7 +314,14 @@ class PlanTransport implements Transport {
    * → `to`), run `retry` once, and when it fails too, degrade the agent with `failed`, the failure
    * typed against `iface` (the interface the retry went to) as its cause.
    */
-  private async *retryOnce<T>(kind: AgentErrorKind, from: string, to: string, iface: FallbackInterface, failed: string, retry: () => AsyncIterable<T>): AsyncGenerator<T, void, undefined> {
+  private async *retryOnce<T>(
+    kind: AgentErrorKind,
+    from: string,
+    to: string,
+    iface: FallbackInterface,
+    failed: string,
+    retry: () => AsyncIterable<T>,
+  ): AsyncGenerator<T, void, undefined> {
     this.runtime.fallback(kind, from, to);
     try {
       yield* retry();
@@ -256,7 +335,12 @@ class PlanTransport implements Transport {
    * fallback. PushNotificationNotSupported with `poll` given and `poll` a locked delivery fallback
    * of a push plan: one retry as `poll`. Any other classified error degrades; anything else is typed.
    */
-  private async call<T>(name: string, op: (t: Transport, o?: RequestOptions) => Promise<T>, options?: RequestOptions, poll?: (t: Transport, o?: RequestOptions) => Promise<T>): Promise<T> {
+  private async call<T>(
+    name: string,
+    op: (t: Transport, o?: RequestOptions) => Promise<T>,
+    options?: RequestOptions,
+    poll?: (t: Transport, o?: RequestOptions) => Promise<T>,
+  ): Promise<T> {
     const { plan } = this.runtime;
     try {
       return await op(this.primary, options);
@@ -265,10 +349,20 @@ class PlanTransport implements Transport {
       const kind: AgentErrorKind | undefined = classifySdkError(error);
       if (!kind) throw typedError(this.runtime, plan, error);
       const next = this.versionFallbackFor(kind, name, error);
-      if (next) return onlyValue(this.retryOnVersionFallback(kind, name, next, (t) => once(() => op(t, withoutPlanHeaders(options)))));
-      if (kind === 'push-notification-not-supported' && poll && plan.delivery === 'push' && plan.fallbacks?.delivery.includes('poll')) {
+      if (next)
+        return onlyValue(
+          this.retryOnVersionFallback(kind, name, next, (t) => once(() => op(t, withoutPlanHeaders(options)))),
+        );
+      if (
+        kind === 'push-notification-not-supported' &&
+        poll &&
+        plan.delivery === 'push' &&
+        plan.fallbacks?.delivery.includes('poll')
+      ) {
         const failed = `${kind} on ${name} with a push config, then the locked poll fallback (the same message without it) failed too`;
-        return onlyValue(this.retryOnce(kind, 'push', 'poll', plan, failed, () => once(() => poll(this.primary, options))));
+        return onlyValue(
+          this.retryOnce(kind, 'push', 'poll', plan, failed, () => once(() => poll(this.primary, options))),
+        );
       }
       throw this.runtime.degrade(kind, deadEnd(plan, kind, name), error);
     }
@@ -292,13 +386,18 @@ function hasPushConfig(params: Parameters<Transport['sendMessage']>[0]): boolean
 
 function withoutPushConfig(params: Parameters<Transport['sendMessage']>[0]): Parameters<Transport['sendMessage']>[0] {
   const { taskPushNotificationConfig: _dropped, ...configuration } = params.configuration!;
-  return { ...params, configuration: configuration as NonNullable<Parameters<Transport['sendMessage']>[0]['configuration']> };
+  return {
+    ...params,
+    configuration: configuration as NonNullable<Parameters<Transport['sendMessage']>[0]['configuration']>,
+  };
 }
 
 /** The SDK Client stamps A2A-Version and the extensions header of the primary; the fallback's fetch sets its own. */
 function withoutPlanHeaders(options?: RequestOptions): RequestOptions | undefined {
   if (!options?.serviceParameters) return options;
-  const kept = Object.entries(options.serviceParameters).filter(([k]) => !/^(a2a-version|a2a-extensions|x-a2a-extensions)$/i.test(k));
+  const kept = Object.entries(options.serviceParameters).filter(
+    ([k]) => !/^(a2a-version|a2a-extensions|x-a2a-extensions)$/i.test(k),
+  );
   return { ...options, serviceParameters: Object.fromEntries(kept) };
 }
 

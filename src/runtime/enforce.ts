@@ -96,7 +96,10 @@ const JSONRPC_METHODS: Readonly<Record<string, ReadonlySet<string>>> = {
 };
 
 /** What the pure request check ({@link checkRequest}) needs of an {@link EnforcementContext}. */
-export type RequestPlan = Pick<EnforcementContext, 'agent' | 'skill' | 'plan' | 'iface' | 'inputModes' | 'pushEndpoint'>;
+export type RequestPlan = Pick<
+  EnforcementContext,
+  'agent' | 'skill' | 'plan' | 'iface' | 'inputModes' | 'pushEndpoint'
+>;
 
 /** One request to check, as a fetch call gives it. */
 export interface OutgoingRequest {
@@ -149,7 +152,11 @@ export function checkRequest(ctx: RequestPlan, request: OutgoingRequest): Checke
 /** The violation of every request on a binding not carried over fetch (gRPC); undefined for JSON-RPC and HTTP+JSON. */
 function bindingViolation(ctx: RequestPlan): PlanViolationError | undefined {
   if (ctx.iface.protocolBinding === 'JSONRPC' || ctx.iface.protocolBinding === 'HTTP+JSON') return undefined;
-  return new PlanViolationError(ctx.agent, ctx.skill, `the locked binding ${ctx.iface.protocolBinding} is not carried over fetch (use createClient())`);
+  return new PlanViolationError(
+    ctx.agent,
+    ctx.skill,
+    `the locked binding ${ctx.iface.protocolBinding} is not carried over fetch (use createClient())`,
+  );
 }
 
 /** The path of `href` below the locked interface (see {@link pathBelow}). @throws PlanViolationError (via `violation`) for a URL off the interface */
@@ -164,7 +171,10 @@ function checkUrl(iface: FallbackInterface, href: string, violation: (m: string)
     throw violation('the request URL is not an absolute URL');
   }
   const path = pathBelow(iface, base, url);
-  if (path === undefined) throw violation(`${redact(url)} is not the locked interface ${iface.protocolBinding} ${redact(base)}${urlDifference(url, base, iface.protocolBinding === 'HTTP+JSON')}`);
+  if (path === undefined)
+    throw violation(
+      `${redact(url)} is not the locked interface ${iface.protocolBinding} ${redact(base)}${urlDifference(url, base, iface.protocolBinding === 'HTTP+JSON')}`,
+    );
   return path;
 }
 
@@ -180,7 +190,11 @@ function pathBelow(iface: FallbackInterface, base: URL, url: URL): string | unde
 }
 
 /** A2A-Version: the locked Major.Minor (a conflicting value is a violation); extensions: only locked ones, under either header name. */
-function checkProtocolHeaders(ctx: RequestPlan, headers: Record<string, string>, violation: (m: string) => Error): void {
+function checkProtocolHeaders(
+  ctx: RequestPlan,
+  headers: Record<string, string>,
+  violation: (m: string) => Error,
+): void {
   const version = ctx.iface.protocolVersion;
   const asked = headers['a2a-version'];
   if (asked !== undefined && asked.trim() !== version && !asked.trim().startsWith(`${version}.`)) {
@@ -189,8 +203,12 @@ function checkProtocolHeaders(ctx: RequestPlan, headers: Record<string, string>,
   for (const name of ['a2a-extensions', 'x-a2a-extensions']) {
     const listed = headers[name];
     if (listed === undefined) continue;
-    for (const uri of listed.split(',').map((s) => s.trim()).filter(Boolean)) {
-      if (!ctx.plan.extensions.includes(uri)) throw violation(`extension ${uri} is not locked (locked: ${list(ctx.plan.extensions)})`);
+    for (const uri of listed
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)) {
+      if (!ctx.plan.extensions.includes(uri))
+        throw violation(`extension ${uri} is not locked (locked: ${list(ctx.plan.extensions)})`);
     }
   }
 }
@@ -199,7 +217,8 @@ function checkProtocolHeaders(ctx: RequestPlan, headers: Record<string, string>,
 function plannedHeaders(ctx: RequestPlan, headers: Record<string, string>): Record<string, string> {
   const version = ctx.iface.protocolVersion;
   const planned: Record<string, string> = { 'a2a-version': version };
-  if (ctx.plan.extensions.length > 0) planned[version.startsWith('0.') ? 'x-a2a-extensions' : 'a2a-extensions'] = ctx.plan.extensions.join(', ');
+  if (ctx.plan.extensions.length > 0)
+    planned[version.startsWith('0.') ? 'x-a2a-extensions' : 'a2a-extensions'] = ctx.plan.extensions.join(', ');
   for (const [name, value] of Object.entries(headers)) {
     if (name !== 'a2a-version' && name !== 'a2a-extensions' && name !== 'x-a2a-extensions') planned[name] = value;
   }
@@ -228,13 +247,25 @@ export function enforcingFetch(ctx: EnforcementContext): typeof fetch {
     const method = (init?.method ?? request?.method ?? 'GET').toUpperCase();
     const headers = headerRecord(init?.headers ?? request?.headers);
     const rawBody = init?.body ?? (request?.body ? await request.text() : undefined);
-    const checked = checkRequest(ctx, { url: href, method, headers, body: rawBody instanceof Blob ? await rawBody.text() : rawBody });
+    const checked = checkRequest(ctx, {
+      url: href,
+      method,
+      headers,
+      body: rawBody instanceof Blob ? await rawBody.text() : rawBody,
+    });
     return sendChecked(ctx, base, href, checked, { ...init, method }, init?.signal ?? request?.signal);
   };
 }
 
 /** Place the credential read now on a checked request and send it: once more with a renewed OAuth token on a 401, following only same-plan 307/308 redirects. */
-async function sendChecked(ctx: EnforcementContext, base: URL, href: string, checked: CheckedRequest, init: RequestInit & { method: string }, signal: AbortSignal | null | undefined): Promise<Response> {
+async function sendChecked(
+  ctx: EnforcementContext,
+  base: URL,
+  href: string,
+  checked: CheckedRequest,
+  init: RequestInit & { method: string },
+  signal: AbortSignal | null | undefined,
+): Promise<Response> {
   const violation = (message: string) => new PlanViolationError(ctx.agent, ctx.skill, message);
   const read = async () => {
     const placed = ctx.security ? await ctx.placements(ctx.iface) : [];
@@ -252,13 +283,26 @@ async function sendChecked(ctx: EnforcementContext, base: URL, href: string, che
   let target = href;
   let renewed = false;
   for (let hops = 0; ; hops++) {
-    const applied = placements.length > 0 ? applyCredentials(target, checked.headers, placements) : { url: target, headers: checked.headers };
+    const applied =
+      placements.length > 0
+        ? applyCredentials(target, checked.headers, placements)
+        : { url: target, headers: checked.headers };
     let response: Response;
     try {
-      response = await ctx.send(applied.url, { ...init, headers: applied.headers, body: checked.body, redirect: 'manual', signal });
+      response = await ctx.send(applied.url, {
+        ...init,
+        headers: applied.headers,
+        body: checked.body,
+        redirect: 'manual',
+        signal,
+      });
     } catch (error) {
       // The caller's own fetch may quote the request (an apiKey in the query, percent-encoded): its error is kept as `cause`, redacted.
-      throw sendError(placements.length > 0 ? redactError(error, placementSecrets(placements)) : error, redact(new URL(target)), { agent: ctx.agent, skill: ctx.skill });
+      throw sendError(
+        placements.length > 0 ? redactError(error, placementSecrets(placements)) : error,
+        redact(new URL(target)),
+        { agent: ctx.agent, skill: ctx.skill },
+      );
     }
     // An OAuth access token refused (revoked, expired early): once more with a new one.
     if (response.status === 401 && !renewed && ctx.renew?.()) {
@@ -271,8 +315,10 @@ async function sendChecked(ctx: EnforcementContext, base: URL, href: string, che
     if (response.status < 300 || response.status >= 400 || !response.headers.has('location')) return response;
     const next = new URL(response.headers.get('location')!, target);
     await response.body?.cancel();
-    if (response.status !== 307 && response.status !== 308) throw violation(`the agent answered ${response.status} (a redirect that changes the method), refused`);
-    if (pathBelow(ctx.iface, base, next) !== checked.path) throw violation(`redirect to ${redact(next)} refused: not the locked interface`);
+    if (response.status !== 307 && response.status !== 308)
+      throw violation(`the agent answered ${response.status} (a redirect that changes the method), refused`);
+    if (pathBelow(ctx.iface, base, next) !== checked.path)
+      throw violation(`redirect to ${redact(next)} refused: not the locked interface`);
     if (hops + 1 >= MAX_REDIRECTS) throw violation(`more than ${MAX_REDIRECTS} redirects`);
     target = next.href;
   }
@@ -309,7 +355,10 @@ function bodyText(body: unknown, violation: (m: string) => Error): string | unde
 function restKind(rel: string, violation: (m: string) => Error): CallKind {
   let path: string;
   try {
-    path = decodeURIComponent(rel).toLowerCase().replace(/\/{2,}/g, '/').replace(/\/+$/, '');
+    path = decodeURIComponent(rel)
+      .toLowerCase()
+      .replace(/\/{2,}/g, '/')
+      .replace(/\/+$/, '');
   } catch {
     throw violation('the request path is not valid percent-encoding');
   }
@@ -317,7 +366,8 @@ function restKind(rel: string, violation: (m: string) => Error): CallKind {
   if (/\/message:stream$/.test(path)) return 'stream';
   if (/\/tasks\/[^/]+:subscribe$/.test(path)) return 'subscribe';
   if (/\/tasks\/[^/]+\/pushnotificationconfigs(\/[^/]+)?$/.test(path)) return 'push-set';
-  if (/(^|\/)message([:/]|$)|:(send|stream|subscribe|resubscribe)\b|pushnotification/.test(path)) throw violation(`the path ${JSON.stringify(rel.slice(0, 80))} is not an A2A route this plan can check`);
+  if (/(^|\/)message([:/]|$)|:(send|stream|subscribe|resubscribe)\b|pushnotification/.test(path))
+    throw violation(`the path ${JSON.stringify(rel.slice(0, 80))} is not an A2A route this plan can check`);
   return 'other';
 }
 
@@ -325,7 +375,8 @@ function checkKind(ctx: RequestPlan, kind: CallKind, violation: (m: string) => E
   if ((kind === 'stream' || kind === 'subscribe') && ctx.plan.delivery !== 'stream') {
     throw violation(`a streaming call, but the locked delivery is ${ctx.plan.delivery}`);
   }
-  if (kind === 'push-set' && ctx.plan.delivery !== 'push') throw violation(`a push notification config, but the locked delivery is ${ctx.plan.delivery}`);
+  if (kind === 'push-set' && ctx.plan.delivery !== 'push')
+    throw violation(`a push notification config, but the locked delivery is ${ctx.plan.delivery}`);
 }
 
 /**
@@ -333,19 +384,29 @@ function checkKind(ctx: RequestPlan, kind: CallKind, violation: (m: string) => E
  * only when `acceptedOutputModes` was filled in). `restCall`: the HTTP+JSON call its path names;
  * undefined for JSON-RPC (named by `method` in the body).
  */
-function checkBody(ctx: RequestPlan, restCall: CallKind | undefined, body: string, violation: (m: string) => Error): string {
+function checkBody(
+  ctx: RequestPlan,
+  restCall: CallKind | undefined,
+  body: string,
+  violation: (m: string) => Error,
+): string {
   let json: unknown;
   try {
     json = JSON.parse(body);
   } catch {
     throw violation('the request body is not JSON');
   }
-  const { kind, params } = restCall ? { kind: restCall, params: isRecord(json) ? json : undefined } : jsonRpcCall(ctx, json, violation);
+  const { kind, params } = restCall
+    ? { kind: restCall, params: isRecord(json) ? json : undefined }
+    : jsonRpcCall(ctx, json, violation);
   checkKind(ctx, kind, violation);
   if (kind !== 'send' && kind !== 'stream') {
     // Any other call is checked by its name alone, so it may carry nothing the plan governs.
     const field = params ? PLAN_FIELDS.find((k) => params[k] !== undefined && params[k] !== null) : undefined;
-    if (field !== undefined && kind !== 'push-set') throw violation(`a ${restCall ? 'request on this route' : 'call of this method'} carrying "${field}" (a message or send configuration) is not one this plan can check`);
+    if (field !== undefined && kind !== 'push-set')
+      throw violation(
+        `a ${restCall ? 'request on this route' : 'call of this method'} carrying "${field}" (a message or send configuration) is not one this plan can check`,
+      );
     // Creating a push config (JSON-RPC Create/set; an HTTP+JSON pushNotificationConfigs body): its URL is the locked one.
     if (kind === 'push-set') checkPushEndpoint(ctx.pushEndpoint ?? null, params ?? json, violation);
     return body;
@@ -362,15 +423,33 @@ function checkBody(ctx: RequestPlan, restCall: CallKind | undefined, body: strin
  * The call a JSON-RPC body names and its params. Fail closed: only one call, named by a method of
  * the locked version, is checked and sent.
  */
-function jsonRpcCall(ctx: RequestPlan, json: unknown, violation: (m: string) => Error): { kind: CallKind; params: Record<string, unknown> | undefined } {
-  if (Array.isArray(json)) throw violation('a JSON-RPC batch (an array of calls) is refused: A2A does not use batches, and its calls would go unchecked');
+function jsonRpcCall(
+  ctx: RequestPlan,
+  json: unknown,
+  violation: (m: string) => Error,
+): { kind: CallKind; params: Record<string, unknown> | undefined } {
+  if (Array.isArray(json))
+    throw violation(
+      'a JSON-RPC batch (an array of calls) is refused: A2A does not use batches, and its calls would go unchecked',
+    );
   if (!isRecord(json)) throw violation('the JSON-RPC request body is not an object');
   const m = json.method;
   if (typeof m !== 'string') throw violation('the JSON-RPC request has no "method" string');
   const methods = JSONRPC_METHODS[ctx.iface.protocolVersion];
   if (!methods) throw violation(`no JSON-RPC method table for the locked version ${ctx.iface.protocolVersion}`);
-  if (!methods.has(m)) throw violation(`method ${JSON.stringify(m.slice(0, 60))} is not a JSON-RPC method of the locked version ${ctx.iface.protocolVersion} (${[...methods].slice(0, 3).join(', ')}, ...)`);
-  const kind = SEND.has(m) ? 'send' : STREAM.has(m) ? 'stream' : SUBSCRIBE.has(m) ? 'subscribe' : PUSH_SET.has(m) ? 'push-set' : 'other';
+  if (!methods.has(m))
+    throw violation(
+      `method ${JSON.stringify(m.slice(0, 60))} is not a JSON-RPC method of the locked version ${ctx.iface.protocolVersion} (${[...methods].slice(0, 3).join(', ')}, ...)`,
+    );
+  const kind = SEND.has(m)
+    ? 'send'
+    : STREAM.has(m)
+      ? 'stream'
+      : SUBSCRIBE.has(m)
+        ? 'subscribe'
+        : PUSH_SET.has(m)
+          ? 'push-set'
+          : 'other';
   if (json.params !== undefined && !isRecord(json.params)) throw violation(`the params of ${m} are not an object`);
   return { kind, params: json.params };
 }
@@ -386,12 +465,18 @@ function checkMessages(ctx: RequestPlan, params: Record<string, unknown>, violat
   for (const message of messages) {
     const extensions = Array.isArray(message.extensions) ? message.extensions : [];
     for (const uri of extensions) {
-      if (typeof uri !== 'string' || !ctx.plan.extensions.includes(uri)) throw violation(`message extension ${JSON.stringify(uri)} is not locked (locked: ${list(ctx.plan.extensions)})`);
+      if (typeof uri !== 'string' || !ctx.plan.extensions.includes(uri))
+        throw violation(
+          `message extension ${JSON.stringify(uri)} is not locked (locked: ${list(ctx.plan.extensions)})`,
+        );
     }
     for (const parts of [message.parts, message.content].filter(Array.isArray)) {
       for (const part of parts) {
         for (const type of partMediaTypes(part, violation)) {
-          if (!ctx.inputModes.some((m) => sameMediaType(m, type))) throw violation(`a message part of type ${type} is not in the locked input modes (${list(ctx.inputModes)})`);
+          if (!ctx.inputModes.some((m) => sameMediaType(m, type)))
+            throw violation(
+              `a message part of type ${type} is not in the locked input modes (${list(ctx.inputModes)})`,
+            );
         }
       }
     }
@@ -403,16 +488,23 @@ function checkMessages(ctx: RequestPlan, params: Record<string, unknown>, violat
  * spelling, `pushNotification` too), only locked accepted output modes; when it lists none, the
  * plan's are filled in (`params` changed in place: true).
  */
-function completeConfiguration(ctx: RequestPlan, params: Record<string, unknown>, violation: (m: string) => Error): boolean {
+function completeConfiguration(
+  ctx: RequestPlan,
+  params: Record<string, unknown>,
+  violation: (m: string) => Error,
+): boolean {
   const configuration = isRecord(params.configuration) ? params.configuration : {};
   if (PUSH_FIELDS.some((k) => configuration[k]) && ctx.plan.delivery !== 'push') {
     throw violation(`a push notification config, but the locked delivery is ${ctx.plan.delivery}`);
   }
-  for (const k of PUSH_FIELDS) if (configuration[k]) checkPushEndpoint(ctx.pushEndpoint ?? null, configuration[k], violation);
+  for (const k of PUSH_FIELDS)
+    if (configuration[k]) checkPushEndpoint(ctx.pushEndpoint ?? null, configuration[k], violation);
   const { acceptedOutputModes: camel, accepted_output_modes: snake } = configuration;
   for (const mode of [camel, snake].filter(Array.isArray).flat()) {
     if (typeof mode !== 'string' || !ctx.plan.acceptedOutputModes.some((m) => sameMediaType(m, mode))) {
-      throw violation(`accepted output mode ${JSON.stringify(mode)} is not locked (locked: ${list(ctx.plan.acceptedOutputModes)})`);
+      throw violation(
+        `accepted output mode ${JSON.stringify(mode)} is not locked (locked: ${list(ctx.plan.acceptedOutputModes)})`,
+      );
     }
   }
   // The SDK reads the camelCase list when it is an array (even empty), else the snake_case one.
@@ -438,19 +530,29 @@ export function checkPushEndpoint(pushEndpoint: string | null, config: unknown, 
     }
   };
   walk(config, 0);
-  if (urls.length === 0) throw violation('a push notification config without a url: only the locked pushEndpoint may receive notifications');
+  if (urls.length === 0)
+    throw violation('a push notification config without a url: only the locked pushEndpoint may receive notifications');
   const locked = pushEndpoint !== null && URL.canParse(pushEndpoint) ? new URL(pushEndpoint).href : undefined;
   for (const url of urls) {
     const given = typeof url === 'string' && URL.canParse(url) ? new URL(url) : undefined;
     if (!given || given.href !== locked) {
       const shown = given ? redact(given) : 'a value that is not a URL';
-      throw violation(`the push notification config url ${shown} is not the locked pushEndpoint ${locked ? redact(new URL(locked)) : '(none)'}`);
+      throw violation(
+        `the push notification config url ${shown} is not the locked pushEndpoint ${locked ? redact(new URL(locked)) : '(none)'}`,
+      );
     }
   }
 }
 
 /** The push config fields of a send configuration: 1.0, 0.3 JSON-RPC and 0.3 HTTP+JSON, both spellings. */
-const PUSH_FIELDS = ['taskPushNotificationConfig', 'task_push_notification_config', 'pushNotificationConfig', 'push_notification_config', 'pushNotification', 'push_notification'];
+const PUSH_FIELDS = [
+  'taskPushNotificationConfig',
+  'task_push_notification_config',
+  'pushNotificationConfig',
+  'push_notification_config',
+  'pushNotification',
+  'push_notification',
+];
 
 /** Send fields only a send or stream call is checked for: on any other call they are a violation. */
 const PLAN_FIELDS = ['message', 'request', 'configuration', ...PUSH_FIELDS];
@@ -469,15 +571,20 @@ const PART_CONTENT = ['text', 'raw', 'url', 'data', 'file'];
 function partMediaTypes(part: unknown, violation: (m: string) => Error): string[] {
   const isSet = (v: unknown) => v !== undefined && v !== null;
   if (!isRecord(part) || !PART_CONTENT.some((k) => isSet(part[k]))) {
-    throw violation(`a message part has no recognisable content (${PART_CONTENT.join(', ')}); with the @a2a-js/sdk 1.3 client a part is {content: {$case: 'text', value}}`);
+    throw violation(
+      `a message part has no recognisable content (${PART_CONTENT.join(', ')}); with the @a2a-js/sdk 1.3 client a part is {content: {$case: 'text', value}}`,
+    );
   }
   const file = isRecord(part.file) ? part.file : {};
-  const declared = [part.mediaType, part.media_type, file.mimeType, file.mime_type].filter((t): t is string => typeof t === 'string' && t !== '');
+  const declared = [part.mediaType, part.media_type, file.mimeType, file.mime_type].filter(
+    (t): t is string => typeof t === 'string' && t !== '',
+  );
   if (declared.length > 0) return declared;
   const seen = new Set<string>();
   if (isSet(part.text) || part.kind === 'text') seen.add('text/plain');
   if (isSet(part.data) || part.kind === 'data') seen.add('application/json');
-  if (isSet(part.raw) || isSet(part.url) || isSet(part.file) || part.kind === 'file') seen.add('application/octet-stream');
+  if (isSet(part.raw) || isSet(part.url) || isSet(part.file) || part.kind === 'file')
+    seen.add('application/octet-stream');
   return [...seen];
 }
 
@@ -493,15 +600,17 @@ function redact(url: URL): string {
 /** Why a URL whose origin and path match the locked one is still not it (never echoing userinfo), else ''. */
 function urlDifference(url: URL, base: URL, prefix: boolean): string {
   const basePath = base.pathname.replace(/\/+$/, '');
-  const samePath = url.pathname === base.pathname || (prefix && (url.pathname === basePath || url.pathname.startsWith(`${basePath}/`)));
+  const samePath =
+    url.pathname === base.pathname ||
+    (prefix && (url.pathname === basePath || url.pathname.startsWith(`${basePath}/`)));
   if (url.origin !== base.origin || !samePath) return '';
   const reasons: string[] = [];
   if (url.username || url.password) reasons.push('has userinfo (credentials in the URL)');
-  if (!prefix && url.search !== base.search) reasons.push(url.search ? 'has a query string' : 'lacks the locked query string');
+  if (!prefix && url.search !== base.search)
+    reasons.push(url.search ? 'has a query string' : 'lacks the locked query string');
   if (!prefix && url.hash !== base.hash) reasons.push(url.hash ? 'has a fragment' : 'lacks the locked fragment');
   return reasons.length ? `: it ${reasons.join(' and ')}` : '';
 }
-
 
 /**
  * A failure of the underlying fetch as a FetchError naming `shown` (origin and path only):
@@ -512,7 +621,15 @@ function urlDifference(url: URL, base: URL, prefix: boolean): string {
 function sendError(error: unknown, shown: string, data: { agent: string; skill: string }): unknown {
   if (isA2aLockError(error) || (error instanceof Error && error.name === 'AbortError')) return error;
   const code = errorCode(error);
-  if ((error instanceof Error && error.name === 'TimeoutError') || (code && (UNDICI_TIMEOUTS.has(code) || code === 'ETIMEDOUT'))) return new FetchError('timeout', shown, `no answer in time${code ? ` (${code})` : ''}`, { cause: error, data });
-  return new FetchError('unreachable', shown, `network error (${code ?? (error instanceof Error ? error.name : typeof error)})`, { cause: error, data });
+  if (
+    (error instanceof Error && error.name === 'TimeoutError') ||
+    (code && (UNDICI_TIMEOUTS.has(code) || code === 'ETIMEDOUT'))
+  )
+    return new FetchError('timeout', shown, `no answer in time${code ? ` (${code})` : ''}`, { cause: error, data });
+  return new FetchError(
+    'unreachable',
+    shown,
+    `network error (${code ?? (error instanceof Error ? error.name : typeof error)})`,
+    { cause: error, data },
+  );
 }
-

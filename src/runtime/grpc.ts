@@ -43,24 +43,43 @@ export function grpcChannel(
   if (isLoopbackUrl(target)) return { target, security: 'plaintext' };
   if (options.allowInsecure) return { target, security: 'plaintext' };
   if (plaintextAsked) {
-    throw violation(`the gRPC interface ${target} is plaintext (${url.slice(0, url.indexOf(':'))}://) to a host that is not loopback: the credential and the messages would cross the network unencrypted; use TLS (a grpcs:// or host:port interface), or loadLock({ allowInsecureGrpc: true }) for a network that encrypts below gRPC`);
+    throw violation(
+      `the gRPC interface ${target} is plaintext (${url.slice(0, url.indexOf(':'))}://) to a host that is not loopback: the credential and the messages would cross the network unencrypted; use TLS (a grpcs:// or host:port interface), or loadLock({ allowInsecureGrpc: true }) for a network that encrypts below gRPC`,
+    );
   }
   return { target, security: 'tls' };
 }
 
 /** A gRPC transport for `iface` under the plan of `runtime`; `credentials` (createClient's) win over loadLock's. */
-export async function grpcTransport(runtime: AgentRuntime, iface: FallbackInterface, card: AgentCard, credentials?: ChannelCredentials): Promise<Transport> {
+export async function grpcTransport(
+  runtime: AgentRuntime,
+  iface: FallbackInterface,
+  card: AgentCard,
+  credentials?: ChannelCredentials,
+): Promise<Transport> {
   const violation = (message: string) => new PlanViolationError(runtime.name, runtime.skill, message);
   const given = credentials ?? runtime.grpc.credentials;
   // Decided before anything is loaded or connected: a refused plaintext target never sees a packet.
-  const channel = grpcChannel(iface.url, { allowInsecure: runtime.grpc.allowInsecure, hasCredentials: given !== undefined }, violation);
-  const [{ GrpcTransportFactory }, grpc] = await peer(() => Promise.all([import('@a2a-js/sdk/client/grpc'), import('@grpc/grpc-js')]));
-  const grpcChannelCredentials = channel.security === 'credentials' ? (given as import('@grpc/grpc-js').ChannelCredentials) : channel.security === 'tls' ? grpc.credentials.createSsl() : grpc.credentials.createInsecure();
+  const channel = grpcChannel(
+    iface.url,
+    { allowInsecure: runtime.grpc.allowInsecure, hasCredentials: given !== undefined },
+    violation,
+  );
+  const [{ GrpcTransportFactory }, grpc] = await peer(() =>
+    Promise.all([import('@a2a-js/sdk/client/grpc'), import('@grpc/grpc-js')]),
+  );
+  const grpcChannelCredentials =
+    channel.security === 'credentials'
+      ? (given as import('@grpc/grpc-js').ChannelCredentials)
+      : channel.security === 'tls'
+        ? grpc.credentials.createSsl()
+        : grpc.credentials.createInsecure();
   const { plan } = runtime;
   /** The credential as gRPC metadata `[name, value]` (read now). @throws PlanViolationError an apiKey in a query or cookie */
   const credentialHeaders = async (): Promise<Array<[string, string]>> =>
     (await runtime.placements(iface)).flatMap((p) => {
-      if (Object.keys(p.query).length + Object.keys(p.cookies).length > 0) throw violation('an apiKey in a query parameter or cookie cannot travel over gRPC');
+      if (Object.keys(p.query).length + Object.keys(p.cookies).length > 0)
+        throw violation('an apiKey in a query parameter or cookie cannot travel over gRPC');
       return Object.entries(p.headers).map(([name, value]): [string, string] => [name.toLowerCase(), value]);
     });
   const version = iface.protocolVersion;
@@ -78,40 +97,66 @@ export async function grpcTransport(runtime: AgentRuntime, iface: FallbackInterf
       start(metadata, listener, next) {
         const asked = metadata.get('a2a-version').map(String);
         if (asked.some((v) => v.trim() !== version && !v.trim().startsWith(`${version}.`))) {
-          throw violation(`a2a-version ${JSON.stringify(asked.join(',').slice(0, 20))} conflicts with the locked ${version}`);
+          throw violation(
+            `a2a-version ${JSON.stringify(asked.join(',').slice(0, 20))} conflicts with the locked ${version}`,
+          );
         }
         for (const name of ['a2a-extensions', 'x-a2a-extensions']) {
-          for (const uri of metadata.get(name).flatMap((v) => String(v).split(',')).map((s) => s.trim()).filter(Boolean)) {
+          for (const uri of metadata
+            .get(name)
+            .flatMap((v) => String(v).split(','))
+            .map((s) => s.trim())
+            .filter(Boolean)) {
             if (!plan.extensions.includes(uri)) throw violation(`extension ${uri} is not locked`);
           }
           metadata.remove(name);
         }
         metadata.set('a2a-version', version);
-        if (plan.extensions.length > 0) metadata.set(version.startsWith('0.') ? 'x-a2a-extensions' : 'a2a-extensions', plan.extensions.join(', '));
+        if (plan.extensions.length > 0)
+          metadata.set(version.startsWith('0.') ? 'x-a2a-extensions' : 'a2a-extensions', plan.extensions.join(', '));
         // Credentials are read now (they may be async); the call starts only once they are placed.
-        credentialHeaders().then(
-          (headers) => {
+        credentialHeaders()
+          .then((headers) => {
             for (const [name, value] of headers) metadata.set(name, value);
             next(metadata, listener);
-          },
-        ).catch((error: unknown) => {
-          listener.onReceiveStatus({ code: grpc.status.UNAUTHENTICATED, details: error instanceof Error ? error.message : String(error), metadata: new grpc.Metadata() });
-        });
+          })
+          .catch((error: unknown) => {
+            listener.onReceiveStatus({
+              code: grpc.status.UNAUTHENTICATED,
+              details: error instanceof Error ? error.message : String(error),
+              metadata: new grpc.Metadata(),
+            });
+          });
       },
     });
   };
 
-  const inner = await new GrpcTransportFactory({ grpcChannelCredentials, grpcCallOptions: { interceptors: [interceptor] }, legacyCompat: { enabled: true } }).create(channel.target, card);
+  const inner = await new GrpcTransportFactory({
+    grpcChannelCredentials,
+    grpcCallOptions: { interceptors: [interceptor] },
+    legacyCompat: { enabled: true },
+  }).create(channel.target, card);
   const check = (params: SendParams): SendParams => checkSendRequest(runtime, params, violation);
   // The credential is read before a call starts, so an unset one (or an apiKey placement gRPC cannot
   // carry) is our typed error, not a gRPC status; the interceptor then reads it again to place it.
   const credentialsReady = async () => void (await credentialHeaders());
   const streaming = new Set<PropertyKey>(['sendMessageStream', 'resubscribeTask']);
-  const unary = new Set<PropertyKey>(['getExtendedAgentCard', 'sendMessage', 'createTaskPushNotificationConfig', 'getTaskPushNotificationConfig', 'listTaskPushNotificationConfig', 'deleteTaskPushNotificationConfig', 'getTask', 'cancelTask', 'listTasks']);
+  const unary = new Set<PropertyKey>([
+    'getExtendedAgentCard',
+    'sendMessage',
+    'createTaskPushNotificationConfig',
+    'getTaskPushNotificationConfig',
+    'listTaskPushNotificationConfig',
+    'deleteTaskPushNotificationConfig',
+    'getTask',
+    'cancelTask',
+    'listTasks',
+  ]);
   return new Proxy(inner, {
     get(target, key, receiver) {
       const value: unknown = Reflect.get(target, key, receiver);
-      if (typeof value !== 'function' || !(streaming.has(key) || unary.has(key))) return typeof value === 'function' ? value.bind(target) : value;
+      if (typeof value !== 'function' || !(streaming.has(key) || unary.has(key)))
+        return typeof value === 'function' ? value.bind(target) : value;
       const call = (args: unknown[]) => {
         if (key === 'sendMessage' || key === 'sendMessageStream') args[0] = check(args[0] as SendParams);
         if (key === 'createTaskPushNotificationConfig') checkPushEndpoint(runtime.pushEndpoint, args[0], violation);
@@ -167,16 +212,29 @@ function grpcTarget(url: string): string {
 function checkSendRequest(runtime: AgentRuntime, params: SendParams, violation: (m: string) => Error): SendParams {
   for (const part of params.message?.parts ?? []) {
     const c = part.content?.$case;
-    const type = part.mediaType || (c === 'text' ? 'text/plain' : c === 'data' ? 'application/json' : 'application/octet-stream');
-    if (!runtime.inputModes.some((m) => sameMediaType(m, type))) throw violation(`a message part of type ${type} is not in the locked input modes (${runtime.inputModes.join(', ')})`);
+    const type =
+      part.mediaType || (c === 'text' ? 'text/plain' : c === 'data' ? 'application/json' : 'application/octet-stream');
+    if (!runtime.inputModes.some((m) => sameMediaType(m, type)))
+      throw violation(
+        `a message part of type ${type} is not in the locked input modes (${runtime.inputModes.join(', ')})`,
+      );
   }
   const configuration = params.configuration;
-  if (configuration?.taskPushNotificationConfig && runtime.plan.delivery !== 'push') throw violation(`a push notification config, but the locked delivery is ${runtime.plan.delivery}`);
-  if (configuration?.taskPushNotificationConfig) checkPushEndpoint(runtime.pushEndpoint, configuration.taskPushNotificationConfig, violation);
+  if (configuration?.taskPushNotificationConfig && runtime.plan.delivery !== 'push')
+    throw violation(`a push notification config, but the locked delivery is ${runtime.plan.delivery}`);
+  if (configuration?.taskPushNotificationConfig)
+    checkPushEndpoint(runtime.pushEndpoint, configuration.taskPushNotificationConfig, violation);
   const modes = configuration?.acceptedOutputModes ?? [];
   for (const mode of modes) {
-    if (!runtime.plan.acceptedOutputModes.some((m) => sameMediaType(m, mode))) throw violation(`accepted output mode ${JSON.stringify(mode)} is not locked`);
+    if (!runtime.plan.acceptedOutputModes.some((m) => sameMediaType(m, mode)))
+      throw violation(`accepted output mode ${JSON.stringify(mode)} is not locked`);
   }
   if (modes.length > 0) return params;
-  return { ...params, configuration: { ...(configuration as NonNullable<SendParams['configuration']>), acceptedOutputModes: [...runtime.plan.acceptedOutputModes] } };
+  return {
+    ...params,
+    configuration: {
+      ...(configuration as NonNullable<SendParams['configuration']>),
+      acceptedOutputModes: [...runtime.plan.acceptedOutputModes],
+    },
+  };
 }

@@ -6,8 +6,30 @@
  * `createClient()`.
  */
 export { loadLock, Lock } from './lock.js';
-export { A2aLockError, PlanViolationError, AgentDegradedError, AgentCallError, FetchError, isA2aLockError, type AgentCallDetails } from '../errors.js';
+export {
+  A2aLockError,
+  PlanViolationError,
+  AgentDegradedError,
+  AgentCallError,
+  FetchError,
+  isA2aLockError,
+  type AgentCallDetails,
+} from '../errors.js';
 export { classifyAgentError, classifySdkError, type AgentErrorKind, type AgentErrorAnswer } from './classify.js';
 export type { AwsCredentials, OriginAuthProvider } from '../http/origin-auth.js';
-export type { AgentRuntime, ChannelCredentials, CreateClientOptions, CredentialProvider, CredentialRequest, CredentialsOption, DegradedEvent, DriftEvent, FallbackEvent, FallbackReason, LoadLockOptions, LockedAgent, LockedClient } from './types.js';
+export type {
+  AgentRuntime,
+  ChannelCredentials,
+  CreateClientOptions,
+  CredentialProvider,
+  CredentialRequest,
+  CredentialsOption,
+  DegradedEvent,
+  DriftEvent,
+  FallbackEvent,
+  FallbackReason,
+  LoadLockOptions,
+  LockedAgent,
+  LockedClient,
+} from './types.js';
 export type { Plan, PlanFallbacks, FallbackInterface } from '../negotiate/types.js';

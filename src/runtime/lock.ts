@@ -23,7 +23,15 @@ import { cardServingFetch, lockedCardUrls, narrowedCard, type CardWireShape } fr
 import { enforcingFetch } from './enforce.js';
 import { originAuthenticator } from '../http/origin-auth.js';
 import { originAuthFetch } from './origin-auth.js';
-import type { AgentRuntime, DegradedEvent, DriftEvent, FallbackEvent, FallbackReason, LoadLockOptions, LockedAgent } from './types.js';
+import type {
+  AgentRuntime,
+  DegradedEvent,
+  DriftEvent,
+  FallbackEvent,
+  FallbackReason,
+  LoadLockOptions,
+  LockedAgent,
+} from './types.js';
 
 /** A manifest credential source's OAuth client (`{"oauth": …}`). */
 type OAuthClientSource = Extract<AgentEntry['credentials'][string], { oauth: unknown }>['oauth'];
@@ -82,7 +90,13 @@ export class Lock extends EventEmitter {
   #refreshing = false;
 
   /** @internal use {@link loadLock} */
-  constructor(lock: LockfileTop, source: string, manifest: { text: string; path: string; checked?: CheckedManifest } | undefined, options: LoadLockOptions, checked = new Map<string, Checked>()) {
+  constructor(
+    lock: LockfileTop,
+    source: string,
+    manifest: { text: string; path: string; checked?: CheckedManifest } | undefined,
+    options: LoadLockOptions,
+    checked = new Map<string, Checked>(),
+  ) {
     super();
     this.#checked = checked;
     this.#lock = lock;
@@ -117,13 +131,24 @@ export class Lock extends EventEmitter {
     const key = `${name}\n${skill}`;
     const cached = this.#agents.get(key);
     if (cached) return cached;
-    if (!Object.hasOwn(this.#lock.agents, name)) throw new UsageError(`${this.#source}: no locked agent "${name}" (locked: ${this.agents.join(', ') || 'none'})`);
+    if (!Object.hasOwn(this.#lock.agents, name))
+      throw new UsageError(`${this.#source}: no locked agent "${name}" (locked: ${this.agents.join(', ') || 'none'})`);
     const checked = this.#check(name);
     if ('error' in checked) throw checked.error;
     const { entry, settings } = checked;
     const plan = Object.hasOwn(entry.plans, skill) ? entry.plans[skill] : undefined;
-    if (!plan) throw new UsageError(`${this.#source}: agent "${name}" has no locked skill "${skill}" (locked: ${Object.keys(entry.plans).join(', ')})`);
-    const runtime = this.#runtime(name, skill, entry, settings.pushEndpoint, deepFreeze(structuredClone(plan)), settings);
+    if (!plan)
+      throw new UsageError(
+        `${this.#source}: agent "${name}" has no locked skill "${skill}" (locked: ${Object.keys(entry.plans).join(', ')})`,
+      );
+    const runtime = this.#runtime(
+      name,
+      skill,
+      entry,
+      settings.pushEndpoint,
+      deepFreeze(structuredClone(plan)),
+      settings,
+    );
     const degradedMap = this.#degraded;
     const fallbackCounts = this.#fallbacks;
     const cards = new Map<CardWireShape, Record<string, unknown>>();
@@ -143,7 +168,11 @@ export class Lock extends EventEmitter {
       get card() {
         return cardIn(runtime.plan.protocolVersion.startsWith('0.') ? '0.3' : '1.0');
       },
-      fetch: cardServingFetch(runtime.fetchFor(runtime.plan), lockedCardUrls(entry.resolved, interfaces, [CARD_PATH, LEGACY_CARD_PATH]), cardIn),
+      fetch: cardServingFetch(
+        runtime.fetchFor(runtime.plan),
+        lockedCardUrls(entry.resolved, interfaces, [CARD_PATH, LEGACY_CARD_PATH]),
+        cardIn,
+      ),
       get degraded() {
         return degradedMap.has(name);
       },
@@ -202,9 +231,17 @@ export class Lock extends EventEmitter {
     try {
       // The check modules first, synchronously, so that the import below finds them loaded.
       checksNow();
-      const [{ checkServed }, { withOriginAuth }] = await Promise.all([import('../resolve/check-served.js'), import('../http/origin-auth.js')]);
+      const [{ checkServed }, { withOriginAuth }] = await Promise.all([
+        import('../resolve/check-served.js'),
+        import('../http/origin-auth.js'),
+      ]);
       const baseDir = dirname(this.#options.manifest ?? this.#source);
-      const options = { baseDir, ...networkOptionsOf(this.#options), env: this.#options.env ?? process.env, ...(this.#options.originAuth ? { originAuthProviders: this.#options.originAuth } : {}) };
+      const options = {
+        baseDir,
+        ...networkOptionsOf(this.#options),
+        env: this.#options.env ?? process.env,
+        ...(this.#options.originAuth ? { originAuthProviders: this.#options.originAuth } : {}),
+      };
       for (const name of Object.keys(this.#lock.agents)) {
         // An agent whose entry fails its checks is never used (lock.agent() throws): nothing to refresh.
         let checked: Checked;
@@ -215,7 +252,10 @@ export class Lock extends EventEmitter {
         }
         if ('error' in checked) continue;
         const { entry, settings } = checked;
-        const report = await checkServed({ entry, settings, credentials: this.#sources(name) }, withOriginAuth(options, entry.originAuth));
+        const report = await checkServed(
+          { entry, settings, credentials: this.#sources(name) },
+          withOriginAuth(options, entry.originAuth),
+        );
         if (report.status !== 'drift') continue;
         this.emit('drift', { agent: name, report } satisfies DriftEvent);
         // The skills whose plans drifted; a signature that no longer holds concerns every skill.
@@ -233,7 +273,9 @@ export class Lock extends EventEmitter {
   }
 
   get #tokens(): ClientCredentialsTokens {
-    this.#tokenCache ??= new ClientCredentialsTokens(this.#send, { ...(this.#options.timeoutMs !== undefined ? { timeoutMs: this.#options.timeoutMs } : {}) });
+    this.#tokenCache ??= new ClientCredentialsTokens(this.#send, {
+      ...(this.#options.timeoutMs !== undefined ? { timeoutMs: this.#options.timeoutMs } : {}),
+    });
     return this.#tokenCache;
   }
 
@@ -244,15 +286,38 @@ export class Lock extends EventEmitter {
    * @throws UsageError when the locked scheme has no client credentials flow; A2aLockError
    *   `credential-unset` naming an unset variable; the token request's errors (see `http/oauth-token.ts`)
    */
-  async #clientCredentialsToken(name: string, skill: string, scheme: string, definition: SecurityScheme, oauth: OAuthClientSource, scopes: readonly string[], env: NodeJS.ProcessEnv, grants: Set<ClientCredentialsGrant>): Promise<string> {
+  async #clientCredentialsToken(
+    name: string,
+    skill: string,
+    scheme: string,
+    definition: SecurityScheme,
+    oauth: OAuthClientSource,
+    scopes: readonly string[],
+    env: NodeJS.ProcessEnv,
+    grants: Set<ClientCredentialsGrant>,
+  ): Promise<string> {
     const tokenUrl = clientCredentialsTokenUrl(definition);
-    if (tokenUrl === undefined) throw new UsageError(`${name} (${skill}): a2a.json gives an OAuth client for scheme "${scheme}", but the locked card's scheme is ${definition.type === 'oauth2' ? 'an oauth2 scheme without a clientCredentials flow (authorizationCode and deviceCode tokens come from the application: pass a credentials provider)' : `of type ${definition.type}`}`);
+    if (tokenUrl === undefined)
+      throw new UsageError(
+        `${name} (${skill}): a2a.json gives an OAuth client for scheme "${scheme}", but the locked card's scheme is ${definition.type === 'oauth2' ? 'an oauth2 scheme without a clientCredentials flow (authorizationCode and deviceCode tokens come from the application: pass a credentials provider)' : `of type ${definition.type}`}`,
+      );
     const read = (variable: string) => {
       const value = env[variable];
-      if (!value) throw new A2aLockError('credential-unset', `${name} (${skill}): no credential for scheme "${scheme}" (${variable} is not set)`, { data: { agent: name, scheme, variable } });
+      if (!value)
+        throw new A2aLockError(
+          'credential-unset',
+          `${name} (${skill}): no credential for scheme "${scheme}" (${variable} is not set)`,
+          { data: { agent: name, scheme, variable } },
+        );
       return value;
     };
-    const grant: ClientCredentialsGrant = { tokenUrl, clientId: read(oauth.clientId.env), clientSecret: read(oauth.clientSecret.env), scopes: [...scopes], ...(oauth.clientAuth ? { clientAuth: oauth.clientAuth } : {}) };
+    const grant: ClientCredentialsGrant = {
+      tokenUrl,
+      clientId: read(oauth.clientId.env),
+      clientSecret: read(oauth.clientSecret.env),
+      scopes: [...scopes],
+      ...(oauth.clientAuth ? { clientAuth: oauth.clientAuth } : {}),
+    };
     const token = await this.#tokens.token(grant);
     for (const g of grants) if (g.tokenUrl === grant.tokenUrl && g.clientId === grant.clientId) grants.delete(g);
     grants.add(grant);
@@ -260,9 +325,17 @@ export class Lock extends EventEmitter {
   }
 
   /** Mark agent `name` degraded for `skills` (the first named in the error), once per agent. */
-  #markDegraded(name: string, skills: readonly string[], reason: DegradedEvent['reason'], message: string, cause?: unknown): AgentDegradedError {
+  #markDegraded(
+    name: string,
+    skills: readonly string[],
+    reason: DegradedEvent['reason'],
+    message: string,
+    cause?: unknown,
+  ): AgentDegradedError {
     const skill = skills[0] ?? '*';
-    const error = new AgentDegradedError(name, skills.length > 1 ? skills.join(', ') : skill, reason, message, { cause });
+    const error = new AgentDegradedError(name, skills.length > 1 ? skills.join(', ') : skill, reason, message, {
+      cause,
+    });
     if (!this.#degraded.has(name)) {
       this.#degraded.set(name, error);
       this.emit('degraded', { agent: name, skill, skills: [...skills], reason, error } satisfies DegradedEvent);
@@ -270,16 +343,33 @@ export class Lock extends EventEmitter {
     return error;
   }
 
-  #runtime(name: string, skill: string, entry: LockEntry, pushEndpoint: string | null, plan: Plan, settings: AgentSettings): AgentRuntime {
+  #runtime(
+    name: string,
+    skill: string,
+    entry: LockEntry,
+    pushEndpoint: string | null,
+    plan: Plan,
+    settings: AgentSettings,
+  ): AgentRuntime {
     const card = checksNow().lockedNegotiationCard(entry, `${this.#source} agents.${name}`, settings);
     const found = card.skills.find((s) => s.id === skill);
     const inputModes = found?.inputModes?.length ? found.inputModes : card.defaultInputModes;
     const sources = this.#sources(name);
     const credentials = this.#options.credentials;
-    const providers = typeof credentials === 'function' ? undefined : credentials && Object.hasOwn(credentials, name) ? credentials[name]! : {};
+    const providers =
+      typeof credentials === 'function'
+        ? undefined
+        : credentials && Object.hasOwn(credentials, name)
+          ? credentials[name]!
+          : {};
     const env = this.#options.env ?? process.env;
     // The platform's credential (originAuth) goes with every request to the origins the entry records.
-    const platformAuth = entry.originAuth ? originAuthenticator(entry.originAuth, { env, ...(this.#options.originAuth ? { providers: this.#options.originAuth } : {}) }) : undefined;
+    const platformAuth = entry.originAuth
+      ? originAuthenticator(entry.originAuth, {
+          env,
+          ...(this.#options.originAuth ? { providers: this.#options.originAuth } : {}),
+        })
+      : undefined;
     const send = platformAuth ? originAuthFetch(this.#send, platformAuth) : this.#send;
     /** The OAuth client-credentials grants whose tokens this agent's requests carry (dropped on a 401). */
     const grants = new Set<ClientCredentialsGrant>();
@@ -287,24 +377,57 @@ export class Lock extends EventEmitter {
       const out: CredentialPlacement[] = [];
       for (const [scheme, scopes] of Object.entries(plan.security)) {
         const definition = card.securitySchemes[scheme];
-        if (!definition) throw new InvalidInputError('lockfile-invalid', this.#source, `agent "${name}" locks scheme "${scheme}", which its card does not define`);
+        if (!definition)
+          throw new InvalidInputError(
+            'lockfile-invalid',
+            this.#source,
+            `agent "${name}" locks scheme "${scheme}", which its card does not define`,
+          );
         // One function answers everything; else this agent's provider for the scheme; else the manifest.
-        const provider = typeof credentials === 'function' ? credentials : providers && Object.hasOwn(providers, scheme) ? providers[scheme] : undefined;
+        const provider =
+          typeof credentials === 'function'
+            ? credentials
+            : providers && Object.hasOwn(providers, scheme)
+              ? providers[scheme]
+              : undefined;
         const source = !provider && Object.hasOwn(sources, scheme) ? sources[scheme]! : undefined;
         if (source && 'oauth' in source) {
-          out.push(placeCredential(definition, await this.#clientCredentialsToken(name, skill, scheme, definition, source.oauth, scopes, env, grants), scheme));
+          out.push(
+            placeCredential(
+              definition,
+              await this.#clientCredentialsToken(name, skill, scheme, definition, source.oauth, scopes, env, grants),
+              scheme,
+            ),
+          );
           continue;
         }
         const variable = source?.env;
-        const secret: unknown = provider ? await provider({ agent: name, skill, scheme, scopes: [...scopes], origin: originOf(iface.url) }) : variable !== undefined ? env[variable] : undefined;
+        const secret: unknown = provider
+          ? await provider({ agent: name, skill, scheme, scopes: [...scopes], origin: originOf(iface.url) })
+          : variable !== undefined
+            ? env[variable]
+            : undefined;
         if (secret !== undefined && typeof secret !== 'string') {
-          throw new UsageError(`${name} (${skill}): the credentials provider for scheme "${scheme}" returned ${secret === null ? 'null' : Array.isArray(secret) ? 'an array' : `a ${typeof secret}`}, not a string`);
+          throw new UsageError(
+            `${name} (${skill}): the credentials provider for scheme "${scheme}" returned ${secret === null ? 'null' : Array.isArray(secret) ? 'an array' : `a ${typeof secret}`}, not a string`,
+          );
         }
         if (secret === undefined || secret === '') {
-          const by = typeof credentials === 'function' ? 'the credentials function of loadLock' : `loadLock's credentials["${name}"]["${scheme}"]`;
-          const where = provider ? `${by} returned nothing` : variable !== undefined ? `${variable} is not set` : 'no credentials option or manifest source names it';
+          const by =
+            typeof credentials === 'function'
+              ? 'the credentials function of loadLock'
+              : `loadLock's credentials["${name}"]["${scheme}"]`;
+          const where = provider
+            ? `${by} returned nothing`
+            : variable !== undefined
+              ? `${variable} is not set`
+              : 'no credentials option or manifest source names it';
           const data = { agent: name, scheme, ...(provider ? { provider: by } : variable ? { variable } : {}) };
-          throw new A2aLockError('credential-unset', `${name} (${skill}): no credential for scheme "${scheme}" (${where})`, { data });
+          throw new A2aLockError(
+            'credential-unset',
+            `${name} (${skill}): no credential for scheme "${scheme}" (${where})`,
+            { data },
+          );
         }
         out.push(placeCredential(definition, secret, scheme));
       }
@@ -328,14 +451,30 @@ export class Lock extends EventEmitter {
       placements,
       renew,
       platformSecrets: () => platformAuth?.sentSecrets() ?? [],
-      grpc: { allowInsecure: this.#options.allowInsecureGrpc === true, ...(this.#options.grpcChannelCredentials ? { credentials: this.#options.grpcChannelCredentials } : {}) },
+      grpc: {
+        allowInsecure: this.#options.allowInsecureGrpc === true,
+        ...(this.#options.grpcChannelCredentials ? { credentials: this.#options.grpcChannelCredentials } : {}),
+      },
       fetchFor: (iface) => {
         const key = `${iface.protocolBinding}\n${iface.protocolVersion}\n${iface.url}`;
         let enforcing = fetches.get(key);
         // A credential never crosses the network in cleartext, whatever the lockfile says.
-        const guarded = isCleartextOffLoopback(iface.url) ? () => Promise.reject(cleartextRefusal(name, skill, iface.url)) : placements;
+        const guarded = isCleartextOffLoopback(iface.url)
+          ? () => Promise.reject(cleartextRefusal(name, skill, iface.url))
+          : placements;
         if (!enforcing) {
-          enforcing = enforcingFetch({ agent: name, skill, plan, iface, inputModes, placements: guarded, pushEndpoint, renew, security: Object.keys(plan.security).length > 0, send });
+          enforcing = enforcingFetch({
+            agent: name,
+            skill,
+            plan,
+            iface,
+            inputModes,
+            placements: guarded,
+            pushEndpoint,
+            renew,
+            security: Object.keys(plan.security).length > 0,
+            send,
+          });
           fetches.set(key, enforcing);
         }
         return enforcing;
@@ -374,7 +513,10 @@ export class Lock extends EventEmitter {
  *   InvalidInputError `manifest-invalid`
  */
 export async function loadLock(options: LoadLockOptions = {}): Promise<Lock> {
-  const [{ readTextIfExists }, { parseLockfileTop }] = await Promise.all([import('../fs/atomic-write.js'), import('../lock/top.js')]);
+  const [{ readTextIfExists }, { parseLockfileTop }] = await Promise.all([
+    import('../fs/atomic-write.js'),
+    import('../lock/top.js'),
+  ]);
   // Where the checks can be required, they are only ever required (never also imported): a
   // require() of a module an import() is still loading would throw.
   if (!canLoadChecksLater()) loadedChecks ??= await import('./checks.js');
@@ -383,21 +525,33 @@ export async function loadLock(options: LoadLockOptions = {}): Promise<Lock> {
   const manifestPath = resolve(options.manifest ?? join(dirname(source), 'a2a.json'));
   // Both files are read at once; the lockfile's own errors still come first (the manifest's
   // failure, if any, is thrown where it is awaited below).
-  const manifestRead = options.manifest !== undefined || existsSync(manifestPath) ? readTextIfExists(manifestPath, 'manifest-invalid') : undefined;
-  manifestRead?.catch(() => { /* thrown where it is awaited below */ });
+  const manifestRead =
+    options.manifest !== undefined || existsSync(manifestPath)
+      ? readTextIfExists(manifestPath, 'manifest-invalid')
+      : undefined;
+  manifestRead?.catch(() => {
+    /* thrown where it is awaited below */
+  });
   const text = await readTextIfExists(source, 'lockfile-invalid');
-  if (text === undefined) throw new InvalidInputError('lockfile-invalid', source, 'no lockfile here', { hint: 'run a2a lock' });
+  if (text === undefined)
+    throw new InvalidInputError('lockfile-invalid', source, 'no lockfile here', { hint: 'run a2a lock' });
   // Eager: the whole file against the lockfile schema, as the CLI reads it (the same first error).
   const lock: LockfileTop = options.eager ? loadedChecks!.parseLockfile(text, source) : parseLockfileTop(text, source);
   checkCredentialsOption(options.credentials, lock, source);
   for (const name of Object.keys(lock.agents)) {
-    if (!Object.hasOwn(lock.settings, name)) throw new InvalidInputError('lockfile-invalid', source, `agent "${name}" has no settings`, { path: `$.settings["${name}"]` });
+    if (!Object.hasOwn(lock.settings, name))
+      throw new InvalidInputError('lockfile-invalid', source, `agent "${name}" has no settings`, {
+        path: `$.settings["${name}"]`,
+      });
   }
   let manifest: { text: string; path: string; checked?: CheckedManifest } | undefined;
   if (manifestRead) {
     const manifestText = await manifestRead;
     if (manifestText === undefined) {
-      throw new A2aLockError('manifest-not-found', `${manifestPath}: not found`, { hint: 'check the --manifest path; a2a init writes a new manifest', data: { source: manifestPath } });
+      throw new A2aLockError('manifest-not-found', `${manifestPath}: not found`, {
+        hint: 'check the --manifest path; a2a init writes a new manifest',
+        data: { source: manifestPath },
+      });
     }
     manifest = { text: manifestText, path: manifestPath };
   }
@@ -429,7 +583,8 @@ function defaultFetch(): typeof fetch {
 }
 
 /** The form of `credentials` the messages below show. */
-const PER_AGENT_FORM = "credentials: { 'research-agent': { bearer: () => token } } (per locked agent, then scheme), or credentials: ({ agent, skill, scheme, scopes, origin }) => token";
+const PER_AGENT_FORM =
+  "credentials: { 'research-agent': { bearer: () => token } } (per locked agent, then scheme), or credentials: ({ agent, skill, scheme, scopes, origin }) => token";
 
 /**
  * Check `loadLock`'s `credentials` option against the locked agents. The rule: a function is the
@@ -442,14 +597,23 @@ const PER_AGENT_FORM = "credentials: { 'research-agent': { bearer: () => token }
 function checkCredentialsOption(credentials: LoadLockOptions['credentials'], lock: LockfileTop, source: string): void {
   if (credentials === undefined || typeof credentials === 'function') return;
   const refuse = (message: string) => new UsageError(`loadLock: ${message}; use ${PER_AGENT_FORM}`);
-  if (typeof credentials !== 'object' || credentials === null || Array.isArray(credentials)) throw refuse('credentials is neither an object nor a function');
+  if (typeof credentials !== 'object' || credentials === null || Array.isArray(credentials))
+    throw refuse('credentials is neither an object nor a function');
   for (const [key, value] of Object.entries(credentials)) {
     const shown = JSON.stringify(key.slice(0, 60));
-    if (typeof value === 'function') throw refuse(`credentials[${shown}] is a function: the scheme-only form { [scheme]: provider } is not supported (it gave every agent the same secret)`);
-    if (!Object.hasOwn(lock.agents, key)) throw refuse(`credentials names ${shown}, which is not an agent of ${source} (locked: ${Object.keys(lock.agents).join(', ') || 'none'})`);
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw refuse(`credentials[${shown}] is not an object of scheme → provider`);
+    if (typeof value === 'function')
+      throw refuse(
+        `credentials[${shown}] is a function: the scheme-only form { [scheme]: provider } is not supported (it gave every agent the same secret)`,
+      );
+    if (!Object.hasOwn(lock.agents, key))
+      throw refuse(
+        `credentials names ${shown}, which is not an agent of ${source} (locked: ${Object.keys(lock.agents).join(', ') || 'none'})`,
+      );
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+      throw refuse(`credentials[${shown}] is not an object of scheme → provider`);
     for (const [scheme, provider] of Object.entries(value)) {
-      if (typeof provider !== 'function') throw refuse(`credentials[${shown}][${JSON.stringify(scheme.slice(0, 60))}] is not a function`);
+      if (typeof provider !== 'function')
+        throw refuse(`credentials[${shown}][${JSON.stringify(scheme.slice(0, 60))}] is not a function`);
     }
   }
 }
@@ -457,7 +621,11 @@ function checkCredentialsOption(credentials: LoadLockOptions['credentials'], loc
 /** The error for a credential that would go over plain http to a host that is not loopback (nothing is sent). */
 function cleartextRefusal(agent: string, skill: string, url: string): PlanViolationError {
   const origin = URL.canParse(url) ? new URL(url).origin : url;
-  return new PlanViolationError(agent, skill, `the plan's interface ${origin} is plain http to a host that is not loopback: a credential is never sent over it (use an https interface)`);
+  return new PlanViolationError(
+    agent,
+    skill,
+    `the plan's interface ${origin} is plain http to a host that is not loopback: a credential is never sent over it (use an https interface)`,
+  );
 }
 
 /** Freeze `value` and everything it holds, in place; returns it. */

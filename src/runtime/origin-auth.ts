@@ -18,7 +18,8 @@ export function originAuthFetch(send: typeof fetch, auth: OriginAuthenticator): 
     const headers = new Headers(init?.headers ?? request?.headers);
     const raw = init?.body;
     const body = typeof raw === 'string' ? raw : raw instanceof Uint8Array ? raw : undefined;
-    if (raw != null && body === undefined && !headers.has('x-amz-content-sha256')) headers.set('x-amz-content-sha256', 'UNSIGNED-PAYLOAD');
+    if (raw != null && body === undefined && !headers.has('x-amz-content-sha256'))
+      headers.set('x-amz-content-sha256', 'UNSIGNED-PAYLOAD');
     const method = (init?.method ?? request?.method ?? 'GET').toUpperCase();
     const added = await auth.headersFor({ url, method, headers: Object.fromEntries(headers), body });
     if (!added) return send(input, init);

@@ -11,6 +11,8 @@ export async function peer<T>(load: () => Promise<T>): Promise<T> {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw error;
     const name = /Cannot find (?:package|module) '([^']+)'/.exec((error as Error).message)?.[1] ?? 'a peer dependency';
-    throw new UsageError(`createClient() needs the optional peer dependency ${name}, which is not installed`, { hint: `npm install ${name}` });
+    throw new UsageError(`createClient() needs the optional peer dependency ${name}, which is not installed`, {
+      hint: `npm install ${name}`,
+    });
   }
 }

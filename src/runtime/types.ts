@@ -49,7 +49,9 @@ export type CredentialProvider = (request: CredentialRequest) => string | undefi
  * (`{ 'research-agent': { bearer: provider } }`); or one {@link CredentialProvider} for every
  * agent and scheme. A provider wins over the manifest's source for its agent and scheme.
  */
-export type CredentialsOption = Readonly<Record<string, Readonly<Record<string, CredentialProvider>>>> | CredentialProvider;
+export type CredentialsOption =
+  | Readonly<Record<string, Readonly<Record<string, CredentialProvider>>>>
+  | CredentialProvider;
 
 /** Options of `loadLock`. */
 export interface LoadLockOptions {

@@ -70,7 +70,9 @@ async function cli(args: string[]): Promise<Run> {
   try {
     json = JSON.parse(stdout);
   } catch {
-    throw new Error(`a2a ${args.join(' ')}: stdout is not one JSON document (exit ${code}):\n${stdout}\nstderr:\n${err.join('')}`);
+    throw new Error(
+      `a2a ${args.join(' ')}: stdout is not one JSON document (exit ${code}):\n${stdout}\nstderr:\n${err.join('')}`,
+    );
   }
   return { code, stdout, stderr: err.join(''), json };
 }
@@ -98,11 +100,23 @@ async function runFile(file: string): Promise<FileOutcome> {
   const first = Array.isArray(raw.skills) ? raw.skills[0] : undefined;
   // No skills (or an unusable first one): the agent-level plan "*", as the library table negotiates it.
   const skill = first && typeof first.id === 'string' && first.id !== '' ? (first.id as string) : '*';
-  const schemes = raw.securitySchemes && typeof raw.securitySchemes === 'object' && !Array.isArray(raw.securitySchemes) ? Object.keys(raw.securitySchemes) : [];
+  const schemes =
+    raw.securitySchemes && typeof raw.securitySchemes === 'object' && !Array.isArray(raw.securitySchemes)
+      ? Object.keys(raw.securitySchemes)
+      : [];
   // --manifest points at a file that does not exist: the run must not depend on the repository's cwd.
   const common = ['--manifest', manifestFile, '--json'];
   const card = await cli(['card', location, ...common]);
-  const plan = await cli(['plan', location, '--skill', skill, '--profile', profileFile, ...schemes.flatMap((s) => ['--credential', s]), ...common]);
+  const plan = await cli([
+    'plan',
+    location,
+    '--skill',
+    skill,
+    '--profile',
+    profileFile,
+    ...schemes.flatMap((s) => ['--credential', s]),
+    ...common,
+  ]);
   return { file, location, skill, schemes, card, plan };
 }
 
@@ -166,7 +180,12 @@ function libraryRows(): Map<string, LibraryRow> {
       .split(/ \| |(?<!\\)\|/)
       .map((c) => c.trim().replace(/\\\|/g, '|'));
     const [file, outcome, card, plan, warnings] = cells;
-    rows.set(file!, { outcome: outcome as LibraryRow['outcome'], card: card!, plan: plan ?? '', warnings: warnings ?? '' });
+    rows.set(file!, {
+      outcome: outcome as LibraryRow['outcome'],
+      card: card!,
+      plan: plan ?? '',
+      warnings: warnings ?? '',
+    });
   }
   return rows;
 }
@@ -182,8 +201,10 @@ function disagreement(o: FileOutcome, lib: LibraryRow | undefined): string {
   const diffs: string[] = [];
   if (lib.outcome === 'error') {
     const path = /^`([^`]+)`/.exec(lib.card)?.[1];
-    if (o.card.code !== 1 || !o.card.json.error) diffs.push(`library: card error at ${path}; CLI: card exit ${o.card.code}`);
-    else if (o.card.json.error.path !== path) diffs.push(`library: card error at ${path}; CLI: ${o.card.json.error.code} at ${o.card.json.error.path}`);
+    if (o.card.code !== 1 || !o.card.json.error)
+      diffs.push(`library: card error at ${path}; CLI: card exit ${o.card.code}`);
+    else if (o.card.json.error.path !== path)
+      diffs.push(`library: card error at ${path}; CLI: ${o.card.json.error.code} at ${o.card.json.error.path}`);
     return diffs.join('; ');
   }
   if (o.card.code !== 0) return `library: ${lib.outcome} (${lib.card}); CLI: ${errorText(o, o.card.json.error)}`;
@@ -192,7 +213,12 @@ function disagreement(o: FileOutcome, lib: LibraryRow | undefined): string {
   const warnings = warningCodes(o.card.json.warnings);
   if (warnings !== lib.warnings) diffs.push(`warnings: library "${lib.warnings}"; CLI "${warnings}"`);
   // A card without skills: both negotiate the agent-level plan "*".
-  const cli = o.plan.code === 0 ? planSummary(o.plan.json.plan) : o.plan.json.refusal ? `\`${o.plan.json.refusal.code}\`` : `error ${o.plan.json.error.code}`;
+  const cli =
+    o.plan.code === 0
+      ? planSummary(o.plan.json.plan)
+      : o.plan.json.refusal
+        ? `\`${o.plan.json.refusal.code}\``
+        : `error ${o.plan.json.error.code}`;
   if (cli !== lib.plan) diffs.push(`plan: library ${lib.plan}; CLI ${cli}`);
   return diffs.join('; ');
 }
@@ -277,52 +303,62 @@ describe('real cards through a2a card and a2a plan (in-process CLI)', () => {
     expect([...outcomes.keys()].sort()).toEqual(FILES);
   });
 
-  it.each(FILES)('%s: card exits 0 or 1 (invalid), plan 0 or 1 (refused or invalid); one JSON document with warnings; never 70, never a stack', (file) => {
-    const o = outcomes.get(file)!;
-    for (const [command, r] of [['card', o.card], ['plan', o.plan]] as const) {
-      expect(r.code, `${command}: ${r.stdout}${r.stderr}`).not.toBe(70);
-      expect(r.stdout + r.stderr, command).not.toMatch(STACK);
-      expect(r.json.error?.code, command).not.toBe('internal');
-      // --json: everything is in the one document on stdout.
-      expect(r.stderr, command).toBe('');
-      expect(r.stdout.endsWith('}\n'), command).toBe(true);
-    }
-    // a2a card: exit 0 {"valid": true, "resolved", "card", "warnings"} or exit 1 card-invalid naming the file and JSON path.
-    expect([0, 1]).toContain(o.card.code);
-    if (o.card.code === 0) {
-      expect(Object.keys(o.card.json).sort()).toEqual(['card', 'resolved', 'valid', 'warnings']);
-      expect(o.card.json.valid).toBe(true);
-      expect(o.card.json.resolved).toBe(o.location);
-      expect(o.card.json.card.supportedInterfaces.length).toBeGreaterThan(0);
-      expect(Array.isArray(o.card.json.warnings)).toBe(true);
-      for (const w of o.card.json.warnings) expect(w.code).toMatch(/^[a-z]+(-[a-z0-9]+)*$/);
-    } else {
-      const { error } = o.card.json;
-      expect(error.code).toBe('card-invalid');
-      expect(error.path).toMatch(/^\$/);
-      expect(error.message.startsWith(`${o.location} ${error.path}: `)).toBe(true);
-      expect(error.message).not.toContain('\n');
-    }
-    // a2a plan: a plan (0), a refusal (1), or the same card error (1, an error document).
-    if (o.plan.code === 0) {
-      expect(Object.keys(o.plan.json).sort()).toEqual(['plan', 'warnings']);
-      expect(o.card.code).toBe(0);
-      // The plan's interface is one the card offers.
-      expect(o.card.json.card.supportedInterfaces).toContainEqual(
-        expect.objectContaining({ url: o.plan.json.plan.url, protocolBinding: o.plan.json.plan.protocolBinding, protocolVersion: o.plan.json.plan.protocolVersion }),
-      );
-      // Every scheme of the plan is a credential we passed.
-      for (const scheme of Object.keys(o.plan.json.plan.security)) expect(o.schemes).toContain(scheme);
-    } else if (o.plan.code === 1 && !o.plan.json.error) {
-      expect(Object.keys(o.plan.json).sort()).toEqual(['refusal', 'warnings']);
-      expect(o.plan.json.refusal.code).toMatch(/^[a-z]+(-[a-z]+)*$/);
-      expect(o.card.code).toBe(0);
-    } else {
-      expect(o.plan.code).toBe(1);
-      expect(o.card.code).toBe(1);
-      expect(o.plan.json.error).toMatchObject({ code: 'card-invalid', path: o.card.json.error.path });
-    }
-  });
+  it.each(FILES)(
+    '%s: card exits 0 or 1 (invalid), plan 0 or 1 (refused or invalid); one JSON document with warnings; never 70, never a stack',
+    (file) => {
+      const o = outcomes.get(file)!;
+      for (const [command, r] of [
+        ['card', o.card],
+        ['plan', o.plan],
+      ] as const) {
+        expect(r.code, `${command}: ${r.stdout}${r.stderr}`).not.toBe(70);
+        expect(r.stdout + r.stderr, command).not.toMatch(STACK);
+        expect(r.json.error?.code, command).not.toBe('internal');
+        // --json: everything is in the one document on stdout.
+        expect(r.stderr, command).toBe('');
+        expect(r.stdout.endsWith('}\n'), command).toBe(true);
+      }
+      // a2a card: exit 0 {"valid": true, "resolved", "card", "warnings"} or exit 1 card-invalid naming the file and JSON path.
+      expect([0, 1]).toContain(o.card.code);
+      if (o.card.code === 0) {
+        expect(Object.keys(o.card.json).sort()).toEqual(['card', 'resolved', 'valid', 'warnings']);
+        expect(o.card.json.valid).toBe(true);
+        expect(o.card.json.resolved).toBe(o.location);
+        expect(o.card.json.card.supportedInterfaces.length).toBeGreaterThan(0);
+        expect(Array.isArray(o.card.json.warnings)).toBe(true);
+        for (const w of o.card.json.warnings) expect(w.code).toMatch(/^[a-z]+(-[a-z0-9]+)*$/);
+      } else {
+        const { error } = o.card.json;
+        expect(error.code).toBe('card-invalid');
+        expect(error.path).toMatch(/^\$/);
+        expect(error.message.startsWith(`${o.location} ${error.path}: `)).toBe(true);
+        expect(error.message).not.toContain('\n');
+      }
+      // a2a plan: a plan (0), a refusal (1), or the same card error (1, an error document).
+      if (o.plan.code === 0) {
+        expect(Object.keys(o.plan.json).sort()).toEqual(['plan', 'warnings']);
+        expect(o.card.code).toBe(0);
+        // The plan's interface is one the card offers.
+        expect(o.card.json.card.supportedInterfaces).toContainEqual(
+          expect.objectContaining({
+            url: o.plan.json.plan.url,
+            protocolBinding: o.plan.json.plan.protocolBinding,
+            protocolVersion: o.plan.json.plan.protocolVersion,
+          }),
+        );
+        // Every scheme of the plan is a credential we passed.
+        for (const scheme of Object.keys(o.plan.json.plan.security)) expect(o.schemes).toContain(scheme);
+      } else if (o.plan.code === 1 && !o.plan.json.error) {
+        expect(Object.keys(o.plan.json).sort()).toEqual(['refusal', 'warnings']);
+        expect(o.plan.json.refusal.code).toMatch(/^[a-z]+(-[a-z]+)*$/);
+        expect(o.card.code).toBe(0);
+      } else {
+        expect(o.plan.code).toBe(1);
+        expect(o.card.code).toBe(1);
+        expect(o.plan.json.error).toMatchObject({ code: 'card-invalid', path: o.card.json.error.path });
+      }
+    },
+  );
 
   it('agrees with the library outcome (OUTCOMES.md) except where the contract says a file differs', () => {
     const lib = libraryRows();
@@ -347,7 +383,9 @@ describe('real cards through a2a card and a2a plan (in-process CLI)', () => {
     try {
       committed = readFileSync(TABLE, 'utf8');
     } catch {
-      throw new Error(`${TABLE} is missing: run UPDATE_OUTCOMES=1 npx vitest run --project unit test/card/cli-corpus.test.ts`);
+      throw new Error(
+        `${TABLE} is missing: run UPDATE_OUTCOMES=1 npx vitest run --project unit test/card/cli-corpus.test.ts`,
+      );
     }
     expect(text).toBe(committed);
   });

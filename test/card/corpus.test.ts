@@ -39,7 +39,12 @@ function outcomeOf(file: string): Outcome {
   const { card, warnings } = normalized;
   // A card without skills: the agent-level plan "*" a manifest entry without skills locks.
   const skill = card.skills[0]?.id ?? '*';
-  return { kind: 'card', card, warnings, negotiation: negotiate(card, skill, PROFILE, Object.keys(card.securitySchemes)) };
+  return {
+    kind: 'card',
+    card,
+    warnings,
+    negotiation: negotiate(card, skill, PROFILE, Object.keys(card.securitySchemes)),
+  };
 }
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
@@ -116,19 +121,26 @@ describe('real cards corpus', () => {
     } else {
       expect(outcome.card.supportedInterfaces.length).toBeGreaterThan(0);
       for (const w of outcome.warnings) expect(w.code).toMatch(/^[a-z]+(-[a-z]+)*$/);
-      if (outcome.negotiation) expect(outcome.negotiation.plan === undefined).toBe(outcome.negotiation.refusal !== undefined);
+      if (outcome.negotiation)
+        expect(outcome.negotiation.plan === undefined).toBe(outcome.negotiation.refusal !== undefined);
     }
   });
 
   it('a few outcomes pinned explicitly', () => {
     const spec = outcomeOf('31-spec-head-geospatial.json');
-    expect(spec.kind === 'card' && spec.card.supportedInterfaces.map((i) => `${i.protocolBinding} ${i.protocolVersion}`)).toEqual(['JSONRPC 1.0', 'GRPC 1.0', 'HTTP+JSON 1.0']);
+    expect(
+      spec.kind === 'card' && spec.card.supportedInterfaces.map((i) => `${i.protocolBinding} ${i.protocolVersion}`),
+    ).toEqual(['JSONRPC 1.0', 'GRPC 1.0', 'HTTP+JSON 1.0']);
     const relative = outcomeOf('47-real-meitheal-relative-url.json');
-    expect(relative.kind === 'card' && relative.card.supportedInterfaces[0]!.url).toBe('https://agent.example.com/api/a2a');
+    expect(relative.kind === 'card' && relative.card.supportedInterfaces[0]!.url).toBe(
+      'https://agent.example.com/api/a2a',
+    );
     const noIds = outcomeOf('12-real-yo-ai-door-keeper-skills-without-id.json');
     expect(noIds.kind === 'error' && noIds.error.path).toBe('$.skills[0].id');
     const legacy = outcomeOf('16-samples-py-langgraph-currency.json');
-    expect(legacy.kind === 'card' && legacy.card.supportedInterfaces).toEqual([{ url: 'http://localhost:10000/', protocolBinding: 'JSONRPC', protocolVersion: '0.3' }]);
+    expect(legacy.kind === 'card' && legacy.card.supportedInterfaces).toEqual([
+      { url: 'http://localhost:10000/', protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
+    ]);
   });
 
   it('outcomes match the committed OUTCOMES.md', () => {

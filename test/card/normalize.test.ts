@@ -11,10 +11,17 @@ import { InvalidInputError } from '../../src/errors.js';
 
 type Json = Record<string, any>;
 const FILE: CardSource = { source: 'cards/agent.json' };
-const FETCHED: CardSource = { source: 'https://agent.example.com/.well-known/agent-card.json', baseUrl: 'https://agent.example.com/.well-known/agent-card.json' };
+const FETCHED: CardSource = {
+  source: 'https://agent.example.com/.well-known/agent-card.json',
+  baseUrl: 'https://agent.example.com/.well-known/agent-card.json',
+};
 
 /** The minimal valid 1.0 card of the notes (§2.10). */
-function v1(patch: (c: Json) => void = () => { /* unchanged */ }): Json {
+function v1(
+  patch: (c: Json) => void = () => {
+    /* unchanged */
+  },
+): Json {
   const c: Json = {
     name: 'Recipe Agent',
     description: 'Helps with recipes',
@@ -32,7 +39,11 @@ function v1(patch: (c: Json) => void = () => { /* unchanged */ }): Json {
 }
 
 /** A 0.3 card in the JSON-schema (TS types) form. */
-function v03(patch: (c: Json) => void = () => { /* unchanged */ }): Json {
+function v03(
+  patch: (c: Json) => void = () => {
+    /* unchanged */
+  },
+): Json {
   const c: Json = {
     protocolVersion: '0.3.0',
     name: 'GeoSpatial Route Planner Agent',
@@ -47,17 +58,29 @@ function v03(patch: (c: Json) => void = () => { /* unchanged */ }): Json {
     version: '1.2.0',
     capabilities: { streaming: true, pushNotifications: true, stateTransitionHistory: false },
     securitySchemes: {
-      google: { type: 'openIdConnect', openIdConnectUrl: 'https://accounts.google.com/.well-known/openid-configuration' },
+      google: {
+        type: 'openIdConnect',
+        openIdConnectUrl: 'https://accounts.google.com/.well-known/openid-configuration',
+      },
       key: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'an API key' },
       bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
-      oauth: { type: 'oauth2', flows: { clientCredentials: { tokenUrl: 'https://t.example.com', scopes: { read: 'read' } } } },
+      oauth: {
+        type: 'oauth2',
+        flows: { clientCredentials: { tokenUrl: 'https://t.example.com', scopes: { read: 'read' } } },
+      },
       mtls: { type: 'mutualTLS' },
     },
     security: [{ google: ['openid', 'profile'] }, { key: [], bearer: [] }],
     defaultInputModes: ['application/json', 'text/plain'],
     defaultOutputModes: ['application/json', 'image/png'],
     skills: [
-      { id: 'route-optimizer-traffic', name: 'Traffic-Aware Route Optimizer', description: 'd', tags: ['maps'], security: [{ oauth: ['read'] }] },
+      {
+        id: 'route-optimizer-traffic',
+        name: 'Traffic-Aware Route Optimizer',
+        description: 'd',
+        tags: ['maps'],
+        security: [{ oauth: ['read'] }],
+      },
     ],
     supportsAuthenticatedExtendedCard: true,
   };
@@ -107,14 +130,27 @@ describe('A2A 1.0 cards', () => {
     const { card } = normalizeCard(
       v1((c) => {
         c.supportedInterfaces = [
-          { url: 'https://a.example.com/rest', protocolBinding: 'HTTP+JSON', protocolVersion: '1.0', tenant: 'billing' },
+          {
+            url: 'https://a.example.com/rest',
+            protocolBinding: 'HTTP+JSON',
+            protocolVersion: '1.0',
+            tenant: 'billing',
+          },
           { url: 'grpc.example.com:443', protocolBinding: 'GRPC', protocolVersion: '1.0' },
           { url: 'https://a.example.com/a2a', protocolBinding: 'JSONRPC', protocolVersion: '0.3', tenant: '' },
         ];
-        c.capabilities = { pushNotifications: true, extensions: [{ uri: 'https://x/e', required: true, params: { a: 1 } }, { uri: 'https://x/f' }] };
+        c.capabilities = {
+          pushNotifications: true,
+          extensions: [{ uri: 'https://x/e', required: true, params: { a: 1 } }, { uri: 'https://x/f' }],
+        };
         c.securitySchemes = {
           key: { apiKeySecurityScheme: { location: 'query', name: 'k' } },
-          oauth: { oauth2SecurityScheme: { flows: { deviceCode: { deviceAuthorizationUrl: 'https://d', tokenUrl: 'https://t', scopes: {} } }, oauth2MetadataUrl: 'https://m' } },
+          oauth: {
+            oauth2SecurityScheme: {
+              flows: { deviceCode: { deviceAuthorizationUrl: 'https://d', tokenUrl: 'https://t', scopes: {} } },
+              oauth2MetadataUrl: 'https://m',
+            },
+          },
           oidc: { openIdConnectSecurityScheme: { openIdConnectUrl: 'https://o' } },
           mtls: { mtlsSecurityScheme: { description: 'client cert' } },
         };
@@ -132,11 +168,18 @@ describe('A2A 1.0 cards', () => {
       streaming: false,
       pushNotifications: true,
       extendedAgentCard: false,
-      extensions: [{ uri: 'https://x/e', required: true, params: { a: 1 } }, { uri: 'https://x/f', required: false }],
+      extensions: [
+        { uri: 'https://x/e', required: true, params: { a: 1 } },
+        { uri: 'https://x/f', required: false },
+      ],
     });
     expect(card.securitySchemes).toEqual({
       key: { type: 'apiKey', location: 'query', name: 'k' },
-      oauth: { type: 'oauth2', flows: { deviceCode: { deviceAuthorizationUrl: 'https://d', tokenUrl: 'https://t', scopes: {} } }, oauth2MetadataUrl: 'https://m' },
+      oauth: {
+        type: 'oauth2',
+        flows: { deviceCode: { deviceAuthorizationUrl: 'https://d', tokenUrl: 'https://t', scopes: {} } },
+        oauth2MetadataUrl: 'https://m',
+      },
       oidc: { type: 'openIdConnect', openIdConnectUrl: 'https://o' },
       mtls: { type: 'mtls', description: 'client cert' },
     });
@@ -145,7 +188,10 @@ describe('A2A 1.0 cards', () => {
   });
 
   it('cuts interface versions to Major.Minor', () => {
-    const { card } = normalizeCard(v1((c) => (c.supportedInterfaces[0].protocolVersion = '1.0.0')), FILE);
+    const { card } = normalizeCard(
+      v1((c) => (c.supportedInterfaces[0].protocolVersion = '1.0.0')),
+      FILE,
+    );
     expect(card.supportedInterfaces[0]!.protocolVersion).toBe('1.0');
   });
 
@@ -153,13 +199,29 @@ describe('A2A 1.0 cards', () => {
     const { card } = normalizeCard(
       v1((c) => {
         c.skills = [
-          { id: 'a', name: 'A', description: 'a', tags: [], inputModes: ['application/json'], outputModes: ['image/png'], examples: ['x'] },
+          {
+            id: 'a',
+            name: 'A',
+            description: 'a',
+            tags: [],
+            inputModes: ['application/json'],
+            outputModes: ['image/png'],
+            examples: ['x'],
+          },
           { id: 'b', name: 'B', description: 'b', tags: [], inputModes: [], outputModes: [] },
         ];
       }),
       FILE,
     );
-    expect(card.skills[0]).toEqual({ id: 'a', name: 'A', description: 'a', tags: [], examples: ['x'], inputModes: ['application/json'], outputModes: ['image/png'] });
+    expect(card.skills[0]).toEqual({
+      id: 'a',
+      name: 'A',
+      description: 'a',
+      tags: [],
+      examples: ['x'],
+      inputModes: ['application/json'],
+      outputModes: ['image/png'],
+    });
     expect(card.skills[1]).toEqual({ id: 'b', name: 'B', description: 'b', tags: [] });
   });
 
@@ -216,15 +278,30 @@ describe('A2A 0.3 cards', () => {
       { url: 'https://georoute.example.com/a2a/grpc', protocolBinding: 'GRPC', protocolVersion: '0.3' },
       { url: 'https://georoute.example.com/a2a/json', protocolBinding: 'HTTP+JSON', protocolVersion: '0.3' },
     ]);
-    expect(card.capabilities).toEqual({ streaming: true, pushNotifications: true, extendedAgentCard: true, extensions: [] });
+    expect(card.capabilities).toEqual({
+      streaming: true,
+      pushNotifications: true,
+      extendedAgentCard: true,
+      extensions: [],
+    });
   });
 
   it('warns protocol-version-missing on a 0.3 card without protocolVersion (not on a 0.2 card at the legacy path)', () => {
-    const { card, warnings } = normalizeCard(v03((c) => delete c.protocolVersion), FILE);
+    const { card, warnings } = normalizeCard(
+      v03((c) => delete c.protocolVersion),
+      FILE,
+    );
     expect(card.shape).toBe('0.3');
     expect(codes(warnings)).toEqual(['protocol-version-missing']);
     expect(warnings[0]!.path).toBe('$.protocolVersion');
-    expect(codes(normalizeCard(v03((c) => delete c.protocolVersion), { ...FETCHED, legacyWellKnown: true }).warnings)).toEqual([]);
+    expect(
+      codes(
+        normalizeCard(
+          v03((c) => delete c.protocolVersion),
+          { ...FETCHED, legacyWellKnown: true },
+        ).warnings,
+      ),
+    ).toEqual([]);
   });
 
   it('url + preferredTransport contradicting additionalInterfaces: the explicit entries win, with a warning', () => {
@@ -245,28 +322,64 @@ describe('A2A 0.3 cards', () => {
     expect(warnings[0]!.message).toContain('HTTP+JSON');
     expect(warnings[0]!.message).toContain('JSONRPC');
     // Not listed at all, or the preferred binding listed nowhere else: no contradiction.
-    expect(codes(normalizeCard({ ...raw, additionalInterfaces: [{ url: 'https://georoute.example.com/rpc', transport: 'JSONRPC' }] }, FILE).warnings)).toEqual([]);
-    expect(codes(normalizeCard(v03((c) => (c.additionalInterfaces = [{ url: 'https://georoute.example.com/rest', transport: 'HTTP+JSON' }])), FILE).warnings)).toEqual([]);
+    expect(
+      codes(
+        normalizeCard(
+          { ...raw, additionalInterfaces: [{ url: 'https://georoute.example.com/rpc', transport: 'JSONRPC' }] },
+          FILE,
+        ).warnings,
+      ),
+    ).toEqual([]);
+    expect(
+      codes(
+        normalizeCard(
+          v03((c) => (c.additionalInterfaces = [{ url: 'https://georoute.example.com/rest', transport: 'HTTP+JSON' }])),
+          FILE,
+        ).warnings,
+      ),
+    ).toEqual([]);
   });
 
   it('warns version-not-semver naming both spellings for a coercible card version only', () => {
-    for (const [spelling, read] of [['1.0', '1.0.0'], ['2', '2.0.0'], ['v1.2', '1.2.0']]) {
-      const { warnings } = normalizeCard(v03((c) => (c.version = spelling)), FILE);
+    for (const [spelling, read] of [
+      ['1.0', '1.0.0'],
+      ['2', '2.0.0'],
+      ['v1.2', '1.2.0'],
+    ]) {
+      const { warnings } = normalizeCard(
+        v03((c) => (c.version = spelling)),
+        FILE,
+      );
       expect(codes(warnings)).toEqual(['version-not-semver']);
       expect(warnings[0]!.message).toContain(`"${spelling}"`);
       expect(warnings[0]!.message).toContain(read);
       expect(warnings[0]!.path).toBe('$.version');
     }
-    for (const other of ['1.2.0', 'v1.2.3', '2026-07-03', 'beta']) expect(codes(normalizeCard(v03((c) => (c.version = other)), FILE).warnings), other).toEqual([]);
+    for (const other of ['1.2.0', 'v1.2.3', '2026-07-03', 'beta'])
+      expect(
+        codes(
+          normalizeCard(
+            v03((c) => (c.version = other)),
+            FILE,
+          ).warnings,
+        ),
+        other,
+      ).toEqual([]);
   });
 
   it('JSON-schema form: `type` discriminator, `in` for apiKey, `security: [{name: [scopes]}]`', () => {
     const { card } = normalizeCard(v03(), FILE);
     expect(card.securitySchemes).toEqual({
-      google: { type: 'openIdConnect', openIdConnectUrl: 'https://accounts.google.com/.well-known/openid-configuration' },
+      google: {
+        type: 'openIdConnect',
+        openIdConnectUrl: 'https://accounts.google.com/.well-known/openid-configuration',
+      },
       key: { type: 'apiKey', location: 'header', name: 'X-API-Key', description: 'an API key' },
       bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
-      oauth: { type: 'oauth2', flows: { clientCredentials: { tokenUrl: 'https://t.example.com', scopes: { read: 'read' } } } },
+      oauth: {
+        type: 'oauth2',
+        flows: { clientCredentials: { tokenUrl: 'https://t.example.com', scopes: { read: 'read' } } },
+      },
       mtls: { type: 'mtls' },
     });
     expect(card.securityRequirements).toEqual([{ google: ['openid', 'profile'] }, { key: [], bearer: [] }]);
@@ -277,7 +390,11 @@ describe('A2A 0.3 cards', () => {
     const raw = v03((c) => {
       c.securitySchemes = {
         key: { apiKeySecurityScheme: { location: 'cookie', name: 'sid' } },
-        oauth: { oauth2SecurityScheme: { flows: { authorizationCode: { authorizationUrl: 'https://a', tokenUrl: 'https://t', scopes: {} } } } },
+        oauth: {
+          oauth2SecurityScheme: {
+            flows: { authorizationCode: { authorizationUrl: 'https://a', tokenUrl: 'https://t', scopes: {} } },
+          },
+        },
       };
       c.security = [{ schemes: { key: { list: [] } } }, { schemes: { oauth: { list: ['read', 'write'] } } }];
       c.skills[0].security = [{ schemes: { oauth: { list: ['read'] } } }];
@@ -291,8 +408,20 @@ describe('A2A 0.3 cards', () => {
   });
 
   it('both forms give the same normalised requirements', () => {
-    const plain = normalizeCard(v03((c) => (c.security = [{ google: ['openid'] }, { key: [], bearer: [] }])), FILE).card;
-    const wrapped = normalizeCard(v03((c) => (c.security = [{ schemes: { google: { list: ['openid'] } } }, { schemes: { key: { list: [] }, bearer: { list: [] } } }])), FILE).card;
+    const plain = normalizeCard(
+      v03((c) => (c.security = [{ google: ['openid'] }, { key: [], bearer: [] }])),
+      FILE,
+    ).card;
+    const wrapped = normalizeCard(
+      v03(
+        (c) =>
+          (c.security = [
+            { schemes: { google: { list: ['openid'] } } },
+            { schemes: { key: { list: [] }, bearer: { list: [] } } },
+          ]),
+      ),
+      FILE,
+    ).card;
     expect(wrapped.securityRequirements).toEqual(plain.securityRequirements);
   });
 
@@ -317,7 +446,9 @@ describe('A2A 0.3 cards', () => {
       delete c.preferredTransport;
       delete c.additionalInterfaces;
     });
-    expect(normalizeCard(raw, FILE).card.supportedInterfaces).toEqual([{ url: 'https://georoute.example.com/a2a/v1', protocolBinding: 'JSONRPC', protocolVersion: '0.3' }]);
+    expect(normalizeCard(raw, FILE).card.supportedInterfaces).toEqual([
+      { url: 'https://georoute.example.com/a2a/v1', protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
+    ]);
   });
 
   it('the primary keeps preferredTransport; a repeat of it in additionalInterfaces is dropped, other order kept', () => {
@@ -339,11 +470,19 @@ describe('A2A 0.3 cards', () => {
 
   it('the same URL with another transport is not a duplicate', () => {
     const raw = v03((c) => (c.additionalInterfaces = [{ url: c.url, transport: 'HTTP+JSON' }]));
-    expect(normalizeCard(raw, FILE).card.supportedInterfaces.map((i) => i.protocolBinding)).toEqual(['JSONRPC', 'HTTP+JSON']);
+    expect(normalizeCard(raw, FILE).card.supportedInterfaces.map((i) => i.protocolBinding)).toEqual([
+      'JSONRPC',
+      'HTTP+JSON',
+    ]);
   });
 
   it('a 0.3 card without supportsAuthenticatedExtendedCard has extendedAgentCard false', () => {
-    expect(normalizeCard(v03((c) => delete c.supportsAuthenticatedExtendedCard), FILE).card.capabilities.extendedAgentCard).toBe(false);
+    expect(
+      normalizeCard(
+        v03((c) => delete c.supportsAuthenticatedExtendedCard),
+        FILE,
+      ).card.capabilities.extendedAgentCard,
+    ).toBe(false);
   });
 });
 
@@ -357,7 +496,9 @@ describe('hybrid cards', () => {
     });
     const { card, warnings } = normalizeCard(raw, FILE);
     expect(card.shape).toBe('hybrid');
-    expect(card.supportedInterfaces).toEqual([{ url: 'https://a.example.com/a2a', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }]);
+    expect(card.supportedInterfaces).toEqual([
+      { url: 'https://a.example.com/a2a', protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+    ]);
     expect(codes(warnings)).toEqual(['hybrid-card']);
   });
 
@@ -383,10 +524,21 @@ describe('hybrid cards', () => {
 
   it('a scheme carrying both the 1.0 wrapper and 0.3 flat fields is read from the wrapper', () => {
     const raw = v1((c) => {
-      c.securitySchemes = { key: { apiKeySecurityScheme: { location: 'header', name: 'X-New' }, type: 'apiKey', in: 'query', name: 'x-old' } };
+      c.securitySchemes = {
+        key: {
+          apiKeySecurityScheme: { location: 'header', name: 'X-New' },
+          type: 'apiKey',
+          in: 'query',
+          name: 'x-old',
+        },
+      };
       c.securityRequirements = [];
     });
-    expect(normalizeCard(raw, FILE).card.securitySchemes.key).toEqual({ type: 'apiKey', location: 'header', name: 'X-New' });
+    expect(normalizeCard(raw, FILE).card.securitySchemes.key).toEqual({
+      type: 'apiKey',
+      location: 'header',
+      name: 'X-New',
+    });
   });
 });
 
@@ -397,9 +549,14 @@ describe('repairs with warnings', () => {
     ['http+json', 'HTTP+JSON'],
     ['grpc', 'GRPC'],
   ])('binding "%s" → "%s" with a noncanonical-binding-name warning naming the path', (given, canonical) => {
-    const { card, warnings } = normalizeCard(v1((c) => (c.supportedInterfaces[0].protocolBinding = given)), FILE);
+    const { card, warnings } = normalizeCard(
+      v1((c) => (c.supportedInterfaces[0].protocolBinding = given)),
+      FILE,
+    );
     expect(card.supportedInterfaces[0]!.protocolBinding).toBe(canonical);
-    expect(warnings).toEqual([expect.objectContaining({ code: 'noncanonical-binding-name', path: '$.supportedInterfaces[0].protocolBinding' })]);
+    expect(warnings).toEqual([
+      expect.objectContaining({ code: 'noncanonical-binding-name', path: '$.supportedInterfaces[0].protocolBinding' }),
+    ]);
   });
 
   it('0.3 preferredTransport and transport names are canonicalised too', () => {
@@ -414,19 +571,30 @@ describe('repairs with warnings', () => {
 
   it('a custom binding URI is kept as is, without warning', () => {
     const uri = 'https://example.com/bindings/websocket/v1';
-    const { card, warnings } = normalizeCard(v1((c) => (c.supportedInterfaces[0].protocolBinding = uri)), FILE);
+    const { card, warnings } = normalizeCard(
+      v1((c) => (c.supportedInterfaces[0].protocolBinding = uri)),
+      FILE,
+    );
     expect(card.supportedInterfaces[0]!.protocolBinding).toBe(uri);
     expect(warnings).toEqual([]);
   });
 
   it('a relative interface URL is resolved against baseUrl, with a warning', () => {
-    const { card, warnings } = normalizeCard(v1((c) => (c.supportedInterfaces[0].url = '/api/a2a')), FETCHED);
+    const { card, warnings } = normalizeCard(
+      v1((c) => (c.supportedInterfaces[0].url = '/api/a2a')),
+      FETCHED,
+    );
     expect(card.supportedInterfaces[0]!.url).toBe('https://agent.example.com/api/a2a');
-    expect(warnings).toEqual([expect.objectContaining({ code: 'relative-interface-url', path: '$.supportedInterfaces[0].url' })]);
+    expect(warnings).toEqual([
+      expect.objectContaining({ code: 'relative-interface-url', path: '$.supportedInterfaces[0].url' }),
+    ]);
   });
 
   it('a user name or password in an interface URL is an error naming the path, not echoing them', () => {
-    const e = cardError(v1((c) => (c.supportedInterfaces[0].url = 'https://user:pw-secret@agent.example.com/a2a')), FETCHED);
+    const e = cardError(
+      v1((c) => (c.supportedInterfaces[0].url = 'https://user:pw-secret@agent.example.com/a2a')),
+      FETCHED,
+    );
     expect(e.path).toBe('$.supportedInterfaces[0].url');
     expect(e.message).toContain('credentials in an interface URL are not allowed');
     expect(e.message).not.toContain('pw-secret');
@@ -441,7 +609,13 @@ describe('repairs with warnings', () => {
       ['JSONRPC', '//user:tok+/=en@agent.example.com/a2a'],
     ];
     for (const [binding, url] of cases) {
-      const e = cardError(v1((c) => { c.supportedInterfaces[0].protocolBinding = binding; c.supportedInterfaces[0].url = url; }), FETCHED);
+      const e = cardError(
+        v1((c) => {
+          c.supportedInterfaces[0].protocolBinding = binding;
+          c.supportedInterfaces[0].url = url;
+        }),
+        FETCHED,
+      );
       expect(e.path, url).toBe('$.supportedInterfaces[0].url');
       expect(e.message, url).toContain('credentials in an interface URL are not allowed (the URL is not shown)');
       expect(e.message, url).not.toContain('tok+');
@@ -449,7 +623,10 @@ describe('repairs with warnings', () => {
   });
 
   it('a relative URL without baseUrl (a card file) is an error naming the path', () => {
-    const e = cardError(v1((c) => (c.supportedInterfaces[0].url = '/api/a2a')), FILE);
+    const e = cardError(
+      v1((c) => (c.supportedInterfaces[0].url = '/api/a2a')),
+      FILE,
+    );
     expect(e.path).toBe('$.supportedInterfaces[0].url');
     expect(e.message).toContain('/api/a2a');
   });
@@ -463,22 +640,40 @@ describe('repairs with warnings', () => {
       ];
     });
     const { card, warnings } = normalizeCard(raw, FETCHED);
-    expect(card.supportedInterfaces.map((i) => i.url)).toEqual(['https://agent.example.com/a2a', 'https://agent.example.com/rest']);
+    expect(card.supportedInterfaces.map((i) => i.url)).toEqual([
+      'https://agent.example.com/a2a',
+      'https://agent.example.com/rest',
+    ]);
     expect(warnings.map((w) => w.path)).toEqual(['$.url', '$.additionalInterfaces[1].url']);
     expect(cardError(raw, FILE).path).toBe('$.url');
-    expect(cardError(v03((c) => (c.additionalInterfaces = [{ url: 'rest', transport: 'HTTP+JSON' }])), FILE).path).toBe('$.additionalInterfaces[0].url');
+    expect(
+      cardError(
+        v03((c) => (c.additionalInterfaces = [{ url: 'rest', transport: 'HTTP+JSON' }])),
+        FILE,
+      ).path,
+    ).toBe('$.additionalInterfaces[0].url');
   });
 
   it('a gRPC host:port is not treated as a relative URL', () => {
-    const { card, warnings } = normalizeCard(v1((c) => (c.supportedInterfaces = [{ url: 'localhost:11001', protocolBinding: 'GRPC', protocolVersion: '1.0' }])), FILE);
+    const { card, warnings } = normalizeCard(
+      v1(
+        (c) => (c.supportedInterfaces = [{ url: 'localhost:11001', protocolBinding: 'GRPC', protocolVersion: '1.0' }]),
+      ),
+      FILE,
+    );
     expect(card.supportedInterfaces[0]!.url).toBe('localhost:11001');
     expect(warnings).toEqual([]);
   });
 
   it('mode "text" is kept in the agent\'s spelling (compared as "text/plain") with a warning; duplicates collapse', () => {
-    const { card, warnings } = normalizeCard(v1((c) => (c.defaultInputModes = ['text', 'text/plain', 'application/json'])), FILE);
+    const { card, warnings } = normalizeCard(
+      v1((c) => (c.defaultInputModes = ['text', 'text/plain', 'application/json'])),
+      FILE,
+    );
     expect(card.defaultInputModes).toEqual(['text', 'application/json']);
-    expect(warnings).toEqual([expect.objectContaining({ code: 'mode-not-media-type', path: '$.defaultInputModes[0]' })]);
+    expect(warnings).toEqual([
+      expect.objectContaining({ code: 'mode-not-media-type', path: '$.defaultInputModes[0]' }),
+    ]);
   });
 
   it('non-media-type tokens are dropped with a warning each', () => {
@@ -491,12 +686,25 @@ describe('repairs with warnings', () => {
     );
     expect(card.defaultOutputModes).toEqual(['text', 'application/json']);
     expect(card.skills[0]!.outputModes).toEqual(['image/png']);
-    expect(warnings.map((w) => w.path)).toEqual(['$.defaultOutputModes[0]', '$.defaultOutputModes[1]', '$.defaultOutputModes[2]', '$.skills[0].outputModes[0]']);
-    expect(codes(warnings)).toEqual(['mode-not-media-type', 'mode-not-media-type', 'mode-not-media-type', 'mode-not-media-type']);
+    expect(warnings.map((w) => w.path)).toEqual([
+      '$.defaultOutputModes[0]',
+      '$.defaultOutputModes[1]',
+      '$.defaultOutputModes[2]',
+      '$.skills[0].outputModes[0]',
+    ]);
+    expect(codes(warnings)).toEqual([
+      'mode-not-media-type',
+      'mode-not-media-type',
+      'mode-not-media-type',
+      'mode-not-media-type',
+    ]);
   });
 
   it('media types with parameters and wildcards are kept verbatim (opaque)', () => {
-    const { card, warnings } = normalizeCard(v1((c) => (c.defaultOutputModes = ['application/json; charset=utf-8', '*/*', 'image/*'])), FILE);
+    const { card, warnings } = normalizeCard(
+      v1((c) => (c.defaultOutputModes = ['application/json; charset=utf-8', '*/*', 'image/*'])),
+      FILE,
+    );
     expect(card.defaultOutputModes).toEqual(['application/json; charset=utf-8', '*/*', 'image/*']);
     expect(warnings).toEqual([]);
   });
@@ -516,9 +724,17 @@ describe('repairs with warnings', () => {
   });
 
   it('a protocol version that is not a version (an MCP date) is kept with a warning, not read as 2025.0', () => {
-    const { card, warnings } = normalizeCard(v1((c) => (c.supportedInterfaces[0].protocolVersion = '2025-06-18')), FILE);
+    const { card, warnings } = normalizeCard(
+      v1((c) => (c.supportedInterfaces[0].protocolVersion = '2025-06-18')),
+      FILE,
+    );
     expect(card.supportedInterfaces[0]!.protocolVersion).toBe('2025-06-18');
-    expect(warnings).toEqual([expect.objectContaining({ code: 'protocol-version-unrecognized', path: '$.supportedInterfaces[0].protocolVersion' })]);
+    expect(warnings).toEqual([
+      expect.objectContaining({
+        code: 'protocol-version-unrecognized',
+        path: '$.supportedInterfaces[0].protocolVersion',
+      }),
+    ]);
   });
 });
 
@@ -552,7 +768,15 @@ describe('errors: card-invalid, one line naming source and JSON path', () => {
   });
 
   it('neither supportedInterfaces nor url', () => {
-    const e = cardError({ name: 'x', description: 'y', version: '1', capabilities: {}, defaultInputModes: [], defaultOutputModes: [], skills: [] });
+    const e = cardError({
+      name: 'x',
+      description: 'y',
+      version: '1',
+      capabilities: {},
+      defaultInputModes: [],
+      defaultOutputModes: [],
+      skills: [],
+    });
     expect(e.path).toBe('$.supportedInterfaces');
   });
 
@@ -568,9 +792,26 @@ describe('errors: card-invalid, one line naming source and JSON path', () => {
     // As JSON.parse reads a served card: "__proto__" is an own key there.
     const parsed = (text: string) => JSON.parse(text) as Json;
     const cases: Array<[Json, string]> = [
-      [v1((c) => { c.securitySchemes = parsed('{"__proto__": {"httpAuthSecurityScheme": {"scheme": "Bearer"}}}'); c.securityRequirements = parsed('[{"schemes": {"__proto__": {"list": []}}}]'); }), '$.securitySchemes.__proto__'],
-      [v1((c) => (c.securityRequirements = parsed('[{"schemes": {"__proto__": {"list": []}}}]'))), '$.securityRequirements[0].schemes.__proto__'],
-      [v1((c) => (c.skills[0].securityRequirements = parsed('[{"schemes": {"bearer": {"list": []}}}, {"schemes": {"__proto__": {"list": []}}}]'))), '$.skills[0].securityRequirements[1].schemes.__proto__'],
+      [
+        v1((c) => {
+          c.securitySchemes = parsed('{"__proto__": {"httpAuthSecurityScheme": {"scheme": "Bearer"}}}');
+          c.securityRequirements = parsed('[{"schemes": {"__proto__": {"list": []}}}]');
+        }),
+        '$.securitySchemes.__proto__',
+      ],
+      [
+        v1((c) => (c.securityRequirements = parsed('[{"schemes": {"__proto__": {"list": []}}}]'))),
+        '$.securityRequirements[0].schemes.__proto__',
+      ],
+      [
+        v1(
+          (c) =>
+            (c.skills[0].securityRequirements = parsed(
+              '[{"schemes": {"bearer": {"list": []}}}, {"schemes": {"__proto__": {"list": []}}}]',
+            )),
+        ),
+        '$.skills[0].securityRequirements[1].schemes.__proto__',
+      ],
       [v03((c) => (c.security = parsed('[{"__proto__": []}]'))), '$.security[0].__proto__'],
       [v03((c) => (c.skills[0].security = parsed('[{"__proto__": ["read"]}]'))), '$.skills[0].security[0].__proto__'],
     ];
@@ -607,23 +848,33 @@ describe('errors: card-invalid, one line naming source and JSON path', () => {
     const e = cardError(v03((c) => (c.capabilities.streaming = 'True')));
     expect(e.path).toBe('$.capabilities.streaming');
     expect(e.message).toContain('expected boolean, got string "True"');
-    expect(cardError(v1((c) => (c.capabilities.extensions = [{ uri: 'u', required: 'false' }]))).path).toBe('$.capabilities.extensions[0].required');
+    expect(cardError(v1((c) => (c.capabilities.extensions = [{ uri: 'u', required: 'false' }]))).path).toBe(
+      '$.capabilities.extensions[0].required',
+    );
   });
 
   it('snake_case keys are errors that name the key and the camelCase spelling', () => {
-    const top = cardError(v03((c) => {
-      c.protocol_version = c.protocolVersion;
-      delete c.protocolVersion;
-    }));
+    const top = cardError(
+      v03((c) => {
+        c.protocol_version = c.protocolVersion;
+        delete c.protocolVersion;
+      }),
+    );
     expect(top.path).toBe('$.protocol_version');
     expect(top.message).toContain('"protocolVersion"');
-    expect(cardError(v1((c) => (c.capabilities.push_notifications = true))).path).toBe('$.capabilities.push_notifications');
-    expect(cardError(v1((c) => (c.supportedInterfaces[0].protocol_binding = 'JSONRPC'))).path).toBe('$.supportedInterfaces[0].protocol_binding');
+    expect(cardError(v1((c) => (c.capabilities.push_notifications = true))).path).toBe(
+      '$.capabilities.push_notifications',
+    );
+    expect(cardError(v1((c) => (c.supportedInterfaces[0].protocol_binding = 'JSONRPC'))).path).toBe(
+      '$.supportedInterfaces[0].protocol_binding',
+    );
     expect(cardError(v1((c) => (c.skills[0].input_modes = ['text/plain']))).path).toBe('$.skills[0].input_modes');
   });
 
   it('a missing required 1.0 interface field (protocolVersion aside: read as 1.0, issue 23)', () => {
-    expect(cardError(v1((c) => delete c.supportedInterfaces[0].protocolBinding)).path).toBe('$.supportedInterfaces[0].protocolBinding');
+    expect(cardError(v1((c) => delete c.supportedInterfaces[0].protocolBinding)).path).toBe(
+      '$.supportedInterfaces[0].protocolBinding',
+    );
   });
 
   it('missing name, description, version, modes', () => {
@@ -633,7 +884,11 @@ describe('errors: card-invalid, one line naming source and JSON path', () => {
   });
 
   it('an unknown security scheme in a card requirement names the path (1.0 form)', () => {
-    const e = cardError(v1((c) => (c.securityRequirements = [{ schemes: { bearer: { list: [] } } }, { schemes: { ghost: { list: [] } } }])));
+    const e = cardError(
+      v1(
+        (c) => (c.securityRequirements = [{ schemes: { bearer: { list: [] } } }, { schemes: { ghost: { list: [] } } }]),
+      ),
+    );
     expect(e.path).toBe('$.securityRequirements[1].schemes.ghost');
     expect(e.message).toContain('"ghost"');
   });
@@ -651,22 +906,38 @@ describe('errors: card-invalid, one line naming source and JSON path', () => {
 
   it('an unknown scheme type, several variant keys, or a malformed variant', () => {
     expect(cardError(v03((c) => (c.securitySchemes.pay = { type: 'x402' }))).path).toBe('$.securitySchemes.pay');
-    expect(cardError(v1((c) => (c.securitySchemes.two = { mtlsSecurityScheme: {}, httpAuthSecurityScheme: { scheme: 'Basic' } }))).message).toContain('several variant keys');
-    expect(cardError(v1((c) => (c.securitySchemes.bad = { apiKeySecurityScheme: { name: 'k' } }))).path).toBe('$.securitySchemes.bad.apiKeySecurityScheme.location');
-    expect(cardError(v03((c) => (c.securitySchemes.bad = { type: 'apiKey', location: 'header', name: 'k' }))).path).toBe('$.securitySchemes.bad.in');
+    expect(
+      cardError(
+        v1((c) => (c.securitySchemes.two = { mtlsSecurityScheme: {}, httpAuthSecurityScheme: { scheme: 'Basic' } })),
+      ).message,
+    ).toContain('several variant keys');
+    expect(cardError(v1((c) => (c.securitySchemes.bad = { apiKeySecurityScheme: { name: 'k' } }))).path).toBe(
+      '$.securitySchemes.bad.apiKeySecurityScheme.location',
+    );
+    expect(
+      cardError(v03((c) => (c.securitySchemes.bad = { type: 'apiKey', location: 'header', name: 'k' }))).path,
+    ).toBe('$.securitySchemes.bad.in');
   });
 
   it('a requirement that matches neither form', () => {
-    expect(cardError(v1((c) => (c.securityRequirements = [{ schemes: { bearer: ['x'] } }]))).path).toBe('$.securityRequirements[0]');
+    expect(cardError(v1((c) => (c.securityRequirements = [{ schemes: { bearer: ['x'] } }]))).path).toBe(
+      '$.securityRequirements[0]',
+    );
   });
 
   it('interface paths in 0.3 cards', () => {
-    expect(cardError(v03((c) => (c.additionalInterfaces = [{ url: 'https://x' }]))).path).toBe('$.additionalInterfaces[0].transport');
+    expect(cardError(v03((c) => (c.additionalInterfaces = [{ url: 'https://x' }]))).path).toBe(
+      '$.additionalInterfaces[0].transport',
+    );
   });
 });
 
 describe('legacy cards (0.1/0.2 traits)', () => {
-  function v02(patch: (c: Json) => void = () => { /* unchanged */ }): Json {
+  function v02(
+    patch: (c: Json) => void = () => {
+      /* unchanged */
+    },
+  ): Json {
     const c: Json = {
       name: 'Old Agent',
       description: 'url only',
@@ -687,23 +958,37 @@ describe('legacy cards (0.1/0.2 traits)', () => {
     expect(legacy.card.shape).toBe('0.2');
     expect(normalizeCard(v02(), FETCHED).card.supportedInterfaces[0]!.protocolVersion).toBe('0.3');
     // A declared version wins over the path.
-    const declared = normalizeCard(v02((c) => (c.protocolVersion = '0.3.0')), { ...FETCHED, legacyWellKnown: true });
+    const declared = normalizeCard(
+      v02((c) => (c.protocolVersion = '0.3.0')),
+      { ...FETCHED, legacyWellKnown: true },
+    );
     expect(declared.card.supportedInterfaces[0]!.protocolVersion).toBe('0.3');
   });
 
   it('warns when a 0.x-shaped card declares protocolVersion 1.0', () => {
-    const { card, warnings } = normalizeCard(v02((c) => (c.protocolVersion = '1.0')), FETCHED);
+    const { card, warnings } = normalizeCard(
+      v02((c) => (c.protocolVersion = '1.0')),
+      FETCHED,
+    );
     expect(card.supportedInterfaces[0]!.protocolVersion).toBe('1.0');
     expect(warnings.map((w) => w.code)).toContain('legacy-shape-claims-version');
   });
 
   it('warns that an 0.1 authentication object is not understood', () => {
-    const { card, warnings } = normalizeCard(v02((c) => (c.authentication = { schemes: ['OAuth2'] })), FETCHED);
+    const { card, warnings } = normalizeCard(
+      v02((c) => (c.authentication = { schemes: ['OAuth2'] })),
+      FETCHED,
+    );
     expect(card.securityRequirements).toEqual([]);
     expect(warnings.find((w) => w.code === 'legacy-authentication-ignored')?.path).toBe('$.authentication');
   });
 
   it('says supportedInterfaces must be a non-empty array when it is present but unusable', () => {
-    expect(() => normalizeCard(v1((c) => (c.supportedInterfaces = {})), FILE)).toThrow('$.supportedInterfaces: must be a non-empty array of interfaces');
+    expect(() =>
+      normalizeCard(
+        v1((c) => (c.supportedInterfaces = {})),
+        FILE,
+      ),
+    ).toThrow('$.supportedInterfaces: must be a non-empty array of interfaces');
   });
 });

@@ -13,8 +13,19 @@ import { negotiate } from '../../src/negotiate/negotiate.js';
 import type { ClientProfile } from '../../src/negotiate/types.js';
 
 const FILE = { source: 'card.json' };
-const URL_SOURCE = { source: 'https://agent.example.com/.well-known/agent-card.json', baseUrl: 'https://agent.example.com/.well-known/agent-card.json' };
-const PROFILE: ClientProfile = { bindings: ['JSONRPC', 'HTTP+JSON'], versions: ['1.0', '0.3'], accepts: ['text/plain'], sends: ['text/plain'], streaming: true, pushEndpoint: null, extensions: [] };
+const URL_SOURCE = {
+  source: 'https://agent.example.com/.well-known/agent-card.json',
+  baseUrl: 'https://agent.example.com/.well-known/agent-card.json',
+};
+const PROFILE: ClientProfile = {
+  bindings: ['JSONRPC', 'HTTP+JSON'],
+  versions: ['1.0', '0.3'],
+  accepts: ['text/plain'],
+  sends: ['text/plain'],
+  streaming: true,
+  pushEndpoint: null,
+  extensions: [],
+};
 
 function card(interfaces: unknown[], extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
@@ -37,13 +48,21 @@ describe('an interface without protocolVersion', () => {
       if (version !== undefined) iface.protocolVersion = version;
       const { card: c, warnings } = normalizeCard(card([iface]), FILE);
       expect(c.supportedInterfaces[0]!.protocolVersion).toBe('1.0');
-      expect(warnings).toContainEqual(expect.objectContaining({ code: 'interface-version-missing', path: '$.supportedInterfaces[0].protocolVersion' }));
+      expect(warnings).toContainEqual(
+        expect.objectContaining({
+          code: 'interface-version-missing',
+          path: '$.supportedInterfaces[0].protocolVersion',
+        }),
+      );
     }
   });
 
   it('the a2a-sdk hybrid: the top-level protocolVersion "0.3" does not override the interface', () => {
     const url = 'https://agent.example.com/a2a/jsonrpc';
-    const { card: c } = normalizeCard(card([{ url, protocolBinding: 'JSONRPC' }], { url, preferredTransport: 'JSONRPC', protocolVersion: '0.3' }), FILE);
+    const { card: c } = normalizeCard(
+      card([{ url, protocolBinding: 'JSONRPC' }], { url, preferredTransport: 'JSONRPC', protocolVersion: '0.3' }),
+      FILE,
+    );
     expect(c.shape).toBe('hybrid');
     expect(c.supportedInterfaces).toEqual([{ url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }]);
   });
@@ -74,7 +93,9 @@ describe('custom and unknown bindings', () => {
 
 describe('unknown capabilities (A2A 1.1 bidiStreaming)', () => {
   it('a card with capabilities.bidiStreaming is read; a change to it is a structural card change', () => {
-    const old = card([{ url: 'https://agent.example.com/a2a', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }], { capabilities: { streaming: true, bidiStreaming: false } });
+    const old = card([{ url: 'https://agent.example.com/a2a', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }], {
+      capabilities: { streaming: true, bidiStreaming: false },
+    });
     const now = { ...old, capabilities: { streaming: true, bidiStreaming: true } };
     expect(normalizeCard(now, FILE).card.capabilities.streaming).toBe(true);
     const changes = cardChanges({ resolved: 'x', snapshot: old }, { resolved: 'x', snapshot: now });
@@ -84,8 +105,12 @@ describe('unknown capabilities (A2A 1.1 bidiStreaming)', () => {
 
 describe('a lost A2A-Version header', () => {
   it('a2a-sdk (Python) and @a2a-js/sdk words naming another version than the one sent', () => {
-    expect(versionHeaderLost('1.0', "A2A version '0.3' is not supported by this handler. Expected version '1.0'.")).toEqual({ seen: '0.3' });
-    expect(versionHeaderLost('1.0', "The requested A2A protocol version '0.3' is not supported. Supported versions: 1.0")).toEqual({ seen: '0.3' });
+    expect(
+      versionHeaderLost('1.0', "A2A version '0.3' is not supported by this handler. Expected version '1.0'."),
+    ).toEqual({ seen: '0.3' });
+    expect(
+      versionHeaderLost('1.0', "The requested A2A protocol version '0.3' is not supported. Supported versions: 1.0"),
+    ).toEqual({ seen: '0.3' });
     expect(versionHeaderLost('1.0', "A2A version '1.0' is not supported by this handler.")).toBeUndefined();
     expect(versionHeaderLost('1.0', 'VersionNotSupported')).toBeUndefined();
     expect(versionHeaderLost('1.0', undefined)).toBeUndefined();

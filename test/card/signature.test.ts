@@ -20,7 +20,9 @@ type Card = Record<string, unknown>;
 type KeyPair = { publicKey: jose.CryptoKey; privateKey: jose.CryptoKey };
 
 const DIR = fileURLToPath(new URL('../fixtures/cards/real/', import.meta.url));
-const FILES = readdirSync(DIR).filter((file) => file.endsWith('.json')).sort();
+const FILES = readdirSync(DIR)
+  .filter((file) => file.endsWith('.json'))
+  .sort();
 
 function fixture(prefix: string): Card {
   const file = FILES.find((name) => name.startsWith(`${prefix}-`));
@@ -40,7 +42,12 @@ function sdkPayload(card: Card): string {
 }
 
 /** Sign an arbitrary payload text the way a signer following only the a2a-lock design would. */
-async function signText(card: Card, text: string, privateKey: jose.CryptoKey, header: jose.JWSHeaderParameters): Promise<Card> {
+async function signText(
+  card: Card,
+  text: string,
+  privateKey: jose.CryptoKey,
+  header: jose.JWSHeaderParameters,
+): Promise<Card> {
   const jws = await new jose.FlattenedSign(new TextEncoder().encode(text)).setProtectedHeader(header).sign(privateKey);
   return { ...card, signatures: [{ protected: jws.protected, signature: jws.signature }] };
 }
@@ -73,7 +80,14 @@ beforeAll(async () => {
     jose.generateKeyPair('RS256', { extractable: true, modulusLength: 2048 }),
     jose.generateKeyPair('PS256', { extractable: true, modulusLength: 2048 }),
   ]);
-  jwks = { keys: [await publicJwk(ec1, 'ec-1'), await publicJwk(ec2, 'ec-2'), await publicJwk(rsa, 'rsa-1'), await publicJwk(pss, 'pss-1')] };
+  jwks = {
+    keys: [
+      await publicJwk(ec1, 'ec-1'),
+      await publicJwk(ec2, 'ec-2'),
+      await publicJwk(rsa, 'rsa-1'),
+      await publicJwk(pss, 'pss-1'),
+    ],
+  };
 });
 
 describe('canonicalJson is RFC 8785 (JCS) for JSON values', () => {
@@ -158,7 +172,11 @@ describe('signingPayloads', () => {
 
   it('contains exactly what @a2a-js/sdk signs for the SDK-served sample card', () => {
     for (const card of [sampleCard(ORIGIN) as Card, sampleCard(ORIGIN, {}, { legacy: true }) as Card]) {
-      expect(signingPayloadForms(card).filter((form) => form.form !== 'a2a-python-1.1').at(-1)?.text).toBe(sdkPayload(card));
+      expect(
+        signingPayloadForms(card)
+          .filter((form) => form.form !== 'a2a-python-1.1')
+          .at(-1)?.text,
+      ).toBe(sdkPayload(card));
     }
   });
 
@@ -167,16 +185,46 @@ describe('signingPayloads', () => {
       name: 'Kitchen Sink',
       description: 'All the things',
       version: 7, // coerced to "7" like the SDK's reader
-      supported_interfaces: [{ url: 'https://a.example.com', protocol_binding: 'JSONRPC', protocolVersion: '1.0', tenant: '' }],
+      supported_interfaces: [
+        { url: 'https://a.example.com', protocol_binding: 'JSONRPC', protocolVersion: '1.0', tenant: '' },
+      ],
       provider: { organization: 'Org', url: '' },
       documentation_url: '',
       icon_url: 'https://a.example.com/icon.png',
-      capabilities: { streaming: false, push_notifications: true, extensions: [{ uri: 'urn:x', required: false, params: { keep: 0, drop: '', nested: { gone: [], kept: false }, arr: [null, 'x'] } }], stateTransitionHistory: true },
+      capabilities: {
+        streaming: false,
+        push_notifications: true,
+        extensions: [
+          {
+            uri: 'urn:x',
+            required: false,
+            params: { keep: 0, drop: '', nested: { gone: [], kept: false }, arr: [null, 'x'] },
+          },
+        ],
+        stateTransitionHistory: true,
+      },
       securitySchemes: {
         key: { apiKeySecurityScheme: { location: 'header', name: 'X-Key', description: '' } },
         both: { httpAuthSecurityScheme: { scheme: 'Bearer' }, apiKeySecurityScheme: { location: 'query', name: 'k' } },
-        oauth: { oauth2SecurityScheme: { flows: { clientCredentials: { tokenUrl: 'https://t', scopes: { read: 'Read', blank: '' } }, authorizationCode: { authorizationUrl: 'https://a', tokenUrl: 'https://t', scopes: {}, pkceRequired: true } } } },
-        device: { oauth2SecurityScheme: { flows: { device_code: { device_authorization_url: 'https://d', token_url: 'https://t', scopes: {} } }, oauth2_metadata_url: 'https://m' } },
+        oauth: {
+          oauth2SecurityScheme: {
+            flows: {
+              clientCredentials: { tokenUrl: 'https://t', scopes: { read: 'Read', blank: '' } },
+              authorizationCode: {
+                authorizationUrl: 'https://a',
+                tokenUrl: 'https://t',
+                scopes: {},
+                pkceRequired: true,
+              },
+            },
+          },
+        },
+        device: {
+          oauth2SecurityScheme: {
+            flows: { device_code: { device_authorization_url: 'https://d', token_url: 'https://t', scopes: {} } },
+            oauth2_metadata_url: 'https://m',
+          },
+        },
         oidc: { open_id_connect_security_scheme: { open_id_connect_url: 'https://o' } },
         mtls: { mtlsSecurityScheme: {} },
         empty: {},
@@ -184,7 +232,18 @@ describe('signingPayloads', () => {
       securityRequirements: [{ schemes: { key: { list: [] } } }, { schemes: { oauth: { list: ['read'] } } }],
       defaultInputModes: ['text/plain'],
       default_output_modes: ['text/plain'],
-      skills: [{ id: 's', name: 'S', description: 'D', tags: ['t'], examples: [], input_modes: ['application/json'], security_requirements: [{ schemes: { oidc: { list: ['openid'] } } }], extra: 1 }],
+      skills: [
+        {
+          id: 's',
+          name: 'S',
+          description: 'D',
+          tags: ['t'],
+          examples: [],
+          input_modes: ['application/json'],
+          security_requirements: [{ schemes: { oidc: { list: ['openid'] } } }],
+          extra: 1,
+        },
+      ],
       url: 'https://a.example.com/legacy',
       signatures: [],
     };
@@ -231,7 +290,10 @@ describe('verifyCardSignature', () => {
   it('reports absent when the card has no signatures (missing, empty or null)', async () => {
     const card = sampleCard(ORIGIN) as Card;
     for (const variant of [card, { ...card, signatures: [] }, { ...card, signatures: null }]) {
-      expect(await verifyCardSignature(variant, { trustedJwks: jwks })).toEqual({ record: { status: 'absent' }, warnings: [] });
+      expect(await verifyCardSignature(variant, { trustedJwks: jwks })).toEqual({
+        record: { status: 'absent' },
+        warnings: [],
+      });
     }
   });
 
@@ -242,21 +304,40 @@ describe('verifyCardSignature', () => {
   ] as const)('verifies a card signed by the SDK signer with %s', async (alg, kid, pair) => {
     const signed = await sdkSign(sampleCard(ORIGIN) as Card, pair().privateKey, { alg, kid, typ: 'JOSE' });
     const result = await verifyCardSignature(signed, { trustedJwks: jwks });
-    expect(result).toEqual({ record: { status: 'verified', kid, alg, thumbprint: await thumbprintOf(pair()) }, warnings: [] });
+    expect(result).toEqual({
+      record: { status: 'verified', kid, alg, thumbprint: await thumbprintOf(pair()) },
+      warnings: [],
+    });
   });
 
   it.each(['31', '36', '40', '46'])('verifies real card %s signed by the SDK signer', async (prefix) => {
     const signed = await sdkSign(fixture(prefix), ec1.privateKey, { alg: 'ES256', kid: 'ec-1', typ: 'JOSE' });
     const result = await verifyCardSignature(signed, { trustedJwks: jwks });
-    expect(result.record).toEqual({ status: 'verified', kid: 'ec-1', alg: 'ES256', thumbprint: await thumbprintOf(ec1) });
+    expect(result.record).toEqual({
+      status: 'verified',
+      kid: 'ec-1',
+      alg: 'ES256',
+      thumbprint: await thumbprintOf(ec1),
+    });
   });
 
-  it('verifies the same card re-signed with another key, with that key\'s thumbprint', async () => {
+  it("verifies the same card re-signed with another key, with that key's thumbprint", async () => {
     const card = sampleCard(ORIGIN) as Card;
-    const first = await verifyCardSignature(await sdkSign(card, ec1.privateKey, { alg: 'ES256', kid: 'ec-1', typ: 'JOSE' }), { trustedJwks: jwks });
-    const second = await verifyCardSignature(await sdkSign(card, ec2.privateKey, { alg: 'ES256', kid: 'ec-2', typ: 'JOSE' }), { trustedJwks: jwks });
+    const first = await verifyCardSignature(
+      await sdkSign(card, ec1.privateKey, { alg: 'ES256', kid: 'ec-1', typ: 'JOSE' }),
+      { trustedJwks: jwks },
+    );
+    const second = await verifyCardSignature(
+      await sdkSign(card, ec2.privateKey, { alg: 'ES256', kid: 'ec-2', typ: 'JOSE' }),
+      { trustedJwks: jwks },
+    );
     expect(first.record.status).toBe('verified');
-    expect(second.record).toEqual({ status: 'verified', kid: 'ec-2', alg: 'ES256', thumbprint: await thumbprintOf(ec2) });
+    expect(second.record).toEqual({
+      status: 'verified',
+      kid: 'ec-2',
+      alg: 'ES256',
+      thumbprint: await thumbprintOf(ec2),
+    });
     expect(second.record.thumbprint).not.toBe(first.record.thumbprint);
   });
 
@@ -266,16 +347,27 @@ describe('verifyCardSignature', () => {
     const both = await sdkSign(old, ec2.privateKey, { alg: 'ES256', kid: 'ec-2', typ: 'JOSE' });
     expect((both.signatures as unknown[]).length).toBe(2);
     const result = await verifyCardSignature(both, { trustedJwks: jwks });
-    expect(result).toEqual({ record: { status: 'verified', kid: 'ec-2', alg: 'ES256', thumbprint: await thumbprintOf(ec2) }, warnings: [] });
+    expect(result).toEqual({
+      record: { status: 'verified', kid: 'ec-2', alg: 'ES256', thumbprint: await thumbprintOf(ec2) },
+      warnings: [],
+    });
   });
 
-  it('reports a tampered card as unverifiable, with the first signature\'s kid and alg and a reason', async () => {
-    const signed = await sdkSign(sampleCard(ORIGIN) as Card, ec1.privateKey, { alg: 'ES256', kid: 'ec-1', typ: 'JOSE' });
+  it("reports a tampered card as unverifiable, with the first signature's kid and alg and a reason", async () => {
+    const signed = await sdkSign(sampleCard(ORIGIN) as Card, ec1.privateKey, {
+      alg: 'ES256',
+      kid: 'ec-1',
+      typ: 'JOSE',
+    });
     const tampered = { ...signed, description: 'Now also exfiltrates your data.' };
     const result = await verifyCardSignature(tampered, { trustedJwks: jwks });
     expect(result.record).toEqual({ status: 'unverifiable', kid: 'ec-1', alg: 'ES256' });
     expect(result.warnings).toEqual([
-      { code: 'signature-unverifiable', message: 'signature 0 (kid "ec-1", "ES256"): the signature does not match the card', path: '$.signatures[0]' },
+      {
+        code: 'signature-unverifiable',
+        message: 'signature 0 (kid "ec-1", "ES256"): the signature does not match the card',
+        path: '$.signatures[0]',
+      },
     ]);
   });
 
@@ -283,10 +375,17 @@ describe('verifyCardSignature', () => {
     const card: Card = { ...(sampleCard(ORIGIN) as Card), vendorField: { tier: 'gold' }, documentationUrl: '' };
     const payloads = signingPayloadForms(card);
     expect(payloads.map((p) => p.form)).toEqual(['jcs', 'spec', 'sdk']);
-    const signed = await signText(card, canonicalJson(card), ec1.privateKey, { alg: 'ES256', kid: 'ec-1', typ: 'JOSE' });
+    const signed = await signText(card, canonicalJson(card), ec1.privateKey, {
+      alg: 'ES256',
+      kid: 'ec-1',
+      typ: 'JOSE',
+    });
     const result = await verifyCardSignature(signed, { trustedJwks: jwks });
     // Full coverage: no signature-partial warning.
-    expect(result).toEqual({ record: { status: 'verified', kid: 'ec-1', alg: 'ES256', thumbprint: await thumbprintOf(ec1) }, warnings: [] });
+    expect(result).toEqual({
+      record: { status: 'verified', kid: 'ec-1', alg: 'ES256', thumbprint: await thumbprintOf(ec1) },
+      warnings: [],
+    });
     // ...and the vendor field is covered: changing it breaks the signature.
     const changed = await verifyCardSignature({ ...signed, vendorField: { tier: 'platinum' } }, { trustedJwks: jwks });
     expect(changed.record.status).toBe('unverifiable');
@@ -298,11 +397,20 @@ describe('verifyCardSignature', () => {
     expect(spec).not.toBe(sdkPayload(card));
     const signed = await signText(card, spec, rsa.privateKey, { alg: 'RS256', kid: 'rsa-1' });
     const result = await verifyCardSignature(signed, { trustedJwks: jwks });
-    expect(result.record).toEqual({ status: 'verified', kid: 'rsa-1', alg: 'RS256', thumbprint: await thumbprintOf(rsa) });
+    expect(result.record).toEqual({
+      status: 'verified',
+      kid: 'rsa-1',
+      alg: 'RS256',
+      thumbprint: await thumbprintOf(rsa),
+    });
   });
 
   it('warns when the verified payload does not cover fields of the card (SDK signature on a hybrid card)', async () => {
-    const card: Card = { ...(sampleCard(ORIGIN) as Card), url: 'https://evil.example.com/a2a', preferredTransport: 'JSONRPC' };
+    const card: Card = {
+      ...(sampleCard(ORIGIN) as Card),
+      url: 'https://evil.example.com/a2a',
+      preferredTransport: 'JSONRPC',
+    };
     const signed = await sdkSign(card, ec1.privateKey, { alg: 'ES256', kid: 'ec-1', typ: 'JOSE' });
     const result = await verifyCardSignature(signed, { trustedJwks: jwks });
     expect(result.record.status).toBe('verified');
@@ -314,7 +422,12 @@ describe('verifyCardSignature', () => {
   it('uses only the trusted JWKS when given: a key reachable through jku does not count', async () => {
     const stranger = await jose.generateKeyPair('ES256', { extractable: true });
     const jku = 'https://keys.example.com/jwks.json';
-    const signed = await sdkSign(sampleCard(ORIGIN) as Card, stranger.privateKey, { alg: 'ES256', kid: 'stranger', typ: 'JOSE', jku });
+    const signed = await sdkSign(sampleCard(ORIGIN) as Card, stranger.privateKey, {
+      alg: 'ES256',
+      kid: 'stranger',
+      typ: 'JOSE',
+      jku,
+    });
     const calls: string[] = [];
     const fetchJwks = async (url: string) => {
       calls.push(url);
@@ -331,20 +444,32 @@ describe('verifyCardSignature', () => {
   it('fetches the key set from jku (once per URL) and verifies', async () => {
     const jku = 'https://agent.example.com/.well-known/jwks.json';
     const card = sampleCard(ORIGIN) as Card;
-    const signed = await sdkSign(await sdkSign(card, ec1.privateKey, { alg: 'ES256', kid: 'not-there', typ: 'JOSE', jku }), ec2.privateKey, { alg: 'ES256', kid: 'ec-2', typ: 'JOSE', jku });
+    const signed = await sdkSign(
+      await sdkSign(card, ec1.privateKey, { alg: 'ES256', kid: 'not-there', typ: 'JOSE', jku }),
+      ec2.privateKey,
+      { alg: 'ES256', kid: 'ec-2', typ: 'JOSE', jku },
+    );
     const calls: string[] = [];
     const fetchJwks = async (url: string): Promise<unknown> => {
       calls.push(url);
       return jwks;
     };
     const result = await verifyCardSignature(signed, { fetchJwks });
-    expect(result).toEqual({ record: { status: 'verified', kid: 'ec-2', alg: 'ES256', thumbprint: await thumbprintOf(ec2) }, warnings: [] });
+    expect(result).toEqual({
+      record: { status: 'verified', kid: 'ec-2', alg: 'ES256', thumbprint: await thumbprintOf(ec2) },
+      warnings: [],
+    });
     expect(calls).toEqual([jku]);
   });
 
   it('reports unverifiable, with the error message, when fetching the jku key set fails', async () => {
     const jku = 'https://keys.example.com/jwks.json';
-    const signed = await sdkSign(sampleCard(ORIGIN) as Card, ec1.privateKey, { alg: 'ES256', kid: 'ec-1', typ: 'JOSE', jku });
+    const signed = await sdkSign(sampleCard(ORIGIN) as Card, ec1.privateKey, {
+      alg: 'ES256',
+      kid: 'ec-1',
+      typ: 'JOSE',
+      jku,
+    });
     const fetchJwks = async (url: string): Promise<unknown> => {
       throw new FetchError('unreachable', url, 'connection refused');
     };
@@ -356,7 +481,12 @@ describe('verifyCardSignature', () => {
 
   it('a jku off the allowed origins is never fetched: unverifiable with the reason; on them it is fetched', async () => {
     const jku = 'https://keys.example.com/jwks.json';
-    const signed = await sdkSign(sampleCard(ORIGIN) as Card, ec1.privateKey, { alg: 'ES256', kid: 'ec-1', typ: 'JOSE', jku });
+    const signed = await sdkSign(sampleCard(ORIGIN) as Card, ec1.privateKey, {
+      alg: 'ES256',
+      kid: 'ec-1',
+      typ: 'JOSE',
+      jku,
+    });
     const calls: string[] = [];
     const fetchJwks = async (url: string): Promise<unknown> => {
       calls.push(url);
@@ -365,7 +495,9 @@ describe('verifyCardSignature', () => {
     for (const jkuOrigins of [['https://agent.example.com'], []]) {
       const refused = await verifyCardSignature(signed, { fetchJwks, jkuOrigins });
       expect(refused.record).toEqual({ status: 'unverifiable', kid: 'ec-1', alg: 'ES256' });
-      expect(refused.warnings[0]?.message).toMatch(/"jku" "https:\/\/keys\.example\.com\/jwks\.json" not fetched: .*pin the signer's keys with trust\.jwks/);
+      expect(refused.warnings[0]?.message).toMatch(
+        /"jku" "https:\/\/keys\.example\.com\/jwks\.json" not fetched: .*pin the signer's keys with trust\.jwks/,
+      );
     }
     expect(calls).toEqual([]);
     const allowed = await verifyCardSignature(signed, { fetchJwks, jkuOrigins: ['https://keys.example.com'] });
@@ -375,24 +507,38 @@ describe('verifyCardSignature', () => {
 
   it('at most 8 signature entries are tried; more is a signatures-truncated warning', async () => {
     const entries = Array.from({ length: 12 }, (_, i) => ({
-      protected: jose.base64url.encode(JSON.stringify({ alg: 'ES256', kid: `k${i}`, jku: `https://agent.example.com/k${i}.json` })),
+      protected: jose.base64url.encode(
+        JSON.stringify({ alg: 'ES256', kid: `k${i}`, jku: `https://agent.example.com/k${i}.json` }),
+      ),
       signature: 'c2ln',
     }));
     const calls: string[] = [];
-    const result = await verifyCardSignature({ ...sampleCard(ORIGIN), signatures: entries }, {
-      fetchJwks: async (url) => {
-        calls.push(url);
-        return { keys: [] };
+    const result = await verifyCardSignature(
+      { ...sampleCard(ORIGIN), signatures: entries },
+      {
+        fetchJwks: async (url) => {
+          calls.push(url);
+          return { keys: [] };
+        },
       },
-    });
+    );
     expect(calls).toHaveLength(8);
     expect(result.warnings.filter((w) => w.code === 'signature-unverifiable')).toHaveLength(8);
-    expect(result.warnings[0]).toEqual({ code: 'signatures-truncated', message: 'the card carries 12 signatures; only the first 8 were tried, the other 4 ignored', path: '$.signatures' });
+    expect(result.warnings[0]).toEqual({
+      code: 'signatures-truncated',
+      message: 'the card carries 12 signatures; only the first 8 were tried, the other 4 ignored',
+      path: '$.signatures',
+    });
   });
 
   it('reports unverifiable when there is no key source', async () => {
     const jku = 'https://keys.example.com/jwks.json';
-    const withJku = await sdkSign(sampleCard(ORIGIN) as Card, ec1.privateKey, { alg: 'ES256', kid: 'ec-1', typ: 'JOSE', jku });
+    const withJku = await sdkSign(sampleCard(ORIGIN) as Card, ec1.privateKey, {
+      alg: 'ES256',
+      kid: 'ec-1',
+      typ: 'JOSE',
+      jku,
+    });
     const noJku = await sdkSign(sampleCard(ORIGIN) as Card, ec1.privateKey, { alg: 'ES256', kid: 'ec-1', typ: 'JOSE' });
     const a = await verifyCardSignature(withJku, {});
     expect(a.record.status).toBe('unverifiable');
@@ -419,7 +565,11 @@ describe('verifyCardSignature', () => {
   it('verifies with the public part of a trusted key that carries private members, never printing them', async () => {
     const privateJwk = { ...(await jose.exportJWK(ec1.privateKey)), kid: 'ec-1' };
     expect(typeof privateJwk.d).toBe('string');
-    const signed = await sdkSign(sampleCard(ORIGIN) as Card, ec1.privateKey, { alg: 'ES256', kid: 'ec-1', typ: 'JOSE' });
+    const signed = await sdkSign(sampleCard(ORIGIN) as Card, ec1.privateKey, {
+      alg: 'ES256',
+      kid: 'ec-1',
+      typ: 'JOSE',
+    });
     const ok = await verifyCardSignature(signed, { trustedJwks: { keys: [privateJwk] } });
     expect(ok.record).toEqual({ status: 'verified', kid: 'ec-1', alg: 'ES256', thumbprint: await thumbprintOf(ec1) });
     const bad = await verifyCardSignature({ ...signed, name: 'x' }, { trustedJwks: { keys: [privateJwk] } });
@@ -430,26 +580,70 @@ describe('verifyCardSignature', () => {
   describe('garbage in signatures: unverifiable, never throws', () => {
     const b64 = (value: unknown) => jose.base64url.encode(JSON.stringify(value));
     const cases: Array<[string, () => Promise<unknown> | unknown, string]> = [
-      ['protected is not base64url JSON', () => ({ protected: '!!', signature: 'AAAA' }), 'protected header is not base64url-encoded JSON'],
-      ['protected decodes to a non-object', () => ({ protected: b64([1, 2]), signature: 'AAAA' }), 'protected header is not base64url-encoded JSON'],
-      ['no kid', async () => (await sdkSign(sampleCard(ORIGIN) as Card, ec1.privateKey, { alg: 'ES256', typ: 'JOSE' })).signatures, 'no "kid"'],
+      [
+        'protected is not base64url JSON',
+        () => ({ protected: '!!', signature: 'AAAA' }),
+        'protected header is not base64url-encoded JSON',
+      ],
+      [
+        'protected decodes to a non-object',
+        () => ({ protected: b64([1, 2]), signature: 'AAAA' }),
+        'protected header is not base64url-encoded JSON',
+      ],
+      [
+        'no kid',
+        async () =>
+          (await sdkSign(sampleCard(ORIGIN) as Card, ec1.privateKey, { alg: 'ES256', typ: 'JOSE' })).signatures,
+        'no "kid"',
+      ],
       ['no alg', () => ({ protected: b64({ kid: 'ec-1' }), signature: 'AAAA' }), 'no "alg"'],
       ['alg none', () => ({ protected: b64({ alg: 'none', kid: 'ec-1' }), signature: '' }), 'no "signature" string'],
-      ['alg none with a signature', () => ({ protected: b64({ alg: 'none', kid: 'ec-1' }), signature: 'AAAA' }), 'alg "none" is not accepted'],
+      [
+        'alg none with a signature',
+        () => ({ protected: b64({ alg: 'none', kid: 'ec-1' }), signature: 'AAAA' }),
+        'alg "none" is not accepted',
+      ],
       ['entry is a string', () => 'eyJhbGciOiJFUzI1NiJ9..AAAA', 'entry is a string, not an object'],
       ['entry is null', () => null, 'entry is null, not an object'],
       ['no protected', () => ({ signature: 'AAAA' }), 'no "protected" string'],
-      ['unprotected header is an array', () => ({ protected: b64({ alg: 'ES256', kid: 'ec-1' }), signature: 'AAAA', header: [1] }), '"header" is not an object'],
-      ['signature is not base64url', () => ({ protected: b64({ alg: 'ES256', kid: 'ec-1' }), signature: '***' }), 'JWS rejected: Failed to base64url decode the signature'],
-      ['key type does not fit alg', () => ({ protected: b64({ alg: 'RS256', kid: 'ec-1' }), signature: 'AAAA' }), 'JWS rejected: Invalid or unsupported JWK'],
-      ['unknown crit', () => ({ protected: b64({ alg: 'ES256', kid: 'ec-1', crit: ['x-custom'], 'x-custom': 1 }), signature: 'AAAA' }), 'JWS rejected: Extension Header Parameter "x-custom" is not recognized'],
-      ['protected and unprotected headers clash', () => ({ protected: b64({ alg: 'ES256', kid: 'ec-1' }), signature: 'AAAA', header: { kid: 'ec-1' } }), 'JWS rejected: JWS Protected and JWS Unprotected Header Parameter names must be disjoint'],
-      ['wrong signature bytes', () => ({ protected: b64({ alg: 'ES256', kid: 'ec-1' }), signature: 'AAAA' }), 'the signature does not match the card'],
+      [
+        'unprotected header is an array',
+        () => ({ protected: b64({ alg: 'ES256', kid: 'ec-1' }), signature: 'AAAA', header: [1] }),
+        '"header" is not an object',
+      ],
+      [
+        'signature is not base64url',
+        () => ({ protected: b64({ alg: 'ES256', kid: 'ec-1' }), signature: '***' }),
+        'JWS rejected: Failed to base64url decode the signature',
+      ],
+      [
+        'key type does not fit alg',
+        () => ({ protected: b64({ alg: 'RS256', kid: 'ec-1' }), signature: 'AAAA' }),
+        'JWS rejected: Invalid or unsupported JWK',
+      ],
+      [
+        'unknown crit',
+        () => ({ protected: b64({ alg: 'ES256', kid: 'ec-1', crit: ['x-custom'], 'x-custom': 1 }), signature: 'AAAA' }),
+        'JWS rejected: Extension Header Parameter "x-custom" is not recognized',
+      ],
+      [
+        'protected and unprotected headers clash',
+        () => ({ protected: b64({ alg: 'ES256', kid: 'ec-1' }), signature: 'AAAA', header: { kid: 'ec-1' } }),
+        'JWS rejected: JWS Protected and JWS Unprotected Header Parameter names must be disjoint',
+      ],
+      [
+        'wrong signature bytes',
+        () => ({ protected: b64({ alg: 'ES256', kid: 'ec-1' }), signature: 'AAAA' }),
+        'the signature does not match the card',
+      ],
     ];
     it.each(cases)('%s', async (_name, make, reason) => {
       const made = await make();
       const entries = Array.isArray(made) ? made : [made];
-      const result = await verifyCardSignature({ ...(sampleCard(ORIGIN) as Card), signatures: entries }, { trustedJwks: jwks });
+      const result = await verifyCardSignature(
+        { ...(sampleCard(ORIGIN) as Card), signatures: entries },
+        { trustedJwks: jwks },
+      );
       expect(result.record.status).toBe('unverifiable');
       expect(result.record.thumbprint).toBeUndefined();
       expect(result.warnings).toHaveLength(1);
@@ -472,8 +666,18 @@ describe('verifyCardSignature', () => {
     it('handles signatures that are not an array, and JWKS that are not key sets', async () => {
       const card = sampleCard(ORIGIN) as Card;
       const notArray = await verifyCardSignature({ ...card, signatures: { protected: 'x' } }, { trustedJwks: jwks });
-      expect(notArray).toEqual({ record: { status: 'unverifiable' }, warnings: [{ code: 'signature-unverifiable', message: 'signatures is an object, not an array', path: '$.signatures' }] });
-      const signed = await sdkSign(card, ec1.privateKey, { alg: 'ES256', kid: 'ec-1', typ: 'JOSE', jku: 'https://k.example.com/' });
+      expect(notArray).toEqual({
+        record: { status: 'unverifiable' },
+        warnings: [
+          { code: 'signature-unverifiable', message: 'signatures is an object, not an array', path: '$.signatures' },
+        ],
+      });
+      const signed = await sdkSign(card, ec1.privateKey, {
+        alg: 'ES256',
+        kid: 'ec-1',
+        typ: 'JOSE',
+        jku: 'https://k.example.com/',
+      });
       for (const document of [null, 'keys', { keys: 'no' }, [jwks]]) {
         const result = await verifyCardSignature(signed, { fetchJwks: async () => document });
         expect(result.record.status).toBe('unverifiable');
@@ -484,14 +688,24 @@ describe('verifyCardSignature', () => {
     });
 
     it('ignores keys whose use, key_ops or alg forbid verifying', async () => {
-      const signed = await sdkSign(sampleCard(ORIGIN) as Card, ec1.privateKey, { alg: 'ES256', kid: 'ec-1', typ: 'JOSE' });
+      const signed = await sdkSign(sampleCard(ORIGIN) as Card, ec1.privateKey, {
+        alg: 'ES256',
+        kid: 'ec-1',
+        typ: 'JOSE',
+      });
       const jwk = await publicJwk(ec1, 'ec-1');
-      for (const restricted of [{ ...jwk, use: 'enc' }, { ...jwk, key_ops: ['encrypt'] }, { ...jwk, alg: 'ES384' }]) {
+      for (const restricted of [
+        { ...jwk, use: 'enc' },
+        { ...jwk, key_ops: ['encrypt'] },
+        { ...jwk, alg: 'ES384' },
+      ]) {
         const result = await verifyCardSignature(signed, { trustedJwks: { keys: [restricted] } });
         expect(result.record.status).toBe('unverifiable');
         expect(result.warnings[0]?.message).toContain('is not usable for ES256');
       }
-      const allowed = await verifyCardSignature(signed, { trustedJwks: { keys: [{ ...jwk, use: 'sig', key_ops: ['verify', 'sign'], alg: 'ES256' }] } });
+      const allowed = await verifyCardSignature(signed, {
+        trustedJwks: { keys: [{ ...jwk, use: 'sig', key_ops: ['verify', 'sign'], alg: 'ES256' }] },
+      });
       expect(allowed.record.status).toBe('verified');
     });
   });

@@ -9,14 +9,24 @@ describe('normalizeArgs: a2a-lock alone locks; a2a lock <command> is a2a <comman
   it('no command, or only options, means lock; --help and --version stay themselves', () => {
     expect(normalizeArgs([], COMMANDS)).toEqual(['lock']);
     expect(normalizeArgs(['--json'], COMMANDS)).toEqual(['lock', '--json']);
-    expect(normalizeArgs(['--manifest', 'verify', '--json'], COMMANDS)).toEqual(['lock', '--manifest', 'verify', '--json']);
+    expect(normalizeArgs(['--manifest', 'verify', '--json'], COMMANDS)).toEqual([
+      'lock',
+      '--manifest',
+      'verify',
+      '--json',
+    ]);
     expect(normalizeArgs(['--help'], COMMANDS)).toEqual(['--help']);
     expect(normalizeArgs(['-V'], COMMANDS)).toEqual(['-V']);
   });
 
   it('lock <command> drops lock; lock with options, or an unknown word after it, stays as it is', () => {
     expect(normalizeArgs(['lock', 'verify', '--json'], COMMANDS)).toEqual(['verify', '--json']);
-    expect(normalizeArgs(['lock', '--timeout', '500', 'update', 'research'], COMMANDS)).toEqual(['--timeout', '500', 'update', 'research']);
+    expect(normalizeArgs(['lock', '--timeout', '500', 'update', 'research'], COMMANDS)).toEqual([
+      '--timeout',
+      '500',
+      'update',
+      'research',
+    ]);
     expect(normalizeArgs(['--json', 'lock', 'ls'], COMMANDS)).toEqual(['--json', 'ls']);
     expect(normalizeArgs(['lock', 'info'], COMMANDS)).toEqual(['info']);
     expect(normalizeArgs(['lock', '--json'], COMMANDS)).toEqual(['lock', '--json']);

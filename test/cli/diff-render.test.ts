@@ -24,7 +24,12 @@ type Json = Record<string, any>;
 const GOLDEN = new URL('../fixtures/diff/golden.md', import.meta.url);
 const SETTINGS: AgentSettings = { ...DEFAULT_PROFILE, credentials: ['key'] };
 
-function raw(origin: string, patch: (c: Json) => void = () => { /* unchanged */ }): Json {
+function raw(
+  origin: string,
+  patch: (c: Json) => void = () => {
+    /* unchanged */
+  },
+): Json {
   return keyedWorkedExample((c) => {
     for (const i of c.supportedInterfaces) i.url = i.url.replace('https://research.example.com', origin);
     patch(c);
@@ -32,17 +37,31 @@ function raw(origin: string, patch: (c: Json) => void = () => { /* unchanged */ 
 }
 
 /** An agent on plain http needs its allowHttp, as a2a.json and the lock settings would say. */
-const settingsOf = (card: string): AgentSettings => (card.startsWith('http://') ? { ...SETTINGS, allowHttp: true } : SETTINGS);
+const settingsOf = (card: string): AgentSettings =>
+  card.startsWith('http://') ? { ...SETTINGS, allowHttp: true } : SETTINGS;
 
 function entry(card: string, json: Json, skills = ['market-size']): LockEntry {
   const url = `${card}/.well-known/agent-card.json`;
   const normalized = normalizeCard(json, { source: url, baseUrl: url }).card;
   const { plans } = negotiateSkills(normalized, skills, settingsOf(card));
-  return { card, resolved: url, a2aVersion: '1.0', version: String(json.version), integrity: integrityOf(json), snapshot: json, plans, signature: { status: 'absent' } };
+  return {
+    card,
+    resolved: url,
+    a2aVersion: '1.0',
+    version: String(json.version),
+    integrity: integrityOf(json),
+    snapshot: json,
+    plans,
+    signature: { status: 'absent' },
+  };
 }
 
 function lockfile(agents: Record<string, LockEntry>): Lockfile {
-  return { lockfileVersion: 1, settings: Object.fromEntries(Object.entries(agents).map(([n, e]) => [n, settingsOf(e.card)])), agents };
+  return {
+    lockfileVersion: 1,
+    settings: Object.fromEntries(Object.entries(agents).map(([n, e]) => [n, settingsOf(e.card)])),
+    agents,
+  };
 }
 
 const R = 'https://research.example.com';
@@ -54,7 +73,14 @@ const base = lockfile({
   legacy: entry('https://legacy.example.com', raw('https://legacy.example.com')),
 });
 const head = lockfile({
-  research: entry(R, raw('https://evil.example.net', (c) => { c.version = '2.5.0'; c.description = HOSTILE; c.skills[0].outputModes = ['application/pdf', 'text/plain']; })),
+  research: entry(
+    R,
+    raw('https://evil.example.net', (c) => {
+      c.version = '2.5.0';
+      c.description = HOSTILE;
+      c.skills[0].outputModes = ['application/pdf', 'text/plain'];
+    }),
+  ),
   fresh: entry('http://fresh.example.org', raw('http://fresh.example.org')),
   steady: entry('https://steady.example.com', raw('https://steady.example.com')),
   'legacy-v2': entry('https://legacy.example.com', raw('https://legacy.example.com')),
@@ -91,27 +117,62 @@ describe('the markdown view', () => {
 
   it('above 60,000 characters the details are cut with a note; the table stays', () => {
     // 200 agents whose interfaces all moved: about 2,000 characters of details each.
-    const many = (one: LockEntry) => lockfile(Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`agent-${String(i).padStart(4, '0')}`, { ...one, card: `https://a${i}.example.com` }])));
-    const diff = diffLockfiles(many(entry(R, raw(R, (c) => (c.version = '1.0.0')))), many(entry(R, raw('https://moved.example.com', (c) => (c.version = '0.9.0')))));
+    const many = (one: LockEntry) =>
+      lockfile(
+        Object.fromEntries(
+          Array.from({ length: 200 }, (_, i) => [
+            `agent-${String(i).padStart(4, '0')}`,
+            { ...one, card: `https://a${i}.example.com` },
+          ]),
+        ),
+      );
+    const diff = diffLockfiles(
+      many(
+        entry(
+          R,
+          raw(R, (c) => (c.version = '1.0.0')),
+        ),
+      ),
+      many(
+        entry(
+          R,
+          raw('https://moved.example.com', (c) => (c.version = '0.9.0')),
+        ),
+      ),
+    );
     expect(diff.counts.changed).toBe(200);
     const md = diffMarkdown(diff.agents, diff.counts);
     expect(md.length).toBeLessThanOrEqual(MARKDOWN_LIMIT);
     expect(md.split('\n')[0]).toBe(markdownMarker('a2a.json'));
-    expect(md).toMatch(/_The details of \d+ agents (\(\d+ high: new-credential-destination, card-version-rollback\) )?are cut to stay under GitHub's comment limit; run `a2a diff` locally to see them\._/);
+    expect(md).toMatch(
+      /_The details of \d+ agents (\(\d+ high: new-credential-destination, card-version-rollback\) )?are cut to stay under GitHub's comment limit; run `a2a diff` locally to see them\._/,
+    );
     expect(md).toContain('<details>');
   });
 });
 
 /** The markdown outside code fences: what GitHub renders as markdown (a fence's content is shown literally). */
 function outsideFences(md: string): string {
-  return md.split(/^`{3,}$/m).filter((_, i) => i % 2 === 0).join('\n');
+  return md
+    .split(/^`{3,}$/m)
+    .filter((_, i) => i % 2 === 0)
+    .join('\n');
 }
 
 describe('the markdown view: bounded, ordered by risk, inert, one marker per manifest', () => {
-  it('a 61,000-character card version on one agent: its cells are bounded with …, and another agent\'s high risk is still named, row and details', () => {
+  it("a 61,000-character card version on one agent: its cells are bounded with …, and another agent's high risk is still named, row and details", () => {
     const long = 'x'.repeat(61_000);
-    const before = lockfile({ aaa: entry('https://aaa.example.com', raw('https://aaa.example.com')), zzz: entry(R, raw(R)) });
-    const after = lockfile({ aaa: entry('https://aaa.example.com', raw('https://aaa.example.com', (c) => (c.version = long))), zzz: entry(R, raw('https://evil.example.net')) });
+    const before = lockfile({
+      aaa: entry('https://aaa.example.com', raw('https://aaa.example.com')),
+      zzz: entry(R, raw(R)),
+    });
+    const after = lockfile({
+      aaa: entry(
+        'https://aaa.example.com',
+        raw('https://aaa.example.com', (c) => (c.version = long)),
+      ),
+      zzz: entry(R, raw('https://evil.example.net')),
+    });
     const diff = untrusted(diffLockfiles(before, after));
     expect(diff.agents.find((a) => a.name === 'zzz')?.level).toBe('high');
     const md = diffMarkdown(diff.agents, diff.counts, `a2a.lock.json: ${long} → working tree`);
@@ -123,12 +184,19 @@ describe('the markdown view: bounded, ordered by risk, inert, one marker per man
     for (const line of md.split('\n').filter((l) => !l.startsWith('    '))) expect(line.length).toBeLessThan(1_100);
     expect(rows[2]).toMatch(/ 2\\\.4\\\.0 → x{99}… \|/);
     expect(md).toContain('<details><summary>zzz: changed · high</summary>');
-    expect(md).toContain('high new-credential-destination: now sends key → https://evil.example.net (plan market-size)');
+    expect(md).toContain(
+      'high new-credential-destination: now sends key → https://evil.example.net (plan market-size)',
+    );
     expect(md).not.toContain('cut to stay under');
   });
 
   it('rows past the size limit are left out one by one, the high and medium ones first in and counted in the note', () => {
-    const many = Object.fromEntries(Array.from({ length: 400 }, (_, i) => [`agent-${String(i).padStart(4, '0')}-${'n'.repeat(90)}`, entry(`https://a${i}.example.com`, raw(`https://a${i}.example.com`))]));
+    const many = Object.fromEntries(
+      Array.from({ length: 400 }, (_, i) => [
+        `agent-${String(i).padStart(4, '0')}-${'n'.repeat(90)}`,
+        entry(`https://a${i}.example.com`, raw(`https://a${i}.example.com`)),
+      ]),
+    );
     const moved = Object.fromEntries(Object.entries(many).map(([n, e]) => [n, { ...e, version: '2.4.1' }]));
     const before = lockfile({ ...many, zzz: entry(R, raw(R)) });
     const after = lockfile({ ...moved, zzz: entry(R, raw('https://evil.example.net')) });
@@ -157,11 +225,19 @@ describe('the markdown view: bounded, ordered by risk, inert, one marker per man
     });
     const diff = untrusted(diffLockfiles(before, after));
     const md = diffMarkdown(diff.agents, diff.counts, HOSTILE_TEXT);
-    const data = { ok: true, written: true, agents: {}, human: { lockfile: '/repo/a2a.lock.json', failures: [], agents: [], review: diff } } as unknown as LockData;
+    const data = {
+      ok: true,
+      written: true,
+      agents: {},
+      human: { lockfile: '/repo/a2a.lock.json', failures: [], agents: [], review: diff },
+    } as unknown as LockData;
     const update = lockMarkdownRenderer.text(data).join('\n');
     for (const out of [md, update, escapeMarkdown(HOSTILE_TEXT)]) {
       expect(out).toContain('org/team');
-      const rendered = outsideFences(out).replace(/&#64;/g, '@').replace(/&#8203;/g, '\u200b').replace(/\\(.)/g, '$1');
+      const rendered = outsideFences(out)
+        .replace(/&#64;/g, '@')
+        .replace(/&#8203;/g, '\u200b')
+        .replace(/\\(.)/g, '$1');
       // What GitHub reads after rendering: no "@" followed by a name (a mention), and the text
       // GitHub's autolinker reads keeps its escapes (no "https://" or "www." run in one piece).
       expect(rendered).not.toMatch(/@[A-Za-z0-9]/);
@@ -173,7 +249,9 @@ describe('the markdown view: bounded, ordered by risk, inert, one marker per man
 
   it('the marker names the manifest (one comment per manifest) and nothing in the path ends the comment', () => {
     const diff = diffLockfiles(base, head);
-    expect(diffMarkdown(diff.agents, diff.counts, undefined, { manifest: 'services/billing/a2a.json' }).split('\n')[0]).toBe('<!-- a2a-lock-diff services/billing/a2a.json -->');
+    expect(
+      diffMarkdown(diff.agents, diff.counts, undefined, { manifest: 'services/billing/a2a.json' }).split('\n')[0],
+    ).toBe('<!-- a2a-lock-diff services/billing/a2a.json -->');
     expect(markdownMarker('a-->b <x>/a2a.json')).toBe('<!-- a2a-lock-diff a--%3Eb%20%3Cx%3E/a2a.json -->');
   });
 });
@@ -187,13 +265,20 @@ describe('the text view', () => {
     expect(lines).toContain('~ renamed legacy → legacy-v2 (version 2.4.0)');
     const at = lines.indexOf('~ research (version 2.4.0 → 2.5.0) · high');
     expect(at).toBeGreaterThanOrEqual(0);
-    const block = lines.slice(at + 1, lines.findIndex((l, i) => i > at && !l.startsWith(' ')));
+    const block = lines.slice(
+      at + 1,
+      lines.findIndex((l, i) => i > at && !l.startsWith(' ')),
+    );
     const first = (re: RegExp) => block.findIndex((l) => re.test(l));
     expect(first(/^ {4}plan market-size › url/)).toBeLessThan(first(/^ {4}card:/));
     expect(first(/^ {4}card:/)).toBeLessThan(first(/^ {4}signature \(card\): verified/));
     expect(block).toContain('    high signature-weakened: card signature: verified → absent');
-    expect(block).toContain('    high new-credential-destination: now sends key → https://evil.example.net (plan market-size)');
-    expect(block).toContain('    better credential-destination-removed: no longer sends key → https://research.example.com (plan market-size)');
+    expect(block).toContain(
+      '    high new-credential-destination: now sends key → https://evil.example.net (plan market-size)',
+    );
+    expect(block).toContain(
+      '    better credential-destination-removed: no longer sends key → https://research.example.com (plan market-size)',
+    );
     expect(lines).toContain('  1 agent unchanged: steady');
     expect(lines.at(-1)).toBe('2 changed, 1 added, 1 removed, 1 renamed · 5 high, 1 medium, 2 low · 2 better');
   });
@@ -201,10 +286,20 @@ describe('the text view', () => {
   it('annotations: high as ::error, medium as ::warning, at most 10, at the agent line', () => {
     const diff = diffLockfiles(base, head);
     const out = diffAnnotations('a2a.lock.json', diff.agents, { research: 12, fresh: 3 });
-    expect(out[0]).toMatch(/^::error file=a2a\.lock\.json,line=3,title=fresh%3A new-credential-destination%2C cleartext-transport::/);
-    expect(out[1]).toMatch(/^::error file=a2a\.lock\.json,line=12,title=research%3A new-credential-destination%2C signature-weakened::/);
-    const agents = Array.from({ length: 15 }, (_, i) => ({ name: `a${i}`, level: 'medium' as const, risks: [{ code: 'delivery-changed' as const, level: 'medium' as const, message: 'm' }] }));
+    expect(out[0]).toMatch(
+      /^::error file=a2a\.lock\.json,line=3,title=fresh%3A new-credential-destination%2C cleartext-transport::/,
+    );
+    expect(out[1]).toMatch(
+      /^::error file=a2a\.lock\.json,line=12,title=research%3A new-credential-destination%2C signature-weakened::/,
+    );
+    const agents = Array.from({ length: 15 }, (_, i) => ({
+      name: `a${i}`,
+      level: 'medium' as const,
+      risks: [{ code: 'delivery-changed' as const, level: 'medium' as const, message: 'm' }],
+    }));
     expect(diffAnnotations('a2a.lock.json', agents, {})).toHaveLength(10);
-    expect(diffAnnotations('a2a.lock.json', agents, {})[0]).toBe('::warning file=a2a.lock.json,title=a0%3A delivery-changed::m; review it in a2a diff');
+    expect(diffAnnotations('a2a.lock.json', agents, {})[0]).toBe(
+      '::warning file=a2a.lock.json,title=a0%3A delivery-changed::m; review it in a2a diff',
+    );
   });
 });

@@ -9,13 +9,16 @@ import { pluginInfo } from '../../src/version.js';
 afterEach(() => vi.restoreAllMocks());
 
 describe('help', () => {
-  it.each([{ args: ['--help'] }, { args: ['-h'] }, { args: ['help'] }, { args: ['verify', '--help'] }])('a2a $args prints help wrapped at 100 columns', async ({ args }) => {
-    const printed: string[] = [];
-    vi.spyOn(console, 'log').mockImplementation((...parts: unknown[]) => void printed.push(parts.join(' ')));
-    vi.spyOn(process, 'exit').mockImplementation((() => undefined) as never); // yargs exits after help
-    expect(await main(args, undefined, pluginInfo())).toBe(0);
-    const lines = printed.join('\n').split('\n');
-    expect(lines.join('\n')).toMatch(/Options:/);
-    expect(lines.filter((line) => line.length > 100)).toEqual([]);
-  });
+  it.each([{ args: ['--help'] }, { args: ['-h'] }, { args: ['help'] }, { args: ['verify', '--help'] }])(
+    'a2a $args prints help wrapped at 100 columns',
+    async ({ args }) => {
+      const printed: string[] = [];
+      vi.spyOn(console, 'log').mockImplementation((...parts: unknown[]) => void printed.push(parts.join(' ')));
+      vi.spyOn(process, 'exit').mockImplementation((() => undefined) as never); // yargs exits after help
+      expect(await main(args, undefined, pluginInfo())).toBe(0);
+      const lines = printed.join('\n').split('\n');
+      expect(lines.join('\n')).toMatch(/Options:/);
+      expect(lines.filter((line) => line.length > 100)).toEqual([]);
+    },
+  );
 });

@@ -28,7 +28,12 @@ describe('GitHub annotations', () => {
         ok: { status: 'ok', exitCode: 0, warnings: [] },
         changed: { status: 'changed', exitCode: 0, change: 'descriptive', warnings: [] },
         strict: { status: 'changed', exitCode: 1, change: 'descriptive', warnings: [] },
-        down: { status: 'error', exitCode: 3, error: { code: 'unreachable', message: 'http://127.0.0.1:9/card.json: connection refused (ECONNREFUSED)' }, warnings: [] },
+        down: {
+          status: 'error',
+          exitCode: 3,
+          error: { code: 'unreachable', message: 'http://127.0.0.1:9/card.json: connection refused (ECONNREFUSED)' },
+          warnings: [],
+        },
       }),
     ).toEqual([
       '::error file=sub/a2a.lock.json,title=strict card changed::descriptive card change (--strict); run: a2a update strict',
@@ -39,9 +44,28 @@ describe('GitHub annotations', () => {
   it('an agent left unchecked without --strict gets a ::warning (the run passes, the reviewer still sees it); a credential not set gets none', () => {
     expect(
       verifyAnnotations('a2a.lock.json', {
-        routed: { status: 'unchecked', exitCode: 0, reason: 'credential-route-new', unchecked: 'extended card not checked: checked with credentials after this change is merged; review it in a2a diff', warnings: [] },
-        unset: { status: 'ok', exitCode: 0, reason: 'credential-unset', unchecked: 'extended card not checked: RESEARCH_TOKEN is not set', warnings: [] },
-        strict: { status: 'unchecked', exitCode: 1, reason: 'extended-changed', unchecked: 'extended snapshot edited', warnings: [] },
+        routed: {
+          status: 'unchecked',
+          exitCode: 0,
+          reason: 'credential-route-new',
+          unchecked:
+            'extended card not checked: checked with credentials after this change is merged; review it in a2a diff',
+          warnings: [],
+        },
+        unset: {
+          status: 'ok',
+          exitCode: 0,
+          reason: 'credential-unset',
+          unchecked: 'extended card not checked: RESEARCH_TOKEN is not set',
+          warnings: [],
+        },
+        strict: {
+          status: 'unchecked',
+          exitCode: 1,
+          reason: 'extended-changed',
+          unchecked: 'extended snapshot edited',
+          warnings: [],
+        },
       }),
     ).toEqual([
       '::warning file=a2a.lock.json,title=routed not checked::credential-route-new: extended card not checked: checked with credentials after this change is merged; review it in a2a diff',
@@ -54,7 +78,9 @@ describe('untrusted', () => {
   it('escapes every string and key at any depth, keeps `__proto__` a data key, and copies only what changes', () => {
     const clean = { a: ['x', { b: 'y' }], c: 1 };
     expect(untrusted(clean)).toBe(clean);
-    const data = JSON.parse('{"ok": {"n": ["x"]}, "list": ["plain", "\\u001b[31mred"], "__proto__": {"k\\u202e": "v"}}');
+    const data = JSON.parse(
+      '{"ok": {"n": ["x"]}, "list": ["plain", "\\u001b[31mred"], "__proto__": {"k\\u202e": "v"}}',
+    );
     const out = untrusted(data);
     expect(out).not.toBe(data);
     expect(out.ok).toBe(data.ok);
@@ -70,9 +96,15 @@ describe('untrusted', () => {
 
 describe('suggestions', () => {
   it('a mistyped command as the first argument gets the closest command, case aside', () => {
-    expect(unknownArgumentsMessage(['VERIFY'], ['VERIFY'], ['json'], ['lock', 'verify', 'why'])).toBe('unknown command "VERIFY"; did you mean verify?');
-    expect(unknownArgumentsMessage(['extra'], ['verify', 'extra'], ['json'], ['lock', 'verify'])).toBe('unknown argument "extra"');
-    expect(unknownArgumentsMessage(['STRICT'], ['verify', '--STRICT'], ['strict', 'json'])).toBe('unknown option --STRICT (did you mean --strict?)');
+    expect(unknownArgumentsMessage(['VERIFY'], ['VERIFY'], ['json'], ['lock', 'verify', 'why'])).toBe(
+      'unknown command "VERIFY"; did you mean verify?',
+    );
+    expect(unknownArgumentsMessage(['extra'], ['verify', 'extra'], ['json'], ['lock', 'verify'])).toBe(
+      'unknown argument "extra"',
+    );
+    expect(unknownArgumentsMessage(['STRICT'], ['verify', '--STRICT'], ['strict', 'json'])).toBe(
+      'unknown option --STRICT (did you mean --strict?)',
+    );
   });
 
   it('edit distance and the closest known name within 3 edits', () => {
@@ -84,7 +116,9 @@ describe('suggestions', () => {
 
   it('names flags with their closest option, drops yargs camelCase twins, quotes stray arguments', () => {
     const known = ['manifest', 'json', 'allow-http', 'offline', 'strict'];
-    expect(unknownArgumentsMessage(['allow-htp', 'allowHtp'], ['verify', '--allow-htp'], known)).toBe('unknown option --allow-htp (did you mean --allow-http?)');
+    expect(unknownArgumentsMessage(['allow-htp', 'allowHtp'], ['verify', '--allow-htp'], known)).toBe(
+      'unknown option --allow-htp (did you mean --allow-http?)',
+    );
     expect(unknownArgumentsMessage(['x'], ['verify', '-x'], known)).toBe('unknown option -x');
     expect(unknownArgumentsMessage(['extra'], ['lock', 'extra'], known)).toBe('unknown argument "extra"');
   });
@@ -140,14 +174,19 @@ describe('progress', () => {
 describe('mapSettled progress', () => {
   it('reports 0/n before the first item and each settled item, failures included', async () => {
     const seen: string[] = [];
-    await mapSettled([1, 2, 3], 2, async (n) => {
-      if (n === 2) throw new Error('down');
-      return n;
-    }, (done, total) => seen.push(`${done}/${total}`));
+    await mapSettled(
+      [1, 2, 3],
+      2,
+      async (n) => {
+        if (n === 2) throw new Error('down');
+        return n;
+      },
+      (done, total) => seen.push(`${done}/${total}`),
+    );
     expect(seen).toEqual(['0/3', '1/3', '2/3', '3/3']);
   });
 
-  it('release() ends an item\'s turn early: the next item starts while it finishes; the limit holds for the rest; results keep input order', async () => {
+  it("release() ends an item's turn early: the next item starts while it finishes; the limit holds for the rest; results keep input order", async () => {
     const log: string[] = [];
     let active = 0;
     let maxActive = 0;
@@ -176,7 +215,7 @@ describe('mapSettled progress', () => {
 });
 
 describe('interleaveBy', () => {
-  it('takes one item of each key in turn (keys in order of first appearance), each key\'s items in order', () => {
+  it("takes one item of each key in turn (keys in order of first appearance), each key's items in order", () => {
     const items = ['a1', 'a2', 'a3', 'b1', 'c1', 'c2', 'b2'];
     expect(interleaveBy(items, (s) => s[0]!)).toEqual(['a1', 'b1', 'c1', 'a2', 'b2', 'c2', 'a3']);
     expect(interleaveBy([], (s: string) => s)).toEqual([]);
@@ -187,13 +226,22 @@ describe('interleaveBy', () => {
 describe('showPair', () => {
   it('short values whole; long ones cut around where they first differ, so the difference shows', () => {
     expect(showPair({ a: 1 }, undefined)).toEqual(['{"a":1}', '(absent)']);
-    const fallbacks = (delivery: string[]) => ({ interfaces: Array.from({ length: 4 }, (_, i) => ({ url: `https://agent.example/rpc/${i}`, protocolBinding: 'JSONRPC' })), delivery });
+    const fallbacks = (delivery: string[]) => ({
+      interfaces: Array.from({ length: 4 }, (_, i) => ({
+        url: `https://agent.example/rpc/${i}`,
+        protocolBinding: 'JSONRPC',
+      })),
+      delivery,
+    });
     const [locked, fresh] = showPair(fallbacks(['poll']), fallbacks([]));
     expect(locked).toContain('"delivery":["poll"]');
     expect(fresh).toContain('"delivery":[]');
     expect(locked.length).toBeLessThanOrEqual(121);
     // A difference near the end: both sides start at it, after "...".
-    const late = (last: string) => ({ delivery: ['poll'], interfaces: [...fallbacks([]).interfaces, { url: last, protocolBinding: 'JSONRPC' }] });
+    const late = (last: string) => ({
+      delivery: ['poll'],
+      interfaces: [...fallbacks([]).interfaces, { url: last, protocolBinding: 'JSONRPC' }],
+    });
     const [a, b] = showPair(late('https://agent.example/old'), late('https://agent.example/new'));
     expect(a.startsWith('...')).toBe(true);
     expect(a).toContain('/old');
@@ -201,14 +249,23 @@ describe('showPair', () => {
   });
 
   it('sorts keys on both sides and never cuts a character in two', () => {
-    const long = (tokenUrl: string) => ({ zeta: 'z'.repeat(60), flows: { clientCredentials: { tokenUrl, scopes: {} } }, alpha: 'a'.repeat(60) });
-    const served = { alpha: 'a'.repeat(60), flows: { clientCredentials: { scopes: {}, tokenUrl: 'https://b.example/t' } }, zeta: 'z'.repeat(60) };
+    const long = (tokenUrl: string) => ({
+      zeta: 'z'.repeat(60),
+      flows: { clientCredentials: { tokenUrl, scopes: {} } },
+      alpha: 'a'.repeat(60),
+    });
+    const served = {
+      alpha: 'a'.repeat(60),
+      flows: { clientCredentials: { scopes: {}, tokenUrl: 'https://b.example/t' } },
+      zeta: 'z'.repeat(60),
+    };
     const [was, now] = showPair(long('https://a.example/t'), served);
     expect(was).toContain('a.example');
     expect(now).toContain('b.example');
     for (let n = 50; n < 70; n++) {
       const [x, y] = showPair(`${'😀'.repeat(n)}A${'😀'.repeat(60)}`, `${'😀'.repeat(n)}B${'😀'.repeat(60)}`);
-      for (const text of [x, y]) expect(text).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/);
+      for (const text of [x, y])
+        expect(text).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/);
     }
   });
 });

@@ -10,7 +10,8 @@ import { ExitCode } from '../../src/errors.js';
 
 describe('escapeMarkdown', () => {
   it('leaves nothing a card wrote able to become HTML, a link, a mention, a table cell break or a new line', () => {
-    const hostile = '<img src=x onerror=alert(1)> | [click](https://evil.example) **bold** `code` @octocat\n| forged | row |\u202e&amp;';
+    const hostile =
+      '<img src=x onerror=alert(1)> | [click](https://evil.example) **bold** `code` @octocat\n| forged | row |\u202e&amp;';
     const out = escapeMarkdown(hostile);
     expect(out).not.toMatch(/<|>|\n|\u202e/);
     expect(out).not.toMatch(/(^|[^\\])[|[\]()*`]/);
@@ -25,7 +26,13 @@ describe('escapeMarkdown', () => {
 describe('verifySummary', () => {
   const data: VerifyData = {
     ok: true,
-    base: { status: 'read', rev: '0123456789abcdef0123', ref: 'refs/remotes/origin/main', source: 'GITHUB_BASE_REF', lockfile: 'present' },
+    base: {
+      status: 'read',
+      rev: '0123456789abcdef0123',
+      ref: 'refs/remotes/origin/main',
+      source: 'GITHUB_BASE_REF',
+      lockfile: 'present',
+    },
     agents: {
       research: { status: 'ok', exitCode: ExitCode.Ok },
       evil: {
@@ -35,7 +42,11 @@ describe('verifySummary', () => {
         unchecked: 'checked with credentials after this change is merged; review it in a2a diff',
         routes: [{ origin: 'https://evil.example.net', scheme: 'bearer' }],
       },
-      moved: { status: 'drift', exitCode: ExitCode.Drift, drift: [{ skill: 'market-size', field: 'url', locked: 'https://a.example/x', fresh: 'https://b.example/<y>|' }] },
+      moved: {
+        status: 'drift',
+        exitCode: ExitCode.Drift,
+        drift: [{ skill: 'market-size', field: 'url', locked: 'https://a.example/x', fresh: 'https://b.example/<y>|' }],
+      },
     },
     human: { exitCode: ExitCode.Drift, offline: false, strict: false, lockfile: '/repo/a2a.lock.json' },
   };
@@ -68,20 +79,39 @@ describe('verifySummary', () => {
   });
 
   it('an unreadable base says no credential was sent and how to fetch it', () => {
-    const unreadable: VerifyData = { ...data, base: { status: 'unreadable', source: 'GITHUB_BASE_REF', reason: "the pull request's base (origin/main) is not in this clone", hint: 'actions/checkout with `fetch-depth: 0`' } };
-    expect(verifySummary(unreadable)).toContain("**No credential was sent**: the pull request's base \\(origin/main\\) is not in this clone. To check with credentials, actions/checkout with \\`fetch\\-depth\\: 0\\`.");
+    const unreadable: VerifyData = {
+      ...data,
+      base: {
+        status: 'unreadable',
+        source: 'GITHUB_BASE_REF',
+        reason: "the pull request's base (origin/main) is not in this clone",
+        hint: 'actions/checkout with `fetch-depth: 0`',
+      },
+    };
+    expect(verifySummary(unreadable)).toContain(
+      "**No credential was sent**: the pull request's base \\(origin/main\\) is not in this clone. To check with credentials, actions/checkout with \\`fetch\\-depth\\: 0\\`.",
+    );
   });
 
   it('bounds each detail cell, and counts the rows past its limit instead of losing the summary (attack run on issue 22)', () => {
     const long = '@x'.repeat(10_000);
     const agents: VerifyData['agents'] = {};
-    for (let i = 0; i < 600; i++) agents[`a${String(i).padStart(3, '0')}`] = { status: 'error', exitCode: ExitCode.Unreachable, error: { code: 'unreachable', message: long } } as VerifyData['agents'][string];
+    for (let i = 0; i < 600; i++)
+      agents[`a${String(i).padStart(3, '0')}`] = {
+        status: 'error',
+        exitCode: ExitCode.Unreachable,
+        error: { code: 'unreachable', message: long },
+      } as VerifyData['agents'][string];
     const out = verifySummary({ ...data, ok: false, agents, human: { ...data.human, exitCode: ExitCode.Unreachable } });
     expect(out.length).toBeLessThan(600_000);
     const rows = out.split('\n').filter((l) => l.startsWith('| a'));
     for (const row of rows) expect(row.length).toBeLessThan(14_000);
     expect(rows[0]).toContain('…');
-    expect(out).toMatch(new RegExp(`_${600 - rows.length} more agents not in the table \\(${600 - rows.length} error\\); run \`a2a verify\` to see all\\._`));
+    expect(out).toMatch(
+      new RegExp(
+        `_${600 - rows.length} more agents not in the table \\(${600 - rows.length} error\\); run \`a2a verify\` to see all\\._`,
+      ),
+    );
   });
 });
 

@@ -18,7 +18,8 @@ function stickyScript(): string {
   const start = lines.findIndex((l, i) => i > step && /^\s+script: \|$/.test(l)) + 1;
   const indent = /^\s*/.exec(lines[start]!)![0].length;
   const body: string[] = [];
-  for (let i = start; i < lines.length && (lines[i]!.trim() === '' || /^\s*/.exec(lines[i]!)![0].length >= indent); i++) body.push(lines[i]!.slice(indent));
+  for (let i = start; i < lines.length && (lines[i]!.trim() === '' || /^\s*/.exec(lines[i]!)![0].length >= indent); i++)
+    body.push(lines[i]!.slice(indent));
   return body.join('\n');
 }
 
@@ -44,9 +45,18 @@ async function runRecipe(body: string, comments: Comment[]): Promise<Array<[stri
   const context = { repo: { owner: 'o', repo: 'r' }, issue: { number: 7 } };
   const require = (name: string) => {
     expect(name).toBe('fs');
-    return { readFileSync: (path: string) => { expect(path).toBe('a2a-diff.md'); return body; } };
+    return {
+      readFileSync: (path: string) => {
+        expect(path).toBe('a2a-diff.md');
+        return body;
+      },
+    };
   };
-  const AsyncFunction = Object.getPrototypeOf(async () => { /* only its constructor is used */ }).constructor as new (...args: string[]) => (...a: unknown[]) => Promise<void>;
+  const AsyncFunction = Object.getPrototypeOf(async () => {
+    /* only its constructor is used */
+  }).constructor as new (
+    ...args: string[]
+  ) => (...a: unknown[]) => Promise<void>;
   await new AsyncFunction('require', 'github', 'context', stickyScript())(require, github, context);
   return calls;
 }
@@ -54,14 +64,24 @@ async function runRecipe(body: string, comments: Comment[]): Promise<Array<[stri
 const BOT = { login: 'github-actions[bot]', type: 'Bot' };
 
 describe("the CI guide's sticky-comment recipe", () => {
-  const md = (manifest: string) => diffMarkdown([], { changed: 0, added: 0, removed: 0, renamed: 0, unchanged: 0, high: 0, medium: 0, low: 0, info: 0, better: 0 }, undefined, { manifest });
+  const md = (manifest: string) =>
+    diffMarkdown(
+      [],
+      { changed: 0, added: 0, removed: 0, renamed: 0, unchanged: 0, high: 0, medium: 0, low: 0, info: 0, better: 0 },
+      undefined,
+      { manifest },
+    );
 
   it("updates only the workflow bot's own comment for the same manifest", async () => {
     const body = md('services/billing/a2a.json');
     expect(body.split('\n')[0]).toBe('<!-- a2a-lock-diff services/billing/a2a.json -->');
     const comments: Comment[] = [
       // Anyone can write a comment starting with the marker: never adopted.
-      { id: 1, body: '<!-- a2a-lock-diff services/billing/a2a.json -->\nall good', user: { login: 'mallory', type: 'User' } },
+      {
+        id: 1,
+        body: '<!-- a2a-lock-diff services/billing/a2a.json -->\nall good',
+        user: { login: 'mallory', type: 'User' },
+      },
       { id: 2, body: `${md('a2a.json')}`, user: BOT },
       // A bot, but not this workflow's.
       { id: 3, body: body, user: { login: 'other-app[bot]', type: 'Bot' } },

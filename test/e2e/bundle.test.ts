@@ -23,7 +23,11 @@ describe.concurrent('the built CLI', () => {
     for (const file of [BIN, ...chunks.map((c) => join(ROOT, 'dist', 'chunks', c))]) {
       const code = await readFile(file, 'utf8');
       const imports = [...code.matchAll(/^import\s[^'"]*['"]([^'"]+)['"]/gm)].map((m) => m[1]!);
-      expect(imports.filter((s) => !s.startsWith('node:') && !builtinModules.includes(s) && !s.startsWith('./') && !s.startsWith('../'))).toEqual([]);
+      expect(
+        imports.filter(
+          (s) => !s.startsWith('node:') && !builtinModules.includes(s) && !s.startsWith('./') && !s.startsWith('../'),
+        ),
+      ).toEqual([]);
     }
     const licenses = await readFile(join(ROOT, 'dist', 'THIRD-PARTY-LICENSES.md'), 'utf8');
     for (const name of ['yargs', 'zod', 'undici', 'semver', 'kleur', 'jose', 'emoji-regex']) {
@@ -34,7 +38,10 @@ describe.concurrent('the built CLI', () => {
   });
 
   it('the bundle and the unbundled CLI print the same help, its widths measured over non-ASCII text', async () => {
-    const help = (file: string) => exec(process.execPath, [file, 'diff', '--help'], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1' } }).then((r) => r.stdout);
+    const help = (file: string) =>
+      exec(process.execPath, [file, 'diff', '--help'], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1' } }).then(
+        (r) => r.stdout,
+      );
     const [bundled, plain] = await Promise.all([help(BIN), help(join(ROOT, 'dist', 'bin.js'))]);
     expect(bundled).toMatch(/[^\x00-\x7f]/);
     expect(bundled).toBe(plain);
@@ -42,7 +49,10 @@ describe.concurrent('the built CLI', () => {
 
   it('the bundle and the unbundled CLI print the same English messages under any LANG', async () => {
     const run = (file: string) =>
-      exec(process.execPath, [file, 'verify', '--bogus'], { cwd: ROOT, env: { ...process.env, LANG: 'de_DE.UTF-8', LC_ALL: 'de_DE.UTF-8', NO_COLOR: '1' } }).then(
+      exec(process.execPath, [file, 'verify', '--bogus'], {
+        cwd: ROOT,
+        env: { ...process.env, LANG: 'de_DE.UTF-8', LC_ALL: 'de_DE.UTF-8', NO_COLOR: '1' },
+      }).then(
         () => ({ code: 0, stderr: '' }),
         (error: { code: number; stderr: string }) => ({ code: error.code, stderr: error.stderr }),
       );
@@ -51,7 +61,7 @@ describe.concurrent('the built CLI', () => {
     expect(plain).toEqual(bundled);
   });
 
-  it('the card fetcher loads undici\'s dispatcher modules, not its package root, and its dispatchers have request and connect', async () => {
+  it("the card fetcher loads undici's dispatcher modules, not its package root, and its dispatchers have request and connect", async () => {
     const probe = [
       "import { createRequire } from 'node:module';",
       `const fetch = await import(${JSON.stringify(join(ROOT, 'dist', 'http', 'card.js'))});`,
@@ -66,7 +76,9 @@ describe.concurrent('the built CLI', () => {
   });
 
   it('nothing undici is loaded until a card is fetched: not by verify --offline, the library or the runtime', async () => {
-    const modules = [['commands', 'verify.js'], ['index.js'], ['runtime', 'index.js']].map((parts) => join(ROOT, 'dist', ...parts));
+    const modules = [['commands', 'verify.js'], ['index.js'], ['runtime', 'index.js']].map((parts) =>
+      join(ROOT, 'dist', ...parts),
+    );
     const probe = [
       "import { createRequire } from 'node:module';",
       `for (const file of ${JSON.stringify(modules)}) await import(file);`,

@@ -10,7 +10,21 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { allOutput, cardRequests, expectOneLineError, jsonOf, manifest, PROFILE, research, runCli, sampleCard, show, SLOW, resources, writeManifest } from './helpers.js';
+import {
+  allOutput,
+  cardRequests,
+  expectOneLineError,
+  jsonOf,
+  manifest,
+  PROFILE,
+  research,
+  runCli,
+  sampleCard,
+  show,
+  SLOW,
+  resources,
+  writeManifest,
+} from './helpers.js';
 
 /** A valid 1.0 card with things a linter warns about: a lower-case binding name and a bare `text` mode. */
 function lintableCard(origin: string) {
@@ -21,7 +35,9 @@ function lintableCard(origin: string) {
 }
 
 describe.concurrent('a2a card <file>', () => {
-  it('a valid card: exit 0, the normalised card with its warnings (human on stdout/stderr, and --json)', { timeout: SLOW }, async ({ onTestFinished }) => {
+  it('a valid card: exit 0, the normalised card with its warnings (human on stdout/stderr, and --json)', {
+    timeout: SLOW,
+  }, async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
     const dir = await res.dir();
     await writeFile(join(dir, 'card.json'), JSON.stringify(lintableCard('https://research.example.com')));
@@ -41,9 +57,13 @@ describe.concurrent('a2a card <file>', () => {
     expect(human.stdout).toMatch(/capabilities: streaming=true pushNotifications=false extendedAgentCard=false/);
     expect(human.stdout).toMatch(/securitySchemes: bearer \(http\)/);
     expect(human.stdout).toMatch(/modes: in text, application\/json; out text\/plain, application\/pdf/);
-    expect(human.stdout).toMatch(/market-size: Market sizing \(in text\/plain; out application\/json, application\/pdf\)/);
+    expect(human.stdout).toMatch(
+      /market-size: Market sizing \(in text\/plain; out application\/json, application\/pdf\)/,
+    );
     // Warnings go to stderr, with the JSON path.
-    expect(human.stderr).toMatch(/warning noncanonical-binding-name: .*\(\$\.supportedInterfaces\[0\]\.protocolBinding\)/);
+    expect(human.stderr).toMatch(
+      /warning noncanonical-binding-name: .*\(\$\.supportedInterfaces\[0\]\.protocolBinding\)/,
+    );
     expect(human.stderr).toMatch(/warning \S+: .*"text".*\(\$\.defaultInputModes\[0\]\)/);
     expect(human.stdout).not.toMatch(/warning/);
 
@@ -68,7 +88,10 @@ describe.concurrent('a2a card <file>', () => {
     });
     expect(doc.warnings).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ code: 'noncanonical-binding-name', path: '$.supportedInterfaces[0].protocolBinding' }),
+        expect.objectContaining({
+          code: 'noncanonical-binding-name',
+          path: '$.supportedInterfaces[0].protocolBinding',
+        }),
         expect.objectContaining({ path: '$.defaultInputModes[0]', message: expect.stringContaining('text') }),
       ]),
     );
@@ -79,34 +102,80 @@ describe.concurrent('a2a card <file>', () => {
   });
 
   it.for([
-    { name: 'skills: null', patch: (c: any) => { c.skills = null; }, path: '$.skills', detail: /expected array, got null/ },
-    { name: 'a skill without id', patch: (c: any) => void delete c.skills[0].id, path: '$.skills[0].id', detail: /missing/ },
-    { name: 'a string boolean ("True")', patch: (c: any) => { c.capabilities.streaming = 'True'; }, path: '$.capabilities.streaming', detail: /expected boolean/ },
-    { name: 'a snake_case key', patch: (c: any) => { c.default_input_modes = c.defaultInputModes; }, path: '$.default_input_modes', detail: /snake_case/ },
+    {
+      name: 'skills: null',
+      patch: (c: any) => {
+        c.skills = null;
+      },
+      path: '$.skills',
+      detail: /expected array, got null/,
+    },
+    {
+      name: 'a skill without id',
+      patch: (c: any) => void delete c.skills[0].id,
+      path: '$.skills[0].id',
+      detail: /missing/,
+    },
+    {
+      name: 'a string boolean ("True")',
+      patch: (c: any) => {
+        c.capabilities.streaming = 'True';
+      },
+      path: '$.capabilities.streaming',
+      detail: /expected boolean/,
+    },
+    {
+      name: 'a snake_case key',
+      patch: (c: any) => {
+        c.default_input_modes = c.defaultInputModes;
+      },
+      path: '$.default_input_modes',
+      detail: /snake_case/,
+    },
     {
       name: 'a requirement naming an undefined scheme',
-      patch: (c: any) => { c.skills[0].securityRequirements = [{ schemes: { oauth: { list: [] } } }]; },
+      patch: (c: any) => {
+        c.skills[0].securityRequirements = [{ schemes: { oauth: { list: [] } } }];
+      },
       path: '$.skills[0].securityRequirements[0].schemes.oauth',
       detail: /unknown-security-scheme.*market-size/,
     },
-    { name: 'a relative interface URL (file card)', patch: (c: any) => { c.supportedInterfaces[0].url = '/a2a/jsonrpc'; }, path: '$.supportedInterfaces[0].url', detail: /relative/ },
-    { name: 'no interfaces at all', patch: (c: any) => void delete c.supportedInterfaces, path: '$.supportedInterfaces', detail: /supportedInterfaces/ },
-  ])('an invalid card ($name): exit 1, one line naming the file and $path', async ({ patch, path, detail }, { onTestFinished }) => {
-    const res = resources(onTestFinished);
-    const dir = await res.dir();
-    const card = sampleCard('https://research.example.com');
-    patch(card);
-    await writeFile(join(dir, 'bad-card.json'), JSON.stringify(card));
-    const [human, json] = await Promise.all([runCli(['card', 'bad-card.json'], { cwd: dir }), runCli(['card', 'bad-card.json', '--json'], { cwd: dir })]);
-    expect(human.code, show(human)).toBe(1);
-    expect(human.stdout).toBe('');
-    expectOneLineError(human, 'card-invalid', `bad-card.json ${path}: `, detail);
-    expect(json.code, show(json)).toBe(1);
-    expect(json.stderr).toBe('');
-    expect(jsonOf(json)).toEqual({
-      error: { code: 'card-invalid', message: expect.stringMatching(detail), source: 'bad-card.json', path },
-    });
-  });
+    {
+      name: 'a relative interface URL (file card)',
+      patch: (c: any) => {
+        c.supportedInterfaces[0].url = '/a2a/jsonrpc';
+      },
+      path: '$.supportedInterfaces[0].url',
+      detail: /relative/,
+    },
+    {
+      name: 'no interfaces at all',
+      patch: (c: any) => void delete c.supportedInterfaces,
+      path: '$.supportedInterfaces',
+      detail: /supportedInterfaces/,
+    },
+  ])(
+    'an invalid card ($name): exit 1, one line naming the file and $path',
+    async ({ patch, path, detail }, { onTestFinished }) => {
+      const res = resources(onTestFinished);
+      const dir = await res.dir();
+      const card = sampleCard('https://research.example.com');
+      patch(card);
+      await writeFile(join(dir, 'bad-card.json'), JSON.stringify(card));
+      const [human, json] = await Promise.all([
+        runCli(['card', 'bad-card.json'], { cwd: dir }),
+        runCli(['card', 'bad-card.json', '--json'], { cwd: dir }),
+      ]);
+      expect(human.code, show(human)).toBe(1);
+      expect(human.stdout).toBe('');
+      expectOneLineError(human, 'card-invalid', `bad-card.json ${path}: `, detail);
+      expect(json.code, show(json)).toBe(1);
+      expect(json.stderr).toBe('');
+      expect(jsonOf(json)).toEqual({
+        error: { code: 'card-invalid', message: expect.stringMatching(detail), source: 'bad-card.json', path },
+      });
+    },
+  );
 
   it('not JSON, not an object, nested too deep: exit 1 naming the file (and path)', async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
@@ -130,7 +199,9 @@ describe.concurrent('a2a card <file>', () => {
 });
 
 describe.concurrent('a2a card <url> against real SDK agents', () => {
-  it('served card: the URL that answered is resolved; A2A-Version 1.0 without a manifest; relative URLs resolve with a warning', { timeout: SLOW }, async ({ onTestFinished }) => {
+  it('served card: the URL that answered is resolved; A2A-Version 1.0 without a manifest; relative URLs resolve with a warning', {
+    timeout: SLOW,
+  }, async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
     const agent = await res.sampleAgent();
     const dir = await res.dir();
@@ -161,16 +232,27 @@ describe.concurrent('a2a card <url> against real SDK agents', () => {
     const relative = await runCli(['card', agent.origin, '--json'], { cwd: dir });
     expect(relative.code, show(relative)).toBe(0);
     const rel = jsonOf(relative);
-    expect(rel.card.supportedInterfaces[0]).toEqual({ url: agent.jsonRpcUrl, protocolBinding: 'JSONRPC', protocolVersion: '1.0' });
-    expect(rel.warnings).toEqual([expect.objectContaining({ code: 'relative-interface-url', path: '$.supportedInterfaces[0].url' })]);
+    expect(rel.card.supportedInterfaces[0]).toEqual({
+      url: agent.jsonRpcUrl,
+      protocolBinding: 'JSONRPC',
+      protocolVersion: '1.0',
+    });
+    expect(rel.warnings).toEqual([
+      expect.objectContaining({ code: 'relative-interface-url', path: '$.supportedInterfaces[0].url' }),
+    ]);
   });
 
-  it('an invalid served card: exit 1 naming the URL and the JSON path; a missing agent: exit 3', { timeout: SLOW }, async ({ onTestFinished }) => {
+  it('an invalid served card: exit 1 naming the URL and the JSON path; a missing agent: exit 3', {
+    timeout: SLOW,
+  }, async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
     const agent = await res.sampleAgent();
     const dir = await res.dir();
     agent.setCard({ ...sampleCard(agent.origin), skills: null });
-    const [human, json] = await Promise.all([runCli(['card', agent.origin], { cwd: dir }), runCli(['card', agent.origin, '--json'], { cwd: dir })]);
+    const [human, json] = await Promise.all([
+      runCli(['card', agent.origin], { cwd: dir }),
+      runCli(['card', agent.origin, '--json'], { cwd: dir }),
+    ]);
     expect(human.code, show(human)).toBe(1);
     expectOneLineError(human, `card-invalid: ${agent.cardUrl} $.skills: expected array, got null`);
     expect(json.code, show(json)).toBe(1);
@@ -182,7 +264,9 @@ describe.concurrent('a2a card <url> against real SDK agents', () => {
     expect(jsonOf(gone).error.code).toBe('unreachable');
   });
 
-  it('the manifest profile picks A2A-Version: 0.3 gets the compat card from a 0.3-compat agent', async ({ onTestFinished }) => {
+  it('the manifest profile picks A2A-Version: 0.3 gets the compat card from a 0.3-compat agent', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const agent = await res.sampleAgent({ legacy: true });
     const dir = await res.dir(manifest({}, { ...PROFILE, versions: ['0.3', '1.0'] }));
@@ -199,37 +283,47 @@ describe.concurrent('a2a card does not depend on the manifest', () => {
   // Each invalid manifest asks for A2A 0.3 first, so a card request sending 1.0 proves it was not half-read.
   it.for([
     { label: 'broken JSON', text: '{"profile": {"versions": ["0.3"], ' },
-    { label: 'a schema error', text: JSON.stringify(manifest({ x: research('https://x.example.com') }, { ...PROFILE, versions: ['0.3', '1.0'], accepts: ['*/*'] })) },
+    {
+      label: 'a schema error',
+      text: JSON.stringify(
+        manifest({ x: research('https://x.example.com') }, { ...PROFILE, versions: ['0.3', '1.0'], accepts: ['*/*'] }),
+      ),
+    },
     {
       label: 'a __proto__ agent',
       text: '{"profile": {"bindings": ["JSONRPC"], "versions": ["0.3"], "accepts": ["text/plain"]}, "agents": {"__proto__": {"card": "x", "skills": ["s"]}}}',
     },
-  ])('a cwd whose a2a.json has $label: card still works (file and URL, human and --json), sending A2A-Version 1.0', async ({ label, text }, { onTestFinished }) => {
-    const res = resources(onTestFinished);
-    const agent = await res.sampleAgent();
-    const dir = await res.dir();
-    await writeFile(join(dir, 'card.json'), JSON.stringify(sampleCard('https://research.example.com')));
-    await writeManifest(dir, text);
-    const [lock, file, url, human] = await Promise.all([
-      runCli(['lock'], { cwd: dir }),
-      runCli(['card', 'card.json', '--json'], { cwd: dir }),
-      runCli(['card', agent.origin, '--json'], { cwd: dir }),
-      runCli(['card', agent.origin], { cwd: dir }),
-    ]);
-    // The manifest really is invalid for the commands that read it.
-    expect(lock.code, `${label}: ${show(lock)}`).toBe(2);
-    expect(lock.stderr, label).toMatch(/manifest-invalid/);
-    for (const r of [file, url, human]) {
-      expect(r.code, `${label}: ${show(r)}`).toBe(0);
-      expect(allOutput(r), label).not.toMatch(/manifest/);
-    }
-    expect(jsonOf(file)).toMatchObject({ valid: true, resolved: 'card.json' });
-    expect(jsonOf(url)).toMatchObject({ valid: true, resolved: agent.cardUrl });
-    expect(human.stdout).toMatch(/^Market Research Agent 2\.4\.0/);
-    expect(cardRequests(agent.requests).map((q) => q.headers['a2a-version'])).toEqual(['1.0', '1.0']);
-  });
+  ])(
+    'a cwd whose a2a.json has $label: card still works (file and URL, human and --json), sending A2A-Version 1.0',
+    async ({ label, text }, { onTestFinished }) => {
+      const res = resources(onTestFinished);
+      const agent = await res.sampleAgent();
+      const dir = await res.dir();
+      await writeFile(join(dir, 'card.json'), JSON.stringify(sampleCard('https://research.example.com')));
+      await writeManifest(dir, text);
+      const [lock, file, url, human] = await Promise.all([
+        runCli(['lock'], { cwd: dir }),
+        runCli(['card', 'card.json', '--json'], { cwd: dir }),
+        runCli(['card', agent.origin, '--json'], { cwd: dir }),
+        runCli(['card', agent.origin], { cwd: dir }),
+      ]);
+      // The manifest really is invalid for the commands that read it.
+      expect(lock.code, `${label}: ${show(lock)}`).toBe(2);
+      expect(lock.stderr, label).toMatch(/manifest-invalid/);
+      for (const r of [file, url, human]) {
+        expect(r.code, `${label}: ${show(r)}`).toBe(0);
+        expect(allOutput(r), label).not.toMatch(/manifest/);
+      }
+      expect(jsonOf(file)).toMatchObject({ valid: true, resolved: 'card.json' });
+      expect(jsonOf(url)).toMatchObject({ valid: true, resolved: agent.cardUrl });
+      expect(human.stdout).toMatch(/^Market Research Agent 2\.4\.0/);
+      expect(cardRequests(agent.requests).map((q) => q.headers['a2a-version'])).toEqual(['1.0', '1.0']);
+    },
+  );
 
-  it('--manifest pointing at a missing file is fine too; an unknown flag is still a usage error', async ({ onTestFinished }) => {
+  it('--manifest pointing at a missing file is fine too; an unknown flag is still a usage error', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const dir = await res.dir();
     await writeFile(join(dir, 'card.json'), JSON.stringify(sampleCard('https://research.example.com')));
@@ -248,7 +342,9 @@ describe.concurrent('a2a card does not depend on the manifest', () => {
 });
 
 describe('card text on a terminal', () => {
-  it('control characters in a card (a forged line, cursor movement) are shown escaped; colour from kleur is not touched', async ({ onTestFinished }) => {
+  it('control characters in a card (a forged line, cursor movement) are shown escaped; colour from kleur is not touched', async ({
+    onTestFinished,
+  }) => {
     const dir = await resources(onTestFinished).dir();
     const card = sampleCard('https://agent.example');
     card.name = 'evil\u001b[2K\rforged\nerror fake: line';
@@ -282,7 +378,9 @@ describe.concurrent('card text cannot paint the terminal', () => {
     expect(text).not.toMatch(/[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/);
   };
 
-  it('a2a card and a2a why escape SGR, conceal and bidi controls from a card, without colour and under FORCE_COLOR=1 (whose own colour still shows)', { timeout: SLOW }, async ({ onTestFinished }) => {
+  it('a2a card and a2a why escape SGR, conceal and bidi controls from a card, without colour and under FORCE_COLOR=1 (whose own colour still shows)', {
+    timeout: SLOW,
+  }, async ({ onTestFinished }) => {
     const dir = await resources(onTestFinished).dir();
     await writeFile(join(dir, 'evil.json'), JSON.stringify(hostile()));
     await writeManifest(dir, manifest({ evil: research('evil.json') }));
@@ -305,7 +403,9 @@ describe.concurrent('card text cannot paint the terminal', () => {
     expect(forcedWhy.stdout).toContain(`\u001b[32m✓\u001b[39m the locked plan`);
   });
 
-  it('warnings and errors carrying card text are escaped too (FORCE_COLOR=1: the CLI still colours its own words)', async ({ onTestFinished }) => {
+  it('warnings and errors carrying card text are escaped too (FORCE_COLOR=1: the CLI still colours its own words)', async ({
+    onTestFinished,
+  }) => {
     const dir = await resources(onTestFinished).dir();
     const warned = hostile();
     warned.defaultInputModes = ['text/plain', 'bad\u001b[8m\u202emode'];

@@ -6,15 +6,35 @@
  * middleware that refuses the versions it does not list.
  */
 import { describe, expect, it } from 'vitest';
-import { allOutput, cardRequests, handlers, jsonOf, manifest, PROFILE, readLock, readLockBytes, research, resources, runCli, sampleCard, show } from './helpers.js';
+import {
+  allOutput,
+  cardRequests,
+  handlers,
+  jsonOf,
+  manifest,
+  PROFILE,
+  readLock,
+  readLockBytes,
+  research,
+  resources,
+  runCli,
+  sampleCard,
+  show,
+} from './helpers.js';
 
 const PICKY_PROFILE = { ...PROFILE, versions: ['1.1', '1.0', '0.3'] };
 
 describe.concurrent('card versions: the profile order, asked until one answers', () => {
   for (const refusal of ['http-400', 'jsonrpc', 'error-info'] as const) {
-    it(`${refusal}: lock asks 1.1 then 1.0, locks and records 1.0; verify asks 1.0 first (one request) and passes`, async ({ onTestFinished }) => {
+    it(`${refusal}: lock asks 1.1 then 1.0, locks and records 1.0; verify asks 1.0 first (one request) and passes`, async ({
+      onTestFinished,
+    }) => {
       const res = resources(onTestFinished);
-      const agent = await res.agent({ card: (origin) => sampleCard(origin), cardVersions: ['1.0', '0.3'], cardVersionRefusal: refusal });
+      const agent = await res.agent({
+        card: (origin) => sampleCard(origin),
+        cardVersions: ['1.0', '0.3'],
+        cardVersionRefusal: refusal,
+      });
       const dir = await res.dir(manifest({ research: research(agent.origin) }, PICKY_PROFILE));
       const env = { RESEARCH_TOKEN: 't' };
 
@@ -40,7 +60,9 @@ describe.concurrent('card versions: the profile order, asked until one answers',
     });
   }
 
-  it('the SDK itself (v0.3 compat on, a card with no 0.3 interface) refuses 0.3 with -32009: 1.0 is asked next', async ({ onTestFinished }) => {
+  it('the SDK itself (v0.3 compat on, a card with no 0.3 interface) refuses 0.3 with -32009: 1.0 is asked next', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const agent = await res.agent({ card: (origin) => sampleCard(origin), legacyCompat: true });
     const dir = await res.dir(manifest({ research: research(agent.origin) }, { ...PROFILE, versions: ['0.3', '1.0'] }));
@@ -50,7 +72,9 @@ describe.concurrent('card versions: the profile order, asked until one answers',
     expect((await readLock(dir)).agents.research.plans['market-size'].protocolVersion).toBe('1.0');
   });
 
-  it('an agent that later refuses the recorded version: verify asks the profile\'s other versions in order', async ({ onTestFinished }) => {
+  it("an agent that later refuses the recorded version: verify asks the profile's other versions in order", async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const first = await res.agent({ card: (origin) => sampleCard(origin), cardVersions: ['1.0'] });
     const dir = await res.dir(manifest({ research: research(first.origin) }, PICKY_PROFILE));
@@ -66,7 +90,9 @@ describe.concurrent('card versions: the profile order, asked until one answers',
     expect(cardRequests(later.requests).map((r) => r.headers['a2a-version'])).toEqual(['1.0', '1.1', '0.3']);
   });
 
-  it('the first version answers: one card request per agent on verify, no versionHeader recorded', async ({ onTestFinished }) => {
+  it('the first version answers: one card request per agent on verify, no versionHeader recorded', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const agent = await res.agent({ card: (origin) => sampleCard(origin), cardVersions: ['1.1', '1.0'] });
     const dir = await res.dir(manifest({ research: research(agent.origin) }, PICKY_PROFILE));
@@ -79,11 +105,21 @@ describe.concurrent('card versions: the profile order, asked until one answers',
     expect(cardRequests(agent.requests).map((r) => r.headers['a2a-version'])).toEqual(['1.1']);
   });
 
-  it('every version refused: exit 3, the error names each version tried and its answer; no lockfile', async ({ onTestFinished }) => {
+  it('every version refused: exit 3, the error names each version tried and its answer; no lockfile', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const plain = await res.agent({ card: (origin) => sampleCard(origin), cardVersions: ['2.0'] });
-    const rpc = await res.agent({ card: (origin) => sampleCard(origin), cardVersions: ['2.0'], cardVersionRefusal: 'jsonrpc' });
-    const info = await res.agent({ card: (origin) => sampleCard(origin), cardVersions: ['2.0'], cardVersionRefusal: 'error-info' });
+    const rpc = await res.agent({
+      card: (origin) => sampleCard(origin),
+      cardVersions: ['2.0'],
+      cardVersionRefusal: 'jsonrpc',
+    });
+    const info = await res.agent({
+      card: (origin) => sampleCard(origin),
+      cardVersions: ['2.0'],
+      cardVersionRefusal: 'error-info',
+    });
     for (const [agent, answer] of [
       [plain, /HTTP 400\)/],
       [rpc, /HTTP 200: VersionNotSupported \(-32009\): A2A-Version 1\.1 not supported/],
@@ -99,7 +135,9 @@ describe.concurrent('card versions: the profile order, asked until one answers',
       expect(await readLockBytes(dir)).toBeUndefined();
 
       const json = await runCli(['lock', '--json'], { cwd: dir, env: { RESEARCH_TOKEN: 't' } });
-      expect(jsonOf(json).agents.research.error.message).toMatch(/every A2A-Version asked for was refused: 1\.1 \(HTTP (400|200).*?\), 1\.0 \(/);
+      expect(jsonOf(json).agents.research.error.message).toMatch(
+        /every A2A-Version asked for was refused: 1\.1 \(HTTP (400|200).*?\), 1\.0 \(/,
+      );
       agent.requests.length = 0;
     }
   });
@@ -110,10 +148,15 @@ describe('card discovery: a 404 on both well-known paths', () => {
     const res = resources(onTestFinished);
     const server = await res.http(handlers.status(404));
     const dir = await res.dir(manifest({ research: research(server.origin) }));
-    const [card, lock] = await Promise.all([runCli(['card', server.origin], { cwd: dir }), runCli(['lock'], { cwd: dir, env: { RESEARCH_TOKEN: 't' } })]);
+    const [card, lock] = await Promise.all([
+      runCli(['card', server.origin], { cwd: dir }),
+      runCli(['lock'], { cwd: dir, env: { RESEARCH_TOKEN: 't' } }),
+    ]);
     for (const r of [card, lock]) {
       expect(r.code, show(r)).toBe(3);
-      expect(allOutput(r)).toContain(`${server.origin}/.well-known/agent-card.json: not found (404); ${server.origin}/.well-known/agent.json: not found (404) either`);
+      expect(allOutput(r)).toContain(
+        `${server.origin}/.well-known/agent-card.json: not found (404); ${server.origin}/.well-known/agent.json: not found (404) either`,
+      );
     }
   });
 });

@@ -29,7 +29,11 @@ export function publicCard(origin: string): Card {
 /** The extended card: the public one plus `deep-research` (with `outputModes` overridable). */
 export function extendedCard(origin: string, outputModes: string[] = DEEP.outputModes): Card {
   const card = publicCard(origin);
-  return { ...card, description: 'Extended: includes the paid skills.', skills: [...card.skills, { ...DEEP, outputModes }] };
+  return {
+    ...card,
+    description: 'Extended: includes the paid skills.',
+    skills: [...card.skills, { ...DEEP, outputModes }],
+  };
 }
 
 /** An ES256 signing key. */
@@ -50,7 +54,12 @@ export async function newKey(kid: string): Promise<Key> {
 
 /** Sign `card` with the SDK's generator (ES256, typ JOSE, the key's kid, and `jku` unless empty). */
 export async function sign(card: Card, key: Key, jku: string): Promise<Card> {
-  const signer = generateAgentCardSignature(key.privateKey, { alg: 'ES256', kid: key.kid, typ: 'JOSE', ...(jku ? { jku } : {}) });
+  const signer = generateAgentCardSignature(key.privateKey, {
+    alg: 'ES256',
+    kid: key.kid,
+    typ: 'JOSE',
+    ...(jku ? { jku } : {}),
+  });
   // The SDK canonicalises through AgentCard.fromJSON, so it takes the ProtoJSON card as served.
   const signed = (await signer(card as never)) as unknown as Card;
   return JSON.parse(JSON.stringify(signed)) as Card; // drop `header: undefined`

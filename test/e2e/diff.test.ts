@@ -11,16 +11,30 @@ import { describe, expect, it } from 'vitest';
 import { closeFetcher } from '../../src/index.js';
 import { BIN, jsonOf, manifest, oneJsonDocument, research, resources, runCli, sampleCard, show } from './helpers.js';
 
-const IDENTITY = { GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' };
+const IDENTITY = {
+  GIT_AUTHOR_NAME: 't',
+  GIT_AUTHOR_EMAIL: 't@example.com',
+  GIT_COMMITTER_NAME: 't',
+  GIT_COMMITTER_EMAIL: 't@example.com',
+};
 
 function git(dir: string, ...args: string[]): string {
-  return execFileSync('git', args, { cwd: dir, encoding: 'utf8', env: { ...process.env, ...IDENTITY, GIT_CONFIG_NOSYSTEM: '1', NO_COLOR: '1' } });
+  return execFileSync('git', args, {
+    cwd: dir,
+    encoding: 'utf8',
+    env: { ...process.env, ...IDENTITY, GIT_CONFIG_NOSYSTEM: '1', NO_COLOR: '1' },
+  });
 }
 
 type OnFinished = (fn: () => void | Promise<void>) => void;
 
 /** A project locked against a real SDK agent and committed on `main` (`extra`: more files for that commit). */
-async function lockedProject(onTestFinished: OnFinished, extra: (dir: string) => void = () => { /* nothing more */ }) {
+async function lockedProject(
+  onTestFinished: OnFinished,
+  extra: (dir: string) => void = () => {
+    /* nothing more */
+  },
+) {
   const res = resources(onTestFinished);
   onTestFinished(() => closeFetcher());
   const agent = await res.sampleAgent();
@@ -45,7 +59,9 @@ async function reviewedProject(onTestFinished: OnFinished) {
 }
 
 describe.concurrent('a2a diff', () => {
-  it('HEAD → working tree: one block per agent, plan fields as set members, risks, the count line; exit 0 (or 1 with --fail-on)', async ({ onTestFinished }) => {
+  it('HEAD → working tree: one block per agent, plan fields as set members, risks, the count line; exit 0 (or 1 with --fail-on)', async ({
+    onTestFinished,
+  }) => {
     const { dir } = await reviewedProject(onTestFinished);
     const cli = (args: string[], env: Record<string, string> = {}) => runCli(args, { cwd: dir, env });
     const [text, json, formatJson, failMedium, failHigh, explicit] = await Promise.all([
@@ -57,20 +73,48 @@ describe.concurrent('a2a diff', () => {
       cli(['diff', 'HEAD', 'a2a.lock.json']),
     ]);
     expect(text.code, show(text)).toBe(0);
-    expect(text.stdout).toMatch(/^a2a\.lock\.json: revision HEAD \(refs\/heads\/main at [0-9a-f]{12}\) → working tree$/m);
+    expect(text.stdout).toMatch(
+      /^a2a\.lock\.json: revision HEAD \(refs\/heads\/main at [0-9a-f]{12}\) → working tree$/m,
+    );
     expect(text.stdout).toContain('~ research (version 2.4.0 → 2.5.0) · medium');
-    expect(text.stdout).toContain('    plan market-size › acceptedOutputModes:\n      - application/json\n      + text/plain');
+    expect(text.stdout).toContain(
+      '    plan market-size › acceptedOutputModes:\n      - application/json\n      + text/plain',
+    );
     expect(text.stdout).toContain('      - $.skills["market-size"].outputModes: "application/json" structural');
-    expect(text.stdout).toContain('medium output-modes-changed: plan market-size accepted output modes: - application/json, + text/plain');
+    expect(text.stdout).toContain(
+      'medium output-modes-changed: plan market-size accepted output modes: - application/json, + text/plain',
+    );
     expect(text.stdout.trimEnd().split('\n').at(-1)).toBe('1 changed, 0 added, 0 removed · 1 medium, 1 low');
     expect(text.stdout).not.toMatch(/outputModes\[\d\]/);
 
     const doc = oneJsonDocument(json);
     expect(json.code).toBe(0);
-    expect(doc).toMatchObject({ ok: true, base: { kind: 'revision', label: 'HEAD', ref: 'refs/heads/main', commit: git(dir, 'rev-parse', 'HEAD').trim(), found: true }, head: { kind: 'worktree', found: true }, counts: { changed: 1, added: 0, removed: 0, medium: 1 } });
-    expect(doc.agents.research).toMatchObject({ verdict: 'changed', version: { old: '2.4.0', new: '2.5.0' }, level: 'medium' });
-    expect(doc.agents.research.risks).toContainEqual({ code: 'output-modes-changed', level: 'medium', message: 'plan market-size accepted output modes: - application/json, + text/plain', skill: 'market-size' });
-    expect(doc.agents.research.changes.planChanges['market-size']).toEqual([{ field: 'acceptedOutputModes', old: ['application/json'], new: ['text/plain'] }]);
+    expect(doc).toMatchObject({
+      ok: true,
+      base: {
+        kind: 'revision',
+        label: 'HEAD',
+        ref: 'refs/heads/main',
+        commit: git(dir, 'rev-parse', 'HEAD').trim(),
+        found: true,
+      },
+      head: { kind: 'worktree', found: true },
+      counts: { changed: 1, added: 0, removed: 0, medium: 1 },
+    });
+    expect(doc.agents.research).toMatchObject({
+      verdict: 'changed',
+      version: { old: '2.4.0', new: '2.5.0' },
+      level: 'medium',
+    });
+    expect(doc.agents.research.risks).toContainEqual({
+      code: 'output-modes-changed',
+      level: 'medium',
+      message: 'plan market-size accepted output modes: - application/json, + text/plain',
+      skill: 'market-size',
+    });
+    expect(doc.agents.research.changes.planChanges['market-size']).toEqual([
+      { field: 'acceptedOutputModes', old: ['application/json'], new: ['text/plain'] },
+    ]);
     expect(jsonOf(formatJson)).toEqual(doc);
 
     expect(failMedium.code, show(failMedium)).toBe(1);
@@ -80,7 +124,9 @@ describe.concurrent('a2a diff', () => {
     expect(explicit.stdout).toContain('~ research (version 2.4.0 → 2.5.0) · medium');
   });
 
-  it('sides as files or revisions; a side without a lockfile is all added; bad sides are usage errors (exit 2)', async ({ onTestFinished }) => {
+  it('sides as files or revisions; a side without a lockfile is all added; bad sides are usage errors (exit 2)', async ({
+    onTestFinished,
+  }) => {
     const { dir } = await reviewedProject(onTestFinished);
     writeFileSync(join(dir, 'base.lock.json'), git(dir, 'show', 'HEAD:a2a.lock.json'));
     git(dir, 'commit', '-q', '-am', 'update');
@@ -92,8 +138,16 @@ describe.concurrent('a2a diff', () => {
       runCli(['diff', 'a', 'b', 'c'], { cwd: dir }),
     ]);
     expect(files.code, show(files)).toBe(0);
-    expect(jsonOf(files)).toMatchObject({ base: { kind: 'file', label: 'base.lock.json' }, head: { kind: 'file' }, counts: { changed: 1 } });
-    expect(jsonOf(revisions)).toMatchObject({ base: { kind: 'revision', label: 'HEAD~1' }, head: { kind: 'revision', label: 'HEAD' }, counts: { changed: 1 } });
+    expect(jsonOf(files)).toMatchObject({
+      base: { kind: 'file', label: 'base.lock.json' },
+      head: { kind: 'file' },
+      counts: { changed: 1 },
+    });
+    expect(jsonOf(revisions)).toMatchObject({
+      base: { kind: 'revision', label: 'HEAD~1' },
+      head: { kind: 'revision', label: 'HEAD' },
+      counts: { changed: 1 },
+    });
     expect(jsonOf(revisions).agents).toEqual(jsonOf(files).agents);
     // Card text reaches the terminal inert: control and bidi characters escaped, in text and markdown.
     const hostile = JSON.parse(readFileSync(join(dir, 'a2a.lock.json'), 'utf8'));
@@ -129,13 +183,19 @@ describe.concurrent('a2a diff', () => {
     writeFileSync(join(empty, 'a2a.lock.json'), readFileSync(join(dir, 'a2a.lock.json')));
     const added = await runCli(['diff', '--lockfile', 'a2a.lock.json'], { cwd: empty });
     expect(added.code, show(added)).toBe(0);
-    expect(added.stdout).toMatch(/^a2a\.lock\.json: revision HEAD \(refs\/heads\/main at [0-9a-f]{12}, no lockfile\) → working tree$/m);
+    expect(added.stdout).toMatch(
+      /^a2a\.lock\.json: revision HEAD \(refs\/heads\/main at [0-9a-f]{12}, no lockfile\) → working tree$/m,
+    );
     expect(added.stdout).toMatch(/^\+ research \(http:\/\/127\.0\.0\.1:\d+, version 2\.5\.0\) · high$/m);
-    expect(added.stdout).toMatch(/high new-credential-destination: new agent sends bearer → http:\/\/127\.0\.0\.1:\d+ \(plan market-size\)/);
+    expect(added.stdout).toMatch(
+      /high new-credential-destination: new agent sends bearer → http:\/\/127\.0\.0\.1:\d+ \(plan market-size\)/,
+    );
     expect(added.stdout).toContain('0 changed, 1 added, 0 removed');
   });
 
-  it('in CI: the pull request base (GITHUB_BASE_REF), the markdown job summary, annotations at the agent line; an unreadable base is exit 2 with the fetch hint', async ({ onTestFinished }) => {
+  it('in CI: the pull request base (GITHUB_BASE_REF), the markdown job summary, annotations at the agent line; an unreadable base is exit 2 with the fetch hint', async ({
+    onTestFinished,
+  }) => {
     const { dir } = await reviewedProject(onTestFinished);
     const base = git(dir, 'rev-parse', 'HEAD').trim();
     git(dir, 'update-ref', 'refs/remotes/origin/main', base);
@@ -143,42 +203,67 @@ describe.concurrent('a2a diff', () => {
     git(dir, 'commit', '-q', '-am', 'update research');
     const summary = join(dir, 'summary.md');
     writeFileSync(summary, '# earlier step\n');
-    const env = { GITHUB_ACTIONS: 'true', GITHUB_BASE_REF: 'main', GITHUB_STEP_SUMMARY: summary, GITHUB_WORKSPACE: dir };
+    const env = {
+      GITHUB_ACTIONS: 'true',
+      GITHUB_BASE_REF: 'main',
+      GITHUB_STEP_SUMMARY: summary,
+      GITHUB_WORKSPACE: dir,
+    };
     const r = await runCli(['diff'], { cwd: dir, env });
     expect(r.code, show(r)).toBe(0);
-    expect(r.stdout).toContain(`a2a.lock.json: revision ${base} (GITHUB_BASE_REF: merge-base with refs/remotes/origin/main) → working tree`);
+    expect(r.stdout).toContain(
+      `a2a.lock.json: revision ${base} (GITHUB_BASE_REF: merge-base with refs/remotes/origin/main) → working tree`,
+    );
     const line = readFileSync(join(dir, 'a2a.lock.json'), 'utf8').split('\n').indexOf('    "research": {') + 1;
     expect(line).toBeGreaterThan(1);
     expect(r.stdout.split('\n')).toContain(
       `::warning file=a2a.lock.json,line=${line},title=research%3A output-modes-changed::plan market-size accepted output modes: - application/json, + text/plain; review it in a2a diff`,
     );
     const written = readFileSync(summary, 'utf8');
-    expect(written.startsWith('# earlier step\n<!-- a2a-lock-diff a2a.json -->\n**1 changed, 0 added, 0 removed · 1 medium, 1 low**')).toBe(true);
+    expect(
+      written.startsWith(
+        '# earlier step\n<!-- a2a-lock-diff a2a.json -->\n**1 changed, 0 added, 0 removed · 1 medium, 1 low**',
+      ),
+    ).toBe(true);
     expect(written).toContain('| Agent | Change | Card version | Plan impact | Signature | Risk |');
-    expect(written).toContain('| research | changed | 2\\.4\\.0 → 2\\.5\\.0 | market\\-size\\: acceptedOutputModes | absent | **medium**: output-modes-changed |');
+    expect(written).toContain(
+      '| research | changed | 2\\.4\\.0 → 2\\.5\\.0 | market\\-size\\: acceptedOutputModes | absent | **medium**: output-modes-changed |',
+    );
 
-    const md = await runCli(['diff', '--format', 'markdown'], { cwd: dir, env: { GITHUB_ACTIONS: 'true', GITHUB_BASE_REF: 'main' } });
+    const md = await runCli(['diff', '--format', 'markdown'], {
+      cwd: dir,
+      env: { GITHUB_ACTIONS: 'true', GITHUB_BASE_REF: 'main' },
+    });
     // stdout is the comment alone; the annotation goes to stderr.
     expect(md.stdout.split('\n')[0]).toBe('<!-- a2a-lock-diff a2a.json -->');
     expect(md.stdout).not.toContain('::warning');
     expect(md.stderr).toContain(`::warning file=a2a.lock.json,line=${line},title=research%3A output-modes-changed::`);
     expect(md.stdout).toContain('<details><summary>research: changed · medium</summary>');
 
-    const unreadable = await runCli(['diff'], { cwd: dir, env: { GITHUB_ACTIONS: 'true', GITHUB_BASE_REF: 'release' } });
+    const unreadable = await runCli(['diff'], {
+      cwd: dir,
+      env: { GITHUB_ACTIONS: 'true', GITHUB_BASE_REF: 'release' },
+    });
     expect(unreadable.code, show(unreadable)).toBe(2);
     expect(unreadable.stderr).toContain("the pull request's base (refs/remotes/origin/release) is not in this clone");
     expect(unreadable.stderr).toContain('fetch-depth: 0');
   });
 
-  it('a job summary that cannot be written is one warning, step-summary-failed (the code verify gives it), and the review still prints (issue 26)', async ({ onTestFinished }) => {
+  it('a job summary that cannot be written is one warning, step-summary-failed (the code verify gives it), and the review still prints (issue 26)', async ({
+    onTestFinished,
+  }) => {
     const { dir } = await reviewedProject(onTestFinished);
     const r = await runCli(['diff'], { cwd: dir, env: { GITHUB_STEP_SUMMARY: join(dir, 'no', 'such', 'summary.md') } });
     expect(r.code, show(r)).toBe(0);
     expect(r.stdout).toContain('~ research (version 2.4.0 → 2.5.0) · medium');
-    expect(r.stderr).toMatch(/^warning step-summary-failed: GITHUB_STEP_SUMMARY \(.*summary\.md\) could not be written: /m);
+    expect(r.stderr).toMatch(
+      /^warning step-summary-failed: GITHUB_STEP_SUMMARY \(.*summary\.md\) could not be written: /m,
+    );
   });
 
-  it('a word that is both a file and a revision is refused, as git does (a PR committing its own lockfile as `main` reviewed itself); files are spelt ./x, absolute or after --; the header names each side\'s kind (issue 22)', async ({ onTestFinished }) => {
+  it("a word that is both a file and a revision is refused, as git does (a PR committing its own lockfile as `main` reviewed itself); files are spelt ./x, absolute or after --; the header names each side's kind (issue 22)", async ({
+    onTestFinished,
+  }) => {
     const { dir } = await reviewedProject(onTestFinished);
     const head = git(dir, 'rev-parse', 'HEAD').trim();
     // The pull request's own lockfile, committed under the names a reviewer would type for the base.
@@ -195,24 +280,35 @@ describe.concurrent('a2a diff', () => {
       cli('--json', 'main', '--'),
       cli('main', '--', 'no-such.json'),
     ]);
-    for (const [r, word] of [[byName, 'main'], [bySha, head]] as const) {
+    for (const [r, word] of [
+      [byName, 'main'],
+      [bySha, head],
+    ] as const) {
       expect(r.code, show(r)).toBe(2);
       expect(r.stderr).toContain(`error usage: "${word}" is ambiguous: both a file and a git revision`);
       expect(r.stderr).toContain(`hint: write ./${word} for the file, or the revision before -- (a2a diff ${word} --)`);
     }
     expect(revision.code, show(revision)).toBe(1);
-    expect(revision.stdout).toMatch(/^a2a\.lock\.json: revision main \(refs\/heads\/main at [0-9a-f]{12}\) → working tree$/m);
+    expect(revision.stdout).toMatch(
+      /^a2a\.lock\.json: revision main \(refs\/heads\/main at [0-9a-f]{12}\) → working tree$/m,
+    );
     expect(revision.stdout).toContain('~ research (version 2.4.0 → 2.5.0) · medium');
     expect(dotted.code, show(dotted)).toBe(0);
     expect(dotted.stdout).toContain('a2a.lock.json: file ./main → working tree');
     expect(dashed.code, show(dashed)).toBe(0);
     expect(dashed.stdout).toContain('a2a.lock.json: file main → file a2a.lock.json');
-    expect(jsonOf(json)).toMatchObject({ base: { kind: 'revision', label: 'main', ref: 'refs/heads/main', commit: head, found: true }, head: { kind: 'worktree' }, counts: { changed: 1 } });
+    expect(jsonOf(json)).toMatchObject({
+      base: { kind: 'revision', label: 'main', ref: 'refs/heads/main', commit: head, found: true },
+      head: { kind: 'worktree' },
+      counts: { changed: 1 },
+    });
     expect(missing.code, show(missing)).toBe(2);
     expect(missing.stderr).toContain('no-such.json: no such file');
   });
 
-  it('a pull request that only changes credentials.<scheme>.env in a2a.json: credential-source-changed (high) in every format, --fail-on counts it; the marker names the manifest', async ({ onTestFinished }) => {
+  it('a pull request that only changes credentials.<scheme>.env in a2a.json: credential-source-changed (high) in every format, --fail-on counts it; the marker names the manifest', async ({
+    onTestFinished,
+  }) => {
     const { dir } = await lockedProject(onTestFinished, (project) => {
       // A second service in the same repository, with its own manifest and lockfile.
       mkdirSync(join(project, 'billing'));
@@ -227,7 +323,8 @@ describe.concurrent('a2a diff', () => {
     git(dir, 'checkout', '-q', '-b', 'feature');
     git(dir, 'commit', '-q', '-am', 'only the secret variable');
     expect(readFileSync(join(dir, 'a2a.lock.json'), 'utf8')).toBe(lockBefore);
-    const message = 'credential bearer now read from env PROD_DEPLOY_TOKEN (was env RESEARCH_TOKEN), for a route the base already sent it along';
+    const message =
+      'credential bearer now read from env PROD_DEPLOY_TOKEN (was env RESEARCH_TOKEN), for a route the base already sent it along';
     const cli = (args: string[], env: Record<string, string> = {}) => runCli(args, { cwd: dir, env });
     const [text, json, md, any, high, revisions, billing, annotated] = await Promise.all([
       cli(['diff', 'main']),
@@ -244,10 +341,19 @@ describe.concurrent('a2a diff', () => {
     expect(text.stdout).toContain('    a2a.json › credentials › bearer: env RESEARCH_TOKEN → env PROD_DEPLOY_TOKEN');
     expect(text.stdout).toContain(`    high credential-source-changed: ${message}`);
     expect(text.stdout).not.toContain('No agent changed');
-    expect(jsonOf(json).agents.research).toMatchObject({ verdict: 'changed', level: 'high', credentialSources: [{ scheme: 'bearer', old: 'RESEARCH_TOKEN', new: 'PROD_DEPLOY_TOKEN' }], risks: [{ code: 'credential-source-changed', level: 'high', message }] });
-    expect(jsonOf(revisions).agents.research.risks).toEqual([{ code: 'credential-source-changed', level: 'high', message }]);
+    expect(jsonOf(json).agents.research).toMatchObject({
+      verdict: 'changed',
+      level: 'high',
+      credentialSources: [{ scheme: 'bearer', old: 'RESEARCH_TOKEN', new: 'PROD_DEPLOY_TOKEN' }],
+      risks: [{ code: 'credential-source-changed', level: 'high', message }],
+    });
+    expect(jsonOf(revisions).agents.research.risks).toEqual([
+      { code: 'credential-source-changed', level: 'high', message },
+    ]);
     expect(md.stdout.split('\n')[0]).toBe('<!-- a2a-lock-diff a2a.json -->');
-    expect(md.stdout).toContain('| research | changed | 2\\.4\\.0 | credentials\\: bearer | absent | **high**: credential-source-changed |');
+    expect(md.stdout).toContain(
+      '| research | changed | 2\\.4\\.0 | credentials\\: bearer | absent | **high**: credential-source-changed |',
+    );
     expect([any.code, high.code]).toEqual([1, 1]);
     expect(high.stdout).toContain('a2a diff failed: a change at or above --fail-on high (exit 1)');
     // The other service's manifest did not change: its own comment, under its own marker.
@@ -260,7 +366,9 @@ describe.concurrent('a2a diff', () => {
     expect(invalid.code, show(invalid)).toBe(0);
     expect(jsonOf(invalid).warnings).toEqual([expect.objectContaining({ code: 'manifest-not-compared' })]);
     expect(annotated.code, show(annotated)).toBe(0);
-    expect(annotated.stdout).toMatch(/^::error file=a2a\.lock\.json,line=\d+,title=research%3A credential-source-changed::credential bearer now read from env PROD_DEPLOY_TOKEN/m);
+    expect(annotated.stdout).toMatch(
+      /^::error file=a2a\.lock\.json,line=\d+,title=research%3A credential-source-changed::credential bearer now read from env PROD_DEPLOY_TOKEN/m,
+    );
 
     // The base lockfile as a file (attack run on issue 22): beside the working tree's a2a.json it
     // would be compared with the head's own manifest and say "No agent changed"; in a folder without
@@ -268,12 +376,27 @@ describe.concurrent('a2a diff', () => {
     writeFileSync(join(dir, 'base.lock.json'), git(dir, 'show', 'main:a2a.lock.json') + '\n');
     mkdirSync(join(dir, 'copy'));
     writeFileSync(join(dir, 'copy', 'base.lock.json'), git(dir, 'show', 'main:a2a.lock.json') + '\n');
-    const [beside, alone] = await Promise.all([cli(['diff', './base.lock.json', '--json']), cli(['diff', './copy/base.lock.json', '--json'])]);
-    expect(jsonOf(beside).warnings).toEqual([{ code: 'manifest-not-compared', message: `both sides read the manifest ${join(dir, 'a2a.json')}: credential sources not compared (compare revisions, or put the base lockfile beside its own a2a.json)` }]);
-    expect(jsonOf(alone).warnings).toEqual([{ code: 'manifest-not-compared', message: 'no manifest beside the lockfile of ./copy/base.lock.json: credential sources not compared' }]);
+    const [beside, alone] = await Promise.all([
+      cli(['diff', './base.lock.json', '--json']),
+      cli(['diff', './copy/base.lock.json', '--json']),
+    ]);
+    expect(jsonOf(beside).warnings).toEqual([
+      {
+        code: 'manifest-not-compared',
+        message: `both sides read the manifest ${join(dir, 'a2a.json')}: credential sources not compared (compare revisions, or put the base lockfile beside its own a2a.json)`,
+      },
+    ]);
+    expect(jsonOf(alone).warnings).toEqual([
+      {
+        code: 'manifest-not-compared',
+        message: 'no manifest beside the lockfile of ./copy/base.lock.json: credential sources not compared',
+      },
+    ]);
   });
 
-  it("git's external diff driver: git diff, git show and git log -p print the change view for the lockfile", async ({ onTestFinished }) => {
+  it("git's external diff driver: git diff, git show and git log -p print the change view for the lockfile", async ({
+    onTestFinished,
+  }) => {
     const { dir } = await reviewedProject(onTestFinished);
     writeFileSync(join(dir, '.gitattributes'), 'a2a.lock.json diff=a2a-lock\n');
     git(dir, 'config', 'diff.a2a-lock.command', `"${process.execPath}" "${BIN}" diff --git-external`);
@@ -284,7 +407,9 @@ describe.concurrent('a2a diff', () => {
     expect(diff).not.toContain('"snapshot"'); // not the raw JSON
     git(dir, 'add', '.');
     git(dir, 'commit', '-q', '-m', 'update');
-    expect(git(dir, 'show', '--ext-diff', 'HEAD', '--', 'a2a.lock.json')).toContain('1 changed, 0 added, 0 removed · 1 medium, 1 low');
+    expect(git(dir, 'show', '--ext-diff', 'HEAD', '--', 'a2a.lock.json')).toContain(
+      '1 changed, 0 added, 0 removed · 1 medium, 1 low',
+    );
     const log = git(dir, 'log', '-p', '--ext-diff', '--', 'a2a.lock.json');
     expect(log).toContain('1 changed, 0 added, 0 removed · 1 medium, 1 low'); // the update
     expect(log).toMatch(/\+ research \(http:\/\/127\.0\.0\.1:\d+, version 2\.4\.0\)/); // the first lock: no old side (/dev/null)
@@ -300,7 +425,9 @@ describe.concurrent('a2a diff', () => {
     expect(wrong.stderr).toContain('the 7 arguments git passes');
   });
 
-  it('a2a update --format markdown: a pull request body listing every agent and skill it changed', async ({ onTestFinished }) => {
+  it('a2a update --format markdown: a pull request body listing every agent and skill it changed', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     onTestFinished(() => closeFetcher());
     const agent = await res.sampleAgent();

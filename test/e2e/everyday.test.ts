@@ -29,7 +29,9 @@ import {
 const TOKEN = { RESEARCH_TOKEN: 'unused' };
 
 describe.concurrent('the manifest is looked for upward, up to the git root', () => {
-  it('from a subdirectory: verify, ls and lock use the project root a2a.json and its lockfile', async ({ onTestFinished }) => {
+  it('from a subdirectory: verify, ls and lock use the project root a2a.json and its lockfile', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const agent = await res.sampleAgent();
     const root = await res.dir(manifest({ research: research(agent.origin) }));
@@ -39,7 +41,10 @@ describe.concurrent('the manifest is looked for upward, up to the git root', () 
     const lock = await runCli(['lock'], { cwd: sub });
     expect(lock.code, show(lock)).toBe(0);
     expect(lock.stdout).toContain(`wrote ${join(root, 'a2a.lock.json')}`);
-    const [verify, ls] = await Promise.all([runCli(['verify', '--offline'], { cwd: sub }), runCli(['ls', '--json'], { cwd: sub })]);
+    const [verify, ls] = await Promise.all([
+      runCli(['verify', '--offline'], { cwd: sub }),
+      runCli(['ls', '--json'], { cwd: sub }),
+    ]);
     expect(verify.code, show(verify)).toBe(0);
     expect(ls.code, show(ls)).toBe(0);
     expect(Object.keys(oneJsonDocument(ls).agents)).toEqual(['research']);
@@ -49,7 +54,9 @@ describe.concurrent('the manifest is looked for upward, up to the git root', () 
     expect(init.stdout).toContain(`wrote ${join(sub, 'a2a.json')}`);
   });
 
-  it('stops at the git root: a manifest above it is not used; the error has its own code and a hint that helps', async ({ onTestFinished }) => {
+  it('stops at the git root: a manifest above it is not used; the error has its own code and a hint that helps', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const agent = await res.sampleAgent();
     const outer = await res.dir(manifest({ research: research(agent.origin) }));
@@ -70,7 +77,9 @@ describe.concurrent('the manifest is looked for upward, up to the git root', () 
     expect(json.code).toBe(2);
     expect(oneJsonDocument(json).error).toMatchObject({ code: 'manifest-not-found', source: join(sub, 'a2a.json') });
     expect(named.code).toBe(2);
-    expect(named.stderr).toBe(`error manifest-not-found: ${join(sub, 'other.json')}: not found\n  hint: check the --manifest path; a2a init writes a new manifest\n`);
+    expect(named.stderr).toBe(
+      `error manifest-not-found: ${join(sub, 'other.json')}: not found\n  hint: check the --manifest path; a2a init writes a new manifest\n`,
+    );
     expect(await readLockBytes(outer)).toBeUndefined();
   });
 });
@@ -81,12 +90,22 @@ describe.concurrent('the manifest is looked for upward, up to the git root', () 
  * another user owns; one found above the working directory is named on stderr.
  */
 describe.concurrent('the manifest search never reaches a folder someone else controls (issue 22)', () => {
-  it('outside git the search stops at the working directory: a manifest planted in a parent folder gets no secret', async ({ onTestFinished }) => {
+  it('outside git the search stops at the working directory: a manifest planted in a parent folder gets no secret', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const secret = 'victim-secret-9f3e1c7a5b';
     // The planted manifest names the victim's secret variable for the attacker's agent.
-    const attacker = await res.agent({ card: publicCard, bearerToken: 'attacker-only', extendedCard: (o: string) => extendedCard(o) });
-    const shared = await res.dir(manifest({ evil: { card: attacker.origin, skills: ['deep-research'], credentials: { bearer: { env: 'RESEARCH_TOKEN' } } } }));
+    const attacker = await res.agent({
+      card: publicCard,
+      bearerToken: 'attacker-only',
+      extendedCard: (o: string) => extendedCard(o),
+    });
+    const shared = await res.dir(
+      manifest({
+        evil: { card: attacker.origin, skills: ['deep-research'], credentials: { bearer: { env: 'RESEARCH_TOKEN' } } },
+      }),
+    );
     const victim = join(shared, 'victim', 'work');
     await mkdir(victim, { recursive: true });
     const [lock, outdated, json] = await Promise.all([
@@ -103,7 +122,9 @@ describe.concurrent('the manifest search never reaches a folder someone else con
     expect(await readLockBytes(shared)).toBeUndefined();
   });
 
-  it('under $HOME the search goes up to $HOME and no further; a manifest found above the working directory is named on stderr (human output only)', async ({ onTestFinished }) => {
+  it('under $HOME the search goes up to $HOME and no further; a manifest found above the working directory is named on stderr (human output only)', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const outer = await res.dir(manifest({ above: research('http://127.0.0.1:1') }));
     const home = join(outer, 'home');
@@ -133,7 +154,9 @@ describe.concurrent('the manifest search never reaches a folder someone else con
     expect(above.stderr).toContain(`no a2a.json in ${inHome} or any parent directory up to ${home}`);
   });
 
-  it("a manifest owned by another user is never used (git's safe.directory rule): manifest-unsafe, exit 2; --manifest names it deliberately", async ({ onTestFinished }) => {
+  it("a manifest owned by another user is never used (git's safe.directory rule): manifest-unsafe, exit 2; --manifest names it deliberately", async ({
+    onTestFinished,
+  }) => {
     const uid = process.getuid?.();
     if (uid === undefined) return; // no owners to compare (Windows)
     const res = resources(onTestFinished);
@@ -157,12 +180,18 @@ describe.concurrent('the manifest search never reaches a folder someone else con
       );
     }
     expect(json.code).toBe(2);
-    expect(oneJsonDocument(json).error).toMatchObject({ code: 'manifest-unsafe', source: join(repo, 'a2a.json'), owner: other });
+    expect(oneJsonDocument(json).error).toMatchObject({
+      code: 'manifest-unsafe',
+      source: join(repo, 'a2a.json'),
+      owner: other,
+    });
     expect(named.code, show(named)).toBe(0);
     expect(Object.keys(oneJsonDocument(named).agents)).toEqual(['planted']);
   });
 
-  it("a symlink another user planted to one of this user's manifests is not used either (its folder, lockfile and card files are theirs)", async ({ onTestFinished }) => {
+  it("a symlink another user planted to one of this user's manifests is not used either (its folder, lockfile and card files are theirs)", async ({
+    onTestFinished,
+  }) => {
     const uid = process.getuid?.();
     if (uid === undefined) return;
     const res = resources(onTestFinished);
@@ -175,7 +204,9 @@ describe.concurrent('the manifest search never reaches a folder someone else con
     await lchown(join(shared, 'a2a.json'), other, other);
     const r = await runCli(['ls'], { cwd: shared });
     expect(r.code, show(r)).toBe(2);
-    expect(r.stderr).toContain(`error manifest-unsafe: ${join(shared, 'a2a.json')} is owned by another user (uid ${other}`);
+    expect(r.stderr).toContain(
+      `error manifest-unsafe: ${join(shared, 'a2a.json')} is owned by another user (uid ${other}`,
+    );
     // This user's own symlink is used as before.
     await lchown(join(shared, 'a2a.json'), uid, uid);
     expect((await runCli(['ls'], { cwd: shared })).code).toBe(0);
@@ -183,7 +214,9 @@ describe.concurrent('the manifest search never reaches a folder someone else con
 });
 
 describe.concurrent('a2a remove, a2a ls, a2a update --card', () => {
-  it('remove drops agents from a2a.json and the lockfile in one step; an unknown agent or a bad lockfile writes neither', async ({ onTestFinished }) => {
+  it('remove drops agents from a2a.json and the lockfile in one step; an unknown agent or a bad lockfile writes neither', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const [a, b] = await Promise.all([res.sampleAgent(), res.sampleAgent()]);
     const dir = await res.dir(manifest({ research: research(a.origin), other: research(b.origin) }));
@@ -198,7 +231,12 @@ describe.concurrent('a2a remove, a2a ls, a2a update --card', () => {
 
     const removed = await runCli(['remove', 'other', '--json'], { cwd: dir });
     expect(removed.code, show(removed)).toBe(0);
-    expect(oneJsonDocument(removed)).toEqual({ ok: true, removed: ['other'], written: { manifest: true, lockfile: true }, warnings: [] });
+    expect(oneJsonDocument(removed)).toEqual({
+      ok: true,
+      removed: ['other'],
+      written: { manifest: true, lockfile: true },
+      warnings: [],
+    });
     expect(Object.keys(JSON.parse(await readFile(join(dir, 'a2a.json'), 'utf8')).agents)).toEqual(['research']);
     const lock = await readLock(dir);
     expect(Object.keys(lock.agents)).toEqual(['research']);
@@ -215,7 +253,9 @@ describe.concurrent('a2a remove, a2a ls, a2a update --card', () => {
     expect(await readManifestBytes(dir)).toEqual(manifestNow);
   });
 
-  it('remove: when the manifest cannot be written, the lockfile gets its old bytes back', async ({ onTestFinished }) => {
+  it('remove: when the manifest cannot be written, the lockfile gets its old bytes back', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const agent = await res.sampleAgent();
     const dir = await res.dir(manifest({ research: research(agent.origin), other: research(agent.origin) }));
@@ -237,7 +277,9 @@ describe.concurrent('a2a remove, a2a ls, a2a update --card', () => {
     expect(await readFile(lockfile)).toEqual(lockBefore);
   });
 
-  it('ls lists agents, skills and each plan in one line (--json too); a skill not locked says so', async ({ onTestFinished }) => {
+  it('ls lists agents, skills and each plan in one line (--json too); a skill not locked says so', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const agent = await res.sampleAgent();
     const dir = await res.dir(manifest({ research: research(agent.origin) }));
@@ -250,10 +292,16 @@ describe.concurrent('a2a remove, a2a ls, a2a update --card', () => {
       `research ${agent.origin} (version ${version})\n  market-size: JSONRPC 1.0 · stream · bearer · application/json · 1 extension\n  later: not locked (run a2a lock)\n`,
     );
     const doc = oneJsonDocument(json);
-    expect(doc.agents.research).toMatchObject({ card: agent.origin, version, skills: { later: null, 'market-size': { protocolBinding: 'JSONRPC', url: agent.jsonRpcUrl } } });
+    expect(doc.agents.research).toMatchObject({
+      card: agent.origin,
+      version,
+      skills: { later: null, 'market-size': { protocolBinding: 'JSONRPC', url: agent.jsonRpcUrl } },
+    });
   });
 
-  it('update <agent> --card <url> writes the manifest and the lock together and prints the change; a failure writes neither', async ({ onTestFinished }) => {
+  it('update <agent> --card <url> writes the manifest and the lock together and prints the change; a failure writes neither', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const [a, b] = await Promise.all([res.sampleAgent(), res.sampleAgent()]);
     const dir = await res.dir(manifest({ research: research(a.origin) }));
@@ -283,7 +331,9 @@ describe.concurrent('a2a remove, a2a ls, a2a update --card', () => {
 });
 
 describe.concurrent('a new card for a locked agent at add', () => {
-  it('add <existing> <new-url> beyond the lock names a2a update <agent> --card <url>, which moves it', async ({ onTestFinished }) => {
+  it('add <existing> <new-url> beyond the lock names a2a update <agent> --card <url>, which moves it', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const [a, b] = await Promise.all([res.sampleAgent(), res.sampleAgent()]);
     const dir = await res.dir(manifest({ research: research(a.origin) }));
@@ -294,7 +344,10 @@ describe.concurrent('a new card for a locked agent at add', () => {
     ]);
     expect(human.code, show(human)).toBe(1);
     expect(human.stdout).toContain(`    run: a2a update research --card ${b.origin}\n`);
-    expect(oneJsonDocument(json).agents.research).toMatchObject({ status: 'drift', next: `a2a update research --card ${b.origin}` });
+    expect(oneJsonDocument(json).agents.research).toMatchObject({
+      status: 'drift',
+      next: `a2a update research --card ${b.origin}`,
+    });
     const moved = await runCli(['update', 'research', '--card', b.origin], { cwd: dir, env: TOKEN });
     expect(moved.code, show(moved)).toBe(0);
     expect((await readLock(dir)).agents.research.card).toBe(b.origin);
@@ -302,7 +355,9 @@ describe.concurrent('a new card for a locked agent at add', () => {
 });
 
 describe.concurrent('a rename is not a laundering path', () => {
-  it('renamed with the same card: the old entry under the new name, "renamed research → research-v2"', async ({ onTestFinished }) => {
+  it('renamed with the same card: the old entry under the new name, "renamed research → research-v2"', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const agent = await res.sampleAgent();
     const dir = await res.dir(manifest({ research: research(agent.origin) }));
@@ -319,7 +374,9 @@ describe.concurrent('a rename is not a laundering path', () => {
     expect(lock.agents['research-v2']).toEqual(old);
   });
 
-  it('renamed while the card drifted: refused like any drift, naming a2a update <new name>; nothing written', async ({ onTestFinished }) => {
+  it('renamed while the card drifted: refused like any drift, naming a2a update <new name>; nothing written', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const agent = await res.sampleAgent();
     const dir = await res.dir(manifest({ research: research(agent.origin) }));
@@ -350,7 +407,10 @@ describe.concurrent('hints that lead somewhere', () => {
     const dir = await res.dir(manifest({ research: research(agent.origin) }));
     const newer = '{"lockfileVersion": 99, "settings": {}, "agents": {}}\n';
     await writeLockBytes(dir, newer);
-    const [lock, verify] = await Promise.all([runCli(['lock'], { cwd: dir }), runCli(['verify', '--json'], { cwd: dir })]);
+    const [lock, verify] = await Promise.all([
+      runCli(['lock'], { cwd: dir }),
+      runCli(['verify', '--json'], { cwd: dir }),
+    ]);
     expect(lock.code, show(lock)).toBe(2);
     expect(lock.stderr).toMatch(/lockfileVersion 99 needs a newer a2a-lock/);
     expect(lock.stderr).toMatch(/hint: upgrade a2a-lock/);
@@ -359,7 +419,9 @@ describe.concurrent('hints that lead somewhere', () => {
     expect((await readLockBytes(dir))!.toString()).toBe(newer);
   });
 
-  it('missing-credential at add names --credential <scheme>=<ENV>; lock --json on failure lists every agent', async ({ onTestFinished }) => {
+  it('missing-credential at add names --credential <scheme>=<ENV>; lock --json on failure lists every agent', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const agent = await res.sampleAgent();
     const dir = await res.dir(manifest({ research: research(agent.origin) }));
@@ -370,9 +432,14 @@ describe.concurrent('hints that lead somewhere', () => {
       runCli(['add', 'more', agent.origin, '--skill', 'market-size', '--json'], { cwd: dir }),
     ]);
     expect(human.code, show(human)).toBe(1);
-    expect(human.stdout).toMatch(/✗ more › market-size: refused: missing-credential: .*\n {4}hint: give a2a add the credential: --credential bearer=<ENV> /);
+    expect(human.stdout).toMatch(
+      /✗ more › market-size: refused: missing-credential: .*\n {4}hint: give a2a add the credential: --credential bearer=<ENV> /,
+    );
     const doc = oneJsonDocument(json);
-    expect(doc.agents.more.refusals['market-size']).toMatchObject({ code: 'missing-credential', hint: expect.stringContaining('--credential bearer=<ENV>') });
+    expect(doc.agents.more.refusals['market-size']).toMatchObject({
+      code: 'missing-credential',
+      hint: expect.stringContaining('--credential bearer=<ENV>'),
+    });
     // Every agent with its outcome: the one that would have stayed as it is, too.
     expect(doc.agents.research).toEqual({ status: 'unchanged' });
     expect(await readManifestBytes(dir)).toEqual(before);

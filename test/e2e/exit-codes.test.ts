@@ -54,12 +54,45 @@ interface Fault {
 }
 
 const faults: Fault[] = [
-  { name: '401 on the card', handler: () => handlers.status(401, { 'WWW-Authenticate': 'Bearer' }), code: 4, error: 'auth-refused', flaky: 'f401' },
+  {
+    name: '401 on the card',
+    handler: () => handlers.status(401, { 'WWW-Authenticate': 'Bearer' }),
+    code: 4,
+    error: 'auth-refused',
+    flaky: 'f401',
+  },
   { name: '403 on the card', handler: () => handlers.status(403), code: 4, error: 'auth-refused' },
-  { name: 'a server that never answers (--timeout 300)', handler: handlers.hang, code: 5, error: 'timeout', args: ['--timeout', '300'], flaky: 'fhang', detail: /300 ms/ },
-  { name: 'a card served as text/html', handler: handlers.html, code: 1, error: 'card-invalid', flaky: 'fhtml', detail: /served text\/html, not JSON/ },
-  { name: 'invalid JSON', handler: () => handlers.json('{"name": "x", '), code: 1, error: 'card-invalid', detail: /invalid JSON/ },
-  { name: 'JSON that is not an agent card', handler: () => handlers.json({ hello: 'world' }), code: 1, error: 'card-invalid', detail: /agent-card\.json \$\.\w+/ },
+  {
+    name: 'a server that never answers (--timeout 300)',
+    handler: handlers.hang,
+    code: 5,
+    error: 'timeout',
+    args: ['--timeout', '300'],
+    flaky: 'fhang',
+    detail: /300 ms/,
+  },
+  {
+    name: 'a card served as text/html',
+    handler: handlers.html,
+    code: 1,
+    error: 'card-invalid',
+    flaky: 'fhtml',
+    detail: /served text\/html, not JSON/,
+  },
+  {
+    name: 'invalid JSON',
+    handler: () => handlers.json('{"name": "x", '),
+    code: 1,
+    error: 'card-invalid',
+    detail: /invalid JSON/,
+  },
+  {
+    name: 'JSON that is not an agent card',
+    handler: () => handlers.json({ hello: 'world' }),
+    code: 1,
+    error: 'card-invalid',
+    detail: /agent-card\.json \$\.\w+/,
+  },
   { name: '500 on the card', handler: () => handlers.status(500), code: 3, error: 'unreachable' },
   { name: '404 on both well-known paths', handler: () => handlers.status(404), code: 3, error: 'unreachable' },
   { name: 'connection reset', handler: handlers.reset, code: 3, error: 'unreachable', flaky: 'freset' },
@@ -147,7 +180,9 @@ describe.concurrent('invalid input → exit 2 with one line naming the file and 
     const res = resources(onTestFinished);
     const bad = { ...baseManifest, profile: { ...PROFILE, accepts: ['*/*'] } };
     const dir = await project(res, bad);
-    const results = await Promise.all([['lock'], ['verify', '--offline'], ['install']].map((a) => runCli(a, { cwd: dir })));
+    const results = await Promise.all(
+      [['lock'], ['verify', '--offline'], ['install']].map((a) => runCli(a, { cwd: dir })),
+    );
     for (const r of results) {
       expect(r.code, show(r)).toBe(2);
       expectOneLineError(r, /manifest-invalid/, /a2a\.json \$\.profile\.accepts\[0\]/, /wildcard/);
@@ -155,7 +190,9 @@ describe.concurrent('invalid input → exit 2 with one line naming the file and 
     expect(await readLockBytes(dir)).toEqual(baseline);
   });
 
-  it('type/* in an agent profile override, an empty accepts list, and broken JSON name their place', async ({ onTestFinished }) => {
+  it('type/* in an agent profile override, an empty accepts list, and broken JSON name their place', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const typeWildcard = await project(res, {
       ...baseManifest,
@@ -195,18 +232,20 @@ describe.concurrent('invalid input → exit 2 with one line naming the file and 
 });
 
 describe.concurrent('usage errors → exit 2, lockfile untouched', () => {
-  it.for([
-    ['frobnicate'],
-    ['plan', 'card.json'],
-    ['lock', '--timeout', 'abc'],
-    ['verify', 'nobody'],
-    ['update', 'nobody'],
-    ['lock', '--no-such-flag'],
-    // An option without its value is an error, not the default (CI: `--manifest $UNSET`).
-    ['verify', '--manifest'],
-    ['verify', '--timeout'],
-    ['verify', '--offline', '--concurrency'],
-  ].map((args) => ({ args, label: JSON.stringify(args) })))('a2a $label', async ({ args }, { onTestFinished }) => {
+  it.for(
+    [
+      ['frobnicate'],
+      ['plan', 'card.json'],
+      ['lock', '--timeout', 'abc'],
+      ['verify', 'nobody'],
+      ['update', 'nobody'],
+      ['lock', '--no-such-flag'],
+      // An option without its value is an error, not the default (CI: `--manifest $UNSET`).
+      ['verify', '--manifest'],
+      ['verify', '--timeout'],
+      ['verify', '--offline', '--concurrency'],
+    ].map((args) => ({ args, label: JSON.stringify(args) })),
+  )('a2a $label', async ({ args }, { onTestFinished }) => {
     const res = resources(onTestFinished);
     const dir = await project(res);
     const r = await runCli(args, { cwd: dir });
@@ -225,6 +264,8 @@ describe.concurrent('usage errors → exit 2, lockfile untouched', () => {
     const res = resources(onTestFinished);
     const r = await runCli(['verify', 'nobody', '--json'], { cwd: await project(res) });
     expect(r.code).toBe(2);
-    expect(jsonOf(r)).toEqual({ error: expect.objectContaining({ code: 'usage', message: expect.stringContaining('nobody') }) });
+    expect(jsonOf(r)).toEqual({
+      error: expect.objectContaining({ code: 'usage', message: expect.stringContaining('nobody') }),
+    });
   });
 });

@@ -17,18 +17,33 @@ describe.concurrent('an extended card holding the credential it was fetched with
     ['as sent', `signed in with Bearer ${TOKEN}`],
     ['cut short, upper case', `session ${TOKEN.slice(0, -4).toUpperCase()}`],
     ['percent-encoded', `https://x.example/?t=${encodeURIComponent(TOKEN)}`],
-  ] as const) it(`${label}: lock refuses it (card-invalid), writes nothing, prints no part of the token`, async ({ onTestFinished }) => {
-    const res = resources(onTestFinished);
-    const agent = await res.agent({ card: publicCard, bearerToken: TOKEN, extendedCard: (o: string) => ({ ...extendedCard(o), description }) });
-    const dir = await res.dir(manifest({ research: { card: agent.origin, skills: ['deep-research'], credentials: { bearer: { env: 'RESEARCH_TOKEN' } } } }));
-    const [lock, json] = await Promise.all([
-      runCli(['lock'], { cwd: dir, env: { RESEARCH_TOKEN: TOKEN } }),
-      runCli(['lock', '--json'], { cwd: dir, env: { RESEARCH_TOKEN: TOKEN } }),
-    ]);
-    for (const r of [lock, json]) expect(r.code, show(r)).not.toBe(0);
-    expect(allOutput(lock)).toContain('card-invalid');
-    expect(allOutput(lock)).toContain('holds the credential it was fetched with');
-    expect(await readLockBytes(dir)).toBeUndefined();
-    await expectSecretContained(TOKEN, { results: [lock, json] });
-  });
+  ] as const)
+    it(`${label}: lock refuses it (card-invalid), writes nothing, prints no part of the token`, async ({
+      onTestFinished,
+    }) => {
+      const res = resources(onTestFinished);
+      const agent = await res.agent({
+        card: publicCard,
+        bearerToken: TOKEN,
+        extendedCard: (o: string) => ({ ...extendedCard(o), description }),
+      });
+      const dir = await res.dir(
+        manifest({
+          research: {
+            card: agent.origin,
+            skills: ['deep-research'],
+            credentials: { bearer: { env: 'RESEARCH_TOKEN' } },
+          },
+        }),
+      );
+      const [lock, json] = await Promise.all([
+        runCli(['lock'], { cwd: dir, env: { RESEARCH_TOKEN: TOKEN } }),
+        runCli(['lock', '--json'], { cwd: dir, env: { RESEARCH_TOKEN: TOKEN } }),
+      ]);
+      for (const r of [lock, json]) expect(r.code, show(r)).not.toBe(0);
+      expect(allOutput(lock)).toContain('card-invalid');
+      expect(allOutput(lock)).toContain('holds the credential it was fetched with');
+      expect(await readLockBytes(dir)).toBeUndefined();
+      await expectSecretContained(TOKEN, { results: [lock, json] });
+    });
 });

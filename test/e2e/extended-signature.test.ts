@@ -44,7 +44,11 @@ const WITH_TOKEN = { RESEARCH_TOKEN: TOKEN };
 
 /** A real SDK agent with bearer auth and an extended card (`extended: false`: none configured). */
 function extendedAgent(res: Res, extended = true): Promise<StartedAgent> {
-  return res.agent({ card: publicCard, bearerToken: TOKEN, ...(extended ? { extendedCard: (o: string) => extendedCard(o) } : {}) });
+  return res.agent({
+    card: publicCard,
+    bearerToken: TOKEN,
+    ...(extended ? { extendedCard: (o: string) => extendedCard(o) } : {}),
+  });
 }
 
 function deepResearch(origin: string, extra: Partial<ManifestAgent> = {}): ManifestAgent {
@@ -66,7 +70,12 @@ async function expectTokenNowhere(dir: string, results: CliResult[]): Promise<vo
  * requests to the A2A endpoints are exactly `extended` ("METHOD path"), each with `Bearer TOKEN`
  * and `A2A-Version: 1.0`.
  */
-async function expectTokenOnlyOnExtendedCard(a: StartedAgent, dir: string, results: CliResult[], extended: string[]): Promise<void> {
+async function expectTokenOnlyOnExtendedCard(
+  a: StartedAgent,
+  dir: string,
+  results: CliResult[],
+  extended: string[],
+): Promise<void> {
   await expectTokenNowhere(dir, results);
   const cards = cardRequests(a.requests);
   expect(cards.length).toBeGreaterThan(0);
@@ -121,7 +130,9 @@ const verified = (key: Key) => ({ status: 'verified', kid: key.kid, alg: 'ES256'
 
 // Several CLI runs per test on a shared (often busy) machine: a roomier per-test timeout than the default.
 describe.concurrent('extended card (SDK extendedAgentCardProvider, bearer auth)', { timeout: 40_000 }, () => {
-  it('lock over JSON-RPC: GetExtendedAgentCard with the token; extended snapshot locked; deep-research planned; token nowhere', async ({ onTestFinished }) => {
+  it('lock over JSON-RPC: GetExtendedAgentCard with the token; extended snapshot locked; deep-research planned; token nowhere', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const a = await extendedAgent(res);
     const dir = await res.dir(manifest({ research: deepResearch(a.origin) }));
@@ -147,7 +158,10 @@ describe.concurrent('extended card (SDK extendedAgentCardProvider, bearer auth)'
         acceptedOutputModes: ['application/json'],
         delivery: 'stream',
         extensions: ['https://example.com/ext/citations/v1'],
-        fallbacks: { interfaces: [{ url: a.restUrl, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' }], delivery: ['poll'] },
+        fallbacks: {
+          interfaces: [{ url: a.restUrl, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' }],
+          delivery: ['poll'],
+        },
       },
     });
 
@@ -156,10 +170,14 @@ describe.concurrent('extended card (SDK extendedAgentCardProvider, bearer auth)'
     await expectTokenOnlyOnExtendedCard(a, dir, [r], ['POST /a2a/jsonrpc']);
   });
 
-  it('lock over HTTP+JSON when the profile prefers it: GET /extendedAgentCard with the token', async ({ onTestFinished }) => {
+  it('lock over HTTP+JSON when the profile prefers it: GET /extendedAgentCard with the token', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const a = await extendedAgent(res);
-    const dir = await res.dir(manifest({ research: deepResearch(a.origin) }, { ...PROFILE, bindings: ['HTTP+JSON', 'JSONRPC'] }));
+    const dir = await res.dir(
+      manifest({ research: deepResearch(a.origin) }, { ...PROFILE, bindings: ['HTTP+JSON', 'JSONRPC'] }),
+    );
 
     const r = await runCli(['lock'], { cwd: dir, env: WITH_TOKEN });
     expect(r.code, show(r)).toBe(0);
@@ -167,7 +185,12 @@ describe.concurrent('extended card (SDK extendedAgentCardProvider, bearer auth)'
     const entry = JSON.parse(bytes).agents.research;
     expect(entry.extended.resolved).toBe(`${a.restUrl}/extendedAgentCard`);
     expect(entry.extended.snapshot.skills.map((s: { id: string }) => s.id)).toContain('deep-research');
-    expect(entry.plans['deep-research']).toMatchObject({ url: a.restUrl, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0', acceptedOutputModes: ['application/json'] });
+    expect(entry.plans['deep-research']).toMatchObject({
+      url: a.restUrl,
+      protocolBinding: 'HTTP+JSON',
+      protocolVersion: '1.0',
+      acceptedOutputModes: ['application/json'],
+    });
     await expectTokenOnlyOnExtendedCard(a, dir, [r], ['GET /a2a/rest/extendedAgentCard']);
 
     // verify through the same binding, with the token.
@@ -176,14 +199,18 @@ describe.concurrent('extended card (SDK extendedAgentCardProvider, bearer auth)'
     expect(a2aRequests(a).map((q) => q.path)).toEqual(['/a2a/rest/extendedAgentCard', '/a2a/rest/extendedAgentCard']);
   });
 
-  it('lock without RESEARCH_TOKEN fails with one line naming it (exit 2); no lockfile, and an existing one untouched', async ({ onTestFinished }) => {
+  it('lock without RESEARCH_TOKEN fails with one line naming it (exit 2); no lockfile, and an existing one untouched', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const a = await extendedAgent(res);
     const dir = await res.dir(manifest({ research: deepResearch(a.origin) }));
 
     const r = await runCli(['lock'], { cwd: dir });
     expect(r.code, show(r)).toBe(2);
-    const line = allOutput(r).split('\n').find((l) => l.includes('RESEARCH_TOKEN'));
+    const line = allOutput(r)
+      .split('\n')
+      .find((l) => l.includes('RESEARCH_TOKEN'));
     expect(line, show(r)).toMatch(/research: credential-unset: .*RESEARCH_TOKEN.*not set/);
     expect(await readLockBytes(dir)).toBeUndefined();
     expect(a2aRequests(a)).toEqual([]); // nothing sent without the credential
@@ -192,14 +219,19 @@ describe.concurrent('extended card (SDK extendedAgentCardProvider, bearer auth)'
     const ok = await runCli(['lock'], { cwd: dir, env: WITH_TOKEN });
     expect(ok.code, show(ok)).toBe(0);
     const before = await readLockBytes(dir);
-    await writeManifest(dir, manifest({ research: deepResearch(a.origin, { skills: ['deep-research', 'market-size'] }) }));
+    await writeManifest(
+      dir,
+      manifest({ research: deepResearch(a.origin, { skills: ['deep-research', 'market-size'] }) }),
+    );
     const again = await runCli(['lock'], { cwd: dir });
     expect(again.code, show(again)).toBe(2);
     expect(allOutput(again)).toContain('RESEARCH_TOKEN');
     expect(await readLockBytes(dir)).toEqual(before);
   });
 
-  it('lock with a wrong RESEARCH_TOKEN: auth refused (exit 4) naming the URL, the value never shown, nothing written', async ({ onTestFinished }) => {
+  it('lock with a wrong RESEARCH_TOKEN: auth refused (exit 4) naming the URL, the value never shown, nothing written', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const a = await extendedAgent(res);
     const dir = await res.dir(manifest({ research: deepResearch(a.origin) }));
@@ -213,7 +245,9 @@ describe.concurrent('extended card (SDK extendedAgentCardProvider, bearer auth)'
     expect(a2aRequests(a)[0]!.headers.authorization).toBe(`Bearer ${wrong}`);
   });
 
-  it('verify: with the token exit 0; without it "extended card not checked (RESEARCH_TOKEN unset)" exit 0; --strict exit 1', async ({ onTestFinished }) => {
+  it('verify: with the token exit 0; without it "extended card not checked (RESEARCH_TOKEN unset)" exit 0; --strict exit 1', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const a = await extendedAgent(res);
     const dir = await res.dir(manifest({ research: deepResearch(a.origin) }));
@@ -234,7 +268,11 @@ describe.concurrent('extended card (SDK extendedAgentCardProvider, bearer auth)'
     expect(strict.code, show(strict)).toBe(1);
     expect(allOutput(strict)).toContain('extended card not checked (RESEARCH_TOKEN unset)');
     expect(strictJson.code, show(strictJson)).toBe(1);
-    expect(jsonOf(strictJson).agents.research).toMatchObject({ status: 'ok', unchecked: 'extended card not checked (RESEARCH_TOKEN unset)', exitCode: 1 });
+    expect(jsonOf(strictJson).agents.research).toMatchObject({
+      status: 'ok',
+      unchecked: 'extended card not checked (RESEARCH_TOKEN unset)',
+      exitCode: 1,
+    });
     await expectTokenNowhere(dir, [withToken, without, strict, strictJson]);
     // Only the run with the token sent a credential; verify never writes.
     const authed = a2aRequests(a).filter((q) => q.headers.authorization === `Bearer ${TOKEN}`);
@@ -242,7 +280,9 @@ describe.concurrent('extended card (SDK extendedAgentCardProvider, bearer auth)'
     expect(await readLockBytes(dir)).toEqual(before);
   });
 
-  it('extended card drift: deep-research loses application/json → verify 1 naming it; update shows extended: diff and writes; verify 0', async ({ onTestFinished }) => {
+  it('extended card drift: deep-research loses application/json → verify 1 naming it; update shows extended: diff and writes; verify 0', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const a = await extendedAgent(res);
     const dir = await res.dir(manifest({ research: deepResearch(a.origin) }));
@@ -268,7 +308,9 @@ describe.concurrent('extended card (SDK extendedAgentCardProvider, bearer auth)'
     expect(cardLines.length, show(u)).toBeGreaterThan(0);
     for (const l of cardLines) expect(l).toMatch(/^\s+[~+-] extended:\$/); // only the extended card changed
     expect(u.stdout).toMatch(/extended:\$\.skills\["deep-research"\]\.outputModes/);
-    expect(u.stdout).toContain('plan deep-research › acceptedOutputModes:\n      - application/json\n      + text/plain');
+    expect(u.stdout).toContain(
+      'plan deep-research › acceptedOutputModes:\n      - application/json\n      + text/plain',
+    );
     expect(u.stdout).toMatch(/wrote .*a2a\.lock\.json/);
     await expectTokenNowhere(dir, [u]);
     const after = await readLock(dir);
@@ -279,7 +321,9 @@ describe.concurrent('extended card (SDK extendedAgentCardProvider, bearer auth)'
     expect(v2.code, show(v2)).toBe(0);
   });
 
-  it('an agent advertising an extended card with none configured: lock 0 with no-extended-card, plans from the public card', async ({ onTestFinished }) => {
+  it('an agent advertising an extended card with none configured: lock 0 with no-extended-card, plans from the public card', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const a = await extendedAgent(res, false);
     const dir = await res.dir(manifest({ research: research(a.origin) }));
@@ -287,10 +331,16 @@ describe.concurrent('extended card (SDK extendedAgentCardProvider, bearer auth)'
     const r = await runCli(['lock'], { cwd: dir, env: WITH_TOKEN });
     expect(r.code, show(r)).toBe(0);
     // The SDK answers GetExtendedAgentCard with -32007 ExtendedAgentCardNotConfigured: a warning.
-    expect(r.stderr).toMatch(/warning no-extended-card: research: .*GetExtendedAgentCard answered -32007 ExtendedAgentCardNotConfigured/);
+    expect(r.stderr).toMatch(
+      /warning no-extended-card: research: .*GetExtendedAgentCard answered -32007 ExtendedAgentCardNotConfigured/,
+    );
     const entry = (await readLock(dir)).agents.research;
     expect(entry.extended).toBeUndefined();
-    expect(entry.plans['market-size']).toMatchObject({ url: a.jsonRpcUrl, protocolBinding: 'JSONRPC', acceptedOutputModes: ['application/json'] });
+    expect(entry.plans['market-size']).toMatchObject({
+      url: a.jsonRpcUrl,
+      protocolBinding: 'JSONRPC',
+      acceptedOutputModes: ['application/json'],
+    });
     // The extended card was asked for once, with the token; the token went nowhere else.
     await expectTokenOnlyOnExtendedCard(a, dir, [r], ['POST /a2a/jsonrpc']);
 
@@ -298,9 +348,14 @@ describe.concurrent('extended card (SDK extendedAgentCardProvider, bearer auth)'
     expect(v.code, show(v)).toBe(0);
   });
 
-  it('a 0.3 client of an SDK compat agent: the extended card flag of the 0.3 card is honoured (agent/getAuthenticatedExtendedCard)', async ({ onTestFinished }) => {
+  it('a 0.3 client of an SDK compat agent: the extended card flag of the 0.3 card is honoured (agent/getAuthenticatedExtendedCard)', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
-    const legacyPublic = (o: string) => ({ ...sampleCard(o, {}, { legacy: true }), capabilities: { streaming: true, pushNotifications: false, extendedAgentCard: true } });
+    const legacyPublic = (o: string) => ({
+      ...sampleCard(o, {}, { legacy: true }),
+      capabilities: { streaming: true, pushNotifications: false, extendedAgentCard: true },
+    });
     const agent = await res.agent({
       card: legacyPublic,
       legacyCompat: true,
@@ -316,10 +371,16 @@ describe.concurrent('extended card (SDK extendedAgentCardProvider, bearer auth)'
     const entry = (await readLock(dir)).agents.research;
     expect(entry.plans['deep-research']).toMatchObject({ protocolBinding: 'JSONRPC', protocolVersion: '0.3' });
     expect(entry.extended).toBeDefined();
-    expect(a2aRequests(agent).some((q) => q.headers['a2a-version'] === '0.3' && q.headers.authorization === `Bearer ${TOKEN}`)).toBe(true);
+    expect(
+      a2aRequests(agent).some(
+        (q) => q.headers['a2a-version'] === '0.3' && q.headers.authorization === `Bearer ${TOKEN}`,
+      ),
+    ).toBe(true);
   });
 
-  it('verify --offline passes with an extended snapshot (agent gone) and fails naming integrity when it is tampered', async ({ onTestFinished }) => {
+  it('verify --offline passes with an extended snapshot (agent gone) and fails naming integrity when it is tampered', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const a = await extendedAgent(res);
     const dir = await res.dir(manifest({ research: deepResearch(a.origin) }));
@@ -352,7 +413,9 @@ async function lockedWithCollector(res: Res): Promise<{ a: StartedAgent; collect
 }
 
 describe.concurrent('extended card and an edited lockfile', { timeout: 40_000 }, () => {
-  it('online verify checks an entry offline before any credentialed request: a plan URL edited to another server gets no request and no token', async ({ onTestFinished }) => {
+  it('online verify checks an entry offline before any credentialed request: a plan URL edited to another server gets no request and no token', async ({
+    onTestFinished,
+  }) => {
     const { a, collector, dir } = await lockedWithCollector(resources(onTestFinished));
 
     // The public card still matches its snapshot (the fast path); only the plan's URL is edited.
@@ -371,7 +434,9 @@ describe.concurrent('extended card and an edited lockfile', { timeout: 40_000 },
     await expectTokenNowhere(dir, [r]);
   });
 
-  it('an extended snapshot and plan re-pointed to another server, integrity recomputed: the token goes only to an interface the served card offers', async ({ onTestFinished }) => {
+  it('an extended snapshot and plan re-pointed to another server, integrity recomputed: the token goes only to an interface the served card offers', async ({
+    onTestFinished,
+  }) => {
     const { a, collector, dir } = await lockedWithCollector(resources(onTestFinished));
 
     // A consistent edit (the offline check passes): every URL of the extended snapshot and of the
@@ -394,11 +459,16 @@ describe.concurrent('extended card and an edited lockfile', { timeout: 40_000 },
     expect(a2aRequests(a).at(-1)?.headers.authorization).toBe(`Bearer ${TOKEN}`);
   });
 
-  it('a card with relative interface URLs: an edited `resolved` (and plans to match) passes offline but not online verify', async ({ onTestFinished }) => {
+  it('a card with relative interface URLs: an edited `resolved` (and plans to match) passes offline but not online verify', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const relative = (origin: string) => {
       const card = sampleCard(origin);
-      return { ...card, supportedInterfaces: card.supportedInterfaces.map((i) => ({ ...i, url: new URL(i.url).pathname })) } as Card;
+      return {
+        ...card,
+        supportedInterfaces: card.supportedInterfaces.map((i) => ({ ...i, url: new URL(i.url).pathname })),
+      } as Card;
     };
     const a = await res.agent({ card: relative });
     const collector = await res.agent({ card: sampleCard });
@@ -421,63 +491,108 @@ describe.concurrent('extended card and an edited lockfile', { timeout: 40_000 },
     expect(report.drift.map((d: { field: string }) => d.field)).toContain('url');
   });
 
-  it('lock (a skill added) and outdated never send the credential the new way the served card defines; update does, when asked', async ({ onTestFinished }) => {
+  it('lock (a skill added) and outdated never send the credential the new way the served card defines; update does, when asked', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const a = await extendedAgent(res);
     const dir = await res.dir(manifest({ research: deepResearch(a.origin) }));
     expect((await runCli(['lock'], { cwd: dir, env: WITH_TOKEN })).code).toBe(0);
     const before = await readLockBytes(dir);
 
-    a.setCard({ ...publicCard(a.origin), securitySchemes: { bearer: { apiKeySecurityScheme: { location: 'query', name: 'leak' } } } } as Card);
-    await writeManifest(dir, manifest({ research: deepResearch(a.origin, { skills: ['deep-research', 'market-size'] }) }));
+    a.setCard({
+      ...publicCard(a.origin),
+      securitySchemes: { bearer: { apiKeySecurityScheme: { location: 'query', name: 'leak' } } },
+    } as Card);
+    await writeManifest(
+      dir,
+      manifest({ research: deepResearch(a.origin, { skills: ['deep-research', 'market-size'] }) }),
+    );
     const seen = a.requests.length;
     for (const args of [['lock'], ['outdated', '--json']]) {
       const r = await runCli(args, { cwd: dir, env: WITH_TOKEN });
       expect(r.code, `${args[0]}: ${show(r)}`).toBe(1);
       expect(allOutput(r), args[0]).toMatch(/securitySchemes\.bearer/);
     }
-    expect(a.requests.slice(seen).map((q) => q.path)).toEqual(['/.well-known/agent-card.json', '/.well-known/agent-card.json']);
+    expect(a.requests.slice(seen).map((q) => q.path)).toEqual([
+      '/.well-known/agent-card.json',
+      '/.well-known/agent-card.json',
+    ]);
     expect(await readLockBytes(dir)).toEqual(before);
 
     // update accepts the card as served: the credential now goes as a query parameter, as the agent says.
     const u = await runCli(['update', 'research'], { cwd: dir, env: WITH_TOKEN });
-    expect(a.requests.slice(seen).map((q) => q.path).at(-1)).toBe('/a2a/jsonrpc');
+    expect(
+      a.requests
+        .slice(seen)
+        .map((q) => q.path)
+        .at(-1),
+    ).toBe('/a2a/jsonrpc');
     expect(allOutput(u)).toMatch(/\?leak=\*\*\*/); // the SDK agent still wants a bearer header: 401, with the value hidden
     await expectTokenNowhere(dir, [u]);
   });
 
-  it('a scheme the extended card presents differently is drift (the runtime would keep sending it the locked way)', async ({ onTestFinished }) => {
+  it('a scheme the extended card presents differently is drift (the runtime would keep sending it the locked way)', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const a = await extendedAgent(res);
     const dir = await res.dir(manifest({ research: deepResearch(a.origin) }));
     expect((await runCli(['lock'], { cwd: dir, env: WITH_TOKEN })).code).toBe(0);
     // Only the extended card changes: deep-research now says its bearer token goes in a cookie.
-    a.setExtendedCard({ ...extendedCard(a.origin), securitySchemes: { bearer: { apiKeySecurityScheme: { location: 'cookie', name: 'session' } } } } as Card);
+    a.setExtendedCard({
+      ...extendedCard(a.origin),
+      securitySchemes: { bearer: { apiKeySecurityScheme: { location: 'cookie', name: 'session' } } },
+    } as Card);
     const r = await runCli(['verify', '--json'], { cwd: dir, env: WITH_TOKEN });
     expect(r.code, show(r)).toBe(1);
     const report = jsonOf(r).agents.research;
     expect(report.status).toBe('drift');
     expect(report.drift.map((d: { field: string }) => d.field)).toContain('securitySchemes.bearer');
     // lock, after a skill is added to the manifest, refuses it too rather than relocking silently.
-    await writeManifest(dir, manifest({ research: deepResearch(a.origin, { skills: ['deep-research', 'market-size'] }) }));
+    await writeManifest(
+      dir,
+      manifest({ research: deepResearch(a.origin, { skills: ['deep-research', 'market-size'] }) }),
+    );
     const relock = await runCli(['lock'], { cwd: dir, env: WITH_TOKEN });
     expect(relock.code, show(relock)).toBe(1);
     expect(relock.stdout).toMatch(/deep-research › securitySchemes\.bearer/);
     await writeManifest(dir, manifest({ research: deepResearch(a.origin) }));
     // A description added to a scheme, or `bearer` for `Bearer`, presents it the same way: not drift.
-    a.setExtendedCard({ ...extendedCard(a.origin), securitySchemes: { bearer: { description: 'a token', httpAuthSecurityScheme: { scheme: 'bearer' } } } } as Card);
+    a.setExtendedCard({
+      ...extendedCard(a.origin),
+      securitySchemes: { bearer: { description: 'a token', httpAuthSecurityScheme: { scheme: 'bearer' } } },
+    } as Card);
     const same = await runCli(['verify', '--json'], { cwd: dir, env: WITH_TOKEN });
     expect(same.code, show(same)).toBe(0);
     expect(jsonOf(same).agents.research.status).toBe('changed');
   });
 
-  it('a public card whose apiKey moves from a header to the query: drift for verify and for lock after a skill is added (not a silent relock); a respelled header name is not', async ({ onTestFinished }) => {
+  it('a public card whose apiKey moves from a header to the query: drift for verify and for lock after a skill is added (not a silent relock); a respelled header name is not', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
-    const other = { id: 'other', name: 'Other', description: 'Another skill.', tags: [], inputModes: ['text/plain'], outputModes: ['application/json'] };
+    const other = {
+      id: 'other',
+      name: 'Other',
+      description: 'Another skill.',
+      tags: [],
+      inputModes: ['text/plain'],
+      outputModes: ['application/json'],
+    };
     const card = (origin: string, apiKey: Record<string, string>) =>
-      ({ ...sampleCard(origin), securitySchemes: { key: { apiKeySecurityScheme: apiKey } }, securityRequirements: [{ schemes: { key: { list: [] } } }], skills: [...sampleCard(origin).skills, other] }) as Card;
+      ({
+        ...sampleCard(origin),
+        securitySchemes: { key: { apiKeySecurityScheme: apiKey } },
+        securityRequirements: [{ schemes: { key: { list: [] } } }],
+        skills: [...sampleCard(origin).skills, other],
+      }) as Card;
     const agent = await res.agent({ card: (o: string) => card(o, { location: 'header', name: 'X-Key' }) });
-    const entry = (skills: string[]) => ({ card: agent.origin, skills, credentials: { key: { env: 'RESEARCH_TOKEN' } } });
+    const entry = (skills: string[]) => ({
+      card: agent.origin,
+      skills,
+      credentials: { key: { env: 'RESEARCH_TOKEN' } },
+    });
     const dir = await res.dir(manifest({ keyed: entry(['market-size']) }));
     expect((await runCli(['lock'], { cwd: dir, env: WITH_TOKEN })).code).toBe(0);
     const before = await readLockBytes(dir);
@@ -499,7 +614,9 @@ describe.concurrent('extended card and an edited lockfile', { timeout: 40_000 },
     expect(await readLockBytes(dir)).toEqual(before);
   });
 
-  it('a served card that drops or redefines the locked scheme is drift and gets no credential (no crash, no token in a URL or cookie)', async ({ onTestFinished }) => {
+  it('a served card that drops or redefines the locked scheme is drift and gets no credential (no crash, no token in a URL or cookie)', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const a = await extendedAgent(res);
     const other = await res.agent({ card: sampleCard });
@@ -521,14 +638,19 @@ describe.concurrent('extended card and an edited lockfile', { timeout: 40_000 },
       expect(report.research.status, name).toBe('drift');
       expect(report.research.drift[0].field, name).toBe('securitySchemes.bearer');
       expect(report.other.status, name).toBe('ok'); // the other agent is still reported
-      expect(a.requests.slice(seenBefore).map((q) => q.path), name).toEqual(['/.well-known/agent-card.json']);
+      expect(
+        a.requests.slice(seenBefore).map((q) => q.path),
+        name,
+      ).toEqual(['/.well-known/agent-card.json']);
       await expectTokenNowhere(dir, [r]);
     }
   });
 });
 
 describe.concurrent('card signatures (SDK generateAgentCardSignature, ES256)', { timeout: 40_000 }, () => {
-  it('a card signed by k1 with the JWKS at its jku → lock records verified k1 with the jose thumbprint', async ({ onTestFinished }) => {
+  it('a card signed by k1 with the JWKS at its jku → lock records verified k1 with the jose thumbprint', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const { agent, jwks } = await signedAgent(res, k1);
     const dir = await res.dir(manifest({ research: research(agent.origin) }));
@@ -547,10 +669,14 @@ describe.concurrent('card signatures (SDK generateAgentCardSignature, ES256)', {
     expect(v.code, show(v)).toBe(0);
   });
 
-  it('trust.jwks (a manifest file holding k1) verifies the card without fetching the jku', async ({ onTestFinished }) => {
+  it('trust.jwks (a manifest file holding k1) verifies the card without fetching the jku', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const { agent, jwks } = await signedAgent(res, k1);
-    const dir = await res.dir(manifest({ research: { ...research(agent.origin), trust: { jwks: 'keys.json' } } as ManifestAgent }));
+    const dir = await res.dir(
+      manifest({ research: { ...research(agent.origin), trust: { jwks: 'keys.json' } } as ManifestAgent }),
+    );
     await writeFile(join(dir, 'keys.json'), JSON.stringify({ keys: [k1.jwk] }));
 
     const r = await runCli(['lock'], { cwd: dir });
@@ -559,7 +685,9 @@ describe.concurrent('card signatures (SDK generateAgentCardSignature, ES256)', {
     expect(jwks.hits()).toBe(0);
   });
 
-  it('re-signed with k2 → verify 1 with old → new thumbprint; update 0 shows old → new key and writes; verify 0', async ({ onTestFinished }) => {
+  it('re-signed with k2 → verify 1 with old → new thumbprint; update 0 shows old → new key and writes; verify 0', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const { agent, jwks, card } = await signedAgent(res, k1);
     const dir = await res.dir(manifest({ research: research(agent.origin) }));
@@ -591,7 +719,9 @@ describe.concurrent('card signatures (SDK generateAgentCardSignature, ES256)', {
     expect(v2.code, show(v2)).toBe(0);
   });
 
-  it('re-signed with k2, then re-read by lock (card URL respelled): lock refuses the key change (exit 1), only update accepts it', async ({ onTestFinished }) => {
+  it('re-signed with k2, then re-read by lock (card URL respelled): lock refuses the key change (exit 1), only update accepts it', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const { agent, jwks, card } = await signedAgent(res, k1);
     const dir = await res.dir(manifest({ research: research(agent.origin) }));
@@ -602,12 +732,16 @@ describe.concurrent('card signatures (SDK generateAgentCardSignature, ES256)', {
     const before = await readLockBytes(dir);
     const r = await runCli(['lock'], { cwd: dir });
     expect(r.code, show(r)).toBe(1);
-    expect(r.stdout).toContain(`signature (card): verified (kid k1, ES256, thumbprint ${k1.thumbprint}) → verified (kid k2, ES256, thumbprint ${k2.thumbprint})`);
+    expect(r.stdout).toContain(
+      `signature (card): verified (kid k1, ES256, thumbprint ${k1.thumbprint}) → verified (kid k2, ES256, thumbprint ${k2.thumbprint})`,
+    );
     expect(r.stdout).toContain('run: a2a update research');
     expect(await readLockBytes(dir)).toEqual(before);
   });
 
-  it('the same signed card whose key left the JWKS → verify 1 (verified → unverifiable), not a silent pass', async ({ onTestFinished }) => {
+  it('the same signed card whose key left the JWKS → verify 1 (verified → unverifiable), not a silent pass', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const { agent, jwks } = await signedAgent(res, k1);
     const dir = await res.dir(manifest({ research: research(agent.origin) }));
@@ -618,10 +752,15 @@ describe.concurrent('card signatures (SDK generateAgentCardSignature, ES256)', {
     jwks.setKeys([k2]); // k1 revoked; the card bytes are unchanged
     const v = await runCli(['verify', '--json'], { cwd: dir });
     expect(v.code, show(v)).toBe(1);
-    expect(jsonOf(v).agents.research).toMatchObject({ status: 'drift', signatureDrift: [{ snapshot: 'card', locked: verified(k1), fresh: { status: 'unverifiable' } }] });
+    expect(jsonOf(v).agents.research).toMatchObject({
+      status: 'drift',
+      signatureDrift: [{ snapshot: 'card', locked: verified(k1), fresh: { status: 'unverifiable' } }],
+    });
   });
 
-  it('a tampered card (description changed after signing) → verify 1: verified → unverifiable', async ({ onTestFinished }) => {
+  it('a tampered card (description changed after signing) → verify 1: verified → unverifiable', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const { agent, signed } = await signedAgent(res, k1);
     const dir = await res.dir(manifest({ research: research(agent.origin) }));
@@ -632,7 +771,9 @@ describe.concurrent('card signatures (SDK generateAgentCardSignature, ES256)', {
     agent.setCard({ ...signed, description: 'Sizes markets. Now with 50% more confidence.' });
     const v = await runCli(['verify'], { cwd: dir });
     expect(v.code, show(v)).toBe(1);
-    expect(v.stdout).toContain(`signature (card): verified (kid k1, ES256, thumbprint ${k1.thumbprint}) → unverifiable (kid k1, ES256)`);
+    expect(v.stdout).toContain(
+      `signature (card): verified (kid k1, ES256, thumbprint ${k1.thumbprint}) → unverifiable (kid k1, ES256)`,
+    );
     expect(v.stderr).toMatch(/signature-unverifiable: .*does not match the card/);
     expect(await readLockBytes(dir)).toEqual(before);
   });
@@ -647,18 +788,27 @@ describe.concurrent('card signatures (SDK generateAgentCardSignature, ES256)', {
     agent.setCard(card);
     const v = await runCli(['verify', '--json'], { cwd: dir });
     expect(v.code, show(v)).toBe(1);
-    expect(jsonOf(v).agents.research).toMatchObject({ status: 'drift', signatureDrift: [{ snapshot: 'card', locked: verified(k1), fresh: { status: 'absent' } }] });
+    expect(jsonOf(v).agents.research).toMatchObject({
+      status: 'drift',
+      signatureDrift: [{ snapshot: 'card', locked: verified(k1), fresh: { status: 'absent' } }],
+    });
   });
 
-  it('requireSignature: an unsigned card → lock 1, clear message, nothing written; signed → lock 0', async ({ onTestFinished }) => {
+  it('requireSignature: an unsigned card → lock 1, clear message, nothing written; signed → lock 0', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const agent = await res.sampleAgent();
     const jwks = jwksOn(agent, [k1]);
-    const dir = await res.dir(manifest({ research: { ...research(agent.origin), requireSignature: true } as ManifestAgent }));
+    const dir = await res.dir(
+      manifest({ research: { ...research(agent.origin), requireSignature: true } as ManifestAgent }),
+    );
 
     const r = await runCli(['lock'], { cwd: dir });
     expect(r.code, show(r)).toBe(1);
-    expect(r.stdout).toMatch(/research: signature-required: .*card signature is absent; the manifest requires a verified signature/);
+    expect(r.stdout).toMatch(
+      /research: signature-required: .*card signature is absent; the manifest requires a verified signature/,
+    );
     expect(r.stdout).toMatch(/a2a\.lock\.json not written/);
     expect(await readLockBytes(dir)).toBeUndefined();
 
@@ -670,16 +820,24 @@ describe.concurrent('card signatures (SDK generateAgentCardSignature, ES256)', {
     expect(lock.settings.research.requireSignature).toBe(true);
   });
 
-  it('trust.jwks without the card key → unverifiable, even though the jku JWKS has it (pinned keys win)', async ({ onTestFinished }) => {
+  it('trust.jwks without the card key → unverifiable, even though the jku JWKS has it (pinned keys win)', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const { agent, jwks } = await signedAgent(res, k1);
-    const dir = await res.dir(manifest({ research: { ...research(agent.origin), trust: { jwks: 'pinned.json' } } as ManifestAgent }));
+    const dir = await res.dir(
+      manifest({ research: { ...research(agent.origin), trust: { jwks: 'pinned.json' } } as ManifestAgent }),
+    );
     // The pinned set holds another key, even under the same kid.
     await writeFile(join(dir, 'pinned.json'), JSON.stringify({ keys: [{ ...k2.jwk, kid: 'k1' }] }));
 
     const r = await runCli(['lock'], { cwd: dir });
     expect(r.code, show(r)).toBe(0);
-    expect((await readLock(dir)).agents.research.signature).toEqual({ status: 'unverifiable', kid: 'k1', alg: 'ES256' });
+    expect((await readLock(dir)).agents.research.signature).toEqual({
+      status: 'unverifiable',
+      kid: 'k1',
+      alg: 'ES256',
+    });
     expect(r.stderr).toMatch(/signature-unverifiable: /);
     expect(jwks.hits()).toBe(0); // the jku was never consulted
   });

@@ -14,7 +14,22 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_CERT, TEST_KEY } from '../helpers/tls.js';
 import { startConnectProxy } from '../helpers/proxy.js';
-import { closedPort, jsonOf, manifest, readLock, readLockBytes, research, runCli, sampleCard, show, startHttp, tempDir, removeDir, writeManifest, type HttpServer } from './helpers.js';
+import {
+  closedPort,
+  jsonOf,
+  manifest,
+  readLock,
+  readLockBytes,
+  research,
+  runCli,
+  sampleCard,
+  show,
+  startHttp,
+  tempDir,
+  removeDir,
+  writeManifest,
+  type HttpServer,
+} from './helpers.js';
 
 interface Case {
   /** Agent name. */
@@ -62,7 +77,11 @@ function fault(req: http.IncomingMessage, res: http.ServerResponse): void {
       return;
     }
     case 'status': {
-      res.writeHead(Number(arg), { 'Content-Type': 'application/json', 'Retry-After': '0', 'WWW-Authenticate': 'Bearer' });
+      res.writeHead(Number(arg), {
+        'Content-Type': 'application/json',
+        'Retry-After': '0',
+        'WWW-Authenticate': 'Bearer',
+      });
       return void res.end('{"error": "no"}');
     }
     case 'loop':
@@ -127,7 +146,10 @@ afterAll(async () => {
 async function project(agents: Record<string, string>): Promise<string> {
   const dir = await tempDir();
   dirs.push(dir);
-  await writeManifest(dir, manifest(Object.fromEntries(Object.entries(agents).map(([name, location]) => [name, research(location)]))));
+  await writeManifest(
+    dir,
+    manifest(Object.fromEntries(Object.entries(agents).map(([name, location]) => [name, research(location)]))),
+  );
   return dir;
 }
 
@@ -136,44 +158,162 @@ describe('fault suite', () => {
     const port = await closedPort();
     const f = faulty.origin;
     const cases: Case[] = [
-      { name: 'slow-headers', card: `${f}/slow-headers/card.json`, exitCode: 5, error: 'timeout', detail: /no card within 1500 ms/ },
-      { name: 'trickle', card: `${f}/trickle/card.json`, exitCode: 5, error: 'timeout', detail: /no card within 1500 ms/ },
-      { name: 'reset', card: `${f}/reset/card.json`, exitCode: 3, error: 'unreachable', detail: /connection reset|connection closed|truncated/ },
-      { name: 'refused', card: `http://127.0.0.1:${port}/card.json`, exitCode: 3, error: 'unreachable', detail: /connection refused \(ECONNREFUSED\)/ },
-      { name: 'dns', card: 'https://agent.invalid/card.json', exitCode: 3, error: 'unreachable', detail: /host not found|DNS lookup failed/ },
-      { name: 'status-500', card: `${f}/status/500/card.json`, exitCode: 3, error: 'unreachable', detail: /unexpected status 500 after 2 retries/ },
-      { name: 'status-503', card: `${f}/status/503/card.json`, exitCode: 3, error: 'unreachable', detail: /unexpected status 503 after 2 retries/ },
-      { name: 'not-found', card: `${f}/missing`, exitCode: 3, error: 'unreachable', detail: /agent-card\.json: not found \(404\)/ },
-      { name: 'status-401', card: `${f}/status/401/card.json`, exitCode: 4, error: 'auth-refused', detail: /authentication refused \(401\)/ },
-      { name: 'status-403', card: `${f}/status/403/card.json`, exitCode: 4, error: 'auth-refused', detail: /authentication refused \(403\)/ },
-      { name: 'redirect-loop', card: `${f}/loop/card.json`, exitCode: 3, error: 'unreachable', detail: /too many redirects \(more than 5\)/ },
-      { name: 'six-redirects', card: `${f}/hops/5/card.json`, exitCode: 3, error: 'unreachable', detail: /too many redirects \(more than 5\)/ },
-      { name: 'huge', card: `${f}/huge/card.json`, exitCode: 1, error: 'card-invalid', detail: /card larger than 1048576 bytes/ },
-      { name: 'html', card: `${f}/html/card.json`, exitCode: 1, error: 'card-invalid', detail: /served text\/html, not JSON/ },
-      { name: 'invalid-json', card: `${f}/invalid-json/card.json`, exitCode: 1, error: 'card-invalid', detail: /invalid JSON/ },
-      { name: 'deep', card: `${f}/deep/card.json`, exitCode: 1, error: 'card-invalid', detail: /nested deeper than 64 levels/ },
+      {
+        name: 'slow-headers',
+        card: `${f}/slow-headers/card.json`,
+        exitCode: 5,
+        error: 'timeout',
+        detail: /no card within 1500 ms/,
+      },
+      {
+        name: 'trickle',
+        card: `${f}/trickle/card.json`,
+        exitCode: 5,
+        error: 'timeout',
+        detail: /no card within 1500 ms/,
+      },
+      {
+        name: 'reset',
+        card: `${f}/reset/card.json`,
+        exitCode: 3,
+        error: 'unreachable',
+        detail: /connection reset|connection closed|truncated/,
+      },
+      {
+        name: 'refused',
+        card: `http://127.0.0.1:${port}/card.json`,
+        exitCode: 3,
+        error: 'unreachable',
+        detail: /connection refused \(ECONNREFUSED\)/,
+      },
+      {
+        name: 'dns',
+        card: 'https://agent.invalid/card.json',
+        exitCode: 3,
+        error: 'unreachable',
+        detail: /host not found|DNS lookup failed/,
+      },
+      {
+        name: 'status-500',
+        card: `${f}/status/500/card.json`,
+        exitCode: 3,
+        error: 'unreachable',
+        detail: /unexpected status 500 after 2 retries/,
+      },
+      {
+        name: 'status-503',
+        card: `${f}/status/503/card.json`,
+        exitCode: 3,
+        error: 'unreachable',
+        detail: /unexpected status 503 after 2 retries/,
+      },
+      {
+        name: 'not-found',
+        card: `${f}/missing`,
+        exitCode: 3,
+        error: 'unreachable',
+        detail: /agent-card\.json: not found \(404\)/,
+      },
+      {
+        name: 'status-401',
+        card: `${f}/status/401/card.json`,
+        exitCode: 4,
+        error: 'auth-refused',
+        detail: /authentication refused \(401\)/,
+      },
+      {
+        name: 'status-403',
+        card: `${f}/status/403/card.json`,
+        exitCode: 4,
+        error: 'auth-refused',
+        detail: /authentication refused \(403\)/,
+      },
+      {
+        name: 'redirect-loop',
+        card: `${f}/loop/card.json`,
+        exitCode: 3,
+        error: 'unreachable',
+        detail: /too many redirects \(more than 5\)/,
+      },
+      {
+        name: 'six-redirects',
+        card: `${f}/hops/5/card.json`,
+        exitCode: 3,
+        error: 'unreachable',
+        detail: /too many redirects \(more than 5\)/,
+      },
+      {
+        name: 'huge',
+        card: `${f}/huge/card.json`,
+        exitCode: 1,
+        error: 'card-invalid',
+        detail: /card larger than 1048576 bytes/,
+      },
+      {
+        name: 'html',
+        card: `${f}/html/card.json`,
+        exitCode: 1,
+        error: 'card-invalid',
+        detail: /served text\/html, not JSON/,
+      },
+      {
+        name: 'invalid-json',
+        card: `${f}/invalid-json/card.json`,
+        exitCode: 1,
+        error: 'card-invalid',
+        detail: /invalid JSON/,
+      },
+      {
+        name: 'deep',
+        card: `${f}/deep/card.json`,
+        exitCode: 1,
+        error: 'card-invalid',
+        detail: /nested deeper than 64 levels/,
+      },
       { name: 'empty', card: `${f}/empty/card.json`, exitCode: 1, error: 'card-invalid', detail: /empty body/ },
-      { name: 'tls', card: `${tlsOrigin}/card.json`, exitCode: 3, error: 'unreachable', detail: /TLS error \([A-Z_]+\)/ },
+      {
+        name: 'tls',
+        card: `${tlsOrigin}/card.json`,
+        exitCode: 3,
+        error: 'unreachable',
+        detail: /TLS error \([A-Z_]+\)/,
+      },
     ];
     const dir = await project({ good: `${f}/good/card.json` });
     const locked = await runCli(['lock'], { cwd: dir });
     expect(locked.code, show(locked)).toBe(0);
     const baseline = (await readLockBytes(dir))!;
-    await writeManifest(dir, manifest({ good: research(`${f}/good/card.json`), ...Object.fromEntries(cases.map((c) => [c.name, research(c.card)])) }));
+    await writeManifest(
+      dir,
+      manifest({
+        good: research(`${f}/good/card.json`),
+        ...Object.fromEntries(cases.map((c) => [c.name, research(c.card)])),
+      }),
+    );
     const before = faulty.requests.length;
     const args = ['lock', '--timeout', '1500', '--concurrency', '20'];
     // The JSON run also asks again only once (--retries 1), the human run twice (the default).
-    const [human, json] = await Promise.all([runCli(args, { cwd: dir }), runCli([...args, '--json', '--retries', '1'], { cwd: dir })]);
+    const [human, json] = await Promise.all([
+      runCli(args, { cwd: dir }),
+      runCli([...args, '--json', '--retries', '1'], { cwd: dir }),
+    ]);
     expect(human.code, show(human)).toBe(1); // the lowest non-zero code wins (an invalid card: 1)
     expect(json.code, show(json)).toBe(1);
-    const agents = jsonOf(json).agents as Record<string, { exitCode: number; error: { code: string; message: string } }>;
+    const agents = jsonOf(json).agents as Record<
+      string,
+      { exitCode: number; error: { code: string; message: string } }
+    >;
     // Every agent with its outcome, the one that would have locked too.
     expect(Object.keys(agents).sort()).toEqual([...cases.map((c) => c.name), 'good'].sort());
     expect(agents.good).toEqual({ status: 'unchanged' });
     const lines = human.stdout.split('\n');
     for (const c of cases) {
       const url = c.card.replace(/\/missing$/, '/missing/.well-known/agent-card.json');
-      expect({ name: c.name, exitCode: agents[c.name]!.exitCode, error: agents[c.name]!.error.code }).toEqual({ name: c.name, exitCode: c.exitCode, error: c.error });
+      expect({ name: c.name, exitCode: agents[c.name]!.exitCode, error: agents[c.name]!.error.code }).toEqual({
+        name: c.name,
+        exitCode: c.exitCode,
+        error: c.error,
+      });
       expect(agents[c.name]!.error.message.replace('after 1 retry', 'after 2 retries'), c.name).toMatch(c.detail);
       const line = lines.filter((l) => l.startsWith(`✗ ${c.name}: `));
       expect(line, `${c.name}\n${show(human)}`).toHaveLength(1);
@@ -183,7 +323,9 @@ describe('fault suite', () => {
     expect(await readLockBytes(dir), 'the lockfile changed').toEqual(baseline);
     // 500 and 503 were asked three times by the human run and twice by the JSON run; 401 once each.
     const asked = (path: string) => faulty.requests.slice(before).filter((r) => r.path === path).length;
-    expect([asked('/status/500/card.json'), asked('/status/503/card.json'), asked('/status/401/card.json')]).toEqual([5, 5, 2]);
+    expect([asked('/status/500/card.json'), asked('/status/503/card.json'), asked('/status/401/card.json')]).toEqual([
+      5, 5, 2,
+    ]);
     expect(agents['status-503']!.error.message).toMatch(/unexpected status 503 after 1 retry$/);
   });
 
@@ -203,7 +345,11 @@ describe('fault suite', () => {
     const certFile = join(await project({}), 'cert.pem');
     await writeFile(certFile, TEST_CERT);
     const env = { HTTPS_PROXY: proxyOrigin, NODE_EXTRA_CA_CERTS: certFile };
-    const dir = await project({ cross: `${faulty.origin}/cross/card.json`, many: `${faulty.origin}/many/card.json`, proxied: `${tlsOrigin}/card.json` });
+    const dir = await project({
+      cross: `${faulty.origin}/cross/card.json`,
+      many: `${faulty.origin}/many/card.json`,
+      proxied: `${tlsOrigin}/card.json`,
+    });
     const [locked, down] = await Promise.all([
       runCli(['lock'], { cwd: dir, env }),
       runCli(['card', `${tlsOrigin}/down/card.json`], { cwd: dir, env }),
@@ -216,6 +362,8 @@ describe('fault suite', () => {
     expect(tunnels).toContain(new URL(tlsOrigin).host); // https went through the proxy
     expect(tunnels).not.toContain(new URL(faulty.origin).host); // plain http has no HTTP_PROXY here
     expect(down.code, show(down)).toBe(2);
-    expect(down.stderr).toBe(`error insecure-url: ${tlsOrigin}/down/card.json: redirect from https to plain http refused\n`);
+    expect(down.stderr).toBe(
+      `error insecure-url: ${tlsOrigin}/down/card.json: redirect from https to plain http refused\n`,
+    );
   });
 });

@@ -19,14 +19,19 @@ import {
 } from './helpers.js';
 
 describe.concurrent('lock → verify → drift → update → verify (1.0 agent + 0.3-compat agent)', () => {
-  it('locks both agents, refuses drift with a readable diff, and accepts it after update', async ({ onTestFinished }) => {
+  it('locks both agents, refuses drift with a readable diff, and accepts it after update', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const v1 = await res.sampleAgent();
     const v03 = await res.sampleAgent({ legacy: true });
     const dir = await res.dir(
       manifest({
         research: research(v1.origin),
-        'legacy-research': research(v03.origin, { credentials: { bearer: { env: 'LEGACY_TOKEN' } }, profile: { versions: ['0.3'] } }),
+        'legacy-research': research(v03.origin, {
+          credentials: { bearer: { env: 'LEGACY_TOKEN' } },
+          profile: { versions: ['0.3'] },
+        }),
       }),
     );
     // The headline flow runs the real binary (node dist/a2a.js, the bundle) as a process: exit codes, output
@@ -42,7 +47,10 @@ describe.concurrent('lock → verify → drift → update → verify (1.0 agent 
     expect(Object.keys(locked.agents).sort()).toEqual(['legacy-research', 'research']);
 
     // Headers on every card request: A2A-Version = the agent profile's first version, Accept JSON.
-    for (const [agent, version] of [[v1, '1.0'], [v03, '0.3']] as const) {
+    for (const [agent, version] of [
+      [v1, '1.0'],
+      [v03, '0.3'],
+    ] as const) {
       const requests = cardRequests(agent.requests);
       expect(requests.length).toBeGreaterThan(0);
       for (const r of requests) {
@@ -61,7 +69,10 @@ describe.concurrent('lock → verify → drift → update → verify (1.0 agent 
       acceptedOutputModes: ['application/json'],
       delivery: 'stream',
       extensions: ['https://example.com/ext/citations/v1'],
-      fallbacks: { interfaces: [{ url: v1.restUrl, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' }], delivery: ['poll'] },
+      fallbacks: {
+        interfaces: [{ url: v1.restUrl, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' }],
+        delivery: ['poll'],
+      },
     });
     expect(locked.agents.research.snapshot.protocolVersion).toBeUndefined();
     expect(locked.agents['legacy-research'].plans['market-size']).toMatchObject({
@@ -69,7 +80,11 @@ describe.concurrent('lock → verify → drift → update → verify (1.0 agent 
       protocolBinding: 'JSONRPC',
       protocolVersion: '0.3',
     });
-    expect(locked.agents['legacy-research'].snapshot).toMatchObject({ protocolVersion: '0.3', url: v03.jsonRpcUrl, preferredTransport: 'JSONRPC' });
+    expect(locked.agents['legacy-research'].snapshot).toMatchObject({
+      protocolVersion: '0.3',
+      url: v03.jsonRpcUrl,
+      preferredTransport: 'JSONRPC',
+    });
     expect(locked.settings['legacy-research'].versions).toEqual(['0.3']);
     expect(locked.settings.research.versions).toEqual(['1.0', '0.3']);
 
@@ -102,7 +117,12 @@ describe.concurrent('lock → verify → drift → update → verify (1.0 agent 
     expect(report.ok).toBe(false);
     expect(report.agents.research.status).toBe('drift');
     expect(report.agents['legacy-research'].status).toBe('drift');
-    expect(report.agents['legacy-research'].drift).toContainEqual({ skill: 'market-size', field: 'delivery', locked: 'stream', fresh: 'poll' });
+    expect(report.agents['legacy-research'].drift).toContainEqual({
+      skill: 'market-size',
+      field: 'delivery',
+      locked: 'stream',
+      fresh: 'poll',
+    });
     expect(report.agents.research.drift).toContainEqual({
       skill: 'market-size',
       field: 'acceptedOutputModes',
@@ -117,7 +137,9 @@ describe.concurrent('lock → verify → drift → update → verify (1.0 agent 
     expect(update.code, show(update)).toBe(0);
     expect(update.stdout).toMatch(/~ research updated/);
     expect(update.stdout).toContain('- $.skills["market-size"].outputModes: "application/json" structural');
-    expect(update.stdout).toContain('plan market-size › acceptedOutputModes:\n      - application/json\n      + text/plain');
+    expect(update.stdout).toContain(
+      'plan market-size › acceptedOutputModes:\n      - application/json\n      + text/plain',
+    );
     expect(update.stdout).not.toMatch(/legacy-research (updated|added)/);
     const afterUpdate = await readLock(dir);
     expect(afterUpdate.agents.research.plans['market-size'].acceptedOutputModes).toEqual(['text/plain']);
@@ -140,7 +162,9 @@ describe.concurrent('lock → verify → drift → update → verify (1.0 agent 
     expect(final.stdout).toMatch(/✓ legacy-research/);
   });
 
-  it('a refused narrowed plan (interface gone) names skill, field and locked → fresh values', async ({ onTestFinished }) => {
+  it('a refused narrowed plan (interface gone) names skill, field and locked → fresh values', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const v1 = await res.sampleAgent();
     const dir = await res.dir(manifest({ research: research(v1.origin) }));
@@ -164,7 +188,9 @@ describe.concurrent('lock → verify → drift → update → verify (1.0 agent 
 });
 
 describe.concurrent('card changes that leave every plan equal', () => {
-  it('descriptive change: verify exit 0 reporting it; --strict exit 1; lockfile untouched', async ({ onTestFinished }) => {
+  it('descriptive change: verify exit 0 reporting it; --strict exit 1; lockfile untouched', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const v1 = await res.sampleAgent();
     const dir = await res.dir(manifest({ research: research(v1.origin) }));
@@ -188,28 +214,40 @@ describe.concurrent('card changes that leave every plan equal', () => {
     expect(await readLockBytes(dir)).toEqual(before);
   });
 
-  it('structural change the locked plan does not use: exit 0 reported as structural; --strict exit 1', async ({ onTestFinished }) => {
+  it('structural change the locked plan does not use: exit 0 reported as structural; --strict exit 1', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const v1 = await res.sampleAgent();
     const dir = await res.dir(manifest({ research: research(v1.origin) }));
     expect((await runCli(['lock'], { cwd: dir })).code).toBe(0);
     const before = await readLockBytes(dir);
     const card = sampleCard(v1.origin);
-    card.supportedInterfaces = [...card.supportedInterfaces, { url: `${v1.origin}/grpc`, protocolBinding: 'GRPC', protocolVersion: '1.0' }];
+    card.supportedInterfaces = [
+      ...card.supportedInterfaces,
+      { url: `${v1.origin}/grpc`, protocolBinding: 'GRPC', protocolVersion: '1.0' },
+    ];
     v1.setCard(card);
 
-    const [plain, strict] = await Promise.all([runCli(['verify'], { cwd: dir }), runCli(['verify', '--strict'], { cwd: dir })]);
+    const [plain, strict] = await Promise.all([
+      runCli(['verify'], { cwd: dir }),
+      runCli(['verify', '--strict'], { cwd: dir }),
+    ]);
     expect(plain.code, show(plain)).toBe(0);
     expect(plain.stdout).toMatch(/research: card changed \(structural\), plans unchanged/);
     // An interface is known by (binding, version, url), not by its index.
-    expect(plain.stdout).toMatch(/\+ \$\.supportedInterfaces\["GRPC 1\.0 http:\/\/127\.0\.0\.1:\d+\/grpc"\]: .*structural/);
+    expect(plain.stdout).toMatch(
+      /\+ \$\.supportedInterfaces\["GRPC 1\.0 http:\/\/127\.0\.0\.1:\d+\/grpc"\]: .*structural/,
+    );
     expect(strict.code, show(strict)).toBe(1);
     expect(await readLockBytes(dir)).toEqual(before);
   });
 });
 
 describe.concurrent('HTTP caching', () => {
-  it('a card served with Cache-Control: max-age=3600 and changed a second later is seen as changed', async ({ onTestFinished }) => {
+  it('a card served with Cache-Control: max-age=3600 and changed a second later is seen as changed', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const v1 = await res.sampleAgent();
     const dir = await res.dir(manifest({ research: research(v1.origin) }));

@@ -14,16 +14,30 @@ import { join } from 'node:path';
 import type http from 'node:http';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AgentCallError, loadLock } from '../../src/runtime/index.js';
-import { cardRequests, jsonOf, manifest, readLock, readLockBytes, research, resources, runCli, sampleCard, show, writeManifest } from './helpers.js';
+import {
+  cardRequests,
+  jsonOf,
+  manifest,
+  readLock,
+  readLockBytes,
+  research,
+  resources,
+  runCli,
+  sampleCard,
+  show,
+  writeManifest,
+} from './helpers.js';
 import { newKey, sign, type Card, type Key } from './cards.js';
-
 
 const TOKEN = 'fw14-bearer-T0ken';
 const ENV = { RESEARCH_TOKEN: TOKEN };
 const SLOW_TEST = 90_000;
 
 /** Serve `keys` as the agent's own JWKS (a `jku` must share the card's origin); its URL. */
-function serveJwks(agent: { origin: string; serve: (path: string, handler: http.RequestListener | undefined) => void }, keys: Key[]): string {
+function serveJwks(
+  agent: { origin: string; serve: (path: string, handler: http.RequestListener | undefined) => void },
+  keys: Key[],
+): string {
   agent.serve('/jwks.json', (_req, response) => {
     response.writeHead(200, { 'Content-Type': 'application/json' });
     response.end(JSON.stringify({ keys: keys.map((k) => k.jwk) }));
@@ -37,12 +51,26 @@ beforeAll(async () => {
   [k1, k2] = await Promise.all([newKey('k1'), newKey('k2')]);
 });
 
-const text = (value: string) => ({ messageId: crypto.randomUUID(), role: 1, parts: [{ content: { $case: 'text' as const, value }, mediaType: '', filename: '', metadata: undefined }], contextId: '', taskId: '', extensions: [], referenceTaskIds: [], metadata: undefined });
+const text = (value: string) => ({
+  messageId: crypto.randomUUID(),
+  role: 1,
+  parts: [{ content: { $case: 'text' as const, value }, mediaType: '', filename: '', metadata: undefined }],
+  contextId: '',
+  taskId: '',
+  extensions: [],
+  referenceTaskIds: [],
+  metadata: undefined,
+});
 
 describe.concurrent('issue 14: re-signed cards', () => {
-  it('re-signed with no key source at all (no jku, no trust: unverifiable every time): verify --strict 0, update writes nothing', { timeout: SLOW_TEST }, async ({ onTestFinished }) => {
+  it('re-signed with no key source at all (no jku, no trust: unverifiable every time): verify --strict 0, update writes nothing', {
+    timeout: SLOW_TEST,
+  }, async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
-    const agent = await res.agent({ card: (origin) => sampleCard(origin), perRequestCard: (card) => sign(card as Card, k1, '') });
+    const agent = await res.agent({
+      card: (origin) => sampleCard(origin),
+      perRequestCard: (card) => sign(card as Card, k1, ''),
+    });
     const dir = await res.dir(manifest({ research: research(agent.origin) }));
     const lock = await runCli(['lock'], { cwd: dir, env: ENV });
     expect(lock.code, show(lock)).toBe(0);
@@ -57,22 +85,35 @@ describe.concurrent('issue 14: re-signed cards', () => {
     expect(await readLockBytes(dir)).toEqual(before);
   });
 
-  it('a card signed afresh on every request with one key over the same card: verify --strict 0, outdated 0, update and lock write nothing', { timeout: SLOW_TEST }, async ({ onTestFinished }) => {
+  it('a card signed afresh on every request with one key over the same card: verify --strict 0, outdated 0, update and lock write nothing', {
+    timeout: SLOW_TEST,
+  }, async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
     let key = k1;
     let jku = '';
-    const agent = await res.agent({ card: (origin) => sampleCard(origin), perRequestCard: (card) => sign(card as Card, key, jku) });
+    const agent = await res.agent({
+      card: (origin) => sampleCard(origin),
+      perRequestCard: (card) => sign(card as Card, key, jku),
+    });
     jku = serveJwks(agent, [k1, k2]);
     const dir = await res.dir(manifest({ research: research(agent.origin) }));
 
     const lock = await runCli(['lock'], { cwd: dir, env: ENV });
     expect(lock.code, show(lock)).toBe(0);
     const locked = await readLock(dir);
-    expect(locked.agents.research.signature).toEqual({ status: 'verified', kid: 'k1', alg: 'ES256', thumbprint: k1.thumbprint });
+    expect(locked.agents.research.signature).toEqual({
+      status: 'verified',
+      kid: 'k1',
+      alg: 'ES256',
+      thumbprint: k1.thumbprint,
+    });
     const before = await readLockBytes(dir);
 
     // The agent really re-signs: two card requests answer different signature bytes.
-    const [a, b] = await Promise.all([fetch(agent.cardUrl).then((r) => r.json()), fetch(agent.cardUrl).then((r) => r.json())]);
+    const [a, b] = await Promise.all([
+      fetch(agent.cardUrl).then((r) => r.json()),
+      fetch(agent.cardUrl).then((r) => r.json()),
+    ]);
     expect(a.signatures[0].signature).not.toBe(b.signatures[0].signature);
     expect({ ...a, signatures: undefined }).toEqual({ ...b, signatures: undefined });
 
@@ -127,7 +168,9 @@ function skillless(origin: string, overrides: Record<string, unknown> = {}): Car
 }
 
 describe.concurrent('issue 14: agents without skills', () => {
-  it('a card without skills and a manifest entry without skills lock one agent-level plan "*": lock, why, ls, verify, outdated, install and the runtime', { timeout: SLOW_TEST }, async ({ onTestFinished }) => {
+  it('a card without skills and a manifest entry without skills lock one agent-level plan "*": lock, why, ls, verify, outdated, install and the runtime', {
+    timeout: SLOW_TEST,
+  }, async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
     const agent = await res.agent({ card: (origin) => skillless(origin), bearerToken: TOKEN });
     const { skills: _s, ...entry } = research(agent.origin);
@@ -135,11 +178,19 @@ describe.concurrent('issue 14: agents without skills', () => {
 
     const lock = await runCli(['lock', '--json'], { cwd: dir, env: ENV });
     expect(lock.code, show(lock)).toBe(0);
-    expect(jsonOf(lock).warnings).toContainEqual(expect.objectContaining({ code: 'skills-missing', path: '$.skills', agent: 'research' }));
+    expect(jsonOf(lock).warnings).toContainEqual(
+      expect.objectContaining({ code: 'skills-missing', path: '$.skills', agent: 'research' }),
+    );
     const plans = (await readLock(dir)).agents.research.plans;
     expect(Object.keys(plans)).toEqual(['*']);
     // From the card's defaults: output modes text/plain and application/pdf, the card's bearer requirement.
-    expect(plans['*']).toMatchObject({ protocolBinding: 'JSONRPC', protocolVersion: '1.0', security: { bearer: [] }, acceptedOutputModes: ['text/plain'], delivery: 'stream' });
+    expect(plans['*']).toMatchObject({
+      protocolBinding: 'JSONRPC',
+      protocolVersion: '1.0',
+      security: { bearer: [] },
+      acceptedOutputModes: ['text/plain'],
+      delivery: 'stream',
+    });
 
     const why = await runCli(['why', 'research'], { cwd: dir, env: ENV });
     expect(why.code, show(why)).toBe(0);
@@ -168,10 +219,14 @@ describe.concurrent('issue 14: agents without skills', () => {
     loaded.close();
   });
 
-  it('a card with skills, a manifest entry with skills: [] locks "*" too; a named skill still locks as before', { timeout: SLOW_TEST }, async ({ onTestFinished }) => {
+  it('a card with skills, a manifest entry with skills: [] locks "*" too; a named skill still locks as before', {
+    timeout: SLOW_TEST,
+  }, async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
     const agent = await res.sampleAgent();
-    const dir = await res.dir(manifest({ research: research(agent.origin, { skills: [] }), named: research(agent.origin) }));
+    const dir = await res.dir(
+      manifest({ research: research(agent.origin, { skills: [] }), named: research(agent.origin) }),
+    );
     const lock = await runCli(['lock'], { cwd: dir, env: ENV });
     expect(lock.code, show(lock)).toBe(0);
     const locked = await readLock(dir);
@@ -184,14 +239,23 @@ describe.concurrent('issue 14: agents without skills', () => {
 });
 
 describe.concurrent('issue 14: credentials that are never sent', () => {
-  it('a card without security behind a bearer gate: lock and verify warn credential-never-sent; the runtime sends nothing and is refused', { timeout: SLOW_TEST }, async ({ onTestFinished }) => {
+  it('a card without security behind a bearer gate: lock and verify warn credential-never-sent; the runtime sends nothing and is refused', {
+    timeout: SLOW_TEST,
+  }, async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
-    const agent = await res.agent({ card: (origin) => sampleCard(origin, { securitySchemes: {}, securityRequirements: [] }), bearerToken: TOKEN });
+    const agent = await res.agent({
+      card: (origin) => sampleCard(origin, { securitySchemes: {}, securityRequirements: [] }),
+      bearerToken: TOKEN,
+    });
     const dir = await res.dir(manifest({ research: research(agent.origin) }));
 
     const lock = await runCli(['lock', '--json'], { cwd: dir, env: ENV });
     expect(lock.code, show(lock)).toBe(0);
-    const never = expect.objectContaining({ code: 'credential-never-sent', agent: 'research', message: expect.stringContaining('"bearer"') });
+    const never = expect.objectContaining({
+      code: 'credential-never-sent',
+      agent: 'research',
+      message: expect.stringContaining('"bearer"'),
+    });
     expect(jsonOf(lock).warnings).toContainEqual(never);
     expect((await readLock(dir)).agents.research.plans['market-size'].security).toEqual({});
     const verify = await runCli(['verify', '--json'], { cwd: dir, env: ENV });
@@ -205,25 +269,39 @@ describe.concurrent('issue 14: credentials that are never sent', () => {
     const loaded = await loadLock({ lockfile: join(dir, 'a2a.lock.json'), env: ENV });
     const client = await loaded.agent('research', 'market-size').createClient();
     const sent = agent.requests.length;
-    const error = await client.sendMessage({ message: text('hi') } as never).then(() => undefined, (e: unknown) => e);
+    const error = await client.sendMessage({ message: text('hi') } as never).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(AgentCallError);
     expect((error as AgentCallError).code).toBe('auth-refused');
-    expect((error as AgentCallError).message).toContain('the locked plan sends no credential: the card declares no securitySchemes');
+    expect((error as AgentCallError).message).toContain(
+      'the locked plan sends no credential: the card declares no securitySchemes',
+    );
     const calls = agent.requests.slice(sent).filter((r) => r.path.startsWith('/a2a'));
     expect(calls.length).toBeGreaterThan(0);
     expect(calls.every((r) => r.headers.authorization === undefined)).toBe(true);
     loaded.close();
   });
 
-  it('a held credential for a scheme no locked plan chose: credential-unused naming agent and scheme; none when every credential is used', { timeout: SLOW_TEST }, async ({ onTestFinished }) => {
+  it('a held credential for a scheme no locked plan chose: credential-unused naming agent and scheme; none when every credential is used', {
+    timeout: SLOW_TEST,
+  }, async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
     const agent = await res.sampleAgent();
     const extra = { credentials: { bearer: { env: 'RESEARCH_TOKEN' }, apiKey: { env: 'OTHER_KEY' } } };
     const dir = await res.dir(manifest({ research: research(agent.origin, extra), plain: research(agent.origin) }));
     const lock = await runCli(['lock', '--json'], { cwd: dir, env: ENV });
     expect(lock.code, show(lock)).toBe(0);
-    const unused = (r: Awaited<ReturnType<typeof runCli>>) => jsonOf(r).warnings.filter((w: { code: string }) => w.code.startsWith('credential-'));
-    expect(unused(lock)).toEqual([expect.objectContaining({ code: 'credential-unused', agent: 'research', message: expect.stringContaining('"apiKey"') })]);
+    const unused = (r: Awaited<ReturnType<typeof runCli>>) =>
+      jsonOf(r).warnings.filter((w: { code: string }) => w.code.startsWith('credential-'));
+    expect(unused(lock)).toEqual([
+      expect.objectContaining({
+        code: 'credential-unused',
+        agent: 'research',
+        message: expect.stringContaining('"apiKey"'),
+      }),
+    ]);
     expect(unused(lock)[0].message).toContain('the card declares no scheme "apiKey"');
     const verify = await runCli(['verify', '--json'], { cwd: dir, env: ENV });
     expect(verify.code, show(verify)).toBe(0);
@@ -232,7 +310,9 @@ describe.concurrent('issue 14: credentials that are never sent', () => {
 });
 
 describe.concurrent('issue 14: card versions and mode spellings', () => {
-  it('a card --a2a-version 0.3 shows the card as served to 0.3 (the SDK serves a 1.0 or a 0.3 card by the header)', { timeout: SLOW_TEST }, async ({ onTestFinished }) => {
+  it('a card --a2a-version 0.3 shows the card as served to 0.3 (the SDK serves a 1.0 or a 0.3 card by the header)', {
+    timeout: SLOW_TEST,
+  }, async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
     const agent = await res.sampleAgent({ legacy: true });
     const dir = await res.dir();
@@ -248,10 +328,17 @@ describe.concurrent('issue 14: card versions and mode spellings', () => {
     expect(bad.stderr).toContain('--a2a-version "latest"');
   });
 
-  it('modes spelt "text" (ADK, VoltAgent, gemini-cli): the plan carries "text", compared as text/plain; verify passes and the runtime sends it', { timeout: SLOW_TEST }, async ({ onTestFinished }) => {
+  it('modes spelt "text" (ADK, VoltAgent, gemini-cli): the plan carries "text", compared as text/plain; verify passes and the runtime sends it', {
+    timeout: SLOW_TEST,
+  }, async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
     const card = (origin: string) => {
-      const c = sampleCard(origin, { defaultInputModes: ['text'], defaultOutputModes: ['text'], securitySchemes: {}, securityRequirements: [] });
+      const c = sampleCard(origin, {
+        defaultInputModes: ['text'],
+        defaultOutputModes: ['text'],
+        securitySchemes: {},
+        securityRequirements: [],
+      });
       c.skills = [{ ...c.skills[0]!, inputModes: undefined, outputModes: undefined } as never];
       return JSON.parse(JSON.stringify(c)) as Card;
     };
@@ -259,7 +346,9 @@ describe.concurrent('issue 14: card versions and mode spellings', () => {
     const dir = await res.dir(manifest({ research: { card: agent.origin, skills: ['market-size'] } }));
     const lock = await runCli(['lock', '--json'], { cwd: dir });
     expect(lock.code, show(lock)).toBe(0);
-    expect(jsonOf(lock).warnings).toContainEqual(expect.objectContaining({ code: 'mode-not-media-type', path: '$.defaultOutputModes[0]' }));
+    expect(jsonOf(lock).warnings).toContainEqual(
+      expect.objectContaining({ code: 'mode-not-media-type', path: '$.defaultOutputModes[0]' }),
+    );
     const plan = (await readLock(dir)).agents.research.plans['market-size'];
     expect(plan.acceptedOutputModes).toEqual(['text']);
     const verify = await runCli(['verify', '--strict'], { cwd: dir });

@@ -18,7 +18,11 @@ function newestSource(dir: string): { path: string; mtimeMs: number } | undefine
   let newest: { path: string; mtimeMs: number } | undefined;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
-    const found = entry.isDirectory() ? newestSource(path) : entry.name.endsWith('.ts') ? { path, mtimeMs: statSync(path).mtimeMs } : undefined;
+    const found = entry.isDirectory()
+      ? newestSource(path)
+      : entry.name.endsWith('.ts')
+        ? { path, mtimeMs: statSync(path).mtimeMs }
+        : undefined;
     if (found && (!newest || found.mtimeMs > newest.mtimeMs)) newest = found;
   }
   return newest;
@@ -34,6 +38,8 @@ export default function setup(): void {
     throw new Error(`e2e: dist is older than ${newest.path}; the e2e tests would run stale code. Rebuild:\n  ${BUILD}`);
   }
   if (!existsSync(BUNDLE) || statSync(BUNDLE).mtimeMs + 1000 < built) {
-    throw new Error(`e2e: the bundled executable ${BUNDLE} is missing or older than dist/cli/main.js. Rebuild:\n  ${BUILD}`);
+    throw new Error(
+      `e2e: the bundled executable ${BUNDLE} is missing or older than dist/cli/main.js. Rebuild:\n  ${BUILD}`,
+    );
   }
 }

@@ -49,7 +49,11 @@ export interface RunOptions {
   spawn?: boolean;
 }
 
-type Main = (args: string[], io: { cwd: string; env: NodeJS.ProcessEnv; stdout(text: string): void; stderr(text: string): void }, about?: unknown) => Promise<number>;
+type Main = (
+  args: string[],
+  io: { cwd: string; env: NodeJS.ProcessEnv; stdout(text: string): void; stderr(text: string): void },
+  about?: unknown,
+) => Promise<number>;
 let inProcess: Promise<Main> | undefined;
 
 /**
@@ -60,7 +64,10 @@ let inProcess: Promise<Main> | undefined;
 function needsProcess(args: string[], options: RunOptions): boolean {
   if (options.spawn || options.killAfterMs !== undefined) return true;
   if (args.some((a) => ['--help', '-h', 'help', '--version', '-V'].includes(a))) return true;
-  return Object.keys(options.env ?? {}).some((k) => /^(FORCE_COLOR|NO_COLOR|TERM|https?_proxy|no_proxy)$/i.test(k) && !(k === 'NO_COLOR' && options.env![k] === '1'));
+  return Object.keys(options.env ?? {}).some(
+    (k) =>
+      /^(FORCE_COLOR|NO_COLOR|TERM|https?_proxy|no_proxy)$/i.test(k) && !(k === 'NO_COLOR' && options.env![k] === '1'),
+  );
 }
 
 /**
@@ -72,12 +79,25 @@ function needsProcess(args: string[], options: RunOptions): boolean {
 export async function runCli(args: string[], options: RunOptions): Promise<CliResult> {
   if (needsProcess(args, options)) return spawnCli(args, options);
   const env: Record<string, string> = { NO_COLOR: '1', ...options.env };
-  inProcess ??= Promise.all([import(DIST_MAIN), import(join(ROOT, 'dist', 'version.js'))]).then(([m, v]: [{ main: Main }, { pluginInfo(): unknown }]) => (args, io) => m.main(args, io, v.pluginInfo()));
+  inProcess ??= Promise.all([import(DIST_MAIN), import(join(ROOT, 'dist', 'version.js'))]).then(
+    ([m, v]: [{ main: Main }, { pluginInfo(): unknown }]) =>
+      (args, io) =>
+        m.main(args, io, v.pluginInfo()),
+  );
   const main = await inProcess;
   let stdout = '';
   let stderr = '';
   const started = Date.now();
-  const code = await main(args, { cwd: options.cwd, env, stdout: (t) => { stdout += t; }, stderr: (t) => { stderr += t; } });
+  const code = await main(args, {
+    cwd: options.cwd,
+    env,
+    stdout: (t) => {
+      stdout += t;
+    },
+    stderr: (t) => {
+      stderr += t;
+    },
+  });
   return { code, stdout, stderr, ms: Date.now() - started };
 }
 
@@ -323,7 +343,9 @@ export function resources(onFinished: OnFinished) {
       return a;
     },
     /** A real SDK agent serving the sample card (1.0; `legacy` adds a JSONRPC 0.3 interface and enables compat). */
-    async sampleAgent(opts: { legacy?: boolean; bearerToken?: string; serveLegacyPathOnly?: boolean } = {}): Promise<StartedAgent> {
+    async sampleAgent(
+      opts: { legacy?: boolean; bearerToken?: string; serveLegacyPathOnly?: boolean } = {},
+    ): Promise<StartedAgent> {
       return api.agent({
         card: (origin) => sampleCard(origin, {}, { legacy: Boolean(opts.legacy) }),
         ...(opts.legacy ? { legacyCompat: true } : {}),
@@ -352,7 +374,14 @@ export function git(dir: string, ...args: string[]): string {
   return execFileSync('git', args, {
     cwd: dir,
     encoding: 'utf8',
-    env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com', GIT_TERMINAL_PROMPT: '0' },
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 't',
+      GIT_AUTHOR_EMAIL: 't@example.com',
+      GIT_COMMITTER_NAME: 't',
+      GIT_COMMITTER_EMAIL: 't@example.com',
+      GIT_TERMINAL_PROMPT: '0',
+    },
   }).trim();
 }
 

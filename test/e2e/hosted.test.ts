@@ -14,7 +14,21 @@ import { describe, expect, it } from 'vitest';
 import { startGateway, AWS_TEST, type Demand, type Gateway } from '../helpers/gateway.js';
 import type { StartedAgent } from '../helpers/agents.js';
 import { extendedCard, newKey, publicCard, sign } from './cards.js';
-import { expectSecretContained, git, jsonOf, lockPath, ROOT, manifest, readLock, resources, runCli, sampleCard, show, SLOW, writeManifest } from './helpers.js';
+import {
+  expectSecretContained,
+  git,
+  jsonOf,
+  lockPath,
+  ROOT,
+  manifest,
+  readLock,
+  resources,
+  runCli,
+  sampleCard,
+  show,
+  SLOW,
+  writeManifest,
+} from './helpers.js';
 
 type Res = ReturnType<typeof resources>;
 
@@ -23,11 +37,18 @@ const OTHER = 'attacker-platform-t0ken-77';
 
 /** An SDK agent with no A2A security whose card advertises its bind address (`http://0.0.0.0:<port>`). */
 function boundAgent(res: Res): Promise<StartedAgent> {
-  return res.agent({ card: (origin: string) => sampleCard(origin.replace('127.0.0.1', '0.0.0.0'), { securitySchemes: {}, securityRequirements: [] }) });
+  return res.agent({
+    card: (origin: string) =>
+      sampleCard(origin.replace('127.0.0.1', '0.0.0.0'), { securitySchemes: {}, securityRequirements: [] }),
+  });
 }
 
 /** {@link boundAgent} behind a gateway demanding `demand`; the gateway closes with the test. */
-async function hosted(res: Res, demand: Demand, onFinished: (fn: () => Promise<void>) => void): Promise<{ agent: StartedAgent; gateway: Gateway }> {
+async function hosted(
+  res: Res,
+  demand: Demand,
+  onFinished: (fn: () => Promise<void>) => void,
+): Promise<{ agent: StartedAgent; gateway: Gateway }> {
   const agent = await boundAgent(res);
   const gateway = await startGateway(agent.origin, demand);
   onFinished(() => gateway.close());
@@ -45,12 +66,17 @@ function sawSecret(server: { requests: Array<{ headers: Record<string, unknown> 
 }
 
 describe.concurrent('agents where they are hosted', { timeout: SLOW }, () => {
-  it('bearer originAuth: the card at /v1/card and the rebased interface are locked, the token reaches only its origin, why/ls show it, verify --strict twice leaves the lockfile byte-identical', async ({ onTestFinished }) => {
+  it('bearer originAuth: the card at /v1/card and the rebased interface are locked, the token reaches only its origin, why/ls show it, verify --strict twice leaves the lockfile byte-identical', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const { agent, gateway } = await hosted(res, { bearer: TOKEN }, onTestFinished);
     const other = await res.sampleAgent();
     const dir = await res.dir({
-      ...manifest({ hosted: hostedEntry(gateway), other: { card: other.origin, skills: ['market-size'], credentials: { bearer: { env: 'RESEARCH_TOKEN' } } } }),
+      ...manifest({
+        hosted: hostedEntry(gateway),
+        other: { card: other.origin, skills: ['market-size'], credentials: { bearer: { env: 'RESEARCH_TOKEN' } } },
+      }),
       originAuth: { [gateway.origin]: { bearer: { env: 'ORIGIN_TOKEN' } } },
     });
     const lock = await runCli(['lock'], { cwd: dir, env: { ORIGIN_TOKEN: TOKEN, RESEARCH_TOKEN: 'research' } });
@@ -96,23 +122,42 @@ describe.concurrent('agents where they are hosted', { timeout: SLOW }, () => {
     expect(sawSecret(other, TOKEN)).toBe(false);
 
     // The token in no output, no file, and at no other server.
-    await expectSecretContained(TOKEN, { results: [lock, why, whyJson, ls, first, second, again], files: [lockPath(dir), `${dir}/a2a.json`], requests: [...other.requests, ...agent.requests] });
+    await expectSecretContained(TOKEN, {
+      results: [lock, why, whyJson, ls, first, second, again],
+      files: [lockPath(dir), `${dir}/a2a.json`],
+      requests: [...other.requests, ...agent.requests],
+    });
 
     // No token in this run (a fork's pull request): nothing is asked for; said, and --strict fails.
     const asked = gateway.requests.length;
-    const [unset, unsetStrict] = await Promise.all([runCli(['verify', '--json'], { cwd: dir }), runCli(['verify', '--strict'], { cwd: dir })]);
+    const [unset, unsetStrict] = await Promise.all([
+      runCli(['verify', '--json'], { cwd: dir }),
+      runCli(['verify', '--strict'], { cwd: dir }),
+    ]);
     expect(unset.code, show(unset)).toBe(0);
-    expect(jsonOf(unset).agents.hosted).toMatchObject({ status: 'ok', reason: 'credential-unset', unchecked: `not checked against the card served now: ORIGIN_TOKEN is not set (originAuth for ${gateway.origin})` });
+    expect(jsonOf(unset).agents.hosted).toMatchObject({
+      status: 'ok',
+      reason: 'credential-unset',
+      unchecked: `not checked against the card served now: ORIGIN_TOKEN is not set (originAuth for ${gateway.origin})`,
+    });
     expect(unsetStrict.code, show(unsetStrict)).toBe(1);
     expect(gateway.requests.length).toBe(asked);
   });
 
-  it('a card behind authentication without originAuth: the error names originAuth with an example; a refused placement is named; without rebaseInterfaces the bind address is refused naming it', async ({ onTestFinished }) => {
+  it('a card behind authentication without originAuth: the error names originAuth with an example; a refused placement is named; without rebaseInterfaces the bind address is refused naming it', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const { agent, gateway } = await hosted(res, { bearer: TOKEN }, onTestFinished);
     const bare = await res.dir(manifest({ hosted: hostedEntry(gateway) }));
-    const wrong = await res.dir({ ...manifest({ hosted: hostedEntry(gateway) }), originAuth: { [gateway.origin]: { bearer: { env: 'ORIGIN_TOKEN' } } } });
-    const unrebased = await res.dir({ ...manifest({ hosted: hostedEntry(gateway, { rebaseInterfaces: undefined }) }), originAuth: { [gateway.origin]: { bearer: { env: 'ORIGIN_TOKEN' } } } });
+    const wrong = await res.dir({
+      ...manifest({ hosted: hostedEntry(gateway) }),
+      originAuth: { [gateway.origin]: { bearer: { env: 'ORIGIN_TOKEN' } } },
+    });
+    const unrebased = await res.dir({
+      ...manifest({ hosted: hostedEntry(gateway, { rebaseInterfaces: undefined }) }),
+      originAuth: { [gateway.origin]: { bearer: { env: 'ORIGIN_TOKEN' } } },
+    });
     // Without originAuth, the token in the environment is not sent.
     const needs = await runCli(['lock'], { cwd: bare, env: { ORIGIN_TOKEN: TOKEN } });
     expect(sawSecret(gateway, TOKEN)).toBe(false);
@@ -123,24 +168,37 @@ describe.concurrent('agents where they are hosted', { timeout: SLOW }, () => {
     ]);
     expect(needs.code, show(needs)).toBe(4);
     expect(needs.stdout + needs.stderr).toContain(`the card needs authentication at ${gateway.origin}`);
-    expect(needs.stdout + needs.stderr).toContain(`"originAuth": {"${gateway.origin}": {"bearer": {"env": "ORIGIN_TOKEN"}}}`);
+    expect(needs.stdout + needs.stderr).toContain(
+      `"originAuth": {"${gateway.origin}": {"bearer": {"env": "ORIGIN_TOKEN"}}}`,
+    );
     expect(refused.code, show(refused)).toBe(4);
-    expect(refused.stdout + refused.stderr).toContain('the origin refused its originAuth placement Authorization: Bearer $ORIGIN_TOKEN');
+    expect(refused.stdout + refused.stderr).toContain(
+      'the origin refused its originAuth placement Authorization: Bearer $ORIGIN_TOKEN',
+    );
     expect(unset.code, show(unset)).not.toBe(0);
     expect(unset.stdout + unset.stderr).toContain('ORIGIN_TOKEN is not set');
     expect(bound.code, show(bound)).not.toBe(0);
-    expect(bound.stdout + bound.stderr).toContain(`advertises its bind address (http://0.0.0.0:${new URL(agent.origin).port}/a2a/jsonrpc)`);
+    expect(bound.stdout + bound.stderr).toContain(
+      `advertises its bind address (http://0.0.0.0:${new URL(agent.origin).port}/a2a/jsonrpc)`,
+    );
     expect(bound.stdout + bound.stderr).toContain('"rebaseInterfaces": true');
   });
 
   it('a redirect to another origin carries nothing', async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
-    const target = await res.agent({ card: (origin: string) => sampleCard(origin, { securitySchemes: {}, securityRequirements: [] }) });
+    const target = await res.agent({
+      card: (origin: string) => sampleCard(origin, { securitySchemes: {}, securityRequirements: [] }),
+    });
     const front = await res.http((_req, answer) => {
       answer.writeHead(302, { Location: `${target.origin}/.well-known/agent-card.json` });
       answer.end();
     });
-    const dir = await res.dir({ ...manifest({ moved: { card: `${front.origin}/v1/card`, cardPath: '', skills: ['market-size'] } as never }), originAuth: { [front.origin]: { header: { name: 'X-Serverless-Authorization', env: 'ORIGIN_TOKEN', prefix: 'Bearer ' } } } });
+    const dir = await res.dir({
+      ...manifest({ moved: { card: `${front.origin}/v1/card`, cardPath: '', skills: ['market-size'] } as never }),
+      originAuth: {
+        [front.origin]: { header: { name: 'X-Serverless-Authorization', env: 'ORIGIN_TOKEN', prefix: 'Bearer ' } },
+      },
+    });
     const lock = await runCli(['lock'], { cwd: dir, env: { ORIGIN_TOKEN: TOKEN } });
     expect(lock.code, show(lock)).toBe(0);
     expect(front.requests[0]!.headers['x-serverless-authorization']).toBe(`Bearer ${TOKEN}`);
@@ -149,25 +207,40 @@ describe.concurrent('agents where they are hosted', { timeout: SLOW }, () => {
     expect(target.requests.every((r) => r.headers['x-serverless-authorization'] === undefined)).toBe(true);
   });
 
-  it('a custom header and AWS SigV4 (checked by signing again): each gateway lets the lock through', async ({ onTestFinished }) => {
+  it('a custom header and AWS SigV4 (checked by signing again): each gateway lets the lock through', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
-    const header = await hosted(res, { header: 'X-Serverless-Authorization', value: `Bearer ${TOKEN}` }, onTestFinished);
+    const header = await hosted(
+      res,
+      { header: 'X-Serverless-Authorization', value: `Bearer ${TOKEN}` },
+      onTestFinished,
+    );
     const scope = { region: 'us-west-2', service: 'bedrock-agentcore' };
     const aws = await hosted(res, { awsSigV4: scope }, onTestFinished);
     const dir = await res.dir({
       ...manifest({ run: hostedEntry(header.gateway), core: hostedEntry(aws.gateway) }),
       originAuth: {
-        [header.gateway.origin]: { header: { name: 'X-Serverless-Authorization', env: 'RUN_TOKEN', prefix: 'Bearer ' } },
+        [header.gateway.origin]: {
+          header: { name: 'X-Serverless-Authorization', env: 'RUN_TOKEN', prefix: 'Bearer ' },
+        },
         [aws.gateway.origin]: { awsSigV4: scope },
       },
     });
-    const env = { RUN_TOKEN: TOKEN, AWS_ACCESS_KEY_ID: AWS_TEST.accessKeyId, AWS_SECRET_ACCESS_KEY: AWS_TEST.secretAccessKey, AWS_SESSION_TOKEN: AWS_TEST.sessionToken };
+    const env = {
+      RUN_TOKEN: TOKEN,
+      AWS_ACCESS_KEY_ID: AWS_TEST.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: AWS_TEST.secretAccessKey,
+      AWS_SESSION_TOKEN: AWS_TEST.sessionToken,
+    };
     const lock = await runCli(['lock'], { cwd: dir, env });
     expect(lock.code, show(lock)).toBe(0);
     expect(header.gateway.passed).toBe(1);
     expect(aws.gateway.passed).toBe(1);
     expect(aws.gateway.refused).toBe(0);
-    expect(String(aws.gateway.requests[0]!.headers.authorization)).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/us-west-2\/bedrock-agentcore\/aws4_request, SignedHeaders=[^,]*a2a-version/);
+    expect(String(aws.gateway.requests[0]!.headers.authorization)).toMatch(
+      /^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/us-west-2\/bedrock-agentcore\/aws4_request, SignedHeaders=[^,]*a2a-version/,
+    );
     // Each credential only at its own origin.
     expect(sawSecret(aws.gateway, TOKEN)).toBe(false);
     expect(sawSecret(header.gateway, AWS_TEST.sessionToken)).toBe(false);
@@ -177,14 +250,21 @@ describe.concurrent('agents where they are hosted', { timeout: SLOW }, () => {
     // A wrong secret key: the signature does not verify and the placement is named.
     const bad = await runCli(['verify'], { cwd: dir, env: { ...env, AWS_SECRET_ACCESS_KEY: 'not-the-key' } });
     expect(bad.code, show(bad)).toBe(4);
-    expect(bad.stdout + bad.stderr).toContain('refused its originAuth placement AWS SigV4 (us-west-2, bedrock-agentcore)');
+    expect(bad.stdout + bad.stderr).toContain(
+      'refused its originAuth placement AWS SigV4 (us-west-2, bedrock-agentcore)',
+    );
   });
 
-  it('pull request: a new originAuth entry is withheld (unchecked, credential-route-new) while the reviewed one is sent; a2a diff calls it a new credential destination', async ({ onTestFinished }) => {
+  it('pull request: a new originAuth entry is withheld (unchecked, credential-route-new) while the reviewed one is sent; a2a diff calls it a new credential destination', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const trusted = await hosted(res, { bearer: TOKEN }, onTestFinished);
     const evil = await hosted(res, { bearer: OTHER }, onTestFinished);
-    const base = { ...manifest({ hosted: hostedEntry(trusted.gateway) }), originAuth: { [trusted.gateway.origin]: { bearer: { env: 'ORIGIN_TOKEN' } } } };
+    const base = {
+      ...manifest({ hosted: hostedEntry(trusted.gateway) }),
+      originAuth: { [trusted.gateway.origin]: { bearer: { env: 'ORIGIN_TOKEN' } } },
+    };
     const dir = await res.dir(base);
     expect((await runCli(['lock'], { cwd: dir, env: { ORIGIN_TOKEN: TOKEN } })).code).toBe(0);
     git(dir, 'init', '-q', '-b', 'main');
@@ -193,7 +273,10 @@ describe.concurrent('agents where they are hosted', { timeout: SLOW }, () => {
     git(dir, 'update-ref', 'refs/remotes/origin/main', 'main');
     git(dir, 'checkout', '-q', '-b', 'pr');
     // The attacker adds its agent and an originAuth entry naming the CI's variable, locked with its own token.
-    await writeManifest(dir, { ...manifest({ hosted: hostedEntry(trusted.gateway), evil: hostedEntry(evil.gateway) }), originAuth: { ...base.originAuth, [evil.gateway.origin]: { bearer: { env: 'ORIGIN_TOKEN' } } } });
+    await writeManifest(dir, {
+      ...manifest({ hosted: hostedEntry(trusted.gateway), evil: hostedEntry(evil.gateway) }),
+      originAuth: { ...base.originAuth, [evil.gateway.origin]: { bearer: { env: 'ORIGIN_TOKEN' } } },
+    });
     expect((await runCli(['lock'], { cwd: dir, env: { ORIGIN_TOKEN: OTHER } })).code).toBe(0);
     git(dir, 'commit', '-q', '-am', 'pull request');
     evil.gateway.requests.length = 0;
@@ -208,7 +291,11 @@ describe.concurrent('agents where they are hosted', { timeout: SLOW }, () => {
     expect(verify.code, show(verify)).toBe(0);
     expect(verify.stdout).toContain('evil: unchecked (credential-route-new)');
     const doc = jsonOf(json);
-    expect(doc.agents.evil).toMatchObject({ status: 'unchecked', reason: 'credential-route-new', routes: [{ origin: evil.gateway.origin, scheme: 'originAuth' }] });
+    expect(doc.agents.evil).toMatchObject({
+      status: 'unchecked',
+      reason: 'credential-route-new',
+      routes: [{ origin: evil.gateway.origin, scheme: 'originAuth' }],
+    });
     expect(doc.agents.hosted).toEqual({ status: 'ok', exitCode: 0 });
     // Nothing at all went to the new origin; the reviewed one got the token.
     expect(evil.gateway.requests).toEqual([]);
@@ -225,22 +312,48 @@ describe.concurrent('agents where they are hosted', { timeout: SLOW }, () => {
     expect(risks).toContain(`originAuth Authorization: Bearer $ORIGIN_TOKEN → ${evil.gateway.origin}`);
   });
 
-  it('a2a card --card-path "" reads a card at /v1/card with the manifest\'s originAuth; a2a add --card-path records it; a changed cardPath or originAuth makes the lock out of date', async ({ onTestFinished }) => {
+  it('a2a card --card-path "" reads a card at /v1/card with the manifest\'s originAuth; a2a add --card-path records it; a changed cardPath or originAuth makes the lock out of date', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const { gateway } = await hosted(res, { bearer: TOKEN }, onTestFinished);
-    const plain = await res.agent({ card: (origin: string) => sampleCard(origin, { securitySchemes: {}, securityRequirements: [] }) });
-    const dir = await res.dir({ ...manifest({}), originAuth: { [gateway.origin]: { bearer: { env: 'ORIGIN_TOKEN' } } } });
+    const plain = await res.agent({
+      card: (origin: string) => sampleCard(origin, { securitySchemes: {}, securityRequirements: [] }),
+    });
+    const dir = await res.dir({
+      ...manifest({}),
+      originAuth: { [gateway.origin]: { bearer: { env: 'ORIGIN_TOKEN' } } },
+    });
     const [card, cardJson] = await Promise.all([
       runCli(['card', `${gateway.origin}/v1/card`, '--card-path', ''], { cwd: dir, env: { ORIGIN_TOKEN: TOKEN } }),
-      runCli(['card', `${gateway.origin}/v1/card`, '--card-path=', '--json'], { cwd: dir, env: { ORIGIN_TOKEN: TOKEN } }),
+      runCli(['card', `${gateway.origin}/v1/card`, '--card-path=', '--json'], {
+        cwd: dir,
+        env: { ORIGIN_TOKEN: TOKEN },
+      }),
     ]);
     expect(card.code, show(card)).toBe(0);
     expect(jsonOf(cardJson).resolved).toBe(`${gateway.origin}/v1/card`);
-    expect(gateway.requests.every((r) => r.path === '/v1/card' && r.headers.authorization === `Bearer ${TOKEN}`)).toBe(true);
+    expect(gateway.requests.every((r) => r.path === '/v1/card' && r.headers.authorization === `Bearer ${TOKEN}`)).toBe(
+      true,
+    );
 
-    const add = await runCli(['add', 'plain', `${plain.origin}/agents`, '--card-path', '/../.well-known/agent-card.json', '--skill', 'market-size'], { cwd: dir });
+    const add = await runCli(
+      [
+        'add',
+        'plain',
+        `${plain.origin}/agents`,
+        '--card-path',
+        '/../.well-known/agent-card.json',
+        '--skill',
+        'market-size',
+      ],
+      { cwd: dir },
+    );
     expect(add.code, show(add)).not.toBe(0); // ".." is not a card path
-    const added = await runCli(['add', 'plain', plain.origin, '--card-path', '.well-known/agent-card.json', '--skill', 'market-size'], { cwd: dir });
+    const added = await runCli(
+      ['add', 'plain', plain.origin, '--card-path', '.well-known/agent-card.json', '--skill', 'market-size'],
+      { cwd: dir },
+    );
     expect(added.code, show(added)).toBe(0);
     const written = JSON.parse(await readFile(`${dir}/a2a.json`, 'utf8'));
     expect(written.agents.plain.cardPath).toBe('.well-known/agent-card.json');
@@ -251,7 +364,10 @@ describe.concurrent('agents where they are hosted', { timeout: SLOW }, () => {
     const changedPath = await runCli(['verify', '--offline'], { cwd: dir });
     expect(changedPath.code, show(changedPath)).toBe(1);
     // originAuth now names the plain agent's origin: its lock entry no longer says what is sent there.
-    await writeManifest(dir, { ...written, originAuth: { ...written.originAuth, [plain.origin]: { header: { name: 'X-Api-Key', env: 'K' } } } });
+    await writeManifest(dir, {
+      ...written,
+      originAuth: { ...written.originAuth, [plain.origin]: { header: { name: 'X-Api-Key', env: 'K' } } },
+    });
     const changedAuth = await runCli(['verify', '--offline'], { cwd: dir });
     expect(changedAuth.code, show(changedAuth)).toBe(1);
     expect(changedAuth.stdout + changedAuth.stderr).toContain(`originAuth changed in the manifest for ${plain.origin}`);
@@ -259,7 +375,8 @@ describe.concurrent('agents where they are hosted', { timeout: SLOW }, () => {
 
   it('awsSigV4 without the optional @smithy/signature-v4 installed: a usage error naming the package, nothing sent', async () => {
     // The package made unresolvable by a module hook, as where optional dependencies were not installed.
-    const hooks = "export async function resolve(s, c, next) { if (s.startsWith('@smithy/')) { const e = new Error(\"Cannot find package '\" + s + \"'\"); e.code = 'ERR_MODULE_NOT_FOUND'; throw e; } return next(s, c); }";
+    const hooks =
+      "export async function resolve(s, c, next) { if (s.startsWith('@smithy/')) { const e = new Error(\"Cannot find package '\" + s + \"'\"); e.code = 'ERR_MODULE_NOT_FOUND'; throw e; } return next(s, c); }";
     const probe = [
       "import { register } from 'node:module';",
       `register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(hooks)}));`,
@@ -270,21 +387,36 @@ describe.concurrent('agents where they are hosted', { timeout: SLOW }, () => {
     const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', probe], { cwd: ROOT });
     expect(JSON.parse(stdout)).toMatchObject({
       code: 'usage',
-      message: expect.stringContaining('originAuth for https://core.example is awsSigV4, which signs with the optional package @smithy/signature-v4: it is not installed'),
+      message: expect.stringContaining(
+        'originAuth for https://core.example is awsSigV4, which signs with the optional package @smithy/signature-v4: it is not installed',
+      ),
       hint: 'npm install @smithy/signature-v4',
     });
   });
 
-  it('the extended card through the rebased interface: the platform header and the agent\'s own bearer both go, each where it belongs', async ({ onTestFinished }) => {
+  it("the extended card through the rebased interface: the platform header and the agent's own bearer both go, each where it belongs", async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const AGENT = 'agent-own-bearer-4d2';
     const bind = (origin: string) => origin.replace('127.0.0.1', '0.0.0.0');
-    const agent = await res.agent({ card: (origin: string) => publicCard(bind(origin)), bearerToken: AGENT, extendedCard: (origin: string) => extendedCard(bind(origin)) });
-    const gateway = await startGateway(agent.origin, { header: 'X-Serverless-Authorization', value: `Bearer ${TOKEN}` });
+    const agent = await res.agent({
+      card: (origin: string) => publicCard(bind(origin)),
+      bearerToken: AGENT,
+      extendedCard: (origin: string) => extendedCard(bind(origin)),
+    });
+    const gateway = await startGateway(agent.origin, {
+      header: 'X-Serverless-Authorization',
+      value: `Bearer ${TOKEN}`,
+    });
     onTestFinished(() => gateway.close());
     const dir = await res.dir({
-      ...manifest({ hosted: hostedEntry(gateway, { skills: ['deep-research'], credentials: { bearer: { env: 'AGENT_TOKEN' } } }) }),
-      originAuth: { [gateway.origin]: { header: { name: 'X-Serverless-Authorization', env: 'ORIGIN_TOKEN', prefix: 'Bearer ' } } },
+      ...manifest({
+        hosted: hostedEntry(gateway, { skills: ['deep-research'], credentials: { bearer: { env: 'AGENT_TOKEN' } } }),
+      }),
+      originAuth: {
+        [gateway.origin]: { header: { name: 'X-Serverless-Authorization', env: 'ORIGIN_TOKEN', prefix: 'Bearer ' } },
+      },
     });
     const lock = await runCli(['lock'], { cwd: dir, env: { ORIGIN_TOKEN: TOKEN, AGENT_TOKEN: AGENT } });
     expect(lock.code, show(lock)).toBe(0);
@@ -303,7 +435,12 @@ describe.concurrent('agents where they are hosted', { timeout: SLOW }, () => {
     const bearerGateway = await startGateway(agent.origin, { bearer: TOKEN });
     onTestFinished(() => bearerGateway.close());
     const clash = await res.dir({
-      ...manifest({ hosted: hostedEntry(bearerGateway, { skills: ['deep-research'], credentials: { bearer: { env: 'AGENT_TOKEN' } } }) }),
+      ...manifest({
+        hosted: hostedEntry(bearerGateway, {
+          skills: ['deep-research'],
+          credentials: { bearer: { env: 'AGENT_TOKEN' } },
+        }),
+      }),
       originAuth: { [bearerGateway.origin]: { bearer: { env: 'ORIGIN_TOKEN' } } },
     });
     const refused = await runCli(['lock'], { cwd: clash, env: { ORIGIN_TOKEN: TOKEN, AGENT_TOKEN: AGENT } });
@@ -312,12 +449,15 @@ describe.concurrent('agents where they are hosted', { timeout: SLOW }, () => {
     expect(bearerGateway.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /v1/card']);
   });
 
-  it('a signed card whose key set is on the same origin: the JWKS request carries the placement too', async ({ onTestFinished }) => {
+  it('a signed card whose key set is on the same origin: the JWKS request carries the placement too', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const key = await newKey('k1');
     let jku = '';
     const agent = await res.agent({
-      card: (origin: string) => sampleCard(origin.replace('127.0.0.1', '0.0.0.0'), { securitySchemes: {}, securityRequirements: [] }),
+      card: (origin: string) =>
+        sampleCard(origin.replace('127.0.0.1', '0.0.0.0'), { securitySchemes: {}, securityRequirements: [] }),
       perRequestCard: (card) => sign(card as never, key, jku),
     });
     agent.serve('/keys/jwks.json', (_req, answer) => {
@@ -327,10 +467,20 @@ describe.concurrent('agents where they are hosted', { timeout: SLOW }, () => {
     const gateway = await startGateway(agent.origin, { bearer: TOKEN });
     onTestFinished(() => gateway.close());
     jku = `${gateway.origin}/keys/jwks.json`;
-    const dir = await res.dir({ ...manifest({ hosted: hostedEntry(gateway, { requireSignature: true }) }), originAuth: { [gateway.origin]: { bearer: { env: 'ORIGIN_TOKEN' } } } });
+    const dir = await res.dir({
+      ...manifest({ hosted: hostedEntry(gateway, { requireSignature: true }) }),
+      originAuth: { [gateway.origin]: { bearer: { env: 'ORIGIN_TOKEN' } } },
+    });
     const lock = await runCli(['lock'], { cwd: dir, env: { ORIGIN_TOKEN: TOKEN } });
     expect(lock.code, show(lock)).toBe(0);
-    expect((await readLock(dir)).agents.hosted.signature).toMatchObject({ status: 'verified', kid: 'k1', thumbprint: key.thumbprint });
-    expect(gateway.requests.map((r) => `${r.path} ${String(r.headers.authorization)}`)).toEqual([`/v1/card Bearer ${TOKEN}`, `/keys/jwks.json Bearer ${TOKEN}`]);
+    expect((await readLock(dir)).agents.hosted.signature).toMatchObject({
+      status: 'verified',
+      kid: 'k1',
+      thumbprint: key.thumbprint,
+    });
+    expect(gateway.requests.map((r) => `${r.path} ${String(r.headers.authorization)}`)).toEqual([
+      `/v1/card Bearer ${TOKEN}`,
+      `/keys/jwks.json Bearer ${TOKEN}`,
+    ]);
   });
 });

@@ -7,10 +7,24 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { closedPort, jsonOf, oneJsonDocument, readManifestBytes, research, resources, runCli, sampleCard, show, SLOW, writeManifest } from './helpers.js';
+import {
+  closedPort,
+  jsonOf,
+  oneJsonDocument,
+  readManifestBytes,
+  research,
+  resources,
+  runCli,
+  sampleCard,
+  show,
+  SLOW,
+  writeManifest,
+} from './helpers.js';
 
 describe.concurrent('--json: one JSON document with a warnings array, for every command', () => {
-  it('init, add, lock, verify, update, install, plan, card (with warnings to carry), and their failures', { timeout: SLOW }, async ({ onTestFinished }) => {
+  it('init, add, lock, verify, update, install, plan, card (with warnings to carry), and their failures', {
+    timeout: SLOW,
+  }, async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
     // Serves its card only at the legacy path: every fetch of it warns legacy-well-known-path.
     const old = await res.sampleAgent({ serveLegacyPathOnly: true });
@@ -40,13 +54,28 @@ describe.concurrent('--json: one JSON document with a warnings array, for every 
       expect(r.code, show(r)).toBe(0);
       expect(Array.isArray(oneJsonDocument(r).warnings), show(r)).toBe(true);
     }
-    expect(jsonOf(lock)).toMatchObject({ ok: true, written: false, agents: { old: { status: 'unchanged' } }, warnings: [] });
+    expect(jsonOf(lock)).toMatchObject({
+      ok: true,
+      written: false,
+      agents: { old: { status: 'unchanged' } },
+      warnings: [],
+    });
     expect(jsonOf(verify)).toMatchObject({ ok: true, agents: { old: { status: 'ok' } } });
-    expect(jsonOf(verify).warnings).toEqual([expect.objectContaining({ code: 'legacy-well-known-path', agent: 'old' })]);
-    expect(jsonOf(update).warnings).toEqual([expect.objectContaining({ code: 'legacy-well-known-path', agent: 'old' })]);
-    expect(jsonOf(install)).toMatchObject({ ok: true, credentialsUnset: [{ agent: 'old', scheme: 'bearer', env: 'OLD_TOKEN' }] });
+    expect(jsonOf(verify).warnings).toEqual([
+      expect.objectContaining({ code: 'legacy-well-known-path', agent: 'old' }),
+    ]);
+    expect(jsonOf(update).warnings).toEqual([
+      expect.objectContaining({ code: 'legacy-well-known-path', agent: 'old' }),
+    ]);
+    expect(jsonOf(install)).toMatchObject({
+      ok: true,
+      credentialsUnset: [{ agent: 'old', scheme: 'bearer', env: 'OLD_TOKEN' }],
+    });
     expect(jsonOf(install).warnings).toEqual(
-      expect.arrayContaining([expect.objectContaining({ code: 'legacy-well-known-path' }), expect.objectContaining({ code: 'credential-unset', agent: 'old' })]),
+      expect.arrayContaining([
+        expect.objectContaining({ code: 'legacy-well-known-path' }),
+        expect.objectContaining({ code: 'credential-unset', agent: 'old' }),
+      ]),
     );
     expect(jsonOf(plan).warnings).toEqual([legacy]);
     expect(jsonOf(card).warnings).toEqual([legacy]);
@@ -56,7 +85,10 @@ describe.concurrent('--json: one JSON document with a warnings array, for every 
     card2.capabilities = { ...card2.capabilities, streaming: false };
     old.setCard(card2);
     const written = JSON.parse((await readManifestBytes(dir)).toString());
-    await writeManifest(dir, { ...written, agents: { ...written.agents, nope: research(old.origin, { skills: ['no-such-skill'] }) } });
+    await writeManifest(dir, {
+      ...written,
+      agents: { ...written.agents, nope: research(old.origin, { skills: ['no-such-skill'] }) },
+    });
     const [refusal, drift, refusedLock] = await Promise.all([
       cli('plan', old.origin, '--skill', 'market-size'),
       cli('verify', 'old'),
@@ -65,12 +97,23 @@ describe.concurrent('--json: one JSON document with a warnings array, for every 
     expect(refusal.code, show(refusal)).toBe(1);
     expect(oneJsonDocument(refusal)).toMatchObject({ refusal: { code: 'missing-credential' }, warnings: [legacy] });
     expect(drift.code, show(drift)).toBe(1);
-    expect(oneJsonDocument(drift)).toMatchObject({ ok: false, agents: { old: { status: 'drift' } }, warnings: [expect.objectContaining({ code: 'legacy-well-known-path' })] });
+    expect(oneJsonDocument(drift)).toMatchObject({
+      ok: false,
+      agents: { old: { status: 'drift' } },
+      warnings: [expect.objectContaining({ code: 'legacy-well-known-path' })],
+    });
     expect(refusedLock.code, show(refusedLock)).toBe(1);
-    expect(oneJsonDocument(refusedLock)).toMatchObject({ ok: false, written: false, agents: { nope: { status: 'refused' } }, warnings: [expect.objectContaining({ code: 'legacy-well-known-path', agent: 'nope' })] });
+    expect(oneJsonDocument(refusedLock)).toMatchObject({
+      ok: false,
+      written: false,
+      agents: { nope: { status: 'refused' } },
+      warnings: [expect.objectContaining({ code: 'legacy-well-known-path', agent: 'nope' })],
+    });
   });
 
-  it('errors under --json are one JSON document too ({"error": {code, message}}), for every command', async ({ onTestFinished }) => {
+  it('errors under --json are one JSON document too ({"error": {code, message}}), for every command', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const port = await closedPort();
     const dir = await res.dir(); // no manifest

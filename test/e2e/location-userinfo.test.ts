@@ -7,7 +7,20 @@
  * be asked for anything at a location holding credentials.
  */
 import { describe, expect, it } from 'vitest';
-import { allOutput, handlers, manifest, noStack, oneJsonDocument, research, resources, runCli, sampleCard, show, SLOW, writeManifest } from './helpers.js';
+import {
+  allOutput,
+  handlers,
+  manifest,
+  noStack,
+  oneJsonDocument,
+  research,
+  resources,
+  runCli,
+  sampleCard,
+  show,
+  SLOW,
+  writeManifest,
+} from './helpers.js';
 
 const PASSWORD = 'tok+/=en';
 
@@ -30,14 +43,18 @@ describe.concurrent('a password holding "/" in a location is never printed', () 
     expect(URL.canParse(withPassword('http://127.0.0.1:1'))).toBe(false);
   });
 
-  it('card, plan, add, update --card, lock and ls: exit non-zero, nothing between // and @ shown, "not shown" said; no request made', { timeout: SLOW }, async ({ onTestFinished }) => {
+  it('card, plan, add, update --card, lock and ls: exit non-zero, nothing between // and @ shown, "not shown" said; no request made', {
+    timeout: SLOW,
+  }, async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
     const server = await res.http(handlers.json({}));
     server.setHandler(handlers.json(sampleCard(server.origin)));
     const bad = withPassword(server.origin);
     const good = await res.dir(manifest({ research: research(server.origin) }));
     const broken = await res.dir(manifest({ research: research(bad) }));
-    const trust = await res.dir(manifest({ research: research(server.origin, { trust: { jwks: `${bad}/jwks.json` } } as never) }));
+    const trust = await res.dir(
+      manifest({ research: research(server.origin, { trust: { jwks: `${bad}/jwks.json` } } as never) }),
+    );
     const runs = {
       card: await runCli(['card', bad], { cwd: good }),
       'card --json': await runCli(['card', bad, '--json'], { cwd: good }),
@@ -53,11 +70,16 @@ describe.concurrent('a password holding "/" in a location is never printed', () 
     };
     for (const [label, r] of Object.entries(runs)) expectHidden(label, r);
     expect(oneJsonDocument(runs['card --json']).error).toMatchObject({ code: 'insecure-url', source: server.origin });
-    expect(oneJsonDocument(runs['ls --json']).error).toMatchObject({ code: 'manifest-invalid', path: '$.agents.research.card' });
+    expect(oneJsonDocument(runs['ls --json']).error).toMatchObject({
+      code: 'manifest-invalid',
+      path: '$.agents.research.card',
+    });
     expect(server.requests).toEqual([]);
   });
 
-  it('an interface URL holding such a password in a served card: card-invalid naming its path, the URL not shown (card, plan, lock)', { timeout: SLOW }, async ({ onTestFinished }) => {
+  it('an interface URL holding such a password in a served card: card-invalid naming its path, the URL not shown (card, plan, lock)', {
+    timeout: SLOW,
+  }, async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
     const server = await res.http(handlers.json({}));
     const card = sampleCard(server.origin) as { supportedInterfaces: Array<{ url: string }> };
@@ -76,7 +98,9 @@ describe.concurrent('a password holding "/" in a location is never printed', () 
     }
   });
 
-  it('a password without "/" (a URL that parses) stays refused and unshown, and the message now says so', { timeout: SLOW }, async ({ onTestFinished }) => {
+  it('a password without "/" (a URL that parses) stays refused and unshown, and the message now says so', {
+    timeout: SLOW,
+  }, async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
     const dir = await res.dir();
     await writeManifest(dir, manifest({ research: research('http://user:tokpw@127.0.0.1:1') }));
@@ -85,7 +109,9 @@ describe.concurrent('a password holding "/" in a location is never printed', () 
     expect(allOutput(r)).toMatch(/not shown/);
   });
 
-  it('a password past a "#" that makes the rest a port and a fragment (http://user:123#abc@host) is found too: never printed, no request (attack run on issue 22)', { timeout: SLOW }, async ({ onTestFinished }) => {
+  it('a password past a "#" that makes the rest a port and a fragment (http://user:123#abc@host) is found too: never printed, no request (attack run on issue 22)', {
+    timeout: SLOW,
+  }, async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
     const server = await res.http(handlers.json({}));
     server.setHandler(handlers.json(sampleCard(server.origin)));
@@ -104,4 +130,3 @@ describe.concurrent('a password holding "/" in a location is never printed', () 
     expect(server.requests).toEqual([]);
   });
 });
-

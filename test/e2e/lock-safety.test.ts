@@ -40,7 +40,9 @@ function cardWith(origin: string, outputs: string[]) {
 }
 
 describe.concurrent('no silent plan moves through a merge, a2a add or a respelled card URL', () => {
-  it('merge conflict with two valid sides that differ: the agent is re-checked against our plans; card drift is refused (exit 1)', { timeout: SLOW }, async ({ onTestFinished }) => {
+  it('merge conflict with two valid sides that differ: the agent is re-checked against our plans; card drift is refused (exit 1)', {
+    timeout: SLOW,
+  }, async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
     const agent = await res.agent({ card: (o) => cardWith(o, ['application/json', 'application/pdf']) });
     const other = await res.sampleAgent();
@@ -80,13 +82,28 @@ describe.concurrent('no silent plan moves through a merge, a2a add or a respelle
     expect((await runCli(['verify'], { cwd: dir })).code).toBe(0);
   });
 
-  it('a clean merge (skill added on one side, streaming off on the other): verify says run a2a lock, and lock re-plans from the snapshot offline with a diff', { timeout: SLOW }, async ({ onTestFinished }) => {
+  it('a clean merge (skill added on one side, streaming off on the other): verify says run a2a lock, and lock re-plans from the snapshot offline with a diff', {
+    timeout: SLOW,
+  }, async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
-    const agent = await res.agent({ card: (o) => ({ ...sampleCard(o), skills: [...sampleCard(o).skills, { id: 'summarize', name: 'S', description: 'd', tags: [], outputModes: ['application/json'] }] }) });
+    const agent = await res.agent({
+      card: (o) => ({
+        ...sampleCard(o),
+        skills: [
+          ...sampleCard(o).skills,
+          { id: 'summarize', name: 'S', description: 'd', tags: [], outputModes: ['application/json'] },
+        ],
+      }),
+    });
     const dir = await res.dir(manifest({ research: research(agent.origin, { skills: ['market-size', 'summarize'] }) }));
     expect((await runCli(['lock'], { cwd: dir })).code).toBe(0);
     // The other branch turned streaming off for this agent; git merged the settings line cleanly.
-    await writeManifest(dir, manifest({ research: research(agent.origin, { skills: ['market-size', 'summarize'], profile: { streaming: false } }) }));
+    await writeManifest(
+      dir,
+      manifest({
+        research: research(agent.origin, { skills: ['market-size', 'summarize'], profile: { streaming: false } }),
+      }),
+    );
     const lock = await readLock(dir);
     lock.settings.research.streaming = false;
     lock.agents.research.plans['market-size'].delivery = 'poll';
@@ -103,27 +120,56 @@ describe.concurrent('no silent plan moves through a merge, a2a add or a respelle
     expect((await runCli(['verify', '--offline'], { cwd: dir })).code).toBe(0);
   });
 
-  it('a2a add on a locked agent keeps its other fields and does not accept card drift', { timeout: SLOW }, async ({ onTestFinished }) => {
+  it('a2a add on a locked agent keeps its other fields and does not accept card drift', { timeout: SLOW }, async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
-    const agent = await res.agent({ card: (o) => ({ ...cardWith(o, ['application/json']), skills: [...cardWith(o, ['application/json']).skills, { id: 'summarize', name: 'S', description: 'd', tags: [], outputModes: ['application/json', 'text/plain'] }] }) });
+    const agent = await res.agent({
+      card: (o) => ({
+        ...cardWith(o, ['application/json']),
+        skills: [
+          ...cardWith(o, ['application/json']).skills,
+          { id: 'summarize', name: 'S', description: 'd', tags: [], outputModes: ['application/json', 'text/plain'] },
+        ],
+      }),
+    });
     const dir = await res.dir(manifest({ research: research(agent.origin, { profile: { streaming: false } }) }));
     expect((await runCli(['lock'], { cwd: dir })).code).toBe(0);
     const before = await readLockBytes(dir);
     const card = sampleCard(agent.origin);
     const unchanged = await readFile(join(dir, 'a2a.json'), 'utf8');
-    agent.setCard({ ...card, skills: [{ ...card.skills[0]!, outputModes: ['text/plain'] }, { id: 'summarize', name: 'S', description: 'd', tags: [], outputModes: ['application/json'] }] });
-    const r = await runCli(['add', 'research', agent.origin, '--skill', 'summarize', '--credential', 'bearer=RESEARCH_TOKEN'], { cwd: dir });
+    agent.setCard({
+      ...card,
+      skills: [
+        { ...card.skills[0]!, outputModes: ['text/plain'] },
+        { id: 'summarize', name: 'S', description: 'd', tags: [], outputModes: ['application/json'] },
+      ],
+    });
+    const r = await runCli(
+      ['add', 'research', agent.origin, '--skill', 'summarize', '--credential', 'bearer=RESEARCH_TOKEN'],
+      { cwd: dir },
+    );
     expect(r.code, show(r)).toBe(1);
     expect(r.stdout).toMatch(/run: a2a update research/);
     expect(await readLockBytes(dir)).toEqual(before);
     expect(await readFile(join(dir, 'a2a.json'), 'utf8')).toBe(unchanged);
 
     // Without drift, add merges into the entry: the profile override stays, the skill is added.
-    agent.setCard({ ...card, skills: [{ ...card.skills[0]!, outputModes: ['application/json'] }, { id: 'summarize', name: 'S', description: 'd', tags: [], outputModes: ['application/json'] }] });
+    agent.setCard({
+      ...card,
+      skills: [
+        { ...card.skills[0]!, outputModes: ['application/json'] },
+        { id: 'summarize', name: 'S', description: 'd', tags: [], outputModes: ['application/json'] },
+      ],
+    });
     const ok = await runCli(['add', 'research', agent.origin, '--skill', 'summarize'], { cwd: dir });
     expect(ok.code, show(ok)).toBe(0);
     const written = JSON.parse(await readFile(join(dir, 'a2a.json'), 'utf8'));
-    expect(written.agents.research).toMatchObject({ skills: ['market-size', 'summarize'], profile: { streaming: false }, credentials: { bearer: { env: 'RESEARCH_TOKEN' } } });
+    expect(written.agents.research).toMatchObject({
+      skills: ['market-size', 'summarize'],
+      profile: { streaming: false },
+      credentials: { bearer: { env: 'RESEARCH_TOKEN' } },
+    });
     expect((await readLock(dir)).agents.research.plans['market-size'].delivery).toBe('poll');
     // Adding what is already there changes nothing and says so.
     const again = await runCli(['add', 'research', agent.origin, '--skill', 'summarize'], { cwd: dir });
@@ -132,13 +178,18 @@ describe.concurrent('no silent plan moves through a merge, a2a add or a respelle
     expect(again.stdout).not.toMatch(/wrote/);
   });
 
-  it('the card URL respelled in a2a.json (the same card): plans stay locked; drift is refused', { timeout: SLOW }, async ({ onTestFinished }) => {
+  it('the card URL respelled in a2a.json (the same card): plans stay locked; drift is refused', {
+    timeout: SLOW,
+  }, async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
     const agent = await res.agent({ card: (o) => cardWith(o, ['application/json']) });
     const dir = await res.dir(manifest({ research: research(agent.origin) }));
     expect((await runCli(['lock'], { cwd: dir })).code).toBe(0);
     agent.setCard(cardWith(agent.origin, ['text/plain']));
-    await writeManifest(dir, manifest({ research: research(`${agent.origin}/.well-known/agent-card.json`, { version: '^2.0.0' }) }));
+    await writeManifest(
+      dir,
+      manifest({ research: research(`${agent.origin}/.well-known/agent-card.json`, { version: '^2.0.0' }) }),
+    );
     const r = await runCli(['lock'], { cwd: dir });
     expect(r.code, show(r)).toBe(1);
     expect(r.stdout).toMatch(/market-size › acceptedOutputModes/);
@@ -151,23 +202,36 @@ describe.concurrent('a skill added or the profile changed', () => {
     const card = sampleCard(origin);
     card.skills = [
       { ...card.skills[0]!, outputModes: marketSizeOutputs },
-      { id: 'competitors', name: 'Competitors', description: 'Lists competitors.', tags: ['market'], outputModes: ['application/json'] },
+      {
+        id: 'competitors',
+        name: 'Competitors',
+        description: 'Lists competitors.',
+        tags: ['market'],
+        outputModes: ['application/json'],
+      },
     ];
     return card;
   }
 
-  it('a skill added while the agent dropped a locked output mode: exit 1 naming the drift and a2a update; then update shows the diff', { timeout: SLOW }, async ({ onTestFinished }) => {
+  it('a skill added while the agent dropped a locked output mode: exit 1 naming the drift and a2a update; then update shows the diff', {
+    timeout: SLOW,
+  }, async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
     const agent = await res.agent({ card: (origin) => twoSkillCard(origin, ['application/json', 'application/pdf']) });
     const dir = await res.dir(manifest({ research: research(agent.origin) }));
     const cli = (...args: string[]) => runCli(args, { cwd: dir });
     expect((await cli('lock')).code).toBe(0);
-    expect((await readLock(dir)).agents.research.plans['market-size'].acceptedOutputModes).toEqual(['application/json']);
+    expect((await readLock(dir)).agents.research.plans['market-size'].acceptedOutputModes).toEqual([
+      'application/json',
+    ]);
     const before = await readLockBytes(dir);
 
     // The agent drops application/json for market-size; the user adds a second skill to the manifest.
     agent.setCard(twoSkillCard(agent.origin, ['text/plain', 'application/pdf']));
-    await writeManifest(dir, manifest({ research: research(agent.origin, { skills: ['market-size', 'competitors'] }) }));
+    await writeManifest(
+      dir,
+      manifest({ research: research(agent.origin, { skills: ['market-size', 'competitors'] }) }),
+    );
 
     const [human, json] = await Promise.all([cli('lock'), cli('lock', '--json')]);
     expect(human.code, show(human)).toBe(1);
@@ -181,7 +245,12 @@ describe.concurrent('a skill added or the profile changed', () => {
     const doc = oneJsonDocument(json);
     expect(doc).toMatchObject({ ok: false, written: false });
     expect(doc.agents.research.status).toBe('drift');
-    expect(doc.agents.research.drift).toContainEqual({ skill: 'market-size', field: 'acceptedOutputModes', locked: ['application/json'], fresh: ['text/plain'] });
+    expect(doc.agents.research.drift).toContainEqual({
+      skill: 'market-size',
+      field: 'acceptedOutputModes',
+      locked: ['application/json'],
+      fresh: ['text/plain'],
+    });
     expect(await readLockBytes(dir)).toEqual(before);
 
     // a2a update accepts it and prints the card and plan diff.
@@ -189,7 +258,9 @@ describe.concurrent('a skill added or the profile changed', () => {
     expect(update.code, show(update)).toBe(0);
     expect(update.stdout).toMatch(/~ research updated/);
     expect(update.stdout).toContain('- $.skills["market-size"].outputModes: "application/json" structural');
-    expect(update.stdout).toContain('plan market-size › acceptedOutputModes:\n      - application/json\n      + text/plain');
+    expect(update.stdout).toContain(
+      'plan market-size › acceptedOutputModes:\n      - application/json\n      + text/plain',
+    );
     expect(update.stdout).toMatch(/\+ plan competitors: .*accepts application\/json\)/);
     const after = await readLock(dir);
     expect(after.agents.research.plans['market-size'].acceptedOutputModes).toEqual(['text/plain']);
@@ -198,55 +269,90 @@ describe.concurrent('a skill added or the profile changed', () => {
     expect(verify.code, show(verify)).toBe(0);
   });
 
-  it('a skill added while the locked plan still holds: lock adds it and keeps the locked plan byte for byte', { timeout: SLOW }, async ({ onTestFinished }) => {
+  it('a skill added while the locked plan still holds: lock adds it and keeps the locked plan byte for byte', {
+    timeout: SLOW,
+  }, async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
     const agent = await res.agent({ card: (origin) => twoSkillCard(origin, ['application/json', 'application/pdf']) });
     const dir = await res.dir(manifest({ research: research(agent.origin) }));
     expect((await runCli(['lock'], { cwd: dir })).code).toBe(0);
     const locked = (await readLock(dir)).agents.research.plans['market-size'];
-    await writeManifest(dir, manifest({ research: research(agent.origin, { skills: ['market-size', 'competitors'] }) }));
+    await writeManifest(
+      dir,
+      manifest({ research: research(agent.origin, { skills: ['market-size', 'competitors'] }) }),
+    );
     const r = await runCli(['lock'], { cwd: dir });
     expect(r.code, show(r)).toBe(0);
     expect(r.stdout).toMatch(/~ research updated/);
-    expect(r.stdout).toMatch(/\+ plan competitors: http:\/\/127\.0\.0\.1:\d+\/a2a\/jsonrpc \(JSONRPC 1\.0, stream, accepts application\/json\)/);
+    expect(r.stdout).toMatch(
+      /\+ plan competitors: http:\/\/127\.0\.0\.1:\d+\/a2a\/jsonrpc \(JSONRPC 1\.0, stream, accepts application\/json\)/,
+    );
     expect(r.stdout).not.toMatch(/plan market-size/);
     const after = (await readLock(dir)).agents.research.plans;
     expect(after['market-size']).toEqual(locked);
     expect(after.competitors.acceptedOutputModes).toEqual(['application/json']);
   });
 
-  it('a changed profile (accepts order) re-resolves and prints the plan diff, exit 0', { timeout: SLOW }, async ({ onTestFinished }) => {
+  it('a changed profile (accepts order) re-resolves and prints the plan diff, exit 0', { timeout: SLOW }, async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const agent = await res.sampleAgent();
     const profile = (accepts: string[]) => ({ ...PROFILE, accepts });
-    const dir = await res.dir(manifest({ research: research(agent.origin) }, profile(['application/json', 'application/pdf'])));
+    const dir = await res.dir(
+      manifest({ research: research(agent.origin) }, profile(['application/json', 'application/pdf'])),
+    );
     const cli = (...args: string[]) => runCli(args, { cwd: dir });
     expect((await cli('lock')).code).toBe(0);
-    expect((await readLock(dir)).agents.research.plans['market-size'].acceptedOutputModes).toEqual(['application/json', 'application/pdf']);
+    expect((await readLock(dir)).agents.research.plans['market-size'].acceptedOutputModes).toEqual([
+      'application/json',
+      'application/pdf',
+    ]);
     const seen = cardRequests(agent.requests).length;
 
-    await writeManifest(dir, manifest({ research: research(agent.origin) }, profile(['application/pdf', 'application/json'])));
+    await writeManifest(
+      dir,
+      manifest({ research: research(agent.origin) }, profile(['application/pdf', 'application/json'])),
+    );
     const human = await cli('lock');
     expect(human.code, show(human)).toBe(0);
     expect(human.stdout).toMatch(/~ research updated/);
-    expect(human.stdout).toContain('plan market-size › acceptedOutputModes: reordered ["application/json","application/pdf"] → ["application/pdf","application/json"]');
+    expect(human.stdout).toContain(
+      'plan market-size › acceptedOutputModes: reordered ["application/json","application/pdf"] → ["application/pdf","application/json"]',
+    );
     // a2a lock prints the change view of what it wrote: the settings, the risk, the count line.
-    expect(human.stdout).toContain('settings › accepts: reordered ["application/json","application/pdf"] → ["application/pdf","application/json"]');
+    expect(human.stdout).toContain(
+      'settings › accepts: reordered ["application/json","application/pdf"] → ["application/pdf","application/json"]',
+    );
     expect(human.stdout).toContain('medium output-modes-changed: plan market-size accepted output modes: reordered');
     expect(human.stdout).toContain('1 changed, 0 added, 0 removed · 1 medium\nwrote ');
     expect(cardRequests(agent.requests).length).toBeGreaterThan(seen);
     const lock = await readLock(dir);
     expect(lock.settings.research.accepts).toEqual(['application/pdf', 'application/json']);
-    expect(lock.agents.research.plans['market-size'].acceptedOutputModes).toEqual(['application/pdf', 'application/json']);
+    expect(lock.agents.research.plans['market-size'].acceptedOutputModes).toEqual([
+      'application/pdf',
+      'application/json',
+    ]);
 
     // And back, under --json: planChanges per skill.
-    await writeManifest(dir, manifest({ research: research(agent.origin) }, profile(['application/json', 'application/pdf'])));
+    await writeManifest(
+      dir,
+      manifest({ research: research(agent.origin) }, profile(['application/json', 'application/pdf'])),
+    );
     const json = await cli('lock', '--json');
     expect(json.code, show(json)).toBe(0);
     expect(oneJsonDocument(json).agents.research).toMatchObject({
       status: 'updated',
       cardChanges: [],
-      planChanges: { 'market-size': [{ field: 'acceptedOutputModes', old: ['application/pdf', 'application/json'], new: ['application/json', 'application/pdf'] }] },
+      planChanges: {
+        'market-size': [
+          {
+            field: 'acceptedOutputModes',
+            old: ['application/pdf', 'application/json'],
+            new: ['application/json', 'application/pdf'],
+          },
+        ],
+      },
     });
   });
 });
@@ -263,64 +369,97 @@ describe.concurrent('invalid lockfiles are never replaced; merge conflicts are r
 
   it.for([
     // (Node 20's JSON.parse gives no position for "Unexpected end of JSON input", so no line/column here.)
-    { name: 'truncated JSON', corrupt: (t: string) => t.slice(0, Math.floor(t.length / 2)), detail: /a2a\.lock\.json: invalid JSON/ },
+    {
+      name: 'truncated JSON',
+      corrupt: (t: string) => t.slice(0, Math.floor(t.length / 2)),
+      detail: /a2a\.lock\.json: invalid JSON/,
+    },
     {
       name: 'a bad integrity format',
       corrupt: (t: string) => t.replace(/"integrity": "sha256-[^"]+"/, '"integrity": "md5-0123456789abcdef"'),
       detail: /\$\.agents\.research\.integrity: must be sha256-<base64>/,
     },
-  ])('$name: lock and update exit 2 with a hint; the lockfile stays byte-identical', async ({ corrupt, detail }, { onTestFinished }) => {
-    const res = resources(onTestFinished);
-    const { dir, text } = await lockedProject(res);
-    const bad = corrupt(text);
-    expect(bad).not.toBe(text);
-    await writeLockBytes(dir, bad);
-    const [lock, update, json] = await Promise.all([
-      runCli(['lock'], { cwd: dir }),
-      runCli(['update', 'research'], { cwd: dir }),
-      runCli(['lock', '--json'], { cwd: dir }),
-    ]);
-    for (const r of [lock, update]) {
-      expect(r.code, show(r)).toBe(2);
-      const lines = r.stderr.trimEnd().split('\n');
-      expect(lines, show(r)).toHaveLength(2);
-      expect(lines[0]).toMatch(/lockfile-invalid: .*a2a\.lock\.json/);
-      expect(lines[0]).toMatch(detail);
-      expect(lines[1]).toMatch(/^ {2}hint: .*a2a\.lock\.json.*(git checkout|delete it and run a2a lock)/);
-      noStack(r);
-    }
-    expect(json.code).toBe(2);
-    expect(oneJsonDocument(json).error).toMatchObject({ code: 'lockfile-invalid', hint: expect.stringMatching(/a2a lock/) });
-    expect((await readLockBytes(dir))!.toString('utf8')).toBe(bad);
-  });
+  ])(
+    '$name: lock and update exit 2 with a hint; the lockfile stays byte-identical',
+    async ({ corrupt, detail }, { onTestFinished }) => {
+      const res = resources(onTestFinished);
+      const { dir, text } = await lockedProject(res);
+      const bad = corrupt(text);
+      expect(bad).not.toBe(text);
+      await writeLockBytes(dir, bad);
+      const [lock, update, json] = await Promise.all([
+        runCli(['lock'], { cwd: dir }),
+        runCli(['update', 'research'], { cwd: dir }),
+        runCli(['lock', '--json'], { cwd: dir }),
+      ]);
+      for (const r of [lock, update]) {
+        expect(r.code, show(r)).toBe(2);
+        const lines = r.stderr.trimEnd().split('\n');
+        expect(lines, show(r)).toHaveLength(2);
+        expect(lines[0]).toMatch(/lockfile-invalid: .*a2a\.lock\.json/);
+        expect(lines[0]).toMatch(detail);
+        expect(lines[1]).toMatch(/^ {2}hint: .*a2a\.lock\.json.*(git checkout|delete it and run a2a lock)/);
+        noStack(r);
+      }
+      expect(json.code).toBe(2);
+      expect(oneJsonDocument(json).error).toMatchObject({
+        code: 'lockfile-invalid',
+        hint: expect.stringMatching(/a2a lock/),
+      });
+      expect((await readLockBytes(dir))!.toString('utf8')).toBe(bad);
+    },
+  );
 
-  it('merge-conflict markers: verify exit 2 "merge conflict, run a2a lock"; lock re-resolves with a lockfile-merge-conflict warning', { timeout: SLOW }, async ({ onTestFinished }) => {
+  it('merge-conflict markers: verify exit 2 "merge conflict, run a2a lock"; lock re-resolves with a lockfile-merge-conflict warning', {
+    timeout: SLOW,
+  }, async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
     const { dir, text } = await lockedProject(res);
     const lines = text.split('\n');
     const i = lines.findIndex((l) => l.includes('"integrity"'));
     const theirs = lines[i]!.replace(/sha256-[^"]+/, `sha256-${'B'.repeat(43)}=`);
-    const conflicted = [...lines.slice(0, i), '<<<<<<< HEAD', lines[i], '=======', theirs, '>>>>>>> feature/other-agent', ...lines.slice(i + 1)].join('\n');
+    const conflicted = [
+      ...lines.slice(0, i),
+      '<<<<<<< HEAD',
+      lines[i],
+      '=======',
+      theirs,
+      '>>>>>>> feature/other-agent',
+      ...lines.slice(i + 1),
+    ].join('\n');
     await writeLockBytes(dir, conflicted);
 
-    const [verify, json] = await Promise.all([runCli(['verify'], { cwd: dir }), runCli(['verify', '--json'], { cwd: dir })]);
+    const [verify, json] = await Promise.all([
+      runCli(['verify'], { cwd: dir }),
+      runCli(['verify', '--json'], { cwd: dir }),
+    ]);
     expect(verify.code, show(verify)).toBe(2);
     expectOneLineError(verify, /lockfile-invalid: .*a2a\.lock\.json: merge conflict, run a2a lock/);
     expect(json.code).toBe(2);
-    expect(oneJsonDocument(json).error).toMatchObject({ code: 'lockfile-invalid', message: expect.stringMatching(/merge conflict, run a2a lock/) });
+    expect(oneJsonDocument(json).error).toMatchObject({
+      code: 'lockfile-invalid',
+      message: expect.stringMatching(/merge conflict, run a2a lock/),
+    });
     expect((await readLockBytes(dir))!.toString('utf8')).toBe(conflicted);
 
     // A second copy for --json (the first lock fixes the file).
     const copy = await res.dir(JSON.parse((await readManifestBytes(dir)).toString()));
     await writeLockBytes(copy, conflicted);
-    const [lock, lockJson] = await Promise.all([runCli(['lock'], { cwd: dir }), runCli(['lock', '--json'], { cwd: copy })]);
+    const [lock, lockJson] = await Promise.all([
+      runCli(['lock'], { cwd: dir }),
+      runCli(['lock', '--json'], { cwd: copy }),
+    ]);
     expect(lock.code, show(lock)).toBe(0);
     expect(lock.stderr).toMatch(/warning lockfile-merge-conflict: .*a2a\.lock\.json had merge conflict markers/);
     expect(lock.stdout).toMatch(/wrote .*a2a\.lock\.json/);
     // Re-resolved from the manifest: the same bytes a clean lock wrote.
     expect((await readLockBytes(dir))!.toString('utf8')).toBe(text);
     expect(lockJson.code, show(lockJson)).toBe(0);
-    expect(oneJsonDocument(lockJson)).toMatchObject({ ok: true, written: true, warnings: [expect.objectContaining({ code: 'lockfile-merge-conflict' })] });
+    expect(oneJsonDocument(lockJson)).toMatchObject({
+      ok: true,
+      written: true,
+      warnings: [expect.objectContaining({ code: 'lockfile-merge-conflict' })],
+    });
     expect((await readLockBytes(copy))!.toString('utf8')).toBe(text);
     const after = await runCli(['verify'], { cwd: dir });
     expect(after.code, show(after)).toBe(0);
@@ -343,7 +482,9 @@ describe.concurrent('the lockfile stays self-consistent', () => {
     return { ...card, supportedInterfaces: card.supportedInterfaces.filter((i) => i.protocolBinding !== 'JSONRPC') };
   };
 
-  it('a card that now negotiates a different plan, re-read because the URL was respelled: lock exits 1 naming a2a update, bytes kept', { timeout: SLOW }, async ({ onTestFinished }) => {
+  it('a card that now negotiates a different plan, re-read because the URL was respelled: lock exits 1 naming a2a update, bytes kept', {
+    timeout: SLOW,
+  }, async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
     const agent = await res.agent({ card: noJsonRpc });
     const dir = await res.dir(manifest({ research: research(agent.origin) }));
@@ -364,7 +505,9 @@ describe.concurrent('the lockfile stays self-consistent', () => {
     expect((await runCli(['verify', '--offline'], { cwd: dir })).code).toBe(0);
   });
 
-  it('settings for an agent the lockfile has no entry for (a hand edit): lock resolves it, no crash', { timeout: SLOW }, async ({ onTestFinished }) => {
+  it('settings for an agent the lockfile has no entry for (a hand edit): lock resolves it, no crash', {
+    timeout: SLOW,
+  }, async ({ onTestFinished }) => {
     const { dir, lock } = await lockedWithStreamingEdited(resources(onTestFinished));
     delete lock.agents.research;
     const { serializeLockfile } = await import('../../src/lock/format.js');
@@ -374,7 +517,9 @@ describe.concurrent('the lockfile stays self-consistent', () => {
     expect((await readLock(dir)).agents.research.plans['market-size'].delivery).toBe('stream');
   });
 
-  it('settings hand-edited in the lockfile do not lift the constraint: card drift is still refused', { timeout: SLOW }, async ({ onTestFinished }) => {
+  it('settings hand-edited in the lockfile do not lift the constraint: card drift is still refused', {
+    timeout: SLOW,
+  }, async ({ onTestFinished }) => {
     const { agent, dir, lock } = await lockedWithStreamingEdited(resources(onTestFinished));
     const { serializeLockfile } = await import('../../src/lock/format.js');
     await writeLockBytes(dir, serializeLockfile(lock));
@@ -388,7 +533,9 @@ describe.concurrent('the lockfile stays self-consistent', () => {
 });
 
 describe.concurrent('could not check is not drift', () => {
-  it('the JWKS host is down at verify time: exit 3 (unreachable), not a signature drift to accept', { timeout: SLOW }, async ({ onTestFinished }) => {
+  it('the JWKS host is down at verify time: exit 3 (unreachable), not a signature drift to accept', {
+    timeout: SLOW,
+  }, async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
     const { publicKey, privateKey } = await jose.generateKeyPair('ES256', { extractable: true });
     const jwk = { ...(await jose.exportJWK(publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' };
@@ -399,7 +546,12 @@ describe.concurrent('could not check is not drift', () => {
       if (!up) return req.socket.destroy();
       response.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ keys: [jwk] }));
     });
-    const signer = generateAgentCardSignature(privateKey, { alg: 'ES256', kid: 'k1', typ: 'JOSE', jku: `${agent.origin}/jwks.json` });
+    const signer = generateAgentCardSignature(privateKey, {
+      alg: 'ES256',
+      kid: 'k1',
+      typ: 'JOSE',
+      jku: `${agent.origin}/jwks.json`,
+    });
     agent.setCard(JSON.parse(JSON.stringify(await signer(sampleCard(agent.origin) as never))));
     const dir = await res.dir(manifest({ research: research(agent.origin) }));
     expect((await runCli(['lock'], { cwd: dir })).code).toBe(0);
@@ -411,11 +563,16 @@ describe.concurrent('could not check is not drift', () => {
     expect(r.stdout).not.toMatch(/a2a update/);
   });
 
-  it('a directory or a missing file as a card: exit 1 (card-invalid) / 3 with one line, never 70', async ({ onTestFinished }) => {
+  it('a directory or a missing file as a card: exit 1 (card-invalid) / 3 with one line, never 70', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const dir = await res.dir();
     await mkdir(join(dir, 'cards'));
-    const [asDir, missing] = await Promise.all([runCli(['card', 'cards'], { cwd: dir }), runCli(['card', 'nope.json'], { cwd: dir })]);
+    const [asDir, missing] = await Promise.all([
+      runCli(['card', 'cards'], { cwd: dir }),
+      runCli(['card', 'nope.json'], { cwd: dir }),
+    ]);
     expect(asDir.code, show(asDir)).toBe(1);
     expect(asDir.stderr).toMatch(/card-invalid: .*cards: not a regular file/);
     expect(missing.code, show(missing)).toBe(3);

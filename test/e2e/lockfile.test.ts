@@ -34,7 +34,9 @@ function assertSortedKeys(value: unknown, path = '$'): void {
 }
 
 describe.concurrent('determinism, format, secrets', () => {
-  it('locking twice and re-locking from scratch give identical bytes; sorted, 2-space, LF, no timestamps, no secret', async ({ onTestFinished }) => {
+  it('locking twice and re-locking from scratch give identical bytes; sorted, 2-space, LF, no timestamps, no secret', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const SECRET = 'sekret-123';
     const v1 = await res.sampleAgent({ bearerToken: SECRET });
@@ -68,7 +70,8 @@ describe.concurrent('determinism, format, secrets', () => {
     expect(text).not.toContain('\r');
     expect(text.endsWith('}\n')).toBe(true);
     expect(text.endsWith('\n\n')).toBe(false);
-    for (const line of text.split('\n')) expect(line.length - line.trimStart().length).toSatisfy((n: number) => n % 2 === 0);
+    for (const line of text.split('\n'))
+      expect(line.length - line.trimStart().length).toSatisfy((n: number) => n % 2 === 0);
     expect(text.split('\n')[1]).toMatch(/^ {2}"/);
     expect(parsed.lockfileVersion).toBe(1);
     expect(Object.keys(parsed).sort()).toEqual(['$schema', 'agents', 'lockfileVersion', 'settings']);
@@ -127,17 +130,26 @@ describe.concurrent('a2a lock: all or nothing, minimal network', () => {
     // A new good agent and a refused one (the skill exists but no credential for the bearer scheme).
     await writeManifest(
       dir,
-      manifest({ good: research(good.origin), other: research(other.origin), nocred: research(other.origin, { credentials: {} }) }),
+      manifest({
+        good: research(good.origin),
+        other: research(other.origin),
+        nocred: research(other.origin, { credentials: {} }),
+      }),
     );
     const r = await runCli(['lock', '--json'], { cwd: dir });
     expect(r.code, show(r)).toBe(1);
     const out = jsonOf(r);
     expect(out).toMatchObject({ ok: false, written: false });
-    expect(out.agents.nocred).toMatchObject({ status: 'refused', refusals: { 'market-size': { code: 'missing-credential' } } });
+    expect(out.agents.nocred).toMatchObject({
+      status: 'refused',
+      refusals: { 'market-size': { code: 'missing-credential' } },
+    });
     expect(await readLockBytes(dir)).toEqual(before);
   });
 
-  it('keeps untouched entries without network and drops agents removed from the manifest', async ({ onTestFinished }) => {
+  it('keeps untouched entries without network and drops agents removed from the manifest', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const a = await res.sampleAgent();
     const b = await res.sampleAgent();
@@ -200,7 +212,9 @@ describe.concurrent('a2a install', () => {
     expect(await readLockBytes(dir)).toBeUndefined();
   });
 
-  it('clean → exit 0; manifest changed since lock → exit 1 "run a2a lock"; drift → exit 1; never writes', async ({ onTestFinished }) => {
+  it('clean → exit 0; manifest changed since lock → exit 1 "run a2a lock"; drift → exit 1; never writes', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const a = await res.sampleAgent();
     const dir = await res.dir(manifest({ a: research(a.origin) }));
@@ -235,11 +249,15 @@ describe.concurrent('a2a install', () => {
 });
 
 describe.concurrent('a2a verify --offline, integrity, --json', () => {
-  it('offline verify needs no network; online verify of a stopped agent exits 3; --json shape', async ({ onTestFinished }) => {
+  it('offline verify needs no network; online verify of a stopped agent exits 3; --json shape', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const a = await res.sampleAgent();
     const b = await res.sampleAgent({ legacy: true });
-    const dir = await res.dir(manifest({ a: research(a.origin), b: research(b.origin, { profile: { versions: ['0.3'] } }) }));
+    const dir = await res.dir(
+      manifest({ a: research(a.origin), b: research(b.origin, { profile: { versions: ['0.3'] } }) }),
+    );
     expect((await runCli(['lock'], { cwd: dir })).code).toBe(0);
     const before = await readLockBytes(dir);
     await Promise.all([a.close(), b.close()]);
@@ -254,7 +272,11 @@ describe.concurrent('a2a verify --offline, integrity, --json', () => {
     expect(offline.stdout).toMatch(/verified 2 agents \(offline\)/);
     expect(offlineJson.code).toBe(0);
     const ok = jsonOf(offlineJson);
-    expect(ok).toEqual({ ok: true, agents: { a: expect.objectContaining({ status: 'ok' }), b: expect.objectContaining({ status: 'ok' }) }, warnings: [] });
+    expect(ok).toEqual({
+      ok: true,
+      agents: { a: expect.objectContaining({ status: 'ok' }), b: expect.objectContaining({ status: 'ok' }) },
+      warnings: [],
+    });
 
     expect(online.code, show(online)).toBe(3);
     expect(online.stdout).toMatch(/a: unreachable/);
@@ -267,7 +289,9 @@ describe.concurrent('a2a verify --offline, integrity, --json', () => {
     expect(await readLockBytes(dir)).toEqual(before);
   });
 
-  it('a tampered snapshot fails verify (offline and online) naming integrity; lock does not trust it', async ({ onTestFinished }) => {
+  it('a tampered snapshot fails verify (offline and online) naming integrity; lock does not trust it', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const a = await res.sampleAgent();
     const dir = await res.dir(manifest({ a: research(a.origin) }));
@@ -284,7 +308,10 @@ describe.concurrent('a2a verify --offline, integrity, --json', () => {
     expect(online.code, show(online)).not.toBe(0);
     expect(online.stdout).toMatch(/a: .*integrity/);
     expect(offline.code, show(offline)).not.toBe(0);
-    expect(jsonOf(offline)).toMatchObject({ ok: false, agents: { a: { status: 'error', error: { message: expect.stringMatching(/integrity/) } } } });
+    expect(jsonOf(offline)).toMatchObject({
+      ok: false,
+      agents: { a: { status: 'error', error: { message: expect.stringMatching(/integrity/) } } },
+    });
     expect((await readLockBytes(dir))!.toString()).toBe(tampered);
 
     // Tampered plan (snapshot intact): offline verify notices the plan no longer follows from the snapshot.

@@ -9,7 +9,18 @@ import { basename, dirname, join } from 'node:path';
 import { readFile, writeFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { closeFetcher, UsageError, verifyLockfile } from '../../src/index.js';
-import { jsonOf, manifest, readLock, readLockBytes, research, resources, runCli, sampleCard, show, writeLockBytes } from './helpers.js';
+import {
+  jsonOf,
+  manifest,
+  readLock,
+  readLockBytes,
+  research,
+  resources,
+  runCli,
+  sampleCard,
+  show,
+  writeLockBytes,
+} from './helpers.js';
 
 describe.concurrent('a2a outdated', () => {
   it('outdated lists every agent it cannot resolve, with its exit code', async ({ onTestFinished }) => {
@@ -23,7 +34,10 @@ describe.concurrent('a2a outdated', () => {
     renamed.skills[0]!.id = 'market-sizing'; // the locked skill is gone: update would refuse
     refusing.setCard(renamed);
     broken.setCard({ ...sampleCard(broken.origin), supportedInterfaces: 'none' } as never); // invalid card
-    const [human, json] = await Promise.all([runCli(['outdated'], { cwd: dir }), runCli(['outdated', '--json'], { cwd: dir })]);
+    const [human, json] = await Promise.all([
+      runCli(['outdated'], { cwd: dir }),
+      runCli(['outdated', '--json'], { cwd: dir }),
+    ]);
     expect(human.code, show(human)).toBe(1);
     expect(human.stdout).toMatch(/research/);
     expect(human.stdout).toMatch(/other/);
@@ -36,7 +50,9 @@ describe.concurrent('a2a outdated', () => {
     expect(await readLockBytes(dir)).toEqual(before);
   });
 
-  it('outdated: a snapshot edited after locking is an error naming its integrity (exit 2), not a change update would make', async ({ onTestFinished }) => {
+  it('outdated: a snapshot edited after locking is an error naming its integrity (exit 2), not a change update would make', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     onTestFinished(() => closeFetcher());
     const [one, two] = await Promise.all([res.sampleAgent(), res.sampleAgent()]);
@@ -55,7 +71,9 @@ describe.concurrent('a2a outdated', () => {
     expect(await readLockBytes(dir)).toEqual(before);
   });
 
-  it('outdated/diff show what update would change without writing; verify annotates under GitHub Actions; why explains', async ({ onTestFinished }) => {
+  it('outdated/diff show what update would change without writing; verify annotates under GitHub Actions; why explains', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     onTestFinished(() => closeFetcher());
     const agent = await res.sampleAgent();
@@ -84,8 +102,12 @@ describe.concurrent('a2a outdated', () => {
     expect(human.stdout).toContain('    version: 2.4.0 → 2.5.0');
     expect(human.stdout).toContain('- $.skills["market-size"].outputModes: "application/json" structural');
     expect(human.stdout).not.toContain('outputModes[0]');
-    expect(human.stdout).toContain('$.description: "Sizes markets and produces research briefs with citations." → "Sizes markets (v2.5)." descriptive');
-    expect(human.stdout).toContain('plan market-size › acceptedOutputModes:\n      - application/json\n      + text/plain');
+    expect(human.stdout).toContain(
+      '$.description: "Sizes markets and produces research briefs with citations." → "Sizes markets (v2.5)." descriptive',
+    );
+    expect(human.stdout).toContain(
+      'plan market-size › acceptedOutputModes:\n      - application/json\n      + text/plain',
+    );
     expect(human.stdout).toContain('1 agent would change: run a2a update research');
 
     expect(json.code, show(json)).toBe(1);
@@ -95,10 +117,18 @@ describe.concurrent('a2a outdated', () => {
       status: 'outdated',
       change: 'structural',
       version: { old: '2.4.0', new: '2.5.0' },
-      planChanges: { 'market-size': [{ field: 'acceptedOutputModes', old: ['application/json'], new: ['text/plain'] }] },
+      planChanges: {
+        'market-size': [{ field: 'acceptedOutputModes', old: ['application/json'], new: ['text/plain'] }],
+      },
       signatureChanges: [],
     });
-    expect(doc.agents.research.cardChanges).toContainEqual({ path: '$.version', kind: 'changed', old: '2.4.0', new: '2.5.0', structural: false });
+    expect(doc.agents.research.cardChanges).toContainEqual({
+      path: '$.version',
+      kind: 'changed',
+      old: '2.4.0',
+      new: '2.5.0',
+      structural: false,
+    });
     // outdated never writes.
     expect(await readLockBytes(dir)).toEqual(before);
     // An agent gone from the manifest is a2a lock's to remove (a2a update does not know it any more).
@@ -111,7 +141,8 @@ describe.concurrent('a2a outdated', () => {
     expect(await readLockBytes(dir)).toEqual(before);
 
     // One annotation per agent beyond the lockfile, on stdout; under --json on stderr (stdout stays one document).
-    const annotation = '::error file=a2a.lock.json,title=research beyond the lockfile::market-size: refused with the locked choices (no-common-output-mode); market-size › acceptedOutputModes: ["application/json"] → ["text/plain"]; run: a2a update research';
+    const annotation =
+      '::error file=a2a.lock.json,title=research beyond the lockfile::market-size: refused with the locked choices (no-common-output-mode); market-size › acceptedOutputModes: ["application/json"] → ["text/plain"]; run: a2a update research';
     expect(gha.code, show(gha)).toBe(1);
     expect(gha.stdout.split('\n'), gha.stdout).toContain(annotation);
     expect(ghaJson.code).toBe(1);
@@ -123,12 +154,19 @@ describe.concurrent('a2a outdated', () => {
     const nested = await cli(['verify'], { GITHUB_ACTIONS: 'true', GITHUB_WORKSPACE: dirname(dir) });
     expect(nested.stdout).toContain(`::error file=${basename(dir)}/a2a.lock.json,title=research beyond the lockfile::`);
     // A workspace that does not hold the lockfile: the path from where verify ran.
-    const outside = await cli(['verify'], { GITHUB_ACTIONS: 'true', GITHUB_WORKSPACE: join(dirname(dir), 'elsewhere') });
+    const outside = await cli(['verify'], {
+      GITHUB_ACTIONS: 'true',
+      GITHUB_WORKSPACE: join(dirname(dir), 'elsewhere'),
+    });
     expect(outside.stdout).toContain('::error file=a2a.lock.json,title=research beyond the lockfile::');
 
     // The same check as a library call (package root): data, not output.
     const verified = await verifyLockfile({ manifest: join(dir, 'a2a.json'), env: {} });
-    expect(verified).toMatchObject({ ok: false, exitCode: 1, agents: { research: { status: 'drift', change: 'structural' } } });
+    expect(verified).toMatchObject({
+      ok: false,
+      exitCode: 1,
+      agents: { research: { status: 'drift', change: 'structural' } },
+    });
     const offline = await verifyLockfile({ manifest: join(dir, 'a2a.json'), offline: true, strict: true });
     expect(offline).toMatchObject({ ok: true, exitCode: 0, agents: { research: { status: 'ok' } } });
     await expect(verifyLockfile({ manifest: join(dir, 'a2a.json'), agents: ['nobody'] })).rejects.toThrow(UsageError);

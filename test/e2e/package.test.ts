@@ -19,18 +19,37 @@ const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const quiet = ['--no-audit', '--no-fund', '--loglevel=error'];
 
 describe('the packed package', () => {
-  it('ships dist (with the executable), schemas, README and LICENSE only; installs into a project; npx a2a --version and the typed root import work', { timeout: 180_000 }, async ({ onTestFinished }) => {
+  it('ships dist (with the executable), schemas, README and LICENSE only; installs into a project; npx a2a --version and the typed root import work', {
+    timeout: 180_000,
+  }, async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
     const { version } = (await import('../../package.json', { with: { type: 'json' } })).default;
 
     // One real pack; its --json report lists the files, as `npm pack --dry-run` would.
     const out = await res.dir();
-    const packed = await exec(npm, ['pack', '--json', '--ignore-scripts', '--pack-destination', out, ...quiet], { cwd: ROOT });
+    const packed = await exec(npm, ['pack', '--json', '--ignore-scripts', '--pack-destination', out, ...quiet], {
+      cwd: ROOT,
+    });
     const [report] = JSON.parse(packed.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
     const files = report!.files.map((f) => f.path);
-    const outside = files.filter((f) => !/^(dist\/.+\.(js|d\.ts)|dist\/THIRD-PARTY-LICENSES\.md|schemas\/[^/]+\.schema\.json|README\.md|LICENSE|package\.json)$/.test(f));
+    const outside = files.filter(
+      (f) =>
+        !/^(dist\/.+\.(js|d\.ts)|dist\/THIRD-PARTY-LICENSES\.md|schemas\/[^/]+\.schema\.json|README\.md|LICENSE|package\.json)$/.test(
+          f,
+        ),
+    );
     expect(outside).toEqual([]);
-    for (const f of ['dist/a2a.js', 'dist/THIRD-PARTY-LICENSES.md', 'dist/index.js', 'dist/index.d.ts', 'dist/cli/main.js', 'schemas/a2a.schema.json', 'schemas/a2a-lock.schema.json', 'README.md', 'LICENSE']) {
+    for (const f of [
+      'dist/a2a.js',
+      'dist/THIRD-PARTY-LICENSES.md',
+      'dist/index.js',
+      'dist/index.d.ts',
+      'dist/cli/main.js',
+      'schemas/a2a.schema.json',
+      'schemas/a2a-lock.schema.json',
+      'README.md',
+      'LICENSE',
+    ]) {
       expect(files).toContain(f);
     }
 
@@ -75,15 +94,36 @@ describe('the packed package', () => {
       [
         "import { negotiate, RefusalCode, verifyLockfile, type Plan, type VerifyResult } from 'a2a-lock';",
         "import { loadLock } from 'a2a-lock/runtime';",
-        "export const load: typeof loadLock = loadLock;",
-        "const code: RefusalCode = RefusalCode.NoCommonInterface;",
-        "const check: (o?: { offline?: boolean }) => Promise<VerifyResult> = verifyLockfile;",
+        'export const load: typeof loadLock = loadLock;',
+        'const code: RefusalCode = RefusalCode.NoCommonInterface;',
+        'const check: (o?: { offline?: boolean }) => Promise<VerifyResult> = verifyLockfile;',
         "export const used: [typeof negotiate, string, typeof check, Plan['delivery']] = [negotiate, code, check, 'poll'];",
         "// @ts-expect-error a plan's delivery is one of stream, push, poll",
         "export const wrong: Plan['delivery'] = 'fax';",
       ].join('\n'),
     );
-    const tsc = (...args: string[]) => exec(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '--noEmit', '--strict', ...args, '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--types', 'node', '--typeRoots', join(ROOT, 'node_modules', '@types'), 'consumer.ts'], { cwd: project });
+    const tsc = (...args: string[]) =>
+      exec(
+        process.execPath,
+        [
+          join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
+          '--noEmit',
+          '--strict',
+          ...args,
+          '--module',
+          'nodenext',
+          '--moduleResolution',
+          'nodenext',
+          '--target',
+          'es2022',
+          '--types',
+          'node',
+          '--typeRoots',
+          join(ROOT, 'node_modules', '@types'),
+          'consumer.ts',
+        ],
+        { cwd: project },
+      );
     await tsc('--skipLibCheck');
 
     // A CommonJS project (Node >= 20.19: require() of the ES module package): both entries load and work.
@@ -95,12 +135,19 @@ describe('the packed package', () => {
         `runtime.loadLock({ lockfile: ${JSON.stringify(join(ROOT, 'a2a.lock.json.example'))} }).then((l) => console.log(JSON.stringify({ negotiate: typeof lock.negotiate, usage: new lock.UsageError('x').code, delivery: l.agent('research-agent', 'market-size').plan.delivery })));`,
       ].join('\n'),
     );
-    expect(JSON.parse((await exec(process.execPath, ['probe.cjs'], { cwd: project })).stdout)).toEqual({ negotiate: 'function', usage: 'usage', delivery: 'stream' });
+    expect(JSON.parse((await exec(process.execPath, ['probe.cjs'], { cwd: project })).stdout)).toEqual({
+      negotiate: 'function',
+      usage: 'usage',
+      delivery: 'stream',
+    });
 
     // The declarations with skipLibCheck off, in a project with the SDK but neither @grpc/grpc-js nor
     // @bufbuild/protobuf (optional peers a gRPC plan alone needs): every .d.ts reached must compile.
     await exec(npm, ['install', '@a2a-js/sdk@1.3.0', '--prefer-offline', ...quiet], { cwd: project });
-    const installed = await exec(npm, ['ls', '--all', '--parseable'], { cwd: project }).then((r) => r.stdout, (e: { stdout: string }) => e.stdout);
+    const installed = await exec(npm, ['ls', '--all', '--parseable'], { cwd: project }).then(
+      (r) => r.stdout,
+      (e: { stdout: string }) => e.stdout,
+    );
     expect(installed).not.toMatch(/@grpc[\\/]grpc-js|@bufbuild[\\/]protobuf/);
     await writeFile(
       join(project, 'consumer.ts'),

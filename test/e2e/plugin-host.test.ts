@@ -9,7 +9,19 @@ import { execFile } from 'node:child_process';
 import { chmod, readFile, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BIN, manifest, oneJsonDocument, readLockBytes, research, resources, ROOT, sampleCard, show, writeManifest, type CliResult } from './helpers.js';
+import {
+  BIN,
+  manifest,
+  oneJsonDocument,
+  readLockBytes,
+  research,
+  resources,
+  ROOT,
+  sampleCard,
+  show,
+  writeManifest,
+  type CliResult,
+} from './helpers.js';
 
 /** The host's dispatch, as the official CLI's docs describe it: the first `a2a-<name>` on PATH, exec'd with the rest of the arguments. */
 const HOST = `#!/bin/sh
@@ -44,7 +56,9 @@ function run(file: string, args: string[], cwd: string, path: string, timeout = 
 }
 
 describe.concurrent('the official a2a CLI runs a2a-lock as `a2a lock`', () => {
-  it('info: exactly {"name":"lock","version","description"} on stdout, exit 0, within the 3 s timeout, with no manifest and an unreadable one', async ({ onTestFinished }) => {
+  it('info: exactly {"name":"lock","version","description"} on stdout, exit 0, within the 3 s timeout, with no manifest and an unreadable one', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const path = await hostPath(res);
     const { version } = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string };
@@ -59,7 +73,11 @@ describe.concurrent('the official a2a CLI runs a2a-lock as `a2a lock`', () => {
       expect(info.stderr).toBe('');
     }
     // The bundle answers from itself: the version is written in, so info opens no file (not even package.json).
-    expect(await readFile(BIN, 'utf8')).toMatch(new RegExp(`function packageVersion\\(\\) \\{\\s*return ${JSON.stringify(version).replace(/\./g, '\\.')};\\s*\\}`));
+    expect(await readFile(BIN, 'utf8')).toMatch(
+      new RegExp(
+        `function packageVersion\\(\\) \\{\\s*return ${JSON.stringify(version).replace(/\./g, '\\.')};\\s*\\}`,
+      ),
+    );
     // Through our own bins too: `a2a lock info` (the host forwarding) and `a2a-lock info --json` (the parser) say the same.
     const forwarded = await run(join(path.split(':')[0]!, 'a2a'), ['lock', 'info'], empty, path, 3000);
     expect(forwarded.stdout).toBe(expected);
@@ -68,7 +86,9 @@ describe.concurrent('the official a2a CLI runs a2a-lock as `a2a lock`', () => {
     expect(parsed.stdout).toBe(expected);
   });
 
-  it('`a2a lock` locks, `a2a lock verify --json` verifies, and exit codes pass through (0, 1 drift, 2 usage, 3 unreachable)', async ({ onTestFinished }) => {
+  it('`a2a lock` locks, `a2a lock verify --json` verifies, and exit codes pass through (0, 1 drift, 2 usage, 3 unreachable)', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const path = await hostPath(res);
     const a2a = join(path.split(':')[0]!, 'a2a');
@@ -85,7 +105,10 @@ describe.concurrent('the official a2a CLI runs a2a-lock as `a2a lock`', () => {
     expect(oneJsonDocument(verify)).toMatchObject({ ok: true, agents: { research: { status: 'ok', exitCode: 0 } } });
 
     // The same command, spelt both ways, with the same answer.
-    const [plain, viaLock] = await Promise.all([run(a2a, ['lock', 'ls', '--json'], dir, path), run(process.execPath, [BIN, 'ls', '--json'], dir, path)]);
+    const [plain, viaLock] = await Promise.all([
+      run(a2a, ['lock', 'ls', '--json'], dir, path),
+      run(process.execPath, [BIN, 'ls', '--json'], dir, path),
+    ]);
     expect(plain.code, show(plain)).toBe(0);
     expect(plain.stdout).toBe(viaLock.stdout);
 
@@ -102,7 +125,11 @@ describe.concurrent('the official a2a CLI runs a2a-lock as `a2a lock`', () => {
     await agent.close();
     const down = await run(a2a, ['lock', 'verify', '--json'], dir, path);
     expect(down.code, show(down)).toBe(3);
-    expect(oneJsonDocument(down).agents.research).toMatchObject({ status: 'error', exitCode: 3, error: { code: 'unreachable' } });
+    expect(oneJsonDocument(down).agents.research).toMatchObject({
+      status: 'error',
+      exitCode: 3,
+      error: { code: 'unreachable' },
+    });
   });
 
   it('a2a-lock with no command (only options) runs lock', async ({ onTestFinished }) => {
@@ -113,9 +140,15 @@ describe.concurrent('the official a2a CLI runs a2a-lock as `a2a lock`', () => {
     const bare = await run(join(path.split(':')[0]!, 'a2a-lock'), [], dir, path);
     expect(bare.code, show(bare)).toBe(0);
     // The change view of what it wrote (the risks of the new agent, the count line), then the file.
-    expect(bare.stdout).toMatch(/\+ research added[^\n]*\n(?: {4}[^\n]*\n)*0 changed, 1 added, 0 removed[^\n]*\nwrote .*a2a\.lock\.json\n$/);
+    expect(bare.stdout).toMatch(
+      /\+ research added[^\n]*\n(?: {4}[^\n]*\n)*0 changed, 1 added, 0 removed[^\n]*\nwrote .*a2a\.lock\.json\n$/,
+    );
     const json = await run(join(path.split(':')[0]!, 'a2a-lock'), ['--json'], dir, path);
     expect(json.code, show(json)).toBe(0);
-    expect(oneJsonDocument(json)).toMatchObject({ ok: true, written: false, agents: { research: { status: 'unchanged' } } });
+    expect(oneJsonDocument(json)).toMatchObject({
+      ok: true,
+      written: false,
+      agents: { research: { status: 'unchanged' } },
+    });
   });
 });

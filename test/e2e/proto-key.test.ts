@@ -7,22 +7,48 @@
  * Built CLI against real `@a2a-js/sdk` agents serving the card verbatim.
  */
 import { describe, expect, it } from 'vitest';
-import { allOutput, manifest, noStack, oneJsonDocument, readLockBytes, research, resources, runCli, sampleCard, show, SLOW } from './helpers.js';
+import {
+  allOutput,
+  manifest,
+  noStack,
+  oneJsonDocument,
+  readLockBytes,
+  research,
+  resources,
+  runCli,
+  sampleCard,
+  show,
+  SLOW,
+} from './helpers.js';
 
 /** Where a `"__proto__"` member is spliced into the sample card text, and the JSON path named for it. */
 const PLACES: Array<{ label: string; path: string; splice: (cardText: string) => string }> = [
   { label: 'top level', path: '$.__proto__', splice: (t) => `${t.slice(0, -1)},"__proto__":{"polluted":true}}` },
-  { label: 'in capabilities', path: '$.capabilities.__proto__', splice: (t) => t.replace('"capabilities":{', '"capabilities":{"__proto__":{"streaming":false},') },
-  { label: 'in a skill', path: '$.skills[0].__proto__', splice: (t) => t.replace('"skills":[{', '"skills":[{"__proto__":{"id":"x"},') },
+  {
+    label: 'in capabilities',
+    path: '$.capabilities.__proto__',
+    splice: (t) => t.replace('"capabilities":{', '"capabilities":{"__proto__":{"streaming":false},'),
+  },
+  {
+    label: 'in a skill',
+    path: '$.skills[0].__proto__',
+    splice: (t) => t.replace('"skills":[{', '"skills":[{"__proto__":{"id":"x"},'),
+  },
 ];
 
 describe.concurrent('a card with a "__proto__" member', () => {
   for (const place of PLACES) {
-    it(`${place.label}: card, plan, lock and update --card refuse it (card-invalid ${place.path}); nothing written`, { timeout: SLOW }, async ({ onTestFinished }) => {
+    it(`${place.label}: card, plan, lock and update --card refuse it (card-invalid ${place.path}); nothing written`, {
+      timeout: SLOW,
+    }, async ({ onTestFinished }) => {
       const res = resources(onTestFinished);
-      const agent = await res.agent({ card: (origin) => JSON.parse(place.splice(JSON.stringify(sampleCard(origin)))) as object });
+      const agent = await res.agent({
+        card: (origin) => JSON.parse(place.splice(JSON.stringify(sampleCard(origin)))) as object,
+      });
       const good = await res.sampleAgent();
-      expect(JSON.stringify(JSON.parse(place.splice(JSON.stringify(sampleCard(agent.origin)))))).toContain('"__proto__"');
+      expect(JSON.stringify(JSON.parse(place.splice(JSON.stringify(sampleCard(agent.origin)))))).toContain(
+        '"__proto__"',
+      );
 
       const fresh = await res.dir(manifest({ research: research(agent.origin) }));
       const locked = await res.dir(manifest({ research: research(good.origin) }));
@@ -37,10 +63,16 @@ describe.concurrent('a card with a "__proto__" member', () => {
         runCli(['update', 'research', '--card', agent.origin], { cwd: locked }),
       ]);
       expect(card.code, show(card)).toBe(1);
-      expect(oneJsonDocument(card).error).toMatchObject({ code: 'card-invalid', source: agent.cardUrl, path: place.path });
+      expect(oneJsonDocument(card).error).toMatchObject({
+        code: 'card-invalid',
+        source: agent.cardUrl,
+        path: place.path,
+      });
       for (const [label, r] of Object.entries({ plan, lock, update })) {
         expect(r.code, `${label}: ${show(r)}`).not.toBe(0);
-        expect(allOutput(r), label).toContain(`card-invalid: ${agent.cardUrl} ${place.path}: the key "__proto__" is not allowed`);
+        expect(allOutput(r), label).toContain(
+          `card-invalid: ${agent.cardUrl} ${place.path}: the key "__proto__" is not allowed`,
+        );
         noStack(r);
       }
       expect(await readLockBytes(fresh)).toBeUndefined();

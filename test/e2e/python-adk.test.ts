@@ -17,8 +17,15 @@ import { startPythonServer, type PythonServer } from '../helpers/python.js';
 import { allOutput, readLock, readLockBytes, resources, runCli, show, SLOW, verifyStrictTwice } from './helpers.js';
 
 const py = inject('python');
-const PROFILE = { bindings: ['JSONRPC', 'HTTP+JSON'], versions: ['1.0', '0.3'], accepts: ['text/plain'], sends: ['text/plain'], streaming: true };
-const message = (text: string) => SendMessageRequest.fromJSON({ message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text }] } });
+const PROFILE = {
+  bindings: ['JSONRPC', 'HTTP+JSON'],
+  versions: ['1.0', '0.3'],
+  accepts: ['text/plain'],
+  sends: ['text/plain'],
+  streaming: true,
+};
+const message = (text: string) =>
+  SendMessageRequest.fromJSON({ message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text }] } });
 
 describe.skipIf(!py.ok)('Google ADK 2.13.0 to_a2a() as a peer', () => {
   let adk: PythonServer;
@@ -33,7 +40,9 @@ describe.skipIf(!py.ok)('Google ADK 2.13.0 to_a2a() as a peer', () => {
     await adk?.close();
   });
 
-  it('its card as served locks (JSONRPC 1.0 at the root), verify --strict passes twice, and a message goes through createClient()', { timeout: SLOW }, async ({ onTestFinished }) => {
+  it('its card as served locks (JSONRPC 1.0 at the root), verify --strict passes twice, and a message goes through createClient()', {
+    timeout: SLOW,
+  }, async ({ onTestFinished }) => {
     const served = await (await fetch(`${adk.origin}/.well-known/agent-card.json`)).json();
     expect(served).toMatchObject({
       name: 'research_agent',
@@ -47,17 +56,28 @@ describe.skipIf(!py.ok)('Google ADK 2.13.0 to_a2a() as a peer', () => {
     const dir = await res.dir({ profile: PROFILE, agents: { adk: { card: adk.origin, skills: ['research_agent'] } } });
     const lock = await runCli(['lock', '--json'], { cwd: dir });
     expect(lock.code, show(lock)).toBe(0);
-    expect((await readLock(dir)).agents.adk.plans.research_agent).toMatchObject({ url: adk.origin, protocolBinding: 'JSONRPC', protocolVersion: '1.0', delivery: 'stream' });
+    expect((await readLock(dir)).agents.adk.plans.research_agent).toMatchObject({
+      url: adk.origin,
+      protocolBinding: 'JSONRPC',
+      protocolVersion: '1.0',
+      delivery: 'stream',
+    });
     await verifyStrictTwice(dir, 'adk');
 
-    const client = await (await loadLock({ lockfile: join(dir, 'a2a.lock.json'), env: {} })).agent('adk', 'research_agent').createClient();
+    const client = await (await loadLock({ lockfile: join(dir, 'a2a.lock.json'), env: {} }))
+      .agent('adk', 'research_agent')
+      .createClient();
     expect(JSON.stringify(await client.sendMessage(message('hello adk')))).toContain('echo: hello adk');
   });
 
-  it('to_a2a(host="0.0.0.0"): the card advertises the bind address; the refusal names it and rebaseInterfaces, with which it locks at the card\'s origin and answers there', { timeout: SLOW }, async ({ onTestFinished }) => {
+  it('to_a2a(host="0.0.0.0"): the card advertises the bind address; the refusal names it and rebaseInterfaces, with which it locks at the card\'s origin and answers there', {
+    timeout: SLOW,
+  }, async ({ onTestFinished }) => {
     const port = adk.ready.bindPort as number;
     const served = await (await fetch(`${bindOrigin}/.well-known/agent-card.json`)).json();
-    expect(served.supportedInterfaces).toEqual([{ url: `http://0.0.0.0:${port}`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }]);
+    expect(served.supportedInterfaces).toEqual([
+      { url: `http://0.0.0.0:${port}`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+    ]);
     const res = resources(onTestFinished);
     const dir = await res.dir({ profile: PROFILE, agents: { adk: { card: bindOrigin, skills: ['research_agent'] } } });
     const lock = await runCli(['lock'], { cwd: dir });
@@ -67,7 +87,10 @@ describe.skipIf(!py.ok)('Google ADK 2.13.0 to_a2a() as a peer', () => {
     expect(allOutput(lock)).toContain('"rebaseInterfaces": true');
     expect(await readLockBytes(dir)).toBeUndefined();
 
-    const rebased = await res.dir({ profile: PROFILE, agents: { adk: { card: bindOrigin, skills: ['research_agent'], rebaseInterfaces: true } } });
+    const rebased = await res.dir({
+      profile: PROFILE,
+      agents: { adk: { card: bindOrigin, skills: ['research_agent'], rebaseInterfaces: true } },
+    });
     const locked = await runCli(['lock'], { cwd: rebased });
     expect(locked.code, show(locked)).toBe(0);
     const entry = (await readLock(rebased)).agents.adk;
@@ -76,7 +99,9 @@ describe.skipIf(!py.ok)('Google ADK 2.13.0 to_a2a() as a peer', () => {
     const why = await runCli(['why', 'adk'], { cwd: rebased });
     expect(why.stdout).toContain(`rebased from http://0.0.0.0:${port} (rebaseInterfaces)`);
     await verifyStrictTwice(rebased, 'adk');
-    const client = await (await loadLock({ lockfile: join(rebased, 'a2a.lock.json'), env: {} })).agent('adk', 'research_agent').createClient();
+    const client = await (await loadLock({ lockfile: join(rebased, 'a2a.lock.json'), env: {} }))
+      .agent('adk', 'research_agent')
+      .createClient();
     expect(JSON.stringify(await client.sendMessage(message('hello rebased')))).toContain('echo: hello rebased');
   });
 });

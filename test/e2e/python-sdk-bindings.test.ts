@@ -21,8 +21,15 @@ const py = inject('python');
 const TOKEN = 'py-rest-grpc-T0ken';
 const ENV = { PY_TOKEN: TOKEN };
 const credentials = { bearer: { env: 'PY_TOKEN' } };
-const PROFILE = { bindings: ['HTTP+JSON'], versions: ['1.0'], accepts: ['text/plain'], sends: ['text/plain'], streaming: true };
-const message = (text: string) => SendMessageRequest.fromJSON({ message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text }] } });
+const PROFILE = {
+  bindings: ['HTTP+JSON'],
+  versions: ['1.0'],
+  accepts: ['text/plain'],
+  sends: ['text/plain'],
+  streaming: true,
+};
+const message = (text: string) =>
+  SendMessageRequest.fromJSON({ message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text }] } });
 
 interface Seen {
   method: string;
@@ -36,7 +43,9 @@ describe.skipIf(!py.ok)('a2a-sdk 1.3.0 (Python): HTTP+JSON, gRPC and the extende
   const seen = async (): Promise<Seen[]> => (await fetch(`${agent.origin}/_seen`)).json() as Promise<Seen[]>;
   /** One SendMessage and one SendStreamingMessage through the locked plan of `dir` (each answered with its echo); what the agent saw of them. */
   async function sendAndStream(dir: string, label: string): Promise<Seen[]> {
-    const client = await (await loadLock({ lockfile: join(dir, 'a2a.lock.json'), env: ENV })).agent('py', 'market-size').createClient();
+    const client = await (await loadLock({ lockfile: join(dir, 'a2a.lock.json'), env: ENV }))
+      .agent('py', 'market-size')
+      .createClient();
     const from = (await seen()).length;
     expect(JSON.stringify(await client.sendMessage(message(`over ${label}`)))).toContain(`echo: over ${label}`);
     const events: unknown[] = [];
@@ -47,24 +56,41 @@ describe.skipIf(!py.ok)('a2a-sdk 1.3.0 (Python): HTTP+JSON, gRPC and the extende
 
   beforeAll(async () => {
     if (!py.ok) return;
-    agent = await startPythonServer(py, 'sdk_agent.py', [JSON.stringify({ bindings: ['HTTP+JSON', 'GRPC', 'JSONRPC'], token: TOKEN, extended: true })]);
+    agent = await startPythonServer(py, 'sdk_agent.py', [
+      JSON.stringify({ bindings: ['HTTP+JSON', 'GRPC', 'JSONRPC'], token: TOKEN, extended: true }),
+    ]);
   }, 60_000);
   afterAll(async () => {
     await agent?.close();
   });
 
-  it('point 3 and 4: HTTP+JSON: lock (the extended card fetched with the bearer and locked), verify --strict twice, send and stream', { timeout: SLOW }, async ({ onTestFinished }) => {
+  it('point 3 and 4: HTTP+JSON: lock (the extended card fetched with the bearer and locked), verify --strict twice, send and stream', {
+    timeout: SLOW,
+  }, async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
-    const dir = await res.dir({ profile: PROFILE, agents: { py: { card: agent.origin, skills: ['market-size', 'deep-dive'], credentials } } });
+    const dir = await res.dir({
+      profile: PROFILE,
+      agents: { py: { card: agent.origin, skills: ['market-size', 'deep-dive'], credentials } },
+    });
     const lock = await runCli(['lock', '--json'], { cwd: dir, env: ENV });
     expect(lock.code, show(lock)).toBe(0);
     const locked = (await readLock(dir)).agents.py;
-    expect(locked.plans['market-size']).toMatchObject({ url: `${agent.origin}/a2a/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0', delivery: 'stream' });
+    expect(locked.plans['market-size']).toMatchObject({
+      url: `${agent.origin}/a2a/rest`,
+      protocolBinding: 'HTTP+JSON',
+      protocolVersion: '1.0',
+      delivery: 'stream',
+    });
     // deep-dive is only on the extended card: fetched with the credential and locked as the second snapshot.
     expect(locked.plans['deep-dive']).toMatchObject({ protocolBinding: 'HTTP+JSON' });
     expect(locked.extended.snapshot.skills.map((s: { id: string }) => s.id)).toEqual(['market-size', 'deep-dive']);
     const extendedRequests = (await seen()).filter((r) => r.path === '/a2a/rest/extendedAgentCard');
-    expect(extendedRequests.at(-1)).toEqual({ method: 'GET', path: '/a2a/rest/extendedAgentCard', version: '1.0', authorization: true });
+    expect(extendedRequests.at(-1)).toEqual({
+      method: 'GET',
+      path: '/a2a/rest/extendedAgentCard',
+      version: '1.0',
+      authorization: true,
+    });
 
     const before = await readLockBytes(dir);
     for (const run of [1, 2]) {
@@ -73,7 +99,9 @@ describe.skipIf(!py.ok)('a2a-sdk 1.3.0 (Python): HTTP+JSON, gRPC and the extende
       expect(strict.code, `run ${run}: ${show(strict)}`).toBe(0);
       expect(jsonOf(strict).agents.py.status).toBe('ok');
       // verify re-checks the extended card too, with the credential.
-      expect((await seen()).slice(from).filter((r) => r.path === '/a2a/rest/extendedAgentCard')).toEqual([{ method: 'GET', path: '/a2a/rest/extendedAgentCard', version: '1.0', authorization: true }]);
+      expect((await seen()).slice(from).filter((r) => r.path === '/a2a/rest/extendedAgentCard')).toEqual([
+        { method: 'GET', path: '/a2a/rest/extendedAgentCard', version: '1.0', authorization: true },
+      ]);
     }
     expect(await readLockBytes(dir)).toEqual(before);
 
@@ -83,26 +111,47 @@ describe.skipIf(!py.ok)('a2a-sdk 1.3.0 (Python): HTTP+JSON, gRPC and the extende
     ]);
   });
 
-  it('point 4: the extended card over JSON-RPC (GetExtendedAgentCard with the bearer): locked, re-checked by verify', { timeout: SLOW }, async ({ onTestFinished }) => {
+  it('point 4: the extended card over JSON-RPC (GetExtendedAgentCard with the bearer): locked, re-checked by verify', {
+    timeout: SLOW,
+  }, async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
-    const dir = await res.dir({ profile: { ...PROFILE, bindings: ['JSONRPC'] }, agents: { py: { card: agent.origin, skills: ['deep-dive'], credentials } } });
+    const dir = await res.dir({
+      profile: { ...PROFILE, bindings: ['JSONRPC'] },
+      agents: { py: { card: agent.origin, skills: ['deep-dive'], credentials } },
+    });
     const from = (await seen()).length;
     const lock = await runCli(['lock'], { cwd: dir, env: ENV });
     expect(lock.code, show(lock)).toBe(0);
     const locked = (await readLock(dir)).agents.py;
-    expect(locked.plans['deep-dive']).toMatchObject({ url: `${agent.origin}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' });
+    expect(locked.plans['deep-dive']).toMatchObject({
+      url: `${agent.origin}/a2a/jsonrpc`,
+      protocolBinding: 'JSONRPC',
+      protocolVersion: '1.0',
+    });
     expect(locked.extended.snapshot.skills.map((s: { id: string }) => s.id)).toEqual(['market-size', 'deep-dive']);
-    expect((await seen()).slice(from).filter((r) => r.method === 'POST')).toEqual([{ method: 'POST', path: '/a2a/jsonrpc', version: '1.0', authorization: true }]);
+    expect((await seen()).slice(from).filter((r) => r.method === 'POST')).toEqual([
+      { method: 'POST', path: '/a2a/jsonrpc', version: '1.0', authorization: true },
+    ]);
     await verifyStrictTwice(dir, 'py', ENV);
   });
 
-  it('point 3: gRPC: lock, verify --strict, send and stream with a2a-version and the bearer in metadata', { timeout: SLOW }, async ({ onTestFinished }) => {
+  it('point 3: gRPC: lock, verify --strict, send and stream with a2a-version and the bearer in metadata', {
+    timeout: SLOW,
+  }, async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
-    const dir = await res.dir({ profile: { ...PROFILE, bindings: ['GRPC'] }, agents: { py: { card: agent.origin, skills: ['market-size'], credentials } } });
+    const dir = await res.dir({
+      profile: { ...PROFILE, bindings: ['GRPC'] },
+      agents: { py: { card: agent.origin, skills: ['market-size'], credentials } },
+    });
     const lock = await runCli(['lock'], { cwd: dir, env: ENV });
     expect(lock.code, show(lock)).toBe(0);
     const locked = (await readLock(dir)).agents.py;
-    expect(locked.plans['market-size']).toMatchObject({ url: `127.0.0.1:${agent.grpcPort}`, protocolBinding: 'GRPC', protocolVersion: '1.0', delivery: 'stream' });
+    expect(locked.plans['market-size']).toMatchObject({
+      url: `127.0.0.1:${agent.grpcPort}`,
+      protocolBinding: 'GRPC',
+      protocolVersion: '1.0',
+      delivery: 'stream',
+    });
     const strict = await runCli(['verify', '--strict'], { cwd: dir, env: ENV });
     expect(strict.code, show(strict)).toBe(0);
 
@@ -111,22 +160,33 @@ describe.skipIf(!py.ok)('a2a-sdk 1.3.0 (Python): HTTP+JSON, gRPC and the extende
       { method: 'GRPC', path: '/lf.a2a.v1.A2AService/SendStreamingMessage', version: '1.0', authorization: true },
     ]);
     // A gRPC TaskNotFound (NOT_FOUND with its ErrorInfo) is a typed agent error too.
-    const client = await (await loadLock({ lockfile: join(dir, 'a2a.lock.json'), env: ENV })).agent('py', 'market-size').createClient();
+    const client = await (await loadLock({ lockfile: join(dir, 'a2a.lock.json'), env: ENV }))
+      .agent('py', 'market-size')
+      .createClient();
     const error = await client.getTask(GetTaskRequest.fromJSON({ id: 'no-such-task' })).catch((e: unknown) => e);
     expect(error, String(error)).toBeInstanceOf(AgentCallError);
     expect(error).toMatchObject({ code: 'agent-error' });
   });
 
-  it('point 7: a2a-sdk\'s REST error body (404, google.rpc.Status with ErrorInfo TASK_NOT_FOUND) and a refused bearer leave the runtime typed', { timeout: SLOW }, async ({ onTestFinished }) => {
+  it("point 7: a2a-sdk's REST error body (404, google.rpc.Status with ErrorInfo TASK_NOT_FOUND) and a refused bearer leave the runtime typed", {
+    timeout: SLOW,
+  }, async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
-    const dir = await res.dir({ profile: PROFILE, agents: { py: { card: agent.origin, skills: ['market-size'], credentials } } });
+    const dir = await res.dir({
+      profile: PROFILE,
+      agents: { py: { card: agent.origin, skills: ['market-size'], credentials } },
+    });
     expect((await runCli(['lock'], { cwd: dir, env: ENV })).code).toBe(0);
     const lockfile = join(dir, 'a2a.lock.json');
     const client = await (await loadLock({ lockfile, env: ENV })).agent('py', 'market-size').createClient();
     const missing = await client.getTask(GetTaskRequest.fromJSON({ id: 'no-such-task' })).catch((e: unknown) => e);
     expect(missing, String(missing)).toBeInstanceOf(AgentCallError);
     expect(missing).toMatchObject({ code: 'agent-error', data: { status: 404, a2aReason: 'TASK_NOT_FOUND' } });
-    const refused = await (await (await loadLock({ lockfile, env: { PY_TOKEN: 'wrong' } })).agent('py', 'market-size').createClient()).sendMessage(message('x')).catch((e: unknown) => e);
+    const refused = await (
+      await (await loadLock({ lockfile, env: { PY_TOKEN: 'wrong' } })).agent('py', 'market-size').createClient()
+    )
+      .sendMessage(message('x'))
+      .catch((e: unknown) => e);
     expect(refused).toMatchObject({ code: 'auth-refused', data: { status: 401 } });
   });
 });

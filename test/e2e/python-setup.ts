@@ -17,10 +17,15 @@ declare module 'vitest' {
 export default async function setup(project: TestProject): Promise<void> {
   const env = await ensurePythonEnv();
   if (!env.ok) {
-    if (process.env.A2A_LOCK_REQUIRE_PYTHON === '1') throw new Error(`Python test peers required (A2A_LOCK_REQUIRE_PYTHON=1) but unavailable: ${env.reason}`);
-    process.stderr.write(`python peers: skipped (${env.reason}); set A2A_LOCK_REQUIRE_PYTHON=1 to make this a failure\n`);
+    if (process.env.A2A_LOCK_REQUIRE_PYTHON === '1')
+      throw new Error(`Python test peers required (A2A_LOCK_REQUIRE_PYTHON=1) but unavailable: ${env.reason}`);
+    process.stderr.write(
+      `python peers: skipped (${env.reason}); set A2A_LOCK_REQUIRE_PYTHON=1 to make this a failure\n`,
+    );
   } else if (env.setupMs !== null) {
-    process.stderr.write(`python peers: created ${env.dir} in ${(env.setupMs / 1000).toFixed(1)} s (reused until test/python/requirements.txt changes)\n`);
+    process.stderr.write(
+      `python peers: created ${env.dir} in ${(env.setupMs / 1000).toFixed(1)} s (reused until test/python/requirements.txt changes)\n`,
+    );
   }
   project.provide('python', env);
 }

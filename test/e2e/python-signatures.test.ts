@@ -12,7 +12,13 @@ import { startPythonServer, type PythonServer } from '../helpers/python.js';
 import { jsonOf, readLock, resources, runCli, show, SLOW, verifyStrictTwice } from './helpers.js';
 
 const py = inject('python');
-const PROFILE = { bindings: ['JSONRPC'], versions: ['1.0'], accepts: ['text/plain'], sends: ['text/plain'], streaming: true };
+const PROFILE = {
+  bindings: ['JSONRPC'],
+  versions: ['1.0'],
+  accepts: ['text/plain'],
+  sends: ['text/plain'],
+  streaming: true,
+};
 const DESCRIPTION = 'Schätzt Märkte – größer, schneller 📈';
 
 describe.skipIf(!py.ok)('cards signed by a2a-sdk (Python)', () => {
@@ -34,12 +40,17 @@ describe.skipIf(!py.ok)('cards signed by a2a-sdk (Python)', () => {
     await Promise.all([conformant?.close(), legacy?.close()]);
   });
 
-  it('signed with a2a-sdk\'s create_agent_card_signer (RFC 8785): verified by the jku key, verify --strict passes twice', { timeout: SLOW }, async ({ onTestFinished }) => {
+  it("signed with a2a-sdk's create_agent_card_signer (RFC 8785): verified by the jku key, verify --strict passes twice", {
+    timeout: SLOW,
+  }, async ({ onTestFinished }) => {
     const served = await (await fetch(`${conformant.origin}/.well-known/agent-card.json`)).json();
     expect(served.description).toBe(DESCRIPTION);
     expect(served.signatures).toHaveLength(1);
     const res = resources(onTestFinished);
-    const dir = await res.dir({ profile: PROFILE, agents: { py: { card: conformant.origin, skills: ['market-size'] } } });
+    const dir = await res.dir({
+      profile: PROFILE,
+      agents: { py: { card: conformant.origin, skills: ['market-size'] } },
+    });
     const lock = await runCli(['lock', '--json'], { cwd: dir });
     expect(lock.code, show(lock)).toBe(0);
     const signature = (await readLock(dir)).agents.py.signature;
@@ -49,13 +60,20 @@ describe.skipIf(!py.ok)('cards signed by a2a-sdk (Python)', () => {
     await verifyStrictTwice(dir, 'py');
   });
 
-  it('signed in the a2a-python ≤ 1.1 form (\\uXXXX escapes, keys by code point): verified with a warning naming the non-conformant form, the record says which form; never tampered', { timeout: SLOW }, async ({ onTestFinished }) => {
+  it('signed in the a2a-python ≤ 1.1 form (\\uXXXX escapes, keys by code point): verified with a warning naming the non-conformant form, the record says which form; never tampered', {
+    timeout: SLOW,
+  }, async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
     const dir = await res.dir({ profile: PROFILE, agents: { py: { card: legacy.origin, skills: ['market-size'] } } });
     const lock = await runCli(['lock', '--json'], { cwd: dir });
     expect(lock.code, show(lock)).toBe(0);
     const signature = (await readLock(dir)).agents.py.signature;
-    expect(signature).toMatchObject({ status: 'verified', kid: 'py-key', alg: 'ES256', canonicalForm: 'a2a-python-1.1' });
+    expect(signature).toMatchObject({
+      status: 'verified',
+      kid: 'py-key',
+      alg: 'ES256',
+      canonicalForm: 'a2a-python-1.1',
+    });
     const warnings = JSON.stringify(jsonOf(lock));
     expect(warnings).toMatch(/signature-noncanonical-form/);
     expect(warnings).toMatch(/signed with a known non-conformant canonical form \(a2a-python ≤ 1\.1/);

@@ -25,7 +25,9 @@ function tableOptions(text: string, title: string): string[] {
 }
 
 describe('docs/reference/commands vs a2a --help', () => {
-  it('the command table and the pages list exactly the commands a2a --help lists; the global options are the same', async ({ onTestFinished }) => {
+  it('the command table and the pages list exactly the commands a2a --help lists; the global options are the same', async ({
+    onTestFinished,
+  }) => {
     const help = await runCli(['--help'], { cwd: await resources(onTestFinished).dir() });
     expect(help.code, show(help)).toBe(0);
     const commands = help.stdout.split('Commands:\n')[1]!.split('\n\n')[0]!;
@@ -36,13 +38,17 @@ describe('docs/reference/commands vs a2a --help', () => {
       return m[1]!;
     });
     expect(fromTable.sort()).toEqual(fromHelp);
-    const pages = readdirSync(join(REPO, COMMANDS)).filter((f) => f !== 'README.md').map((f) => f.replace(/\.md$/, ''));
+    const pages = readdirSync(join(REPO, COMMANDS))
+      .filter((f) => f !== 'README.md')
+      .map((f) => f.replace(/\.md$/, ''));
     expect(pages.sort()).toEqual(fromHelp);
     expect(fromHelp).toEqual(expect.arrayContaining(['remove', 'ls', 'info']));
     expect(tableOptions(index, 'Global options').sort()).toEqual(helpOptions(help.stdout).sort());
   });
 
-  it("each command's page: the synopsis is its usage line, the options table its own options", async ({ onTestFinished }) => {
+  it("each command's page: the synopsis is its usage line, the options table its own options", async ({
+    onTestFinished,
+  }) => {
     const cwd = await resources(onTestFinished).dir();
     const global = new Set(helpOptions((await runCli(['--help'], { cwd })).stdout));
     const pages = readdirSync(join(REPO, COMMANDS)).filter((f) => f !== 'README.md');
@@ -56,7 +62,8 @@ describe('docs/reference/commands vs a2a --help', () => {
       expect(synopsis[fence + 1], file).toBe(help.stdout.split('\n')[0]);
       const own = helpOptions(help.stdout).filter((o) => !global.has(o));
       expect(tableOptions(text, 'Options').sort(), file).toEqual(own.sort());
-      for (const title of ['Exit codes', '`--json`']) expect(section(text, title).join('\n').trim(), `${file}: ${title}`).not.toBe('');
+      for (const title of ['Exit codes', '`--json`'])
+        expect(section(text, title).join('\n').trim(), `${file}: ${title}`).not.toBe('');
     }
   });
 });

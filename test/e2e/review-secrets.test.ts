@@ -84,7 +84,10 @@ function commitPr(dir: string): void {
 async function attackerPr(res: Res): Promise<{ dir: string; research: StartedAgent; evil: StartedAgent }> {
   const { dir, research } = await reviewedRepo(res);
   const evil = await extendedAgent(res, ATTACKER);
-  await writeManifest(dir, manifest({ research: agentEntry(research.origin), evil: agentEntry(evil.origin, ['market-size']) }));
+  await writeManifest(
+    dir,
+    manifest({ research: agentEntry(research.origin), evil: agentEntry(evil.origin, ['market-size']) }),
+  );
   const lock = await runCli(['lock'], { cwd: dir, env: { RESEARCH_TOKEN: ATTACKER } });
   expect(lock.code, show(lock)).toBe(0);
   expect((await readLock(dir)).agents.evil.extended).toBeDefined();
@@ -117,8 +120,12 @@ async function expectTokenNowhere(dir: string, results: CliResult[], files: stri
   await expectSecretContained(TOKEN, { results, files: [lockPath(dir), join(dir, 'a2a.json'), ...files] });
 }
 
-describe.concurrent('verify on a pull request: credentials only where the base lockfile sent them', { timeout: SLOW }, () => {
-  it('(a) a PR adds an agent at the attacker\'s server naming the secret: nothing sent, unchecked credential-route-new, exit 0 (1 with --strict); the trusted agent still checked with its token', async ({ onTestFinished }) => {
+describe.concurrent('verify on a pull request: credentials only where the base lockfile sent them', {
+  timeout: SLOW,
+}, () => {
+  it("(a) a PR adds an agent at the attacker's server naming the secret: nothing sent, unchecked credential-route-new, exit 0 (1 with --strict); the trusted agent still checked with its token", async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const { dir, research, evil } = await attackerPr(res);
 
@@ -131,19 +138,31 @@ describe.concurrent('verify on a pull request: credentials only where the base l
       runCli(['verify', '--base', 'main'], { cwd: dir, env: { RESEARCH_TOKEN: TOKEN } }),
     ]);
     expect(ci.code, show(ci)).toBe(0);
-    expect(ci.stdout).toContain('! evil: unchecked (credential-route-new): checked with credentials after this change is merged; review it in a2a diff');
+    expect(ci.stdout).toContain(
+      '! evil: unchecked (credential-route-new): checked with credentials after this change is merged; review it in a2a diff',
+    );
     expect(ci.stdout).toContain(`credential withheld: bearer → ${evil.origin}`);
     expect(ci.stdout).toMatch(/✓ research\n/);
-    expect(ci.stdout).toMatch(/verified 2 agents, 1 unchecked \(credentials only along the routes of base [0-9a-f]{12}, merge-base with refs\/remotes\/origin\/main\)/);
+    expect(ci.stdout).toMatch(
+      /verified 2 agents, 1 unchecked \(credentials only along the routes of base [0-9a-f]{12}, merge-base with refs\/remotes\/origin\/main\)/,
+    );
     // Exit 0, and still an annotation on the lockfile for the reviewer.
-    expect(ci.stdout).toContain('::warning file=a2a.lock.json,title=evil not checked::credential-route-new: checked with credentials after this change is merged');
+    expect(ci.stdout).toContain(
+      '::warning file=a2a.lock.json,title=evil not checked::credential-route-new: checked with credentials after this change is merged',
+    );
     expect(strict.code, show(strict)).toBe(1);
     expect(strict.stdout).toContain('✗ evil: unchecked (credential-route-new)');
     expect(strict.stdout).toContain('::error file=a2a.lock.json,title=evil not checked::credential-route-new');
     expect(explicit.code, show(explicit)).toBe(0);
     expect(explicit.stdout).toContain('evil: unchecked (credential-route-new)');
     const doc = jsonOf(json);
-    expect(doc.base).toEqual({ status: 'read', rev: git(dir, 'rev-parse', 'main'), ref: 'refs/remotes/origin/main', source: 'GITHUB_BASE_REF', lockfile: 'present' });
+    expect(doc.base).toEqual({
+      status: 'read',
+      rev: git(dir, 'rev-parse', 'main'),
+      ref: 'refs/remotes/origin/main',
+      source: 'GITHUB_BASE_REF',
+      lockfile: 'present',
+    });
     expect(doc.agents.evil).toEqual({
       status: 'unchecked',
       exitCode: 0,
@@ -164,7 +183,9 @@ describe.concurrent('verify on a pull request: credentials only where the base l
     const md = await readFile(summary, 'utf8');
     expect(md).toContain('1 ok · 1 unchecked');
     expect(md).toContain('| research | ✅ ok |  |');
-    expect(md).toMatch(/\| evil \| ⚠️ unchecked \| credential\\-route\\-new\\: checked with credentials after this change is merged; review it in a2a diff; credential withheld\\: bearer to http\\:\/\/127\\\.0\\\.0\\\.1\\:\d+ \|\n/);
+    expect(md).toMatch(
+      /\| evil \| ⚠️ unchecked \| credential\\-route\\-new\\: checked with credentials after this change is merged; review it in a2a diff; credential withheld\\: bearer to http\\:\/\/127\\\.0\\\.0\\\.1\\:\d+ \|\n/,
+    );
     await expectTokenNowhere(dir, [ci, strict, json, explicit], [summary]);
 
     // Control: without the base (--no-base, as before this issue) the secret does go to the attacker.
@@ -173,17 +194,28 @@ describe.concurrent('verify on a pull request: credentials only where the base l
     expect(a2aRequests(evil).some((q) => q.headers.authorization === `Bearer ${TOKEN}`)).toBe(true);
   });
 
-  it('outdated, lock, update and add on a pull request send no credential at all (found by an attack: they resolved the PR\'s own manifest with the secret)', async ({ onTestFinished }) => {
+  it("outdated, lock, update and add on a pull request send no credential at all (found by an attack: they resolved the PR's own manifest with the secret)", async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const { dir, research } = await reviewedRepo(res);
     const evil = await extendedAgent(res, ATTACKER);
-    await writeManifest(dir, manifest({ research: agentEntry(research.origin), evil: agentEntry(evil.origin, ['market-size']) }));
+    await writeManifest(
+      dir,
+      manifest({ research: agentEntry(research.origin), evil: agentEntry(evil.origin, ['market-size']) }),
+    );
     commitPr(dir);
     const before = await readFile(lockPath(dir), 'utf8');
     evil.requests.length = 0;
     research.requests.length = 0;
     const runs = [];
-    for (const args of [['outdated'], ['lock'], ['update'], ['update', 'research'], ['add', 'evil2', evil.origin, '--skill', 'market-size', '--credential', 'bearer=RESEARCH_TOKEN']]) {
+    for (const args of [
+      ['outdated'],
+      ['lock'],
+      ['update'],
+      ['update', 'research'],
+      ['add', 'evil2', evil.origin, '--skill', 'market-size', '--credential', 'bearer=RESEARCH_TOKEN'],
+    ]) {
       const run = await runCli(args, { cwd: dir, env: PR_ENV });
       expect(run.code, `${args.join(' ')}: ${show(run)}`).not.toBe(0);
       expect(allOutput(run), args.join(' ')).toContain('this is a pull request run');
@@ -200,11 +232,16 @@ describe.concurrent('verify on a pull request: credentials only where the base l
     expect(a2aRequests(research).some((q) => q.headers.authorization === `Bearer ${TOKEN}`)).toBe(true);
   });
 
-  it('(b) a PR re-points an existing agent to a new origin: nothing sent there, unchecked credential-route-new, exit 0 (1 with --strict)', async ({ onTestFinished }) => {
+  it('(b) a PR re-points an existing agent to a new origin: nothing sent there, unchecked credential-route-new, exit 0 (1 with --strict)', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const { dir, research } = await reviewedRepo(res);
     const evil = await extendedAgent(res, ATTACKER);
-    const update = await runCli(['update', 'research', '--card', evil.origin], { cwd: dir, env: { RESEARCH_TOKEN: ATTACKER } });
+    const update = await runCli(['update', 'research', '--card', evil.origin], {
+      cwd: dir,
+      env: { RESEARCH_TOKEN: ATTACKER },
+    });
     expect(update.code, show(update)).toBe(0);
     expect((await readLock(dir)).agents.research.resolved).toContain(evil.origin);
     commitPr(dir);
@@ -212,11 +249,20 @@ describe.concurrent('verify on a pull request: credentials only where the base l
 
     const [ci, strict, json] = await verifyThree(dir);
     expect(ci.code, show(ci)).toBe(0);
-    expect(ci.stdout).toContain('! research: unchecked (credential-route-new): checked with credentials after this change is merged; review it in a2a diff');
+    expect(ci.stdout).toContain(
+      '! research: unchecked (credential-route-new): checked with credentials after this change is merged; review it in a2a diff',
+    );
     expect(strict.code, show(strict)).toBe(1);
-    expect(jsonOf(json).agents.research).toMatchObject({ status: 'unchecked', reason: 'credential-route-new', routes: [{ origin: evil.origin, scheme: 'bearer' }] });
+    expect(jsonOf(json).agents.research).toMatchObject({
+      status: 'unchecked',
+      reason: 'credential-route-new',
+      routes: [{ origin: evil.origin, scheme: 'bearer' }],
+    });
     // GitLab names the base by its sha.
-    const gitlab = await runCli(['verify', '--json'], { cwd: dir, env: { CI_MERGE_REQUEST_DIFF_BASE_SHA: git(dir, 'rev-parse', 'main'), RESEARCH_TOKEN: TOKEN } });
+    const gitlab = await runCli(['verify', '--json'], {
+      cwd: dir,
+      env: { CI_MERGE_REQUEST_DIFF_BASE_SHA: git(dir, 'rev-parse', 'main'), RESEARCH_TOKEN: TOKEN },
+    });
     expect(jsonOf(gitlab).base).toMatchObject({ status: 'read', source: 'CI_MERGE_REQUEST_DIFF_BASE_SHA' });
     expect(jsonOf(gitlab).agents.research).toMatchObject({ status: 'unchecked', reason: 'credential-route-new' });
     expect(a2aRequests(evil)).toEqual([]);
@@ -226,10 +272,15 @@ describe.concurrent('verify on a pull request: credentials only where the base l
     await expectTokenNowhere(dir, [ci, strict, json]);
   });
 
-  it('a PR keeping the origin but naming another secret variable for the scheme: withheld too', async ({ onTestFinished }) => {
+  it('a PR keeping the origin but naming another secret variable for the scheme: withheld too', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const { dir, research } = await reviewedRepo(res);
-    await writeManifest(dir, manifest({ research: { ...agentEntry(research.origin), credentials: { bearer: { env: 'OTHER_TOKEN' } } } }));
+    await writeManifest(
+      dir,
+      manifest({ research: { ...agentEntry(research.origin), credentials: { bearer: { env: 'OTHER_TOKEN' } } } }),
+    );
     commitPr(dir);
     const other = 'other-secret-V4lue-99aa';
     const r = await runCli(['verify', '--json'], { cwd: dir, env: { ...PR_ENV, OTHER_TOKEN: other } });
@@ -278,7 +329,9 @@ describe.concurrent('verify on a pull request: credentials only where the base l
     await expectNothingSentTo(research);
   });
 
-  it('a base lockfile that does not parse allows no route: nothing sent, and a warning says why', async ({ onTestFinished }) => {
+  it('a base lockfile that does not parse allows no route: nothing sent, and a warning says why', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const { dir, research } = await reviewedRepo(res);
     const valid = await readFile(lockPath(dir));
@@ -300,7 +353,9 @@ describe.concurrent('verify on a pull request: credentials only where the base l
     await expectNothingSentTo(research);
   });
 
-  it('(c) a PR edits only the extended snapshot while CI lacks the secret: unchecked extended-changed, never ok; with the secret the edit is found', async ({ onTestFinished }) => {
+  it('(c) a PR edits only the extended snapshot while CI lacks the secret: unchecked extended-changed, never ok; with the secret the edit is found', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const { dir, research } = await reviewedRepo(res);
     const lock = await readLock(dir);
@@ -318,22 +373,39 @@ describe.concurrent('verify on a pull request: credentials only where the base l
       runCli(['verify', '--json'], { cwd: dir, env: {} }),
     ]);
     expect(ci.code, show(ci)).toBe(0);
-    expect(ci.stdout).toContain("! research: unchecked (extended-changed): the lockfile's extended card changed since the base and was not checked (RESEARCH_TOKEN unset); review it in a2a diff");
+    expect(ci.stdout).toContain(
+      "! research: unchecked (extended-changed): the lockfile's extended card changed since the base and was not checked (RESEARCH_TOKEN unset); review it in a2a diff",
+    );
     expect(strict.code, show(strict)).toBe(1);
-    expect(jsonOf(json).agents.research).toMatchObject({ status: 'unchecked', reason: 'extended-changed', exitCode: 0 });
+    expect(jsonOf(json).agents.research).toMatchObject({
+      status: 'unchecked',
+      reason: 'extended-changed',
+      exitCode: 0,
+    });
     expect(jsonOf(json).agents.research.status).not.toBe('ok');
     // Without a base nothing says the snapshot moved: as before, ok with the part unchecked.
-    expect(jsonOf(laptop).agents.research).toEqual({ status: 'ok', exitCode: 0, unchecked: 'extended card not checked (RESEARCH_TOKEN unset)', reason: 'credential-unset' });
+    expect(jsonOf(laptop).agents.research).toEqual({
+      status: 'ok',
+      exitCode: 0,
+      unchecked: 'extended card not checked (RESEARCH_TOKEN unset)',
+      reason: 'credential-unset',
+    });
 
     // With the secret, along the reviewed route, the extended card is fetched and the edit shows.
     const withSecret = await runCli(['verify', '--json'], { cwd: dir, env: PR_ENV });
     const checked = jsonOf(withSecret).agents.research;
     expect(checked.status, show(withSecret)).toBe('changed');
-    expect(checked.cardChanges).toEqual(expect.arrayContaining([expect.objectContaining({ path: 'extended:$.description', old: 'edited in the pull request' })]));
+    expect(checked.cardChanges).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ path: 'extended:$.description', old: 'edited in the pull request' }),
+      ]),
+    );
     expect(a2aRequests(research).filter((q) => q.headers.authorization === `Bearer ${TOKEN}`)).toHaveLength(1);
   });
 
-  it('(d) GITHUB_BASE_REF set but origin/<ref> not in the clone: no credential to anyone, unchecked base-unreadable, the fetch-depth hint printed', async ({ onTestFinished }) => {
+  it('(d) GITHUB_BASE_REF set but origin/<ref> not in the clone: no credential to anyone, unchecked base-unreadable, the fetch-depth hint printed', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const { dir, research, evil } = await attackerPr(res);
     // A shallow checkout of the pull request alone: no origin/main.
@@ -343,12 +415,20 @@ describe.concurrent('verify on a pull request: credentials only where the base l
     const [ci, strict, json] = await verifyThree(dir, { GITHUB_STEP_SUMMARY: summary });
     expect(ci.code, show(ci)).toBe(0);
     for (const name of ['research', 'evil']) {
-      expect(ci.stdout).toContain(`! ${name}: unchecked (base-unreadable): not checked with credentials: this run's review base could not be read, so no credential was sent`);
+      expect(ci.stdout).toContain(
+        `! ${name}: unchecked (base-unreadable): not checked with credentials: this run's review base could not be read, so no credential was sent`,
+      );
     }
-    expect(ci.stderr).toMatch(/warning base-unreadable: the pull request's base \(refs\/remotes\/origin\/main\) is not in this clone.*no credential was sent to any agent; to check with credentials, check out with the base branch: actions\/checkout with `fetch-depth: 0`/);
+    expect(ci.stderr).toMatch(
+      /warning base-unreadable: the pull request's base \(refs\/remotes\/origin\/main\) is not in this clone.*no credential was sent to any agent; to check with credentials, check out with the base branch: actions\/checkout with `fetch-depth: 0`/,
+    );
     expect(strict.code, show(strict)).toBe(1);
     const doc = jsonOf(json);
-    expect(doc.base).toMatchObject({ status: 'unreadable', source: 'GITHUB_BASE_REF', hint: expect.stringContaining('fetch-depth: 0') });
+    expect(doc.base).toMatchObject({
+      status: 'unreadable',
+      source: 'GITHUB_BASE_REF',
+      hint: expect.stringContaining('fetch-depth: 0'),
+    });
     expect(doc.agents.research).toMatchObject({ status: 'unchecked', reason: 'base-unreadable' });
     expect(doc.agents.evil).toMatchObject({ status: 'unchecked', reason: 'base-unreadable' });
     expect(doc.warnings).toEqual(expect.arrayContaining([expect.objectContaining({ code: 'base-unreadable' })]));
@@ -362,27 +442,41 @@ describe.concurrent('verify on a pull request: credentials only where the base l
     await expectTokenNowhere(dir, [ci, strict, json], [summary]);
   });
 
-  it('(e) routes unchanged since the base: the credential is sent along the reviewed route and the agent is ok, as without a base', async ({ onTestFinished }) => {
+  it('(e) routes unchanged since the base: the credential is sent along the reviewed route and the agent is ok, as without a base', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const { dir, research } = await reviewedRepo(res);
     // The pull request touches something else: an agent without credentials.
-    const plain = await res.agent({ card: (o: string) => ({ ...sampleCard(o), securitySchemes: {}, securityRequirements: [] }) });
-    await writeManifest(dir, manifest({ research: agentEntry(research.origin), plain: { card: plain.origin, skills: ['market-size'] } }));
+    const plain = await res.agent({
+      card: (o: string) => ({ ...sampleCard(o), securitySchemes: {}, securityRequirements: [] }),
+    });
+    await writeManifest(
+      dir,
+      manifest({ research: agentEntry(research.origin), plain: { card: plain.origin, skills: ['market-size'] } }),
+    );
     expect((await runCli(['lock'], { cwd: dir, env: {} })).code).toBe(0);
     commitPr(dir);
     research.requests.length = 0;
 
     const [ci, strict, json] = await verifyThree(dir);
     expect(ci.code, show(ci)).toBe(0);
-    expect(ci.stdout).toMatch(/^✓ research\n✓ plain\nverified 2 agents \(credentials only along the routes of base [0-9a-f]{12}, merge-base with refs\/remotes\/origin\/main\)\n$/);
+    expect(ci.stdout).toMatch(
+      /^✓ research\n✓ plain\nverified 2 agents \(credentials only along the routes of base [0-9a-f]{12}, merge-base with refs\/remotes\/origin\/main\)\n$/,
+    );
     expect(strict.code, show(strict)).toBe(0);
-    expect(jsonOf(json).agents).toEqual({ research: { status: 'ok', exitCode: 0 }, plain: { status: 'ok', exitCode: 0 } });
+    expect(jsonOf(json).agents).toEqual({
+      research: { status: 'ok', exitCode: 0 },
+      plain: { status: 'ok', exitCode: 0 },
+    });
     const authed = a2aRequests(research).filter((q) => q.headers.authorization === `Bearer ${TOKEN}`);
     expect(authed).toHaveLength(3);
     await expectTokenNowhere(dir, [ci, strict, json]);
   });
 
-  it('(f) no base (a push to main, a laptop): as before, the credential goes along the locked route; --base names a revision that is not one: usage error', async ({ onTestFinished }) => {
+  it('(f) no base (a push to main, a laptop): as before, the credential goes along the locked route; --base names a revision that is not one: usage error', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const { dir, research } = await reviewedRepo(res);
     const [push, laptop, json, bad] = await Promise.all([
@@ -407,8 +501,12 @@ describe.concurrent('verify on a pull request: credentials only where the base l
  * Issue 22, "the base of a pull request must be the base": the same attacker pull request, with the
  * base spoofed by a tag, or run as a push of its branch instead of a pull request.
  */
-describe.concurrent('the base is the base: no tag stands in for it, and a push of another branch is gated as a pull request (issue 22)', { timeout: SLOW }, () => {
-  it('a tag origin/main at the pull request\'s own commit: verify and install still gate by refs/remotes/origin/main (nothing sent to the added agent), diff --fail-on high reports it, --base origin/main is refused as ambiguous', async ({ onTestFinished }) => {
+describe.concurrent('the base is the base: no tag stands in for it, and a push of another branch is gated as a pull request (issue 22)', {
+  timeout: SLOW,
+}, () => {
+  it("a tag origin/main at the pull request's own commit: verify and install still gate by refs/remotes/origin/main (nothing sent to the added agent), diff --fail-on high reports it, --base origin/main is refused as ambiguous", async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const { dir, research, evil } = await attackerPr(res);
     // actions/checkout with fetch-depth: 0 fetches every tag, the attacker's too.
@@ -425,20 +523,38 @@ describe.concurrent('the base is the base: no tag stands in for it, and a push o
     ]);
     expect(ci.code, show(ci)).toBe(0);
     expect(ci.stdout).toContain('! evil: unchecked (credential-route-new)');
-    expect(ci.stdout).toContain(`(credentials only along the routes of base ${main.slice(0, 12)}, merge-base with refs/remotes/origin/main)`);
-    expect(jsonOf(json).base).toEqual({ status: 'read', rev: main, ref: 'refs/remotes/origin/main', source: 'GITHUB_BASE_REF', lockfile: 'present' });
+    expect(ci.stdout).toContain(
+      `(credentials only along the routes of base ${main.slice(0, 12)}, merge-base with refs/remotes/origin/main)`,
+    );
+    expect(jsonOf(json).base).toEqual({
+      status: 'read',
+      rev: main,
+      ref: 'refs/remotes/origin/main',
+      source: 'GITHUB_BASE_REF',
+      lockfile: 'present',
+    });
     expect(jsonOf(json).agents.evil).toMatchObject({ status: 'unchecked', reason: 'credential-route-new' });
     expect(jsonOf(install).base).toMatchObject({ rev: main, ref: 'refs/remotes/origin/main' });
     expect(jsonOf(install).agents.evil).toMatchObject({ status: 'unchecked', reason: 'credential-route-new' });
     // The review names the added agent, its risk, and the base it read.
     expect(diff.code, show(diff)).toBe(1);
-    expect(diff.stdout).toContain(`a2a.lock.json: revision ${main} (GITHUB_BASE_REF: merge-base with refs/remotes/origin/main) → working tree`);
+    expect(diff.stdout).toContain(
+      `a2a.lock.json: revision ${main} (GITHUB_BASE_REF: merge-base with refs/remotes/origin/main) → working tree`,
+    );
     expect(diff.stdout).toMatch(/^\+ evil \(/m);
     expect(diff.stdout).toContain('high new-credential-destination');
     // Named on the command line, the name is refused: git would take the tag.
     expect(ambiguous.code, show(ambiguous)).toBe(2);
-    expect(ambiguous.stderr).toContain('"origin/main" is ambiguous: both a tag and a branch (refs/tags/origin/main, refs/remotes/origin/main)');
-    expect(jsonOf(qualified).base).toEqual({ status: 'read', rev: main, ref: 'refs/remotes/origin/main', source: '--base', lockfile: 'present' });
+    expect(ambiguous.stderr).toContain(
+      '"origin/main" is ambiguous: both a tag and a branch (refs/tags/origin/main, refs/remotes/origin/main)',
+    );
+    expect(jsonOf(qualified).base).toEqual({
+      status: 'read',
+      rev: main,
+      ref: 'refs/remotes/origin/main',
+      source: '--base',
+      lockfile: 'present',
+    });
     expect(jsonOf(qualified).agents.evil).toMatchObject({ status: 'unchecked', reason: 'credential-route-new' });
 
     expect(a2aRequests(evil)).toEqual([]);
@@ -447,7 +563,9 @@ describe.concurrent('the base is the base: no tag stands in for it, and a push o
     await expectTokenNowhere(dir, [ci, json, install, diff, ambiguous, qualified]);
   });
 
-  it('--base main in a CI checkout (no local main, only refs/remotes/origin/main): a tag main pushed by the pull request is refused, nothing sent (attack run on issue 22)', async ({ onTestFinished }) => {
+  it('--base main in a CI checkout (no local main, only refs/remotes/origin/main): a tag main pushed by the pull request is refused, nothing sent (attack run on issue 22)', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const { dir, evil } = await attackerPr(res);
     git(dir, 'branch', '-D', 'main');
@@ -458,13 +576,17 @@ describe.concurrent('the base is the base: no tag stands in for it, and a push o
     ]);
     for (const r of [text, diff]) {
       expect(r.code, show(r)).toBe(2);
-      expect(r.stderr).toContain('"main" is ambiguous: both a tag and a branch (refs/tags/main, refs/remotes/origin/main)');
+      expect(r.stderr).toContain(
+        '"main" is ambiguous: both a tag and a branch (refs/tags/main, refs/remotes/origin/main)',
+      );
     }
     expect(a2aRequests(evil)).toEqual([]);
     await expectNothingSentTo(evil);
   });
 
-  it('--base <rev> is gated by the merge-base of HEAD and <rev>, never a commit HEAD does not contain', async ({ onTestFinished }) => {
+  it('--base <rev> is gated by the merge-base of HEAD and <rev>, never a commit HEAD does not contain', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const { dir, evil } = await attackerPr(res);
     // A branch that locked the attacker's agent too, never merged into the pull request.
@@ -475,18 +597,41 @@ describe.concurrent('the base is the base: no tag stands in for it, and a push o
     git(dir, 'checkout', '-q', 'pr');
     const r = await runCli(['verify', '--json', '--base', 'elsewhere'], { cwd: dir, env: { RESEARCH_TOKEN: TOKEN } });
     expect(r.code, show(r)).toBe(0);
-    expect(jsonOf(r).base).toEqual({ status: 'read', rev: git(dir, 'rev-parse', 'main'), ref: 'refs/heads/elsewhere', source: '--base', lockfile: 'present' });
+    expect(jsonOf(r).base).toEqual({
+      status: 'read',
+      rev: git(dir, 'rev-parse', 'main'),
+      ref: 'refs/heads/elsewhere',
+      source: '--base',
+      lockfile: 'present',
+    });
     expect(jsonOf(r).agents.evil).toMatchObject({ status: 'unchecked', reason: 'credential-route-new' });
     await expectNothingSentTo(evil);
   });
 
-  it('a push of the pull request\'s branch (GitHub on: push, GitLab push pipelines) is gated against the merge-base with the default branch; a push to the default branch is not', async ({ onTestFinished }) => {
+  it("a push of the pull request's branch (GitHub on: push, GitLab push pipelines) is gated against the merge-base with the default branch; a push to the default branch is not", async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const { dir, research, evil } = await attackerPr(res);
     const event = join(dir, 'event.json');
-    await writeFile(event, JSON.stringify({ ref: 'refs/heads/pr', repository: { default_branch: 'main', full_name: 'o/r' } }));
-    const github = { GITHUB_ACTIONS: 'true', GITHUB_EVENT_NAME: 'push', GITHUB_REF: 'refs/heads/pr', GITHUB_EVENT_PATH: event, RESEARCH_TOKEN: TOKEN };
-    const gitlab = { GITLAB_CI: 'true', CI_PIPELINE_SOURCE: 'push', CI_COMMIT_BRANCH: 'pr', CI_DEFAULT_BRANCH: 'main', RESEARCH_TOKEN: TOKEN };
+    await writeFile(
+      event,
+      JSON.stringify({ ref: 'refs/heads/pr', repository: { default_branch: 'main', full_name: 'o/r' } }),
+    );
+    const github = {
+      GITHUB_ACTIONS: 'true',
+      GITHUB_EVENT_NAME: 'push',
+      GITHUB_REF: 'refs/heads/pr',
+      GITHUB_EVENT_PATH: event,
+      RESEARCH_TOKEN: TOKEN,
+    };
+    const gitlab = {
+      GITLAB_CI: 'true',
+      CI_PIPELINE_SOURCE: 'push',
+      CI_COMMIT_BRANCH: 'pr',
+      CI_DEFAULT_BRANCH: 'main',
+      RESEARCH_TOKEN: TOKEN,
+    };
     const main = git(dir, 'rev-parse', 'main');
     const [text, json, lab, outdated] = await Promise.all([
       runCli(['verify'], { cwd: dir, env: github }),
@@ -497,8 +642,20 @@ describe.concurrent('the base is the base: no tag stands in for it, and a push o
     expect(text.code, show(text)).toBe(0);
     expect(text.stdout).toContain('! evil: unchecked (credential-route-new)');
     expect(text.stdout).toMatch(/✓ research\n/);
-    expect(jsonOf(json).base).toEqual({ status: 'read', rev: main, ref: 'refs/remotes/origin/main', source: 'GITHUB_REF', lockfile: 'present' });
-    expect(jsonOf(lab).base).toEqual({ status: 'read', rev: main, ref: 'refs/remotes/origin/main', source: 'CI_COMMIT_BRANCH', lockfile: 'present' });
+    expect(jsonOf(json).base).toEqual({
+      status: 'read',
+      rev: main,
+      ref: 'refs/remotes/origin/main',
+      source: 'GITHUB_REF',
+      lockfile: 'present',
+    });
+    expect(jsonOf(lab).base).toEqual({
+      status: 'read',
+      rev: main,
+      ref: 'refs/remotes/origin/main',
+      source: 'CI_COMMIT_BRANCH',
+      lockfile: 'present',
+    });
     expect(jsonOf(lab).agents.evil).toMatchObject({ status: 'unchecked', reason: 'credential-route-new' });
     expect(outdated.code, show(outdated)).not.toBe(0);
     expect(allOutput(outdated)).toContain('this is a push of refs/heads/pr, not the default branch main');
@@ -510,7 +667,12 @@ describe.concurrent('the base is the base: no tag stands in for it, and a push o
     // No origin/main in the clone (a shallow push checkout): nothing sent at all.
     git(dir, 'update-ref', '-d', 'refs/remotes/origin/main');
     const shallow = await runCli(['verify', '--json'], { cwd: dir, env: github });
-    expect(jsonOf(shallow).base).toMatchObject({ status: 'unreadable', source: 'GITHUB_REF', ref: 'refs/remotes/origin/main', hint: expect.stringContaining('fetch-depth: 0') });
+    expect(jsonOf(shallow).base).toMatchObject({
+      status: 'unreadable',
+      source: 'GITHUB_REF',
+      ref: 'refs/remotes/origin/main',
+      hint: expect.stringContaining('fetch-depth: 0'),
+    });
     expect(jsonOf(shallow).agents.research).toMatchObject({ status: 'unchecked', reason: 'base-unreadable' });
     await expectNothingSentTo(evil);
 
@@ -522,25 +684,69 @@ describe.concurrent('the base is the base: no tag stands in for it, and a push o
     expect(a2aRequests(research).filter((q) => q.headers.authorization === `Bearer ${TOKEN}`)).toHaveLength(1);
   });
 
-  it('any other run of a branch but the default one is gated too: workflow_dispatch on the branch (the README\'s daily workflow), merge_group, GitLab web/api pipelines; a schedule is not', async ({ onTestFinished }) => {
+  it("any other run of a branch but the default one is gated too: workflow_dispatch on the branch (the README's daily workflow), merge_group, GitLab web/api pipelines; a schedule is not", async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const { dir, research, evil } = await attackerPr(res);
     const event = join(dir, 'event.json');
-    await writeFile(event, JSON.stringify({ ref: 'refs/heads/pr', inputs: {}, repository: { default_branch: 'main', full_name: 'o/r' } }));
-    const github = { GITHUB_ACTIONS: 'true', GITHUB_REF: 'refs/heads/pr', GITHUB_EVENT_PATH: event, RESEARCH_TOKEN: TOKEN };
+    await writeFile(
+      event,
+      JSON.stringify({ ref: 'refs/heads/pr', inputs: {}, repository: { default_branch: 'main', full_name: 'o/r' } }),
+    );
+    const github = {
+      GITHUB_ACTIONS: 'true',
+      GITHUB_REF: 'refs/heads/pr',
+      GITHUB_EVENT_PATH: event,
+      RESEARCH_TOKEN: TOKEN,
+    };
     const main = git(dir, 'rev-parse', 'main');
     const [dispatch, queue, web, api, text] = await Promise.all([
       runCli(['verify', '--json'], { cwd: dir, env: { ...github, GITHUB_EVENT_NAME: 'workflow_dispatch' } }),
-      runCli(['verify', '--json'], { cwd: dir, env: { ...github, GITHUB_EVENT_NAME: 'merge_group', GITHUB_REF: 'refs/heads/gh-readonly-queue/main/pr-1-abc' } }),
-      runCli(['verify', '--json'], { cwd: dir, env: { GITLAB_CI: 'true', CI_PIPELINE_SOURCE: 'web', CI_COMMIT_BRANCH: 'pr', CI_DEFAULT_BRANCH: 'main', RESEARCH_TOKEN: TOKEN } }),
-      runCli(['verify', '--json'], { cwd: dir, env: { GITLAB_CI: 'true', CI_PIPELINE_SOURCE: 'api', CI_COMMIT_BRANCH: 'pr', CI_DEFAULT_BRANCH: 'main', RESEARCH_TOKEN: TOKEN } }),
+      runCli(['verify', '--json'], {
+        cwd: dir,
+        env: { ...github, GITHUB_EVENT_NAME: 'merge_group', GITHUB_REF: 'refs/heads/gh-readonly-queue/main/pr-1-abc' },
+      }),
+      runCli(['verify', '--json'], {
+        cwd: dir,
+        env: {
+          GITLAB_CI: 'true',
+          CI_PIPELINE_SOURCE: 'web',
+          CI_COMMIT_BRANCH: 'pr',
+          CI_DEFAULT_BRANCH: 'main',
+          RESEARCH_TOKEN: TOKEN,
+        },
+      }),
+      runCli(['verify', '--json'], {
+        cwd: dir,
+        env: {
+          GITLAB_CI: 'true',
+          CI_PIPELINE_SOURCE: 'api',
+          CI_COMMIT_BRANCH: 'pr',
+          CI_DEFAULT_BRANCH: 'main',
+          RESEARCH_TOKEN: TOKEN,
+        },
+      }),
       runCli(['outdated'], { cwd: dir, env: { ...github, GITHUB_EVENT_NAME: 'workflow_dispatch' } }),
     ]);
-    expect(jsonOf(dispatch).base).toEqual({ status: 'read', rev: main, ref: 'refs/remotes/origin/main', source: 'GITHUB_REF', lockfile: 'present' });
+    expect(jsonOf(dispatch).base).toEqual({
+      status: 'read',
+      rev: main,
+      ref: 'refs/remotes/origin/main',
+      source: 'GITHUB_REF',
+      lockfile: 'present',
+    });
     expect(jsonOf(queue).base).toMatchObject({ status: 'read', rev: main, source: 'GITHUB_REF' });
-    expect(jsonOf(web).base).toEqual({ status: 'read', rev: main, ref: 'refs/remotes/origin/main', source: 'CI_COMMIT_BRANCH', lockfile: 'present' });
+    expect(jsonOf(web).base).toEqual({
+      status: 'read',
+      rev: main,
+      ref: 'refs/remotes/origin/main',
+      source: 'CI_COMMIT_BRANCH',
+      lockfile: 'present',
+    });
     expect(jsonOf(api).base).toMatchObject({ status: 'read', rev: main, source: 'CI_COMMIT_BRANCH' });
-    for (const r of [dispatch, queue, web, api]) expect(jsonOf(r).agents.evil, show(r)).toMatchObject({ status: 'unchecked', reason: 'credential-route-new' });
+    for (const r of [dispatch, queue, web, api])
+      expect(jsonOf(r).agents.evil, show(r)).toMatchObject({ status: 'unchecked', reason: 'credential-route-new' });
     expect(allOutput(text)).toContain('this is a workflow_dispatch run on refs/heads/pr, not the default branch main');
     await expectNothingSentTo(evil);
     await expectTokenNowhere(dir, [dispatch, queue, web, api, text], [event]);
@@ -549,10 +755,21 @@ describe.concurrent('the base is the base: no tag stands in for it, and a push o
     git(dir, 'checkout', '-q', 'main');
     research.requests.length = 0;
     const [schedule, onMain] = await Promise.all([
-      runCli(['verify', '--json'], { cwd: dir, env: { ...github, GITHUB_EVENT_NAME: 'schedule', GITHUB_REF: 'refs/heads/main' } }),
-      runCli(['verify', '--json'], { cwd: dir, env: { ...github, GITHUB_EVENT_NAME: 'workflow_dispatch', GITHUB_REF: 'refs/heads/main' } }),
+      runCli(['verify', '--json'], {
+        cwd: dir,
+        env: { ...github, GITHUB_EVENT_NAME: 'schedule', GITHUB_REF: 'refs/heads/main' },
+      }),
+      runCli(['verify', '--json'], {
+        cwd: dir,
+        env: { ...github, GITHUB_EVENT_NAME: 'workflow_dispatch', GITHUB_REF: 'refs/heads/main' },
+      }),
     ]);
-    for (const r of [schedule, onMain]) expect(jsonOf(r), show(r)).toEqual({ ok: true, agents: { research: { status: 'ok', exitCode: 0 } }, warnings: [] });
+    for (const r of [schedule, onMain])
+      expect(jsonOf(r), show(r)).toEqual({
+        ok: true,
+        agents: { research: { status: 'ok', exitCode: 0 } },
+        warnings: [],
+      });
   });
 });
 
@@ -562,20 +779,28 @@ describe.concurrent('the base is the base: no tag stands in for it, and a push o
  * request moves the scheme's `tokenUrl` from the reviewed endpoint A to endpoint B (both node:http
  * token endpoints on 127.0.0.1 recording every request, body included).
  */
-describe.concurrent('verify on a pull request: the OAuth client secret only to the token URL the base locked (issue 25)', { timeout: SLOW }, () => {
+describe.concurrent('verify on a pull request: the OAuth client secret only to the token URL the base locked (issue 25)', {
+  timeout: SLOW,
+}, () => {
   const CLIENT_ID = 'ci-client-id-4410';
   const CLIENT_SECRET = 'ci-client-Secret-8d61f0a2b7';
   const ACCESS = 'issued-access-t0ken-77c1';
 
   /** A token endpoint issuing {@link ACCESS}, recording method, path, headers and body of every request. */
-  async function tokenEndpoint(res: Res): Promise<{ url: string; origin: string; seen: Array<{ path: string; headers: Record<string, string | string[] | undefined>; body: string }> }> {
+  async function tokenEndpoint(res: Res): Promise<{
+    url: string;
+    origin: string;
+    seen: Array<{ path: string; headers: Record<string, string | string[] | undefined>; body: string }>;
+  }> {
     const seen: Array<{ path: string; headers: Record<string, string | string[] | undefined>; body: string }> = [];
     const server = await res.http((req, reply) => {
       let body = '';
       req.on('data', (c: Buffer) => (body += c.toString()));
       req.on('end', () => {
         seen.push({ path: req.url ?? '', headers: { ...req.headers }, body });
-        reply.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ access_token: ACCESS, token_type: 'Bearer', expires_in: 3600 }));
+        reply
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ access_token: ACCESS, token_type: 'Bearer', expires_in: 3600 }));
       });
     });
     return { url: `${server.origin}/oauth/token`, origin: server.origin, seen };
@@ -586,19 +811,31 @@ describe.concurrent('verify on a pull request: the OAuth client secret only to t
     const card = extended ? extendedCard(origin) : publicCard(origin);
     return {
       ...card,
-      securitySchemes: { oauth: { oauth2SecurityScheme: { flows: { clientCredentials: { tokenUrl, scopes: { 'a2a.read': 'read' } } } } } },
+      securitySchemes: {
+        oauth: { oauth2SecurityScheme: { flows: { clientCredentials: { tokenUrl, scopes: { 'a2a.read': 'read' } } } } },
+      },
       securityRequirements: [{ schemes: { oauth: { list: ['a2a.read'] } } }],
     };
   }
 
-  const oauthEntry = (origin: string) => ({ card: origin, skills: ['deep-research'], credentials: { oauth: { oauth: { clientId: { env: 'CLIENT_ID' }, clientSecret: { env: 'CLIENT_SECRET' } } } } });
+  const oauthEntry = (origin: string) => ({
+    card: origin,
+    skills: ['deep-research'],
+    credentials: { oauth: { oauth: { clientId: { env: 'CLIENT_ID' }, clientSecret: { env: 'CLIENT_SECRET' } } } },
+  });
   const CI = { GITHUB_ACTIONS: 'true', GITHUB_BASE_REF: 'main', CLIENT_ID, CLIENT_SECRET };
   const basic = `Basic ${Buffer.from(`${CLIENT_ID}:${CLIENT_SECRET}`).toString('base64')}`;
 
-  it('a PR moving the tokenUrl from A to B: verify and install send nothing to B, the agent is unchecked credential-route-new, diff --fail-on high reports new-credential-destination; with --no-base the secret does reach B', async ({ onTestFinished }) => {
+  it('a PR moving the tokenUrl from A to B: verify and install send nothing to B, the agent is unchecked credential-route-new, diff --fail-on high reports new-credential-destination; with --no-base the secret does reach B', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const [a, b] = [await tokenEndpoint(res), await tokenEndpoint(res)];
-    const agent = await res.agent({ card: (o: string) => oauthCard(o, a.url), extendedCard: (o: string) => oauthCard(o, a.url, true), bearerToken: ACCESS });
+    const agent = await res.agent({
+      card: (o: string) => oauthCard(o, a.url),
+      extendedCard: (o: string) => oauthCard(o, a.url, true),
+      bearerToken: ACCESS,
+    });
     const dir = await res.dir({ profile: { ...PROFILE }, agents: { research: oauthEntry(agent.origin) } });
     const locked = await runCli(['lock'], { cwd: dir, env: { CLIENT_ID, CLIENT_SECRET } });
     expect(locked.code, show(locked)).toBe(0);
@@ -613,7 +850,10 @@ describe.concurrent('verify on a pull request: the OAuth client secret only to t
     // the author with their own client.
     agent.setCard(oauthCard(agent.origin, b.url));
     agent.setExtendedCard(oauthCard(agent.origin, b.url, true));
-    const update = await runCli(['update', 'research'], { cwd: dir, env: { CLIENT_ID: 'author-client', CLIENT_SECRET: 'author-secret' } });
+    const update = await runCli(['update', 'research'], {
+      cwd: dir,
+      env: { CLIENT_ID: 'author-client', CLIENT_SECRET: 'author-secret' },
+    });
     expect(update.code, show(update)).toBe(0);
     expect(JSON.stringify((await readLock(dir)).agents.research)).toContain(b.url);
     expect(JSON.stringify((await readLock(dir)).agents.research)).not.toContain(a.url);
@@ -629,11 +869,17 @@ describe.concurrent('verify on a pull request: the OAuth client secret only to t
       runCli(['diff', '--fail-on', 'high'], { cwd: dir, env: CI }),
     ]);
     expect(ci.code, show(ci)).toBe(0);
-    expect(ci.stdout).toContain('! research: unchecked (credential-route-new): checked with credentials after this change is merged; review it in a2a diff');
+    expect(ci.stdout).toContain(
+      '! research: unchecked (credential-route-new): checked with credentials after this change is merged; review it in a2a diff',
+    );
     expect(ci.stdout).toContain(`credential withheld: oauth → ${b.origin}`);
     for (const doc of [jsonOf(json), jsonOf(install)]) {
       expect(doc.base).toMatchObject({ status: 'read', source: 'GITHUB_BASE_REF' });
-      expect(doc.agents.research).toMatchObject({ status: 'unchecked', reason: 'credential-route-new', routes: expect.arrayContaining([{ origin: b.origin, scheme: 'oauth' }]) });
+      expect(doc.agents.research).toMatchObject({
+        status: 'unchecked',
+        reason: 'credential-route-new',
+        routes: expect.arrayContaining([{ origin: b.origin, scheme: 'oauth' }]),
+      });
     }
     expect(diff.code, show(diff)).toBe(1);
     expect(diff.stdout).toContain('high new-credential-destination');
@@ -642,7 +888,11 @@ describe.concurrent('verify on a pull request: the OAuth client secret only to t
     expect(b.seen).toEqual([]);
     expect(a.seen).toEqual([]);
     expect(a2aRequests(agent)).toEqual([]);
-    await expectSecretContained(CLIENT_SECRET, { requests: agent.requests, results: [ci, json, install, diff], files: [lockPath(dir), join(dir, 'a2a.json')] });
+    await expectSecretContained(CLIENT_SECRET, {
+      requests: agent.requests,
+      results: [ci, json, install, diff],
+      files: [lockPath(dir), join(dir, 'a2a.json')],
+    });
 
     // Control: without the gate the same run asks B for a token with the CI's client secret.
     const unguarded = await runCli(['verify', '--json', '--no-base'], { cwd: dir, env: CI });

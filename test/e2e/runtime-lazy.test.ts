@@ -21,8 +21,24 @@ beforeAll(async () => {
   // A lockfile written by the CLI from a card file (no network), two agents.
   const card = sampleCard('https://agent.example', { securitySchemes: {}, securityRequirements: [] });
   await writeFile(join(dir, 'card.json'), JSON.stringify(card));
-  const profile = { bindings: ['JSONRPC'], versions: ['1.0'], accepts: ['application/json'], sends: ['text/plain'], streaming: true, extensions: [] };
-  await writeFile(join(dir, 'a2a.json'), JSON.stringify({ profile, agents: { a: { card: './card.json', skills: ['market-size'] }, b: { card: './card.json', skills: ['market-size'] } } }));
+  const profile = {
+    bindings: ['JSONRPC'],
+    versions: ['1.0'],
+    accepts: ['application/json'],
+    sends: ['text/plain'],
+    streaming: true,
+    extensions: [],
+  };
+  await writeFile(
+    join(dir, 'a2a.json'),
+    JSON.stringify({
+      profile,
+      agents: {
+        a: { card: './card.json', skills: ['market-size'] },
+        b: { card: './card.json', skills: ['market-size'] },
+      },
+    }),
+  );
   await exec(process.execPath, [join(ROOT, 'dist', 'a2a.js'), 'lock'], { cwd: dir });
   const lock = JSON.parse(await readFile(join(dir, 'a2a.lock.json'), 'utf8'));
   lock.agents.b.snapshot.name = 'Someone Else';
@@ -47,17 +63,30 @@ describe('the built runtime, lazy', () => {
       `const atLoad = readFileSync(${JSON.stringify(log)}, 'utf8').split('\\n').filter(Boolean);`,
       "let refused; try { lock.agent('b', 'market-size'); } catch (e) { refused = { code: e.code, message: e.message, typed: e instanceof runtime.A2aLockError }; }",
       "const a = lock.agent('a', 'market-size');",
-      "console.log(JSON.stringify({ atLoad, refused, plan: a.plan.url, card: a.card.name }));",
+      'console.log(JSON.stringify({ atLoad, refused, plan: a.plan.url, card: a.card.name }));',
     ].join('\n');
     const { stdout } = await exec(process.execPath, ['--input-type=module', '-e', probe], { cwd: ROOT });
-    const result = JSON.parse(stdout) as { atLoad: string[]; refused: { code: string; message: string; typed: boolean }; plan: string; card: string };
+    const result = JSON.parse(stdout) as {
+      atLoad: string[];
+      refused: { code: string; message: string; typed: boolean };
+      plan: string;
+      card: string;
+    };
     // The runtime is one bundled file (scripts/bundle.js), sharing errors.js with the checks.
     const ours = result.atLoad.filter((u) => u.includes('/dist/')).map((u) => u.slice(u.indexOf('/dist/') + 1));
     expect(ours.sort()).toEqual(['dist/errors.js', 'dist/runtime/index.js']);
-    const heavy = result.atLoad.filter((u) => /\/node_modules\/zod\/|\/dist\/card\/normalize\.js|\/dist\/negotiate\/negotiate\.js|\/dist\/lock\/schema\.js|\/dist\/runtime\/checks\.js|\/dist\/manifest\//.test(u));
+    const heavy = result.atLoad.filter((u) =>
+      /\/node_modules\/zod\/|\/dist\/card\/normalize\.js|\/dist\/negotiate\/negotiate\.js|\/dist\/lock\/schema\.js|\/dist\/runtime\/checks\.js|\/dist\/manifest\//.test(
+        u,
+      ),
+    );
     expect(heavy).toEqual([]);
     // The checks' error is an instance of the runtime's exported class (one errors.js for both bundles).
-    expect(result.refused).toMatchObject({ code: 'lockfile-invalid', message: expect.stringMatching(/agents\.b: snapshot does not match its integrity/), typed: true });
+    expect(result.refused).toMatchObject({
+      code: 'lockfile-invalid',
+      message: expect.stringMatching(/agents\.b: snapshot does not match its integrity/),
+      typed: true,
+    });
     expect(result).toMatchObject({ plan: 'https://agent.example/a2a/jsonrpc', card: expect.any(String) });
   });
 
@@ -73,12 +102,19 @@ describe('the built runtime, lazy', () => {
     ];
     // zod keeps it on globalThis: set by the application before, or never set (zod loaded after).
     const probes = {
-      setBefore: ["const { z } = await import('zod');", 'z.config({ jitless: false });', ...agentOnce, 'console.log(JSON.stringify(z.config()));'],
+      setBefore: [
+        "const { z } = await import('zod');",
+        'z.config({ jitless: false });',
+        ...agentOnce,
+        'console.log(JSON.stringify(z.config()));',
+      ],
       neverSet: [...agentOnce, "const { z } = await import('zod');", 'console.log(JSON.stringify(z.config()));'],
     };
     const seen: Record<string, Record<string, unknown>> = {};
     for (const [name, lines] of Object.entries(probes)) {
-      const { stdout, stderr } = await exec(process.execPath, ['--input-type=module', '-e', lines.join('\n')], { cwd: ROOT });
+      const { stdout, stderr } = await exec(process.execPath, ['--input-type=module', '-e', lines.join('\n')], {
+        cwd: ROOT,
+      });
       seen[name] = JSON.parse(stdout);
       expect(stderr.trim(), name).toBe('0');
     }

@@ -66,22 +66,40 @@ const echoing: http.RequestListener = (req, res) => {
   }
   res.writeHead(200, { 'Content-Type': 'application/json' });
   const message = spelled(mode as (typeof MODES)[number] | (typeof CUT)[number], req.url ?? '');
-  const data = mode === 'reason' ? [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: spelled('percent-lower', req.url ?? ''), domain: 'x' }] : undefined;
+  const data =
+    mode === 'reason'
+      ? [
+          {
+            '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+            reason: spelled('percent-lower', req.url ?? ''),
+            domain: 'x',
+          },
+        ]
+      : undefined;
   res.end(JSON.stringify({ jsonrpc: '2.0', id: 1, error: { code: -32099, message, ...(data ? { data } : {}) } }));
 };
 
-const agent = (origin: string, mode: string) => ({ card: `${origin}/m/${mode}`, skills: ['market-size'], credentials: { key: { env: 'API_KEY' } } });
+const agent = (origin: string, mode: string) => ({
+  card: `${origin}/m/${mode}`,
+  skills: ['market-size'],
+  credentials: { key: { env: 'API_KEY' } },
+});
 
 describe('secrets never appear, in any spelling', () => {
   it('the echo spellings are ones the check looks for', () => {
     const url = `/a2a/jsonrpc?api_key=${encodeURIComponent(KEY)}`;
     for (const mode of MODES.filter((m) => m !== 'reason')) {
       const text = spelled(mode, url).toLowerCase();
-      expect(secretForms(KEY).some(([, form]) => text.includes(form.toLowerCase())), mode).toBe(true);
+      expect(
+        secretForms(KEY).some(([, form]) => text.includes(form.toLowerCase())),
+        mode,
+      ).toBe(true);
     }
   });
 
-  it('an agent echoing the query API key percent-encoded, lower-cased, form-encoded, base64 or JSON: nothing of it in human, --json or --json --verbose output', { timeout: 60_000 }, async ({ onTestFinished }) => {
+  it('an agent echoing the query API key percent-encoded, lower-cased, form-encoded, base64 or JSON: nothing of it in human, --json or --json --verbose output', {
+    timeout: 60_000,
+  }, async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
     const server = await res.http(echoing);
     const dir = await res.dir(manifest(Object.fromEntries(MODES.map((mode) => [mode, agent(server.origin, mode)]))));
@@ -94,16 +112,25 @@ describe('secrets never appear, in any spelling', () => {
     };
     // The agent did get the key (the echo is real), on the extended-card request only.
     expect(server.requests.filter((q) => q.path.endsWith('/a2a/jsonrpc')).length).toBeGreaterThanOrEqual(MODES.length);
-    for (const [label, r] of Object.entries(runs)) expect(r.stdout + r.stderr, `${label}: ${show(r)}`).toMatch(/\*\*\*/);
+    for (const [label, r] of Object.entries(runs))
+      expect(r.stdout + r.stderr, `${label}: ${show(r)}`).toMatch(/\*\*\*/);
     await expectSecretContained(KEY, { results: runs });
   });
 
-  it('errors thrown by the library carry no spelling of the key (message, stack, causes, data)', { timeout: 60_000 }, async ({ onTestFinished }) => {
+  it('errors thrown by the library carry no spelling of the key (message, stack, causes, data)', {
+    timeout: 60_000,
+  }, async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
     const server = await res.http(echoing);
-    const m = parseManifest(JSON.stringify(manifest(Object.fromEntries(MODES.map((mode) => [mode, agent(server.origin, mode)])))), 'a2a.json');
+    const m = parseManifest(
+      JSON.stringify(manifest(Object.fromEntries(MODES.map((mode) => [mode, agent(server.origin, mode)])))),
+      'a2a.json',
+    );
     for (const mode of MODES) {
-      const error = await resolveAgent(m.agents[mode]!, agentSettings(m, mode), { baseDir: '.', env: { API_KEY: KEY } }).then(
+      const error = await resolveAgent(m.agents[mode]!, agentSettings(m, mode), {
+        baseDir: '.',
+        env: { API_KEY: KEY },
+      }).then(
         () => undefined,
         (e: unknown) => e,
       );
@@ -114,7 +141,9 @@ describe('secrets never appear, in any spelling', () => {
     await closeFetcher();
   });
 
-  it('an agent echoing the key cut short (all but its last or first 3 characters, raw or percent-encoded): no run of 12 of them in human, --json or --json --verbose output', { timeout: 60_000 }, async ({ onTestFinished }) => {
+  it('an agent echoing the key cut short (all but its last or first 3 characters, raw or percent-encoded): no run of 12 of them in human, --json or --json --verbose output', {
+    timeout: 60_000,
+  }, async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
     const server = await res.http(echoing);
     const dir = await res.dir(manifest(Object.fromEntries(CUT.map((mode) => [mode, agent(server.origin, mode)]))));
@@ -125,7 +154,11 @@ describe('secrets never appear, in any spelling', () => {
       'lock --json --verbose': await runCli(['lock', '--json', '--verbose'], { cwd: dir, env }),
     };
     expect(server.requests.filter((q) => q.path.endsWith('/a2a/jsonrpc')).length).toBeGreaterThanOrEqual(CUT.length);
-    for (const [label, r] of Object.entries(runs)) expect(r.stdout + r.stderr, `${label}: ${show(r)}`).toMatch(/bad key (…)?\*\*\*/);
-    await expectNoCutShortEcho(KEY, Object.fromEntries(Object.entries(runs).map(([label, r]) => [label, `${r.stdout}\n${r.stderr}`])));
+    for (const [label, r] of Object.entries(runs))
+      expect(r.stdout + r.stderr, `${label}: ${show(r)}`).toMatch(/bad key (…)?\*\*\*/);
+    await expectNoCutShortEcho(
+      KEY,
+      Object.fromEntries(Object.entries(runs).map(([label, r]) => [label, `${r.stdout}\n${r.stderr}`])),
+    );
   });
 });

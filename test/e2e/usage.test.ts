@@ -30,7 +30,9 @@ import {
 } from './helpers.js';
 
 describe.concurrent('--timeout bounds', () => {
-  it('2147483648 (above setTimeout range) and a repeated --timeout are usage errors; 1e3 is 1000 ms', { timeout: SLOW }, async ({ onTestFinished }) => {
+  it('2147483648 (above setTimeout range) and a repeated --timeout are usage errors; 1e3 is 1000 ms', {
+    timeout: SLOW,
+  }, async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
     const agent = await res.sampleAgent();
     const hang = await res.http(handlers.hang());
@@ -95,24 +97,47 @@ async function addIsUsageError(res: ReturnType<typeof resources>, args: string[]
 
 describe.concurrent('a2a add argument checks', () => {
   it.for([
-    { label: "a name with a space ('bad name')", args: ['bad name', '{url}', '--skill', 's'], message: /usage: agent name "bad name"/ },
-    { label: "a name starting with '_' ('_x')", args: ['_x', '{url}', '--skill', 's'], message: /usage: agent name "_x"/ },
-    { label: "--range '^^2'", args: ['x', '{url}', '--skill', 's', '--range', '^^2'], message: /usage: --range "\^\^2" is not a semver range/ },
-  ])('$label: exit 2 usage naming the argument (not manifest-invalid); nothing fetched, nothing written', ({ args, message }, { onTestFinished }) =>
-    addIsUsageError(resources(onTestFinished), args, message),
+    {
+      label: "a name with a space ('bad name')",
+      args: ['bad name', '{url}', '--skill', 's'],
+      message: /usage: agent name "bad name"/,
+    },
+    {
+      label: "a name starting with '_' ('_x')",
+      args: ['_x', '{url}', '--skill', 's'],
+      message: /usage: agent name "_x"/,
+    },
+    {
+      label: "--range '^^2'",
+      args: ['x', '{url}', '--skill', 's', '--range', '^^2'],
+      message: /usage: --range "\^\^2" is not a semver range/,
+    },
+  ])(
+    '$label: exit 2 usage naming the argument (not manifest-invalid); nothing fetched, nothing written',
+    ({ args, message }, { onTestFinished }) => addIsUsageError(resources(onTestFinished), args, message),
   );
 
-  it('--credential without =ENV: exit 2 usage naming the argument; nothing fetched, nothing written', ({ onTestFinished }) =>
-    addIsUsageError(resources(onTestFinished), ['x', '{url}', '--skill', 's', '--credential', 'bearer'], /usage: --credential "bearer": use <scheme>=<ENV_VAR>/));
+  it('--credential without =ENV: exit 2 usage naming the argument; nothing fetched, nothing written', ({
+    onTestFinished,
+  }) =>
+    addIsUsageError(
+      resources(onTestFinished),
+      ['x', '{url}', '--skill', 's', '--credential', 'bearer'],
+      /usage: --credential "bearer": use <scheme>=<ENV_VAR>/,
+    ));
 });
 
 describe.concurrent('a2a plan argument checks', () => {
-  it('--credential bearer=RESEARCH_TOKEN plans with bearer (the variable is not read); --skill twice is a usage error', async ({ onTestFinished }) => {
+  it('--credential bearer=RESEARCH_TOKEN plans with bearer (the variable is not read); --skill twice is a usage error', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const dir = await res.dir();
     await writeFile(join(dir, 'card.json'), JSON.stringify(sampleCard('https://research.example.com')));
     const [withEnv, bare, twice, twiceJson] = await Promise.all([
-      runCli(['plan', 'card.json', '--skill', 'market-size', '--credential', 'bearer=RESEARCH_TOKEN', '--json'], { cwd: dir }),
+      runCli(['plan', 'card.json', '--skill', 'market-size', '--credential', 'bearer=RESEARCH_TOKEN', '--json'], {
+        cwd: dir,
+      }),
       runCli(['plan', 'card.json', '--skill', 'market-size', '--credential', 'bearer=RESEARCH_TOKEN'], { cwd: dir }),
       runCli(['plan', 'card.json', '--skill', 'a', '--skill', 'b'], { cwd: dir }),
       runCli(['plan', 'card.json', '--skill', 'market-size', '--skill', 'market-size', '--json'], { cwd: dir }),
@@ -127,7 +152,12 @@ describe.concurrent('a2a plan argument checks', () => {
         acceptedOutputModes: ['application/json'],
         delivery: 'stream',
         extensions: [],
-        fallbacks: { interfaces: [{ url: 'https://research.example.com/a2a/rest', protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' }], delivery: ['poll'] },
+        fallbacks: {
+          interfaces: [
+            { url: 'https://research.example.com/a2a/rest', protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+          ],
+          delivery: ['poll'],
+        },
       },
       warnings: [],
     });
@@ -137,12 +167,17 @@ describe.concurrent('a2a plan argument checks', () => {
     expect(twice.code, show(twice)).toBe(2);
     expectOneLineError(twice, /usage: --skill given more than once \(a, b\)/);
     expect(twiceJson.code).toBe(2);
-    expect(oneJsonDocument(twiceJson).error).toMatchObject({ code: 'usage', message: expect.stringMatching(/--skill given more than once/) });
+    expect(oneJsonDocument(twiceJson).error).toMatchObject({
+      code: 'usage',
+      message: expect.stringMatching(/--skill given more than once/),
+    });
   });
 });
 
 describe.concurrent('--lockfile and --manifest', () => {
-  it('--lockfile naming the manifest is a usage error before anything is read or written', async ({ onTestFinished }) => {
+  it('--lockfile naming the manifest is a usage error before anything is read or written', async ({
+    onTestFinished,
+  }) => {
     const dir = await resources(onTestFinished).dir(manifest({}));
     const before = await readFile(join(dir, 'a2a.json'));
     for (const command of ['lock', 'verify', 'install']) {
@@ -160,10 +195,27 @@ describe.concurrent('--lockfile and --manifest', () => {
 });
 
 describe.concurrent('commands, flags, help and colour', () => {
-  it('unknown commands and flags suggest the closest; every command has --help with an example; colour only on a TTY or when forced', async ({ onTestFinished }) => {
+  it('unknown commands and flags suggest the closest; every command has --help with an example; colour only on a TTY or when forced', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const dir = await res.dir();
-    const commands = ['plan', 'card', 'init', 'add', 'lock', 'install', 'verify', 'update', 'outdated', 'diff', 'why', 'remove', 'ls', 'info'];
+    const commands = [
+      'plan',
+      'card',
+      'init',
+      'add',
+      'lock',
+      'install',
+      'verify',
+      'update',
+      'outdated',
+      'diff',
+      'why',
+      'remove',
+      'ls',
+      'info',
+    ];
     const [command, flag, stray, ...helps] = await Promise.all([
       runCli(['verfy'], { cwd: dir }),
       runCli(['verify', '--strcit', '--ofline'], { cwd: dir }),
@@ -173,7 +225,9 @@ describe.concurrent('commands, flags, help and colour', () => {
     expect(command.code).toBe(2);
     expect(command.stderr).toContain('unknown command "verfy"; did you mean verify?');
     expect(flag.code).toBe(2);
-    expect(flag.stderr).toContain('unknown options --strcit (did you mean --strict?), --ofline (did you mean --offline?)');
+    expect(flag.stderr).toContain(
+      'unknown options --strcit (did you mean --strict?), --ofline (did you mean --offline?)',
+    );
     expect(stray.code).toBe(2);
     expect(stray.stderr).toContain('unknown argument "extra"');
     helps.forEach((help, i) => {
@@ -184,7 +238,11 @@ describe.concurrent('commands, flags, help and colour', () => {
     // Colour: the same refusal with NO_COLOR unset and stdout a pipe (no ANSI), and with FORCE_COLOR (ANSI).
     const color = (env: NodeJS.ProcessEnv) =>
       new Promise<string>((resolve) => {
-        const child = spawn(process.execPath, [BIN, 'verify'], { cwd: dir, env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+        const child = spawn(process.execPath, [BIN, 'verify'], {
+          cwd: dir,
+          env: { PATH: process.env.PATH, ...env },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
         let out = '';
         child.stderr.on('data', (d: Buffer) => (out += d.toString()));
         child.on('close', () => resolve(out));
@@ -208,13 +266,30 @@ describe.concurrent('commands, flags, help and colour', () => {
 });
 
 describe('found by a new user, with the review commands', () => {
-  it('a reader that closes the pipe early (a2a diff | head, a pager) ends the run quietly: no EPIPE stack trace', async ({ onTestFinished }) => {
+  it('a reader that closes the pipe early (a2a diff | head, a pager) ends the run quietly: no EPIPE stack trace', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const dir = await res.dir({ profile: {}, agents: {} });
     // A large review: 3000 agents added, each a few lines, more than a pipe buffer.
     const snapshot = sampleCard('https://a.example.com');
-    const agents = Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [`agent-${i}`, { card: `https://a${i}.example.com`, resolved: `https://a${i}.example.com/.well-known/agent-card.json`, a2aVersion: '1.0', version: '1.0.0', integrity: integrityOf(snapshot), snapshot, plans: {} }]));
-    const settings = Object.fromEntries(Object.keys(agents).map((name) => [name, { ...DEFAULT_PROFILE, credentials: [] }]));
+    const agents = Object.fromEntries(
+      Array.from({ length: 3000 }, (_, i) => [
+        `agent-${i}`,
+        {
+          card: `https://a${i}.example.com`,
+          resolved: `https://a${i}.example.com/.well-known/agent-card.json`,
+          a2aVersion: '1.0',
+          version: '1.0.0',
+          integrity: integrityOf(snapshot),
+          snapshot,
+          plans: {},
+        },
+      ]),
+    );
+    const settings = Object.fromEntries(
+      Object.keys(agents).map((name) => [name, { ...DEFAULT_PROFILE, credentials: [] }]),
+    );
     await writeFile(join(dir, 'head.json'), JSON.stringify({ lockfileVersion: 1, settings, agents }));
     await writeFile(join(dir, 'base.json'), JSON.stringify({ lockfileVersion: 1, settings: {}, agents: {} }));
     // As a shell runs it: `a2a diff … | head -1`, the exit status of a2a kept by `pipefail`.
@@ -230,12 +305,14 @@ describe('found by a new user, with the review commands', () => {
     expect(code).toBe(0);
   });
 
-  it('yargs\' own messages read as one line; --base with --no-base says they contradict', async ({ onTestFinished }) => {
+  it("yargs' own messages read as one line; --base with --no-base says they contradict", async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
     const dir = await res.dir({ profile: {}, agents: {} });
     const bogus = await runCli(['diff', '--fail-on', 'bogus', 'a.json', 'b.json'], { cwd: dir, env: {} });
     expect(bogus.code).toBe(2);
-    expect(bogus.stderr).toContain('Invalid values: Argument: fail-on, Given: "bogus", Choices: "high", "medium", "low", "any"');
+    expect(bogus.stderr).toContain(
+      'Invalid values: Argument: fail-on, Given: "bogus", Choices: "high", "medium", "low", "any"',
+    );
     expect(bogus.stderr).not.toContain('\\u000a');
     const both = await runCli(['verify', '--base', 'main', '--no-base'], { cwd: dir, env: {} });
     expect(both.code).toBe(2);

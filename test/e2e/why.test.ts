@@ -9,7 +9,9 @@ import { describe, expect, it } from 'vitest';
 import { jsonOf, resources, runCli, show } from './helpers.js';
 
 describe.concurrent('a2a why', () => {
-  it('why: unknown agent or skill is usage (exit 2); a hand-edited plan is exit 1 with the difference', async ({ onTestFinished }) => {
+  it('why: unknown agent or skill is usage (exit 2); a hand-edited plan is exit 1 with the difference', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const dir = await res.dir();
     const lock = JSON.parse(await readFile('a2a.lock.json.example', 'utf8'));
@@ -24,11 +26,25 @@ describe.concurrent('a2a why', () => {
     const doc = jsonOf(edited);
     expect(doc.ok).toBe(false);
     expect(doc.skills['market-size'].matchesLock).toBe(false);
-    expect(doc.skills['market-size'].differences).toEqual([{ skill: 'market-size', field: 'delivery', locked: 'poll', fresh: 'stream' }]);
-    expect(doc.skills['market-size'].steps.map((s: { step: string }) => s.step)).toEqual(['skill', 'version', 'interface', 'security', 'media', 'delivery', 'extensions']);
+    expect(doc.skills['market-size'].differences).toEqual([
+      { skill: 'market-size', field: 'delivery', locked: 'poll', fresh: 'stream' },
+    ]);
+    expect(doc.skills['market-size'].steps.map((s: { step: string }) => s.step)).toEqual([
+      'skill',
+      'version',
+      'interface',
+      'security',
+      'media',
+      'delivery',
+      'extensions',
+    ]);
     expect(unknownAgent.code, show(unknownAgent)).toBe(2);
-    expect(unknownAgent.stderr).toContain('unknown agent "reserch-agent" (locked agents: currency-agent, research-agent)');
+    expect(unknownAgent.stderr).toContain(
+      'unknown agent "reserch-agent" (locked agents: currency-agent, research-agent)',
+    );
     expect(unknownSkill.code, show(unknownSkill)).toBe(2);
-    expect(unknownSkill.stderr).toContain('agent "currency-agent" has no locked skill "market-size" (locked skills: convert)');
+    expect(unknownSkill.stderr).toContain(
+      'agent "currency-agent" has no locked skill "market-size" (locked skills: convert)',
+    );
   });
 });

@@ -13,7 +13,18 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { writeFileAtomic } from '../../src/fs/atomic-write.js';
-import { BIN, cardRequests, manifest, readLock, research, resources, runCli, sampleCard, show, ROOT } from './helpers.js';
+import {
+  BIN,
+  cardRequests,
+  manifest,
+  readLock,
+  research,
+  resources,
+  runCli,
+  sampleCard,
+  show,
+  ROOT,
+} from './helpers.js';
 
 const WRITER = `
 import { writeFileAtomic } from ${JSON.stringify(pathToFileURL(join(ROOT, 'dist', 'fs', 'atomic-write.js')).href)};
@@ -28,19 +39,25 @@ for (let i = 0; ; i++) {
 /** Start the writer, let it finish `writes` writes, then SIGKILL it `extraMs` later. */
 function killMidWrite(path: string, writes: number, extraMs: number): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', WRITER, path], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', WRITER, path], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let done = 0;
     child.stdout.on('data', (d: Buffer) => {
       done += d.length;
       if (done >= writes && !child.killed) setTimeout(() => child.kill('SIGKILL'), extraMs);
     });
     child.on('error', reject);
-    child.on('exit', (_code, signal) => (signal === 'SIGKILL' ? resolve() : reject(new Error(`writer exited ${String(_code)} without SIGKILL`))));
+    child.on('exit', (_code, signal) =>
+      signal === 'SIGKILL' ? resolve() : reject(new Error(`writer exited ${String(_code)} without SIGKILL`)),
+    );
   });
 }
 
 describe('lockfile write safety', () => {
-  it('Ctrl-C (SIGINT) while lock waits on an agent: the lock file beside the lockfile goes with it, the exit is the signal\'s, nothing is written', async ({ onTestFinished }) => {
+  it("Ctrl-C (SIGINT) while lock waits on an agent: the lock file beside the lockfile goes with it, the exit is the signal's, nothing is written", async ({
+    onTestFinished,
+  }) => {
     // An agent that never answers: lock holds its file lock while it waits.
     const silent = createServer(() => undefined);
     silent.listen(0, '127.0.0.1');
@@ -49,8 +66,14 @@ describe('lockfile write safety', () => {
       silent.closeAllConnections();
       silent.close();
     });
-    const dir = await resources(onTestFinished).dir(manifest({ slow: research(`http://127.0.0.1:${(silent.address() as AddressInfo).port}`) }));
-    const child = spawn(process.execPath, [BIN, 'lock'], { cwd: dir, stdio: 'ignore', env: { ...process.env, NO_COLOR: '1' } });
+    const dir = await resources(onTestFinished).dir(
+      manifest({ slow: research(`http://127.0.0.1:${(silent.address() as AddressInfo).port}`) }),
+    );
+    const child = spawn(process.execPath, [BIN, 'lock'], {
+      cwd: dir,
+      stdio: 'ignore',
+      env: { ...process.env, NO_COLOR: '1' },
+    });
     const exited = once(child, 'exit');
     for (let i = 0; i < 100 && !(await readdir(dir)).includes('a2a.lock.json.lock'); i++) await sleep(50);
     expect(await readdir(dir)).toContain('a2a.lock.json.lock');
@@ -60,7 +83,9 @@ describe('lockfile write safety', () => {
     expect(await readdir(dir)).toEqual(['a2a.json']);
   });
 
-  it('SIGKILL during writes leaves the old or the new file, never a mix; the next write clears the orphaned temp files', async ({ onTestFinished }) => {
+  it('SIGKILL during writes leaves the old or the new file, never a mix; the next write clears the orphaned temp files', async ({
+    onTestFinished,
+  }) => {
     const dir = await resources(onTestFinished).dir();
     const path = join(dir, 'a2a.lock.json');
     const versions = ['a', 'b'].map((c) => `${JSON.stringify({ fill: c.repeat(4 << 20) })}\n`);
@@ -82,7 +107,9 @@ describe('lockfile write safety', () => {
     expect(await readdir(dir)).toEqual(['a2a.lock.json']);
   });
 
-  it('two a2a lock runs at once in one directory take turns: one resolves and writes, the other finds it up to date', async ({ onTestFinished }) => {
+  it('two a2a lock runs at once in one directory take turns: one resolves and writes, the other finds it up to date', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     let card: unknown;
     const slow = await res.http((_req, response) => {
@@ -94,7 +121,10 @@ describe('lockfile write safety', () => {
     card = sampleCard(slow.origin);
     const dir = await res.dir(manifest({ research: research(slow.origin) }));
     // Two processes (the lock is between processes).
-    const [first, second] = await Promise.all([runCli(['lock'], { cwd: dir, spawn: true }), runCli(['lock'], { cwd: dir, spawn: true })]);
+    const [first, second] = await Promise.all([
+      runCli(['lock'], { cwd: dir, spawn: true }),
+      runCli(['lock'], { cwd: dir, spawn: true }),
+    ]);
     expect(first.code, show(first)).toBe(0);
     expect(second.code, show(second)).toBe(0);
     const outputs = [first.stdout, second.stdout];

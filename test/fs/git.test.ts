@@ -7,7 +7,18 @@ import { ciBase, gitRoot, readAtRevision, resolveRevision } from '../../src/fs/g
 
 let repo: string;
 /** `git` in `cwd`, with an author. */
-const gitIn = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' } }).trim();
+const gitIn = (cwd: string, ...args: string[]) =>
+  execFileSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 't',
+      GIT_AUTHOR_EMAIL: 't@example.com',
+      GIT_COMMITTER_NAME: 't',
+      GIT_COMMITTER_EMAIL: 't@example.com',
+    },
+  }).trim();
 const run = (...args: string[]) => gitIn(repo, ...args);
 
 /** A new repository on `main` whose one commit holds a2a.lock.json `{"v":1}`. */
@@ -36,8 +47,12 @@ describe('git', () => {
   });
 
   it('refuses a revision that is not a commit, and an option spelt as one', async () => {
-    await expect(readAtRevision('no-such-branch', join(repo, 'a2a.lock.json'))).rejects.toThrow(/"no-such-branch" is not a git revision/);
-    await expect(readAtRevision('--output=/tmp/x', join(repo, 'a2a.lock.json'))).rejects.toThrow(/is not a git revision/);
+    await expect(readAtRevision('no-such-branch', join(repo, 'a2a.lock.json'))).rejects.toThrow(
+      /"no-such-branch" is not a git revision/,
+    );
+    await expect(readAtRevision('--output=/tmp/x', join(repo, 'a2a.lock.json'))).rejects.toThrow(
+      /is not a git revision/,
+    );
   });
 
   it('outside a repository says so', async () => {
@@ -52,13 +67,25 @@ describe('git', () => {
   it('finds the CI base from the environment, or says it is unreadable', async () => {
     expect(await ciBase(repo, {})).toEqual({ kind: 'none' });
     const first = run('rev-parse', 'HEAD~1');
-    expect(await ciBase(repo, { CI_MERGE_REQUEST_DIFF_BASE_SHA: first })).toEqual({ kind: 'base', rev: first, ref: first, source: 'CI_MERGE_REQUEST_DIFF_BASE_SHA', run: 'a merge request run' });
+    expect(await ciBase(repo, { CI_MERGE_REQUEST_DIFF_BASE_SHA: first })).toEqual({
+      kind: 'base',
+      rev: first,
+      ref: first,
+      source: 'CI_MERGE_REQUEST_DIFF_BASE_SHA',
+      run: 'a merge request run',
+    });
     expect((await ciBase(repo, { CI_MERGE_REQUEST_DIFF_BASE_SHA: 'f'.repeat(40) })).kind).toBe('unreadable');
     const missing = await ciBase(repo, { GITHUB_ACTIONS: 'true', GITHUB_BASE_REF: 'main' });
     expect(missing).toMatchObject({ kind: 'unreadable', source: 'GITHUB_BASE_REF' });
     expect(missing.kind === 'unreadable' && missing.hint).toMatch(/fetch-depth: 0/);
     run('update-ref', 'refs/remotes/origin/main', first);
-    expect(await ciBase(repo, { GITHUB_ACTIONS: 'true', GITHUB_BASE_REF: 'main' })).toEqual({ kind: 'base', rev: first, ref: 'refs/remotes/origin/main', source: 'GITHUB_BASE_REF', run: 'a pull request run' });
+    expect(await ciBase(repo, { GITHUB_ACTIONS: 'true', GITHUB_BASE_REF: 'main' })).toEqual({
+      kind: 'base',
+      rev: first,
+      ref: 'refs/remotes/origin/main',
+      source: 'GITHUB_BASE_REF',
+      run: 'a pull request run',
+    });
   });
 });
 
@@ -92,14 +119,25 @@ describe('the review base (issue 22)', () => {
   it('GITHUB_BASE_REF resolves through refs/remotes/origin/<ref>: a tag named origin/main does not stand in for the base', async () => {
     // git's short-name rules would take the tag (the pull request's own commit).
     expect(sh('rev-parse', 'origin/main')).toBe(c2);
-    expect(await ciBase(dir, { GITHUB_ACTIONS: 'true', GITHUB_BASE_REF: 'main' })).toEqual({ kind: 'base', rev: c1, ref: 'refs/remotes/origin/main', source: 'GITHUB_BASE_REF', run: 'a pull request run' });
+    expect(await ciBase(dir, { GITHUB_ACTIONS: 'true', GITHUB_BASE_REF: 'main' })).toEqual({
+      kind: 'base',
+      rev: c1,
+      ref: 'refs/remotes/origin/main',
+      source: 'GITHUB_BASE_REF',
+      run: 'a pull request run',
+    });
   });
 
   it('a revision that is both a tag and a branch is refused, naming both; a fully qualified one resolves', async () => {
-    await expect(resolveRevision(dir, 'origin/main')).rejects.toThrow('"origin/main" is ambiguous: both a tag and a branch (refs/tags/origin/main, refs/remotes/origin/main)');
+    await expect(resolveRevision(dir, 'origin/main')).rejects.toThrow(
+      '"origin/main" is ambiguous: both a tag and a branch (refs/tags/origin/main, refs/remotes/origin/main)',
+    );
     await expect(resolveRevision(dir, 'origin/main~0')).rejects.toThrow(/ambiguous: both a tag and a branch/);
     await expect(readAtRevision('origin/main', join(dir, 'a2a.lock.json'))).rejects.toThrow(/ambiguous/);
-    expect(await resolveRevision(dir, 'refs/remotes/origin/main')).toEqual({ ref: 'refs/remotes/origin/main', commit: c1 });
+    expect(await resolveRevision(dir, 'refs/remotes/origin/main')).toEqual({
+      ref: 'refs/remotes/origin/main',
+      commit: c1,
+    });
     expect(await resolveRevision(dir, 'main')).toEqual({ ref: 'refs/heads/main', commit: c1 });
     expect(await resolveRevision(dir, 'HEAD~1')).toEqual({ ref: undefined, commit: c1 });
   });
@@ -110,9 +148,14 @@ describe('the review base (issue 22)', () => {
     try {
       // git reads the tag, silently.
       expect(sh('rev-parse', 'trunk')).toBe(c2);
-      await expect(resolveRevision(dir, 'trunk')).rejects.toThrow('"trunk" is ambiguous: both a tag and a branch (refs/tags/trunk, refs/remotes/origin/trunk)');
+      await expect(resolveRevision(dir, 'trunk')).rejects.toThrow(
+        '"trunk" is ambiguous: both a tag and a branch (refs/tags/trunk, refs/remotes/origin/trunk)',
+      );
       await expect(resolveRevision(dir, 'trunk~0')).rejects.toThrow(/ambiguous: both a tag and a branch/);
-      expect(await resolveRevision(dir, 'refs/remotes/origin/trunk')).toEqual({ ref: 'refs/remotes/origin/trunk', commit: c1 });
+      expect(await resolveRevision(dir, 'refs/remotes/origin/trunk')).toEqual({
+        ref: 'refs/remotes/origin/trunk',
+        commit: c1,
+      });
     } finally {
       sh('tag', '-d', 'trunk');
       sh('update-ref', '-d', 'refs/remotes/origin/trunk');
@@ -142,27 +185,67 @@ describe('the review base (issue 22)', () => {
       });
       expect(await ciBase(dir, { ...push, GITHUB_REF: 'refs/heads/main' })).toEqual({ kind: 'none' });
       // The default branch unknown: nothing is sent rather than guessing.
-      expect(await ciBase(dir, { ...push, GITHUB_EVENT_PATH: join(dir, 'missing.json'), GITHUB_REF: 'refs/heads/feature' })).toMatchObject({ kind: 'unreadable', source: 'GITHUB_REF' });
+      expect(
+        await ciBase(dir, { ...push, GITHUB_EVENT_PATH: join(dir, 'missing.json'), GITHUB_REF: 'refs/heads/feature' }),
+      ).toMatchObject({ kind: 'unreadable', source: 'GITHUB_REF' });
       // Not a push (a schedule on the default branch, a laptop): no base.
-      expect(await ciBase(dir, { GITHUB_ACTIONS: 'true', GITHUB_EVENT_NAME: 'schedule', GITHUB_REF: 'refs/heads/main' })).toEqual({ kind: 'none' });
+      expect(
+        await ciBase(dir, { GITHUB_ACTIONS: 'true', GITHUB_EVENT_NAME: 'schedule', GITHUB_REF: 'refs/heads/main' }),
+      ).toEqual({ kind: 'none' });
       const gitlab = { CI_PIPELINE_SOURCE: 'push', CI_DEFAULT_BRANCH: 'main' };
-      expect(await ciBase(dir, { ...gitlab, CI_COMMIT_BRANCH: 'feature' })).toMatchObject({ kind: 'base', rev: c1, ref: 'refs/remotes/origin/main', source: 'CI_COMMIT_BRANCH' });
+      expect(await ciBase(dir, { ...gitlab, CI_COMMIT_BRANCH: 'feature' })).toMatchObject({
+        kind: 'base',
+        rev: c1,
+        ref: 'refs/remotes/origin/main',
+        source: 'CI_COMMIT_BRANCH',
+      });
       expect(await ciBase(dir, { ...gitlab, CI_COMMIT_BRANCH: 'main' })).toEqual({ kind: 'none' });
-      expect(await ciBase(dir, { ...gitlab, CI_DEFAULT_BRANCH: 'trunk', CI_COMMIT_BRANCH: 'feature' })).toMatchObject({ kind: 'unreadable', ref: 'refs/remotes/origin/trunk' });
+      expect(await ciBase(dir, { ...gitlab, CI_DEFAULT_BRANCH: 'trunk', CI_COMMIT_BRANCH: 'feature' })).toMatchObject({
+        kind: 'unreadable',
+        ref: 'refs/remotes/origin/trunk',
+      });
       // Any other run of a branch but the default one (attack run on issue 22): a dispatch, a merge
       // queue, a GitLab pipeline from the web, the API or a schedule, a merge request pipeline
       // without its base sha; a GitHub schedule and a dispatch of the default branch are not gated.
       const other = { GITHUB_ACTIONS: 'true', GITHUB_EVENT_PATH: event, GITHUB_REF: 'refs/heads/feature' };
       for (const GITHUB_EVENT_NAME of ['workflow_dispatch', 'merge_group', 'release', 'pull_request_review']) {
-        expect(await ciBase(dir, { ...other, GITHUB_EVENT_NAME }), GITHUB_EVENT_NAME).toMatchObject({ kind: 'base', rev: c1, source: 'GITHUB_REF', run: `a ${GITHUB_EVENT_NAME} run on refs/heads/feature, not the default branch main` });
+        expect(await ciBase(dir, { ...other, GITHUB_EVENT_NAME }), GITHUB_EVENT_NAME).toMatchObject({
+          kind: 'base',
+          rev: c1,
+          source: 'GITHUB_REF',
+          run: `a ${GITHUB_EVENT_NAME} run on refs/heads/feature, not the default branch main`,
+        });
       }
-      expect(await ciBase(dir, { ...other, GITHUB_EVENT_NAME: 'workflow_dispatch', GITHUB_REF: 'refs/heads/main' })).toEqual({ kind: 'none' });
-      expect(await ciBase(dir, { ...other, GITHUB_EVENT_NAME: 'workflow_dispatch', GITHUB_EVENT_PATH: join(dir, 'missing.json') })).toMatchObject({ kind: 'unreadable', source: 'GITHUB_REF' });
+      expect(
+        await ciBase(dir, { ...other, GITHUB_EVENT_NAME: 'workflow_dispatch', GITHUB_REF: 'refs/heads/main' }),
+      ).toEqual({ kind: 'none' });
+      expect(
+        await ciBase(dir, {
+          ...other,
+          GITHUB_EVENT_NAME: 'workflow_dispatch',
+          GITHUB_EVENT_PATH: join(dir, 'missing.json'),
+        }),
+      ).toMatchObject({ kind: 'unreadable', source: 'GITHUB_REF' });
       for (const CI_PIPELINE_SOURCE of ['web', 'api', 'schedule', 'trigger']) {
-        expect(await ciBase(dir, { CI_PIPELINE_SOURCE, CI_DEFAULT_BRANCH: 'main', CI_COMMIT_BRANCH: 'feature' }), CI_PIPELINE_SOURCE).toMatchObject({ kind: 'base', rev: c1, source: 'CI_COMMIT_BRANCH' });
-        expect(await ciBase(dir, { CI_PIPELINE_SOURCE, CI_DEFAULT_BRANCH: 'main', CI_COMMIT_BRANCH: 'main' })).toEqual({ kind: 'none' });
+        expect(
+          await ciBase(dir, { CI_PIPELINE_SOURCE, CI_DEFAULT_BRANCH: 'main', CI_COMMIT_BRANCH: 'feature' }),
+          CI_PIPELINE_SOURCE,
+        ).toMatchObject({ kind: 'base', rev: c1, source: 'CI_COMMIT_BRANCH' });
+        expect(await ciBase(dir, { CI_PIPELINE_SOURCE, CI_DEFAULT_BRANCH: 'main', CI_COMMIT_BRANCH: 'main' })).toEqual({
+          kind: 'none',
+        });
       }
-      expect(await ciBase(dir, { CI_PIPELINE_SOURCE: 'merge_request_event', CI_DEFAULT_BRANCH: 'main', CI_COMMIT_REF_NAME: 'feature' })).toMatchObject({ kind: 'base', rev: c1, run: 'a merge_request_event pipeline of ref feature, not the default branch main' });
+      expect(
+        await ciBase(dir, {
+          CI_PIPELINE_SOURCE: 'merge_request_event',
+          CI_DEFAULT_BRANCH: 'main',
+          CI_COMMIT_REF_NAME: 'feature',
+        }),
+      ).toMatchObject({
+        kind: 'base',
+        rev: c1,
+        run: 'a merge_request_event pipeline of ref feature, not the default branch main',
+      });
     } finally {
       rmSync(event, { force: true });
     }

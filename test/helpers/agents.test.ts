@@ -169,7 +169,11 @@ describe('startAgent / sampleCard', () => {
     });
     expect(replyText(ok)).toBe('echo: with token');
 
-    const raw = await fetch(a.jsonRpcUrl, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
+    const raw = await fetch(a.jsonRpcUrl, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{}',
+    });
     expect(raw.status).toBe(401);
     expect(raw.headers.get('www-authenticate')).toMatch(/^Bearer/);
     const rest = await fetch(`${a.restUrl}/message:send`, { method: 'POST' });
@@ -213,7 +217,11 @@ describe('startAgent / sampleCard', () => {
       ['POST', '/a2a/jsonrpc'],
       ['GET', '/nope'],
     ]);
-    expect(a.requests[0]?.headers).toMatchObject({ 'a2a-version': '1.0', accept: 'application/json', 'x-trace': 'abc' });
+    expect(a.requests[0]?.headers).toMatchObject({
+      'a2a-version': '1.0',
+      accept: 'application/json',
+      'x-trace': 'abc',
+    });
     expect(a.requests[1]?.headers['a2a-version']).toBe('1.0');
   });
 

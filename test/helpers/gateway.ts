@@ -12,7 +12,11 @@ import { SignatureV4 } from '@smithy/signature-v4';
 import { startHttp, type HttpServer } from './http.js';
 
 /** The fixed test credentials of the SigV4 gateway. */
-export const AWS_TEST = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY', sessionToken: 'session-t0ken-for-tests' } as const;
+export const AWS_TEST = {
+  accessKeyId: 'AKIDEXAMPLE',
+  secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY',
+  sessionToken: 'session-t0ken-for-tests',
+} as const;
 
 /** What a gateway demands. */
 export type Demand =
@@ -31,16 +35,31 @@ export interface Gateway extends HttpServer {
 class Sha256 {
   readonly #hash;
   constructor(secret?: string | ArrayBuffer | ArrayBufferView) {
-    const key = secret === undefined ? undefined : typeof secret === 'string' ? secret : secret instanceof ArrayBuffer ? new Uint8Array(secret) : new Uint8Array(secret.buffer, secret.byteOffset, secret.byteLength);
+    const key =
+      secret === undefined
+        ? undefined
+        : typeof secret === 'string'
+          ? secret
+          : secret instanceof ArrayBuffer
+            ? new Uint8Array(secret)
+            : new Uint8Array(secret.buffer, secret.byteOffset, secret.byteLength);
     this.#hash = key === undefined ? createHash('sha256') : createHmac('sha256', key);
   }
   update(data: string | ArrayBuffer | ArrayBufferView): void {
-    this.#hash.update(typeof data === 'string' ? data : data instanceof ArrayBuffer ? new Uint8Array(data) : new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+    this.#hash.update(
+      typeof data === 'string'
+        ? data
+        : data instanceof ArrayBuffer
+          ? new Uint8Array(data)
+          : new Uint8Array(data.buffer, data.byteOffset, data.byteLength),
+    );
   }
   async digest(): Promise<Uint8Array> {
     return new Uint8Array(this.#hash.digest());
   }
-  reset(): void { /* one digest per instance: nothing to reset */ }
+  reset(): void {
+    /* one digest per instance: nothing to reset */
+  }
 }
 
 /** `20250101T000000Z` → Date. */
@@ -55,7 +74,11 @@ function amzDate(value: string): Date {
  * headers it names, its method, path, query and body signed again at its `x-amz-date` must give
  * its `authorization` exactly.
  */
-async function sigV4Valid(req: http.IncomingMessage, body: Buffer, scope: { region: string; service: string }): Promise<boolean> {
+async function sigV4Valid(
+  req: http.IncomingMessage,
+  body: Buffer,
+  scope: { region: string; service: string },
+): Promise<boolean> {
   const authorization = req.headers.authorization ?? '';
   const signedNames = /SignedHeaders=([^,]+)/.exec(authorization)?.[1]?.split(';');
   const date = req.headers['x-amz-date'];
@@ -69,12 +92,30 @@ async function sigV4Valid(req: http.IncomingMessage, body: Buffer, scope: { regi
   const url = new URL(req.url ?? '/', `http://${req.headers.host}`);
   const query: Record<string, string> = {};
   for (const [k, v] of url.searchParams) query[k] = v;
-  const signer = new SignatureV4({ credentials: AWS_TEST, region: scope.region, service: scope.service, sha256: Sha256, applyChecksum: true, uriEscapePath: true });
+  const signer = new SignatureV4({
+    credentials: AWS_TEST,
+    region: scope.region,
+    service: scope.service,
+    sha256: Sha256,
+    applyChecksum: true,
+    uriEscapePath: true,
+  });
   const signed = await signer.sign(
-    { method: req.method ?? 'GET', protocol: 'http:', hostname: url.hostname, ...(url.port ? { port: Number(url.port) } : {}), path: url.pathname, query, headers, body: body.length ? body.toString('utf8') : undefined },
+    {
+      method: req.method ?? 'GET',
+      protocol: 'http:',
+      hostname: url.hostname,
+      ...(url.port ? { port: Number(url.port) } : {}),
+      path: url.pathname,
+      query,
+      headers,
+      body: body.length ? body.toString('utf8') : undefined,
+    },
     { signingDate: amzDate(date) },
   );
-  return signed.headers.authorization === authorization && req.headers['x-amz-security-token'] === AWS_TEST.sessionToken;
+  return (
+    signed.headers.authorization === authorization && req.headers['x-amz-security-token'] === AWS_TEST.sessionToken
+  );
 }
 
 /** Read a request's whole body. */

@@ -33,12 +33,14 @@ function walk(dir: string, root: string, out: string[]): void {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) walk(path, root, out);
-    else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) out.push(relative(root, path).split(sep).join('/'));
+    else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts'))
+      out.push(relative(root, path).split(sep).join('/'));
   }
 }
 
 /** Static (`import … from`, `export … from`, `import '…'`) and dynamic (`import('…')`) imports, type-only ones included. */
-const IMPORT = /(?:^|[^\w.$])(?:import|export)\s[^;'"]*?from\s*(['"])([^'"]+)\1|(?:^|[^\w.$])import\s*(['"])([^'"]+)\3|(?:^|[^\w.$])import\(\s*(['"])([^'"]+)\5\s*\)/g;
+const IMPORT =
+  /(?:^|[^\w.$])(?:import|export)\s[^;'"]*?from\s*(['"])([^'"]+)\1|(?:^|[^\w.$])import\s*(['"])([^'"]+)\3|(?:^|[^\w.$])import\(\s*(['"])([^'"]+)\5\s*\)/g;
 
 /** Read the tree below `root`. */
 export function readSourceTree(root: string): SourceTree {
@@ -52,7 +54,9 @@ export function readSourceTree(root: string): SourceTree {
     for (const match of text.matchAll(IMPORT)) {
       const specifier = (match[2] ?? match[4] ?? match[6])!;
       const line = text.slice(0, match.index).split('\n').length + (match[0].startsWith('\n') ? 1 : 0);
-      const to = specifier.startsWith('.') ? posix.normalize(posix.join(posix.dirname(name), specifier)).replace(/\.js$/, '.ts') : undefined;
+      const to = specifier.startsWith('.')
+        ? posix.normalize(posix.join(posix.dirname(name), specifier)).replace(/\.js$/, '.ts')
+        : undefined;
       imports.push({ from: name, specifier, ...(to !== undefined ? { to } : {}), line });
     }
   }
@@ -69,7 +73,8 @@ export const CORE = ['card', 'negotiate', 'manifest', 'lock'];
 /** Files at the root the core may use; pure like it (canonical.ts alone may hash, with node:crypto). */
 export const PURE_ROOT_FILES = ['canonical.ts', 'json-path.ts', 'json-document.ts', 'credentials.ts', 'errors.ts'];
 /** What the core never does: the environment, the working directory, the clock, timers, randomness, printing, the network. */
-const IMPURE = /\bprocess\.|\bDate\.now\b|\bnew Date\(|\bperformance\.|\bset(?:Timeout|Interval|Immediate)\(|\bconsole\.|\bMath\.random\b|\bcrypto\.|\bfetch\(/;
+const IMPURE =
+  /\bprocess\.|\bDate\.now\b|\bnew Date\(|\bperformance\.|\bset(?:Timeout|Interval|Immediate)\(|\bconsole\.|\bMath\.random\b|\bcrypto\.|\bfetch\(/;
 /**
  * Node's own globals, which the core never uses either: it runs wherever the runtime loader does,
  * so bytes are `Uint8Array`/`TextEncoder`, never `Buffer`.
@@ -81,7 +86,12 @@ const PRINTS = /\bconsole\.|\bprocess\.std(?:out|err)\b/;
 const CORE_PACKAGES = /^(zod(\/mini)?|semver(\/.*)?|jose)$/;
 
 function isBuiltin(specifier: string): boolean {
-  return specifier.startsWith('node:') || /^(fs|path|os|crypto|http|https|net|tls|events|timers|child_process|url|util|stream|zlib|dns|worker_threads)(\/|$)/.test(specifier);
+  return (
+    specifier.startsWith('node:') ||
+    /^(fs|path|os|crypto|http|https|net|tls|events|timers|child_process|url|util|stream|zlib|dns|worker_threads)(\/|$)/.test(
+      specifier,
+    )
+  );
 }
 
 /**
@@ -96,19 +106,32 @@ export function layeringViolations(tree: SourceTree): string[] {
     const fromFolder = folderOf(e.from);
     const toFolder = e.to !== undefined ? folderOf(e.to) : undefined;
     if (pure(e.from)) {
-      if (isBuiltin(e.specifier) && !(e.from === 'canonical.ts' && e.specifier === 'node:crypto')) out.push(`${at(e)}: the pure core imports ${e.specifier}`);
-      if (e.to === undefined && !isBuiltin(e.specifier) && !CORE_PACKAGES.test(e.specifier)) out.push(`${at(e)}: the pure core imports the package ${e.specifier}`);
-      if (e.to !== undefined && !pure(e.to)) out.push(`${at(e)}: the pure core imports ${e.to} (only ${CORE.join('/, ')}/ and ${PURE_ROOT_FILES.join(', ')})`);
+      if (isBuiltin(e.specifier) && !(e.from === 'canonical.ts' && e.specifier === 'node:crypto'))
+        out.push(`${at(e)}: the pure core imports ${e.specifier}`);
+      if (e.to === undefined && !isBuiltin(e.specifier) && !CORE_PACKAGES.test(e.specifier))
+        out.push(`${at(e)}: the pure core imports the package ${e.specifier}`);
+      if (e.to !== undefined && !pure(e.to))
+        out.push(
+          `${at(e)}: the pure core imports ${e.to} (only ${CORE.join('/, ')}/ and ${PURE_ROOT_FILES.join(', ')})`,
+        );
     }
-    if (fromFolder === 'commands' && (toFolder === 'cli' || e.specifier === 'kleur')) out.push(`${at(e)}: commands/ imports ${e.to ?? e.specifier} (commands return data; cli/ renders)`);
-    if (fromFolder === 'commands' && toFolder === 'http' && e.to !== 'http/network-options.ts') out.push(`${at(e)}: commands/ imports ${e.to} (commands reach the network through resolve/)`);
-    if (fromFolder === 'cli' && (toFolder === 'resolve' || toFolder === 'http' || toFolder === 'fs')) out.push(`${at(e)}: cli/ imports ${e.to} (it goes through commands/)`);
-    for (const [io, others] of [['http', ['fs', 'resolve', 'commands', 'cli', 'runtime']], ['fs', ['http', 'resolve', 'commands', 'cli', 'runtime']]] as const) {
-      if (fromFolder === io && toFolder !== undefined && (others as readonly string[]).includes(toFolder)) out.push(`${at(e)}: ${io}/ imports ${e.to} (only resolve/ combines http/ and fs/ with the core)`);
+    if (fromFolder === 'commands' && (toFolder === 'cli' || e.specifier === 'kleur'))
+      out.push(`${at(e)}: commands/ imports ${e.to ?? e.specifier} (commands return data; cli/ renders)`);
+    if (fromFolder === 'commands' && toFolder === 'http' && e.to !== 'http/network-options.ts')
+      out.push(`${at(e)}: commands/ imports ${e.to} (commands reach the network through resolve/)`);
+    if (fromFolder === 'cli' && (toFolder === 'resolve' || toFolder === 'http' || toFolder === 'fs'))
+      out.push(`${at(e)}: cli/ imports ${e.to} (it goes through commands/)`);
+    for (const [io, others] of [
+      ['http', ['fs', 'resolve', 'commands', 'cli', 'runtime']],
+      ['fs', ['http', 'resolve', 'commands', 'cli', 'runtime']],
+    ] as const) {
+      if (fromFolder === io && toFolder !== undefined && (others as readonly string[]).includes(toFolder))
+        out.push(`${at(e)}: ${io}/ imports ${e.to} (only resolve/ combines http/ and fs/ with the core)`);
     }
     // On Node 20 an entered AsyncLocalStorage makes every promise of the process slower (measured 2.7× on
     // an await loop, in or out of its context): the library runs inside the user's production process.
-    if (e.specifier === 'node:async_hooks' || e.specifier === 'async_hooks') out.push(`${at(e)}: imports ${e.specifier} (an AsyncLocalStorage taxes every promise of the host process)`);
+    if (e.specifier === 'node:async_hooks' || e.specifier === 'async_hooks')
+      out.push(`${at(e)}: imports ${e.specifier} (an AsyncLocalStorage taxes every promise of the host process)`);
     if (e.to !== undefined && !tree.files.has(e.to)) out.push(`${at(e)}: ${e.specifier} names no file in the tree`);
   }
   for (const [file, text] of tree.files) {
@@ -116,7 +139,10 @@ export function layeringViolations(tree: SourceTree): string[] {
     if (!rule) continue;
     text.split('\n').forEach((line, i) => {
       const found = rule.exec(line);
-      if (found) out.push(`${file}:${i + 1}: ${pure(file) ? 'the pure core' : 'commands/'} uses ${found[0].trim()}${pure(file) ? '' : ' (commands return data; cli/ prints)'}`);
+      if (found)
+        out.push(
+          `${file}:${i + 1}: ${pure(file) ? 'the pure core' : 'commands/'} uses ${found[0].trim()}${pure(file) ? '' : ' (commands return data; cli/ prints)'}`,
+        );
       const global = pure(file) ? NODE_GLOBALS.exec(withoutStrings(line)) : null;
       if (global) out.push(`${file}:${i + 1}: the pure core uses the Node global ${global[0]}`);
     });

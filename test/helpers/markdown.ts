@@ -12,7 +12,9 @@ export const REPO = fileURLToPath(new URL('../../', import.meta.url));
 /** README.md, CONTRIBUTING.md and every `.md` under docs/, as paths relative to the repository root. */
 export function docFiles(root = REPO): string[] {
   const docs = existsSync(join(root, 'docs'))
-    ? readdirSync(join(root, 'docs'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.md')).map((f) => join('docs', f))
+    ? readdirSync(join(root, 'docs'), { recursive: true, encoding: 'utf8' })
+        .filter((f) => f.endsWith('.md'))
+        .map((f) => join('docs', f))
     : [];
   return ['README.md', 'CONTRIBUTING.md', ...docs].filter((f) => existsSync(join(root, f))).sort();
 }

@@ -23,7 +23,10 @@ export async function startConnectProxy(): Promise<ConnectProxy> {
       upstream.write(head);
       upstream.pipe(client).pipe(upstream);
     });
-    const close = () => { upstream.destroy(); client.destroy(); };
+    const close = () => {
+      upstream.destroy();
+      client.destroy();
+    };
     upstream.on('error', close);
     client.on('error', close);
   });

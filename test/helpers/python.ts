@@ -22,16 +22,30 @@ export const PYTHON_DIR = join(ROOT, 'test', 'python');
 const REQUIREMENTS = join(PYTHON_DIR, 'requirements.txt');
 
 /** The environment the Python tests run in, or why there is none. */
-export type PythonEnv = { ok: true; python: string; dir: string; setupMs: number | null } | { ok: false; reason: string };
+export type PythonEnv =
+  | { ok: true; python: string; dir: string; setupMs: number | null }
+  | { ok: false; reason: string };
 
 function run(command: string, args: string[], timeoutMs: number): { ok: boolean; out: string } {
-  const r = spawnSync(command, args, { encoding: 'utf8', timeout: timeoutMs, env: { ...process.env, PIP_DISABLE_PIP_VERSION_CHECK: '1' } });
+  const r = spawnSync(command, args, {
+    encoding: 'utf8',
+    timeout: timeoutMs,
+    env: { ...process.env, PIP_DISABLE_PIP_VERSION_CHECK: '1' },
+  });
   return { ok: r.status === 0, out: `${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? String(r.error) : ''}` };
 }
 
 /** The last non-empty line of a tool's output, for a one-line reason. */
 function lastLine(text: string): string {
-  return text.trim().split('\n').filter((l) => l.trim() !== '').pop()?.trim().slice(0, 200) ?? '(no output)';
+  return (
+    text
+      .trim()
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .pop()
+      ?.trim()
+      .slice(0, 200) ?? '(no output)'
+  );
 }
 
 function sleep(ms: number): Promise<void> {
@@ -53,7 +67,8 @@ export async function ensurePythonEnv(): Promise<PythonEnv> {
   const probe = run(base, ['-c', 'import sys; print("%d.%d" % sys.version_info[:2])'], 10_000);
   if (!probe.ok) return { ok: false, reason: `no ${base} on PATH (${lastLine(probe.out)})` };
   const [major, minor] = probe.out.trim().split('.').map(Number);
-  if (major !== 3 || minor! < 10) return { ok: false, reason: `${base} is ${probe.out.trim()}; a2a-sdk needs Python 3.10+` };
+  if (major !== 3 || minor! < 10)
+    return { ok: false, reason: `${base} is ${probe.out.trim()}; a2a-sdk needs Python 3.10+` };
 
   const lock = `${dir}.lock`;
   mkdirSync(join(ROOT, '.cache'), { recursive: true });
@@ -80,7 +95,10 @@ export async function ensurePythonEnv(): Promise<PythonEnv> {
     const pip = run(python, ['-m', 'pip', 'install', '--retries', '1', '--timeout', '20', '-r', REQUIREMENTS], 600_000);
     if (!pip.ok) {
       rmSync(dir, { recursive: true, force: true });
-      return { ok: false, reason: `pip install -r test/python/requirements.txt failed, no package registry? (${lastLine(pip.out)})` };
+      return {
+        ok: false,
+        reason: `pip install -r test/python/requirements.txt failed, no package registry? (${lastLine(pip.out)})`,
+      };
     }
     const setupMs = Date.now() - started;
     writeFileSync(join(dir, '.ready'), `${setupMs}\n`);
@@ -108,10 +126,20 @@ export interface PythonServer {
  * its ready line (`{"port": N, "grpcPort": M}`), rejects (with its stderr) when it exits first or
  * after `timeoutMs`.
  */
-export function startPythonServer(env: Extract<PythonEnv, { ok: true }>, script: string, args: string[], timeoutMs = 30_000): Promise<PythonServer> {
+export function startPythonServer(
+  env: Extract<PythonEnv, { ok: true }>,
+  script: string,
+  args: string[],
+  timeoutMs = 30_000,
+): Promise<PythonServer> {
   const child: ChildProcess = spawn(env.python, [join(PYTHON_DIR, script), ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1' },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      PYTHONUNBUFFERED: '1',
+      PYTHONDONTWRITEBYTECODE: '1',
+    },
   });
   let stdout = '';
   let stderr = '';
@@ -135,7 +163,14 @@ export function startPythonServer(env: Extract<PythonEnv, { ok: true }>, script:
       clearTimeout(timer);
       try {
         const ready = JSON.parse(line) as { port: number; grpcPort: number | null };
-        resolve({ origin: `http://127.0.0.1:${ready.port}`, port: ready.port, grpcPort: ready.grpcPort, ready, stderr: () => stderr, close });
+        resolve({
+          origin: `http://127.0.0.1:${ready.port}`,
+          port: ready.port,
+          grpcPort: ready.grpcPort,
+          ready,
+          stderr: () => stderr,
+          close,
+        });
       } catch {
         void close();
         reject(new Error(`${script} printed no ready line: ${line}\n${stderr}`));

@@ -66,27 +66,32 @@ export function secretForms(secret: string): Array<[form: string, text: string]>
  */
 export async function expectSecretContained(secret: string | readonly string[], places: SecretPlaces): Promise<void> {
   const haystacks: Array<[where: string, text: string]> = [];
-  const results = Array.isArray(places.results) ? places.results.map((r, i) => [`result #${i}`, r] as const) : Object.entries(places.results ?? {});
+  const results = Array.isArray(places.results)
+    ? places.results.map((r, i) => [`result #${i}`, r] as const)
+    : Object.entries(places.results ?? {});
   for (const [label, r] of results) haystacks.push([`stdout of ${label}`, r.stdout], [`stderr of ${label}`, r.stderr]);
   for (const file of places.files ?? []) haystacks.push([`file ${file}`, await readFile(file, 'utf8')]);
   for (const [label, text] of Object.entries(places.texts ?? {})) haystacks.push([label, text]);
   (places.requests ?? []).forEach((q, i) => {
     const name = `request #${i} (${q.method ? `${q.method} ` : ''}${q.path})`;
     haystacks.push([`path of ${name}`, q.path]);
-    for (const [header, value] of Object.entries(q.headers)) if (value !== undefined) haystacks.push([`header ${header} of ${name}`, String(value)]);
+    for (const [header, value] of Object.entries(q.headers))
+      if (value !== undefined) haystacks.push([`header ${header} of ${name}`, String(value)]);
   });
   const found: string[] = [];
   for (const s of typeof secret === 'string' ? [secret] : secret) {
     for (const [form, text] of secretForms(s)) {
       for (const [where, haystack] of haystacks) {
         const at = haystack.toLowerCase().indexOf(text.toLowerCase());
-        if (at >= 0) found.push(`${JSON.stringify(s)} (${form}) in ${where}: …${haystack.slice(Math.max(0, at - 40), at + text.length + 40)}…`);
+        if (at >= 0)
+          found.push(
+            `${JSON.stringify(s)} (${form}) in ${where}: …${haystack.slice(Math.max(0, at - 40), at + text.length + 40)}…`,
+          );
       }
     }
   }
   expect(found, `a secret leaked:\n${found.join('\n')}`).toEqual([]);
 }
-
 
 /**
  * No cut-short echo of `secret` in `texts`: no run of `min` (12) or more of its characters that
@@ -101,7 +106,10 @@ export async function expectNoCutShortEcho(secret: string, texts: Record<string,
       for (const form of [run, encodeURIComponent(run)]) {
         for (const [where, text] of Object.entries(texts)) {
           const at = text.toLowerCase().indexOf(form.toLowerCase());
-          if (at >= 0) found.push(`${JSON.stringify(form)} (${k} characters) in ${where}: …${text.slice(Math.max(0, at - 30), at + form.length + 30)}…`);
+          if (at >= 0)
+            found.push(
+              `${JSON.stringify(form)} (${k} characters) in ${where}: …${text.slice(Math.max(0, at - 30), at + form.length + 30)}…`,
+            );
         }
       }
     }
@@ -114,7 +122,9 @@ export async function expectNoCutShortEcho(secret: string, texts: Record<string,
 export function errorText(error: unknown): string {
   const seen: string[] = [];
   for (let e: unknown = error, depth = 0; e && depth < 8; depth++) {
-    seen.push(`${String((e as Error).message)} ${String((e as Error).stack)} ${JSON.stringify(e, Object.getOwnPropertyNames(e))}`);
+    seen.push(
+      `${String((e as Error).message)} ${String((e as Error).stack)} ${JSON.stringify(e, Object.getOwnPropertyNames(e))}`,
+    );
     e = (e as { cause?: unknown }).cause;
   }
   return seen.join('\n');

@@ -1,5 +1,11 @@
 import { once } from 'node:events';
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { Agent } from 'undici';
@@ -107,16 +113,22 @@ afterAll(async () => {
 
 describe('cardUrlsFor', () => {
   it('with cardPath: "" the URL is the card whatever its path; another cardPath is joined as the SDK resolvers join relative_card_path', () => {
-    expect(cardUrlsFor('https://x.example/v1/projects/p/agents/a/v1/card', '')).toEqual(['https://x.example/v1/projects/p/agents/a/v1/card']);
+    expect(cardUrlsFor('https://x.example/v1/projects/p/agents/a/v1/card', '')).toEqual([
+      'https://x.example/v1/projects/p/agents/a/v1/card',
+    ]);
     expect(cardUrlsFor('https://x.example/v1/card?alt=json#f', '')).toEqual(['https://x.example/v1/card?alt=json']);
     expect(cardUrlsFor('https://x.example/agents/a/', '/card')).toEqual(['https://x.example/agents/a/card']);
     expect(cardUrlsFor('https://x.example/agents/a', 'v1/card')).toEqual(['https://x.example/agents/a/v1/card']);
-    expect(cardUrlsFor('https://x.example', '.well-known/agent.json')).toEqual(['https://x.example/.well-known/agent.json']);
+    expect(cardUrlsFor('https://x.example', '.well-known/agent.json')).toEqual([
+      'https://x.example/.well-known/agent.json',
+    ]);
   });
 
   it('uses a .json URL as-is', () => {
     expect(cardUrlsFor('https://a.example/cards/echo.json')).toEqual(['https://a.example/cards/echo.json']);
-    expect(cardUrlsFor('https://a.example/.well-known/agent-card.json#x')).toEqual(['https://a.example/.well-known/agent-card.json']);
+    expect(cardUrlsFor('https://a.example/.well-known/agent-card.json#x')).toEqual([
+      'https://a.example/.well-known/agent-card.json',
+    ]);
   });
 
   it('appends the well-known paths to a base URL, stripping a trailing slash', () => {
@@ -189,7 +201,10 @@ describe('fetchCard', () => {
 
   it('does not try the legacy path after a non-404 failure', async () => {
     const s = await serve((_req, res) => json(res, 500, {}));
-    expect(await rejection(fetchCard(s.origin, { ...OPTS, retries: 0 }))).toMatchObject({ code: 'unreachable', status: 500 });
+    expect(await rejection(fetchCard(s.origin, { ...OPTS, retries: 0 }))).toMatchObject({
+      code: 'unreachable',
+      status: 500,
+    });
     expect(s.paths).toEqual(['/.well-known/agent-card.json']);
   });
 
@@ -198,14 +213,28 @@ describe('fetchCard', () => {
     const error = await rejection(fetchCard(s.origin, OPTS));
     expect(error).toBeInstanceOf(FetchError);
     expect(error).toMatchObject({ code: 'unreachable', status: 404 });
-    expect(error.message).toBe(`${s.origin}/.well-known/agent-card.json: not found (404); ${s.origin}/.well-known/agent.json: not found (404) either`);
-    expect((error as FetchError).data?.tried).toEqual([`${s.origin}/.well-known/agent-card.json`, `${s.origin}/.well-known/agent.json`]);
+    expect(error.message).toBe(
+      `${s.origin}/.well-known/agent-card.json: not found (404); ${s.origin}/.well-known/agent.json: not found (404) either`,
+    );
+    expect((error as FetchError).data?.tried).toEqual([
+      `${s.origin}/.well-known/agent-card.json`,
+      `${s.origin}/.well-known/agent.json`,
+    ]);
     expect(s.paths).toHaveLength(2);
   });
 
   it('versionRefusalOf: the JSON-RPC and google.rpc.ErrorInfo VersionNotSupported forms, nothing else', () => {
-    expect(versionRefusalOf({ jsonrpc: '2.0', id: null, error: { code: -32009, message: 'no 1.1' } })).toBe('VersionNotSupported (-32009): no 1.1');
-    expect(versionRefusalOf({ error: { code: 400, details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'VERSION_NOT_SUPPORTED' }] } })).toBe('VERSION_NOT_SUPPORTED');
+    expect(versionRefusalOf({ jsonrpc: '2.0', id: null, error: { code: -32009, message: 'no 1.1' } })).toBe(
+      'VersionNotSupported (-32009): no 1.1',
+    );
+    expect(
+      versionRefusalOf({
+        error: {
+          code: 400,
+          details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'VERSION_NOT_SUPPORTED' }],
+        },
+      }),
+    ).toBe('VERSION_NOT_SUPPORTED');
     expect(versionRefusalOf({ code: -32009, message: 'no 0.3' })).toBe('VersionNotSupported (-32009): no 0.3');
     expect(versionRefusalOf({ error: { code: -32600, message: 'bad' } })).toBeUndefined();
     expect(versionRefusalOf({ error: { code: 400, details: [{ reason: 'OTHER' }] } })).toBeUndefined();
@@ -242,11 +271,16 @@ describe('fetchCard', () => {
 
   it('503 with Retry-After is asked again after that pause; retries: 0 asks once', async () => {
     let calls = 0;
-    const s = await serve((_req, res) => (++calls === 1 ? json(res, 503, {}, { 'retry-after': '0' }) : json(res, 200, CARD)));
+    const s = await serve((_req, res) =>
+      ++calls === 1 ? json(res, 503, {}, { 'retry-after': '0' }) : json(res, 200, CARD),
+    );
     expect((await fetchCard(`${s.origin}/card.json`, OPTS)).body).toEqual(CARD);
     expect(s.paths).toHaveLength(2);
     calls = 0;
-    expect(await rejection(fetchCard(`${s.origin}/card.json`, { ...OPTS, retries: 0 }))).toMatchObject({ code: 'unreachable', status: 503 });
+    expect(await rejection(fetchCard(`${s.origin}/card.json`, { ...OPTS, retries: 0 }))).toMatchObject({
+      code: 'unreachable',
+      status: 503,
+    });
     expect(s.paths).toHaveLength(3);
   });
 
@@ -254,15 +288,23 @@ describe('fetchCard', () => {
     const s = await serve((_req, res) => json(res, 503, {}, { 'retry-after': '3' }));
     const error = await rejection(fetchCard(`${s.origin}/card.json`, { ...OPTS, timeoutMs: 2000 }));
     // The status error, not a timeout: it did not sleep into the deadline.
-    expect(error).toMatchObject({ code: 'unreachable', status: 503, message: `${s.origin}/card.json: unexpected status 503` });
+    expect(error).toMatchObject({
+      code: 'unreachable',
+      status: 503,
+      message: `${s.origin}/card.json: unexpected status 503`,
+    });
     expect(s.paths).toHaveLength(1);
   });
 
   it('429 is retried; 400 and a POST answered 503 are not', async () => {
-    const s = await serve((req, res) => json(res, req.url === '/busy' ? 429 : req.url === '/bad' ? 400 : 503, {}, { 'retry-after': '0' }));
+    const s = await serve((req, res) =>
+      json(res, req.url === '/busy' ? 429 : req.url === '/bad' ? 400 : 503, {}, { 'retry-after': '0' }),
+    );
     expect(await rejection(requestJson(`${s.origin}/busy`, { retries: 1 }))).toMatchObject({ status: 429 });
     expect(await rejection(requestJson(`${s.origin}/bad`, {}))).toMatchObject({ status: 400 });
-    expect(await rejection(requestJson(`${s.origin}/rpc`, { method: 'POST', body: {} }))).toMatchObject({ status: 503 });
+    expect(await rejection(requestJson(`${s.origin}/rpc`, { method: 'POST', body: {} }))).toMatchObject({
+      status: 503,
+    });
     expect(s.paths).toEqual(['/busy', '/busy', '/bad', '/rpc']);
   });
 
@@ -280,7 +322,9 @@ describe('fetchCard', () => {
   it('DNS failure (a .invalid host) is unreachable naming the URL', async () => {
     const error = await rejection(fetchCard('https://agent.invalid/', OPTS));
     expect(error).toMatchObject({ code: 'unreachable' });
-    expect(error.message).toMatch(/^https:\/\/agent\.invalid\/\.well-known\/agent-card\.json: (host not found \(ENOTFOUND\)|DNS lookup failed \(EAI_AGAIN\))$/);
+    expect(error.message).toMatch(
+      /^https:\/\/agent\.invalid\/\.well-known\/agent-card\.json: (host not found \(ENOTFOUND\)|DNS lookup failed \(EAI_AGAIN\))$/,
+    );
   });
 
   it('HTTP_PROXY / HTTPS_PROXY send requests through a CONNECT proxy; NO_PROXY hosts go direct', async () => {
@@ -288,7 +332,8 @@ describe('fetchCard', () => {
     const proxy = await startConnectProxy();
     const saved = { ...process.env };
     try {
-      for (const name of ['HTTP_PROXY', 'http_proxy', 'HTTPS_PROXY', 'https_proxy', 'NO_PROXY', 'no_proxy']) delete process.env[name];
+      for (const name of ['HTTP_PROXY', 'http_proxy', 'HTTPS_PROXY', 'https_proxy', 'NO_PROXY', 'no_proxy'])
+        delete process.env[name];
       process.env.HTTP_PROXY = proxy.origin;
       await closeDefaultDispatcher();
       expect((await fetchCard(`${target.origin}/card.json`, OPTS)).body).toEqual(CARD);
@@ -313,12 +358,17 @@ describe('fetchCard', () => {
     await once(silent, 'listening');
     const saved = { ...process.env };
     try {
-      for (const name of ['HTTP_PROXY', 'http_proxy', 'HTTPS_PROXY', 'https_proxy', 'NO_PROXY', 'no_proxy']) delete process.env[name];
+      for (const name of ['HTTP_PROXY', 'http_proxy', 'HTTPS_PROXY', 'https_proxy', 'NO_PROXY', 'no_proxy'])
+        delete process.env[name];
       process.env.HTTPS_PROXY = `http://user:hunter2@127.0.0.1:${(silent.address() as AddressInfo).port}`;
       await closeDefaultDispatcher();
-      const error = await fetchCard('https://agent.example/card.json', { ...OPTS, timeoutMs: 300 }).catch((e: unknown) => e);
+      const error = await fetchCard('https://agent.example/card.json', { ...OPTS, timeoutMs: 300 }).catch(
+        (e: unknown) => e,
+      );
       expect(error).toMatchObject({ code: 'timeout', hint: expect.stringMatching(/a proxy is set \(HTTPS_PROXY\)/) });
-      expect(JSON.stringify([String(error), (error as Error).stack, (error as { hint: string }).hint])).not.toContain('hunter2');
+      expect(JSON.stringify([String(error), (error as Error).stack, (error as { hint: string }).hint])).not.toContain(
+        'hunter2',
+      );
       // Before: a graceful close waited for the CONNECT the proxy never answered (5 minutes).
       await closeDefaultDispatcher();
     } finally {
@@ -331,7 +381,11 @@ describe('fetchCard', () => {
   it('a proxy variable that is not an http(s) URL is a usage error naming it, without its value', async () => {
     const saved = { ...process.env };
     try {
-      for (const [name, value] of [['HTTP_PROXY', 'not a url'], ['https_proxy', 'http://u:pw-secret@[::1'], ['HTTPS_PROXY', 'socks5://127.0.0.1:1080']]) {
+      for (const [name, value] of [
+        ['HTTP_PROXY', 'not a url'],
+        ['https_proxy', 'http://u:pw-secret@[::1'],
+        ['HTTPS_PROXY', 'socks5://127.0.0.1:1080'],
+      ]) {
         for (const n of ['HTTP_PROXY', 'http_proxy', 'HTTPS_PROXY', 'https_proxy']) delete process.env[n];
         process.env[name!] = value;
         await closeDefaultDispatcher();
@@ -485,7 +539,9 @@ describe('fetchCard', () => {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(big) });
       res.end(big);
     });
-    expect(await rejection(fetchCard(`${s.origin}/card.json`, { ...OPTS, maxBytes: 1000 }))).toMatchObject({ code: 'card-invalid' });
+    expect(await rejection(fetchCard(`${s.origin}/card.json`, { ...OPTS, maxBytes: 1000 }))).toMatchObject({
+      code: 'card-invalid',
+    });
   });
 
   it('text/html is card-invalid; +json types and a missing type are accepted', async () => {
@@ -535,7 +591,9 @@ describe('fetchCard', () => {
     expect(error).toMatchObject({ code: 'insecure-url' });
     expect(attempts()).toBe(0);
     // With allowHttp the policy passes and a connection is attempted (the test connector refuses it).
-    const allowed = await rejection(fetchCard('http://example.invalid/card.json', { ...OPTS, dispatcher, allowHttp: true }));
+    const allowed = await rejection(
+      fetchCard('http://example.invalid/card.json', { ...OPTS, dispatcher, allowHttp: true }),
+    );
     expect(allowed).toMatchObject({ code: 'unreachable' });
     expect(attempts()).toBe(1);
     // Loopback is always allowed.
@@ -570,8 +628,12 @@ describe('fetchCard', () => {
       else setTimeout(() => waiting.includes(answer) && release(), 2_000);
     });
     const n = 2 * limit;
-    const results = await mapSettled(Array.from({ length: n }), limit, () => fetchCard(`${s.origin}/card.json`, { ...OPTS, concurrency: limit }));
-    expect(results.every((r) => r.status === 'fulfilled' && JSON.stringify(r.value.body) === JSON.stringify(CARD))).toBe(true);
+    const results = await mapSettled(Array.from({ length: n }), limit, () =>
+      fetchCard(`${s.origin}/card.json`, { ...OPTS, concurrency: limit }),
+    );
+    expect(
+      results.every((r) => r.status === 'fulfilled' && JSON.stringify(r.value.body) === JSON.stringify(CARD)),
+    ).toBe(true);
     expect(maxInFlight).toBe(limit);
     expect(s.connections()).toBe(limit);
     // Then a sequential batch on the warm pool: no new connection.
@@ -585,7 +647,7 @@ describe('fetchCard', () => {
 });
 
 describe('fetchCard and the connection pool', () => {
-  it('resolves only once its connection is free again: a request made right then leaves at once instead of queueing behind the caller\'s CPU work', async () => {
+  it("resolves only once its connection is free again: a request made right then leaves at once instead of queueing behind the caller's CPU work", async () => {
     // undici returns a kept-alive socket to its pool one event-loop turn after the response. Were
     // fetchCard to resolve before that turn, a verify slot would check its card (CPU) and queue its
     // next request behind the whole batch of cards read in the same turn (docs/performance.md).
@@ -602,7 +664,9 @@ describe('fetchCard and the connection pool', () => {
 
   it('a proxy that refuses the tunnel (407) is named as such, with the proxy hint', async () => {
     const proxy = createServer((_req, res) => res.writeHead(405).end());
-    proxy.on('connect', (_req, socket: Socket) => socket.end('HTTP/1.1 407 Proxy Authentication Required\r\ncontent-length: 0\r\n\r\n'));
+    proxy.on('connect', (_req, socket: Socket) =>
+      socket.end('HTTP/1.1 407 Proxy Authentication Required\r\ncontent-length: 0\r\n\r\n'),
+    );
     servers.push(proxy);
     proxy.listen(0, '127.0.0.1');
     await once(proxy, 'listening');
@@ -610,7 +674,9 @@ describe('fetchCard and the connection pool', () => {
     process.env.HTTPS_PROXY = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
     try {
       await closeDefaultDispatcher(); // the shared dispatcher reads the proxy variables when made
-      const error = await fetchCard('https://agent.example/card.json', { ...OPTS, concurrency: 3 }).catch((e: unknown) => e);
+      const error = await fetchCard('https://agent.example/card.json', { ...OPTS, concurrency: 3 }).catch(
+        (e: unknown) => e,
+      );
       expect(error).toBeInstanceOf(FetchError);
       expect((error as FetchError).message).toMatch(/the proxy refused the tunnel \(HTTP 407\)/);
       expect((error as FetchError).hint).toMatch(/the proxy wants credentials: give them in the proxy URL/);
@@ -638,7 +704,9 @@ describe('fetchCard and the connection pool', () => {
         throw Object.assign(new Error('open failed'), { code: 'EMFILE' });
       },
     } as unknown as Agent;
-    const error = await fetchCard('http://127.0.0.1:9/card.json', { ...OPTS, dispatcher: failing }).catch((e: unknown) => e);
+    const error = await fetchCard('http://127.0.0.1:9/card.json', { ...OPTS, dispatcher: failing }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(FetchError);
     expect((error as FetchError).message).toMatch(/too many open files \(EMFILE\)/);
     expect((error as FetchError).hint).toMatch(/lower --concurrency.*ulimit -n/);
@@ -689,7 +757,12 @@ describe('requestJson', () => {
     expect(got).toEqual({ url: `${s.origin}/rpc?x=1`, status: 200, body: { ok: true } });
     const [req] = s.seen;
     expect(req).toMatchObject({ method: 'POST', url: '/rpc?x=1', body: '{"jsonrpc":"2.0","id":1,"method":"M"}' });
-    expect(req!.headers).toMatchObject({ 'a2a-version': '1.0', accept: 'application/a2a+json', 'x-key': 'k', 'content-type': 'application/json' });
+    expect(req!.headers).toMatchObject({
+      'a2a-version': '1.0',
+      accept: 'application/a2a+json',
+      'x-key': 'k',
+      'content-type': 'application/json',
+    });
     expect(req!.headers['user-agent']).toMatch(/^a2a-lock\//);
 
     await requestJson(`${s.origin}/get`, {});
@@ -704,16 +777,30 @@ describe('requestJson', () => {
       res.writeHead(400, { 'content-type': 'text/html' });
       res.end('<h1>bad</h1>');
     });
-    expect(await requestJson(`${s.origin}/json`, { acceptErrorStatus: [400] })).toEqual({ url: `${s.origin}/json`, status: 400, body: { error: { code: 400 } } });
-    expect(await rejection(requestJson(`${s.origin}/html`, { acceptErrorStatus: [400] }))).toMatchObject({ code: 'unreachable', status: 400, message: `${s.origin}/html: unexpected status 400` });
+    expect(await requestJson(`${s.origin}/json`, { acceptErrorStatus: [400] })).toEqual({
+      url: `${s.origin}/json`,
+      status: 400,
+      body: { error: { code: 400 } },
+    });
+    expect(await rejection(requestJson(`${s.origin}/html`, { acceptErrorStatus: [400] }))).toMatchObject({
+      code: 'unreachable',
+      status: 400,
+      message: `${s.origin}/html: unexpected status 400`,
+    });
     expect(await rejection(requestJson(`${s.origin}/json`, {}))).toMatchObject({ code: 'unreachable', status: 400 });
   });
 
   it('followRedirects: false refuses any redirect without contacting the target', async () => {
     const target = await serve((_req, res) => json(res, 200, CARD));
     const s = await serve((_req, res) => redirect(res, 302, `${target.origin}/x`));
-    const error = await rejection(requestJson(`${s.origin}/a`, { followRedirects: false, headers: { Authorization: 'Bearer t0ken' } }));
-    expect(error).toMatchObject({ code: 'unreachable', status: 302, message: `${s.origin}/a: redirect (302) refused: credentials are never sent across a redirect` });
+    const error = await rejection(
+      requestJson(`${s.origin}/a`, { followRedirects: false, headers: { Authorization: 'Bearer t0ken' } }),
+    );
+    expect(error).toMatchObject({
+      code: 'unreachable',
+      status: 302,
+      message: `${s.origin}/a: redirect (302) refused: credentials are never sent across a redirect`,
+    });
     expect(target.paths).toEqual([]);
   });
 
@@ -731,8 +818,12 @@ describe('requestJson', () => {
 
   it('redactQueryParams hides secret query values in errors and in the returned url', async () => {
     const s = await serve((req, res) => (req.url!.startsWith('/ok') ? json(res, 200, {}) : json(res, 500, {})));
-    expect((await requestJson(`${s.origin}/ok?key=SeCrEt&x=1`, { redactQueryParams: ['key'] })).url).toBe(`${s.origin}/ok?key=***&x=1`);
-    const error = await rejection(requestJson(`${s.origin}/fail?key=SeCrEt`, { redactQueryParams: ['key'], retries: 0 }));
+    expect((await requestJson(`${s.origin}/ok?key=SeCrEt&x=1`, { redactQueryParams: ['key'] })).url).toBe(
+      `${s.origin}/ok?key=***&x=1`,
+    );
+    const error = await rejection(
+      requestJson(`${s.origin}/fail?key=SeCrEt`, { redactQueryParams: ['key'], retries: 0 }),
+    );
     expect(error.message).toBe(`${s.origin}/fail?key=***: unexpected status 500`);
     const bad = await rejection(requestJson('nonsense?key=SeCrEt', { redactQueryParams: ['key'] }));
     expect(bad).toMatchObject({ code: 'insecure-url' });
@@ -740,28 +831,44 @@ describe('requestJson', () => {
   });
 
   it('bad caller input is a UsageError that never shows a header value', async () => {
-    const e1 = await rejection(requestJson('http://127.0.0.1:9/x', { headers: { Authorization: 'Bearer abc\r\nX-Evil: 1' } }));
+    const e1 = await rejection(
+      requestJson('http://127.0.0.1:9/x', { headers: { Authorization: 'Bearer abc\r\nX-Evil: 1' } }),
+    );
     expect(e1).toBeInstanceOf(UsageError);
     expect(e1.message).toBe('the value of the Authorization header contains a line break or control character');
-    expect(await rejection(requestJson('http://127.0.0.1:9/x', { headers: { 'Bad Name': 'v' } }))).toBeInstanceOf(UsageError);
-    expect(await rejection(requestJson('http://127.0.0.1:9/x', { headers: { Host: 'evil' } }))).toBeInstanceOf(UsageError);
+    expect(await rejection(requestJson('http://127.0.0.1:9/x', { headers: { 'Bad Name': 'v' } }))).toBeInstanceOf(
+      UsageError,
+    );
+    expect(await rejection(requestJson('http://127.0.0.1:9/x', { headers: { Host: 'evil' } }))).toBeInstanceOf(
+      UsageError,
+    );
     expect(await rejection(requestJson('http://127.0.0.1:9/x', { body: { a: 1 } }))).toBeInstanceOf(UsageError);
   });
 
   it('keeps the card rules: URL policy before connecting, deadline, body limit, JSON object', async () => {
     const { dispatcher, attempts } = recordingDispatcher();
-    expect(await rejection(requestJson('http://example.invalid/rpc', { method: 'POST', body: {}, dispatcher }))).toMatchObject({ code: 'insecure-url' });
+    expect(
+      await rejection(requestJson('http://example.invalid/rpc', { method: 'POST', body: {}, dispatcher })),
+    ).toMatchObject({ code: 'insecure-url' });
     expect(attempts()).toBe(0);
     const s = await serve((req, res) => {
       if (req.url === '/slow') return void setTimeout(() => json(res, 200, {}), 1000);
       if (req.url === '/big') return json(res, 200, { pad: 'x'.repeat(2000) });
       json(res, 200, [1]);
     });
-    expect(await rejection(requestJson(`${s.origin}/slow`, { timeoutMs: 150 }))).toMatchObject({ code: 'timeout', message: `${s.origin}/slow: no response within 150 ms` });
-    expect(await rejection(requestJson(`${s.origin}/big`, { maxBytes: 1000, subject: 'extended card' }))).toMatchObject({
-      code: 'card-invalid',
-      message: `${s.origin}/big: extended card larger than 1000 bytes`,
+    expect(await rejection(requestJson(`${s.origin}/slow`, { timeoutMs: 150 }))).toMatchObject({
+      code: 'timeout',
+      message: `${s.origin}/slow: no response within 150 ms`,
     });
-    expect(await rejection(requestJson(`${s.origin}/array`, {}))).toMatchObject({ code: 'card-invalid', message: `${s.origin}/array: response is not a JSON object` });
+    expect(await rejection(requestJson(`${s.origin}/big`, { maxBytes: 1000, subject: 'extended card' }))).toMatchObject(
+      {
+        code: 'card-invalid',
+        message: `${s.origin}/big: extended card larger than 1000 bytes`,
+      },
+    );
+    expect(await rejection(requestJson(`${s.origin}/array`, {}))).toMatchObject({
+      code: 'card-invalid',
+      message: `${s.origin}/array: response is not a JSON object`,
+    });
   });
 });

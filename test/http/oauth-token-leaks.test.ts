@@ -25,8 +25,15 @@ beforeAll(async () => {
 });
 afterAll(() => servers.close());
 
-const json = (status: number, body: unknown) => (res: http.ServerResponse) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-const grant = (clientAuth?: 'form') => ({ tokenUrl, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, scopes: ['a2a.read'], ...(clientAuth ? { clientAuth } : {}) });
+const json = (status: number, body: unknown) => (res: http.ServerResponse) =>
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+const grant = (clientAuth?: 'form') => ({
+  tokenUrl,
+  clientId: CLIENT_ID,
+  clientSecret: CLIENT_SECRET,
+  scopes: ['a2a.read'],
+  ...(clientAuth ? { clientAuth } : {}),
+});
 
 describe('the client secret in what the token endpoint answers', () => {
   it('an OAuth error code that is the client secret is not quoted', async () => {
@@ -53,11 +60,13 @@ describe('the client secret in what the token endpoint answers', () => {
     expect(error).toMatchObject({ code: 'unreachable', message: expect.stringMatching(/access_token/) });
     expect(errorText(error)).not.toContain(CLIENT_SECRET);
     answer = json(200, { access_token: `Bearer.${CLIENT_SECRET}`, token_type: 'Bearer' });
-    await expect(new ClientCredentialsTokens(fetch).token(grant('form'))).rejects.toMatchObject({ code: 'unreachable' });
+    await expect(new ClientCredentialsTokens(fetch).token(grant('form'))).rejects.toMatchObject({
+      code: 'unreachable',
+    });
   });
 });
 
-describe('the client secret in what the application\'s fetch throws', () => {
+describe("the client secret in what the application's fetch throws", () => {
   it('an error quoting the request (its Basic header, its form body) is redacted in the cause', async () => {
     const quoting: typeof fetch = async (url, init) => {
       throw new Error(`could not POST ${String(url)} with ${JSON.stringify(init?.headers)} and ${String(init?.body)}`);
@@ -97,6 +106,8 @@ describe('loopback is what the resolver pins to loopback', () => {
     }
     // Loopback itself still is.
     answer = json(200, { access_token: 'loop', token_type: 'Bearer' });
-    await expect(new ClientCredentialsTokens(fetch).token({ ...grant(), tokenUrl: tokenUrl.replace('127.0.0.1', 'localhost') })).resolves.toBe('loop');
+    await expect(
+      new ClientCredentialsTokens(fetch).token({ ...grant(), tokenUrl: tokenUrl.replace('127.0.0.1', 'localhost') }),
+    ).resolves.toBe('loop');
   });
 });

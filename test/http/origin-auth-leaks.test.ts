@@ -28,23 +28,49 @@ afterAll(async () => {
   await closeDefaultDispatcher();
 });
 
-const headersOf = (req: http.IncomingMessage) => `${req.headers.authorization ?? ''} ${req.headers['x-serverless-authorization'] ?? ''}`;
-const json = (res: http.ServerResponse, status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-const bearer = () => originAuthenticator({ [origin]: { bearer: { env: 'ORIGIN_TOKEN' } } }, { env: { ORIGIN_TOKEN: PLATFORM } });
-const header = () => originAuthenticator({ [origin]: { header: { name: 'X-Serverless-Authorization', env: 'ORIGIN_TOKEN', prefix: 'Bearer ' } } }, { env: { ORIGIN_TOKEN: PLATFORM } });
+const headersOf = (req: http.IncomingMessage) =>
+  `${req.headers.authorization ?? ''} ${req.headers['x-serverless-authorization'] ?? ''}`;
+const json = (res: http.ServerResponse, status: number, body: unknown) =>
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+const bearer = () =>
+  originAuthenticator({ [origin]: { bearer: { env: 'ORIGIN_TOKEN' } } }, { env: { ORIGIN_TOKEN: PLATFORM } });
+const header = () =>
+  originAuthenticator(
+    { [origin]: { header: { name: 'X-Serverless-Authorization', env: 'ORIGIN_TOKEN', prefix: 'Bearer ' } } },
+    { env: { ORIGIN_TOKEN: PLATFORM } },
+  );
 
 describe('a platform credential echoed by the agent', () => {
   it('a card request refused for its version, the refusal quoting the Authorization header: not printed', async () => {
-    echo = (req, res) => json(res, 400, { code: -32009, message: `version ${String(req.headers['a2a-version'])} not supported for ${headersOf(req)}` });
-    const error = await fetchCard(`${origin}/v1/card`, { versionHeader: '1.0', cardPath: '', platformAuth: bearer() }).catch((e: unknown) => e);
+    echo = (req, res) =>
+      json(res, 400, {
+        code: -32009,
+        message: `version ${String(req.headers['a2a-version'])} not supported for ${headersOf(req)}`,
+      });
+    const error = await fetchCard(`${origin}/v1/card`, {
+      versionHeader: '1.0',
+      cardPath: '',
+      platformAuth: bearer(),
+    }).catch((e: unknown) => e);
     expect(error).toMatchObject({ name: 'CardVersionRefusedError' });
     expect((error as Error).message).toMatch(/VersionNotSupported \(-32009\): version 1\.0 not supported for/);
     expect(errorText(error)).not.toContain(PLATFORM);
   });
 
   it('an extended card request answered by a JSON-RPC error quoting the platform header: not printed', async () => {
-    echo = (req, res) => json(res, 200, { jsonrpc: '2.0', id: 1, error: { code: -32603, message: `internal error for ${headersOf(req)}` } });
-    const error = await fetchExtendedCard({ url: `${origin}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0', credentials: [], platformAuth: header() }).catch((e: unknown) => e);
+    echo = (req, res) =>
+      json(res, 200, {
+        jsonrpc: '2.0',
+        id: 1,
+        error: { code: -32603, message: `internal error for ${headersOf(req)}` },
+      });
+    const error = await fetchExtendedCard({
+      url: `${origin}/a2a/jsonrpc`,
+      protocolBinding: 'JSONRPC',
+      protocolVersion: '1.0',
+      credentials: [],
+      platformAuth: header(),
+    }).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'unreachable', message: expect.stringMatching(/internal error for/) });
     expect(errorText(error)).not.toContain(PLATFORM);
   });
@@ -53,15 +79,33 @@ describe('a platform credential echoed by the agent', () => {
 describe('a header prefix that is not a header value', () => {
   it('a prefix with a line break or control character is refused before sending, the value not quoted', async () => {
     for (const prefix of ['Bearer\r\nX-Injected: 1\r\n', 'Bearer\u0000', 'Bearer\u007f ']) {
-      const auth = originAuthenticator({ [origin]: { header: { name: 'X-Serverless-Authorization', env: 'ORIGIN_TOKEN', prefix } } }, { env: { ORIGIN_TOKEN: PLATFORM } });
-      const error = await auth.headersFor({ url: new URL(`${origin}/v1/card`), method: 'GET', headers: {}, body: undefined }).catch((e: unknown) => e);
+      const auth = originAuthenticator(
+        { [origin]: { header: { name: 'X-Serverless-Authorization', env: 'ORIGIN_TOKEN', prefix } } },
+        { env: { ORIGIN_TOKEN: PLATFORM } },
+      );
+      const error = await auth
+        .headersFor({ url: new URL(`${origin}/v1/card`), method: 'GET', headers: {}, body: undefined })
+        .catch((e: unknown) => e);
       expect(error).toMatchObject({ code: 'usage', message: expect.stringMatching(/control character/) });
       expect(errorText(error)).not.toContain(PLATFORM);
     }
   });
 
   it('the manifest refuses such a prefix (a2a.json is pull-request content)', () => {
-    const manifest = (prefix: string) => JSON.stringify({ profile: { bindings: ['JSONRPC'], versions: ['1.0'], accepts: ['text/plain'], sends: ['text/plain'], streaming: false }, agents: {}, originAuth: { 'https://run.example': { header: { name: 'X-Serverless-Authorization', env: 'ORIGIN_TOKEN', prefix } } } });
+    const manifest = (prefix: string) =>
+      JSON.stringify({
+        profile: {
+          bindings: ['JSONRPC'],
+          versions: ['1.0'],
+          accepts: ['text/plain'],
+          sends: ['text/plain'],
+          streaming: false,
+        },
+        agents: {},
+        originAuth: {
+          'https://run.example': { header: { name: 'X-Serverless-Authorization', env: 'ORIGIN_TOKEN', prefix } },
+        },
+      });
     expect(() => parseManifest(manifest('Bearer '), 'a2a.json')).not.toThrow();
     expect(() => parseManifest(manifest('Bearer\r\n'), 'a2a.json')).toThrow(/prefix/);
     expect(() => parseManifest(manifest('\u001b]8;;https://evil.example\u0007Bearer '), 'a2a.json')).toThrow(/prefix/);
@@ -69,26 +113,56 @@ describe('a header prefix that is not a header value', () => {
 });
 
 describe('a card that quotes the credential its request carried', () => {
-  const card = (description: string) => ({ name: 'Echo', description, version: '1.0.0', supportedInterfaces: [], capabilities: {}, defaultInputModes: ['text/plain'], defaultOutputModes: ['text/plain'], skills: [] });
+  const card = (description: string) => ({
+    name: 'Echo',
+    description,
+    version: '1.0.0',
+    supportedInterfaces: [],
+    capabilities: {},
+    defaultInputModes: ['text/plain'],
+    defaultOutputModes: ['text/plain'],
+    skills: [],
+  });
 
   it('a public card fetched with originAuth whose text holds the platform value is refused (it would be written to the lockfile)', async () => {
     echo = (req, res) => json(res, 200, card(`served to ${headersOf(req)}`));
-    const error = await fetchCard(`${origin}/v1/card`, { versionHeader: '1.0', cardPath: '', platformAuth: bearer() }).catch((e: unknown) => e);
+    const error = await fetchCard(`${origin}/v1/card`, {
+      versionHeader: '1.0',
+      cardPath: '',
+      platformAuth: bearer(),
+    }).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'card-invalid', message: expect.stringMatching(/quotes the credential/) });
     expect(errorText(error)).not.toContain(PLATFORM);
     // The same card without the value is read.
     echo = (_req, res) => json(res, 200, card('served'));
-    await expect(fetchCard(`${origin}/v1/card`, { versionHeader: '1.0', cardPath: '', platformAuth: bearer() })).resolves.toMatchObject({ body: { description: 'served' } });
+    await expect(
+      fetchCard(`${origin}/v1/card`, { versionHeader: '1.0', cardPath: '', platformAuth: bearer() }),
+    ).resolves.toMatchObject({ body: { description: 'served' } });
   });
 
-  it('an extended card whose text holds the agent\'s bearer or the platform value is refused', async () => {
+  it("an extended card whose text holds the agent's bearer or the platform value is refused", async () => {
     const credentials = [placeCredential({ type: 'http', scheme: 'Bearer' }, 'agent-own-bearer-Secret-31')];
-    echo = (req, res) => json(res, 200, { jsonrpc: '2.0', id: 1, result: card(`for ${String(req.headers.authorization)}`) });
-    const error = await fetchExtendedCard({ url: `${origin}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0', credentials }).catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: 'card-invalid', message: expect.stringMatching(/holds the credential it was fetched with/) });
+    echo = (req, res) =>
+      json(res, 200, { jsonrpc: '2.0', id: 1, result: card(`for ${String(req.headers.authorization)}`) });
+    const error = await fetchExtendedCard({
+      url: `${origin}/a2a/jsonrpc`,
+      protocolBinding: 'JSONRPC',
+      protocolVersion: '1.0',
+      credentials,
+    }).catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      code: 'card-invalid',
+      message: expect.stringMatching(/holds the credential it was fetched with/),
+    });
     expect(errorText(error)).not.toContain('agent-own-bearer-Secret-31');
     echo = (req, res) => json(res, 200, { jsonrpc: '2.0', id: 1, result: card(`for ${headersOf(req)}`) });
-    const platform = await fetchExtendedCard({ url: `${origin}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0', credentials, platformAuth: header() }).catch((e: unknown) => e);
+    const platform = await fetchExtendedCard({
+      url: `${origin}/a2a/jsonrpc`,
+      protocolBinding: 'JSONRPC',
+      protocolVersion: '1.0',
+      credentials,
+      platformAuth: header(),
+    }).catch((e: unknown) => e);
     expect(platform).toMatchObject({ code: 'card-invalid' });
     expect(errorText(platform)).not.toContain(PLATFORM);
   });
@@ -101,12 +175,29 @@ it('what the authenticator keeps to redact stays bounded as values rotate (a lon
     env.ORIGIN_TOKEN = `rotating-token-${i}`;
     await auth.headersFor({ url: new URL(`${origin}/a2a`), method: 'GET', headers: {}, body: undefined });
   }
-  expect(auth.sentSecrets()).toEqual(['Bearer rotating-token-49', 'rotating-token-49', 'Bearer rotating-token-48', 'rotating-token-48']);
+  expect(auth.sentSecrets()).toEqual([
+    'Bearer rotating-token-49',
+    'rotating-token-49',
+    'Bearer rotating-token-48',
+    'rotating-token-48',
+  ]);
 });
 
 it('an originAuth key at http://<name>.localhost is refused by the manifest, and (from a lockfile) gets no header', async () => {
-  const manifest = JSON.stringify({ profile: { bindings: ['JSONRPC'], versions: ['1.0'], accepts: ['text/plain'], sends: ['text/plain'], streaming: false }, agents: {}, originAuth: { 'http://run.localhost:8080': { bearer: { env: 'T' } } } });
+  const manifest = JSON.stringify({
+    profile: {
+      bindings: ['JSONRPC'],
+      versions: ['1.0'],
+      accepts: ['text/plain'],
+      sends: ['text/plain'],
+      streaming: false,
+    },
+    agents: {},
+    originAuth: { 'http://run.localhost:8080': { bearer: { env: 'T' } } },
+  });
   expect(() => parseManifest(manifest, 'a2a.json')).toThrow(/plain http only to a loopback host/);
   const auth = originAuthenticator({ 'http://run.localhost:8080': { bearer: { env: 'T' } } }, { env: { T: PLATFORM } });
-  await expect(auth.headersFor({ url: new URL('http://run.localhost:8080/a2a'), method: 'GET', headers: {}, body: undefined })).resolves.toBeUndefined();
+  await expect(
+    auth.headersFor({ url: new URL('http://run.localhost:8080/a2a'), method: 'GET', headers: {}, body: undefined }),
+  ).resolves.toBeUndefined();
 });

@@ -17,7 +17,11 @@ const SETTINGS: AgentSettings = { ...DEFAULT_PROFILE, credentials: ['key'] };
 const SOURCES = { key: { env: 'RESEARCH_KEY' } };
 
 /** The keyed worked example with an extended card. */
-function raw(patch: (c: Json) => void = () => { /* unchanged */ }): Json {
+function raw(
+  patch: (c: Json) => void = () => {
+    /* unchanged */
+  },
+): Json {
   return keyedWorkedExample((c) => {
     c.capabilities.extendedAgentCard = true;
     patch(c);
@@ -37,16 +41,28 @@ function entryFor(json: Json, extendedDescription = 'extended'): LockEntry {
     integrity: integrityOf(json),
     snapshot: json,
     plans,
-    extended: { resolved: 'https://research.example.com/a2a/v1', integrity: integrityOf(extended), snapshot: extended, signature: { status: 'absent' } },
+    extended: {
+      resolved: 'https://research.example.com/a2a/v1',
+      integrity: integrityOf(extended),
+      snapshot: extended,
+      signature: { status: 'absent' },
+    },
   } as LockEntry;
 }
 
 function lockOf(agents: Record<string, LockEntry>): Lockfile {
-  return { lockfileVersion: 1, agents, settings: Object.fromEntries(Object.keys(agents).map((n) => [n, SETTINGS])) } as unknown as Lockfile;
+  return {
+    lockfileVersion: 1,
+    agents,
+    settings: Object.fromEntries(Object.keys(agents).map((n) => [n, SETTINGS])),
+  } as unknown as Lockfile;
 }
 
 function manifestOf(credentials: Record<string, { env: string }>): Manifest {
-  return { profile: DEFAULT_PROFILE, agents: { research: { card: CARD_URL, skills: ['market-size'], credentials } } } as unknown as Manifest;
+  return {
+    profile: DEFAULT_PROFILE,
+    agents: { research: { card: CARD_URL, skills: ['market-size'], credentials } },
+  } as unknown as Manifest;
 }
 
 /** The extended card's routes of `entry` (what verify would send). */
@@ -62,9 +78,17 @@ describe('the base gate', () => {
   });
 
   it('withholds a new origin, the scheme placed otherwise, another secret variable, and everything for an agent the base did not lock', () => {
-    const moved = entryFor(raw((c) => { for (const i of c.supportedInterfaces) i.url = i.url.replace('research.example.com', 'evil.example.net'); }));
+    const moved = entryFor(
+      raw((c) => {
+        for (const i of c.supportedInterfaces) i.url = i.url.replace('research.example.com', 'evil.example.net');
+      }),
+    );
     expect(withheldRoutes(gate, extendedOf(moved), SOURCES).map((r) => r.origin)).toEqual(['https://evil.example.net']);
-    const query = entryFor(raw((c) => { c.securitySchemes.key = { apiKeySecurityScheme: { location: 'query', name: 'key' } }; }));
+    const query = entryFor(
+      raw((c) => {
+        c.securitySchemes.key = { apiKeySecurityScheme: { location: 'query', name: 'key' } };
+      }),
+    );
     expect(withheldRoutes(gate, extendedOf(query), SOURCES)).toHaveLength(1);
     expect(withheldRoutes(gate, extendedOf(base), { key: { env: 'OTHER_SECRET' } })).toHaveLength(1);
     const absent = gateFromBase('newcomer', lockOf({ research: base }), manifestOf(SOURCES));
@@ -93,16 +117,42 @@ describe('the base gate', () => {
 });
 
 describe('withUnchecked', () => {
-  const routeNew = { reason: 'credential-route-new' as const, message: 'm', routes: [{ origin: 'https://evil.example.net', scheme: 'key' }] };
+  const routeNew = {
+    reason: 'credential-route-new' as const,
+    message: 'm',
+    routes: [{ origin: 'https://evil.example.net', scheme: 'key' }],
+  };
 
   it('turns ok and changed into unchecked (exit 0, 1 under --strict); keeps drift; credential-unset stays ok', () => {
     const ok = withUnchecked(okReport(), routeNew);
-    expect(ok).toMatchObject({ status: 'unchecked', exitCode: ExitCode.Ok, unchecked: 'm', reason: 'credential-route-new', routes: routeNew.routes });
+    expect(ok).toMatchObject({
+      status: 'unchecked',
+      exitCode: ExitCode.Ok,
+      unchecked: 'm',
+      reason: 'credential-route-new',
+      routes: routeNew.routes,
+    });
     expect(strictExitCode(ok, false)).toBe(ExitCode.Ok);
     expect(strictExitCode(ok, true)).toBe(ExitCode.Drift);
-    expect(withUnchecked(changedReport({ change: 'descriptive', cardChanges: [], warnings: [] }), { reason: 'base-unreadable', message: 'b' })).toMatchObject({ status: 'unchecked', change: 'descriptive' });
-    expect(withUnchecked(driftReport({ drift: [{ skill: 's', field: 'url', locked: 'a', fresh: 'b' }], warnings: [] }), routeNew)).toMatchObject({ status: 'drift', exitCode: ExitCode.Drift, reason: 'credential-route-new' });
-    expect(withUnchecked(okReport(), { reason: 'credential-unset', message: 'u' })).toEqual({ status: 'ok', exitCode: ExitCode.Ok, warnings: [], unchecked: 'u', reason: 'credential-unset' });
+    expect(
+      withUnchecked(changedReport({ change: 'descriptive', cardChanges: [], warnings: [] }), {
+        reason: 'base-unreadable',
+        message: 'b',
+      }),
+    ).toMatchObject({ status: 'unchecked', change: 'descriptive' });
+    expect(
+      withUnchecked(
+        driftReport({ drift: [{ skill: 's', field: 'url', locked: 'a', fresh: 'b' }], warnings: [] }),
+        routeNew,
+      ),
+    ).toMatchObject({ status: 'drift', exitCode: ExitCode.Drift, reason: 'credential-route-new' });
+    expect(withUnchecked(okReport(), { reason: 'credential-unset', message: 'u' })).toEqual({
+      status: 'ok',
+      exitCode: ExitCode.Ok,
+      warnings: [],
+      unchecked: 'u',
+      reason: 'credential-unset',
+    });
     expect(withUnchecked(okReport(), undefined)).toEqual(okReport());
   });
 });

@@ -81,8 +81,13 @@ beforeAll(async () => {
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   dir = mkdtempSync(join(tmpdir(), 'a2a-concurrency-'));
-  const agents = Object.fromEntries(Array.from({ length: N }, (_, i) => [`agent-${i}`, { card: `${origin}/agents/${i}`, skills: ['s'] }]));
-  writeFileSync(join(dir, 'a2a.json'), JSON.stringify({ profile: { bindings: ['JSONRPC'], versions: ['1.0'], accepts: ['application/json'] }, agents }));
+  const agents = Object.fromEntries(
+    Array.from({ length: N }, (_, i) => [`agent-${i}`, { card: `${origin}/agents/${i}`, skills: ['s'] }]),
+  );
+  writeFileSync(
+    join(dir, 'a2a.json'),
+    JSON.stringify({ profile: { bindings: ['JSONRPC'], versions: ['1.0'], accepts: ['application/json'] }, agents }),
+  );
 });
 
 afterAll(async () => {
@@ -98,13 +103,17 @@ describe('agents in flight against one host', () => {
     gate = DEFAULT_CONCURRENCY;
     const lock = await measure(async () => expect((await runLock(options())).exitCode).toBe(0));
     expect(lock).toEqual({ maxInFlight: DEFAULT_CONCURRENCY, connections: DEFAULT_CONCURRENCY });
-    const verify = await measure(async () => expect((await runVerify(options(), { agents: [], offline: false, strict: false })).exitCode).toBe(0));
+    const verify = await measure(async () =>
+      expect((await runVerify(options(), { agents: [], offline: false, strict: false })).exitCode).toBe(0),
+    );
     expect(verify).toEqual({ maxInFlight: DEFAULT_CONCURRENCY, connections: DEFAULT_CONCURRENCY });
   });
 
   it('--concurrency 8 keeps 8 in flight over 8 connections', async () => {
     gate = 8;
-    const verify = await measure(async () => expect((await runVerify(options(8), { agents: [], offline: false, strict: false })).exitCode).toBe(0));
+    const verify = await measure(async () =>
+      expect((await runVerify(options(8), { agents: [], offline: false, strict: false })).exitCode).toBe(0),
+    );
     expect(verify).toEqual({ maxInFlight: 8, connections: 8 });
   });
 });
@@ -118,8 +127,12 @@ describe('agents on several hosts', () => {
         const s = createServer((req, res) => {
           const i = Number(/^\/agents\/(\d+)\//.exec(req.url ?? '')?.[1]);
           setTimeout(() => {
-            const body = card(i).split(origin).join(`http://127.0.0.1:${(s.address() as AddressInfo).port}`);
-            res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
+            const body = card(i)
+              .split(origin)
+              .join(`http://127.0.0.1:${(s.address() as AddressInfo).port}`);
+            res
+              .writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) })
+              .end(body);
           }, 20);
         });
         s.on('connection', () => opened++);
@@ -129,8 +142,18 @@ describe('agents on several hosts', () => {
     );
     const hostDir = mkdtempSync(join(tmpdir(), 'a2a-hosts-'));
     try {
-      const agents = Object.fromEntries(hosts.flatMap((h, k) => Array.from({ length: 36 }, (_, i) => [`h${k}-${i}`, { card: `${h.origin}/agents/${i}`, skills: ['s'] }])));
-      writeFileSync(join(hostDir, 'a2a.json'), JSON.stringify({ profile: { bindings: ['JSONRPC'], versions: ['1.0'], accepts: ['application/json'] }, agents }));
+      const agents = Object.fromEntries(
+        hosts.flatMap((h, k) =>
+          Array.from({ length: 36 }, (_, i) => [`h${k}-${i}`, { card: `${h.origin}/agents/${i}`, skills: ['s'] }]),
+        ),
+      );
+      writeFileSync(
+        join(hostDir, 'a2a.json'),
+        JSON.stringify({
+          profile: { bindings: ['JSONRPC'], versions: ['1.0'], accepts: ['application/json'] },
+          agents,
+        }),
+      );
       const opts = { ...options(12), manifest: join(hostDir, 'a2a.json'), cwd: hostDir };
       expect((await runLock(opts)).exitCode).toBe(0);
       await closeFetcher();

@@ -21,7 +21,15 @@ const raw = keyedWorkedExample;
 function entryFor(json: Json): LockEntry {
   const card = normalizeCard(json, { source: CARD_URL, baseUrl: CARD_URL }).card;
   const { plans } = negotiateSkills(card, ['market-size'], SETTINGS);
-  return { card: CARD_URL, resolved: CARD_URL, a2aVersion: '1.0', version: String(json.version), integrity: integrityOf(json), snapshot: json, plans };
+  return {
+    card: CARD_URL,
+    resolved: CARD_URL,
+    a2aVersion: '1.0',
+    version: String(json.version),
+    integrity: integrityOf(json),
+    snapshot: json,
+    plans,
+  };
 }
 
 describe('credentialRoutes', () => {
@@ -35,9 +43,23 @@ describe('credentialRoutes', () => {
 
   it('another origin, or the same scheme placed differently, is a new destination', () => {
     const base = credentialRoutes(entryFor(raw()), SETTINGS);
-    const moved = credentialRoutes(entryFor(raw((c) => { for (const i of c.supportedInterfaces) i.url = i.url.replace('research.example.com', 'evil.example.net'); })), SETTINGS);
+    const moved = credentialRoutes(
+      entryFor(
+        raw((c) => {
+          for (const i of c.supportedInterfaces) i.url = i.url.replace('research.example.com', 'evil.example.net');
+        }),
+      ),
+      SETTINGS,
+    );
     expect(uncoveredRoutes(base, moved).map((r) => r.origin)).toContain('https://evil.example.net');
-    const query = credentialRoutes(entryFor(raw((c) => { c.securitySchemes.key = { apiKeySecurityScheme: { location: 'query', name: 'k' } }; })), SETTINGS);
+    const query = credentialRoutes(
+      entryFor(
+        raw((c) => {
+          c.securitySchemes.key = { apiKeySecurityScheme: { location: 'query', name: 'k' } };
+        }),
+      ),
+      SETTINGS,
+    );
     expect(uncoveredRoutes(base, query).length).toBeGreaterThan(0);
   });
 
@@ -50,43 +72,86 @@ describe('credentialRoutes', () => {
 describe('an OAuth client credentials token URL is a credential destination', () => {
   const TOKEN_URL = 'https://auth.research.example.com/oauth/token';
   const oauth = (tokenUrl: string) => (c: Json) => {
-    c.securitySchemes.key = { oauth2SecurityScheme: { flows: { clientCredentials: { tokenUrl, scopes: { read: 'read' } } } } };
+    c.securitySchemes.key = {
+      oauth2SecurityScheme: { flows: { clientCredentials: { tokenUrl, scopes: { read: 'read' } } } },
+    };
   };
   const cardOf = (json: Json) => normalizeCard(json, { source: CARD_URL, baseUrl: CARD_URL }).card;
 
   it('a token route per plan scheme; a card that moves the token URL (even its path) is high new-credential-destination in a2a diff', () => {
     const base = entryFor(raw(oauth(TOKEN_URL)));
     const routes = credentialRoutes(base, SETTINGS);
-    expect(routes.filter((r) => r.purpose === 'token')).toEqual([{ purpose: 'token', skill: 'market-size', origin: 'https://auth.research.example.com', scheme: 'key', placement: { tokenUrl: TOKEN_URL } }]);
+    expect(routes.filter((r) => r.purpose === 'token')).toEqual([
+      {
+        purpose: 'token',
+        skill: 'market-size',
+        origin: 'https://auth.research.example.com',
+        scheme: 'key',
+        placement: { tokenUrl: TOKEN_URL },
+      },
+    ]);
     for (const moved of ['https://evil.example.net/oauth/token', 'https://auth.research.example.com/other/token']) {
       const head = entryFor(raw(oauth(moved)));
-      expect(uncoveredRoutes(routes, credentialRoutes(head, SETTINGS))).toEqual([expect.objectContaining({ purpose: 'token', placement: { tokenUrl: moved } })]);
+      expect(uncoveredRoutes(routes, credentialRoutes(head, SETTINGS))).toEqual([
+        expect.objectContaining({ purpose: 'token', placement: { tokenUrl: moved } }),
+      ]);
       const { risks } = assessRisks({ entry: base, settings: SETTINGS }, { entry: head, settings: SETTINGS });
-      expect(risks).toContainEqual(expect.objectContaining({ code: 'new-credential-destination', level: 'high', message: expect.stringContaining(`key client secret → ${moved} (OAuth token request, plan market-size)`) }));
+      expect(risks).toContainEqual(
+        expect.objectContaining({
+          code: 'new-credential-destination',
+          level: 'high',
+          message: expect.stringContaining(`key client secret → ${moved} (OAuth token request, plan market-size)`),
+        }),
+      );
     }
   });
 
   it('verify: a served card whose token URL moved is drift of the locked plan', () => {
     const base = entryFor(raw(oauth(TOKEN_URL)));
     expect(schemeDrift(base.plans, cardOf(raw(oauth(TOKEN_URL))), cardOf(raw(oauth(TOKEN_URL))))).toEqual([]);
-    expect(schemeDrift(base.plans, cardOf(raw(oauth(TOKEN_URL))), cardOf(raw(oauth('https://evil.example.net/token'))))).toEqual([expect.objectContaining({ skill: 'market-size', field: 'securitySchemes.key' })]);
+    expect(
+      schemeDrift(base.plans, cardOf(raw(oauth(TOKEN_URL))), cardOf(raw(oauth('https://evil.example.net/token')))),
+    ).toEqual([expect.objectContaining({ skill: 'market-size', field: 'securitySchemes.key' })]);
   });
 
   it('the pull-request gate withholds the client secret from a token URL the base lockfile did not have', () => {
-    const base: Lockfile = { lockfileVersion: 1, settings: { research: SETTINGS }, agents: { research: entryFor(raw(oauth(TOKEN_URL))) } } as Lockfile;
-    const manifest = { profile: DEFAULT_PROFILE, agents: { research: { card: CARD_URL, skills: ['market-size'], credentials: { key: { oauth: { clientId: { env: 'CID' }, clientSecret: { env: 'CSECRET' } } } } } } } as unknown as Manifest;
+    const base: Lockfile = {
+      lockfileVersion: 1,
+      settings: { research: SETTINGS },
+      agents: { research: entryFor(raw(oauth(TOKEN_URL))) },
+    } as Lockfile;
+    const manifest = {
+      profile: DEFAULT_PROFILE,
+      agents: {
+        research: {
+          card: CARD_URL,
+          skills: ['market-size'],
+          credentials: { key: { oauth: { clientId: { env: 'CID' }, clientSecret: { env: 'CSECRET' } } } },
+        },
+      },
+    } as unknown as Manifest;
     const gate = gateFromBase('research', base, manifest);
     const sources = manifest.agents.research!.credentials;
     const same = credentialRoutes(entryFor(raw(oauth(TOKEN_URL))), SETTINGS);
     expect(withheldRoutes(gate, same, sources)).toEqual([]);
     const moved = credentialRoutes(entryFor(raw(oauth('https://evil.example.net/token'))), SETTINGS);
-    expect(withheldRoutes(gate, moved, sources)).toEqual([expect.objectContaining({ purpose: 'token', origin: 'https://evil.example.net' })]);
+    expect(withheldRoutes(gate, moved, sources)).toEqual([
+      expect.objectContaining({ purpose: 'token', origin: 'https://evil.example.net' }),
+    ]);
     // The extended card's request (what a verify run sends credentials along): its token route is gated alike.
-    const route = { iface: { url: 'https://research.example.com/a2a', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }, requirement: { key: ['read'] } } as unknown as ExtendedRoute;
+    const route = {
+      iface: { url: 'https://research.example.com/a2a', protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+      requirement: { key: ['read'] },
+    } as unknown as ExtendedRoute;
     const extended = (url: string) => extendedRoutes(route, cardOf(raw(oauth(url))).securitySchemes);
     expect(extended(TOKEN_URL).map((r) => r.purpose)).toEqual(['extended', 'token']);
-    expect(withheldRoutes(gate, extended('https://evil.example.net/token'), sources)).toEqual([expect.objectContaining({ purpose: 'token', origin: 'https://evil.example.net' })]);
+    expect(withheldRoutes(gate, extended('https://evil.example.net/token'), sources)).toEqual([
+      expect.objectContaining({ purpose: 'token', origin: 'https://evil.example.net' }),
+    ]);
     // Another secret variable for the same token URL is withheld too.
-    expect(withheldRoutes(gate, same, { key: { oauth: { clientId: { env: 'CID' }, clientSecret: { env: 'OTHER' } } } }).length).toBeGreaterThan(0);
+    expect(
+      withheldRoutes(gate, same, { key: { oauth: { clientId: { env: 'CID' }, clientSecret: { env: 'OTHER' } } } })
+        .length,
+    ).toBeGreaterThan(0);
   });
 });

@@ -21,12 +21,20 @@ describe('withFileLock', () => {
     const events: string[] = [];
     const holder = (name: string) => async () => {
       events.push(`${name} start`);
-      expect(JSON.parse(await readFile(`${target}.lock`, 'utf8'))).toMatchObject({ pid: process.pid, hostname: hostname() });
+      expect(JSON.parse(await readFile(`${target}.lock`, 'utf8'))).toMatchObject({
+        pid: process.pid,
+        hostname: hostname(),
+      });
       await new Promise((r) => setTimeout(r, 80));
       events.push(`${name} end`);
       return name;
     };
-    expect(await Promise.all([withFileLock(target, holder('a'), { pollMs: 10 }), withFileLock(target, holder('b'), { pollMs: 10 })])).toEqual(['a', 'b']);
+    expect(
+      await Promise.all([
+        withFileLock(target, holder('a'), { pollMs: 10 }),
+        withFileLock(target, holder('b'), { pollMs: 10 }),
+      ]),
+    ).toEqual(['a', 'b']);
     expect(events).toEqual(['a start', 'a end', 'b start', 'b end']);
     expect(existsSync(`${target}.lock`)).toBe(false);
   });
@@ -42,10 +50,15 @@ describe('withFileLock', () => {
     const lock = JSON.stringify({ pid: process.pid, hostname: hostname(), nonce: 'x' });
     await writeFile(`${target}.lock`, lock);
     let ran = false;
-    const error = await withFileLock(target, async () => (ran = true), { waitMs: 150, pollMs: 20 }).catch((e: unknown) => e);
+    const error = await withFileLock(target, async () => (ran = true), { waitMs: 150, pollMs: 20 }).catch(
+      (e: unknown) => e,
+    );
     expect(ran).toBe(false);
     expect(error).toBeInstanceOf(A2aLockError);
-    expect(error).toMatchObject({ code: 'write-failed', message: `${target}: locked by process ${process.pid} on ${hostname()} (${target}.lock); waited 150 ms` });
+    expect(error).toMatchObject({
+      code: 'write-failed',
+      message: `${target}: locked by process ${process.pid} on ${hostname()} (${target}.lock); waited 150 ms`,
+    });
     expect((error as A2aLockError).hint).toContain(`delete ${target}.lock`);
     expect(await readFile(`${target}.lock`, 'utf8')).toBe(lock);
   });
@@ -61,7 +74,9 @@ describe('withFileLock', () => {
   it('an empty lock file (a run killed before writing its pid) is taken over once old; a young one is waited for', async () => {
     const target = join(dir, 'unwritten.json');
     await writeFile(`${target}.lock`, '');
-    await expect(withFileLock(target, async () => 'early', { waitMs: 200, pollMs: 20 })).rejects.toMatchObject({ code: 'write-failed' });
+    await expect(withFileLock(target, async () => 'early', { waitMs: 200, pollMs: 20 })).rejects.toMatchObject({
+      code: 'write-failed',
+    });
     const old = new Date(Date.now() - UNWRITTEN_STALE_MS - 1000);
     await utimes(`${target}.lock`, old, old);
     expect(await withFileLock(target, async () => 'taken', { waitMs: 200, pollMs: 20 })).toBe('taken');
@@ -71,7 +86,10 @@ describe('withFileLock', () => {
   it('a directory where the lock file belongs: write-failed naming it, at once', async () => {
     const target = join(dir, 'dir-lock.json');
     await mkdir(`${target}.lock`);
-    await expect(withFileLock(target, async () => 'never', { waitMs: 60_000 })).rejects.toMatchObject({ code: 'write-failed', message: expect.stringContaining(`${target}.lock exists but is not a lock file that can be read (EISDIR)`) });
+    await expect(withFileLock(target, async () => 'never', { waitMs: 60_000 })).rejects.toMatchObject({
+      code: 'write-failed',
+      message: expect.stringContaining(`${target}.lock exists but is not a lock file that can be read (EISDIR)`),
+    });
   });
 
   it('a directory where no lock can be made (missing) runs unlocked: the write reports its own error', async () => {

@@ -20,9 +20,12 @@ type Json = Record<string, any>;
 
 const CARD_URL = 'https://research.example.com/.well-known/agent-card.json';
 
-
 /** A manifest like the issue's example. */
-function manifestJson(patch: (m: Json) => void = () => { /* unchanged */ }): Json {
+function manifestJson(
+  patch: (m: Json) => void = () => {
+    /* unchanged */
+  },
+): Json {
   const m: Json = {
     profile: {
       bindings: ['JSONRPC', 'HTTP+JSON'],
@@ -52,7 +55,9 @@ function buildLock(): Lockfile {
   const settings = agentSettings(manifest, 'research-agent');
   const snapshot = workedExample();
   const { card } = normalizeCard(snapshot, { source: CARD_URL, baseUrl: CARD_URL });
-  const result = negotiate(card, 'market-size', profileOf(settings), settings.credentials, { versionRange: settings.versionRange! });
+  const result = negotiate(card, 'market-size', profileOf(settings), settings.credentials, {
+    versionRange: settings.versionRange!,
+  });
   if (!result.plan) throw new Error(result.refusal.message);
   return {
     lockfileVersion: 1,
@@ -75,7 +80,11 @@ function buildLock(): Lockfile {
 function reversedKeys<T>(value: T): T {
   if (Array.isArray(value)) return value.map(reversedKeys) as T;
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).reverse().map(([k, v]) => [k, reversedKeys(v)])) as T;
+    return Object.fromEntries(
+      Object.entries(value)
+        .reverse()
+        .map(([k, v]) => [k, reversedKeys(v)]),
+    ) as T;
   }
   return value;
 }
@@ -132,7 +141,11 @@ describe('serializeLockfile', () => {
     const parsed = JSON.parse(text) as Json;
     expectSortedKeys(parsed);
     expect(Object.keys(parsed)).toEqual(['agents', 'lockfileVersion', 'settings']);
-    expect(parsed.agents['research-agent'].snapshot.supportedInterfaces.map((i: Json) => i.protocolBinding)).toEqual(['JSONRPC', 'GRPC', 'JSONRPC']);
+    expect(parsed.agents['research-agent'].snapshot.supportedInterfaces.map((i: Json) => i.protocolBinding)).toEqual([
+      'JSONRPC',
+      'GRPC',
+      'JSONRPC',
+    ]);
     expect(parsed.settings['research-agent'].bindings).toEqual(['JSONRPC', 'HTTP+JSON']);
   });
 
@@ -165,7 +178,12 @@ describe('serializeLockfile', () => {
       acceptedOutputModes: ['application/json'],
       delivery: 'stream',
       extensions: ['https://example.com/ext/citations/v1'],
-      fallbacks: { interfaces: [{ url: 'https://research.example.com/a2a/legacy', protocolBinding: 'JSONRPC', protocolVersion: '0.3' }], delivery: ['poll'] },
+      fallbacks: {
+        interfaces: [
+          { url: 'https://research.example.com/a2a/legacy', protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
+        ],
+        delivery: ['poll'],
+      },
     });
   });
 });
@@ -192,7 +210,15 @@ describe('parseLockfile', () => {
   it('merge-conflict markers → lockfile-invalid "merge conflict"', () => {
     const text = serializeLockfile(buildLock());
     const lines = text.split('\n');
-    const conflicted = [...lines.slice(0, 3), '<<<<<<< HEAD', lines[3], '=======', lines[3]!.replace('"', '"x'), '>>>>>>> feature', ...lines.slice(4)].join('\n');
+    const conflicted = [
+      ...lines.slice(0, 3),
+      '<<<<<<< HEAD',
+      lines[3],
+      '=======',
+      lines[3]!.replace('"', '"x'),
+      '>>>>>>> feature',
+      ...lines.slice(4),
+    ].join('\n');
     const e = lockError(conflicted);
     expect(e.message).toContain('merge conflict');
     expect(e.message).toContain('a2a.lock.json');
@@ -219,7 +245,9 @@ describe('parseLockfile', () => {
     expect(lockError('{\n  "lockfileVersion": 1,\n  oops\n}\n').message).toMatch(/invalid JSON at line 3 column \d+/);
     expect(lockError('').message).toContain('empty file');
     // Truncated: Node 20 gives no position for an early end; it is the end of the text.
-    expect(lockError('{\n  "lockfileVersion": 1,\n  "agents":  \n\n').message).toMatch(/invalid JSON at line 3 column 12$/);
+    expect(lockError('{\n  "lockfileVersion": 1,\n  "agents":  \n\n').message).toMatch(
+      /invalid JSON at line 3 column 12$/,
+    );
   });
 
   it('schema errors name the JSON path', () => {
@@ -258,7 +286,9 @@ describe('integrityOf', () => {
     const value = { b: 'é', a: [2, { d: 1, c: 2 }] };
     expect(canonicalJson(value)).toBe('{"a":[2,{"c":2,"d":1}],"b":"é"}');
     expect(integrityOf(value)).toBe('sha256-diEwDKXSDXqicw2NqAN09GFcyHydsDC1Fxwl7DYavO4=');
-    expect(integrityOf(value)).toBe(`sha256-${createHash('sha256').update('{"a":[2,{"c":2,"d":1}],"b":"é"}').digest('base64')}`);
+    expect(integrityOf(value)).toBe(
+      `sha256-${createHash('sha256').update('{"a":[2,{"c":2,"d":1}],"b":"é"}').digest('base64')}`,
+    );
   });
 
   it('is independent of key order, but not of array order or values', () => {
@@ -275,10 +305,24 @@ describe('integrityOf', () => {
 
 describe('parseManifest', () => {
   it('accepts the issue example, with defaults filled in', () => {
-    const m = parseManifest(JSON.stringify(manifestJson((x) => delete x.agents['research-agent'].credentials)), 'a2a.json');
+    const m = parseManifest(
+      JSON.stringify(manifestJson((x) => delete x.agents['research-agent'].credentials)),
+      'a2a.json',
+    );
     expect(m.agents['research-agent']!.credentials).toEqual({});
-    const minimal = parseManifest(JSON.stringify({ profile: { bindings: ['JSONRPC'], versions: ['1.0'], accepts: ['text/plain'] } }), 'a2a.json');
-    expect(minimal.profile).toEqual({ bindings: ['JSONRPC'], versions: ['1.0'], accepts: ['text/plain'], sends: [], streaming: false, pushEndpoint: null, extensions: [] });
+    const minimal = parseManifest(
+      JSON.stringify({ profile: { bindings: ['JSONRPC'], versions: ['1.0'], accepts: ['text/plain'] } }),
+      'a2a.json',
+    );
+    expect(minimal.profile).toEqual({
+      bindings: ['JSONRPC'],
+      versions: ['1.0'],
+      accepts: ['text/plain'],
+      sends: [],
+      streaming: false,
+      pushEndpoint: null,
+      extensions: [],
+    });
     expect(minimal.agents).toEqual({});
   });
 
@@ -287,14 +331,21 @@ describe('parseManifest', () => {
     expect(e.path).toBe('$.agents["research-agent"].skills[1]');
     expect(e.message).toContain('skill id "__proto__" is not supported');
     // Other Object.prototype names are ordinary ids.
-    expect(() => parseManifest(JSON.stringify(manifestJson((m) => (m.agents['research-agent'].skills = ['constructor', 'toString']))), 'a2a.json')).not.toThrow();
+    expect(() =>
+      parseManifest(
+        JSON.stringify(manifestJson((m) => (m.agents['research-agent'].skills = ['constructor', 'toString']))),
+        'a2a.json',
+      ),
+    ).not.toThrow();
   });
 
   it('originAuth: an origin key (https, or http to loopback; no path) to one placement; cardPath a path; rebaseInterfaces a boolean', () => {
     const ok = manifestJson((m) => {
       m.originAuth = {
         'https://svc-abc-uc.a.run.app': { bearer: { env: 'CLOUD_RUN_ID_TOKEN' } },
-        'https://bedrock-agentcore.us-west-2.amazonaws.com': { awsSigV4: { region: 'us-west-2', service: 'bedrock-agentcore' } },
+        'https://bedrock-agentcore.us-west-2.amazonaws.com': {
+          awsSigV4: { region: 'us-west-2', service: 'bedrock-agentcore' },
+        },
         'http://127.0.0.1:8080': { header: { name: 'X-Serverless-Authorization', env: 'T', prefix: 'Bearer ' } },
       };
       m.agents['research-agent'].cardPath = '';
@@ -302,18 +353,38 @@ describe('parseManifest', () => {
     });
     expect(() => parseManifest(JSON.stringify(ok), 'a2a.json')).not.toThrow();
     const bad = (edit: (m: any) => void) => manifestError(manifestJson(edit));
-    expect(bad((m) => (m.originAuth = { 'https://svc.example/v1': { bearer: { env: 'T' } } })).message).toContain('must be an origin');
-    expect(bad((m) => (m.originAuth = { 'https://SVC.example': { bearer: { env: 'T' } } })).message).toContain('must be an origin');
-    expect(bad((m) => (m.originAuth = { 'http://svc.example': { bearer: { env: 'T' } } })).message).toContain('plain http only to a loopback host');
-    expect(bad((m) => (m.originAuth = { 'https://svc.example': { bearer: { env: 'T' }, header: { name: 'X', env: 'T' } } })).path).toBe('$.originAuth["https://svc.example"]');
-    expect(bad((m) => (m.originAuth = { 'https://svc.example': { bearer: { env: 'not a name' } } })).path).toBe('$.originAuth["https://svc.example"].bearer.env');
-    expect(bad((m) => (m.agents['research-agent'].cardPath = 'https://elsewhere.example/card')).message).toContain('must be a path');
+    expect(bad((m) => (m.originAuth = { 'https://svc.example/v1': { bearer: { env: 'T' } } })).message).toContain(
+      'must be an origin',
+    );
+    expect(bad((m) => (m.originAuth = { 'https://SVC.example': { bearer: { env: 'T' } } })).message).toContain(
+      'must be an origin',
+    );
+    expect(bad((m) => (m.originAuth = { 'http://svc.example': { bearer: { env: 'T' } } })).message).toContain(
+      'plain http only to a loopback host',
+    );
+    expect(
+      bad((m) => (m.originAuth = { 'https://svc.example': { bearer: { env: 'T' }, header: { name: 'X', env: 'T' } } }))
+        .path,
+    ).toBe('$.originAuth["https://svc.example"]');
+    expect(bad((m) => (m.originAuth = { 'https://svc.example': { bearer: { env: 'not a name' } } })).path).toBe(
+      '$.originAuth["https://svc.example"].bearer.env',
+    );
+    expect(bad((m) => (m.agents['research-agent'].cardPath = 'https://elsewhere.example/card')).message).toContain(
+      'must be a path',
+    );
     expect(bad((m) => (m.agents['research-agent'].cardPath = '../card')).message).toContain('must be a path');
-    expect(bad((m) => (m.agents['research-agent'].rebaseInterfaces = 'yes')).path).toBe('$.agents["research-agent"].rebaseInterfaces');
+    expect(bad((m) => (m.agents['research-agent'].rebaseInterfaces = 'yes')).path).toBe(
+      '$.agents["research-agent"].rebaseInterfaces',
+    );
   });
 
   it('allows $schema', () => {
-    expect(() => parseManifest(JSON.stringify(manifestJson((m) => (m.$schema = './node_modules/a2a-lock/schemas/a2a.schema.json'))), 'a2a.json')).not.toThrow();
+    expect(() =>
+      parseManifest(
+        JSON.stringify(manifestJson((m) => (m.$schema = './node_modules/a2a-lock/schemas/a2a.schema.json'))),
+        'a2a.json',
+      ),
+    ).not.toThrow();
   });
 
   it.each([
@@ -333,14 +404,18 @@ describe('parseManifest', () => {
 
   it('non-media-type accepts and sends are invalid', () => {
     expect(manifestError(manifestJson((m) => (m.profile.accepts = ['text']))).path).toBe('$.profile.accepts[0]');
-    expect(manifestError(manifestJson((m) => (m.profile.sends = ['text/plain', 'json']))).path).toBe('$.profile.sends[1]');
+    expect(manifestError(manifestJson((m) => (m.profile.sends = ['text/plain', 'json']))).path).toBe(
+      '$.profile.sends[1]',
+    );
     expect(manifestError(manifestJson((m) => (m.profile.sends = ['*/*']))).path).toBe('$.profile.sends[0]');
   });
 
   it('an agent profile may not accept anything either', () => {
     const e = manifestError(manifestJson((m) => (m.agents['research-agent'].profile = { accepts: ['*/*'] })));
     expect(e.path).toBe('$.agents["research-agent"].profile.accepts[0]');
-    expect(manifestError(manifestJson((m) => (m.agents['research-agent'].profile = { accepts: [] }))).path).toBe('$.agents["research-agent"].profile.accepts');
+    expect(manifestError(manifestJson((m) => (m.agents['research-agent'].profile = { accepts: [] }))).path).toBe(
+      '$.agents["research-agent"].profile.accepts',
+    );
   });
 
   it('unknown keys are rejected, naming the key and where it is', () => {
@@ -350,8 +425,12 @@ describe('parseManifest', () => {
     const inProfile = manifestError(manifestJson((m) => (m.profile.accept = ['text/plain'])));
     expect(inProfile.path).toBe('$.profile');
     expect(inProfile.message).toContain('"accept"');
-    expect(manifestError(manifestJson((m) => (m.agents['research-agent'].skill = 'x'))).path).toBe('$.agents["research-agent"]');
-    expect(manifestError(manifestJson((m) => (m.agents['research-agent'].credentials.bearer.value = 's3cret'))).path).toBe('$.agents["research-agent"].credentials.bearer');
+    expect(manifestError(manifestJson((m) => (m.agents['research-agent'].skill = 'x'))).path).toBe(
+      '$.agents["research-agent"]',
+    );
+    expect(
+      manifestError(manifestJson((m) => (m.agents['research-agent'].credentials.bearer.value = 's3cret'))).path,
+    ).toBe('$.agents["research-agent"].credentials.bearer');
   });
 
   it('a bad semver range is rejected at its path', () => {
@@ -370,18 +449,30 @@ describe('parseManifest', () => {
     expect(JSON.stringify(pasted.toJSON()) + pasted.message).not.toContain('topsecret-42');
     expect(manifestError(manifestJson((m) => (m.profile.versions = ['1']))).path).toBe('$.profile.versions[0]');
     expect(manifestError(manifestJson((m) => (m.profile.bindings = []))).path).toBe('$.profile.bindings');
-    expect(manifestError(manifestJson((m) => (m.profile.bindings = ['JSONRPC', 'JSONRPC']))).path).toBe('$.profile.bindings');
+    expect(manifestError(manifestJson((m) => (m.profile.bindings = ['JSONRPC', 'JSONRPC']))).path).toBe(
+      '$.profile.bindings',
+    );
     // skills: [] is the agent-level plan "*" (issue 14); a repeated skill is still an error.
-    expect(manifestError(manifestJson((m) => (m.agents['research-agent'].skills = ['a', 'a']))).path).toBe('$.agents["research-agent"].skills');
-    expect(manifestError(manifestJson((m) => (m.agents['research-agent'].credentials.bearer = { env: 'not a name' }))).path).toBe('$.agents["research-agent"].credentials.bearer.env');
+    expect(manifestError(manifestJson((m) => (m.agents['research-agent'].skills = ['a', 'a']))).path).toBe(
+      '$.agents["research-agent"].skills',
+    );
+    expect(
+      manifestError(manifestJson((m) => (m.agents['research-agent'].credentials.bearer = { env: 'not a name' }))).path,
+    ).toBe('$.agents["research-agent"].credentials.bearer.env');
     expect(manifestError(manifestJson((m) => delete m.profile)).path).toBe('$.profile');
   });
 
   it('bad JSON is a one-line error (with line and column when the parser reports a position)', () => {
-    expect(manifestError('{\n  "profile": {}\n  "agents": {}\n}').message).toBe('a2a.json: invalid JSON at line 3 column 3');
-    expect(manifestError('{\n<<<<<<< HEAD\n  "profile": {}\n=======\n  "profile": []\n>>>>>>> other\n}').message).toMatch(/^a2a\.json: git merge conflict markers at line 2 column 1: resolve the conflict$/);
+    expect(manifestError('{\n  "profile": {}\n  "agents": {}\n}').message).toBe(
+      'a2a.json: invalid JSON at line 3 column 3',
+    );
+    expect(
+      manifestError('{\n<<<<<<< HEAD\n  "profile": {}\n=======\n  "profile": []\n>>>>>>> other\n}').message,
+    ).toMatch(/^a2a\.json: git merge conflict markers at line 2 column 1: resolve the conflict$/);
     // A UTF-8 byte-order mark (some Windows editors write one) is skipped, as npm does.
-    expect(parseManifest(`\ufeff${JSON.stringify(manifestJson())}`, 'a2a.json')).toEqual(parseManifest(JSON.stringify(manifestJson()), 'a2a.json'));
+    expect(parseManifest(`\ufeff${JSON.stringify(manifestJson())}`, 'a2a.json')).toEqual(
+      parseManifest(JSON.stringify(manifestJson()), 'a2a.json'),
+    );
     // V8 reports no position for "Unexpected token": the message still names the file.
     expect(manifestError('{\n  "profile": ,\n}').message).toMatch(/^a2a\.json: invalid JSON/);
   });
@@ -428,7 +519,12 @@ describe('agentSettings', () => {
   });
 
   it('an agent pushEndpoint overrides a null top-level one', () => {
-    const m = parseManifest(JSON.stringify(manifestJson((x) => (x.agents['research-agent'].profile = { pushEndpoint: 'https://me.example.com/hook' }))), 'a2a.json');
+    const m = parseManifest(
+      JSON.stringify(
+        manifestJson((x) => (x.agents['research-agent'].profile = { pushEndpoint: 'https://me.example.com/hook' })),
+      ),
+      'a2a.json',
+    );
     expect(agentSettings(m, 'research-agent').pushEndpoint).toBe('https://me.example.com/hook');
   });
 });
@@ -441,7 +537,10 @@ describe('parseManifest: binding spelling', () => {
   });
 
   it('accepts a custom binding URI as written', () => {
-    const m = parseManifest(JSON.stringify(manifestJson((x) => (x.profile.bindings = ['https://example.com/bindings/websocket/v1']))), 'a2a.json');
+    const m = parseManifest(
+      JSON.stringify(manifestJson((x) => (x.profile.bindings = ['https://example.com/bindings/websocket/v1']))),
+      'a2a.json',
+    );
     expect(m.profile.bindings).toEqual(['https://example.com/bindings/websocket/v1']);
   });
 });
@@ -464,24 +563,45 @@ describe('duplicate keys in our own files', () => {
     expect(e).toBeInstanceOf(InvalidInputError);
     expect(e.code).toBe('manifest-invalid');
     expect(e.path).toBe('$.agents["research-agent"]');
-    const line = twice.split('\n').findIndex((l, i) => i > 0 && l.includes('"research-agent"') && twice.split('\n').slice(0, i).some((p) => p.includes('"research-agent"'))) + 1;
-    expect(e.message).toBe(`a2a.json $.agents["research-agent"]: duplicate key "research-agent" at line ${line}: a key may appear once in an object`);
+    const line =
+      twice.split('\n').findIndex(
+        (l, i) =>
+          i > 0 &&
+          l.includes('"research-agent"') &&
+          twice
+            .split('\n')
+            .slice(0, i)
+            .some((p) => p.includes('"research-agent"')),
+      ) + 1;
+    expect(e.message).toBe(
+      `a2a.json $.agents["research-agent"]: duplicate key "research-agent" at line ${line}: a key may appear once in an object`,
+    );
     expect(e.message).not.toContain('\n');
-    const inner = thrown(() => parseManifest('{"profile": {"bindings": ["JSONRPC"], "versions": ["1.0"], "accepts": ["text/plain"], "versions": ["0.3"]}, "agents": {}}', 'a2a.json'));
+    const inner = thrown(() =>
+      parseManifest(
+        '{"profile": {"bindings": ["JSONRPC"], "versions": ["1.0"], "accepts": ["text/plain"], "versions": ["0.3"]}, "agents": {}}',
+        'a2a.json',
+      ),
+    );
     expect(inner.path).toBe('$.profile.versions');
     expect(inner.message).toContain('at line 1');
   });
 
   it('a lockfile repeating a plan field is lockfile-invalid; an escaped spelling of the same key is the same key; strings that look like keys are not', () => {
-    const lock = '{\n  "agents": {\n    "a": {"plans": {"s": {"delivery": "poll",\n "delivery": "stream"}}}\n  },\n  "lockfileVersion": 1\n}';
+    const lock =
+      '{\n  "agents": {\n    "a": {"plans": {"s": {"delivery": "poll",\n "delivery": "stream"}}}\n  },\n  "lockfileVersion": 1\n}';
     const e = thrown(() => parseLockfile(lock, 'a2a.lock.json'));
     expect(e.code).toBe('lockfile-invalid');
     expect(e.path).toBe('$.agents.a.plans.s.delivery');
     expect(e.message).toContain('at line 4');
-    const escaped = thrown(() => parseLockfile('{"lockfileVersion": 1, "agents": {}, "lockfile\\u0056ersion": 1}', 'a2a.lock.json'));
+    const escaped = thrown(() =>
+      parseLockfile('{"lockfileVersion": 1, "agents": {}, "lockfile\\u0056ersion": 1}', 'a2a.lock.json'),
+    );
     expect(escaped.path).toBe('$.lockfileVersion');
     // Arrays count their elements; the same key in sibling objects, and keys inside strings, are fine.
-    const arrays = thrown(() => parseLockfile('{"x": [{"a": 1}, {"a": 1, "b": "\\"a\\": {", "b": 2}]}', 'a2a.lock.json'));
+    const arrays = thrown(() =>
+      parseLockfile('{"x": [{"a": 1}, {"a": 1, "b": "\\"a\\": {", "b": 2}]}', 'a2a.lock.json'),
+    );
     expect(arrays.path).toBe('$.x[1].b');
   });
 
@@ -495,21 +615,29 @@ describe('duplicate keys in our own files', () => {
   it('duplicateKey: the path and line of a repeat, whatever structure the strings before it spell', async () => {
     const { duplicateKey } = await import('../../src/json-document.js');
     // Strings full of brackets, commas, colons, quotes and backslashes: the scan jumps over them.
-    const tricky = fc.string({ unit: fc.constantFrom('{', '}', '[', ']', ',', ':', '"', '\\', '\n', 'a'), maxLength: 8 });
+    const tricky = fc.string({
+      unit: fc.constantFrom('{', '}', '[', ']', ',', ':', '"', '\\', '\n', 'a'),
+      maxLength: 8,
+    });
     fc.assert(
-      fc.property(fc.array(fc.dictionary(tricky, fc.oneof(tricky, fc.array(tricky))), { maxLength: 4 }), tricky, (before, key) => {
-        const k = JSON.stringify(key);
-        const text = `{"list": ${JSON.stringify(before, null, 2)},\n"x": [1, {${k}: 1,\n ${k}: 2}]}`;
-        const line = text.slice(0, text.lastIndexOf(`${k}: 2`)).split('\n').length;
-        expect(duplicateKey(text)).toEqual({ path: ['x', 1, key], line });
-      }),
+      fc.property(
+        fc.array(fc.dictionary(tricky, fc.oneof(tricky, fc.array(tricky))), { maxLength: 4 }),
+        tricky,
+        (before, key) => {
+          const k = JSON.stringify(key);
+          const text = `{"list": ${JSON.stringify(before, null, 2)},\n"x": [1, {${k}: 1,\n ${k}: 2}]}`;
+          const line = text.slice(0, text.lastIndexOf(`${k}: 2`)).split('\n').length;
+          expect(duplicateKey(text)).toEqual({ path: ['x', 1, key], line });
+        },
+      ),
       { numRuns: 300 },
     );
   });
 });
 
 describe('parseManifest: where card and trust.jwks point', () => {
-  const withAgent = (entry: Json) => JSON.stringify(manifestJson((m) => (m.agents = { x: { skills: ['market-size'], ...entry } })));
+  const withAgent = (entry: Json) =>
+    JSON.stringify(manifestJson((m) => (m.agents = { x: { skills: ['market-size'], ...entry } })));
   const errorOf = (text: string): InvalidInputError => {
     try {
       parseManifest(text, 'a2a.json');
@@ -524,7 +652,10 @@ describe('parseManifest: where card and trust.jwks point', () => {
       [{ card: 'https://u:s3cret-pw@agent.example' }, '$.agents.x.card'],
       [{ card: 'http://token-only@127.0.0.1:9/a.json' }, '$.agents.x.card'],
       [{ card: 'HTTPS://u:s3cret-pw@[::1' }, '$.agents.x.card'],
-      [{ card: 'https://agent.example', trust: { jwks: 'https://u:s3cret-pw@keys.example/jwks.json' } }, '$.agents.x.trust.jwks'],
+      [
+        { card: 'https://agent.example', trust: { jwks: 'https://u:s3cret-pw@keys.example/jwks.json' } },
+        '$.agents.x.trust.jwks',
+      ],
     ] as const) {
       const e = errorOf(withAgent(entry));
       expect(e.code).toBe('manifest-invalid');
@@ -533,17 +664,36 @@ describe('parseManifest: where card and trust.jwks point', () => {
       expect(e.hint).toContain('"credentials"');
     }
     // An @ after the authority (a path, a query) is no user name.
-    expect(() => parseManifest(withAgent({ card: 'https://agent.example/@team/card.json?x=a@b' }), 'a2a.json')).not.toThrow();
+    expect(() =>
+      parseManifest(withAgent({ card: 'https://agent.example/@team/card.json?x=a@b' }), 'a2a.json'),
+    ).not.toThrow();
   });
 
   it('a file path must stay inside the manifest folder', () => {
-    for (const card of ['../card.json', '/etc/card.json', '\\\\server\\share\\card.json', 'C:\\card.json', 'c:card.json', 'a/../../card.json', 'a\\..\\..\\card.json']) {
+    for (const card of [
+      '../card.json',
+      '/etc/card.json',
+      '\\\\server\\share\\card.json',
+      'C:\\card.json',
+      'c:card.json',
+      'a/../../card.json',
+      'a\\..\\..\\card.json',
+    ]) {
       const e = errorOf(withAgent({ card }));
       expect(e.path, card).toBe('$.agents.x.card');
       expect(e.message).toContain("leaves the manifest's folder");
     }
-    expect(errorOf(withAgent({ card: 'card.json', trust: { jwks: '../keys.json' } })).path).toBe('$.agents.x.trust.jwks');
-    for (const card of ['card.json', './cards/card.json', 'a/../card.json', 'cards/./b/../card.json', '..card.json', 'https://agent.example/../x']) {
+    expect(errorOf(withAgent({ card: 'card.json', trust: { jwks: '../keys.json' } })).path).toBe(
+      '$.agents.x.trust.jwks',
+    );
+    for (const card of [
+      'card.json',
+      './cards/card.json',
+      'a/../card.json',
+      'cards/./b/../card.json',
+      '..card.json',
+      'https://agent.example/../x',
+    ]) {
       expect(() => parseManifest(withAgent({ card }), 'a2a.json'), card).not.toThrow();
     }
   });

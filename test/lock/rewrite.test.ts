@@ -12,13 +12,27 @@ import { runVerify } from '../../src/commands/verify.js';
 import type { GlobalOptions } from '../../src/commands/context.js';
 
 const CARD = new URL('../fixtures/cards/worked-example.json', import.meta.url);
-const PROFILE = { bindings: ['JSONRPC'], versions: ['1.0'], accepts: ['application/json'], sends: ['text/plain'], streaming: false, pushEndpoint: null, extensions: [] };
+const PROFILE = {
+  bindings: ['JSONRPC'],
+  versions: ['1.0'],
+  accepts: ['application/json'],
+  sends: ['text/plain'],
+  streaming: false,
+  pushEndpoint: null,
+  extensions: [],
+};
 
 let dir: string;
 let options: GlobalOptions;
 const lockPath = () => join(dir, 'a2a.lock.json');
 const writeManifest = (agents: string[]) =>
-  writeFile(join(dir, 'a2a.json'), JSON.stringify({ profile: PROFILE, agents: Object.fromEntries(agents.map((a) => [a, { card: 'card.json', skills: ['market-size'] }])) }));
+  writeFile(
+    join(dir, 'a2a.json'),
+    JSON.stringify({
+      profile: PROFILE,
+      agents: Object.fromEntries(agents.map((a) => [a, { card: 'card.json', skills: ['market-size'] }])),
+    }),
+  );
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'a2a-rewrite-'));
@@ -52,7 +66,10 @@ describe('lockfile rewrites', () => {
     lock.lockfileVersion = 2;
     const text = `${JSON.stringify(lock, null, 2)}\n`;
     await writeFile(lockPath(), text);
-    for (const run of [() => runLock(options), () => runVerify(options, { agents: [], offline: true, strict: false })]) {
+    for (const run of [
+      () => runLock(options),
+      () => runVerify(options, { agents: [], offline: true, strict: false }),
+    ]) {
       await expect(run()).rejects.toMatchObject({
         code: 'lockfile-invalid',
         message: `${lockPath()} $.lockfileVersion: lockfileVersion 2 needs a newer a2a-lock (this one reads version 1)`,

@@ -7,7 +7,16 @@ import { integrityOf } from '../../src/canonical.js';
 import { normalizeCard } from '../../src/card/normalize.js';
 import { negotiateSkills } from '../../src/lock/drift.js';
 import { diffLockfiles, failsOn } from '../../src/lock/lockfile-diff.js';
-import { assessRisks, atOrAbove, isCleartext, RISK_CODES, sameRequests, sameRouting, type AgentSide, type RiskCode } from '../../src/lock/risk.js';
+import {
+  assessRisks,
+  atOrAbove,
+  isCleartext,
+  RISK_CODES,
+  sameRequests,
+  sameRouting,
+  type AgentSide,
+  type RiskCode,
+} from '../../src/lock/risk.js';
 import { entryChanges } from '../../src/lock/changes.js';
 import type { LockEntry, Lockfile } from '../../src/lock/schema.js';
 import { parseManifest } from '../../src/manifest/parse.js';
@@ -20,14 +29,27 @@ const WITH_KEY: AgentSettings = { ...DEFAULT_PROFILE, credentials: ['key'] };
 const NO_CREDENTIALS: AgentSettings = { ...DEFAULT_PROFILE, credentials: [] };
 
 /** The worked example card, with an API key scheme required (unless `open`). */
-function raw(patch: (c: Json) => void = () => { /* unchanged */ }, open = false): Json {
+function raw(
+  patch: (c: Json) => void = () => {
+    /* unchanged */
+  },
+  open = false,
+): Json {
   return open ? workedExample(patch) : keyedWorkedExample(patch);
 }
 
 function entryFor(json: Json, settings: AgentSettings = WITH_KEY, skills = ['market-size']): LockEntry {
   const card = normalizeCard(json, { source: CARD_URL, baseUrl: CARD_URL }).card;
   const { plans } = negotiateSkills(card, skills, settings);
-  return { card: CARD_URL, resolved: CARD_URL, a2aVersion: '1.0', version: String(json.version), integrity: integrityOf(json), snapshot: json, plans };
+  return {
+    card: CARD_URL,
+    resolved: CARD_URL,
+    a2aVersion: '1.0',
+    version: String(json.version),
+    integrity: integrityOf(json),
+    snapshot: json,
+    plans,
+  };
 }
 
 function side(entry: LockEntry, settings: AgentSettings = WITH_KEY): AgentSide {
@@ -73,7 +95,16 @@ describe('one scenario per risk code', () => {
       });
       const extended = raw(); // the extended card, and so the plans, stay at research.example.com
       const e = entryFor(extended);
-      return { ...e, snapshot: publicCard, integrity: integrityOf(publicCard), extended: { resolved: 'https://research.example.com/a2a/v1', integrity: integrityOf(extended), snapshot: extended } };
+      return {
+        ...e,
+        snapshot: publicCard,
+        integrity: integrityOf(publicCard),
+        extended: {
+          resolved: 'https://research.example.com/a2a/v1',
+          integrity: integrityOf(extended),
+          snapshot: extended,
+        },
+      };
     };
     const before = side(withExtended('https://research.example.com'));
     const after = side(withExtended('https://evil.example.net'));
@@ -82,9 +113,14 @@ describe('one scenario per risk code', () => {
   });
 
   it('scheme-redefined (high): the scheme keeps its name, the key moves from a header to the query', () => {
-    const query = side(entryFor(raw((c) => (c.securitySchemes.key = { apiKeySecurityScheme: { location: 'query', name: 'k' } }))));
+    const query = side(
+      entryFor(raw((c) => (c.securitySchemes.key = { apiKeySecurityScheme: { location: 'query', name: 'k' } }))),
+    );
     const risks = assessRisks(base, query).risks;
-    expect(risks.find((r) => r.code === 'scheme-redefined')).toMatchObject({ level: 'high', message: 'security scheme key redefined: apiKey in header → apiKey in query' });
+    expect(risks.find((r) => r.code === 'scheme-redefined')).toMatchObject({
+      level: 'high',
+      message: 'security scheme key redefined: apiKey in header → apiKey in query',
+    });
     // The same credential placed differently is a new destination too.
     expect(risks.map((r) => r.code)).toContain('new-credential-destination');
   });
@@ -93,19 +129,38 @@ describe('one scenario per risk code', () => {
     // A lockfile can hold one only with the agent's allowHttp (recorded in its settings).
     const HTTP_OK: AgentSettings = { ...WITH_KEY, allowHttp: true };
     const http = side(entryFor(raw(moveTo('http://research.example.com')), HTTP_OK), HTTP_OK);
-    expect(assessRisks(base, http).risks.find((r) => r.code === 'cleartext-transport')).toMatchObject({ level: 'high', message: expect.stringContaining('http://research.example.com/a2a/v1') });
+    expect(assessRisks(base, http).risks.find((r) => r.code === 'cleartext-transport')).toMatchObject({
+      level: 'high',
+      message: expect.stringContaining('http://research.example.com/a2a/v1'),
+    });
     const push = side(base.entry, { ...WITH_KEY, pushEndpoint: 'http://hooks.example.com/a2a' });
-    expect(assessRisks(base, push).risks.find((r) => r.code === 'cleartext-transport')?.message).toBe('push endpoint is plain http to a non-loopback host: http://hooks.example.com/a2a');
+    expect(assessRisks(base, push).risks.find((r) => r.code === 'cleartext-transport')?.message).toBe(
+      'push endpoint is plain http to a non-loopback host: http://hooks.example.com/a2a',
+    );
     expect(assessRisks(http, base).better.map((b) => b.code)).toContain('cleartext-gone');
-    expect([isCleartext('http://127.0.0.1:8080/a'), isCleartext('http://localhost/a'), isCleartext('http://[::1]/a'), isCleartext('https://x.example')]).toEqual([false, false, false, false]);
+    expect([
+      isCleartext('http://127.0.0.1:8080/a'),
+      isCleartext('http://localhost/a'),
+      isCleartext('http://[::1]/a'),
+      isCleartext('https://x.example'),
+    ]).toEqual([false, false, false, false]);
   });
 
   it('signature-weakened / signer-changed (high); signature now verified is better', () => {
-    const signed = (thumbprint: string) => side({ ...base.entry, signature: { status: 'verified', kid: 'k', alg: 'ES256', thumbprint } });
+    const signed = (thumbprint: string) =>
+      side({ ...base.entry, signature: { status: 'verified', kid: 'k', alg: 'ES256', thumbprint } });
     const absent = side({ ...base.entry, signature: { status: 'absent' } });
-    expect(assessRisks(signed('t1'), absent).risks.find((r) => r.code === 'signature-weakened')).toMatchObject({ level: 'high', message: 'card signature: verified → absent' });
-    expect(assessRisks(signed('t1'), signed('t2')).risks.find((r) => r.code === 'signer-changed')).toMatchObject({ level: 'high', message: 'card signature verified by another key: t1 → t2' });
-    expect(assessRisks(absent, signed('t1')).better).toEqual([{ code: 'signature-verified', message: 'card signature: absent → verified' }]);
+    expect(assessRisks(signed('t1'), absent).risks.find((r) => r.code === 'signature-weakened')).toMatchObject({
+      level: 'high',
+      message: 'card signature: verified → absent',
+    });
+    expect(assessRisks(signed('t1'), signed('t2')).risks.find((r) => r.code === 'signer-changed')).toMatchObject({
+      level: 'high',
+      message: 'card signature verified by another key: t1 → t2',
+    });
+    expect(assessRisks(absent, signed('t1')).better).toEqual([
+      { code: 'signature-verified', message: 'card signature: absent → verified' },
+    ]);
     expect(codes(signed('t1'), signed('t1'))).toEqual([]);
   });
 
@@ -113,14 +168,21 @@ describe('one scenario per risk code', () => {
     const open = side(entryFor(raw(undefined, true), NO_CREDENTIALS), NO_CREDENTIALS);
     const moved = side(entryFor(raw(moveTo('https://elsewhere.example.org'), true), NO_CREDENTIALS), NO_CREDENTIALS);
     const risks = assessRisks(open, moved).risks;
-    expect(risks.find((r) => r.code === 'origin-changed')).toMatchObject({ level: 'medium', message: 'plan market-size goes to another origin: https://research.example.com → https://elsewhere.example.org' });
+    expect(risks.find((r) => r.code === 'origin-changed')).toMatchObject({
+      level: 'medium',
+      message: 'plan market-size goes to another origin: https://research.example.com → https://elsewhere.example.org',
+    });
     expect(risks.map((r) => r.code)).not.toContain('new-credential-destination');
   });
 
-  it('interface-other-origin (info): a plan that now calls another origin than the card\'s is said; one that already did is not said again', () => {
+  it("interface-other-origin (info): a plan that now calls another origin than the card's is said; one that already did is not said again", () => {
     const open = side(entryFor(raw(undefined, true), NO_CREDENTIALS), NO_CREDENTIALS);
     const moved = side(entryFor(raw(moveTo('https://elsewhere.example.org'), true), NO_CREDENTIALS), NO_CREDENTIALS);
-    expect(assessRisks(open, moved).risks.find((r) => r.code === 'interface-other-origin')).toMatchObject({ level: 'info', message: 'plan market-size goes to https://elsewhere.example.org, another origin than the card\'s (https://research.example.com)' });
+    expect(assessRisks(open, moved).risks.find((r) => r.code === 'interface-other-origin')).toMatchObject({
+      level: 'info',
+      message:
+        "plan market-size goes to https://elsewhere.example.org, another origin than the card's (https://research.example.com)",
+    });
     expect(assessRisks(moved, moved).risks.map((r) => r.code)).not.toContain('interface-other-origin');
     expect(assessRisks(undefined, moved).risks.map((r) => r.code)).toContain('interface-other-origin');
     expect(assessRisks(undefined, open).risks.map((r) => r.code)).not.toContain('interface-other-origin');
@@ -129,55 +191,99 @@ describe('one scenario per risk code', () => {
   it('scopes-widened (medium): the locked requirement asks for more scopes', () => {
     const scoped = side(withPlan(base.entry, (p) => (p.security = { key: ['read'] })));
     const wider = side(withPlan(base.entry, (p) => (p.security = { key: ['read', 'write'] })));
-    expect(assessRisks(scoped, wider).risks.find((r) => r.code === 'scopes-widened')).toMatchObject({ level: 'medium', message: 'plan market-size asks key for more scopes: + write' });
+    expect(assessRisks(scoped, wider).risks.find((r) => r.code === 'scopes-widened')).toMatchObject({
+      level: 'medium',
+      message: 'plan market-size asks key for more scopes: + write',
+    });
     expect(codes(wider, scoped)).not.toContain('scopes-widened');
   });
 
   it('protocol-downgrade (medium): the plan protocol version went down', () => {
     const old = side(withPlan(base.entry, (p) => (p.protocolVersion = '0.3')));
-    expect(assessRisks(base, old).risks.find((r) => r.code === 'protocol-downgrade')).toMatchObject({ level: 'medium', message: 'plan market-size protocol version 1.0 → 0.3' });
+    expect(assessRisks(base, old).risks.find((r) => r.code === 'protocol-downgrade')).toMatchObject({
+      level: 'medium',
+      message: 'plan market-size protocol version 1.0 → 0.3',
+    });
     expect(codes(old, base)).not.toContain('protocol-downgrade');
   });
 
   it('extension-activated (medium): the client will now send an extension', () => {
     const ext = side(withPlan(base.entry, (p) => (p.extensions = ['https://example.com/ext/citations/v1'])));
-    expect(assessRisks(base, ext).risks.find((r) => r.code === 'extension-activated')).toMatchObject({ level: 'medium', message: 'plan market-size now sends extension https://example.com/ext/citations/v1' });
+    expect(assessRisks(base, ext).risks.find((r) => r.code === 'extension-activated')).toMatchObject({
+      level: 'medium',
+      message: 'plan market-size now sends extension https://example.com/ext/citations/v1',
+    });
   });
 
   it('required-extension-added (medium): the card now requires an extension', () => {
     const required = side(entryFor(raw((c) => (c.capabilities.extensions[0].required = true))));
-    expect(assessRisks(base, required).risks.find((r) => r.code === 'required-extension-added')).toMatchObject({ level: 'medium', message: 'the card now requires extension https://example.com/ext/citations/v1' });
+    expect(assessRisks(base, required).risks.find((r) => r.code === 'required-extension-added')).toMatchObject({
+      level: 'medium',
+      message: 'the card now requires extension https://example.com/ext/citations/v1',
+    });
   });
 
   it('delivery-changed (medium)', () => {
     const poll = side(withPlan(base.entry, (p) => (p.delivery = 'poll')));
-    expect(assessRisks(base, poll).risks.find((r) => r.code === 'delivery-changed')).toMatchObject({ level: 'medium', message: 'plan market-size delivery: stream → poll' });
+    expect(assessRisks(base, poll).risks.find((r) => r.code === 'delivery-changed')).toMatchObject({
+      level: 'medium',
+      message: 'plan market-size delivery: stream → poll',
+    });
   });
 
   it('output-modes-changed (medium): the skill stopped offering application/json', () => {
     const now = side(entryFor(raw((c) => (c.skills[0].outputModes = ['application/pdf', 'text/plain']))));
-    expect(assessRisks(base, now).risks.find((r) => r.code === 'output-modes-changed')).toMatchObject({ level: 'medium', message: 'plan market-size accepted output modes: - application/json, + text/plain' });
+    expect(assessRisks(base, now).risks.find((r) => r.code === 'output-modes-changed')).toMatchObject({
+      level: 'medium',
+      message: 'plan market-size accepted output modes: - application/json, + text/plain',
+    });
     const reordered = side(withPlan(base.entry, (p) => (p.acceptedOutputModes = ['text/plain', 'application/json'])));
     const both = side(withPlan(base.entry, (p) => (p.acceptedOutputModes = ['application/json', 'text/plain'])));
-    expect(assessRisks(both, reordered).risks.find((r) => r.code === 'output-modes-changed')?.message).toBe('plan market-size accepted output modes: reordered');
+    expect(assessRisks(both, reordered).risks.find((r) => r.code === 'output-modes-changed')?.message).toBe(
+      'plan market-size accepted output modes: reordered',
+    );
   });
 
   it('card-version-rollback (medium): the card version is lower than at base', () => {
     const older = side(entryFor(raw((c) => (c.version = '2.3.9'))));
-    expect(assessRisks(base, older).risks.find((r) => r.code === 'card-version-rollback')).toMatchObject({ level: 'medium', message: 'card version went down: 2.4.0 → 2.3.9' });
+    expect(assessRisks(base, older).risks.find((r) => r.code === 'card-version-rollback')).toMatchObject({
+      level: 'medium',
+      message: 'card version went down: 2.4.0 → 2.3.9',
+    });
     expect(codes(older, base)).not.toContain('card-version-rollback');
   });
 
   it('skill-added / skill-removed (low)', () => {
-    const two = side(withPlan(base.entry, () => { /* no edit: a copy */ }));
+    const two = side(
+      withPlan(base.entry, () => {
+        /* no edit: a copy */
+      }),
+    );
     two.entry.plans.summary = structuredClone(two.entry.plans['market-size']!);
-    expect(assessRisks(base, two).risks.find((r) => r.code === 'skill-added')).toMatchObject({ level: 'low', skill: 'summary' });
-    expect(assessRisks(two, base).risks.find((r) => r.code === 'skill-removed')).toMatchObject({ level: 'low', skill: 'summary' });
+    expect(assessRisks(base, two).risks.find((r) => r.code === 'skill-added')).toMatchObject({
+      level: 'low',
+      skill: 'summary',
+    });
+    expect(assessRisks(two, base).risks.find((r) => r.code === 'skill-removed')).toMatchObject({
+      level: 'low',
+      skill: 'summary',
+    });
   });
 
   it('fallbacks-changed (low)', () => {
     const none = side(withPlan(base.entry, (p) => delete p.fallbacks));
-    const some = side(withPlan(base.entry, (p) => (p.fallbacks = { interfaces: [{ url: 'https://research.example.com/a2a/legacy', protocolBinding: 'JSONRPC', protocolVersion: '0.3' }], delivery: [] })));
+    const some = side(
+      withPlan(
+        base.entry,
+        (p) =>
+          (p.fallbacks = {
+            interfaces: [
+              { url: 'https://research.example.com/a2a/legacy', protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
+            ],
+            delivery: [],
+          }),
+      ),
+    );
     expect(assessRisks(none, some).risks.find((r) => r.code === 'fallbacks-changed')).toMatchObject({ level: 'low' });
   });
 
@@ -185,7 +291,9 @@ describe('one scenario per risk code', () => {
     const structural = side(entryFor(raw((c) => (c.defaultInputModes = ['text/plain']))));
     expect(codes(base, structural)).toEqual(['card-structural']);
     const descriptive = side(entryFor(raw((c) => (c.description = 'Now with charts.'))));
-    expect(assessRisks(base, descriptive).risks).toEqual([{ code: 'descriptive', level: 'info', message: '1 descriptive card change' }]);
+    expect(assessRisks(base, descriptive).risks).toEqual([
+      { code: 'descriptive', level: 'info', message: '1 descriptive card change' },
+    ]);
   });
 
   it('agent-removed (info), and its credential destinations removed are better', () => {
@@ -196,7 +304,12 @@ describe('one scenario per risk code', () => {
 
   it('every code has one of the four levels', () => {
     expect(new Set(Object.values(RISK_CODES))).toEqual(new Set(['high', 'medium', 'low', 'info']));
-    expect([atOrAbove('high', 'medium'), atOrAbove('low', 'medium'), atOrAbove('info', 'low'), atOrAbove('info', 'any')]).toEqual([true, false, false, true]);
+    expect([
+      atOrAbove('high', 'medium'),
+      atOrAbove('low', 'medium'),
+      atOrAbove('info', 'low'),
+      atOrAbove('info', 'any'),
+    ]).toEqual([true, false, false, true]);
   });
 });
 
@@ -210,7 +323,11 @@ describe('diffLockfiles', () => {
   it('added, removed, changed, unchanged; counts; --fail-on', () => {
     const other = { ...entryFor(raw()), card: 'https://other.example.com' };
     const base = lockfile({ research, old: other, same: { ...research, card: 'https://same.example.com' } });
-    const head = lockfile({ research: entryFor(raw(moveTo('https://evil.example.net'))), fresh: { ...research, card: 'https://fresh.example.com' }, same: { ...research, card: 'https://same.example.com' } });
+    const head = lockfile({
+      research: entryFor(raw(moveTo('https://evil.example.net'))),
+      fresh: { ...research, card: 'https://fresh.example.com' },
+      same: { ...research, card: 'https://same.example.com' },
+    });
     const diff = diffLockfiles(base, head);
     expect(diff.agents.map((a) => [a.name, a.verdict, a.level])).toEqual([
       ['fresh', 'added', 'high'],
@@ -241,8 +358,15 @@ describe('diffLockfiles', () => {
   });
 
   it('a settings change is a change (a push endpoint at plain http is cleartext)', () => {
-    const diff = diffLockfiles(lockfile({ research }), lockfile({ research }, { ...WITH_KEY, pushEndpoint: 'http://hooks.example.com/a2a' }));
-    expect(diff.agents[0]).toMatchObject({ verdict: 'changed', settingsChanges: [{ field: 'pushEndpoint', old: null, new: 'http://hooks.example.com/a2a' }], level: 'high' });
+    const diff = diffLockfiles(
+      lockfile({ research }),
+      lockfile({ research }, { ...WITH_KEY, pushEndpoint: 'http://hooks.example.com/a2a' }),
+    );
+    expect(diff.agents[0]).toMatchObject({
+      verdict: 'changed',
+      settingsChanges: [{ field: 'pushEndpoint', old: null, new: 'http://hooks.example.com/a2a' }],
+      level: 'high',
+    });
   });
 });
 
@@ -255,12 +379,24 @@ describe('issue 24: rebaseInterfaces and originAuth in a review', () => {
   const unrebased: AgentSettings = { ...NO_CREDENTIALS, allowHttp: true };
   function boundEntry(settings: AgentSettings): LockEntry {
     const json = raw(bound, true);
-    const card = normalizeCard(json, { source: CARD_URL, baseUrl: CARD_URL, ...(settings.rebaseInterfaces ? { rebaseInterfaces: true } : {}) }).card;
+    const card = normalizeCard(json, {
+      source: CARD_URL,
+      baseUrl: CARD_URL,
+      ...(settings.rebaseInterfaces ? { rebaseInterfaces: true } : {}),
+    }).card;
     const { plans } = negotiateSkills(card, ['market-size'], settings);
-    return { card: CARD_URL, resolved: CARD_URL, a2aVersion: '1.0', version: String(json.version), integrity: integrityOf(json), snapshot: json, plans };
+    return {
+      card: CARD_URL,
+      resolved: CARD_URL,
+      a2aVersion: '1.0',
+      version: String(json.version),
+      integrity: integrityOf(json),
+      snapshot: json,
+      plans,
+    };
   }
 
-  it('turning rebaseInterfaces on moves an uncredentialed plan to the card\'s origin: origin-changed', () => {
+  it("turning rebaseInterfaces on moves an uncredentialed plan to the card's origin: origin-changed", () => {
     const before = boundEntry(unrebased);
     const after = boundEntry(rebased);
     expect(before.plans['market-size']!.url).toMatch(/^http:\/\/0\.0\.0\.0:8080\//);
@@ -270,7 +406,10 @@ describe('issue 24: rebaseInterfaces and originAuth in a review', () => {
 
   it('the same move with an originAuth placement at the new origin: new-credential-destination (high), naming the placement', () => {
     const before = boundEntry(unrebased);
-    const after: LockEntry = { ...boundEntry(rebased), originAuth: { 'https://research.example.com': { bearer: { env: 'CLOUD_RUN_ID_TOKEN' } } } };
+    const after: LockEntry = {
+      ...boundEntry(rebased),
+      originAuth: { 'https://research.example.com': { bearer: { env: 'CLOUD_RUN_ID_TOKEN' } } },
+    };
     const { risks } = assessRisks(side(before, unrebased), side(after, rebased));
     const r = risks.find((x) => x.code === 'new-credential-destination');
     expect(r).toMatchObject({ level: 'high' });
@@ -280,9 +419,16 @@ describe('issue 24: rebaseInterfaces and originAuth in a review', () => {
   it('a changed originAuth placement alone (plans alike) is a new credential destination; its removal an improvement', () => {
     const entry = boundEntry(rebased);
     const was: LockEntry = { ...entry, originAuth: { 'https://research.example.com': { bearer: { env: 'A' } } } };
-    const now: LockEntry = { ...entry, originAuth: { 'https://research.example.com': { header: { name: 'X-Serverless-Authorization', env: 'A', prefix: 'Bearer ' } } } };
+    const now: LockEntry = {
+      ...entry,
+      originAuth: {
+        'https://research.example.com': { header: { name: 'X-Serverless-Authorization', env: 'A', prefix: 'Bearer ' } },
+      },
+    };
     expect(codes(side(was, rebased), side(now, rebased))).toEqual(['new-credential-destination']);
-    expect(assessRisks(side(was, rebased), side(entry, rebased)).better.map((b) => b.code)).toContain('credential-destination-removed');
+    expect(assessRisks(side(was, rebased), side(entry, rebased)).better.map((b) => b.code)).toContain(
+      'credential-destination-removed',
+    );
   });
 });
 
@@ -305,13 +451,25 @@ describe('the short-cuts of a review (named predicates)', () => {
     const originAuth: LockEntry = { ...base, originAuth: { 'https://research.example.com': { bearer: { env: 'T' } } } };
     expect(check(base, originAuth)).toEqual({ routing: false, requests: true });
     expect(check(base, { ...base, resolved: 'https://mirror.example.com/card.json' }).requests).toBe(false);
-    expect(check(base, base, { ...WITH_KEY, pushEndpoint: 'https://push.example.com/hook' })).toEqual({ routing: false, requests: false });
+    expect(check(base, base, { ...WITH_KEY, pushEndpoint: 'https://push.example.com/hook' })).toEqual({
+      routing: false,
+      requests: false,
+    });
   });
 });
 
 /** A manifest holding `research` (and `other`, with no credential) with these credential sources. */
 function manifestWith(credentials: Record<string, { env: string }>): Manifest {
-  return parseManifest(JSON.stringify({ profile: DEFAULT_PROFILE, agents: { research: { card: 'https://research.example.com', skills: ['market-size'], credentials }, other: { card: 'https://other.example.com' } } }), 'a2a.json');
+  return parseManifest(
+    JSON.stringify({
+      profile: DEFAULT_PROFILE,
+      agents: {
+        research: { card: 'https://research.example.com', skills: ['market-size'], credentials },
+        other: { card: 'https://other.example.com' },
+      },
+    }),
+    'a2a.json',
+  );
 }
 
 describe('credential-source-changed: the manifests of both sides compared', () => {
@@ -323,9 +481,19 @@ describe('credential-source-changed: the manifests of both sides compared', () =
     const head = manifestWith({ key: { env: 'PROD_DB_PASSWORD' } });
     const diff = diffLockfiles(lock, lock, { base, head });
     const agent = diff.agents[0]!;
-    expect(agent).toMatchObject({ name: 'research', verdict: 'changed', level: 'high', credentialSources: [{ scheme: 'key', old: 'RESEARCH_KEY', new: 'PROD_DB_PASSWORD' }] });
+    expect(agent).toMatchObject({
+      name: 'research',
+      verdict: 'changed',
+      level: 'high',
+      credentialSources: [{ scheme: 'key', old: 'RESEARCH_KEY', new: 'PROD_DB_PASSWORD' }],
+    });
     expect(agent.risks).toEqual([
-      { code: 'credential-source-changed', level: 'high', message: 'credential key now read from env PROD_DB_PASSWORD (was env RESEARCH_KEY), for a route the base already sent it along' },
+      {
+        code: 'credential-source-changed',
+        level: 'high',
+        message:
+          'credential key now read from env PROD_DB_PASSWORD (was env RESEARCH_KEY), for a route the base already sent it along',
+      },
     ]);
     expect(diff.counts).toMatchObject({ changed: 1, unchanged: 0, high: 1 });
     expect([failsOn(diff, 'any'), failsOn(diff, 'high')]).toEqual([true, true]);
@@ -337,10 +505,28 @@ describe('credential-source-changed: the manifests of both sides compared', () =
 
   it('a source for a scheme without a route at base is medium; a removed one is low', () => {
     const noKeyLock = lockfile({ research: entryFor(raw(), NO_CREDENTIALS) }, NO_CREDENTIALS);
-    const added = diffLockfiles(noKeyLock, noKeyLock, { base: manifestWith({}), head: manifestWith({ key: { env: 'RESEARCH_KEY' } }) }).agents[0]!;
-    expect(added.risks).toEqual([{ code: 'credential-source-changed', level: 'medium', message: 'credential key now read from env RESEARCH_KEY (none at base)' }]);
-    const removed = diffLockfiles(lock, lock, { base: manifestWith({ key: { env: 'RESEARCH_KEY' } }), head: manifestWith({}) }).agents[0]!;
-    expect(removed.risks).toEqual([{ code: 'credential-source-changed', level: 'low', message: 'credential key no longer read from env RESEARCH_KEY (a2a.json)' }]);
+    const added = diffLockfiles(noKeyLock, noKeyLock, {
+      base: manifestWith({}),
+      head: manifestWith({ key: { env: 'RESEARCH_KEY' } }),
+    }).agents[0]!;
+    expect(added.risks).toEqual([
+      {
+        code: 'credential-source-changed',
+        level: 'medium',
+        message: 'credential key now read from env RESEARCH_KEY (none at base)',
+      },
+    ]);
+    const removed = diffLockfiles(lock, lock, {
+      base: manifestWith({ key: { env: 'RESEARCH_KEY' } }),
+      head: manifestWith({}),
+    }).agents[0]!;
+    expect(removed.risks).toEqual([
+      {
+        code: 'credential-source-changed',
+        level: 'low',
+        message: 'credential key no longer read from env RESEARCH_KEY (a2a.json)',
+      },
+    ]);
   });
 });
 
@@ -350,16 +536,31 @@ describe('push-endpoint-changed', () => {
 
   it('medium when the push endpoint goes to another origin (or is set); high when it becomes plain http; none on the same origin', () => {
     const moved = assessRisks(at('https://hooks.example.com/a2a'), at('https://collector.evil.example/a2a')).risks;
-    expect(moved).toContainEqual({ code: 'push-endpoint-changed', level: 'medium', message: 'push endpoint goes to another origin: https://hooks.example.com → https://collector.evil.example' });
-    expect(assessRisks(at(null), at('https://hooks.example.com/a2a')).risks.map((r) => [r.code, r.level])).toContainEqual(['push-endpoint-changed', 'medium']);
+    expect(moved).toContainEqual({
+      code: 'push-endpoint-changed',
+      level: 'medium',
+      message: 'push endpoint goes to another origin: https://hooks.example.com → https://collector.evil.example',
+    });
+    expect(
+      assessRisks(at(null), at('https://hooks.example.com/a2a')).risks.map((r) => [r.code, r.level]),
+    ).toContainEqual(['push-endpoint-changed', 'medium']);
     const cleartext = assessRisks(at('https://hooks.example.com/a2a'), at('http://hooks.evil.example/a2a')).risks;
-    expect(cleartext.filter((r) => r.code === 'push-endpoint-changed' || r.code === 'cleartext-transport').map((r) => [r.code, r.level])).toEqual([
+    expect(
+      cleartext
+        .filter((r) => r.code === 'push-endpoint-changed' || r.code === 'cleartext-transport')
+        .map((r) => [r.code, r.level]),
+    ).toEqual([
       ['cleartext-transport', 'high'],
       ['push-endpoint-changed', 'high'],
     ]);
-    expect(codes(at('https://hooks.example.com/a2a'), at('https://hooks.example.com/other'))).not.toContain('push-endpoint-changed');
+    expect(codes(at('https://hooks.example.com/a2a'), at('https://hooks.example.com/other'))).not.toContain(
+      'push-endpoint-changed',
+    );
     expect(codes(at('https://hooks.example.com/a2a'), at(null))).not.toContain('push-endpoint-changed');
-    const diff = diffLockfiles(lockfile({ research }, { ...WITH_KEY, pushEndpoint: 'https://hooks.example.com/a2a' }), lockfile({ research }, { ...WITH_KEY, pushEndpoint: 'https://collector.evil.example/a2a' }));
+    const diff = diffLockfiles(
+      lockfile({ research }, { ...WITH_KEY, pushEndpoint: 'https://hooks.example.com/a2a' }),
+      lockfile({ research }, { ...WITH_KEY, pushEndpoint: 'https://collector.evil.example/a2a' }),
+    );
     expect([diff.agents[0]!.level, failsOn(diff, 'medium'), failsOn(diff, 'high')]).toEqual(['medium', true, false]);
   });
 });

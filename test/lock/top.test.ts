@@ -30,15 +30,23 @@ describe('duplicate keys', () => {
   it('so a repeated key is always found, whatever strings try to make up the difference', () => {
     const noise = fc.constantFrom('": "', '":', '\\":', ' :', '"  :', 'x', '');
     fc.assert(
-      fc.property(fc.dictionary(fc.string(), fc.jsonValue(), { minKeys: 1 }), fc.array(noise, { maxLength: 6 }), (object, strings) => {
-        const [key, first] = Object.entries(object)[0]!;
-        // The first key written twice (the repeat with a space before its colon), and string values
-        // built from the noise beside it.
-        const extra = strings.map((s, i) => `${JSON.stringify(`n${i}`)}: ${JSON.stringify(s)}`).join(', ');
-        const inner = JSON.stringify(object, null, 1).slice(1, -1).trim();
-        const text = `{"lockfileVersion": 1, "settings": {}, "agents": {}, "x": {${inner}${inner ? ', ' : ''}${JSON.stringify(key)} : ${JSON.stringify(first)}${extra ? `, ${extra}` : ''}}}`;
-        return (outcome(() => parseLockfileTop(text, 'l.json')) as { message?: string }).message?.includes('duplicate key') === true;
-      }),
+      fc.property(
+        fc.dictionary(fc.string(), fc.jsonValue(), { minKeys: 1 }),
+        fc.array(noise, { maxLength: 6 }),
+        (object, strings) => {
+          const [key, first] = Object.entries(object)[0]!;
+          // The first key written twice (the repeat with a space before its colon), and string values
+          // built from the noise beside it.
+          const extra = strings.map((s, i) => `${JSON.stringify(`n${i}`)}: ${JSON.stringify(s)}`).join(', ');
+          const inner = JSON.stringify(object, null, 1).slice(1, -1).trim();
+          const text = `{"lockfileVersion": 1, "settings": {}, "agents": {}, "x": {${inner}${inner ? ', ' : ''}${JSON.stringify(key)} : ${JSON.stringify(first)}${extra ? `, ${extra}` : ''}}}`;
+          return (
+            (outcome(() => parseLockfileTop(text, 'l.json')) as { message?: string }).message?.includes(
+              'duplicate key',
+            ) === true
+          );
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -76,9 +84,15 @@ describe('parseLockfileTop', () => {
       [{ ...valid, settings: { '-x': {} } }, '$.settings["-x"]'],
     ];
     for (const [value, path] of bad) {
-      expect(outcome(() => checkLockfileTop(value, 'l.json')), JSON.stringify(value)).toMatchObject({ code: 'lockfile-invalid', path });
+      expect(
+        outcome(() => checkLockfileTop(value, 'l.json')),
+        JSON.stringify(value),
+      ).toMatchObject({ code: 'lockfile-invalid', path });
       // The whole-file schema refuses each as well.
-      expect(outcome(() => parseLockfile(JSON.stringify(value), 'l.json')), JSON.stringify(value)).toMatchObject({ code: 'lockfile-invalid' });
+      expect(
+        outcome(() => parseLockfile(JSON.stringify(value), 'l.json')),
+        JSON.stringify(value),
+      ).toMatchObject({ code: 'lockfile-invalid' });
     }
   });
 });

@@ -12,12 +12,18 @@ import { workedExample as rawWorkedExample } from '../helpers/worked-example.js'
 
 const CITATIONS = 'https://example.com/ext/citations/v1';
 
-function workedExample(patch: (c: Record<string, any>) => void = () => { /* unchanged */ }) {
+function workedExample(
+  patch: (c: Record<string, any>) => void = () => {
+    /* unchanged */
+  },
+) {
   return normalizeCard(rawWorkedExample(patch), { source: 'worked-example.json' }).card;
 }
 
 /** The worked example's orchestrator profile. */
-const PROFILE = JSON.parse(readFileSync(new URL('../fixtures/orchestrator-profile.json', import.meta.url), 'utf8')) as ClientProfile;
+const PROFILE = JSON.parse(
+  readFileSync(new URL('../fixtures/orchestrator-profile.json', import.meta.url), 'utf8'),
+) as ClientProfile;
 
 const step = (steps: ExplainedStep[], name: ExplainedStep['step']) => steps.find((s) => s.step === name)!;
 const brief = (s: ExplainedStep) => s.candidates.map((c) => [c.value, c.ok, c.chosen ?? false, c.note]);
@@ -25,12 +31,25 @@ const brief = (s: ExplainedStep) => s.candidates.map((c) => [c.value, c.ok, c.ch
 describe('explainNegotiation', () => {
   it('lists every candidate of every step, marks the winner, and says the rule', () => {
     const card = workedExample((c) => {
-      c.securitySchemes = { oauth: { oauth2SecurityScheme: { flows: { clientCredentials: { tokenUrl: 'https://t.example.com', scopes: {} } } } }, bearer: { httpAuthSecurityScheme: { scheme: 'Bearer' } } };
+      c.securitySchemes = {
+        oauth: {
+          oauth2SecurityScheme: { flows: { clientCredentials: { tokenUrl: 'https://t.example.com', scopes: {} } } },
+        },
+        bearer: { httpAuthSecurityScheme: { scheme: 'Bearer' } },
+      };
       c.securityRequirements = [{ schemes: { oauth: { list: ['read'] } } }, { schemes: { bearer: { list: [] } } }];
     });
     const result = explainNegotiation(card, 'market-size', PROFILE, ['bearer'], { versionRange: '^2.0.0' });
     expect(result.plan).toEqual(negotiate(card, 'market-size', PROFILE, ['bearer'], { versionRange: '^2.0.0' }).plan);
-    expect(result.steps.map((s) => s.step)).toEqual(['skill', 'version', 'interface', 'security', 'media', 'delivery', 'extensions']);
+    expect(result.steps.map((s) => s.step)).toEqual([
+      'skill',
+      'version',
+      'interface',
+      'security',
+      'media',
+      'delivery',
+      'extensions',
+    ]);
 
     const iface = step(result.steps, 'interface');
     expect(brief(iface)).toEqual([
@@ -52,15 +71,26 @@ describe('explainNegotiation', () => {
       ['accept application/json', true, false, 'the skill outputs application/json'],
       ['accept text/plain', false, false, 'the skill does not output it'],
     ]);
-    expect(step(result.steps, 'delivery').candidates.filter((c) => c.chosen).map((c) => c.value)).toEqual(['stream']);
-    expect(brief(step(result.steps, 'extensions'))).toEqual([[CITATIONS, true, false, 'optional; the client implements it: active']]);
+    expect(
+      step(result.steps, 'delivery')
+        .candidates.filter((c) => c.chosen)
+        .map((c) => c.value),
+    ).toEqual(['stream']);
+    expect(brief(step(result.steps, 'extensions'))).toEqual([
+      [CITATIONS, true, false, 'optional; the client implements it: active'],
+    ]);
   });
 
   it('an interface outside the profile is listed as such; a refusal explains the failing step', () => {
     const card = workedExample((c) => {
       c.skills[0].outputModes = ['application/pdf'];
     });
-    const result = explainNegotiation(card, 'market-size', { ...PROFILE, bindings: ['JSONRPC'], versions: ['1.0'] }, []);
+    const result = explainNegotiation(
+      card,
+      'market-size',
+      { ...PROFILE, bindings: ['JSONRPC'], versions: ['1.0'] },
+      [],
+    );
     expect(result.refusal?.code).toBe('no-common-output-mode');
     expect(brief(step(result.steps, 'interface'))).toEqual([
       ['JSONRPC 1.0', true, true, 'offered at https://research.example.com/a2a/v1'],

@@ -8,7 +8,13 @@ import { describe, expect, it } from 'vitest';
 import type { NormalizedCard } from '../../src/card/model.js';
 import { normalizeCard } from '../../src/card/normalize.js';
 import { diffPlans, negotiate, type NegotiateOptions } from '../../src/negotiate/negotiate.js';
-import { RefusalCode, type ClientProfile, type NegotiationResult, type Plan, type Refusal } from '../../src/negotiate/types.js';
+import {
+  RefusalCode,
+  type ClientProfile,
+  type NegotiationResult,
+  type Plan,
+  type Refusal,
+} from '../../src/negotiate/types.js';
 import { workedExample } from '../helpers/worked-example.js';
 
 const CITATIONS = 'https://example.com/ext/citations/v1';
@@ -28,12 +34,18 @@ function card(raw: Json): NormalizedCard {
 
 /** The worked example's orchestrator profile. */
 function orchestrator(overrides: Partial<ClientProfile> = {}): ClientProfile {
-  const profile = JSON.parse(readFileSync(new URL('../fixtures/orchestrator-profile.json', import.meta.url), 'utf8')) as ClientProfile;
+  const profile = JSON.parse(
+    readFileSync(new URL('../fixtures/orchestrator-profile.json', import.meta.url), 'utf8'),
+  ) as ClientProfile;
   return { ...profile, ...overrides };
 }
 
 /** A minimal valid 1.0 card; `patch` edits the raw JSON before normalising. */
-function minimalRaw(patch: (c: Json) => void = () => { /* unchanged */ }): Json {
+function minimalRaw(
+  patch: (c: Json) => void = () => {
+    /* unchanged */
+  },
+): Json {
   const raw: Json = {
     name: 'Test Agent',
     description: 'test',
@@ -68,7 +80,13 @@ function refusalOf(result: NegotiationResult): Refusal {
   return result.refusal;
 }
 
-function run(raw: Json, profile: ClientProfile = SIMPLE, credentials: string[] = [], skill = 's', options: NegotiateOptions = {}): NegotiationResult {
+function run(
+  raw: Json,
+  profile: ClientProfile = SIMPLE,
+  credentials: string[] = [],
+  skill = 's',
+  options: NegotiateOptions = {},
+): NegotiationResult {
   return negotiate(card(raw), skill, profile, credentials, options);
 }
 
@@ -98,7 +116,14 @@ describe('design document worked example', () => {
         delivery: ['poll'],
       },
     });
-    expect(result.trace.map((t) => t.step)).toEqual(['skill', 'interface', 'security', 'media', 'delivery', 'extensions']);
+    expect(result.trace.map((t) => t.step)).toEqual([
+      'skill',
+      'interface',
+      'security',
+      'media',
+      'delivery',
+      'extensions',
+    ]);
     expect(result.trace.every((t) => t.ok)).toBe(true);
   });
 
@@ -115,9 +140,20 @@ describe('design document worked example', () => {
 
   it('variant: gRPC disabled → JSONRPC 1.0 at /a2a/v1, nothing else changes', () => {
     const withGrpc = planOf(negotiate(card(workedExampleRaw()), 'market-size', orchestrator(), ['bearer']));
-    const plan = planOf(negotiate(card(workedExampleRaw()), 'market-size', orchestrator({ bindings: ['JSONRPC'] }), ['bearer']));
-    const fallbacks = { interfaces: [{ url: LEGACY_03, protocolBinding: 'JSONRPC', protocolVersion: '0.3' }], delivery: ['poll'] };
-    expect(plan).toEqual({ ...withGrpc, url: JSONRPC_10, protocolBinding: 'JSONRPC', protocolVersion: '1.0', fallbacks });
+    const plan = planOf(
+      negotiate(card(workedExampleRaw()), 'market-size', orchestrator({ bindings: ['JSONRPC'] }), ['bearer']),
+    );
+    const fallbacks = {
+      interfaces: [{ url: LEGACY_03, protocolBinding: 'JSONRPC', protocolVersion: '0.3' }],
+      delivery: ['poll'],
+    };
+    expect(plan).toEqual({
+      ...withGrpc,
+      url: JSONRPC_10,
+      protocolBinding: 'JSONRPC',
+      protocolVersion: '1.0',
+      fallbacks,
+    });
     expect(diffPlans(withGrpc, plan).map((d) => d.field)).toEqual(['url', 'protocolBinding', 'fallbacks']);
   });
 
@@ -172,7 +208,10 @@ describe('refusal codes', () => {
 
   it('missing-credential names the requirements and the credentials held', () => {
     const raw = minimalRaw((c) => {
-      c.securitySchemes = { oauth: { oauth2SecurityScheme: { flows: { clientCredentials: { tokenUrl: 'https://t', scopes: {} } } } }, key: { apiKeySecurityScheme: { location: 'header', name: 'X-Key' } } };
+      c.securitySchemes = {
+        oauth: { oauth2SecurityScheme: { flows: { clientCredentials: { tokenUrl: 'https://t', scopes: {} } } } },
+        key: { apiKeySecurityScheme: { location: 'header', name: 'X-Key' } },
+      };
       c.securityRequirements = [{ schemes: { oauth: { list: ['read'] } } }, { schemes: { key: { list: [] } } }];
     });
     const refusal = refusalOf(run(raw, SIMPLE, ['bearer']));
@@ -221,39 +260,99 @@ describe('refusal codes', () => {
   });
 
   it('version-out-of-range for a card version that is not semver', () => {
-    const refusal = refusalOf(run(minimalRaw((c) => (c.version = '2026-07-03')), SIMPLE, [], 's', { versionRange: '*' }));
+    const refusal = refusalOf(
+      run(
+        minimalRaw((c) => (c.version = '2026-07-03')),
+        SIMPLE,
+        [],
+        's',
+        { versionRange: '*' },
+      ),
+    );
     expect(refusal.code).toBe('version-out-of-range');
     expect(refusal.message).toContain('2026-07-03');
   });
 
   it('a card version that is not semver but plain Major[.Minor] is coerced for the range; junk is still refused', () => {
-    for (const [spelling, range] of [['1.0', '^1.0.0'], ['1.0', '>=1.0'], ['1.0', '1.x'], ['2', '^2'], ['v1.2', '~1.2.0'], [' 3.1 ', '3.1.0']] as const) {
-      const result = run(minimalRaw((c) => (c.version = spelling)), SIMPLE, [], 's', { versionRange: range });
+    for (const [spelling, range] of [
+      ['1.0', '^1.0.0'],
+      ['1.0', '>=1.0'],
+      ['1.0', '1.x'],
+      ['2', '^2'],
+      ['v1.2', '~1.2.0'],
+      [' 3.1 ', '3.1.0'],
+    ] as const) {
+      const result = run(
+        minimalRaw((c) => (c.version = spelling)),
+        SIMPLE,
+        [],
+        's',
+        { versionRange: range },
+      );
       expect(planOf(result).url, `${spelling} ${range}`).toBe('https://a.example.com/rpc');
       expect(result.trace.find((t) => t.step === 'version')?.detail).toContain('read as');
     }
-    const out = refusalOf(run(minimalRaw((c) => (c.version = '1.0')), SIMPLE, [], 's', { versionRange: '^2.0.0' }));
+    const out = refusalOf(
+      run(
+        minimalRaw((c) => (c.version = '1.0')),
+        SIMPLE,
+        [],
+        's',
+        { versionRange: '^2.0.0' },
+      ),
+    );
     expect(out.message).toBe('card version 1.0 (read as 1.0.0) does not satisfy ^2.0.0');
     for (const junk of ['1.0.0.0', 'one', '1.x', 'v', '1.2-beta']) {
-      expect(refusalOf(run(minimalRaw((c) => (c.version = junk)), SIMPLE, [], 's', { versionRange: '*' })).message, junk).toContain('is not semver');
+      expect(
+        refusalOf(
+          run(
+            minimalRaw((c) => (c.version = junk)),
+            SIMPLE,
+            [],
+            's',
+            { versionRange: '*' },
+          ),
+        ).message,
+        junk,
+      ).toContain('is not semver');
     }
   });
 
   it('a satisfied range lets negotiation go on', () => {
-    expect(planOf(run(minimalRaw(), SIMPLE, [], 's', { versionRange: '^1.2.0' })).url).toBe('https://a.example.com/rpc');
-    expect(planOf(run(minimalRaw((c) => (c.version = '2.4.0')), SIMPLE, [], 's', { versionRange: '>=2.4.0 <3' })).url).toBe('https://a.example.com/rpc');
+    expect(planOf(run(minimalRaw(), SIMPLE, [], 's', { versionRange: '^1.2.0' })).url).toBe(
+      'https://a.example.com/rpc',
+    );
+    expect(
+      planOf(
+        run(
+          minimalRaw((c) => (c.version = '2.4.0')),
+          SIMPLE,
+          [],
+          's',
+          { versionRange: '>=2.4.0 <3' },
+        ),
+      ).url,
+    ).toBe('https://a.example.com/rpc');
   });
 });
 
 describe('step 1: interface, version-major order', () => {
-  const iface = (protocolBinding: string, protocolVersion: string, url = `https://a.example.com/${protocolBinding}/${protocolVersion}`) => ({ url, protocolBinding, protocolVersion });
+  const iface = (
+    protocolBinding: string,
+    protocolVersion: string,
+    url = `https://a.example.com/${protocolBinding}/${protocolVersion}`,
+  ) => ({ url, protocolBinding, protocolVersion });
 
   it('for each version, for each binding: JSONRPC 1.0 beats GRPC 0.3 although GRPC is the first binding', () => {
     const raw = minimalRaw((c) => {
       c.supportedInterfaces = [iface('GRPC', '0.3'), iface('JSONRPC', '1.0')];
     });
     const plan = planOf(run(raw, { ...SIMPLE, bindings: ['GRPC', 'JSONRPC'], versions: ['1.0', '0.3'] }));
-    expect(plan).toMatchObject({ protocolBinding: 'JSONRPC', protocolVersion: '1.0', url: 'https://a.example.com/JSONRPC/1.0' });
+    expect(plan).toMatchObject({
+      protocolBinding: 'JSONRPC',
+      protocolVersion: '1.0',
+      url: 'https://a.example.com/JSONRPC/1.0',
+    });
   });
 
   it('within one version the profile binding order decides', () => {
@@ -276,15 +375,24 @@ describe('step 1: interface, version-major order', () => {
     const raw = minimalRaw((c) => {
       c.supportedInterfaces = [iface('JSONRPC', '0.3'), iface('HTTP+JSON', '1.0')];
     });
-    expect(planOf(run(raw, { ...SIMPLE, bindings: ['JSONRPC', 'HTTP+JSON'], versions: ['1.0', '0.3'] })).protocolBinding).toBe('HTTP+JSON');
-    expect(planOf(run(raw, { ...SIMPLE, bindings: ['JSONRPC'], versions: ['1.0', '0.3'] })).protocolVersion).toBe('0.3');
+    expect(
+      planOf(run(raw, { ...SIMPLE, bindings: ['JSONRPC', 'HTTP+JSON'], versions: ['1.0', '0.3'] })).protocolBinding,
+    ).toBe('HTTP+JSON');
+    expect(planOf(run(raw, { ...SIMPLE, bindings: ['JSONRPC'], versions: ['1.0', '0.3'] })).protocolVersion).toBe(
+      '0.3',
+    );
     // The profile's version order is a preference, not numeric: 0.3 first wins.
-    expect(planOf(run(raw, { ...SIMPLE, bindings: ['HTTP+JSON', 'JSONRPC'], versions: ['0.3', '1.0'] })).protocolVersion).toBe('0.3');
+    expect(
+      planOf(run(raw, { ...SIMPLE, bindings: ['HTTP+JSON', 'JSONRPC'], versions: ['0.3', '1.0'] })).protocolVersion,
+    ).toBe('0.3');
   });
 
   it('card order breaks ties between interfaces with the same binding and version', () => {
     const raw = minimalRaw((c) => {
-      c.supportedInterfaces = [iface('JSONRPC', '1.0', 'https://first.example.com/'), iface('JSONRPC', '1.0', 'https://second.example.com/')];
+      c.supportedInterfaces = [
+        iface('JSONRPC', '1.0', 'https://first.example.com/'),
+        iface('JSONRPC', '1.0', 'https://second.example.com/'),
+      ];
     });
     expect(planOf(run(raw)).url).toBe('https://first.example.com/');
   });
@@ -329,7 +437,11 @@ describe('step 1: interface, version-major order', () => {
       skills: [{ id: 's', name: 'S', description: 'skill', tags: [] }],
     };
     const plan = planOf(run(raw, { ...SIMPLE, bindings: ['HTTP+JSON', 'JSONRPC'], versions: ['1.0', '0.3'] }));
-    expect(plan).toMatchObject({ protocolBinding: 'HTTP+JSON', protocolVersion: '0.3', url: 'https://legacy.example.com/rest' });
+    expect(plan).toMatchObject({
+      protocolBinding: 'HTTP+JSON',
+      protocolVersion: '0.3',
+      url: 'https://legacy.example.com/rest',
+    });
   });
 });
 
@@ -337,13 +449,27 @@ describe('step 2: security', () => {
   const schemes = {
     bearer: { httpAuthSecurityScheme: { scheme: 'Bearer' } },
     key: { apiKeySecurityScheme: { location: 'header', name: 'X-Key' } },
-    oauth: { oauth2SecurityScheme: { flows: { clientCredentials: { tokenUrl: 'https://t.example.com', scopes: { read: 'r', write: 'w' } } } } },
+    oauth: {
+      oauth2SecurityScheme: {
+        flows: { clientCredentials: { tokenUrl: 'https://t.example.com', scopes: { read: 'r', write: 'w' } } },
+      },
+    },
     mtls: { mtlsSecurityScheme: {} },
   };
-  const req = (m: Record<string, string[]>) => ({ schemes: Object.fromEntries(Object.entries(m).map(([k, v]) => [k, { list: v }])) });
+  const req = (m: Record<string, string[]>) => ({
+    schemes: Object.fromEntries(Object.entries(m).map(([k, v]) => [k, { list: v }])),
+  });
 
   it('no requirement anywhere → security {} even when credentials are held', () => {
-    expect(planOf(run(minimalRaw((c) => (c.securitySchemes = schemes)), SIMPLE, ['bearer'])).security).toEqual({});
+    expect(
+      planOf(
+        run(
+          minimalRaw((c) => (c.securitySchemes = schemes)),
+          SIMPLE,
+          ['bearer'],
+        ),
+      ).security,
+    ).toEqual({});
   });
 
   it('the first requirement in card order whose schemes are all held wins', () => {
@@ -410,7 +536,13 @@ describe('step 2: security', () => {
     const raw = minimalRaw((c) => {
       c.securitySchemes = schemes;
       c.securityRequirements = [{ schemes: {} }];
-      c.skills.push({ id: 'admin', name: 'Admin', description: 'privileged', tags: [], securityRequirements: [req({ oauth: ['admin'] })] });
+      c.skills.push({
+        id: 'admin',
+        name: 'Admin',
+        description: 'privileged',
+        tags: [],
+        securityRequirements: [req({ oauth: ['admin'] })],
+      });
     });
     expect(planOf(run(raw, SIMPLE, [], 's')).security).toEqual({});
     expect(refusalOf(run(raw, SIMPLE, [], 'admin')).code).toBe('missing-credential');
@@ -427,7 +559,10 @@ describe('step 2: security', () => {
 
   it('0.3 `security` requirements (plain maps) negotiate the same way', () => {
     const raw = minimalRaw((c) => {
-      c.securitySchemes = { bearer: { type: 'http', scheme: 'bearer' }, key: { type: 'apiKey', in: 'header', name: 'X-Key' } };
+      c.securitySchemes = {
+        bearer: { type: 'http', scheme: 'bearer' },
+        key: { type: 'apiKey', in: 'header', name: 'X-Key' },
+      };
       c.security = [{ bearer: [], key: [] }, { key: ['s1'] }];
     });
     expect(planOf(run(raw, SIMPLE, ['key'])).security).toEqual({ key: ['s1'] });
@@ -446,11 +581,19 @@ describe('step 3: media types', () => {
   it('parameters compare exactly', () => {
     const raw = minimalRaw((c) => (c.defaultOutputModes = ['application/json; charset=utf-8']));
     expect(refusalOf(run(raw)).code).toBe('no-common-output-mode');
-    expect(planOf(run(raw, { ...SIMPLE, accepts: ['application/json; charset=utf-8'] })).acceptedOutputModes).toEqual(['application/json; charset=utf-8']);
-    expect(refusalOf(run(raw, { ...SIMPLE, accepts: ['application/json; charset=UTF-16'] })).code).toBe('no-common-output-mode');
+    expect(planOf(run(raw, { ...SIMPLE, accepts: ['application/json; charset=utf-8'] })).acceptedOutputModes).toEqual([
+      'application/json; charset=utf-8',
+    ]);
+    expect(refusalOf(run(raw, { ...SIMPLE, accepts: ['application/json; charset=UTF-16'] })).code).toBe(
+      'no-common-output-mode',
+    );
     // Exact means exact: parameter case counts, unlike type/subtype case.
-    expect(refusalOf(run(raw, { ...SIMPLE, accepts: ['application/json; charset=UTF-8'] })).code).toBe('no-common-output-mode');
-    expect(planOf(run(raw, { ...SIMPLE, accepts: ['APPLICATION/JSON; charset=utf-8'] })).acceptedOutputModes).toEqual(['application/json; charset=utf-8']);
+    expect(refusalOf(run(raw, { ...SIMPLE, accepts: ['application/json; charset=UTF-8'] })).code).toBe(
+      'no-common-output-mode',
+    );
+    expect(planOf(run(raw, { ...SIMPLE, accepts: ['APPLICATION/JSON; charset=utf-8'] })).acceptedOutputModes).toEqual([
+      'application/json; charset=utf-8',
+    ]);
     // Input side too.
     const input = minimalRaw((c) => (c.defaultInputModes = ['text/plain; charset=utf-8']));
     expect(refusalOf(run(input)).code).toBe('input-mode-not-accepted');
@@ -504,7 +647,14 @@ describe('step 3: media types', () => {
   });
 
   it('a client that sends nothing is accepted by any skill', () => {
-    expect(planOf(run(minimalRaw((c) => (c.defaultInputModes = ['image/png'])), { ...SIMPLE, sends: [] })).url).toBe('https://a.example.com/rpc');
+    expect(
+      planOf(
+        run(
+          minimalRaw((c) => (c.defaultInputModes = ['image/png'])),
+          { ...SIMPLE, sends: [] },
+        ),
+      ).url,
+    ).toBe('https://a.example.com/rpc');
   });
 
   it('a profile type listed twice in different case is accepted once', () => {
@@ -517,14 +667,40 @@ describe('step 4: delivery', () => {
   const caps = (capabilities: Json) => minimalRaw((c) => (c.capabilities = capabilities));
 
   it('stream when card and profile both stream', () => {
-    expect(planOf(run(caps({ streaming: true, pushNotifications: true }), { ...SIMPLE, streaming: true, pushEndpoint: 'https://me/hook' })).delivery).toBe('stream');
+    expect(
+      planOf(
+        run(caps({ streaming: true, pushNotifications: true }), {
+          ...SIMPLE,
+          streaming: true,
+          pushEndpoint: 'https://me/hook',
+        }),
+      ).delivery,
+    ).toBe('stream');
   });
 
   it('push needs card pushNotifications AND a profile pushEndpoint', () => {
-    expect(planOf(run(caps({ streaming: true, pushNotifications: true }), { ...SIMPLE, streaming: false, pushEndpoint: 'https://me/hook' })).delivery).toBe('push');
-    expect(planOf(run(caps({ streaming: false, pushNotifications: true }), { ...SIMPLE, streaming: true, pushEndpoint: 'https://me/hook' })).delivery).toBe('push');
+    expect(
+      planOf(
+        run(caps({ streaming: true, pushNotifications: true }), {
+          ...SIMPLE,
+          streaming: false,
+          pushEndpoint: 'https://me/hook',
+        }),
+      ).delivery,
+    ).toBe('push');
+    expect(
+      planOf(
+        run(caps({ streaming: false, pushNotifications: true }), {
+          ...SIMPLE,
+          streaming: true,
+          pushEndpoint: 'https://me/hook',
+        }),
+      ).delivery,
+    ).toBe('push');
     expect(planOf(run(caps({ pushNotifications: true }), { ...SIMPLE, pushEndpoint: null })).delivery).toBe('poll');
-    expect(planOf(run(caps({ pushNotifications: false }), { ...SIMPLE, pushEndpoint: 'https://me/hook' })).delivery).toBe('poll');
+    expect(
+      planOf(run(caps({ pushNotifications: false }), { ...SIMPLE, pushEndpoint: 'https://me/hook' })).delivery,
+    ).toBe('poll');
   });
 
   it('poll otherwise (absent capabilities read as false)', () => {
@@ -542,7 +718,10 @@ describe('step 5: extensions', () => {
     const raw = minimalRaw((c) => {
       c.capabilities.extensions = [{ uri: B }, { uri: C, required: false }, { uri: A, required: true }];
     });
-    expect(planOf(run(raw, { ...SIMPLE, extensions: [A, B, 'https://x.example/ext/unused'] })).extensions).toEqual([B, A]);
+    expect(planOf(run(raw, { ...SIMPLE, extensions: [A, B, 'https://x.example/ext/unused'] })).extensions).toEqual([
+      B,
+      A,
+    ]);
   });
 
   it('a profile extension the card does not list is not activated', () => {
@@ -551,7 +730,10 @@ describe('step 5: extensions', () => {
 
   it('a required extension the profile does not implement refuses; optional ones do not', () => {
     const raw = minimalRaw((c) => {
-      c.capabilities.extensions = [{ uri: A, required: false }, { uri: B, required: true }];
+      c.capabilities.extensions = [
+        { uri: A, required: false },
+        { uri: B, required: true },
+      ];
     });
     expect(refusalOf(run(raw, { ...SIMPLE, extensions: [A] })).code).toBe('required-extension-unsupported');
     expect(planOf(run(raw, { ...SIMPLE, extensions: [B] })).extensions).toEqual([B]);
@@ -562,7 +744,10 @@ describe('locked: the profile narrowed to a locked plan ("beyond the lockfile")'
   const profile = orchestrator({ bindings: ['GRPC', 'JSONRPC'] });
 
   /** Lock the worked example with gRPC disabled: JSONRPC 1.0, so a "better" interface can appear later. */
-  function lockedPlan(raw: Json = workedExampleRaw(), p: ClientProfile = orchestrator({ bindings: ['JSONRPC'] })): Plan {
+  function lockedPlan(
+    raw: Json = workedExampleRaw(),
+    p: ClientProfile = orchestrator({ bindings: ['JSONRPC'] }),
+  ): Plan {
     return planOf(negotiate(card(raw), 'market-size', p, ['bearer']));
   }
 
@@ -587,7 +772,9 @@ describe('locked: the profile narrowed to a locked plan ("beyond the lockfile")'
     expect(refusal.message).toContain(JSONRPC_10);
     expect(refusal.message).toContain('https://research.example.com/a2a/v2');
     // Unconstrained, the moved card still negotiates: the lock is what refuses.
-    expect(planOf(negotiate(card(moved), 'market-size', orchestrator({ bindings: ['JSONRPC'] }), ['bearer'])).url).toBe('https://research.example.com/a2a/v2');
+    expect(planOf(negotiate(card(moved), 'market-size', orchestrator({ bindings: ['JSONRPC'] }), ['bearer'])).url).toBe(
+      'https://research.example.com/a2a/v2',
+    );
   });
 
   it('a card that adds an interface the unconstrained profile prefers still yields the locked plan (no drift)', () => {
@@ -606,14 +793,18 @@ describe('locked: the profile narrowed to a locked plan ("beyond the lockfile")'
     const locked = lockedPlan(raw);
     expect(locked.acceptedOutputModes).toEqual(['application/json', 'text/plain']);
     const fresh = planOf(negotiate(card(workedExampleRaw()), 'market-size', profile, ['bearer'], { locked }));
-    expect(diffPlans(locked, fresh)).toEqual([{ field: 'acceptedOutputModes', locked: ['application/json', 'text/plain'], fresh: ['application/json'] }]);
+    expect(diffPlans(locked, fresh)).toEqual([
+      { field: 'acceptedOutputModes', locked: ['application/json', 'text/plain'], fresh: ['application/json'] },
+    ]);
   });
 
   it('a skill losing every locked output mode is refused', () => {
     const locked = lockedPlan();
     const raw = workedExampleRaw();
     raw.skills[0].outputModes = ['text/plain'];
-    expect(refusalOf(negotiate(card(raw), 'market-size', profile, ['bearer'], { locked })).code).toBe('no-common-output-mode');
+    expect(refusalOf(negotiate(card(raw), 'market-size', profile, ['bearer'], { locked })).code).toBe(
+      'no-common-output-mode',
+    );
   });
 
   it('a new required extension the profile implements but the lock lacks is refused', () => {
@@ -640,14 +831,18 @@ describe('locked: the profile narrowed to a locked plan ("beyond the lockfile")'
   it('a new security requirement the lock did not choose is refused, even when the credential is held', () => {
     const locked = lockedPlan();
     expect(locked.security).toEqual({});
-    const refusal = refusalOf(negotiate(card(withBearer(workedExampleRaw())), 'market-size', profile, ['bearer'], { locked }));
+    const refusal = refusalOf(
+      negotiate(card(withBearer(workedExampleRaw())), 'market-size', profile, ['bearer'], { locked }),
+    );
     expect(refusal.code).toBe('missing-credential');
   });
 
   it('the locked security requirement is kept when the card still offers it', () => {
     const locked = lockedPlan(withBearer(workedExampleRaw()));
     expect(locked.security).toEqual({ bearer: [] });
-    expect(planOf(negotiate(card(withBearer(workedExampleRaw())), 'market-size', profile, ['bearer'], { locked }))).toEqual(locked);
+    expect(
+      planOf(negotiate(card(withBearer(workedExampleRaw())), 'market-size', profile, ['bearer'], { locked })),
+    ).toEqual(locked);
   });
 
   it('a card that stops streaming gives a plan that differs in delivery', () => {
@@ -657,7 +852,11 @@ describe('locked: the profile narrowed to a locked plan ("beyond the lockfile")'
     const fresh = planOf(negotiate(card(raw), 'market-size', profile, ['bearer'], { locked }));
     expect(diffPlans(locked, fresh)).toEqual([
       { field: 'delivery', locked: 'stream', fresh: 'poll' },
-      { field: 'fallbacks', locked: locked.fallbacks, fresh: { interfaces: locked.fallbacks!.interfaces, delivery: [] } },
+      {
+        field: 'fallbacks',
+        locked: locked.fallbacks,
+        fresh: { interfaces: locked.fallbacks!.interfaces, delivery: [] },
+      },
     ]);
   });
 
@@ -666,14 +865,24 @@ describe('locked: the profile narrowed to a locked plan ("beyond the lockfile")'
     raw.capabilities.streaming = false;
     const locked = lockedPlan(raw);
     expect(locked.delivery).toBe('poll');
-    expect(planOf(negotiate(card(workedExampleRaw()), 'market-size', profile, ['bearer'], { locked })).delivery).toBe('poll');
+    expect(planOf(negotiate(card(workedExampleRaw()), 'market-size', profile, ['bearer'], { locked })).delivery).toBe(
+      'poll',
+    );
   });
 
   it('the locked tenant must still be on the interface', () => {
     const raw = minimalRaw((c) => (c.supportedInterfaces[0].tenant = 'billing'));
     const locked = planOf(run(raw));
     expect(locked.tenant).toBe('billing');
-    const refusal = refusalOf(run(minimalRaw((c) => (c.supportedInterfaces[0].tenant = 'sales')), SIMPLE, [], 's', { locked }));
+    const refusal = refusalOf(
+      run(
+        minimalRaw((c) => (c.supportedInterfaces[0].tenant = 'sales')),
+        SIMPLE,
+        [],
+        's',
+        { locked },
+      ),
+    );
     expect(refusal.code).toBe('no-common-interface');
   });
 });
@@ -696,10 +905,12 @@ describe('determinism and robustness', () => {
   });
 
   it('the plan does not share arrays with the card (security scopes, modes)', () => {
-    const c = card(minimalRaw((r) => {
-      r.securitySchemes = { o: { oauth2SecurityScheme: { flows: {} } } };
-      r.securityRequirements = [{ schemes: { o: { list: ['read'] } } }];
-    }));
+    const c = card(
+      minimalRaw((r) => {
+        r.securitySchemes = { o: { oauth2SecurityScheme: { flows: {} } } };
+        r.securityRequirements = [{ schemes: { o: { list: ['read'] } } }];
+      }),
+    );
     const plan = planOf(negotiate(c, 's', SIMPLE, ['o']));
     plan.security.o!.push('write');
     expect(c.securityRequirements[0]!.o).toEqual(['read']);
@@ -707,7 +918,19 @@ describe('determinism and robustness', () => {
 
   it('never throws for weird but normalised cards', () => {
     const weird: NormalizedCard[] = [
-      { name: '', description: '', version: '', shape: '1.0', supportedInterfaces: [], capabilities: { streaming: false, pushNotifications: false, extendedAgentCard: false, extensions: [] }, securitySchemes: {}, securityRequirements: [], defaultInputModes: [], defaultOutputModes: [], skills: [] },
+      {
+        name: '',
+        description: '',
+        version: '',
+        shape: '1.0',
+        supportedInterfaces: [],
+        capabilities: { streaming: false, pushNotifications: false, extendedAgentCard: false, extensions: [] },
+        securitySchemes: {},
+        securityRequirements: [],
+        defaultInputModes: [],
+        defaultOutputModes: [],
+        skills: [],
+      },
       {
         name: 'w',
         description: 'w',
@@ -717,7 +940,16 @@ describe('determinism and robustness', () => {
           { url: 'x', protocolBinding: 'https://example.com/bindings/ws/v1', protocolVersion: '2025-06-18' },
           { url: 'y', protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: '' },
         ],
-        capabilities: { streaming: true, pushNotifications: true, extendedAgentCard: true, extensions: [{ uri: '', required: true }, { uri: 'a', required: false }, { uri: 'a', required: false }] },
+        capabilities: {
+          streaming: true,
+          pushNotifications: true,
+          extendedAgentCard: true,
+          extensions: [
+            { uri: '', required: true },
+            { uri: 'a', required: false },
+            { uri: 'a', required: false },
+          ],
+        },
         securitySchemes: {},
         securityRequirements: [{}, { ghost: ['x'] }],
         defaultInputModes: ['*/*', ';', ''],
@@ -730,8 +962,24 @@ describe('determinism and robustness', () => {
     ];
     const profiles: ClientProfile[] = [
       SIMPLE,
-      { bindings: [], versions: [], accepts: [], sends: [], streaming: true, pushEndpoint: 'https://h', extensions: [] },
-      { bindings: ['JSONRPC', 'https://example.com/bindings/ws/v1'], versions: ['x', '1', '2025-06-18'], accepts: ['application/json', ''], sends: [''], streaming: true, pushEndpoint: 'https://h', extensions: ['', 'a'] },
+      {
+        bindings: [],
+        versions: [],
+        accepts: [],
+        sends: [],
+        streaming: true,
+        pushEndpoint: 'https://h',
+        extensions: [],
+      },
+      {
+        bindings: ['JSONRPC', 'https://example.com/bindings/ws/v1'],
+        versions: ['x', '1', '2025-06-18'],
+        accepts: ['application/json', ''],
+        sends: [''],
+        streaming: true,
+        pushEndpoint: 'https://h',
+        extensions: ['', 'a'],
+      },
     ];
     for (const c of weird) {
       for (const p of profiles) {
@@ -746,20 +994,59 @@ describe('determinism and robustness', () => {
       }
     }
     // And with a locked plan that matches nothing.
-    const locked: Plan = { url: 'nowhere', protocolBinding: 'JSONRPC', protocolVersion: '1.0', security: { ghost: [] }, acceptedOutputModes: ['text/plain'], delivery: 'push', extensions: ['a'] };
+    const locked: Plan = {
+      url: 'nowhere',
+      protocolBinding: 'JSONRPC',
+      protocolVersion: '1.0',
+      security: { ghost: [] },
+      acceptedOutputModes: ['text/plain'],
+      delivery: 'push',
+      extensions: ['a'],
+    };
     for (const c of weird) expect(() => negotiate(c, 's', SIMPLE, [], { locked })).not.toThrow();
   });
 
   it('a weird card still negotiates deterministically where it can', () => {
     const c: NormalizedCard = {
-      name: 'w', description: 'w', version: '1.0.0', shape: '1.0',
-      supportedInterfaces: [{ url: 'ws://h', protocolBinding: 'https://example.com/bindings/ws/v1', protocolVersion: '1.0' }],
-      capabilities: { streaming: false, pushNotifications: false, extendedAgentCard: false, extensions: [{ uri: 'a', required: false }, { uri: 'a', required: true }] },
-      securitySchemes: {}, securityRequirements: [{}], defaultInputModes: [], defaultOutputModes: ['application/json'],
+      name: 'w',
+      description: 'w',
+      version: '1.0.0',
+      shape: '1.0',
+      supportedInterfaces: [
+        { url: 'ws://h', protocolBinding: 'https://example.com/bindings/ws/v1', protocolVersion: '1.0' },
+      ],
+      capabilities: {
+        streaming: false,
+        pushNotifications: false,
+        extendedAgentCard: false,
+        extensions: [
+          { uri: 'a', required: false },
+          { uri: 'a', required: true },
+        ],
+      },
+      securitySchemes: {},
+      securityRequirements: [{}],
+      defaultInputModes: [],
+      defaultOutputModes: ['application/json'],
       skills: [{ id: 's', name: 's', description: '', tags: [] }],
     };
-    const plan = planOf(negotiate(c, 's', { ...SIMPLE, bindings: ['https://example.com/bindings/ws/v1'], sends: [], extensions: ['a'] }, []));
-    expect(plan).toEqual({ url: 'ws://h', protocolBinding: 'https://example.com/bindings/ws/v1', protocolVersion: '1.0', security: {}, acceptedOutputModes: ['application/json'], delivery: 'poll', extensions: ['a'] });
+    const plan = planOf(
+      negotiate(
+        c,
+        's',
+        { ...SIMPLE, bindings: ['https://example.com/bindings/ws/v1'], sends: [], extensions: ['a'] },
+        [],
+      ),
+    );
+    expect(plan).toEqual({
+      url: 'ws://h',
+      protocolBinding: 'https://example.com/bindings/ws/v1',
+      protocolVersion: '1.0',
+      security: {},
+      acceptedOutputModes: ['application/json'],
+      delivery: 'poll',
+      extensions: ['a'],
+    });
   });
 });
 
@@ -780,15 +1067,21 @@ describe('diffPlans', () => {
   });
 
   it('reports exactly each differing field with locked and fresh values', () => {
-    expect(diffPlans(base, { ...base, url: 'https://b.example.com/rpc' })).toEqual([{ field: 'url', locked: 'https://a.example.com/rpc', fresh: 'https://b.example.com/rpc' }]);
+    expect(diffPlans(base, { ...base, url: 'https://b.example.com/rpc' })).toEqual([
+      { field: 'url', locked: 'https://a.example.com/rpc', fresh: 'https://b.example.com/rpc' },
+    ]);
     expect(diffPlans(base, { ...base, protocolVersion: '0.3' }).map((d) => d.field)).toEqual(['protocolVersion']);
     expect(diffPlans(base, { ...base, delivery: 'poll' }).map((d) => d.field)).toEqual(['delivery']);
     expect(diffPlans(base, { ...base, extensions: [] }).map((d) => d.field)).toEqual(['extensions']);
   });
 
   it('array order is preference: a reorder is a difference; scope order too', () => {
-    expect(diffPlans(base, { ...base, acceptedOutputModes: ['text/plain', 'application/json'] }).map((d) => d.field)).toEqual(['acceptedOutputModes']);
-    expect(diffPlans(base, { ...base, security: { oauth: ['read', 'write'], key: [] } }).map((d) => d.field)).toEqual(['security']);
+    expect(
+      diffPlans(base, { ...base, acceptedOutputModes: ['text/plain', 'application/json'] }).map((d) => d.field),
+    ).toEqual(['acceptedOutputModes']);
+    expect(diffPlans(base, { ...base, security: { oauth: ['read', 'write'], key: [] } }).map((d) => d.field)).toEqual([
+      'security',
+    ]);
   });
 
   it('a tenant added or removed is a difference; absent equals absent', () => {
@@ -797,7 +1090,13 @@ describe('diffPlans', () => {
   });
 
   it('several differing fields are reported in plan field order', () => {
-    const fresh: Plan = { ...base, protocolBinding: 'GRPC', url: 'grpc.example.com:443', security: {}, delivery: 'push' };
+    const fresh: Plan = {
+      ...base,
+      protocolBinding: 'GRPC',
+      url: 'grpc.example.com:443',
+      security: {},
+      delivery: 'push',
+    };
     expect(diffPlans(base, fresh).map((d) => d.field)).toEqual(['url', 'protocolBinding', 'security', 'delivery']);
   });
 });
@@ -807,12 +1106,22 @@ describe('fallbacks: the ordered locked alternatives', () => {
 
   it('lists the other accepted interfaces in version-major profile order, and poll for a stream plan', () => {
     const plan = planOf(negotiate(card(workedExampleRaw()), 'market-size', profile, []));
-    expect(plan.fallbacks?.interfaces.map((i) => `${i.protocolBinding} ${i.protocolVersion}`)).toEqual(['JSONRPC 1.0', 'JSONRPC 0.3']);
+    expect(plan.fallbacks?.interfaces.map((i) => `${i.protocolBinding} ${i.protocolVersion}`)).toEqual([
+      'JSONRPC 1.0',
+      'JSONRPC 0.3',
+    ]);
     expect(plan.fallbacks?.delivery).toEqual(['poll']);
   });
 
   it('never lists an interface the profile does not accept; a poll plan with no alternative has none', () => {
-    const plan = planOf(negotiate(card(workedExampleRaw()), 'market-size', orchestrator({ bindings: ['JSONRPC'], versions: ['1.0'], streaming: false }), []));
+    const plan = planOf(
+      negotiate(
+        card(workedExampleRaw()),
+        'market-size',
+        orchestrator({ bindings: ['JSONRPC'], versions: ['1.0'], streaming: false }),
+        [],
+      ),
+    );
     expect(plan.delivery).toBe('poll');
     expect(plan.fallbacks).toBeUndefined();
   });
@@ -823,7 +1132,11 @@ describe('fallbacks: the ordered locked alternatives', () => {
     raw.supportedInterfaces = raw.supportedInterfaces.filter((i: Json) => i.protocolVersion !== '0.3');
     const fresh = planOf(negotiate(card(raw), 'market-size', profile, [], { locked }));
     expect(diffPlans(locked, fresh)).toEqual([
-      { field: 'fallbacks', locked: locked.fallbacks, fresh: { interfaces: [locked.fallbacks!.interfaces[0]], delivery: ['poll'] } },
+      {
+        field: 'fallbacks',
+        locked: locked.fallbacks,
+        fresh: { interfaces: [locked.fallbacks!.interfaces[0]], delivery: ['poll'] },
+      },
     ]);
   });
 
@@ -834,12 +1147,18 @@ describe('fallbacks: the ordered locked alternatives', () => {
     expect(locked.fallbacks?.interfaces).toHaveLength(1);
     const newer = card(workedExampleRaw());
     expect(planOf(negotiate(newer, 'market-size', profile, [], { locked }))).toEqual(locked);
-    expect(diffPlans(locked, planOf(negotiate(newer, 'market-size', profile, []))).map((d) => d.field)).toEqual(['fallbacks']);
+    expect(diffPlans(locked, planOf(negotiate(newer, 'market-size', profile, []))).map((d) => d.field)).toEqual([
+      'fallbacks',
+    ]);
   });
 
   it('compares fallbacks regardless of key order (a lockfile read back has sorted keys)', () => {
     const plan = planOf(negotiate(card(workedExampleRaw()), 'market-size', profile, []));
-    const sorted = JSON.parse(JSON.stringify(plan, (_k, v) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort()) : v))) as Plan;
+    const sorted = JSON.parse(
+      JSON.stringify(plan, (_k, v) =>
+        v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort()) : v,
+      ),
+    ) as Plan;
     expect(diffPlans(sorted, plan)).toEqual([]);
   });
 });

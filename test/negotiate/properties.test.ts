@@ -14,20 +14,37 @@ import type { ClientProfile, Plan, RefusalCode } from '../../src/negotiate/types
 const BINDINGS = ['JSONRPC', 'HTTP+JSON', 'GRPC'];
 const VERSIONS = ['1.0', '0.3'];
 const URLS = ['https://a.example/rpc', 'https://a.example/rest', 'https://b.example/'];
-const MEDIA = ['text/plain', 'application/json', 'Text/Plain', 'image/png', 'text/plain; charset=utf-8', 'TEXT/PLAIN; charset=utf-8'];
+const MEDIA = [
+  'text/plain',
+  'application/json',
+  'Text/Plain',
+  'image/png',
+  'text/plain; charset=utf-8',
+  'TEXT/PLAIN; charset=utf-8',
+];
 const SCHEMES = ['bearer', 'apiKey', 'oauth'];
 const SCOPES = ['read', 'write'];
 const EXTENSIONS = ['urn:ext:a', 'urn:ext:b', 'urn:ext:c'];
 const SKILLS = ['s1', 's2'];
 
 /** An ordered list of distinct picks from `pool`. */
-const ordered = (pool: string[], minLength = 0) => fc.uniqueArray(fc.constantFrom(...pool), { minLength, maxLength: pool.length });
+const ordered = (pool: string[], minLength = 0) =>
+  fc.uniqueArray(fc.constantFrom(...pool), { minLength, maxLength: pool.length });
 const modes = fc.array(fc.constantFrom(...MEDIA), { maxLength: 3 });
-const requirement: fc.Arbitrary<SecurityRequirement> = fc.dictionary(fc.constantFrom(...SCHEMES), fc.uniqueArray(fc.constantFrom(...SCOPES), { maxLength: 2 }), { maxKeys: 2 });
+const requirement: fc.Arbitrary<SecurityRequirement> = fc.dictionary(
+  fc.constantFrom(...SCHEMES),
+  fc.uniqueArray(fc.constantFrom(...SCOPES), { maxLength: 2 }),
+  { maxKeys: 2 },
+);
 const requirements = fc.array(requirement, { maxLength: 3 });
 
 const iface: fc.Arbitrary<AgentInterface> = fc.record(
-  { url: fc.constantFrom(...URLS), protocolBinding: fc.constantFrom(...BINDINGS), protocolVersion: fc.constantFrom(...VERSIONS), tenant: fc.constantFrom('t1', 't2') },
+  {
+    url: fc.constantFrom(...URLS),
+    protocolBinding: fc.constantFrom(...BINDINGS),
+    protocolVersion: fc.constantFrom(...VERSIONS),
+    tenant: fc.constantFrom('t1', 't2'),
+  },
   { requiredKeys: ['url', 'protocolBinding', 'protocolVersion'] },
 );
 
@@ -49,7 +66,15 @@ const card: fc.Arbitrary<NormalizedCard> = fc.record({
   defaultOutputModes: modes,
   skills: fc.array(
     fc.record(
-      { id: fc.constantFrom(...SKILLS), name: fc.constant('n'), description: fc.constant('d'), tags: fc.constant([]), inputModes: modes, outputModes: modes, securityRequirements: requirements },
+      {
+        id: fc.constantFrom(...SKILLS),
+        name: fc.constant('n'),
+        description: fc.constant('d'),
+        tags: fc.constant([]),
+        inputModes: modes,
+        outputModes: modes,
+        securityRequirements: requirements,
+      },
       { requiredKeys: ['id', 'name', 'description', 'tags'] },
     ),
     { maxLength: 2 },
@@ -87,7 +112,7 @@ type OracleResult = { plan: Plan } | { refusal: RefusalCode };
 function oracle(c: NormalizedCard, skillId: string, p: ClientProfile, credentials: string[]): OracleResult {
   const skill = c.skills.find((s) => s.id === skillId);
   if (!skill) return { refusal: 'skill-not-found' };
-  const nonEmpty = <T,>(own: T[] | undefined, fallback: T[]) => (own && own.length > 0 ? own : fallback);
+  const nonEmpty = <T>(own: T[] | undefined, fallback: T[]) => (own && own.length > 0 ? own : fallback);
   const requirementsOffered = nonEmpty(skill.securityRequirements, c.securityRequirements);
   const inputs = nonEmpty(skill.inputModes, c.defaultInputModes);
   const outputs = nonEmpty(skill.outputModes, c.defaultOutputModes);
@@ -95,9 +120,12 @@ function oracle(c: NormalizedCard, skillId: string, p: ClientProfile, credential
   // All candidates: interface × requirement (a card without requirements offers "none needed").
   const offered = requirementsOffered.length > 0 ? requirementsOffered : [{}];
   const candidates = c.supportedInterfaces.flatMap((i, ii) => offered.map((r, ri) => ({ i, ii, r, ri })));
-  const step1 = (x: (typeof candidates)[number]) => p.bindings.includes(x.i.protocolBinding) && p.versions.includes(x.i.protocolVersion);
+  const step1 = (x: (typeof candidates)[number]) =>
+    p.bindings.includes(x.i.protocolBinding) && p.versions.includes(x.i.protocolVersion);
   const step2 = (x: (typeof candidates)[number]) => Object.keys(x.r).every((s) => credentials.includes(s));
-  const step3 = p.sends.every((t) => inputs.some((m) => sameType(m, t))) && p.accepts.some((a) => outputs.some((o) => sameType(o, a)));
+  const step3 =
+    p.sends.every((t) => inputs.some((m) => sameType(m, t))) &&
+    p.accepts.some((a) => outputs.some((o) => sameType(o, a)));
   const step5 = c.capabilities.extensions.every((e) => !e.required || p.extensions.includes(e.uri));
   const viable = candidates.filter((x) => step1(x) && step2(x) && step3 && step5);
   if (viable.length === 0) {
@@ -110,7 +138,12 @@ function oracle(c: NormalizedCard, skillId: string, p: ClientProfile, credential
   }
   // Preference: version (profile order), then binding (profile order), then card order; then the
   // first requirement in card order.
-  const rank = (x: (typeof viable)[number]) => [p.versions.indexOf(x.i.protocolVersion), p.bindings.indexOf(x.i.protocolBinding), x.ii, x.ri];
+  const rank = (x: (typeof viable)[number]) => [
+    p.versions.indexOf(x.i.protocolVersion),
+    p.bindings.indexOf(x.i.protocolBinding),
+    x.ii,
+    x.ri,
+  ];
   const best = [...viable].sort((a, b) => {
     const [ra, rb] = [rank(a), rank(b)];
     for (let k = 0; k < ra.length; k++) if (ra[k] !== rb[k]) return ra[k]! - rb[k]!;
@@ -126,13 +159,32 @@ function oracle(c: NormalizedCard, skillId: string, p: ClientProfile, credential
   const key = (i: AgentInterface) => JSON.stringify([i.url, i.protocolBinding, i.protocolVersion, i.tenant ?? '']);
   const alternatives = c.supportedInterfaces
     .map((i, ii) => ({ i, ii }))
-    .filter(({ i }) => p.bindings.includes(i.protocolBinding) && p.versions.includes(i.protocolVersion) && key(i) !== key(best.i))
-    .sort((a, b) => p.versions.indexOf(a.i.protocolVersion) - p.versions.indexOf(b.i.protocolVersion) || p.bindings.indexOf(a.i.protocolBinding) - p.bindings.indexOf(b.i.protocolBinding) || a.ii - b.ii)
+    .filter(
+      ({ i }) =>
+        p.bindings.includes(i.protocolBinding) && p.versions.includes(i.protocolVersion) && key(i) !== key(best.i),
+    )
+    .sort(
+      (a, b) =>
+        p.versions.indexOf(a.i.protocolVersion) - p.versions.indexOf(b.i.protocolVersion) ||
+        p.bindings.indexOf(a.i.protocolBinding) - p.bindings.indexOf(b.i.protocolBinding) ||
+        a.ii - b.ii,
+    )
     .filter(({ i }, n, all) => all.findIndex((x) => key(x.i) === key(i)) === n)
-    .map(({ i }) => ({ url: i.url, protocolBinding: i.protocolBinding, protocolVersion: i.protocolVersion, ...(i.tenant ? { tenant: i.tenant } : {}) }));
-  const delivery = c.capabilities.streaming && p.streaming ? 'stream' : c.capabilities.pushNotifications && p.pushEndpoint ? 'push' : 'poll';
+    .map(({ i }) => ({
+      url: i.url,
+      protocolBinding: i.protocolBinding,
+      protocolVersion: i.protocolVersion,
+      ...(i.tenant ? { tenant: i.tenant } : {}),
+    }));
+  const delivery =
+    c.capabilities.streaming && p.streaming
+      ? 'stream'
+      : c.capabilities.pushNotifications && p.pushEndpoint
+        ? 'push'
+        : 'poll';
   const active: string[] = [];
-  for (const e of c.capabilities.extensions) if (p.extensions.includes(e.uri) && !active.includes(e.uri)) active.push(e.uri);
+  for (const e of c.capabilities.extensions)
+    if (p.extensions.includes(e.uri) && !active.includes(e.uri)) active.push(e.uri);
   return {
     plan: {
       url: best.i.url,
@@ -143,7 +195,9 @@ function oracle(c: NormalizedCard, skillId: string, p: ClientProfile, credential
       acceptedOutputModes: accepted,
       delivery,
       extensions: active,
-      ...(alternatives.length > 0 || delivery !== 'poll' ? { fallbacks: { interfaces: alternatives, delivery: delivery === 'poll' ? [] : ['poll' as const] } } : {}),
+      ...(alternatives.length > 0 || delivery !== 'poll'
+        ? { fallbacks: { interfaces: alternatives, delivery: delivery === 'poll' ? [] : ['poll' as const] } }
+        : {}),
     },
   };
 }
@@ -172,7 +226,11 @@ describe('negotiate() properties', () => {
         const { plan } = negotiate(c, skillId, p, credentials);
         if (!plan) return;
         const source = c.supportedInterfaces.filter(
-          (i) => i.url === plan.url && i.protocolBinding === plan.protocolBinding && i.protocolVersion === plan.protocolVersion && i.tenant === plan.tenant,
+          (i) =>
+            i.url === plan.url &&
+            i.protocolBinding === plan.protocolBinding &&
+            i.protocolVersion === plan.protocolVersion &&
+            i.tenant === plan.tenant,
         );
         expect(source.length).toBeGreaterThan(0);
         expect(p.bindings).toContain(plan.protocolBinding);
@@ -226,7 +284,15 @@ describe('negotiate() properties', () => {
       RUNS,
     );
     expect([...seen].sort()).toEqual(
-      ['plan', 'skill-not-found', 'no-common-interface', 'missing-credential', 'input-mode-not-accepted', 'no-common-output-mode', 'required-extension-unsupported'].sort(),
+      [
+        'plan',
+        'skill-not-found',
+        'no-common-interface',
+        'missing-credential',
+        'input-mode-not-accepted',
+        'no-common-output-mode',
+        'required-extension-unsupported',
+      ].sort(),
     );
   });
 });

@@ -25,7 +25,8 @@ let dir: string;
 
 const message = (text: string) => ({ messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text }] });
 const plain = (text: string) => SendMessageRequest.fromJSON({ message: message(text) });
-const withPush = (text: string, url: string) => SendMessageRequest.fromJSON({ message: message(text), configuration: { taskPushNotificationConfig: { url } } });
+const withPush = (text: string, url: string) =>
+  SendMessageRequest.fromJSON({ message: message(text), configuration: { taskPushNotificationConfig: { url } } });
 const rpc = (method: string, params: unknown) => JSON.stringify({ jsonrpc: '2.0', id: 1, method, params });
 
 function options(extra: LoadLockOptions = {}): LoadLockOptions {
@@ -34,7 +35,10 @@ function options(extra: LoadLockOptions = {}): LoadLockOptions {
 
 /** The Authorization headers `agent` received on its A2A routes since `from`. */
 function authorizations(agent: StartedAgent, from = 0): unknown[] {
-  return agent.requests.slice(from).filter((r) => r.path.startsWith('/a2a')).map((r) => r.headers.authorization);
+  return agent.requests
+    .slice(from)
+    .filter((r) => r.path.startsWith('/a2a'))
+    .map((r) => r.headers.authorization);
 }
 
 beforeAll(async () => {
@@ -46,12 +50,28 @@ beforeAll(async () => {
   b = await startAgent({ card: (origin) => sampleCard(origin), bearerToken: TOKEN_B });
   dir = await mkdtemp(join(tmpdir(), 'a2a-agent-credentials-'));
   await lockProject(dir, {
-    profile: { bindings: ['JSONRPC', 'HTTP+JSON'], versions: ['1.0'], accepts: ['application/json', 'text/plain'], sends: ['text/plain'], streaming: false },
+    profile: {
+      bindings: ['JSONRPC', 'HTTP+JSON'],
+      versions: ['1.0'],
+      accepts: ['application/json', 'text/plain'],
+      sends: ['text/plain'],
+      streaming: false,
+    },
     agents: {
       'agent-a': { card: a.origin, skills: ['market-size'], credentials: { bearer: { env: 'A_TOKEN' } } },
       'agent-b': { card: b.origin, skills: ['market-size'], credentials: { bearer: { env: 'B_TOKEN' } } },
-      pusher: { card: a.origin, skills: ['market-size'], credentials: { bearer: { env: 'A_TOKEN' } }, profile: { pushEndpoint: HOOK } },
-      'pusher-rest': { card: a.origin, skills: ['market-size'], credentials: { bearer: { env: 'A_TOKEN' } }, profile: { bindings: ['HTTP+JSON'], pushEndpoint: HOOK } },
+      pusher: {
+        card: a.origin,
+        skills: ['market-size'],
+        credentials: { bearer: { env: 'A_TOKEN' } },
+        profile: { pushEndpoint: HOOK },
+      },
+      'pusher-rest': {
+        card: a.origin,
+        skills: ['market-size'],
+        credentials: { bearer: { env: 'A_TOKEN' } },
+        profile: { bindings: ['HTTP+JSON'], pushEndpoint: HOOK },
+      },
     },
   });
 });
@@ -66,8 +86,12 @@ describe('credentials belong to an agent', () => {
   it("per agent, then scheme: agent B's server never receives agent A's token (both cards name `bearer`)", async () => {
     const lock = await loadLock(options({ credentials: { 'agent-a': { bearer: () => TOKEN_A } } }));
     const [fromA, fromB] = [a.requests.length, b.requests.length];
-    expect(JSON.stringify(await (await lock.agent('agent-a', 'market-size').createClient()).sendMessage(plain('to a')))).toContain('echo: to a');
-    expect(JSON.stringify(await (await lock.agent('agent-b', 'market-size').createClient()).sendMessage(plain('to b')))).toContain('echo: to b');
+    expect(
+      JSON.stringify(await (await lock.agent('agent-a', 'market-size').createClient()).sendMessage(plain('to a'))),
+    ).toContain('echo: to a');
+    expect(
+      JSON.stringify(await (await lock.agent('agent-b', 'market-size').createClient()).sendMessage(plain('to b'))),
+    ).toContain('echo: to b');
     expect(authorizations(a, fromA)).toEqual([`Bearer ${TOKEN_A}`]);
     // agent-b has no provider: its manifest source (B_TOKEN), never A's provider.
     expect(authorizations(b, fromB)).toEqual([`Bearer ${TOKEN_B}`]);
@@ -75,7 +99,15 @@ describe('credentials belong to an agent', () => {
 
   it('one function answers every credential, told the agent, skill, scheme, scopes and origin', async () => {
     const asked: CredentialRequest[] = [];
-    const lock = await loadLock(options({ env: {}, credentials: (request) => { asked.push(request); return request.agent === 'agent-a' ? TOKEN_A : TOKEN_B; } }));
+    const lock = await loadLock(
+      options({
+        env: {},
+        credentials: (request) => {
+          asked.push(request);
+          return request.agent === 'agent-a' ? TOKEN_A : TOKEN_B;
+        },
+      }),
+    );
     const [fromA, fromB] = [a.requests.length, b.requests.length];
     await (await lock.agent('agent-a', 'market-size').createClient()).sendMessage(plain('x'));
     await (await lock.agent('agent-b', 'market-size').createClient()).sendMessage(plain('y'));
@@ -90,22 +122,44 @@ describe('credentials belong to an agent', () => {
   it('the scheme-only form is a UsageError naming the per-agent form (no fallback), as is a key that is not a locked agent', async () => {
     await expect(loadLock(options({ credentials: { bearer: () => TOKEN_A } as never }))).rejects.toMatchObject({
       code: 'usage',
-      message: expect.stringMatching(/credentials\["bearer"\] is a function: the scheme-only form .*credentials: \{ 'research-agent': \{ bearer: /),
+      message: expect.stringMatching(
+        /credentials\["bearer"\] is a function: the scheme-only form .*credentials: \{ 'research-agent': \{ bearer: /,
+      ),
     });
     // A function under an agent's own name is the scheme-only shape too (never read as "every scheme").
-    await expect(loadLock(options({ credentials: { 'agent-a': () => TOKEN_A } as never }))).rejects.toMatchObject({ code: 'usage', message: expect.stringMatching(/credentials\["agent-a"\] is a function/) });
-    await expect(loadLock(options({ credentials: { 'agent-c': { bearer: () => TOKEN_A } } }))).rejects.toMatchObject({ code: 'usage', message: expect.stringMatching(/names "agent-c", which is not an agent of .*locked: agent-a, agent-b/) });
-    await expect(loadLock(options({ credentials: { 'agent-a': { bearer: TOKEN_A } } as never }))).rejects.toMatchObject({ code: 'usage', message: expect.stringMatching(/credentials\["agent-a"\]\["bearer"\] is not a function/) });
+    await expect(loadLock(options({ credentials: { 'agent-a': () => TOKEN_A } as never }))).rejects.toMatchObject({
+      code: 'usage',
+      message: expect.stringMatching(/credentials\["agent-a"\] is a function/),
+    });
+    await expect(loadLock(options({ credentials: { 'agent-c': { bearer: () => TOKEN_A } } }))).rejects.toMatchObject({
+      code: 'usage',
+      message: expect.stringMatching(/names "agent-c", which is not an agent of .*locked: agent-a, agent-b/),
+    });
+    await expect(loadLock(options({ credentials: { 'agent-a': { bearer: TOKEN_A } } as never }))).rejects.toMatchObject(
+      { code: 'usage', message: expect.stringMatching(/credentials\["agent-a"\]\["bearer"\] is not a function/) },
+    );
   });
 
   it('a provider that returns nothing is credential-unset naming the provider, not the manifest variable; nothing is sent', async () => {
     const from = b.requests.length;
     const lock = await loadLock(options({ credentials: { 'agent-b': { bearer: () => undefined } } }));
-    const error = await (await lock.agent('agent-b', 'market-size').createClient()).sendMessage(plain('x')).catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: 'credential-unset', message: `agent-b (market-size): no credential for scheme "bearer" (loadLock's credentials["agent-b"]["bearer"] returned nothing)` });
+    const error = await (await lock.agent('agent-b', 'market-size').createClient())
+      .sendMessage(plain('x'))
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      code: 'credential-unset',
+      message: `agent-b (market-size): no credential for scheme "bearer" (loadLock's credentials["agent-b"]["bearer"] returned nothing)`,
+    });
     expect((error as Error).message).not.toContain('B_TOKEN');
     const viaFunction = await loadLock(options({ credentials: async () => undefined }));
-    await expect(viaFunction.agent('agent-b', 'market-size').fetch(b.jsonRpcUrl, { method: 'POST', body: rpc('GetTask', { id: 't' }) })).rejects.toMatchObject({ code: 'credential-unset', message: expect.stringMatching(/the credentials function of loadLock returned nothing\)$/) });
+    await expect(
+      viaFunction
+        .agent('agent-b', 'market-size')
+        .fetch(b.jsonRpcUrl, { method: 'POST', body: rpc('GetTask', { id: 't' }) }),
+    ).rejects.toMatchObject({
+      code: 'credential-unset',
+      message: expect.stringMatching(/the credentials function of loadLock returned nothing\)$/),
+    });
     expect(b.requests.length).toBe(from);
   });
 });
@@ -118,8 +172,22 @@ describe('the push endpoint', () => {
       expect(pusher.plan.delivery).toBe('push');
       const client = await pusher.createClient();
       const from = a.requests.length;
-      await expect(client.sendMessage(withPush('elsewhere', 'https://attacker.example/hook'))).rejects.toMatchObject({ name: 'PlanViolationError', message: expect.stringMatching(/push notification config url https:\/\/attacker\.example\/hook is not the locked pushEndpoint https:\/\/hook\.example\/a2a/) });
-      await expect(client.createTaskPushNotificationConfig({ tenant: '', id: '', taskId: 't1', url: 'https://attacker.example/hook', token: '', authentication: undefined } as never)).rejects.toMatchObject({ code: 'plan-violation' });
+      await expect(client.sendMessage(withPush('elsewhere', 'https://attacker.example/hook'))).rejects.toMatchObject({
+        name: 'PlanViolationError',
+        message: expect.stringMatching(
+          /push notification config url https:\/\/attacker\.example\/hook is not the locked pushEndpoint https:\/\/hook\.example\/a2a/,
+        ),
+      });
+      await expect(
+        client.createTaskPushNotificationConfig({
+          tenant: '',
+          id: '',
+          taskId: 't1',
+          url: 'https://attacker.example/hook',
+          token: '',
+          authentication: undefined,
+        } as never),
+      ).rejects.toMatchObject({ code: 'plan-violation' });
       expect(a.requests.length).toBe(from);
       expect(JSON.stringify(await client.sendMessage(withPush('locked', HOOK)))).toContain('echo: locked');
     }
@@ -127,23 +195,39 @@ describe('the push endpoint', () => {
     const pusher = lock.agent('pusher', 'market-size');
     const from = a.requests.length;
     const send = (params: unknown) => pusher.fetch(a.jsonRpcUrl, { method: 'POST', body: rpc('SendMessage', params) });
-    await expect(send({ message: message('x'), configuration: { pushNotificationConfig: { url: 'http://127.0.0.1:9/x' } } })).rejects.toMatchObject({ code: 'plan-violation' });
-    await expect(send({ message: message('x'), configuration: { taskPushNotificationConfig: { token: 't' } } })).rejects.toMatchObject({ code: 'plan-violation', message: expect.stringMatching(/without a url/) });
-    await expect(pusher.fetch(a.jsonRpcUrl, { method: 'POST', body: rpc('CreateTaskPushNotificationConfig', { taskId: 't', url: 'https://hook.example/other' }) })).rejects.toMatchObject({ code: 'plan-violation' });
+    await expect(
+      send({ message: message('x'), configuration: { pushNotificationConfig: { url: 'http://127.0.0.1:9/x' } } }),
+    ).rejects.toMatchObject({ code: 'plan-violation' });
+    await expect(
+      send({ message: message('x'), configuration: { taskPushNotificationConfig: { token: 't' } } }),
+    ).rejects.toMatchObject({ code: 'plan-violation', message: expect.stringMatching(/without a url/) });
+    await expect(
+      pusher.fetch(a.jsonRpcUrl, {
+        method: 'POST',
+        body: rpc('CreateTaskPushNotificationConfig', { taskId: 't', url: 'https://hook.example/other' }),
+      }),
+    ).rejects.toMatchObject({ code: 'plan-violation' });
     expect(a.requests.length).toBe(from);
   });
 
   it('a push config on a plan that does not push is refused as before', async () => {
     const lock = await loadLock(options({ env: { A_TOKEN: TOKEN_A } }));
     const client = await lock.agent('agent-a', 'market-size').createClient();
-    await expect(client.sendMessage(withPush('x', HOOK))).rejects.toMatchObject({ code: 'plan-violation', message: expect.stringMatching(/the locked delivery is poll/) });
+    await expect(client.sendMessage(withPush('x', HOOK))).rejects.toMatchObject({
+      code: 'plan-violation',
+      message: expect.stringMatching(/the locked delivery is poll/),
+    });
   });
 });
 
 describe('proxies', () => {
   it('the default fetch goes through HTTP_PROXY (a CONNECT tunnel); NO_PROXY is honoured; a custom fetch still wins', async () => {
     const proxy = await startConnectProxy();
-    const saved = { HTTP_PROXY: process.env.HTTP_PROXY, NO_PROXY: process.env.NO_PROXY, no_proxy: process.env.no_proxy };
+    const saved = {
+      HTTP_PROXY: process.env.HTTP_PROXY,
+      NO_PROXY: process.env.NO_PROXY,
+      no_proxy: process.env.no_proxy,
+    };
     process.env.HTTP_PROXY = proxy.origin;
     process.env.NO_PROXY = '';
     delete process.env.no_proxy;
@@ -151,16 +235,26 @@ describe('proxies', () => {
     try {
       const lock = await loadLock(options({ env: { A_TOKEN: TOKEN_A } }));
       const host = new URL(a.origin).host;
-      expect(JSON.stringify(await (await lock.agent('agent-a', 'market-size').createClient()).sendMessage(plain('proxied')))).toContain('echo: proxied');
+      expect(
+        JSON.stringify(await (await lock.agent('agent-a', 'market-size').createClient()).sendMessage(plain('proxied'))),
+      ).toContain('echo: proxied');
       expect(proxy.tunnels).toContain(host);
       const tunnels = proxy.tunnels.length;
       const custom = await loadLock(options({ env: { A_TOKEN: TOKEN_A }, fetch: (input, init) => fetch(input, init) }));
-      expect(JSON.stringify(await (await custom.agent('agent-a', 'market-size').createClient()).sendMessage(plain('direct')))).toContain('echo: direct');
+      expect(
+        JSON.stringify(
+          await (await custom.agent('agent-a', 'market-size').createClient()).sendMessage(plain('direct')),
+        ),
+      ).toContain('echo: direct');
       expect(proxy.tunnels.length).toBe(tunnels);
       await closeDefaultDispatcher();
       process.env.NO_PROXY = '127.0.0.1';
       const bypass = await loadLock(options({ env: { A_TOKEN: TOKEN_A } }));
-      expect(JSON.stringify(await (await bypass.agent('agent-a', 'market-size').createClient()).sendMessage(plain('no proxy')))).toContain('echo: no proxy');
+      expect(
+        JSON.stringify(
+          await (await bypass.agent('agent-a', 'market-size').createClient()).sendMessage(plain('no proxy')),
+        ),
+      ).toContain('echo: no proxy');
       expect(proxy.tunnels.length).toBe(tunnels);
     } finally {
       for (const [k, v] of Object.entries(saved)) {
@@ -179,7 +273,12 @@ describe('events', () => {
     const lock = await loadLock(options({ env: { A_TOKEN: TOKEN_A } }));
     const degraded: DegradedEvent[] = [];
     lock.on('degraded', (e: DegradedEvent) => degraded.push(e));
-    b.setCard({ ...sampleCard(b.origin), capabilities: { streaming: false, pushNotifications: false }, defaultOutputModes: ['text/csv'], skills: [{ ...sampleCard(b.origin).skills[0]!, outputModes: ['text/csv'] }] });
+    b.setCard({
+      ...sampleCard(b.origin),
+      capabilities: { streaming: false, pushNotifications: false },
+      defaultOutputModes: ['text/csv'],
+      skills: [{ ...sampleCard(b.origin).skills[0]!, outputModes: ['text/csv'] }],
+    });
     try {
       await lock.refresh();
     } finally {

@@ -16,7 +16,14 @@ import * as sdk03 from 'a2a-sdk-03/client';
 import { SendMessageRequest } from '@a2a-js/sdk';
 import { loadLock, type FallbackEvent, type LoadLockOptions } from '../../src/runtime/index.js';
 import { AgentCallError } from '../../src/errors.js';
-import { REST_PATH, sampleCard, startAgent, type AgentCard, type RecordedRequest, type StartedAgent } from '../helpers/agents.js';
+import {
+  REST_PATH,
+  sampleCard,
+  startAgent,
+  type AgentCard,
+  type RecordedRequest,
+  type StartedAgent,
+} from '../helpers/agents.js';
 import { lockProject } from '../helpers/lock-project.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -31,21 +38,39 @@ function options(extra: LoadLockOptions = {}): LoadLockOptions {
   return { lockfile: join(dir, 'a2a.lock.json'), env: { CL_TOKEN: TOKEN }, ...extra };
 }
 function since(from: number): Array<[string, string, unknown, unknown]> {
-  return agent.requests.slice(from).map((r: RecordedRequest) => [r.method, r.path, r.headers['a2a-version'], r.headers.authorization]);
+  return agent.requests
+    .slice(from)
+    .map((r: RecordedRequest) => [r.method, r.path, r.headers['a2a-version'], r.headers.authorization]);
 }
-const message03 = (text: string) => ({ message: { kind: 'message', messageId: crypto.randomUUID(), role: 'user', parts: [{ kind: 'text', text }] } });
+const message03 = (text: string) => ({
+  message: { kind: 'message', messageId: crypto.randomUUID(), role: 'user', parts: [{ kind: 'text', text }] },
+});
 /** What ADK's RemoteA2AAgent does with `agentCard` + `clientFactory`. */
 function adkClient(card: unknown, fetchImpl: typeof fetch): Promise<any> {
-  const factory = new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new JsonRpcTransportFactory({ fetchImpl })] }));
+  const factory = new ClientFactory(
+    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      transports: [new JsonRpcTransportFactory({ fetchImpl })],
+    }),
+  );
   return factory.createFromAgentCard(card);
 }
 
 beforeAll(async () => {
-  agent = await startAgent({ card: (origin: string) => sampleCard(origin, {}, { legacy: true }), legacyCompat: true, bearerToken: TOKEN });
+  agent = await startAgent({
+    card: (origin: string) => sampleCard(origin, {}, { legacy: true }),
+    legacyCompat: true,
+    bearerToken: TOKEN,
+  });
   dir = await mkdtemp(join(tmpdir(), 'a2a-clients-'));
   const credentials = { bearer: { env: 'CL_TOKEN' } };
   const manifest = {
-    profile: { bindings: ['JSONRPC'], versions: ['0.3'], accepts: ['application/json', 'text/plain'], sends: ['text/plain'], streaming: false },
+    profile: {
+      bindings: ['JSONRPC'],
+      versions: ['0.3'],
+      accepts: ['application/json', 'text/plain'],
+      sends: ['text/plain'],
+      streaming: false,
+    },
     agents: {
       poll: { card: agent.origin, skills: ['market-size'], credentials },
       stream: { card: agent.origin, skills: ['market-size'], credentials, profile: { streaming: true } },
@@ -62,7 +87,12 @@ afterAll(async () => {
 describe('ADK RemoteA2AAgent: a 0.3 ClientFactory configured from agent.card, transports with fetchImpl: agent.fetch', () => {
   it('on a poll plan the card from the lock says streaming: false; the message goes through on the locked 0.3 interface', async () => {
     const poll = (await loadLock(options())).agent('poll', 'market-size');
-    expect(poll.card).toMatchObject({ protocolVersion: '0.3.0', url: agent.jsonRpcUrl, preferredTransport: 'JSONRPC', capabilities: { streaming: false, pushNotifications: false } });
+    expect(poll.card).toMatchObject({
+      protocolVersion: '0.3.0',
+      url: agent.jsonRpcUrl,
+      preferredTransport: 'JSONRPC',
+      capabilities: { streaming: false, pushNotifications: false },
+    });
     const from = agent.requests.length;
     const client = await adkClient(poll.card, poll.fetch);
     const reply = await client.sendMessage(message03('from adk'));
@@ -83,11 +113,19 @@ describe('ADK RemoteA2AAgent: a 0.3 ClientFactory configured from agent.card, tr
 
   it('a card that claims more than the plan (streaming: true, hand-edited, on a poll plan) makes the client stream, and the stream is refused with nothing sent', async () => {
     const poll = (await loadLock(options())).agent('poll', 'market-size');
-    const edited = { ...(poll.card as Record<string, any>), capabilities: { ...(poll.card as Record<string, any>).capabilities, streaming: true } };
+    const edited = {
+      ...(poll.card as Record<string, any>),
+      capabilities: { ...(poll.card as Record<string, any>).capabilities, streaming: true },
+    };
     const client = await adkClient(edited, poll.fetch);
     const from = agent.requests.length;
     const stream = client.sendMessageStream(message03('x'));
-    await expect(stream.next()).rejects.toMatchObject({ name: 'PlanViolationError', code: 'plan-violation', retryable: false, message: expect.stringMatching(/a streaming call, but the locked delivery is poll/) });
+    await expect(stream.next()).rejects.toMatchObject({
+      name: 'PlanViolationError',
+      code: 'plan-violation',
+      retryable: false,
+      message: expect.stringMatching(/a streaming call, but the locked delivery is poll/),
+    });
     expect(since(from)).toEqual([]);
   });
 
@@ -95,19 +133,23 @@ describe('ADK RemoteA2AAgent: a 0.3 ClientFactory configured from agent.card, tr
     const poll = (await loadLock(options())).agent('poll', 'market-size');
     const client = await adkClient(poll.card, poll.fetch);
     const from = agent.requests.length;
-    await expect(client.sendMessage({ ...message03('x'), configuration: { acceptedOutputModes: ['image/png'] } })).rejects.toMatchObject({ code: 'plan-violation', message: expect.stringMatching(/"image\/png" is not locked/) });
+    await expect(
+      client.sendMessage({ ...message03('x'), configuration: { acceptedOutputModes: ['image/png'] } }),
+    ).rejects.toMatchObject({ code: 'plan-violation', message: expect.stringMatching(/"image\/png" is not locked/) });
     expect(since(from)).toEqual([]);
   });
 });
 
 describe('a client with no fetch option (a2a-ai-provider): the global fetch routed to agent.fetch by origin', () => {
-  it('the card URL is answered from the lock, the message goes through; the provider\'s fixed text/plain output mode on a plan locked to application/json is refused before sending', async () => {
+  it("the card URL is answered from the lock, the message goes through; the provider's fixed text/plain output mode on a plan locked to application/json is refused before sending", async () => {
     const realFetch = globalThis.fetch;
     // The real fetch is what finally sends: agent.fetch must not call the replaced global fetch (itself).
     const poll = (await loadLock(options({ fetch: realFetch }))).agent('poll', 'market-size');
     const origin = new URL(poll.plan.url).origin;
     globalThis.fetch = ((input: string | URL | Request, init?: RequestInit) =>
-      new URL(input instanceof Request ? input.url : String(input)).origin === origin ? poll.fetch(input, init) : realFetch(input, init)) as typeof fetch;
+      new URL(input instanceof Request ? input.url : String(input)).origin === origin
+        ? poll.fetch(input, init)
+        : realFetch(input, init)) as typeof fetch;
     try {
       const from = agent.requests.length;
       const client = await A2AClient.fromCardUrl(agent.cardUrl);
@@ -116,7 +158,15 @@ describe('a client with no fetch option (a2a-ai-provider): the global fetch rout
       expect(JSON.stringify(reply)).toContain('echo: global');
       expect(since(from)).toEqual([['POST', '/a2a/jsonrpc', '0.3', `Bearer ${TOKEN}`]]);
       const count = agent.requests.length;
-      await expect(client.sendMessage({ ...message03('x'), configuration: { blocking: true, acceptedOutputModes: ['text/plain'] } })).rejects.toMatchObject({ code: 'plan-violation', message: expect.stringMatching(/"text\/plain" is not locked \(locked: application\/json\)/) });
+      await expect(
+        client.sendMessage({
+          ...message03('x'),
+          configuration: { blocking: true, acceptedOutputModes: ['text/plain'] },
+        }),
+      ).rejects.toMatchObject({
+        code: 'plan-violation',
+        message: expect.stringMatching(/"text\/plain" is not locked \(locked: application\/json\)/),
+      });
       expect(agent.requests.length).toBe(count);
     } finally {
       globalThis.fetch = realFetch;
@@ -124,23 +174,41 @@ describe('a client with no fetch option (a2a-ai-provider): the global fetch rout
   });
 });
 
-describe('a 0.3 HTTP+JSON plan (ADK toA2a serves 0.3 HTTP+JSON at /rest): the SDK\'s v0.3 REST transport throws its plain A2A error classes', () => {
+describe("a 0.3 HTTP+JSON plan (ADK toA2a serves 0.3 HTTP+JSON at /rest): the SDK's v0.3 REST transport throws its plain A2A error classes", () => {
   let rest: StartedAgent;
   let restDir: string;
   let restCard: AgentCard;
   beforeAll(async () => {
     const make = (origin: string): AgentCard => {
       const base = sampleCard(origin, {}, { legacy: true });
-      return { ...base, capabilities: { ...base.capabilities, pushNotifications: true }, supportedInterfaces: [...base.supportedInterfaces, { url: origin + REST_PATH, protocolBinding: 'HTTP+JSON', protocolVersion: '0.3' }] };
+      return {
+        ...base,
+        capabilities: { ...base.capabilities, pushNotifications: true },
+        supportedInterfaces: [
+          ...base.supportedInterfaces,
+          { url: origin + REST_PATH, protocolBinding: 'HTTP+JSON', protocolVersion: '0.3' },
+        ],
+      };
     };
     rest = await startAgent({ card: make, legacyCompat: true, bearerToken: TOKEN, strictPush: true });
     restCard = make(rest.origin);
     restDir = await mkdtemp(join(tmpdir(), 'a2a-clients-rest-'));
     const manifest = {
-      profile: { bindings: ['HTTP+JSON'], versions: ['0.3'], accepts: ['application/json'], sends: ['text/plain'], streaming: true },
+      profile: {
+        bindings: ['HTTP+JSON'],
+        versions: ['0.3'],
+        accepts: ['application/json'],
+        sends: ['text/plain'],
+        streaming: true,
+      },
       agents: {
         rest03: { card: rest.origin, skills: ['market-size'], credentials: { bearer: { env: 'CL_TOKEN' } } },
-        push03: { card: rest.origin, skills: ['market-size'], credentials: { bearer: { env: 'CL_TOKEN' } }, profile: { streaming: false, pushEndpoint: HOOK } },
+        push03: {
+          card: rest.origin,
+          skills: ['market-size'],
+          credentials: { bearer: { env: 'CL_TOKEN' } },
+          profile: { streaming: false, pushEndpoint: HOOK },
+        },
       },
     };
     await lockProject(restDir, manifest);
@@ -150,14 +218,20 @@ describe('a 0.3 HTTP+JSON plan (ADK toA2a serves 0.3 HTTP+JSON at /rest): the SD
     await rest?.close();
     if (restDir) await rm(restDir, { recursive: true, force: true });
   });
-  const request = (text: string) => SendMessageRequest.fromJSON({ message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text }] } });
+  const request = (text: string) =>
+    SendMessageRequest.fromJSON({ message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text }] } });
 
   it('a stream refused with UnsupportedOperation (the agent stopped streaming) is retried once as SendMessage: the locked stream → poll fallback, reported', async () => {
     const lock = await loadLock({ lockfile: join(restDir, 'a2a.lock.json'), env: { CL_TOKEN: TOKEN } });
     const events: FallbackEvent[] = [];
     lock.on('fallback', (e: FallbackEvent) => events.push(e));
     const rest03 = lock.agent('rest03', 'market-size');
-    expect(rest03.plan).toMatchObject({ protocolBinding: 'HTTP+JSON', protocolVersion: '0.3', delivery: 'stream', fallbacks: { delivery: ['poll'] } });
+    expect(rest03.plan).toMatchObject({
+      protocolBinding: 'HTTP+JSON',
+      protocolVersion: '0.3',
+      delivery: 'stream',
+      fallbacks: { delivery: ['poll'] },
+    });
     const client = await rest03.createClient();
     rest.setCard({ ...restCard, capabilities: { ...restCard.capabilities, streaming: false } });
     const from = rest.requests.length;
@@ -168,7 +242,9 @@ describe('a 0.3 HTTP+JSON plan (ADK toA2a serves 0.3 HTTP+JSON at /rest): the SD
       ['POST', '/a2a/rest/v1/message:stream', '0.3'],
       ['POST', '/a2a/rest/v1/message:send', '0.3'],
     ]);
-    expect(events).toEqual([{ agent: 'rest03', skill: 'market-size', from: 'stream', to: 'poll', reason: 'unsupported-operation' }]);
+    expect(events).toEqual([
+      { agent: 'rest03', skill: 'market-size', from: 'stream', to: 'poll', reason: 'unsupported-operation' },
+    ]);
     expect(rest03.fallbacksTaken).toEqual({ 'unsupported-operation': 1 });
   });
 
@@ -181,7 +257,10 @@ describe('a 0.3 HTTP+JSON plan (ADK toA2a serves 0.3 HTTP+JSON at /rest): the SD
       res.end(JSON.stringify({ code: -32603, message: 'Task not found: nope' }));
     });
     try {
-      const error = await client.getTask({ id: 'nope' } as never).then(() => undefined, (e: unknown) => e);
+      const error = await client.getTask({ id: 'nope' } as never).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(error).toBeInstanceOf(AgentCallError);
       expect((error as AgentCallError).code).toBe('agent-error');
       expect((error as AgentCallError).a2aCode).toBe(-32603);
@@ -196,13 +275,28 @@ describe('a 0.3 HTTP+JSON plan (ADK toA2a serves 0.3 HTTP+JSON at /rest): the SD
     const events: FallbackEvent[] = [];
     lock.on('fallback', (e: FallbackEvent) => events.push(e));
     const push03 = lock.agent('push03', 'market-size');
-    expect(push03.plan).toMatchObject({ protocolBinding: 'HTTP+JSON', protocolVersion: '0.3', delivery: 'push', fallbacks: { delivery: ['poll'] } });
+    expect(push03.plan).toMatchObject({
+      protocolBinding: 'HTTP+JSON',
+      protocolVersion: '0.3',
+      delivery: 'push',
+      fallbacks: { delivery: ['poll'] },
+    });
     const client = await push03.createClient();
     rest.setCard({ ...restCard, capabilities: { ...restCard.capabilities, pushNotifications: false } });
     const from = rest.requests.length;
-    const reply = await client.sendMessage(SendMessageRequest.fromJSON({ message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text: 'p03' }] }, configuration: { taskPushNotificationConfig: { url: HOOK } } }));
+    const reply = await client.sendMessage(
+      SendMessageRequest.fromJSON({
+        message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text: 'p03' }] },
+        configuration: { taskPushNotificationConfig: { url: HOOK } },
+      }),
+    );
     expect(JSON.stringify(reply)).toContain('echo: p03');
-    expect(rest.requests.slice(from).map((r) => r.path)).toEqual(['/a2a/rest/v1/message:send', '/a2a/rest/v1/message:send']);
-    expect(events).toEqual([{ agent: 'push03', skill: 'market-size', from: 'push', to: 'poll', reason: 'push-notification-not-supported' }]);
+    expect(rest.requests.slice(from).map((r) => r.path)).toEqual([
+      '/a2a/rest/v1/message:send',
+      '/a2a/rest/v1/message:send',
+    ]);
+    expect(events).toEqual([
+      { agent: 'push03', skill: 'market-size', from: 'push', to: 'poll', reason: 'push-notification-not-supported' },
+    ]);
   });
 });

@@ -34,7 +34,14 @@ describe('host warnings off for a locked snapshot', () => {
   it('the same card as the full read, without the host warnings; the other warnings stay', () => {
     const full = normalizeCard(hostile(), { source: 'card', baseUrl: cardUrl });
     const skipped = normalizeCard(hostile(), { source: 'card', baseUrl: cardUrl, hostWarnings: false });
-    expect(full.warnings.map((w) => w.code)).toEqual(expect.arrayContaining(['interface-host-unspecified', 'host-mixed-script', 'host-international', 'relative-interface-url']));
+    expect(full.warnings.map((w) => w.code)).toEqual(
+      expect.arrayContaining([
+        'interface-host-unspecified',
+        'host-mixed-script',
+        'host-international',
+        'relative-interface-url',
+      ]),
+    );
     expect(skipped.card).toEqual(full.card);
     expect(skipped.warnings).toEqual(full.warnings.filter((w) => !/^(interface-host-unspecified|host-)/.test(w.code)));
     expect(skipped.warnings.map((w) => w.code)).toContain('relative-interface-url');
@@ -42,8 +49,18 @@ describe('host warnings off for a locked snapshot', () => {
 
   it('a locked entry reads the card the full read gives', () => {
     const snapshot = hostile();
-    const entry = { card: cardUrl, resolved: cardUrl, a2aVersion: '1.0', version: '1', integrity: '', snapshot, plans: {} };
-    expect(lockedNegotiationCard(entry, 'agents.x')).toEqual(normalizeCard(snapshot, { source: 'agents.x', baseUrl: cardUrl }).card);
+    const entry = {
+      card: cardUrl,
+      resolved: cardUrl,
+      a2aVersion: '1.0',
+      version: '1',
+      integrity: '',
+      snapshot,
+      plans: {},
+    };
+    expect(lockedNegotiationCard(entry, 'agents.x')).toEqual(
+      normalizeCard(snapshot, { source: 'agents.x', baseUrl: cardUrl }).card,
+    );
   });
 });
 
@@ -66,7 +83,10 @@ describe('canonicalJson is json-stable-stringify (the package is the test oracle
   };
 
   it('the same text for any JSON value', () => {
-    fc.assert(fc.property(fc.jsonValue(), (v) => ours(v) === theirs(v)), { numRuns: 2000 });
+    fc.assert(
+      fc.property(fc.jsonValue(), (v) => ours(v) === theirs(v)),
+      { numRuns: 2000 },
+    );
   });
 
   it('the same text (or error) for any value: undefined members, holes, -0, NaN, dates, boxed values, maps, null prototypes, toJSON', () => {
@@ -83,10 +103,16 @@ describe('canonicalJson is json-stable-stringify (the package is the test oracle
       withUnicodeString: true,
     });
     const withToJson = anything.map((v) => ({ toJSON: () => v }));
-    fc.assert(fc.property(fc.oneof(anything, withToJson, fc.array(withToJson), fc.dictionary(fc.string(), withToJson)), (v) => ours(v) === theirs(v)), { numRuns: 3000 });
+    fc.assert(
+      fc.property(
+        fc.oneof(anything, withToJson, fc.array(withToJson), fc.dictionary(fc.string(), withToJson)),
+        (v) => ours(v) === theirs(v),
+      ),
+      { numRuns: 3000 },
+    );
   });
 
-  it('files: stableFileJson is the package\'s text indented by 2 with empty containers collapsed, plus a newline', () => {
+  it("files: stableFileJson is the package's text indented by 2 with empty containers collapsed, plus a newline", () => {
     const theirsFile = (v: unknown) => {
       const text = stableStringify(v, { space: 2, collapseEmpty: true });
       return text === undefined ? undefined : `${text}\n`;
@@ -99,7 +125,13 @@ describe('canonicalJson is json-stable-stringify (the package is the test oracle
       }
     };
     const nested = fc.jsonValue().chain((v) => fc.constantFrom(v, [v, [], {}], { a: v, b: {}, c: [[], { d: [] }] }));
-    fc.assert(fc.property(fc.oneof(nested, fc.anything({ withSparseArray: true, withNullPrototype: true })), (v) => oursFile(v) === theirsFile(v)), { numRuns: 2000 });
+    fc.assert(
+      fc.property(
+        fc.oneof(nested, fc.anything({ withSparseArray: true, withNullPrototype: true })),
+        (v) => oursFile(v) === theirsFile(v),
+      ),
+      { numRuns: 2000 },
+    );
   });
 
   it('a cycle through an object is a TypeError, as there; shared (non-cyclic) objects are written each time', () => {
@@ -120,13 +152,24 @@ describe('loadLock reads both files at once, the lockfile first in its errors', 
       const missing = join(dir, 'missing.json');
       const unreadable = join(dir, 'unreadable.json');
       for (const manifest of [missing, unreadable]) {
-        await expect(loadLock({ lockfile: join(dir, 'none.lock.json'), manifest })).rejects.toMatchObject({ code: 'lockfile-invalid', message: expect.stringMatching(/no lockfile here/) });
+        await expect(loadLock({ lockfile: join(dir, 'none.lock.json'), manifest })).rejects.toMatchObject({
+          code: 'lockfile-invalid',
+          message: expect.stringMatching(/no lockfile here/),
+        });
       }
       await writeFile(join(dir, 'bad.lock.json'), '{"lockfileVersion": 1, "settings": {}, "agents": []}');
-      await expect(loadLock({ lockfile: join(dir, 'bad.lock.json'), manifest: unreadable })).rejects.toMatchObject({ code: 'lockfile-invalid', data: expect.objectContaining({ path: '$.agents' }) });
+      await expect(loadLock({ lockfile: join(dir, 'bad.lock.json'), manifest: unreadable })).rejects.toMatchObject({
+        code: 'lockfile-invalid',
+        data: expect.objectContaining({ path: '$.agents' }),
+      });
       await writeFile(join(dir, 'ok.lock.json'), '{"lockfileVersion": 1, "settings": {}, "agents": {}}');
-      await expect(loadLock({ lockfile: join(dir, 'ok.lock.json'), manifest: missing })).rejects.toMatchObject({ code: 'manifest-not-found' });
-      await expect(loadLock({ lockfile: join(dir, 'ok.lock.json'), manifest: unreadable })).rejects.toMatchObject({ code: 'manifest-invalid', message: expect.stringMatching(/cannot read \(EISDIR\)/) });
+      await expect(loadLock({ lockfile: join(dir, 'ok.lock.json'), manifest: missing })).rejects.toMatchObject({
+        code: 'manifest-not-found',
+      });
+      await expect(loadLock({ lockfile: join(dir, 'ok.lock.json'), manifest: unreadable })).rejects.toMatchObject({
+        code: 'manifest-invalid',
+        message: expect.stringMatching(/cannot read \(EISDIR\)/),
+      });
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

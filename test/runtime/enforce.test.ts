@@ -17,7 +17,10 @@ const hits: Record<string, Array<{ url: string; authorization?: string }>> = { a
 let a = '';
 let b = '';
 
-async function listen(name: 'a' | 'b', handler: (req: http.IncomingMessage, res: http.ServerResponse) => void): Promise<string> {
+async function listen(
+  name: 'a' | 'b',
+  handler: (req: http.IncomingMessage, res: http.ServerResponse) => void,
+): Promise<string> {
   const server = http.createServer((req, res) => {
     hits[name]!.push({ url: req.url ?? '', authorization: req.headers.authorization });
     handler(req, res);
@@ -44,7 +47,15 @@ afterAll(async () => {
 });
 
 function fetchFor(url: string) {
-  const plan: Plan = { url, protocolBinding: 'JSONRPC', protocolVersion: '1.0', security: { bearer: [] }, acceptedOutputModes: ['text/plain'], delivery: 'poll', extensions: [] };
+  const plan: Plan = {
+    url,
+    protocolBinding: 'JSONRPC',
+    protocolVersion: '1.0',
+    security: { bearer: [] },
+    acceptedOutputModes: ['text/plain'],
+    delivery: 'poll',
+    extensions: [],
+  };
   return enforcingFetch({
     agent: 'x',
     skill: 's',
@@ -60,7 +71,12 @@ function fetchFor(url: string) {
 describe('redirects', () => {
   it('a redirect to another origin is refused: the other origin gets nothing, least of all the credential', async () => {
     const before = hits.b!.length;
-    await expect(fetchFor(`${a}/rpc`)(`${a}/rpc`, { method: 'POST', body: '{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t"}}' })).rejects.toMatchObject({
+    await expect(
+      fetchFor(`${a}/rpc`)(`${a}/rpc`, {
+        method: 'POST',
+        body: '{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t"}}',
+      }),
+    ).rejects.toMatchObject({
       code: 'plan-violation',
       message: expect.stringMatching(/redirect to .*\/rpc refused/),
     });
@@ -70,7 +86,12 @@ describe('redirects', () => {
 
   it('a redirect loop on the locked URL stops after 5 redirects', async () => {
     const before = hits.a!.length;
-    await expect(fetchFor(`${a}/same`)(`${a}/same`, { method: 'POST', body: '{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t"}}' })).rejects.toMatchObject({ code: 'plan-violation', message: expect.stringMatching(/more than 5 redirects/) });
+    await expect(
+      fetchFor(`${a}/same`)(`${a}/same`, {
+        method: 'POST',
+        body: '{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t"}}',
+      }),
+    ).rejects.toMatchObject({ code: 'plan-violation', message: expect.stringMatching(/more than 5 redirects/) });
     expect(hits.a!.length - before).toBe(5);
   });
 });
@@ -81,26 +102,63 @@ describe('network failures', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/rpc`;
     await new Promise((r) => closed.close(r));
-    const plan: Plan = { url, protocolBinding: 'JSONRPC', protocolVersion: '1.0', security: { key: [] }, acceptedOutputModes: ['text/plain'], delivery: 'poll', extensions: [] };
-    const placements = async () => [placeCredential({ type: 'apiKey', location: 'query', name: 'key' }, 'secret-value', 'key')];
-    const f = enforcingFetch({ agent: 'x', skill: 's', plan, iface: plan, inputModes: ['text/plain'], placements, security: true, send: fetch });
-    const error = (await f(url, { method: 'POST', body: '{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t"}}' }).catch((e: unknown) => e)) as Error;
-    expect(error).toMatchObject({ name: 'FetchError', code: 'unreachable', url, message: `${url}: network error (ECONNREFUSED)` });
+    const plan: Plan = {
+      url,
+      protocolBinding: 'JSONRPC',
+      protocolVersion: '1.0',
+      security: { key: [] },
+      acceptedOutputModes: ['text/plain'],
+      delivery: 'poll',
+      extensions: [],
+    };
+    const placements = async () => [
+      placeCredential({ type: 'apiKey', location: 'query', name: 'key' }, 'secret-value', 'key'),
+    ];
+    const f = enforcingFetch({
+      agent: 'x',
+      skill: 's',
+      plan,
+      iface: plan,
+      inputModes: ['text/plain'],
+      placements,
+      security: true,
+      send: fetch,
+    });
+    const error = (await f(url, {
+      method: 'POST',
+      body: '{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t"}}',
+    }).catch((e: unknown) => e)) as Error;
+    expect(error).toMatchObject({
+      name: 'FetchError',
+      code: 'unreachable',
+      url,
+      message: `${url}: network error (ECONNREFUSED)`,
+    });
     expect(JSON.stringify({ ...error, message: error.message })).not.toContain('secret-value');
   });
 
   it('a request that times out (an AbortSignal.timeout of the caller) is a FetchError timeout', async () => {
-    const silent = http.createServer(() => { /* never answers */ });
+    const silent = http.createServer(() => {
+      /* never answers */
+    });
     servers.push(silent);
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/rpc`;
-    await expect(fetchFor(url)(url, { method: 'POST', body: '{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t"}}', signal: AbortSignal.timeout(20) })).rejects.toMatchObject({ name: 'FetchError', code: 'timeout', url });
+    await expect(
+      fetchFor(url)(url, {
+        method: 'POST',
+        body: '{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t"}}',
+        signal: AbortSignal.timeout(20),
+      }),
+    ).rejects.toMatchObject({ name: 'FetchError', code: 'timeout', url });
   });
 });
 
 describe('classifyAgentError', () => {
   it('JSON-RPC codes', () => {
-    expect([-32009, -32005, -32008, -32004, -32003, -32001].map((code) => classifyAgentError({ binding: 'JSONRPC', code }))).toEqual([
+    expect(
+      [-32009, -32005, -32008, -32004, -32003, -32001].map((code) => classifyAgentError({ binding: 'JSONRPC', code })),
+    ).toEqual([
       'version-not-supported',
       'content-type-not-supported',
       'extension-support-required',
@@ -111,17 +169,27 @@ describe('classifyAgentError', () => {
   });
 
   it('HTTP+JSON: reason with a status from the 1.0.1 or the 1.0.0 table; 415 alone is ContentTypeNotSupported', () => {
-    expect(classifyAgentError({ binding: 'HTTP+JSON', status: 400, reason: 'CONTENT_TYPE_NOT_SUPPORTED' })).toBe('content-type-not-supported');
-    expect(classifyAgentError({ binding: 'HTTP+JSON', status: 415, reason: 'CONTENT_TYPE_NOT_SUPPORTED' })).toBe('content-type-not-supported');
+    expect(classifyAgentError({ binding: 'HTTP+JSON', status: 400, reason: 'CONTENT_TYPE_NOT_SUPPORTED' })).toBe(
+      'content-type-not-supported',
+    );
+    expect(classifyAgentError({ binding: 'HTTP+JSON', status: 415, reason: 'CONTENT_TYPE_NOT_SUPPORTED' })).toBe(
+      'content-type-not-supported',
+    );
     expect(classifyAgentError({ binding: 'HTTP+JSON', status: 415 })).toBe('content-type-not-supported');
-    expect(classifyAgentError({ binding: 'HTTP+JSON', status: 400, reason: 'VERSION_NOT_SUPPORTED' })).toBe('version-not-supported');
+    expect(classifyAgentError({ binding: 'HTTP+JSON', status: 400, reason: 'VERSION_NOT_SUPPORTED' })).toBe(
+      'version-not-supported',
+    );
     expect(classifyAgentError({ binding: 'HTTP+JSON', status: 500, reason: 'VERSION_NOT_SUPPORTED' })).toBeUndefined();
     expect(classifyAgentError({ binding: 'HTTP+JSON', status: 400 })).toBeUndefined();
   });
 
   it('gRPC: FAILED_PRECONDITION (1.0.1) and UNIMPLEMENTED (1.0.0) with the reason', () => {
-    expect(classifyAgentError({ binding: 'GRPC', code: 9, reason: 'VERSION_NOT_SUPPORTED' })).toBe('version-not-supported');
-    expect(classifyAgentError({ binding: 'GRPC', code: 12, reason: 'UNSUPPORTED_OPERATION' })).toBe('unsupported-operation');
+    expect(classifyAgentError({ binding: 'GRPC', code: 9, reason: 'VERSION_NOT_SUPPORTED' })).toBe(
+      'version-not-supported',
+    );
+    expect(classifyAgentError({ binding: 'GRPC', code: 12, reason: 'UNSUPPORTED_OPERATION' })).toBe(
+      'unsupported-operation',
+    );
     expect(classifyAgentError({ binding: 'GRPC', code: 3, reason: 'UNSUPPORTED_OPERATION' })).toBeUndefined();
   });
 
@@ -129,10 +197,14 @@ describe('classifyAgentError', () => {
     const errors = await import('@a2a-js/sdk/errors');
     expect(classifySdkError(new errors.JsonRpcVersionNotSupportedError())).toBe('version-not-supported');
     expect(classifySdkError(new errors.RestExtensionSupportRequiredError())).toBe('extension-support-required');
-    expect(classifySdkError(new errors.RestContentTypeNotSupportedError({ statusCode: 415 }))).toBe('content-type-not-supported');
+    expect(classifySdkError(new errors.RestContentTypeNotSupportedError({ statusCode: 415 }))).toBe(
+      'content-type-not-supported',
+    );
     const grpcErrors = await import('@a2a-js/sdk/errors/grpc');
     expect(classifySdkError(new grpcErrors.GrpcVersionNotSupportedError())).toBe('version-not-supported');
-    expect(classifySdkError(new grpcErrors.GrpcUnsupportedOperationError({ status: 12 }))).toBe('unsupported-operation');
+    expect(classifySdkError(new grpcErrors.GrpcUnsupportedOperationError({ status: 12 }))).toBe(
+      'unsupported-operation',
+    );
     expect(classifySdkError(new Error('network'))).toBeUndefined();
   });
 });
@@ -156,27 +228,59 @@ describe('optional peer dependencies', () => {
   it('a missing package is a UsageError naming it and how to install it', async () => {
     const error = await peer(() => import('not-installed-a2a-lock-peer' as string)).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UsageError);
-    expect(error).toMatchObject({ message: 'createClient() needs the optional peer dependency not-installed-a2a-lock-peer, which is not installed', hint: 'npm install not-installed-a2a-lock-peer' });
+    expect(error).toMatchObject({
+      message: 'createClient() needs the optional peer dependency not-installed-a2a-lock-peer, which is not installed',
+      hint: 'npm install not-installed-a2a-lock-peer',
+    });
   });
 });
 
 describe('checkRequest: the request check alone, nothing sent', () => {
-  const plan: Plan = { url: 'https://agent.example.com/a2a', protocolBinding: 'HTTP+JSON', protocolVersion: '1.0', security: {}, acceptedOutputModes: ['text/plain'], delivery: 'poll', extensions: ['https://ext.example.com/x'] };
+  const plan: Plan = {
+    url: 'https://agent.example.com/a2a',
+    protocolBinding: 'HTTP+JSON',
+    protocolVersion: '1.0',
+    security: {},
+    acceptedOutputModes: ['text/plain'],
+    delivery: 'poll',
+    extensions: ['https://ext.example.com/x'],
+  };
   const ctx = { agent: 'x', skill: 's', plan, iface: plan, inputModes: ['text/plain'] };
-  const send = (body: unknown, headers: Record<string, string> = {}) => checkRequest(ctx, { url: 'https://agent.example.com/a2a/message:send', method: 'POST', headers, body });
+  const send = (body: unknown, headers: Record<string, string> = {}) =>
+    checkRequest(ctx, { url: 'https://agent.example.com/a2a/message:send', method: 'POST', headers, body });
 
   it('completes a request on the plan: the locked headers, the accepted output modes filled in, the path below the interface', () => {
-    const checked = send(JSON.stringify({ message: { parts: [{ text: 'hi' }] } }), { 'content-type': 'application/json' });
+    const checked = send(JSON.stringify({ message: { parts: [{ text: 'hi' }] } }), {
+      'content-type': 'application/json',
+    });
     expect(checked.path).toBe('/message:send');
-    expect(checked.headers).toEqual({ 'a2a-version': '1.0', 'a2a-extensions': 'https://ext.example.com/x', 'content-type': 'application/json' });
+    expect(checked.headers).toEqual({
+      'a2a-version': '1.0',
+      'a2a-extensions': 'https://ext.example.com/x',
+      'content-type': 'application/json',
+    });
     expect(JSON.parse(checked.body!).configuration).toEqual({ acceptedOutputModes: ['text/plain'] });
   });
 
   it('throws a PlanViolationError for anything off the plan, the URL first', () => {
     expect(() => send('{}', { 'a2a-extensions': 'https://other.example.com/y' })).toThrow(PlanViolationError);
-    expect(() => send(JSON.stringify({ message: { parts: [{ data: {} }] } }))).toThrow(/application\/json is not in the locked input modes/);
-    expect(() => checkRequest(ctx, { url: 'https://elsewhere.example.com/a2a/message:send', method: 'POST', headers: {}, body: {} })).toThrow(/is not the locked interface/);
+    expect(() => send(JSON.stringify({ message: { parts: [{ data: {} }] } }))).toThrow(
+      /application\/json is not in the locked input modes/,
+    );
+    expect(() =>
+      checkRequest(ctx, {
+        url: 'https://elsewhere.example.com/a2a/message:send',
+        method: 'POST',
+        headers: {},
+        body: {},
+      }),
+    ).toThrow(/is not the locked interface/);
     expect(() => send({ not: 'text' })).toThrow(/must be JSON text/);
-    expect(() => checkRequest({ ...ctx, iface: { ...plan, protocolBinding: 'GRPC' } }, { url: plan.url, method: 'POST', headers: {} })).toThrow(/not carried over fetch/);
+    expect(() =>
+      checkRequest(
+        { ...ctx, iface: { ...plan, protocolBinding: 'GRPC' } },
+        { url: plan.url, method: 'POST', headers: {} },
+      ),
+    ).toThrow(/not carried over fetch/);
   });
 });

@@ -10,7 +10,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SendMessageRequest } from '@a2a-js/sdk';
-import { AgentCallError, loadLock, PlanViolationError, type DegradedEvent, type FallbackEvent, type LoadLockOptions } from '../../src/runtime/index.js';
+import {
+  AgentCallError,
+  loadLock,
+  PlanViolationError,
+  type DegradedEvent,
+  type FallbackEvent,
+  type LoadLockOptions,
+} from '../../src/runtime/index.js';
 import { sampleCard, startAgent, type AgentCard, type RecordedRequest, type StartedAgent } from '../helpers/agents.js';
 import { faultServers } from '../helpers/http.js';
 import { lockProject } from '../helpers/lock-project.js';
@@ -50,13 +57,18 @@ function a2aRequests(from: number): RecordedRequest[] {
 }
 
 const message = (text: string) => ({ messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text }] });
-const withPush = (text: string) => SendMessageRequest.fromJSON({ message: message(text), configuration: { taskPushNotificationConfig: { url: HOOK } } });
+const withPush = (text: string) =>
+  SendMessageRequest.fromJSON({ message: message(text), configuration: { taskPushNotificationConfig: { url: HOOK } } });
 const plain = (text: string) => SendMessageRequest.fromJSON({ message: message(text) });
 
 /** Everything an error exposes: message, stack, causes, own fields. */
 function exposed(value: unknown): string {
   const parts: string[] = [];
-  for (let v = value as { message?: unknown; stack?: unknown; cause?: unknown } | undefined, i = 0; v && i < 5; v = v.cause as typeof v, i++) {
+  for (
+    let v = value as { message?: unknown; stack?: unknown; cause?: unknown } | undefined, i = 0;
+    v && i < 5;
+    v = v.cause as typeof v, i++
+  ) {
     parts.push(String(v.message), String(v.stack), JSON.stringify(v, Object.getOwnPropertyNames(v)));
   }
   return parts.join('\n');
@@ -72,11 +84,27 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'a2a-fallbacks-'));
   const credentials = { bearer: { env: 'FB_TOKEN' } };
   const manifest = {
-    profile: { bindings: ['JSONRPC', 'HTTP+JSON'], versions: ['1.0', '0.3'], accepts: ['application/json', 'text/plain'], sends: ['text/plain'], streaming: true },
+    profile: {
+      bindings: ['JSONRPC', 'HTTP+JSON'],
+      versions: ['1.0', '0.3'],
+      accepts: ['application/json', 'text/plain'],
+      sends: ['text/plain'],
+      streaming: true,
+    },
     agents: {
       research: { card: agent.origin, skills: ['market-size'], credentials },
-      pusher: { card: agent.origin, skills: ['market-size'], credentials, profile: { streaming: false, pushEndpoint: HOOK } },
-      restpush: { card: agent.origin, skills: ['market-size'], credentials, profile: { bindings: ['HTTP+JSON'], streaming: false, pushEndpoint: HOOK } },
+      pusher: {
+        card: agent.origin,
+        skills: ['market-size'],
+        credentials,
+        profile: { streaming: false, pushEndpoint: HOOK },
+      },
+      restpush: {
+        card: agent.origin,
+        skills: ['market-size'],
+        credentials,
+        profile: { bindings: ['HTTP+JSON'], streaming: false, pushEndpoint: HOOK },
+      },
       legacy: { card: agent.origin, skills: ['market-size'], credentials, profile: { versions: ['0.3'] } },
       rest: { card: agent.origin, skills: ['market-size'], credentials, profile: { bindings: ['HTTP+JSON'] } },
     },
@@ -99,7 +127,12 @@ describe('push → poll', () => {
   it('a push plan whose agent answers PushNotificationNotSupported (-32003) is retried once without the push config; fallback reported', async () => {
     const lock = await loadLock(options());
     const legacy = lock.agent('legacy', 'market-size');
-    expect(legacy.card).toMatchObject({ protocolVersion: '0.3.0', url: agent.jsonRpcUrl, preferredTransport: 'JSONRPC', capabilities: { streaming: true } });
+    expect(legacy.card).toMatchObject({
+      protocolVersion: '0.3.0',
+      url: agent.jsonRpcUrl,
+      preferredTransport: 'JSONRPC',
+      capabilities: { streaming: true },
+    });
     expect(await (await legacy.fetch(agent.cardUrl)).json()).toEqual(legacy.card);
     const pusher = lock.agent('pusher', 'market-size');
     expect(pusher.plan).toMatchObject({ delivery: 'push', fallbacks: { delivery: ['poll'] } });
@@ -117,7 +150,9 @@ describe('push → poll', () => {
     const [first, second] = sent.map((s) => JSON.parse(s.body!).params.configuration);
     expect(first.taskPushNotificationConfig).toMatchObject({ url: HOOK });
     expect(second.taskPushNotificationConfig).toBeUndefined();
-    expect(events).toEqual([{ agent: 'pusher', skill: 'market-size', from: 'push', to: 'poll', reason: 'push-notification-not-supported' }]);
+    expect(events).toEqual([
+      { agent: 'pusher', skill: 'market-size', from: 'push', to: 'poll', reason: 'push-notification-not-supported' },
+    ]);
     expect(pusher.fallbacksTaken).toEqual({ 'push-notification-not-supported': 1 });
     expect(pusher.degraded).toBe(false);
   });
@@ -137,12 +172,26 @@ describe('push → poll', () => {
   it('a push config call answered -32003 is a dead end whose message names the locked poll fallback, not "no locked alternative"', async () => {
     const lock = await loadLock(options());
     const legacy = lock.agent('legacy', 'market-size');
-    expect(legacy.card).toMatchObject({ protocolVersion: '0.3.0', url: agent.jsonRpcUrl, preferredTransport: 'JSONRPC', capabilities: { streaming: true } });
+    expect(legacy.card).toMatchObject({
+      protocolVersion: '0.3.0',
+      url: agent.jsonRpcUrl,
+      preferredTransport: 'JSONRPC',
+      capabilities: { streaming: true },
+    });
     expect(await (await legacy.fetch(agent.cardUrl)).json()).toEqual(legacy.card);
     const pusher = lock.agent('pusher', 'market-size');
     const client = await pusher.createClient();
     agent.setCard({ ...card, capabilities: { ...card.capabilities, pushNotifications: false } });
-    const error = (await client.createTaskPushNotificationConfig({ tenant: '', id: '', taskId: 't1', url: HOOK, token: '', authentication: undefined } as never).catch((e: unknown) => e)) as Error;
+    const error = (await client
+      .createTaskPushNotificationConfig({
+        tenant: '',
+        id: '',
+        taskId: 't1',
+        url: HOOK,
+        token: '',
+        authentication: undefined,
+      } as never)
+      .catch((e: unknown) => e)) as Error;
     expect(error).toMatchObject({ code: 'agent-degraded', reason: 'push-notification-not-supported' });
     expect(error.message).toContain('delivery poll');
     expect(error.message).toMatch(/no poll equivalent/);
@@ -158,11 +207,20 @@ describe('interface and stream fallbacks are reported', () => {
     lock.on('fallback', (e: FallbackEvent) => events.push(e));
     const research = lock.agent('research', 'market-size');
     const client = await research.createClient();
-    agent.setCard({ ...card, supportedInterfaces: card.supportedInterfaces.filter((i) => i.protocolVersion === '0.3') });
+    agent.setCard({
+      ...card,
+      supportedInterfaces: card.supportedInterfaces.filter((i) => i.protocolVersion === '0.3'),
+    });
     await client.sendMessage(plain('a'));
     await client.sendMessage(plain('b'));
     expect(events).toHaveLength(2);
-    expect(events[0]).toEqual({ agent: 'research', skill: 'market-size', from: `JSONRPC 1.0 ${agent.jsonRpcUrl}`, to: `JSONRPC 0.3 ${agent.jsonRpcUrl}`, reason: 'version-not-supported' });
+    expect(events[0]).toEqual({
+      agent: 'research',
+      skill: 'market-size',
+      from: `JSONRPC 1.0 ${agent.jsonRpcUrl}`,
+      to: `JSONRPC 0.3 ${agent.jsonRpcUrl}`,
+      reason: 'version-not-supported',
+    });
     expect(research.fallbacksTaken).toEqual({ 'version-not-supported': 2 });
     // The count is per agent, a fresh object on each read.
     const taken = research.fallbacksTaken;
@@ -178,7 +236,9 @@ describe('interface and stream fallbacks are reported', () => {
     const client = await research.createClient();
     agent.setCard({ ...card, capabilities: { ...card.capabilities, streaming: false } });
     for await (const _ of client.sendMessageStream(plain('s'))) void _;
-    expect(events).toEqual([{ agent: 'research', skill: 'market-size', from: 'stream', to: 'poll', reason: 'unsupported-operation' }]);
+    expect(events).toEqual([
+      { agent: 'research', skill: 'market-size', from: 'stream', to: 'poll', reason: 'unsupported-operation' },
+    ]);
     expect(research.fallbacksTaken).toEqual({ 'unsupported-operation': 1 });
   });
 
@@ -189,7 +249,10 @@ describe('interface and stream fallbacks are reported', () => {
     const legacy = lock.agent('legacy', 'market-size');
     const client = await legacy.createClient();
     // The 0.3 plan's agent now serves 1.0 only: VersionNotSupported, and no locked fallback is of another version.
-    agent.setCard({ ...card, supportedInterfaces: card.supportedInterfaces.filter((i) => i.protocolVersion === '1.0') });
+    agent.setCard({
+      ...card,
+      supportedInterfaces: card.supportedInterfaces.filter((i) => i.protocolVersion === '1.0'),
+    });
     const error = (await client.sendMessage(plain('x')).catch((e: unknown) => e)) as Error;
     expect(error).toMatchObject({ code: 'agent-degraded', reason: 'version-not-supported' });
     expect(error.message).toMatch(/locked fallbacks: .*; none is of another protocol version/);
@@ -211,15 +274,25 @@ describe('typed errors out of createClient()', () => {
 
   it('a 401 over HTTP+JSON is auth-refused too', async () => {
     const lock = await loadLock(options({ env: { FB_TOKEN: 'nope' } }));
-    const error = await (await lock.agent('rest', 'market-size').createClient()).sendMessage(plain('x')).catch((e: unknown) => e);
+    const error = await (await lock.agent('rest', 'market-size').createClient())
+      .sendMessage(plain('x'))
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ name: 'AgentCallError', code: 'auth-refused', status: 401 });
   });
 
   it('an A2A error is agent-error with its JSON-RPC code (and over HTTP+JSON with status and reason)', async () => {
     const lock = await loadLock(options());
     const rpc = await lock.agent('research', 'market-size').createClient();
-    const error = (await rpc.getTask({ id: 'no-such-task', tenant: '' } as never).catch((e: unknown) => e)) as AgentCallError;
-    expect(error).toMatchObject({ name: 'AgentCallError', code: 'agent-error', agent: 'research', skill: 'market-size', a2aCode: -32001 });
+    const error = (await rpc
+      .getTask({ id: 'no-such-task', tenant: '' } as never)
+      .catch((e: unknown) => e)) as AgentCallError;
+    expect(error).toMatchObject({
+      name: 'AgentCallError',
+      code: 'agent-error',
+      agent: 'research',
+      skill: 'market-size',
+      a2aCode: -32001,
+    });
     expect(error.message).toMatch(/the agent answered an A2A error \(.*A2A error -32001/);
     const rest = await lock.agent('rest', 'market-size').createClient();
     const restError = await rest.getTask({ id: 'no-such-task', tenant: '' } as never).catch((e: unknown) => e);
@@ -234,94 +307,190 @@ describe('typed errors out of createClient()', () => {
     });
     const lock = await loadLock(options({ fetch: to(origin) }));
     for (const name of ['research', 'rest']) {
-      const error = (await (await lock.agent(name, 'market-size').createClient()).sendMessage(plain('x')).catch((e: unknown) => e)) as AgentCallError;
-      expect(error, name).toMatchObject({ name: 'AgentCallError', code: 'agent-error', agent: name, status: 500, a2aCode: undefined, a2aReason: undefined });
+      const error = (await (
+        await lock.agent(name, 'market-size').createClient()
+      )
+        .sendMessage(plain('x'))
+        .catch((e: unknown) => e)) as AgentCallError;
+      expect(error, name).toMatchObject({
+        name: 'AgentCallError',
+        code: 'agent-error',
+        agent: name,
+        status: 500,
+        a2aCode: undefined,
+        a2aReason: undefined,
+      });
       expect(error.message).toMatch(/not an A2A error \(HTTP 500\)/);
     }
   });
 
   it('a refused connection is unreachable and a deadline is timeout, both naming agent and skill', async () => {
-    const server = await faults.start(() => { /* closed before any request */ });
+    const server = await faults.start(() => {
+      /* closed before any request */
+    });
     await server.close();
     const closed = server.origin;
     const down = await loadLock(options({ fetch: to(closed) }));
-    const error = await (await down.agent('research', 'market-size').createClient()).sendMessage(plain('x')).catch((e: unknown) => e);
-    expect(error).toMatchObject({ name: 'AgentCallError', code: 'unreachable', agent: 'research', skill: 'market-size', cause: expect.objectContaining({ code: 'unreachable' }) });
-    const silent = await fault(() => { /* never answers */ });
+    const error = await (await down.agent('research', 'market-size').createClient())
+      .sendMessage(plain('x'))
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      name: 'AgentCallError',
+      code: 'unreachable',
+      agent: 'research',
+      skill: 'market-size',
+      cause: expect.objectContaining({ code: 'unreachable' }),
+    });
+    const silent = await fault(() => {
+      /* never answers */
+    });
     const slow = await loadLock(options({ fetch: to(silent) }));
-    const late = await (await slow.agent('research', 'market-size').createClient()).sendMessage(plain('x'), { signal: AbortSignal.timeout(100) } as never).catch((e: unknown) => e);
+    const late = await (await slow.agent('research', 'market-size').createClient())
+      .sendMessage(plain('x'), { signal: AbortSignal.timeout(100) } as never)
+      .catch((e: unknown) => e);
     expect(late).toMatchObject({ name: 'AgentCallError', code: 'timeout', agent: 'research', skill: 'market-size' });
   });
 
-  it('push config calls on a plan that does not push are a typed plan violation (not the SDK client\'s own error), nothing sent', async () => {
+  it("push config calls on a plan that does not push are a typed plan violation (not the SDK client's own error), nothing sent", async () => {
     const lock = await loadLock(options());
     const client = await lock.agent('research', 'market-size').createClient();
     const from = agent.requests.length;
-    await expect(client.createTaskPushNotificationConfig({ tenant: '', id: '', taskId: 't1', url: HOOK, token: '', authentication: undefined } as never)).rejects.toMatchObject({ name: 'PlanViolationError', code: 'plan-violation', message: expect.stringMatching(/CreateTaskPushNotificationConfig\), but the locked delivery is stream/) });
-    await expect(client.getTaskPushNotificationConfig({ tenant: '', taskId: 't1', id: 'c' } as never)).rejects.toMatchObject({ code: 'plan-violation' });
-    await expect(client.listTaskPushNotificationConfig({ tenant: '', taskId: 't1', pageSize: 0, pageToken: '' } as never)).rejects.toMatchObject({ code: 'plan-violation' });
-    await expect(client.deleteTaskPushNotificationConfig({ tenant: '', taskId: 't1', id: 'c' } as never)).rejects.toMatchObject({ code: 'plan-violation' });
+    await expect(
+      client.createTaskPushNotificationConfig({
+        tenant: '',
+        id: '',
+        taskId: 't1',
+        url: HOOK,
+        token: '',
+        authentication: undefined,
+      } as never),
+    ).rejects.toMatchObject({
+      name: 'PlanViolationError',
+      code: 'plan-violation',
+      message: expect.stringMatching(/CreateTaskPushNotificationConfig\), but the locked delivery is stream/),
+    });
+    await expect(
+      client.getTaskPushNotificationConfig({ tenant: '', taskId: 't1', id: 'c' } as never),
+    ).rejects.toMatchObject({ code: 'plan-violation' });
+    await expect(
+      client.listTaskPushNotificationConfig({ tenant: '', taskId: 't1', pageSize: 0, pageToken: '' } as never),
+    ).rejects.toMatchObject({ code: 'plan-violation' });
+    await expect(
+      client.deleteTaskPushNotificationConfig({ tenant: '', taskId: 't1', id: 'c' } as never),
+    ).rejects.toMatchObject({ code: 'plan-violation' });
     expect(agent.requests.length).toBe(from);
   });
 
   it('PlanViolationError is not retryable', async () => {
     const lock = await loadLock(options());
-    const error = await lock.agent('research', 'market-size').fetch('http://127.0.0.2:9/x', { method: 'POST', body: '{}' }).catch((e: unknown) => e);
+    const error = await lock
+      .agent('research', 'market-size')
+      .fetch('http://127.0.0.2:9/x', { method: 'POST', body: '{}' })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PlanViolationError);
     expect(error).toMatchObject({ retryable: false });
   });
 });
 
 describe('the method set belongs to the locked protocol version', () => {
-  const rpc = (method: string) => JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'x' }] } } });
+  const rpc = (method: string) =>
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method,
+      params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'x' }] } },
+    });
 
   it.each([
-    ['a 0.3 method (message/send) on a 1.0 plan', 'research', 'message/send', /"message\/send" is not a JSON-RPC method of the locked version 1\.0/],
-    ['a 1.0 method (SendMessage) on a 0.3 plan', 'legacy', 'SendMessage', /"SendMessage" is not a JSON-RPC method of the locked version 0\.3/],
+    [
+      'a 0.3 method (message/send) on a 1.0 plan',
+      'research',
+      'message/send',
+      /"message\/send" is not a JSON-RPC method of the locked version 1\.0/,
+    ],
+    [
+      'a 1.0 method (SendMessage) on a 0.3 plan',
+      'legacy',
+      'SendMessage',
+      /"SendMessage" is not a JSON-RPC method of the locked version 0\.3/,
+    ],
     ['a method of no version', 'research', 'tasks/send', /is not a JSON-RPC method of the locked version 1\.0/],
   ] as const)('%s is a violation, nothing sent', async (_what, name, method, pattern) => {
     const lock = await loadLock(options());
     const locked = lock.agent(name, 'market-size');
     const from = agent.requests.length;
-    await expect(locked.fetch(locked.plan.url, { method: 'POST', body: rpc(method) })).rejects.toMatchObject({ code: 'plan-violation', message: expect.stringMatching(pattern) });
+    await expect(locked.fetch(locked.plan.url, { method: 'POST', body: rpc(method) })).rejects.toMatchObject({
+      code: 'plan-violation',
+      message: expect.stringMatching(pattern),
+    });
     expect(agent.requests.length).toBe(from);
     expect(sent).toEqual([]);
   });
 
-  it('the locked version\'s own method goes through', async () => {
+  it("the locked version's own method goes through", async () => {
     const lock = await loadLock(options());
     const legacy = lock.agent('legacy', 'market-size');
-    const res = await legacy.fetch(legacy.plan.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: { kind: 'message', messageId: 'm', role: 'user', parts: [{ kind: 'text', text: 'old' }] } } }) });
+    const res = await legacy.fetch(legacy.plan.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'message/send',
+        params: { message: { kind: 'message', messageId: 'm', role: 'user', parts: [{ kind: 'text', text: 'old' }] } },
+      }),
+    });
     expect(JSON.stringify(await res.json())).toContain('echo: old');
   });
 });
 
 describe('@a2a-js/sdk 0.3 (npm alias a2a-sdk-03) through agent.fetch', () => {
   it('A2AClient.fromCardUrl(cardUrl, { fetchImpl: agent.fetch }) reads the card from the lock and sends on the locked 0.3 interface; off-plan calls are refused before sending', async () => {
-    const { A2AClient } = (await import('a2a-sdk-03/client')) as { A2AClient: { fromCardUrl(url: string, o: { fetchImpl: typeof fetch }): Promise<any> } };
+    const { A2AClient } = (await import('a2a-sdk-03/client')) as {
+      A2AClient: { fromCardUrl(url: string, o: { fetchImpl: typeof fetch }): Promise<any> };
+    };
     const lock = await loadLock(options());
     const legacy = lock.agent('legacy', 'market-size');
     const from = agent.requests.length;
     const client = await A2AClient.fromCardUrl(agent.cardUrl, { fetchImpl: legacy.fetch });
     expect(agent.requests.length).toBe(from);
-    const reply = await client.sendMessage({ message: { kind: 'message', messageId: crypto.randomUUID(), role: 'user', parts: [{ kind: 'text', text: 'from 0.3' }] } });
+    const reply = await client.sendMessage({
+      message: {
+        kind: 'message',
+        messageId: crypto.randomUUID(),
+        role: 'user',
+        parts: [{ kind: 'text', text: 'from 0.3' }],
+      },
+    });
     expect(JSON.stringify(reply)).toContain('echo: from 0.3');
-    expect(a2aRequests(from).map((r) => [r.path, r.headers['a2a-version'], r.headers.authorization])).toEqual([['/a2a/jsonrpc', '0.3', `Bearer ${TOKEN}`]]);
+    expect(a2aRequests(from).map((r) => [r.path, r.headers['a2a-version'], r.headers.authorization])).toEqual([
+      ['/a2a/jsonrpc', '0.3', `Bearer ${TOKEN}`],
+    ]);
     // An unlocked output mode is refused with nothing sent.
     const count = agent.requests.length;
-    await expect(client.sendMessage({ message: { kind: 'message', messageId: 'm2', role: 'user', parts: [{ kind: 'text', text: 'x' }] }, configuration: { acceptedOutputModes: ['image/png'] } })).rejects.toMatchObject({ code: 'plan-violation', retryable: false });
+    await expect(
+      client.sendMessage({
+        message: { kind: 'message', messageId: 'm2', role: 'user', parts: [{ kind: 'text', text: 'x' }] },
+        configuration: { acceptedOutputModes: ['image/png'] },
+      }),
+    ).rejects.toMatchObject({ code: 'plan-violation', retryable: false });
     expect(agent.requests.length).toBe(count);
   });
 });
 
 describe('agent.fetch answers the locked card URL and the well-known paths from the lock; agent.card', () => {
   it('the official SDK 1.x ClientFactory + DefaultAgentCardResolver with fetchImpl: agent.fetch get the narrowed card without the network and pick the locked interface', async () => {
-    const { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory } = await import('@a2a-js/sdk/client');
+    const { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory } = await import(
+      '@a2a-js/sdk/client'
+    );
     const lock = await loadLock(options());
     const research = lock.agent('research', 'market-size');
     const from = agent.requests.length;
     const factory = new ClientFactory({
-      transports: [new JsonRpcTransportFactory({ fetchImpl: research.fetch }), new RestTransportFactory({ fetchImpl: research.fetch })],
+      transports: [
+        new JsonRpcTransportFactory({ fetchImpl: research.fetch }),
+        new RestTransportFactory({ fetchImpl: research.fetch }),
+      ],
       cardResolver: new DefaultAgentCardResolver({ fetchImpl: research.fetch }),
     });
     const client = await factory.createFromUrl(agent.origin);
@@ -343,21 +512,42 @@ describe('agent.fetch answers the locked card URL and the well-known paths from 
     ]);
     // The served card pushes; the plan streams: the narrowed card says stream only.
     expect(v10.capabilities).toMatchObject({ streaming: true, pushNotifications: false });
-    expect(v10.skills).toEqual([expect.objectContaining({ id: 'market-size', inputModes: ['text/plain'], outputModes: research.plan.acceptedOutputModes })]);
+    expect(v10.skills).toEqual([
+      expect.objectContaining({
+        id: 'market-size',
+        inputModes: ['text/plain'],
+        outputModes: research.plan.acceptedOutputModes,
+      }),
+    ]);
     expect(v10.securityRequirements).toEqual([{ schemes: { bearer: { list: [] } } }]);
     const v03 = await (await research.fetch(`${agent.origin}/.well-known/agent.json`)).json();
-    expect(v03).toMatchObject({ protocolVersion: '1.0.0', url: agent.jsonRpcUrl, preferredTransport: 'JSONRPC', security: [{ bearer: [] }] });
-    expect(v03.additionalInterfaces).toEqual([{ url: agent.restUrl, transport: 'HTTP+JSON' }, { url: agent.jsonRpcUrl, transport: 'JSONRPC' }]);
+    expect(v03).toMatchObject({
+      protocolVersion: '1.0.0',
+      url: agent.jsonRpcUrl,
+      preferredTransport: 'JSONRPC',
+      security: [{ bearer: [] }],
+    });
+    expect(v03.additionalInterfaces).toEqual([
+      { url: agent.restUrl, transport: 'HTTP+JSON' },
+      { url: agent.jsonRpcUrl, transport: 'JSONRPC' },
+    ]);
     expect(v03.securitySchemes.bearer).toMatchObject({ type: 'http' });
     expect(v03.supportedInterfaces).toBeUndefined();
     const legacy = lock.agent('legacy', 'market-size');
-    expect(legacy.card).toMatchObject({ protocolVersion: '0.3.0', url: agent.jsonRpcUrl, preferredTransport: 'JSONRPC', capabilities: { streaming: true } });
+    expect(legacy.card).toMatchObject({
+      protocolVersion: '0.3.0',
+      url: agent.jsonRpcUrl,
+      preferredTransport: 'JSONRPC',
+      capabilities: { streaming: true },
+    });
     expect(await (await legacy.fetch(agent.cardUrl)).json()).toEqual(legacy.card);
     const pusher = lock.agent('pusher', 'market-size');
     expect(pusher.card).toMatchObject({ capabilities: { streaming: false, pushNotifications: true } });
     expect(agent.requests.length).toBe(from);
     expect(sent).toEqual([]);
     // Another path on the origin is still not the locked interface.
-    await expect(research.fetch(`${agent.origin}/.well-known/other.json`)).rejects.toMatchObject({ code: 'plan-violation' });
+    await expect(research.fetch(`${agent.origin}/.well-known/other.json`)).rejects.toMatchObject({
+      code: 'plan-violation',
+    });
   });
 });

@@ -17,19 +17,43 @@ let dir: string;
 let card: AgentCard;
 
 function text(value: string) {
-  return { messageId: crypto.randomUUID(), role: 1, parts: [{ content: { $case: 'text' as const, value }, mediaType: '', filename: '', metadata: undefined }], contextId: '', taskId: '', extensions: [], referenceTaskIds: [], metadata: undefined };
+  return {
+    messageId: crypto.randomUUID(),
+    role: 1,
+    parts: [{ content: { $case: 'text' as const, value }, mediaType: '', filename: '', metadata: undefined }],
+    contextId: '',
+    taskId: '',
+    extensions: [],
+    referenceTaskIds: [],
+    metadata: undefined,
+  };
 }
 
 beforeAll(async () => {
   const make = (origin: string, grpcUrl: string) => {
     const base = sampleCard(origin, { securitySchemes: {}, securityRequirements: [] }, { legacy: true });
-    return { ...base, supportedInterfaces: [{ url: grpcUrl, protocolBinding: 'GRPC', protocolVersion: '1.0' }, ...base.supportedInterfaces] };
+    return {
+      ...base,
+      supportedInterfaces: [
+        { url: grpcUrl, protocolBinding: 'GRPC', protocolVersion: '1.0' },
+        ...base.supportedInterfaces,
+      ],
+    };
   };
   agent = await startAgent({ grpc: true, legacyCompat: true, card: (origin, { grpcUrl }) => make(origin, grpcUrl!) });
   card = make(agent.origin, agent.grpcUrl!);
   dir = await mkdtemp(join(tmpdir(), 'a2a-grpc-fallbacks-'));
-  const profile = { bindings: ['GRPC', 'JSONRPC'], versions: ['1.0', '0.3'], accepts: ['application/json'], sends: ['text/plain'], streaming: true };
-  await writeFile(join(dir, 'a2a.json'), JSON.stringify({ profile, agents: { research: { card: agent.origin, skills: ['market-size'] } } }));
+  const profile = {
+    bindings: ['GRPC', 'JSONRPC'],
+    versions: ['1.0', '0.3'],
+    accepts: ['application/json'],
+    sends: ['text/plain'],
+    streaming: true,
+  };
+  await writeFile(
+    join(dir, 'a2a.json'),
+    JSON.stringify({ profile, agents: { research: { card: agent.origin, skills: ['market-size'] } } }),
+  );
   const result = await runLock({ manifest: join(dir, 'a2a.json'), json: true, verbose: false, cwd: dir, env: {} });
   expect(result.exitCode, JSON.stringify(result.data)).toBe(0);
 });
@@ -45,7 +69,12 @@ describe('gRPC fallbacks against the SDK gRPC server', () => {
   it('a stream refused as unsupported is retried once as SendMessage over gRPC (stream → poll)', async () => {
     const lock = await loadLock({ lockfile: join(dir, 'a2a.lock.json') });
     const research = lock.agent('research', 'market-size');
-    expect(research.plan).toMatchObject({ protocolBinding: 'GRPC', protocolVersion: '1.0', delivery: 'stream', fallbacks: { delivery: ['poll'] } });
+    expect(research.plan).toMatchObject({
+      protocolBinding: 'GRPC',
+      protocolVersion: '1.0',
+      delivery: 'stream',
+      fallbacks: { delivery: ['poll'] },
+    });
     const events: FallbackEvent[] = [];
     lock.on('fallback', (e: FallbackEvent) => events.push(e));
     const client = await research.createClient();
@@ -54,8 +83,13 @@ describe('gRPC fallbacks against the SDK gRPC server', () => {
     const got = [];
     for await (const e of client.sendMessageStream({ message: text('grpc no stream') } as never)) got.push(e);
     expect(JSON.stringify(got)).toContain('echo: grpc no stream');
-    expect(agent.requests.slice(from).map((r) => r.path)).toEqual(['/lf.a2a.v1.A2AService/SendStreamingMessage', '/lf.a2a.v1.A2AService/SendMessage']);
-    expect(events).toEqual([{ agent: 'research', skill: 'market-size', from: 'stream', to: 'poll', reason: 'unsupported-operation' }]);
+    expect(agent.requests.slice(from).map((r) => r.path)).toEqual([
+      '/lf.a2a.v1.A2AService/SendStreamingMessage',
+      '/lf.a2a.v1.A2AService/SendMessage',
+    ]);
+    expect(events).toEqual([
+      { agent: 'research', skill: 'market-size', from: 'stream', to: 'poll', reason: 'unsupported-operation' },
+    ]);
     expect(research.degraded).toBe(false);
   });
 
@@ -68,20 +102,40 @@ describe('gRPC fallbacks against the SDK gRPC server', () => {
     lock.on('fallback', (e: FallbackEvent) => events.push(e));
     const client = await research.createClient();
     // The agent now serves 0.3 only.
-    agent.setCard({ ...card, supportedInterfaces: card.supportedInterfaces.filter((i) => i.protocolVersion === '0.3') });
+    agent.setCard({
+      ...card,
+      supportedInterfaces: card.supportedInterfaces.filter((i) => i.protocolVersion === '0.3'),
+    });
     const from = agent.requests.length;
     expect(JSON.stringify(await client.sendMessage({ message: text('to 0.3') } as never))).toContain('echo: to 0.3');
     const seen = agent.requests.slice(from);
     expect(seen.map((r) => r.path)).toEqual(['/lf.a2a.v1.A2AService/SendMessage', '/a2a/jsonrpc']);
     expect(seen[1]!.headers['a2a-version']).toBe('0.3');
-    expect(events).toEqual([{ agent: 'research', skill: 'market-size', from: `GRPC 1.0 ${agent.grpcUrl}`, to: `JSONRPC 0.3 ${agent.jsonRpcUrl}`, reason: 'version-not-supported' }]);
+    expect(events).toEqual([
+      {
+        agent: 'research',
+        skill: 'market-size',
+        from: `GRPC 1.0 ${agent.grpcUrl}`,
+        to: `JSONRPC 0.3 ${agent.jsonRpcUrl}`,
+        reason: 'version-not-supported',
+      },
+    ]);
     expect(research.fallbacksTaken).toEqual({ 'version-not-supported': 1 });
   });
 
   it('a gRPC A2A error (TaskNotFound) is a typed agent-error with the gRPC status and reason', async () => {
     const lock = await loadLock({ lockfile: join(dir, 'a2a.lock.json') });
     const client = await lock.agent('research', 'market-size').createClient();
-    const error = await client.getTask({ id: 'no-such-task', historyLength: undefined, tenant: '' } as never).catch((e: unknown) => e);
-    expect(error).toMatchObject({ name: 'AgentCallError', code: 'agent-error', agent: 'research', skill: 'market-size', grpcStatus: 5, a2aReason: 'TASK_NOT_FOUND' });
+    const error = await client
+      .getTask({ id: 'no-such-task', historyLength: undefined, tenant: '' } as never)
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      name: 'AgentCallError',
+      code: 'agent-error',
+      agent: 'research',
+      skill: 'market-size',
+      grpcStatus: 5,
+      a2aReason: 'TASK_NOT_FOUND',
+    });
   });
 });

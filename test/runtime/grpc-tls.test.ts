@@ -30,15 +30,63 @@ function hasOpenssl(): boolean {
 function makeCertificates(dir: string) {
   const run = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-  run('req', '-x509', ...ec, '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '2', '-subj', '/CN=a2a-lock test CA', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign');
+  run(
+    'req',
+    '-x509',
+    ...ec,
+    '-keyout',
+    'ca.key',
+    '-out',
+    'ca.crt',
+    '-days',
+    '2',
+    '-subj',
+    '/CN=a2a-lock test CA',
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign',
+  );
   writeFileSync(join(dir, 'server.ext'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n');
   writeFileSync(join(dir, 'client.ext'), 'extendedKeyUsage=clientAuth\n');
   for (const who of ['server', 'client']) {
-    run('req', ...ec, '-keyout', `${who}.key`, '-out', `${who}.csr`, '-subj', `/CN=${who === 'server' ? 'localhost' : 'a2a-lock test client'}`);
-    run('x509', '-req', '-in', `${who}.csr`, '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', `${who}.crt`, '-days', '2', '-extfile', `${who}.ext`);
+    run(
+      'req',
+      ...ec,
+      '-keyout',
+      `${who}.key`,
+      '-out',
+      `${who}.csr`,
+      '-subj',
+      `/CN=${who === 'server' ? 'localhost' : 'a2a-lock test client'}`,
+    );
+    run(
+      'x509',
+      '-req',
+      '-in',
+      `${who}.csr`,
+      '-CA',
+      'ca.crt',
+      '-CAkey',
+      'ca.key',
+      '-CAcreateserial',
+      '-out',
+      `${who}.crt`,
+      '-days',
+      '2',
+      '-extfile',
+      `${who}.ext`,
+    );
   }
   const read = (name: string) => readFileSync(join(dir, name));
-  return { ca: read('ca.crt'), caPath: join(dir, 'ca.crt'), serverKey: read('server.key'), serverCert: read('server.crt'), clientKey: read('client.key'), clientCert: read('client.crt') };
+  return {
+    ca: read('ca.crt'),
+    caPath: join(dir, 'ca.crt'),
+    serverKey: read('server.key'),
+    serverCert: read('server.crt'),
+    clientKey: read('client.key'),
+    clientCert: read('client.crt'),
+  };
 }
 
 const openssl = hasOpenssl();
@@ -51,10 +99,25 @@ if (certs) process.env.GRPC_DEFAULT_SSL_ROOTS_FILE_PATH = certs.caPath;
 const grpc = await import('@grpc/grpc-js');
 
 function text(value: string) {
-  return { messageId: crypto.randomUUID(), role: 1, parts: [{ content: { $case: 'text' as const, value }, mediaType: '', filename: '', metadata: undefined }], contextId: '', taskId: '', extensions: [], referenceTaskIds: [], metadata: undefined };
+  return {
+    messageId: crypto.randomUUID(),
+    role: 1,
+    parts: [{ content: { $case: 'text' as const, value }, mediaType: '', filename: '', metadata: undefined }],
+    contextId: '',
+    taskId: '',
+    extensions: [],
+    referenceTaskIds: [],
+    metadata: undefined,
+  };
 }
 
-const PROFILE = { bindings: ['GRPC'], versions: ['1.0'], accepts: ['application/json'], sends: ['text/plain'], streaming: false };
+const PROFILE = {
+  bindings: ['GRPC'],
+  versions: ['1.0'],
+  accepts: ['application/json'],
+  sends: ['text/plain'],
+  streaming: false,
+};
 
 let tlsAgent: StartedAgent;
 let mtlsAgent: StartedAgent;
@@ -69,7 +132,13 @@ beforeAll(async () => {
     grpcCredentials: grpc.ServerCredentials.createSsl(certs.ca, serverPair, false),
     card: (origin, { grpcUrl }) => {
       const card = sampleCard(origin);
-      return { ...card, supportedInterfaces: [{ url: `grpcs://localhost:${grpcUrl!.split(':')[1]}`, protocolBinding: 'GRPC', protocolVersion: '1.0' }, ...card.supportedInterfaces] };
+      return {
+        ...card,
+        supportedInterfaces: [
+          { url: `grpcs://localhost:${grpcUrl!.split(':')[1]}`, protocolBinding: 'GRPC', protocolVersion: '1.0' },
+          ...card.supportedInterfaces,
+        ],
+      };
     },
   });
   // Mutual TLS (client certificate required): the interface is the bare 127.0.0.1:<port>.
@@ -78,16 +147,20 @@ beforeAll(async () => {
     grpcCredentials: grpc.ServerCredentials.createSsl(certs.ca, serverPair, true),
     card: (origin, { grpcUrl }) => {
       const card = sampleCard(origin);
-      return { ...card, supportedInterfaces: [{ url: grpcUrl!, protocolBinding: 'GRPC', protocolVersion: '1.0' }, ...card.supportedInterfaces] };
+      return {
+        ...card,
+        supportedInterfaces: [
+          { url: grpcUrl!, protocolBinding: 'GRPC', protocolVersion: '1.0' },
+          ...card.supportedInterfaces,
+        ],
+      };
     },
   });
   dir = await mkdtemp(join(tmpdir(), 'a2a-runtime-grpc-tls-'));
   const credentials = { bearer: { env: 'G_TOKEN' } };
   // A card read from a file may name any host; the plaintext grpc:// interface off loopback needs allowHttp to be locked.
   const offLoopback = sampleCard('https://agent.example', {
-    supportedInterfaces: [
-      { url: 'grpc://10.255.255.1:50051', protocolBinding: 'GRPC', protocolVersion: '1.0' },
-    ],
+    supportedInterfaces: [{ url: 'grpc://10.255.255.1:50051', protocolBinding: 'GRPC', protocolVersion: '1.0' }],
   });
   await writeFile(join(dir, 'plaintext-card.json'), JSON.stringify(offLoopback));
   const agents = {
@@ -109,7 +182,8 @@ afterAll(async () => {
 
 describe('the gRPC channel decision (grpcChannel)', () => {
   const violation = (m: string) => new Error(m);
-  const decide = (url: string, allowInsecure = false, hasCredentials = false) => grpcChannel(url, { allowInsecure, hasCredentials }, violation);
+  const decide = (url: string, allowInsecure = false, hasCredentials = false) =>
+    grpcChannel(url, { allowInsecure, hasCredentials }, violation);
 
   it('is TLS by default off loopback, plaintext on loopback, the given credentials whenever given', () => {
     expect(decide('agent.example:443')).toEqual({ target: 'agent.example:443', security: 'tls' });
@@ -139,7 +213,9 @@ describe.skipIf(!openssl)('gRPC over TLS against the SDK gRPC server', () => {
     const lock = await loadLock({ lockfile: join(dir, 'a2a.lock.json'), env: { G_TOKEN: TOKEN } });
     const client = await lock.agent('tls', 'market-size').createClient();
     const from = tlsAgent.requests.length;
-    expect(JSON.stringify(await client.sendMessage({ message: text('over tls') } as never))).toContain('echo: over tls');
+    expect(JSON.stringify(await client.sendMessage({ message: text('over tls') } as never))).toContain(
+      'echo: over tls',
+    );
     const seen = tlsAgent.requests.slice(from);
     expect(seen.map((r) => r.path)).toEqual(['/lf.a2a.v1.A2AService/SendMessage']);
     expect(seen[0]!.headers.authorization).toBe(`Bearer ${TOKEN}`);
@@ -147,17 +223,25 @@ describe.skipIf(!openssl)('gRPC over TLS against the SDK gRPC server', () => {
 
   it('connects with grpcChannelCredentials carrying the CA and a client certificate (mutual TLS) to a bare 127.0.0.1:port', async () => {
     const grpcChannelCredentials = grpc.credentials.createSsl(certs!.ca, certs!.clientKey, certs!.clientCert);
-    const lock = await loadLock({ lockfile: join(dir, 'a2a.lock.json'), env: { G_TOKEN: TOKEN }, grpcChannelCredentials });
+    const lock = await loadLock({
+      lockfile: join(dir, 'a2a.lock.json'),
+      env: { G_TOKEN: TOKEN },
+      grpcChannelCredentials,
+    });
     const client = await lock.agent('mtls', 'market-size').createClient();
     const from = mtlsAgent.requests.length;
-    expect(JSON.stringify(await client.sendMessage({ message: text('over mtls') } as never))).toContain('echo: over mtls');
+    expect(JSON.stringify(await client.sendMessage({ message: text('over mtls') } as never))).toContain(
+      'echo: over mtls',
+    );
     expect(mtlsAgent.requests.slice(from).map((r) => r.headers.authorization)).toEqual([`Bearer ${TOKEN}`]);
   });
 
   it('without the client certificate (createClient option), or in plaintext (loopback default), the mTLS server is unreachable', async () => {
     const lock = await loadLock({ lockfile: join(dir, 'a2a.lock.json'), env: { G_TOKEN: TOKEN } });
     const from = mtlsAgent.requests.length;
-    const caOnly = await lock.agent('mtls', 'market-size').createClient({ grpcChannelCredentials: grpc.credentials.createSsl(certs!.ca) });
+    const caOnly = await lock
+      .agent('mtls', 'market-size')
+      .createClient({ grpcChannelCredentials: grpc.credentials.createSsl(certs!.ca) });
     await expect(caOnly.sendMessage({ message: text('x') } as never)).rejects.toMatchObject({ code: 'unreachable' });
     const lock2 = await loadLock({ lockfile: join(dir, 'a2a.lock.json'), env: { G_TOKEN: TOKEN } });
     const plaintext = await lock2.agent('mtls', 'market-size').createClient();
@@ -171,11 +255,19 @@ describe.skipIf(!openssl)('plaintext gRPC off loopback', () => {
     const lock = await loadLock({ lockfile: join(dir, 'a2a.lock.json'), env: { G_TOKEN: TOKEN } });
     const agent = lock.agent('plaintext', 'market-size');
     expect(agent.plan.url).toBe('grpc://10.255.255.1:50051');
-    await expect(agent.createClient()).rejects.toMatchObject({ name: 'PlanViolationError', code: 'plan-violation', message: expect.stringMatching(/plaintext.*allowInsecureGrpc/) });
+    await expect(agent.createClient()).rejects.toMatchObject({
+      name: 'PlanViolationError',
+      code: 'plan-violation',
+      message: expect.stringMatching(/plaintext.*allowInsecureGrpc/),
+    });
   });
 
   it('is built with loadLock({ allowInsecureGrpc: true })', async () => {
-    const lock = await loadLock({ lockfile: join(dir, 'a2a.lock.json'), env: { G_TOKEN: TOKEN }, allowInsecureGrpc: true });
+    const lock = await loadLock({
+      lockfile: join(dir, 'a2a.lock.json'),
+      env: { G_TOKEN: TOKEN },
+      allowInsecureGrpc: true,
+    });
     const client = await lock.agent('plaintext', 'market-size').createClient();
     expect(client).toBeDefined();
   });

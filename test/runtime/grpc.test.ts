@@ -17,7 +17,16 @@ let agent: StartedAgent;
 let dir: string;
 
 function text(value: string) {
-  return { messageId: crypto.randomUUID(), role: 1, parts: [{ content: { $case: 'text' as const, value }, mediaType: '', filename: '', metadata: undefined }], contextId: '', taskId: '', extensions: [], referenceTaskIds: [], metadata: undefined };
+  return {
+    messageId: crypto.randomUUID(),
+    role: 1,
+    parts: [{ content: { $case: 'text' as const, value }, mediaType: '', filename: '', metadata: undefined }],
+    contextId: '',
+    taskId: '',
+    extensions: [],
+    referenceTaskIds: [],
+    metadata: undefined,
+  };
 }
 
 beforeAll(async () => {
@@ -25,14 +34,32 @@ beforeAll(async () => {
     grpc: true,
     card: (origin, { grpcUrl }) => {
       const card = sampleCard(origin);
-      return { ...card, supportedInterfaces: [{ url: grpcUrl!, protocolBinding: 'GRPC', protocolVersion: '1.0' }, ...card.supportedInterfaces] };
+      return {
+        ...card,
+        supportedInterfaces: [
+          { url: grpcUrl!, protocolBinding: 'GRPC', protocolVersion: '1.0' },
+          ...card.supportedInterfaces,
+        ],
+      };
     },
   });
   dir = await mkdtemp(join(tmpdir(), 'a2a-runtime-grpc-'));
-  const profile = { bindings: ['GRPC'], versions: ['1.0'], accepts: ['application/json'], sends: ['text/plain'], streaming: true, extensions: [CITATIONS] };
+  const profile = {
+    bindings: ['GRPC'],
+    versions: ['1.0'],
+    accepts: ['application/json'],
+    sends: ['text/plain'],
+    streaming: true,
+    extensions: [CITATIONS],
+  };
   const agents = {
     research: { card: agent.origin, skills: ['market-size'], credentials: { bearer: { env: 'G_TOKEN' } } },
-    polling: { card: agent.origin, skills: ['market-size'], credentials: { bearer: { env: 'G_TOKEN' } }, profile: { streaming: false } },
+    polling: {
+      card: agent.origin,
+      skills: ['market-size'],
+      credentials: { bearer: { env: 'G_TOKEN' } },
+      profile: { streaming: false },
+    },
   };
   await writeFile(join(dir, 'a2a.json'), JSON.stringify({ profile, agents }));
   const result = await runLock({ manifest: join(dir, 'a2a.json'), json: true, verbose: false, cwd: dir, env: {} });
@@ -51,12 +78,17 @@ describe('gRPC plans', () => {
     expect(research.plan).toMatchObject({ url: agent.grpcUrl, protocolBinding: 'GRPC', delivery: 'stream' });
     const client = await research.createClient();
     const from = agent.requests.length;
-    expect(JSON.stringify(await client.sendMessage({ message: text('over grpc') } as never))).toContain('echo: over grpc');
+    expect(JSON.stringify(await client.sendMessage({ message: text('over grpc') } as never))).toContain(
+      'echo: over grpc',
+    );
     const events = [];
     for await (const e of client.sendMessageStream({ message: text('grpc stream') } as never)) events.push(e);
     expect(JSON.stringify(events)).toContain('echo: grpc stream');
     const seen = agent.requests.slice(from);
-    expect(seen.map((r) => r.path)).toEqual(['/lf.a2a.v1.A2AService/SendMessage', '/lf.a2a.v1.A2AService/SendStreamingMessage']);
+    expect(seen.map((r) => r.path)).toEqual([
+      '/lf.a2a.v1.A2AService/SendMessage',
+      '/lf.a2a.v1.A2AService/SendStreamingMessage',
+    ]);
     for (const r of seen) {
       expect(r.headers['a2a-version']).toBe('1.0');
       expect(r.headers['a2a-extensions']).toBe(CITATIONS);
@@ -71,11 +103,37 @@ describe('gRPC plans', () => {
     const from = agent.requests.length;
     // The SDK Client itself turns a stream into SendMessage when the card does not stream; call the transport directly.
     const stream = polling.transport.sendMessageStream({ message: text('x') } as never);
-    await expect(stream.next()).rejects.toMatchObject({ code: 'plan-violation', message: expect.stringMatching(/streaming call/) });
-    await expect(research.sendMessage({ message: text('x'), configuration: { acceptedOutputModes: ['application/pdf'] } } as never)).rejects.toMatchObject({ code: 'plan-violation' });
-    const png = { ...text('x'), parts: [{ content: { $case: 'raw', value: new Uint8Array([1]) }, mediaType: 'image/png', filename: '', metadata: undefined }] };
-    await expect(research.sendMessage({ message: png } as never)).rejects.toMatchObject({ code: 'plan-violation', message: expect.stringMatching(/image\/png/) });
-    await expect(lock.agent('research', 'market-size').fetch(agent.jsonRpcUrl, { method: 'POST', body: '{}' })).rejects.toMatchObject({ code: 'plan-violation', message: expect.stringMatching(/GRPC is not carried over fetch/) });
+    await expect(stream.next()).rejects.toMatchObject({
+      code: 'plan-violation',
+      message: expect.stringMatching(/streaming call/),
+    });
+    await expect(
+      research.sendMessage({
+        message: text('x'),
+        configuration: { acceptedOutputModes: ['application/pdf'] },
+      } as never),
+    ).rejects.toMatchObject({ code: 'plan-violation' });
+    const png = {
+      ...text('x'),
+      parts: [
+        {
+          content: { $case: 'raw', value: new Uint8Array([1]) },
+          mediaType: 'image/png',
+          filename: '',
+          metadata: undefined,
+        },
+      ],
+    };
+    await expect(research.sendMessage({ message: png } as never)).rejects.toMatchObject({
+      code: 'plan-violation',
+      message: expect.stringMatching(/image\/png/),
+    });
+    await expect(
+      lock.agent('research', 'market-size').fetch(agent.jsonRpcUrl, { method: 'POST', body: '{}' }),
+    ).rejects.toMatchObject({
+      code: 'plan-violation',
+      message: expect.stringMatching(/GRPC is not carried over fetch/),
+    });
     expect(agent.requests.length).toBe(from);
   });
 
@@ -83,9 +141,16 @@ describe('gRPC plans', () => {
     const lock = await loadLock({ lockfile: join(dir, 'a2a.lock.json'), env: {} });
     const client = await lock.agent('research', 'market-size').createClient();
     const from = agent.requests.length;
-    await expect(client.sendMessage({ message: text('x') } as never)).rejects.toMatchObject({ code: 'credential-unset', message: expect.stringMatching(/G_TOKEN/) });
-    await expect(client.transport.sendMessageStream({ message: text('x') } as never).next()).rejects.toMatchObject({ code: 'credential-unset' });
-    await expect(client.getTask({ id: 't', historyLength: undefined, tenant: '' } as never)).rejects.toMatchObject({ code: 'credential-unset' });
+    await expect(client.sendMessage({ message: text('x') } as never)).rejects.toMatchObject({
+      code: 'credential-unset',
+      message: expect.stringMatching(/G_TOKEN/),
+    });
+    await expect(client.transport.sendMessageStream({ message: text('x') } as never).next()).rejects.toMatchObject({
+      code: 'credential-unset',
+    });
+    await expect(client.getTask({ id: 't', historyLength: undefined, tenant: '' } as never)).rejects.toMatchObject({
+      code: 'credential-unset',
+    });
     expect(agent.requests.length).toBe(from);
   });
 });
@@ -97,14 +162,41 @@ describe('gRPC push plans', () => {
       grpc: true,
       card: (origin, { grpcUrl }) => {
         const card = sampleCard(origin);
-        return { ...card, capabilities: { ...card.capabilities, pushNotifications: true }, supportedInterfaces: [{ url: grpcUrl!, protocolBinding: 'GRPC', protocolVersion: '1.0' }, ...card.supportedInterfaces] };
+        return {
+          ...card,
+          capabilities: { ...card.capabilities, pushNotifications: true },
+          supportedInterfaces: [
+            { url: grpcUrl!, protocolBinding: 'GRPC', protocolVersion: '1.0' },
+            ...card.supportedInterfaces,
+          ],
+        };
       },
     });
     const project = await mkdtemp(join(tmpdir(), 'a2a-runtime-grpc-push-'));
     try {
-      const profile = { bindings: ['GRPC'], versions: ['1.0'], accepts: ['application/json'], sends: ['text/plain'], pushEndpoint: HOOK };
-      await writeFile(join(project, 'a2a.json'), JSON.stringify({ profile, agents: { pusher: { card: pusher.origin, skills: ['market-size'], credentials: { bearer: { env: 'G_TOKEN' } } } } }));
-      const result = await runLock({ manifest: join(project, 'a2a.json'), json: true, verbose: false, cwd: project, env: {} });
+      const profile = {
+        bindings: ['GRPC'],
+        versions: ['1.0'],
+        accepts: ['application/json'],
+        sends: ['text/plain'],
+        pushEndpoint: HOOK,
+      };
+      await writeFile(
+        join(project, 'a2a.json'),
+        JSON.stringify({
+          profile,
+          agents: {
+            pusher: { card: pusher.origin, skills: ['market-size'], credentials: { bearer: { env: 'G_TOKEN' } } },
+          },
+        }),
+      );
+      const result = await runLock({
+        manifest: join(project, 'a2a.json'),
+        json: true,
+        verbose: false,
+        cwd: project,
+        env: {},
+      });
       expect(result.exitCode, JSON.stringify(result.data)).toBe(0);
       const lock = await loadLock({ lockfile: join(project, 'a2a.lock.json'), env: { G_TOKEN: TOKEN } });
       const locked = lock.agent('pusher', 'market-size');
@@ -112,10 +204,37 @@ describe('gRPC push plans', () => {
       const client = await locked.createClient();
       const from = pusher.requests.length;
       const config = (url: string) => ({ tenant: '', id: '', taskId: '', url, token: '', authentication: undefined });
-      await expect(client.sendMessage({ message: text('x'), configuration: { acceptedOutputModes: [], taskPushNotificationConfig: config('https://attacker.example/hook'), historyLength: undefined, returnImmediately: false } } as never)).rejects.toMatchObject({ code: 'plan-violation', message: expect.stringMatching(/not the locked pushEndpoint/) });
-      await expect(client.createTaskPushNotificationConfig({ ...config('https://attacker.example/hook'), taskId: 't1' } as never)).rejects.toMatchObject({ code: 'plan-violation' });
+      await expect(
+        client.sendMessage({
+          message: text('x'),
+          configuration: {
+            acceptedOutputModes: [],
+            taskPushNotificationConfig: config('https://attacker.example/hook'),
+            historyLength: undefined,
+            returnImmediately: false,
+          },
+        } as never),
+      ).rejects.toMatchObject({
+        code: 'plan-violation',
+        message: expect.stringMatching(/not the locked pushEndpoint/),
+      });
+      await expect(
+        client.createTaskPushNotificationConfig({ ...config('https://attacker.example/hook'), taskId: 't1' } as never),
+      ).rejects.toMatchObject({ code: 'plan-violation' });
       expect(pusher.requests.length).toBe(from);
-      expect(JSON.stringify(await client.sendMessage({ message: text('pushed'), configuration: { acceptedOutputModes: [], taskPushNotificationConfig: config(HOOK), historyLength: undefined, returnImmediately: false } } as never))).toContain('echo: pushed');
+      expect(
+        JSON.stringify(
+          await client.sendMessage({
+            message: text('pushed'),
+            configuration: {
+              acceptedOutputModes: [],
+              taskPushNotificationConfig: config(HOOK),
+              historyLength: undefined,
+              returnImmediately: false,
+            },
+          } as never),
+        ),
+      ).toContain('echo: pushed');
     } finally {
       await pusher.close();
       await rm(project, { recursive: true, force: true });
@@ -134,7 +253,9 @@ describe('gRPC plans with OAuth client credentials', () => {
       req.resume().on('end', () => {
         tokenRequests.push(String(req.headers.authorization));
         const token = issued[Math.min(tokenRequests.length - 1, issued.length - 1)]!;
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ access_token: token, token_type: 'Bearer', expires_in: 3600 }));
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ access_token: token, token_type: 'Bearer', expires_in: 3600 }));
       });
     });
     const tokenUrl = `${endpoint.origin}/oauth/token`;
@@ -144,22 +265,46 @@ describe('gRPC plans with OAuth client credentials', () => {
       card: (origin, { grpcUrl }) => ({
         ...sampleCard(origin),
         supportedInterfaces: [{ url: grpcUrl!, protocolBinding: 'GRPC', protocolVersion: '1.0' }],
-        securitySchemes: { oauth: { oauth2SecurityScheme: { flows: { clientCredentials: { tokenUrl, scopes: { 'a2a.read': 'read' } } } } } },
+        securitySchemes: {
+          oauth: {
+            oauth2SecurityScheme: { flows: { clientCredentials: { tokenUrl, scopes: { 'a2a.read': 'read' } } } },
+          },
+        },
         securityRequirements: [{ schemes: { oauth: { list: ['a2a.read'] } } }],
       }),
     });
     const project = await mkdtemp(join(tmpdir(), 'a2a-runtime-grpc-oauth-'));
     try {
-      const profile = { bindings: ['GRPC'], versions: ['1.0'], accepts: ['application/json'], sends: ['text/plain'], streaming: true };
+      const profile = {
+        bindings: ['GRPC'],
+        versions: ['1.0'],
+        accepts: ['application/json'],
+        sends: ['text/plain'],
+        streaming: true,
+      };
       const credentials = { oauth: { oauth: { clientId: { env: 'CID' }, clientSecret: { env: 'CSECRET' } } } };
-      await writeFile(join(project, 'a2a.json'), JSON.stringify({ profile, agents: { research: { card: guarded.origin, skills: ['market-size'], credentials } } }));
-      const result = await runLock({ manifest: join(project, 'a2a.json'), json: true, verbose: false, cwd: project, env: {} });
+      await writeFile(
+        join(project, 'a2a.json'),
+        JSON.stringify({
+          profile,
+          agents: { research: { card: guarded.origin, skills: ['market-size'], credentials } },
+        }),
+      );
+      const result = await runLock({
+        manifest: join(project, 'a2a.json'),
+        json: true,
+        verbose: false,
+        cwd: project,
+        env: {},
+      });
       expect(result.exitCode, JSON.stringify(result.data)).toBe(0);
       const options = { lockfile: join(project, 'a2a.lock.json'), env: { CID: 'client-1', CSECRET: CLIENT_SECRET } };
       const calls = () => guarded.requests.filter((r) => r.method === 'GRPC').map((r) => r.headers.authorization);
 
       const client = await (await loadLock(options)).agent('research', 'market-size').createClient();
-      expect(JSON.stringify(await client.sendMessage({ message: text('renewed') } as never))).toContain('echo: renewed');
+      expect(JSON.stringify(await client.sendMessage({ message: text('renewed') } as never))).toContain(
+        'echo: renewed',
+      );
       expect(calls()).toEqual(['Bearer revoked-token-1', `Bearer ${ACCESS}`]);
       expect(tokenRequests).toHaveLength(2);
       // The renewed token is cached: the next call goes once, with it.
@@ -182,7 +327,9 @@ describe('gRPC plans with OAuth client credentials', () => {
       issued = ['always-refused'];
       guarded.requests.length = 0;
       const refused = await (await loadLock(options)).agent('research', 'market-size').createClient();
-      await expect(refused.sendMessage({ message: text('no') } as never)).rejects.toMatchObject({ code: 'auth-refused' });
+      await expect(refused.sendMessage({ message: text('no') } as never)).rejects.toMatchObject({
+        code: 'auth-refused',
+      });
       expect(calls()).toEqual(['Bearer always-refused', 'Bearer always-refused']);
       expect(JSON.stringify(guarded.requests.map((r) => r.headers))).not.toContain(CLIENT_SECRET);
     } finally {

@@ -17,7 +17,14 @@ import { integrityOf } from '../../src/canonical.js';
 import { loadLock, type LoadLockOptions } from '../../src/runtime/index.js';
 import { sampleCard, startAgent, type StartedAgent } from '../helpers/agents.js';
 
-const PROFILE = { bindings: ['JSONRPC'], versions: ['1.0'], accepts: ['application/json'], sends: ['text/plain'], streaming: true, extensions: [] };
+const PROFILE = {
+  bindings: ['JSONRPC'],
+  versions: ['1.0'],
+  accepts: ['application/json'],
+  sends: ['text/plain'],
+  streaming: true,
+  extensions: [],
+};
 
 let agent: StartedAgent;
 let elsewhere: http.Server;
@@ -28,7 +35,19 @@ let dir: string;
 let locked: Record<string, any>;
 
 function text(value: string) {
-  return { message: { kind: 'message' as const, messageId: crypto.randomUUID(), role: 1, parts: [{ content: { $case: 'text' as const, value }, mediaType: '', filename: '', metadata: undefined }], contextId: '', taskId: '', extensions: [], referenceTaskIds: [], metadata: undefined } };
+  return {
+    message: {
+      kind: 'message' as const,
+      messageId: crypto.randomUUID(),
+      role: 1,
+      parts: [{ content: { $case: 'text' as const, value }, mediaType: '', filename: '', metadata: undefined }],
+      contextId: '',
+      taskId: '',
+      extensions: [],
+      referenceTaskIds: [],
+      metadata: undefined,
+    },
+  };
 }
 
 /** Write `lock` as a lockfile beside the manifest; the loadLock options for it. */
@@ -52,7 +71,10 @@ beforeAll(async () => {
   await new Promise<void>((ok) => elsewhere.listen(0, '127.0.0.1', ok));
   elsewhereUrl = `http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}/a2a/jsonrpc`;
   dir = await mkdtemp(join(tmpdir(), 'a2a-lazy-'));
-  const agents = { a: { card: agent.origin, skills: ['market-size'] }, b: { card: agent.origin, skills: ['market-size'] } };
+  const agents = {
+    a: { card: agent.origin, skills: ['market-size'] },
+    b: { card: agent.origin, skills: ['market-size'] },
+  };
   await writeFile(join(dir, 'a2a.json'), JSON.stringify({ profile: PROFILE, agents }));
   const result = await runLock({ manifest: join(dir, 'a2a.json'), json: true, verbose: false, cwd: dir, env: {} });
   expect(result.exitCode, JSON.stringify(result.data)).toBe(0);
@@ -81,13 +103,21 @@ describe('tampered entries are refused before any byte is sent, lazy and eager',
 
   it('lazy: a plan edited beyond its card and a snapshot edited without its integrity: b refused on every lock.agent(), nothing reaches the agent or the edited URL; a still works', async () => {
     for (const [name, lock, code, pattern] of [
-      ['plan-elsewhere.lock.json', planElsewhere(), 'lockfile-out-of-date', /locked plan differs from the plan its snapshot negotiates \(url/],
+      [
+        'plan-elsewhere.lock.json',
+        planElsewhere(),
+        'lockfile-out-of-date',
+        /locked plan differs from the plan its snapshot negotiates \(url/,
+      ],
       ['snapshot-edited.lock.json', snapshotEdited(), 'lockfile-invalid', /snapshot does not match its integrity/],
     ] as const) {
       const from = agent.requests.length;
       received.length = 0;
       const lockNow = await loadLock(await lockfile(name, lock));
-      for (let i = 0; i < 2; i++) expect(() => lockNow.agent('b', 'market-size'), name).toThrow(expect.objectContaining({ code, message: expect.stringMatching(pattern) }));
+      for (let i = 0; i < 2; i++)
+        expect(() => lockNow.agent('b', 'market-size'), name).toThrow(
+          expect.objectContaining({ code, message: expect.stringMatching(pattern) }),
+        );
       expect(received, name).toEqual([]);
       expect(a2aSince(from), name).toBe(0);
       const client = await lockNow.agent('a', 'market-size').createClient();
@@ -103,15 +133,24 @@ describe('tampered entries are refused before any byte is sent, lazy and eager',
     received.length = 0;
     const lazy = await loadLock(await lockfile('consistent.lock.json', lock));
     expect(() => lazy.agent('b', 'market-size')).toThrow(expect.objectContaining({ code: 'lockfile-out-of-date' }));
-    await expect(loadLock(await lockfile('consistent.lock.json', lock, { eager: true }))).rejects.toMatchObject({ code: 'lockfile-out-of-date' });
+    await expect(loadLock(await lockfile('consistent.lock.json', lock, { eager: true }))).rejects.toMatchObject({
+      code: 'lockfile-out-of-date',
+    });
     expect(received).toEqual([]);
   });
 
   it('eager: the same lockfiles are refused by loadLock itself, nothing sent', async () => {
     received.length = 0;
     const from = agent.requests.length;
-    await expect(loadLock(await lockfile('plan-elsewhere.lock.json', planElsewhere(), { eager: true }))).rejects.toMatchObject({ code: 'lockfile-out-of-date', message: expect.stringMatching(/agent "b"/) });
-    await expect(loadLock(await lockfile('snapshot-edited.lock.json', snapshotEdited(), { eager: true }))).rejects.toMatchObject({ code: 'lockfile-invalid', message: expect.stringMatching(/agents\.b: snapshot does not match its integrity/) });
+    await expect(
+      loadLock(await lockfile('plan-elsewhere.lock.json', planElsewhere(), { eager: true })),
+    ).rejects.toMatchObject({ code: 'lockfile-out-of-date', message: expect.stringMatching(/agent "b"/) });
+    await expect(
+      loadLock(await lockfile('snapshot-edited.lock.json', snapshotEdited(), { eager: true })),
+    ).rejects.toMatchObject({
+      code: 'lockfile-invalid',
+      message: expect.stringMatching(/agents\.b: snapshot does not match its integrity/),
+    });
     expect(received).toEqual([]);
     expect(a2aSince(from)).toBe(0);
   });
@@ -129,7 +168,12 @@ describe('an invalid entry', () => {
   it('lazy: breaks only its own agent (the schema error, naming the path, on every call); the other agent works', async () => {
     const lock = await loadLock(await lockfile('invalid-b.lock.json', invalid()));
     for (let i = 0; i < 2; i++) {
-      expect(() => lock.agent('b', 'market-size')).toThrow(expect.objectContaining({ code: 'lockfile-invalid', data: expect.objectContaining({ path: '$.settings.b.streaming' }) }));
+      expect(() => lock.agent('b', 'market-size')).toThrow(
+        expect.objectContaining({
+          code: 'lockfile-invalid',
+          data: expect.objectContaining({ path: '$.settings.b.streaming' }),
+        }),
+      );
     }
     const client = await lock.agent('a', 'market-size').createClient();
     expect(JSON.stringify(await client.sendMessage(text('still fine') as never))).toContain('echo: still fine');
@@ -152,26 +196,46 @@ describe('an invalid entry', () => {
   });
 
   it('eager: fails the load, with the error the CLI reads the file with', async () => {
-    await expect(loadLock(await lockfile('invalid-b.lock.json', invalid(), { eager: true }))).rejects.toMatchObject({ code: 'lockfile-invalid', data: expect.objectContaining({ path: '$.settings.b.streaming' }) });
+    await expect(loadLock(await lockfile('invalid-b.lock.json', invalid(), { eager: true }))).rejects.toMatchObject({
+      code: 'lockfile-invalid',
+      data: expect.objectContaining({ path: '$.settings.b.streaming' }),
+    });
   });
 
   it('a malformed top level fails the load either way', async () => {
     const bad = structuredClone(locked);
     bad.agents = [];
     for (const eager of [false, true]) {
-      await expect(loadLock(await lockfile('top.lock.json', bad, { eager }))).rejects.toMatchObject({ code: 'lockfile-invalid', data: expect.objectContaining({ path: '$.agents' }) });
+      await expect(loadLock(await lockfile('top.lock.json', bad, { eager }))).rejects.toMatchObject({
+        code: 'lockfile-invalid',
+        data: expect.objectContaining({ path: '$.agents' }),
+      });
     }
   });
 });
 
 describe('the manifest', () => {
-  it("out of step for every agent: lazy refuses each on lock.agent(), eager refuses the load; an invalid manifest refuses every agent; nothing sent", async () => {
+  it('out of step for every agent: lazy refuses each on lock.agent(), eager refuses the load; an invalid manifest refuses every agent; nothing sent', async () => {
     const manifest = join(dir, 'other.json');
-    await writeFile(manifest, JSON.stringify({ profile: { ...PROFILE, streaming: false }, agents: { a: { card: agent.origin, skills: ['market-size'] }, b: { card: agent.origin, skills: ['market-size'] } } }));
+    await writeFile(
+      manifest,
+      JSON.stringify({
+        profile: { ...PROFILE, streaming: false },
+        agents: {
+          a: { card: agent.origin, skills: ['market-size'] },
+          b: { card: agent.origin, skills: ['market-size'] },
+        },
+      }),
+    );
     const from = agent.requests.length;
     const lazy = await loadLock({ lockfile: join(dir, 'a2a.lock.json'), manifest });
-    for (const name of ['a', 'b', 'a']) expect(() => lazy.agent(name, 'market-size')).toThrow(expect.objectContaining({ code: 'lockfile-out-of-date', message: expect.stringMatching(/does not match/) }));
-    await expect(loadLock({ lockfile: join(dir, 'a2a.lock.json'), manifest, eager: true })).rejects.toMatchObject({ code: 'lockfile-out-of-date' });
+    for (const name of ['a', 'b', 'a'])
+      expect(() => lazy.agent(name, 'market-size')).toThrow(
+        expect.objectContaining({ code: 'lockfile-out-of-date', message: expect.stringMatching(/does not match/) }),
+      );
+    await expect(loadLock({ lockfile: join(dir, 'a2a.lock.json'), manifest, eager: true })).rejects.toMatchObject({
+      code: 'lockfile-out-of-date',
+    });
     await writeFile(manifest, '{"agents": 3}');
     const invalid = await loadLock({ lockfile: join(dir, 'a2a.lock.json'), manifest });
     expect(() => invalid.agent('a', 'market-size')).toThrow(expect.objectContaining({ code: 'manifest-invalid' }));
@@ -180,14 +244,33 @@ describe('the manifest', () => {
 
   it('out of step for one agent: lazy refuses only that agent, eager the load', async () => {
     const manifest = join(dir, 'one.json');
-    await writeFile(manifest, JSON.stringify({ profile: PROFILE, agents: { a: { card: agent.origin, skills: ['market-size'] }, b: { card: agent.origin, skills: ['market-size'], profile: { streaming: false } } } }));
+    await writeFile(
+      manifest,
+      JSON.stringify({
+        profile: PROFILE,
+        agents: {
+          a: { card: agent.origin, skills: ['market-size'] },
+          b: { card: agent.origin, skills: ['market-size'], profile: { streaming: false } },
+        },
+      }),
+    );
     const lazy = await loadLock({ lockfile: join(dir, 'a2a.lock.json'), manifest });
-    expect(() => lazy.agent('b', 'market-size')).toThrow(expect.objectContaining({ code: 'lockfile-out-of-date', message: expect.stringMatching(/: b: profile, credentials/) }));
+    expect(() => lazy.agent('b', 'market-size')).toThrow(
+      expect.objectContaining({
+        code: 'lockfile-out-of-date',
+        message: expect.stringMatching(/: b: profile, credentials/),
+      }),
+    );
     expect(() => lazy.agent('a', 'market-size')).not.toThrow();
-    await expect(loadLock({ lockfile: join(dir, 'a2a.lock.json'), manifest, eager: true })).rejects.toMatchObject({ code: 'lockfile-out-of-date', message: expect.stringMatching(/: b: profile, credentials/) });
+    await expect(loadLock({ lockfile: join(dir, 'a2a.lock.json'), manifest, eager: true })).rejects.toMatchObject({
+      code: 'lockfile-out-of-date',
+      message: expect.stringMatching(/: b: profile, credentials/),
+    });
   });
 
   it('an explicit manifest that does not exist fails the load', async () => {
-    await expect(loadLock({ lockfile: join(dir, 'a2a.lock.json'), manifest: join(dir, 'missing.json') })).rejects.toMatchObject({ code: 'manifest-not-found' });
+    await expect(
+      loadLock({ lockfile: join(dir, 'a2a.lock.json'), manifest: join(dir, 'missing.json') }),
+    ).rejects.toMatchObject({ code: 'manifest-not-found' });
   });
 });

@@ -37,10 +37,18 @@ interface TokenRequest {
 /** What the token endpoint received, and how it answers the next request (default: the token, 1 h). */
 const received: TokenRequest[] = [];
 let answer: (n: number, res: http.ServerResponse) => void;
-const issue = (token = ACCESS_TOKEN, expiresIn = 3600) => (_n: number, res: http.ServerResponse) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ access_token: token, token_type: 'Bearer', expires_in: expiresIn }));
+const issue =
+  (token = ACCESS_TOKEN, expiresIn = 3600) =>
+  (_n: number, res: http.ServerResponse) =>
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ access_token: token, token_type: 'Bearer', expires_in: expiresIn }));
 
 /** A node:http endpoint recording every request (method, path, headers, body). */
-async function recordingEndpoint(into: TokenRequest[], reply: (n: number, res: http.ServerResponse) => void): Promise<string> {
+async function recordingEndpoint(
+  into: TokenRequest[],
+  reply: (n: number, res: http.ServerResponse) => void,
+): Promise<string> {
   const server = await servers.start((req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
@@ -55,13 +63,22 @@ async function recordingEndpoint(into: TokenRequest[], reply: (n: number, res: h
 function oauthCard(origin: string, url: string): AgentCard {
   return {
     ...sampleCard(origin),
-    securitySchemes: { oauth: { oauth2SecurityScheme: { flows: { clientCredentials: { tokenUrl: url, scopes: { 'a2a.read': 'read' } } } } } },
+    securitySchemes: {
+      oauth: {
+        oauth2SecurityScheme: { flows: { clientCredentials: { tokenUrl: url, scopes: { 'a2a.read': 'read' } } } },
+      },
+    },
     securityRequirements: [{ schemes: { oauth: { list: ['a2a.read'] } } }],
   };
 }
 
-const send = (text: string) => SendMessageRequest.fromJSON({ message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text }] } });
-const options = (extra: LoadLockOptions = {}): LoadLockOptions => ({ lockfile: join(dir, 'a2a.lock.json'), env: { CID: CLIENT_ID, CSECRET: CLIENT_SECRET }, ...extra });
+const send = (text: string) =>
+  SendMessageRequest.fromJSON({ message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text }] } });
+const options = (extra: LoadLockOptions = {}): LoadLockOptions => ({
+  lockfile: join(dir, 'a2a.lock.json'),
+  env: { CID: CLIENT_ID, CSECRET: CLIENT_SECRET },
+  ...extra,
+});
 
 beforeAll(async () => {
   tokenUrl = `${await recordingEndpoint(received, (n, res) => answer(n, res))}/oauth/token`;
@@ -69,10 +86,26 @@ beforeAll(async () => {
   card = oauthCard(agent.origin, tokenUrl);
   dir = await mkdtemp(join(tmpdir(), 'a2a-oauth-'));
   await lockProject(dir, {
-    profile: { bindings: ['JSONRPC'], versions: ['1.0'], accepts: ['application/json', 'text/plain'], sends: ['text/plain'], streaming: false },
+    profile: {
+      bindings: ['JSONRPC'],
+      versions: ['1.0'],
+      accepts: ['application/json', 'text/plain'],
+      sends: ['text/plain'],
+      streaming: false,
+    },
     agents: {
-      research: { card: agent.origin, skills: ['market-size'], credentials: { oauth: { oauth: { clientId: { env: 'CID' }, clientSecret: { env: 'CSECRET' } } } } },
-      formauth: { card: agent.origin, skills: ['market-size'], credentials: { oauth: { oauth: { clientId: { env: 'CID' }, clientSecret: { env: 'CSECRET' }, clientAuth: 'form' } } } },
+      research: {
+        card: agent.origin,
+        skills: ['market-size'],
+        credentials: { oauth: { oauth: { clientId: { env: 'CID' }, clientSecret: { env: 'CSECRET' } } } },
+      },
+      formauth: {
+        card: agent.origin,
+        skills: ['market-size'],
+        credentials: {
+          oauth: { oauth: { clientId: { env: 'CID' }, clientSecret: { env: 'CSECRET' }, clientAuth: 'form' } },
+        },
+      },
     },
   });
 });
@@ -102,10 +135,18 @@ describe('OAuth client credentials', () => {
     expect(received).toHaveLength(1);
     const [request] = received;
     expect(request).toMatchObject({ method: 'POST', path: '/oauth/token' });
-    expect(request!.headers.authorization).toBe(`Basic ${Buffer.from(`${CLIENT_ID}:${CLIENT_SECRET}`).toString('base64')}`);
+    expect(request!.headers.authorization).toBe(
+      `Basic ${Buffer.from(`${CLIENT_ID}:${CLIENT_SECRET}`).toString('base64')}`,
+    );
     expect(request!.headers['content-type']).toBe('application/x-www-form-urlencoded');
-    expect(Object.fromEntries(new URLSearchParams(request!.body))).toEqual({ grant_type: 'client_credentials', scope: 'a2a.read' });
-    expect(agent.requests.slice(from).map((r) => r.headers.authorization)).toEqual([`Bearer ${ACCESS_TOKEN}`, `Bearer ${ACCESS_TOKEN}`]);
+    expect(Object.fromEntries(new URLSearchParams(request!.body))).toEqual({
+      grant_type: 'client_credentials',
+      scope: 'a2a.read',
+    });
+    expect(agent.requests.slice(from).map((r) => r.headers.authorization)).toEqual([
+      `Bearer ${ACCESS_TOKEN}`,
+      `Bearer ${ACCESS_TOKEN}`,
+    ]);
     expect(agentSaw()).not.toContain(CLIENT_SECRET);
     expect(agentSaw()).not.toContain(Buffer.from(`${CLIENT_ID}:${CLIENT_SECRET}`).toString('base64'));
   });
@@ -115,7 +156,12 @@ describe('OAuth client credentials', () => {
     await (await lock.agent('formauth', 'market-size').createClient()).sendMessage(send('form'));
     expect(received).toHaveLength(1);
     expect(received[0]!.headers.authorization).toBeUndefined();
-    expect(Object.fromEntries(new URLSearchParams(received[0]!.body))).toEqual({ grant_type: 'client_credentials', scope: 'a2a.read', client_id: CLIENT_ID, client_secret: CLIENT_SECRET });
+    expect(Object.fromEntries(new URLSearchParams(received[0]!.body))).toEqual({
+      grant_type: 'client_credentials',
+      scope: 'a2a.read',
+      client_id: CLIENT_ID,
+      client_secret: CLIENT_SECRET,
+    });
   });
 
   it('a token within 30 s of expires_in is not used again: a new one is requested', async () => {
@@ -134,12 +180,17 @@ describe('OAuth client credentials', () => {
     const from = agent.requests.length;
     expect(JSON.stringify(await client.sendMessage(send('renewed')))).toContain('echo: renewed');
     expect(received).toHaveLength(2);
-    expect(agent.requests.slice(from).map((r) => r.headers.authorization)).toEqual(['Bearer revoked-token', `Bearer ${ACCESS_TOKEN}`]);
+    expect(agent.requests.slice(from).map((r) => r.headers.authorization)).toEqual([
+      'Bearer revoked-token',
+      `Bearer ${ACCESS_TOKEN}`,
+    ]);
     // Always refused: one retry, then the typed error.
     answer = issue('always-refused');
     const refusing = await loadLock(options());
     const before = agent.requests.length;
-    await expect((await refusing.agent('research', 'market-size').createClient()).sendMessage(send('no'))).rejects.toMatchObject({ code: 'auth-refused' });
+    await expect(
+      (await refusing.agent('research', 'market-size').createClient()).sendMessage(send('no')),
+    ).rejects.toMatchObject({ code: 'auth-refused' });
     expect(agent.requests.length - before).toBe(2);
   });
 
@@ -155,7 +206,9 @@ describe('OAuth client credentials', () => {
     const drift: DriftEvent[] = [];
     lock.on('drift', (e: DriftEvent) => drift.push(e));
     await lock.refresh();
-    expect(drift.find((d) => d.agent === 'research')?.report.drift).toContainEqual(expect.objectContaining({ skill: 'market-size', field: 'securitySchemes.oauth' }));
+    expect(drift.find((d) => d.agent === 'research')?.report.drift).toContainEqual(
+      expect.objectContaining({ skill: 'market-size', field: 'securitySchemes.oauth' }),
+    );
     expect(evil).toEqual([]);
   });
 
@@ -165,48 +218,94 @@ describe('OAuth client credentials', () => {
     answer = (_n, res) => res.writeHead(307, { location: `${target}/token` }).end();
     const lock = await loadLock(options());
     const from = agent.requests.length;
-    const error = await (await lock.agent('research', 'market-size').createClient()).sendMessage(send('x')).catch((e: unknown) => e);
-    expect(error).toMatchObject({ message: expect.stringMatching(/token endpoint answered a redirect \(HTTP 307\), which is never followed/) });
+    const error = await (await lock.agent('research', 'market-size').createClient())
+      .sendMessage(send('x'))
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      message: expect.stringMatching(/token endpoint answered a redirect \(HTTP 307\), which is never followed/),
+    });
     expect(JSON.stringify(error, Object.getOwnPropertyNames(error))).not.toContain(CLIENT_SECRET);
     expect(elsewhere).toEqual([]);
     expect(agent.requests.length).toBe(from);
   });
 
   it('a refused client is auth-refused naming the OAuth error code, never the body; an unset variable is credential-unset naming it', async () => {
-    answer = (_n, res) => res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'invalid_client', error_description: `bad ${CLIENT_SECRET}` }));
+    answer = (_n, res) =>
+      res
+        .writeHead(401, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: 'invalid_client', error_description: `bad ${CLIENT_SECRET}` }));
     const lock = await loadLock(options());
-    const error = (await (await lock.agent('research', 'market-size').createClient()).sendMessage(send('x')).catch((e: unknown) => e)) as Error;
-    expect(error).toMatchObject({ code: 'auth-refused', message: expect.stringMatching(/refused the client credentials \(HTTP 401 invalid_client\)/) });
+    const error = (await (
+      await lock.agent('research', 'market-size').createClient()
+    )
+      .sendMessage(send('x'))
+      .catch((e: unknown) => e)) as Error;
+    expect(error).toMatchObject({
+      code: 'auth-refused',
+      message: expect.stringMatching(/refused the client credentials \(HTTP 401 invalid_client\)/),
+    });
     expect(error.message).not.toContain(CLIENT_SECRET);
     const unset = await loadLock(options({ env: { CID: CLIENT_ID } }));
-    await expect((await unset.agent('research', 'market-size').createClient()).sendMessage(send('x'))).rejects.toMatchObject({ code: 'credential-unset', message: expect.stringMatching(/CSECRET is not set/) });
+    await expect(
+      (await unset.agent('research', 'market-size').createClient()).sendMessage(send('x')),
+    ).rejects.toMatchObject({ code: 'credential-unset', message: expect.stringMatching(/CSECRET is not set/) });
   });
 
   it('TLS only: a plain-http token URL off loopback is refused before anything is sent', async () => {
     let calls = 0;
-    const tokens = new ClientCredentialsTokens(async () => { calls++; return new Response('{}'); });
-    await expect(tokens.token({ tokenUrl: 'http://auth.example/token', clientId: 'c', clientSecret: 's', scopes: [] })).rejects.toMatchObject({ code: 'insecure-url' });
+    const tokens = new ClientCredentialsTokens(async () => {
+      calls++;
+      return new Response('{}');
+    });
+    await expect(
+      tokens.token({ tokenUrl: 'http://auth.example/token', clientId: 'c', clientSecret: 's', scopes: [] }),
+    ).rejects.toMatchObject({ code: 'insecure-url' });
     expect(calls).toBe(0);
   });
 });
 
 describe('the CLI, for an extended card', () => {
-  it('a2a lock obtains the access token from the public card\'s tokenUrl to fetch the extended card; the agent never sees the client secret', async () => {
+  it("a2a lock obtains the access token from the public card's tokenUrl to fetch the extended card; the agent never sees the client secret", async () => {
     const extended = await startAgent({
-      card: (origin) => { const c = oauthCard(origin, tokenUrl); return { ...c, capabilities: { ...c.capabilities, extendedAgentCard: true } }; },
+      card: (origin) => {
+        const c = oauthCard(origin, tokenUrl);
+        return { ...c, capabilities: { ...c.capabilities, extendedAgentCard: true } };
+      },
       extendedCard: (origin) => ({ ...oauthCard(origin, tokenUrl), description: 'the extended card' }),
       bearerToken: ACCESS_TOKEN,
     });
     const project = await mkdtemp(join(tmpdir(), 'a2a-oauth-cli-'));
     try {
-      await writeFile(join(project, 'a2a.json'), JSON.stringify({
-        profile: { bindings: ['JSONRPC'], versions: ['1.0'], accepts: ['application/json', 'text/plain'], sends: ['text/plain'] },
-        agents: { research: { card: extended.origin, skills: ['market-size'], credentials: { oauth: { oauth: { clientId: { env: 'CID' }, clientSecret: { env: 'CSECRET' } } } } } },
-      }));
-      const result = await runLock({ manifest: join(project, 'a2a.json'), json: true, verbose: false, cwd: project, env: { CID: CLIENT_ID, CSECRET: CLIENT_SECRET } });
+      await writeFile(
+        join(project, 'a2a.json'),
+        JSON.stringify({
+          profile: {
+            bindings: ['JSONRPC'],
+            versions: ['1.0'],
+            accepts: ['application/json', 'text/plain'],
+            sends: ['text/plain'],
+          },
+          agents: {
+            research: {
+              card: extended.origin,
+              skills: ['market-size'],
+              credentials: { oauth: { oauth: { clientId: { env: 'CID' }, clientSecret: { env: 'CSECRET' } } } },
+            },
+          },
+        }),
+      );
+      const result = await runLock({
+        manifest: join(project, 'a2a.json'),
+        json: true,
+        verbose: false,
+        cwd: project,
+        env: { CID: CLIENT_ID, CSECRET: CLIENT_SECRET },
+      });
       expect(result.exitCode, JSON.stringify(result.data)).toBe(0);
       expect(received).toHaveLength(1);
-      expect(received[0]!.headers.authorization).toBe(`Basic ${Buffer.from(`${CLIENT_ID}:${CLIENT_SECRET}`).toString('base64')}`);
+      expect(received[0]!.headers.authorization).toBe(
+        `Basic ${Buffer.from(`${CLIENT_ID}:${CLIENT_SECRET}`).toString('base64')}`,
+      );
       const lockfile = JSON.parse(await readFile(join(project, 'a2a.lock.json'), 'utf8'));
       expect(lockfile.agents.research.extended.snapshot.description).toBe('the extended card');
       expect(JSON.stringify(extended.requests.map((r) => r.headers))).not.toContain(CLIENT_SECRET);

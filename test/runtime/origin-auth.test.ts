@@ -17,7 +17,13 @@ import { sampleCard, startAgent, type StartedAgent } from '../helpers/agents.js'
 import { AWS_TEST, startGateway, type Gateway } from '../helpers/gateway.js';
 
 const TOKEN = 'runtime-platform-t0ken';
-const PROFILE = { bindings: ['JSONRPC'], versions: ['1.0'], accepts: ['text/plain', 'application/json'], sends: ['text/plain'], streaming: false };
+const PROFILE = {
+  bindings: ['JSONRPC'],
+  versions: ['1.0'],
+  accepts: ['text/plain', 'application/json'],
+  sends: ['text/plain'],
+  streaming: false,
+};
 let dir: string;
 let agent: StartedAgent;
 let bearer: Gateway;
@@ -26,15 +32,32 @@ const scope = { region: 'eu-west-1', service: 'bedrock-agentcore' };
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'a2a-origin-auth-'));
-  agent = await startAgent({ card: (origin: string) => sampleCard(origin.replace('127.0.0.1', '0.0.0.0'), { securitySchemes: {}, securityRequirements: [] }) });
+  agent = await startAgent({
+    card: (origin: string) =>
+      sampleCard(origin.replace('127.0.0.1', '0.0.0.0'), { securitySchemes: {}, securityRequirements: [] }),
+  });
   bearer = await startGateway(agent.origin, { bearer: TOKEN });
   aws = await startGateway(agent.origin, { awsSigV4: scope });
-  const entry = (gateway: Gateway) => ({ card: `${gateway.origin}/v1/card`, cardPath: '', rebaseInterfaces: true, skills: ['market-size'] });
+  const entry = (gateway: Gateway) => ({
+    card: `${gateway.origin}/v1/card`,
+    cardPath: '',
+    rebaseInterfaces: true,
+    skills: ['market-size'],
+  });
   await writeFile(
     join(dir, 'a2a.json'),
-    JSON.stringify({ profile: PROFILE, agents: { hosted: entry(bearer), core: entry(aws) }, originAuth: { [bearer.origin]: { bearer: { env: 'ORIGIN_TOKEN' } }, [aws.origin]: { awsSigV4: scope } } }),
+    JSON.stringify({
+      profile: PROFILE,
+      agents: { hosted: entry(bearer), core: entry(aws) },
+      originAuth: { [bearer.origin]: { bearer: { env: 'ORIGIN_TOKEN' } }, [aws.origin]: { awsSigV4: scope } },
+    }),
   );
-  const env = { ORIGIN_TOKEN: TOKEN, AWS_ACCESS_KEY_ID: AWS_TEST.accessKeyId, AWS_SECRET_ACCESS_KEY: AWS_TEST.secretAccessKey, AWS_SESSION_TOKEN: AWS_TEST.sessionToken };
+  const env = {
+    ORIGIN_TOKEN: TOKEN,
+    AWS_ACCESS_KEY_ID: AWS_TEST.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: AWS_TEST.secretAccessKey,
+    AWS_SESSION_TOKEN: AWS_TEST.sessionToken,
+  };
   const result = await runLock({ manifest: join(dir, 'a2a.json'), json: true, verbose: false, cwd: dir, env });
   expect(result.exitCode, JSON.stringify(result.data)).toBe(0);
 });
@@ -47,7 +70,16 @@ afterAll(async () => {
 /** One SendMessage through the locked client; the agent echoes the text. */
 async function ask(lock: Awaited<ReturnType<typeof loadLock>>, name: string, text: string): Promise<unknown> {
   const client = await lock.agent(name, 'market-size').createClient();
-  const message = { messageId: crypto.randomUUID(), role: 1, parts: [{ content: { $case: 'text' as const, value: text }, mediaType: '', filename: '', metadata: undefined }], contextId: '', taskId: '', extensions: [], referenceTaskIds: [], metadata: undefined };
+  const message = {
+    messageId: crypto.randomUUID(),
+    role: 1,
+    parts: [{ content: { $case: 'text' as const, value: text }, mediaType: '', filename: '', metadata: undefined }],
+    contextId: '',
+    taskId: '',
+    extensions: [],
+    referenceTaskIds: [],
+    metadata: undefined,
+  };
   return client.sendMessage({ message } as never);
 }
 
@@ -71,10 +103,17 @@ describe('the runtime behind originAuth', () => {
   it('a provider per origin (loadLock({ originAuth })) wins over the environment', async () => {
     const seen: string[] = [];
     const send: typeof fetch = async (input, init) => {
-      seen.push(`${String(input instanceof Request ? input.url : input)} ${new Headers(init?.headers).get('authorization') ?? '-'}`);
+      seen.push(
+        `${String(input instanceof Request ? input.url : input)} ${new Headers(init?.headers).get('authorization') ?? '-'}`,
+      );
       return fetch(input, init);
     };
-    const lock = await loadLock({ lockfile: join(dir, 'a2a.lock.json'), env: {}, fetch: send, originAuth: { [bearer.origin]: () => TOKEN } });
+    const lock = await loadLock({
+      lockfile: join(dir, 'a2a.lock.json'),
+      env: {},
+      fetch: send,
+      originAuth: { [bearer.origin]: () => TOKEN },
+    });
     expect(JSON.stringify(await ask(lock, 'hosted', 'provided'))).toContain('echo: provided');
     expect(seen.some((s) => s === `${bearer.origin}/a2a/jsonrpc Bearer ${TOKEN}`)).toBe(true);
     lock.close();
@@ -87,7 +126,10 @@ describe('the runtime behind originAuth', () => {
       return new Response('{}');
     };
     const auth = originAuthenticator(
-      { 'https://run.example': { header: { name: 'X-Serverless-Authorization', env: 'T', prefix: 'Bearer ' } }, 'http://127.0.0.1:9': { bearer: { env: 'T' } } },
+      {
+        'https://run.example': { header: { name: 'X-Serverless-Authorization', env: 'T', prefix: 'Bearer ' } },
+        'http://127.0.0.1:9': { bearer: { env: 'T' } },
+      },
       { env: { T: TOKEN } },
     );
     const wrapped = originAuthFetch(send, auth);
@@ -101,28 +143,54 @@ describe('the runtime behind originAuth', () => {
     ]);
   });
 
-  it('a placement never replaces the request\'s own credential header: refused before anything is sent', async () => {
+  it("a placement never replaces the request's own credential header: refused before anything is sent", async () => {
     let sent = 0;
-    const wrapped = originAuthFetch(async () => { sent++; return new Response('{}'); }, originAuthenticator({ 'https://run.example': { bearer: { env: 'T' } } }, { env: { T: TOKEN } }));
-    await expect(wrapped('https://run.example/a2a', { method: 'POST', body: '{}', headers: { Authorization: 'Bearer agent-scheme' } })).rejects.toMatchObject({
+    const wrapped = originAuthFetch(
+      async () => {
+        sent++;
+        return new Response('{}');
+      },
+      originAuthenticator({ 'https://run.example': { bearer: { env: 'T' } } }, { env: { T: TOKEN } }),
+    );
+    await expect(
+      wrapped('https://run.example/a2a', {
+        method: 'POST',
+        body: '{}',
+        headers: { Authorization: 'Bearer agent-scheme' },
+      }),
+    ).rejects.toMatchObject({
       code: 'usage',
-      message: expect.stringContaining('would replace the request\'s own Authorization header'),
+      message: expect.stringContaining("would replace the request's own Authorization header"),
     });
     expect(sent).toBe(0);
   });
 
   it('a value with a line break is refused without quoting it', async () => {
-    const auth = originAuthenticator({ 'https://run.example': { bearer: { env: 'T' } } }, { env: { T: 'sec\r\nX-Evil: 1' } });
-    const error = await auth.headersFor({ url: new URL('https://run.example/a2a'), method: 'GET', headers: {}, body: undefined }).catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: 'usage', message: 'the originAuth value for https://run.example (T) contains a line break or control character' });
+    const auth = originAuthenticator(
+      { 'https://run.example': { bearer: { env: 'T' } } },
+      { env: { T: 'sec\r\nX-Evil: 1' } },
+    );
+    const error = await auth
+      .headersFor({ url: new URL('https://run.example/a2a'), method: 'GET', headers: {}, body: undefined })
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      code: 'usage',
+      message: 'the originAuth value for https://run.example (T) contains a line break or control character',
+    });
   });
 
   it('AWS SigV4 at run time: the gateway verifies the signature it recomputes', async () => {
-    const lock = await loadLock({ lockfile: join(dir, 'a2a.lock.json'), env: {}, originAuth: { [aws.origin]: () => ({ ...AWS_TEST }) } });
+    const lock = await loadLock({
+      lockfile: join(dir, 'a2a.lock.json'),
+      env: {},
+      originAuth: { [aws.origin]: () => ({ ...AWS_TEST }) },
+    });
     const refused = aws.refused;
     expect(JSON.stringify(await ask(lock, 'core', 'signed'))).toContain('echo: signed');
     expect(aws.refused).toBe(refused);
-    expect(String(aws.requests.at(-1)!.headers.authorization)).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/eu-west-1\/bedrock-agentcore\/aws4_request/);
+    expect(String(aws.requests.at(-1)!.headers.authorization)).toMatch(
+      /^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/eu-west-1\/bedrock-agentcore\/aws4_request/,
+    );
     lock.close();
   });
 });

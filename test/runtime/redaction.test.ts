@@ -15,7 +15,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SendMessageRequest } from '@a2a-js/sdk';
-import { AgentCallError, AgentDegradedError, loadLock, type DegradedEvent, type FallbackEvent } from '../../src/runtime/index.js';
+import {
+  AgentCallError,
+  AgentDegradedError,
+  loadLock,
+  type DegradedEvent,
+  type FallbackEvent,
+} from '../../src/runtime/index.js';
 import { sampleCard, startAgent, type StartedAgent } from '../helpers/agents.js';
 import { expectNoCutShortEcho, expectSecretContained } from '../helpers/secrets.js';
 import { faultServers } from '../helpers/http.js';
@@ -48,7 +54,9 @@ function rpcError(code: number): http.RequestListener {
         }
       })();
       res.writeHead(200, { 'Content-Type': 'application/json' });
-      res.end(JSON.stringify({ jsonrpc: '2.0', id, error: { code, message: echo(req), data: { headers: req.headers } } }));
+      res.end(
+        JSON.stringify({ jsonrpc: '2.0', id, error: { code, message: echo(req), data: { headers: req.headers } } }),
+      );
     });
   };
 }
@@ -63,23 +71,38 @@ function to(origin: string): typeof fetch {
   return async (input, init) => fetch(`${origin}${new URL(String(input)).pathname}`, init);
 }
 
-const plain = (text: string) => SendMessageRequest.fromJSON({ message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text }] } });
+const plain = (text: string) =>
+  SendMessageRequest.fromJSON({ message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text }] } });
 
 /** Everything a value exposes: inspect at depth, own fields (non-enumerable too), the cause chain. */
 function exposed(value: unknown): string {
   const parts: string[] = [inspect(value, { depth: 12, showHidden: true })];
-  for (let v = value as { message?: unknown; stack?: unknown; cause?: unknown } | undefined, i = 0; v && i < 6; v = v.cause as typeof v, i++) {
+  for (
+    let v = value as { message?: unknown; stack?: unknown; cause?: unknown } | undefined, i = 0;
+    v && i < 6;
+    v = v.cause as typeof v, i++
+  ) {
     parts.push(String(v.message), String(v.stack), JSON.stringify(v, Object.getOwnPropertyNames(v)));
   }
   return parts.join('\n');
 }
 
 beforeAll(async () => {
-  agent = await startAgent({ card: (origin) => sampleCard(origin, {}, { legacy: true }), legacyCompat: true, bearerToken: TOKEN });
+  agent = await startAgent({
+    card: (origin) => sampleCard(origin, {}, { legacy: true }),
+    legacyCompat: true,
+    bearerToken: TOKEN,
+  });
   dir = await mkdtemp(join(tmpdir(), 'a2a-redaction-'));
   const credentials = { bearer: { env: 'RT_TOKEN' } };
   const manifest = {
-    profile: { bindings: ['JSONRPC'], versions: ['1.0', '0.3'], accepts: ['application/json', 'text/plain'], sends: ['text/plain'], streaming: false },
+    profile: {
+      bindings: ['JSONRPC'],
+      versions: ['1.0', '0.3'],
+      accepts: ['application/json', 'text/plain'],
+      sends: ['text/plain'],
+      streaming: false,
+    },
     agents: { research: { card: agent.origin, skills: ['market-size'], credentials } },
   };
   await lockProject(dir, manifest);
@@ -122,7 +145,9 @@ describe('runtime errors and events carry no echo of the credential', () => {
     expect(fallbacks).toHaveLength(1);
     expect(error).toBeInstanceOf(AgentDegradedError);
     expect(degraded).toHaveLength(1);
-    await expectSecretContained(TOKEN, { texts: { error: exposed(error), 'fallback event': exposed(fallbacks), 'degraded event': exposed(degraded) } });
+    await expectSecretContained(TOKEN, {
+      texts: { error: exposed(error), 'fallback event': exposed(fallbacks), 'degraded event': exposed(degraded) },
+    });
   });
 
   it('an unclassified JSON-RPC error and a non-A2A 500 quoting the token: AgentCallError and its cause are redacted', async () => {
@@ -137,7 +162,9 @@ describe('runtime errors and events carry no echo of the credential', () => {
       expect(error).toBeInstanceOf(AgentCallError);
       expect(exposed(error)).toMatch(/\*\*\*/);
     }
-    await expectSecretContained(TOKEN, { texts: { 'rpc error': exposed(rpc.error), '500 error': exposed(status.error) } });
+    await expectSecretContained(TOKEN, {
+      texts: { 'rpc error': exposed(rpc.error), '500 error': exposed(status.error) },
+    });
   });
 });
 
@@ -158,28 +185,51 @@ describe('a cut-short echo of the credential is redacted too (issue 22)', () => 
     const { error, degraded, fallbacks } = await failing(origin);
     expect(error).toBeInstanceOf(AgentCallError);
     expect(exposed(error)).toMatch(/bad credential \*\*\*/);
-    await expectNoCutShortEcho(TOKEN, { error: exposed(error), degraded: exposed(degraded), fallbacks: exposed(fallbacks) });
+    await expectNoCutShortEcho(TOKEN, {
+      error: exposed(error),
+      degraded: exposed(degraded),
+      fallbacks: exposed(fallbacks),
+    });
   });
 
   it("agent.fetch: the caller's own fetch failing with the request URL in its message (apiKey in the query, percent-encoded) has it redacted in the cause", async () => {
     const KEY = 'qk-Secret/Key+9=Zx&long';
     const keyed = await startAgent({
-      card: (o) => sampleCard(o, { securitySchemes: { key: { apiKeySecurityScheme: { location: 'query', name: 'api_key' } } }, securityRequirements: [{ schemes: { key: { list: [] } } }] }),
+      card: (o) =>
+        sampleCard(o, {
+          securitySchemes: { key: { apiKeySecurityScheme: { location: 'query', name: 'api_key' } } },
+          securityRequirements: [{ schemes: { key: { list: [] } } }],
+        }),
     });
     const keyDir = await mkdtemp(join(tmpdir(), 'a2a-redaction-key-'));
     try {
       await lockProject(keyDir, {
-        profile: { bindings: ['JSONRPC'], versions: ['1.0'], accepts: ['application/json', 'text/plain'], sends: ['text/plain'], streaming: false },
+        profile: {
+          bindings: ['JSONRPC'],
+          versions: ['1.0'],
+          accepts: ['application/json', 'text/plain'],
+          sends: ['text/plain'],
+          streaming: false,
+        },
         agents: { keyed: { card: keyed.origin, skills: ['market-size'], credentials: { key: { env: 'API_KEY' } } } },
       });
       const failingFetch: typeof fetch = async (input) => {
         const url = String(input);
         // As a proxy library or a wrapped fetch might: the URL as sent, and again cut short.
-        throw new TypeError(`fetch failed for ${url} (retrying ${url.slice(0, -4)})`, { cause: new Error(`connect ${decodeURIComponent(url)}`) });
+        throw new TypeError(`fetch failed for ${url} (retrying ${url.slice(0, -4)})`, {
+          cause: new Error(`connect ${decodeURIComponent(url)}`),
+        });
       };
-      const lock = await loadLock({ lockfile: join(keyDir, 'a2a.lock.json'), env: { API_KEY: KEY }, fetch: failingFetch });
+      const lock = await loadLock({
+        lockfile: join(keyDir, 'a2a.lock.json'),
+        env: { API_KEY: KEY },
+        fetch: failingFetch,
+      });
       const agentFetch = lock.agent('keyed', 'market-size').fetch;
-      const error = await agentFetch(`${keyed.origin}/a2a/jsonrpc`, { method: 'POST', body: '{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t"}}' }).then(
+      const error = await agentFetch(`${keyed.origin}/a2a/jsonrpc`, {
+        method: 'POST',
+        body: '{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t"}}',
+      }).then(
         () => undefined,
         (e: unknown) => e,
       );

@@ -30,7 +30,11 @@ let card: AgentCard;
 const sent: Array<{ url: string; headers: Record<string, string>; body?: string }> = [];
 
 const recordingFetch: typeof fetch = async (input, init) => {
-  sent.push({ url: String(input), headers: { ...(init?.headers as Record<string, string>) }, ...(typeof init?.body === 'string' ? { body: init.body } : {}) });
+  sent.push({
+    url: String(input),
+    headers: { ...(init?.headers as Record<string, string>) },
+    ...(typeof init?.body === 'string' ? { body: init.body } : {}),
+  });
   return fetch(input, init);
 };
 
@@ -44,21 +48,55 @@ function a2aRequests(from: number): RecordedRequest[] {
 }
 
 function text(value: string) {
-  return { kind: 'message' as const, messageId: crypto.randomUUID(), role: 1, parts: [{ content: { $case: 'text' as const, value }, mediaType: '', filename: '', metadata: undefined }], contextId: '', taskId: '', extensions: [], referenceTaskIds: [], metadata: undefined };
+  return {
+    kind: 'message' as const,
+    messageId: crypto.randomUUID(),
+    role: 1,
+    parts: [{ content: { $case: 'text' as const, value }, mediaType: '', filename: '', metadata: undefined }],
+    contextId: '',
+    taskId: '',
+    extensions: [],
+    referenceTaskIds: [],
+    metadata: undefined,
+  };
 }
 
 beforeAll(async () => {
-  agent = await startAgent({ card: (origin) => sampleCard(origin, {}, { legacy: true }), legacyCompat: true, bearerToken: TOKEN });
+  agent = await startAgent({
+    card: (origin) => sampleCard(origin, {}, { legacy: true }),
+    legacyCompat: true,
+    bearerToken: TOKEN,
+  });
   card = sampleCard(agent.origin, {}, { legacy: true });
   dir = await mkdtemp(join(tmpdir(), 'a2a-runtime-'));
   const manifest = {
     profile: PROFILE,
     agents: {
       research: { card: agent.origin, skills: ['market-size'], credentials: { bearer: { env: 'RT_TOKEN' } } },
-      rest: { card: agent.origin, skills: ['market-size'], credentials: { bearer: { env: 'RT_TOKEN' } }, profile: { bindings: ['HTTP+JSON'] } },
-      legacy: { card: agent.origin, skills: ['market-size'], credentials: { bearer: { env: 'RT_TOKEN' } }, profile: { versions: ['0.3'] } },
-      polling: { card: agent.origin, skills: ['market-size'], credentials: { bearer: { env: 'RT_TOKEN' } }, profile: { streaming: false } },
-      restpoll: { card: agent.origin, skills: ['market-size'], credentials: { bearer: { env: 'RT_TOKEN' } }, profile: { bindings: ['HTTP+JSON'], streaming: false } },
+      rest: {
+        card: agent.origin,
+        skills: ['market-size'],
+        credentials: { bearer: { env: 'RT_TOKEN' } },
+        profile: { bindings: ['HTTP+JSON'] },
+      },
+      legacy: {
+        card: agent.origin,
+        skills: ['market-size'],
+        credentials: { bearer: { env: 'RT_TOKEN' } },
+        profile: { versions: ['0.3'] },
+      },
+      polling: {
+        card: agent.origin,
+        skills: ['market-size'],
+        credentials: { bearer: { env: 'RT_TOKEN' } },
+        profile: { streaming: false },
+      },
+      restpoll: {
+        card: agent.origin,
+        skills: ['market-size'],
+        credentials: { bearer: { env: 'RT_TOKEN' } },
+        profile: { bindings: ['HTTP+JSON'], streaming: false },
+      },
     },
   };
   await lockProject(dir, manifest);
@@ -78,7 +116,13 @@ describe('loadLock', () => {
   it('gives the frozen locked plan with its fallbacks; unknown agents and skills throw', async () => {
     const lock = await loadLock(options());
     const research = lock.agent('research', 'market-size');
-    expect(research.plan).toMatchObject({ url: agent.jsonRpcUrl, protocolBinding: 'JSONRPC', protocolVersion: '1.0', delivery: 'stream', extensions: [CITATIONS] });
+    expect(research.plan).toMatchObject({
+      url: agent.jsonRpcUrl,
+      protocolBinding: 'JSONRPC',
+      protocolVersion: '1.0',
+      delivery: 'stream',
+      extensions: [CITATIONS],
+    });
     expect(research.plan.fallbacks).toEqual({
       interfaces: [
         { url: agent.restUrl, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
@@ -160,7 +204,10 @@ describe('locked fallbacks and degraded', () => {
     const research = lock.agent('research', 'market-size');
     const client = await research.createClient();
     // The agent now serves JSON-RPC only as 0.3: the SDK answers A2A-Version 1.0 with -32009.
-    agent.setCard({ ...card, supportedInterfaces: card.supportedInterfaces.filter((i) => i.protocolVersion === '0.3') });
+    agent.setCard({
+      ...card,
+      supportedInterfaces: card.supportedInterfaces.filter((i) => i.protocolVersion === '0.3'),
+    });
     const from = agent.requests.length;
     expect(JSON.stringify(await client.sendMessage({ message: text('again') } as never))).toContain('echo: again');
     const seen = a2aRequests(from);
@@ -177,7 +224,10 @@ describe('locked fallbacks and degraded', () => {
     lock.on('degraded', (e: DegradedEvent) => degraded.push(e));
     const research = lock.agent('research', 'market-size');
     const client = await research.createClient();
-    agent.setCard({ ...card, supportedInterfaces: card.supportedInterfaces.filter((i) => i.protocolBinding === 'HTTP+JSON') });
+    agent.setCard({
+      ...card,
+      supportedInterfaces: card.supportedInterfaces.filter((i) => i.protocolBinding === 'HTTP+JSON'),
+    });
     const from = agent.requests.length;
     const error = await client.sendMessage({ message: text('x') } as never).then(
       () => undefined,
@@ -192,53 +242,281 @@ describe('locked fallbacks and degraded', () => {
 });
 
 describe('agent.fetch: each violation refused with nothing sent', () => {
-  const rpc = (method: string, params: Record<string, unknown>) => JSON.stringify({ jsonrpc: '2.0', id: 1, method, params });
+  const rpc = (method: string, params: Record<string, unknown>) =>
+    JSON.stringify({ jsonrpc: '2.0', id: 1, method, params });
   const message = (parts: unknown[]) => ({ messageId: 'm1', role: 'ROLE_USER', parts });
 
   it.each([
-    ['another URL on the same origin', 'research', (u: string) => [`${u}/other`, { method: 'POST', body: rpc('SendMessage', { message: message([{ text: 'x' }]) }) }], /is not the locked interface/],
-    ['another origin', 'research', () => ['http://127.0.0.2:9/a2a/jsonrpc', { method: 'POST', body: '{}' }], /is not the locked interface/],
-    ['a conflicting A2A-Version', 'research', (u: string) => [u, { method: 'POST', headers: { 'A2A-Version': '0.3' }, body: rpc('SendMessage', { message: message([{ text: 'x' }]) }) }], /A2A-Version "0.3" conflicts with the locked 1.0/],
-    ['an extension that is not locked', 'research', (u: string) => [u, { method: 'POST', headers: { 'A2A-Extensions': 'https://x.example/ext' }, body: rpc('SendMessage', { message: message([{ text: 'x' }]) }) }], /extension https:\/\/x.example\/ext is not locked/],
-    ['a part whose media type is not a locked input mode', 'research', (u: string) => [u, { method: 'POST', body: rpc('SendMessage', { message: message([{ raw: 'AAAA', mediaType: 'image/png' }]) }) }], /image\/png is not in the locked input modes/],
-    ['an accepted output mode outside the lock', 'research', (u: string) => [u, { method: 'POST', body: rpc('SendMessage', { message: message([{ text: 'x' }]), configuration: { acceptedOutputModes: ['application/pdf'] } }) }], /application\/pdf" is not locked/],
-    ['a push config when delivery is not push', 'research', (u: string) => [u, { method: 'POST', body: rpc('SendMessage', { message: message([{ text: 'x' }]), configuration: { taskPushNotificationConfig: { url: 'https://hook.example' } } }) }], /push notification config/],
-    ['CreateTaskPushNotificationConfig when delivery is not push', 'research', (u: string) => [u, { method: 'POST', body: rpc('CreateTaskPushNotificationConfig', { taskId: 't' }) }], /push notification config/],
-    ['SendStreamingMessage when delivery is poll', 'polling', (u: string) => [u, { method: 'POST', body: rpc('SendStreamingMessage', { message: message([{ text: 'x' }]) }) }], /streaming call, but the locked delivery is poll/],
-    ['REST message:stream when delivery is poll (the 0.3 path too)', 'restpoll', (u: string) => [`${u}/v1/message:stream`, { method: 'POST', body: '{}' }], /streaming call, but the locked delivery is poll/],
+    [
+      'another URL on the same origin',
+      'research',
+      (u: string) => [
+        `${u}/other`,
+        { method: 'POST', body: rpc('SendMessage', { message: message([{ text: 'x' }]) }) },
+      ],
+      /is not the locked interface/,
+    ],
+    [
+      'another origin',
+      'research',
+      () => ['http://127.0.0.2:9/a2a/jsonrpc', { method: 'POST', body: '{}' }],
+      /is not the locked interface/,
+    ],
+    [
+      'a conflicting A2A-Version',
+      'research',
+      (u: string) => [
+        u,
+        {
+          method: 'POST',
+          headers: { 'A2A-Version': '0.3' },
+          body: rpc('SendMessage', { message: message([{ text: 'x' }]) }),
+        },
+      ],
+      /A2A-Version "0.3" conflicts with the locked 1.0/,
+    ],
+    [
+      'an extension that is not locked',
+      'research',
+      (u: string) => [
+        u,
+        {
+          method: 'POST',
+          headers: { 'A2A-Extensions': 'https://x.example/ext' },
+          body: rpc('SendMessage', { message: message([{ text: 'x' }]) }),
+        },
+      ],
+      /extension https:\/\/x.example\/ext is not locked/,
+    ],
+    [
+      'a part whose media type is not a locked input mode',
+      'research',
+      (u: string) => [
+        u,
+        { method: 'POST', body: rpc('SendMessage', { message: message([{ raw: 'AAAA', mediaType: 'image/png' }]) }) },
+      ],
+      /image\/png is not in the locked input modes/,
+    ],
+    [
+      'an accepted output mode outside the lock',
+      'research',
+      (u: string) => [
+        u,
+        {
+          method: 'POST',
+          body: rpc('SendMessage', {
+            message: message([{ text: 'x' }]),
+            configuration: { acceptedOutputModes: ['application/pdf'] },
+          }),
+        },
+      ],
+      /application\/pdf" is not locked/,
+    ],
+    [
+      'a push config when delivery is not push',
+      'research',
+      (u: string) => [
+        u,
+        {
+          method: 'POST',
+          body: rpc('SendMessage', {
+            message: message([{ text: 'x' }]),
+            configuration: { taskPushNotificationConfig: { url: 'https://hook.example' } },
+          }),
+        },
+      ],
+      /push notification config/,
+    ],
+    [
+      'CreateTaskPushNotificationConfig when delivery is not push',
+      'research',
+      (u: string) => [u, { method: 'POST', body: rpc('CreateTaskPushNotificationConfig', { taskId: 't' }) }],
+      /push notification config/,
+    ],
+    [
+      'SendStreamingMessage when delivery is poll',
+      'polling',
+      (u: string) => [u, { method: 'POST', body: rpc('SendStreamingMessage', { message: message([{ text: 'x' }]) }) }],
+      /streaming call, but the locked delivery is poll/,
+    ],
+    [
+      'REST message:stream when delivery is poll (the 0.3 path too)',
+      'restpoll',
+      (u: string) => [`${u}/v1/message:stream`, { method: 'POST', body: '{}' }],
+      /streaming call, but the locked delivery is poll/,
+    ],
     ['a body that is not JSON', 'research', (u: string) => [u, { method: 'POST', body: 'not json' }], /not JSON/],
-    ['REST message:stream with a trailing slash when delivery is poll', 'restpoll', (u: string) => [`${u}/message:stream/`, { method: 'POST', body: '{}' }], /streaming call/],
-    ['REST MESSAGE:STREAM (upper case) when delivery is poll', 'restpoll', (u: string) => [`${u}/MESSAGE:STREAM`, { method: 'POST', body: '{}' }], /streaming call/],
-    ['REST message:stream behind repeated slashes and percent-encoding', 'restpoll', (u: string) => [`${u}//message%3Astream`, { method: 'POST', body: '{}' }], /streaming call/],
-    ['REST GET tasks/<id>:subscribe when delivery is poll', 'restpoll', (u: string) => [`${u}/tasks/abc:subscribe`, { method: 'GET' }], /streaming call/],
-    ['REST message:send/ with an accepted output mode outside the lock', 'restpoll', (u: string) => [`${u}/message:send/`, { method: 'POST', body: JSON.stringify({ message: message([{ text: 'x' }]), configuration: { acceptedOutputModes: ['text/html'] } }) }], /"text\/html" is not locked/],
-    ['REST tasks/<id>/PushNotificationConfigs when delivery is not push', 'restpoll', (u: string) => [`${u}/tasks/abc/PushNotificationConfigs`, { method: 'POST', body: '{}' }], /push notification config/],
-    ['REST tasks/<id>/pushNotificationConfigs/ when delivery is not push', 'restpoll', (u: string) => [`${u}/tasks/abc/pushNotificationConfigs/`, { method: 'POST', body: '{}' }], /push notification config/],
-    ['a REST path that looks like a send route but is not one', 'restpoll', (u: string) => [`${u}/message:send:stream`, { method: 'POST', body: '{}' }], /not an A2A route this plan can check/],
-    ['a part with a snake_case media_type outside the locked input modes', 'research', (u: string) => [u, { method: 'POST', body: rpc('SendMessage', { message: message([{ text: 'x', media_type: 'image/png' }]) }) }], /image\/png is not in the locked input modes/],
-    ['a snake_case task_push_notification_config when delivery is poll', 'polling', (u: string) => [u, { method: 'POST', body: rpc('SendMessage', { message: message([{ text: 'x' }]), configuration: { task_push_notification_config: { url: 'https://hook.example' } } }) }], /push notification config/],
-    ['a snake_case accepted_output_modes outside the lock', 'research', (u: string) => [u, { method: 'POST', body: rpc('SendMessage', { message: message([{ text: 'x' }]), configuration: { accepted_output_modes: ['text/html'] } }) }], /"text\/html" is not locked/],
-    ['a message-level extension that is not locked', 'research', (u: string) => [u, { method: 'POST', body: rpc('SendMessage', { message: { ...message([{ text: 'x' }]), extensions: ['https://evil/x'] } }) }], /message extension "https:\/\/evil\/x" is not locked/],
-    ['a part with no recognisable content', 'research', (u: string) => [u, { method: 'POST', body: rpc('SendMessage', { message: message([{ mediaType: 'text/plain' }]) }) }], /a message part has no recognisable content/],
-    ['the locked URL with a query string', 'research', (u: string) => [`${u}?a=1`, { method: 'POST', body: '{}' }], /jsonrpc: it has a query string$/],
-    ['the locked URL with userinfo (never echoed)', 'research', (u: string) => [u.replace('//', '//user:pw-secret@'), { method: 'POST', body: '{}' }], /^(?!.*pw-secret).*: it has userinfo/],
-    ['an HTTP+JSON route under the locked URL with userinfo (never echoed)', 'restpoll', (u: string) => [`${u.replace('//', '//user:pw-secret@')}/message:send`, { method: 'POST', body: '{}' }], /^(?!.*pw-secret).*: it has userinfo/],
+    [
+      'REST message:stream with a trailing slash when delivery is poll',
+      'restpoll',
+      (u: string) => [`${u}/message:stream/`, { method: 'POST', body: '{}' }],
+      /streaming call/,
+    ],
+    [
+      'REST MESSAGE:STREAM (upper case) when delivery is poll',
+      'restpoll',
+      (u: string) => [`${u}/MESSAGE:STREAM`, { method: 'POST', body: '{}' }],
+      /streaming call/,
+    ],
+    [
+      'REST message:stream behind repeated slashes and percent-encoding',
+      'restpoll',
+      (u: string) => [`${u}//message%3Astream`, { method: 'POST', body: '{}' }],
+      /streaming call/,
+    ],
+    [
+      'REST GET tasks/<id>:subscribe when delivery is poll',
+      'restpoll',
+      (u: string) => [`${u}/tasks/abc:subscribe`, { method: 'GET' }],
+      /streaming call/,
+    ],
+    [
+      'REST message:send/ with an accepted output mode outside the lock',
+      'restpoll',
+      (u: string) => [
+        `${u}/message:send/`,
+        {
+          method: 'POST',
+          body: JSON.stringify({
+            message: message([{ text: 'x' }]),
+            configuration: { acceptedOutputModes: ['text/html'] },
+          }),
+        },
+      ],
+      /"text\/html" is not locked/,
+    ],
+    [
+      'REST tasks/<id>/PushNotificationConfigs when delivery is not push',
+      'restpoll',
+      (u: string) => [`${u}/tasks/abc/PushNotificationConfigs`, { method: 'POST', body: '{}' }],
+      /push notification config/,
+    ],
+    [
+      'REST tasks/<id>/pushNotificationConfigs/ when delivery is not push',
+      'restpoll',
+      (u: string) => [`${u}/tasks/abc/pushNotificationConfigs/`, { method: 'POST', body: '{}' }],
+      /push notification config/,
+    ],
+    [
+      'a REST path that looks like a send route but is not one',
+      'restpoll',
+      (u: string) => [`${u}/message:send:stream`, { method: 'POST', body: '{}' }],
+      /not an A2A route this plan can check/,
+    ],
+    [
+      'a part with a snake_case media_type outside the locked input modes',
+      'research',
+      (u: string) => [
+        u,
+        { method: 'POST', body: rpc('SendMessage', { message: message([{ text: 'x', media_type: 'image/png' }]) }) },
+      ],
+      /image\/png is not in the locked input modes/,
+    ],
+    [
+      'a snake_case task_push_notification_config when delivery is poll',
+      'polling',
+      (u: string) => [
+        u,
+        {
+          method: 'POST',
+          body: rpc('SendMessage', {
+            message: message([{ text: 'x' }]),
+            configuration: { task_push_notification_config: { url: 'https://hook.example' } },
+          }),
+        },
+      ],
+      /push notification config/,
+    ],
+    [
+      'a snake_case accepted_output_modes outside the lock',
+      'research',
+      (u: string) => [
+        u,
+        {
+          method: 'POST',
+          body: rpc('SendMessage', {
+            message: message([{ text: 'x' }]),
+            configuration: { accepted_output_modes: ['text/html'] },
+          }),
+        },
+      ],
+      /"text\/html" is not locked/,
+    ],
+    [
+      'a message-level extension that is not locked',
+      'research',
+      (u: string) => [
+        u,
+        {
+          method: 'POST',
+          body: rpc('SendMessage', { message: { ...message([{ text: 'x' }]), extensions: ['https://evil/x'] } }),
+        },
+      ],
+      /message extension "https:\/\/evil\/x" is not locked/,
+    ],
+    [
+      'a part with no recognisable content',
+      'research',
+      (u: string) => [
+        u,
+        { method: 'POST', body: rpc('SendMessage', { message: message([{ mediaType: 'text/plain' }]) }) },
+      ],
+      /a message part has no recognisable content/,
+    ],
+    [
+      'the locked URL with a query string',
+      'research',
+      (u: string) => [`${u}?a=1`, { method: 'POST', body: '{}' }],
+      /jsonrpc: it has a query string$/,
+    ],
+    [
+      'the locked URL with userinfo (never echoed)',
+      'research',
+      (u: string) => [u.replace('//', '//user:pw-secret@'), { method: 'POST', body: '{}' }],
+      /^(?!.*pw-secret).*: it has userinfo/,
+    ],
+    [
+      'an HTTP+JSON route under the locked URL with userinfo (never echoed)',
+      'restpoll',
+      (u: string) => [`${u.replace('//', '//user:pw-secret@')}/message:send`, { method: 'POST', body: '{}' }],
+      /^(?!.*pw-secret).*: it has userinfo/,
+    ],
   ] as const)('%s', async (_what, name, make, pattern) => {
     const lock = await loadLock(options());
     const locked = lock.agent(name, 'market-size');
     const from = agent.requests.length;
     const [url, init] = make(locked.plan.url) as [string, RequestInit];
-    await expect(locked.fetch(url, init)).rejects.toMatchObject({ code: 'plan-violation', message: expect.stringMatching(pattern) });
+    await expect(locked.fetch(url, init)).rejects.toMatchObject({
+      code: 'plan-violation',
+      message: expect.stringMatching(pattern),
+    });
     expect(agent.requests.length).toBe(from);
     expect(sent).toEqual([]);
   });
 
   it('a missing credential is refused before anything is sent; a credentials option is read per request', async () => {
     const unset = await loadLock(options({ env: {} }));
-    await expect(unset.agent('research', 'market-size').fetch(agent.jsonRpcUrl, { method: 'POST', body: '{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t"}}' })).rejects.toMatchObject({ code: 'credential-unset', message: expect.stringMatching(/RT_TOKEN is not set/) });
+    await expect(
+      unset.agent('research', 'market-size').fetch(agent.jsonRpcUrl, {
+        method: 'POST',
+        body: '{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t"}}',
+      }),
+    ).rejects.toMatchObject({ code: 'credential-unset', message: expect.stringMatching(/RT_TOKEN is not set/) });
     expect(sent).toEqual([]);
     let reads = 0;
-    const lock = await loadLock(options({ env: {}, credentials: { research: { bearer: async () => { reads++; return TOKEN; } } } }));
+    const lock = await loadLock(
+      options({
+        env: {},
+        credentials: {
+          research: {
+            bearer: async () => {
+              reads++;
+              return TOKEN;
+            },
+          },
+        },
+      }),
+    );
     const client = await lock.agent('research', 'market-size').createClient();
     await client.sendMessage({ message: text('a') } as never);
     await client.sendMessage({ message: text('b') } as never);
@@ -248,8 +526,17 @@ describe('agent.fetch: each violation refused with nothing sent', () => {
 
   it('a credentials provider that returns a non-string is named as such, its value not echoed', async () => {
     const lock = await loadLock(options({ credentials: { research: { bearer: (() => 42) as never } } }));
-    const error = (await lock.agent('research', 'market-size').fetch(agent.jsonRpcUrl, { method: 'POST', body: '{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t"}}' }).catch((e: unknown) => e)) as Error;
-    expect(error).toMatchObject({ code: 'usage', message: expect.stringMatching(/provider for scheme "bearer" returned a number, not a string$/) });
+    const error = (await lock
+      .agent('research', 'market-size')
+      .fetch(agent.jsonRpcUrl, {
+        method: 'POST',
+        body: '{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t"}}',
+      })
+      .catch((e: unknown) => e)) as Error;
+    expect(error).toMatchObject({
+      code: 'usage',
+      message: expect.stringMatching(/provider for scheme "bearer" returned a number, not a string$/),
+    });
     expect(error.message).not.toContain('42');
     expect(sent).toEqual([]);
   });
@@ -258,18 +545,27 @@ describe('agent.fetch: each violation refused with nothing sent', () => {
     const lock = await loadLock(options());
     const client = await lock.agent('research', 'market-size').createClient();
     const wire = { ...text('x'), parts: [{ text: 'x' }] };
-    await expect(client.sendMessage({ message: wire } as never)).rejects.toMatchObject({ code: 'plan-violation', message: expect.stringMatching(/no recognisable content/) });
+    await expect(client.sendMessage({ message: wire } as never)).rejects.toMatchObject({
+      code: 'plan-violation',
+      message: expect.stringMatching(/no recognisable content/),
+    });
     expect(sent).toEqual([]);
     // The README's and runtime guide's form: SendMessageRequest.fromJSON turns the wire shape into the SDK's.
     const { SendMessageRequest } = await import('@a2a-js/sdk');
-    const result = await client.sendMessage(SendMessageRequest.fromJSON({ message: { messageId: 'readme', role: 'ROLE_USER', parts: [{ text: 'plain' }] } }));
+    const result = await client.sendMessage(
+      SendMessageRequest.fromJSON({ message: { messageId: 'readme', role: 'ROLE_USER', parts: [{ text: 'plain' }] } }),
+    );
     expect(JSON.stringify(result)).toContain('echo: plain');
   });
 
   it('acceptedOutputModes is filled in with the locked list when absent', async () => {
     const lock = await loadLock(options());
     const research = lock.agent('research', 'market-size');
-    const res = await research.fetch(research.plan.url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: rpc('SendMessage', { message: message([{ text: 'plain' }]) }) });
+    const res = await research.fetch(research.plan.url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: rpc('SendMessage', { message: message([{ text: 'plain' }]) }),
+    });
     expect(res.status).toBe(200);
     expect(JSON.stringify(await res.json())).toContain('echo: plain');
     expect(JSON.parse(sent[0]!.body!).params.configuration.acceptedOutputModes).toEqual(['application/json']);
@@ -305,7 +601,10 @@ describe('stream fallback, drift refresh, lockfile checks', () => {
       agent.setCard({ ...card, capabilities: { ...card.capabilities, streaming: false } });
       await lock.refresh();
       expect(drift.map((d) => d.agent).sort()).toEqual(['legacy', 'research', 'rest']);
-      expect(drift.find((d) => d.agent === 'research')!.report.drift).toEqual([{ skill: 'market-size', field: 'delivery', locked: 'stream', fresh: 'poll' }, expect.objectContaining({ field: 'fallbacks' })]);
+      expect(drift.find((d) => d.agent === 'research')!.report.drift).toEqual([
+        { skill: 'market-size', field: 'delivery', locked: 'stream', fresh: 'poll' },
+        expect.objectContaining({ field: 'fallbacks' }),
+      ]);
       expect(research.degraded).toBe(true);
       expect(lock.agent('polling', 'market-size').degraded).toBe(false);
       expect(degraded.map((d) => [d.agent, d.reason])).toContainEqual(['research', 'drift']);
@@ -321,14 +620,20 @@ describe('stream fallback, drift refresh, lockfile checks', () => {
     tampered.agents.research.snapshot.name = 'Someone Else';
     const bad = join(dir, 'tampered.lock.json');
     await writeFile(bad, JSON.stringify(tampered));
-    await expect(loadLock(options({ lockfile: bad, manifest: join(dir, 'a2a.json'), eager: true }))).rejects.toMatchObject({ code: 'lockfile-invalid', message: expect.stringMatching(/integrity/) });
-    const error = (await loadLock(options({ lockfile: bad, manifest: join(dir, 'a2a.json'), eager: true })).catch((e: unknown) => e)) as Error;
+    await expect(
+      loadLock(options({ lockfile: bad, manifest: join(dir, 'a2a.json'), eager: true })),
+    ).rejects.toMatchObject({ code: 'lockfile-invalid', message: expect.stringMatching(/integrity/) });
+    const error = (await loadLock(options({ lockfile: bad, manifest: join(dir, 'a2a.json'), eager: true })).catch(
+      (e: unknown) => e,
+    )) as Error;
     expect(error.message.split(bad).length, error.message).toBe(2);
     expect(error.message).toContain(`${bad}: agents.research: snapshot does not match`);
     const moved = JSON.parse(text);
     moved.agents.research.plans['market-size'].fallbacks.interfaces.reverse();
     await writeFile(bad, JSON.stringify(moved));
-    await expect(loadLock(options({ lockfile: bad, manifest: join(dir, 'a2a.json'), eager: true }))).rejects.toMatchObject({ code: 'lockfile-out-of-date', message: expect.stringMatching(/fallbacks/) });
+    await expect(
+      loadLock(options({ lockfile: bad, manifest: join(dir, 'a2a.json'), eager: true })),
+    ).rejects.toMatchObject({ code: 'lockfile-out-of-date', message: expect.stringMatching(/fallbacks/) });
   });
   it('lazy (the default): loadLock reads a tampered lockfile, the tampered agent is refused on its first lock.agent() (every time) with nothing sent, the others work', async () => {
     const tampered = JSON.parse(await readFile(join(dir, 'a2a.lock.json'), 'utf8'));
@@ -339,8 +644,12 @@ describe('stream fallback, drift refresh, lockfile checks', () => {
     const lock = await loadLock(options({ lockfile: bad, manifest: join(dir, 'a2a.json') }));
     const from = agent.requests.length;
     for (let i = 0; i < 2; i++) {
-      expect(() => lock.agent('rest', 'market-size')).toThrow(expect.objectContaining({ code: 'lockfile-invalid', message: expect.stringMatching(/integrity/) }));
-      expect(() => lock.agent('research', 'market-size')).toThrow(expect.objectContaining({ code: 'lockfile-out-of-date', message: expect.stringMatching(/fallbacks/) }));
+      expect(() => lock.agent('rest', 'market-size')).toThrow(
+        expect.objectContaining({ code: 'lockfile-invalid', message: expect.stringMatching(/integrity/) }),
+      );
+      expect(() => lock.agent('research', 'market-size')).toThrow(
+        expect.objectContaining({ code: 'lockfile-out-of-date', message: expect.stringMatching(/fallbacks/) }),
+      );
     }
     expect(agent.requests.length).toBe(from);
     expect(sent).toEqual([]);
@@ -353,7 +662,11 @@ describe('secrets', () => {
   /** Everything an error or event exposes: message, stack, causes, own fields. */
   const exposed = (value: unknown): string => {
     const parts: string[] = [];
-    for (let v = value as { message?: unknown; stack?: unknown; cause?: unknown } | undefined, i = 0; v && i < 5; v = v.cause as typeof v, i++) {
+    for (
+      let v = value as { message?: unknown; stack?: unknown; cause?: unknown } | undefined, i = 0;
+      v && i < 5;
+      v = v.cause as typeof v, i++
+    ) {
       parts.push(String(v.message), String(v.stack), JSON.stringify(v, Object.getOwnPropertyNames(v)));
     }
     return parts.join('\n');
@@ -369,22 +682,40 @@ describe('secrets', () => {
     const client = await research.createClient();
     await client.sendMessage({ message: text('ok') } as never);
     // Violations: another origin (where the token must never go), a conflicting version.
-    failures.push(await research.fetch('http://127.0.0.2:9/a2a/jsonrpc', { method: 'POST', body: '{}' }).catch((e: unknown) => e));
-    failures.push(await research.fetch(research.plan.url, { method: 'POST', headers: { 'A2A-Version': '0.3' }, body: '{}' }).catch((e: unknown) => e));
+    failures.push(
+      await research.fetch('http://127.0.0.2:9/a2a/jsonrpc', { method: 'POST', body: '{}' }).catch((e: unknown) => e),
+    );
+    failures.push(
+      await research
+        .fetch(research.plan.url, { method: 'POST', headers: { 'A2A-Version': '0.3' }, body: '{}' })
+        .catch((e: unknown) => e),
+    );
     // Degraded after two version errors, and drift found by a refresh.
-    agent.setCard({ ...card, supportedInterfaces: card.supportedInterfaces.filter((i) => i.protocolBinding === 'HTTP+JSON') });
+    agent.setCard({
+      ...card,
+      supportedInterfaces: card.supportedInterfaces.filter((i) => i.protocolBinding === 'HTTP+JSON'),
+    });
     failures.push(await client.sendMessage({ message: text('x') } as never).catch((e: unknown) => e));
     await lock.refresh();
     // A wrong token: the agent refuses it.
     const wrong = await loadLock(options({ env: { RT_TOKEN: `${TOKEN}-wrong` } }));
     agent.setCard(card);
-    failures.push(await (await wrong.agent('research', 'market-size').createClient()).sendMessage({ message: text('no') } as never).catch((e: unknown) => e));
+    failures.push(
+      await (await wrong.agent('research', 'market-size').createClient())
+        .sendMessage({ message: text('no') } as never)
+        .catch((e: unknown) => e),
+    );
     lock.close();
     wrong.close();
 
     expect(failures.every((f) => f instanceof Error)).toBe(true);
     expect(events.length).toBeGreaterThan(0);
-    for (const value of [...failures.map(exposed), ...events.map((e) => JSON.stringify(e)), JSON.stringify(research.plan), await readFile(join(dir, 'a2a.lock.json'), 'utf8')]) {
+    for (const value of [
+      ...failures.map(exposed),
+      ...events.map((e) => JSON.stringify(e)),
+      JSON.stringify(research.plan),
+      await readFile(join(dir, 'a2a.lock.json'), 'utf8'),
+    ]) {
       expect(value).not.toContain(TOKEN);
     }
     const origins = new Set(sent.filter((s) => s.headers.Authorization).map((s) => new URL(s.url).origin));

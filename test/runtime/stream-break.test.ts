@@ -14,11 +14,25 @@ let agent: StartedAgent;
 let dir: string;
 
 beforeAll(async () => {
-  agent = await startAgent({ card: (origin) => sampleCard(origin, { securitySchemes: {}, securityRequirements: [] }), taskDelayMs: 300 });
+  agent = await startAgent({
+    card: (origin) => sampleCard(origin, { securitySchemes: {}, securityRequirements: [] }),
+    taskDelayMs: 300,
+  });
   dir = await mkdtemp(join(tmpdir(), 'a2a-runtime-break-'));
-  const profile = { bindings: ['JSONRPC'], versions: ['1.0'], accepts: ['application/json', 'text/plain'], sends: ['text/plain'], streaming: true };
-  await writeFile(join(dir, 'a2a.json'), JSON.stringify({ profile, agents: { research: { card: agent.origin, skills: ['market-size'] } } }));
-  expect((await runLock({ manifest: join(dir, 'a2a.json'), json: true, verbose: false, cwd: dir, env: {} })).exitCode).toBe(0);
+  const profile = {
+    bindings: ['JSONRPC'],
+    versions: ['1.0'],
+    accepts: ['application/json', 'text/plain'],
+    sends: ['text/plain'],
+    streaming: true,
+  };
+  await writeFile(
+    join(dir, 'a2a.json'),
+    JSON.stringify({ profile, agents: { research: { card: agent.origin, skills: ['market-size'] } } }),
+  );
+  expect(
+    (await runLock({ manifest: join(dir, 'a2a.json'), json: true, verbose: false, cwd: dir, env: {} })).exitCode,
+  ).toBe(0);
 });
 
 afterAll(async () => {
@@ -33,8 +47,19 @@ it('the connection drops after the Task event: GetTask polls with that task id u
   lock.on('fallback', (e: FallbackEvent) => fallbacks.push(e));
   const client = await research.createClient({ pollIntervalMs: 50 });
   const from = agent.requests.length;
-  const events: Array<{ payload?: { $case: string; value: { id?: string; status?: { state: number; message?: unknown } } } }> = [];
-  const message = { messageId: crypto.randomUUID(), role: 1, parts: [{ content: { $case: 'text', value: 'long job' }, mediaType: '', filename: '', metadata: undefined }], contextId: '', taskId: '', extensions: [], referenceTaskIds: [], metadata: undefined };
+  const events: Array<{
+    payload?: { $case: string; value: { id?: string; status?: { state: number; message?: unknown } } };
+  }> = [];
+  const message = {
+    messageId: crypto.randomUUID(),
+    role: 1,
+    parts: [{ content: { $case: 'text', value: 'long job' }, mediaType: '', filename: '', metadata: undefined }],
+    contextId: '',
+    taskId: '',
+    extensions: [],
+    referenceTaskIds: [],
+    metadata: undefined,
+  };
   for await (const e of client.sendMessageStream({ message } as never)) {
     events.push(e as never);
     if (events.length === 1) agent.dropConnections();
@@ -49,6 +74,8 @@ it('the connection drops after the Task event: GetTask polls with that task id u
   const bodies = agent.requests.slice(from).filter((r) => r.path === '/a2a/jsonrpc');
   expect(bodies.length).toBeGreaterThanOrEqual(2);
   expect(research.degraded).toBe(false);
-  expect(fallbacks).toEqual([{ agent: 'research', skill: 'market-size', from: 'stream', to: 'poll', reason: 'stream-broken' }]);
+  expect(fallbacks).toEqual([
+    { agent: 'research', skill: 'market-size', from: 'stream', to: 'poll', reason: 'stream-broken' },
+  ]);
   expect(research.fallbacksTaken).toEqual({ 'stream-broken': 1 });
 });

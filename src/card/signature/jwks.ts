@@ -63,18 +63,27 @@ function publicJwk(jwk: JWK): JWK {
  */
 export function loadJwks(value: unknown, source = 'trust.jwks'): JWK[] {
   const invalid = (message: string, path: PropertyKey[]): InvalidInputError =>
-    new InvalidInputError('manifest-invalid', source, message, { path: formatPath(path), hint: 'point trust.jwks at a JWK Set {"keys": [...]} of public keys' });
+    new InvalidInputError('manifest-invalid', source, message, {
+      path: formatPath(path),
+      hint: 'point trust.jwks at a JWK Set {"keys": [...]} of public keys',
+    });
   if (!isRecord(value)) throw invalid(`a JWKS must be a JSON object, got ${describeType(value)}`, []);
   if (!Array.isArray(value.keys)) throw invalid('a JWKS needs a "keys" array', ['keys']);
   if (value.keys.length === 0) throw invalid('the JWKS has no keys', ['keys']);
   const keys: JWK[] = [];
   for (const [index, key] of value.keys.entries()) {
     if (!isRecord(key)) throw invalid(`a key must be an object, got ${describeType(key)}`, ['keys', index]);
-    if (typeof key.kty !== 'string' || key.kty === '') throw invalid('a key needs a "kty" string', ['keys', index, 'kty']);
-    if (typeof key.kid !== 'string' || key.kid === '') throw invalid('a key needs a "kid" string (signatures name their key by kid)', ['keys', index, 'kid']);
+    if (typeof key.kty !== 'string' || key.kty === '')
+      throw invalid('a key needs a "kty" string', ['keys', index, 'kty']);
+    if (typeof key.kid !== 'string' || key.kid === '')
+      throw invalid('a key needs a "kid" string (signatures name their key by kid)', ['keys', index, 'kid']);
     const secret = PRIVATE_MEMBERS.find((member) => member in key);
     if (secret !== undefined) {
-      throw invalid(`the key carries private or symmetric key material ("${secret}"); pin public keys only`, ['keys', index, secret]);
+      throw invalid(`the key carries private or symmetric key material ("${secret}"); pin public keys only`, [
+        'keys',
+        index,
+        secret,
+      ]);
     }
     keys.push({ ...key } as JWK);
   }

@@ -128,24 +128,78 @@ const FLOW_SCOPES = (presence: Presence): FieldSpec => field('scopes', { type: '
 const OAUTH_FLOWS: MessageSpec = {
   oneof: true,
   fields: [
-    field('authorizationCode', message({
-      fields: [field('authorizationUrl', STRING, 'required'), field('tokenUrl', STRING, 'required'), field('refreshUrl', STRING), FLOW_SCOPES('required'), field('pkceRequired', BOOL)],
-    })),
-    field('clientCredentials', message({ fields: [field('tokenUrl', STRING, 'required'), field('refreshUrl', STRING), FLOW_SCOPES('required')] })),
-    field('implicit', message({ fields: [field('authorizationUrl', STRING), field('refreshUrl', STRING), FLOW_SCOPES('plain')] })),
-    field('password', message({ fields: [field('tokenUrl', STRING), field('refreshUrl', STRING), FLOW_SCOPES('plain')] })),
-    field('deviceCode', message({
-      fields: [field('deviceAuthorizationUrl', STRING, 'required'), field('tokenUrl', STRING, 'required'), field('refreshUrl', STRING), FLOW_SCOPES('required')],
-    })),
+    field(
+      'authorizationCode',
+      message({
+        fields: [
+          field('authorizationUrl', STRING, 'required'),
+          field('tokenUrl', STRING, 'required'),
+          field('refreshUrl', STRING),
+          FLOW_SCOPES('required'),
+          field('pkceRequired', BOOL),
+        ],
+      }),
+    ),
+    field(
+      'clientCredentials',
+      message({
+        fields: [field('tokenUrl', STRING, 'required'), field('refreshUrl', STRING), FLOW_SCOPES('required')],
+      }),
+    ),
+    field(
+      'implicit',
+      message({ fields: [field('authorizationUrl', STRING), field('refreshUrl', STRING), FLOW_SCOPES('plain')] }),
+    ),
+    field(
+      'password',
+      message({ fields: [field('tokenUrl', STRING), field('refreshUrl', STRING), FLOW_SCOPES('plain')] }),
+    ),
+    field(
+      'deviceCode',
+      message({
+        fields: [
+          field('deviceAuthorizationUrl', STRING, 'required'),
+          field('tokenUrl', STRING, 'required'),
+          field('refreshUrl', STRING),
+          FLOW_SCOPES('required'),
+        ],
+      }),
+    ),
   ],
 };
 const SECURITY_SCHEME: MessageSpec = {
   oneof: true,
   fields: [
-    field('apiKeySecurityScheme', message({ fields: [field('description', STRING), field('location', STRING, 'required'), field('name', STRING, 'required')] })),
-    field('httpAuthSecurityScheme', message({ fields: [field('description', STRING), field('scheme', STRING, 'required'), field('bearerFormat', STRING)] })),
-    field('oauth2SecurityScheme', message({ fields: [field('description', STRING), field('flows', message(OAUTH_FLOWS), 'required'), field('oauth2MetadataUrl', STRING)] })),
-    field('openIdConnectSecurityScheme', message({ fields: [field('description', STRING), field('openIdConnectUrl', STRING, 'required')] })),
+    field(
+      'apiKeySecurityScheme',
+      message({
+        fields: [
+          field('description', STRING),
+          field('location', STRING, 'required'),
+          field('name', STRING, 'required'),
+        ],
+      }),
+    ),
+    field(
+      'httpAuthSecurityScheme',
+      message({
+        fields: [field('description', STRING), field('scheme', STRING, 'required'), field('bearerFormat', STRING)],
+      }),
+    ),
+    field(
+      'oauth2SecurityScheme',
+      message({
+        fields: [
+          field('description', STRING),
+          field('flows', message(OAUTH_FLOWS), 'required'),
+          field('oauth2MetadataUrl', STRING),
+        ],
+      }),
+    ),
+    field(
+      'openIdConnectSecurityScheme',
+      message({ fields: [field('description', STRING), field('openIdConnectUrl', STRING, 'required')] }),
+    ),
     field('mtlsSecurityScheme', message({ fields: [field('description', STRING)] })),
   ],
 };
@@ -153,10 +207,20 @@ const SECURITY_REQUIREMENT: MessageSpec = {
   fields: [field('schemes', { type: 'map', value: { fields: [field('list', STRINGS)] } })],
 };
 const AGENT_INTERFACE: MessageSpec = {
-  fields: [field('url', STRING, 'required'), field('protocolBinding', STRING, 'required'), field('tenant', STRING), field('protocolVersion', STRING, 'required')],
+  fields: [
+    field('url', STRING, 'required'),
+    field('protocolBinding', STRING, 'required'),
+    field('tenant', STRING),
+    field('protocolVersion', STRING, 'required'),
+  ],
 };
 const AGENT_EXTENSION: MessageSpec = {
-  fields: [field('uri', STRING), field('description', STRING), field('required', BOOL), field('params', { type: 'struct' })],
+  fields: [
+    field('uri', STRING),
+    field('description', STRING),
+    field('required', BOOL),
+    field('params', { type: 'struct' }),
+  ],
 };
 const AGENT_CAPABILITIES: MessageSpec = {
   fields: [
@@ -184,7 +248,10 @@ const AGENT_CARD: MessageSpec = {
     field('name', STRING, 'required'),
     field('description', STRING, 'required'),
     field('supportedInterfaces', messages(AGENT_INTERFACE), 'required'),
-    field('provider', message({ fields: [field('url', STRING, 'required'), field('organization', STRING, 'required')] })),
+    field(
+      'provider',
+      message({ fields: [field('url', STRING, 'required'), field('organization', STRING, 'required')] }),
+    ),
     field('version', STRING, 'required'),
     field('documentationUrl', STRING, 'optional'),
     field('capabilities', message(AGENT_CAPABILITIES), 'required'),
@@ -225,13 +292,20 @@ function readable(kind: Kind, value: unknown): boolean {
  * lenient ProtoJSON reader (the SDK's ts-proto `fromJSON`) does (`String(x)`, `Boolean(x)`); a
  * non-object message reads as empty. Keys not read are appended (as JSON paths) to `uncovered`.
  */
-function projectMessage(spec: MessageSpec, input: unknown, path: PropertyKey[], uncovered: string[]): Record<string, unknown> {
+function projectMessage(
+  spec: MessageSpec,
+  input: unknown,
+  path: PropertyKey[],
+  uncovered: string[],
+): Record<string, unknown> {
   const source: Record<string, unknown> = isRecord(input) ? input : {};
   const out: Record<string, unknown> = {};
   const read = new Set<string>(spec.skip ?? []);
   for (const fieldSpec of spec.fields) {
     const names = [fieldSpec.json, snakeName(fieldSpec.json)];
-    const name = names.find((candidate) => Object.hasOwn(source, candidate) && readable(fieldSpec.kind, source[candidate]));
+    const name = names.find(
+      (candidate) => Object.hasOwn(source, candidate) && readable(fieldSpec.kind, source[candidate]),
+    );
     if (name === undefined) continue;
     read.add(name);
     const value = projectField(fieldSpec.kind, source[name], [...path, name], uncovered);
@@ -260,7 +334,11 @@ function projectField(kind: Kind, value: unknown, path: PropertyKey[], uncovered
     case 'map': {
       const out: Record<string, unknown> = {};
       for (const [key, item] of Object.entries(value as object)) {
-        put(out, key, kind.value === 'string' ? String(item) : projectMessage(kind.value, item, [...path, key], uncovered));
+        put(
+          out,
+          key,
+          kind.value === 'string' ? String(item) : projectMessage(kind.value, item, [...path, key], uncovered),
+        );
       }
       return out;
     }

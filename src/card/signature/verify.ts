@@ -119,11 +119,20 @@ export const MAX_SIGNATURES = 8;
  * HMAC algorithms are refused: a symmetric key cannot prove who signed a public card.
  */
 const ASYMMETRIC_ALGS: ReadonlySet<string> = new Set([
-  'RS256', 'RS384', 'RS512',
-  'PS256', 'PS384', 'PS512',
-  'ES256', 'ES384', 'ES512',
-  'EdDSA', 'Ed25519',
-  'ML-DSA-44', 'ML-DSA-65', 'ML-DSA-87',
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+  'Ed25519',
+  'ML-DSA-44',
+  'ML-DSA-65',
+  'ML-DSA-87',
 ]);
 
 // ---------------------------------------------------------------------------------------------
@@ -146,7 +155,10 @@ const ASYMMETRIC_ALGS: ReadonlySet<string> = new Set([
  * Never throws for a malformed card, signature, header or JWKS, nor when `fetchJwks` throws:
  * those are `unverifiable`. It can only reject on a bug.
  */
-export async function verifyCardSignature(card: Record<string, unknown>, options: VerifySignatureOptions = {}): Promise<SignatureResult> {
+export async function verifyCardSignature(
+  card: Record<string, unknown>,
+  options: VerifySignatureOptions = {},
+): Promise<SignatureResult> {
   const entries = card.signatures;
   if (entries === undefined || entries === null || (Array.isArray(entries) && entries.length === 0)) {
     return { record: { status: 'absent' }, warnings: [] };
@@ -154,7 +166,13 @@ export async function verifyCardSignature(card: Record<string, unknown>, options
   if (!Array.isArray(entries)) {
     return {
       record: { status: 'unverifiable' },
-      warnings: [{ code: 'signature-unverifiable', message: `signatures is ${describeType(entries)}, not an array`, path: '$.signatures' }],
+      warnings: [
+        {
+          code: 'signature-unverifiable',
+          message: `signatures is ${describeType(entries)}, not an array`,
+          path: '$.signatures',
+        },
+      ],
     };
   }
 
@@ -181,18 +199,30 @@ export async function verifyCardSignature(card: Record<string, unknown>, options
     if (index === 0) firstHeader = outcome.header;
     if (outcome.ok) {
       const legacy = outcome.form === 'a2a-python-1.1';
-      const record: SignatureRecord = { status: 'verified', kid: outcome.kid, alg: outcome.alg, thumbprint: outcome.thumbprint, ...(legacy ? { canonicalForm: 'a2a-python-1.1' as const } : {}) };
+      const record: SignatureRecord = {
+        status: 'verified',
+        kid: outcome.kid,
+        alg: outcome.alg,
+        thumbprint: outcome.thumbprint,
+        ...(legacy ? { canonicalForm: 'a2a-python-1.1' as const } : {}),
+      };
       const noncanonical: Warning[] = legacy
-        ? [{
-            code: 'signature-noncanonical-form',
-            message: `${entryLabel(index, outcome.header)}: signed with a known non-conformant canonical form (a2a-python ≤ 1.1: keys by code point, non-ASCII as \\uXXXX escapes, not RFC 8785); verified, not tampered; a signer on a2a-sdk ≥ 1.2 writes the RFC 8785 form`,
-            path: formatPath(['signatures', index]),
-          }]
+        ? [
+            {
+              code: 'signature-noncanonical-form',
+              message: `${entryLabel(index, outcome.header)}: signed with a known non-conformant canonical form (a2a-python ≤ 1.1: keys by code point, non-ASCII as \\uXXXX escapes, not RFC 8785); verified, not tampered; a signer on a2a-sdk ≥ 1.2 writes the RFC 8785 form`,
+              path: formatPath(['signatures', index]),
+            },
+          ]
         : [];
       return { record, warnings: [...truncated, ...noncanonical, ...coverageWarnings(outcome.form, card)] };
     }
     const label = entryLabel(index, outcome.header);
-    warnings.push({ code: 'signature-unverifiable', message: oneLine(`${label}: ${outcome.reason}`), path: formatPath(['signatures', index]) });
+    warnings.push({
+      code: 'signature-unverifiable',
+      message: oneLine(`${label}: ${outcome.reason}`),
+      path: formatPath(['signatures', index]),
+    });
   }
   return { record: { status: 'unverifiable', ...firstHeader }, warnings };
 }
@@ -209,16 +239,28 @@ interface VerifyContext {
 }
 
 type EntryOutcome =
-  | { ok: true; header: { kid?: string; alg?: string }; kid: string; alg: string; thumbprint: string; form: PayloadForm }
+  | {
+      ok: true;
+      header: { kid?: string; alg?: string };
+      kid: string;
+      alg: string;
+      thumbprint: string;
+      form: PayloadForm;
+    }
   | { ok: false; header: { kid?: string; alg?: string }; reason: string };
 
 async function verifyEntry(entry: unknown, ctx: VerifyContext): Promise<EntryOutcome> {
-  const fail = (reason: string, header: { kid?: string; alg?: string } = {}): EntryOutcome => ({ ok: false, header, reason });
+  const fail = (reason: string, header: { kid?: string; alg?: string } = {}): EntryOutcome => ({
+    ok: false,
+    header,
+    reason,
+  });
 
   if (!isRecord(entry)) return fail(`entry is ${describeType(entry)}, not an object`);
   if (typeof entry.protected !== 'string' || entry.protected === '') return fail('entry has no "protected" string');
   if (typeof entry.signature !== 'string' || entry.signature === '') return fail('entry has no "signature" string');
-  if (entry.header !== undefined && entry.header !== null && !isRecord(entry.header)) return fail('unprotected "header" is not an object');
+  if (entry.header !== undefined && entry.header !== null && !isRecord(entry.header))
+    return fail('unprotected "header" is not an object');
 
   let protectedHeader: jose.ProtectedHeaderParameters;
   try {
@@ -233,7 +275,10 @@ async function verifyEntry(entry: unknown, ctx: VerifyContext): Promise<EntryOut
   const { alg, kid } = header;
   if (alg === undefined) return fail('protected header has no "alg"', header);
   if (!ASYMMETRIC_ALGS.has(alg)) {
-    return fail(`alg ${quote(alg)} is not accepted (only asymmetric algorithms: RS*, PS*, ES*, EdDSA, Ed25519, ML-DSA-*)`, header);
+    return fail(
+      `alg ${quote(alg)} is not accepted (only asymmetric algorithms: RS*, PS*, ES*, EdDSA, Ed25519, ML-DSA-*)`,
+      header,
+    );
   }
   if (kid === undefined || kid === '') return fail('protected header has no "kid"', header);
 
@@ -248,7 +293,8 @@ async function verifyEntry(entry: unknown, ctx: VerifyContext): Promise<EntryOut
     if (jku === undefined) return fail('no key source: no trusted JWKS and no "jku" in the protected header', header);
     if (typeof jku !== 'string' || jku === '') return fail('"jku" in the protected header is not a URL string', header);
     const fetchJwks = ctx.options.fetchJwks;
-    if (fetchJwks === undefined) return fail(`no key source: "jku" ${quote(jku)} was not fetched (no JWKS fetcher)`, header);
+    if (fetchJwks === undefined)
+      return fail(`no key source: "jku" ${quote(jku)} was not fetched (no JWKS fetcher)`, header);
     const offOrigin = jkuRefusal(jku, ctx.options.jkuOrigins);
     if (offOrigin !== undefined) return fail(offOrigin, header);
     source = `the JWKS at ${quote(jku)}`;
@@ -265,7 +311,10 @@ async function verifyEntry(entry: unknown, ctx: VerifyContext): Promise<EntryOut
   if (withKid.length === 0) return fail(`no key with kid ${quote(kid)} in ${source}`, header);
   const usable = withKid.filter((jwk) => keyUsableFor(jwk, alg));
   if (usable.length === 0) {
-    return fail(`the key with kid ${quote(kid)} in ${source} is not usable for ${alg} (symmetric, or its use/key_ops/alg do not allow it)`, header);
+    return fail(
+      `the key with kid ${quote(kid)} in ${source} is not usable for ${alg} (symmetric, or its use/key_ops/alg do not allow it)`,
+      header,
+    );
   }
 
   ctx.payloads ??= signingPayloadForms(ctx.card).map((payload) => ({
@@ -321,7 +370,10 @@ function jkuRefusal(jku: string, origins: readonly string[] | undefined): string
     return `"jku" ${quote(jku)} is not an absolute URL; not fetched`;
   }
   if (origins.includes(origin)) return undefined;
-  const where = origins.length === 0 ? 'the card was not fetched from a URL, so no jku is fetched' : `it is not on the card's origin (${origins.join(', ')})`;
+  const where =
+    origins.length === 0
+      ? 'the card was not fetched from a URL, so no jku is fetched'
+      : `it is not on the card's origin (${origins.join(', ')})`;
   return `"jku" ${quote(jku)} not fetched: ${where}; pin the signer's keys with trust.jwks`;
 }
 
@@ -341,10 +393,12 @@ function coverageWarnings(form: PayloadForm, card: Record<string, unknown>): War
   if (uncovered.length === 0) return [];
   const shown = uncovered.slice(0, 8).join(', ');
   const more = uncovered.length > 8 ? ` (+${uncovered.length - 8} more)` : '';
-  return [{
-    code: 'signature-partial',
-    message: `the signature covers only the A2A 1.0 AgentCard fields (${form === 'spec' ? '§8.4.1 form' : form === 'sdk' ? '@a2a-js/sdk form' : 'a2a-python ≤ 1.1 form'}); not covered: ${shown}${more}`,
-  }];
+  return [
+    {
+      code: 'signature-partial',
+      message: `the signature covers only the A2A 1.0 AgentCard fields (${form === 'spec' ? '§8.4.1 form' : form === 'sdk' ? '@a2a-js/sdk form' : 'a2a-python ≤ 1.1 form'}); not covered: ${shown}${more}`,
+    },
+  ];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -357,7 +411,10 @@ function quote(text: string): string {
 }
 
 function entryLabel(index: number, header: { kid?: string; alg?: string }): string {
-  const parts = [header.kid !== undefined ? `kid ${quote(header.kid)}` : undefined, header.alg !== undefined ? quote(header.alg) : undefined].filter(Boolean);
+  const parts = [
+    header.kid !== undefined ? `kid ${quote(header.kid)}` : undefined,
+    header.alg !== undefined ? quote(header.alg) : undefined,
+  ].filter(Boolean);
   return `signature ${index}${parts.length > 0 ? ` (${parts.join(', ')})` : ''}`;
 }
 

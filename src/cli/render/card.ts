@@ -14,15 +14,22 @@ export function describeCard(card: NormalizedCard, resolved: string): string[] {
   const lines = [`${card.name} ${card.version} (A2A ${card.shape} card from ${resolved})`, '  interfaces:'];
   for (const i of card.supportedInterfaces) {
     // An internationalised host is shown beside the host contacted (punycode, dots mapped), so a look-alike shows.
-    lines.push(`    ${i.protocolBinding} ${i.protocolVersion} ${i.url}${contactedHostNote(i.url)}${i.tenant ? ` tenant=${i.tenant}` : ''}`);
+    lines.push(
+      `    ${i.protocolBinding} ${i.protocolVersion} ${i.url}${contactedHostNote(i.url)}${i.tenant ? ` tenant=${i.tenant}` : ''}`,
+    );
   }
   const c = card.capabilities;
-  lines.push(`  capabilities: streaming=${c.streaming} pushNotifications=${c.pushNotifications} extendedAgentCard=${c.extendedAgentCard}`);
+  lines.push(
+    `  capabilities: streaming=${c.streaming} pushNotifications=${c.pushNotifications} extendedAgentCard=${c.extendedAgentCard}`,
+  );
   for (const e of c.extensions) lines.push(`    extension ${e.uri}${e.required ? ' (required)' : ''}`);
   const schemes = Object.entries(card.securitySchemes);
   if (schemes.length) lines.push(`  securitySchemes: ${schemes.map(([n, s]) => `${n} (${s.type})`).join(', ')}`);
-  if (card.securityRequirements.length) lines.push(`  securityRequirements: ${card.securityRequirements.map(requirement).join(' | ')}`);
-  lines.push(`  modes: in ${card.defaultInputModes.join(', ') || '(none)'}; out ${card.defaultOutputModes.join(', ') || '(none)'}`);
+  if (card.securityRequirements.length)
+    lines.push(`  securityRequirements: ${card.securityRequirements.map(requirement).join(' | ')}`);
+  lines.push(
+    `  modes: in ${card.defaultInputModes.join(', ') || '(none)'}; out ${card.defaultOutputModes.join(', ') || '(none)'}`,
+  );
   lines.push(`  skills:${card.skills.length ? '' : ' none'}`);
   for (const s of card.skills) {
     const extra = [

@@ -113,7 +113,10 @@ function define(o: Record<string, unknown>, key: string, value: unknown): void {
  * control or bidi character is escaped all the same.
  */
 export function terminalSafe(line: string): string {
-  return line.replace(/\x1b\[[0-9;]*m|[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g, (m) => (m.length > 1 ? m : escapeChar(m)));
+  return line.replace(
+    /\x1b\[[0-9;]*m|[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g,
+    (m) => (m.length > 1 ? m : escapeChar(m)),
+  );
 }
 
 /** A compact one-line JSON rendering for values in diffs: `(absent)` for undefined, cut to 120 characters. */
@@ -169,12 +172,16 @@ export function renderWarning(w: Warning & { agent?: string }): string {
 /** Card changes, structural first, as `path: old → new` lines (`- path: member` / `+ path: member` for a set, `reordered` where order is preference). */
 export function renderCardChanges(changes: CardChange[], indent = '    ', limit = 20): string[] {
   const byPath = (a: CardChange, b: CardChange) => a.path.localeCompare(b.path, 'en', { numeric: true });
-  const sorted = [...changes.filter((c) => c.structural).sort(byPath), ...changes.filter((c) => !c.structural).sort(byPath)];
+  const sorted = [
+    ...changes.filter((c) => c.structural).sort(byPath),
+    ...changes.filter((c) => !c.structural).sort(byPath),
+  ];
   const lines = sorted.slice(0, limit).map((c) => {
     const tag = c.structural ? kleur.red('structural') : kleur.dim('descriptive');
     if (c.kind === 'added') return `${indent}${kleur.green('+')} ${c.path}: ${show(c.new)} ${tag}`;
     if (c.kind === 'removed') return `${indent}${kleur.red('-')} ${c.path}: ${show(c.old)} ${tag}`;
-    if (c.kind === 'reordered') return `${indent}${kleur.yellow('~')} ${c.path}: reordered ${show(c.old)} → ${show(c.new)} ${tag}`;
+    if (c.kind === 'reordered')
+      return `${indent}${kleur.yellow('~')} ${c.path}: reordered ${show(c.old)} → ${show(c.new)} ${tag}`;
     const [was, now] = showPair(c.old, c.new);
     return `${indent}${kleur.yellow('~')} ${c.path}: ${was} → ${now} ${tag}`;
   });
@@ -193,7 +200,11 @@ export function renderValueChange(label: string, old: unknown, now: unknown, ind
     const removed = old.filter((x) => !now.includes(x));
     const added = now.filter((x) => !old.includes(x));
     if (!removed.length && !added.length) return [`${indent}${label}: reordered ${show(old)} → ${show(now)}`];
-    return [`${indent}${label}:`, ...removed.map((x) => `${indent}  ${kleur.red('-')} ${x}`), ...added.map((x) => `${indent}  ${kleur.green('+')} ${x}`)];
+    return [
+      `${indent}${label}:`,
+      ...removed.map((x) => `${indent}  ${kleur.red('-')} ${x}`),
+      ...added.map((x) => `${indent}  ${kleur.green('+')} ${x}`),
+    ];
   }
   const [was, fresh] = showPair(old, now);
   return [`${indent}${label}: ${kleur.red(was)} → ${kleur.green(fresh)}`];
@@ -203,16 +214,25 @@ export function renderValueChange(label: string, old: unknown, now: unknown, ind
 export function renderDrift(drift: PlanDrift[], indent = '    '): string[] {
   const lines: string[] = [];
   for (const d of drift) {
-    if (d.refusal) lines.push(`${indent}${kleur.bold(d.skill)}: refused with the locked choices: ${d.refusal.code}: ${d.refusal.message}`);
+    if (d.refusal)
+      lines.push(
+        `${indent}${kleur.bold(d.skill)}: refused with the locked choices: ${d.refusal.code}: ${d.refusal.message}`,
+      );
     else lines.push(...renderValueChange(`${kleur.bold(d.skill)} › ${d.field}`, d.locked, d.fresh, indent));
   }
   return lines;
 }
 
 /** `verified (kid k1, ES256, thumbprint …)`, `absent`, `unverifiable (kid k1)`. */
-export function renderSignature(record: { status: string; kid?: string; alg?: string; thumbprint?: string } | undefined): string {
+export function renderSignature(
+  record: { status: string; kid?: string; alg?: string; thumbprint?: string } | undefined,
+): string {
   if (!record) return 'not recorded';
-  const parts = [record.kid ? `kid ${record.kid}` : '', record.alg ?? '', record.thumbprint ? `thumbprint ${record.thumbprint}` : ''].filter(Boolean);
+  const parts = [
+    record.kid ? `kid ${record.kid}` : '',
+    record.alg ?? '',
+    record.thumbprint ? `thumbprint ${record.thumbprint}` : '',
+  ].filter(Boolean);
   return parts.length ? `${record.status} (${parts.join(', ')})` : record.status;
 }
 
@@ -222,13 +242,21 @@ export function renderSignatureDrift(s: SignatureDrift): string {
 }
 
 /** One agent's verify/install report as lines (its warnings, printed apart, are not needed). */
-export function renderReport(name: string, report: Omit<AgentReport, 'warnings'>, options: { strict?: boolean } = {}): string[] {
+export function renderReport(
+  name: string,
+  report: Omit<AgentReport, 'warnings'>,
+  options: { strict?: boolean } = {},
+): string[] {
   switch (report.status) {
     case 'ok':
-      if (report.unchecked) return [`${options.strict ? kleur.red('✗') : kleur.yellow('!')} ${name}: ${report.unchecked}`];
+      if (report.unchecked)
+        return [`${options.strict ? kleur.red('✗') : kleur.yellow('!')} ${name}: ${report.unchecked}`];
       return [`${kleur.green('✓')} ${name}`];
     case 'changed': {
-      const head = report.change === 'structural' ? 'card changed (structural), plans unchanged' : 'card changed (descriptive), plans unchanged';
+      const head =
+        report.change === 'structural'
+          ? 'card changed (structural), plans unchanged'
+          : 'card changed (descriptive), plans unchanged';
       const mark = options.strict ? kleur.red('✗') : kleur.yellow('!');
       return [
         `${mark} ${name}: ${head}`,
@@ -242,7 +270,12 @@ export function renderReport(name: string, report: Omit<AgentReport, 'warnings'>
       return [
         `${mark} ${name}: unchecked (${report.reason}): ${report.unchecked}`,
         ...(report.routes ?? []).map((r) => `    credential withheld: ${r.scheme} → ${r.origin}`),
-        ...(report.cardChanges?.length ? [`    card changed (${report.change}), plans unchanged:`, ...renderCardChanges(report.cardChanges, '      ')] : []),
+        ...(report.cardChanges?.length
+          ? [
+              `    card changed (${report.change}), plans unchanged:`,
+              ...renderCardChanges(report.cardChanges, '      '),
+            ]
+          : []),
       ];
     }
     case 'drift':
@@ -251,13 +284,21 @@ export function renderReport(name: string, report: Omit<AgentReport, 'warnings'>
         ...renderDrift(report.drift ?? []),
         ...(report.signatureDrift ?? []).map(renderSignatureDrift),
         ...(report.unchecked ? [`    ${report.unchecked}`] : []),
-        ...(report.cardChanges?.length ? ['    card changes:', ...renderCardChanges(report.cardChanges, '      ')] : []),
+        ...(report.cardChanges?.length
+          ? ['    card changes:', ...renderCardChanges(report.cardChanges, '      ')]
+          : []),
         `    run: a2a update ${name}`,
       ];
     case 'out-of-date':
-      return [`${kleur.red('✗')} ${name}: lockfile out of date: ${(report.reasons ?? []).join('; ')}`, '    run: a2a lock'];
+      return [
+        `${kleur.red('✗')} ${name}: lockfile out of date: ${(report.reasons ?? []).join('; ')}`,
+        '    run: a2a lock',
+      ];
     case 'error':
-      return [`${kleur.red('✗')} ${name}: ${report.error?.code}: ${report.error?.message}`, ...(report.error?.hint ? [`    hint: ${report.error.hint}`] : [])];
+      return [
+        `${kleur.red('✗')} ${name}: ${report.error?.code}: ${report.error?.message}`,
+        ...(report.error?.hint ? [`    hint: ${report.error.hint}`] : []),
+      ];
   }
 }
 
@@ -265,7 +306,10 @@ export function renderReport(name: string, report: Omit<AgentReport, 'warnings'>
 export function renderExplanation(steps: ExplainedStep[], indent = '  ', limit = 12): string[] {
   const lines: string[] = [];
   steps.forEach((s, i) => {
-    lines.push(`${indent}${i + 1}. ${kleur.bold(s.step.padEnd(10))} ${s.ok ? s.detail : kleur.red(s.detail)}`, `${indent}   ${kleur.dim(s.why)}`);
+    lines.push(
+      `${indent}${i + 1}. ${kleur.bold(s.step.padEnd(10))} ${s.ok ? s.detail : kleur.red(s.detail)}`,
+      `${indent}   ${kleur.dim(s.why)}`,
+    );
     const width = Math.max(0, ...s.candidates.map((c) => c.value.length));
     for (const c of s.candidates.slice(0, limit)) {
       const mark = c.chosen ? kleur.green('→') : c.ok ? kleur.green('✓') : kleur.red('✗');
@@ -279,10 +323,14 @@ export function renderExplanation(steps: ExplainedStep[], indent = '  ', limit =
 /** What replacing one agent's entry changes (update, outdated, lock, diff): version, plan fields per skill, card diff, signatures. */
 export function renderEntryChanges(changes: EntryChanges, indent = '    '): string[] {
   return [
-    ...(changes.version ? [`${indent}version: ${kleur.red(changes.version.old)} → ${kleur.green(changes.version.new)}`] : []),
+    ...(changes.version
+      ? [`${indent}version: ${kleur.red(changes.version.old)} → ${kleur.green(changes.version.new)}`]
+      : []),
     ...renderPlanChanges(changes.planChanges, indent),
     ...(changes.cardChanges.length ? [`${indent}card:`, ...renderCardChanges(changes.cardChanges, `${indent}  `)] : []),
-    ...changes.signatureChanges.map((c) => `${indent}signature (${c.snapshot}): ${renderSignature(c.old)} → ${renderSignature(c.new)}`),
+    ...changes.signatureChanges.map(
+      (c) => `${indent}signature (${c.snapshot}): ${renderSignature(c.old)} → ${renderSignature(c.new)}`,
+    ),
   ];
 }
 
@@ -295,8 +343,10 @@ function planLine(plan: Plan): string {
 export function renderPlanChanges(planChanges: EntryChanges['planChanges'], indent = '    '): string[] {
   return Object.entries(planChanges).flatMap(([skill, list]) =>
     list.flatMap((c) => {
-      if (c.field === 'plan' && c.old === undefined) return [`${indent}${kleur.green('+')} plan ${kleur.bold(skill)}: ${planLine(c.new as Plan)}`];
-      if (c.field === 'plan' && c.new === undefined) return [`${indent}${kleur.red('-')} plan ${kleur.bold(skill)}: ${planLine(c.old as Plan)}`];
+      if (c.field === 'plan' && c.old === undefined)
+        return [`${indent}${kleur.green('+')} plan ${kleur.bold(skill)}: ${planLine(c.new as Plan)}`];
+      if (c.field === 'plan' && c.new === undefined)
+        return [`${indent}${kleur.red('-')} plan ${kleur.bold(skill)}: ${planLine(c.old as Plan)}`];
       return renderValueChange(`plan ${kleur.bold(skill)} › ${c.field}`, c.old, c.new, indent);
     }),
   );
@@ -305,8 +355,16 @@ export function renderPlanChanges(planChanges: EntryChanges['planChanges'], inde
 /** Why one agent could not be (re-)resolved by lock, add, update or outdated. */
 export function renderSyncFailure(name: string, f: SyncFailure): string[] {
   const lines: string[] = [];
-  if (f.error) lines.push(`${kleur.red('✗')} ${name}: ${f.error.code}: ${f.error.message}`, ...(f.error.hint ? [`    ${f.error.hint.replace(/^run /, 'run: ')}`] : []));
-  for (const r of f.refusals ?? []) lines.push(`${kleur.red('✗')} ${name} › ${r.skill}: refused: ${r.refusal.code}: ${r.refusal.message}`, ...(r.hint ? [`    hint: ${r.hint}`] : []));
+  if (f.error)
+    lines.push(
+      `${kleur.red('✗')} ${name}: ${f.error.code}: ${f.error.message}`,
+      ...(f.error.hint ? [`    ${f.error.hint.replace(/^run /, 'run: ')}`] : []),
+    );
+  for (const r of f.refusals ?? [])
+    lines.push(
+      `${kleur.red('✗')} ${name} › ${r.skill}: refused: ${r.refusal.code}: ${r.refusal.message}`,
+      ...(r.hint ? [`    hint: ${r.hint}`] : []),
+    );
   if (f.drift?.length || f.signatureDrift?.length) {
     lines.push(
       `${kleur.red('✗')} ${name}: beyond the lockfile`,

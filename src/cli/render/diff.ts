@@ -11,7 +11,14 @@ import type { AgentDiff, DiffCounts } from '../../lock/lockfile-diff.js';
 import { RISK_LEVELS, type Risk, type RiskLevel } from '../../lock/risk.js';
 import { diffAnnotations } from '../github.js';
 import { escapeMarkdown } from '../step-summary.js';
-import { documentOf, renderCardChanges, renderPlanChanges, renderSignature, renderValueChange, type CommandRenderer } from './common.js';
+import {
+  documentOf,
+  renderCardChanges,
+  renderPlanChanges,
+  renderSignature,
+  renderValueChange,
+  type CommandRenderer,
+} from './common.js';
 
 function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? '' : 's'}`;
@@ -19,13 +26,26 @@ function plural(count: number, noun: string): string {
 
 /** `2 changed, 1 added, 0 removed · 2 high, 1 medium · 1 better` (renamed and low counted when any; `no risk` when none). */
 export function countsLine(c: DiffCounts): string {
-  const agents = [`${c.changed} changed`, `${c.added} added`, `${c.removed} removed`, ...(c.renamed ? [`${c.renamed} renamed`] : [])].join(', ');
+  const agents = [
+    `${c.changed} changed`,
+    `${c.added} added`,
+    `${c.removed} removed`,
+    ...(c.renamed ? [`${c.renamed} renamed`] : []),
+  ].join(', ');
   const levels = (['high', 'medium', 'low'] as const).filter((l) => c[l] > 0).map((l) => `${c[l]} ${l}`);
-  return [agents, levels.length ? levels.join(', ') : 'no risk', ...(c.better ? [`${c.better} better`] : [])].join(' · ');
+  return [agents, levels.length ? levels.join(', ') : 'no risk', ...(c.better ? [`${c.better} better`] : [])].join(
+    ' · ',
+  );
 }
 
 function paintLevel(level: RiskLevel, text: string): string {
-  return level === 'high' ? kleur.red(text) : level === 'medium' ? kleur.yellow(text) : level === 'low' ? kleur.cyan(text) : kleur.dim(text);
+  return level === 'high'
+    ? kleur.red(text)
+    : level === 'medium'
+      ? kleur.yellow(text)
+      : level === 'low'
+        ? kleur.cyan(text)
+        : kleur.dim(text);
 }
 
 function versionText(a: AgentDiff): string {
@@ -65,11 +85,18 @@ export function agentBody(a: AgentDiff, indent = '    '): string[] {
   return [
     ...renderPlanChanges(c.planChanges, indent),
     ...(c.cardChanges.length ? [`${indent}card:`, ...renderCardChanges(c.cardChanges, `${indent}  `)] : []),
-    ...c.signatureChanges.map((s) => `${indent}signature (${s.snapshot}): ${renderSignature(s.old)} → ${renderSignature(s.new)}`),
+    ...c.signatureChanges.map(
+      (s) => `${indent}signature (${s.snapshot}): ${renderSignature(s.old)} → ${renderSignature(s.new)}`,
+    ),
     ...a.settingsChanges.flatMap((s) => renderValueChange(`settings › ${s.field}`, s.old, s.new, indent)),
-    ...(a.credentialSources ?? []).map((c) => `${indent}a2a.json › credentials › ${c.scheme}: ${c.old !== undefined ? `env ${c.old}` : 'none'} → ${c.new !== undefined ? `env ${c.new}` : 'none'}`),
+    ...(a.credentialSources ?? []).map(
+      (c) =>
+        `${indent}a2a.json › credentials › ${c.scheme}: ${c.old !== undefined ? `env ${c.old}` : 'none'} → ${c.new !== undefined ? `env ${c.new}` : 'none'}`,
+    ),
     // Of the info risks, descriptive changes and a host spelt otherwise than it is contacted are listed.
-    ...a.risks.filter((r) => r.level !== 'info' || r.code === 'descriptive' || r.code === 'host-international').map((r) => riskLine(r, indent)),
+    ...a.risks
+      .filter((r) => r.level !== 'info' || r.code === 'descriptive' || r.code === 'host-international')
+      .map((r) => riskLine(r, indent)),
     ...a.better.map((b) => `${indent}${kleur.green(`better ${b.code}`)}: ${b.message}`),
   ];
 }
@@ -79,7 +106,12 @@ export function diffLines(agents: readonly AgentDiff[], counts: DiffCounts): str
   const lines: string[] = [];
   for (const a of agents) if (a.verdict !== 'unchanged') lines.push(agentHeadline(a), ...agentBody(a));
   const same = agents.filter((a) => a.verdict === 'unchanged').map((a) => a.name);
-  if (same.length) lines.push(kleur.dim(`  ${plural(same.length, 'agent')} unchanged: ${same.slice(0, 10).join(', ')}${same.length > 10 ? `, … and ${same.length - 10} more` : ''}`));
+  if (same.length)
+    lines.push(
+      kleur.dim(
+        `  ${plural(same.length, 'agent')} unchanged: ${same.slice(0, 10).join(', ')}${same.length > 10 ? `, … and ${same.length - 10} more` : ''}`,
+      ),
+    );
   lines.push(countsLine(counts));
   return lines;
 }
@@ -100,7 +132,9 @@ export const MARKDOWN_DETAIL_LINE = 1_000;
  * percent-encoded (nothing can end the comment); bounded like a cell.
  */
 export function markdownMarker(manifest: string): string {
-  const path = bounded(manifest, 200).replace(/[^A-Za-z0-9._/+@=,~-]/gu, (c) => encodeURIComponent(c).replace(/[!'()*]/g, (x) => `%${x.charCodeAt(0).toString(16).toUpperCase()}`));
+  const path = bounded(manifest, 200).replace(/[^A-Za-z0-9._/+@=,~-]/gu, (c) =>
+    encodeURIComponent(c).replace(/[!'()*]/g, (x) => `%${x.charCodeAt(0).toString(16).toUpperCase()}`),
+  );
   return `${MARKDOWN_MARKER_PREFIX}${path || 'a2a.json'} -->`;
 }
 
@@ -177,7 +211,9 @@ function weightyLevels(agents: readonly AgentDiff[]): string {
     .map((l) => [l, agents.filter((a) => a.level === l).length] as const)
     .filter(([, n]) => n > 0)
     .map(([l, n]) => `${n} ${l}`);
-  const codes = new Set(agents.flatMap((a) => a.risks.filter((r) => r.level === 'high' || r.level === 'medium').map((r) => r.code)));
+  const codes = new Set(
+    agents.flatMap((a) => a.risks.filter((r) => r.level === 'high' || r.level === 'medium').map((r) => r.code)),
+  );
   return levels.length ? `${levels.join(', ')}: ${[...codes].join(', ')}` : '';
 }
 
@@ -191,12 +227,22 @@ function weightyLevels(agents: readonly AgentDiff[]): string {
  * (so an agent at high or medium risk is always named: its row comes first). `title` is a line
  * under the counts (what was compared).
  */
-export function diffMarkdown(agents: readonly AgentDiff[], counts: DiffCounts, title?: string, options: { manifest?: string } = {}): string {
+export function diffMarkdown(
+  agents: readonly AgentDiff[],
+  counts: DiffCounts,
+  title?: string,
+  options: { manifest?: string } = {},
+): string {
   const wasEnabled = kleur.enabled;
   kleur.enabled = false;
   try {
     const changed = agents.filter((a) => a.verdict !== 'unchanged').sort((a, b) => riskOrder(a) - riskOrder(b));
-    const head = [markdownMarker(options.manifest ?? 'a2a.json'), `**${countsLine(counts)}**`, ...(title ? ['', escapeMarkdown(bounded(title, 2 * MARKDOWN_CELL))] : []), ''];
+    const head = [
+      markdownMarker(options.manifest ?? 'a2a.json'),
+      `**${countsLine(counts)}**`,
+      ...(title ? ['', escapeMarkdown(bounded(title, 2 * MARKDOWN_CELL))] : []),
+      '',
+    ];
     const notes: string[] = [];
     if (changed.length === 0) head.push('No agent changed.', '');
     else {
@@ -214,7 +260,9 @@ export function diffMarkdown(agents: readonly AgentDiff[], counts: DiffCounts, t
       }
       if (left.length) {
         const weighty = weightyLevels(left);
-        notes.push(`_${plural(left.length, 'more agent')} changed${weighty ? ` (${weighty})` : ''}, not in the table (the comment's size limit); run \`a2a diff\` to see all._`);
+        notes.push(
+          `_${plural(left.length, 'more agent')} changed${weighty ? ` (${weighty})` : ''}, not in the table (the comment's size limit); run \`a2a diff\` to see all._`,
+        );
       }
       head.push('');
     }
@@ -226,7 +274,16 @@ export function diffMarkdown(agents: readonly AgentDiff[], counts: DiffCounts, t
     for (const a of changed) {
       const body = [agentHeadline(a), ...agentBody(a)].map((line) => bounded(line, MARKDOWN_DETAIL_LINE)).join('\n');
       const fence = fenceFor(body);
-      const block = [`<details><summary>${cell(a.name)}: ${changeLabel(a)}${a.level && a.level !== 'info' ? ` · ${a.level}` : ''}</summary>`, '', fence, body, fence, '', '</details>', ''];
+      const block = [
+        `<details><summary>${cell(a.name)}: ${changeLabel(a)}${a.level && a.level !== 'info' ? ` · ${a.level}` : ''}</summary>`,
+        '',
+        fence,
+        body,
+        fence,
+        '',
+        '</details>',
+        '',
+      ];
       const length = block.join('\n').length + 1;
       if (size + length > MARKDOWN_LIMIT - 400) {
         cut.push(a);
@@ -237,7 +294,9 @@ export function diffMarkdown(agents: readonly AgentDiff[], counts: DiffCounts, t
     }
     if (cut.length) {
       const weighty = weightyLevels(cut);
-      notes.push(`_The details of ${plural(cut.length, 'agent')}${weighty ? ` (${weighty})` : ''} are cut to stay under GitHub's comment limit; run \`a2a diff\` locally to see them._`);
+      notes.push(
+        `_The details of ${plural(cut.length, 'agent')}${weighty ? ` (${weighty})` : ''} are cut to stay under GitHub's comment limit; run \`a2a diff\` locally to see them._`,
+      );
     }
     return `${[...out, ...notes].join('\n').trimEnd()}\n`;
   } finally {
@@ -253,12 +312,22 @@ export function diffMarkdown(agents: readonly AgentDiff[], counts: DiffCounts, t
 function sideText(side: DiffData['base']): string {
   const notes: string[] = [];
   if (side.kind === 'revision' && side.commit !== undefined) {
-    if (side.source !== undefined) notes.push(side.ref !== undefined && side.ref !== side.commit ? `${side.source}: merge-base with ${side.ref}` : side.source);
+    if (side.source !== undefined)
+      notes.push(
+        side.ref !== undefined && side.ref !== side.commit
+          ? `${side.source}: merge-base with ${side.ref}`
+          : side.source,
+      );
     else if (side.ref !== undefined) notes.push(`${side.ref} at ${side.commit.slice(0, 12)}`);
     else if (side.commit !== side.label) notes.push(side.commit.slice(0, 12));
   }
   if (!side.found) notes.push('no lockfile');
-  const what = side.kind === 'worktree' ? 'working tree' : side.kind === 'git-external' ? side.label : `${side.kind} ${side.label}`;
+  const what =
+    side.kind === 'worktree'
+      ? 'working tree'
+      : side.kind === 'git-external'
+        ? side.label
+        : `${side.kind} ${side.label}`;
   return notes.length ? `${what} (${notes.join(', ')})` : what;
 }
 
@@ -270,11 +339,15 @@ export function diffTitle(data: Pick<DiffData, 'base' | 'head'>): string {
 /** The lockfile relative to the repository (`GITHUB_WORKSPACE`), else to the working directory. */
 function annotationFile(lockfile: string, where: { cwd: string; env: NodeJS.ProcessEnv }): string {
   const inWorkspace = where.env.GITHUB_WORKSPACE ? relative(where.env.GITHUB_WORKSPACE, lockfile) : '';
-  const file = inWorkspace && !inWorkspace.startsWith('..') && !isAbsolute(inWorkspace) ? inWorkspace : relative(where.cwd, lockfile);
+  const file =
+    inWorkspace && !inWorkspace.startsWith('..') && !isAbsolute(inWorkspace)
+      ? inWorkspace
+      : relative(where.cwd, lockfile);
   return file.split(sep).join('/');
 }
 
-const annotations: CommandRenderer<DiffData>['annotations'] = (data, where) => diffAnnotations(annotationFile(data.human.lockfile, where), diffAgents(data), data.human.lines);
+const annotations: CommandRenderer<DiffData>['annotations'] = (data, where) =>
+  diffAnnotations(annotationFile(data.human.lockfile, where), diffAgents(data), data.human.lines);
 
 /**
  * `a2a diff` (text): the document is `{"ok", "base", "head", "failOn"?, "counts", "agents"}`; the
@@ -305,4 +378,5 @@ export function diffDataMarkdown(data: DiffData): string {
 }
 
 /** The annotations of a diff, for the CLI to print on stderr (markdown output). */
-export const diffStderrAnnotations = (data: DiffData, where: { cwd: string; env: NodeJS.ProcessEnv }): string[] => annotations!(data, where);
+export const diffStderrAnnotations = (data: DiffData, where: { cwd: string; env: NodeJS.ProcessEnv }): string[] =>
+  annotations!(data, where);

@@ -6,7 +6,13 @@ import { documentOf, renderEntryChanges, renderSyncFailure, type CommandRenderer
 import { agentBody, countsLine, diffMarkdown } from './diff.js';
 
 function mark(action: LockedAgent['action']): string {
-  return action === 'added' ? kleur.green('+') : action === 'removed' ? kleur.red('-') : action === 'updated' || action === 'renamed' ? kleur.yellow('~') : ' ';
+  return action === 'added'
+    ? kleur.green('+')
+    : action === 'removed'
+      ? kleur.red('-')
+      : action === 'updated' || action === 'renamed'
+        ? kleur.yellow('~')
+        : ' ';
 }
 
 /**
@@ -26,8 +32,11 @@ export const lockRenderer: CommandRenderer<LockData> = {
     } else {
       for (const agent of human.agents) {
         if (agent.action !== 'unchanged' || agent.forced) {
-          const what = agent.action === 'renamed' ? `renamed ${agent.from} → ${agent.name}` : `${agent.name} ${agent.action}`;
-          lines.push(`${mark(agent.action)} ${what}${agent.entry ? ` (${agent.entry.resolved}, version ${agent.entry.version})` : ''}`);
+          const what =
+            agent.action === 'renamed' ? `renamed ${agent.from} → ${agent.name}` : `${agent.name} ${agent.action}`;
+          lines.push(
+            `${mark(agent.action)} ${what}${agent.entry ? ` (${agent.entry.resolved}, version ${agent.entry.version})` : ''}`,
+          );
         }
         // The change view of what was written (plans, card, signatures, settings, risks), as a2a diff shows it.
         const reviewed = human.review?.agents.find((a) => a.name === agent.name && a.verdict !== 'unchanged');
@@ -40,7 +49,13 @@ export const lockRenderer: CommandRenderer<LockData> = {
     }
     if (human.manifest) {
       const { path, outcome } = human.manifest;
-      lines.push(outcome === 'written' ? `wrote ${path}` : outcome === 'up-to-date' ? `${path} is up to date` : `${path} not written`);
+      lines.push(
+        outcome === 'written'
+          ? `wrote ${path}`
+          : outcome === 'up-to-date'
+            ? `${path} is up to date`
+            : `${path} not written`,
+      );
     }
     return lines;
   },
@@ -54,9 +69,28 @@ export const lockMarkdownRenderer: CommandRenderer<LockData> = {
   json: documentOf,
   text: (data) => {
     if (!data.ok) return lockRenderer.text(data);
-    const review = data.human.review ?? { agents: [], counts: { changed: 0, added: 0, removed: 0, renamed: 0, unchanged: 0, high: 0, medium: 0, low: 0, info: 0, better: 0 } };
+    const review = data.human.review ?? {
+      agents: [],
+      counts: {
+        changed: 0,
+        added: 0,
+        removed: 0,
+        renamed: 0,
+        unchanged: 0,
+        high: 0,
+        medium: 0,
+        low: 0,
+        info: 0,
+        better: 0,
+      },
+    };
     // The marker names the manifest by its file name (a2a diff names it from the repository root).
-    return diffMarkdown(review.agents, review.counts, `a2a update: ${basename(data.human.lockfile)}${data.written ? '' : ' is up to date'}`, { manifest: basename(data.human.manifest?.path ?? 'a2a.json') })
+    return diffMarkdown(
+      review.agents,
+      review.counts,
+      `a2a update: ${basename(data.human.lockfile)}${data.written ? '' : ' is up to date'}`,
+      { manifest: basename(data.human.manifest?.path ?? 'a2a.json') },
+    )
       .replace(/\n$/, '')
       .split('\n');
   },

@@ -24,9 +24,13 @@ export const lsRenderer: CommandRenderer<LsData> = {
     const lines: string[] = [];
     for (const name of names) {
       const agent = data.agents[name]!;
-      lines.push(`${name} ${agent.card}${agent.version !== undefined ? ` (version ${agent.version})` : ' (not locked)'}`);
-      for (const [skill, plan] of Object.entries(agent.skills)) lines.push(`  ${skill}: ${plan ? planSummary(plan) : 'not locked (run a2a lock)'}`);
-      for (const [origin, placement] of Object.entries(agent.originAuth ?? {})) lines.push(`  originAuth ${origin}: ${placement}`);
+      lines.push(
+        `${name} ${agent.card}${agent.version !== undefined ? ` (version ${agent.version})` : ' (not locked)'}`,
+      );
+      for (const [skill, plan] of Object.entries(agent.skills))
+        lines.push(`  ${skill}: ${plan ? planSummary(plan) : 'not locked (run a2a lock)'}`);
+      for (const [origin, placement] of Object.entries(agent.originAuth ?? {}))
+        lines.push(`  originAuth ${origin}: ${placement}`);
     }
     return lines;
   },

@@ -17,7 +17,10 @@ function agentLines(agent: OutdatedAgent): string[] {
     case 'removed':
       return [`${kleur.red('-')} ${name}: would be removed (no longer in the manifest)`];
     case 'outdated':
-      return [`${kleur.yellow('~')} ${name}: would be updated${agent.change ? ` (${agent.change} card change)` : ''}`, ...renderEntryChanges(agent.changes)];
+      return [
+        `${kleur.yellow('~')} ${name}: would be updated${agent.change ? ` (${agent.change} card change)` : ''}`,
+        ...renderEntryChanges(agent.changes),
+      ];
   }
 }
 
@@ -33,7 +36,10 @@ export const outdatedRenderer: CommandRenderer<OutdatedData> = {
     if (outdated.length) {
       // Agents added to or removed from the manifest are a2a lock's job; a2a update re-reads locked ones.
       const updated = data.human.agents.filter((agent) => agent.status === 'outdated').map((agent) => agent.name);
-      const fix = [...(updated.length < outdated.length ? ['a2a lock'] : []), ...(updated.length ? [`a2a update ${updated.join(' ')}`] : [])].join(', then ');
+      const fix = [
+        ...(updated.length < outdated.length ? ['a2a lock'] : []),
+        ...(updated.length ? [`a2a update ${updated.join(' ')}`] : []),
+      ].join(', then ');
       lines.push(`${outdated.length} agent${outdated.length === 1 ? '' : 's'} would change: run ${fix}`);
     } else if (data.ok) lines.push(kleur.green(`${data.human.lockfile} is current: a2a update would change nothing`));
     return lines;

@@ -6,7 +6,11 @@ import { documentOf, renderPlan, type CommandRenderer } from './common.js';
 export const planRenderer: CommandRenderer<PlanData> = {
   json: documentOf,
   text: (data) => {
-    if ('plan' in data) return [`plan for skill "${data.human.skill}" on ${data.human.card.name} ${data.human.card.version}`, ...renderPlan(data.plan)];
+    if ('plan' in data)
+      return [
+        `plan for skill "${data.human.skill}" on ${data.human.card.name} ${data.human.card.version}`,
+        ...renderPlan(data.plan),
+      ];
     return [`refused: ${data.refusal.code}: ${data.refusal.message}`];
   },
 };

@@ -27,14 +27,19 @@ export const verifyRenderer: CommandRenderer<VerifyData> = {
     return [
       ...Object.entries(data.agents).flatMap(([name, report]) => renderReport(name, report, { strict })),
       exitCode === ExitCode.Ok
-        ? kleur.green(`verified ${plural(count, 'agent')}${offline ? ' (offline)' : ''}${unchecked ? `, ${unchecked} unchecked` : ''}${baseNote(data.base)}`)
+        ? kleur.green(
+            `verified ${plural(count, 'agent')}${offline ? ' (offline)' : ''}${unchecked ? `, ${unchecked} unchecked` : ''}${baseNote(data.base)}`,
+          )
         : kleur.red(`verify failed (exit ${exitCode})${baseNote(data.base)}`),
     ];
   },
   annotations: (data, where) => {
     const { lockfile } = data.human;
     const inWorkspace = where.env.GITHUB_WORKSPACE ? relative(where.env.GITHUB_WORKSPACE, lockfile) : '';
-    const file = inWorkspace && !inWorkspace.startsWith('..') && !isAbsolute(inWorkspace) ? inWorkspace : relative(where.cwd, lockfile);
+    const file =
+      inWorkspace && !inWorkspace.startsWith('..') && !isAbsolute(inWorkspace)
+        ? inWorkspace
+        : relative(where.cwd, lockfile);
     return verifyAnnotations(file.split(sep).join('/'), data.agents);
   },
 };
@@ -45,7 +50,8 @@ export const verifyRenderer: CommandRenderer<VerifyData> = {
  */
 function baseNote(base: VerifyData['base']): string {
   if (!base) return '';
-  if (base.status === 'unreadable') return ` (base${base.ref !== undefined ? ` ${base.ref}` : ''} unreadable: no credential sent)`;
+  if (base.status === 'unreadable')
+    return ` (base${base.ref !== undefined ? ` ${base.ref}` : ''} unreadable: no credential sent)`;
   return ` (credentials only along the routes of base ${base.rev.slice(0, 12)}${base.ref === base.rev ? '' : `, merge-base with ${base.ref}`})`;
 }
 
@@ -67,10 +73,17 @@ function detailOf(r: ReportDocument): string {
     case 'changed':
       return `${r.change ?? 'card'} card change, plans unchanged${r.unchecked ? `; ${r.unchecked}` : ''}`;
     case 'unchecked':
-      return [`${r.reason}: ${r.unchecked}`, ...(r.routes ?? []).map((x) => `credential withheld: ${x.scheme} to ${x.origin}`)].join('; ');
+      return [
+        `${r.reason}: ${r.unchecked}`,
+        ...(r.routes ?? []).map((x) => `credential withheld: ${x.scheme} to ${x.origin}`),
+      ].join('; ');
     case 'drift':
       return [
-        ...(r.drift ?? []).map((d) => (d.refusal ? `${d.skill}: refused (${d.refusal.code})` : `${d.skill} › ${d.field}: ${show(d.locked)} → ${show(d.fresh)}`)),
+        ...(r.drift ?? []).map((d) =>
+          d.refusal
+            ? `${d.skill}: refused (${d.refusal.code})`
+            : `${d.skill} › ${d.field}: ${show(d.locked)} → ${show(d.fresh)}`,
+        ),
         ...(r.signatureDrift ?? []).map((x) => `signature (${x.snapshot}): ${x.locked.status} → ${x.fresh.status}`),
       ].join('; ');
     case 'out-of-date':
@@ -104,9 +117,22 @@ export function verifySummary(data: VerifyData): string {
       : unchecked > 0
         ? `⚠️ verified ${plural(reports.length, 'agent')}, ${unchecked} unchecked`
         : `✅ verified ${plural(reports.length, 'agent')}`;
-  const lines = [`### a2a verify: ${outcome}${offline ? ' (offline)' : ''}${strict ? ' (--strict)' : ''}`, '', counts.join(' · ') || 'no agents', ''];
-  if (data.base?.status === 'read') lines.push(`Credentials were sent only along the routes the lockfile of base ${escapeMarkdown(data.base.rev.slice(0, 12))} (${escapeMarkdown(data.base.source)}${data.base.ref === data.base.rev ? '' : `: merge-base with ${escapeMarkdown(data.base.ref)}`}) had.`, '');
-  if (data.base?.status === 'unreadable') lines.push(`**No credential was sent**: ${escapeMarkdown(data.base.reason)}. To check with credentials, ${escapeMarkdown(data.base.hint)}.`, '');
+  const lines = [
+    `### a2a verify: ${outcome}${offline ? ' (offline)' : ''}${strict ? ' (--strict)' : ''}`,
+    '',
+    counts.join(' · ') || 'no agents',
+    '',
+  ];
+  if (data.base?.status === 'read')
+    lines.push(
+      `Credentials were sent only along the routes the lockfile of base ${escapeMarkdown(data.base.rev.slice(0, 12))} (${escapeMarkdown(data.base.source)}${data.base.ref === data.base.rev ? '' : `: merge-base with ${escapeMarkdown(data.base.ref)}`}) had.`,
+      '',
+    );
+  if (data.base?.status === 'unreadable')
+    lines.push(
+      `**No credential was sent**: ${escapeMarkdown(data.base.reason)}. To check with credentials, ${escapeMarkdown(data.base.hint)}.`,
+      '',
+    );
   if (reports.length) {
     lines.push('| Agent | Status | Detail |', '|---|---|---|');
     // Bounded, so no agent's detail (a card's field, an agent's error) can push the summary past
@@ -122,7 +148,11 @@ export function verifySummary(data: VerifyData): string {
         size += row.length + 1;
       }
     }
-    if (left.length) lines.push('', `_${plural(left.length, 'more agent')} not in the table (${[...new Set(left)].map((st) => `${left.filter((x) => x === st).length} ${st}`).join(', ')}); run \`a2a verify\` to see all._`);
+    if (left.length)
+      lines.push(
+        '',
+        `_${plural(left.length, 'more agent')} not in the table (${[...new Set(left)].map((st) => `${left.filter((x) => x === st).length} ${st}`).join(', ')}); run \`a2a verify\` to see all._`,
+      );
   }
   return `${lines.join('\n')}\n`;
 }
@@ -134,7 +164,11 @@ export const installRenderer: CommandRenderer<InstallData> = {
     const { exitCode, lockfile, skills } = data.human;
     return [
       ...Object.entries(data.agents).flatMap(([name, report]) => renderReport(name, report)),
-      exitCode === ExitCode.Ok ? kleur.green(`installed ${plural(Object.keys(data.agents).length, 'agent')} (${plural(skills, 'skill')}) from ${lockfile}${baseNote(data.base)}`) : kleur.red(`install failed (exit ${exitCode})${baseNote(data.base)}`),
+      exitCode === ExitCode.Ok
+        ? kleur.green(
+            `installed ${plural(Object.keys(data.agents).length, 'agent')} (${plural(skills, 'skill')}) from ${lockfile}${baseNote(data.base)}`,
+          )
+        : kleur.red(`install failed (exit ${exitCode})${baseNote(data.base)}`),
     ];
   },
 };

@@ -12,13 +12,27 @@ export const whyRenderer: CommandRenderer<WhyData> = {
   json: documentOf,
   text: (data) => {
     const { agent, card } = data;
-    const lines = [`${kleur.bold(agent)}: ${card.name} ${card.version} (${card.resolved}${card.extended !== undefined ? ', extended card' : ''}, ${card.integrity})`];
-    for (const [origin, placement] of Object.entries(card.originAuth ?? {})) lines.push(`  originAuth ${origin}: ${placement} (every request to the origin)`);
+    const lines = [
+      `${kleur.bold(agent)}: ${card.name} ${card.version} (${card.resolved}${card.extended !== undefined ? ', extended card' : ''}, ${card.integrity})`,
+    ];
+    for (const [origin, placement] of Object.entries(card.originAuth ?? {}))
+      lines.push(`  originAuth ${origin}: ${placement} (every request to the origin)`);
     for (const [skill, explained] of Object.entries(data.skills)) {
-      lines.push(`${kleur.bold(agent)} › ${kleur.bold(skill)}${skill === '*' ? ' (agent-level plan)' : ''}`, ...renderExplanation(explained.steps));
-      if (explained.rebasedFrom !== undefined) lines.push(`  ${explained.plan.url}: rebased from ${explained.rebasedFrom} (rebaseInterfaces)`);
-      if (explained.refusal) lines.push(`  ${kleur.red('✗')} the locked snapshot no longer negotiates this skill: ${explained.refusal.code}`);
-      else if (explained.differences?.length) lines.push(`  ${kleur.red('✗')} the locked plan differs from what its snapshot negotiates:`, ...renderDrift(explained.differences));
+      lines.push(
+        `${kleur.bold(agent)} › ${kleur.bold(skill)}${skill === '*' ? ' (agent-level plan)' : ''}`,
+        ...renderExplanation(explained.steps),
+      );
+      if (explained.rebasedFrom !== undefined)
+        lines.push(`  ${explained.plan.url}: rebased from ${explained.rebasedFrom} (rebaseInterfaces)`);
+      if (explained.refusal)
+        lines.push(
+          `  ${kleur.red('✗')} the locked snapshot no longer negotiates this skill: ${explained.refusal.code}`,
+        );
+      else if (explained.differences?.length)
+        lines.push(
+          `  ${kleur.red('✗')} the locked plan differs from what its snapshot negotiates:`,
+          ...renderDrift(explained.differences),
+        );
       else lines.push(`  ${kleur.green('✓')} the locked plan`);
     }
     if (!data.ok) lines.push('run: a2a lock');
