@@ -84,7 +84,7 @@ describe('reference pages vs the code', () => {
     );
     expect(codes.length).toBeGreaterThan(20);
     expect(codes.filter((code) => !src.includes(`'${code}'`))).toEqual([]);
-    const pushed = [...src.matchAll(/warnings\.(?:push|unshift)\(\{ code: '([a-z0-9-]+)'/g)].map((m) => m[1]!);
+    const pushed = [...src.matchAll(/warnings\.(?:push|unshift)\(\{\s*code: '([a-z0-9-]+)'/g)].map((m) => m[1]!);
     expect(pushed.length).toBeGreaterThan(10);
     expect([...new Set(pushed)].filter((code) => !codes.includes(code))).toEqual([]);
   });

@@ -72,8 +72,14 @@ describe.concurrent('the official a2a CLI runs a2a-lock as `a2a lock`', () => {
       expect(info.stdout).toBe(expected);
       expect(info.stderr).toBe('');
     }
-    // The bundle answers from itself: the version is written in, so info opens no file (not even package.json).
-    expect(await readFile(BIN, 'utf8')).toMatch(
+    // The bundle answers from itself: the version is written in (in the bundle or a chunk it imports
+    // statically, shared with the User-Agent), so info reads no package.json.
+    const bin = await readFile(BIN, 'utf8');
+    const statics = [...bin.matchAll(/^import .* from "\.\/(chunks\/[^"]+)";$/gm)].map((m) => m[1]!);
+    const bundled = [bin, ...(await Promise.all(statics.map((c) => readFile(join(dirname(BIN), c), 'utf8'))))].join(
+      '\n',
+    );
+    expect(bundled).toMatch(
       new RegExp(
         `function packageVersion\\(\\) \\{\\s*return ${JSON.stringify(version).replace(/\./g, '\\.')};\\s*\\}`,
       ),
