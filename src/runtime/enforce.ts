@@ -161,8 +161,9 @@ function bindingViolation(ctx: RequestPlan): PlanViolationError | undefined {
 
 /** The path of `href` below the locked interface (see {@link pathBelow}). @throws PlanViolationError (via `violation`) for a URL off the interface */
 function checkUrl(iface: FallbackInterface, href: string, violation: (m: string) => Error): string {
-  const base = new URL(iface.url);
   // The exact locked URL (every JSON-RPC call) needs no parsing.
+  if (href === iface.url) return '';
+  const base = new URL(iface.url);
   if (href === base.href) return '';
   let url: URL;
   try {
@@ -279,7 +280,8 @@ async function sendChecked(
     }
     return placed;
   };
-  let placements = await read();
+  // No await (a microtask on every call) for a plan that places no credential.
+  let placements = ctx.security ? await read() : [];
   let target = href;
   let renewed = false;
   for (let hops = 0; ; hops++) {
