@@ -108,6 +108,11 @@ export interface DiffCounts {
   better: number;
 }
 
+/** {@link DiffCounts} of a review with no agent in it: every count 0. */
+export function noCounts(): DiffCounts {
+  return { changed: 0, added: 0, removed: 0, renamed: 0, unchanged: 0, high: 0, medium: 0, low: 0, info: 0, better: 0 };
+}
+
 /** Everything that differs between two lockfiles, agent by agent (sorted by name). */
 export interface LockfileDiff {
   agents: AgentDiff[];
@@ -222,18 +227,7 @@ export function diffLockfiles(
   }
   for (const name of onlyBase) if (!taken.has(name)) agents.push(agentDiff(name, sideOf(base, name), undefined));
   agents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  const counts: DiffCounts = {
-    changed: 0,
-    added: 0,
-    removed: 0,
-    renamed: 0,
-    unchanged: 0,
-    high: 0,
-    medium: 0,
-    low: 0,
-    info: 0,
-    better: 0,
-  };
+  const counts = noCounts();
   for (const a of agents) {
     if (a.verdict === 'renamed') {
       counts.renamed++;

@@ -3,6 +3,7 @@ import { basename } from 'node:path';
 import kleur from 'kleur';
 import type { LockData, LockedAgent } from '../../commands/lock.js';
 import { documentOf, renderEntryChanges, renderSyncFailure, type CommandRenderer } from './common.js';
+import { noCounts } from '../../lock/lockfile-diff.js';
 import { agentBody, countsLine, diffMarkdown } from './diff.js';
 
 function mark(action: LockedAgent['action']): string {
@@ -69,21 +70,7 @@ export const lockMarkdownRenderer: CommandRenderer<LockData> = {
   json: documentOf,
   text: (data) => {
     if (!data.ok) return lockRenderer.text(data);
-    const review = data.human.review ?? {
-      agents: [],
-      counts: {
-        changed: 0,
-        added: 0,
-        removed: 0,
-        renamed: 0,
-        unchanged: 0,
-        high: 0,
-        medium: 0,
-        low: 0,
-        info: 0,
-        better: 0,
-      },
-    };
+    const review = data.human.review ?? { agents: [], counts: noCounts() };
     // The marker names the manifest by its file name (a2a diff names it from the repository root).
     return diffMarkdown(
       review.agents,
