@@ -3,6 +3,11 @@
  * served), for unit tests that build cards from it. A fresh copy each call.
  */
 import { readFileSync } from 'node:fs';
+import { integrityOf } from '../../src/canonical.js';
+import { normalizeCard } from '../../src/card/normalize.js';
+import { negotiateSkills } from '../../src/lock/drift.js';
+import type { LockEntry } from '../../src/lock/schema.js';
+import { type AgentSettings, DEFAULT_PROFILE } from '../../src/manifest/schema.js';
 
 /** Raw card JSON. */
 export type Json = Record<string, any>;
@@ -31,4 +36,29 @@ export function keyedWorkedExample(
     c.securityRequirements = [{ schemes: { key: { list: [] } } }];
     patch(c);
   });
+}
+
+/** Where the lock tests' entries say the worked example was fetched from. */
+export const WORKED_CARD_URL = 'https://research.example.com/.well-known/agent-card.json';
+
+/** Agent settings holding the credential of {@link keyedWorkedExample}'s scheme `key`. */
+export const KEYED_SETTINGS: AgentSettings = { ...DEFAULT_PROFILE, credentials: ['key'] };
+
+/** A lock entry as `a2a lock` writes it for `json` fetched from {@link WORKED_CARD_URL}: snapshot, integrity, the plans its card negotiates for `skills` under `settings`. */
+export function lockEntryFor(
+  json: Json,
+  settings: AgentSettings = KEYED_SETTINGS,
+  skills = ['market-size'],
+): LockEntry {
+  const card = normalizeCard(json, { source: WORKED_CARD_URL, baseUrl: WORKED_CARD_URL }).card;
+  const { plans } = negotiateSkills(card, skills, settings);
+  return {
+    card: WORKED_CARD_URL,
+    resolved: WORKED_CARD_URL,
+    a2aVersion: '1.0',
+    version: String(json.version),
+    integrity: integrityOf(json),
+    snapshot: json,
+    plans,
+  };
 }

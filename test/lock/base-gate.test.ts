@@ -1,15 +1,13 @@
 /** Where a review run may send an agent's credential: only along routes its base lockfile had, with the base's secret variable. */
 import { describe, expect, it } from 'vitest';
 import { integrityOf } from '../../src/canonical.js';
-import { normalizeCard } from '../../src/card/normalize.js';
 import { extendedChangedSince, gateFromBase, withheldRoutes } from '../../src/lock/base-gate.js';
 import { credentialRoutes } from '../../src/lock/credential-routes.js';
-import { negotiateSkills } from '../../src/lock/drift.js';
 import { ExitCode } from '../../src/errors.js';
 import { changedReport, driftReport, okReport, strictExitCode, withUnchecked } from '../../src/lock/report.js';
 import type { LockEntry, Lockfile } from '../../src/lock/schema.js';
 import { DEFAULT_PROFILE, type AgentSettings, type Manifest } from '../../src/manifest/schema.js';
-import { keyedWorkedExample } from '../helpers/worked-example.js';
+import { keyedWorkedExample, lockEntryFor } from '../helpers/worked-example.js';
 
 type Json = Record<string, any>;
 const CARD_URL = 'https://research.example.com/.well-known/agent-card.json';
@@ -30,17 +28,9 @@ function raw(
 
 /** A lock entry for `json` whose extended card is `json` with another description. */
 function entryFor(json: Json, extendedDescription = 'extended'): LockEntry {
-  const card = normalizeCard(json, { source: CARD_URL, baseUrl: CARD_URL }).card;
-  const { plans } = negotiateSkills(card, ['market-size'], SETTINGS);
   const extended = { ...json, description: extendedDescription };
   return {
-    card: CARD_URL,
-    resolved: CARD_URL,
-    a2aVersion: '1.0',
-    version: String(json.version),
-    integrity: integrityOf(json),
-    snapshot: json,
-    plans,
+    ...lockEntryFor(json, SETTINGS),
     extended: {
       resolved: 'https://research.example.com/a2a/v1',
       integrity: integrityOf(extended),

@@ -1,16 +1,15 @@
 /** Where a lock entry sends credentials, and which routes of a head entry its base never had. */
 import { describe, expect, it } from 'vitest';
-import { integrityOf } from '../../src/canonical.js';
 import { normalizeCard } from '../../src/card/normalize.js';
 import { credentialRoutes, extendedRoutes, originOf, uncoveredRoutes } from '../../src/lock/credential-routes.js';
 import type { ExtendedRoute } from '../../src/lock/route.js';
-import { negotiateSkills, schemeDrift } from '../../src/lock/drift.js';
+import { schemeDrift } from '../../src/lock/drift.js';
 import { gateFromBase, withheldRoutes } from '../../src/lock/base-gate.js';
 import { assessRisks } from '../../src/lock/risk.js';
 import type { Lockfile } from '../../src/lock/schema.js';
 import type { LockEntry } from '../../src/lock/schema.js';
 import { DEFAULT_PROFILE, type AgentSettings, type Manifest } from '../../src/manifest/schema.js';
-import { keyedWorkedExample } from '../helpers/worked-example.js';
+import { keyedWorkedExample, lockEntryFor } from '../helpers/worked-example.js';
 
 type Json = Record<string, any>;
 const CARD_URL = 'https://research.example.com/.well-known/agent-card.json';
@@ -19,17 +18,7 @@ const SETTINGS: AgentSettings = { ...DEFAULT_PROFILE, credentials: ['key'] };
 const raw = keyedWorkedExample;
 
 function entryFor(json: Json): LockEntry {
-  const card = normalizeCard(json, { source: CARD_URL, baseUrl: CARD_URL }).card;
-  const { plans } = negotiateSkills(card, ['market-size'], SETTINGS);
-  return {
-    card: CARD_URL,
-    resolved: CARD_URL,
-    a2aVersion: '1.0',
-    version: String(json.version),
-    integrity: integrityOf(json),
-    snapshot: json,
-    plans,
-  };
+  return lockEntryFor(json, SETTINGS);
 }
 
 describe('credentialRoutes', () => {

@@ -21,7 +21,7 @@ import { entryChanges } from '../../src/lock/changes.js';
 import type { LockEntry, Lockfile } from '../../src/lock/schema.js';
 import { parseManifest } from '../../src/manifest/parse.js';
 import { DEFAULT_PROFILE, type AgentSettings, type Manifest } from '../../src/manifest/schema.js';
-import { keyedWorkedExample, workedExample } from '../helpers/worked-example.js';
+import { keyedWorkedExample, lockEntryFor, workedExample } from '../helpers/worked-example.js';
 
 type Json = Record<string, any>;
 const CARD_URL = 'https://research.example.com/.well-known/agent-card.json';
@@ -39,17 +39,7 @@ function raw(
 }
 
 function entryFor(json: Json, settings: AgentSettings = WITH_KEY, skills = ['market-size']): LockEntry {
-  const card = normalizeCard(json, { source: CARD_URL, baseUrl: CARD_URL }).card;
-  const { plans } = negotiateSkills(card, skills, settings);
-  return {
-    card: CARD_URL,
-    resolved: CARD_URL,
-    a2aVersion: '1.0',
-    version: String(json.version),
-    integrity: integrityOf(json),
-    snapshot: json,
-    plans,
-  };
+  return lockEntryFor(json, settings, skills);
 }
 
 function side(entry: LockEntry, settings: AgentSettings = WITH_KEY): AgentSide {
