@@ -3,7 +3,8 @@
  * `GITHUB_STEP_SUMMARY` names (GitHub renders it on the run's page), and the escaping that keeps
  * text from a card or an agent inert there.
  */
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, statSync } from 'node:fs';
+import { recordInJob, shortHash, unseenInJob } from './job-state.js';
 import { escapeUntrusted } from './render/common.js';
 
 /**
@@ -28,16 +29,34 @@ export interface SummaryTarget {
   stderr(text: string): void;
 }
 
+/** The hidden line that starts each section {@link appendStepSummary} writes: `<!-- a2a-lock-summary <hash> -->`. */
+export function summaryMarker(section: string, markdown: string): string {
+  return `<!-- a2a-lock-summary ${shortHash(`summary\0${section}\0${markdown}`)} -->`;
+}
+
 /**
  * Append `markdown` (and a blank line) to the file `GITHUB_STEP_SUMMARY` names; nothing when it is
- * unset or empty. A file that cannot be written is a warning on stderr, never a failure of the
- * command.
+ * unset or empty. `section` names what it is (`diff services/billing/a2a.json`): a section whose
+ * command, manifest and content were already written in this job is not written again, whether in
+ * this step (its {@link summaryMarker} is in the file) or in an earlier one (GitHub gives each step
+ * its own file; the job's state under `RUNNER_TEMP` records it, see `./job-state.ts`). A file that
+ * cannot be written is a warning on stderr, never a failure of the command.
  */
-export function appendStepSummary(target: SummaryTarget, markdown: string): void {
+export function appendStepSummary(target: SummaryTarget, markdown: string, section = ''): void {
   const file = target.env.GITHUB_STEP_SUMMARY;
   if (!file) return;
+  const marker = summaryMarker(section, markdown);
+  if (unseenInJob(target.env, [marker]).length === 0) return;
   try {
-    appendFileSync(file, `${markdown.endsWith('\n') ? markdown : `${markdown}\n`}\n`, 'utf8');
+    // GitHub takes at most 1 MiB per step: a larger file is not ours to scan.
+    const size = statSync(file, { throwIfNoEntry: false })?.size;
+    if (size !== undefined && size <= 1_048_576 && readFileSync(file, 'utf8').includes(marker)) return;
+  } catch {
+    // Unreadable: appended below, which says why when it fails too.
+  }
+  try {
+    appendFileSync(file, `${marker}\n${markdown.endsWith('\n') ? markdown : `${markdown}\n`}\n`, 'utf8');
+    recordInJob(target.env, [marker]);
   } catch (error) {
     target.stderr(
       `warning step-summary-failed: GITHUB_STEP_SUMMARY (${escapeUntrusted(file)}) could not be written: ${escapeUntrusted((error as Error).message)}\n`,

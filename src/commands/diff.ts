@@ -17,7 +17,14 @@ import { readTextIfExists } from '../fs/atomic-write.js';
 import { ciBase, gitRoot, isCommit, readAtRevision, readResolved, type CiSource } from '../fs/git.js';
 import { readManifest } from '../fs/manifest.js';
 import { parseLockfile } from '../lock/format.js';
-import { diffLockfiles, failsOn, type AgentDiff, type DiffCounts, type DiffManifests } from '../lock/lockfile-diff.js';
+import {
+  diffLockfiles,
+  failsOn,
+  ignoreRisks,
+  type AgentDiff,
+  type DiffCounts,
+  type DiffManifests,
+} from '../lock/lockfile-diff.js';
 import type { RiskLevel } from '../lock/risk.js';
 import { parseManifest } from '../manifest/parse.js';
 import type { Manifest } from '../manifest/schema.js';
@@ -56,8 +63,9 @@ export function diffAgents(data: Pick<DiffData, 'agents' | 'human'>): AgentDiff[
  * The answer of `a2a diff`. The `--json` document is `{"ok", "base", "head", "failOn"?, "counts",
  * "agents": {name: DiffAgentDocument}}` (plus `warnings`); `ok` is false when `--fail-on` failed.
  * `human` holds the agents' names in order, the head lockfile's path and the line in it of each head
- * agent at high or medium risk (what annotations point at), and the manifest's path from the
- * repository root (its file name outside git): what the markdown's marker names.
+ * agent at high or medium risk (what annotations point at), and the manifest's and the lockfile's
+ * paths from the repository root (their file names outside git): what the markdown's marker and
+ * title name.
  */
 export interface DiffData {
   ok: boolean;
@@ -66,7 +74,13 @@ export interface DiffData {
   failOn?: FailOn;
   counts: DiffCounts;
   agents: Record<string, DiffAgentDocument>;
-  human: { names: string[]; lockfile: string; manifest: string; lines: Record<string, number> };
+  human: {
+    names: string[];
+    lockfile: string;
+    manifest: string;
+    lockfilePath: string;
+    lines: Record<string, number>;
+  };
 }
 
 /** The arguments of `a2a diff`. */
@@ -77,6 +91,8 @@ export interface DiffArgs {
   baseIs?: SideSpelling;
   headIs?: SideSpelling;
   failOn?: FailOn;
+  /** Risk codes `--ignore` named: still listed, marked `ignored`, never weighed (see {@link ignoreRisks}). */
+  ignore?: readonly string[];
   /** The arguments git gives an external diff driver: path old-file old-hex old-mode new-file new-hex new-mode. */
   gitExternal?: string[];
 }
@@ -225,7 +241,7 @@ function manifestFileOf(read: ReadSide, cwd: string, manifest: string): string |
 }
 
 /** `file` from the root of the git repository holding it (`/` separated); its file name outside git. */
-async function repositoryPath(file: string): Promise<string> {
+export async function repositoryPath(file: string): Promise<string> {
   const dir = await realpath(dirname(file)).catch(() => dirname(file));
   const root = await gitRoot(dir);
   const inRepo = root === undefined ? '' : relative(root, join(dir, basename(file)));
@@ -340,7 +356,7 @@ export async function runDiff(options: GlobalOptions, args: DiffArgs): Promise<C
       message: `no manifest beside the lockfile of ${missing.kind === 'worktree' ? 'the working tree' : missing.label}: credential sources not compared`,
     });
   }
-  const diff = diffLockfiles(parseSide(base), parseSide(head), manifests);
+  const diff = ignoreRisks(diffLockfiles(parseSide(base), parseSide(head), manifests), new Set(args.ignore));
   const failed = args.failOn !== undefined && failsOn(diff, args.failOn as RiskLevel | 'any');
   const agents: Record<string, DiffAgentDocument> = {};
   for (const { name, ...rest } of diff.agents) agents[name] = rest;
@@ -358,6 +374,7 @@ export async function runDiff(options: GlobalOptions, args: DiffArgs): Promise<C
         names: diff.agents.map((a) => a.name),
         lockfile,
         manifest: await repositoryPath(manifest),
+        lockfilePath: await repositoryPath(lockfile),
         lines: agentLines(
           head.text,
           diff.agents.filter((a) => a.level === 'high' || a.level === 'medium').map((a) => a.name),

@@ -9,6 +9,7 @@ import type { CommandResult, GlobalOptions } from '../../commands/context.js';
 import { UsageError } from '../../errors.js';
 import type { CommandRenderer } from '../render/common.js';
 import type { SummaryTarget } from '../step-summary.js';
+import { closest } from '../suggest.js';
 import type { PluginInfo } from '../../version.js';
 
 /** The arguments as yargs parsed them (options by name, positionals by name, the rest in `_`). */
@@ -63,4 +64,22 @@ export function single(name: string, value: unknown, why: string): string {
 /** A repeatable positional or option as strings (absent: none). */
 export function strings(value: unknown): string[] {
   return ((value as unknown[] | undefined) ?? []).map(String);
+}
+
+/**
+ * `--ignore <code>` (repeatable; also comma-separated): the codes given, each one of `known` (`what`
+ * names them: `risk code`). An unknown one is a usage error naming the nearest known code, or all
+ * of them.
+ * @throws UsageError an unknown or empty code
+ */
+export function ignoreCodes(value: unknown, known: readonly string[], what: string): string[] {
+  const codes = strings(value).flatMap((v) => v.split(',').map((c) => c.trim()));
+  for (const code of codes) {
+    if (known.includes(code)) continue;
+    const near = code ? closest(code.toLowerCase(), known) : undefined;
+    throw new UsageError(
+      `--ignore: unknown ${what} "${code}"${near ? `; did you mean ${near}?` : ` (${what}s: ${known.join(', ')})`}`,
+    );
+  }
+  return [...new Set(codes)];
 }

@@ -1,12 +1,13 @@
 /**
  * `a2a diff [sides..]`: review the lockfile change between two revisions or files. Under GitHub
  * Actions the markdown view is also the job summary, and with `--format markdown` (a comment) the
- * annotations go to stderr.
+ * annotations go to stderr; both once per job (`--no-summary`: no summary).
  */
 import type { SideSpelling } from '../../commands/diff.js';
 import { UsageError } from '../../errors.js';
+import { RISK_CODES } from '../../lock/risk.js';
 import { untrusted } from '../render/common.js';
-import { defineCommand, single, strings } from './command.js';
+import { defineCommand, ignoreCodes, single, strings } from './command.js';
 
 export const diff = defineCommand({
   command: 'diff [sides..]',
@@ -32,6 +33,17 @@ export const diff = defineCommand({
         choices: ['high', 'medium', 'low', 'any'],
         describe: 'Exit 1 when a change at or above this risk level exists',
       })
+      .option('ignore', {
+        type: 'string',
+        array: true,
+        requiresArg: true,
+        describe: 'A risk code still shown, marked ignored, that no longer counts for --fail-on (repeatable)',
+      })
+      .option('summary', {
+        type: 'boolean',
+        default: true,
+        describe: 'Write the GitHub job summary (GITHUB_STEP_SUMMARY; once per job); --no-summary: none',
+      })
       .option('git-external', {
         type: 'boolean',
         default: false,
@@ -40,6 +52,7 @@ export const diff = defineCommand({
   examples: [
     ['$0 diff', 'HEAD (or the pull request base) → the working tree'],
     ['$0 diff main --format markdown --fail-on high', ''],
+    ['$0 diff --fail-on medium --ignore scopes-widened', ''],
     ['$0 diff ./old.lock.json ./a2a.lock.json', ''],
     ['$0 diff main -- a2a.lock.json', 'revision main → the file'],
   ],
@@ -60,9 +73,12 @@ export const diff = defineCommand({
         ? undefined
         : (single('fail-on', argv['fail-on'], 'one threshold') as 'high' | 'medium' | 'low' | 'any');
     const [b, h] = named;
+    const ignore = ignoreCodes(argv.ignore, Object.keys(RISK_CODES), 'risk code');
     return {
       format,
+      summary: argv.summary !== false,
       diff: {
+        ...(ignore.length ? { ignore } : {}),
         ...(gitExternal
           ? { gitExternal: sides }
           : { ...(b ? { base: b.spec, baseIs: b.is } : {}), ...(h ? { head: h.spec, headIs: h.is } : {}) }),
@@ -75,10 +91,12 @@ export const diff = defineCommand({
       { runDiff },
       { diffRenderer, diffMarkdownRenderer, diffDataMarkdown, diffStderrAnnotations },
       { appendStepSummary },
+      { annotationsOnce },
     ] = await Promise.all([
       import('../../commands/diff.js'),
       import('../render/diff.js'),
       import('../step-summary.js'),
+      import('../job-state.js'),
     ]);
     return {
       run: (options, args) => {
@@ -89,11 +107,12 @@ export const diff = defineCommand({
       printed: (result, args, options, out) => {
         // Markdown goes into a comment: its annotations on stderr (the runner reads both).
         if (args.format === 'markdown' && !options.json && out.env.GITHUB_ACTIONS === 'true') {
-          const lines = diffStderrAnnotations(result.data, options);
+          const lines = annotationsOnce(out.env, diffStderrAnnotations(result.data, options));
           if (lines.length) out.stderr(`${lines.join('\n')}\n`);
         }
-        // A GitHub job summary gets the markdown view, whatever was printed.
-        appendStepSummary(out, diffDataMarkdown(untrusted(result.data)));
+        // A GitHub job summary gets the markdown view, whatever was printed (once per job).
+        if (args.summary)
+          appendStepSummary(out, diffDataMarkdown(untrusted(result.data)), `diff ${result.data.human.manifest}`);
       },
     };
   },

@@ -1,6 +1,12 @@
-/** `a2a verify [agents..]`: the CI gate; under GitHub Actions its report is also the job summary. */
+/** `a2a verify [agents..]`: the CI gate; under GitHub Actions its report is also the job summary (once per job; `--no-summary`: none). */
 import { UsageError } from '../../errors.js';
-import { defineCommand, single, strings } from './command.js';
+import { VERIFY_FAILURE_CODES } from '../../lock/report.js';
+import { defineCommand, ignoreCodes, single, strings } from './command.js';
+
+/** `{ignore}` when any code was given, else nothing. */
+function withIgnore(ignore: string[]): { ignore?: string[] } {
+  return ignore.length ? { ignore } : {};
+}
 
 /** `--base <rev>`: one revision; `--base x --no-base` together is a contradiction, not a repeat. */
 function baseOption(value: unknown): string {
@@ -26,12 +32,27 @@ export const verify = defineCommand({
         requiresArg: true,
         describe:
           'Send credentials only along routes the lockfile at the merge-base of HEAD and this revision had (default: the review base under CI; --no-base: none)',
+      })
+      .option('ignore', {
+        type: 'string',
+        array: true,
+        requiresArg: true,
+        describe:
+          'A failure code (drift, unreachable, …) whose agents are still shown, marked ignored, and no longer count for the exit code (repeatable)',
+      })
+      .option('summary', {
+        type: 'boolean',
+        default: true,
+        describe: 'Write the GitHub job summary (GITHUB_STEP_SUMMARY; once per job); --no-summary: none',
       }),
   examples: [
     ['$0 verify --strict', ''],
     ['$0 verify --base origin/main', ''],
+    ['$0 verify --ignore unreachable', ''],
   ],
   args: (argv) => ({
+    ...withIgnore(ignoreCodes(argv.ignore, VERIFY_FAILURE_CODES, 'failure code')),
+    summary: argv.summary !== false,
     agents: strings(argv.agents),
     offline: Boolean(argv.offline),
     strict: Boolean(argv.strict),
@@ -48,9 +69,11 @@ export const verify = defineCommand({
       import('../step-summary.js'),
     ]);
     return {
-      run: runVerify,
+      run: (options, args) => runVerify(options, args),
       renderer: () => verifyRenderer,
-      printed: (result, _args, _options, out) => appendStepSummary(out, verifySummary(result.data)),
+      printed: (result, args, _options, out) => {
+        if (args.summary) appendStepSummary(out, verifySummary(result.data), `verify ${result.data.human.manifest}`);
+      },
     };
   },
 });
