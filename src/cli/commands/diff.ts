@@ -42,7 +42,7 @@ export const diff = defineCommand({
       .option('summary', {
         type: 'boolean',
         default: true,
-        describe: 'Write the GitHub job summary (GITHUB_STEP_SUMMARY; once per job); --no-summary: none',
+        describe: 'Write the GitHub job summary, once per job (--no-summary: none)',
       })
       .option('git-external', {
         type: 'boolean',

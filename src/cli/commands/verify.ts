@@ -43,7 +43,7 @@ export const verify = defineCommand({
       .option('summary', {
         type: 'boolean',
         default: true,
-        describe: 'Write the GitHub job summary (GITHUB_STEP_SUMMARY; once per job); --no-summary: none',
+        describe: 'Write the GitHub job summary, once per job (--no-summary: none)',
       }),
   examples: [
     ['$0 verify --strict', ''],
