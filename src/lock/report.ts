@@ -215,10 +215,13 @@ export function failureCodes(report: Pick<AgentReport, 'status' | 'exitCode' | '
   }
 }
 
+const FAILURE_CODES: ReadonlySet<string> = new Set(VERIFY_FAILURE_CODES);
+
 /**
- * `reports` with each failing report whose every {@link failureCodes} code is in `codes` marked
- * `ignored` (`verify --ignore`), and the run's exit code from the others ({@link overallExitCode}).
- * Each report keeps its own `exitCode`.
+ * `reports` with each failing report whose every {@link failureCodes} code is in `codes` (and in
+ * {@link VERIFY_FAILURE_CODES}: a snapshot failing its integrity is never ignored) marked `ignored`
+ * (`verify --ignore`), and the run's exit code from the others ({@link overallExitCode}). Each
+ * report keeps its own `exitCode`.
  */
 export function ignoreFailures<R extends Pick<AgentReport, 'status' | 'exitCode' | 'error' | 'reason'>>(
   reports: Record<string, R>,
@@ -227,7 +230,8 @@ export function ignoreFailures<R extends Pick<AgentReport, 'status' | 'exitCode'
   const agents: Record<string, R & { ignored?: true }> = {};
   for (const [name, r] of Object.entries(reports)) {
     const failed = failureCodes(r);
-    agents[name] = failed.length > 0 && failed.every((c) => codes.has(c)) ? { ...r, ignored: true } : r;
+    const ignorable = failed.length > 0 && failed.every((c) => codes.has(c) && FAILURE_CODES.has(c));
+    agents[name] = ignorable ? { ...r, ignored: true } : r;
   }
   const exitCode = overallExitCode(Object.values(agents).flatMap((r) => (r.ignored ? [] : [r.exitCode])));
   return { agents, exitCode };

@@ -85,6 +85,18 @@ describe('verifySummary', () => {
     expect(verifySummary({ ...passed, agents: clean }).split('\n')[0]).toBe('### a2a verify: ✅ verified 1 agent');
   });
 
+  it('a manifest other than the root a2a.json is named in the heading; counts by outcome (error codes, ignored); an ignored agent marked (issue 27)', () => {
+    const agents: VerifyData['agents'] = {
+      ...data.agents,
+      down: { status: 'error', exitCode: ExitCode.Unreachable, error: { code: 'unreachable', message: 'x' } },
+      slow: { status: 'error', exitCode: ExitCode.Timeout, error: { code: 'timeout', message: 'y' }, ignored: true },
+    };
+    const out = verifySummary({ ...data, agents, human: { ...data.human, manifest: 'services/billing/a2a.json' } });
+    expect(out.split('\n')[0]).toBe('### a2a verify services/billing/a2a\\.json: ❌ verify failed (exit 1)');
+    expect(out.split('\n')[2]).toBe('1 ok · 1 unchecked · 1 drift · 1 unreachable · 1 ignored');
+    expect(out).toContain('| slow | ❌ error (ignored) | timeout\\: y |');
+  });
+
   it('an unreadable base says no credential was sent and how to fetch it', () => {
     const unreadable: VerifyData = {
       ...data,
