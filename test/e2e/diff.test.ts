@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { simulatedJob } from '../helpers/github-job.js';
 import { closeFetcher } from '../../src/index.js';
 import { BIN, jsonOf, manifest, oneJsonDocument, research, resources, runCli, sampleCard, show } from './helpers.js';
 
@@ -308,17 +309,7 @@ describe.concurrent('a2a diff', () => {
       GITHUB_RUN_ATTEMPT: '1',
       GITHUB_JOB: 'review',
     };
-    const step = (n: number, env: Record<string, string> = job) => ({
-      ...env,
-      GITHUB_STEP_SUMMARY: join(dir, `step-${n}.md`),
-    });
-    const summary = (n: number) => {
-      try {
-        return readFileSync(join(dir, `step-${n}.md`), 'utf8');
-      } catch {
-        return '';
-      }
-    };
+    const { step, summary } = simulatedJob(dir, job);
     const sections = (n: number) => summary(n).match(/^<!-- a2a-lock-diff a2a\.json -->$/gm)?.length ?? 0;
     const annotation = /^::warning file=a2a\.lock\.json,line=\d+,title=research%3A output-modes-changed::/m;
     // One step: `a2a diff --format markdown > comment.md && a2a diff --fail-on high`.

@@ -4,9 +4,10 @@
  * repository with several manifests the job summary's heading and the diff's title naming the
  * manifest, each section written once per job.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { simulatedJob } from '../helpers/github-job.js';
 import { closeFetcher } from '../../src/index.js';
 import { git, jsonOf, manifest, research, resources, runCli, show, writeManifest } from './helpers.js';
 
@@ -73,17 +74,7 @@ describe.concurrent('a2a verify in CI', () => {
     git(dir, 'add', '.');
     git(dir, 'commit', '-q', '-m', 'lock');
     const job = { RUNNER_TEMP: join(dir, '.temp'), GITHUB_RUN_ID: '9', GITHUB_JOB: 'review' };
-    const step = (n: number, env: Record<string, string> = job) => ({
-      ...env,
-      GITHUB_STEP_SUMMARY: join(dir, `step-${n}.md`),
-    });
-    const summary = (n: number) => {
-      try {
-        return readFileSync(join(dir, `step-${n}.md`), 'utf8');
-      } catch {
-        return '';
-      }
-    };
+    const { step, summary } = simulatedJob(dir, job);
     const heading = /^### a2a verify services\/billing\/a2a\\\.json: ✅ verified 1 agent \(offline\)$/gm;
     for (const n of [1, 1, 2]) {
       const r = await runCli(['verify', '--offline', ...m], { cwd: dir, env: step(n) });
