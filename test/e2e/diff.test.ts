@@ -222,7 +222,7 @@ describe.concurrent('a2a diff', () => {
     );
     const written = readFileSync(summary, 'utf8');
     expect(written).toMatch(
-      /^# earlier step\n<!-- a2a-lock-summary [\w-]{22} -->\n<!-- a2a-lock-diff a2a\.json -->\n\*\*1 changed, 0 added, 0 removed · 1 medium, 1 low\*\*/,
+      /^# earlier step\n<!-- a2a-lock-summary [\w-]{22} -->\n### a2a diff\n\n<!-- a2a-lock-diff a2a\.json -->\n\*\*1 changed, 0 added, 0 removed · 1 medium, 1 low\*\*/,
     );
     expect(written).toContain('| Agent | Change | Card version | Plan impact | Signature | Risk |');
     expect(written).toContain(

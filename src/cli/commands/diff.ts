@@ -89,7 +89,7 @@ export const diff = defineCommand({
   load: async () => {
     const [
       { runDiff },
-      { diffRenderer, diffMarkdownRenderer, diffDataMarkdown, diffStderrAnnotations },
+      { diffRenderer, diffMarkdownRenderer, diffSummary, diffStderrAnnotations },
       { appendStepSummary },
       { annotationsOnce },
     ] = await Promise.all([
@@ -112,7 +112,7 @@ export const diff = defineCommand({
         }
         // A GitHub job summary gets the markdown view, whatever was printed (once per job).
         if (args.summary)
-          appendStepSummary(out, diffDataMarkdown(untrusted(result.data)), `diff ${result.data.human.manifest}`);
+          appendStepSummary(out, diffSummary(untrusted(result.data)), `diff ${result.data.human.manifest}`);
       },
     };
   },

@@ -7,7 +7,7 @@ import { failureCodes } from '../../lock/report.js';
 import { verifyAnnotations } from '../github.js';
 import { escapeMarkdown } from '../step-summary.js';
 import { documentOf, renderReport, show, type CommandRenderer } from './common.js';
-import { bounded, MARKDOWN_CELL, MARKDOWN_DETAIL_LINE } from './diff.js';
+import { bounded, MARKDOWN_CELL, MARKDOWN_DETAIL_LINE, summaryManifest } from './diff.js';
 
 function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? '' : 's'}`;
@@ -145,7 +145,7 @@ export function verifySummary(data: VerifyData): string {
         ? `⚠️ verified ${plural(reports.length, 'agent')}, ${unchecked} unchecked`
         : `✅ verified ${plural(reports.length, 'agent')}`;
   const lines = [
-    `### a2a verify${data.human.manifest === 'a2a.json' ? '' : ` ${escapeMarkdown(bounded(data.human.manifest, 200))}`}: ${outcome}${offline ? ' (offline)' : ''}${strict ? ' (--strict)' : ''}`,
+    `### a2a verify${summaryManifest(data.human.manifest)}: ${outcome}${offline ? ' (offline)' : ''}${strict ? ' (--strict)' : ''}`,
     '',
     // Outcomes are this tool's own words: statuses and error codes.
     outcomeCounts(reports.map(([, r]) => r)),
