@@ -256,7 +256,8 @@ describe.concurrent('a2a diff', () => {
     const ignore = ['--ignore', 'output-modes-changed'];
     const [failing, text, json, md, gh, typo, unknown] = await Promise.all([
       cli(['diff', '--fail-on', 'medium']),
-      cli(['diff', '--fail-on', 'medium', ...ignore]),
+      // A side after --ignore is a side (`HEAD`, the default base here), not a code.
+      cli(['diff', '--fail-on', 'medium', ...ignore, 'HEAD']),
       cli(['diff', '--json', '--fail-on', 'medium', '--ignore=output-modes-changed,skill-added']),
       cli(['diff', '--format', 'markdown', ...ignore]),
       cli(['diff', '--fail-on', 'low', ...ignore], { GITHUB_ACTIONS: 'true' }),

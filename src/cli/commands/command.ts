@@ -73,7 +73,8 @@ export function strings(value: unknown): string[] {
  * @throws UsageError an unknown or empty code
  */
 export function ignoreCodes(value: unknown, known: readonly string[], what: string): string[] {
-  const codes = strings(value).flatMap((v) => v.split(',').map((c) => c.trim()));
+  const given = value === undefined ? [] : [value].flat().map(String);
+  const codes = given.flatMap((v) => v.split(',').map((c) => c.trim()));
   for (const code of codes) {
     if (known.includes(code)) continue;
     const near = code ? closest(code.toLowerCase(), known) : undefined;

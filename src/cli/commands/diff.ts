@@ -34,8 +34,8 @@ export const diff = defineCommand({
         describe: 'Exit 1 when a change at or above this risk level exists',
       })
       .option('ignore', {
+        // Not `array`: that would take the positionals after it (`--ignore x main`) as codes too.
         type: 'string',
-        array: true,
         requiresArg: true,
         describe: 'A risk code still shown, marked ignored, that no longer counts for --fail-on (repeatable)',
       })

@@ -34,8 +34,8 @@ export const verify = defineCommand({
           'Send credentials only along routes the lockfile at the merge-base of HEAD and this revision had (default: the review base under CI; --no-base: none)',
       })
       .option('ignore', {
+        // Not `array`: that would take the positionals after it (`--ignore x main`) as codes too.
         type: 'string',
-        array: true,
         requiresArg: true,
         describe:
           'A failure code (drift, unreachable, …) whose agents are still shown, marked ignored, and no longer count for the exit code (repeatable)',
