@@ -1,6 +1,7 @@
 /** `verify --ignore` (lock/report.ts): the codes a report fails with, and which reports an ignore list passes over. */
 import { describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/errors.js';
+import { cells, page, section } from '../helpers/markdown.js';
 import {
   changedReport,
   driftReport,
@@ -66,5 +67,15 @@ describe('ignoreFailures', () => {
     expect(
       ignoreFailures({ down: reports.down, slow: reports.slow }, new Set(['unreachable', 'timeout'])).exitCode,
     ).toBe(ExitCode.Ok);
+  });
+});
+
+describe('VERIFY_FAILURE_CODES', () => {
+  it("docs/reference/commands/verify.md's table of failure codes lists exactly these", () => {
+    const table = section(page('docs/reference/commands/verify.md'), 'Failure codes').filter((l) =>
+      l.startsWith('| `'),
+    );
+    const listed = table.flatMap((l) => [...cells(l)[0]!.matchAll(/`([a-z-]+)`/g)].map((m) => m[1]!));
+    expect(listed.sort()).toEqual([...VERIFY_FAILURE_CODES].sort());
   });
 });
