@@ -143,14 +143,6 @@ export function markdownMarker(manifest: string): string {
   return `${MARKDOWN_MARKER_PREFIX}${path || 'a2a.json'} -->`;
 }
 
-/**
- * What a job summary's heading says after the command: ` services/billing/a2a.json` (bounded and
- * escaped) for a manifest other than the root `a2a.json`, nothing for that one.
- */
-export function summaryManifest(manifest: string): string {
-  return manifest === 'a2a.json' ? '' : ` ${escapeMarkdown(bounded(manifest, 200))}`;
-}
-
 /** `text` cut to `max` characters (code points), the last one `…`, when longer. */
 export function bounded(text: string, max = MARKDOWN_CELL): string {
   if (text.length <= max) return text;
@@ -398,6 +390,14 @@ export const diffMarkdownRenderer: CommandRenderer<DiffData> = {
 /** The markdown view of a diff's data (what `--format markdown` prints and the job summary gets): {@link diffMarkdown} with its title and its manifest's marker. */
 export function diffDataMarkdown(data: DiffData): string {
   return diffMarkdown(diffAgents(data), data.counts, diffTitle(data), { manifest: data.human.manifest });
+}
+
+/**
+ * What a job summary's heading says after the command: ` services/billing/a2a.json` (bounded and
+ * escaped) for a manifest other than the root `a2a.json`, nothing for that one.
+ */
+export function summaryManifest(manifest: string): string {
+  return manifest === 'a2a.json' ? '' : ` ${escapeMarkdown(bounded(manifest, 200))}`;
 }
 
 /** The job summary of a diff: a heading `### a2a diff` naming the manifest ({@link summaryManifest}), then {@link diffDataMarkdown}. */
