@@ -56,7 +56,8 @@ function lockOf(agents: Record<string, [LockEntry, AgentSettings]>): Lockfile {
 
 /** Five agents: the worked example with a key and a verified signature, four real cards (OAuth 2.0, providers, local and remote). */
 function realistic(): Lockfile {
-  const research = lockEntryFor(keyedWorkedExample());
+  const citing: AgentSettings = { ...KEYED_SETTINGS, extensions: ['https://example.com/ext/citations/v1'] };
+  const research = lockEntryFor(keyedWorkedExample(), citing);
   research.signature = {
     status: 'verified',
     kid: 'k1',
@@ -65,7 +66,7 @@ function realistic(): Lockfile {
   };
   const oauth: AgentSettings = { ...DEFAULT_PROFILE, credentials: ['oauth2'] };
   return lockOf({
-    research: [research, KEYED_SETTINGS],
+    research: [research, citing],
     blog: [
       realEntry('09-real-laisky-blog-provider-name.json', 'https://blog.laisky.com/.well-known/agent-card.json'),
       OPEN,
