@@ -6,14 +6,14 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Validation } from '@cyclonedx/cyclonedx-library';
+import { Spec, Validation } from '@cyclonedx/cyclonedx-library';
 import { describe, expect, it } from 'vitest';
 import { lockDigest } from '../../src/lock/digest.js';
 import { jsonOf, manifest, research, resources, runCli, show } from './helpers.js';
 
 /** The CycloneDX library's strict JSON Schema validation: null when valid. */
 function validate(text: string): Promise<unknown> {
-  return new Validation.JsonStrictValidator('1.6').validate(text);
+  return new Validation.JsonStrictValidator(Spec.Version.v1dot6).validate(text);
 }
 
 describe.concurrent('a2a export', () => {

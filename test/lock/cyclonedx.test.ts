@@ -6,7 +6,7 @@
  * hostile card strings bounded and inert.
  */
 import { readFileSync } from 'node:fs';
-import { Validation } from '@cyclonedx/cyclonedx-library';
+import { Spec, Validation } from '@cyclonedx/cyclonedx-library';
 import { describe, expect, it } from 'vitest';
 import { integrityOf, nameBasedUuid } from '../../src/canonical.js';
 import { normalizeCard } from '../../src/card/normalize.js';
@@ -94,7 +94,7 @@ const OPTIONS = { toolVersion: '9.9.9', source: 'a2a.lock.json' };
 
 /** The CycloneDX library's strict JSON Schema validation of a BOM's text: null when valid, else its errors. */
 async function validate(text: string): Promise<unknown> {
-  return new Validation.JsonStrictValidator('1.6').validate(text);
+  return new Validation.JsonStrictValidator(Spec.Version.v1dot6).validate(text);
 }
 
 function service(bom: { services: BomService[] }, name: string): BomService {

@@ -33,11 +33,8 @@ export const exportCommand = defineCommand({
         describe: 'Write metadata.timestamp (the output then differs run to run)',
       }),
   examples: [
-    ['$0 export --format cyclonedx --output a2a.cdx.json', ''],
-    [
-      '$0 export --first-party https://agents.example.com > a2a.cdx.json',
-      'agents on that origin stay inside the trust boundary',
-    ],
+    ['$0 export --output a2a.cdx.json', ''],
+    ['$0 export --first-party https://agents.example.com', ''],
   ],
   args: (argv, { about }) => {
     const firstParty = strings(argv['first-party']).map((value) => {
