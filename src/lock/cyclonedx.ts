@@ -7,11 +7,12 @@
  * everything sorted, so the same lockfile gives the same bytes. Card strings are bounded and reach
  * only JSON. Pure: the command shell (`commands/export.ts`) reads the lockfile and writes the text.
  */
-import { integrityOf, nameBasedUuid, stableFileJson } from '../canonical.js';
+import { nameBasedUuid, stableFileJson } from '../canonical.js';
 import { isLoopbackHost } from '../card/host.js';
 import { InvalidInputError } from '../errors.js';
 import { formatPath, own } from '../json-path.js';
 import { lockDigest } from './digest.js';
+import { integrityMismatch } from './offline.js';
 import type { LockEntry, Lockfile } from './schema.js';
 
 /** The CycloneDX specification version written. */
@@ -135,18 +136,12 @@ function agentService(
   firstParty: ReadonlySet<string>,
   options: BomOptions,
 ): BomService {
-  for (const [what, locked] of [
-    ['snapshot', entry],
-    ['extended snapshot', entry.extended],
-  ] as const) {
-    if (locked && integrityOf(locked.snapshot) !== locked.integrity)
-      throw new InvalidInputError(
-        'lockfile-invalid',
-        options.source,
-        `${what} does not match its integrity ${locked.integrity}`,
-        { path: formatPath(['agents', name]), hint: `run a2a update ${name} to fetch the card again` },
-      );
-  }
+  const tampered = integrityMismatch(entry);
+  if (tampered)
+    throw new InvalidInputError('lockfile-invalid', options.source, tampered, {
+      path: formatPath(['agents', name]),
+      hint: `run a2a update ${name} to fetch the card again`,
+    });
   const card = entry.snapshot;
   const plans = Object.entries(entry.plans);
   const urls = plans.flatMap(([, plan]) => [plan.url, ...(plan.fallbacks?.interfaces ?? []).map((i) => i.url)]);
