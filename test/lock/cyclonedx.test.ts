@@ -252,6 +252,7 @@ describe('cycloneDxBom', () => {
   });
 
   it('bounds hostile card strings and keeps them inert: same JSON value, no raw control or bidi character', async () => {
+    const LONG_SKILL = '😀'.repeat(3000);
     const name = `Evil\u202e\u0085\u001b[31m agent\u2028`;
     const entry = lockEntryFor(
       workedExample((c) => {
@@ -259,8 +260,10 @@ describe('cycloneDxBom', () => {
         c.description = 'x'.repeat(100_000);
         c.version = `1.0.0${'9'.repeat(5000)}`;
         c.provider = { organization: 'Org\u200f', url: 'javascript:alert(1)' };
+        c.skills[0].id = LONG_SKILL;
       }),
       OPEN,
+      [LONG_SKILL],
     );
     const bom = cycloneDxBom(lockOf({ evil: [entry, OPEN] }), OPTIONS);
     const text = bomText(bom);
@@ -272,6 +275,10 @@ describe('cycloneDxBom', () => {
     expect(parsed.services[0].description.endsWith('…')).toBe(true);
     expect(parsed.services[0].version).toHaveLength(BOM_TEXT_MAX);
     expect(parsed.services[0].provider).toEqual({ name: 'Org\u200f' });
+    // Cut by code point: 1023 emoji and the ellipsis, no half of a surrogate pair.
+    const skill = parsed.services[0].data[0].name as string;
+    expect([...skill]).toHaveLength(BOM_TEXT_MAX);
+    expect(skill.isWellFormed()).toBe(true);
   });
 
   it('refuses a snapshot that does not match its integrity (lockfile-invalid)', () => {
