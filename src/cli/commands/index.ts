@@ -8,6 +8,7 @@ import { add } from './add.js';
 import { card } from './card.js';
 import type { CliCommand } from './command.js';
 import { diff } from './diff.js';
+import { exportCommand } from './export.js';
 import { info } from './info.js';
 import { init } from './init.js';
 import { install } from './install.js';
@@ -28,6 +29,7 @@ export const COMMANDS: readonly AnyCliCommand[] = [
   add,
   card,
   diff,
+  exportCommand,
   info,
   init,
   install,
@@ -62,4 +64,5 @@ export const HELP_ORDER: readonly string[] = [
   'why',
   'outdated',
   'diff',
+  'export',
 ];
