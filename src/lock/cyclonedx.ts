@@ -10,6 +10,7 @@
 import { nameBasedUuid, stableFileJson } from '../canonical.js';
 import { isLoopbackHost } from '../card/host.js';
 import { InvalidInputError } from '../errors.js';
+import { UNTRUSTED, unicodeEscape } from '../untrusted.js';
 import { formatPath, own } from '../json-path.js';
 import { lockDigest } from './digest.js';
 import { integrityMismatch } from './offline.js';
@@ -122,10 +123,8 @@ export function cycloneDxBom(lock: Lockfile, options: BomOptions): CycloneDxBom 
  * escapes (JSON.stringify already escapes C0): the same JSON value, and inert on a terminal.
  */
 export function bomText(bom: CycloneDxBom): string {
-  return stableFileJson(bom).replace(
-    /[\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
+  // The only C0 characters left in JSON text are its own line breaks (JSON.stringify escapes the rest).
+  return stableFileJson(bom).replace(UNTRUSTED, (c) => (c < ' ' ? c : unicodeEscape(c)));
 }
 
 /** One locked agent as a service. */
