@@ -14,7 +14,15 @@ import { parseLockfileJson } from './top.js';
  *   `lockfileVersion`, or a schema error naming the JSON path
  */
 export function parseLockfile(text: string, source: string): Lockfile {
-  return validate(LockfileSchema, parseLockfileJson(text, source), source, 'lockfile-invalid');
+  return validateLockfile(parseLockfileJson(text, source), source);
+}
+
+/**
+ * A lockfile's JSON value (what `parseLockfileJson` read) against the lockfile schema. Pure.
+ * @throws InvalidInputError `lockfile-invalid`: a schema error naming the JSON path
+ */
+export function validateLockfile(value: unknown, source: string): Lockfile {
+  return validate(LockfileSchema, value, source, 'lockfile-invalid');
 }
 
 /** The exact bytes of a lockfile: sorted keys, 2-space indent, LF, trailing newline. */
