@@ -67,7 +67,7 @@ export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
 /**
  * Process exit codes (one table, one place), those of the official `a2a` CLI's specification:
- * 0 ok · 1 drift, refusal, an invalid card, or lockfile out of date · 2 usage or invalid input
+ * 0 ok · 1 drift, refusal, an invalid card, lockfile out of date, or not the expected digest · 2 usage or invalid input
  * (manifest, lockfile, profile) ·
  * 3 agent unreachable · 4 authentication refused · 5 timeout · 70 internal error.
  */

@@ -37,7 +37,7 @@ export const verify = defineCommand({
   examples: [
     ['$0 verify --strict', ''],
     ['$0 verify --base origin/main', ''],
-    ['$0 verify --offline --expect-digest "$A2A_LOCK_DIGEST"', 'the lockfile a reviewer approved, or exit 1'],
+    ['$0 verify --offline --expect-digest $A2A_LOCK_DIGEST', ''],
   ],
   args: (argv) => ({
     agents: strings(argv.agents),
