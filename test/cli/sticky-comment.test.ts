@@ -105,6 +105,8 @@ describe("the CI guide's sticky-comment recipe", () => {
 
   it('updates (never duplicates) its comment when the lockfile, and so the digest in the marker, changed; and one from before the digest', async () => {
     const body = md('a2a.json', second);
+    // The marker changed with the lockfile: the comment's first line is no longer the new body's.
+    expect(md('a2a.json', first).split('\n')[0]).not.toBe(body.split('\n')[0]);
     const comments: Comment[] = [
       { id: 1, body: md('services/billing/a2a.json', first), user: BOT },
       { id: 2, body: md('a2a.json', first), user: BOT },
