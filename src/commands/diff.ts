@@ -16,9 +16,7 @@ import { A2aLockError, ExitCode, UsageError } from '../errors.js';
 import { readTextIfExists } from '../fs/atomic-write.js';
 import { ciBase, gitRoot, isCommit, readAtRevision, readResolved, type CiSource } from '../fs/git.js';
 import { readManifest } from '../fs/manifest.js';
-import { lockDigest } from '../lock/digest.js';
-import { validateLockfile } from '../lock/format.js';
-import { parseLockfileJson } from '../lock/top.js';
+import { parseLockfile, parseLockfileWithDigest } from '../lock/format.js';
 import { diffLockfiles, failsOn, type AgentDiff, type DiffCounts, type DiffManifests } from '../lock/lockfile-diff.js';
 import type { RiskLevel } from '../lock/risk.js';
 import { parseManifest } from '../manifest/parse.js';
@@ -243,12 +241,11 @@ async function repositoryPath(file: string): Promise<string> {
   return inRepo && !inRepo.startsWith('..') && !isAbsolute(inRepo) ? inRepo.split(sep).join('/') : basename(file);
 }
 
-/** A side's lockfile (undefined: none there) and, with `digest`, its digest ({@link lockDigest} of its JSON value). */
+/** A side's lockfile (undefined: none there) and, with `digest`, its digest (`lock/digest.ts`). */
 function parseSide(read: ReadSide, digest = false): { lock: Lockfile | undefined; digest?: string } {
   if (read.text === undefined) return { lock: undefined };
   const source = read.side.kind === 'revision' ? `${read.side.label}:a2a.lock.json` : read.side.label;
-  const value = parseLockfileJson(read.text, source);
-  return { lock: validateLockfile(value, source), ...(digest ? { digest: lockDigest(value) } : {}) };
+  return digest ? parseLockfileWithDigest(read.text, source) : { lock: parseLockfile(read.text, source) };
 }
 
 /**

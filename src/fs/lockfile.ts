@@ -1,7 +1,7 @@
 /** Reading and writing `a2a.lock.json` on disk: the thin I/O shell around `lock/format.ts`. */
 import { hasConflictMarkers } from '../json-document.js';
-import { expectLockDigest, lockDigest } from '../lock/digest.js';
-import { parseLockfile, serializeLockfile, splitConflict, validateLockfile } from '../lock/format.js';
+import { expectLockDigest } from '../lock/digest.js';
+import { parseLockfile, parseLockfileWithDigest, serializeLockfile, splitConflict } from '../lock/format.js';
 import type { Lockfile } from '../lock/schema.js';
 import { parseLockfileJson } from '../lock/top.js';
 import { readTextIfExists, writeFileAtomic } from './atomic-write.js';
@@ -17,15 +17,12 @@ export async function readLockfile(path: string): Promise<{ lock: Lockfile; text
 }
 
 /**
- * Read the lockfile with its digest ({@link lockDigest} of its JSON value); `undefined` when it
- * does not exist.
+ * Read the lockfile with its digest (`lock/digest.ts`); `undefined` when it does not exist.
  * @throws InvalidInputError `lockfile-invalid`, as {@link readLockfile}
  */
 export async function readLockfileDigest(path: string): Promise<{ lock: Lockfile; digest: string } | undefined> {
   const text = await readTextIfExists(path, 'lockfile-invalid');
-  if (text === undefined) return undefined;
-  const value = parseLockfileJson(text, path);
-  return { lock: validateLockfile(value, path), digest: lockDigest(value) };
+  return text === undefined ? undefined : parseLockfileWithDigest(text, path);
 }
 
 /**

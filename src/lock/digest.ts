@@ -12,8 +12,10 @@ export function lockDigest(lock: unknown): string {
   return integrityOf(lock);
 }
 
-/** What a lockfile digest looks like: `sha256-`, 43 base64 characters and `=` (a SHA-256 in base64). */
-const LOCK_DIGEST = /^sha256-[A-Za-z0-9+/]{43}=$/;
+/** Whether `value` is spelt as a lockfile digest: `sha256-`, 43 base64 characters and `=` (a SHA-256 in base64). */
+export function isLockDigest(value: unknown): value is string {
+  return typeof value === 'string' && /^sha256-[A-Za-z0-9+/]{43}=$/.test(value);
+}
 
 /**
  * `value` when it is spelt as a lockfile digest (`sha256-<base64>`, as {@link lockDigest} writes
@@ -21,7 +23,7 @@ const LOCK_DIGEST = /^sha256-[A-Za-z0-9+/]{43}=$/;
  * @throws UsageError `<label> must be a lockfile digest …` (exit 2)
  */
 export function lockDigestOption(label: string, value: unknown): string {
-  if (typeof value === 'string' && LOCK_DIGEST.test(value)) return value;
+  if (isLockDigest(value)) return value;
   const got =
     typeof value === 'string' ? JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value) : typeof value;
   throw new UsageError(

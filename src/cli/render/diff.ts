@@ -7,6 +7,7 @@
 import { isAbsolute, relative, sep } from 'node:path';
 import kleur from 'kleur';
 import { diffAgents, type DiffData } from '../../commands/diff.js';
+import { isLockDigest } from '../../lock/digest.js';
 import type { AgentDiff, DiffCounts } from '../../lock/lockfile-diff.js';
 import { RISK_LEVELS, type Risk, type RiskLevel } from '../../lock/risk.js';
 import { diffAnnotations } from '../github.js';
@@ -141,9 +142,7 @@ export function markdownMarker(manifest: string, digest: string | undefined): st
   const path = bounded(manifest, 200).replace(/[^A-Za-z0-9._/+@=,~-]/gu, (c) =>
     encodeURIComponent(c).replace(/[!'()*]/g, (x) => `%${x.charCodeAt(0).toString(16).toUpperCase()}`),
   );
-  // A digest is base64 after `sha256-`: anything else is not one.
-  const field = digest !== undefined && /^sha256-[A-Za-z0-9+/]+=*$/.test(digest) ? digest : 'none';
-  return `${MARKDOWN_MARKER_PREFIX}${path || 'a2a.json'} ${field} -->`;
+  return `${MARKDOWN_MARKER_PREFIX}${path || 'a2a.json'} ${isLockDigest(digest) ? digest : 'none'} -->`;
 }
 
 /** `text` cut to `max` characters (code points), the last one `…`, when longer. */
