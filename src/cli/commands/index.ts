@@ -48,6 +48,9 @@ export function commandName(command: AnyCliCommand): string {
   return command.command.split(' ')[0]!;
 }
 
+/** The subcommands of `lock` (`a2a lock digest`): the official a2a CLI runs `a2a lock digest` as `a2a-lock digest`. */
+export const LOCK_SUBCOMMANDS: readonly string[] = (lock.subcommands ?? []).map(commandName);
+
 /** The order `a2a --help` lists the commands in: the order a user meets them (plugin, try a card, set up, check, maintain, review). */
 export const HELP_ORDER: readonly string[] = [
   'info',

@@ -1,5 +1,6 @@
 /** `a2a verify [agents..]`: the CI gate; under GitHub Actions its report is also the job summary. */
 import { UsageError } from '../../errors.js';
+import { lockDigestOption } from '../../lock/digest.js';
 import { defineCommand, single, strings } from './command.js';
 
 /** `--base <rev>`: one revision; `--base x --no-base` together is a contradiction, not a repeat. */
@@ -26,15 +27,30 @@ export const verify = defineCommand({
         requiresArg: true,
         describe:
           'Send credentials only along routes the lockfile at the merge-base of HEAD and this revision had (default: the review base under CI; --no-base: none)',
+      })
+      .option('expect-digest', {
+        type: 'string',
+        requiresArg: true,
+        describe:
+          'Refuse (exit 1, digest-mismatch) a lockfile whose digest (a2a lock digest) is not this one, before anything else',
       }),
   examples: [
     ['$0 verify --strict', ''],
     ['$0 verify --base origin/main', ''],
+    ['$0 verify --offline --expect-digest $A2A_LOCK_DIGEST', ''],
   ],
   args: (argv) => ({
     agents: strings(argv.agents),
     offline: Boolean(argv.offline),
     strict: Boolean(argv.strict),
+    ...(argv['expect-digest'] !== undefined
+      ? {
+          expectDigest: lockDigestOption(
+            '--expect-digest',
+            single('expect-digest', argv['expect-digest'], 'a lockfile has one digest'),
+          ),
+        }
+      : {}),
     ...(argv.base === false
       ? { base: false as const }
       : argv.base !== undefined
