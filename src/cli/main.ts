@@ -10,7 +10,7 @@ import yargs, { type Argv } from 'yargs';
 import { A2aLockError, exitCodeFor, ExitCode, UsageError } from '../errors.js';
 import type { CommandResult, GlobalOptions } from '../commands/context.js';
 import type { PluginInfo } from '../version.js';
-import { COMMANDS, HELP_ORDER, commandName, type AnyCliCommand } from './commands/index.js';
+import { COMMANDS, HELP_ORDER, LOCK_SUBCOMMANDS, commandName, type AnyCliCommand } from './commands/index.js';
 import type { CommandContext, ParsedArgv } from './commands/command.js';
 import { escapeUntrusted, renderWarning, terminalSafe, untrusted, type CommandRenderer } from './render/common.js';
 import { createProgress } from './progress.js';
@@ -84,8 +84,13 @@ function failure(line: readonly string[]) {
     const missing = /^Not enough arguments following: (.*)$/.exec(error?.message ?? message);
     if (missing) throw new UsageError(`--${missing[1]} needs a value`);
     if (error) throw error.name === 'YError' ? new UsageError(error.message) : error;
-    if (/^Did you mean/.test(message))
-      throw new UsageError(`unknown command "${String(line[0])}"; ${message.replace(/^D/, 'd')}`);
+    if (/^Did you mean/.test(message)) {
+      // A subcommand misspelt (`lock digset`): yargs suggests the subcommand alone.
+      const parent = line[0] === 'lock' && line[1] !== undefined && !line[1].startsWith('-') ? 'lock ' : '';
+      throw new UsageError(
+        `unknown command "${parent}${String(line[parent ? 1 : 0])}"; ${message.replace(/^Did you mean /, `did you mean ${parent}`)}`,
+      );
+    }
     const unknown = /^Unknown arguments?: (.*)$/.exec(message);
     if (unknown) {
       // The options of the command that failed (global ones included), as yargs' usage knows them.
@@ -121,7 +126,7 @@ function failure(line: readonly string[]) {
  */
 export async function main(rawArgs: string[], io: CliIo = processIo(), about: PluginInfo): Promise<number> {
   // `a2a-lock` alone locks; `a2a lock verify` (the official a2a CLI running its plugin) verifies.
-  const args = normalizeArgs(rawArgs, COMMANDS.map(commandName));
+  const args = normalizeArgs(rawArgs, COMMANDS.map(commandName), LOCK_SUBCOMMANDS);
   kleur.enabled = colourEnabled(io.env, io.stdoutIsTTY ?? false);
   const wantsJson =
     args.includes('--json') ||
@@ -136,20 +141,22 @@ export async function main(rawArgs: string[], io: CliIo = processIo(), about: Pl
       .scriptName('a2a')
       .usage('$0 <command> [options]\n\nLock the A2A agents this client depends on: negotiate, lock, verify.'),
   );
-  for (const name of HELP_ORDER) {
-    const command = COMMANDS.find((c) => commandName(c) === name)!;
-    const builder = (y: Argv) =>
-      command.examples.reduce(
-        (withExamples, [line, what]) => withExamples.example(line, what),
-        command.options?.(y) ?? y,
-      );
-    parser.command(
+  /** Add `command` (its options, examples and subcommands) to `y`. */
+  const register = (y: Argv, command: AnyCliCommand): Argv =>
+    y.command(
       command.command,
       command.describe,
-      builder,
+      (inner: Argv) =>
+        (command.subcommands ?? []).reduce(
+          register,
+          command.examples.reduce(
+            (withExamples, [line, what]) => withExamples.example(line, what),
+            command.options?.(inner) ?? inner,
+          ),
+        ),
       handler(command, { line: args, about }, io, (p) => (printResult = p)),
     );
-  }
+  for (const name of HELP_ORDER) register(parser, COMMANDS.find((c) => commandName(c) === name)!);
   parser
     .example('$0 verify --strict', 'the CI gate: exit 1 when an agent moved beyond the lockfile')
     .example('$0 why research-agent', 'why the lockfile holds the plans it holds')

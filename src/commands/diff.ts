@@ -16,7 +16,7 @@ import { A2aLockError, ExitCode, UsageError } from '../errors.js';
 import { readTextIfExists } from '../fs/atomic-write.js';
 import { ciBase, gitRoot, isCommit, readAtRevision, readResolved, type CiSource } from '../fs/git.js';
 import { readManifest } from '../fs/manifest.js';
-import { parseLockfile } from '../lock/format.js';
+import { parseLockfile, parseLockfileWithDigest } from '../lock/format.js';
 import {
   diffLockfiles,
   failsOn,
@@ -80,6 +80,8 @@ export interface DiffData {
     manifest: string;
     lockfilePath: string;
     lines: Record<string, number>;
+    /** The head lockfile's digest (`lock/digest.ts`), when asked for ({@link DiffArgs.headDigest}) and there is one: the markdown marker's. */
+    digest?: string;
   };
 }
 
@@ -95,6 +97,8 @@ export interface DiffArgs {
   ignore?: readonly string[];
   /** The arguments git gives an external diff driver: path old-file old-hex old-mode new-file new-hex new-mode. */
   gitExternal?: string[];
+  /** Take the head lockfile's digest too (the markdown view's marker carries it; a walk of the whole file, so only when asked). */
+  headDigest?: boolean;
 }
 
 /** The 1-based line of each agent's key under `"agents"` in a lockfile as written (2-space indent). */
@@ -248,10 +252,11 @@ export async function repositoryPath(file: string): Promise<string> {
   return inRepo && !inRepo.startsWith('..') && !isAbsolute(inRepo) ? inRepo.split(sep).join('/') : basename(file);
 }
 
-function parseSide(read: ReadSide): Lockfile | undefined {
-  return read.text === undefined
-    ? undefined
-    : parseLockfile(read.text, read.side.kind === 'revision' ? `${read.side.label}:a2a.lock.json` : read.side.label);
+/** A side's lockfile (undefined: none there) and, with `digest`, its digest (`lock/digest.ts`). */
+function parseSide(read: ReadSide, digest = false): { lock: Lockfile | undefined; digest?: string } {
+  if (read.text === undefined) return { lock: undefined };
+  const source = read.side.kind === 'revision' ? `${read.side.label}:a2a.lock.json` : read.side.label;
+  return digest ? parseLockfileWithDigest(read.text, source) : { lock: parseLockfile(read.text, source) };
 }
 
 /**
@@ -356,7 +361,8 @@ export async function runDiff(options: GlobalOptions, args: DiffArgs): Promise<C
       message: `no manifest beside the lockfile of ${missing.kind === 'worktree' ? 'the working tree' : missing.label}: credential sources not compared`,
     });
   }
-  const diff = ignoreRisks(diffLockfiles(parseSide(base), parseSide(head), manifests), new Set(args.ignore));
+  const headLock = parseSide(head, args.headDigest);
+  const diff = ignoreRisks(diffLockfiles(parseSide(base).lock, headLock.lock, manifests), new Set(args.ignore));
   const failed = args.failOn !== undefined && failsOn(diff, args.failOn as RiskLevel | 'any');
   const agents: Record<string, DiffAgentDocument> = {};
   for (const { name, ...rest } of diff.agents) agents[name] = rest;
@@ -379,6 +385,7 @@ export async function runDiff(options: GlobalOptions, args: DiffArgs): Promise<C
           head.text,
           diff.agents.filter((a) => a.level === 'high' || a.level === 'medium').map((a) => a.name),
         ),
+        ...(headLock.digest !== undefined ? { digest: headLock.digest } : {}),
       },
     },
     warnings,

@@ -8,6 +8,7 @@ import { ignoreFailures, overallExitCode, type AgentReport } from '../lock/repor
 import { describeMismatches, manifestMismatches } from '../lock/satisfies.js';
 import { checkProject, readProject, reviewBase, verifyLockfile, type VerifyBase } from '../resolve/verify.js';
 import { readManifest } from '../fs/manifest.js';
+import { expectLockfileDigest } from '../fs/lockfile.js';
 import { sourceVariables } from '../manifest/schema.js';
 import { own } from '../json-path.js';
 import { resolveOptions, paths, type CommandResult, type GlobalOptions } from './context.js';
@@ -38,6 +39,8 @@ export interface VerifyArgs {
   base?: string | false;
   /** Failure codes `--ignore` named ({@link ignoreFailures}): those agents are shown, marked `ignored`, and not counted for the exit code. */
   ignore?: readonly string[];
+  /** `--expect-digest`: the lockfile's digest must be this one (checked first; else `digest-mismatch`). */
+  expectDigest?: string;
 }
 
 /** A credential a locked plan uses whose environment variable is not set. */
@@ -81,6 +84,8 @@ export async function runVerify(options: GlobalOptions, args: VerifyArgs): Promi
   const p = paths(options);
   // No manifest here or above: say so, naming where it was looked for.
   if (p.lookedUpTo !== undefined) await readManifest(p.manifest, p.lookedUpTo);
+  // Not the lockfile that was reviewed: refused before anything else reads it.
+  if (args.expectDigest !== undefined) await expectLockfileDigest(p.lockfile, args.expectDigest);
   const { baseDir: _b, ...network } = resolveOptions(options, p.baseDir);
   const verified = await verifyLockfile({
     ...network,

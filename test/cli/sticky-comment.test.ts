@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { diffMarkdown } from '../../src/cli/render/diff.js';
+import { lockDigest } from '../../src/lock/digest.js';
 
 const GUIDE = readFileSync(new URL('../../docs/guide/ci-github-actions.md', import.meta.url), 'utf8');
 
@@ -64,17 +65,19 @@ async function runRecipe(body: string, comments: Comment[]): Promise<Array<[stri
 const BOT = { login: 'github-actions[bot]', type: 'Bot' };
 
 describe("the CI guide's sticky-comment recipe", () => {
-  const md = (manifest: string) =>
+  const md = (manifest: string, digest?: string) =>
     diffMarkdown(
       [],
       { changed: 0, added: 0, removed: 0, renamed: 0, unchanged: 0, high: 0, medium: 0, low: 0, info: 0, better: 0 },
       undefined,
-      { manifest },
+      { manifest, ...(digest ? { digest } : {}) },
     );
+  const first = lockDigest({ lockfileVersion: 1, settings: {}, agents: {} });
+  const second = lockDigest({ lockfileVersion: 1, settings: {}, agents: { a: {} } });
 
   it("updates only the workflow bot's own comment for the same manifest", async () => {
-    const body = md('services/billing/a2a.json');
-    expect(body.split('\n')[0]).toBe('<!-- a2a-lock-diff services/billing/a2a.json -->');
+    const body = md('services/billing/a2a.json', first);
+    expect(body.split('\n')[0]).toBe(`<!-- a2a-lock-diff services/billing/a2a.json ${first} -->`);
     const comments: Comment[] = [
       // Anyone can write a comment starting with the marker: never adopted.
       {
@@ -98,5 +101,19 @@ describe("the CI guide's sticky-comment recipe", () => {
       { id: 2, body: md('services/billing/a2a.json'), user: BOT },
     ];
     expect(await runRecipe(body, comments)).toEqual([['create', { owner: 'o', repo: 'r', issue_number: 7, body }]]);
+  });
+
+  it('updates (never duplicates) its comment when the lockfile, and so the digest in the marker, changed; and one from before the digest', async () => {
+    const body = md('a2a.json', second);
+    // The marker changed with the lockfile: the comment's first line is no longer the new body's.
+    expect(md('a2a.json', first).split('\n')[0]).not.toBe(body.split('\n')[0]);
+    const comments: Comment[] = [
+      { id: 1, body: md('services/billing/a2a.json', first), user: BOT },
+      { id: 2, body: md('a2a.json', first), user: BOT },
+    ];
+    expect(await runRecipe(body, comments)).toEqual([['update', { owner: 'o', repo: 'r', comment_id: 2, body }]]);
+    // A comment written before the marker carried a digest (three fields and `-->`) is the same comment.
+    const older: Comment[] = [{ id: 3, body: '<!-- a2a-lock-diff a2a.json -->\nold', user: BOT }];
+    expect(await runRecipe(body, older)).toEqual([['update', { owner: 'o', repo: 'r', comment_id: 3, body }]]);
   });
 });

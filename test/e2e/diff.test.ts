@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { simulatedJob } from '../helpers/github-job.js';
 import { closeFetcher } from '../../src/index.js';
+import { lockDigest } from '../../src/lock/digest.js';
 import { BIN, jsonOf, manifest, oneJsonDocument, research, resources, runCli, sampleCard, show } from './helpers.js';
 
 const IDENTITY = {
@@ -25,6 +26,11 @@ function git(dir: string, ...args: string[]): string {
     encoding: 'utf8',
     env: { ...process.env, ...IDENTITY, GIT_CONFIG_NOSYSTEM: '1', NO_COLOR: '1' },
   });
+}
+
+/** The digest of the lockfile at `file` (`lock/digest.ts`: sha256 over its canonical JSON). */
+function digestOf(file: string): string {
+  return lockDigest(JSON.parse(readFileSync(file, 'utf8')));
 }
 
 type OnFinished = (fn: () => void | Promise<void>) => void;
@@ -192,6 +198,15 @@ describe.concurrent('a2a diff', () => {
       /high new-credential-destination: new agent sends bearer → http:\/\/127\.0\.0\.1:\d+ \(plan market-size\)/,
     );
     expect(added.stdout).toContain('0 changed, 1 added, 0 removed');
+    // The other way round the head side has no lockfile: the marker's digest is `none`.
+    const removed = await runCli(
+      ['diff', '--lockfile', 'a2a.lock.json', './a2a.lock.json', 'HEAD', '--format', 'markdown'],
+      {
+        cwd: empty,
+      },
+    );
+    expect(removed.code, show(removed)).toBe(0);
+    expect(removed.stdout.split('\n')[0]).toBe('<!-- a2a-lock-diff a2a.json none -->');
   });
 
   it('in CI: the pull request base (GITHUB_BASE_REF), the markdown job summary, annotations at the agent line; an unreadable base is exit 2 with the fetch hint', async ({
@@ -221,8 +236,9 @@ describe.concurrent('a2a diff', () => {
       `::warning file=a2a.lock.json,line=${line},title=research%3A output-modes-changed::plan market-size accepted output modes: - application/json, + text/plain; review it in a2a diff`,
     );
     const written = readFileSync(summary, 'utf8');
-    expect(written).toMatch(
-      /^# earlier step\n<!-- a2a-lock-summary [\w-]{22} -->\n### a2a diff\n\n<!-- a2a-lock-diff a2a\.json -->\n\*\*1 changed, 0 added, 0 removed · 1 medium, 1 low\*\*/,
+    expect(written).toMatch(/^# earlier step\n<!-- a2a-lock-summary [\w-]{22} -->\n### a2a diff\n\n/);
+    expect(written).toContain(
+      `\n<!-- a2a-lock-diff a2a.json ${digestOf(join(dir, 'a2a.lock.json'))} -->\n**1 changed, 0 added, 0 removed · 1 medium, 1 low**`,
     );
     expect(written).toContain('| Agent | Change | Card version | Plan impact | Signature | Risk |');
     expect(written).toContain(
@@ -233,8 +249,8 @@ describe.concurrent('a2a diff', () => {
       cwd: dir,
       env: { GITHUB_ACTIONS: 'true', GITHUB_BASE_REF: 'main' },
     });
-    // stdout is the comment alone; the annotation goes to stderr.
-    expect(md.stdout.split('\n')[0]).toBe('<!-- a2a-lock-diff a2a.json -->');
+    // stdout is the comment alone; the annotation goes to stderr. The marker carries the head (working tree) lockfile's digest.
+    expect(md.stdout.split('\n')[0]).toBe(`<!-- a2a-lock-diff a2a.json ${digestOf(join(dir, 'a2a.lock.json'))} -->`);
     expect(md.stdout).not.toContain('::warning');
     expect(md.stderr).toContain(`::warning file=a2a.lock.json,line=${line},title=research%3A output-modes-changed::`);
     expect(md.stdout).toContain('<details><summary>research: changed · medium</summary>');
@@ -311,7 +327,7 @@ describe.concurrent('a2a diff', () => {
       GITHUB_JOB: 'review',
     };
     const { step, summary } = simulatedJob(dir, job);
-    const sections = (n: number) => summary(n).match(/^<!-- a2a-lock-diff a2a\.json -->$/gm)?.length ?? 0;
+    const sections = (n: number) => summary(n).match(/^<!-- a2a-lock-diff a2a\.json sha256-\S+ -->$/gm)?.length ?? 0;
     const annotation = /^::warning file=a2a\.lock\.json,line=\d+,title=research%3A output-modes-changed::/m;
     // One step: `a2a diff --format markdown > comment.md && a2a diff --fail-on high`.
     const comment = await runCli(['diff', '--format', 'markdown'], { cwd: dir, env: step(1) });
@@ -437,7 +453,7 @@ describe.concurrent('a2a diff', () => {
     expect(jsonOf(revisions).agents.research.risks).toEqual([
       { code: 'credential-source-changed', level: 'high', message },
     ]);
-    expect(md.stdout.split('\n')[0]).toBe('<!-- a2a-lock-diff a2a.json -->');
+    expect(md.stdout.split('\n')[0]).toBe(`<!-- a2a-lock-diff a2a.json ${digestOf(join(dir, 'a2a.lock.json'))} -->`);
     expect(md.stdout).toContain(
       '| research | changed | 2\\.4\\.0 | credentials\\: bearer | absent | **high**: credential-source-changed |',
     );
@@ -445,7 +461,9 @@ describe.concurrent('a2a diff', () => {
     expect(high.stdout).toContain('a2a diff failed: a change at or above --fail-on high (exit 1)');
     // The other service's manifest did not change: its own comment, under its own marker.
     expect(billing.code, show(billing)).toBe(0);
-    expect(billing.stdout.split('\n')[0]).toBe('<!-- a2a-lock-diff billing/a2a.json -->');
+    expect(billing.stdout.split('\n')[0]).toBe(
+      `<!-- a2a-lock-diff billing/a2a.json ${digestOf(join(dir, 'billing', 'a2a.lock.json'))} -->`,
+    );
     expect(billing.stdout).toContain('No agent changed.');
     // A side whose manifest is not valid: the lockfiles are still compared, the sources are not, and a warning says so.
     writeFileSync(join(dir, 'billing', 'a2a.json'), '{ not json');
@@ -526,7 +544,8 @@ describe.concurrent('a2a diff', () => {
     const r = await runCli(['update', '--format', 'markdown'], { cwd: dir });
     expect(r.code, show(r)).toBe(0);
     const lines = r.stdout.split('\n');
-    expect(lines[0]).toBe('<!-- a2a-lock-diff a2a.json -->');
+    // The marker carries the digest of the lockfile update wrote.
+    expect(lines[0]).toBe(`<!-- a2a-lock-diff a2a.json ${digestOf(join(dir, 'a2a.lock.json'))} -->`);
     expect(lines[1]).toBe('**1 changed, 0 added, 0 removed · 1 medium, 1 low**');
     expect(r.stdout).toContain('| research | changed | 2\\.4\\.0 → 2\\.5\\.0 | market\\-size\\: acceptedOutputModes |');
     expect(r.stdout).toContain('plan market-size › acceptedOutputModes:');

@@ -41,6 +41,11 @@ export interface CliCommand<A = never, D = never> {
   describe: string;
   /** The command's positionals and options (none: the command takes only the global options). */
   options?(y: Argv): Argv;
+  /**
+   * Its subcommands (`a2a lock digest`): each a command of its own, run instead of this one when
+   * named after it (`a2a lock --help` lists them under Commands).
+   */
+  subcommands?: ReadonlyArray<CliCommand<unknown, unknown>>;
   /** `[command line, what it does]` pairs shown under Examples in `a2a <command> --help` (`$0` is `a2a`). */
   examples: ReadonlyArray<readonly [string, string]>;
   /** The command's args from the parsed arguments; throws {@link UsageError}. */

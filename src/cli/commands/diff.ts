@@ -101,7 +101,9 @@ export const diff = defineCommand({
     return {
       run: (options, args) => {
         if (args.format === 'json') options.json = true;
-        return runDiff(options, args.diff);
+        // The markdown view (printed, or the job summary) carries the head lockfile's digest in its marker.
+        const headDigest = args.format === 'markdown' || (args.summary && Boolean(options.env.GITHUB_STEP_SUMMARY));
+        return runDiff(options, { ...args.diff, ...(headDigest ? { headDigest } : {}) });
       },
       renderer: (args) => (args.format === 'markdown' ? diffMarkdownRenderer : diffRenderer),
       printed: (result, args, options, out) => {

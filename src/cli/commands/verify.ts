@@ -1,5 +1,6 @@
 /** `a2a verify [agents..]`: the CI gate; under GitHub Actions its report is also the job summary (once per job; `--no-summary`: none). */
 import { UsageError } from '../../errors.js';
+import { lockDigestOption } from '../../lock/digest.js';
 import { VERIFY_FAILURE_CODES } from '../../lock/report.js';
 import { defineCommand, ignoreCodes, single, strings } from './command.js';
 
@@ -33,6 +34,12 @@ export const verify = defineCommand({
         describe:
           'Send credentials only along routes the lockfile at the merge-base of HEAD and this revision had (default: the review base under CI; --no-base: none)',
       })
+      .option('expect-digest', {
+        type: 'string',
+        requiresArg: true,
+        describe:
+          'Refuse (exit 1, digest-mismatch) a lockfile whose digest (a2a lock digest) is not this one, before anything else',
+      })
       .option('ignore', {
         // Not `array`: that would take the positionals after it (`--ignore x main`) as codes too.
         type: 'string',
@@ -48,6 +55,7 @@ export const verify = defineCommand({
   examples: [
     ['$0 verify --strict', ''],
     ['$0 verify --base origin/main', ''],
+    ['$0 verify --offline --expect-digest $A2A_LOCK_DIGEST', ''],
     ['$0 verify --ignore unreachable', ''],
   ],
   args: (argv) => ({
@@ -56,6 +64,14 @@ export const verify = defineCommand({
     agents: strings(argv.agents),
     offline: Boolean(argv.offline),
     strict: Boolean(argv.strict),
+    ...(argv['expect-digest'] !== undefined
+      ? {
+          expectDigest: lockDigestOption(
+            '--expect-digest',
+            single('expect-digest', argv['expect-digest'], 'a lockfile has one digest'),
+          ),
+        }
+      : {}),
     ...(argv.base === false
       ? { base: false as const }
       : argv.base !== undefined

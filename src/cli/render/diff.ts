@@ -7,6 +7,7 @@
 import { isAbsolute, relative, sep } from 'node:path';
 import kleur from 'kleur';
 import { diffAgents, type DiffData } from '../../commands/diff.js';
+import { isLockDigest } from '../../lock/digest.js';
 import type { AgentDiff, DiffCounts } from '../../lock/lockfile-diff.js';
 import { RISK_LEVELS, type Risk, type RiskLevel } from '../../lock/risk.js';
 import { diffAnnotations } from '../github.js';
@@ -121,7 +122,11 @@ export function diffLines(agents: readonly AgentDiff[], counts: DiffCounts): str
   return lines;
 }
 
-/** The first line of the markdown view names the manifest: `<!-- a2a-lock-diff a2a.json -->` (a workflow finds and updates its one comment by it). */
+/**
+ * The first line of the markdown view names the manifest and the head lockfile's digest:
+ * `<!-- a2a-lock-diff a2a.json sha256-… -->` (a workflow finds and updates its one comment by the
+ * first three fields, and reads the reviewed digest from the fourth).
+ */
 export const MARKDOWN_MARKER_PREFIX = '<!-- a2a-lock-diff ';
 /** Most characters of the markdown view (GitHub's comment limit is 65,536). */
 export const MARKDOWN_LIMIT = 60_000;
@@ -131,16 +136,18 @@ export const MARKDOWN_CELL = 100;
 export const MARKDOWN_DETAIL_LINE = 1_000;
 
 /**
- * The marker line for the manifest at `manifest` (its path from the repository root):
- * `<!-- a2a-lock-diff services/billing/a2a.json -->`, one per manifest, so two services in one
- * repository keep two comments. Characters other than letters, digits and `._/+@=,~-` are
- * percent-encoded (nothing can end the comment); bounded like a cell.
+ * The marker line for the manifest at `manifest` (its path from the repository root) and the head
+ * lockfile's `digest` (`lock/digest.ts`; `none` when the head side has no lockfile):
+ * `<!-- a2a-lock-diff services/billing/a2a.json sha256-… -->`. Its identity is the first three
+ * space-separated fields, one per manifest, so two services in one repository keep two comments;
+ * the fourth is the digest of what was reviewed. Characters of the path other than letters, digits
+ * and `._/+@=,~-` are percent-encoded (nothing can end the comment); bounded like a cell.
  */
-export function markdownMarker(manifest: string): string {
+export function markdownMarker(manifest: string, digest: string | undefined): string {
   const path = bounded(manifest, 200).replace(/[^A-Za-z0-9._/+@=,~-]/gu, (c) =>
     encodeURIComponent(c).replace(/[!'()*]/g, (x) => `%${x.charCodeAt(0).toString(16).toUpperCase()}`),
   );
-  return `${MARKDOWN_MARKER_PREFIX}${path || 'a2a.json'} -->`;
+  return `${MARKDOWN_MARKER_PREFIX}${path || 'a2a.json'} ${isLockDigest(digest) ? digest : 'none'} -->`;
 }
 
 /** `text` cut to `max` characters (code points), the last one `…`, when longer. */
@@ -229,7 +236,7 @@ function weightyLevels(agents: readonly AgentDiff[]): string {
 
 /**
  * The markdown view: the marker ({@link markdownMarker} of `options.manifest`, `a2a.json` when not
- * given), the count line, a table `Agent | Change | Card version | Plan impact | Signature | Risk`
+ * given, and `options.digest`, the head lockfile's, `none` when not given), the count line, a table `Agent | Change | Card version | Plan impact | Signature | Risk`
  * (changed agents, highest risk first), the unchanged ones in one line, then one `<details>` per
  * changed agent with its text view. Every cell and headline value is bounded
  * ({@link MARKDOWN_CELL}) and escaped ({@link escapeMarkdown}); a row or an agent's details that
@@ -241,14 +248,14 @@ export function diffMarkdown(
   agents: readonly AgentDiff[],
   counts: DiffCounts,
   title?: string,
-  options: { manifest?: string } = {},
+  options: { manifest?: string; digest?: string } = {},
 ): string {
   const wasEnabled = kleur.enabled;
   kleur.enabled = false;
   try {
     const changed = agents.filter((a) => a.verdict !== 'unchanged').sort((a, b) => riskOrder(a) - riskOrder(b));
     const head = [
-      markdownMarker(options.manifest ?? 'a2a.json'),
+      markdownMarker(options.manifest ?? 'a2a.json', options.digest),
       `**${countsLine(counts)}**`,
       ...(title ? ['', escapeMarkdown(bounded(title, 2 * MARKDOWN_CELL))] : []),
       '',
@@ -389,7 +396,10 @@ export const diffMarkdownRenderer: CommandRenderer<DiffData> = {
 
 /** The markdown view of a diff's data (what `--format markdown` prints and the job summary gets): {@link diffMarkdown} with its title and its manifest's marker. */
 export function diffDataMarkdown(data: DiffData): string {
-  return diffMarkdown(diffAgents(data), data.counts, diffTitle(data), { manifest: data.human.manifest });
+  return diffMarkdown(diffAgents(data), data.counts, diffTitle(data), {
+    manifest: data.human.manifest,
+    ...(data.human.digest !== undefined ? { digest: data.human.digest } : {}),
+  });
 }
 
 /**
