@@ -14,7 +14,7 @@ import { COMMANDS, HELP_ORDER, LOCK_SUBCOMMANDS, commandName, type AnyCliCommand
 import type { CommandContext, ParsedArgv } from './commands/command.js';
 import { escapeUntrusted, renderWarning, terminalSafe, untrusted, type CommandRenderer } from './render/common.js';
 import { createProgress } from './progress.js';
-import { annotationsOnce } from './job-state.js';
+import { annotationsOnce } from './step-summary.js';
 import { processIo, type CliIo } from './io.js';
 import { unknownArgumentsMessage } from './suggest.js';
 import { normalizeArgs } from './argv.js';

@@ -25,11 +25,14 @@ import {
   type DiffCounts,
   type DiffManifests,
 } from '../lock/lockfile-diff.js';
-import type { RiskLevel } from '../lock/risk.js';
+import { RISK_CODES, type RiskLevel } from '../lock/risk.js';
 import { parseManifest } from '../manifest/parse.js';
 import type { Manifest } from '../manifest/schema.js';
 import type { Lockfile } from '../lock/schema.js';
 import { paths, type CommandResult, type GlobalOptions } from './context.js';
+
+/** The codes `--ignore` takes: every risk code ({@link RISK_CODES}). */
+export const IGNORABLE_RISK_CODES: readonly string[] = Object.keys(RISK_CODES);
 
 /** `--fail-on` thresholds. */
 export const FAIL_ON = ['high', 'medium', 'low', 'any'] as const;

@@ -14,6 +14,9 @@ import { own } from '../json-path.js';
 import { resolveOptions, paths, type CommandResult, type GlobalOptions } from './context.js';
 import { repositoryPath } from './diff.js';
 
+/** The codes `verify --ignore` takes (defined in lock/report.ts). */
+export { VERIFY_FAILURE_CODES } from '../lock/report.js';
+
 /** One agent's report as the `--json` documents of `verify` and `install` hold it: without its warnings (those are the document's `warnings`, each with `agent`). */
 export type ReportDocument = Omit<AgentReport, 'warnings'>;
 

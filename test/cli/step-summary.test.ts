@@ -4,8 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { verifySummary } from '../../src/cli/render/verify.js';
-import { annotationsOnce } from '../../src/cli/job-state.js';
-import { appendStepSummary, escapeMarkdown, summaryMarker } from '../../src/cli/step-summary.js';
+import { annotationsOnce, appendStepSummary, escapeMarkdown, summaryMarker } from '../../src/cli/step-summary.js';
 import type { VerifyData } from '../../src/commands/verify.js';
 import { ExitCode } from '../../src/errors.js';
 

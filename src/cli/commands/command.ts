@@ -71,21 +71,25 @@ export function strings(value: unknown): string[] {
   return ((value as unknown[] | undefined) ?? []).map(String);
 }
 
+/** `--ignore <code>` (repeatable; also comma-separated): the codes given, in order, each once (checked by {@link checkIgnored}). */
+export function ignoreCodes(value: unknown): string[] {
+  const given = value === undefined ? [] : [value].flat().map(String);
+  return [...new Set(given.flatMap((v) => v.split(',').map((c) => c.trim())))];
+}
+
 /**
- * `--ignore <code>` (repeatable; also comma-separated): the codes given, each one of `known` (`what`
- * names them: `risk code`). An unknown one is a usage error naming the nearest known code, or all
- * of them.
+ * `codes` (of {@link ignoreCodes}), each one of `known` (`what` names them: `risk code`). Called
+ * when the command's code is loaded (the lists live beside it, not in every run's start-up), before
+ * it reads anything. An unknown code is a usage error naming the nearest known code, or all of
+ * them.
  * @throws UsageError an unknown or empty code
  */
-export function ignoreCodes(value: unknown, known: readonly string[], what: string): string[] {
-  const given = value === undefined ? [] : [value].flat().map(String);
-  const codes = given.flatMap((v) => v.split(',').map((c) => c.trim()));
-  for (const code of codes) {
+export function checkIgnored(codes: readonly string[] | undefined, known: readonly string[], what: string): void {
+  for (const code of codes ?? []) {
     if (known.includes(code)) continue;
     const near = code ? closest(code.toLowerCase(), known) : undefined;
     throw new UsageError(
       `--ignore: unknown ${what} "${code}"${near ? `; did you mean ${near}?` : ` (${what}s: ${known.join(', ')})`}`,
     );
   }
-  return [...new Set(codes)];
 }

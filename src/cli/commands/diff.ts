@@ -5,9 +5,8 @@
  */
 import type { SideSpelling } from '../../commands/diff.js';
 import { UsageError } from '../../errors.js';
-import { RISK_CODES } from '../../lock/risk.js';
 import { untrusted } from '../render/common.js';
-import { defineCommand, ignoreCodes, single, strings } from './command.js';
+import { checkIgnored, defineCommand, ignoreCodes, single, strings } from './command.js';
 
 export const diff = defineCommand({
   command: 'diff [sides..]',
@@ -73,7 +72,7 @@ export const diff = defineCommand({
         ? undefined
         : (single('fail-on', argv['fail-on'], 'one threshold') as 'high' | 'medium' | 'low' | 'any');
     const [b, h] = named;
-    const ignore = ignoreCodes(argv.ignore, Object.keys(RISK_CODES), 'risk code');
+    const ignore = ignoreCodes(argv.ignore);
     return {
       format,
       summary: argv.summary !== false,
@@ -88,18 +87,17 @@ export const diff = defineCommand({
   },
   load: async () => {
     const [
-      { runDiff },
+      { runDiff, IGNORABLE_RISK_CODES },
       { diffRenderer, diffMarkdownRenderer, diffSummary, diffStderrAnnotations },
-      { appendStepSummary },
-      { annotationsOnce },
+      { appendStepSummary, annotationsOnce },
     ] = await Promise.all([
       import('../../commands/diff.js'),
       import('../render/diff.js'),
       import('../step-summary.js'),
-      import('../job-state.js'),
     ]);
     return {
       run: (options, args) => {
+        checkIgnored(args.diff.ignore, IGNORABLE_RISK_CODES, 'risk code');
         if (args.format === 'json') options.json = true;
         // The markdown view (printed, or the job summary) carries the head lockfile's digest in its marker.
         const headDigest = args.format === 'markdown' || (args.summary && Boolean(options.env.GITHUB_STEP_SUMMARY));

@@ -1,8 +1,7 @@
 /** `a2a verify [agents..]`: the CI gate; under GitHub Actions its report is also the job summary (once per job; `--no-summary`: none). */
 import { UsageError } from '../../errors.js';
 import { lockDigestOption } from '../../lock/digest.js';
-import { VERIFY_FAILURE_CODES } from '../../lock/report.js';
-import { defineCommand, ignoreCodes, single, strings } from './command.js';
+import { checkIgnored, defineCommand, ignoreCodes, single, strings } from './command.js';
 
 /** `{ignore}` when any code was given, else nothing. */
 function withIgnore(ignore: string[]): { ignore?: string[] } {
@@ -59,7 +58,7 @@ export const verify = defineCommand({
     ['$0 verify --ignore unreachable', ''],
   ],
   args: (argv) => ({
-    ...withIgnore(ignoreCodes(argv.ignore, VERIFY_FAILURE_CODES, 'failure code')),
+    ...withIgnore(ignoreCodes(argv.ignore)),
     summary: argv.summary !== false,
     agents: strings(argv.agents),
     offline: Boolean(argv.offline),
@@ -79,13 +78,17 @@ export const verify = defineCommand({
         : {}),
   }),
   load: async () => {
-    const [{ runVerify }, { verifyRenderer, verifySummary }, { appendStepSummary }] = await Promise.all([
-      import('../../commands/verify.js'),
-      import('../render/verify.js'),
-      import('../step-summary.js'),
-    ]);
+    const [{ runVerify, VERIFY_FAILURE_CODES }, { verifyRenderer, verifySummary }, { appendStepSummary }] =
+      await Promise.all([
+        import('../../commands/verify.js'),
+        import('../render/verify.js'),
+        import('../step-summary.js'),
+      ]);
     return {
-      run: (options, args) => runVerify(options, args),
+      run: (options, args) => {
+        checkIgnored(args.ignore, VERIFY_FAILURE_CODES, 'failure code');
+        return runVerify(options, args);
+      },
       renderer: () => verifyRenderer,
       printed: (result, args, _options, out) => {
         if (args.summary) appendStepSummary(out, verifySummary(result.data), `verify ${result.data.human.manifest}`);
