@@ -14,6 +14,7 @@ import { COMMANDS, HELP_ORDER, LOCK_SUBCOMMANDS, commandName, type AnyCliCommand
 import type { CommandContext, ParsedArgv } from './commands/command.js';
 import { escapeUntrusted, renderWarning, terminalSafe, untrusted, type CommandRenderer } from './render/common.js';
 import { createProgress } from './progress.js';
+import { annotationsOnce } from './step-summary.js';
 import { processIo, type CliIo } from './io.js';
 import { unknownArgumentsMessage } from './suggest.js';
 import { normalizeArgs } from './argv.js';
@@ -186,10 +187,14 @@ export async function main(rawArgs: string[], io: CliIo = processIo(), about: Pl
  * Print a command's result: under `--json` its document on stdout (with `warnings` added when it
  * has none) and GitHub annotations on stderr; otherwise annotations on stdout, warnings on stderr,
  * then the renderer's lines on stdout, rendered from {@link untrusted} data and each made {@link terminalSafe}. Annotations only when
- * `GITHUB_ACTIONS=true` and the command has them (verify).
+ * `GITHUB_ACTIONS=true` and the command has them (verify, diff), each once per job ({@link annotationsOnce}).
  */
 function print<D>(result: CommandResult<D>, renderer: CommandRenderer<D>, options: GlobalOptions, io: CliIo): void {
-  const annotations = options.env.GITHUB_ACTIONS === 'true' ? (renderer.annotations?.(result.data, options) ?? []) : [];
+  // Once per job: a second run of the command in the same job prints none of them again.
+  const annotations =
+    options.env.GITHUB_ACTIONS === 'true'
+      ? annotationsOnce(options.env, renderer.annotations?.(result.data, options) ?? [])
+      : [];
   if (options.json) {
     // Every JSON document carries the warnings (plan's contract puts them there; the others follow).
     const document = renderer.json(result.data);

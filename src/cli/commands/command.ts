@@ -9,6 +9,7 @@ import type { CommandResult, GlobalOptions } from '../../commands/context.js';
 import { UsageError } from '../../errors.js';
 import type { CommandRenderer } from '../render/common.js';
 import type { SummaryTarget } from '../step-summary.js';
+import { closest } from '../suggest.js';
 import type { PluginInfo } from '../../version.js';
 
 /** The arguments as yargs parsed them (options by name, positionals by name, the rest in `_`). */
@@ -68,4 +69,27 @@ export function single(name: string, value: unknown, why: string): string {
 /** A repeatable positional or option as strings (absent: none). */
 export function strings(value: unknown): string[] {
   return ((value as unknown[] | undefined) ?? []).map(String);
+}
+
+/** `--ignore <code>` (repeatable; also comma-separated): the codes given, in order, each once (checked by {@link checkIgnored}). */
+export function ignoreCodes(value: unknown): string[] {
+  const given = value === undefined ? [] : [value].flat().map(String);
+  return [...new Set(given.flatMap((v) => v.split(',').map((c) => c.trim())))];
+}
+
+/**
+ * `codes` (of {@link ignoreCodes}), each one of `known` (`what` names them: `risk code`). Called
+ * when the command's code is loaded (the lists live beside it, not in every run's start-up), before
+ * it reads anything. An unknown code is a usage error naming the nearest known code, or all of
+ * them.
+ * @throws UsageError an unknown or empty code
+ */
+export function checkIgnored(codes: readonly string[] | undefined, known: readonly string[], what: string): void {
+  for (const code of codes ?? []) {
+    if (known.includes(code)) continue;
+    const near = code ? closest(code.toLowerCase(), known) : undefined;
+    throw new UsageError(
+      `--ignore: unknown ${what} "${code}"${near ? `; did you mean ${near}?` : ` (${what}s: ${known.join(', ')})`}`,
+    );
+  }
 }

@@ -25,7 +25,7 @@ function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }
 
-/** `2 changed, 1 added, 0 removed · 2 high, 1 medium · 1 better` (renamed and low counted when any; `no risk` when none). */
+/** `2 changed, 1 added, 0 removed · 2 high, 1 medium · 1 better · 1 ignored` (renamed, low, better and ignored counted when any; `no risk` when none). */
 export function countsLine(c: DiffCounts): string {
   const agents = [
     `${c.changed} changed`,
@@ -34,9 +34,12 @@ export function countsLine(c: DiffCounts): string {
     ...(c.renamed ? [`${c.renamed} renamed`] : []),
   ].join(', ');
   const levels = (['high', 'medium', 'low'] as const).filter((l) => c[l] > 0).map((l) => `${c[l]} ${l}`);
-  return [agents, levels.length ? levels.join(', ') : 'no risk', ...(c.better ? [`${c.better} better`] : [])].join(
-    ' · ',
-  );
+  return [
+    agents,
+    levels.length ? levels.join(', ') : 'no risk',
+    ...(c.better ? [`${c.better} better`] : []),
+    ...(c.ignored ? [`${c.ignored} ignored`] : []),
+  ].join(' · ');
 }
 
 function paintLevel(level: RiskLevel, text: string): string {
@@ -72,7 +75,9 @@ export function agentHeadline(a: AgentDiff): string {
   }
 }
 
+/** `high new-credential-destination: …`; an ignored one `high new-credential-destination (ignored): …`, dimmed. */
 function riskLine(r: Risk, indent: string): string {
+  if (r.ignored) return `${indent}${kleur.dim(`${r.level} ${r.code} (ignored)`)}: ${r.message}`;
   return `${indent}${paintLevel(r.level, `${r.level} ${r.code}`)}: ${r.message}`;
 }
 
@@ -189,12 +194,15 @@ function signatureCell(a: AgentDiff): string {
   return old !== undefined && now !== undefined && old !== now ? `${cell(old)} → ${cell(now)}` : cell(now ?? old ?? '');
 }
 
+/** `**high**: code, code (and better)`, then `ignored: code` for the codes `--ignore` named (any level). */
 function riskCell(a: AgentDiff): string {
-  const weighed = a.risks.filter((r) => r.level !== 'info');
-  if (!weighed.length) return a.better.length ? 'better' : '—';
+  const weighed = a.risks.filter((r) => r.level !== 'info' && !r.ignored);
+  const ignored = [...new Set(a.risks.filter((r) => r.ignored).map((r) => r.code))];
+  const also = ignored.length ? `ignored: ${ignored.join(', ')}` : '';
+  if (!weighed.length) return also || (a.better.length ? 'better' : '—');
   const codes = [...new Set(weighed.filter((r) => r.level === a.level).map((r) => r.code))];
   // Risk codes are this tool's own words ([a-z-]): shown as they are.
-  return `**${a.level}**: ${codes.join(', ')}${a.better.length ? ' (and better)' : ''}`;
+  return `**${a.level}**: ${codes.join(', ')}${a.better.length ? ' (and better)' : ''}${also ? `; ${also}` : ''}`;
 }
 
 /** A fence longer than any run of backticks in `text`. */
@@ -219,7 +227,9 @@ function weightyLevels(agents: readonly AgentDiff[]): string {
     .filter(([, n]) => n > 0)
     .map(([l, n]) => `${n} ${l}`);
   const codes = new Set(
-    agents.flatMap((a) => a.risks.filter((r) => r.level === 'high' || r.level === 'medium').map((r) => r.code)),
+    agents.flatMap((a) =>
+      a.risks.filter((r) => !r.ignored && (r.level === 'high' || r.level === 'medium')).map((r) => r.code),
+    ),
   );
   return levels.length ? `${levels.join(', ')}: ${[...codes].join(', ')}` : '';
 }
@@ -338,9 +348,14 @@ function sideText(side: DiffData['base']): string {
   return notes.length ? `${what} (${notes.join(', ')})` : what;
 }
 
-/** What the two sides were, for the markdown title. */
-export function diffTitle(data: Pick<DiffData, 'base' | 'head'>): string {
-  return `a2a.lock.json: ${sideText(data.base)} → ${sideText(data.head)}`;
+/**
+ * What was compared, for the markdown title: the lockfile by its path from the repository root
+ * (`services/billing/a2a.lock.json`, so each manifest's comment says whose it is), then the two sides.
+ */
+export function diffTitle(
+  data: Pick<DiffData, 'base' | 'head'> & { human: Pick<DiffData['human'], 'lockfilePath'> },
+): string {
+  return `${data.human.lockfilePath}: ${sideText(data.base)} → ${sideText(data.head)}`;
 }
 
 /** The lockfile relative to the repository (`GITHUB_WORKSPACE`), else to the working directory. */
@@ -385,6 +400,19 @@ export function diffDataMarkdown(data: DiffData): string {
     manifest: data.human.manifest,
     ...(data.human.digest !== undefined ? { digest: data.human.digest } : {}),
   });
+}
+
+/**
+ * What a job summary's heading says after the command: ` services/billing/a2a.json` (bounded and
+ * escaped) for a manifest other than the root `a2a.json`, nothing for that one.
+ */
+export function summaryManifest(manifest: string): string {
+  return manifest === 'a2a.json' ? '' : ` ${escapeMarkdown(bounded(manifest, 200))}`;
+}
+
+/** The job summary of a diff: a heading `### a2a diff` naming the manifest ({@link summaryManifest}), then {@link diffDataMarkdown}. */
+export function diffSummary(data: DiffData): string {
+  return `### a2a diff${summaryManifest(data.human.manifest)}\n\n${diffDataMarkdown(data)}`;
 }
 
 /** The annotations of a diff, for the CLI to print on stderr (markdown output). */
