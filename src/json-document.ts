@@ -87,18 +87,30 @@ function closingQuote(text: string, open: number): number {
   }
 }
 
+/** What {@link scanKeys} calls back: a container opened or closed, a key read. */
+interface KeyVisitor {
+  /** An object (`true`) or an array (`false`) opened. */
+  open?(object: boolean): void;
+  /** The innermost container closed. */
+  close?(): void;
+  /**
+   * A key read at offset `at` (its opening quote); `path` is the JSON path of its value, the key
+   * last (the array is reused: copy it to keep it). Return `true` to stop the scan.
+   */
+  key(path: ReadonlyArray<string | number>, key: string, at: number): boolean | undefined;
+}
+
 /**
- * The first key that appears twice in one object of `text` (valid JSON: `JSON.parse` accepted it),
- * with its JSON path and 1-based line; undefined when every key is unique. One pass over the text,
- * aware of strings and nesting, with an explicit stack (no recursion, however deep the document).
- * It jumps from string to string (`indexOf`), reading only the structure between them, and counts
- * lines only for the error: a raw newline cannot occur inside a JSON string (docs/performance.md).
+ * Every object key of `text` (valid JSON: `JSON.parse` accepted it), in document order, with its
+ * JSON path. One pass, aware of strings and nesting, with an explicit stack (no recursion, however
+ * deep the document). It jumps from string to string (`indexOf`), reading only the structure
+ * between them: a raw newline cannot occur inside a JSON string (docs/performance.md).
  */
-export function duplicateKey(text: string): { path: Array<string | number>; line: number } | undefined {
-  // Per open container: the keys seen so far (an object) or null (an array); `path` holds, per
-  // container, the key or index of the value being read in it.
-  const keys: Array<Set<string> | null> = [];
+function scanKeys(text: string, visit: KeyVisitor): void {
+  // `path` holds, per open container, the key or index of the value being read in it; `arrays`
+  // whether each container is an array.
   const path: Array<string | number> = [];
+  const arrays: boolean[] = [];
   let expectKey = false;
   const n = text.length;
   for (let i = 0; i < n; ) {
@@ -108,18 +120,21 @@ export function duplicateKey(text: string): { path: Array<string | number>; line
     for (let j = i; j < stop; j++) {
       const c = text.charCodeAt(j);
       if (c === 0x7b) {
-        keys.push(new Set());
+        arrays.push(false);
         path.push('');
         expectKey = true;
+        visit.open?.(true);
       } else if (c === 0x5b) {
-        keys.push(null);
+        arrays.push(true);
         path.push(0);
+        visit.open?.(false);
       } else if (c === 0x7d || c === 0x5d) {
-        keys.pop();
+        arrays.pop();
         path.pop();
         expectKey = false;
+        visit.close?.();
       } else if (c === 0x2c) {
-        if (keys[keys.length - 1] === null) (path[path.length - 1] as number)++;
+        if (arrays[arrays.length - 1]) (path[path.length - 1] as number)++;
         else expectKey = true;
       }
     }
@@ -128,15 +143,69 @@ export function duplicateKey(text: string): { path: Array<string | number>; line
     if (expectKey) {
       const raw = text.slice(quote + 1, end);
       const key = raw.includes('\\') ? (JSON.parse(text.slice(quote, end + 1)) as string) : raw;
-      const seen = keys[keys.length - 1]!;
       path[path.length - 1] = key;
-      if (seen.has(key)) return { path: [...path], line: lineAt(text, quote) };
-      seen.add(key);
+      if (visit.key(path, key, quote)) return;
       expectKey = false;
     }
     i = end + 1;
   }
-  return undefined;
+}
+
+/**
+ * The first key that appears twice in one object of `text` (valid JSON: `JSON.parse` accepted it),
+ * with its JSON path and 1-based line; undefined when every key is unique. One {@link scanKeys}
+ * pass; lines are counted only for the error.
+ */
+export function duplicateKey(text: string): { path: Array<string | number>; line: number } | undefined {
+  // Per open container: the keys seen so far (an object) or null (an array).
+  const keys: Array<Set<string> | null> = [];
+  let found: { path: Array<string | number>; line: number } | undefined;
+  scanKeys(text, {
+    open: (object) => keys.push(object ? new Set() : null),
+    close: () => keys.pop(),
+    key: (path, key, at) => {
+      const seen = keys[keys.length - 1]!;
+      if (seen.has(key)) {
+        found = { path: [...path], line: lineAt(text, at) };
+        return true;
+      }
+      seen.add(key);
+      return undefined;
+    },
+  });
+  return found;
+}
+
+/**
+ * The 1-based line of each of `names` as a key of the top-level member `member` of `text` (valid
+ * JSON), e.g. each agent's key under `"agents"` in a manifest or a lockfile, however the file is
+ * laid out; a name that is not there is left out. One {@link scanKeys} pass, stopping once past
+ * `member`'s keys.
+ */
+export function memberLines(text: string, member: string, names: readonly string[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  const wanted = new Set(names);
+  if (wanted.size === 0) return out;
+  let depth = 0;
+  let line = 1;
+  let counted = 0;
+  let inside = false;
+  scanKeys(text, {
+    open: () => void depth++,
+    close: () => void depth--,
+    key: (path, key, at) => {
+      // Past the member's keys (the next top-level key): nothing after it is wanted.
+      if (inside && path[0] !== member) return true;
+      if (depth !== 2 || path[0] !== member) return undefined;
+      inside = true;
+      if (!wanted.has(key) || Object.hasOwn(out, key)) return undefined;
+      for (let i = text.indexOf('\n', counted); i >= 0 && i < at; i = text.indexOf('\n', i + 1)) line++;
+      counted = at;
+      out[key] = line;
+      return undefined;
+    },
+  });
+  return out;
 }
 
 /** The 1-based line of offset `at` in `text`. */

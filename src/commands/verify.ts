@@ -11,6 +11,7 @@ import { readManifest } from '../fs/manifest.js';
 import { expectLockfileDigest } from '../fs/lockfile.js';
 import { sourceVariables } from '../manifest/schema.js';
 import { own } from '../json-path.js';
+import { locateAgents, type AgentFiles } from './locate.js';
 import { resolveOptions, paths, type CommandResult, type GlobalOptions } from './context.js';
 
 /** One agent's report as the `--json` documents of `verify` and `install` hold it: without its warnings (those are the document's `warnings`, each with `agent`). */
@@ -26,7 +27,14 @@ export interface VerifyData {
   /** The review base credentials were gated by (`--base`, or the pull request's); absent without one. */
   base?: VerifyBase;
   agents: Record<string, ReportDocument>;
-  human: { exitCode: ExitCode; offline: boolean; strict: boolean; lockfile: string };
+  human: {
+    exitCode: ExitCode;
+    offline: boolean;
+    strict: boolean;
+    lockfile: string;
+    /** With `locate`: the lockfile and the manifest findings point at, with each agent's line. */
+    files?: AgentFiles;
+  };
 }
 
 /** What `verify` takes besides the global options. `base`: a revision, `false` for none (`--no-base`), absent for the pull request's base when CI names one. */
@@ -37,6 +45,8 @@ export interface VerifyArgs {
   base?: string | false;
   /** `--expect-digest`: the lockfile's digest must be this one (checked first; else `digest-mismatch`). */
   expectDigest?: string;
+  /** Locate each agent in the lockfile and the manifest (`human.files`, for `--format sarif`). */
+  locate?: boolean;
 }
 
 /** A credential a locked plan uses whose environment variable is not set. */
@@ -99,7 +109,15 @@ export async function runVerify(options: GlobalOptions, args: VerifyArgs): Promi
       ok: verified.ok,
       ...(verified.base ? { base: verified.base } : {}),
       agents: reportDocuments(verified.agents),
-      human: { exitCode: verified.exitCode, offline: args.offline, strict: args.strict, lockfile: p.lockfile },
+      human: {
+        exitCode: verified.exitCode,
+        offline: args.offline,
+        strict: args.strict,
+        lockfile: p.lockfile,
+        ...(args.locate
+          ? { files: await locateAgents({ file: p.lockfile }, { file: p.manifest }, Object.keys(verified.agents)) }
+          : {}),
+      },
     },
     warnings: [...baseWarnings(verified.base, verified.agents), ...reportWarnings(verified.agents)],
   };

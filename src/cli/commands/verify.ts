@@ -1,7 +1,8 @@
 /** `a2a verify [agents..]`: the CI gate; under GitHub Actions its report is also the job summary. */
 import { UsageError } from '../../errors.js';
+import type { VerifyData } from '../../commands/verify.js';
 import { lockDigestOption } from '../../lock/digest.js';
-import { defineCommand, single, strings } from './command.js';
+import { defineCommand, formatArgs, single, strings } from './command.js';
 
 /** `--base <rev>`: one revision; `--base x --no-base` together is a contradiction, not a repeat. */
 function baseOption(value: unknown): string {
@@ -33,13 +34,20 @@ export const verify = defineCommand({
         requiresArg: true,
         describe:
           'Refuse (exit 1, digest-mismatch) a lockfile whose digest (a2a lock digest) is not this one, before anything else',
+      })
+      .option('format', {
+        type: 'string',
+        requiresArg: true,
+        choices: ['text', 'json', 'sarif'],
+        describe: 'Output format (--json is json; sarif: SARIF 2.1.0 for code scanning)',
       }),
   examples: [
     ['$0 verify --strict', ''],
     ['$0 verify --base origin/main', ''],
     ['$0 verify --offline --expect-digest $A2A_LOCK_DIGEST', ''],
+    ['$0 verify --format sarif > a2a-verify.sarif', 'SARIF for GitHub code scanning'],
   ],
-  args: (argv) => ({
+  args: (argv, { about }) => ({
     agents: strings(argv.agents),
     offline: Boolean(argv.offline),
     strict: Boolean(argv.strict),
@@ -56,6 +64,7 @@ export const verify = defineCommand({
       : argv.base !== undefined
         ? { base: baseOption(argv.base) }
         : {}),
+    ...formatArgs(argv, about),
   }),
   load: async () => {
     const [{ runVerify }, { verifyRenderer, verifySummary }, { appendStepSummary }] = await Promise.all([
@@ -63,10 +72,26 @@ export const verify = defineCommand({
       import('../render/verify.js'),
       import('../step-summary.js'),
     ]);
+    // Loaded only for --format sarif.
+    let sarif: typeof import('../render/sarif.js') | undefined;
     return {
-      run: runVerify,
-      renderer: () => verifyRenderer,
-      printed: (result, _args, _options, out) => appendStepSummary(out, verifySummary(result.data)),
+      run: async (options, args) => {
+        if (args.format === 'json') options.json = true;
+        if (args.tool) sarif = await import('../render/sarif.js');
+        return runVerify(options, args);
+      },
+      renderer: (args) =>
+        args.tool && sarif
+          ? sarif.sarifRenderer((data: VerifyData) => sarif!.verifySarif(data, args.tool!))
+          : verifyRenderer,
+      printed: (result, args, options, out) => {
+        // SARIF goes into a file: the annotations on stderr (the runner reads both).
+        if (args.tool && out.env.GITHUB_ACTIONS === 'true') {
+          const lines = verifyRenderer.annotations!(result.data, options);
+          if (lines.length) out.stderr(`${lines.join('\n')}\n`);
+        }
+        appendStepSummary(out, verifySummary(result.data));
+      },
     };
   },
 });
