@@ -87,18 +87,18 @@ function closingQuote(text: string, open: number): number {
   }
 }
 
-/** What {@link scanKeys} calls back: a container opened or closed, a key read. */
-interface KeyVisitor {
-  /** An object (`true`) or an array (`false`) opened. */
-  open?(object: boolean): void;
-  /** The innermost container closed. */
-  close?(): void;
-  /**
-   * A key read at offset `at` (its opening quote); `path` is the JSON path of its value, the key
-   * last (the array is reused: copy it to keep it). Return `true` to stop the scan.
-   */
-  key(path: ReadonlyArray<string | number>, key: string, at: number): boolean | undefined;
-}
+/**
+ * What {@link scanKeys} calls for each key read at offset `at` (its opening quote): `path` is the
+ * JSON path of its value, the key last (the array is reused: copy it to keep it), and `object`
+ * numbers the object holding it (each object its own number, in document order). Return `true` to
+ * stop the scan.
+ */
+type KeyVisitor = (
+  path: ReadonlyArray<string | number>,
+  key: string,
+  at: number,
+  object: number,
+) => boolean | undefined;
 
 /**
  * Every object key of `text` (valid JSON: `JSON.parse` accepted it), in document order, with its
@@ -107,10 +107,11 @@ interface KeyVisitor {
  * between them: a raw newline cannot occur inside a JSON string (docs/performance.md).
  */
 function scanKeys(text: string, visit: KeyVisitor): void {
-  // `path` holds, per open container, the key or index of the value being read in it; `arrays`
-  // whether each container is an array.
+  // Per open container: the number of the object (-1 for an array); `path` holds, per container,
+  // the key or index of the value being read in it.
+  const objects: number[] = [];
   const path: Array<string | number> = [];
-  const arrays: boolean[] = [];
+  let count = 0;
   let expectKey = false;
   const n = text.length;
   for (let i = 0; i < n; ) {
@@ -120,21 +121,18 @@ function scanKeys(text: string, visit: KeyVisitor): void {
     for (let j = i; j < stop; j++) {
       const c = text.charCodeAt(j);
       if (c === 0x7b) {
-        arrays.push(false);
+        objects.push(count++);
         path.push('');
         expectKey = true;
-        visit.open?.(true);
       } else if (c === 0x5b) {
-        arrays.push(true);
+        objects.push(-1);
         path.push(0);
-        visit.open?.(false);
       } else if (c === 0x7d || c === 0x5d) {
-        arrays.pop();
+        objects.pop();
         path.pop();
         expectKey = false;
-        visit.close?.();
       } else if (c === 0x2c) {
-        if (arrays[arrays.length - 1]) (path[path.length - 1] as number)++;
+        if (objects[objects.length - 1] === -1) (path[path.length - 1] as number)++;
         else expectKey = true;
       }
     }
@@ -144,7 +142,7 @@ function scanKeys(text: string, visit: KeyVisitor): void {
       const raw = text.slice(quote + 1, end);
       const key = raw.includes('\\') ? (JSON.parse(text.slice(quote, end + 1)) as string) : raw;
       path[path.length - 1] = key;
-      if (visit.key(path, key, quote)) return;
+      if (visit(path, key, quote, objects[objects.length - 1]!)) return;
       expectKey = false;
     }
     i = end + 1;
@@ -157,21 +155,23 @@ function scanKeys(text: string, visit: KeyVisitor): void {
  * pass; lines are counted only for the error.
  */
 export function duplicateKey(text: string): { path: Array<string | number>; line: number } | undefined {
-  // Per open container: the keys seen so far (an object) or null (an array).
-  const keys: Array<Set<string> | null> = [];
+  // Per depth: the object last read there and its keys so far (a new object at a depth starts anew).
+  const owners: number[] = [];
+  const keys: Array<Set<string>> = [];
   let found: { path: Array<string | number>; line: number } | undefined;
-  scanKeys(text, {
-    open: (object) => keys.push(object ? new Set() : null),
-    close: () => keys.pop(),
-    key: (path, key, at) => {
-      const seen = keys[keys.length - 1]!;
-      if (seen.has(key)) {
-        found = { path: [...path], line: lineAt(text, at) };
-        return true;
-      }
-      seen.add(key);
-      return undefined;
-    },
+  scanKeys(text, (path, key, at, object) => {
+    const depth = path.length;
+    if (owners[depth] !== object) {
+      owners[depth] = object;
+      keys[depth] = new Set();
+    }
+    const seen = keys[depth]!;
+    if (seen.has(key)) {
+      found = { path: [...path], line: lineAt(text, at) };
+      return true;
+    }
+    seen.add(key);
+    return undefined;
   });
   return found;
 }
@@ -186,24 +186,19 @@ export function memberLines(text: string, member: string, names: readonly string
   const out: Record<string, number> = {};
   const wanted = new Set(names);
   if (wanted.size === 0) return out;
-  let depth = 0;
   let line = 1;
   let counted = 0;
   let inside = false;
-  scanKeys(text, {
-    open: () => void depth++,
-    close: () => void depth--,
-    key: (path, key, at) => {
-      // Past the member's keys (the next top-level key): nothing after it is wanted.
-      if (inside && path[0] !== member) return true;
-      if (depth !== 2 || path[0] !== member) return undefined;
-      inside = true;
-      if (!wanted.has(key) || Object.hasOwn(out, key)) return undefined;
-      for (let i = text.indexOf('\n', counted); i >= 0 && i < at; i = text.indexOf('\n', i + 1)) line++;
-      counted = at;
-      out[key] = line;
-      return undefined;
-    },
+  scanKeys(text, (path, key, at) => {
+    // Past the member's keys (the next top-level key): nothing after it is wanted.
+    if (inside && path[0] !== member) return true;
+    if (path.length !== 2 || path[0] !== member) return undefined;
+    inside = true;
+    if (!wanted.has(key) || Object.hasOwn(out, key)) return undefined;
+    for (let i = text.indexOf('\n', counted); i >= 0 && i < at; i = text.indexOf('\n', i + 1)) line++;
+    counted = at;
+    out[key] = line;
+    return undefined;
   });
   return out;
 }

@@ -17,8 +17,10 @@ import {
   type SarifLevel,
   type SarifRunSpec,
 } from '../../src/cli/render/sarif.js';
+import { memberLines } from '../../src/json-document.js';
 import { noCounts } from '../../src/lock/lockfile-diff.js';
 import { RISK_CODES } from '../../src/lock/risk.js';
+import { page } from '../helpers/markdown.js';
 import { sarifErrors } from '../helpers/sarif.js';
 
 const TOOL = { name: 'a2a-lock', version: '0.1.0' };
@@ -52,7 +54,6 @@ function generated(n: number, line: (i: number) => number = (i) => i + 1): Sarif
   }));
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: the log is checked as JSON
 const runOf = (log: unknown): any => (log as { runs: unknown[] }).runs[0];
 
 describe('the SARIF builder', () => {
@@ -271,5 +272,57 @@ describe('the SARIF builder', () => {
     expect(run.results[0].message.text).toBe(
       'down not verified: unreachable: http://127.0.0.1:9/card.json: connection refused',
     );
+  });
+
+  it("verify's rules are the failure codes its reference page lists; diff's each have their text", () => {
+    const data = {
+      ok: true,
+      agents: {},
+      human: { exitCode: 0, offline: false, strict: false, lockfile: '/r/a2a.lock.json' },
+    };
+    const ids: string[] = runOf(verifySarif(data as VerifyData, TOOL)).tool.driver.rules.map(
+      (r: { id: string }) => r.id,
+    );
+    const listed = page('docs/reference/commands/verify.md').split('## `--format sarif`')[1]!;
+    expect(ids.filter((id) => !listed.includes(`\`${id}\``))).toEqual([]);
+    expect(ids.length).toBeGreaterThan(10);
+    for (const rule of runOf(
+      diffSarif(
+        {
+          ...data,
+          counts: noCounts(),
+          base: {},
+          head: {},
+          human: { names: [], lockfile: 'a2a.lock.json', manifest: 'a2a.json', lines: {} },
+        } as never,
+        TOOL,
+      ),
+    ).tool.driver.rules)
+      expect(rule.fullDescription.text.length, rule.id).toBeGreaterThan(20);
+  });
+});
+
+describe('memberLines: the line of each agent key, however the JSON is laid out', () => {
+  it('finds the keys of the top-level member only, not the same words elsewhere, escaped keys included', () => {
+    const text = [
+      '{"profile": {"research": {"x": 1}, "note": "\\"research\\": {"},',
+      ' "agents": {',
+      '   "writer": {"skills": ["research"], "credentials": {"research": {}}},',
+      '',
+      '   "research"  :',
+      '     {"card": "x"}, "r\\u00e9sum\\u00e9": {}',
+      ' },',
+      ' "after": {"writer": 1}',
+      '}',
+    ].join('\n');
+    JSON.parse(text);
+    expect(memberLines(text, 'agents', ['research', 'writer', 'résumé', 'gone'])).toEqual({
+      writer: 3,
+      research: 5,
+      résumé: 6,
+    });
+    expect(memberLines(text, 'agents', [])).toEqual({});
+    expect(memberLines('{"agents": {}}', 'agents', ['a'])).toEqual({});
+    expect(memberLines('{"a": [{"agents": {"x": 1}}]}', 'agents', ['x'])).toEqual({});
   });
 });
