@@ -21,7 +21,7 @@ import { memberLines } from '../../src/json-document.js';
 import { noCounts } from '../../src/lock/lockfile-diff.js';
 import { RISK_CODES } from '../../src/lock/risk.js';
 import { page } from '../helpers/markdown.js';
-import { sarifErrors } from '../helpers/sarif.js';
+import { located, sarifErrors } from '../helpers/sarif.js';
 
 const TOOL = { name: 'a2a-lock', version: '0.1.0' };
 
@@ -207,18 +207,15 @@ describe('the SARIF builder', () => {
       level('agent-added'),
     ]).toEqual(['error', 'warning', 'note', 'note']);
     expect(run.automationDetails.id).toBe('a2a-lock/diff/svc/a2a.json/');
-    expect(
-      run.results.map((r: any) => [
-        r.ruleId,
-        r.level,
-        r.locations[0].physicalLocation.artifactLocation.uri,
-        r.locations[0].physicalLocation.region.startLine,
-        r.message.text,
-      ]),
-    ).toEqual([
-      ['credential-source-changed', 'error', 'svc/a2a.json', 4, 'research: bearer now from X'],
-      ['output-modes-changed', 'warning', 'svc/a2a.lock.json', 12, 'research › market-size: modes'],
-      ['agent-removed', 'note', 'svc/a2a.lock.json', 1, 'gone: agent removed from the lockfile'],
+    expect(located(run)).toEqual([
+      ['credential-source-changed', 'error', 'svc/a2a.json', 4, 'research', undefined],
+      ['output-modes-changed', 'warning', 'svc/a2a.lock.json', 12, 'research', 'market-size'],
+      ['agent-removed', 'note', 'svc/a2a.lock.json', 1, 'gone', undefined],
+    ]);
+    expect(run.results.map((r: { message: { text: string } }) => r.message.text)).toEqual([
+      'research: bearer now from X',
+      'research › market-size: modes',
+      'gone: agent removed from the lockfile',
     ]);
   });
 
@@ -252,19 +249,12 @@ describe('the SARIF builder', () => {
     expect(sarifErrors(log)).toEqual([]);
     const run = runOf(log);
     expect(run.automationDetails.id).toBe('a2a-lock/verify/a2a.json/');
-    expect(
-      run.results.map((r: any) => [
-        r.ruleId,
-        r.level,
-        r.locations[0].physicalLocation.artifactLocation.uri,
-        r.locations[0].physicalLocation.region.startLine,
-      ]),
-    ).toEqual([
-      ['unreachable', 'error', 'a2a.lock.json', 20],
-      ['drift', 'error', 'a2a.lock.json', 40],
-      ['out-of-date', 'error', 'a2a.json', 18],
-      ['profile-invalid', 'error', 'a2a.lock.json', 80],
-      ['credential-route-new', 'warning', 'a2a.lock.json', 60],
+    expect(located(run)).toEqual([
+      ['unreachable', 'error', 'a2a.lock.json', 20, 'down', undefined],
+      ['drift', 'error', 'a2a.lock.json', 40, 'moved', undefined],
+      ['out-of-date', 'error', 'a2a.json', 18, 'fresh', undefined],
+      ['profile-invalid', 'error', 'a2a.lock.json', 80, 'odd', undefined],
+      ['credential-route-new', 'warning', 'a2a.lock.json', 60, 'routed', undefined],
     ]);
     const ids = run.tool.driver.rules.map((r: { id: string }) => r.id);
     expect(ids).toEqual(expect.arrayContaining(['drift', 'out-of-date', 'changed', 'unreachable', 'profile-invalid']));

@@ -9,8 +9,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { closeFetcher } from '../../src/index.js';
-import { git, manifest, research, resources, runCli, sampleCard, show } from './helpers.js';
-import { sarifErrors } from '../helpers/sarif.js';
+import { git, lockedRepository, manifest, research, resources, runCli, sampleCard, show } from './helpers.js';
+import { located, sarifErrors } from '../helpers/sarif.js';
 
 type Json = any;
 
@@ -31,30 +31,12 @@ function lineOf(dir: string, file: string, name: string): number {
   );
 }
 
-/** Each result as `[ruleId, level, uri, line, agent, skill]`. */
-function located(run: Json): Array<[string, string, string, number, string, string | undefined]> {
-  return run.results.map((r: Json) => [
-    r.ruleId,
-    r.level,
-    r.locations[0].physicalLocation.artifactLocation.uri,
-    r.locations[0].physicalLocation.region.startLine,
-    r.properties.agent,
-    r.properties.skill,
-  ]);
-}
-
 describe.concurrent('--format sarif', () => {
   it('a2a diff: a pull request with several risks, one result each at the agent line of the lockfile (the manifest for a credential source); fingerprints survive lines moving; --fail-on still exits 1', async ({
     onTestFinished,
   }) => {
-    const res = resources(onTestFinished);
     onTestFinished(() => closeFetcher());
-    const agent = await res.sampleAgent();
-    const dir = await res.dir(manifest({ research: research(agent.origin) }));
-    git(dir, 'init', '-q', '-b', 'main');
-    expect((await runCli(['lock'], { cwd: dir })).code).toBe(0);
-    git(dir, 'add', '.');
-    git(dir, 'commit', '-q', '-m', 'lock');
+    const { agent, dir } = await lockedRepository(onTestFinished);
     const cli = (args: string[], env: Record<string, string> = {}) => runCli(args, { cwd: dir, env });
 
     // The pull request: the card drops application/json (update takes it), the manifest reads the
@@ -153,14 +135,19 @@ describe.concurrent('--format sarif', () => {
     git(dir, 'init', '-q', '-b', 'main');
     expect((await runCli(['lock'], { cwd: dir })).code).toBe(0);
     await gone.close();
-    const cli = (args: string[]) => runCli(args, { cwd: dir, env: { RESEARCH_TOKEN: 't' } });
-    const [sarif, text, formatJson, json] = await Promise.all([
+    const cli = (args: string[], env: Record<string, string> = {}) =>
+      runCli(args, { cwd: dir, env: { RESEARCH_TOKEN: 't', ...env } });
+    const [sarif, text, formatJson, json, annotated] = await Promise.all([
       cli(['verify', '--format', 'sarif']),
       cli(['verify']),
       cli(['verify', '--format', 'json']),
       cli(['verify', '--json']),
+      cli(['verify', '--format', 'sarif'], { GITHUB_ACTIONS: 'true', GITHUB_WORKSPACE: dir }),
     ]);
-    expect([sarif.code, text.code, formatJson.code, json.code], show(sarif)).toEqual([3, 3, 3, 3]);
+    expect([sarif.code, text.code, formatJson.code, json.code, annotated.code], show(sarif)).toEqual([3, 3, 3, 3, 3]);
+    // Under GitHub Actions stdout stays the log: the annotation goes to stderr.
+    expect(runOf(annotated.stdout).results).toHaveLength(1);
+    expect(annotated.stderr).toMatch(/^::error file=a2a\.lock\.json,title=down not verified::unreachable: /m);
     expect(JSON.parse(formatJson.stdout)).toEqual(JSON.parse(json.stdout));
     const run = runOf(sarif.stdout);
     expect(run.automationDetails.id).toBe('a2a-lock/verify/a2a.json/');

@@ -32,3 +32,27 @@ export function sarifErrors(log: unknown): string[] {
   const validate = sarifValidator();
   return validate(log) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`);
 }
+
+/** A SARIF result as a row: `[ruleId, level, uri, startLine, agent, skill]` (its first location). */
+export type LocatedRow = [string, string, string, number, string, string | undefined];
+
+/** The results of a run (`log.runs[0]`) as {@link LocatedRow}s, in order. */
+export function located(run: { results: unknown[] }): LocatedRow[] {
+  return run.results.map((result) => {
+    const r = result as {
+      ruleId: string;
+      level: string;
+      locations: Array<{ physicalLocation: { artifactLocation: { uri: string }; region: { startLine: number } } }>;
+      properties: { agent: string; skill?: string };
+    };
+    const where = r.locations[0]!.physicalLocation;
+    return [
+      r.ruleId,
+      r.level,
+      where.artifactLocation.uri,
+      where.region.startLine,
+      r.properties.agent,
+      r.properties.skill,
+    ];
+  });
+}
