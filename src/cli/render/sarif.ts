@@ -372,7 +372,7 @@ function verifyRules(codes: Iterable<string>): SarifRuleSpec[] {
   const rules = [...VERIFY_RULES];
   for (const id of codes)
     if (!rules.some((r) => r.id === id))
-      rules.push({ id, level: 'error', text: `The agent could not be verified (${id}).` });
+      rules.push({ id, level: 'error', text: `An agent failed a2a verify with code ${id}.` });
   return rules;
 }
 
