@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { closeFetcher } from '../../src/index.js';
-import { git, lockedRepository, manifest, research, resources, runCli, sampleCard, show } from './helpers.js';
+import { git, lockedRepository, manifest, research, resources, ROOT, runCli, sampleCard, show } from './helpers.js';
 import { located, sarifErrors } from '../helpers/sarif.js';
 
 type Json = any;
@@ -64,9 +64,7 @@ describe.concurrent('--format sarif', () => {
     expect(sarif.stderr).toBe('');
     const run = runOf(sarif.stdout);
     expect(run.tool.driver.name).toBe('a2a-lock');
-    expect(run.tool.driver.version).toBe(
-      JSON.parse(readFileSync(join(__dirname, '../../package.json'), 'utf8')).version,
-    );
+    expect(run.tool.driver.version).toBe(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version);
     expect(run.automationDetails.id).toBe('a2a-lock/diff/a2a.json/');
     const researchLine = lineOf(dir, 'a2a.lock.json', 'research');
     const writerLine = lineOf(dir, 'a2a.lock.json', 'writer');
