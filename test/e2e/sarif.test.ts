@@ -5,7 +5,7 @@
  * agent's line of the lockfile (or the manifest), its fingerprint unchanged when the lines move,
  * and the same exit codes as the text format.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { closeFetcher } from '../../src/index.js';
@@ -115,6 +115,23 @@ describe.concurrent('--format sarif', () => {
       lineOf(dir, 'a2a.lock.json', 'research'),
       'research',
       'market-size',
+    ]);
+
+    // A second manifest in a folder (none at the base): its paths from the repository root, its own category.
+    mkdirSync(join(dir, 'svc'));
+    copyFileSync(join(dir, 'a2a.json'), join(dir, 'svc', 'a2a.json'));
+    copyFileSync(join(dir, 'a2a.lock.json'), join(dir, 'svc', 'a2a.lock.json'));
+    const svc = await runCli(['diff', 'main', '--format', 'sarif', '--manifest', 'svc/a2a.json'], { cwd: dir });
+    expect(svc.code, show(svc)).toBe(0);
+    const svcRun = runOf(svc.stdout);
+    expect(svcRun.automationDetails.id).toBe('a2a-lock/diff/svc/a2a.json/');
+    expect(located(svcRun)).toContainEqual([
+      'agent-added',
+      'note',
+      'svc/a2a.lock.json',
+      lineOf(dir, 'svc/a2a.lock.json', 'research'),
+      'research',
+      undefined,
     ]);
 
     // --json and --format sarif contradict each other.
