@@ -70,13 +70,22 @@ describe.concurrent('--format sarif', () => {
     const writerLine = lineOf(dir, 'a2a.lock.json', 'writer');
     expect(researchLine).toBeGreaterThan(1);
     expect(writerLine).toBeGreaterThan(researchLine);
+    // A result's row as `located` gives it, its line read from the file as it is now.
+    const row = (code: string, level: string, file: string, agent: string, skill?: string) => [
+      code,
+      level,
+      file,
+      lineOf(dir, file, agent),
+      agent,
+      skill,
+    ];
     const results = located(run);
     expect(results).toEqual(
       expect.arrayContaining([
-        ['credential-source-changed', 'error', 'a2a.json', lineOf(dir, 'a2a.json', 'research'), 'research', undefined],
-        ['new-credential-destination', 'error', 'a2a.lock.json', writerLine, 'writer', 'market-size'],
-        ['output-modes-changed', 'warning', 'a2a.lock.json', researchLine, 'research', 'market-size'],
-        ['agent-added', 'note', 'a2a.lock.json', writerLine, 'writer', undefined],
+        row('credential-source-changed', 'error', 'a2a.json', 'research'),
+        row('new-credential-destination', 'error', 'a2a.lock.json', 'writer', 'market-size'),
+        row('output-modes-changed', 'warning', 'a2a.lock.json', 'research', 'market-size'),
+        row('agent-added', 'note', 'a2a.lock.json', 'writer'),
       ]),
     );
     // One result per risk of the review, highest level first, each with a rule.
@@ -108,14 +117,9 @@ describe.concurrent('--format sarif', () => {
         .map((x: Json) => [x.ruleId, x.properties.agent, x.partialFingerprints.primaryLocationLineHash])
         .sort();
     expect(prints(moved)).toEqual(prints(run));
-    expect(located(moved)).toContainEqual([
-      'output-modes-changed',
-      'warning',
-      'a2a.lock.json',
-      lineOf(dir, 'a2a.lock.json', 'research'),
-      'research',
-      'market-size',
-    ]);
+    expect(located(moved)).toContainEqual(
+      row('output-modes-changed', 'warning', 'a2a.lock.json', 'research', 'market-size'),
+    );
 
     // A second manifest in a folder (none at the base): its paths from the repository root, its own category.
     mkdirSync(join(dir, 'svc'));
@@ -125,14 +129,7 @@ describe.concurrent('--format sarif', () => {
     expect(svc.code, show(svc)).toBe(0);
     const svcRun = runOf(svc.stdout);
     expect(svcRun.automationDetails.id).toBe('a2a-lock/diff/svc/a2a.json/');
-    expect(located(svcRun)).toContainEqual([
-      'agent-added',
-      'note',
-      'svc/a2a.lock.json',
-      lineOf(dir, 'svc/a2a.lock.json', 'research'),
-      'research',
-      undefined,
-    ]);
+    expect(located(svcRun)).toContainEqual(row('agent-added', 'note', 'svc/a2a.lock.json', 'research'));
 
     // --json and --format sarif contradict each other.
     const both = await cli(['diff', 'main', '--format', 'sarif', '--json']);
