@@ -12,6 +12,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { diffMarkdown } from '../../src/cli/render/diff.js';
 
+/** A GitHub expression, `${{ e }}`, spelt so that no string literal holds a template-like `${`. */
+const expr = (e: string) => `\${{ ${e} }}`;
+
 const WORKFLOW = new URL('../../docs/guide/workflows/a2a-review-comment.yml', import.meta.url);
 
 interface Step {
@@ -115,7 +118,7 @@ async function runScript(dir: string, pulls: Pull[], comments: Comment[]) {
     return nodeRequire(`node:${name}`);
   };
   // The step's env reaches the script as process.env; `${{ runner.temp }}` stands for the runner's folder.
-  expect(step.env?.A2A_LOCK_DIFF_DIR).toBe('${{ runner.temp }}/a2a-lock-diff');
+  expect(step.env?.A2A_LOCK_DIFF_DIR).toBe(`${expr('runner.temp')}/a2a-lock-diff`);
   const process = { env: { A2A_LOCK_DIFF_DIR: dir } };
   const AsyncFunction = Object.getPrototypeOf(async () => {
     /* only its constructor is used */

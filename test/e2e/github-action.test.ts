@@ -201,13 +201,14 @@ describe.concurrent('the GitHub Action (action.yml)', { timeout: SLOW }, () => {
       '--yes --package=a2a-lock@9.9.9-rc.1 -- a2a-lock diff --manifest=a2a.json --format markdown',
     ]);
 
-    for (const inputs of [
+    const refusedInputs: Array<Record<string, string>> = [
       { version: 'github:someone/a2a-lock' },
       { version: '--registry=http://127.0.0.1:1' },
       { 'fail-on': 'critical' },
       { strict: 'yes' },
       { manifest: '' },
-    ]) {
+    ];
+    for (const inputs of refusedInputs) {
       const refused = await action(inputs, { PATH });
       expect(
         refused.result.steps.map((s) => [s.id, s.outcome]),
