@@ -226,6 +226,33 @@ describe.concurrent('the GitHub Action (action.yml)', { timeout: SLOW }, () => {
     expect(readFileSync(calls, 'utf8').trimEnd().split('\n')).toHaveLength(4);
   });
 
+  it('strict: a card change that leaves the plans equal passes verify, and fails it with strict true; the base not in the clone: the diff cannot run (exit 2), no review, the action fails with 2', async ({
+    onTestFinished,
+  }) => {
+    const { install, action, agent } = await pullRequest(onTestFinished);
+    install();
+    const card = sampleCard(agent.origin, { version: '2.5.0', description: 'Now with more charts' });
+    card.skills[0]!.outputModes = ['application/pdf', 'text/plain'];
+    agent.setCard(card);
+    const [plain, strict, unreadable] = await Promise.all([
+      action(),
+      action({ strict: 'true' }),
+      action({}, { GITHUB_BASE_REF: 'release' }),
+    ]);
+    expect(plain.result.outputs).toMatchObject({ 'verify-exit-code': '0', 'diff-exit-code': '0', 'exit-code': '0' });
+    expect(strict.result.outputs).toMatchObject({ 'verify-exit-code': '1', 'diff-exit-code': '0', 'exit-code': '1' });
+    expect(strict.summary).toContain('(--strict)');
+    expect(unreadable.result.outputs).toMatchObject({
+      'verify-exit-code': '0',
+      'diff-exit-code': '2',
+      'exit-code': '2',
+      markdown: '',
+      risk: '',
+    });
+    expect(step(unreadable.result, 'diff').stderr).toContain('fetch-depth: 0');
+    expect(step(unreadable.result, 'result').stdout).toContain('a2a diff failed (exit 2)');
+  });
+
   it('a manifest in a subfolder: the marker, the file name and the summary name its path', async ({
     onTestFinished,
   }) => {
