@@ -91,3 +91,19 @@ export function integrityOf(value: unknown): string {
 export function stableFileJson(value: unknown): string {
   return `${canonicalJson(value, { indent: 2 })}\n`;
 }
+
+/**
+ * A name-based UUID, version 5 (RFC 9562 §5.5): SHA-1 over the `namespace` UUID's 16 bytes and
+ * `name` in UTF-8, its version and variant bits set; lower-case `8-4-4-4-12` hex. The same name
+ * gives the same UUID (the BOM's serial number from the lockfile digest).
+ */
+export function nameBasedUuid(namespace: string, name: string): string {
+  const hex = namespace.replace(/-/g, '');
+  const ns = new Uint8Array(16);
+  for (let i = 0; i < 16; i++) ns[i] = Number.parseInt(hex.slice(i * 2, i * 2 + 2), 16);
+  const hash = createHash('sha1').update(ns).update(name, 'utf8').digest();
+  hash[6] = (hash[6]! & 0x0f) | 0x50;
+  hash[8] = (hash[8]! & 0x3f) | 0x80;
+  const out = Array.from(hash.subarray(0, 16), (b) => b.toString(16).padStart(2, '0')).join('');
+  return `${out.slice(0, 8)}-${out.slice(8, 12)}-${out.slice(12, 16)}-${out.slice(16, 20)}-${out.slice(20)}`;
+}

@@ -45,6 +45,8 @@ export const ErrorCode = {
   CredentialUnset: 'credential-unset',
   /** The manifest sets requireSignature and the card's signature is absent or does not verify. */
   SignatureRequired: 'signature-required',
+  /** `--expect-digest` / `loadLock({ expectDigest })`: the lockfile is not the one whose digest was given (`data`: `lockfile`, `expected`, `actual`). */
+  DigestMismatch: 'digest-mismatch',
   /** A file (lockfile, manifest) could not be written: permissions, disk full, or another a2a run held its lock too long. */
   WriteFailed: 'write-failed',
   /** The runtime refused a request outside the locked plan (nothing was sent). */
@@ -65,7 +67,7 @@ export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
 /**
  * Process exit codes (one table, one place), those of the official `a2a` CLI's specification:
- * 0 ok · 1 drift, refusal, an invalid card, or lockfile out of date · 2 usage or invalid input
+ * 0 ok · 1 drift, refusal, an invalid card, lockfile out of date, or not the expected digest · 2 usage or invalid input
  * (manifest, lockfile, profile) ·
  * 3 agent unreachable · 4 authentication refused · 5 timeout · 70 internal error.
  */
@@ -100,6 +102,7 @@ const EXIT_BY_CODE: Record<ErrorCode, ExitCode> = {
   'write-failed': ExitCode.Invalid,
   'credential-unset': ExitCode.Invalid,
   'signature-required': ExitCode.Drift,
+  'digest-mismatch': ExitCode.Drift,
   'plan-violation': ExitCode.Drift,
   'agent-degraded': ExitCode.Drift,
   'agent-error': ExitCode.Unreachable,
@@ -232,6 +235,20 @@ export class OutOfDateError extends A2aLockError {
   constructor(message: string, options: { data?: Record<string, unknown> } = {}) {
     super(ErrorCode.LockfileOutOfDate, message, { hint: 'run a2a lock', data: options.data });
     this.name = 'OutOfDateError';
+  }
+}
+
+/**
+ * The lockfile read is not the one whose digest was expected (`a2a verify --expect-digest`,
+ * `loadLock({ expectDigest })`): refused before anything is sent. Exit 1.
+ */
+export class DigestMismatchError extends A2aLockError {
+  constructor(lockfile: string, expected: string, actual: string) {
+    super(ErrorCode.DigestMismatch, `${lockfile}: digest ${actual}, expected ${expected}`, {
+      hint: 'this is not the lockfile that was reviewed; a2a lock digest prints the digest of a lockfile',
+      data: { lockfile, expected, actual },
+    });
+    this.name = 'DigestMismatchError';
   }
 }
 

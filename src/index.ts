@@ -83,6 +83,7 @@ export {
   InvalidInputError,
   FetchError,
   OutOfDateError,
+  DigestMismatchError,
   ErrorCode,
   ExitCode,
   exitCodeFor,

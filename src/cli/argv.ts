@@ -21,14 +21,22 @@ function commandIndex(args: readonly string[]): number {
 /**
  * The arguments with the command made explicit: none named (only options, or nothing) means
  * `lock`, except for `--help` and `--version`; `lock <command> …`, where `<command>` is one of
- * `commands` other than `lock`, means `<command> …` (`lock` itself takes no positional argument).
+ * `commands` other than `lock`, means `<command> …` (`lock` itself takes no positional argument);
+ * `<sub> …`, where `<sub>` is one of `lockSubcommands` (`digest`) and no command, means
+ * `lock <sub> …` (the official CLI runs `a2a lock digest` as `a2a-lock digest`).
  */
-export function normalizeArgs(args: readonly string[], commands: readonly string[]): string[] {
+export function normalizeArgs(
+  args: readonly string[],
+  commands: readonly string[],
+  lockSubcommands: readonly string[] = [],
+): string[] {
   const at = commandIndex(args);
   if (at < 0) {
     if (args.some((a) => ['--help', '-h', '--version', '-V'].includes(a))) return [...args];
     return ['lock', ...args];
   }
+  if (lockSubcommands.includes(args[at]!) && !commands.includes(args[at]!))
+    return [...args.slice(0, at), 'lock', ...args.slice(at)];
   if (args[at] !== 'lock') return [...args];
   const rest = args.slice(at + 1);
   const next = commandIndex(rest);

@@ -35,11 +35,14 @@ export function errorAnnotation(file: string, title: string, message: string): s
  * refusals and signature changes on one line), lock entry out of date, not verifiable (its error),
  * or under `--strict` a card change or an unchecked part (`::error`); without `--strict`, an agent
  * left `unchecked` (`credential-route-new`, `extended-changed`, `base-unreadable`, …) gets a
- * `::warning`. A credential that is simply not set (`credential-unset`) gets none.
+ * `::warning`. A credential that is simply not set (`credential-unset`) gets none, nor does an agent
+ * `--ignore` passed over (`ignored`).
  */
 export function verifyAnnotations(file: string, reports: Record<string, AnnotatedReport>): string[] {
   const out: string[] = [];
   for (const [name, r] of Object.entries(reports)) {
+    // `verify --ignore`: shown in the output and the summary, not on the pull request.
+    if (r.ignored) continue;
     if (r.status === 'drift') {
       const parts = [
         ...(r.drift ?? []).map((d) =>
@@ -98,7 +101,8 @@ export function diffAnnotations(
   const risky = agents.filter((a) => a.level === 'high' || a.level === 'medium');
   const ordered = [...risky.filter((a) => a.level === 'high'), ...risky.filter((a) => a.level === 'medium')];
   return ordered.slice(0, MAX_DIFF_ANNOTATIONS).map((a) => {
-    const top = a.risks.filter((r) => r.level === a.level);
+    // `level` is already that of the risks not ignored (`--ignore`).
+    const top = a.risks.filter((r) => !r.ignored && r.level === a.level);
     const codes = [...new Set(top.map((r) => r.code))].join(', ');
     const line = Object.hasOwn(lines, a.name) ? lines[a.name] : undefined;
     return lineAnnotation(

@@ -10,10 +10,11 @@ import yargs, { type Argv } from 'yargs';
 import { A2aLockError, exitCodeFor, ExitCode, UsageError } from '../errors.js';
 import type { CommandResult, GlobalOptions } from '../commands/context.js';
 import type { PluginInfo } from '../version.js';
-import { COMMANDS, HELP_ORDER, commandName, type AnyCliCommand } from './commands/index.js';
+import { COMMANDS, HELP_ORDER, LOCK_SUBCOMMANDS, commandName, type AnyCliCommand } from './commands/index.js';
 import type { CommandContext, ParsedArgv } from './commands/command.js';
 import { escapeUntrusted, renderWarning, terminalSafe, untrusted, type CommandRenderer } from './render/common.js';
 import { createProgress } from './progress.js';
+import { annotationsOnce } from './step-summary.js';
 import { processIo, type CliIo } from './io.js';
 import { unknownArgumentsMessage } from './suggest.js';
 import { normalizeArgs } from './argv.js';
@@ -83,8 +84,13 @@ function failure(line: readonly string[]) {
     const missing = /^Not enough arguments following: (.*)$/.exec(error?.message ?? message);
     if (missing) throw new UsageError(`--${missing[1]} needs a value`);
     if (error) throw error.name === 'YError' ? new UsageError(error.message) : error;
-    if (/^Did you mean/.test(message))
-      throw new UsageError(`unknown command "${String(line[0])}"; ${message.replace(/^D/, 'd')}`);
+    if (/^Did you mean/.test(message)) {
+      // A subcommand misspelt (`lock digset`): yargs suggests the subcommand alone.
+      const parent = line[0] === 'lock' && line[1] !== undefined && !line[1].startsWith('-') ? 'lock ' : '';
+      throw new UsageError(
+        `unknown command "${parent}${String(line[parent ? 1 : 0])}"; ${message.replace(/^Did you mean /, `did you mean ${parent}`)}`,
+      );
+    }
     const unknown = /^Unknown arguments?: (.*)$/.exec(message);
     if (unknown) {
       // The options of the command that failed (global ones included), as yargs' usage knows them.
@@ -120,7 +126,7 @@ function failure(line: readonly string[]) {
  */
 export async function main(rawArgs: string[], io: CliIo = processIo(), about: PluginInfo): Promise<number> {
   // `a2a-lock` alone locks; `a2a lock verify` (the official a2a CLI running its plugin) verifies.
-  const args = normalizeArgs(rawArgs, COMMANDS.map(commandName));
+  const args = normalizeArgs(rawArgs, COMMANDS.map(commandName), LOCK_SUBCOMMANDS);
   kleur.enabled = colourEnabled(io.env, io.stdoutIsTTY ?? false);
   const wantsJson =
     args.includes('--json') ||
@@ -135,20 +141,22 @@ export async function main(rawArgs: string[], io: CliIo = processIo(), about: Pl
       .scriptName('a2a')
       .usage('$0 <command> [options]\n\nLock the A2A agents this client depends on: negotiate, lock, verify.'),
   );
-  for (const name of HELP_ORDER) {
-    const command = COMMANDS.find((c) => commandName(c) === name)!;
-    const builder = (y: Argv) =>
-      command.examples.reduce(
-        (withExamples, [line, what]) => withExamples.example(line, what),
-        command.options?.(y) ?? y,
-      );
-    parser.command(
+  /** Add `command` (its options, examples and subcommands) to `y`. */
+  const register = (y: Argv, command: AnyCliCommand): Argv =>
+    y.command(
       command.command,
       command.describe,
-      builder,
+      (inner: Argv) =>
+        (command.subcommands ?? []).reduce(
+          register,
+          command.examples.reduce(
+            (withExamples, [line, what]) => withExamples.example(line, what),
+            command.options?.(inner) ?? inner,
+          ),
+        ),
       handler(command, { line: args, about }, io, (p) => (printResult = p)),
     );
-  }
+  for (const name of HELP_ORDER) register(parser, COMMANDS.find((c) => commandName(c) === name)!);
   parser
     .example('$0 verify --strict', 'the CI gate: exit 1 when an agent moved beyond the lockfile')
     .example('$0 why research-agent', 'why the lockfile holds the plans it holds')
@@ -179,10 +187,14 @@ export async function main(rawArgs: string[], io: CliIo = processIo(), about: Pl
  * Print a command's result: under `--json` its document on stdout (with `warnings` added when it
  * has none) and GitHub annotations on stderr; otherwise annotations on stdout, warnings on stderr,
  * then the renderer's lines on stdout, rendered from {@link untrusted} data and each made {@link terminalSafe}. Annotations only when
- * `GITHUB_ACTIONS=true` and the command has them (verify).
+ * `GITHUB_ACTIONS=true` and the command has them (verify, diff), each once per job ({@link annotationsOnce}).
  */
 function print<D>(result: CommandResult<D>, renderer: CommandRenderer<D>, options: GlobalOptions, io: CliIo): void {
-  const annotations = options.env.GITHUB_ACTIONS === 'true' ? (renderer.annotations?.(result.data, options) ?? []) : [];
+  // Once per job: a second run of the command in the same job prints none of them again.
+  const annotations =
+    options.env.GITHUB_ACTIONS === 'true'
+      ? annotationsOnce(options.env, renderer.annotations?.(result.data, options) ?? [])
+      : [];
   if (options.json) {
     // Every JSON document carries the warnings (plan's contract puts them there; the others follow).
     const document = renderer.json(result.data);

@@ -16,13 +16,23 @@ import { A2aLockError, ExitCode, UsageError } from '../errors.js';
 import { readTextIfExists } from '../fs/atomic-write.js';
 import { ciBase, gitRoot, isCommit, readAtRevision, readResolved, type CiSource } from '../fs/git.js';
 import { readManifest } from '../fs/manifest.js';
-import { parseLockfile } from '../lock/format.js';
-import { diffLockfiles, failsOn, type AgentDiff, type DiffCounts, type DiffManifests } from '../lock/lockfile-diff.js';
-import type { RiskLevel } from '../lock/risk.js';
+import { parseLockfile, parseLockfileWithDigest } from '../lock/format.js';
+import {
+  diffLockfiles,
+  failsOn,
+  ignoreRisks,
+  type AgentDiff,
+  type DiffCounts,
+  type DiffManifests,
+} from '../lock/lockfile-diff.js';
+import { RISK_CODES, type RiskLevel } from '../lock/risk.js';
 import { parseManifest } from '../manifest/parse.js';
 import type { Manifest } from '../manifest/schema.js';
 import type { Lockfile } from '../lock/schema.js';
 import { paths, type CommandResult, type GlobalOptions } from './context.js';
+
+/** The codes `--ignore` takes: every risk code ({@link RISK_CODES}). */
+export const IGNORABLE_RISK_CODES: readonly string[] = Object.keys(RISK_CODES);
 
 /** `--fail-on` thresholds. */
 export const FAIL_ON = ['high', 'medium', 'low', 'any'] as const;
@@ -56,8 +66,9 @@ export function diffAgents(data: Pick<DiffData, 'agents' | 'human'>): AgentDiff[
  * The answer of `a2a diff`. The `--json` document is `{"ok", "base", "head", "failOn"?, "counts",
  * "agents": {name: DiffAgentDocument}}` (plus `warnings`); `ok` is false when `--fail-on` failed.
  * `human` holds the agents' names in order, the head lockfile's path and the line in it of each head
- * agent at high or medium risk (what annotations point at), and the manifest's path from the
- * repository root (its file name outside git): what the markdown's marker names.
+ * agent at high or medium risk (what annotations point at), and the manifest's and the lockfile's
+ * paths from the repository root (their file names outside git): what the markdown's marker and
+ * title name.
  */
 export interface DiffData {
   ok: boolean;
@@ -66,7 +77,15 @@ export interface DiffData {
   failOn?: FailOn;
   counts: DiffCounts;
   agents: Record<string, DiffAgentDocument>;
-  human: { names: string[]; lockfile: string; manifest: string; lines: Record<string, number> };
+  human: {
+    names: string[];
+    lockfile: string;
+    manifest: string;
+    lockfilePath: string;
+    lines: Record<string, number>;
+    /** The head lockfile's digest (`lock/digest.ts`), when asked for ({@link DiffArgs.headDigest}) and there is one: the markdown marker's. */
+    digest?: string;
+  };
 }
 
 /** The arguments of `a2a diff`. */
@@ -77,8 +96,12 @@ export interface DiffArgs {
   baseIs?: SideSpelling;
   headIs?: SideSpelling;
   failOn?: FailOn;
+  /** Risk codes `--ignore` named: still listed, marked `ignored`, never weighed (see {@link ignoreRisks}). */
+  ignore?: readonly string[];
   /** The arguments git gives an external diff driver: path old-file old-hex old-mode new-file new-hex new-mode. */
   gitExternal?: string[];
+  /** Take the head lockfile's digest too (the markdown view's marker carries it; a walk of the whole file, so only when asked). */
+  headDigest?: boolean;
 }
 
 /** The 1-based line of each agent's key under `"agents"` in a lockfile as written (2-space indent). */
@@ -225,17 +248,18 @@ function manifestFileOf(read: ReadSide, cwd: string, manifest: string): string |
 }
 
 /** `file` from the root of the git repository holding it (`/` separated); its file name outside git. */
-async function repositoryPath(file: string): Promise<string> {
+export async function repositoryPath(file: string): Promise<string> {
   const dir = await realpath(dirname(file)).catch(() => dirname(file));
   const root = await gitRoot(dir);
   const inRepo = root === undefined ? '' : relative(root, join(dir, basename(file)));
   return inRepo && !inRepo.startsWith('..') && !isAbsolute(inRepo) ? inRepo.split(sep).join('/') : basename(file);
 }
 
-function parseSide(read: ReadSide): Lockfile | undefined {
-  return read.text === undefined
-    ? undefined
-    : parseLockfile(read.text, read.side.kind === 'revision' ? `${read.side.label}:a2a.lock.json` : read.side.label);
+/** A side's lockfile (undefined: none there) and, with `digest`, its digest (`lock/digest.ts`). */
+function parseSide(read: ReadSide, digest = false): { lock: Lockfile | undefined; digest?: string } {
+  if (read.text === undefined) return { lock: undefined };
+  const source = read.side.kind === 'revision' ? `${read.side.label}:a2a.lock.json` : read.side.label;
+  return digest ? parseLockfileWithDigest(read.text, source) : { lock: parseLockfile(read.text, source) };
 }
 
 /**
@@ -340,7 +364,8 @@ export async function runDiff(options: GlobalOptions, args: DiffArgs): Promise<C
       message: `no manifest beside the lockfile of ${missing.kind === 'worktree' ? 'the working tree' : missing.label}: credential sources not compared`,
     });
   }
-  const diff = diffLockfiles(parseSide(base), parseSide(head), manifests);
+  const headLock = parseSide(head, args.headDigest);
+  const diff = ignoreRisks(diffLockfiles(parseSide(base).lock, headLock.lock, manifests), new Set(args.ignore));
   const failed = args.failOn !== undefined && failsOn(diff, args.failOn as RiskLevel | 'any');
   const agents: Record<string, DiffAgentDocument> = {};
   for (const { name, ...rest } of diff.agents) agents[name] = rest;
@@ -358,10 +383,12 @@ export async function runDiff(options: GlobalOptions, args: DiffArgs): Promise<C
         names: diff.agents.map((a) => a.name),
         lockfile,
         manifest: await repositoryPath(manifest),
+        lockfilePath: await repositoryPath(lockfile),
         lines: agentLines(
           head.text,
           diff.agents.filter((a) => a.level === 'high' || a.level === 'medium').map((a) => a.name),
         ),
+        ...(headLock.digest !== undefined ? { digest: headLock.digest } : {}),
       },
     },
     warnings,

@@ -12,6 +12,7 @@ import validRange from 'semver/ranges/valid.js';
 import { AgentNameSchema, type Manifest } from '../manifest/schema.js';
 import { entryChanges, type EntryChanges } from '../lock/changes.js';
 import { overallExitCode, syncFailureJson, type SkillRefusal, type SyncFailure } from '../lock/report.js';
+import { lockDigest } from '../lock/digest.js';
 import { mergeLockfiles, parseLockfile } from '../lock/format.js';
 import { readLockfileForRewrite, writeLockfile } from '../fs/lockfile.js';
 import type { Lockfile } from '../lock/schema.js';
@@ -61,6 +62,8 @@ export interface LockData {
     agents: LockedAgent[];
     /** What the write changed, before → after ({@link diffLockfiles}): the change view `lock` and `update` print. Absent when nothing was written. */
     review?: LockfileDiff;
+    /** `update` only, when it succeeded: the lockfile's digest (`lock/digest.ts`), what its markdown view's marker carries. */
+    digest?: string;
     /** `add` only: the manifest, and whether it was written, was already up to date, or was not written (the lock failed). */
     manifest?: { path: string; outcome: 'written' | 'up-to-date' | 'not-written' };
   };
@@ -193,7 +196,14 @@ async function run(
       ok: true,
       written,
       agents,
-      human: { lockfile: p.lockfile, failures: [], agents: locked, ...(review ? { review } : {}) },
+      human: {
+        lockfile: p.lockfile,
+        failures: [],
+        agents: locked,
+        ...(review ? { review } : {}),
+        // Update's markdown (a pull request body) carries it; lock and add (no markdown) skip the walk.
+        ...(force !== undefined ? { digest: lockDigest(sync.lock) } : {}),
+      },
     },
     warnings: sync.warnings,
   };

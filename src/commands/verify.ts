@@ -4,13 +4,18 @@
  */
 import type { Warning } from '../card/model.js';
 import { ExitCode, OutOfDateError } from '../errors.js';
-import { overallExitCode, type AgentReport } from '../lock/report.js';
+import { ignoreFailures, overallExitCode, type AgentReport } from '../lock/report.js';
 import { describeMismatches, manifestMismatches } from '../lock/satisfies.js';
 import { checkProject, readProject, reviewBase, verifyLockfile, type VerifyBase } from '../resolve/verify.js';
 import { readManifest } from '../fs/manifest.js';
+import { expectLockfileDigest } from '../fs/lockfile.js';
 import { sourceVariables } from '../manifest/schema.js';
 import { own } from '../json-path.js';
 import { resolveOptions, paths, type CommandResult, type GlobalOptions } from './context.js';
+import { repositoryPath } from './diff.js';
+
+/** The codes `verify --ignore` takes (defined in lock/report.ts). */
+export { VERIFY_FAILURE_CODES } from '../lock/report.js';
 
 /** One agent's report as the `--json` documents of `verify` and `install` hold it: without its warnings (those are the document's `warnings`, each with `agent`). */
 export type ReportDocument = Omit<AgentReport, 'warnings'>;
@@ -18,14 +23,15 @@ export type ReportDocument = Omit<AgentReport, 'warnings'>;
 /**
  * The answer of `a2a verify`. The `--json` document is `{"ok", "agents": {name: ReportDocument}}`
  * (plus `warnings`); `human` (not in the document) holds the exit code, the flags the summary line
- * names, and the lockfile's absolute path (for GitHub annotations).
+ * names, the lockfile's absolute path (for GitHub annotations) and the manifest's path from the
+ * repository root (its file name outside git; the job summary's heading names it).
  */
 export interface VerifyData {
   ok: boolean;
   /** The review base credentials were gated by (`--base`, or the pull request's); absent without one. */
   base?: VerifyBase;
   agents: Record<string, ReportDocument>;
-  human: { exitCode: ExitCode; offline: boolean; strict: boolean; lockfile: string };
+  human: { exitCode: ExitCode; offline: boolean; strict: boolean; lockfile: string; manifest: string };
 }
 
 /** What `verify` takes besides the global options. `base`: a revision, `false` for none (`--no-base`), absent for the pull request's base when CI names one. */
@@ -34,6 +40,10 @@ export interface VerifyArgs {
   offline: boolean;
   strict: boolean;
   base?: string | false;
+  /** Failure codes `--ignore` named ({@link ignoreFailures}): those agents are shown, marked `ignored`, and not counted for the exit code. */
+  ignore?: readonly string[];
+  /** `--expect-digest`: the lockfile's digest must be this one (checked first; else `digest-mismatch`). */
+  expectDigest?: string;
 }
 
 /** A credential a locked plan uses whose environment variable is not set. */
@@ -77,6 +87,8 @@ export async function runVerify(options: GlobalOptions, args: VerifyArgs): Promi
   const p = paths(options);
   // No manifest here or above: say so, naming where it was looked for.
   if (p.lookedUpTo !== undefined) await readManifest(p.manifest, p.lookedUpTo);
+  // Not the lockfile that was reviewed: refused before anything else reads it.
+  if (args.expectDigest !== undefined) await expectLockfileDigest(p.lockfile, args.expectDigest);
   const { baseDir: _b, ...network } = resolveOptions(options, p.baseDir);
   const verified = await verifyLockfile({
     ...network,
@@ -88,13 +100,20 @@ export async function runVerify(options: GlobalOptions, args: VerifyArgs): Promi
     // No flag: verifyLockfile takes the pull request's base from the environment.
     ...(args.base !== undefined ? { base: args.base } : {}),
   });
+  const { agents, exitCode } = ignoreFailures(reportDocuments(verified.agents), new Set(args.ignore));
   return {
-    exitCode: verified.exitCode,
+    exitCode,
     data: {
-      ok: verified.ok,
+      ok: exitCode === ExitCode.Ok,
       ...(verified.base ? { base: verified.base } : {}),
-      agents: reportDocuments(verified.agents),
-      human: { exitCode: verified.exitCode, offline: args.offline, strict: args.strict, lockfile: p.lockfile },
+      agents,
+      human: {
+        exitCode,
+        offline: args.offline,
+        strict: args.strict,
+        lockfile: p.lockfile,
+        manifest: await repositoryPath(p.manifest),
+      },
     },
     warnings: [...baseWarnings(verified.base, verified.agents), ...reportWarnings(verified.agents)],
   };

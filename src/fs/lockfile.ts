@@ -1,7 +1,9 @@
 /** Reading and writing `a2a.lock.json` on disk: the thin I/O shell around `lock/format.ts`. */
 import { hasConflictMarkers } from '../json-document.js';
-import { parseLockfile, serializeLockfile, splitConflict } from '../lock/format.js';
+import { expectLockDigest } from '../lock/digest.js';
+import { parseLockfile, parseLockfileWithDigest, serializeLockfile, splitConflict } from '../lock/format.js';
 import type { Lockfile } from '../lock/schema.js';
+import { parseLockfileJson } from '../lock/top.js';
 import { readTextIfExists, writeFileAtomic } from './atomic-write.js';
 
 /**
@@ -12,6 +14,25 @@ export async function readLockfile(path: string): Promise<{ lock: Lockfile; text
   const text = await readTextIfExists(path, 'lockfile-invalid');
   if (text === undefined) return undefined;
   return { lock: parseLockfile(text, path), text };
+}
+
+/**
+ * Read the lockfile with its digest (`lock/digest.ts`); `undefined` when it does not exist.
+ * @throws InvalidInputError `lockfile-invalid`, as {@link readLockfile}
+ */
+export async function readLockfileDigest(path: string): Promise<{ lock: Lockfile; digest: string } | undefined> {
+  const text = await readTextIfExists(path, 'lockfile-invalid');
+  return text === undefined ? undefined : parseLockfileWithDigest(text, path);
+}
+
+/**
+ * Refuse the lockfile at `path` unless its digest is `expected`: read and compared before anything
+ * else reads it (its schema included). A missing lockfile is left to the caller's own error.
+ * @throws DigestMismatchError `digest-mismatch`; InvalidInputError `lockfile-invalid` when it is not JSON
+ */
+export async function expectLockfileDigest(path: string, expected: string): Promise<void> {
+  const text = await readTextIfExists(path, 'lockfile-invalid');
+  if (text !== undefined) expectLockDigest(parseLockfileJson(text, path), expected, path);
 }
 
 /**

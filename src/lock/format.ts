@@ -5,6 +5,7 @@
  */
 import { validate } from '../json-document.js';
 import { stableFileJson } from '../canonical.js';
+import { lockDigest } from './digest.js';
 import { LockfileSchema, type Lockfile } from './schema.js';
 import { parseLockfileJson } from './top.js';
 
@@ -14,7 +15,25 @@ import { parseLockfileJson } from './top.js';
  *   `lockfileVersion`, or a schema error naming the JSON path
  */
 export function parseLockfile(text: string, source: string): Lockfile {
-  return validate(LockfileSchema, parseLockfileJson(text, source), source, 'lockfile-invalid');
+  return validateLockfile(parseLockfileJson(text, source), source);
+}
+
+/**
+ * Parse lockfile text as {@link parseLockfile} does, and take its digest ({@link lockDigest} of its
+ * JSON value: what `a2a lock digest` prints and the review's marker carries). Pure.
+ * @throws InvalidInputError `lockfile-invalid`, as {@link parseLockfile}
+ */
+export function parseLockfileWithDigest(text: string, source: string): { lock: Lockfile; digest: string } {
+  const value = parseLockfileJson(text, source);
+  return { lock: validateLockfile(value, source), digest: lockDigest(value) };
+}
+
+/**
+ * A lockfile's JSON value (what `parseLockfileJson` read) against the lockfile schema. Pure.
+ * @throws InvalidInputError `lockfile-invalid`: a schema error naming the JSON path
+ */
+export function validateLockfile(value: unknown, source: string): Lockfile {
+  return validate(LockfileSchema, value, source, 'lockfile-invalid');
 }
 
 /** The exact bytes of a lockfile: sorted keys, 2-space indent, LF, trailing newline. */

@@ -106,6 +106,8 @@ export interface DiffCounts {
   low: number;
   info: number;
   better: number;
+  /** Risks whose code `--ignore` named (present only when codes were ignored); the levels above count the others. */
+  ignored?: number;
 }
 
 /** {@link DiffCounts} of a review with no agent in it: every count 0. */
@@ -227,20 +229,51 @@ export function diffLockfiles(
   }
   for (const name of onlyBase) if (!taken.has(name)) agents.push(agentDiff(name, sideOf(base, name), undefined));
   agents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  const counts = noCounts();
+  return { agents, counts: countsOf(agents) };
+}
+
+/** The {@link DiffCounts} of `agents`: ignored risks counted as `ignored` (when `withIgnored`), not by level. */
+function countsOf(agents: readonly AgentDiff[], withIgnored = false): DiffCounts {
+  const counts: DiffCounts = withIgnored ? { ...noCounts(), ignored: 0 } : noCounts();
   for (const a of agents) {
     if (a.verdict === 'renamed') {
       counts.renamed++;
       counts.changed++;
     } else counts[a.verdict]++;
-    for (const r of a.risks) counts[r.level]++;
+    for (const r of a.risks) {
+      if (r.ignored) counts.ignored = (counts.ignored ?? 0) + 1;
+      else counts[r.level]++;
+    }
     counts.better += a.better.length;
   }
-  return { agents, counts };
+  return counts;
 }
 
-/** Whether any risk of `diff` is at or above `threshold` (`--fail-on`); `any`: any agent changed at all. */
+/**
+ * `diff` with every risk whose code is in `codes` marked `ignored` (`a2a diff --ignore`): still
+ * listed, but no longer weighed: each agent's `level` is the highest of its other risks, the counts
+ * by level leave it out (`counts.ignored` counts it), and {@link failsOn} passes over it. No codes:
+ * `diff` as it is.
+ */
+export function ignoreRisks(diff: LockfileDiff, codes: ReadonlySet<string>): LockfileDiff {
+  if (codes.size === 0) return diff;
+  const agents = diff.agents.map((a) => {
+    const risks = a.risks.map((r) => (codes.has(r.code) ? { ...r, ignored: true as const } : r));
+    const { level: _level, ...rest } = a;
+    const level = highestLevel(risks.filter((r) => !r.ignored));
+    return { ...rest, risks, ...(level ? { level } : {}) };
+  });
+  return { agents, counts: countsOf(agents, true) };
+}
+
+/**
+ * Whether any risk of `diff` not ignored is at or above `threshold` (`--fail-on`); `any`: any agent
+ * changed at all, except one whose every risk is ignored.
+ */
 export function failsOn(diff: LockfileDiff, threshold: RiskLevel | 'any'): boolean {
-  if (threshold === 'any') return diff.agents.some((a) => a.verdict !== 'unchanged');
-  return diff.agents.some((a) => a.risks.some((r) => atOrAbove(r.level, threshold)));
+  if (threshold === 'any')
+    return diff.agents.some(
+      (a) => a.verdict !== 'unchanged' && !(a.risks.length > 0 && a.risks.every((r) => r.ignored)),
+    );
+  return diff.agents.some((a) => a.risks.some((r) => !r.ignored && atOrAbove(r.level, threshold)));
 }

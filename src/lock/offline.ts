@@ -73,23 +73,30 @@ export function replanFromSnapshot(
 }
 
 /**
+ * Which snapshot of a locked entry (the card, or the extended card) does not match its integrity:
+ * `snapshot does not match its integrity sha256-…`, or undefined when both match (`a2a export`
+ * refuses such an entry as `checkOffline` does).
+ */
+export function integrityMismatch(entry: LockEntry): string | undefined {
+  for (const [what, locked] of [
+    ['snapshot', entry],
+    ['extended snapshot', entry.extended],
+  ] as const) {
+    if (locked && integrityOf(locked.snapshot) !== locked.integrity)
+      return `${what} does not match its integrity ${locked.integrity}`;
+  }
+  return undefined;
+}
+
+/**
  * Check a locked agent against its own snapshots, without network: each snapshot's integrity, that
  * it is still a valid card, and that negotiating it with the locked settings yields exactly the
  * locked plans. Returns undefined when all holds; else an `error` report (exit 2) or an
  * `out-of-date` one (exit 1) whose reasons name each skill.
  */
 export function checkOffline(entry: LockEntry, settings: AgentSettings, source: string): AgentReport | undefined {
-  for (const [what, locked] of [
-    ['snapshot', entry],
-    ['extended snapshot', entry.extended],
-  ] as const) {
-    if (locked && integrityOf(locked.snapshot) !== locked.integrity) {
-      return errorReportOf({
-        code: 'lockfile-invalid',
-        message: `${source}: ${what} does not match its integrity ${locked.integrity}`,
-      });
-    }
-  }
+  const tampered = integrityMismatch(entry);
+  if (tampered) return errorReportOf({ code: 'lockfile-invalid', message: `${source}: ${tampered}` });
   let card: NormalizedCard;
   try {
     card = lockedNegotiationCard(entry, source, settings);

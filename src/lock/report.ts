@@ -90,6 +90,8 @@ export interface AgentReport {
   reasons?: string[];
   /** For `error`: the typed error. */
   error?: ReportedError;
+  /** Set when every {@link failureCodes} code of a failing report was ignored (`verify --ignore`): shown, not counted for the exit code. */
+  ignored?: true;
   warnings: Warning[];
 }
 
@@ -163,6 +165,76 @@ export function strictExitCode(report: AgentReport, strict: boolean): ExitCode {
   return strict && report.exitCode === ExitCode.Ok && (report.status === 'changed' || report.unchecked !== undefined)
     ? ExitCode.Drift
     : report.exitCode;
+}
+
+/**
+ * The codes `verify --ignore` takes (docs/reference/commands/verify.md): what an agent's report fails
+ * with. `drift`, `out-of-date` and `changed` (under `--strict`) are statuses; the `unchecked` reasons
+ * fail under `--strict`; the rest are the error codes an agent can fail with now (its card served
+ * now, its signature, its credential). A snapshot that fails its integrity (`lockfile-invalid`) and
+ * an error that ends the run are never ignored.
+ */
+export const VERIFY_FAILURE_CODES = [
+  'drift',
+  'out-of-date',
+  'changed',
+  'credential-route-new',
+  'extended-changed',
+  'base-unreadable',
+  'credential-unset',
+  'unreachable',
+  'auth-refused',
+  'timeout',
+  'card-invalid',
+  'insecure-url',
+  'signature-required',
+] as const;
+
+/** A code of {@link VERIFY_FAILURE_CODES}. */
+export type VerifyFailureCode = (typeof VERIFY_FAILURE_CODES)[number];
+
+/**
+ * What a report fails with (its `exitCode` already under `--strict`, {@link strictExitCode}): the
+ * error's code, `drift`, `out-of-date`, or under `--strict` `changed` and the reason of an unchecked
+ * part; none when it passes. A code outside {@link VERIFY_FAILURE_CODES} (`lockfile-invalid`) is
+ * returned too, and can never be ignored.
+ */
+export function failureCodes(report: Pick<AgentReport, 'status' | 'exitCode' | 'error' | 'reason'>): string[] {
+  if (report.exitCode === ExitCode.Ok) return [];
+  switch (report.status) {
+    case 'error':
+      return [report.error?.code ?? 'error'];
+    case 'drift':
+    case 'out-of-date':
+      return [report.status];
+    case 'changed':
+      return ['changed', ...(report.reason ? [report.reason] : [])];
+    default:
+      // `unchecked`, or `ok` with a credential not set: failing under --strict for the unchecked part.
+      return report.reason ? [report.reason] : [report.status];
+  }
+}
+
+const FAILURE_CODES: ReadonlySet<string> = new Set(VERIFY_FAILURE_CODES);
+
+/**
+ * `reports` with each failing report whose every {@link failureCodes} code is in `codes` (and in
+ * {@link VERIFY_FAILURE_CODES}: a snapshot failing its integrity is never ignored) marked `ignored`
+ * (`verify --ignore`), and the run's exit code from the others ({@link overallExitCode}). Each
+ * report keeps its own `exitCode`.
+ */
+export function ignoreFailures<R extends Pick<AgentReport, 'status' | 'exitCode' | 'error' | 'reason'>>(
+  reports: Record<string, R>,
+  codes: ReadonlySet<string>,
+): { agents: Record<string, R & { ignored?: true }>; exitCode: ExitCode } {
+  const agents: Record<string, R & { ignored?: true }> = {};
+  for (const [name, r] of Object.entries(reports)) {
+    const failed = failureCodes(r);
+    const ignorable = failed.length > 0 && failed.every((c) => codes.has(c) && FAILURE_CODES.has(c));
+    agents[name] = ignorable ? { ...r, ignored: true } : r;
+  }
+  const exitCode = overallExitCode(Object.values(agents).flatMap((r) => (r.ignored ? [] : [r.exitCode])));
+  return { agents, exitCode };
 }
 
 /** The overall exit code of a multi-agent run: the lowest non-zero agent code, else 0. */

@@ -76,6 +76,8 @@ export interface Risk {
   message: string;
   /** The skill whose plan it concerns, when one does. */
   skill?: string;
+  /** Set when `a2a diff --ignore <code>` named its code: still listed, never weighed ({@link ignoreRisks}). */
+  ignored?: true;
 }
 
 /** A stable improvement code. */

@@ -6,7 +6,7 @@
 import { type A2aLockError, InvalidInputError, OutOfDateError } from '../errors.js';
 import { zodMessage } from '../json-document.js';
 import { formatPath } from '../json-path.js';
-import { parseLockfile } from '../lock/format.js';
+import { validateLockfile } from '../lock/format.js';
 import { checkOffline, lockedNegotiationCard } from '../lock/offline.js';
 import type { Lockfile, LockEntry } from '../lock/schema.js';
 import { lockedAgentIssue } from '../lock/schema.js';
@@ -15,7 +15,7 @@ import { describeMismatches, manifestMismatches } from '../lock/satisfies.js';
 import { parseManifest } from '../manifest/parse.js';
 import type { AgentSettings, Manifest } from '../manifest/schema.js';
 
-export { lockedNegotiationCard, parseLockfile };
+export { lockedNegotiationCard, validateLockfile };
 
 /** One agent of the lockfile, checked: its entry and settings, or why it cannot be used. */
 export type CheckedAgent = { entry: LockEntry; settings: AgentSettings } | { error: A2aLockError };

@@ -11,6 +11,7 @@ export {
   PlanViolationError,
   AgentDegradedError,
   AgentCallError,
+  DigestMismatchError,
   FetchError,
   isA2aLockError,
   type AgentCallDetails,

@@ -19,6 +19,7 @@ import type { AgentEntry, AgentSettings, Manifest } from '../manifest/schema.js'
 import type { FallbackInterface, Plan } from '../negotiate/types.js';
 import { isCleartextOffLoopback, originOf } from '../card/host.js';
 import { CARD_PATH, LEGACY_CARD_PATH } from '../card/location.js';
+import { expectLockDigest, lockDigestOption } from '../lock/digest.js';
 import { cardServingFetch, lockedCardUrls, narrowedCard, type CardWireShape } from './card.js';
 import { enforcingFetch } from './enforce.js';
 import { originAuthenticator } from '../http/origin-auth.js';
@@ -507,13 +508,20 @@ export class Lock extends EventEmitter {
  * `eager: true` (at deploy time): all of the above for every agent here, the whole file against the
  * lockfile schema first, as the CLI reads it.
  *
+ * `expectDigest`: the lockfile must have this digest (`a2a lock digest`), checked as soon as its
+ * JSON is read, before anything else.
+ *
  * @throws InvalidInputError `lockfile-invalid` (missing, invalid; with `eager`, any invalid entry or tampered snapshot);
+ *   DigestMismatchError `digest-mismatch` (`expectDigest` given, another lockfile);
+ *   UsageError (`expectDigest` not spelt as a digest);
  *   A2aLockError `manifest-not-found` (an explicit `manifest` that does not exist);
  *   with `eager`: OutOfDateError `lockfile-out-of-date` (manifest or plans out of step: run `a2a lock`),
  *   InvalidInputError `manifest-invalid`
  */
 export async function loadLock(options: LoadLockOptions = {}): Promise<Lock> {
-  const [{ readTextIfExists }, { parseLockfileTop }] = await Promise.all([
+  const expected =
+    options.expectDigest === undefined ? undefined : lockDigestOption('loadLock: expectDigest', options.expectDigest);
+  const [{ readTextIfExists }, { checkLockfileTop, parseLockfileJson }] = await Promise.all([
     import('../fs/atomic-write.js'),
     import('../lock/top.js'),
   ]);
@@ -535,8 +543,13 @@ export async function loadLock(options: LoadLockOptions = {}): Promise<Lock> {
   const text = await readTextIfExists(source, 'lockfile-invalid');
   if (text === undefined)
     throw new InvalidInputError('lockfile-invalid', source, 'no lockfile here', { hint: 'run a2a lock' });
+  const value = parseLockfileJson(text, source);
+  // Not the lockfile that was reviewed: refused before anything else is read or checked.
+  if (expected !== undefined) expectLockDigest(value, expected, source);
   // Eager: the whole file against the lockfile schema, as the CLI reads it (the same first error).
-  const lock: LockfileTop = options.eager ? loadedChecks!.parseLockfile(text, source) : parseLockfileTop(text, source);
+  const lock: LockfileTop = options.eager
+    ? loadedChecks!.validateLockfile(value, source)
+    : checkLockfileTop(value, source);
   checkCredentialsOption(options.credentials, lock, source);
   for (const name of Object.keys(lock.agents)) {
     if (!Object.hasOwn(lock.settings, name))

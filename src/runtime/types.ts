@@ -89,6 +89,13 @@ export interface LoadLockOptions {
    */
   eager?: boolean;
   /**
+   * The digest the lockfile must have (`sha256-<base64>`, as `a2a lock digest` prints it and the
+   * review's marker carries it): any other lockfile is refused by `loadLock` with a
+   * `DigestMismatchError` (code `digest-mismatch`) naming the file, the expected and the actual
+   * digest, before anything is sent. A value not spelt as a digest is a UsageError. Default: none.
+   */
+  expectDigest?: string;
+  /**
    * The fetch requests are finally sent with (OAuth token requests included). Default the global
    * `fetch`, through the shared proxy-aware dispatcher when `HTTPS_PROXY` / `HTTP_PROXY` is set
    * (`NO_PROXY` honoured), as the CLI and `refresh()` send; a fetch given here is used as it is.

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { diffMarkdown } from '../../src/cli/render/diff.js';
+import { lockDigest } from '../../src/lock/digest.js';
 
 /** A GitHub expression, `${{ e }}`, spelt so that no string literal holds a template-like `${`. */
 const expr = (e: string) => `\${{ ${e} }}`;
@@ -135,13 +136,15 @@ async function runScript(dir: string, pulls: Pull[], comments: Comment[]) {
   return { calls: calls.filter(([kind]) => kind === 'update' || kind === 'create'), all: calls, said };
 }
 
-const md = (manifest: string) =>
+const md = (manifest: string, digest?: string) =>
   diffMarkdown(
     [],
     { changed: 0, added: 0, removed: 0, renamed: 0, unchanged: 0, high: 0, medium: 0, low: 0, info: 0, better: 0 },
     undefined,
-    { manifest },
+    { manifest, ...(digest ? { digest } : {}) },
   );
+const FIRST = lockDigest({ lockfileVersion: 1, settings: {}, agents: {} });
+const SECOND = lockDigest({ lockfileVersion: 1, settings: {}, agents: { a: {} } });
 
 describe("the shipped comment workflow's script", () => {
   it("a fork's pull request, found by the run's head commit: updates only the workflow bot's own comment for the same manifest", async () => {
@@ -209,6 +212,17 @@ describe("the shipped comment workflow's script", () => {
       [{ id: 9, body: digested, user: BOT }],
     );
     expect(updateDigested.calls).toEqual([['update', { owner: 'o', repo: 'r', comment_id: 9, body: plain }]]);
+  });
+
+  it('updates (never duplicates) its comment when the lockfile, and so the digest in the marker, changed', async () => {
+    const body = md('a2a.json', SECOND);
+    expect(body.split('\n')[0]).toBe(`<!-- a2a-lock-diff a2a.json ${SECOND} -->`);
+    const comments: Comment[] = [
+      { id: 1, body: md('services/billing/a2a.json', FIRST), user: BOT },
+      { id: 2, body: md('a2a.json', FIRST), user: BOT },
+    ];
+    const { calls } = await runScript(artifact({ 'a2a-diff-a2a-json.md': body }), [FORK_PR], comments);
+    expect(calls).toEqual([['update', { owner: 'o', repo: 'r', comment_id: 2, body }]]);
   });
 
   it('no open pull request with that head (a later push, or none at all), or no artifact: no comment, no failure', async () => {

@@ -34,6 +34,20 @@ describe('normalizeArgs: a2a-lock alone locks; a2a lock <command> is a2a <comman
     expect(normalizeArgs(['lock', 'verfy'], COMMANDS)).toEqual(['lock', 'verfy']);
     expect(normalizeArgs(['verify', 'lock'], COMMANDS)).toEqual(['verify', 'lock']);
   });
+
+  it("a subcommand of lock alone (a2a-lock digest: the official CLI's a2a lock digest) is lock <subcommand>; lock digest stays", () => {
+    const subs = ['digest'];
+    expect(normalizeArgs(['digest'], COMMANDS, subs)).toEqual(['lock', 'digest']);
+    expect(normalizeArgs(['--manifest', 'a/a2a.json', 'digest', '--json'], COMMANDS, subs)).toEqual([
+      '--manifest',
+      'a/a2a.json',
+      'lock',
+      'digest',
+      '--json',
+    ]);
+    expect(normalizeArgs(['lock', 'digest'], COMMANDS, subs)).toEqual(['lock', 'digest']);
+    expect(normalizeArgs(['verify', 'digest'], COMMANDS, subs)).toEqual(['verify', 'digest']);
+  });
 });
 
 describe('colourEnabled', () => {

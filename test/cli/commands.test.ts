@@ -53,6 +53,29 @@ describe('the command index', () => {
     },
   );
 
+  it.each(
+    COMMANDS.flatMap((parent) =>
+      (parent.subcommands ?? []).map((sub) => [`${commandName(parent)} ${commandName(sub)}`, sub] as const),
+    ),
+  )(
+    '%s (a subcommand): a description, an example, help that renders, a renderer; its parent lists it',
+    async (name, sub) => {
+      expect(name).toBe('lock digest');
+      expect(sub.describe.length).toBeGreaterThan(10);
+      for (const [line] of sub.examples) expect(line).toMatch(new RegExp(`^\\$0 ${name}\\b`));
+      const text = (await help([...name.split(' '), '--help'])).replace(/\s+/g, ' ');
+      expect(text.startsWith(`a2a ${name} `)).toBe(true);
+      expect(text).toContain(sub.describe);
+      for (const [line] of sub.examples) expect(text).toContain(line.replace('$0', 'a2a').replace(/\s+/g, ' '));
+      expect((await help([name.split(' ')[0]!, '--help'])).replace(/\s+/g, ' ')).toContain(
+        `a2a ${name} ${sub.describe}`,
+      );
+      const code = await sub.load();
+      expect(typeof code.run).toBe('function');
+      expect(typeof code.renderer({} as never).text).toBe('function');
+    },
+  );
+
   it('--version and info answer with the name, version and description main is given (src/version.ts, passed down by src/bin.ts)', async () => {
     const about = { name: 'lock', version: '9.8.7-test', description: 'passed down' };
     const printed: string[] = [];

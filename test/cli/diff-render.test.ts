@@ -10,6 +10,7 @@ import { integrityOf } from '../../src/canonical.js';
 import { normalizeCard } from '../../src/card/normalize.js';
 import { diffAnnotations } from '../../src/cli/github.js';
 import { diffLines, diffMarkdown, MARKDOWN_LIMIT, markdownMarker } from '../../src/cli/render/diff.js';
+import { lockDigest } from '../../src/lock/digest.js';
 import { untrusted } from '../../src/cli/render/common.js';
 import { lockMarkdownRenderer } from '../../src/cli/render/lock.js';
 import { escapeMarkdown } from '../../src/cli/step-summary.js';
@@ -97,7 +98,7 @@ describe('the markdown view', () => {
     if (process.env.UPDATE_GOLDEN || !existsSync(GOLDEN)) writeFileSync(GOLDEN, md);
     expect(md).toBe(readFileSync(GOLDEN, 'utf8'));
     const lines = md.split('\n');
-    expect(lines[0]).toBe('<!-- a2a-lock-diff a2a.json -->');
+    expect(lines[0]).toBe('<!-- a2a-lock-diff a2a.json none -->');
     expect(lines[1]).toBe('**2 changed, 1 added, 1 removed, 1 renamed · 5 high, 1 medium, 2 low · 2 better**');
     // Card text shows as text: only inside a code fence (GitHub renders it literally), never in the table or a summary.
     const outsideFences = md.split(/^`{3,}$/m).filter((_, i) => i % 2 === 0);
@@ -143,7 +144,7 @@ describe('the markdown view', () => {
     expect(diff.counts.changed).toBe(200);
     const md = diffMarkdown(diff.agents, diff.counts);
     expect(md.length).toBeLessThanOrEqual(MARKDOWN_LIMIT);
-    expect(md.split('\n')[0]).toBe(markdownMarker('a2a.json'));
+    expect(md.split('\n')[0]).toBe(markdownMarker('a2a.json', undefined));
     expect(md).toMatch(
       /_The details of \d+ agents (\(\d+ high: new-credential-destination, card-version-rollback\) )?are cut to stay under GitHub's comment limit; run `a2a diff` locally to see them\._/,
     );
@@ -244,15 +245,34 @@ describe('the markdown view: bounded, ordered by risk, inert, one marker per man
       expect(outsideFences(out)).not.toMatch(/https:\/\/evil|www\.evil/);
     }
     expect(md).toContain('| research | changed |');
-    expect(update.split('\n')[0]).toBe('<!-- a2a-lock-diff a2a.json -->');
+    expect(update.split('\n')[0]).toBe('<!-- a2a-lock-diff a2a.json none -->');
   });
 
   it('the marker names the manifest (one comment per manifest) and nothing in the path ends the comment', () => {
     const diff = diffLockfiles(base, head);
     expect(
       diffMarkdown(diff.agents, diff.counts, undefined, { manifest: 'services/billing/a2a.json' }).split('\n')[0],
-    ).toBe('<!-- a2a-lock-diff services/billing/a2a.json -->');
-    expect(markdownMarker('a-->b <x>/a2a.json')).toBe('<!-- a2a-lock-diff a--%3Eb%20%3Cx%3E/a2a.json -->');
+    ).toBe('<!-- a2a-lock-diff services/billing/a2a.json none -->');
+    expect(markdownMarker('a-->b <x>/a2a.json', undefined)).toBe(
+      '<!-- a2a-lock-diff a--%3Eb%20%3Cx%3E/a2a.json none -->',
+    );
+  });
+
+  it("the marker's fourth field is the head lockfile's digest (none without one), never anything that ends the comment", () => {
+    const diff = diffLockfiles(base, head);
+    const digest = lockDigest(head);
+    expect(diffMarkdown(diff.agents, diff.counts, undefined, { manifest: 'a2a.json', digest }).split('\n')[0]).toBe(
+      `<!-- a2a-lock-diff a2a.json ${digest} -->`,
+    );
+    // The update view (a pull request body) carries the written lockfile's digest too.
+    const data = {
+      ok: true,
+      written: true,
+      agents: {},
+      human: { lockfile: '/repo/a2a.lock.json', failures: [], agents: [], review: diff, digest },
+    } as unknown as LockData;
+    expect(lockMarkdownRenderer.text(data)[0]).toBe(`<!-- a2a-lock-diff a2a.json ${digest} -->`);
+    expect(markdownMarker('a2a.json', 'sha256-x --> <b>')).toBe('<!-- a2a-lock-diff a2a.json none -->');
   });
 });
 

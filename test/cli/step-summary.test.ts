@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { verifySummary } from '../../src/cli/render/verify.js';
-import { appendStepSummary, escapeMarkdown } from '../../src/cli/step-summary.js';
+import { annotationsOnce, appendStepSummary, escapeMarkdown, summaryMarker } from '../../src/cli/step-summary.js';
 import type { VerifyData } from '../../src/commands/verify.js';
 import { ExitCode } from '../../src/errors.js';
 
@@ -48,7 +48,13 @@ describe('verifySummary', () => {
         drift: [{ skill: 'market-size', field: 'url', locked: 'https://a.example/x', fresh: 'https://b.example/<y>|' }],
       },
     },
-    human: { exitCode: ExitCode.Drift, offline: false, strict: false, lockfile: '/repo/a2a.lock.json' },
+    human: {
+      exitCode: ExitCode.Drift,
+      offline: false,
+      strict: false,
+      lockfile: '/repo/a2a.lock.json',
+      manifest: 'a2a.json',
+    },
   };
 
   it('a heading, counts, the base and a table, untrusted text escaped', () => {
@@ -76,6 +82,18 @@ describe('verifySummary', () => {
     expect(verifySummary(passed).split('\n')[0]).toBe('### a2a verify: ⚠️ verified 2 agents, 1 unchecked');
     const { evil: _unchecked, ...clean } = agents;
     expect(verifySummary({ ...passed, agents: clean }).split('\n')[0]).toBe('### a2a verify: ✅ verified 1 agent');
+  });
+
+  it('a manifest other than the root a2a.json is named in the heading; counts by outcome (error codes, ignored); an ignored agent marked (issue 27)', () => {
+    const agents: VerifyData['agents'] = {
+      ...data.agents,
+      down: { status: 'error', exitCode: ExitCode.Unreachable, error: { code: 'unreachable', message: 'x' } },
+      slow: { status: 'error', exitCode: ExitCode.Timeout, error: { code: 'timeout', message: 'y' }, ignored: true },
+    };
+    const out = verifySummary({ ...data, agents, human: { ...data.human, manifest: 'services/billing/a2a.json' } });
+    expect(out.split('\n')[0]).toBe('### a2a verify services/billing/a2a\\.json: ❌ verify failed (exit 1)');
+    expect(out.split('\n')[2]).toBe('1 ok · 1 unchecked · 1 drift · 1 unreachable · 1 ignored');
+    expect(out).toContain('| slow | ❌ error (ignored) | timeout\\: y |');
   });
 
   it('an unreadable base says no credential was sent and how to fetch it', () => {
@@ -125,10 +143,72 @@ describe('appendStepSummary', () => {
       appendStepSummary(target({ GITHUB_STEP_SUMMARY: file }), '# one');
       appendStepSummary(target({ GITHUB_STEP_SUMMARY: file }), '# two\n');
       appendStepSummary(target({}), '# never');
-      expect(readFileSync(file, 'utf8')).toBe('# one\n\n# two\n\n');
+      expect(readFileSync(file, 'utf8')).toBe(
+        `${summaryMarker('', '# one')}\n# one\n\n${summaryMarker('', '# two\n')}\n# two\n\n`,
+      );
       appendStepSummary(target({ GITHUB_STEP_SUMMARY: join(dir, 'no', 'such', 'dir.md') }), '# lost');
       expect(errors).toHaveLength(1);
       expect(errors[0]).toMatch(/^warning step-summary-failed: GITHUB_STEP_SUMMARY \(.*\) could not be written/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('writes a section once per job: not again in the same step (its marker is in the file), nor in a later step (the job state under RUNNER_TEMP); again in another job, or for another manifest or content', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'a2a-summary-'));
+    try {
+      const errors: string[] = [];
+      const job = { RUNNER_TEMP: join(dir, 'temp'), GITHUB_RUN_ID: '7', GITHUB_RUN_ATTEMPT: '1', GITHUB_JOB: 'review' };
+      const step = (n: number, env: Record<string, string> = job) => ({
+        env: { ...env, GITHUB_STEP_SUMMARY: join(dir, `step-${n}.md`) },
+        stderr: (t: string) => void errors.push(t),
+      });
+      const read = (n: number) => {
+        try {
+          return readFileSync(join(dir, `step-${n}.md`), 'utf8');
+        } catch {
+          return '';
+        }
+      };
+      // One step, twice: the same file; without RUNNER_TEMP the marker in the file alone keeps it once.
+      appendStepSummary(step(1, {}), '# diff', 'diff a2a.json');
+      appendStepSummary(step(1, {}), '# diff', 'diff a2a.json');
+      expect(read(1)).toBe(`${summaryMarker('diff a2a.json', '# diff')}\n# diff\n\n`);
+      // Two steps of one job: two files, the second left empty.
+      appendStepSummary(step(2), '# diff', 'diff a2a.json');
+      appendStepSummary(step(3), '# diff', 'diff a2a.json');
+      expect(read(2)).toContain('# diff');
+      expect(read(3)).toBe('');
+      // Another manifest, other content, another job (or attempt): written.
+      appendStepSummary(step(3), '# diff', 'diff services/billing/a2a.json');
+      appendStepSummary(step(3), '# diff changed', 'diff a2a.json');
+      appendStepSummary(step(4, { ...job, GITHUB_JOB: 'deploy' }), '# diff', 'diff a2a.json');
+      appendStepSummary(step(5, { ...job, GITHUB_RUN_ATTEMPT: '2' }), '# diff', 'diff a2a.json');
+      expect(read(3).match(/^# diff/gm)).toHaveLength(2);
+      expect(read(4)).toContain('# diff');
+      expect(read(5)).toContain('# diff');
+      expect(errors).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('annotationsOnce', () => {
+  it('prints each workflow command once per job (RUNNER_TEMP), every one outside a job', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'a2a-annotations-'));
+    try {
+      const job = { RUNNER_TEMP: dir, GITHUB_RUN_ID: '7', GITHUB_JOB: 'review' };
+      const a = '::error file=a2a.lock.json,line=3,title=x: new-credential-destination::…';
+      const b = '::warning file=a2a.lock.json,line=9,title=y: scopes-widened::…';
+      expect(annotationsOnce(job, [a])).toEqual([a]);
+      expect(annotationsOnce(job, [a, b])).toEqual([b]);
+      expect(annotationsOnce(job, [a, b])).toEqual([]);
+      expect(annotationsOnce({ ...job, GITHUB_JOB: 'other' }, [a])).toEqual([a]);
+      expect(annotationsOnce({}, [a, b])).toEqual([a, b]);
+      expect(annotationsOnce({}, [a, b])).toEqual([a, b]);
+      // A state that cannot be written removes nothing.
+      expect(annotationsOnce({ RUNNER_TEMP: join(dir, 'missing', '\0') }, [a])).toEqual([a]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -8,7 +8,9 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { simulatedJob } from '../helpers/github-job.js';
 import { closeFetcher } from '../../src/index.js';
+import { lockDigest } from '../../src/lock/digest.js';
 import { BIN, jsonOf, manifest, oneJsonDocument, research, resources, runCli, sampleCard, show } from './helpers.js';
 
 const IDENTITY = {
@@ -24,6 +26,11 @@ function git(dir: string, ...args: string[]): string {
     encoding: 'utf8',
     env: { ...process.env, ...IDENTITY, GIT_CONFIG_NOSYSTEM: '1', NO_COLOR: '1' },
   });
+}
+
+/** The digest of the lockfile at `file` (`lock/digest.ts`: sha256 over its canonical JSON). */
+function digestOf(file: string): string {
+  return lockDigest(JSON.parse(readFileSync(file, 'utf8')));
 }
 
 type OnFinished = (fn: () => void | Promise<void>) => void;
@@ -191,6 +198,15 @@ describe.concurrent('a2a diff', () => {
       /high new-credential-destination: new agent sends bearer → http:\/\/127\.0\.0\.1:\d+ \(plan market-size\)/,
     );
     expect(added.stdout).toContain('0 changed, 1 added, 0 removed');
+    // The other way round the head side has no lockfile: the marker's digest is `none`.
+    const removed = await runCli(
+      ['diff', '--lockfile', 'a2a.lock.json', './a2a.lock.json', 'HEAD', '--format', 'markdown'],
+      {
+        cwd: empty,
+      },
+    );
+    expect(removed.code, show(removed)).toBe(0);
+    expect(removed.stdout.split('\n')[0]).toBe('<!-- a2a-lock-diff a2a.json none -->');
   });
 
   it('in CI: the pull request base (GITHUB_BASE_REF), the markdown job summary, annotations at the agent line; an unreadable base is exit 2 with the fetch hint', async ({
@@ -220,11 +236,10 @@ describe.concurrent('a2a diff', () => {
       `::warning file=a2a.lock.json,line=${line},title=research%3A output-modes-changed::plan market-size accepted output modes: - application/json, + text/plain; review it in a2a diff`,
     );
     const written = readFileSync(summary, 'utf8');
-    expect(
-      written.startsWith(
-        '# earlier step\n<!-- a2a-lock-diff a2a.json -->\n**1 changed, 0 added, 0 removed · 1 medium, 1 low**',
-      ),
-    ).toBe(true);
+    expect(written).toMatch(/^# earlier step\n<!-- a2a-lock-summary [\w-]{22} -->\n### a2a diff\n\n/);
+    expect(written).toContain(
+      `\n<!-- a2a-lock-diff a2a.json ${digestOf(join(dir, 'a2a.lock.json'))} -->\n**1 changed, 0 added, 0 removed · 1 medium, 1 low**`,
+    );
     expect(written).toContain('| Agent | Change | Card version | Plan impact | Signature | Risk |');
     expect(written).toContain(
       '| research | changed | 2\\.4\\.0 → 2\\.5\\.0 | market\\-size\\: acceptedOutputModes | absent | **medium**: output-modes-changed |',
@@ -234,8 +249,8 @@ describe.concurrent('a2a diff', () => {
       cwd: dir,
       env: { GITHUB_ACTIONS: 'true', GITHUB_BASE_REF: 'main' },
     });
-    // stdout is the comment alone; the annotation goes to stderr.
-    expect(md.stdout.split('\n')[0]).toBe('<!-- a2a-lock-diff a2a.json -->');
+    // stdout is the comment alone; the annotation goes to stderr. The marker carries the head (working tree) lockfile's digest.
+    expect(md.stdout.split('\n')[0]).toBe(`<!-- a2a-lock-diff a2a.json ${digestOf(join(dir, 'a2a.lock.json'))} -->`);
     expect(md.stdout).not.toContain('::warning');
     expect(md.stderr).toContain(`::warning file=a2a.lock.json,line=${line},title=research%3A output-modes-changed::`);
     expect(md.stdout).toContain('<details><summary>research: changed · medium</summary>');
@@ -247,6 +262,94 @@ describe.concurrent('a2a diff', () => {
     expect(unreadable.code, show(unreadable)).toBe(2);
     expect(unreadable.stderr).toContain("the pull request's base (refs/remotes/origin/release) is not in this clone");
     expect(unreadable.stderr).toContain('fetch-depth: 0');
+  });
+
+  it('--ignore <code>: the risk still shown, marked ignored, in text, json and markdown; no longer counted for --fail-on or annotated; an unknown code is exit 2 naming the nearest (issue 27)', async ({
+    onTestFinished,
+  }) => {
+    const { dir } = await reviewedProject(onTestFinished);
+    const cli = (args: string[], env: Record<string, string> = {}) => runCli(args, { cwd: dir, env });
+    const ignore = ['--ignore', 'output-modes-changed'];
+    const [failing, text, json, md, gh, typo, unknown] = await Promise.all([
+      cli(['diff', '--fail-on', 'medium']),
+      // A side after --ignore is a side (`HEAD`, the default base here), not a code.
+      cli(['diff', '--fail-on', 'medium', ...ignore, 'HEAD']),
+      cli(['diff', '--json', '--fail-on', 'medium', '--ignore=output-modes-changed,skill-added']),
+      cli(['diff', '--format', 'markdown', ...ignore]),
+      cli(['diff', '--fail-on', 'low', ...ignore], { GITHUB_ACTIONS: 'true' }),
+      cli(['diff', '--ignore', 'output-modes-chnged']),
+      cli(['diff', '--ignore', 'nothing-like-any-code']),
+    ]);
+    expect(failing.code, show(failing)).toBe(1);
+    expect(text.code, show(text)).toBe(0);
+    expect(text.stdout).toContain('~ research (version 2.4.0 → 2.5.0) · low');
+    expect(text.stdout).toMatch(
+      /^ {4}medium output-modes-changed \(ignored\): plan market-size accepted output modes/m,
+    );
+    expect(text.stdout.trimEnd().split('\n').at(-1)).toBe('1 changed, 0 added, 0 removed · 1 low · 1 ignored');
+    expect(json.code, show(json)).toBe(0);
+    const doc = jsonOf(json);
+    expect(doc.ok).toBe(true);
+    expect(doc.counts).toMatchObject({ medium: 0, low: 1, ignored: 1 });
+    expect(doc.agents.research.level).toBe('low');
+    expect(doc.agents.research.risks).toContainEqual(
+      expect.objectContaining({ code: 'output-modes-changed', level: 'medium', ignored: true }),
+    );
+    expect(
+      doc.agents.research.risks.filter((r: { ignored?: boolean }) => r.ignored).map((r: { code: string }) => r.code),
+    ).toEqual(['output-modes-changed']);
+    expect(md.stdout).toMatch(
+      /^\| research \| changed \|.*\| \*\*low\*\*: [a-z-]+; ignored: output-modes-changed \|$/m,
+    );
+    // The ignored code still fails nothing, and no annotation names it (a low risk has none).
+    expect(gh.code, show(gh)).toBe(1);
+    expect(gh.stdout).not.toContain('::');
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain(
+      '--ignore: unknown risk code "output-modes-chnged"; did you mean output-modes-changed?',
+    );
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(
+      /unknown risk code "nothing-like-any-code" \(risk codes: new-credential-destination, .*agent-removed\)/,
+    );
+  });
+
+  it('run twice in one job (the comment, then --fail-on): the job summary and the annotations once, in one step or two; again in another job; --no-summary writes none (issue 27)', async ({
+    onTestFinished,
+  }) => {
+    const { dir } = await reviewedProject(onTestFinished);
+    const job = {
+      GITHUB_ACTIONS: 'true',
+      GITHUB_WORKSPACE: dir,
+      RUNNER_TEMP: join(dir, '.runner-temp'),
+      GITHUB_RUN_ID: '4242',
+      GITHUB_RUN_ATTEMPT: '1',
+      GITHUB_JOB: 'review',
+    };
+    const { step, summary } = simulatedJob(dir, job);
+    const sections = (n: number) => summary(n).match(/^<!-- a2a-lock-diff a2a\.json sha256-\S+ -->$/gm)?.length ?? 0;
+    const annotation = /^::warning file=a2a\.lock\.json,line=\d+,title=research%3A output-modes-changed::/m;
+    // One step: `a2a diff --format markdown > comment.md && a2a diff --fail-on high`.
+    const comment = await runCli(['diff', '--format', 'markdown'], { cwd: dir, env: step(1) });
+    const gate = await runCli(['diff', '--fail-on', 'high'], { cwd: dir, env: step(1) });
+    expect(comment.code, show(comment)).toBe(0);
+    expect(gate.code, show(gate)).toBe(0);
+    expect(comment.stderr).toMatch(annotation);
+    expect(gate.stdout).not.toContain('::warning');
+    expect(sections(1)).toBe(1);
+    // A later step of the same job (its own summary file): nothing again.
+    const later = await runCli(['diff', '--fail-on', 'high'], { cwd: dir, env: step(2) });
+    expect(later.code, show(later)).toBe(0);
+    expect(later.stdout).not.toContain('::warning');
+    expect(sections(2)).toBe(0);
+    // Another job: written and annotated again; --no-summary: annotated, no summary.
+    const other = await runCli(['diff'], { cwd: dir, env: step(3, { ...job, GITHUB_JOB: 'deploy' }) });
+    expect(other.stdout).toMatch(annotation);
+    expect(sections(3)).toBe(1);
+    const quiet = await runCli(['diff', '--no-summary'], { cwd: dir, env: step(4, { ...job, GITHUB_JOB: 'third' }) });
+    expect(quiet.code, show(quiet)).toBe(0);
+    expect(quiet.stdout).toMatch(annotation);
+    expect(summary(4)).toBe('');
   });
 
   it('a job summary that cannot be written is one warning, step-summary-failed (the code verify gives it), and the review still prints (issue 26)', async ({
@@ -350,7 +453,7 @@ describe.concurrent('a2a diff', () => {
     expect(jsonOf(revisions).agents.research.risks).toEqual([
       { code: 'credential-source-changed', level: 'high', message },
     ]);
-    expect(md.stdout.split('\n')[0]).toBe('<!-- a2a-lock-diff a2a.json -->');
+    expect(md.stdout.split('\n')[0]).toBe(`<!-- a2a-lock-diff a2a.json ${digestOf(join(dir, 'a2a.lock.json'))} -->`);
     expect(md.stdout).toContain(
       '| research | changed | 2\\.4\\.0 | credentials\\: bearer | absent | **high**: credential-source-changed |',
     );
@@ -358,7 +461,9 @@ describe.concurrent('a2a diff', () => {
     expect(high.stdout).toContain('a2a diff failed: a change at or above --fail-on high (exit 1)');
     // The other service's manifest did not change: its own comment, under its own marker.
     expect(billing.code, show(billing)).toBe(0);
-    expect(billing.stdout.split('\n')[0]).toBe('<!-- a2a-lock-diff billing/a2a.json -->');
+    expect(billing.stdout.split('\n')[0]).toBe(
+      `<!-- a2a-lock-diff billing/a2a.json ${digestOf(join(dir, 'billing', 'a2a.lock.json'))} -->`,
+    );
     expect(billing.stdout).toContain('No agent changed.');
     // A side whose manifest is not valid: the lockfiles are still compared, the sources are not, and a warning says so.
     writeFileSync(join(dir, 'billing', 'a2a.json'), '{ not json');
@@ -439,7 +544,8 @@ describe.concurrent('a2a diff', () => {
     const r = await runCli(['update', '--format', 'markdown'], { cwd: dir });
     expect(r.code, show(r)).toBe(0);
     const lines = r.stdout.split('\n');
-    expect(lines[0]).toBe('<!-- a2a-lock-diff a2a.json -->');
+    // The marker carries the digest of the lockfile update wrote.
+    expect(lines[0]).toBe(`<!-- a2a-lock-diff a2a.json ${digestOf(join(dir, 'a2a.lock.json'))} -->`);
     expect(lines[1]).toBe('**1 changed, 0 added, 0 removed · 1 medium, 1 low**');
     expect(r.stdout).toContain('| research | changed | 2\\.4\\.0 → 2\\.5\\.0 | market\\-size\\: acceptedOutputModes |');
     expect(r.stdout).toContain('plan market-size › acceptedOutputModes:');

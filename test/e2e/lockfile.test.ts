@@ -224,7 +224,9 @@ describe.concurrent('a2a install', () => {
 
     const clean = await runCli(['install'], { cwd: dir, env: { RESEARCH_TOKEN: 'x' } });
     expect(clean.code, show(clean)).toBe(0);
-    expect(clean.stdout).toMatch(/installed 1 agent \(1 skill\)/);
+    // install writes nothing: it says checked, never installed (issue 27).
+    expect(clean.stdout).toMatch(/^checked 1 agent \(1 skill\) against .*a2a\.lock\.json$/m);
+    expect(clean.stdout).not.toContain('installed');
     // every card is re-fetched
     expect(cardRequests(a.requests).length).toBe(seen + 1);
 

@@ -66,4 +66,29 @@ describe('docs/reference/commands vs a2a --help', () => {
         expect(section(text, title).join('\n').trim(), `${file}: ${title}`).not.toBe('');
     }
   });
+
+  it("each subcommand (a2a lock digest) has a section on its parent's page, headed by its name, whose synopsis is its usage line and which lists no option it lacks", async ({
+    onTestFinished,
+  }) => {
+    const cwd = await resources(onTestFinished).dir();
+    const global = new Set(helpOptions((await runCli(['--help'], { cwd })).stdout));
+    const subs: string[] = [];
+    const pages = readdirSync(join(REPO, COMMANDS)).filter((f) => f !== 'README.md');
+    const helps = await Promise.all(pages.map((file) => runCli([file.replace(/\.md$/, ''), '--help'], { cwd })));
+    for (const [i, file] of pages.entries()) {
+      const help = helps[i]!.stdout;
+      if (!help.includes('\nCommands:\n')) continue;
+      const listed = help.split('\nCommands:\n')[1]!.split('\n\n')[0]!;
+      for (const m of listed.matchAll(/^ {2}a2a (\w+) (\w+)/gm)) {
+        const own = await runCli([m[1]!, m[2]!, '--help'], { cwd });
+        expect(own.code, show(own)).toBe(0);
+        const part = section(page(`${COMMANDS}/${file}`), `\`a2a ${m[1]} ${m[2]}\``);
+        const fence = part.findIndex((l) => l.startsWith('```'));
+        expect(part[fence + 1], `${m[1]} ${m[2]}`).toBe(own.stdout.split('\n')[0]);
+        expect(helpOptions(own.stdout).filter((o) => !global.has(o))).toEqual([]);
+        subs.push(`${m[1]} ${m[2]}`);
+      }
+    }
+    expect(subs).toEqual(['lock digest']);
+  });
 });

@@ -144,7 +144,7 @@ describe.concurrent('verify on a pull request: credentials only where the base l
     expect(ci.stdout).toContain(`credential withheld: bearer → ${evil.origin}`);
     expect(ci.stdout).toMatch(/✓ research\n/);
     expect(ci.stdout).toMatch(
-      /verified 2 agents, 1 unchecked \(credentials only along the routes of base [0-9a-f]{12}, merge-base with refs\/remotes\/origin\/main\)/,
+      /verified 2 agents: 1 ok · 1 unchecked \(credentials only along the routes of base [0-9a-f]{12}, merge-base with refs\/remotes\/origin\/main\)/,
     );
     // Exit 0, and still an annotation on the lockfile for the reviewer.
     expect(ci.stdout).toContain(
@@ -462,7 +462,7 @@ describe.concurrent('verify on a pull request: credentials only where the base l
     const [ci, strict, json] = await verifyThree(dir);
     expect(ci.code, show(ci)).toBe(0);
     expect(ci.stdout).toMatch(
-      /^✓ research\n✓ plain\nverified 2 agents \(credentials only along the routes of base [0-9a-f]{12}, merge-base with refs\/remotes\/origin\/main\)\n$/,
+      /^✓ research\n✓ plain\nverified 2 agents: 2 ok \(credentials only along the routes of base [0-9a-f]{12}, merge-base with refs\/remotes\/origin\/main\)\n$/,
     );
     expect(strict.code, show(strict)).toBe(0);
     expect(jsonOf(json).agents).toEqual({
@@ -486,8 +486,8 @@ describe.concurrent('verify on a pull request: credentials only where the base l
       runCli(['verify', '--base', 'no-such-branch'], { cwd: dir, env: { RESEARCH_TOKEN: TOKEN } }),
     ]);
     expect(push.code, show(push)).toBe(0);
-    expect(push.stdout).toBe('✓ research\nverified 1 agent\n');
-    expect(laptop.stdout).toBe('✓ research\nverified 1 agent\n');
+    expect(push.stdout).toBe('✓ research\nverified 1 agent: 1 ok\n');
+    expect(laptop.stdout).toBe('✓ research\nverified 1 agent: 1 ok\n');
     expect(jsonOf(json)).toEqual({ ok: true, agents: { research: { status: 'ok', exitCode: 0 } }, warnings: [] });
     expect(bad.code, show(bad)).toBe(2);
     expect(bad.stderr).toContain('"no-such-branch" is not a git revision');

@@ -71,7 +71,14 @@ export function folderOf(file: string): string {
 /** Folders of the pure core: values in, values out. */
 export const CORE = ['card', 'negotiate', 'manifest', 'lock'];
 /** Files at the root the core may use; pure like it (canonical.ts alone may hash, with node:crypto). */
-export const PURE_ROOT_FILES = ['canonical.ts', 'json-path.ts', 'json-document.ts', 'credentials.ts', 'errors.ts'];
+export const PURE_ROOT_FILES = [
+  'canonical.ts',
+  'json-path.ts',
+  'json-document.ts',
+  'credentials.ts',
+  'errors.ts',
+  'untrusted.ts',
+];
 /** What the core never does: the environment, the working directory, the clock, timers, randomness, printing, the network. */
 const IMPURE =
   /\bprocess\.|\bDate\.now\b|\bnew Date\(|\bperformance\.|\bset(?:Timeout|Interval|Immediate)\(|\bconsole\.|\bMath\.random\b|\bcrypto\.|\bfetch\(/;

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { integrityOf } from '../../src/canonical.js';
 import { normalizeCard } from '../../src/card/normalize.js';
 import { negotiateSkills } from '../../src/lock/drift.js';
-import { diffLockfiles, failsOn } from '../../src/lock/lockfile-diff.js';
+import { diffLockfiles, failsOn, ignoreRisks } from '../../src/lock/lockfile-diff.js';
 import {
   assessRisks,
   atOrAbove,
@@ -330,6 +330,33 @@ describe('diffLockfiles', () => {
     expect([failsOn(diff, 'high'), failsOn(diff, 'any')]).toEqual([true, true]);
     const quiet = diffLockfiles(base, base);
     expect([failsOn(quiet, 'low'), failsOn(quiet, 'any')]).toEqual([false, false]);
+  });
+
+  it('ignoreRisks (--ignore): the risk kept and marked, the level, counts and --fail-on from the others; an agent whose every risk is ignored fails no --fail-on any', () => {
+    const other = { ...entryFor(raw()), card: 'https://other.example.com' };
+    const base = lockfile({ research, old: other });
+    const head = lockfile({ research: entryFor(raw(moveTo('https://evil.example.net'))) });
+    const diff = diffLockfiles(base, head);
+    const highs = [...new Set(diff.agents[1]!.risks.filter((r) => r.level === 'high').map((r) => r.code))];
+    expect(highs.length).toBeGreaterThan(0);
+    expect(ignoreRisks(diff, new Set())).toBe(diff);
+    const ignored = ignoreRisks(diff, new Set([...highs, 'agent-removed']));
+    const [old, moved] = ignored.agents;
+    expect(moved!.risks.length).toBe(diff.agents[1]!.risks.length);
+    expect(moved!.risks.filter((r) => r.ignored).map((r) => r.code)).toEqual(
+      diff.agents[1]!.risks.filter((r) => highs.includes(r.code)).map((r) => r.code),
+    );
+    expect(moved!.level).not.toBe('high');
+    expect(old!.level).toBeUndefined();
+    expect(ignored.counts.high).toBe(0);
+    expect(ignored.counts.ignored).toBe(diff.counts.high + 1);
+    expect([failsOn(diff, 'high'), failsOn(ignored, 'high')]).toEqual([true, false]);
+    // `old` (removed, its one risk ignored) no longer counts for `any`; `research` still does.
+    expect(failsOn(ignoreRisks(diffLockfiles(base, lockfile({ research })), new Set(['agent-removed'])), 'any')).toBe(
+      false,
+    );
+    expect(failsOn(ignored, 'any')).toBe(true);
+    expect(diff.counts).not.toHaveProperty('ignored');
   });
 
   it('renamed when the card URL is the same', () => {

@@ -9,6 +9,7 @@ import type { CommandResult, GlobalOptions } from '../../commands/context.js';
 import { UsageError } from '../../errors.js';
 import type { CommandRenderer } from '../render/common.js';
 import type { SummaryTarget } from '../step-summary.js';
+import { closest } from '../suggest.js';
 import type { PluginInfo } from '../../version.js';
 
 /** The arguments as yargs parsed them (options by name, positionals by name, the rest in `_`). */
@@ -40,6 +41,11 @@ export interface CliCommand<A = never, D = never> {
   describe: string;
   /** The command's positionals and options (none: the command takes only the global options). */
   options?(y: Argv): Argv;
+  /**
+   * Its subcommands (`a2a lock digest`): each a command of its own, run instead of this one when
+   * named after it (`a2a lock --help` lists them under Commands).
+   */
+  subcommands?: ReadonlyArray<CliCommand<unknown, unknown>>;
   /** `[command line, what it does]` pairs shown under Examples in `a2a <command> --help` (`$0` is `a2a`). */
   examples: ReadonlyArray<readonly [string, string]>;
   /** The command's args from the parsed arguments; throws {@link UsageError}. */
@@ -63,4 +69,27 @@ export function single(name: string, value: unknown, why: string): string {
 /** A repeatable positional or option as strings (absent: none). */
 export function strings(value: unknown): string[] {
   return ((value as unknown[] | undefined) ?? []).map(String);
+}
+
+/** `--ignore <code>` (repeatable; also comma-separated): the codes given, in order, each once (checked by {@link checkIgnored}). */
+export function ignoreCodes(value: unknown): string[] {
+  const given = value === undefined ? [] : [value].flat().map(String);
+  return [...new Set(given.flatMap((v) => v.split(',').map((c) => c.trim())))];
+}
+
+/**
+ * `codes` (of {@link ignoreCodes}), each one of `known` (`what` names them: `risk code`). Called
+ * when the command's code is loaded (the lists live beside it, not in every run's start-up), before
+ * it reads anything. An unknown code is a usage error naming the nearest known code, or all of
+ * them.
+ * @throws UsageError an unknown or empty code
+ */
+export function checkIgnored(codes: readonly string[] | undefined, known: readonly string[], what: string): void {
+  for (const code of codes ?? []) {
+    if (known.includes(code)) continue;
+    const near = code ? closest(code.toLowerCase(), known) : undefined;
+    throw new UsageError(
+      `--ignore: unknown ${what} "${code}"${near ? `; did you mean ${near}?` : ` (${what}s: ${known.join(', ')})`}`,
+    );
+  }
 }

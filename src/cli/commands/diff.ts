@@ -1,12 +1,12 @@
 /**
  * `a2a diff [sides..]`: review the lockfile change between two revisions or files. Under GitHub
  * Actions the markdown view is also the job summary, and with `--format markdown` (a comment) the
- * annotations go to stderr.
+ * annotations go to stderr; both once per job (`--no-summary`: no summary).
  */
 import type { SideSpelling } from '../../commands/diff.js';
 import { UsageError } from '../../errors.js';
 import { untrusted } from '../render/common.js';
-import { defineCommand, single, strings } from './command.js';
+import { checkIgnored, defineCommand, ignoreCodes, single, strings } from './command.js';
 
 export const diff = defineCommand({
   command: 'diff [sides..]',
@@ -32,6 +32,17 @@ export const diff = defineCommand({
         choices: ['high', 'medium', 'low', 'any'],
         describe: 'Exit 1 when a change at or above this risk level exists',
       })
+      .option('ignore', {
+        // Not `array`: that would take the positionals after it (`--ignore x main`) as codes too.
+        type: 'string',
+        requiresArg: true,
+        describe: 'A risk code still shown, marked ignored, that no longer counts for --fail-on (repeatable)',
+      })
+      .option('summary', {
+        type: 'boolean',
+        default: true,
+        describe: 'Write the GitHub job summary, once per job (--no-summary: none)',
+      })
       .option('git-external', {
         type: 'boolean',
         default: false,
@@ -40,6 +51,7 @@ export const diff = defineCommand({
   examples: [
     ['$0 diff', 'HEAD (or the pull request base) → the working tree'],
     ['$0 diff main --format markdown --fail-on high', ''],
+    ['$0 diff --fail-on medium --ignore scopes-widened', ''],
     ['$0 diff ./old.lock.json ./a2a.lock.json', ''],
     ['$0 diff main -- a2a.lock.json', 'revision main → the file'],
   ],
@@ -60,9 +72,12 @@ export const diff = defineCommand({
         ? undefined
         : (single('fail-on', argv['fail-on'], 'one threshold') as 'high' | 'medium' | 'low' | 'any');
     const [b, h] = named;
+    const ignore = ignoreCodes(argv.ignore);
     return {
       format,
+      summary: argv.summary !== false,
       diff: {
+        ...(ignore.length ? { ignore } : {}),
         ...(gitExternal
           ? { gitExternal: sides }
           : { ...(b ? { base: b.spec, baseIs: b.is } : {}), ...(h ? { head: h.spec, headIs: h.is } : {}) }),
@@ -72,9 +87,9 @@ export const diff = defineCommand({
   },
   load: async () => {
     const [
-      { runDiff },
-      { diffRenderer, diffMarkdownRenderer, diffDataMarkdown, diffStderrAnnotations },
-      { appendStepSummary },
+      { runDiff, IGNORABLE_RISK_CODES },
+      { diffRenderer, diffMarkdownRenderer, diffSummary, diffStderrAnnotations },
+      { appendStepSummary, annotationsOnce },
     ] = await Promise.all([
       import('../../commands/diff.js'),
       import('../render/diff.js'),
@@ -82,18 +97,22 @@ export const diff = defineCommand({
     ]);
     return {
       run: (options, args) => {
+        checkIgnored(args.diff.ignore, IGNORABLE_RISK_CODES, 'risk code');
         if (args.format === 'json') options.json = true;
-        return runDiff(options, args.diff);
+        // The markdown view (printed, or the job summary) carries the head lockfile's digest in its marker.
+        const headDigest = args.format === 'markdown' || (args.summary && Boolean(options.env.GITHUB_STEP_SUMMARY));
+        return runDiff(options, { ...args.diff, ...(headDigest ? { headDigest } : {}) });
       },
       renderer: (args) => (args.format === 'markdown' ? diffMarkdownRenderer : diffRenderer),
       printed: (result, args, options, out) => {
         // Markdown goes into a comment: its annotations on stderr (the runner reads both).
         if (args.format === 'markdown' && !options.json && out.env.GITHUB_ACTIONS === 'true') {
-          const lines = diffStderrAnnotations(result.data, options);
+          const lines = annotationsOnce(out.env, diffStderrAnnotations(result.data, options));
           if (lines.length) out.stderr(`${lines.join('\n')}\n`);
         }
-        // A GitHub job summary gets the markdown view, whatever was printed.
-        appendStepSummary(out, diffDataMarkdown(untrusted(result.data)));
+        // A GitHub job summary gets the markdown view, whatever was printed (once per job).
+        if (args.summary)
+          appendStepSummary(out, diffSummary(untrusted(result.data)), `diff ${result.data.human.manifest}`);
       },
     };
   },

@@ -8,6 +8,7 @@ import { add } from './add.js';
 import { card } from './card.js';
 import type { CliCommand } from './command.js';
 import { diff } from './diff.js';
+import { exportCommand } from './export.js';
 import { info } from './info.js';
 import { init } from './init.js';
 import { install } from './install.js';
@@ -28,6 +29,7 @@ export const COMMANDS: readonly AnyCliCommand[] = [
   add,
   card,
   diff,
+  exportCommand,
   info,
   init,
   install,
@@ -46,6 +48,9 @@ export function commandName(command: AnyCliCommand): string {
   return command.command.split(' ')[0]!;
 }
 
+/** The subcommands of `lock` (`a2a lock digest`): the official a2a CLI runs `a2a lock digest` as `a2a-lock digest`. */
+export const LOCK_SUBCOMMANDS: readonly string[] = (lock.subcommands ?? []).map(commandName);
+
 /** The order `a2a --help` lists the commands in: the order a user meets them (plugin, try a card, set up, check, maintain, review). */
 export const HELP_ORDER: readonly string[] = [
   'info',
@@ -62,4 +67,5 @@ export const HELP_ORDER: readonly string[] = [
   'why',
   'outdated',
   'diff',
+  'export',
 ];

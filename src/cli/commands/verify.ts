@@ -1,6 +1,12 @@
-/** `a2a verify [agents..]`: the CI gate; under GitHub Actions its report is also the job summary. */
+/** `a2a verify [agents..]`: the CI gate; under GitHub Actions its report is also the job summary (once per job; `--no-summary`: none). */
 import { UsageError } from '../../errors.js';
-import { defineCommand, single, strings } from './command.js';
+import { lockDigestOption } from '../../lock/digest.js';
+import { checkIgnored, defineCommand, ignoreCodes, single, strings } from './command.js';
+
+/** `{ignore}` when any code was given, else nothing. */
+function withIgnore(ignore: string[]): { ignore?: string[] } {
+  return ignore.length ? { ignore } : {};
+}
 
 /** `--base <rev>`: one revision; `--base x --no-base` together is a contradiction, not a repeat. */
 function baseOption(value: unknown): string {
@@ -26,15 +32,45 @@ export const verify = defineCommand({
         requiresArg: true,
         describe:
           'Send credentials only along routes the lockfile at the merge-base of HEAD and this revision had (default: the review base under CI; --no-base: none)',
+      })
+      .option('expect-digest', {
+        type: 'string',
+        requiresArg: true,
+        describe:
+          'Refuse (exit 1, digest-mismatch) a lockfile whose digest (a2a lock digest) is not this one, before anything else',
+      })
+      .option('ignore', {
+        // Not `array`: that would take the positionals after it (`--ignore x main`) as codes too.
+        type: 'string',
+        requiresArg: true,
+        describe:
+          'A failure code (drift, unreachable, …) whose agents are still shown, marked ignored, and no longer count for the exit code (repeatable)',
+      })
+      .option('summary', {
+        type: 'boolean',
+        default: true,
+        describe: 'Write the GitHub job summary, once per job (--no-summary: none)',
       }),
   examples: [
     ['$0 verify --strict', ''],
     ['$0 verify --base origin/main', ''],
+    ['$0 verify --offline --expect-digest $A2A_LOCK_DIGEST', ''],
+    ['$0 verify --ignore unreachable', ''],
   ],
   args: (argv) => ({
+    ...withIgnore(ignoreCodes(argv.ignore)),
+    summary: argv.summary !== false,
     agents: strings(argv.agents),
     offline: Boolean(argv.offline),
     strict: Boolean(argv.strict),
+    ...(argv['expect-digest'] !== undefined
+      ? {
+          expectDigest: lockDigestOption(
+            '--expect-digest',
+            single('expect-digest', argv['expect-digest'], 'a lockfile has one digest'),
+          ),
+        }
+      : {}),
     ...(argv.base === false
       ? { base: false as const }
       : argv.base !== undefined
@@ -42,15 +78,21 @@ export const verify = defineCommand({
         : {}),
   }),
   load: async () => {
-    const [{ runVerify }, { verifyRenderer, verifySummary }, { appendStepSummary }] = await Promise.all([
-      import('../../commands/verify.js'),
-      import('../render/verify.js'),
-      import('../step-summary.js'),
-    ]);
+    const [{ runVerify, VERIFY_FAILURE_CODES }, { verifyRenderer, verifySummary }, { appendStepSummary }] =
+      await Promise.all([
+        import('../../commands/verify.js'),
+        import('../render/verify.js'),
+        import('../step-summary.js'),
+      ]);
     return {
-      run: runVerify,
+      run: (options, args) => {
+        checkIgnored(args.ignore, VERIFY_FAILURE_CODES, 'failure code');
+        return runVerify(options, args);
+      },
       renderer: () => verifyRenderer,
-      printed: (result, _args, _options, out) => appendStepSummary(out, verifySummary(result.data)),
+      printed: (result, args, _options, out) => {
+        if (args.summary) appendStepSummary(out, verifySummary(result.data), `verify ${result.data.human.manifest}`);
+      },
     };
   },
 });

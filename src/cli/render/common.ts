@@ -12,6 +12,7 @@ import type { CardChange, EntryChanges } from '../../lock/changes.js';
 import type { AgentReport, PlanDrift, SignatureDrift, SyncFailure } from '../../lock/report.js';
 import type { ExplainedStep } from '../../negotiate/explain.js';
 import type { Plan } from '../../negotiate/types.js';
+import { SGR_OR_UNTRUSTED, UNTRUSTED, unicodeEscape } from '../../untrusted.js';
 
 /**
  * How the CLI prints one command's data (`CommandResult.data`, see `commands/context.ts`). Each
@@ -34,25 +35,12 @@ export function documentOf<D extends object>(data: D): Omit<D, 'human'> {
 }
 
 /**
- * Every character that can change what a terminal shows beyond the text itself: C0 and C1 control
- * characters and DEL (ESC starts colour, cursor movement, a window title; a newline forges a line),
- * bidi controls (U+061C, U+200E/U+200F, U+202A–U+202E, U+2066–U+2069: a right-to-left override
- * shows text in another order than it is read) and the line and paragraph separators U+2028/U+2029.
- */
-const UNTRUSTED = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
-
-/** `\uXXXX` for one character. */
-function escapeChar(c: string): string {
-  return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
-}
-
-/**
  * Text from a card, an agent or a file, made inert for a terminal: every character of
  * {@link UNTRUSTED} (control, C1, bidi control, line separator) shown as a `\u` escape, SGR
  * colour sequences included. Run on values before any colour is added around them.
  */
 export function escapeUntrusted(text: string): string {
-  return text.replace(UNTRUSTED, escapeChar);
+  return text.replace(UNTRUSTED, unicodeEscape);
 }
 
 /**
@@ -113,10 +101,7 @@ function define(o: Record<string, unknown>, key: string, value: unknown): void {
  * control or bidi character is escaped all the same.
  */
 export function terminalSafe(line: string): string {
-  return line.replace(
-    /\x1b\[[0-9;]*m|[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g,
-    (m) => (m.length > 1 ? m : escapeChar(m)),
-  );
+  return line.replace(SGR_OR_UNTRUSTED, (m) => (m.length > 1 ? m : unicodeEscape(m)));
 }
 
 /** A compact one-line JSON rendering for values in diffs: `(absent)` for undefined, cut to 120 characters. */

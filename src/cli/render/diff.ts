@@ -7,6 +7,7 @@
 import { isAbsolute, relative, sep } from 'node:path';
 import kleur from 'kleur';
 import { diffAgents, type DiffData } from '../../commands/diff.js';
+import { isLockDigest } from '../../lock/digest.js';
 import type { AgentDiff, DiffCounts } from '../../lock/lockfile-diff.js';
 import { RISK_LEVELS, type Risk, type RiskLevel } from '../../lock/risk.js';
 import { diffAnnotations } from '../github.js';
@@ -24,7 +25,7 @@ function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }
 
-/** `2 changed, 1 added, 0 removed · 2 high, 1 medium · 1 better` (renamed and low counted when any; `no risk` when none). */
+/** `2 changed, 1 added, 0 removed · 2 high, 1 medium · 1 better · 1 ignored` (renamed, low, better and ignored counted when any; `no risk` when none). */
 export function countsLine(c: DiffCounts): string {
   const agents = [
     `${c.changed} changed`,
@@ -33,9 +34,12 @@ export function countsLine(c: DiffCounts): string {
     ...(c.renamed ? [`${c.renamed} renamed`] : []),
   ].join(', ');
   const levels = (['high', 'medium', 'low'] as const).filter((l) => c[l] > 0).map((l) => `${c[l]} ${l}`);
-  return [agents, levels.length ? levels.join(', ') : 'no risk', ...(c.better ? [`${c.better} better`] : [])].join(
-    ' · ',
-  );
+  return [
+    agents,
+    levels.length ? levels.join(', ') : 'no risk',
+    ...(c.better ? [`${c.better} better`] : []),
+    ...(c.ignored ? [`${c.ignored} ignored`] : []),
+  ].join(' · ');
 }
 
 function paintLevel(level: RiskLevel, text: string): string {
@@ -71,7 +75,9 @@ export function agentHeadline(a: AgentDiff): string {
   }
 }
 
+/** `high new-credential-destination: …`; an ignored one `high new-credential-destination (ignored): …`, dimmed. */
 function riskLine(r: Risk, indent: string): string {
+  if (r.ignored) return `${indent}${kleur.dim(`${r.level} ${r.code} (ignored)`)}: ${r.message}`;
   return `${indent}${paintLevel(r.level, `${r.level} ${r.code}`)}: ${r.message}`;
 }
 
@@ -116,7 +122,11 @@ export function diffLines(agents: readonly AgentDiff[], counts: DiffCounts): str
   return lines;
 }
 
-/** The first line of the markdown view names the manifest: `<!-- a2a-lock-diff a2a.json -->` (a workflow finds and updates its one comment by it). */
+/**
+ * The first line of the markdown view names the manifest and the head lockfile's digest:
+ * `<!-- a2a-lock-diff a2a.json sha256-… -->` (a workflow finds and updates its one comment by the
+ * first three fields, and reads the reviewed digest from the fourth).
+ */
 export const MARKDOWN_MARKER_PREFIX = '<!-- a2a-lock-diff ';
 /** Most characters of the markdown view (GitHub's comment limit is 65,536). */
 export const MARKDOWN_LIMIT = 60_000;
@@ -126,16 +136,18 @@ export const MARKDOWN_CELL = 100;
 export const MARKDOWN_DETAIL_LINE = 1_000;
 
 /**
- * The marker line for the manifest at `manifest` (its path from the repository root):
- * `<!-- a2a-lock-diff services/billing/a2a.json -->`, one per manifest, so two services in one
- * repository keep two comments. Characters other than letters, digits and `._/+@=,~-` are
- * percent-encoded (nothing can end the comment); bounded like a cell.
+ * The marker line for the manifest at `manifest` (its path from the repository root) and the head
+ * lockfile's `digest` (`lock/digest.ts`; `none` when the head side has no lockfile):
+ * `<!-- a2a-lock-diff services/billing/a2a.json sha256-… -->`. Its identity is the first three
+ * space-separated fields, one per manifest, so two services in one repository keep two comments;
+ * the fourth is the digest of what was reviewed. Characters of the path other than letters, digits
+ * and `._/+@=,~-` are percent-encoded (nothing can end the comment); bounded like a cell.
  */
-export function markdownMarker(manifest: string): string {
+export function markdownMarker(manifest: string, digest: string | undefined): string {
   const path = bounded(manifest, 200).replace(/[^A-Za-z0-9._/+@=,~-]/gu, (c) =>
     encodeURIComponent(c).replace(/[!'()*]/g, (x) => `%${x.charCodeAt(0).toString(16).toUpperCase()}`),
   );
-  return `${MARKDOWN_MARKER_PREFIX}${path || 'a2a.json'} -->`;
+  return `${MARKDOWN_MARKER_PREFIX}${path || 'a2a.json'} ${isLockDigest(digest) ? digest : 'none'} -->`;
 }
 
 /** `text` cut to `max` characters (code points), the last one `…`, when longer. */
@@ -182,12 +194,15 @@ function signatureCell(a: AgentDiff): string {
   return old !== undefined && now !== undefined && old !== now ? `${cell(old)} → ${cell(now)}` : cell(now ?? old ?? '');
 }
 
+/** `**high**: code, code (and better)`, then `ignored: code` for the codes `--ignore` named (any level). */
 function riskCell(a: AgentDiff): string {
-  const weighed = a.risks.filter((r) => r.level !== 'info');
-  if (!weighed.length) return a.better.length ? 'better' : '—';
+  const weighed = a.risks.filter((r) => r.level !== 'info' && !r.ignored);
+  const ignored = [...new Set(a.risks.filter((r) => r.ignored).map((r) => r.code))];
+  const also = ignored.length ? `ignored: ${ignored.join(', ')}` : '';
+  if (!weighed.length) return also || (a.better.length ? 'better' : '—');
   const codes = [...new Set(weighed.filter((r) => r.level === a.level).map((r) => r.code))];
   // Risk codes are this tool's own words ([a-z-]): shown as they are.
-  return `**${a.level}**: ${codes.join(', ')}${a.better.length ? ' (and better)' : ''}`;
+  return `**${a.level}**: ${codes.join(', ')}${a.better.length ? ' (and better)' : ''}${also ? `; ${also}` : ''}`;
 }
 
 /** A fence longer than any run of backticks in `text`. */
@@ -212,14 +227,16 @@ function weightyLevels(agents: readonly AgentDiff[]): string {
     .filter(([, n]) => n > 0)
     .map(([l, n]) => `${n} ${l}`);
   const codes = new Set(
-    agents.flatMap((a) => a.risks.filter((r) => r.level === 'high' || r.level === 'medium').map((r) => r.code)),
+    agents.flatMap((a) =>
+      a.risks.filter((r) => !r.ignored && (r.level === 'high' || r.level === 'medium')).map((r) => r.code),
+    ),
   );
   return levels.length ? `${levels.join(', ')}: ${[...codes].join(', ')}` : '';
 }
 
 /**
  * The markdown view: the marker ({@link markdownMarker} of `options.manifest`, `a2a.json` when not
- * given), the count line, a table `Agent | Change | Card version | Plan impact | Signature | Risk`
+ * given, and `options.digest`, the head lockfile's, `none` when not given), the count line, a table `Agent | Change | Card version | Plan impact | Signature | Risk`
  * (changed agents, highest risk first), the unchanged ones in one line, then one `<details>` per
  * changed agent with its text view. Every cell and headline value is bounded
  * ({@link MARKDOWN_CELL}) and escaped ({@link escapeMarkdown}); a row or an agent's details that
@@ -231,14 +248,14 @@ export function diffMarkdown(
   agents: readonly AgentDiff[],
   counts: DiffCounts,
   title?: string,
-  options: { manifest?: string } = {},
+  options: { manifest?: string; digest?: string } = {},
 ): string {
   const wasEnabled = kleur.enabled;
   kleur.enabled = false;
   try {
     const changed = agents.filter((a) => a.verdict !== 'unchanged').sort((a, b) => riskOrder(a) - riskOrder(b));
     const head = [
-      markdownMarker(options.manifest ?? 'a2a.json'),
+      markdownMarker(options.manifest ?? 'a2a.json', options.digest),
       `**${countsLine(counts)}**`,
       ...(title ? ['', escapeMarkdown(bounded(title, 2 * MARKDOWN_CELL))] : []),
       '',
@@ -331,9 +348,14 @@ function sideText(side: DiffData['base']): string {
   return notes.length ? `${what} (${notes.join(', ')})` : what;
 }
 
-/** What the two sides were, for the markdown title. */
-export function diffTitle(data: Pick<DiffData, 'base' | 'head'>): string {
-  return `a2a.lock.json: ${sideText(data.base)} → ${sideText(data.head)}`;
+/**
+ * What was compared, for the markdown title: the lockfile by its path from the repository root
+ * (`services/billing/a2a.lock.json`, so each manifest's comment says whose it is), then the two sides.
+ */
+export function diffTitle(
+  data: Pick<DiffData, 'base' | 'head'> & { human: Pick<DiffData['human'], 'lockfilePath'> },
+): string {
+  return `${data.human.lockfilePath}: ${sideText(data.base)} → ${sideText(data.head)}`;
 }
 
 /** The lockfile relative to the repository (`GITHUB_WORKSPACE`), else to the working directory. */
@@ -374,7 +396,23 @@ export const diffMarkdownRenderer: CommandRenderer<DiffData> = {
 
 /** The markdown view of a diff's data (what `--format markdown` prints and the job summary gets): {@link diffMarkdown} with its title and its manifest's marker. */
 export function diffDataMarkdown(data: DiffData): string {
-  return diffMarkdown(diffAgents(data), data.counts, diffTitle(data), { manifest: data.human.manifest });
+  return diffMarkdown(diffAgents(data), data.counts, diffTitle(data), {
+    manifest: data.human.manifest,
+    ...(data.human.digest !== undefined ? { digest: data.human.digest } : {}),
+  });
+}
+
+/**
+ * What a job summary's heading says after the command: ` services/billing/a2a.json` (bounded and
+ * escaped) for a manifest other than the root `a2a.json`, nothing for that one.
+ */
+export function summaryManifest(manifest: string): string {
+  return manifest === 'a2a.json' ? '' : ` ${escapeMarkdown(bounded(manifest, 200))}`;
+}
+
+/** The job summary of a diff: a heading `### a2a diff` naming the manifest ({@link summaryManifest}), then {@link diffDataMarkdown}. */
+export function diffSummary(data: DiffData): string {
+  return `### a2a diff${summaryManifest(data.human.manifest)}\n\n${diffDataMarkdown(data)}`;
 }
 
 /** The annotations of a diff, for the CLI to print on stderr (markdown output). */

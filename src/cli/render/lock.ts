@@ -76,7 +76,10 @@ export const lockMarkdownRenderer: CommandRenderer<LockData> = {
       review.agents,
       review.counts,
       `a2a update: ${basename(data.human.lockfile)}${data.written ? '' : ' is up to date'}`,
-      { manifest: basename(data.human.manifest?.path ?? 'a2a.json') },
+      {
+        manifest: basename(data.human.manifest?.path ?? 'a2a.json'),
+        ...(data.human.digest !== undefined ? { digest: data.human.digest } : {}),
+      },
     )
       .replace(/\n$/, '')
       .split('\n');

@@ -3,34 +3,65 @@ import { isAbsolute, relative, sep } from 'node:path';
 import kleur from 'kleur';
 import type { InstallData, ReportDocument, VerifyData } from '../../commands/verify.js';
 import { ExitCode } from '../../errors.js';
+import { failureCodes } from '../../lock/report.js';
 import { verifyAnnotations } from '../github.js';
 import { escapeMarkdown } from '../step-summary.js';
 import { documentOf, renderReport, show, type CommandRenderer } from './common.js';
-import { bounded, MARKDOWN_CELL, MARKDOWN_DETAIL_LINE } from './diff.js';
+import { bounded, MARKDOWN_CELL, MARKDOWN_DETAIL_LINE, summaryManifest } from './diff.js';
 
 function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }
 
 /**
- * `a2a verify`: the document is `{"ok", "agents"}`; the lines are each agent's report, then
- * `verified N agents` or `verify failed (exit N)`. The annotations (one per failing agent) name the
- * lockfile relative to the repository root (`GITHUB_WORKSPACE`), or to the working directory when it
- * lies outside it.
+ * What one agent's report counts as in verify's counts: `ignored` (`--ignore`), its error's code
+ * (`unreachable`, `timeout`, …) for an `error`, else its status (`ok`, `changed`, `unchecked`,
+ * `drift`, `out-of-date`).
+ */
+function outcomeOf(r: ReportDocument): string {
+  return r.ignored ? 'ignored' : r.status === 'error' ? (r.error?.code ?? 'error') : r.status;
+}
+
+/** The statuses in the order verify's counts give them; error codes follow, then `ignored`. */
+const OUTCOME_ORDER: readonly string[] = ['ok', 'changed', 'unchecked', 'drift', 'out-of-date'];
+
+/**
+ * `17 ok · 3 unreachable · 1 ignored`: one count per outcome present ({@link outcomeOf}): the
+ * statuses in their order, then the error codes as met, then `ignored`; `no agents` for none.
+ */
+export function outcomeCounts(reports: readonly ReportDocument[]): string {
+  const counts = new Map<string, number>();
+  for (const r of reports) counts.set(outcomeOf(r), (counts.get(outcomeOf(r)) ?? 0) + 1);
+  const rank = (o: string) => (o === 'ignored' ? 2 : OUTCOME_ORDER.includes(o) ? 0 : 1);
+  const order = [...counts.keys()].sort(
+    (a, b) => rank(a) - rank(b) || (rank(a) === 0 ? OUTCOME_ORDER.indexOf(a) - OUTCOME_ORDER.indexOf(b) : 0),
+  );
+  return order.map((o) => `${counts.get(o)} ${o}`).join(' · ') || 'no agents';
+}
+
+/**
+ * `a2a verify`: the document is `{"ok", "agents"}`; the lines are each agent's report (an ignored
+ * one followed by the codes it was ignored for), then `verified N agents: 17 ok · 3 changed` or
+ * `verify failed (exit N): 17 ok · 3 unreachable` ({@link outcomeCounts}). The annotations (one per
+ * failing agent not ignored) name the lockfile relative to the repository root
+ * (`GITHUB_WORKSPACE`), or to the working directory when it lies outside it.
  */
 export const verifyRenderer: CommandRenderer<VerifyData> = {
   json: documentOf,
   text: (data) => {
     const { exitCode, offline, strict } = data.human;
-    const count = Object.keys(data.agents).length;
-    const unchecked = Object.values(data.agents).filter((r) => r.status === 'unchecked').length;
+    const reports = Object.values(data.agents);
+    const counts = `: ${outcomeCounts(reports)}${baseNote(data.base)}`;
     return [
-      ...Object.entries(data.agents).flatMap(([name, report]) => renderReport(name, report, { strict })),
+      ...Object.entries(data.agents).flatMap(([name, report]) => [
+        ...renderReport(name, report, { strict }),
+        ...(report.ignored
+          ? [kleur.dim(`    ignored (--ignore ${failureCodes(report).join(', ')}): not counted for the exit code`)]
+          : []),
+      ]),
       exitCode === ExitCode.Ok
-        ? kleur.green(
-            `verified ${plural(count, 'agent')}${offline ? ' (offline)' : ''}${unchecked ? `, ${unchecked} unchecked` : ''}${baseNote(data.base)}`,
-          )
-        : kleur.red(`verify failed (exit ${exitCode})${baseNote(data.base)}`),
+        ? kleur.green(`verified ${plural(reports.length, 'agent')}${offline ? ' (offline)' : ''}${counts}`)
+        : kleur.red(`verify failed (exit ${exitCode})${counts}`),
     ];
   },
   annotations: (data, where) => {
@@ -97,18 +128,14 @@ function detailOf(r: ReportDocument): string {
 const SUMMARY_LIMIT = 500_000;
 
 /**
- * The job summary of a verify run (GitHub's `GITHUB_STEP_SUMMARY`): a heading with the outcome, the
- * counts by status, the base credentials were gated by, and a table `Agent | Status | Detail`.
+ * The job summary of a verify run (GitHub's `GITHUB_STEP_SUMMARY`): a heading with the outcome (and
+ * the manifest's path when it is not the root `a2a.json`), the counts ({@link outcomeCounts}), the base credentials were gated by, and a table `Agent | Status | Detail`.
  * Every text from a card, an agent or a file is {@link escapeMarkdown}; `data` is taken as the
  * command returned it.
  */
 export function verifySummary(data: VerifyData): string {
   const { exitCode, offline, strict } = data.human;
   const reports = Object.entries(data.agents);
-  const counts = (Object.keys(STATUS_CELL) as Array<ReportDocument['status']>)
-    .map((status) => [status, reports.filter(([, r]) => r.status === status).length] as const)
-    .filter(([, n]) => n > 0)
-    .map(([status, n]) => `${n} ${status}`);
   const unchecked = reports.filter(([, r]) => r.status === 'unchecked').length;
   // Exit 0 with agents not checked with their credentials is not a plain pass: a reviewer must see it.
   const outcome =
@@ -118,9 +145,10 @@ export function verifySummary(data: VerifyData): string {
         ? `⚠️ verified ${plural(reports.length, 'agent')}, ${unchecked} unchecked`
         : `✅ verified ${plural(reports.length, 'agent')}`;
   const lines = [
-    `### a2a verify: ${outcome}${offline ? ' (offline)' : ''}${strict ? ' (--strict)' : ''}`,
+    `### a2a verify${summaryManifest(data.human.manifest)}: ${outcome}${offline ? ' (offline)' : ''}${strict ? ' (--strict)' : ''}`,
     '',
-    counts.join(' · ') || 'no agents',
+    // Outcomes are this tool's own words: statuses and error codes.
+    outcomeCounts(reports.map(([, r]) => r)),
     '',
   ];
   if (data.base?.status === 'read')
@@ -140,7 +168,7 @@ export function verifySummary(data: VerifyData): string {
     let size = lines.join('\n').length;
     const left: string[] = [];
     for (const [name, r] of reports) {
-      const row = `| ${escapeMarkdown(bounded(name, MARKDOWN_CELL))} | ${STATUS_CELL[r.status]} | ${escapeMarkdown(bounded(detailOf(r), MARKDOWN_DETAIL_LINE))} |`;
+      const row = `| ${escapeMarkdown(bounded(name, MARKDOWN_CELL))} | ${STATUS_CELL[r.status]}${r.ignored ? ' (ignored)' : ''} | ${escapeMarkdown(bounded(detailOf(r), MARKDOWN_DETAIL_LINE))} |`;
       if (size + row.length + 1 > SUMMARY_LIMIT) {
         left.push(r.status);
       } else {
@@ -157,7 +185,7 @@ export function verifySummary(data: VerifyData): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** `a2a install`: the document is `{"ok", "credentialsUnset", "agents"}`; the lines are each agent's report, then `installed N agents (M skills) from <lockfile>` or `install failed (exit N)`. */
+/** `a2a install`: the document is `{"ok", "credentialsUnset", "agents"}`; the lines are each agent's report, then `checked N agents (M skills) against <lockfile>` (install writes nothing) or `install failed (exit N)`. */
 export const installRenderer: CommandRenderer<InstallData> = {
   json: documentOf,
   text: (data) => {
@@ -166,7 +194,7 @@ export const installRenderer: CommandRenderer<InstallData> = {
       ...Object.entries(data.agents).flatMap(([name, report]) => renderReport(name, report)),
       exitCode === ExitCode.Ok
         ? kleur.green(
-            `installed ${plural(Object.keys(data.agents).length, 'agent')} (${plural(skills, 'skill')}) from ${lockfile}${baseNote(data.base)}`,
+            `checked ${plural(Object.keys(data.agents).length, 'agent')} (${plural(skills, 'skill')}) against ${lockfile}${baseNote(data.base)}`,
           )
         : kleur.red(`install failed (exit ${exitCode})${baseNote(data.base)}`),
     ];

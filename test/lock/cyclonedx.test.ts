@@ -1,0 +1,291 @@
+/**
+ * The bill of agents (lock/cyclonedx.ts): a lockfile of several agents (the worked example, real
+ * cards from test/fixtures/cards/real) mapped to a CycloneDX 1.6 BOM that the CycloneDX library's
+ * strict JSON validator accepts (and rejects once broken); deterministic bytes; the lockfile digest
+ * and the serial number derived from it; trust boundary, authentication and data flows per agent;
+ * hostile card strings bounded and inert.
+ */
+import { readFileSync } from 'node:fs';
+import { Spec, Validation } from '@cyclonedx/cyclonedx-library';
+import { describe, expect, it } from 'vitest';
+import { integrityOf, nameBasedUuid } from '../../src/canonical.js';
+import { normalizeCard } from '../../src/card/normalize.js';
+import { bomText, BOM_TEXT_MAX, cycloneDxBom, type BomService } from '../../src/lock/cyclonedx.js';
+import { lockDigest } from '../../src/lock/digest.js';
+import { negotiateSkills } from '../../src/lock/drift.js';
+import { parseLockfile, serializeLockfile } from '../../src/lock/format.js';
+import { LOCKFILE_VERSION, type LockEntry, type Lockfile } from '../../src/lock/schema.js';
+import { type AgentSettings, DEFAULT_PROFILE } from '../../src/manifest/schema.js';
+import {
+  type Json,
+  KEYED_SETTINGS,
+  keyedWorkedExample,
+  lockEntryFor,
+  workedExample,
+} from '../helpers/worked-example.js';
+
+const OPEN: AgentSettings = { ...DEFAULT_PROFILE, credentials: [] };
+
+/** A lock entry for a real card of test/fixtures/cards/real fetched from `source`: the skills its card negotiates under `settings`. */
+function realEntry(file: string, source: string, settings: AgentSettings = OPEN, patch?: (c: Json) => void): LockEntry {
+  const json = JSON.parse(readFileSync(new URL(`../fixtures/cards/real/${file}`, import.meta.url), 'utf8')) as Json;
+  patch?.(json);
+  const { card } = normalizeCard(json, { source, baseUrl: source });
+  const skills = card.skills.length ? card.skills.map((s) => s.id) : ['*'];
+  const { plans } = negotiateSkills(card, skills, settings);
+  return {
+    card: source,
+    resolved: source,
+    a2aVersion: card.shape,
+    version: String(json.version),
+    integrity: integrityOf(json),
+    snapshot: json,
+    plans,
+  };
+}
+
+/** A lockfile as `a2a lock` would write it (through its own serializer and parser). */
+function lockOf(agents: Record<string, [LockEntry, AgentSettings]>): Lockfile {
+  const lock = {
+    lockfileVersion: LOCKFILE_VERSION,
+    settings: Object.fromEntries(Object.entries(agents).map(([name, [, settings]]) => [name, settings])),
+    agents: Object.fromEntries(Object.entries(agents).map(([name, [entry]]) => [name, entry])),
+  } as Lockfile;
+  return parseLockfile(serializeLockfile(lock), 'a2a.lock.json');
+}
+
+/** Five agents: the worked example with a key and a verified signature, four real cards (OAuth 2.0, providers, local and remote). */
+function realistic(): Lockfile {
+  const citing: AgentSettings = { ...KEYED_SETTINGS, extensions: ['https://example.com/ext/citations/v1'] };
+  const research = lockEntryFor(keyedWorkedExample(), citing);
+  research.signature = {
+    status: 'verified',
+    kid: 'k1',
+    alg: 'ES256',
+    thumbprint: 'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs',
+  };
+  const oauth: AgentSettings = { ...DEFAULT_PROFILE, credentials: ['oauth2'] };
+  return lockOf({
+    research: [research, citing],
+    blog: [
+      realEntry('09-real-laisky-blog-provider-name.json', 'https://blog.laisky.com/.well-known/agent-card.json'),
+      OPEN,
+    ],
+    shopping: [
+      realEntry('10-real-buywhere-text-modes-extra-fields.json', 'https://buywhere.ai/.well-known/agent-card.json'),
+      OPEN,
+    ],
+    eightball: [
+      realEntry(
+        '21-samples-java-magic8ball-oauth2-client-credentials.json',
+        'http://localhost:11000/.well-known/agent-card.json',
+        oauth,
+      ),
+      oauth,
+    ],
+    monitor: [
+      realEntry('26-real-worldmonitor-0.3.json', 'https://www.worldmonitor.app/.well-known/agent-card.json'),
+      OPEN,
+    ],
+  });
+}
+
+const OPTIONS = { toolVersion: '9.9.9', source: 'a2a.lock.json' };
+
+/** The CycloneDX library's strict JSON Schema validation of a BOM's text: null when valid, else its errors. */
+async function validate(text: string): Promise<unknown> {
+  return new Validation.JsonStrictValidator(Spec.Version.v1dot6).validate(text);
+}
+
+function service(bom: { services: BomService[] }, name: string): BomService {
+  return bom.services.find((s) => s.name === name)!;
+}
+
+describe('cycloneDxBom', () => {
+  it('maps a lockfile of five agents to a BOM the CycloneDX 1.6 strict validator accepts, and not once broken', async () => {
+    const bom = cycloneDxBom(realistic(), OPTIONS);
+    const text = bomText(bom);
+    expect(await validate(text)).toBeNull();
+    expect(bom.services.map((s) => s.name)).toEqual(['blog', 'eightball', 'monitor', 'research', 'shopping']);
+    expect(bom).toMatchObject({ bomFormat: 'CycloneDX', specVersion: '1.6', version: 1 });
+    expect(bom.metadata.tools.components).toEqual([{ type: 'application', name: 'a2a-lock', version: '9.9.9' }]);
+    // The validator can fail: a data flow without its required classification, an unknown flow.
+    const broken = JSON.parse(text);
+    delete broken.services[0].data[0].classification;
+    expect(await validate(JSON.stringify(broken))).not.toBeNull();
+    const badFlow = JSON.parse(text);
+    badFlow.services[0].data[0].flow = 'sideways';
+    expect(await validate(JSON.stringify(badFlow))).not.toBeNull();
+  });
+
+  it('writes each agent as a service: card version, provider, endpoints, authentication, data flows, card facts', () => {
+    const lock = realistic();
+    const bom = cycloneDxBom(lock, OPTIONS);
+    const research = service(bom, 'research');
+    expect(research).toMatchObject({
+      'bom-ref': 'a2a-agent:research',
+      version: '2.4.0',
+      description: 'Produces sourced market sizing reports.',
+      // The plan's interface and its locked fallback (the 0.3 one).
+      endpoints: ['https://research.example.com/a2a/legacy', 'https://research.example.com/a2a/v1'],
+      authenticated: true,
+      'x-trust-boundary': true,
+      externalReferences: [
+        {
+          type: 'documentation',
+          url: 'https://research.example.com/.well-known/agent-card.json',
+          comment: 'A2A agent card',
+        },
+      ],
+    });
+    // Inbound: what the client sends the agent; outbound: what the agent returns that the client accepts.
+    expect(research.data).toEqual([
+      {
+        flow: 'inbound',
+        classification: 'text/plain',
+        name: 'market-size',
+        description: 'input mode the client sends',
+      },
+      {
+        flow: 'outbound',
+        classification: 'application/json',
+        name: 'market-size',
+        description: 'output mode the client accepts',
+      },
+    ]);
+    const entry = lock.agents.research!;
+    expect(research.properties).toEqual([
+      { name: 'a2a-lock:a2a-version', value: '1.0' },
+      { name: 'a2a-lock:card', value: 'https://research.example.com/.well-known/agent-card.json' },
+      { name: 'a2a-lock:card-integrity', value: entry.integrity },
+      { name: 'a2a-lock:card-name', value: 'Market Research Agent' },
+      { name: 'a2a-lock:delivery', value: 'stream' },
+      { name: 'a2a-lock:extension', value: 'https://example.com/ext/citations/v1' },
+      { name: 'a2a-lock:protocol-binding', value: 'JSONRPC' },
+      { name: 'a2a-lock:protocol-version', value: '1.0' },
+      { name: 'a2a-lock:security-scheme', value: 'key' },
+      { name: 'a2a-lock:signature-status', value: 'verified' },
+      { name: 'a2a-lock:signer-kid', value: 'k1' },
+      { name: 'a2a-lock:signer-thumbprint', value: 'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs' },
+      { name: 'a2a-lock:skill', value: 'market-size' },
+    ]);
+    // A real card's provider; an OAuth 2.0 plan is authenticated, a loopback agent inside the boundary.
+    expect(service(bom, 'monitor').provider?.name).toBeTruthy();
+    expect(service(bom, 'blog').provider).toEqual({ url: ['https://blog.laisky.com/'] });
+    expect(service(bom, 'eightball')).toMatchObject({ authenticated: true, 'x-trust-boundary': false });
+    expect(service(bom, 'blog')).toMatchObject({ authenticated: false, 'x-trust-boundary': true });
+    const shopping = service(bom, 'shopping');
+    expect(new Set(shopping.data.map((d) => d.name)).size).toBe(Object.keys(lock.agents.shopping!.plans).length);
+  });
+
+  it('is deterministic: the same bytes for the same lockfile, whatever its key order; no timestamp unless given', () => {
+    const lock = realistic();
+    const reversed = parseLockfile(
+      JSON.stringify({
+        agents: Object.fromEntries(Object.entries(lock.agents).reverse()),
+        settings: Object.fromEntries(Object.entries(lock.settings).reverse()),
+        lockfileVersion: lock.lockfileVersion,
+      }),
+      'a2a.lock.json',
+    );
+    const text = bomText(cycloneDxBom(lock, OPTIONS));
+    expect(bomText(cycloneDxBom(realistic(), OPTIONS))).toBe(text);
+    expect(bomText(cycloneDxBom(reversed, OPTIONS))).toBe(text);
+    expect(text).not.toContain('timestamp');
+    expect(text).not.toMatch(/BomRef\./);
+    const stamped = cycloneDxBom(lock, { ...OPTIONS, timestamp: '2026-12-02T07:00:00Z' });
+    expect(stamped.metadata.timestamp).toBe('2026-12-02T07:00:00Z');
+    expect(stamped.serialNumber).toBe(cycloneDxBom(lock, OPTIONS).serialNumber);
+  });
+
+  it('carries the lockfile digest in metadata and derives the serial number from it (UUID v5)', async () => {
+    const lock = realistic();
+    const bom = cycloneDxBom(lock, OPTIONS);
+    const digest = lockDigest(JSON.parse(serializeLockfile(lock)));
+    expect(bom.metadata.properties).toContainEqual({ name: 'a2a-lock:lockfile-digest', value: digest });
+    expect(bom.serialNumber).toBe(
+      `urn:uuid:${nameBasedUuid('6ba7b811-9dad-11d1-80b4-00c04fd430c8', `a2a-lock:lockfile:${digest}`)}`,
+    );
+    expect(bom.serialNumber).toMatch(/^urn:uuid:[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    // Another lockfile, another serial number.
+    const other = lockOf({ research: [lockEntryFor(workedExample(), OPEN), OPEN] });
+    expect(cycloneDxBom(other, OPTIONS).serialNumber).not.toBe(bom.serialNumber);
+  });
+
+  it('nameBasedUuid is RFC 9562 version 5 (its DNS-namespace example)', () => {
+    expect(nameBasedUuid('6ba7b810-9dad-11d1-80b4-00c04fd430c8', 'www.example.com')).toBe(
+      '2ed6657d-e927-568b-95e1-2665a8aea6a2',
+    );
+  });
+
+  it('crosses the trust boundary unless every endpoint is first-party (--first-party) or loopback', () => {
+    const lock = realistic();
+    const plain = cycloneDxBom(lock, OPTIONS);
+    expect(service(plain, 'research')['x-trust-boundary']).toBe(true);
+    const owned = cycloneDxBom(lock, { ...OPTIONS, firstParty: ['https://research.example.com'] });
+    expect(service(owned, 'research')['x-trust-boundary']).toBe(false);
+    expect(service(owned, 'blog')['x-trust-boundary']).toBe(true);
+    expect(owned.metadata.properties).toContainEqual({
+      name: 'a2a-lock:first-party-origin',
+      value: 'https://research.example.com',
+    });
+    // One endpoint elsewhere (a fallback interface on another host) is enough to cross it.
+    const mixed = structuredClone(lock);
+    mixed.agents.research!.plans['market-size']!.fallbacks = {
+      interfaces: [{ url: 'https://elsewhere.example.org/a2a', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+      delivery: ['poll'],
+    };
+    const crossing = cycloneDxBom(mixed, { ...OPTIONS, firstParty: ['https://research.example.com'] });
+    expect(service(crossing, 'research').endpoints).toEqual([
+      'https://elsewhere.example.org/a2a',
+      'https://research.example.com/a2a/v1',
+    ]);
+    expect(service(crossing, 'research')['x-trust-boundary']).toBe(true);
+  });
+
+  it('counts platform authentication (originAuth at an endpoint origin) as authenticated', () => {
+    const entry = lockEntryFor(workedExample(), OPEN);
+    const open = cycloneDxBom(lockOf({ research: [entry, OPEN] }), OPTIONS);
+    expect(service(open, 'research').authenticated).toBe(false);
+    const fronted = { ...entry, originAuth: { 'https://research.example.com': { bearer: { env: 'TOKEN' } } } };
+    expect(service(cycloneDxBom(lockOf({ research: [fronted, OPEN] }), OPTIONS), 'research').authenticated).toBe(true);
+  });
+
+  it('bounds hostile card strings and keeps them inert: same JSON value, no raw control or bidi character', async () => {
+    const LONG_SKILL = '😀'.repeat(3000);
+    const name = `Evil\u202e\u0085\u001b[31m agent\u2028`;
+    const entry = lockEntryFor(
+      workedExample((c) => {
+        c.name = name;
+        c.description = 'x'.repeat(100_000);
+        c.version = `1.0.0${'9'.repeat(5000)}`;
+        c.provider = { organization: 'Org\u200f', url: 'javascript:alert(1)' };
+        c.skills[0].id = LONG_SKILL;
+      }),
+      OPEN,
+      [LONG_SKILL],
+    );
+    const bom = cycloneDxBom(lockOf({ evil: [entry, OPEN] }), OPTIONS);
+    const text = bomText(bom);
+    expect(await validate(text)).toBeNull();
+    expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/);
+    const parsed = JSON.parse(text);
+    expect(parsed.services[0].properties).toContainEqual({ name: 'a2a-lock:card-name', value: name });
+    expect(parsed.services[0].description).toHaveLength(BOM_TEXT_MAX);
+    expect(parsed.services[0].description.endsWith('…')).toBe(true);
+    expect(parsed.services[0].version).toHaveLength(BOM_TEXT_MAX);
+    expect(parsed.services[0].provider).toEqual({ name: 'Org\u200f' });
+    // Cut by code point: 1023 emoji and the ellipsis, no half of a surrogate pair.
+    const skill = parsed.services[0].data[0].name as string;
+    expect([...skill]).toHaveLength(BOM_TEXT_MAX);
+    expect(skill).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/);
+  });
+
+  it('refuses a snapshot that does not match its integrity (lockfile-invalid)', () => {
+    const lock = realistic();
+    (lock.agents.blog!.snapshot as Json).name = 'Tampered';
+    expect(() => cycloneDxBom(lock, OPTIONS)).toThrow(
+      expect.objectContaining({ code: 'lockfile-invalid', message: expect.stringContaining('agents.blog') }),
+    );
+  });
+});
