@@ -89,6 +89,19 @@ describe('the SARIF builder', () => {
     expect(small.invocations).toEqual([{ executionSuccessful: true }]);
   });
 
+  it('a finding --ignore passed over carries a suppression (code scanning keeps it closed) and goes last past the cap; valid SARIF', () => {
+    // The error is ignored: it goes after the warning and the note.
+    const findings = generated(3).map((f, i) => (i === 2 ? { ...f, ignored: true } : f));
+    const run = runOf(sarifLog(spec(findings)));
+    expect(sarifErrors(sarifLog(spec(findings)))).toEqual([]);
+    const suppressed = run.results.filter((r: { suppressions?: unknown }) => r.suppressions);
+    expect(suppressed).toHaveLength(1);
+    expect(suppressed[0].suppressions).toEqual([
+      { kind: 'external', justification: `--ignore ${findings[2]!.ruleId}` },
+    ]);
+    expect(run.results.at(-1).suppressions).toBeDefined();
+  });
+
   it('every result has a physical location with a region (line 1 at least), a rule, and a fingerprint', () => {
     const findings = generated(5, (i) => (i === 0 ? 0 : i * 10));
     const run = runOf(sarifLog(spec(findings)));

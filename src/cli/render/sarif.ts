@@ -56,6 +56,8 @@ export interface SarifFinding {
   path: string;
   /** 1-based; 1 when the agent is not in the file. */
   line: number;
+  /** Passed over by `--ignore`: written with a SARIF suppression (code scanning keeps it closed). */
+  ignored?: boolean;
 }
 
 /** The tool that wrote the log: this package's name and version (`src/version.ts`), its home page when known. */
@@ -122,7 +124,13 @@ export function sarifLog(spec: SarifRunSpec): SarifLog {
   });
   const ordered = all
     .map((x, i) => ({ ...x, i }))
-    .sort((a, b) => LEVEL_RANK[a.f.level] - LEVEL_RANK[b.f.level] || a.i - b.i);
+    // Ignored findings last: past the cap, those go first.
+    .sort(
+      (a, b) =>
+        Number(a.f.ignored ?? false) - Number(b.f.ignored ?? false) ||
+        LEVEL_RANK[a.f.level] - LEVEL_RANK[b.f.level] ||
+        a.i - b.i,
+    );
   const kept = ordered.slice(0, SARIF_MAX_RESULTS);
   const omitted = ordered.length - kept.length;
   const results = kept.map(({ f, print }) => ({
@@ -139,6 +147,9 @@ export function sarifLog(spec: SarifRunSpec): SarifLog {
       },
     ],
     partialFingerprints: { primaryLocationLineHash: print },
+    ...(f.ignored
+      ? { suppressions: [{ kind: 'external', justification: `--ignore ${bounded(f.ruleId, SARIF_TEXT_LIMIT)}` }] }
+      : {}),
     properties: {
       agent: bounded(f.agent, SARIF_TEXT_LIMIT),
       ...(f.skill !== undefined ? { skill: bounded(f.skill, SARIF_TEXT_LIMIT) } : {}),
@@ -275,6 +286,7 @@ export function diffSarif(data: DiffData, tool: SarifTool): SarifLog {
         ...(r.skill !== undefined ? { skill: r.skill } : {}),
         path: file.path,
         line: lineOf(file, a.name),
+        ...(r.ignored ? { ignored: true } : {}),
       };
     }),
   );
