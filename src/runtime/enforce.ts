@@ -11,7 +11,7 @@ import { applyCredentials, placementSecrets, redactError, type CredentialPlaceme
 import { FetchError, isA2aLockError, PlanViolationError } from '../errors.js';
 import { errorCode, UNDICI_TIMEOUTS } from '../http/errors.js';
 import { isRecord } from '../json-path.js';
-import { sameMediaType } from '../card/media.js';
+import { mediaTypeIn } from '../card/media.js';
 import type { FallbackInterface, Plan } from '../negotiate/types.js';
 
 /** What one enforcing fetch is bound to. */
@@ -242,19 +242,35 @@ export function enforcingFetch(ctx: EnforcementContext): typeof fetch {
     };
   }
   const base = new URL(ctx.iface.url);
-  return async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    const request = typeof input === 'object' && !(input instanceof URL) ? input : undefined;
-    const href = request ? request.url : String(input);
+  /** Check and send; `body` is the request's body (a Blob already read). */
+  const checkAndSend = (href: string, init: RequestInit | undefined, request: Request | undefined, body: unknown) => {
     const method = (init?.method ?? request?.method ?? 'GET').toUpperCase();
-    const headers = headerRecord(init?.headers ?? request?.headers);
-    const rawBody = init?.body ?? (request?.body ? await request.text() : undefined);
     const checked = checkRequest(ctx, {
       url: href,
       method,
-      headers,
-      body: rawBody instanceof Blob ? await rawBody.text() : rawBody,
+      headers: headerRecord(init?.headers ?? request?.headers),
+      body,
     });
     return sendChecked(ctx, base, href, checked, { ...init, method }, init?.signal ?? request?.signal);
+  };
+  return (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    try {
+      if (typeof input === 'string' && !(init?.body instanceof Blob))
+        return checkAndSend(input, init, undefined, init?.body);
+      const request = typeof input === 'object' && !(input instanceof URL) ? input : undefined;
+      // A Request's or Blob's body is read first (asynchronously).
+      return (async () => {
+        const raw = init?.body ?? (request?.body ? await request.text() : undefined);
+        return checkAndSend(
+          request ? request.url : String(input),
+          init,
+          request,
+          raw instanceof Blob ? await raw.text() : raw,
+        );
+      })();
+    } catch (error) {
+      return Promise.reject(error);
+    }
   };
 }
 
@@ -335,7 +351,7 @@ function headerRecord(init: HeadersInit | undefined): Record<string, string> {
   };
   if (init instanceof Headers) init.forEach((value, name) => add(name, value));
   else if (Array.isArray(init)) for (const [name, value] of init) add(name!, value!);
-  else if (init) for (const [name, value] of Object.entries(init)) add(name, String(value));
+  else if (init) for (const name in init) if (Object.hasOwn(init, name)) add(name, String(init[name]));
   return out;
 }
 
@@ -463,19 +479,21 @@ function jsonRpcCall(
  * extensions and input modes.
  */
 function checkMessages(ctx: RequestPlan, params: Record<string, unknown>, violation: (m: string) => Error): void {
-  const messages = [params.message, params.request].filter(isRecord);
-  for (const message of messages) {
-    const extensions = Array.isArray(message.extensions) ? message.extensions : [];
-    for (const uri of extensions) {
-      if (typeof uri !== 'string' || !ctx.plan.extensions.includes(uri))
-        throw violation(
-          `message extension ${JSON.stringify(uri)} is not locked (locked: ${list(ctx.plan.extensions)})`,
-        );
+  for (const message of [params.message, params.request]) {
+    if (!isRecord(message)) continue;
+    if (Array.isArray(message.extensions)) {
+      for (const uri of message.extensions) {
+        if (typeof uri !== 'string' || !ctx.plan.extensions.includes(uri))
+          throw violation(
+            `message extension ${JSON.stringify(uri)} is not locked (locked: ${list(ctx.plan.extensions)})`,
+          );
+      }
     }
-    for (const parts of [message.parts, message.content].filter(Array.isArray)) {
+    for (const parts of [message.parts, message.content]) {
+      if (!Array.isArray(parts)) continue;
       for (const part of parts) {
         for (const type of partMediaTypes(part, violation)) {
-          if (!ctx.inputModes.some((m) => sameMediaType(m, type)))
+          if (!mediaTypeIn(ctx.inputModes, type))
             throw violation(
               `a message part of type ${type} is not in the locked input modes (${list(ctx.inputModes)})`,
             );
@@ -502,11 +520,13 @@ function completeConfiguration(
   for (const k of PUSH_FIELDS)
     if (configuration[k]) checkPushEndpoint(ctx.pushEndpoint ?? null, configuration[k], violation);
   const { acceptedOutputModes: camel, accepted_output_modes: snake } = configuration;
-  for (const mode of [camel, snake].filter(Array.isArray).flat()) {
-    if (typeof mode !== 'string' || !ctx.plan.acceptedOutputModes.some((m) => sameMediaType(m, mode))) {
-      throw violation(
-        `accepted output mode ${JSON.stringify(mode)} is not locked (locked: ${list(ctx.plan.acceptedOutputModes)})`,
-      );
+  for (const modes of [camel, snake]) {
+    if (!Array.isArray(modes)) continue;
+    for (const mode of modes) {
+      if (typeof mode !== 'string' || !mediaTypeIn(ctx.plan.acceptedOutputModes, mode))
+        throw violation(
+          `accepted output mode ${JSON.stringify(mode)} is not locked (locked: ${list(ctx.plan.acceptedOutputModes)})`,
+        );
     }
   }
   // The SDK reads the camelCase list when it is an array (even empty), else the snake_case one.
@@ -582,12 +602,12 @@ function partMediaTypes(part: unknown, violation: (m: string) => Error): string[
     (t): t is string => typeof t === 'string' && t !== '',
   );
   if (declared.length > 0) return declared;
-  const seen = new Set<string>();
-  if (isSet(part.text) || part.kind === 'text') seen.add('text/plain');
-  if (isSet(part.data) || part.kind === 'data') seen.add('application/json');
+  const read: string[] = [];
+  if (isSet(part.text) || part.kind === 'text') read.push('text/plain');
+  if (isSet(part.data) || part.kind === 'data') read.push('application/json');
   if (isSet(part.raw) || isSet(part.url) || isSet(part.file) || part.kind === 'file')
-    seen.add('application/octet-stream');
-  return [...seen];
+    read.push('application/octet-stream');
+  return read;
 }
 
 function list(values: readonly string[]): string {
