@@ -251,7 +251,7 @@ export function enforcingFetch(ctx: EnforcementContext): typeof fetch {
       headers: headerRecord(init?.headers ?? request?.headers),
       body,
     });
-    return sendChecked(ctx, base, href, checked, { ...init, method }, init?.signal ?? request?.signal);
+    return sendChecked(ctx, base, href, checked, init, method, init?.signal ?? request?.signal);
   };
   return (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     try {
@@ -274,30 +274,33 @@ export function enforcingFetch(ctx: EnforcementContext): typeof fetch {
   };
 }
 
+/** The credential placements for a request now (recorded as sent, for redaction). */
+async function readPlacements(ctx: EnforcementContext): Promise<CredentialPlacement[]> {
+  if (!ctx.security) return [];
+  const placed = await ctx.placements(ctx.iface);
+  if (placed.length > 0) {
+    let seen = sentSecrets.get(ctx.placements);
+    if (!seen) {
+      seen = new Set();
+      sentSecrets.set(ctx.placements, seen);
+    }
+    for (const secret of placementSecrets(placed)) seen.add(secret);
+  }
+  return placed;
+}
+
 /** Place the credential read now on a checked request and send it: once more with a renewed OAuth token on a 401, following only same-plan 307/308 redirects. */
 async function sendChecked(
   ctx: EnforcementContext,
   base: URL,
   href: string,
   checked: CheckedRequest,
-  init: RequestInit & { method: string },
+  init: RequestInit | undefined,
+  method: string,
   signal: AbortSignal | null | undefined,
 ): Promise<Response> {
-  const violation = (message: string) => new PlanViolationError(ctx.agent, ctx.skill, message);
-  const read = async () => {
-    const placed = ctx.security ? await ctx.placements(ctx.iface) : [];
-    if (placed.length > 0) {
-      let seen = sentSecrets.get(ctx.placements);
-      if (!seen) {
-        seen = new Set();
-        sentSecrets.set(ctx.placements, seen);
-      }
-      for (const secret of placementSecrets(placed)) seen.add(secret);
-    }
-    return placed;
-  };
   // No await (a microtask on every call) for a plan that places no credential.
-  let placements = ctx.security ? await read() : [];
+  let placements = ctx.security ? await readPlacements(ctx) : [];
   let target = href;
   let renewed = false;
   for (let hops = 0; ; hops++) {
@@ -309,6 +312,7 @@ async function sendChecked(
     try {
       response = await ctx.send(applied.url, {
         ...init,
+        method,
         headers: applied.headers,
         body: checked.body,
         redirect: 'manual',
@@ -326,13 +330,14 @@ async function sendChecked(
     if (response.status === 401 && !renewed && ctx.renew?.()) {
       renewed = true;
       await response.body?.cancel();
-      placements = await read();
+      placements = await readPlacements(ctx);
       hops--;
       continue;
     }
     if (response.status < 300 || response.status >= 400 || !response.headers.has('location')) return response;
     const next = new URL(response.headers.get('location')!, target);
     await response.body?.cancel();
+    const violation = (message: string) => new PlanViolationError(ctx.agent, ctx.skill, message);
     if (response.status !== 307 && response.status !== 308)
       throw violation(`the agent answered ${response.status} (a redirect that changes the method), refused`);
     if (pathBelow(ctx.iface, base, next) !== checked.path)
