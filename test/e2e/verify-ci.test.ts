@@ -93,7 +93,7 @@ describe.concurrent('a2a verify in CI', () => {
     const md = await runCli(['diff', ...m, '--format', 'markdown'], { cwd: dir, env: step(4) });
     expect(md.code, show(md)).toBe(0);
     expect(md.stdout.split('\n')[0]).toMatch(/^<!-- a2a-lock-diff services\/billing\/a2a\.json sha256-\S+ -->$/);
-    expect(md.stdout).toMatch(/^services\/billing\/a2a\\\.lock\\\.json\\: revision HEAD /m);
+    expect(md.stdout).toMatch(/^services\/billing\/a2a\\\.json\\: revision HEAD /m);
     expect(summary(4)).toMatch(
       /^### a2a diff services\/billing\/a2a\\\.json\n\n<!-- a2a-lock-diff services\/billing\/a2a\.json sha256-\S+ -->$/m,
     );
