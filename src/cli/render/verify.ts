@@ -185,7 +185,7 @@ export function verifySummary(data: VerifyData): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** `a2a install`: the document is `{"ok", "credentialsUnset", "agents"}`; the lines are each agent's report, then `checked N agents (M skills) against <lockfile>` (install writes nothing) or `install failed (exit N)`. */
+/** `a2a install`: the document is `{"ok", "credentialsUnset", "agents"}`; the lines are each agent's report, then `checked N agents (M skills) against <lockfile>` (install writes nothing) or `install failed (exit N): 1 ok · 1 drift` ({@link outcomeCounts}). */
 export const installRenderer: CommandRenderer<InstallData> = {
   json: documentOf,
   text: (data) => {
@@ -196,7 +196,9 @@ export const installRenderer: CommandRenderer<InstallData> = {
         ? kleur.green(
             `checked ${plural(Object.keys(data.agents).length, 'agent')} (${plural(skills, 'skill')}) against ${lockfile}${baseNote(data.base)}`,
           )
-        : kleur.red(`install failed (exit ${exitCode})${baseNote(data.base)}`),
+        : kleur.red(
+            `install failed (exit ${exitCode}): ${outcomeCounts(Object.values(data.agents))}${baseNote(data.base)}`,
+          ),
     ];
   },
 };
