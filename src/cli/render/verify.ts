@@ -39,6 +39,14 @@ export function outcomeCounts(reports: readonly ReportDocument[]): string {
   return order.map((o) => `${counts.get(o)} ${o}`).join(' · ') || 'no agents';
 }
 
+/** `verified 3 agents`, or with agents `--ignore` passed over `verified 2 of 3 agents` (an ignored one was not). */
+function verifiedText(reports: ReadonlyArray<{ ignored?: boolean }>): string {
+  const ignored = reports.filter((r) => r.ignored).length;
+  return ignored
+    ? `verified ${reports.length - ignored} of ${plural(reports.length, 'agent')}`
+    : `verified ${plural(reports.length, 'agent')}`;
+}
+
 /**
  * `a2a verify`: the document is `{"ok", "agents"}`; the lines are each agent's report (an ignored
  * one followed by the codes it was ignored for), then `verified N agents: 17 ok · 3 changed` or
@@ -60,7 +68,7 @@ export const verifyRenderer: CommandRenderer<VerifyData> = {
           : []),
       ]),
       exitCode === ExitCode.Ok
-        ? kleur.green(`verified ${plural(reports.length, 'agent')}${offline ? ' (offline)' : ''}${counts}`)
+        ? kleur.green(`${verifiedText(reports)}${offline ? ' (offline)' : ''}${counts}`)
         : kleur.red(`verify failed (exit ${exitCode})${counts}`),
     ];
   },
@@ -142,8 +150,8 @@ export function verifySummary(data: VerifyData): string {
     exitCode !== ExitCode.Ok
       ? `❌ verify failed (exit ${exitCode})`
       : unchecked > 0
-        ? `⚠️ verified ${plural(reports.length, 'agent')}, ${unchecked} unchecked`
-        : `✅ verified ${plural(reports.length, 'agent')}`;
+        ? `⚠️ ${verifiedText(reports.map(([, r]) => r))}, ${unchecked} unchecked`
+        : `✅ ${verifiedText(reports.map(([, r]) => r))}`;
   const lines = [
     `### a2a verify${summaryManifest(data.human.manifest)}: ${outcome}${offline ? ' (offline)' : ''}${strict ? ' (--strict)' : ''}`,
     '',
