@@ -42,7 +42,8 @@ export function mediaTypeIn(modes: readonly string[], mediaType: string): boolea
     keys = new Set(modes.map(mediaTypeKey));
     listKeys.set(modes, keys);
   }
-  return keys.has(mediaTypeKey(mediaType));
+  // A type already in key form (`text/plain`, the usual case) is its own key.
+  return keys.has(mediaType) || keys.has(mediaTypeKey(mediaType));
 }
 
 /** True for a type with a `*` in type or subtype (never allowed in a profile). */

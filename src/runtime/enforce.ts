@@ -255,7 +255,8 @@ export function enforcingFetch(ctx: EnforcementContext): typeof fetch {
   };
   return (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     try {
-      if (typeof input === 'string' && !(init?.body instanceof Blob))
+      // A string body (what the SDK sends) is checked at once; `Blob` is a getter, so it is asked only for other bodies.
+      if (typeof input === 'string' && (init?.body == null || typeof init.body === 'string'))
         return checkAndSend(input, init, undefined, init?.body);
       const request = typeof input === 'object' && !(input instanceof URL) ? input : undefined;
       // A Request's or Blob's body is read first (asynchronously).
@@ -350,14 +351,24 @@ async function sendChecked(
 /** Request headers as a record with lower-case names (repeated names joined with ", ", as `Headers` does). */
 function headerRecord(init: HeadersInit | undefined): Record<string, string> {
   const out: Record<string, string> = {};
-  const add = (name: string, value: string) => {
-    const key = name.toLowerCase();
-    out[key] = out[key] === undefined ? value : `${out[key]}, ${value}`;
-  };
-  if (init instanceof Headers) init.forEach((value, name) => add(name, value));
-  else if (Array.isArray(init)) for (const [name, value] of init) add(name!, value!);
-  else if (init) for (const name in init) if (Object.hasOwn(init, name)) add(name, String(init[name]));
+  if (!init) return out;
+  // A plain record (what the SDK passes) before `Headers`: Node's web globals are getters, run on each use.
+  const proto = Object.getPrototypeOf(init);
+  if (proto === Object.prototype || proto === null) {
+    const record = init as Record<string, string>;
+    const names = Object.keys(record);
+    for (let i = 0; i < names.length; i++) addHeader(out, names[i]!, String(record[names[i]!]));
+  } else if (Array.isArray(init)) for (const [name, value] of init) addHeader(out, name!, value!);
+  else if (init instanceof Headers) init.forEach((value, name) => addHeader(out, name, value));
+  else for (const [name, value] of Object.entries(init)) addHeader(out, name, String(value));
   return out;
+}
+
+/** Add one header to a record of lower-case names (a repeated name's values joined with ", "). */
+function addHeader(out: Record<string, string>, name: string, value: string): void {
+  const key = name.toLowerCase();
+  const had = out[key];
+  out[key] = had === undefined ? value : `${had}, ${value}`;
 }
 
 /** The request body as text; bodies that are not text or bytes are refused. */
@@ -519,11 +530,13 @@ function completeConfiguration(
   violation: (m: string) => Error,
 ): boolean {
   const configuration = isRecord(params.configuration) ? params.configuration : {};
-  if (PUSH_FIELDS.some((k) => configuration[k]) && ctx.plan.delivery !== 'push') {
-    throw violation(`a push notification config, but the locked delivery is ${ctx.plan.delivery}`);
+  for (const k of PUSH_FIELDS) {
+    const config = configuration[k];
+    if (!config) continue;
+    if (ctx.plan.delivery !== 'push')
+      throw violation(`a push notification config, but the locked delivery is ${ctx.plan.delivery}`);
+    checkPushEndpoint(ctx.pushEndpoint ?? null, config, violation);
   }
-  for (const k of PUSH_FIELDS)
-    if (configuration[k]) checkPushEndpoint(ctx.pushEndpoint ?? null, configuration[k], violation);
   const { acceptedOutputModes: camel, accepted_output_modes: snake } = configuration;
   for (const modes of [camel, snake]) {
     if (!Array.isArray(modes)) continue;
