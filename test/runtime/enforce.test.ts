@@ -96,6 +96,40 @@ describe('redirects', () => {
   });
 });
 
+describe('every form of a fetch call is checked alike', () => {
+  const body = '{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t"}}';
+  const conflicting = { 'A2A-Version': '0.3', 'Content-Type': 'application/json' };
+  /** The same call with an A2A-Version the plan does not lock, in each way fetch takes one. */
+  const forms = (url: string): Array<[string, () => Promise<Response>]> => {
+    const f = fetchFor(url);
+    return [
+      ['a header record', () => f(url, { method: 'POST', headers: conflicting, body })],
+      [
+        'a record without a prototype',
+        () => f(url, { method: 'POST', headers: Object.assign(Object.create(null), conflicting), body }),
+      ],
+      ['a Headers', () => f(url, { method: 'POST', headers: new Headers(conflicting), body })],
+      ['header pairs', () => f(url, { method: 'POST', headers: Object.entries(conflicting), body })],
+      ['a Request', () => f(new Request(url, { method: 'POST', headers: conflicting, body }))],
+      [
+        'a URL and a Blob body',
+        () => f(new URL(url), { method: 'POST', headers: conflicting, body: new Blob([body]) }),
+      ],
+      ['bytes', () => f(url, { method: 'POST', headers: conflicting, body: new TextEncoder().encode(body) })],
+    ];
+  };
+
+  it('an A2A-Version the plan does not lock is refused in every form, and nothing is sent', async () => {
+    const before = hits.b!.length;
+    for (const [form, call] of forms(`${b}/rpc`))
+      await expect(call(), form).rejects.toMatchObject({
+        code: 'plan-violation',
+        message: expect.stringMatching(/A2A-Version "0\.3" conflicts/),
+      });
+    expect(hits.b!.length).toBe(before);
+  });
+});
+
 describe('network failures', () => {
   it('a refused port is a FetchError unreachable naming the URL without its query (where a credential may sit)', async () => {
     const closed = http.createServer();
