@@ -42,7 +42,7 @@ export function mediaTypeIn(modes: readonly string[], mediaType: string): boolea
     keys = new Set(modes.map(mediaTypeKey));
     listKeys.set(modes, keys);
   }
-  // A type already in key form (`text/plain`, the usual case) is its own key.
+  // A type already in key form (`text/plain`, the usual case) is its own key (a speed seam: docs/performance.md).
   return keys.has(mediaType) || keys.has(mediaTypeKey(mediaType));
 }
 

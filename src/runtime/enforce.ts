@@ -352,7 +352,7 @@ async function sendChecked(
 function headerRecord(init: HeadersInit | undefined): Record<string, string> {
   const out: Record<string, string> = {};
   if (!init) return out;
-  // A plain record (what the SDK passes) before `Headers`: Node's web globals are getters, run on each use.
+  // A plain record (what the SDK passes) before `Headers`: Node's web globals are getters, run on each use (docs/performance.md).
   const proto = Object.getPrototypeOf(init);
   if (proto === Object.prototype || proto === null) {
     const record = init as Record<string, string>;
