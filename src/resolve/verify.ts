@@ -21,7 +21,7 @@ import {
   type CredentialGate,
 } from '../lock/base-gate.js';
 import { parseLockfile } from '../lock/format.js';
-import { checkOffline } from '../lock/offline.js';
+import { checkOffline, tamperedReport } from '../lock/offline.js';
 import {
   okReport,
   outOfDateReport,
@@ -86,7 +86,12 @@ export async function checkProject(
   const locked: string[] = [];
   for (const name of names) {
     const reasons = mismatches.get(name);
-    if (reasons) reports[name] = outOfDateReport(reasons);
+    const entry = own(project.lock.agents, name);
+    // A tampered snapshot is reported as such (never ignored), its entry out of date or not.
+    if (reasons)
+      reports[name] =
+        (entry && tamperedReport(entry, `${project.lockfile} ${formatPath(['agents', name])}`)) ??
+        outOfDateReport(reasons);
     else locked.push(name);
   }
   // Pacing (docs/performance.md): a slot sends its agent's uncredentialed card request first; a card
