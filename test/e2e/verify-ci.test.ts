@@ -12,6 +12,7 @@ import { closeFetcher } from '../../src/index.js';
 import {
   git,
   jsonOf,
+  lockedProject,
   manifest,
   readLockBytes,
   research,
@@ -28,15 +29,12 @@ describe.concurrent('a2a verify in CI', () => {
   it('--ignore out-of-date never hides a snapshot that fails its integrity: an agent whose manifest entry also changed is lockfile-invalid (exit 2), not ignored', async ({
     onTestFinished,
   }) => {
-    const res = resources(onTestFinished);
-    const a = await res.sampleAgent();
-    const dir = await res.dir(manifest({ a: research(a.origin) }));
-    expect((await runCli(['lock'], { cwd: dir })).code).toBe(0);
+    const { dir, agent } = await lockedProject(onTestFinished);
     // A pull request edits the snapshot (no longer its integrity) and the agent's manifest entry.
     const lock = JSON.parse((await readLockBytes(dir))!.toString('utf8'));
-    lock.agents.a.snapshot.description = 'edited after the lock';
+    lock.agents.research.snapshot.description = 'edited after the lock';
     await writeLockBytes(dir, JSON.stringify(lock, null, 2));
-    await writeManifest(dir, manifest({ a: research(a.origin, { version: '>=0.0.1' }) }));
+    await writeManifest(dir, manifest({ research: research(agent.origin, { version: '>=0.0.1' }) }));
     const [plain, ignored] = await Promise.all([
       runCli(['verify', '--offline'], { cwd: dir }),
       runCli(['verify', '--offline', '--json', '--ignore', 'out-of-date'], { cwd: dir }),
@@ -45,8 +43,8 @@ describe.concurrent('a2a verify in CI', () => {
     expect(plain.stdout).toContain('lockfile-invalid');
     expect(ignored.code, show(ignored)).toBe(2);
     const doc = jsonOf(ignored);
-    expect(doc.agents.a).toMatchObject({ status: 'error', error: { code: 'lockfile-invalid' } });
-    expect(doc.agents.a).not.toHaveProperty('ignored');
+    expect(doc.agents.research).toMatchObject({ status: 'error', error: { code: 'lockfile-invalid' } });
+    expect(doc.agents.research).not.toHaveProperty('ignored');
   });
 
   it('--ignore unreachable: the agent still shown, marked ignored (text, json), no annotation, exit 0; the last line counts each outcome; an unknown code is exit 2 naming the nearest', async ({
