@@ -88,17 +88,30 @@ function closingQuote(text: string, open: number): number {
 }
 
 /**
- * The first key that appears twice in one object of `text` (valid JSON: `JSON.parse` accepted it),
- * with its JSON path and 1-based line; undefined when every key is unique. One pass over the text,
- * aware of strings and nesting, with an explicit stack (no recursion, however deep the document).
- * It jumps from string to string (`indexOf`), reading only the structure between them, and counts
- * lines only for the error: a raw newline cannot occur inside a JSON string (docs/performance.md).
+ * What {@link scanKeys} calls for each key read at offset `at` (its opening quote): `path` is the
+ * JSON path of its value, the key last (the array is reused: copy it to keep it), and `object`
+ * numbers the object holding it (each object its own number, in document order). Return `true` to
+ * stop the scan.
  */
-export function duplicateKey(text: string): { path: Array<string | number>; line: number } | undefined {
-  // Per open container: the keys seen so far (an object) or null (an array); `path` holds, per
-  // container, the key or index of the value being read in it.
-  const keys: Array<Set<string> | null> = [];
+type KeyVisitor = (
+  path: ReadonlyArray<string | number>,
+  key: string,
+  at: number,
+  object: number,
+) => boolean | undefined;
+
+/**
+ * Every object key of `text` (valid JSON: `JSON.parse` accepted it), in document order, with its
+ * JSON path. One pass, aware of strings and nesting, with an explicit stack (no recursion, however
+ * deep the document). It jumps from string to string (`indexOf`), reading only the structure
+ * between them: a raw newline cannot occur inside a JSON string (docs/performance.md).
+ */
+function scanKeys(text: string, visit: KeyVisitor): void {
+  // Per open container: the number of the object (-1 for an array); `path` holds, per container,
+  // the key or index of the value being read in it.
+  const objects: number[] = [];
   const path: Array<string | number> = [];
+  let count = 0;
   let expectKey = false;
   const n = text.length;
   for (let i = 0; i < n; ) {
@@ -108,18 +121,18 @@ export function duplicateKey(text: string): { path: Array<string | number>; line
     for (let j = i; j < stop; j++) {
       const c = text.charCodeAt(j);
       if (c === 0x7b) {
-        keys.push(new Set());
+        objects.push(count++);
         path.push('');
         expectKey = true;
       } else if (c === 0x5b) {
-        keys.push(null);
+        objects.push(-1);
         path.push(0);
       } else if (c === 0x7d || c === 0x5d) {
-        keys.pop();
+        objects.pop();
         path.pop();
         expectKey = false;
       } else if (c === 0x2c) {
-        if (keys[keys.length - 1] === null) (path[path.length - 1] as number)++;
+        if (objects[objects.length - 1] === -1) (path[path.length - 1] as number)++;
         else expectKey = true;
       }
     }
@@ -128,15 +141,66 @@ export function duplicateKey(text: string): { path: Array<string | number>; line
     if (expectKey) {
       const raw = text.slice(quote + 1, end);
       const key = raw.includes('\\') ? (JSON.parse(text.slice(quote, end + 1)) as string) : raw;
-      const seen = keys[keys.length - 1]!;
       path[path.length - 1] = key;
-      if (seen.has(key)) return { path: [...path], line: lineAt(text, quote) };
-      seen.add(key);
+      if (visit(path, key, quote, objects[objects.length - 1]!)) return;
       expectKey = false;
     }
     i = end + 1;
   }
-  return undefined;
+}
+
+/**
+ * The first key that appears twice in one object of `text` (valid JSON: `JSON.parse` accepted it),
+ * with its JSON path and 1-based line; undefined when every key is unique. One {@link scanKeys}
+ * pass; lines are counted only for the error.
+ */
+export function duplicateKey(text: string): { path: Array<string | number>; line: number } | undefined {
+  // Per depth: the object last read there and its keys so far (a new object at a depth starts anew).
+  const owners: number[] = [];
+  const keys: Array<Set<string>> = [];
+  let found: { path: Array<string | number>; line: number } | undefined;
+  scanKeys(text, (path, key, at, object) => {
+    const depth = path.length;
+    if (owners[depth] !== object) {
+      owners[depth] = object;
+      keys[depth] = new Set();
+    }
+    const seen = keys[depth]!;
+    if (seen.has(key)) {
+      found = { path: [...path], line: lineAt(text, at) };
+      return true;
+    }
+    seen.add(key);
+    return undefined;
+  });
+  return found;
+}
+
+/**
+ * The 1-based line of each of `names` as a key of the top-level member `member` of `text` (valid
+ * JSON), e.g. each agent's key under `"agents"` in a manifest or a lockfile, however the file is
+ * laid out; a name that is not there is left out. One {@link scanKeys} pass, stopping once past
+ * `member`'s keys.
+ */
+export function memberLines(text: string, member: string, names: readonly string[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  const wanted = new Set(names);
+  if (wanted.size === 0) return out;
+  let line = 1;
+  let counted = 0;
+  let inside = false;
+  scanKeys(text, (path, key, at) => {
+    // Past the member's keys (the next top-level key): nothing after it is wanted.
+    if (inside && path[0] !== member) return true;
+    if (path.length !== 2 || path[0] !== member) return undefined;
+    inside = true;
+    if (!wanted.has(key) || Object.hasOwn(out, key)) return undefined;
+    for (let i = text.indexOf('\n', counted); i >= 0 && i < at; i = text.indexOf('\n', i + 1)) line++;
+    counted = at;
+    out[key] = line;
+    return undefined;
+  });
+  return out;
 }
 
 /** The 1-based line of offset `at` in `text`. */

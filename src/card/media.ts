@@ -22,6 +22,29 @@ export function sameMediaType(a: string, b: string): boolean {
   return ea === eb && pa === pb;
 }
 
+/** The comparison key of a media type: two types are the same ({@link sameMediaType}) exactly when their keys are equal. */
+function mediaTypeKey(mediaType: string): string {
+  const [essence, params] = split(mediaType);
+  return params === '' ? essence : `${essence};${params}`;
+}
+
+/** The keys of a list of modes, made once per list (the runtime asks the same locked list on every request). */
+const listKeys = new WeakMap<readonly string[], ReadonlySet<string>>();
+
+/**
+ * True when `mediaType` is one of `modes` ({@link sameMediaType}). For a frozen `modes` (the
+ * runtime's locked lists, asked on every request) its keys are made once and kept.
+ */
+export function mediaTypeIn(modes: readonly string[], mediaType: string): boolean {
+  if (!Object.isFrozen(modes)) return modes.some((m) => sameMediaType(m, mediaType));
+  let keys = listKeys.get(modes);
+  if (!keys) {
+    keys = new Set(modes.map(mediaTypeKey));
+    listKeys.set(modes, keys);
+  }
+  return keys.has(mediaTypeKey(mediaType));
+}
+
 /** True for a type with a `*` in type or subtype (never allowed in a profile). */
 export function isWildcardMediaType(mediaType: string): boolean {
   return split(mediaType)[0].includes('*');

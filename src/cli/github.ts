@@ -31,17 +31,31 @@ export function errorAnnotation(file: string, title: string, message: string): s
 }
 
 /**
- * The annotations for a verify run, one per failing agent: beyond the lockfile (its plan fields,
- * refusals and signature changes on one line), lock entry out of date, not verifiable (its error),
- * or under `--strict` a card change or an unchecked part (`::error`); without `--strict`, an agent
- * left `unchecked` (`credential-route-new`, `extended-changed`, `base-unreadable`, …) gets a
- * `::warning`. A credential that is simply not set (`credential-unset`) gets none, nor does an agent
- * `--ignore` passed over (`ignored`).
+ * One failing agent of a verify run, as its annotation and its SARIF result say it: `level`
+ * `error` (it fails the run) or `warning` (it passes, yet was left unchecked); `code` the status
+ * (`drift`, `out-of-date`, `changed`), the error's code, or the unchecked part's reason.
  */
-export function verifyAnnotations(file: string, reports: Record<string, AnnotatedReport>): string[] {
-  const out: string[] = [];
+export interface VerifyFailure {
+  agent: string;
+  level: 'error' | 'warning';
+  code: string;
+  title: string;
+  message: string;
+}
+
+/**
+ * The failing agents of a verify run, one each: beyond the lockfile (its plan fields, refusals and
+ * signature changes on one line), lock entry out of date, not verifiable (its error), or under
+ * `--strict` a card change or an unchecked part (`error`); without `--strict`, an agent left
+ * `unchecked` (`credential-route-new`, `extended-changed`, `base-unreadable`, …) is a `warning`. A
+ * credential that is simply not set (`credential-unset`) is none, nor is an agent `--ignore` passed
+ * over (`ignored`: shown in the output and the summary, not on the pull request).
+ */
+export function verifyFailures(reports: Record<string, AnnotatedReport>): VerifyFailure[] {
+  const out: VerifyFailure[] = [];
+  const fail = (agent: string, level: VerifyFailure['level'], code: string, title: string, message: string) =>
+    out.push({ agent, level, code, title: `${agent} ${title}`, message });
   for (const [name, r] of Object.entries(reports)) {
-    // `verify --ignore`: shown in the output and the summary, not on the pull request.
     if (r.ignored) continue;
     if (r.status === 'drift') {
       const parts = [
@@ -52,26 +66,36 @@ export function verifyAnnotations(file: string, reports: Record<string, Annotate
         ),
         ...(r.signatureDrift ?? []).map((s) => `signature (${s.snapshot}): ${s.locked.status} → ${s.fresh.status}`),
       ];
-      out.push(errorAnnotation(file, `${name} beyond the lockfile`, `${parts.join('; ')}; run: a2a update ${name}`));
+      fail(name, 'error', 'drift', 'beyond the lockfile', `${parts.join('; ')}; run: a2a update ${name}`);
     } else if (r.status === 'out-of-date') {
-      out.push(errorAnnotation(file, `${name} lockfile out of date`, `${(r.reasons ?? []).join('; ')}; run: a2a lock`));
+      fail(name, 'error', 'out-of-date', 'lockfile out of date', `${(r.reasons ?? []).join('; ')}; run: a2a lock`);
     } else if (r.status === 'error' && r.error) {
-      out.push(errorAnnotation(file, `${name} not verified`, `${r.error.code}: ${r.error.message}`));
+      fail(name, 'error', r.error.code, 'not verified', `${r.error.code}: ${r.error.message}`);
     } else if (r.exitCode !== 0) {
       // --strict: a card change that leaves every plan equal, or a part that could not be checked.
       if (r.status === 'unchecked') {
-        out.push(errorAnnotation(file, `${name} not checked`, `${r.reason}: ${r.unchecked} (--strict)`));
+        fail(name, 'error', r.reason ?? 'unchecked', 'not checked', `${r.reason}: ${r.unchecked} (--strict)`);
         continue;
       }
       const why = r.unchecked ? `not checked: ${r.unchecked}` : `${r.change ?? 'card'} card change`;
-      out.push(errorAnnotation(file, `${name} card changed`, `${why} (--strict); run: a2a update ${name}`));
+      const code = r.unchecked ? (r.reason ?? 'unchecked') : 'changed';
+      fail(name, 'error', code, 'card changed', `${why} (--strict); run: a2a update ${name}`);
     } else if (r.unchecked !== undefined && r.reason !== undefined && r.reason !== 'credential-unset') {
       // Passing without --strict, yet left unchecked (a new credential route on a pull request, an
       // edited extended snapshot, an unreadable base): the reviewer sees it on the lockfile.
-      out.push(lineAnnotation('warning', file, undefined, `${name} not checked`, `${r.reason}: ${r.unchecked}`));
+      fail(name, 'warning', r.reason, 'not checked', `${r.reason}: ${r.unchecked}`);
     }
   }
   return out;
+}
+
+/** The annotations for a verify run, one per {@link verifyFailures} failure (`::error` or `::warning`) on `file`. */
+export function verifyAnnotations(file: string, reports: Record<string, AnnotatedReport>): string[] {
+  return verifyFailures(reports).map((f) =>
+    f.level === 'error'
+      ? errorAnnotation(file, f.title, f.message)
+      : lineAnnotation('warning', file, undefined, f.title, f.message),
+  );
 }
 
 /** Most annotations `a2a diff` prints (GitHub shows 10 per step anyway). */

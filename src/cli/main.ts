@@ -160,6 +160,8 @@ export async function main(rawArgs: string[], io: CliIo = processIo(), about: Pl
   parser
     .example('$0 verify --strict', 'the CI gate: exit 1 when an agent moved beyond the lockfile')
     .example('$0 why research-agent', 'why the lockfile holds the plans it holds')
+    // Help always says `a2a`; through the official a2a CLI each command is `a2a lock <command>`.
+    .epilogue('Through the official a2a CLI (a2aproject/a2a-cli): a2a lock <command>, e.g. a2a lock verify.')
     .demandCommand(1, 'name a command (see a2a --help)')
     .recommendCommands()
     .strict()

@@ -51,12 +51,15 @@ export function unknownArgumentsMessage(
   );
   const parts = [
     ...flags.map((f) => {
-      const dashes = f.length === 1 ? '-' : '--';
+      // yargs names `--no-x` as `x`: say it as typed.
+      const no =
+        f.length > 1 && args.includes(`--no-${f}`) && !args.some((a) => a === `--${f}` || a.startsWith(`--${f}=`));
+      const dashes = f.length === 1 ? '-' : no ? '--no-' : '--';
       const match = closest(
         f.toLowerCase(),
         known.filter((k) => k.length > 1),
       );
-      return `${dashes}${f}${match ? ` (did you mean --${match}?)` : ''}`;
+      return `${dashes}${f}${match ? ` (did you mean ${no ? '--no-' : '--'}${match}?)` : ''}`;
     }),
     ...strays.map((s) => `"${s}"`),
   ];

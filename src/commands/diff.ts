@@ -9,13 +9,14 @@
  * seven arguments git passes an external diff driver. Never writes, never fetches.
  */
 import { existsSync } from 'node:fs';
-import { realpath } from 'node:fs/promises';
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, resolve, sep } from 'node:path';
 import type { Warning } from '../card/model.js';
 import { A2aLockError, ExitCode, UsageError } from '../errors.js';
 import { readTextIfExists } from '../fs/atomic-write.js';
 import { ciBase, gitRoot, isCommit, readAtRevision, readResolved, type CiSource } from '../fs/git.js';
 import { readManifest } from '../fs/manifest.js';
+import { memberLines } from '../json-document.js';
+import { locateAgents, repositoryPath, type AgentFiles } from './locate.js';
 import { parseLockfile, parseLockfileWithDigest } from '../lock/format.js';
 import {
   diffLockfiles,
@@ -85,6 +86,8 @@ export interface DiffData {
     lines: Record<string, number>;
     /** The head lockfile's digest (`lock/digest.ts`), when asked for ({@link DiffArgs.headDigest}) and there is one: the markdown marker's. */
     digest?: string;
+    /** With {@link DiffArgs.locate}: the head lockfile and manifest findings point at, with each agent's line. */
+    files?: AgentFiles;
   };
 }
 
@@ -98,38 +101,24 @@ export interface DiffArgs {
   failOn?: FailOn;
   /** Risk codes `--ignore` named: still listed, marked `ignored`, never weighed (see {@link ignoreRisks}). */
   ignore?: readonly string[];
+  /** Locate each agent in the head lockfile and manifest (`human.files`, for `--format sarif`). */
+  locate?: boolean;
   /** The arguments git gives an external diff driver: path old-file old-hex old-mode new-file new-hex new-mode. */
   gitExternal?: string[];
   /** Take the head lockfile's digest too (the markdown view's marker carries it; a walk of the whole file, so only when asked). */
   headDigest?: boolean;
 }
 
-/** The 1-based line of each agent's key under `"agents"` in a lockfile as written (2-space indent). */
+/** The 1-based line of each agent's key under `"agents"` in a lockfile ({@link memberLines}); none without one. */
 export function agentLines(text: string | undefined, names: readonly string[]): Record<string, number> {
-  const out: Record<string, number> = {};
-  if (text === undefined || names.length === 0) return out;
-  const header = text.search(/^ {2}"agents": \{$/m);
-  if (header < 0) return out;
-  const wanted = new Map(names.map((n) => [`    ${JSON.stringify(n)}: {`, n]));
-  // Line by line with indexOf, never split (a 1000-agent lockfile has ~100,000 lines); an agent's
-  // key is the one kind of line there that starts with four spaces and a quote.
-  let line = 1;
-  for (let i = text.indexOf('\n'); i >= 0 && i < header; i = text.indexOf('\n', i + 1)) line++;
-  for (let start = header; start < text.length && !text.startsWith('  }', start); line++) {
-    const end = text.indexOf('\n', start);
-    if (text.startsWith('    "', start)) {
-      const name = wanted.get(text.slice(start, end < 0 ? text.length : end));
-      if (name !== undefined) out[name] = line;
-    }
-    if (end < 0) break;
-    start = end + 1;
-  }
-  return out;
+  return text === undefined ? {} : memberLines(text, 'agents', names);
 }
 
 interface ReadSide {
   side: DiffSide;
   text?: string | undefined;
+  /** The manifest's text beside the lockfile, once {@link manifestOfSide} read it. */
+  manifestText?: string | undefined;
 }
 
 /**
@@ -230,6 +219,7 @@ async function manifestOfSide(
       source = manifest;
       text = await readTextIfExists(manifest, 'manifest-invalid');
     } else return undefined;
+    read.manifestText = text;
     return text === undefined ? undefined : parseManifest(text, source);
   } catch (error) {
     if (!(error instanceof A2aLockError)) throw error;
@@ -245,14 +235,6 @@ async function manifestOfSide(
 function manifestFileOf(read: ReadSide, cwd: string, manifest: string): string | undefined {
   if (read.side.kind === 'file') return resolve(dirname(resolve(cwd, read.side.label)), basename(manifest));
   return read.side.kind === 'worktree' ? resolve(manifest) : undefined;
-}
-
-/** `file` from the root of the git repository holding it (`/` separated); its file name outside git. */
-export async function repositoryPath(file: string): Promise<string> {
-  const dir = await realpath(dirname(file)).catch(() => dirname(file));
-  const root = await gitRoot(dir);
-  const inRepo = root === undefined ? '' : relative(root, join(dir, basename(file)));
-  return inRepo && !inRepo.startsWith('..') && !isAbsolute(inRepo) ? inRepo.split(sep).join('/') : basename(file);
 }
 
 /** A side's lockfile (undefined: none there) and, with `digest`, its digest (`lock/digest.ts`). */
@@ -389,6 +371,15 @@ export async function runDiff(options: GlobalOptions, args: DiffArgs): Promise<C
           diff.agents.filter((a) => a.level === 'high' || a.level === 'medium').map((a) => a.name),
         ),
         ...(headLock.digest !== undefined ? { digest: headLock.digest } : {}),
+        ...(args.locate
+          ? {
+              files: await locateAgents(
+                { file: lockfile, text: head.text },
+                { file: manifest, text: head.manifestText },
+                diff.agents.map((a) => a.name),
+              ),
+            }
+          : {}),
       },
     },
     warnings,

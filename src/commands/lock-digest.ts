@@ -13,13 +13,15 @@ export interface LockDigestData {
 }
 
 /**
- * `a2a lock digest`: the digest of the manifest's lockfile. The lockfile is read as every command
- * reads it (checked against the lockfile schema); the manifest is only looked for.
- * @throws A2aLockError `manifest-not-found` (no manifest found by the search); OutOfDateError
+ * `a2a lock digest`: the digest of the manifest's lockfile, or of `--lockfile` (then no manifest is
+ * looked for: a lockfile taken out of git or a download has its digest anywhere). The lockfile is read
+ * as every command reads it (checked against the lockfile schema); the manifest is only looked for.
+ * @throws A2aLockError `manifest-not-found` (no `--lockfile`, no manifest found by the search); OutOfDateError
  *   `lockfile-out-of-date` (no lockfile: run a2a lock); InvalidInputError `lockfile-invalid`
  */
 export async function runLockDigest(options: GlobalOptions): Promise<CommandResult<LockDigestData>> {
-  const p = paths(options);
+  // `--lockfile` names the file: no manifest search (nor its refusal outside a project).
+  const p = paths(options, options.lockfile === undefined);
   // No manifest here or above: say so, naming where it was looked for.
   if (p.lookedUpTo !== undefined) await readManifest(p.manifest, p.lookedUpTo);
   const read = await readLockfileDigest(p.lockfile);

@@ -11,8 +11,8 @@ import { readManifest } from '../fs/manifest.js';
 import { expectLockfileDigest } from '../fs/lockfile.js';
 import { sourceVariables } from '../manifest/schema.js';
 import { own } from '../json-path.js';
+import { locateAgents, repositoryPath, type AgentFiles } from './locate.js';
 import { resolveOptions, paths, type CommandResult, type GlobalOptions } from './context.js';
-import { repositoryPath } from './diff.js';
 
 /** The codes `verify --ignore` takes (defined in lock/report.ts). */
 export { VERIFY_FAILURE_CODES } from '../lock/report.js';
@@ -31,7 +31,15 @@ export interface VerifyData {
   /** The review base credentials were gated by (`--base`, or the pull request's); absent without one. */
   base?: VerifyBase;
   agents: Record<string, ReportDocument>;
-  human: { exitCode: ExitCode; offline: boolean; strict: boolean; lockfile: string; manifest: string };
+  human: {
+    exitCode: ExitCode;
+    offline: boolean;
+    strict: boolean;
+    lockfile: string;
+    manifest: string;
+    /** With `locate`: the lockfile and the manifest findings point at, with each agent's line. */
+    files?: AgentFiles;
+  };
 }
 
 /** What `verify` takes besides the global options. `base`: a revision, `false` for none (`--no-base`), absent for the pull request's base when CI names one. */
@@ -44,6 +52,8 @@ export interface VerifyArgs {
   ignore?: readonly string[];
   /** `--expect-digest`: the lockfile's digest must be this one (checked first; else `digest-mismatch`). */
   expectDigest?: string;
+  /** Locate each agent in the lockfile and the manifest (`human.files`, for `--format sarif`). */
+  locate?: boolean;
 }
 
 /** A credential a locked plan uses whose environment variable is not set. */
@@ -113,6 +123,9 @@ export async function runVerify(options: GlobalOptions, args: VerifyArgs): Promi
         strict: args.strict,
         lockfile: p.lockfile,
         manifest: await repositoryPath(p.manifest),
+        ...(args.locate
+          ? { files: await locateAgents({ file: p.lockfile }, { file: p.manifest }, Object.keys(verified.agents)) }
+          : {}),
       },
     },
     warnings: [...baseWarnings(verified.base, verified.agents), ...reportWarnings(verified.agents)],

@@ -59,7 +59,7 @@ export async function createLockedClient(runtime: AgentRuntime, options: CreateC
         pushNotifications: plan.delivery === 'push',
         extensions: plan.extensions.map((uri) => ({ uri })),
       },
-      defaultInputModes: runtime.inputModes,
+      defaultInputModes: [...runtime.inputModes],
       defaultOutputModes: plan.acceptedOutputModes,
       skills: [],
     });

@@ -11,7 +11,7 @@ import { applyCredentials, placementSecrets, redactError, type CredentialPlaceme
 import { FetchError, isA2aLockError, PlanViolationError } from '../errors.js';
 import { errorCode, UNDICI_TIMEOUTS } from '../http/errors.js';
 import { isRecord } from '../json-path.js';
-import { sameMediaType } from '../card/media.js';
+import { mediaTypeIn } from '../card/media.js';
 import type { FallbackInterface, Plan } from '../negotiate/types.js';
 
 /** What one enforcing fetch is bound to. */
@@ -242,20 +242,51 @@ export function enforcingFetch(ctx: EnforcementContext): typeof fetch {
     };
   }
   const base = new URL(ctx.iface.url);
-  return async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    const request = typeof input === 'object' && !(input instanceof URL) ? input : undefined;
-    const href = request ? request.url : String(input);
+  /** Check and send; `body` is the request's body (a Blob already read). */
+  const checkAndSend = (href: string, init: RequestInit | undefined, request: Request | undefined, body: unknown) => {
     const method = (init?.method ?? request?.method ?? 'GET').toUpperCase();
-    const headers = headerRecord(init?.headers ?? request?.headers);
-    const rawBody = init?.body ?? (request?.body ? await request.text() : undefined);
     const checked = checkRequest(ctx, {
       url: href,
       method,
-      headers,
-      body: rawBody instanceof Blob ? await rawBody.text() : rawBody,
+      headers: headerRecord(init?.headers ?? request?.headers),
+      body,
     });
-    return sendChecked(ctx, base, href, checked, { ...init, method }, init?.signal ?? request?.signal);
+    return sendChecked(ctx, base, href, checked, init, method, init?.signal ?? request?.signal);
   };
+  return (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    try {
+      if (typeof input === 'string' && !(init?.body instanceof Blob))
+        return checkAndSend(input, init, undefined, init?.body);
+      const request = typeof input === 'object' && !(input instanceof URL) ? input : undefined;
+      // A Request's or Blob's body is read first (asynchronously).
+      return (async () => {
+        const raw = init?.body ?? (request?.body ? await request.text() : undefined);
+        return checkAndSend(
+          request ? request.url : String(input),
+          init,
+          request,
+          raw instanceof Blob ? await raw.text() : raw,
+        );
+      })();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  };
+}
+
+/** The credential placements for a request now (recorded as sent, for redaction). */
+async function readPlacements(ctx: EnforcementContext): Promise<CredentialPlacement[]> {
+  if (!ctx.security) return [];
+  const placed = await ctx.placements(ctx.iface);
+  if (placed.length > 0) {
+    let seen = sentSecrets.get(ctx.placements);
+    if (!seen) {
+      seen = new Set();
+      sentSecrets.set(ctx.placements, seen);
+    }
+    for (const secret of placementSecrets(placed)) seen.add(secret);
+  }
+  return placed;
 }
 
 /** Place the credential read now on a checked request and send it: once more with a renewed OAuth token on a 401, following only same-plan 307/308 redirects. */
@@ -264,24 +295,12 @@ async function sendChecked(
   base: URL,
   href: string,
   checked: CheckedRequest,
-  init: RequestInit & { method: string },
+  init: RequestInit | undefined,
+  method: string,
   signal: AbortSignal | null | undefined,
 ): Promise<Response> {
-  const violation = (message: string) => new PlanViolationError(ctx.agent, ctx.skill, message);
-  const read = async () => {
-    const placed = ctx.security ? await ctx.placements(ctx.iface) : [];
-    if (placed.length > 0) {
-      let seen = sentSecrets.get(ctx.placements);
-      if (!seen) {
-        seen = new Set();
-        sentSecrets.set(ctx.placements, seen);
-      }
-      for (const secret of placementSecrets(placed)) seen.add(secret);
-    }
-    return placed;
-  };
   // No await (a microtask on every call) for a plan that places no credential.
-  let placements = ctx.security ? await read() : [];
+  let placements = ctx.security ? await readPlacements(ctx) : [];
   let target = href;
   let renewed = false;
   for (let hops = 0; ; hops++) {
@@ -293,6 +312,7 @@ async function sendChecked(
     try {
       response = await ctx.send(applied.url, {
         ...init,
+        method,
         headers: applied.headers,
         body: checked.body,
         redirect: 'manual',
@@ -310,13 +330,14 @@ async function sendChecked(
     if (response.status === 401 && !renewed && ctx.renew?.()) {
       renewed = true;
       await response.body?.cancel();
-      placements = await read();
+      placements = await readPlacements(ctx);
       hops--;
       continue;
     }
     if (response.status < 300 || response.status >= 400 || !response.headers.has('location')) return response;
     const next = new URL(response.headers.get('location')!, target);
     await response.body?.cancel();
+    const violation = (message: string) => new PlanViolationError(ctx.agent, ctx.skill, message);
     if (response.status !== 307 && response.status !== 308)
       throw violation(`the agent answered ${response.status} (a redirect that changes the method), refused`);
     if (pathBelow(ctx.iface, base, next) !== checked.path)
@@ -335,7 +356,7 @@ function headerRecord(init: HeadersInit | undefined): Record<string, string> {
   };
   if (init instanceof Headers) init.forEach((value, name) => add(name, value));
   else if (Array.isArray(init)) for (const [name, value] of init) add(name!, value!);
-  else if (init) for (const [name, value] of Object.entries(init)) add(name, String(value));
+  else if (init) for (const name in init) if (Object.hasOwn(init, name)) add(name, String(init[name]));
   return out;
 }
 
@@ -463,19 +484,21 @@ function jsonRpcCall(
  * extensions and input modes.
  */
 function checkMessages(ctx: RequestPlan, params: Record<string, unknown>, violation: (m: string) => Error): void {
-  const messages = [params.message, params.request].filter(isRecord);
-  for (const message of messages) {
-    const extensions = Array.isArray(message.extensions) ? message.extensions : [];
-    for (const uri of extensions) {
-      if (typeof uri !== 'string' || !ctx.plan.extensions.includes(uri))
-        throw violation(
-          `message extension ${JSON.stringify(uri)} is not locked (locked: ${list(ctx.plan.extensions)})`,
-        );
+  for (const message of [params.message, params.request]) {
+    if (!isRecord(message)) continue;
+    if (Array.isArray(message.extensions)) {
+      for (const uri of message.extensions) {
+        if (typeof uri !== 'string' || !ctx.plan.extensions.includes(uri))
+          throw violation(
+            `message extension ${JSON.stringify(uri)} is not locked (locked: ${list(ctx.plan.extensions)})`,
+          );
+      }
     }
-    for (const parts of [message.parts, message.content].filter(Array.isArray)) {
+    for (const parts of [message.parts, message.content]) {
+      if (!Array.isArray(parts)) continue;
       for (const part of parts) {
         for (const type of partMediaTypes(part, violation)) {
-          if (!ctx.inputModes.some((m) => sameMediaType(m, type)))
+          if (!mediaTypeIn(ctx.inputModes, type))
             throw violation(
               `a message part of type ${type} is not in the locked input modes (${list(ctx.inputModes)})`,
             );
@@ -502,11 +525,13 @@ function completeConfiguration(
   for (const k of PUSH_FIELDS)
     if (configuration[k]) checkPushEndpoint(ctx.pushEndpoint ?? null, configuration[k], violation);
   const { acceptedOutputModes: camel, accepted_output_modes: snake } = configuration;
-  for (const mode of [camel, snake].filter(Array.isArray).flat()) {
-    if (typeof mode !== 'string' || !ctx.plan.acceptedOutputModes.some((m) => sameMediaType(m, mode))) {
-      throw violation(
-        `accepted output mode ${JSON.stringify(mode)} is not locked (locked: ${list(ctx.plan.acceptedOutputModes)})`,
-      );
+  for (const modes of [camel, snake]) {
+    if (!Array.isArray(modes)) continue;
+    for (const mode of modes) {
+      if (typeof mode !== 'string' || !mediaTypeIn(ctx.plan.acceptedOutputModes, mode))
+        throw violation(
+          `accepted output mode ${JSON.stringify(mode)} is not locked (locked: ${list(ctx.plan.acceptedOutputModes)})`,
+        );
     }
   }
   // The SDK reads the camelCase list when it is an array (even empty), else the snake_case one.
@@ -582,12 +607,12 @@ function partMediaTypes(part: unknown, violation: (m: string) => Error): string[
     (t): t is string => typeof t === 'string' && t !== '',
   );
   if (declared.length > 0) return declared;
-  const seen = new Set<string>();
-  if (isSet(part.text) || part.kind === 'text') seen.add('text/plain');
-  if (isSet(part.data) || part.kind === 'data') seen.add('application/json');
+  const read: string[] = [];
+  if (isSet(part.text) || part.kind === 'text') read.push('text/plain');
+  if (isSet(part.data) || part.kind === 'data') read.push('application/json');
   if (isSet(part.raw) || isSet(part.url) || isSet(part.file) || part.kind === 'file')
-    seen.add('application/octet-stream');
-  return [...seen];
+    read.push('application/octet-stream');
+  return read;
 }
 
 function list(values: readonly string[]): string {

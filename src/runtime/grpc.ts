@@ -13,7 +13,7 @@ import { PlanViolationError } from '../errors.js';
 import { isLoopbackUrl } from '../card/host.js';
 import { checkPushEndpoint } from './enforce.js';
 import { peer } from './peer.js';
-import { sameMediaType } from '../card/media.js';
+import { mediaTypeIn } from '../card/media.js';
 import type { FallbackInterface } from '../negotiate/types.js';
 import type { AgentRuntime, ChannelCredentials } from './types.js';
 
@@ -214,7 +214,7 @@ function checkSendRequest(runtime: AgentRuntime, params: SendParams, violation: 
     const c = part.content?.$case;
     const type =
       part.mediaType || (c === 'text' ? 'text/plain' : c === 'data' ? 'application/json' : 'application/octet-stream');
-    if (!runtime.inputModes.some((m) => sameMediaType(m, type)))
+    if (!mediaTypeIn(runtime.inputModes, type))
       throw violation(
         `a message part of type ${type} is not in the locked input modes (${runtime.inputModes.join(', ')})`,
       );
@@ -226,7 +226,7 @@ function checkSendRequest(runtime: AgentRuntime, params: SendParams, violation: 
     checkPushEndpoint(runtime.pushEndpoint, configuration.taskPushNotificationConfig, violation);
   const modes = configuration?.acceptedOutputModes ?? [];
   for (const mode of modes) {
-    if (!runtime.plan.acceptedOutputModes.some((m) => sameMediaType(m, mode)))
+    if (!mediaTypeIn(runtime.plan.acceptedOutputModes, mode))
       throw violation(`accepted output mode ${JSON.stringify(mode)} is not locked`);
   }
   if (modes.length > 0) return params;

@@ -225,7 +225,7 @@ export interface AgentRuntime {
   skill: string;
   plan: Plan;
   card: NormalizedCard;
-  inputModes: string[];
+  inputModes: readonly string[];
   /** The locked `pushEndpoint` (the agent's settings): the only URL a push notification config may name. */
   pushEndpoint: string | null;
   /** The enforcing fetch for the plan's interface or one of its fallbacks. */

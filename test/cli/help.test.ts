@@ -19,6 +19,9 @@ describe('help', () => {
       const lines = printed.join('\n').split('\n');
       expect(lines.join('\n')).toMatch(/Options:/);
       expect(lines.filter((line) => line.length > 100)).toEqual([]);
+      // The spelling under the official a2a CLI, whose `a2a` runs this package as `a2a lock` (top-level help).
+      if (args[0] !== 'verify')
+        expect(lines.join('\n')).toContain('Through the official a2a CLI (a2aproject/a2a-cli): a2a lock <command>');
     },
   );
 });

@@ -139,6 +139,15 @@ describe('suggestions', () => {
     expect(unknownArgumentsMessage(['x'], ['verify', '-x'], known)).toBe('unknown option -x');
     expect(unknownArgumentsMessage(['extra'], ['lock', 'extra'], known)).toBe('unknown argument "extra"');
   });
+
+  it('names a negated flag as it was typed: --no-summary, not --summary', () => {
+    expect(unknownArgumentsMessage(['summary'], ['install', '--no-summary'], ['json'])).toBe(
+      'unknown option --no-summary',
+    );
+    expect(unknownArgumentsMessage(['strct'], ['verify', '--no-strct'], ['strict', 'json'])).toBe(
+      'unknown option --no-strct (did you mean --no-strict?)',
+    );
+  });
 });
 
 describe('progress', () => {

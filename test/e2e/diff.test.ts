@@ -80,9 +80,7 @@ describe.concurrent('a2a diff', () => {
       cli(['diff', 'HEAD', 'a2a.lock.json']),
     ]);
     expect(text.code, show(text)).toBe(0);
-    expect(text.stdout).toMatch(
-      /^a2a\.lock\.json: revision HEAD \(refs\/heads\/main at [0-9a-f]{12}\) → working tree$/m,
-    );
+    expect(text.stdout).toMatch(/^a2a\.json: revision HEAD \(refs\/heads\/main at [0-9a-f]{12}\) → working tree$/m);
     expect(text.stdout).toContain('~ research (version 2.4.0 → 2.5.0) · medium');
     expect(text.stdout).toContain(
       '    plan market-size › acceptedOutputModes:\n      - application/json\n      + text/plain',
@@ -191,7 +189,7 @@ describe.concurrent('a2a diff', () => {
     const added = await runCli(['diff', '--lockfile', 'a2a.lock.json'], { cwd: empty });
     expect(added.code, show(added)).toBe(0);
     expect(added.stdout).toMatch(
-      /^a2a\.lock\.json: revision HEAD \(refs\/heads\/main at [0-9a-f]{12}, no lockfile\) → working tree$/m,
+      /^a2a\.json: revision HEAD \(refs\/heads\/main at [0-9a-f]{12}, no lockfile\) → working tree$/m,
     );
     expect(added.stdout).toMatch(/^\+ research \(http:\/\/127\.0\.0\.1:\d+, version 2\.5\.0\) · high$/m);
     expect(added.stdout).toMatch(
@@ -228,7 +226,7 @@ describe.concurrent('a2a diff', () => {
     const r = await runCli(['diff'], { cwd: dir, env });
     expect(r.code, show(r)).toBe(0);
     expect(r.stdout).toContain(
-      `a2a.lock.json: revision ${base} (GITHUB_BASE_REF: merge-base with refs/remotes/origin/main) → working tree`,
+      `a2a.json: revision ${base} (GITHUB_BASE_REF: merge-base with refs/remotes/origin/main) → working tree`,
     );
     const line = readFileSync(join(dir, 'a2a.lock.json'), 'utf8').split('\n').indexOf('    "research": {') + 1;
     expect(line).toBeGreaterThan(1);
@@ -392,14 +390,12 @@ describe.concurrent('a2a diff', () => {
       expect(r.stderr).toContain(`hint: write ./${word} for the file, or the revision before -- (a2a diff ${word} --)`);
     }
     expect(revision.code, show(revision)).toBe(1);
-    expect(revision.stdout).toMatch(
-      /^a2a\.lock\.json: revision main \(refs\/heads\/main at [0-9a-f]{12}\) → working tree$/m,
-    );
+    expect(revision.stdout).toMatch(/^a2a\.json: revision main \(refs\/heads\/main at [0-9a-f]{12}\) → working tree$/m);
     expect(revision.stdout).toContain('~ research (version 2.4.0 → 2.5.0) · medium');
     expect(dotted.code, show(dotted)).toBe(0);
-    expect(dotted.stdout).toContain('a2a.lock.json: file ./main → working tree');
+    expect(dotted.stdout).toContain('a2a.json: file ./main → working tree');
     expect(dashed.code, show(dashed)).toBe(0);
-    expect(dashed.stdout).toContain('a2a.lock.json: file main → file a2a.lock.json');
+    expect(dashed.stdout).toContain('a2a.json: file main → file a2a.lock.json');
     expect(jsonOf(json)).toMatchObject({
       base: { kind: 'revision', label: 'main', ref: 'refs/heads/main', commit: head, found: true },
       head: { kind: 'worktree' },
@@ -506,7 +502,7 @@ describe.concurrent('a2a diff', () => {
     writeFileSync(join(dir, '.gitattributes'), 'a2a.lock.json diff=a2a-lock\n');
     git(dir, 'config', 'diff.a2a-lock.command', `"${process.execPath}" "${BIN}" diff --git-external`);
     const diff = git(dir, 'diff', '--', 'a2a.lock.json');
-    expect(diff).toContain('a2a.lock.json: a/a2a.lock.json → b/a2a.lock.json');
+    expect(diff).toContain('a2a.json: a/a2a.lock.json → b/a2a.lock.json');
     expect(diff).toContain('~ research (version 2.4.0 → 2.5.0) · medium');
     expect(diff).toContain('      - application/json\n      + text/plain');
     expect(diff).not.toContain('"snapshot"'); // not the raw JSON

@@ -65,16 +65,19 @@ describe.concurrent('a2a export', () => {
     const dir = await res.dir();
     const empty = await res.dir();
     await writeFile(join(dir, 'a2a.lock.json'), await readFile('a2a.lock.json.example', 'utf8'));
-    const [stamped, json, missing, notOrigin, overLock, twoFormats, otherFormat, noFolder] = await Promise.all([
-      runCli(['export', '--timestamp', '--first-party', 'https://agents.example.com/'], { cwd: dir }),
-      runCli(['export', '--output', join(dir, 'bom.json'), '--json'], { cwd: dir }),
-      runCli(['export'], { cwd: empty }),
-      runCli(['export', '--first-party', 'agents.example.com'], { cwd: dir }),
-      runCli(['export', '--output', 'a2a.lock.json'], { cwd: dir }),
-      runCli(['export', '--format', 'cyclonedx', '--format', 'cyclonedx'], { cwd: dir }),
-      runCli(['export', '--format', 'spdx'], { cwd: dir }),
-      runCli(['export', '--output', join('missing', 'bom.json')], { cwd: dir }),
-    ]);
+    const [stamped, json, missing, notOrigin, overLock, twoFormats, otherFormat, noFolder, withPath] =
+      await Promise.all([
+        runCli(['export', '--timestamp', '--first-party', 'https://agents.example.com/'], { cwd: dir }),
+        runCli(['export', '--output', join(dir, 'bom.json'), '--json'], { cwd: dir }),
+        runCli(['export'], { cwd: empty }),
+        runCli(['export', '--first-party', 'agents.example.com'], { cwd: dir }),
+        runCli(['export', '--output', 'a2a.lock.json'], { cwd: dir }),
+        runCli(['export', '--format', 'cyclonedx', '--format', 'cyclonedx'], { cwd: dir }),
+        runCli(['export', '--format', 'spdx'], { cwd: dir }),
+        runCli(['export', '--output', join('missing', 'bom.json')], { cwd: dir }),
+        // A path would not narrow first-party to it: the whole origin would count, so it is refused.
+        runCli(['export', '--first-party', 'https://gateway.example.com/team-a'], { cwd: dir }),
+      ]);
     expect(stamped.code, show(stamped)).toBe(0);
     const bom = JSON.parse(stamped.stdout);
     expect(Date.parse(bom.metadata.timestamp)).not.toBeNaN();
@@ -97,6 +100,11 @@ describe.concurrent('a2a export', () => {
     expect(missing.stderr).toContain('a2a.lock.json: not found');
     expect(notOrigin.code, show(notOrigin)).toBe(2);
     expect(notOrigin.stderr).toContain('--first-party agents.example.com: not an http(s) origin');
+    expect(withPath.code, show(withPath)).toBe(2);
+    expect(withPath.stdout).toBe('');
+    expect(withPath.stderr).toContain(
+      '--first-party https://gateway.example.com/team-a: an origin has no path, query or user (https://gateway.example.com)',
+    );
     expect(overLock.code, show(overLock)).toBe(2);
     expect(overLock.stderr).toContain('--output a2a.lock.json names the lockfile');
     expect(twoFormats.code, show(twoFormats)).toBe(2);

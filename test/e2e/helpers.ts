@@ -369,6 +369,22 @@ export function resources(onFinished: OnFinished) {
   return api;
 }
 
+/**
+ * A git repository whose `main` has one commit: `a2a.json` with `research` on a real SDK agent
+ * (the sample card) and its lockfile, as `a2a lock` wrote it. Closed and removed when the test ends.
+ */
+export async function lockedRepository(onFinished: OnFinished) {
+  const res = resources(onFinished);
+  const agent = await res.sampleAgent();
+  const dir = await res.dir(manifest({ research: research(agent.origin) }));
+  git(dir, 'init', '-q', '-b', 'main');
+  const lock = await runCli(['lock'], { cwd: dir });
+  expect(lock.code, show(lock)).toBe(0);
+  git(dir, 'add', '.');
+  git(dir, 'commit', '-q', '-m', 'lock');
+  return { res, agent, dir };
+}
+
 /** `git` in `dir`, with an author, never prompting; its output trimmed. */
 export function git(dir: string, ...args: string[]): string {
   return execFileSync('git', args, {

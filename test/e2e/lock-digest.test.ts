@@ -98,6 +98,26 @@ describe('a2a lock digest', () => {
     expect(typo.code).toBe(2);
     expect(typo.stderr).toContain('error usage: unknown command "lock digset"; did you mean lock digest?');
   });
+  it('--lockfile <file> outside any project: the digest of that file, no manifest needed (a lockfile taken from git show)', async ({
+    onTestFinished,
+  }) => {
+    const { dir } = await lockedProject(onTestFinished);
+    const res = resources(onTestFinished);
+    const elsewhere = await res.dir();
+    const copy = join(elsewhere, 'approved.lock.json');
+    await writeFile(copy, (await readLockBytes(dir))!);
+    const [inProject, outside] = await Promise.all([
+      runCli(['lock', 'digest'], { cwd: dir }),
+      runCli(['lock', 'digest', '--lockfile', copy], { cwd: await res.dir() }),
+    ]);
+    expect(inProject.code, show(inProject)).toBe(0);
+    expect(outside.code, show(outside)).toBe(0);
+    expect(outside.stdout).toBe(inProject.stdout);
+    // Without --lockfile, no manifest is still manifest-not-found.
+    const none = await runCli(['lock', 'digest'], { cwd: elsewhere });
+    expect(none.code, show(none)).toBe(2);
+    expect(none.stderr).toContain('error manifest-not-found: ');
+  });
 });
 
 describe('a2a verify --expect-digest', () => {

@@ -246,6 +246,8 @@ describe.concurrent('a2a install', () => {
     const drift = await runCli(['install'], { cwd: dir });
     expect(drift.code, show(drift)).toBe(1);
     expect(drift.stdout).toMatch(/market-size › delivery: "stream" → "poll"/);
+    // The last line counts the outcomes, as verify's does.
+    expect(drift.stdout.trimEnd().split('\n').at(-1)).toBe('install failed (exit 1): 1 drift');
     expect(await readLockBytes(dir)).toEqual(before);
   });
 });

@@ -300,7 +300,7 @@ describe('found by a new user, with the review commands', () => {
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
     const code = await new Promise<number | null>((done) => child.on('close', done));
-    expect(stdout).toMatch(/^a2a\.lock\.json: file base\.json → file head\.json\n$/);
+    expect(stdout).toMatch(/^a2a\.json: file base\.json → file head\.json\n$/);
     expect(stderr).not.toMatch(/EPIPE|at .*\.js:\d+/);
     expect(code).toBe(0);
   });

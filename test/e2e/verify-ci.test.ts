@@ -74,7 +74,7 @@ describe.concurrent('a2a verify in CI', () => {
     expect(ignored.code, show(ignored)).toBe(0);
     expect(ignored.stdout).toMatch(/^✗ b: unreachable: /m);
     expect(ignored.stdout).toContain('\n    ignored (--ignore unreachable): not counted for the exit code\n');
-    expect(lastLine(ignored.stdout)).toBe('verified 2 agents: 1 ok · 1 ignored');
+    expect(lastLine(ignored.stdout)).toBe('verified 1 of 2 agents: 1 ok · 1 ignored');
     const doc = jsonOf(json);
     expect(json.code).toBe(0);
     expect(doc.ok).toBe(true);
@@ -126,7 +126,7 @@ describe.concurrent('a2a verify in CI', () => {
     const md = await runCli(['diff', ...m, '--format', 'markdown'], { cwd: dir, env: step(4) });
     expect(md.code, show(md)).toBe(0);
     expect(md.stdout.split('\n')[0]).toMatch(/^<!-- a2a-lock-diff services\/billing\/a2a\.json sha256-\S+ -->$/);
-    expect(md.stdout).toMatch(/^services\/billing\/a2a\\\.lock\\\.json\\: revision HEAD /m);
+    expect(md.stdout).toMatch(/^services\/billing\/a2a\\\.json\\: revision HEAD /m);
     expect(summary(4)).toMatch(
       /^### a2a diff services\/billing\/a2a\\\.json\n\n<!-- a2a-lock-diff services\/billing\/a2a\.json sha256-\S+ -->$/m,
     );

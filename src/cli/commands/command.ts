@@ -11,6 +11,7 @@ import type { CommandRenderer } from '../render/common.js';
 import type { SummaryTarget } from '../step-summary.js';
 import { closest } from '../suggest.js';
 import type { PluginInfo } from '../../version.js';
+import type { SarifTool } from '../render/sarif.js';
 
 /** The arguments as yargs parsed them (options by name, positionals by name, the rest in `_`). */
 export type ParsedArgv = Record<string, unknown> & { _: Array<string | number> };
@@ -64,6 +65,29 @@ export function single(name: string, value: unknown, why: string): string {
   if (Array.isArray(value))
     throw new UsageError(`--${name} given more than once (${value.map(String).join(', ')}); ${why}`);
   return String(value);
+}
+
+/**
+ * `--format sarif`: the tool the log names (this package's name and version); undefined for
+ * another format. `--json` with it is a contradiction.
+ * @throws UsageError `--json` and `--format sarif` together
+ */
+function sarifTool(format: string | undefined, argv: ParsedArgv, about: PluginInfo): SarifTool | undefined {
+  if (format !== 'sarif') return undefined;
+  if (argv.json) throw new UsageError('--json and --format sarif contradict each other: give one');
+  return { name: 'a2a-lock', version: about.version };
+}
+
+/**
+ * `--format` of a command whose data can be a SARIF log: the format, and for `sarif` the tool the
+ * log names and `locate` (the command finds each agent's line).
+ * @throws UsageError `--format` repeated, or `--json` with `--format sarif`
+ */
+export function formatArgs(argv: ParsedArgv, about: PluginInfo): { format?: string; tool?: SarifTool; locate?: true } {
+  if (argv.format === undefined) return {};
+  const format = single('format', argv.format, 'one output format');
+  const tool = sarifTool(format, argv, about);
+  return { format, ...(tool ? { tool, locate: true as const } : {}) };
 }
 
 /** A repeatable positional or option as strings (absent: none). */

@@ -3,10 +3,10 @@
  * Actions the markdown view is also the job summary, and with `--format markdown` (a comment) the
  * annotations go to stderr; both once per job (`--no-summary`: no summary).
  */
-import type { SideSpelling } from '../../commands/diff.js';
+import type { DiffData, SideSpelling } from '../../commands/diff.js';
 import { UsageError } from '../../errors.js';
 import { untrusted } from '../render/common.js';
-import { checkIgnored, defineCommand, ignoreCodes, single, strings } from './command.js';
+import { checkIgnored, defineCommand, formatArgs, ignoreCodes, single, strings } from './command.js';
 
 export const diff = defineCommand({
   command: 'diff [sides..]',
@@ -23,8 +23,8 @@ export const diff = defineCommand({
       .option('format', {
         type: 'string',
         requiresArg: true,
-        choices: ['text', 'json', 'markdown'],
-        describe: 'Output format (--json is json)',
+        choices: ['text', 'json', 'markdown', 'sarif'],
+        describe: 'Output format (--json is json; sarif: SARIF 2.1.0 for code scanning)',
       })
       .option('fail-on', {
         type: 'string',
@@ -54,9 +54,10 @@ export const diff = defineCommand({
     ['$0 diff --fail-on medium --ignore scopes-widened', ''],
     ['$0 diff ./old.lock.json ./a2a.lock.json', ''],
     ['$0 diff main -- a2a.lock.json', 'revision main → the file'],
+    ['$0 diff main --format sarif > a2a-diff.sarif', 'SARIF for GitHub code scanning'],
   ],
-  args: (argv, { line }) => {
-    const format = argv.format === undefined ? undefined : single('format', argv.format, 'one output format');
+  args: (argv, { line, about }) => {
+    const { format, tool, locate } = formatArgs(argv, about);
     const gitExternal = Boolean(argv['git-external']);
     // As git: with a `--` on the line, the sides before it are revisions and those after it files.
     const dash = line.indexOf('--');
@@ -76,8 +77,10 @@ export const diff = defineCommand({
     return {
       format,
       summary: argv.summary !== false,
+      ...(tool ? { tool } : {}),
       diff: {
         ...(ignore.length ? { ignore } : {}),
+        ...(locate ? { locate } : {}),
         ...(gitExternal
           ? { gitExternal: sides }
           : { ...(b ? { base: b.spec, baseIs: b.is } : {}), ...(h ? { head: h.spec, headIs: h.is } : {}) }),
@@ -95,18 +98,26 @@ export const diff = defineCommand({
       import('../render/diff.js'),
       import('../step-summary.js'),
     ]);
+    // Loaded only for --format sarif.
+    let sarif: typeof import('../render/sarif.js') | undefined;
     return {
-      run: (options, args) => {
+      run: async (options, args) => {
         checkIgnored(args.diff.ignore, IGNORABLE_RISK_CODES, 'risk code');
         if (args.format === 'json') options.json = true;
         // The markdown view (printed, or the job summary) carries the head lockfile's digest in its marker.
         const headDigest = args.format === 'markdown' || (args.summary && Boolean(options.env.GITHUB_STEP_SUMMARY));
+        if (args.tool) sarif = await import('../render/sarif.js');
         return runDiff(options, { ...args.diff, ...(headDigest ? { headDigest } : {}) });
       },
-      renderer: (args) => (args.format === 'markdown' ? diffMarkdownRenderer : diffRenderer),
+      renderer: (args) =>
+        args.tool && sarif
+          ? sarif.sarifRenderer((data: DiffData) => sarif!.diffSarif(data, args.tool!))
+          : args.format === 'markdown'
+            ? diffMarkdownRenderer
+            : diffRenderer,
       printed: (result, args, options, out) => {
-        // Markdown goes into a comment: its annotations on stderr (the runner reads both).
-        if (args.format === 'markdown' && !options.json && out.env.GITHUB_ACTIONS === 'true') {
+        // Markdown goes into a comment, SARIF into a file: their annotations on stderr (the runner reads both).
+        if ((args.format === 'markdown' || args.tool) && !options.json && out.env.GITHUB_ACTIONS === 'true') {
           const lines = annotationsOnce(out.env, diffStderrAnnotations(result.data, options));
           if (lines.length) out.stderr(`${lines.join('\n')}\n`);
         }

@@ -41,6 +41,10 @@ export const exportCommand = defineCommand({
       const origin = URL.canParse(value) ? new URL(value).origin : 'null';
       if (origin === 'null' || !/^https?:/.test(origin))
         throw new UsageError(`--first-party ${value}: not an http(s) origin (https://host[:port])`);
+      // First-party is a whole origin: a path (or a query, a user) would silently widen to it, so it is refused.
+      const url = new URL(value);
+      if (url.pathname !== '/' || url.search || url.hash || url.username || url.password)
+        throw new UsageError(`--first-party ${value}: an origin has no path, query or user (${origin})`);
       return origin;
     });
     return {

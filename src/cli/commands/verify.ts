@@ -1,7 +1,8 @@
 /** `a2a verify [agents..]`: the CI gate; under GitHub Actions its report is also the job summary (once per job; `--no-summary`: none). */
 import { UsageError } from '../../errors.js';
+import type { VerifyData } from '../../commands/verify.js';
 import { lockDigestOption } from '../../lock/digest.js';
-import { checkIgnored, defineCommand, ignoreCodes, single, strings } from './command.js';
+import { checkIgnored, defineCommand, formatArgs, ignoreCodes, single, strings } from './command.js';
 
 /** `{ignore}` when any code was given, else nothing. */
 function withIgnore(ignore: string[]): { ignore?: string[] } {
@@ -50,14 +51,21 @@ export const verify = defineCommand({
         type: 'boolean',
         default: true,
         describe: 'Write the GitHub job summary, once per job (--no-summary: none)',
+      })
+      .option('format', {
+        type: 'string',
+        requiresArg: true,
+        choices: ['text', 'json', 'sarif'],
+        describe: 'Output format (--json is json; sarif: SARIF 2.1.0 for code scanning)',
       }),
   examples: [
     ['$0 verify --strict', ''],
     ['$0 verify --base origin/main', ''],
     ['$0 verify --offline --expect-digest $A2A_LOCK_DIGEST', ''],
     ['$0 verify --ignore unreachable', ''],
+    ['$0 verify --format sarif > a2a-verify.sarif', 'SARIF for GitHub code scanning'],
   ],
-  args: (argv) => ({
+  args: (argv, { about }) => ({
     ...withIgnore(ignoreCodes(argv.ignore)),
     summary: argv.summary !== false,
     agents: strings(argv.agents),
@@ -76,21 +84,37 @@ export const verify = defineCommand({
       : argv.base !== undefined
         ? { base: baseOption(argv.base) }
         : {}),
+    ...formatArgs(argv, about),
   }),
   load: async () => {
-    const [{ runVerify, VERIFY_FAILURE_CODES }, { verifyRenderer, verifySummary }, { appendStepSummary }] =
-      await Promise.all([
-        import('../../commands/verify.js'),
-        import('../render/verify.js'),
-        import('../step-summary.js'),
-      ]);
+    const [
+      { runVerify, VERIFY_FAILURE_CODES },
+      { verifyRenderer, verifySummary },
+      { appendStepSummary, annotationsOnce },
+    ] = await Promise.all([
+      import('../../commands/verify.js'),
+      import('../render/verify.js'),
+      import('../step-summary.js'),
+    ]);
+    // Loaded only for --format sarif.
+    let sarif: typeof import('../render/sarif.js') | undefined;
     return {
-      run: (options, args) => {
+      run: async (options, args) => {
         checkIgnored(args.ignore, VERIFY_FAILURE_CODES, 'failure code');
+        if (args.format === 'json') options.json = true;
+        if (args.tool) sarif = await import('../render/sarif.js');
         return runVerify(options, args);
       },
-      renderer: () => verifyRenderer,
-      printed: (result, args, _options, out) => {
+      renderer: (args) =>
+        args.tool && sarif
+          ? sarif.sarifRenderer((data: VerifyData) => sarif!.verifySarif(data, args.tool!))
+          : verifyRenderer,
+      printed: (result, args, options, out) => {
+        // SARIF goes into a file: the annotations on stderr (the runner reads both).
+        if (args.tool && out.env.GITHUB_ACTIONS === 'true') {
+          const lines = annotationsOnce(out.env, verifyRenderer.annotations!(result.data, options));
+          if (lines.length) out.stderr(`${lines.join('\n')}\n`);
+        }
         if (args.summary) appendStepSummary(out, verifySummary(result.data), `verify ${result.data.human.manifest}`);
       },
     };

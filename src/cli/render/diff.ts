@@ -351,13 +351,14 @@ function sideText(side: DiffData['base']): string {
 }
 
 /**
- * What was compared, for the markdown title: the lockfile by its path from the repository root
- * (`services/billing/a2a.lock.json`, so each manifest's comment says whose it is), then the two sides.
+ * What was compared, for the title of every view: the manifest by its path from the repository root
+ * (`services/billing/a2a.json`, so each manifest's comment and summary say whose lockfile it is),
+ * then the two sides.
  */
 export function diffTitle(
-  data: Pick<DiffData, 'base' | 'head'> & { human: Pick<DiffData['human'], 'lockfilePath'> },
+  data: Pick<DiffData, 'base' | 'head'> & { human: Pick<DiffData['human'], 'manifest'> },
 ): string {
-  return `${data.human.lockfilePath}: ${sideText(data.base)} → ${sideText(data.head)}`;
+  return `${data.human.manifest}: ${sideText(data.base)} → ${sideText(data.head)}`;
 }
 
 /** The lockfile relative to the repository (`GITHUB_WORKSPACE`), else to the working directory. */

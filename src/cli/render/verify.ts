@@ -39,6 +39,14 @@ export function outcomeCounts(reports: readonly ReportDocument[]): string {
   return order.map((o) => `${counts.get(o)} ${o}`).join(' · ') || 'no agents';
 }
 
+/** `verified 3 agents`, or with agents `--ignore` passed over `verified 2 of 3 agents` (an ignored one was not). */
+function verifiedText(reports: ReadonlyArray<{ ignored?: boolean }>): string {
+  const ignored = reports.filter((r) => r.ignored).length;
+  return ignored
+    ? `verified ${reports.length - ignored} of ${plural(reports.length, 'agent')}`
+    : `verified ${plural(reports.length, 'agent')}`;
+}
+
 /**
  * `a2a verify`: the document is `{"ok", "agents"}`; the lines are each agent's report (an ignored
  * one followed by the codes it was ignored for), then `verified N agents: 17 ok · 3 changed` or
@@ -64,7 +72,7 @@ export const verifyRenderer: CommandRenderer<VerifyData> = {
           : []),
       ]),
       exitCode === ExitCode.Ok
-        ? kleur.green(`verified ${plural(reports.length, 'agent')}${offline ? ' (offline)' : ''}${counts}`)
+        ? kleur.green(`${verifiedText(reports)}${offline ? ' (offline)' : ''}${counts}`)
         : kleur.red(`verify failed (exit ${exitCode})${counts}`),
     ];
   },
@@ -146,8 +154,8 @@ export function verifySummary(data: VerifyData): string {
     exitCode !== ExitCode.Ok
       ? `❌ verify failed (exit ${exitCode})`
       : unchecked > 0
-        ? `⚠️ verified ${plural(reports.length, 'agent')}, ${unchecked} unchecked`
-        : `✅ verified ${plural(reports.length, 'agent')}`;
+        ? `⚠️ ${verifiedText(reports.map(([, r]) => r))}, ${unchecked} unchecked`
+        : `✅ ${verifiedText(reports.map(([, r]) => r))}`;
   const lines = [
     `### a2a verify${summaryManifest(data.human.manifest)}: ${outcome}${offline ? ' (offline)' : ''}${strict ? ' (--strict)' : ''}`,
     '',
@@ -189,7 +197,7 @@ export function verifySummary(data: VerifyData): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** `a2a install`: the document is `{"ok", "credentialsUnset", "agents"}`; the lines are each agent's report, then `checked N agents (M skills) against <lockfile>` (install writes nothing) or `install failed (exit N)`. */
+/** `a2a install`: the document is `{"ok", "credentialsUnset", "agents"}`; the lines are each agent's report, then `checked N agents (M skills) against <lockfile>` (install writes nothing) or `install failed (exit N): 1 ok · 1 drift` ({@link outcomeCounts}). */
 export const installRenderer: CommandRenderer<InstallData> = {
   json: documentOf,
   text: (data) => {
@@ -200,7 +208,9 @@ export const installRenderer: CommandRenderer<InstallData> = {
         ? kleur.green(
             `checked ${plural(Object.keys(data.agents).length, 'agent')} (${plural(skills, 'skill')}) against ${lockfile}${baseNote(data.base)}`,
           )
-        : kleur.red(`install failed (exit ${exitCode})${baseNote(data.base)}`),
+        : kleur.red(
+            `install failed (exit ${exitCode}): ${outcomeCounts(Object.values(data.agents))}${baseNote(data.base)}`,
+          ),
     ];
   },
 };
