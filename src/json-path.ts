@@ -64,3 +64,24 @@ export const MAX_JSON_DEPTH = 64;
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
+
+/**
+ * The path of the first own `__proto__` key in a JSON value (an object-literal copy, zod's records
+ * and spreads, drops or re-parents it), or undefined. Recursive: check {@link tooDeep} first.
+ */
+export function protoKeyPath(value: unknown, path: Array<string | number> = []): Array<string | number> | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = typeof value[i] === 'object' ? protoKeyPath(value[i], [...path, i]) : undefined;
+      if (found) return found;
+    }
+    return undefined;
+  }
+  if (Object.hasOwn(value, '__proto__')) return [...path, '__proto__'];
+  for (const [key, child] of Object.entries(value)) {
+    const found = typeof child === 'object' ? protoKeyPath(child, [...path, key]) : undefined;
+    if (found) return found;
+  }
+  return undefined;
+}

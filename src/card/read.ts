@@ -4,7 +4,7 @@
  */
 import { InvalidInputError } from '../errors.js';
 import { parseJson } from '../json-document.js';
-import { formatPath, MAX_JSON_DEPTH, tooDeep } from '../json-path.js';
+import { formatPath, MAX_JSON_DEPTH, protoKeyPath, tooDeep } from '../json-path.js';
 import { normalizeCard, type CardSource, type NormalizeResult } from './normalize.js';
 
 /** Cards larger than this are refused, fetched or read from a file (bytes). */
@@ -31,24 +31,6 @@ export function assertShallow(value: unknown, source: string): void {
       'the key "__proto__" is not allowed in a card (it would not survive in the lockfile)',
       { path: formatPath(proto) },
     );
-}
-
-/** The path of the first own `__proto__` key in `value` (at most {@link MAX_JSON_DEPTH} deep: checked first), or undefined. */
-function protoKeyPath(value: unknown, path: Array<string | number> = []): Array<string | number> | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = typeof value[i] === 'object' ? protoKeyPath(value[i], [...path, i]) : undefined;
-      if (found) return found;
-    }
-    return undefined;
-  }
-  if (Object.hasOwn(value, '__proto__')) return [...path, '__proto__'];
-  for (const [key, child] of Object.entries(value)) {
-    const found = typeof child === 'object' ? protoKeyPath(child, [...path, key]) : undefined;
-    if (found) return found;
-  }
-  return undefined;
 }
 
 /**

@@ -3,7 +3,8 @@
  * network), maps it to a CycloneDX 1.6 BOM (`lock/cyclonedx.ts`) and returns its text, to print
  * or to write to `--output`. The clock is read here, and only for `--timestamp`.
  */
-import { resolve } from 'node:path';
+import { realpath } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
 import { writeFileAtomic } from '../fs/atomic-write.js';
 import { readLockfile } from '../fs/lockfile.js';
 import { ExitCode, OutOfDateError, UsageError } from '../errors.js';
@@ -46,6 +47,18 @@ export interface ExportData {
 }
 
 /**
+ * The file an atomic write to `path` replaces: `path` itself when it exists (a symlink is resolved),
+ * else its folder resolved and its name; `path` as given when neither can be resolved.
+ */
+async function realFile(path: string): Promise<string> {
+  try {
+    return await realpath(path);
+  } catch {
+    return join(await realpath(dirname(path)).catch(() => dirname(path)), basename(path));
+  }
+}
+
+/**
  * Export the lockfile as a bill of agents. Exit 0.
  * @throws UsageError `--output` names the manifest or the lockfile; OutOfDateError no lockfile;
  *   InvalidInputError `lockfile-invalid` (unreadable, or a snapshot not matching its integrity);
@@ -54,8 +67,13 @@ export interface ExportData {
 export async function runExport(options: GlobalOptions, args: ExportArgs): Promise<CommandResult<ExportData>> {
   const { manifest, lockfile } = paths(options);
   const output = args.output === undefined ? undefined : resolve(options.cwd, args.output);
-  if (output === manifest || output === lockfile)
-    throw new UsageError(`--output ${args.output} names the ${output === manifest ? 'manifest' : 'lockfile'}`);
+  if (output !== undefined) {
+    // The file the write would replace, through any symlinked folder, against the files themselves.
+    const target = await realFile(output);
+    const [realManifest, realLockfile] = await Promise.all([realFile(manifest), realFile(lockfile)]);
+    if (target === realManifest || target === realLockfile)
+      throw new UsageError(`--output ${args.output} names the ${target === realManifest ? 'manifest' : 'lockfile'}`);
+  }
   const read = await readLockfile(lockfile);
   if (!read) throw new OutOfDateError(`${lockfile}: not found`);
   const bom = cycloneDxBom(read.lock, {

@@ -110,7 +110,7 @@ export async function runVerify(options: GlobalOptions, args: VerifyArgs): Promi
     // No flag: verifyLockfile takes the pull request's base from the environment.
     ...(args.base !== undefined ? { base: args.base } : {}),
   });
-  const { agents, exitCode } = ignoreFailures(reportDocuments(verified.agents), new Set(args.ignore));
+  const { agents, exitCode } = ignoreFailures(reportDocuments(verified.agents), new Set(args.ignore), args.strict);
   return {
     exitCode,
     data: {

@@ -13,6 +13,8 @@ import { InvalidInputError } from '../errors.js';
 import { UNTRUSTED, unicodeEscape } from '../untrusted.js';
 import { formatPath, own } from '../json-path.js';
 import { lockDigest } from './digest.js';
+import type { AgentSettings } from '../manifest/schema.js';
+import { credentialRoutes } from './credential-routes.js';
 import { integrityMismatch } from './offline.js';
 import type { LockEntry, Lockfile } from './schema.js';
 
@@ -88,7 +90,8 @@ export interface BomOptions {
  * The CycloneDX 1.6 BOM of a lockfile: each locked agent a `service` (see docs/guide/bill-of-agents.md
  * for the mapping), sorted by agent name; the serial number the version 5 UUID of the lockfile
  * digest ({@link lockDigest}), which `metadata.properties` carries as `a2a-lock:lockfile-digest`.
- * An agent crosses the trust boundary unless every endpoint's origin is in `firstParty` or on a loopback host.
+ * An agent crosses the trust boundary unless every endpoint's origin, and every origin its credentials
+ * go to (an OAuth token endpoint, the extended card), is in `firstParty` or on a loopback host.
  * @throws InvalidInputError `lockfile-invalid` when a card snapshot does not match its integrity
  */
 export function cycloneDxBom(lock: Lockfile, options: BomOptions): CycloneDxBom {
@@ -96,7 +99,7 @@ export function cycloneDxBom(lock: Lockfile, options: BomOptions): CycloneDxBom 
   const firstParty = new Set(options.firstParty ?? []);
   const services = Object.keys(lock.agents)
     .sort()
-    .map((name) => agentService(name, lock.agents[name]!, own(lock.settings, name)?.sends ?? [], firstParty, options));
+    .map((name) => agentService(name, lock.agents[name]!, own(lock.settings, name), firstParty, options));
   const properties: BomProperty[] = [
     { name: 'a2a-lock:lockfile-digest', value: digest },
     { name: 'a2a-lock:lockfile-version', value: String(lock.lockfileVersion) },
@@ -131,7 +134,7 @@ export function bomText(bom: CycloneDxBom): string {
 function agentService(
   name: string,
   entry: LockEntry,
-  sends: readonly string[],
+  settings: AgentSettings | undefined,
   firstParty: ReadonlySet<string>,
   options: BomOptions,
 ): BomService {
@@ -148,6 +151,7 @@ function agentService(
   const origins = endpoints.map((u) => new URL(u));
   const platformAuth = origins.some((u) => own(entry.originAuth, u.origin) !== undefined);
   const ownOrigin = (u: URL) => firstParty.has(u.origin) || isLoopbackHost(u.hostname);
+  const sends = settings?.sends ?? [];
   const data: BomServiceData[] = plans.flatMap(([skill, plan]) => [
     ...sends.map((type) => flow('inbound', type, skill, 'input mode the client sends')),
     ...plan.acceptedOutputModes.map((type) => flow('outbound', type, skill, 'output mode the client accepts')),
@@ -200,11 +204,30 @@ function agentService(
     ...(provider ? { provider } : {}),
     endpoints,
     authenticated: plansOf.some((p) => Object.keys(p.security).length > 0) || platformAuth,
-    'x-trust-boundary': origins.length === 0 || !origins.every(ownOrigin),
+    'x-trust-boundary':
+      origins.length === 0 || !origins.every(ownOrigin) || !credentialsStayInside(entry, settings, ownOrigin),
     data,
     ...(cardUrl ? { externalReferences: [{ type: 'documentation', url: cardUrl, comment: 'A2A agent card' }] } : {}),
     properties: sortedProperties(properties),
   };
+}
+
+/**
+ * Whether every place the entry's credentials go ({@link credentialRoutes}: an OAuth token endpoint,
+ * the extended card request, besides the endpoints) has an origin `inside` says is the client's; false
+ * when the routes cannot be read (no settings, a snapshot that is no card).
+ */
+function credentialsStayInside(
+  entry: LockEntry,
+  settings: AgentSettings | undefined,
+  inside: (u: URL) => boolean,
+): boolean {
+  if (!settings) return false;
+  try {
+    return credentialRoutes(entry, settings).every((r) => URL.canParse(r.origin) && inside(new URL(r.origin)));
+  } catch {
+    return false;
+  }
 }
 
 /** One data flow of one skill. */

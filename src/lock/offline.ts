@@ -89,14 +89,24 @@ export function integrityMismatch(entry: LockEntry): string | undefined {
 }
 
 /**
+ * The `lockfile-invalid` error report (exit 2, never ignored by `verify --ignore`) of an entry whose
+ * snapshot fails its integrity ({@link integrityMismatch}); undefined when every snapshot holds.
+ * Checked for every locked agent `verify` reports, its lock entry out of date with the manifest too.
+ */
+export function tamperedReport(entry: LockEntry, source: string): AgentReport | undefined {
+  const tampered = integrityMismatch(entry);
+  return tampered ? errorReportOf({ code: 'lockfile-invalid', message: `${source}: ${tampered}` }) : undefined;
+}
+
+/**
  * Check a locked agent against its own snapshots, without network: each snapshot's integrity, that
  * it is still a valid card, and that negotiating it with the locked settings yields exactly the
  * locked plans. Returns undefined when all holds; else an `error` report (exit 2) or an
  * `out-of-date` one (exit 1) whose reasons name each skill.
  */
 export function checkOffline(entry: LockEntry, settings: AgentSettings, source: string): AgentReport | undefined {
-  const tampered = integrityMismatch(entry);
-  if (tampered) return errorReportOf({ code: 'lockfile-invalid', message: `${source}: ${tampered}` });
+  const tampered = tamperedReport(entry, source);
+  if (tampered) return tampered;
   let card: NormalizedCard;
   try {
     card = lockedNegotiationCard(entry, source, settings);

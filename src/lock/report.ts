@@ -196,17 +196,22 @@ export type VerifyFailureCode = (typeof VERIFY_FAILURE_CODES)[number];
 /**
  * What a report fails with (its `exitCode` already under `--strict`, {@link strictExitCode}): the
  * error's code, `drift`, `out-of-date`, or under `--strict` `changed` and the reason of an unchecked
- * part; none when it passes. A code outside {@link VERIFY_FAILURE_CODES} (`lockfile-invalid`) is
+ * part (`strict`: beside any other code too); none when it passes. A code outside {@link VERIFY_FAILURE_CODES} (`lockfile-invalid`) is
  * returned too, and can never be ignored.
  */
-export function failureCodes(report: Pick<AgentReport, 'status' | 'exitCode' | 'error' | 'reason'>): string[] {
+export function failureCodes(
+  report: Pick<AgentReport, 'status' | 'exitCode' | 'error' | 'reason'>,
+  strict = false,
+): string[] {
   if (report.exitCode === ExitCode.Ok) return [];
+  // Under --strict an unchecked part fails on its own: a report failing otherwise fails with its reason too.
+  const unchecked = strict && report.reason ? [report.reason] : [];
   switch (report.status) {
     case 'error':
-      return [report.error?.code ?? 'error'];
+      return [report.error?.code ?? 'error', ...unchecked];
     case 'drift':
     case 'out-of-date':
-      return [report.status];
+      return [report.status, ...unchecked];
     case 'changed':
       return ['changed', ...(report.reason ? [report.reason] : [])];
     default:
@@ -221,15 +226,16 @@ const FAILURE_CODES: ReadonlySet<string> = new Set(VERIFY_FAILURE_CODES);
  * `reports` with each failing report whose every {@link failureCodes} code is in `codes` (and in
  * {@link VERIFY_FAILURE_CODES}: a snapshot failing its integrity is never ignored) marked `ignored`
  * (`verify --ignore`), and the run's exit code from the others ({@link overallExitCode}). Each
- * report keeps its own `exitCode`.
+ * report keeps its own `exitCode`. `strict`: the run is `--strict` (an unchecked part fails too).
  */
 export function ignoreFailures<R extends Pick<AgentReport, 'status' | 'exitCode' | 'error' | 'reason'>>(
   reports: Record<string, R>,
   codes: ReadonlySet<string>,
+  strict = false,
 ): { agents: Record<string, R & { ignored?: true }>; exitCode: ExitCode } {
   const agents: Record<string, R & { ignored?: true }> = {};
   for (const [name, r] of Object.entries(reports)) {
-    const failed = failureCodes(r);
+    const failed = failureCodes(r, strict);
     const ignorable = failed.length > 0 && failed.every((c) => codes.has(c) && FAILURE_CODES.has(c));
     agents[name] = ignorable ? { ...r, ignored: true } : r;
   }

@@ -7,7 +7,7 @@
  */
 import { InvalidInputError } from '../errors.js';
 import { hasConflictMarkers, parseJson } from '../json-document.js';
-import { formatPath, isRecord, MAX_JSON_DEPTH, tooDeep } from '../json-path.js';
+import { formatPath, isRecord, MAX_JSON_DEPTH, protoKeyPath, tooDeep } from '../json-path.js';
 import { AGENT_NAME, AGENT_NAME_RULE } from '../manifest/agent-name.js';
 
 /** The lockfile format this version writes and reads. */
@@ -24,14 +24,26 @@ export interface LockfileTop {
 
 /**
  * The JSON value of lockfile text, checked for all but its schema: merge-conflict markers, JSON
- * syntax, duplicate keys, a newer `lockfileVersion`, nesting depth, an agent named `__proto__`.
+ * syntax, duplicate keys, a newer `lockfileVersion`, nesting depth, an agent named `__proto__` and a
+ * `__proto__` key anywhere else (zod's records re-parent it: verify, diff and the BOM would read
+ * another lockfile than the digest covers).
  * @throws InvalidInputError `lockfile-invalid`
  */
 export function parseLockfileJson(text: string, source: string): unknown {
   if (hasConflictMarkers(text)) {
     throw new InvalidInputError('lockfile-invalid', source, 'merge conflict, run a2a lock');
   }
-  return checkLockfileValue(parseJson(text, source, 'lockfile-invalid', { uniqueKeys: true }), source);
+  const value = checkLockfileValue(parseJson(text, source, 'lockfile-invalid', { uniqueKeys: true }), source);
+  // A key spelt `__proto__` in JSON text holds those letters or a `\u` escape: most lockfiles have neither.
+  const proto = text.includes('__proto__') || text.includes('\\u') ? protoKeyPath(value) : undefined;
+  if (proto)
+    throw new InvalidInputError(
+      'lockfile-invalid',
+      source,
+      'the key "__proto__" is not allowed in a lockfile (it would be read otherwise than its digest covers)',
+      { path: formatPath(proto) },
+    );
+  return value;
 }
 
 /** {@link parseLockfileJson}'s checks after parsing: the version, the depth, `__proto__`. */

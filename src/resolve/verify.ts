@@ -21,7 +21,7 @@ import {
   type CredentialGate,
 } from '../lock/base-gate.js';
 import { parseLockfile } from '../lock/format.js';
-import { checkOffline } from '../lock/offline.js';
+import { checkOffline, tamperedReport } from '../lock/offline.js';
 import {
   okReport,
   outOfDateReport,
@@ -73,6 +73,17 @@ export interface ProjectCheck {
 }
 
 /**
+ * The report of an agent whose lock entry is out of date with the manifest: `out-of-date`, unless a
+ * snapshot fails its integrity (`lockfile-invalid`, which `--ignore` never passes over).
+ */
+function outOfDateOrTampered(project: Project, name: string, reasons: string[]): AgentReport {
+  const entry = own(project.lock.agents, name);
+  return (
+    (entry && tamperedReport(entry, `${project.lockfile} ${formatPath(['agents', name])}`)) ?? outOfDateReport(reasons)
+  );
+}
+
+/**
  * Check agents: out-of-date entries, then each entry offline, then (unless `offline`) the cards
  * served now, at most `options.concurrency` at once.
  */
@@ -86,7 +97,7 @@ export async function checkProject(
   const locked: string[] = [];
   for (const name of names) {
     const reasons = mismatches.get(name);
-    if (reasons) reports[name] = outOfDateReport(reasons);
+    if (reasons) reports[name] = outOfDateOrTampered(project, name, reasons);
     else locked.push(name);
   }
   // Pacing (docs/performance.md): a slot sends its agent's uncredentialed card request first; a card

@@ -161,6 +161,18 @@ function outsideFences(md: string): string {
 }
 
 describe('the markdown view: bounded, ordered by risk, inert, one marker per manifest', () => {
+  it("a head lockfile whose skill ids are runs of backticks (hundreds of thousands in one agent's details) is written, its details cut, no crash", () => {
+    const before = lockfile({ research: entry(R, raw(R)) });
+    const after = lockfile({ research: entry(R, raw(R)) });
+    const plan = after.agents.research!.plans['market-size']!;
+    for (let i = 0; i < 700; i++) after.agents.research!.plans[`${i}${'`a'.repeat(450)}`] = plan;
+    const diff = untrusted(diffLockfiles(before, after));
+    const md = diffMarkdown(diff.agents, diff.counts);
+    expect(md).toContain('| research |');
+    expect(md).toContain('are cut to stay under GitHub');
+    expect(md.length).toBeLessThanOrEqual(MARKDOWN_LIMIT);
+  });
+
   it("a 61,000-character card version on one agent: its cells are bounded with …, and another agent's high risk is still named, row and details", () => {
     const long = 'x'.repeat(61_000);
     const before = lockfile({

@@ -4,7 +4,7 @@ import { errorAnnotation, verifyAnnotations } from '../../src/cli/github.js';
 import { createProgress } from '../../src/cli/progress.js';
 import { closest, editDistance, unknownArgumentsMessage } from '../../src/cli/suggest.js';
 import { interleaveBy, mapSettled } from '../../src/pool.js';
-import { showPair, untrusted } from '../../src/cli/render/common.js';
+import { renderDrift, showPair, terminalSafe, untrusted } from '../../src/cli/render/common.js';
 
 describe('GitHub annotations', () => {
   it('escape %, CR and LF in the message, and also : and , in properties', () => {
@@ -91,6 +91,23 @@ describe('untrusted', () => {
     // biome-ignore lint/suspicious/noProto: an own data property, not the accessor
     expect(out['__proto__']).toEqual({ 'k\\u202e': 'v' });
     expect(data.list[1]).toBe('\u001b[31mred');
+  });
+});
+
+describe('terminalSafe', () => {
+  it('leaves no printed line a GitHub workflow command: a skill id from a hostile manifest or lockfile starting a drift line', () => {
+    // The runner reads every stdout and stderr line whose first non-blank characters are `::` as a
+    // command (`::stop-commands::` silences the annotations after it, `::error` forges one).
+    const drift = [
+      { skill: '::stop-commands::pwned', refusal: { code: 'no-common-output-mode', message: 'x' } },
+      { skill: '::error file=a2a.lock.json::forged', field: 'url', locked: 'https://a', fresh: 'https://b' },
+    ];
+    const lines = renderDrift(untrusted(drift) as never).map(terminalSafe);
+    expect(lines.length).toBeGreaterThan(1);
+    for (const line of lines) expect(line.trimStart()).not.toMatch(/^::/);
+    expect(lines[0]).toContain('stop-commands::pwned');
+    expect(terminalSafe('\u00a0 ::add-mask::x').trimStart()).not.toMatch(/^::/);
+    expect(terminalSafe('a ::b')).toBe('a ::b');
   });
 });
 

@@ -4,7 +4,7 @@
  * in `--output`, and run after run; the lockfile digest in metadata; `--timestamp` and
  * `--first-party`; a missing lockfile (exit 1) and bad flags (exit 2).
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Spec, Validation } from '@cyclonedx/cyclonedx-library';
 import { describe, expect, it } from 'vitest';
@@ -112,5 +112,32 @@ describe.concurrent('a2a export', () => {
     // The folder of --output must exist: nothing is created but the file.
     expect(noFolder.code, show(noFolder)).toBe(2);
     expect(noFolder.stderr).toContain('write-failed');
+  });
+
+  it('--output through a symlinked folder, or at the target of a symlinked lockfile, is refused: the lockfile and the manifest are never replaced', async ({
+    onTestFinished,
+  }) => {
+    const res = resources(onTestFinished);
+    const dir = await res.dir();
+    const lockText = await readFile('a2a.lock.json.example', 'utf8');
+    await writeFile(join(dir, 'a2a.lock.json'), lockText);
+    await symlink('.', join(dir, 'via'));
+    // A lockfile that is a symlink to a file elsewhere in the project.
+    const linked = await res.dir();
+    await mkdir(join(linked, 'locks'));
+    await writeFile(join(linked, 'locks', 'app.json'), lockText);
+    await symlink(join('locks', 'app.json'), join(linked, 'a2a.lock.json'));
+    const [viaFolder, viaManifest, atTarget] = await Promise.all([
+      runCli(['export', '--output', join('via', 'a2a.lock.json')], { cwd: dir }),
+      runCli(['export', '--output', join('via', 'a2a.json')], { cwd: dir }),
+      runCli(['export', '--output', join('locks', 'app.json')], { cwd: linked }),
+    ]);
+    expect(viaFolder.code, show(viaFolder)).toBe(2);
+    expect(viaFolder.stderr).toContain('names the lockfile');
+    expect(viaManifest.code, show(viaManifest)).toBe(2);
+    expect(viaManifest.stderr).toContain('names the manifest');
+    expect(atTarget.code, show(atTarget)).toBe(2);
+    expect(await readFile(join(dir, 'a2a.lock.json'), 'utf8')).toBe(lockText);
+    expect(await readFile(join(linked, 'locks', 'app.json'), 'utf8')).toBe(lockText);
   });
 });

@@ -416,3 +416,13 @@ export function cardRequests<T extends { path: string }>(requests: T[]): T[] {
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A project locked against a real SDK agent named `research` (its requests recorded): the directory and the agent. */
+export async function lockedProject(onTestFinished: OnFinished) {
+  const res = resources(onTestFinished);
+  const agent = await res.sampleAgent();
+  const dir = await res.dir(manifest({ research: research(agent.origin) }));
+  const locked = await runCli(['lock'], { cwd: dir, env: { RESEARCH_TOKEN: 't' } });
+  expect(locked.code, show(locked)).toBe(0);
+  return { dir, agent };
+}

@@ -12,30 +12,19 @@ import { describe, expect, it } from 'vitest';
 import { lockDigest } from '../../src/lock/digest.js';
 import {
   jsonOf,
+  lockedProject,
   lockPath,
   manifest,
   noStack,
   readLockBytes,
-  research,
   resources,
   ROOT,
   runCli,
   show,
   writeLockBytes,
-  type OnFinished,
 } from './helpers.js';
 
 const DIGEST = /^sha256-[A-Za-z0-9+/]{43}=$/;
-
-/** A project locked against a real SDK agent (its requests recorded): the directory and the agent. */
-async function lockedProject(onTestFinished: OnFinished) {
-  const res = resources(onTestFinished);
-  const agent = await res.sampleAgent();
-  const dir = await res.dir(manifest({ research: research(agent.origin) }));
-  const locked = await runCli(['lock'], { cwd: dir, env: { RESEARCH_TOKEN: 't' } });
-  expect(locked.code, show(locked)).toBe(0);
-  return { dir, agent };
-}
 
 /** `value` with every object's keys in reverse order (the same JSON meaning, other bytes). */
 function reversedKeys(value: unknown): unknown {

@@ -9,11 +9,44 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { simulatedJob } from '../helpers/github-job.js';
 import { closeFetcher } from '../../src/index.js';
-import { git, jsonOf, manifest, research, resources, runCli, show, writeManifest } from './helpers.js';
+import {
+  git,
+  jsonOf,
+  lockedProject,
+  manifest,
+  readLockBytes,
+  research,
+  resources,
+  runCli,
+  show,
+  writeLockBytes,
+  writeManifest,
+} from './helpers.js';
 
 const lastLine = (text: string) => text.trimEnd().split('\n').at(-1);
 
 describe.concurrent('a2a verify in CI', () => {
+  it('--ignore out-of-date never hides a snapshot that fails its integrity: an agent whose manifest entry also changed is lockfile-invalid (exit 2), not ignored', async ({
+    onTestFinished,
+  }) => {
+    const { dir, agent } = await lockedProject(onTestFinished);
+    // A pull request edits the snapshot (no longer its integrity) and the agent's manifest entry.
+    const lock = JSON.parse((await readLockBytes(dir))!.toString('utf8'));
+    lock.agents.research.snapshot.description = 'edited after the lock';
+    await writeLockBytes(dir, JSON.stringify(lock, null, 2));
+    await writeManifest(dir, manifest({ research: research(agent.origin, { version: '>=0.0.1' }) }));
+    const [plain, ignored] = await Promise.all([
+      runCli(['verify', '--offline'], { cwd: dir }),
+      runCli(['verify', '--offline', '--json', '--ignore', 'out-of-date'], { cwd: dir }),
+    ]);
+    expect(plain.code, show(plain)).toBe(2);
+    expect(plain.stdout).toContain('lockfile-invalid');
+    expect(ignored.code, show(ignored)).toBe(2);
+    const doc = jsonOf(ignored);
+    expect(doc.agents.research).toMatchObject({ status: 'error', error: { code: 'lockfile-invalid' } });
+    expect(doc.agents.research).not.toHaveProperty('ignored');
+  });
+
   it('--ignore unreachable: the agent still shown, marked ignored (text, json), no annotation, exit 0; the last line counts each outcome; an unknown code is exit 2 naming the nearest', async ({
     onTestFinished,
   }) => {

@@ -178,6 +178,33 @@ describe('cycloneDxBom', () => {
     expect(new Set(shopping.data.map((d) => d.name)).size).toBe(Object.keys(lock.agents.shopping!.plans).length);
   });
 
+  it('counts where a credential goes for the trust boundary: a loopback agent whose OAuth token endpoint (the client secret) is elsewhere crosses it', () => {
+    const oauth: AgentSettings = { ...DEFAULT_PROFILE, credentials: ['oauth2'] };
+    const entry = (tokenUrl: string) =>
+      realEntry(
+        '21-samples-java-magic8ball-oauth2-client-credentials.json',
+        'http://localhost:11000/.well-known/agent-card.json',
+        oauth,
+        (c) => {
+          c.securitySchemes.oauth2.flows.clientCredentials.tokenUrl = tokenUrl;
+        },
+      );
+    const bom = cycloneDxBom(
+      lockOf({
+        local: [entry('http://localhost:11001/token'), oauth],
+        leaking: [entry('https://tokens.elsewhere.example/token'), oauth],
+        firstParty: [entry('https://tokens.example.com/token'), oauth],
+      }),
+      { ...OPTIONS, firstParty: ['https://tokens.example.com'] },
+    );
+    // Every endpoint is loopback in all three: the token endpoint decides.
+    for (const name of ['local', 'leaking', 'firstParty'])
+      expect(service(bom, name).endpoints).toEqual(['http://localhost:11000/']);
+    expect(service(bom, 'local')['x-trust-boundary']).toBe(false);
+    expect(service(bom, 'firstParty')['x-trust-boundary']).toBe(false);
+    expect(service(bom, 'leaking')['x-trust-boundary']).toBe(true);
+  });
+
   it('is deterministic: the same bytes for the same lockfile, whatever its key order; no timestamp unless given', () => {
     const lock = realistic();
     const reversed = parseLockfile(

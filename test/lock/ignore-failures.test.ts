@@ -70,6 +70,22 @@ describe('ignoreFailures', () => {
   });
 });
 
+describe('ignoreFailures under --strict', () => {
+  it('a drifted agent with an unchecked part fails with both under --strict: --ignore drift alone does not pass over the unchecked part', () => {
+    const drifted = withUnchecked(driftReport({ drift: [{ skill: 's', field: 'url' }], warnings: [] }), routeNew);
+    expect(failureCodes(strict(drifted))).toEqual(['drift']);
+    expect(failureCodes(strict(drifted), true)).toEqual(['drift', 'credential-route-new']);
+    const reports = { drifted: strict(drifted) };
+    // Without --strict the unchecked part passes: ignoring drift passes the agent over.
+    expect(ignoreFailures({ drifted }, new Set(['drift'])).agents.drifted).toMatchObject({ ignored: true });
+    // Under --strict an agent merely unchecked fails; one that also drifted must not pass for ignoring drift.
+    const underStrict = ignoreFailures(reports, new Set(['drift']), true);
+    expect(underStrict.agents.drifted).not.toHaveProperty('ignored');
+    expect(underStrict.exitCode).toBe(ExitCode.Drift);
+    expect(ignoreFailures(reports, new Set(['drift', 'credential-route-new']), true).exitCode).toBe(ExitCode.Ok);
+  });
+});
+
 describe('VERIFY_FAILURE_CODES', () => {
   it("docs/reference/commands/verify.md's table of failure codes lists exactly these", () => {
     const table = section(page('docs/reference/commands/verify.md'), 'Failure codes').filter((l) =>

@@ -98,11 +98,22 @@ function define(o: Record<string, unknown>, key: string, value: unknown): void {
  * The last pass over a line the CLI prints, after the renderer coloured it: what came from a card
  * or an agent was already made {@link escapeUntrusted} (the renderer's data is {@link untrusted}),
  * so the only SGR sequences (`ESC [ … m`) left are the CLI's own colour, which pass; any other
- * control or bidi character is escaped all the same.
+ * control or bidi character is escaped all the same, and a line is never a workflow command
+ * ({@link WORKFLOW_COMMAND_START}).
  */
 export function terminalSafe(line: string): string {
-  return line.replace(SGR_OR_UNTRUSTED, (m) => (m.length > 1 ? m : unicodeEscape(m)));
+  return line
+    .replace(SGR_OR_UNTRUSTED, (m) => (m.length > 1 ? m : unicodeEscape(m)))
+    .replace(WORKFLOW_COMMAND_START, (m) => `${m.slice(0, -2)}${unicodeEscape(':')}:`);
 }
+
+/**
+ * A line that the GitHub Actions runner would read as a workflow command: `::` after blanks (it
+ * trims them). A printed line starting with text from a manifest, a lockfile or a card (a skill id
+ * in a drift line) must not forge an annotation or stop the commands after it (`::stop-commands::`),
+ * so its first `:` is shown as `\u003a`; the CLI's own annotations are printed apart from these lines.
+ */
+const WORKFLOW_COMMAND_START = /^\s*::/;
 
 /** A compact one-line JSON rendering for values in diffs: `(absent)` for undefined, cut to 120 characters. */
 export function show(value: unknown): string {

@@ -207,7 +207,9 @@ function riskCell(a: AgentDiff): string {
 
 /** A fence longer than any run of backticks in `text`. */
 function fenceFor(text: string): string {
-  const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  // A loop, not Math.max(...runs): a hostile head lockfile's details can hold a million runs (a spread that long overflows the stack).
+  let longest = 0;
+  for (const m of text.matchAll(/`+/g)) if (m[0].length > longest) longest = m[0].length;
   return '`'.repeat(Math.max(3, longest + 1));
 }
 

@@ -64,7 +64,11 @@ export const verifyRenderer: CommandRenderer<VerifyData> = {
       ...Object.entries(data.agents).flatMap(([name, report]) => [
         ...renderReport(name, report, { strict }),
         ...(report.ignored
-          ? [kleur.dim(`    ignored (--ignore ${failureCodes(report).join(', ')}): not counted for the exit code`)]
+          ? [
+              kleur.dim(
+                `    ignored (--ignore ${failureCodes(report, strict).join(', ')}): not counted for the exit code`,
+              ),
+            ]
           : []),
       ]),
       exitCode === ExitCode.Ok
