@@ -495,26 +495,32 @@ function jsonRpcCall(
  * extensions and input modes.
  */
 function checkMessages(ctx: RequestPlan, params: Record<string, unknown>, violation: (m: string) => Error): void {
-  for (const message of [params.message, params.request]) {
-    if (!isRecord(message)) continue;
-    if (Array.isArray(message.extensions)) {
-      for (const uri of message.extensions) {
-        if (typeof uri !== 'string' || !ctx.plan.extensions.includes(uri))
-          throw violation(
-            `message extension ${JSON.stringify(uri)} is not locked (locked: ${list(ctx.plan.extensions)})`,
-          );
-      }
+  checkMessage(ctx, params.message, violation);
+  checkMessage(ctx, params.request, violation);
+}
+
+/** One message of a send ({@link checkMessages}); anything but an object is not one. */
+function checkMessage(ctx: RequestPlan, message: unknown, violation: (m: string) => Error): void {
+  if (!isRecord(message)) return;
+  if (Array.isArray(message.extensions)) {
+    for (const uri of message.extensions) {
+      if (typeof uri !== 'string' || !ctx.plan.extensions.includes(uri))
+        throw violation(
+          `message extension ${JSON.stringify(uri)} is not locked (locked: ${list(ctx.plan.extensions)})`,
+        );
     }
-    for (const parts of [message.parts, message.content]) {
-      if (!Array.isArray(parts)) continue;
-      for (const part of parts) {
-        for (const type of partMediaTypes(part, violation)) {
-          if (!mediaTypeIn(ctx.inputModes, type))
-            throw violation(
-              `a message part of type ${type} is not in the locked input modes (${list(ctx.inputModes)})`,
-            );
-        }
-      }
+  }
+  checkParts(ctx, message.parts, violation);
+  checkParts(ctx, message.content, violation);
+}
+
+/** A message's parts (1.0 `parts`, 0.3 HTTP+JSON `content`): each one's media types among the locked input modes. */
+function checkParts(ctx: RequestPlan, parts: unknown, violation: (m: string) => Error): void {
+  if (!Array.isArray(parts)) return;
+  for (const part of parts) {
+    for (const type of partMediaTypes(part, violation)) {
+      if (!mediaTypeIn(ctx.inputModes, type))
+        throw violation(`a message part of type ${type} is not in the locked input modes (${list(ctx.inputModes)})`);
     }
   }
 }
@@ -529,7 +535,7 @@ function completeConfiguration(
   params: Record<string, unknown>,
   violation: (m: string) => Error,
 ): boolean {
-  const configuration = isRecord(params.configuration) ? params.configuration : {};
+  const configuration = isRecord(params.configuration) ? params.configuration : NOTHING_SET;
   for (const k of PUSH_FIELDS) {
     const config = configuration[k];
     if (!config) continue;
@@ -538,15 +544,8 @@ function completeConfiguration(
     checkPushEndpoint(ctx.pushEndpoint ?? null, config, violation);
   }
   const { acceptedOutputModes: camel, accepted_output_modes: snake } = configuration;
-  for (const modes of [camel, snake]) {
-    if (!Array.isArray(modes)) continue;
-    for (const mode of modes) {
-      if (typeof mode !== 'string' || !mediaTypeIn(ctx.plan.acceptedOutputModes, mode))
-        throw violation(
-          `accepted output mode ${JSON.stringify(mode)} is not locked (locked: ${list(ctx.plan.acceptedOutputModes)})`,
-        );
-    }
-  }
+  checkOutputModes(ctx, camel, violation);
+  checkOutputModes(ctx, snake, violation);
   // The SDK reads the camelCase list when it is an array (even empty), else the snake_case one.
   if (Array.isArray(camel) ? camel.length > 0 : Array.isArray(snake) && snake.length > 0) return false;
   params.configuration = { ...configuration, acceptedOutputModes: [...ctx.plan.acceptedOutputModes] };
@@ -600,6 +599,26 @@ const PLAN_FIELDS = ['message', 'request', 'configuration', ...PUSH_FIELDS];
 /** The content fields a part is read by (1.0 `text`/`raw`/`url`/`data`, 0.3 `file`). */
 const PART_CONTENT = ['text', 'raw', 'url', 'data', 'file'];
 
+/** True when a part sets (not undefined, not null) one of the {@link PART_CONTENT} fields. */
+function hasContent(part: Record<string, unknown>): boolean {
+  for (const k of PART_CONTENT) if (part[k] !== undefined && part[k] !== null) return true;
+  return false;
+}
+
+/** An accepted output mode list of a send configuration (either spelling): only locked modes. */
+function checkOutputModes(ctx: RequestPlan, modes: unknown, violation: (m: string) => Error): void {
+  if (!Array.isArray(modes)) return;
+  for (const mode of modes) {
+    if (typeof mode !== 'string' || !mediaTypeIn(ctx.plan.acceptedOutputModes, mode))
+      throw violation(
+        `accepted output mode ${JSON.stringify(mode)} is not locked (locked: ${list(ctx.plan.acceptedOutputModes)})`,
+      );
+  }
+}
+
+/** An object with nothing set: the configuration of a send without one, the file of a part without one. */
+const NOTHING_SET: Readonly<Record<string, unknown>> = Object.freeze({});
+
 /**
  * A part's media types, by what a server will see: each declared one (`mediaType`/`media_type`,
  * 0.3 `file.mimeType`/`mime_type`), else one per content it may read. The @a2a-js/sdk 1.x server
@@ -610,15 +629,15 @@ const PART_CONTENT = ['text', 'raw', 'url', 'data', 'file'];
  */
 function partMediaTypes(part: unknown, violation: (m: string) => Error): string[] {
   const isSet = (v: unknown) => v !== undefined && v !== null;
-  if (!isRecord(part) || !PART_CONTENT.some((k) => isSet(part[k]))) {
+  if (!isRecord(part) || !hasContent(part)) {
     throw violation(
       `a message part has no recognisable content (${PART_CONTENT.join(', ')}); with the @a2a-js/sdk 1.3 client a part is {content: {$case: 'text', value}}`,
     );
   }
-  const file = isRecord(part.file) ? part.file : {};
-  const declared = [part.mediaType, part.media_type, file.mimeType, file.mime_type].filter(
-    (t): t is string => typeof t === 'string' && t !== '',
-  );
+  const file = isRecord(part.file) ? part.file : NOTHING_SET;
+  const declared: string[] = [];
+  for (const t of [part.mediaType, part.media_type, file.mimeType, file.mime_type])
+    if (typeof t === 'string' && t !== '') declared.push(t);
   if (declared.length > 0) return declared;
   const read: string[] = [];
   if (isSet(part.text) || part.kind === 'text') read.push('text/plain');
