@@ -14,7 +14,6 @@ import { COMMANDS, HELP_ORDER, LOCK_SUBCOMMANDS, commandName, type AnyCliCommand
 import type { CommandContext, ParsedArgv } from './commands/command.js';
 import { escapeUntrusted, renderWarning, terminalSafe, untrusted, type CommandRenderer } from './render/common.js';
 import { createProgress } from './progress.js';
-import { annotationsOnce } from './step-summary.js';
 import { processIo, type CliIo } from './io.js';
 import { unknownArgumentsMessage } from './suggest.js';
 import { normalizeArgs } from './argv.js';
@@ -66,8 +65,14 @@ function handler(
     try {
       const code = await command.load();
       const result = await code.run(options, args);
+      const renderer = code.renderer(args);
+      // Under GitHub Actions, each annotation once per job (step-summary.js loads only there).
+      const annotations =
+        options.env.GITHUB_ACTIONS === 'true' && renderer.annotations
+          ? (await import('./step-summary.js')).annotationsOnce(options.env, renderer.annotations(result.data, options))
+          : [];
       done(() => {
-        print(result, code.renderer(args), options, io);
+        print(result, renderer, annotations, options, io);
         code.printed?.(result, args, options, io);
         return result.exitCode;
       });
@@ -75,6 +80,16 @@ function handler(
       progress?.stop();
     }
   };
+}
+
+/**
+ * `y` with every option hidden from its help: yargs renders a command's help on every run, and a
+ * run that shows none need not lay out a row per option (a speed seam: docs/performance.md).
+ */
+function hideAll(y: Argv): Argv {
+  const options = (y as unknown as { getOptions(): { key: Record<string, unknown> } }).getOptions();
+  for (const key of Object.keys(options.key)) y.hide(key);
+  return y;
 }
 
 /** yargs' failures as usage errors (exit 2), each on one line; `line` is the command line parsed. */
@@ -149,10 +164,13 @@ export async function main(rawArgs: string[], io: CliIo = processIo(), about: Pl
       (inner: Argv) =>
         (command.subcommands ?? []).reduce(
           register,
-          command.examples.reduce(
-            (withExamples, [line, what]) => withExamples.example(line, what),
-            command.options?.(inner) ?? inner,
-          ),
+          // Examples and the options' help rows only for a help that is shown (yargs renders it on every run: see .wrap).
+          wantsHelp
+            ? command.examples.reduce(
+                (withExamples, [line, what]) => withExamples.example(line, what),
+                command.options?.(inner) ?? inner,
+              )
+            : hideAll(command.options?.(inner) ?? inner),
         ),
       handler(command, { line: args, about }, io, (p) => (printResult = p)),
     );
@@ -188,15 +206,16 @@ export async function main(rawArgs: string[], io: CliIo = processIo(), about: Pl
 /**
  * Print a command's result: under `--json` its document on stdout (with `warnings` added when it
  * has none) and GitHub annotations on stderr; otherwise annotations on stdout, warnings on stderr,
- * then the renderer's lines on stdout, rendered from {@link untrusted} data and each made {@link terminalSafe}. Annotations only when
- * `GITHUB_ACTIONS=true` and the command has them (verify, diff), each once per job ({@link annotationsOnce}).
+ * then the renderer's lines on stdout, rendered from {@link untrusted} data and each made {@link terminalSafe}. `annotations`:
+ * the renderer's, under `GITHUB_ACTIONS=true`, each once per job (step-summary.ts `annotationsOnce`).
  */
-function print<D>(result: CommandResult<D>, renderer: CommandRenderer<D>, options: GlobalOptions, io: CliIo): void {
-  // Once per job: a second run of the command in the same job prints none of them again.
-  const annotations =
-    options.env.GITHUB_ACTIONS === 'true'
-      ? annotationsOnce(options.env, renderer.annotations?.(result.data, options) ?? [])
-      : [];
+function print<D>(
+  result: CommandResult<D>,
+  renderer: CommandRenderer<D>,
+  annotations: readonly string[],
+  options: GlobalOptions,
+  io: CliIo,
+): void {
   if (options.json) {
     // Every JSON document carries the warnings (plan's contract puts them there; the others follow).
     const document = renderer.json(result.data);

@@ -82,7 +82,6 @@ export interface DiffData {
     names: string[];
     lockfile: string;
     manifest: string;
-    lockfilePath: string;
     lines: Record<string, number>;
     /** The head lockfile's digest (`lock/digest.ts`), when asked for ({@link DiffArgs.headDigest}) and there is one: the markdown marker's. */
     digest?: string;
@@ -365,7 +364,6 @@ export async function runDiff(options: GlobalOptions, args: DiffArgs): Promise<C
         names: diff.agents.map((a) => a.name),
         lockfile,
         manifest: await repositoryPath(manifest),
-        lockfilePath: await repositoryPath(lockfile),
         lines: agentLines(
           head.text,
           diff.agents.filter((a) => a.level === 'high' || a.level === 'medium').map((a) => a.name),

@@ -11,6 +11,7 @@ import { readManifest } from '../fs/manifest.js';
 import { expectLockfileDigest } from '../fs/lockfile.js';
 import { sourceVariables } from '../manifest/schema.js';
 import { own } from '../json-path.js';
+import { basename } from 'node:path';
 import { locateAgents, repositoryPath, type AgentFiles } from './locate.js';
 import { resolveOptions, paths, type CommandResult, type GlobalOptions } from './context.js';
 
@@ -36,6 +37,7 @@ export interface VerifyData {
     offline: boolean;
     strict: boolean;
     lockfile: string;
+    /** The manifest: its path from the repository root with {@link VerifyArgs.named} or `locate`, else its file name. */
     manifest: string;
     /** With `locate`: the lockfile and the manifest findings point at, with each agent's line. */
     files?: AgentFiles;
@@ -54,6 +56,8 @@ export interface VerifyArgs {
   expectDigest?: string;
   /** Locate each agent in the lockfile and the manifest (`human.files`, for `--format sarif`). */
   locate?: boolean;
+  /** Name the manifest by its path from the repository root (`human.manifest`, for the job summary): asks git, so only when asked. */
+  named?: boolean;
 }
 
 /** A credential a locked plan uses whose environment variable is not set. */
@@ -122,7 +126,7 @@ export async function runVerify(options: GlobalOptions, args: VerifyArgs): Promi
         offline: args.offline,
         strict: args.strict,
         lockfile: p.lockfile,
-        manifest: await repositoryPath(p.manifest),
+        manifest: args.named || args.locate ? await repositoryPath(p.manifest) : basename(p.manifest),
         ...(args.locate
           ? { files: await locateAgents({ file: p.lockfile }, { file: p.manifest }, Object.keys(verified.agents)) }
           : {}),

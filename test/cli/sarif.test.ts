@@ -200,7 +200,6 @@ describe('the SARIF builder', () => {
         names: ['gone', 'research'],
         lockfile: '/r/svc/a2a.lock.json',
         manifest: 'svc/a2a.json',
-        lockfilePath: 'svc/a2a.lock.json',
         lines: {},
         files: {
           lockfile: { path: 'svc/a2a.lock.json', lines: { research: 12 } },

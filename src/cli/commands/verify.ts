@@ -1,7 +1,6 @@
 /** `a2a verify [agents..]`: the CI gate; under GitHub Actions its report is also the job summary (once per job; `--no-summary`: none). */
 import { UsageError } from '../../errors.js';
 import type { VerifyData } from '../../commands/verify.js';
-import { lockDigestOption } from '../../lock/digest.js';
 import { checkIgnored, defineCommand, formatArgs, ignoreCodes, single, strings } from './command.js';
 
 /** `{ignore}` when any code was given, else nothing. */
@@ -73,10 +72,8 @@ export const verify = defineCommand({
     strict: Boolean(argv.strict),
     ...(argv['expect-digest'] !== undefined
       ? {
-          expectDigest: lockDigestOption(
-            '--expect-digest',
-            single('expect-digest', argv['expect-digest'], 'a lockfile has one digest'),
-          ),
+          // Its spelling is checked in run(): lock/digest.js (and node:crypto) load only for verify.
+          expectDigest: single('expect-digest', argv['expect-digest'], 'a lockfile has one digest'),
         }
       : {}),
     ...(argv.base === false
@@ -91,19 +88,23 @@ export const verify = defineCommand({
       { runVerify, VERIFY_FAILURE_CODES },
       { verifyRenderer, verifySummary },
       { appendStepSummary, annotationsOnce },
+      { lockDigestOption },
     ] = await Promise.all([
       import('../../commands/verify.js'),
       import('../render/verify.js'),
       import('../step-summary.js'),
+      import('../../lock/digest.js'),
     ]);
     // Loaded only for --format sarif.
     let sarif: typeof import('../render/sarif.js') | undefined;
     return {
       run: async (options, args) => {
+        if (args.expectDigest !== undefined) lockDigestOption('--expect-digest', args.expectDigest);
         checkIgnored(args.ignore, VERIFY_FAILURE_CODES, 'failure code');
         if (args.format === 'json') options.json = true;
         if (args.tool) sarif = await import('../render/sarif.js');
-        return runVerify(options, args);
+        // The job summary's heading names the manifest from the repository root (a git call): only when one is written.
+        return runVerify(options, { ...args, named: args.summary && Boolean(options.env.GITHUB_STEP_SUMMARY) });
       },
       renderer: (args) =>
         args.tool && sarif
