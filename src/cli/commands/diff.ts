@@ -123,7 +123,7 @@ export const diff = defineCommand({
         }
         // A GitHub job summary gets the markdown view, whatever was printed (once per job).
         if (args.summary)
-          appendStepSummary(out, diffSummary(untrusted(result.data)), `diff ${result.data.human.manifest}`);
+          appendStepSummary(out, () => diffSummary(untrusted(result.data)), `diff ${result.data.human.manifest}`);
       },
     };
   },

@@ -116,7 +116,8 @@ export const verify = defineCommand({
           const lines = annotationsOnce(out.env, verifyRenderer.annotations!(result.data, options));
           if (lines.length) out.stderr(`${lines.join('\n')}\n`);
         }
-        if (args.summary) appendStepSummary(out, verifySummary(result.data), `verify ${result.data.human.manifest}`);
+        if (args.summary)
+          appendStepSummary(out, () => verifySummary(result.data), `verify ${result.data.human.manifest}`);
       },
     };
   },
