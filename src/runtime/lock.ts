@@ -20,6 +20,7 @@ import type { FallbackInterface, Plan } from '../negotiate/types.js';
 import { isCleartextOffLoopback, originOf } from '../card/host.js';
 import { CARD_PATH, LEGACY_CARD_PATH } from '../card/location.js';
 import { expectLockDigest, lockDigestOption } from '../lock/digest.js';
+import { isRecord } from '../json-path.js';
 import { cardServingFetch, lockedCardUrls, narrowedCard, type CardWireShape } from './card.js';
 import { enforcingFetch } from './enforce.js';
 import { originAuthenticator } from '../http/origin-auth.js';
@@ -552,6 +553,7 @@ export async function loadLock(options: LoadLockOptions = {}): Promise<Lock> {
     ? loadedChecks!.validateLockfile(value, source)
     : checkLockfileTop(value, source);
   checkCredentialsOption(options.credentials, lock, source);
+  checkOriginAuthOption(options.originAuth, lock, source);
   for (const name of Object.keys(lock.agents)) {
     if (!Object.hasOwn(lock.settings, name))
       throw new InvalidInputError('lockfile-invalid', source, `agent "${name}" has no settings`, {
@@ -629,6 +631,34 @@ function checkCredentialsOption(credentials: LoadLockOptions['credentials'], loc
       if (typeof provider !== 'function')
         throw refuse(`credentials[${shown}][${JSON.stringify(scheme.slice(0, 60))}] is not a function`);
     }
+  }
+}
+
+/**
+ * Check `loadLock`'s `originAuth` option against the lockfile: every key must be an origin some
+ * locked agent records a platform credential for (its entry's `originAuth`), and every value a
+ * function. A misspelt origin (`https://gatewy.example`, a trailing `/`) would never be asked.
+ * @throws UsageError naming the key and the origins the lockfile records, before anything is sent
+ */
+function checkOriginAuthOption(originAuth: LoadLockOptions['originAuth'], lock: LockfileTop, source: string): void {
+  if (originAuth === undefined) return;
+  if (typeof originAuth !== 'object' || originAuth === null || Array.isArray(originAuth))
+    throw new UsageError('loadLock: originAuth is not an object of origin → provider');
+  // Entries are checked on first use (lazy): only their originAuth keys are read here.
+  const recorded = new Set<string>();
+  for (const entry of Object.values(lock.agents))
+    if (isRecord(entry) && isRecord(entry.originAuth))
+      for (const origin of Object.keys(entry.originAuth)) recorded.add(origin);
+  for (const [origin, provider] of Object.entries(originAuth)) {
+    const shown = JSON.stringify(origin.slice(0, 100));
+    if (!recorded.has(origin))
+      throw new UsageError(
+        `loadLock: originAuth names ${shown}, an origin no agent of ${source} records a platform credential for (recorded: ${[...recorded].sort().join(', ') || 'none'})`,
+        {
+          hint: "originAuth's keys are origins as a2a.json's originAuth spells them: https://host[:port], no path or trailing /",
+        },
+      );
+    if (typeof provider !== 'function') throw new UsageError(`loadLock: originAuth[${shown}] is not a function`);
   }
 }
 

@@ -76,7 +76,8 @@ export interface LoadLockOptions {
    * Origin (`https://host[:port]`) → provider of its platform credential (`originAuth` in the
    * manifest, recorded per agent in the lockfile), asked on every request there: the token for a
    * `bearer` or `header` placement, `{accessKeyId, secretAccessKey, sessionToken?}` for `awsSigV4`.
-   * Wins over the environment variables the placement names.
+   * Wins over the environment variables the placement names. Checked by `loadLock`: a key that no
+   * locked agent records a platform credential for (a misspelt origin, a trailing `/`) is a UsageError.
    */
   originAuth?: Record<string, OriginAuthProvider>;
   /** Where `{"env": NAME}` sources are read. Default `process.env`. */

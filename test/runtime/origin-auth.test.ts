@@ -119,6 +119,23 @@ describe('the runtime behind originAuth', () => {
     lock.close();
   });
 
+  it('an originAuth key no locked agent records (a misspelt origin, a trailing /) is refused by loadLock, naming the recorded ones', async () => {
+    const lockfile = join(dir, 'a2a.lock.json');
+    for (const key of [
+      `${bearer.origin}/`,
+      bearer.origin.replace('127.0.0.1', 'localhost'),
+      'https://elsewhere.example',
+    ])
+      await expect(loadLock({ lockfile, env: {}, originAuth: { [key]: () => TOKEN } })).rejects.toMatchObject({
+        code: 'usage',
+        message: expect.stringContaining(`originAuth names ${JSON.stringify(key)}`),
+      });
+    await expect(loadLock({ lockfile, env: {}, originAuth: { [bearer.origin]: () => TOKEN } })).resolves.toBeDefined();
+    await expect(
+      loadLock({ lockfile, env: {}, originAuth: { [bearer.origin]: TOKEN as unknown as () => string } }),
+    ).rejects.toMatchObject({ code: 'usage', message: expect.stringContaining('is not a function') });
+  });
+
   it('the wrapped fetch adds the placement at its origin only: another origin, or plain http off loopback, gets nothing', async () => {
     const seen: Array<[string, string | null]> = [];
     const send: typeof fetch = async (input, init) => {
