@@ -10,7 +10,7 @@
 import { nameBasedUuid, stableFileJson } from '../canonical.js';
 import { isLoopbackHost } from '../card/host.js';
 import { InvalidInputError } from '../errors.js';
-import { UNTRUSTED, unicodeEscape } from '../untrusted.js';
+import { bounded, UNTRUSTED, unicodeEscape } from '../untrusted.js';
 import { formatPath, own } from '../json-path.js';
 import { lockDigest } from './digest.js';
 import type { AgentSettings } from '../manifest/schema.js';
@@ -160,13 +160,13 @@ function agentService(
     (a, b) => compare(a.name, b.name) || compare(a.flow, b.flow) || compare(a.classification, b.classification),
   );
   const distinct = (name: string, values: Iterable<string>) =>
-    [...new Set(values)].map((value) => ({ name: `a2a-lock:${name}`, value: bounded(value) }));
+    [...new Set(values)].map((value) => ({ name: `a2a-lock:${name}`, value: bounded(value, BOM_TEXT_MAX) }));
   const plansOf = plans.map(([, plan]) => plan);
   const properties: BomProperty[] = [
-    { name: 'a2a-lock:card', value: bounded(entry.card) },
+    { name: 'a2a-lock:card', value: bounded(entry.card, BOM_TEXT_MAX) },
     { name: 'a2a-lock:card-integrity', value: entry.integrity },
     { name: 'a2a-lock:a2a-version', value: entry.a2aVersion },
-    ...(typeof card.name === 'string' ? [{ name: 'a2a-lock:card-name', value: bounded(card.name) }] : []),
+    ...(typeof card.name === 'string' ? [{ name: 'a2a-lock:card-name', value: bounded(card.name, BOM_TEXT_MAX) }] : []),
     ...(entry.extended ? [{ name: 'a2a-lock:extended-card-integrity', value: entry.extended.integrity }] : []),
     ...distinct('skill', Object.keys(entry.plans)),
     ...distinct(
@@ -191,16 +191,20 @@ function agentService(
     ),
     ...(entry.signature ? [{ name: 'a2a-lock:signature-status', value: entry.signature.status }] : []),
     ...(entry.signature?.thumbprint ? [{ name: 'a2a-lock:signer-thumbprint', value: entry.signature.thumbprint }] : []),
-    ...(entry.signature?.kid ? [{ name: 'a2a-lock:signer-kid', value: bounded(entry.signature.kid) }] : []),
+    ...(entry.signature?.kid
+      ? [{ name: 'a2a-lock:signer-kid', value: bounded(entry.signature.kid, BOM_TEXT_MAX) }]
+      : []),
   ];
   const cardUrl = absoluteUrl(entry.resolved);
-  const version = bounded(entry.version);
+  const version = bounded(entry.version, BOM_TEXT_MAX);
   const provider = providerOf(card.provider);
   return {
     'bom-ref': `a2a-agent:${name}`,
     name,
     ...(version ? { version } : {}),
-    ...(typeof card.description === 'string' && card.description ? { description: bounded(card.description) } : {}),
+    ...(typeof card.description === 'string' && card.description
+      ? { description: bounded(card.description, BOM_TEXT_MAX) }
+      : {}),
     ...(provider ? { provider } : {}),
     endpoints,
     authenticated: plansOf.some((p) => Object.keys(p.security).length > 0) || platformAuth,
@@ -232,14 +236,19 @@ function credentialsStayInside(
 
 /** One data flow of one skill. */
 function flow(direction: BomServiceData['flow'], type: string, skill: string, description: string): BomServiceData {
-  return { flow: direction, classification: bounded(type), name: bounded(skill), description };
+  return {
+    flow: direction,
+    classification: bounded(type, BOM_TEXT_MAX),
+    name: bounded(skill, BOM_TEXT_MAX),
+    description,
+  };
 }
 
 /** The card's `provider` (`{organization, url}`, A2A AgentProvider) as an organizational entity; undefined when it has neither. */
 function providerOf(value: unknown): BomService['provider'] | undefined {
   if (value === null || typeof value !== 'object') return undefined;
   const { organization, url } = value as { organization?: unknown; url?: unknown };
-  const name = typeof organization === 'string' && organization ? bounded(organization) : undefined;
+  const name = typeof organization === 'string' && organization ? bounded(organization, BOM_TEXT_MAX) : undefined;
   const href = typeof url === 'string' ? absoluteUrl(url) : undefined;
   if (name === undefined && href === undefined) return undefined;
   return { ...(name !== undefined ? { name } : {}), ...(href !== undefined ? { url: [href] } : {}) };
@@ -260,13 +269,4 @@ function sortedProperties(properties: BomProperty[]): BomProperty[] {
 /** Code-unit order (the same in every locale). */
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/** `text` cut to {@link BOM_TEXT_MAX} code points, the last one `…`, when longer. */
-function bounded(text: string): string {
-  if (text.length <= BOM_TEXT_MAX) return text;
-  const points = Array.from(text.slice(0, BOM_TEXT_MAX * 2));
-  return points.length <= BOM_TEXT_MAX && text.length <= BOM_TEXT_MAX * 2
-    ? text
-    : `${points.slice(0, BOM_TEXT_MAX - 1).join('')}…`;
 }

@@ -12,6 +12,7 @@ import type { AgentDiff, DiffCounts } from '../../lock/lockfile-diff.js';
 import { RISK_LEVELS, type Risk, type RiskLevel } from '../../lock/risk.js';
 import { diffAnnotations } from '../github.js';
 import { escapeMarkdown } from '../step-summary.js';
+import { bounded } from '../../untrusted.js';
 import {
   documentOf,
   renderCardChanges,
@@ -150,25 +151,9 @@ export function markdownMarker(manifest: string, digest: string | undefined): st
   return `${MARKDOWN_MARKER_PREFIX}${path || 'a2a.json'} ${isLockDigest(digest) ? digest : 'none'} -->`;
 }
 
-/** `text` cut to `max` characters (code points), the last one `…`, when longer. */
-export function bounded(text: string, max = MARKDOWN_CELL): string {
-  if (text.length <= max) return text;
-  // Code point by code point, only as far as needed (a field may be a megabyte long).
-  let count = 0;
-  let end = 0;
-  for (const point of text) {
-    if (++count === max) {
-      // `point` is the max-th code point: the text fits when nothing follows it.
-      return end + point.length === text.length ? text : `${text.slice(0, end)}…`;
-    }
-    end += point.length;
-  }
-  return text;
-}
-
 /** One table cell or headline value: {@link bounded}, then {@link escapeMarkdown} (the one markdown escaper). */
 function cell(text: string): string {
-  return escapeMarkdown(bounded(text));
+  return escapeMarkdown(bounded(text, MARKDOWN_CELL));
 }
 
 function changeLabel(a: AgentDiff): string {

@@ -21,7 +21,7 @@ import { RISK_CODES, type RiskCode, type RiskLevel } from '../../lock/risk.js';
 import type { UncheckedReason } from '../../lock/report.js';
 import { verifyFailures } from '../github.js';
 import type { CommandRenderer } from './common.js';
-import { bounded } from './diff.js';
+import { bounded } from '../../untrusted.js';
 
 /** Most results a run holds: GitHub keeps the top 5,000 by severity of a run's results. */
 export const SARIF_MAX_RESULTS = 5_000;

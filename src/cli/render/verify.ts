@@ -7,7 +7,8 @@ import { failureCodes } from '../../lock/report.js';
 import { verifyAnnotations } from '../github.js';
 import { escapeMarkdown } from '../step-summary.js';
 import { documentOf, renderReport, show, type CommandRenderer } from './common.js';
-import { bounded, MARKDOWN_CELL, MARKDOWN_DETAIL_LINE, summaryManifest } from './diff.js';
+import { bounded } from '../../untrusted.js';
+import { MARKDOWN_CELL, MARKDOWN_DETAIL_LINE, summaryManifest } from './diff.js';
 
 function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? '' : 's'}`;
