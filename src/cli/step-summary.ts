@@ -124,10 +124,9 @@ export function recordInJob(env: Env, entries: readonly string[]): void {
 export function annotationsOnce(env: Env, lines: readonly string[]): string[] {
   const keys = lines.map((l) => `annotation\0${l}`);
   const fresh = new Set(unseenInJob(env, keys));
-  const out = lines.filter((_, i) => fresh.has(keys[i]!));
   recordInJob(
     env,
-    out.map((l) => `annotation\0${l}`),
+    keys.filter((k) => fresh.has(k)),
   );
-  return out;
+  return lines.filter((_, i) => fresh.has(keys[i]!));
 }

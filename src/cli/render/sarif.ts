@@ -18,7 +18,7 @@ import type { AgentFile, AgentFiles } from '../../commands/locate.js';
 import type { VerifyData } from '../../commands/verify.js';
 import { ErrorCode } from '../../errors.js';
 import { RISK_CODES, type RiskCode, type RiskLevel } from '../../lock/risk.js';
-import type { UncheckedReason } from '../../lock/report.js';
+import type { VerifyFailureCode } from '../../lock/report.js';
 import { verifyFailures } from '../github.js';
 import type { CommandRenderer } from './common.js';
 import { bounded } from '../../untrusted.js';
@@ -300,84 +300,80 @@ export function diffSarif(data: DiffData, tool: SarifTool): SarifLog {
   });
 }
 
-/** The reasons an agent is left unchecked that a verify finding can carry (`credential-unset` fails only under `--strict`). */
-const UNCHECKED_TEXT: Record<UncheckedReason, string> = {
-  'credential-unset':
-    "The extended card's credential variable is not set, so the extended card was not checked (fails under --strict).",
-  'credential-route-new':
-    'With a review base: the credential would go along a route the base lockfile did not have for this agent, so none was sent; it is checked with credentials once the change is merged (review it in a2a diff).',
-  'extended-changed':
-    "With a review base: the lockfile's extended card snapshot is not the base's and the extended card could not be fetched now.",
-  'base-unreadable':
-    "The run's review base could not be read (a shallow clone, not an ancestor of HEAD), so no credential was sent to any agent.",
-};
-
 /**
- * What each failure code of `verify` means: its statuses, the reasons a part is left unchecked,
- * and the errors an agent's check can end in (the error codes of `src/errors.ts`). `severity`:
- * a finding about what the lockfile guards (plans, signatures, transport).
+ * What each failure code of `verify` means ({@link VERIFY_FAILURE_CODES}: its statuses, the reasons
+ * a part is left unchecked, the errors an agent's check can end in), and the two codes it fails with
+ * that `--ignore` never takes. Keyed by every code, so a new failure code needs its rule here.
+ * `severity`: a finding about what the lockfile guards (plans, signatures, transport).
  */
-const VERIFY_RULES: SarifRuleSpec[] = [
-  {
-    id: 'drift',
+const VERIFY_RULE_TEXT: Record<
+  VerifyFailureCode | typeof ErrorCode.LockfileInvalid | typeof ErrorCode.Refusal,
+  Omit<SarifRuleSpec, 'id'>
+> = {
+  drift: {
     level: 'error',
     severity: 'high',
     text: 'The card served now goes beyond a locked plan or a locked signature (beyond the lockfile): review it, then a2a update <agent>.',
   },
-  {
-    id: 'out-of-date',
+  'out-of-date': {
     level: 'error',
     text: 'The lockfile does not match the manifest (an agent added, removed or changed in a2a.json): run a2a lock.',
   },
-  {
-    id: 'changed',
+  changed: {
     level: 'warning',
     text: 'The card served now changed but leaves every locked plan equal: fails under --strict; a2a update <agent> records it.',
   },
-  ...(Object.keys(UNCHECKED_TEXT) as UncheckedReason[]).map((id) => ({
-    id,
-    level: 'warning' as const,
-    text: UNCHECKED_TEXT[id],
-  })),
-  {
-    id: ErrorCode.Unreachable,
+  'credential-unset': {
+    level: 'warning',
+    text: "The extended card's credential variable is not set, so the extended card was not checked (fails under --strict).",
+  },
+  'credential-route-new': {
+    level: 'warning',
+    text: 'With a review base: the credential would go along a route the base lockfile did not have for this agent, so none was sent; it is checked with credentials once the change is merged (review it in a2a diff).',
+  },
+  'extended-changed': {
+    level: 'warning',
+    text: "With a review base: the lockfile's extended card snapshot is not the base's and the extended card could not be fetched now.",
+  },
+  'base-unreadable': {
+    level: 'warning',
+    text: "The run's review base could not be read (a shallow clone, not an ancestor of HEAD), so no credential was sent to any agent.",
+  },
+  [ErrorCode.Unreachable]: {
     level: 'error',
     text: 'The agent could not be verified: it could not be reached (DNS, connection refused or reset, 404 or another 4xx, 5xx, too many redirects).',
   },
-  { id: ErrorCode.AuthRefused, level: 'error', text: 'The agent could not be verified: it answered 401 or 403.' },
-  {
-    id: ErrorCode.Timeout,
+  [ErrorCode.AuthRefused]: { level: 'error', text: 'The agent could not be verified: it answered 401 or 403.' },
+  [ErrorCode.Timeout]: {
     level: 'error',
     text: 'The agent could not be verified: its card did not arrive within the timeout.',
   },
-  {
-    id: ErrorCode.CardInvalid,
+  [ErrorCode.CardInvalid]: {
     level: 'error',
     text: 'The agent could not be verified: its card is not JSON, not an agent card, or fails validation.',
   },
-  {
-    id: ErrorCode.InsecureUrl,
+  [ErrorCode.InsecureUrl]: {
     level: 'error',
     severity: 'high',
     text: 'The agent could not be verified: its card URL is not allowed (plain http to a host other than this machine, an https to http redirect).',
   },
-  {
-    id: ErrorCode.SignatureRequired,
+  [ErrorCode.SignatureRequired]: {
     level: 'error',
     severity: 'high',
     text: "The agent could not be verified: the manifest sets requireSignature and the card's signature is absent or does not verify.",
   },
-  {
-    id: ErrorCode.LockfileInvalid,
+  [ErrorCode.LockfileInvalid]: {
     level: 'error',
     text: 'The agent could not be verified: its lock entry or a snapshot fails its integrity check.',
   },
-  {
-    id: ErrorCode.Refusal,
+  [ErrorCode.Refusal]: {
     level: 'error',
     text: 'The agent could not be verified: negotiation found no viable plan.',
   },
-];
+};
+
+/** The rules of every code of {@link VERIFY_RULE_TEXT}, in its order. */
+const VERIFY_RULES: SarifRuleSpec[] = Object.entries(VERIFY_RULE_TEXT).map(([id, rule]) => ({ id, ...rule }));
 
 /** The rules of `verify`: {@link VERIFY_RULES}, and one for any other error code found in this run. */
 function verifyRules(codes: Iterable<string>): SarifRuleSpec[] {
@@ -394,7 +390,7 @@ function verifyRules(codes: Iterable<string>): SarifRuleSpec[] {
  * lockfile lacks (line 1 when in neither).
  */
 export function verifySarif(data: VerifyData, tool: SarifTool): SarifLog {
-  const files = filesOf(data.human.files, data.human.lockfile, 'a2a.json');
+  const files = filesOf(data.human.files, data.human.lockfile, data.human.manifest);
   const failures = verifyFailures(data.agents);
   const findings: SarifFinding[] = failures.map((f) => {
     const file =

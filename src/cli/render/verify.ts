@@ -149,19 +149,20 @@ const SUMMARY_LIMIT = 500_000;
 export function verifySummary(data: VerifyData): string {
   const { exitCode, offline, strict } = data.human;
   const reports = Object.entries(data.agents);
-  const unchecked = reports.filter(([, r]) => r.status === 'unchecked').length;
+  const documents = Object.values(data.agents);
+  const unchecked = documents.filter((r) => r.status === 'unchecked').length;
   // Exit 0 with agents not checked with their credentials is not a plain pass: a reviewer must see it.
   const outcome =
     exitCode !== ExitCode.Ok
       ? `❌ verify failed (exit ${exitCode})`
       : unchecked > 0
-        ? `⚠️ ${verifiedText(reports.map(([, r]) => r))}, ${unchecked} unchecked`
-        : `✅ ${verifiedText(reports.map(([, r]) => r))}`;
+        ? `⚠️ ${verifiedText(documents)}, ${unchecked} unchecked`
+        : `✅ ${verifiedText(documents)}`;
   const lines = [
     `### a2a verify${summaryManifest(data.human.manifest)}: ${outcome}${offline ? ' (offline)' : ''}${strict ? ' (--strict)' : ''}`,
     '',
     // Outcomes are this tool's own words: statuses and error codes.
-    outcomeCounts(reports.map(([, r]) => r)),
+    outcomeCounts(documents),
     '',
   ];
   if (data.base?.status === 'read')
