@@ -6,10 +6,9 @@
 import { realpath } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { writeFileAtomic } from '../fs/atomic-write.js';
-import { readLockfile } from '../fs/lockfile.js';
+import { readLockfileDigest } from '../fs/lockfile.js';
 import { ExitCode, OutOfDateError, UsageError } from '../errors.js';
 import { bomText, cycloneDxBom } from '../lock/cyclonedx.js';
-import { lockDigest } from '../lock/digest.js';
 import { paths, type CommandResult, type GlobalOptions } from './context.js';
 
 /** The export formats. */
@@ -74,9 +73,11 @@ export async function runExport(options: GlobalOptions, args: ExportArgs): Promi
     if (target === realManifest || target === realLockfile)
       throw new UsageError(`--output ${args.output} names the ${target === realManifest ? 'manifest' : 'lockfile'}`);
   }
-  const read = await readLockfile(lockfile);
+  // The digest taken as the file is read: one walk of the whole lockfile, shared by the BOM and the answer.
+  const read = await readLockfileDigest(lockfile);
   if (!read) throw new OutOfDateError(`${lockfile}: not found`);
   const bom = cycloneDxBom(read.lock, {
+    digest: read.digest,
     toolVersion: args.toolVersion,
     firstParty: args.firstParty,
     source: lockfile,
@@ -94,7 +95,7 @@ export async function runExport(options: GlobalOptions, args: ExportArgs): Promi
       format: args.format,
       ...(output !== undefined ? { output } : {}),
       serialNumber: bom.serialNumber,
-      lockfileDigest: lockDigest(read.lock),
+      lockfileDigest: read.digest,
       services: bom.services.length,
       human: {
         lines: text.slice(0, -1).split('\n'),

@@ -84,6 +84,8 @@ export interface BomOptions {
   timestamp?: string;
   /** Where the lockfile was read from (error messages). */
   source: string;
+  /** The lockfile's digest when the caller took it as it read the file (`parseLockfileWithDigest`); else {@link lockDigest} of `lock`. */
+  digest?: string;
 }
 
 /**
@@ -95,7 +97,7 @@ export interface BomOptions {
  * @throws InvalidInputError `lockfile-invalid` when a card snapshot does not match its integrity
  */
 export function cycloneDxBom(lock: Lockfile, options: BomOptions): CycloneDxBom {
-  const digest = lockDigest(lock);
+  const digest = options.digest ?? lockDigest(lock);
   const firstParty = new Set(options.firstParty ?? []);
   const services = Object.keys(lock.agents)
     .sort()
