@@ -14,12 +14,9 @@
  *   node -e "import('./bench/runtime-cold.js').then(m=>m.run()).then(console.log)"
  */
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { runLock } from '../dist/commands/lock.js';
-import { sampleCard, startAgent } from '../scripts/agents.js';
+import { lockedEchoAgent } from './lib/echo.js';
 import { fleet, root, row } from './lib/fleet.js';
 
 const ROUNDS = 11;
@@ -90,29 +87,12 @@ export async function run() {
   );
 
   // 3. The first request in a fresh process.
-  const agent = await startAgent({
-    card: (origin) => sampleCard(origin, { securitySchemes: {}, securityRequirements: [] }),
-  });
-  const work = await mkdtemp(join(tmpdir(), 'a2a-bench-cold-'));
+  const echo = await lockedEchoAgent();
   try {
-    const profile = {
-      bindings: ['JSONRPC'],
-      versions: ['1.0'],
-      accepts: ['application/json'],
-      sends: ['text/plain'],
-      streaming: true,
-      extensions: [],
-    };
-    await writeFile(
-      join(work, 'a2a.json'),
-      JSON.stringify({ profile, agents: { research: { card: agent.origin, skills: ['market-size'] } } }),
-    );
-    const locked = await runLock({ manifest: join(work, 'a2a.json'), json: true, verbose: false, cwd: work, env: {} });
-    if (locked.exitCode !== 0) throw new Error(`bench: lock failed: ${JSON.stringify(locked.data)}`);
     const request = `SendMessageRequest.fromJSON({ message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text: 'size the EU heat-pump market' }] } })`;
     const first = await medians({
-      ours: `const { loadLock } = await import(${JSON.stringify(runtimeUrl)}); const { SendMessageRequest } = await import('@a2a-js/sdk'); const lock = await loadLock({ lockfile: ${JSON.stringify(join(work, 'a2a.lock.json'))} }); const client = await lock.agent('research', 'market-size').createClient(); await client.sendMessage(${request}); console.log(performance.now());`,
-      bare: `const { ClientFactory, ClientFactoryOptions } = await import('@a2a-js/sdk/client'); const { SendMessageRequest } = await import('@a2a-js/sdk'); const client = await new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { clientConfig: { acceptedOutputModes: ['application/json'] } })).createFromUrl(${JSON.stringify(agent.origin)}); await client.sendMessage(${request}); console.log(performance.now());`,
+      ours: `const { loadLock } = await import(${JSON.stringify(runtimeUrl)}); const { SendMessageRequest } = await import('@a2a-js/sdk'); const lock = await loadLock({ lockfile: ${JSON.stringify(echo.lockfile)} }); const client = await lock.agent('research', 'market-size').createClient(); await client.sendMessage(${request}); console.log(performance.now());`,
+      bare: `const { ClientFactory, ClientFactoryOptions } = await import('@a2a-js/sdk/client'); const { SendMessageRequest } = await import('@a2a-js/sdk'); const client = await new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { clientConfig: { acceptedOutputModes: ['application/json'] } })).createFromUrl(${JSON.stringify(echo.agent.origin)}); await client.sendMessage(${request}); console.log(performance.now());`,
     });
     rows.push(
       row(
@@ -125,8 +105,7 @@ export async function run() {
       ),
     );
   } finally {
-    await agent.close();
-    await rm(work, { recursive: true, force: true });
+    await echo.close();
   }
   return rows;
 }

@@ -7,14 +7,10 @@
  *   node -e "import('./bench/runtime.js').then(m=>m.run()).then(console.log)"
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ClientFactory, ClientFactoryOptions } from '@a2a-js/sdk/client';
-import { runLock } from '../dist/commands/lock.js';
 import { loadLock } from '../dist/runtime/index.js';
-import { sampleCard, startAgent } from '../scripts/agents.js';
+import { lockedEchoAgent } from './lib/echo.js';
 
 const WARMUP = 200;
 const SAMPLES = 1500;
@@ -50,26 +46,9 @@ function median(values) {
 /** @returns {Promise<Array<{ name: string, value: number, unit: string, baseline: string, ratio: number, goal: string }>>} */
 export async function run() {
   // No security requirement, so both clients send the same bytes apart from what the plan adds.
-  const agent = await startAgent({
-    card: (origin) => sampleCard(origin, { securitySchemes: {}, securityRequirements: [] }),
-  });
-  const dir = await mkdtemp(join(tmpdir(), 'a2a-bench-'));
+  const { agent, lockfile, close } = await lockedEchoAgent();
   try {
-    const profile = {
-      bindings: ['JSONRPC'],
-      versions: ['1.0'],
-      accepts: ['application/json'],
-      sends: ['text/plain'],
-      streaming: true,
-      extensions: [],
-    };
-    await writeFile(
-      join(dir, 'a2a.json'),
-      JSON.stringify({ profile, agents: { research: { card: agent.origin, skills: ['market-size'] } } }),
-    );
-    const locked = await runLock({ manifest: join(dir, 'a2a.json'), json: true, verbose: false, cwd: dir, env: {} });
-    if (locked.exitCode !== 0) throw new Error(`bench: lock failed: ${JSON.stringify(locked.data)}`);
-    const lock = await loadLock({ lockfile: join(dir, 'a2a.lock.json') });
+    const lock = await loadLock({ lockfile });
     const ours = await lock.agent('research', 'market-size').createClient();
     // The bare client asks for the same output modes, so both send the same request.
     const bare = await new ClientFactory(
@@ -106,7 +85,6 @@ export async function run() {
       },
     ];
   } finally {
-    await agent.close();
-    await rm(dir, { recursive: true, force: true });
+    await close();
   }
 }
