@@ -28,20 +28,21 @@ function mediaTypeKey(mediaType: string): string {
   return params === '' ? essence : `${essence};${params}`;
 }
 
-/** The keys of a list of modes, made once per list (the runtime asks the same locked list on every request). */
-const listKeys = new WeakMap<readonly string[], ReadonlySet<string>>();
+/** True when `mediaType` is one of `modes` ({@link sameMediaType}). */
+export function mediaTypeIn(modes: readonly string[], mediaType: string): boolean {
+  return modes.some((m) => sameMediaType(m, mediaType));
+}
 
 /**
- * True when `mediaType` is one of `modes` ({@link sameMediaType}). For a frozen `modes` (the
- * runtime's locked lists, asked on every request) its keys are made once and kept.
+ * The comparison keys of a list of modes, for a list asked many times (the runtime's locked modes,
+ * on every request): `hasMediaType(mediaTypeKeys(modes), t)` is `mediaTypeIn(modes, t)`.
  */
-export function mediaTypeIn(modes: readonly string[], mediaType: string): boolean {
-  if (!Object.isFrozen(modes)) return modes.some((m) => sameMediaType(m, mediaType));
-  let keys = listKeys.get(modes);
-  if (!keys) {
-    keys = new Set(modes.map(mediaTypeKey));
-    listKeys.set(modes, keys);
-  }
+export function mediaTypeKeys(modes: readonly string[]): ReadonlySet<string> {
+  return new Set(modes.map(mediaTypeKey));
+}
+
+/** True when `mediaType` is one of the modes whose keys are `keys` ({@link mediaTypeKeys}). */
+export function hasMediaType(keys: ReadonlySet<string>, mediaType: string): boolean {
   // A type already in key form (`text/plain`, the usual case) is its own key (a speed seam: docs/performance.md).
   return keys.has(mediaType) || keys.has(mediaTypeKey(mediaType));
 }

@@ -149,8 +149,7 @@ class PlanTransport implements Transport {
   getExtendedAgentCard(...a: Parameters<Transport['getExtendedAgentCard']>) {
     return this.call('GetExtendedAgentCard', (t, o) => t.getExtendedAgentCard(a[0], o), a[1]);
   }
-  sendMessage(...a: Parameters<Transport['sendMessage']>) {
-    const [params, options] = a;
+  sendMessage(params: Parameters<Transport['sendMessage']>[0], options?: RequestOptions) {
     // push → poll: the same message again without its push config (the locked poll fallback).
     const poll = hasPushConfig(params)
       ? (t: Transport, o?: RequestOptions) => t.sendMessage(withoutPushConfig(params), o)
@@ -331,41 +330,59 @@ class PlanTransport implements Transport {
   }
 
   /**
-   * Run `op` on the locked interface. VersionNotSupported: one retry on the locked version
-   * fallback. PushNotificationNotSupported with `poll` given and `poll` a locked delivery fallback
-   * of a push plan: one retry as `poll`. Any other classified error degrades; anything else is typed.
+   * Run `op` on the locked interface; a failure is answered by {@link recover}. Not an async
+   * function: on success the only promise added to the call is the one `catch` makes
+   * (docs/performance.md).
    */
-  private async call<T>(
+  private call<T>(
+    name: string,
+    op: (t: Transport, o?: RequestOptions) => Promise<T>,
+    options?: RequestOptions,
+    poll?: (t: Transport, o?: RequestOptions) => Promise<T>,
+  ): Promise<T> {
+    let sent: Promise<T>;
+    try {
+      sent = op(this.primary, options);
+    } catch (raw) {
+      sent = Promise.reject(raw);
+    }
+    return sent.catch((raw: unknown) => this.recover(raw, name, op, options, poll));
+  }
+
+  /**
+   * A failed call `op` on the locked interface. VersionNotSupported: one retry on the locked
+   * version fallback. PushNotificationNotSupported with `poll` given and `poll` a locked delivery
+   * fallback of a push plan: one retry as `poll`. Any other classified error degrades; anything
+   * else is typed.
+   */
+  private async recover<T>(
+    raw: unknown,
     name: string,
     op: (t: Transport, o?: RequestOptions) => Promise<T>,
     options?: RequestOptions,
     poll?: (t: Transport, o?: RequestOptions) => Promise<T>,
   ): Promise<T> {
     const { plan } = this.runtime;
-    try {
-      return await op(this.primary, options);
-    } catch (raw) {
-      const error = await this.scrub(raw);
-      const kind: AgentErrorKind | undefined = classifySdkError(error);
-      if (!kind) throw typedError(this.runtime, plan, error);
-      const next = this.versionFallbackFor(kind, name, error);
-      if (next)
-        return onlyValue(
-          this.retryOnVersionFallback(kind, name, next, (t) => once(() => op(t, withoutPlanHeaders(options)))),
-        );
-      if (
-        kind === 'push-notification-not-supported' &&
-        poll &&
-        plan.delivery === 'push' &&
-        plan.fallbacks?.delivery.includes('poll')
-      ) {
-        const failed = `${kind} on ${name} with a push config, then the locked poll fallback (the same message without it) failed too`;
-        return onlyValue(
-          this.retryOnce(kind, 'push', 'poll', plan, failed, () => once(() => poll(this.primary, options))),
-        );
-      }
-      throw this.runtime.degrade(kind, deadEnd(plan, kind, name), error);
+    const error = await this.scrub(raw);
+    const kind: AgentErrorKind | undefined = classifySdkError(error);
+    if (!kind) throw typedError(this.runtime, plan, error);
+    const next = this.versionFallbackFor(kind, name, error);
+    if (next)
+      return onlyValue(
+        this.retryOnVersionFallback(kind, name, next, (t) => once(() => op(t, withoutPlanHeaders(options)))),
+      );
+    if (
+      kind === 'push-notification-not-supported' &&
+      poll &&
+      plan.delivery === 'push' &&
+      plan.fallbacks?.delivery.includes('poll')
+    ) {
+      const failed = `${kind} on ${name} with a push config, then the locked poll fallback (the same message without it) failed too`;
+      return onlyValue(
+        this.retryOnce(kind, 'push', 'poll', plan, failed, () => once(() => poll(this.primary, options))),
+      );
     }
+    throw this.runtime.degrade(kind, deadEnd(plan, kind, name), error);
   }
 }
 

@@ -11,7 +11,7 @@ import { applyCredentials, placementSecrets, redactError, type CredentialPlaceme
 import { FetchError, isA2aLockError, PlanViolationError } from '../errors.js';
 import { errorCode, UNDICI_TIMEOUTS } from '../http/errors.js';
 import { isRecord } from '../json-path.js';
-import { mediaTypeIn } from '../card/media.js';
+import { hasMediaType, mediaTypeKeys } from '../card/media.js';
 import type { FallbackInterface, Plan } from '../negotiate/types.js';
 
 /** What one enforcing fetch is bound to. */
@@ -55,43 +55,38 @@ export function secretsSentWith(placements: object): string[] {
 /** At most this many same-plan redirects (307/308) are followed. */
 const MAX_REDIRECTS = 5;
 
-const SEND = new Set(['SendMessage', 'message/send']);
-const STREAM = new Set(['SendStreamingMessage', 'message/stream']);
-const SUBSCRIBE = new Set(['SubscribeToTask', 'tasks/resubscribe']);
-const PUSH_SET = new Set(['CreateTaskPushNotificationConfig', 'tasks/pushNotificationConfig/set']);
-
 type CallKind = 'send' | 'stream' | 'subscribe' | 'push-set' | 'other';
 
 /**
- * The JSON-RPC methods of each protocol version (A2A 1.0 §9.4 and §5.3; 0.3 §7). A call whose
- * method is not in the locked version's set is a violation: a 0.3 name on a 1.0 plan would be
- * stamped `A2A-Version: 1.0` and answered "method not found".
+ * The JSON-RPC methods of each protocol version (A2A 1.0 §9.4 and §5.3; 0.3 §7), each with the
+ * kind of call it is. A call whose method is not in the locked version's table is a violation: a
+ * 0.3 name on a 1.0 plan would be stamped `A2A-Version: 1.0` and answered "method not found".
  */
-const JSONRPC_METHODS: Readonly<Record<string, ReadonlySet<string>>> = {
-  '1.0': new Set([
-    'SendMessage',
-    'SendStreamingMessage',
-    'GetTask',
-    'ListTasks',
-    'CancelTask',
-    'SubscribeToTask',
-    'CreateTaskPushNotificationConfig',
-    'GetTaskPushNotificationConfig',
-    'ListTaskPushNotificationConfigs',
-    'DeleteTaskPushNotificationConfig',
-    'GetExtendedAgentCard',
+const JSONRPC_METHODS: Readonly<Record<string, ReadonlyMap<string, CallKind>>> = {
+  '1.0': new Map([
+    ['SendMessage', 'send'],
+    ['SendStreamingMessage', 'stream'],
+    ['GetTask', 'other'],
+    ['ListTasks', 'other'],
+    ['CancelTask', 'other'],
+    ['SubscribeToTask', 'subscribe'],
+    ['CreateTaskPushNotificationConfig', 'push-set'],
+    ['GetTaskPushNotificationConfig', 'other'],
+    ['ListTaskPushNotificationConfigs', 'other'],
+    ['DeleteTaskPushNotificationConfig', 'other'],
+    ['GetExtendedAgentCard', 'other'],
   ]),
-  '0.3': new Set([
-    'message/send',
-    'message/stream',
-    'tasks/get',
-    'tasks/cancel',
-    'tasks/resubscribe',
-    'tasks/pushNotificationConfig/set',
-    'tasks/pushNotificationConfig/get',
-    'tasks/pushNotificationConfig/list',
-    'tasks/pushNotificationConfig/delete',
-    'agent/getAuthenticatedExtendedCard',
+  '0.3': new Map([
+    ['message/send', 'send'],
+    ['message/stream', 'stream'],
+    ['tasks/get', 'other'],
+    ['tasks/cancel', 'other'],
+    ['tasks/resubscribe', 'subscribe'],
+    ['tasks/pushNotificationConfig/set', 'push-set'],
+    ['tasks/pushNotificationConfig/get', 'other'],
+    ['tasks/pushNotificationConfig/list', 'other'],
+    ['tasks/pushNotificationConfig/delete', 'other'],
+    ['agent/getAuthenticatedExtendedCard', 'other'],
   ]),
 };
 
@@ -107,7 +102,10 @@ export interface OutgoingRequest {
   url: string;
   /** The method, upper case. */
   method: string;
-  /** The headers, names lower case (repeated names joined with ", "). */
+  /**
+   * The headers as a plain record, names in any case. A protocol header (A2A-Version, the
+   * extensions header) given under several spellings counts as one, its values joined with ", ".
+   */
   headers: Record<string, string>;
   /** The body: JSON text, as a string or bytes (undefined or null: none; anything else is refused). */
   body?: unknown;
@@ -117,7 +115,7 @@ export interface OutgoingRequest {
 export interface CheckedRequest {
   /** The path below the interface URL (HTTP+JSON), '' for the exact URL: a redirect must keep it. */
   path: string;
-  /** The headers to send before the credential is placed: A2A-Version and the extensions header the plan's, the rest as given. */
+  /** The headers to send before the credential is placed: A2A-Version and the extensions header the plan's, the rest as given (names as given). */
   headers: Record<string, string>;
   /** The body to send (`acceptedOutputModes` filled in from the plan when the request gave none). */
   body: string | undefined;
@@ -135,18 +133,41 @@ export interface CheckedRequest {
 export function checkRequest(ctx: RequestPlan, request: OutgoingRequest): CheckedRequest {
   const refused = bindingViolation(ctx);
   if (refused) throw refused;
-  const violation = (message: string) => new PlanViolationError(ctx.agent, ctx.skill, message);
-  const path = checkUrl(ctx.iface, request.url, violation);
-  const { headers, method } = request;
-  let body = bodyText(request.body, violation);
-  checkProtocolHeaders(ctx, headers, violation);
+  return checkPrepared(prepare(ctx), request);
+}
 
+/** A {@link RequestPlan} with what the check of every request reads of it made once ({@link prepare}). */
+interface PreparedPlan extends RequestPlan {
+  /** The comparison keys of the locked input modes ({@link mediaTypeKeys}). */
+  inputModeKeys: ReadonlySet<string>;
+  /** The comparison keys of the plan's accepted output modes. */
+  outputModeKeys: ReadonlySet<string>;
+  /** A PlanViolationError of this agent and skill with `message`. */
+  violation: (message: string) => PlanViolationError;
+}
+
+/** `ctx` prepared for checking requests: once per enforcing fetch, not per request. */
+function prepare(ctx: RequestPlan): PreparedPlan {
+  return {
+    ...ctx,
+    inputModeKeys: mediaTypeKeys(ctx.inputModes),
+    outputModeKeys: mediaTypeKeys(ctx.plan.acceptedOutputModes),
+    violation: (message) => new PlanViolationError(ctx.agent, ctx.skill, message),
+  };
+}
+
+/** {@link checkRequest} on a prepared plan whose binding is carried over fetch. */
+function checkPrepared(ctx: PreparedPlan, request: OutgoingRequest): CheckedRequest {
+  const { violation } = ctx;
+  const path = checkUrl(ctx.iface, request.url, violation);
+  let body = bodyText(request.body, violation);
+  const headers = checkHeaders(ctx, request.headers);
   const kind = ctx.iface.protocolBinding === 'HTTP+JSON' ? restKind(path, violation) : undefined;
-  if (body !== undefined) body = checkBody(ctx, kind, body, violation);
-  else if (kind) checkKind(ctx, kind, violation);
+  if (body !== undefined) body = checkBody(ctx, kind, body);
+  else if (kind) checkKind(ctx, kind);
   // A JSON-RPC call is named by its body: without one there is nothing to check, so nothing is sent.
-  else throw violation(`a JSON-RPC request without a body (${method}) is not a call this plan can check`);
-  return { path, headers: plannedHeaders(ctx, headers), body };
+  else throw violation(`a JSON-RPC request without a body (${request.method}) is not a call this plan can check`);
+  return { path, headers, body };
 }
 
 /** The violation of every request on a binding not carried over fetch (gRPC); undefined for JSON-RPC and HTTP+JSON. */
@@ -190,40 +211,62 @@ function pathBelow(iface: FallbackInterface, base: URL, url: URL): string | unde
   return url.href === base.href ? '' : undefined;
 }
 
-/** A2A-Version: the locked Major.Minor (a conflicting value is a violation); extensions: only locked ones, under either header name. */
-function checkProtocolHeaders(
-  ctx: RequestPlan,
-  headers: Record<string, string>,
-  violation: (m: string) => Error,
-): void {
-  const version = ctx.iface.protocolVersion;
-  const asked = headers['a2a-version'];
-  if (asked !== undefined && asked.trim() !== version && !asked.trim().startsWith(`${version}.`)) {
-    throw violation(`A2A-Version ${JSON.stringify(asked.slice(0, 20))} conflicts with the locked ${version}`);
-  }
-  for (const name of ['a2a-extensions', 'x-a2a-extensions']) {
-    const listed = headers[name];
-    if (listed === undefined) continue;
-    for (const uri of listed
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean)) {
-      if (!ctx.plan.extensions.includes(uri))
-        throw violation(`extension ${uri} is not locked (locked: ${list(ctx.plan.extensions)})`);
-    }
-  }
-}
-
-/** The headers to send: the locked A2A-Version, the locked extensions under the one header name of the locked version, then the request's others. */
-function plannedHeaders(ctx: RequestPlan, headers: Record<string, string>): Record<string, string> {
+/**
+ * Check the request's protocol headers and make the headers to send. A2A-Version: the locked
+ * Major.Minor (a conflicting value is a violation); the extensions header under either name: only
+ * locked extensions. Sent: the locked A2A-Version, the locked extensions under the one header name
+ * of the locked version, then the request's other headers as given.
+ */
+function checkHeaders(ctx: PreparedPlan, headers: Record<string, string>): Record<string, string> {
   const version = ctx.iface.protocolVersion;
   const planned: Record<string, string> = { 'a2a-version': version };
   if (ctx.plan.extensions.length > 0)
     planned[version.startsWith('0.') ? 'x-a2a-extensions' : 'a2a-extensions'] = ctx.plan.extensions.join(', ');
-  for (const [name, value] of Object.entries(headers)) {
-    if (name !== 'a2a-version' && name !== 'a2a-extensions' && name !== 'x-a2a-extensions') planned[name] = value;
+  let asked: string | undefined;
+  let extensions: string | undefined;
+  let legacyExtensions: string | undefined;
+  const names = Object.keys(headers);
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i]!;
+    const value = headers[name]!;
+    const protocol = protocolHeader(name);
+    if (protocol === undefined) planned[name] = value;
+    else if (protocol === 'a2a-version') asked = joined(asked, value);
+    else if (protocol === 'a2a-extensions') extensions = joined(extensions, value);
+    else legacyExtensions = joined(legacyExtensions, value);
   }
+  if (asked !== undefined) {
+    const given = asked.trim();
+    if (given !== version && !given.startsWith(`${version}.`))
+      throw ctx.violation(`A2A-Version ${JSON.stringify(asked.slice(0, 20))} conflicts with the locked ${version}`);
+  }
+  checkExtensionsHeader(ctx, extensions);
+  checkExtensionsHeader(ctx, legacyExtensions);
   return planned;
+}
+
+/** Which protocol header `name` is, in any case, else undefined: only a name of one of their lengths is lower-cased. */
+function protocolHeader(name: string): 'a2a-version' | 'a2a-extensions' | 'x-a2a-extensions' | undefined {
+  if (name.length !== 11 && name.length !== 14 && name.length !== 16) return undefined;
+  const lower = name.toLowerCase();
+  return lower === 'a2a-version' || lower === 'a2a-extensions' || lower === 'x-a2a-extensions' ? lower : undefined;
+}
+
+/** A header's values so far and one more, joined with ", " as `Headers` joins a repeated name. */
+function joined(had: string | undefined, value: unknown): string {
+  return had === undefined ? String(value) : `${had}, ${String(value)}`;
+}
+
+/** An extensions header's value (either name; absent: undefined): only locked extensions. */
+function checkExtensionsHeader(ctx: PreparedPlan, listed: string | undefined): void {
+  if (listed === undefined) return;
+  for (const uri of listed
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
+    if (!ctx.plan.extensions.includes(uri))
+      throw ctx.violation(`extension ${uri} is not locked (locked: ${list(ctx.plan.extensions)})`);
+  }
 }
 
 /**
@@ -242,10 +285,11 @@ export function enforcingFetch(ctx: EnforcementContext): typeof fetch {
     };
   }
   const base = new URL(ctx.iface.url);
+  const prepared = prepare(ctx);
   /** Check and send; `body` is the request's body (a Blob already read). */
   const checkAndSend = (href: string, init: RequestInit | undefined, request: Request | undefined, body: unknown) => {
     const method = (init?.method ?? request?.method ?? 'GET').toUpperCase();
-    const checked = checkRequest(ctx, {
+    const checked = checkPrepared(prepared, {
       url: href,
       method,
       headers: headerRecord(init?.headers ?? request?.headers),
@@ -348,17 +392,18 @@ async function sendChecked(
   }
 }
 
-/** Request headers as a record with lower-case names (repeated names joined with ", ", as `Headers` does). */
+/**
+ * Request headers as a plain record ({@link OutgoingRequest.headers}): a plain record (what the SDK
+ * passes) as it is, not copied; `Headers`, pairs or another iterable as a record of lower-case names
+ * (repeated names joined with ", ", as `Headers` does).
+ */
 function headerRecord(init: HeadersInit | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
-  if (!init) return out;
-  // A plain record (what the SDK passes) before `Headers`: Node's web globals are getters, run on each use (docs/performance.md).
+  if (!init) return {};
+  // A plain record before `Headers`: Node's web globals are getters, run on each use (docs/performance.md).
   const proto = Object.getPrototypeOf(init);
-  if (proto === Object.prototype || proto === null) {
-    const record = init as Record<string, string>;
-    const names = Object.keys(record);
-    for (let i = 0; i < names.length; i++) addHeader(out, names[i]!, String(record[names[i]!]));
-  } else if (Array.isArray(init)) for (const [name, value] of init) addHeader(out, name!, value!);
+  if (proto === Object.prototype || proto === null) return init as Record<string, string>;
+  const out: Record<string, string> = {};
+  if (Array.isArray(init)) for (const [name, value] of init) addHeader(out, name!, value!);
   else if (init instanceof Headers) init.forEach((value, name) => addHeader(out, name, value));
   else for (const [name, value] of Object.entries(init)) addHeader(out, name, String(value));
   return out;
@@ -405,12 +450,12 @@ function restKind(rel: string, violation: (m: string) => Error): CallKind {
   return 'other';
 }
 
-function checkKind(ctx: RequestPlan, kind: CallKind, violation: (m: string) => Error): void {
+function checkKind(ctx: PreparedPlan, kind: CallKind): void {
   if ((kind === 'stream' || kind === 'subscribe') && ctx.plan.delivery !== 'stream') {
-    throw violation(`a streaming call, but the locked delivery is ${ctx.plan.delivery}`);
+    throw ctx.violation(`a streaming call, but the locked delivery is ${ctx.plan.delivery}`);
   }
   if (kind === 'push-set' && ctx.plan.delivery !== 'push')
-    throw violation(`a push notification config, but the locked delivery is ${ctx.plan.delivery}`);
+    throw ctx.violation(`a push notification config, but the locked delivery is ${ctx.plan.delivery}`);
 }
 
 /**
@@ -418,39 +463,34 @@ function checkKind(ctx: RequestPlan, kind: CallKind, violation: (m: string) => E
  * only when `acceptedOutputModes` was filled in). `restCall`: the HTTP+JSON call its path names;
  * undefined for JSON-RPC (named by `method` in the body).
  */
-function checkBody(
-  ctx: RequestPlan,
-  restCall: CallKind | undefined,
-  body: string,
-  violation: (m: string) => Error,
-): string {
+function checkBody(ctx: PreparedPlan, restCall: CallKind | undefined, body: string): string {
   let json: unknown;
   try {
     json = JSON.parse(body);
   } catch {
-    throw violation('the request body is not JSON');
+    throw ctx.violation('the request body is not JSON');
   }
   const { kind, params } = restCall
     ? { kind: restCall, params: isRecord(json) ? json : undefined }
-    : jsonRpcCall(ctx, json, violation);
-  checkKind(ctx, kind, violation);
+    : jsonRpcCall(ctx, json);
+  checkKind(ctx, kind);
   if (kind !== 'send' && kind !== 'stream') {
     // Any other call is checked by its name alone, so it may carry nothing the plan governs.
     const field = params ? PLAN_FIELDS.find((k) => params[k] !== undefined && params[k] !== null) : undefined;
     if (field !== undefined && kind !== 'push-set')
-      throw violation(
+      throw ctx.violation(
         `a ${restCall ? 'request on this route' : 'call of this method'} carrying "${field}" (a message or send configuration) is not one this plan can check`,
       );
     // Creating a push config (JSON-RPC Create/set; an HTTP+JSON pushNotificationConfigs body): its URL is the locked one.
-    if (kind === 'push-set') checkPushEndpoint(ctx.pushEndpoint ?? null, params ?? json, violation);
+    if (kind === 'push-set') checkPushEndpoint(ctx.pushEndpoint ?? null, params ?? json, ctx.violation);
     return body;
   }
   if (!params) {
-    if (restCall) throw violation('the send request body is not a JSON object');
+    if (restCall) throw ctx.violation('the send request body is not a JSON object');
     return body;
   }
-  checkMessages(ctx, params, violation);
-  return completeConfiguration(ctx, params, violation) ? JSON.stringify(json) : body;
+  checkMessages(ctx, params);
+  return completeConfiguration(ctx, params) ? JSON.stringify(json) : body;
 }
 
 /**
@@ -458,33 +498,24 @@ function checkBody(
  * the locked version, is checked and sent.
  */
 function jsonRpcCall(
-  ctx: RequestPlan,
+  ctx: PreparedPlan,
   json: unknown,
-  violation: (m: string) => Error,
 ): { kind: CallKind; params: Record<string, unknown> | undefined } {
   if (Array.isArray(json))
-    throw violation(
+    throw ctx.violation(
       'a JSON-RPC batch (an array of calls) is refused: A2A does not use batches, and its calls would go unchecked',
     );
-  if (!isRecord(json)) throw violation('the JSON-RPC request body is not an object');
+  if (!isRecord(json)) throw ctx.violation('the JSON-RPC request body is not an object');
   const m = json.method;
-  if (typeof m !== 'string') throw violation('the JSON-RPC request has no "method" string');
+  if (typeof m !== 'string') throw ctx.violation('the JSON-RPC request has no "method" string');
   const methods = JSONRPC_METHODS[ctx.iface.protocolVersion];
-  if (!methods) throw violation(`no JSON-RPC method table for the locked version ${ctx.iface.protocolVersion}`);
-  if (!methods.has(m))
-    throw violation(
-      `method ${JSON.stringify(m.slice(0, 60))} is not a JSON-RPC method of the locked version ${ctx.iface.protocolVersion} (${[...methods].slice(0, 3).join(', ')}, ...)`,
+  if (!methods) throw ctx.violation(`no JSON-RPC method table for the locked version ${ctx.iface.protocolVersion}`);
+  const kind = methods.get(m);
+  if (kind === undefined)
+    throw ctx.violation(
+      `method ${JSON.stringify(m.slice(0, 60))} is not a JSON-RPC method of the locked version ${ctx.iface.protocolVersion} (${[...methods.keys()].slice(0, 3).join(', ')}, ...)`,
     );
-  const kind = SEND.has(m)
-    ? 'send'
-    : STREAM.has(m)
-      ? 'stream'
-      : SUBSCRIBE.has(m)
-        ? 'subscribe'
-        : PUSH_SET.has(m)
-          ? 'push-set'
-          : 'other';
-  if (json.params !== undefined && !isRecord(json.params)) throw violation(`the params of ${m} are not an object`);
+  if (json.params !== undefined && !isRecord(json.params)) throw ctx.violation(`the params of ${m} are not an object`);
   return { kind, params: json.params };
 }
 
@@ -494,35 +525,30 @@ function jsonRpcCall(
  * HTTP+JSON `content`, both JSON spellings (`media_type` as well as `mediaType`): only locked
  * extensions and input modes.
  */
-function checkMessages(ctx: RequestPlan, params: Record<string, unknown>, violation: (m: string) => Error): void {
-  checkMessage(ctx, params.message, violation);
-  checkMessage(ctx, params.request, violation);
+function checkMessages(ctx: PreparedPlan, params: Record<string, unknown>): void {
+  checkMessage(ctx, params.message);
+  checkMessage(ctx, params.request);
 }
 
 /** One message of a send ({@link checkMessages}); anything but an object is not one. */
-function checkMessage(ctx: RequestPlan, message: unknown, violation: (m: string) => Error): void {
+function checkMessage(ctx: PreparedPlan, message: unknown): void {
   if (!isRecord(message)) return;
   if (Array.isArray(message.extensions)) {
     for (const uri of message.extensions) {
       if (typeof uri !== 'string' || !ctx.plan.extensions.includes(uri))
-        throw violation(
+        throw ctx.violation(
           `message extension ${JSON.stringify(uri)} is not locked (locked: ${list(ctx.plan.extensions)})`,
         );
     }
   }
-  checkParts(ctx, message.parts, violation);
-  checkParts(ctx, message.content, violation);
+  checkParts(ctx, message.parts);
+  checkParts(ctx, message.content);
 }
 
-/** A message's parts (1.0 `parts`, 0.3 HTTP+JSON `content`): each one's media types among the locked input modes. */
-function checkParts(ctx: RequestPlan, parts: unknown, violation: (m: string) => Error): void {
+/** A message's parts (1.0 `parts`, 0.3 HTTP+JSON `content`): each one's media types among the locked input modes ({@link checkPart}). */
+function checkParts(ctx: PreparedPlan, parts: unknown): void {
   if (!Array.isArray(parts)) return;
-  for (const part of parts) {
-    for (const type of partMediaTypes(part, violation)) {
-      if (!mediaTypeIn(ctx.inputModes, type))
-        throw violation(`a message part of type ${type} is not in the locked input modes (${list(ctx.inputModes)})`);
-    }
-  }
+  for (let i = 0; i < parts.length; i++) checkPart(ctx, parts[i]);
 }
 
 /**
@@ -530,22 +556,18 @@ function checkParts(ctx: RequestPlan, parts: unknown, violation: (m: string) => 
  * spelling, `pushNotification` too), only locked accepted output modes; when it lists none, the
  * plan's are filled in (`params` changed in place: true).
  */
-function completeConfiguration(
-  ctx: RequestPlan,
-  params: Record<string, unknown>,
-  violation: (m: string) => Error,
-): boolean {
+function completeConfiguration(ctx: PreparedPlan, params: Record<string, unknown>): boolean {
   const configuration = isRecord(params.configuration) ? params.configuration : NOTHING_SET;
   for (const k of PUSH_FIELDS) {
     const config = configuration[k];
     if (!config) continue;
     if (ctx.plan.delivery !== 'push')
-      throw violation(`a push notification config, but the locked delivery is ${ctx.plan.delivery}`);
-    checkPushEndpoint(ctx.pushEndpoint ?? null, config, violation);
+      throw ctx.violation(`a push notification config, but the locked delivery is ${ctx.plan.delivery}`);
+    checkPushEndpoint(ctx.pushEndpoint ?? null, config, ctx.violation);
   }
   const { acceptedOutputModes: camel, accepted_output_modes: snake } = configuration;
-  checkOutputModes(ctx, camel, violation);
-  checkOutputModes(ctx, snake, violation);
+  checkOutputModes(ctx, camel);
+  checkOutputModes(ctx, snake);
   // The SDK reads the camelCase list when it is an array (even empty), else the snake_case one.
   if (Array.isArray(camel) ? camel.length > 0 : Array.isArray(snake) && snake.length > 0) return false;
   params.configuration = { ...configuration, acceptedOutputModes: [...ctx.plan.acceptedOutputModes] };
@@ -606,11 +628,11 @@ function hasContent(part: Record<string, unknown>): boolean {
 }
 
 /** An accepted output mode list of a send configuration (either spelling): only locked modes. */
-function checkOutputModes(ctx: RequestPlan, modes: unknown, violation: (m: string) => Error): void {
+function checkOutputModes(ctx: PreparedPlan, modes: unknown): void {
   if (!Array.isArray(modes)) return;
   for (const mode of modes) {
-    if (typeof mode !== 'string' || !mediaTypeIn(ctx.plan.acceptedOutputModes, mode))
-      throw violation(
+    if (typeof mode !== 'string' || !hasMediaType(ctx.outputModeKeys, mode))
+      throw ctx.violation(
         `accepted output mode ${JSON.stringify(mode)} is not locked (locked: ${list(ctx.plan.acceptedOutputModes)})`,
       );
   }
@@ -620,31 +642,51 @@ function checkOutputModes(ctx: RequestPlan, modes: unknown, violation: (m: strin
 const NOTHING_SET: Readonly<Record<string, unknown>> = Object.freeze({});
 
 /**
- * A part's media types, by what a server will see: each declared one (`mediaType`/`media_type`,
- * 0.3 `file.mimeType`/`mime_type`), else one per content it may read. The @a2a-js/sdk 1.x server
- * reads a 1.0 part's first SET field (not undefined, not null) of `text`, `raw`, `url`, `data`, and
- * a 0.3 part by its `kind`; so `{text: null, data: {...}}` is data (application/json), and a part
- * whose fields disagree with its kind counts as all of them: text/plain for text, application/json
- * for data, application/octet-stream for bytes, a URL or a file. A part with no content is a violation.
+ * A part's media types, by what a server will see, each among the locked input modes: each
+ * declared one (`mediaType`/`media_type`, 0.3 `file.mimeType`/`mime_type`), else one per content it
+ * may read. The @a2a-js/sdk 1.x server reads a 1.0 part's first SET field (not undefined, not null)
+ * of `text`, `raw`, `url`, `data`, and a 0.3 part by its `kind`; so `{text: null, data: {...}}` is
+ * data (application/json), and a part whose fields disagree with its kind counts as all of them:
+ * text/plain for text, application/json for data, application/octet-stream for bytes, a URL or a
+ * file. A part with no content is a violation. Checked in that order, without building a list (the
+ * first type not locked is the one named).
  */
-function partMediaTypes(part: unknown, violation: (m: string) => Error): string[] {
-  const isSet = (v: unknown) => v !== undefined && v !== null;
+function checkPart(ctx: PreparedPlan, part: unknown): void {
   if (!isRecord(part) || !hasContent(part)) {
-    throw violation(
+    throw ctx.violation(
       `a message part has no recognisable content (${PART_CONTENT.join(', ')}); with the @a2a-js/sdk 1.3 client a part is {content: {$case: 'text', value}}`,
     );
   }
   const file = isRecord(part.file) ? part.file : NOTHING_SET;
-  const declared: string[] = [];
-  for (const t of [part.mediaType, part.media_type, file.mimeType, file.mime_type])
-    if (typeof t === 'string' && t !== '') declared.push(t);
-  if (declared.length > 0) return declared;
-  const read: string[] = [];
-  if (isSet(part.text) || part.kind === 'text') read.push('text/plain');
-  if (isSet(part.data) || part.kind === 'data') read.push('application/json');
+  // `|` (not `||`): every declared type is checked, not only the first.
+  const declared =
+    checkDeclared(ctx, part.mediaType) |
+    checkDeclared(ctx, part.media_type) |
+    checkDeclared(ctx, file.mimeType) |
+    checkDeclared(ctx, file.mime_type);
+  if (declared) return;
+  if (isSet(part.text) || part.kind === 'text') checkInputMode(ctx, 'text/plain');
+  if (isSet(part.data) || part.kind === 'data') checkInputMode(ctx, 'application/json');
   if (isSet(part.raw) || isSet(part.url) || isSet(part.file) || part.kind === 'file')
-    read.push('application/octet-stream');
-  return read;
+    checkInputMode(ctx, 'application/octet-stream');
+}
+
+/** A declared media type of a part ({@link checkPart}): 1 when one is declared (and locked), 0 when none. */
+function checkDeclared(ctx: PreparedPlan, type: unknown): 0 | 1 {
+  if (typeof type !== 'string' || type === '') return 0;
+  checkInputMode(ctx, type);
+  return 1;
+}
+
+/** One media type a part is read as: among the locked input modes. */
+function checkInputMode(ctx: PreparedPlan, type: string): void {
+  if (!hasMediaType(ctx.inputModeKeys, type))
+    throw ctx.violation(`a message part of type ${type} is not in the locked input modes (${list(ctx.inputModes)})`);
+}
+
+/** Set: neither undefined nor null. */
+function isSet(value: unknown): boolean {
+  return value !== undefined && value !== null;
 }
 
 function list(values: readonly string[]): string {

@@ -355,7 +355,6 @@ export class Lock extends EventEmitter {
   ): AgentRuntime {
     const card = checksNow().lockedNegotiationCard(entry, `${this.#source} agents.${name}`, settings);
     const found = card.skills.find((s) => s.id === skill);
-    // Frozen: the enforcing fetch keeps their comparison keys (mediaTypeIn).
     const inputModes = Object.freeze([...(found?.inputModes?.length ? found.inputModes : card.defaultInputModes)]);
     const sources = this.#sources(name);
     const credentials = this.#options.credentials;

@@ -130,6 +130,44 @@ describe('every form of a fetch call is checked alike', () => {
   });
 });
 
+describe('protocol headers in a header record, in any spelling', () => {
+  const body = '{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t"}}';
+
+  it('every spelling of A2A-Version counts, joined as Headers joins them; an extension under either name must be locked', async () => {
+    const before = hits.b!.length;
+    const f = fetchFor(`${b}/rpc`);
+    await expect(
+      f(`${b}/rpc`, { method: 'POST', headers: { 'a2a-VERSION': '1.0', 'A2A-Version': '0.3' }, body }),
+    ).rejects.toMatchObject({ code: 'plan-violation', message: expect.stringMatching(/A2A-Version "1\.0, 0\.3"/) });
+    await expect(
+      f(`${b}/rpc`, { method: 'POST', headers: { 'X-A2A-Extensions': 'https://other.example.com/y' }, body }),
+    ).rejects.toMatchObject({ code: 'plan-violation', message: expect.stringMatching(/extension https:\/\/other/) });
+    expect(hits.b!.length).toBe(before);
+  });
+
+  it('sends the locked A2A-Version once, whatever spelling the request gave, and the other headers as given', async () => {
+    let raw: string[] = [];
+    const server = http.createServer((req, res) => {
+      raw = req.rawHeaders;
+      res.end('{}');
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/rpc`;
+    const response = await fetchFor(url)(url, {
+      method: 'POST',
+      headers: { 'A2A-Version': '1.0', 'A2A-EXTENSIONS': '', 'X-Trace': 'abc' },
+      body,
+    });
+    expect(response.status).toBe(200);
+    const sent = (name: string) => raw.filter((_, i) => i % 2 === 0 && raw[i]!.toLowerCase() === name).length;
+    expect(sent('a2a-version')).toBe(1);
+    expect(raw[raw.findIndex((h) => h.toLowerCase() === 'a2a-version') + 1]).toBe('1.0');
+    expect(sent('a2a-extensions')).toBe(0);
+    expect(raw[raw.findIndex((h) => h.toLowerCase() === 'x-trace') + 1]).toBe('abc');
+  });
+});
+
 describe('network failures', () => {
   it('a refused port is a FetchError unreachable naming the URL without its query (where a credential may sit)', async () => {
     const closed = http.createServer();
