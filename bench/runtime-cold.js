@@ -13,34 +13,21 @@
  *
  *   node -e "import('./bench/runtime-cold.js').then(m=>m.run()).then(console.log)"
  */
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { lockedEchoAgent } from './lib/echo.js';
-import { fleet, root, row } from './lib/fleet.js';
+import { fleet, root, row, runNode } from './lib/fleet.js';
 
 const ROUNDS = 11;
 const runtimeUrl = pathToFileURL(join(root, 'dist', 'runtime', 'index.js')).href;
 
 /** Run `code` as an ES module in a fresh node (cwd: the repository); its stdout as a number (ms). */
-function child(code) {
-  return new Promise((ok, fail) => {
-    const p = spawn(process.execPath, ['--input-type=module', '-e', code], {
-      cwd: root,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    p.stdout.on('data', (d) => (out += d));
-    p.stderr.on('data', (d) => (err += d));
-    p.on('error', fail);
-    p.on('close', (status) => {
-      const ms = Number(out.trim().split('\n').at(-1));
-      if (status !== 0 || !Number.isFinite(ms))
-        fail(new Error(`bench child failed (exit ${status}): ${err.slice(0, 500)}`));
-      else ok(ms);
-    });
-  });
+async function child(code) {
+  const run = await runNode(['--input-type=module', '-e', code]);
+  const ms = Number(run.stdout.trim().split('\n').at(-1));
+  if (run.code !== 0 || !Number.isFinite(ms))
+    throw new Error(`bench child failed (exit ${run.code}): ${run.stderr.slice(0, 500)}`);
+  return ms;
 }
 
 /** Median ms of each snippet over ROUNDS interleaved fresh processes. */

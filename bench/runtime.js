@@ -8,12 +8,12 @@
  *
  *   node -e "import('./bench/runtime.js').then(m=>m.run()).then(console.log)"
  */
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { ClientFactory, ClientFactoryOptions } from '@a2a-js/sdk/client';
 import { loadLock } from '../dist/runtime/index.js';
 import { lockedEchoAgent } from './lib/echo.js';
+import { runNode } from './lib/fleet.js';
 
 const WARMUP = 200;
 const SAMPLES = 1500;
@@ -86,24 +86,11 @@ export async function measure() {
 }
 
 /** {@link measure} in a fresh node process. */
-function measureInChild() {
+async function measureInChild() {
   const code = `const m = await import(${JSON.stringify(import.meta.url)}); console.log(JSON.stringify(await m.measure())); process.exit(0);`;
-  return new Promise((ok, fail) => {
-    const p = spawn(process.execPath, ['--input-type=module', '-e', code], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    p.stdout.on('data', (d) => (out += d));
-    p.stderr.on('data', (d) => (err += d));
-    p.on('error', fail);
-    p.on('close', (status) => {
-      try {
-        if (status !== 0) throw new Error(`exit ${status}`);
-        ok(JSON.parse(out.trim().split('\n').at(-1)));
-      } catch (error) {
-        fail(new Error(`bench child failed (${error.message}): ${err.slice(0, 500)}`));
-      }
-    });
-  });
+  const child = await runNode(['--input-type=module', '-e', code]);
+  if (child.code !== 0) throw new Error(`bench child failed (exit ${child.code}): ${child.stderr.slice(0, 500)}`);
+  return JSON.parse(child.stdout.trim().split('\n').at(-1));
 }
 
 /** @returns {Promise<Array<{ name: string, value: number, unit: string, baseline: string, ratio: number, goal: string }>>} */
