@@ -229,8 +229,10 @@ function checkHeaders(ctx: PreparedPlan, headers: Record<string, string>): Recor
   for (let i = 0; i < names.length; i++) {
     const name = names[i]!;
     const value = headers[name]!;
+    // Assigned, an own `__proto__` key (JSON.parse and spreads make one) would set the prototype of the headers to send.
+    if (name === '__proto__') throw ctx.violation('a header named "__proto__" is refused');
     const protocol = protocolHeader(name);
-    if (protocol === undefined) planned[name] = value;
+    if (protocol === undefined) planned[name] = String(value);
     else if (protocol === 'a2a-version') asked = joined(asked, value);
     else if (protocol === 'a2a-extensions') extensions = joined(extensions, value);
     else legacyExtensions = joined(legacyExtensions, value);
@@ -402,7 +404,8 @@ function headerRecord(init: HeadersInit | undefined): Record<string, string> {
   // A plain record before `Headers`: Node's web globals are getters, run on each use (docs/performance.md).
   const proto = Object.getPrototypeOf(init);
   if (proto === Object.prototype || proto === null) return init as Record<string, string>;
-  const out: Record<string, string> = {};
+  // No prototype: a `__proto__` name is kept as a header, for checkHeaders to refuse.
+  const out: Record<string, string> = Object.create(null);
   if (Array.isArray(init)) for (const [name, value] of init) addHeader(out, name!, value!);
   else if (init instanceof Headers) init.forEach((value, name) => addHeader(out, name, value));
   else for (const [name, value] of Object.entries(init)) addHeader(out, name, String(value));

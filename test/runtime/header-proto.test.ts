@@ -1,13 +1,9 @@
 /**
- * Attack on c978501 (a plain header record passed to the enforcing fetch is read as given): a
- * record with an OWN `__proto__` key (what JSON.parse, an object spread or a computed key makes)
- * whose value is an object. checkHeaders copies it with `planned[name] = value`, which for
- * `__proto__` SETS THE PROTOTYPE of the headers to send. An array (or any iterable) as that
- * prototype makes `planned` iterable, and fetch's HeadersInit conversion then takes it as a
- * sequence of pairs: the locked A2A-Version and extensions header are dropped and the pairs from
- * the array are sent instead. Before c978501 every value was String()ed ('[object Object]'), and
- * assigning a string to `__proto__` is a no-op. A plan with a credential is not affected
- * (applyCredentials spreads the record, which drops the prototype).
+ * A header record with an own `__proto__` key (what JSON.parse, an object spread or a computed key
+ * makes): copied into the headers to send by assignment, it would set their prototype, and an
+ * iterable prototype made fetch read them as pairs, so the locked A2A-Version and extensions header
+ * were replaced by the record's pairs (found by an attack on c978501). Such a header is a plan
+ * violation in every form, and nothing is sent.
  */
 import http from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -96,47 +92,52 @@ function byName(rawHeaders: string[]): Record<string, string[]> {
 
 const body = '{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t"}}';
 
-describe('a header record with an own __proto__ key', () => {
-  it('JSON data alone (no code): the locked A2A-Version and extensions never reach the wire, the record’s pairs do', async () => {
-    // e.g. extra headers read from a config file or forwarded from a request: plain JSON.
+describe('a header named __proto__', () => {
+  it('JSON data alone (no code): a plan violation, nothing sent, in a record, pairs or Headers', async () => {
     const headers = JSON.parse(
       '{"__proto__":[["A2A-Version","0.3"],["A2A-Extensions","urn:not-locked"],["Authorization","Bearer injected"]]}',
     );
     const before = raw.length;
-    let error: unknown;
-    try {
-      await (await openFetch()(url, { method: 'POST', headers, body })).text();
-    } catch (e) {
-      error = e;
-    }
-    const sent = raw.length > before ? byName(raw[before]!) : undefined;
-    // Fail-closed would be: a plan violation and nothing sent, or the locked headers only.
-    if (sent) {
-      expect(sent['a2a-version']).toEqual(['1.0']);
-      expect(sent['a2a-extensions']).toEqual(['urn:locked']);
-    } else {
-      expect(error).toMatchObject({ code: 'plan-violation' });
-    }
+    const f = openFetch();
+    for (const given of [headers, [['__proto__', 'x']], new Headers([['__proto__', 'x']])])
+      await expect(f(url, { method: 'POST', headers: given, body })).rejects.toMatchObject({
+        code: 'plan-violation',
+        message: expect.stringMatching(/a header named "__proto__" is refused/),
+      });
+    expect(raw.length).toBe(before);
   });
 
-  it('through createClient(): serviceParameters parsed from JSON put A2A-Version 0.3 on the wire of a 1.0 plan', async () => {
+  it('through createClient(): serviceParameters parsed from JSON are refused, and the agent gets nothing', async () => {
     const lock = await loadLock({ lockfile: join(dir, 'a2a.lock.json'), env: {} });
     const client = await lock.agent('open', 'market-size').createClient();
     const from = agent.requests.length;
     const serviceParameters = JSON.parse('{"__proto__":[["A2A-Version","0.3"],["X-Injected","yes"]]}');
-    await client
-      .sendMessage(
+    await expect(
+      client.sendMessage(
         SendMessageRequest.fromJSON({
           message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text: 'hi' }] },
         }),
         { serviceParameters },
-      )
-      .catch(() => undefined);
-    const rpc = agent.requests.slice(from).filter((r) => r.path.startsWith('/a2a'));
-    expect(rpc.length).toBeGreaterThan(0);
-    for (const r of rpc) {
-      expect(r.headers['a2a-version']).toBe('1.0');
-      expect(r.headers['x-injected']).toBeUndefined();
-    }
+      ),
+    ).rejects.toMatchObject({ code: 'plan-violation' });
+    expect(agent.requests.slice(from).filter((r) => r.path.startsWith('/a2a'))).toEqual([]);
+  });
+
+  it('other headers reach the wire as the text of the value read at the check', async () => {
+    const before = raw.length;
+    let reads = 0;
+    const headers = {
+      'X-Count': 7,
+      get 'X-Once'() {
+        reads++;
+        return reads === 1 ? 'first' : 'second';
+      },
+    } as unknown as Record<string, string>;
+    await (await openFetch()(url, { method: 'POST', headers, body })).text();
+    const sent = byName(raw[before]!);
+    expect(sent['x-count']).toEqual(['7']);
+    expect(sent['x-once']).toEqual(['first']);
+    expect(sent['a2a-version']).toEqual(['1.0']);
+    expect(sent['a2a-extensions']).toEqual(['urn:locked']);
   });
 });
