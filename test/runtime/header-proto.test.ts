@@ -86,7 +86,10 @@ function openFetch() {
 /** Header name → values, names lower-cased, from node's rawHeaders. */
 function byName(rawHeaders: string[]): Record<string, string[]> {
   const out: Record<string, string[]> = {};
-  for (let i = 0; i < rawHeaders.length; i += 2) (out[rawHeaders[i]!.toLowerCase()] ??= []).push(rawHeaders[i + 1]!);
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]!.toLowerCase();
+    out[name] = [...(out[name] ?? []), rawHeaders[i + 1]!];
+  }
   return out;
 }
 
