@@ -5,7 +5,7 @@
  */
 import { execFile } from 'node:child_process';
 import { readFile, stat } from 'node:fs/promises';
-import { dirname, relative, sep } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { UsageError } from '../errors.js';
 
 /** Longest a git call may take, ms. */
@@ -61,8 +61,23 @@ function firstLine(text: string): string {
  * not installed).
  */
 export async function gitRoot(dir: string): Promise<string | undefined> {
+  // Without a `.git` above `dir` (or GIT_DIR) git finds no work tree: it is not started (docs/performance.md).
+  if (process.env.GIT_DIR === undefined && !(await gitEntryAbove(dir))) return undefined;
   const answer = await git(dir, ['rev-parse', '--show-toplevel']);
   return answer.ok ? answer.stdout.trim() : undefined;
+}
+
+/** Whether `dir` or a directory above it holds a `.git` entry (a directory, or a worktree's or submodule's file). */
+async function gitEntryAbove(dir: string): Promise<boolean> {
+  for (let at = resolve(dir); ; at = dirname(at)) {
+    try {
+      await stat(join(at, '.git'));
+      return true;
+    } catch {
+      // none here: one level up
+    }
+    if (dirname(at) === at) return false;
+  }
 }
 
 /** Whether `rev` names a commit in the repository holding `dir`. */

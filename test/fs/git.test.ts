@@ -55,6 +55,25 @@ describe('git', () => {
     );
   });
 
+  it('gitRoot: a directory below the work tree finds its root; one with no .git above it, none; GIT_DIR is still honoured', async () => {
+    const below = join(repo, 'sub', 'dir');
+    execFileSync('mkdir', ['-p', below]);
+    expect(await gitRoot(below)).toBe(repo);
+    const outside = realpathSync(mkdtempSync(join(tmpdir(), 'a2a-nogit-')));
+    const saved = process.env.GIT_DIR;
+    try {
+      expect(await gitRoot(outside)).toBeUndefined();
+      process.env.GIT_DIR = join(repo, '.git');
+      process.env.GIT_WORK_TREE = repo;
+      expect(await gitRoot(outside)).toBe(repo);
+    } finally {
+      if (saved === undefined) delete process.env.GIT_DIR;
+      else process.env.GIT_DIR = saved;
+      delete process.env.GIT_WORK_TREE;
+      rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
   it('outside a repository says so', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'a2a-nogit-'));
     try {
