@@ -4,6 +4,7 @@ import type { NormalizedCard, Warning } from '../card/model.js';
 import { otherOriginWarnings } from '../card/host.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { readManifest } from '../fs/manifest.js';
+import { CardPathSchema } from '../manifest/schema.js';
 import { paths, readCommandCard, type CommandResult, type GlobalOptions } from './context.js';
 
 /**
@@ -25,7 +26,7 @@ export interface CardData {
  * version: a framework may serve a 1.0 or a 0.3 card by the header), else the manifest profile's
  * first version when a manifest exists, else `1.0`. An invalid card throws (exit 1, `{"error":
  * {...}}` under `--json`).
- * @throws UsageError an `a2aVersion` that is not Major.Minor
+ * @throws UsageError an `a2aVersion` that is not Major.Minor, a `cardPath` the manifest would refuse
  */
 export async function runCard(
   options: GlobalOptions,
@@ -34,6 +35,12 @@ export async function runCard(
   if (args.a2aVersion !== undefined && !/^\d+\.\d+$/.test(args.a2aVersion)) {
     throw new UsageError(`--a2a-version "${args.a2aVersion}": use Major.Minor, e.g. 0.3 or 1.0`);
   }
+  // The manifest's rule for an agent's cardPath, so the flag reaches nothing a manifest could not name.
+  const cardPath = args.cardPath === undefined ? undefined : CardPathSchema.safeParse(args.cardPath);
+  if (cardPath && !cardPath.success)
+    throw new UsageError(
+      `--card-path ${JSON.stringify(args.cardPath!.slice(0, 80))}: ${cardPath.error.issues[0]?.message ?? 'not a card path'}`,
+    );
   const manifestPath = paths(options).manifest;
   // The manifest's first version when it has a valid one (and its originAuth); `a2a card` lints cards, not manifests.
   const manifest = existsSync(manifestPath) ? await readManifest(manifestPath).catch(() => undefined) : undefined;

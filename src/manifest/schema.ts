@@ -173,6 +173,16 @@ export type OriginAuthMap = Readonly<Record<string, OriginAuth>>;
 /** Agent names: used on the command line and as lockfile keys. */
 export const AgentNameSchema = z.string().check(z.regex(AGENT_NAME, AGENT_NAME_RULE));
 
+/**
+ * A card path (an agent's `cardPath`, `a2a card --card-path`): a path only, no scheme, host,
+ * query, fragment or `..` segment, so it can only name a place below the card URL's path.
+ */
+export const CardPathSchema = z.string().check(
+  z.refine((p) => !/^[A-Za-z][A-Za-z0-9+.-]*:|^\/\/|[#?\\]|(^|\/)\.\.(\/|$)/.test(p), {
+    message: 'must be a path (no scheme, host, query, fragment or "..")',
+  }),
+);
+
 /** One dependency: an agent card and the skills called on it. */
 export const AgentEntrySchema = z.strictObject({
   /** An http(s) URL (a `.json` path is the card; otherwise the well-known path is appended) or a file path relative to the manifest. */
@@ -216,13 +226,7 @@ export const AgentEntrySchema = z.strictObject({
    * itself, whatever its path (`https://…/v1/card`). Absent: a `.json` URL is the card, else the
    * well-known path (then the legacy one).
    */
-  cardPath: z.optional(
-    z.string().check(
-      z.refine((p) => !/^[A-Za-z][A-Za-z0-9+.-]*:|^\/\/|[#?\\]|(^|\/)\.\.(\/|$)/.test(p), {
-        message: 'must be a path (no scheme, host, query, fragment or "..")',
-      }),
-    ),
-  ),
+  cardPath: z.optional(CardPathSchema),
   /**
    * Lock an interface whose host is a bind address (`0.0.0.0`, `::`) or loopback, on a card fetched
    * from another host, at the card's origin (its scheme, host and port; the interface's path kept).

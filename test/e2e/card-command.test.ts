@@ -341,6 +341,27 @@ describe.concurrent('a2a card does not depend on the manifest', () => {
   });
 });
 
+describe('a2a card --card-path', () => {
+  it("a path the manifest would refuse as an agent's cardPath is a usage error, and nothing is fetched", async ({
+    onTestFinished,
+  }) => {
+    const res = resources(onTestFinished);
+    const agent = await res.agent({ card: (origin: string) => sampleCard(origin) });
+    const dir = await res.dir();
+    for (const cardPath of [
+      '../admin/card.json',
+      '//other.example/card.json',
+      'card.json?x=1',
+      'https://other.example/',
+    ]) {
+      const run = await runCli(['card', `${agent.origin}/agents`, '--card-path', cardPath], { cwd: dir });
+      expect(run.code, show(run)).toBe(2);
+      expect(allOutput(run)).toContain('must be a path (no scheme, host, query, fragment or "..")');
+    }
+    expect(cardRequests(agent.requests)).toEqual([]);
+  });
+});
+
 describe('card text on a terminal', () => {
   it('control characters in a card (a forged line, cursor movement) are shown escaped; colour from kleur is not touched', async ({
     onTestFinished,
