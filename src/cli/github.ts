@@ -4,6 +4,7 @@
  * risky change) as an annotation on the lockfile. Escaping follows the workflow-command rules: `%`, CR and LF in the message;
  * additionally `:` and `,` in property values; other control characters become `\u` escapes.
  */
+import type { AgentFiles } from '../commands/locate.js';
 import type { AgentReport } from '../lock/report.js';
 import type { AgentDiff } from '../lock/lockfile-diff.js';
 import { escapeUntrusted, show } from './render/common.js';
@@ -89,13 +90,35 @@ export function verifyFailures(reports: Record<string, AnnotatedReport>): Verify
   return out;
 }
 
-/** The annotations for a verify run, one per {@link verifyFailures} failure (`::error` or `::warning`) on `file`. */
-export function verifyAnnotations(file: string, reports: Record<string, AnnotatedReport>): string[] {
-  return verifyFailures(reports).map((f) =>
-    f.level === 'error'
-      ? errorAnnotation(file, f.title, f.message)
-      : lineAnnotation('warning', file, undefined, f.title, f.message),
-  );
+/**
+ * Where a failure of `agent` points: its key's line in the lockfile, else in the manifest (an agent
+ * not locked yet); the lockfile, at no line, when it is in neither or the files were not located.
+ */
+export function verifyFailureAt(
+  files: AgentFiles | undefined,
+  agent: string,
+): { file: 'lockfile' | 'manifest'; line?: number } {
+  if (files && Object.hasOwn(files.lockfile.lines, agent))
+    return { file: 'lockfile', line: files.lockfile.lines[agent]! };
+  if (files && Object.hasOwn(files.manifest.lines, agent))
+    return { file: 'manifest', line: files.manifest.lines[agent]! };
+  return { file: 'lockfile' };
+}
+
+/**
+ * The annotations for a verify run, one per {@link verifyFailures} failure (`::error` or
+ * `::warning`) on `file` (the lockfile); with `files` located, each at its line
+ * ({@link verifyFailureAt}), an agent only the manifest names on the manifest.
+ */
+export function verifyAnnotations(
+  file: string,
+  reports: Record<string, AnnotatedReport>,
+  files?: AgentFiles,
+): string[] {
+  return verifyFailures(reports).map((f) => {
+    const at = verifyFailureAt(files, f.agent);
+    return lineAnnotation(f.level, at.file === 'manifest' ? files!.manifest.path : file, at.line, f.title, f.message);
+  });
 }
 
 /** Most annotations `a2a diff` prints (GitHub shows 10 per step anyway). */

@@ -74,6 +74,32 @@ describe('GitHub annotations', () => {
   });
 });
 
+describe('verify annotations at their lines', () => {
+  it('with the files located: an agent at its lockfile line, one only the manifest names at its manifest line, one in neither at no line', () => {
+    const down = (code: string) => ({
+      status: 'error' as const,
+      exitCode: 3 as const,
+      error: { code: code as 'unreachable', message: 'm' },
+      warnings: [],
+    });
+    const files = {
+      lockfile: { path: 'sub/a2a.lock.json', lines: { locked: 12 } },
+      manifest: { path: 'sub/a2a.json', lines: { locked: 5, added: 9 } },
+    };
+    expect(
+      verifyAnnotations(
+        'sub/a2a.lock.json',
+        { locked: down('unreachable'), added: down('card-invalid'), gone: down('x') },
+        files,
+      ),
+    ).toEqual([
+      '::error file=sub/a2a.lock.json,line=12,title=locked not verified::unreachable: m',
+      '::error file=sub/a2a.json,line=9,title=added not verified::card-invalid: m',
+      '::error file=sub/a2a.lock.json,title=gone not verified::x: m',
+    ]);
+  });
+});
+
 describe('untrusted', () => {
   it('escapes every string and key at any depth, keeps `__proto__` a data key, and copies only what changes', () => {
     const clean = { a: ['x', { b: 'y' }], c: 1 };

@@ -142,7 +142,7 @@ describe.concurrent('a2a outdated', () => {
 
     // One annotation per agent beyond the lockfile, on stdout; under --json on stderr (stdout stays one document).
     const annotation =
-      '::error file=a2a.lock.json,title=research beyond the lockfile::market-size: refused with the locked choices (no-common-output-mode); market-size › acceptedOutputModes: ["application/json"] → ["text/plain"]; run: a2a update research';
+      '::error file=a2a.lock.json,line=4,title=research beyond the lockfile::market-size: refused with the locked choices (no-common-output-mode); market-size › acceptedOutputModes: ["application/json"] → ["text/plain"]; run: a2a update research';
     expect(gha.code, show(gha)).toBe(1);
     expect(gha.stdout.split('\n'), gha.stdout).toContain(annotation);
     expect(ghaJson.code).toBe(1);
@@ -152,13 +152,15 @@ describe.concurrent('a2a outdated', () => {
     expect(`${plain.stdout}${plain.stderr}`).not.toContain('::error');
     // Relative to the repository root (GITHUB_WORKSPACE), not to where verify ran.
     const nested = await cli(['verify'], { GITHUB_ACTIONS: 'true', GITHUB_WORKSPACE: dirname(dir) });
-    expect(nested.stdout).toContain(`::error file=${basename(dir)}/a2a.lock.json,title=research beyond the lockfile::`);
+    expect(nested.stdout).toContain(
+      `::error file=${basename(dir)}/a2a.lock.json,line=4,title=research beyond the lockfile::`,
+    );
     // A workspace that does not hold the lockfile: the path from where verify ran.
     const outside = await cli(['verify'], {
       GITHUB_ACTIONS: 'true',
       GITHUB_WORKSPACE: join(dirname(dir), 'elsewhere'),
     });
-    expect(outside.stdout).toContain('::error file=a2a.lock.json,title=research beyond the lockfile::');
+    expect(outside.stdout).toContain('::error file=a2a.lock.json,line=4,title=research beyond the lockfile::');
 
     // The same check as a library call (package root): data, not output.
     const verified = await verifyLockfile({ manifest: join(dir, 'a2a.json'), env: {} });

@@ -148,11 +148,11 @@ describe.concurrent('verify on a pull request: credentials only where the base l
     );
     // Exit 0, and still an annotation on the lockfile for the reviewer.
     expect(ci.stdout).toContain(
-      '::warning file=a2a.lock.json,title=evil not checked::credential-route-new: checked with credentials after this change is merged',
+      '::warning file=a2a.lock.json,line=4,title=evil not checked::credential-route-new: checked with credentials after this change is merged',
     );
     expect(strict.code, show(strict)).toBe(1);
     expect(strict.stdout).toContain('✗ evil: unchecked (credential-route-new)');
-    expect(strict.stdout).toContain('::error file=a2a.lock.json,title=evil not checked::credential-route-new');
+    expect(strict.stdout).toContain('::error file=a2a.lock.json,line=4,title=evil not checked::credential-route-new');
     expect(explicit.code, show(explicit)).toBe(0);
     expect(explicit.stdout).toContain('evil: unchecked (credential-route-new)');
     const doc = jsonOf(json);

@@ -159,7 +159,11 @@ describe.concurrent('--format sarif', () => {
     expect([sarif.code, text.code, formatJson.code, json.code, annotated.code], show(sarif)).toEqual([3, 3, 3, 3, 3]);
     // Under GitHub Actions stdout stays the log: the annotation goes to stderr.
     expect(runOf(annotated.stdout).results).toHaveLength(1);
-    expect(annotated.stderr).toMatch(/^::error file=a2a\.lock\.json,title=down not verified::unreachable: /m);
+    // The annotation sits where the SARIF result does: the agent's line of the lockfile.
+    const at = runOf(annotated.stdout).results[0].locations[0].physicalLocation.region.startLine;
+    expect(annotated.stderr).toMatch(
+      new RegExp(`^::error file=a2a\\.lock\\.json,line=${at},title=down not verified::unreachable: `, 'm'),
+    );
     expect(JSON.parse(formatJson.stdout)).toEqual(JSON.parse(json.stdout));
     const run = runOf(sarif.stdout);
     expect(run.automationDetails.id).toBe('a2a-lock/verify/a2a.json/');

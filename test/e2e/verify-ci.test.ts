@@ -80,7 +80,7 @@ describe.concurrent('a2a verify in CI', () => {
     expect(doc.ok).toBe(true);
     expect(doc.agents.b).toMatchObject({ status: 'error', exitCode: 3, ignored: true });
     expect(doc.agents.a).not.toHaveProperty('ignored');
-    expect(annotated.stdout).toMatch(/^::error file=a2a\.lock\.json,title=b not verified::unreachable: /m);
+    expect(annotated.stdout).toMatch(/^::error file=a2a\.lock\.json,line=\d+,title=b not verified::unreachable: /m);
     expect(quiet.code, show(quiet)).toBe(0);
     expect(quiet.stdout).not.toContain('::');
     // Other codes ignored: b still fails.

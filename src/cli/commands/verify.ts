@@ -104,7 +104,12 @@ export const verify = defineCommand({
         if (args.format === 'json') options.json = true;
         if (args.tool) sarif = await import('../render/sarif.js');
         // The job summary's heading names the manifest from the repository root (a git call): only when one is written.
-        return runVerify(options, { ...args, named: args.summary && Boolean(options.env.GITHUB_STEP_SUMMARY) });
+        // Under GitHub Actions each agent is located, so its annotation sits at its line.
+        return runVerify(options, {
+          ...args,
+          named: args.summary && Boolean(options.env.GITHUB_STEP_SUMMARY),
+          ...(options.env.GITHUB_ACTIONS === 'true' ? { locate: true as const } : {}),
+        });
       },
       renderer: (args) =>
         args.tool && sarif

@@ -19,7 +19,7 @@ import type { VerifyData } from '../../commands/verify.js';
 import { ErrorCode } from '../../errors.js';
 import { RISK_CODES, type RiskCode, type RiskLevel } from '../../lock/risk.js';
 import type { VerifyFailureCode } from '../../lock/report.js';
-import { verifyFailures } from '../github.js';
+import { verifyFailureAt, verifyFailures } from '../github.js';
 import type { CommandRenderer } from './common.js';
 import { bounded } from '../../untrusted.js';
 
@@ -393,17 +393,14 @@ export function verifySarif(data: VerifyData, tool: SarifTool): SarifLog {
   const files = filesOf(data.human.files, data.human.lockfile, data.human.manifest);
   const failures = verifyFailures(data.agents);
   const findings: SarifFinding[] = failures.map((f) => {
-    const file =
-      !Object.hasOwn(files.lockfile.lines, f.agent) && Object.hasOwn(files.manifest.lines, f.agent)
-        ? files.manifest
-        : files.lockfile;
+    const at = verifyFailureAt(files, f.agent);
     return {
       ruleId: f.code,
       level: f.level,
       message: `${f.title}: ${f.message}`,
       agent: f.agent,
-      path: file.path,
-      line: lineOf(file, f.agent),
+      path: files[at.file].path,
+      line: at.line ?? 1,
     };
   });
   return sarifLog({

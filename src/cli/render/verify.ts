@@ -84,7 +84,7 @@ export const verifyRenderer: CommandRenderer<VerifyData> = {
       inWorkspace && !inWorkspace.startsWith('..') && !isAbsolute(inWorkspace)
         ? inWorkspace
         : relative(where.cwd, lockfile);
-    return verifyAnnotations(file.split(sep).join('/'), data.agents);
+    return verifyAnnotations(file.split(sep).join('/'), data.agents, data.human.files);
   },
 };
 
