@@ -350,6 +350,13 @@ export async function runDiff(options: GlobalOptions, args: DiffArgs): Promise<C
   const failed = args.failOn !== undefined && failsOn(diff, args.failOn as RiskLevel | 'any');
   const agents: Record<string, DiffAgentDocument> = {};
   for (const { name, ...rest } of diff.agents) agents[name] = rest;
+  const files = args.locate
+    ? await locateAgents(
+        { file: lockfile, text: head.text },
+        { file: manifest, text: head.manifestText },
+        diff.agents.map((a) => a.name),
+      )
+    : undefined;
   return {
     exitCode: failed ? ExitCode.Drift : ExitCode.Ok,
     data: {
@@ -363,21 +370,14 @@ export async function runDiff(options: GlobalOptions, args: DiffArgs): Promise<C
       human: {
         names: diff.agents.map((a) => a.name),
         lockfile,
-        manifest: await repositoryPath(manifest),
+        // Located, the manifest's path from the repository root is already known (one git call, not two).
+        manifest: files ? files.manifest.path : await repositoryPath(manifest),
         lines: agentLines(
           head.text,
           diff.agents.filter((a) => a.level === 'high' || a.level === 'medium').map((a) => a.name),
         ),
         ...(headLock.digest !== undefined ? { digest: headLock.digest } : {}),
-        ...(args.locate
-          ? {
-              files: await locateAgents(
-                { file: lockfile, text: head.text },
-                { file: manifest, text: head.manifestText },
-                diff.agents.map((a) => a.name),
-              ),
-            }
-          : {}),
+        ...(files ? { files } : {}),
       },
     },
     warnings,

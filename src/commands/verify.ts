@@ -115,6 +115,9 @@ export async function runVerify(options: GlobalOptions, args: VerifyArgs): Promi
     ...(args.base !== undefined ? { base: args.base } : {}),
   });
   const { agents, exitCode } = ignoreFailures(reportDocuments(verified.agents), new Set(args.ignore), args.strict);
+  const files = args.locate
+    ? await locateAgents({ file: p.lockfile }, { file: p.manifest }, Object.keys(verified.agents))
+    : undefined;
   return {
     exitCode,
     data: {
@@ -126,10 +129,9 @@ export async function runVerify(options: GlobalOptions, args: VerifyArgs): Promi
         offline: args.offline,
         strict: args.strict,
         lockfile: p.lockfile,
-        manifest: args.named || args.locate ? await repositoryPath(p.manifest) : basename(p.manifest),
-        ...(args.locate
-          ? { files: await locateAgents({ file: p.lockfile }, { file: p.manifest }, Object.keys(verified.agents)) }
-          : {}),
+        // Located, the manifest's path from the repository root is already known (one git call, not two).
+        manifest: files ? files.manifest.path : args.named ? await repositoryPath(p.manifest) : basename(p.manifest),
+        ...(files ? { files } : {}),
       },
     },
     warnings: [...baseWarnings(verified.base, verified.agents), ...reportWarnings(verified.agents)],
