@@ -26,11 +26,6 @@ function escapeProperty(text: string): string {
   return escapeData(text).replace(/:/g, '%3A').replace(/,/g, '%2C');
 }
 
-/** One `::error` workflow command. `file` is relative to the repository root. */
-export function errorAnnotation(file: string, title: string, message: string): string {
-  return `::error file=${escapeProperty(file)},title=${escapeProperty(title)}::${escapeData(message)}`;
-}
-
 /**
  * One failing agent of a verify run, as its annotation and its SARIF result say it: `level`
  * `error` (it fails the run) or `warning` (it passes, yet was left unchecked); `code` the status

@@ -1,6 +1,6 @@
 /** CLI parts without a process: workflow-command escaping, flag suggestions, progress timing, the pool's order and progress, value pairs in diffs. */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { errorAnnotation, verifyAnnotations } from '../../src/cli/github.js';
+import { lineAnnotation, verifyAnnotations } from '../../src/cli/github.js';
 import { createProgress } from '../../src/cli/progress.js';
 import { closest, editDistance, unknownArgumentsMessage } from '../../src/cli/suggest.js';
 import { interleaveBy, mapSettled } from '../../src/pool.js';
@@ -8,14 +8,20 @@ import { renderDrift, showPair, terminalSafe, untrusted } from '../../src/cli/re
 
 describe('GitHub annotations', () => {
   it('escape %, CR and LF in the message, and also : and , in properties', () => {
-    expect(errorAnnotation('dir,a/a2a.lock.json', 'x: beyond, the lockfile', '100% a\r\nb: c, d')).toBe(
-      '::error file=dir%2Ca/a2a.lock.json,title=x%3A beyond%2C the lockfile::100%25 a%0D%0Ab: c, d',
-    );
+    expect(
+      lineAnnotation('error', 'dir,a/a2a.lock.json', undefined, 'x: beyond, the lockfile', '100% a\r\nb: c, d'),
+    ).toBe('::error file=dir%2Ca/a2a.lock.json,title=x%3A beyond%2C the lockfile::100%25 a%0D%0Ab: c, d');
   });
 
   it('escape terminal control and bidi characters (from a scheme name, a URL or an error) in the message and the properties: annotations skip the terminal filter', () => {
     const hostile = 'o\u001b]8;;http://x\u0007 \u001b[31m\u009b2J\u202e\u2028\u0000';
-    const line = errorAnnotation('a2a.lock.json', `t${hostile}`, `now sends ${hostile} → https://evil.example`);
+    const line = lineAnnotation(
+      'error',
+      'a2a.lock.json',
+      undefined,
+      `t${hostile}`,
+      `now sends ${hostile} → https://evil.example`,
+    );
     expect(line).toBe(
       '::error file=a2a.lock.json,title=to\\u001b]8;;http%3A//x\\u0007 \\u001b[31m\\u009b2J\\u202e\\u2028\\u0000::now sends o\\u001b]8;;http://x\\u0007 \\u001b[31m\\u009b2J\\u202e\\u2028\\u0000 → https://evil.example',
     );
