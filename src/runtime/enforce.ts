@@ -147,7 +147,7 @@ interface PreparedPlan extends RequestPlan {
 }
 
 /** `ctx` prepared for checking requests: once per enforcing fetch, not per request. */
-function prepare(ctx: RequestPlan): PreparedPlan {
+function prepare<C extends RequestPlan>(ctx: C): C & PreparedPlan {
   return {
     ...ctx,
     inputModeKeys: mediaTypeKeys(ctx.inputModes),
@@ -297,7 +297,7 @@ export function enforcingFetch(ctx: EnforcementContext): typeof fetch {
       headers: headerRecord(init?.headers ?? request?.headers),
       body,
     });
-    return sendChecked(ctx, base, href, checked, init, method, init?.signal ?? request?.signal);
+    return sendChecked(prepared, base, href, checked, init, method, init?.signal ?? request?.signal);
   };
   return (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     try {
@@ -338,7 +338,7 @@ async function readPlacements(ctx: EnforcementContext): Promise<CredentialPlacem
 
 /** Place the credential read now on a checked request and send it: once more with a renewed OAuth token on a 401, following only same-plan 307/308 redirects. */
 async function sendChecked(
-  ctx: EnforcementContext,
+  ctx: EnforcementContext & PreparedPlan,
   base: URL,
   href: string,
   checked: CheckedRequest,
@@ -384,7 +384,7 @@ async function sendChecked(
     if (response.status < 300 || response.status >= 400 || !response.headers.has('location')) return response;
     const next = new URL(response.headers.get('location')!, target);
     await response.body?.cancel();
-    const violation = (message: string) => new PlanViolationError(ctx.agent, ctx.skill, message);
+    const { violation } = ctx;
     if (response.status !== 307 && response.status !== 308)
       throw violation(`the agent answered ${response.status} (a redirect that changes the method), refused`);
     if (pathBelow(ctx.iface, base, next) !== checked.path)

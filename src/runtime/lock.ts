@@ -355,6 +355,7 @@ export class Lock extends EventEmitter {
   ): AgentRuntime {
     const card = checksNow().lockedNegotiationCard(entry, `${this.#source} agents.${name}`, settings);
     const found = card.skills.find((s) => s.id === skill);
+    // Frozen, as the plan is: the enforcing fetch makes their comparison keys once.
     const inputModes = Object.freeze([...(found?.inputModes?.length ? found.inputModes : card.defaultInputModes)]);
     const sources = this.#sources(name);
     const credentials = this.#options.credentials;
