@@ -106,12 +106,3 @@ export function checkLockfileTop(value: unknown, source: string): LockfileTop {
   }
   return value as LockfileTop;
 }
-
-/**
- * Parse lockfile text, checking its top level only: {@link parseLockfileJson}'s checks, then
- * {@link checkLockfileTop}; the entries are left to the schema, agent by agent.
- * @throws InvalidInputError `lockfile-invalid`
- */
-export function parseLockfileTop(text: string, source: string): LockfileTop {
-  return checkLockfileTop(parseLockfileJson(text, source), source);
-}

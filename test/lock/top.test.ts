@@ -6,7 +6,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseLockfile } from '../../src/lock/format.js';
-import { checkLockfileTop, parseLockfileTop } from '../../src/lock/top.js';
+import { checkLockfileTop, parseLockfileJson } from '../../src/lock/top.js';
+
+/** The lockfile's top level as the lazy loadLock reads it: parseLockfileJson's checks, then checkLockfileTop. */
+function parseLockfileTop(text: string, source: string) {
+  return checkLockfileTop(parseLockfileJson(text, source), source);
+}
 
 /** What a parse throws (its code, message and path), or 'ok'. */
 function outcome(parse: () => unknown): unknown {
