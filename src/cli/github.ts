@@ -4,6 +4,7 @@
  * risky change) as an annotation on the lockfile. Escaping follows the workflow-command rules: `%`, CR and LF in the message;
  * additionally `:` and `,` in property values; other control characters become `\u` escapes.
  */
+import { isAbsolute, relative, sep } from 'node:path';
 import type { AgentFiles } from '../commands/locate.js';
 import type { AgentReport } from '../lock/report.js';
 import type { AgentDiff } from '../lock/lockfile-diff.js';
@@ -114,6 +115,14 @@ export function verifyAnnotations(
     const at = verifyFailureAt(files, f.agent);
     return lineAnnotation(f.level, at.file === 'manifest' ? files!.manifest.path : file, at.line, f.title, f.message);
   });
+}
+
+/** The file an annotation names: `file` relative to the repository (`GITHUB_WORKSPACE`), else to the working directory; `/` separated. */
+export function annotationFile(file: string, where: { cwd: string; env: NodeJS.ProcessEnv }): string {
+  const inWorkspace = where.env.GITHUB_WORKSPACE ? relative(where.env.GITHUB_WORKSPACE, file) : '';
+  const shown =
+    inWorkspace && !inWorkspace.startsWith('..') && !isAbsolute(inWorkspace) ? inWorkspace : relative(where.cwd, file);
+  return shown.split(sep).join('/');
 }
 
 /** Most annotations `a2a diff` prints (GitHub shows 10 per step anyway). */

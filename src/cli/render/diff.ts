@@ -4,13 +4,12 @@
  * block per agent (verdict, plan fields per skill, card changes, signatures, settings, risks,
  * improvements), unchanged agents folded, and one count line.
  */
-import { isAbsolute, relative, sep } from 'node:path';
 import kleur from 'kleur';
 import { diffAgents, type DiffData } from '../../commands/diff.js';
 import { isLockDigest } from '../../lock/digest.js';
 import type { AgentDiff, DiffCounts } from '../../lock/lockfile-diff.js';
 import { RISK_LEVELS, type Risk, type RiskLevel } from '../../lock/risk.js';
-import { diffAnnotations } from '../github.js';
+import { annotationFile, diffAnnotations } from '../github.js';
 import { escapeMarkdown } from '../step-summary.js';
 import { bounded } from '../../untrusted.js';
 import {
@@ -344,16 +343,6 @@ export function diffTitle(
   data: Pick<DiffData, 'base' | 'head'> & { human: Pick<DiffData['human'], 'manifest'> },
 ): string {
   return `${data.human.manifest}: ${sideText(data.base)} → ${sideText(data.head)}`;
-}
-
-/** The lockfile relative to the repository (`GITHUB_WORKSPACE`), else to the working directory. */
-function annotationFile(lockfile: string, where: { cwd: string; env: NodeJS.ProcessEnv }): string {
-  const inWorkspace = where.env.GITHUB_WORKSPACE ? relative(where.env.GITHUB_WORKSPACE, lockfile) : '';
-  const file =
-    inWorkspace && !inWorkspace.startsWith('..') && !isAbsolute(inWorkspace)
-      ? inWorkspace
-      : relative(where.cwd, lockfile);
-  return file.split(sep).join('/');
 }
 
 const annotations: CommandRenderer<DiffData>['annotations'] = (data, where) =>

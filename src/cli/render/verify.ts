@@ -1,10 +1,9 @@
 /** The output of `a2a verify` and `a2a install`: one report per agent and a summary line; verify's GitHub annotations. */
-import { isAbsolute, relative, sep } from 'node:path';
 import kleur from 'kleur';
 import type { InstallData, ReportDocument, VerifyData } from '../../commands/verify.js';
 import { ExitCode } from '../../errors.js';
 import { failureCodes } from '../../lock/report.js';
-import { verifyAnnotations } from '../github.js';
+import { annotationFile, verifyAnnotations } from '../github.js';
 import { escapeMarkdown } from '../step-summary.js';
 import { documentOf, renderReport, show, type CommandRenderer } from './common.js';
 import { bounded } from '../../untrusted.js';
@@ -77,15 +76,8 @@ export const verifyRenderer: CommandRenderer<VerifyData> = {
         : kleur.red(`verify failed (exit ${exitCode})${counts}`),
     ];
   },
-  annotations: (data, where) => {
-    const { lockfile } = data.human;
-    const inWorkspace = where.env.GITHUB_WORKSPACE ? relative(where.env.GITHUB_WORKSPACE, lockfile) : '';
-    const file =
-      inWorkspace && !inWorkspace.startsWith('..') && !isAbsolute(inWorkspace)
-        ? inWorkspace
-        : relative(where.cwd, lockfile);
-    return verifyAnnotations(file.split(sep).join('/'), data.agents, data.human.files);
-  },
+  annotations: (data, where) =>
+    verifyAnnotations(annotationFile(data.human.lockfile, where), data.agents, data.human.files),
 };
 
 /**
