@@ -1,22 +1,60 @@
 #!/usr/bin/env node
-// Generate schemas/a2a.schema.json (manifest) and schemas/a2a-lock.schema.json (lockfile) from the
-// zod schemas in dist/ (run `npm run build` first). `--check` exits 1 when the committed files differ.
+// Generate, from the zod schemas in dist/ (run `npm run build` first): schemas/a2a.schema.json
+// (manifest) and schemas/a2a-lock.schema.json (lockfile), the JSON Schemas shipped for editors; and
+// the accept paths the formats parse with first (src/manifest/schema-accept.ts,
+// src/lock/schema-accept.ts, src/card/wire-accept.ts; scripts/accept.js). `--check` exits 1 when a
+// committed file differs from what this writes.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { ManifestSchema, LockfileSchema } from '../dist/index.js';
+import { wireSchemas } from '../dist/card/wire.js';
+import { LockfileSchema, ManifestSchema } from '../dist/index.js';
+import { lockSchemas } from '../dist/lock/schema.js';
+import * as rules from '../dist/manifest/rules.js';
+import { manifestSchemas } from '../dist/manifest/schema.js';
+import { generateAccept } from './accept.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const outputs = {
   'a2a.schema.json': { schema: ManifestSchema, title: 'a2a-lock manifest (a2a.json)', io: 'input' },
   'a2a-lock.schema.json': { schema: LockfileSchema, title: 'a2a-lock lockfile (a2a.lock.json)', io: 'output' },
 };
-let stale = false;
+const texts = {};
 for (const [file, { schema, title, io }] of Object.entries(outputs)) {
   const json = { ...z.toJSONSchema(schema, { io, unrepresentable: 'any' }), title };
-  const text = `${JSON.stringify(json, null, 2)}\n`;
-  const path = join(root, 'schemas', file);
+  texts[join('schemas', file)] = `${JSON.stringify(json, null, 2)}\n`;
+}
+const manifest = manifestSchemas();
+const lock = lockSchemas();
+const wire = wireSchemas();
+const accepts = {
+  'src/manifest/schema-accept.ts': {
+    source: 'src/manifest/schema.ts',
+    roots: { Manifest: manifest.ManifestSchema, Profile: manifest.ProfileSchema },
+    rulesImport: './rules.js',
+  },
+  'src/lock/schema-accept.ts': {
+    source: 'src/lock/schema.ts',
+    roots: { Lockfile: lock.LockfileSchema, LockEntry: lock.LockEntrySchema, Settings: lock.SettingsSchema },
+    rulesImport: '../manifest/rules.js',
+  },
+  'src/card/wire-accept.ts': {
+    source: 'src/card/wire.ts',
+    roots: {
+      AgentCardV1: wire.AgentCardV1Schema,
+      AgentCardV03: wire.AgentCardV03Schema,
+      SchemeVariants: wire.SchemeVariants,
+      SchemeByType: wire.SchemeByType,
+    },
+    rulesImport: '../manifest/rules.js',
+  },
+};
+for (const [file, options] of Object.entries(accepts)) texts[file] = generateAccept({ ...options, rules, root, file });
+
+let stale = false;
+for (const [file, text] of Object.entries(texts)) {
+  const path = join(root, file);
   if (process.argv.includes('--check')) {
     let current = '';
     try {
@@ -25,12 +63,12 @@ for (const [file, { schema, title, io }] of Object.entries(outputs)) {
       /* no file yet: out of date */
     }
     if (current !== text) {
-      console.error(`schemas/${file} is out of date: run npm run schemas`);
+      console.error(`${file} is out of date: run npm run schemas`);
       stale = true;
     }
   } else {
     writeFileSync(path, text);
-    console.log(`wrote schemas/${file}`);
+    console.log(`wrote ${file}`);
   }
 }
 process.exitCode = stale ? 1 : 0;

@@ -29,9 +29,8 @@ export {
   type TraceStep,
 } from './negotiate/types.js';
 export { sameMediaType } from './card/media.js';
+export { ManifestSchema, ProfileSchema, LockfileSchema } from './schemas.js';
 export {
-  ManifestSchema,
-  ProfileSchema,
   MANIFEST_SCHEMA_REF,
   DEFAULT_PROFILE,
   agentSettings,
@@ -41,7 +40,7 @@ export {
 } from './manifest/schema.js';
 export { parseManifest } from './manifest/parse.js';
 export { readManifest } from './fs/manifest.js';
-export { LockfileSchema, LOCKFILE_VERSION, LOCKFILE_SCHEMA_REF, type Lockfile, type LockEntry } from './lock/schema.js';
+export { LOCKFILE_VERSION, LOCKFILE_SCHEMA_REF, type Lockfile, type LockEntry } from './lock/schema.js';
 export { parseLockfile, serializeLockfile } from './lock/format.js';
 export { readLockfile, writeLockfile } from './fs/lockfile.js';
 export { manifestMismatches } from './lock/satisfies.js';

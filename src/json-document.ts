@@ -211,18 +211,52 @@ function lineAt(text: string, at: number): number {
 }
 
 /**
- * Validate a parsed document with a zod schema; the first issue becomes the error, naming its JSON path.
+ * A document format: its zod schema, the one definition, built on first use, and the accept path
+ * `npm run schemas` generates from that schema (`*-accept.ts`). The accept path returns what the
+ * schema's parse would return (defaults filled in, stripped keys dropped, in the same key order), or
+ * `undefined` when it does not accept the value, or cannot tell (a URL format): the schema then parses
+ * it, and words a refusal. Accepting a valid document so never builds zod's schemas.
+ */
+export interface Format<T> {
+  /** The parsed value, or `undefined`: not accepted here (the schema decides). */
+  accept(value: unknown): T | undefined;
+  /** The zod schema (built on the first call). */
+  schema(): z.ZodMiniType<T, unknown>;
+}
+
+/** The {@link Format} of a generated accept path and the zod schema it was generated from. */
+export function formatOf<T>(accept: (value: unknown) => unknown, schema: () => z.ZodMiniType<T, unknown>): Format<T> {
+  return { accept: accept as Format<T>['accept'], schema };
+}
+
+/** `build`'s value, built on the first call and kept (a format's zod schemas, built on first use). */
+export function once<T>(build: () => T): () => T {
+  let built: { value: T } | undefined;
+  return () => {
+    built ??= { value: build() };
+    return built.value;
+  };
+}
+
+/**
+ * Parse a value with a {@link Format}: its accept path, else its zod schema.
+ * @returns the parsed value, or the schema's first issue
+ */
+export function parseFormat<T>(format: Format<T>, value: unknown): { data: T } | { issue: z.core.$ZodIssue } {
+  const accepted = format.accept(value);
+  if (accepted !== undefined) return { data: accepted };
+  const result = format.schema().safeParse(value, { reportInput: true });
+  return result.success ? { data: result.data } : { issue: result.error.issues[0]! };
+}
+
+/**
+ * Validate a parsed document with its {@link Format}; the first issue becomes the error, naming its JSON path.
  * @throws InvalidInputError
  */
-export function validate<S extends z.ZodMiniType>(
-  schema: S,
-  value: unknown,
-  source: string,
-  code: DocCode,
-): z.infer<S> {
-  const result = schema.safeParse(value, { reportInput: true });
-  if (result.success) return result.data;
-  const issue = result.error.issues[0]!;
+export function validate<T>(format: Format<T>, value: unknown, source: string, code: DocCode): T {
+  const parsed = parseFormat(format, value);
+  if ('data' in parsed) return parsed.data;
+  const { issue } = parsed;
   throw new InvalidInputError(code, source, zodMessage(issue, { showValues: false }), { path: formatPath(issue.path) });
 }
 

@@ -5,10 +5,9 @@
  * Spec: A2A 1.0 `specification/a2a.proto` AgentCard (§8.1 of the spec), 0.3 `types/src/types.ts`
  * AgentCard, and the 0.3 → 1.0 mapping of the 1.0 migration guide.
  */
-import type { z } from 'zod/mini';
 import { InvalidInputError } from '../errors.js';
 import { formatPath, isRecord } from '../json-path.js';
-import { zodMessage } from '../json-document.js';
+import { type Format, parseFormat, zodMessage } from '../json-document.js';
 import {
   CORE_BINDINGS,
   type AgentInterface,
@@ -32,13 +31,16 @@ import { hasUserInfo } from './location.js';
 import { sameMediaType } from './media.js';
 import { cardSemver, majorMinor } from './version.js';
 import {
-  AgentCardV03Schema,
-  AgentCardV1Schema,
-  SchemeByType,
-  SchemeVariants,
+  CardV03Format,
+  CardV1Format,
+  isSchemeType,
+  SCHEME_WRAPPERS,
   SNAKE_TO_CAMEL,
-  type CommonCardSchema,
-  type RequirementSchema,
+  schemeTypeFormat,
+  schemeVariantFormat,
+  type CommonCard,
+  type SchemeVariant,
+  type WireRequirement,
 } from './wire.js';
 
 /** Where a card came from, for error messages and relative-URL resolution. */
@@ -164,7 +166,7 @@ interface ShapeRead {
   /** JSON path of each interface's url in the card as served (0.3 entries are deduplicated). */
   urlPaths: PropertyKey[][];
   /** The card parsed by its shape's schema: the fields both shapes share. */
-  base: z.infer<typeof CommonCardSchema>;
+  base: CommonCard;
   /** Whether the card says it serves an extended card (absent: it does not say). */
   extendedFlag: boolean | null | undefined;
 }
@@ -180,7 +182,7 @@ function readV1Interfaces(
   warnings: Warning[],
   fail: Fail,
 ): ShapeRead {
-  const card = parseWith(AgentCardV1Schema, obj, fail);
+  const card = parseWith(CardV1Format, obj, fail);
   // SDKs serving 0.3 clients embed the 1.0 interfaces beside the 0.3 fields; only a hybrid whose
   // 0.3 endpoint is not among its supportedInterfaces is worth a warning.
   const legacyUrl = typeof obj.url === 'string' ? obj.url : undefined;
@@ -219,7 +221,7 @@ function readLegacyInterfaces(
   warnings: Warning[],
   fail: Fail,
 ): ShapeRead {
-  const card = parseWith(AgentCardV03Schema, obj, fail);
+  const card = parseWith(CardV03Format, obj, fail);
   const version = card.protocolVersion
     ? majorMinor(card.protocolVersion, ['protocolVersion'], warnings)
     : from.legacyWellKnown
@@ -327,7 +329,7 @@ function placeInterfaces(
  * own security requirements checked against the card's schemes.
  */
 function readSkills(
-  base: z.infer<typeof CommonCardSchema>,
+  base: CommonCard,
   shape: CardShape,
   securitySchemes: Record<string, SecurityScheme>,
   warnings: Warning[],
@@ -405,12 +407,10 @@ function rejectProtoSchemes(card: Record<string, unknown>, fail: Fail): void {
   }
 }
 
-function parseWith<S extends z.ZodMiniType>(schema: S, value: unknown, fail: Fail): z.infer<S> {
-  // reportInput: without it zod issues carry no `input`, and zodMessage would call every wrong value "missing".
-  const result = schema.safeParse(value, { reportInput: true });
-  if (result.success) return result.data;
-  const issue = result.error.issues[0]!;
-  fail(issue.path, zodMessage(issue));
+function parseWith<T>(format: Format<T>, value: unknown, fail: Fail): T {
+  const parsed = parseFormat(format, value);
+  if ('data' in parsed) return parsed.data;
+  fail(parsed.issue.path, zodMessage(parsed.issue));
   throw new Error('unreachable');
 }
 
@@ -536,18 +536,18 @@ function hostWarnings(
 }
 
 function readScheme(raw: Record<string, unknown>, path: PropertyKey[], fail: Fail): SecurityScheme {
-  const wrappers = Object.keys(SchemeVariants).filter((k) => k in raw) as Array<keyof typeof SchemeVariants>;
+  const wrappers = SCHEME_WRAPPERS.filter((k) => k in raw);
   const description = (d: string | null | undefined) => (d ? { description: d } : {});
   if (wrappers.length === 1) {
     const key = wrappers[0]!;
-    const inner = parseWith(SchemeVariants[key], raw[key], (p, m) => fail([...path, key, ...p], m));
+    const inner = parseWith(schemeVariantFormat(key), raw[key], (p, m) => fail([...path, key, ...p], m));
     switch (key) {
       case 'apiKeySecurityScheme': {
-        const s = inner as z.infer<typeof SchemeVariants.apiKeySecurityScheme>;
+        const s = inner as SchemeVariant<'apiKeySecurityScheme'>;
         return { type: 'apiKey', location: s.location, name: s.name, ...description(s.description) };
       }
       case 'httpAuthSecurityScheme': {
-        const s = inner as z.infer<typeof SchemeVariants.httpAuthSecurityScheme>;
+        const s = inner as SchemeVariant<'httpAuthSecurityScheme'>;
         return {
           type: 'http',
           scheme: s.scheme,
@@ -556,7 +556,7 @@ function readScheme(raw: Record<string, unknown>, path: PropertyKey[], fail: Fai
         };
       }
       case 'oauth2SecurityScheme': {
-        const s = inner as z.infer<typeof SchemeVariants.oauth2SecurityScheme>;
+        const s = inner as SchemeVariant<'oauth2SecurityScheme'>;
         return {
           type: 'oauth2',
           flows: s.flows,
@@ -565,19 +565,19 @@ function readScheme(raw: Record<string, unknown>, path: PropertyKey[], fail: Fai
         };
       }
       case 'openIdConnectSecurityScheme': {
-        const s = inner as z.infer<typeof SchemeVariants.openIdConnectSecurityScheme>;
+        const s = inner as SchemeVariant<'openIdConnectSecurityScheme'>;
         return { type: 'openIdConnect', openIdConnectUrl: s.openIdConnectUrl, ...description(s.description) };
       }
       case 'mtlsSecurityScheme': {
-        const s = inner as z.infer<typeof SchemeVariants.mtlsSecurityScheme>;
+        const s = inner as SchemeVariant<'mtlsSecurityScheme'>;
         return { type: 'mtls', ...description(s.description) };
       }
     }
   }
   const type = raw.type;
-  if (wrappers.length === 0 && typeof type === 'string' && Object.hasOwn(SchemeByType, type)) {
-    const t = type as keyof typeof SchemeByType;
-    const s = parseWith(SchemeByType[t], raw, (p, m) => fail([...path, ...p], m)) as Record<
+  if (wrappers.length === 0 && typeof type === 'string' && isSchemeType(type)) {
+    const t = type;
+    const s = parseWith(schemeTypeFormat(t), raw, (p, m) => fail([...path, ...p], m)) as Record<
       string,
       string | undefined
     > & { flows?: Record<string, unknown> };
@@ -636,7 +636,7 @@ function readRequirements(
     }
     list = holder.security;
   }
-  const raw = (list ?? []) as Array<z.infer<typeof RequirementSchema>>;
+  const raw = (list ?? []) as WireRequirement[];
   return {
     requirements: raw.map(toRequirement),
     paths: raw.map((r, i) => (isWrapped(r) ? [...path, field, i, 'schemes'] : [...path, field, i])),
@@ -644,11 +644,11 @@ function readRequirements(
 }
 
 /** True for the proto form `{schemes: {name: {list}}}` (1.0, and 0.3 proto JSON). */
-function isWrapped(r: z.infer<typeof RequirementSchema>): boolean {
+function isWrapped(r: WireRequirement): boolean {
   return 'schemes' in r && typeof r.schemes === 'object' && r.schemes !== null && !Array.isArray(r.schemes);
 }
 
-function toRequirement(r: z.infer<typeof RequirementSchema>): SecurityRequirement {
+function toRequirement(r: WireRequirement): SecurityRequirement {
   const out: SecurityRequirement = {};
   if (isWrapped(r)) {
     for (const [name, scopes] of Object.entries(r.schemes as Record<string, { list?: string[] | null }>))

@@ -4,7 +4,7 @@ import type { NormalizedCard, Warning } from '../card/model.js';
 import { otherOriginWarnings } from '../card/host.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { readManifest } from '../fs/manifest.js';
-import { CardPathSchema } from '../manifest/schema.js';
+import { manifestSchemas } from '../manifest/schema.js';
 import { paths, readCommandCard, type CommandResult, type GlobalOptions } from './context.js';
 
 /**
@@ -36,7 +36,7 @@ export async function runCard(
     throw new UsageError(`--a2a-version "${args.a2aVersion}": use Major.Minor, e.g. 0.3 or 1.0`);
   }
   // The manifest's rule for an agent's cardPath, so the flag reaches nothing a manifest could not name.
-  const cardPath = args.cardPath === undefined ? undefined : CardPathSchema.safeParse(args.cardPath);
+  const cardPath = args.cardPath === undefined ? undefined : manifestSchemas().CardPathSchema.safeParse(args.cardPath);
   if (cardPath && !cardPath.success)
     throw new UsageError(
       `--card-path ${JSON.stringify(args.cardPath!.slice(0, 80))}: ${cardPath.error.issues[0]?.message ?? 'not a card path'}`,

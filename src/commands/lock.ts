@@ -9,7 +9,7 @@ import { A2aLockError, ExitCode, UsageError } from '../errors.js';
 import { readManifest, readManifestFile } from '../fs/manifest.js';
 import { parseManifest } from '../manifest/parse.js';
 import validRange from 'semver/ranges/valid.js';
-import { AgentNameSchema, type Manifest } from '../manifest/schema.js';
+import { manifestSchemas, type Manifest } from '../manifest/schema.js';
 import { entryChanges, type EntryChanges } from '../lock/changes.js';
 import { overallExitCode, syncFailureJson, type SkillRefusal, type SyncFailure } from '../lock/report.js';
 import { lockDigest } from '../lock/digest.js';
@@ -261,7 +261,7 @@ export function runAdd(
 
 async function add(options: GlobalOptions, args: Parameters<typeof runAdd>[1]): Promise<CommandResult<LockData>> {
   const p = paths(options);
-  if (!AgentNameSchema.safeParse(args.name).success)
+  if (!manifestSchemas().AgentNameSchema.safeParse(args.name).success)
     throw new UsageError(
       `agent name "${args.name}": use letters, digits, ".", "_" and "-", starting with a letter or digit`,
     );

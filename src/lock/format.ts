@@ -6,7 +6,7 @@
 import { validate } from '../json-document.js';
 import { stableFileJson } from '../canonical.js';
 import { lockDigest } from './digest.js';
-import { LockfileSchema, type Lockfile } from './schema.js';
+import { LockfileFormat, type Lockfile } from './schema.js';
 import { parseLockfileJson } from './top.js';
 
 /**
@@ -33,7 +33,7 @@ export function parseLockfileWithDigest(text: string, source: string): { lock: L
  * @throws InvalidInputError `lockfile-invalid`: a schema error naming the JSON path
  */
 export function validateLockfile(value: unknown, source: string): Lockfile {
-  return validate(LockfileSchema, value, source, 'lockfile-invalid');
+  return validate(LockfileFormat, value, source, 'lockfile-invalid');
 }
 
 /** The exact bytes of a lockfile: sorted keys, 2-space indent, LF, trailing newline. */

@@ -4,7 +4,7 @@ import { InvalidInputError } from '../errors.js';
 import { parseJson, validate } from '../json-document.js';
 import { formatPath } from '../json-path.js';
 import type { ClientProfile } from '../negotiate/types.js';
-import { ManifestSchema, ProfileSchema, type Manifest } from './schema.js';
+import { ManifestFormat, ProfileFormat, type Manifest } from './schema.js';
 
 /**
  * Parse and validate manifest text.
@@ -18,7 +18,7 @@ export function parseManifest(text: string, source: string): Manifest {
       path: '$.agents["__proto__"]',
     });
   }
-  const manifest = validate(ManifestSchema, value, source, 'manifest-invalid');
+  const manifest = validate(ManifestFormat, value, source, 'manifest-invalid');
   checkLocations(manifest, source);
   return manifest;
 }
@@ -84,7 +84,7 @@ function checkLocations(manifest: Manifest, source: string): void {
  */
 export function parseProfile(text: string, source: string): ClientProfile {
   const { $schema: _s, ...profile } = validate(
-    ProfileSchema,
+    ProfileFormat,
     parseJson(text, source, 'profile-invalid', { uniqueKeys: true }),
     source,
     'profile-invalid',

@@ -3,254 +3,310 @@
  * Strict: an unknown key is an error (typos in a hand-edited file must not pass silently);
  * `$schema` is allowed at the top.
  */
-// The functions used, not the package index (which loads all of semver: 47 modules).
-import validRange from 'semver/ranges/valid.js';
 import { z } from 'zod/mini';
-import { isLoopbackHost } from '../card/host.js';
+import { CONCRETE_MEDIA_TYPE } from '../card/media.js';
 import { CORE_BINDINGS } from '../card/model.js';
-import { CONCRETE_MEDIA_TYPE, isWildcardMediaType } from '../card/media.js';
 import { AGENT_LEVEL, type ClientProfile } from '../negotiate/types.js';
+import { formatOf, once } from '../json-document.js';
 import { AGENT_NAME, AGENT_NAME_RULE } from './agent-name.js';
-
-/** A concrete media type: `type/subtype[;params]`, no `*`. */
-const ConcreteMediaType = z.string().check(
-  z.refine((s) => !isWildcardMediaType(s), {
-    message: 'wildcards are not allowed: list concrete media types (a profile must not accept anything)',
-  }),
-  z.refine((s) => CONCRETE_MEDIA_TYPE.test(s), { message: 'not a media type (type/subtype)' }),
-  // The JSON Schema cannot run the refinements above; the pattern says the same to an editor.
-  z.meta({ pattern: CONCRETE_MEDIA_TYPE.source }),
-);
-
-const MajorMinor = z.string().check(z.regex(/^\d+\.\d+$/, 'must be Major.Minor, e.g. "1.0"'));
+import {
+  hasNoRepeats,
+  isCanonicalBinding,
+  isCardPath,
+  isMediaType,
+  isNonEmpty,
+  isNotProto,
+  isNotWildcard,
+  isOrigin,
+  isSemverRange,
+  isTlsOrLoopback,
+} from './rules.js';
+import { acceptManifest, acceptProfile } from './schema-accept.js';
 
 /**
  * Unique strings, in preference order; `nonEmpty`: at least one, with that message. The JSON Schema
  * gets `uniqueItems` (and `minItems`) as metadata, since it cannot run refinements.
  */
 function orderedSet<T extends z.ZodMiniType<string>>(item: T, nonEmpty?: string) {
-  const unique = z.refine<string[]>((a) => new Set(a).size === a.length, { message: 'duplicate entries' });
+  const unique = z.refine<string[]>(hasNoRepeats, { message: 'duplicate entries' });
   return nonEmpty === undefined
     ? z.array(item).check(unique, z.meta({ uniqueItems: true }))
-    : z.array(item).check(
-        unique,
-        z.refine<string[]>((a) => a.length > 0, { message: nonEmpty }),
-        z.meta({ uniqueItems: true, minItems: 1 }),
-      );
+    : z
+        .array(item)
+        .check(
+          unique,
+          z.refine<string[]>(isNonEmpty, { message: nonEmpty }),
+          z.meta({ uniqueItems: true, minItems: 1 }),
+        );
 }
 
-/** A binding string: a core one spelled canonically, or a custom binding (URI) named exactly. */
-const Binding = z.string().check(
-  z.minLength(1),
-  z.refine((b) => !CORE_BINDINGS.some((core) => core !== b && core.toLowerCase() === b.toLowerCase()), {
-    message: `core bindings are spelled ${CORE_BINDINGS.map((b) => `"${b}"`).join(', ')}`,
-  }),
-);
+/** The profile schemas (see {@link buildSchemas}). */
+function profileSchemas() {
+  /** A concrete media type: `type/subtype[;params]`, no `*`. */
+  const ConcreteMediaType = z.string().check(
+    z.refine(isNotWildcard, {
+      message: 'wildcards are not allowed: list concrete media types (a profile must not accept anything)',
+    }),
+    z.refine(isMediaType, { message: 'not a media type (type/subtype)' }),
+    // The JSON Schema cannot run the refinements above; the pattern says the same to an editor.
+    z.meta({ pattern: CONCRETE_MEDIA_TYPE.source }),
+  );
 
-const profileFields = {
-  bindings: orderedSet(Binding, 'must not be empty'),
-  versions: orderedSet(MajorMinor, 'must not be empty'),
-  accepts: orderedSet(ConcreteMediaType, 'must list at least one concrete media type'),
-  sends: orderedSet(ConcreteMediaType),
-  streaming: z.boolean(),
-  pushEndpoint: z.nullable(z.url({ protocol: /^https?$/ })),
-  extensions: orderedSet(z.string().check(z.minLength(1))),
-};
+  const MajorMinor = z.string().check(z.regex(/^\d+\.\d+$/, 'must be Major.Minor, e.g. "1.0"'));
 
-/** A full client profile (the manifest's top-level `profile`, and `--profile` files). */
-export const ProfileSchema = z.strictObject({
-  $schema: z.optional(z.string()),
-  bindings: profileFields.bindings,
-  versions: profileFields.versions,
-  accepts: profileFields.accepts,
-  sends: z._default(profileFields.sends, []),
-  streaming: z._default(profileFields.streaming, false),
-  pushEndpoint: z._default(profileFields.pushEndpoint, null),
-  extensions: z._default(profileFields.extensions, []),
-});
+  /** A binding string: a core one spelled canonically, or a custom binding (URI) named exactly. */
+  const Binding = z.string().check(
+    z.minLength(1),
+    z.refine(isCanonicalBinding, {
+      message: `core bindings are spelled ${CORE_BINDINGS.map((b) => `"${b}"`).join(', ')}`,
+    }),
+  );
 
-/** A partial profile an agent entry may carry; its fields override the top-level profile. */
-export const PartialProfileSchema = z.strictObject({
-  bindings: z.optional(profileFields.bindings),
-  versions: z.optional(profileFields.versions),
-  accepts: z.optional(profileFields.accepts),
-  sends: z.optional(profileFields.sends),
-  streaming: z.optional(profileFields.streaming),
-  pushEndpoint: z.optional(profileFields.pushEndpoint),
-  extensions: z.optional(profileFields.extensions),
-});
+  const profileFields = {
+    bindings: orderedSet(Binding, 'must not be empty'),
+    versions: orderedSet(MajorMinor, 'must not be empty'),
+    accepts: orderedSet(ConcreteMediaType, 'must list at least one concrete media type'),
+    sends: orderedSet(ConcreteMediaType),
+    streaming: z.boolean(),
+    pushEndpoint: z.nullable(z.url({ protocol: /^https?$/ })),
+    extensions: orderedSet(z.string().check(z.minLength(1))),
+  };
 
-/** A secret read from an environment variable at run time. */
-const EnvSourceSchema = z.strictObject({
-  env: z.string().check(z.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name')),
-});
+  /** A full client profile (the manifest's top-level `profile`, and `--profile` files). */
+  const ProfileSchema = z.strictObject({
+    $schema: z.optional(z.string()),
+    bindings: profileFields.bindings,
+    versions: profileFields.versions,
+    accepts: profileFields.accepts,
+    sends: z._default(profileFields.sends, []),
+    streaming: z._default(profileFields.streaming, false),
+    pushEndpoint: z._default(profileFields.pushEndpoint, null),
+    extensions: z._default(profileFields.extensions, []),
+  });
+
+  /** A partial profile an agent entry may carry; its fields override the top-level profile. */
+  const PartialProfileSchema = z.strictObject({
+    bindings: z.optional(profileFields.bindings),
+    versions: z.optional(profileFields.versions),
+    accepts: z.optional(profileFields.accepts),
+    sends: z.optional(profileFields.sends),
+    streaming: z.optional(profileFields.streaming),
+    pushEndpoint: z.optional(profileFields.pushEndpoint),
+    extensions: z.optional(profileFields.extensions),
+  });
+
+  return { ProfileSchema, PartialProfileSchema };
+}
+
+/** Where secrets come from: credential sources and `originAuth` (see {@link buildSchemas}). */
+function sourceSchemas() {
+  /** A secret read from an environment variable at run time. */
+  const EnvSourceSchema = z.strictObject({
+    env: z.string().check(z.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name')),
+  });
+
+  /**
+   * An OAuth 2.0 client for a card's `oauth2SecurityScheme` with a `clientCredentials` flow: the
+   * access token is obtained from the flow's `tokenUrl` as locked (RFC 6749 §4.4), the client
+   * authenticated with HTTP Basic (default) or in the form body (`clientAuth: "form"`, §2.3.1).
+   */
+  const OAuthClientSourceSchema = z.strictObject({
+    oauth: z.strictObject({
+      clientId: EnvSourceSchema,
+      clientSecret: EnvSourceSchema,
+      clientAuth: z.optional(z.enum(['basic', 'form'])),
+    }),
+  });
+
+  /**
+   * Where a credential's secret comes from at run time: `{"env": NAME}`, or an OAuth 2.0 client
+   * (`{"oauth": {"clientId": {"env": …}, "clientSecret": {"env": …}}}`). Only the source is stored, never a value.
+   */
+  const CredentialSourceSchema = z.union([EnvSourceSchema, OAuthClientSourceSchema], {
+    error:
+      'a credential source is {"env": "NAME"} or {"oauth": {"clientId": {"env": "NAME"}, "clientSecret": {"env": "NAME"}}}',
+  });
+
+  /** An environment variable name (where a secret is read at request time). */
+  const EnvName = z.string().check(z.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name'));
+
+  /** An HTTP header name (an RFC 9110 token). */
+  const HeaderName = z.string().check(z.regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'must be an HTTP header name'));
+
+  /**
+   * An origin `scheme://host[:port]` as a URL parser prints it (lower case, no default port, no
+   * path, no trailing slash): the key of `originAuth`.
+   */
+  const OriginSchema = z.string().check(
+    z.refine(isOrigin, {
+      message: 'must be an origin: https://host[:port] (lower case, no path, no trailing slash)',
+    }),
+    // A platform credential never crosses the network in cleartext.
+    z.refine(isTlsOrLoopback, {
+      message: 'plain http only to a loopback host: a platform credential is never sent in cleartext',
+    }),
+    // The JSON Schema cannot run the refinements; the pattern says the shape to an editor.
+    z.meta({ pattern: '^https?://[^/?#]+$' }),
+  );
+
+  /**
+   * How every request to one origin authenticates at the platform in front of the agent (Cloud Run
+   * IAM, AgentCore, Gemini Enterprise, Entra ID), whatever the card's own security schemes say:
+   * `bearer` (`Authorization: Bearer <$env>`), `header` (`<name>: <prefix><$env>`) or `awsSigV4`
+   * (AWS Signature V4 from `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`).
+   * Only where the value comes from is stored, never a value.
+   */
+  const OriginAuthSchema = z.union([
+    z.strictObject({ bearer: z.strictObject({ env: EnvName }) }),
+    // The prefix is part of a header value: printable ASCII, space and tab only (no line break, no escape sequence).
+    z.strictObject({
+      header: z.strictObject({
+        name: HeaderName,
+        env: EnvName,
+        prefix: z.optional(
+          z.string().check(z.regex(/^[\t\x20-\x7e]*$/, 'must be printable ASCII (a header value prefix)')),
+        ),
+      }),
+    }),
+    z.strictObject({
+      awsSigV4: z.strictObject({
+        region: z.string().check(z.regex(/^[a-z0-9-]+$/, 'must be an AWS region')),
+        service: z.string().check(z.regex(/^[a-z0-9-]+$/, 'must be an AWS service name')),
+      }),
+    }),
+  ]);
+
+  return { CredentialSourceSchema, OriginSchema, OriginAuthSchema };
+}
 
 /**
- * An OAuth 2.0 client for a card's `oauth2SecurityScheme` with a `clientCredentials` flow: the
- * access token is obtained from the flow's `tokenUrl` as locked (RFC 6749 §4.4), the client
- * authenticated with HTTP Basic (default) or in the form body (`clientAuth: "form"`, §2.3.1).
+ * The manifest's zod schemas: the one definition of `a2a.json` (and of `--profile` documents), from
+ * which `npm run schemas` writes `schemas/a2a.schema.json` and the accept path `schema-accept.ts`.
+ * Built by {@link manifestSchemas} on first use: reading a valid manifest takes the accept path and
+ * never builds them.
  */
-const OAuthClientSourceSchema = z.strictObject({
-  oauth: z.strictObject({
-    clientId: EnvSourceSchema,
-    clientSecret: EnvSourceSchema,
-    clientAuth: z.optional(z.enum(['basic', 'form'])),
-  }),
-});
+function buildSchemas() {
+  const { ProfileSchema, PartialProfileSchema } = profileSchemas();
+  const { CredentialSourceSchema, OriginSchema, OriginAuthSchema } = sourceSchemas();
 
-/**
- * Where a credential's secret comes from at run time: `{"env": NAME}`, or an OAuth 2.0 client
- * (`{"oauth": {"clientId": {"env": …}, "clientSecret": {"env": …}}}`). Only the source is stored, never a value.
- */
-export const CredentialSourceSchema = z.union([EnvSourceSchema, OAuthClientSourceSchema], {
-  error:
-    'a credential source is {"env": "NAME"} or {"oauth": {"clientId": {"env": "NAME"}, "clientSecret": {"env": "NAME"}}}',
-});
+  /** Agent names: used on the command line and as lockfile keys. */
+  const AgentNameSchema = z.string().check(z.regex(AGENT_NAME, AGENT_NAME_RULE));
+
+  /**
+   * A card path (an agent's `cardPath`, `a2a card --card-path`): a path only, no scheme, host,
+   * query, fragment or `..` segment, so it can only name a place below the card URL's path.
+   */
+  const CardPathSchema = z.string().check(
+    z.refine(isCardPath, {
+      message: 'must be a path (no scheme, host, query, fragment or "..")',
+    }),
+  );
+
+  /** One dependency: an agent card and the skills called on it. */
+  const AgentEntrySchema = z.strictObject({
+    /** An http(s) URL (a `.json` path is the card; otherwise the well-known path is appended) or a file path relative to the manifest. */
+    card: z.string().check(z.minLength(1)),
+    /**
+     * Skill ids (AgentSkill.id) this client calls. Absent or `[]`: one agent-level plan under the key
+     * `"*"` (the card's default modes and card-level security), for agents that list no skills.
+     */
+    // A skill id keys the lockfile's plans: `__proto__` would not survive as an object key.
+    skills: z._default(
+      orderedSet(z.string().check(z.minLength(1), z.refine(isNotProto, 'skill id "__proto__" is not supported'))),
+      [],
+    ),
+    /**
+     * Scheme name (as in the card's securitySchemes) → where its secret comes from (`{"env": NAME}`, or
+     * `{"oauth": …}` for an oauth2 clientCredentials flow). The keys are the credentials held.
+     */
+    credentials: z._default(z.record(z.string().check(z.minLength(1)), CredentialSourceSchema), {}),
+    /** A semver range over the card's `version`. */
+    version: z.optional(z.string().check(z.refine(isSemverRange, { message: 'not a semver range' }))),
+    /** Overrides of the top-level profile for this agent. */
+    profile: z.optional(PartialProfileSchema),
+    /** Operator-pinned keys for card signatures: a JWKS file (relative to the manifest) or URL. When set, a card's `jku` is ignored. */
+    trust: z.optional(z.strictObject({ jwks: z.string().check(z.minLength(1)) })),
+    /** Refuse, at lock time, a card whose signature is absent or does not verify. */
+    requireSignature: z.optional(z.boolean()),
+    /**
+     * Allow plain http to this agent's hosts that are not loopback: its card and key set URLs, its
+     * interfaces and the push endpoint (recorded in the lockfile's settings). The runtime still never
+     * sends a credential over plain http to such a host.
+     */
+    allowHttp: z.optional(z.boolean()),
+    /**
+     * Where the card is, relative to `card`, joined as the SDKs' card resolvers join
+     * `relative_card_path` (`<card>/<cardPath>`, one slash between); `""`: the `card` URL is the card
+     * itself, whatever its path (`https://…/v1/card`). Absent: a `.json` URL is the card, else the
+     * well-known path (then the legacy one).
+     */
+    cardPath: z.optional(CardPathSchema),
+    /**
+     * Lock an interface whose host is a bind address (`0.0.0.0`, `::`) or loopback, on a card fetched
+     * from another host, at the card's origin (its scheme, host and port; the interface's path kept).
+     */
+    rebaseInterfaces: z.optional(z.boolean()),
+  });
+
+  /** The manifest `a2a.json`. */
+  const ManifestSchema = z.strictObject({
+    $schema: z.optional(z.string()),
+    profile: ProfileSchema,
+    agents: z._default(z.record(AgentNameSchema, AgentEntrySchema), {}),
+    /** Origin → how every request to it authenticates at the platform (see {@link OriginAuthSchema}). */
+    originAuth: z.optional(z.record(OriginSchema, OriginAuthSchema)),
+  });
+
+  return {
+    ProfileSchema,
+    PartialProfileSchema,
+    CredentialSourceSchema,
+    OriginSchema,
+    OriginAuthSchema,
+    AgentNameSchema,
+    CardPathSchema,
+    AgentEntrySchema,
+    ManifestSchema,
+  };
+}
+
+/** The manifest's zod schemas (see {@link buildSchemas}), built on the first call. */
+export const manifestSchemas = once(buildSchemas);
+
+type Schemas = ReturnType<typeof buildSchemas>;
+
+/** The manifest `a2a.json` as parsed (defaults filled in). */
+export type Manifest = z.infer<Schemas['ManifestSchema']>;
+/** One dependency of the manifest (`agents.<name>`). */
+export type AgentEntry = z.infer<Schemas['AgentEntrySchema']>;
+/** A full client profile as parsed (the manifest's `profile`, a `--profile` document). */
+export type Profile = z.infer<Schemas['ProfileSchema']>;
+
+/** `a2a.json`: its accept path first, the schema to word a refusal (see `Format`). */
+export const ManifestFormat = formatOf<Manifest>(acceptManifest, () => manifestSchemas().ManifestSchema);
+
+/** A `--profile` document (see `Format`). */
+export const ProfileFormat = formatOf<Profile>(acceptProfile, () => manifestSchemas().ProfileSchema);
 
 /** One credential source (see {@link CredentialSourceSchema}). */
-export type CredentialSource = z.infer<typeof CredentialSourceSchema>;
+export type CredentialSource = z.infer<Schemas['CredentialSourceSchema']>;
 
 /** The environment variables `source` reads: `[env]`, or an OAuth client's `[clientId.env, clientSecret.env]`. */
 export function sourceVariables(source: CredentialSource): string[] {
   return 'env' in source ? [source.env] : [source.oauth.clientId.env, source.oauth.clientSecret.env];
 }
 
-/** An environment variable name (where a secret is read at request time). */
-const EnvName = z.string().check(z.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name'));
-
-/** An HTTP header name (an RFC 9110 token). */
-const HeaderName = z.string().check(z.regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'must be an HTTP header name'));
-
-/**
- * An origin `scheme://host[:port]` as a URL parser prints it (lower case, no default port, no
- * path, no trailing slash): the key of `originAuth`.
- */
-export const OriginSchema = z.string().check(
-  z.refine((s) => /^https?:\/\//.test(s) && URL.canParse(s) && new URL(s).origin === s, {
-    message: 'must be an origin: https://host[:port] (lower case, no path, no trailing slash)',
-  }),
-  // A platform credential never crosses the network in cleartext.
-  z.refine((s) => !s.startsWith('http:') || !URL.canParse(s) || isLoopbackHost(new URL(s).hostname), {
-    message: 'plain http only to a loopback host: a platform credential is never sent in cleartext',
-  }),
-  // The JSON Schema cannot run the refinements; the pattern says the shape to an editor.
-  z.meta({ pattern: '^https?://[^/?#]+$' }),
-);
-
-/**
- * How every request to one origin authenticates at the platform in front of the agent (Cloud Run
- * IAM, AgentCore, Gemini Enterprise, Entra ID), whatever the card's own security schemes say:
- * `bearer` (`Authorization: Bearer <$env>`), `header` (`<name>: <prefix><$env>`) or `awsSigV4`
- * (AWS Signature V4 from `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`).
- * Only where the value comes from is stored, never a value.
- */
-export const OriginAuthSchema = z.union([
-  z.strictObject({ bearer: z.strictObject({ env: EnvName }) }),
-  // The prefix is part of a header value: printable ASCII, space and tab only (no line break, no escape sequence).
-  z.strictObject({
-    header: z.strictObject({
-      name: HeaderName,
-      env: EnvName,
-      prefix: z.optional(
-        z.string().check(z.regex(/^[\t\x20-\x7e]*$/, 'must be printable ASCII (a header value prefix)')),
-      ),
-    }),
-  }),
-  z.strictObject({
-    awsSigV4: z.strictObject({
-      region: z.string().check(z.regex(/^[a-z0-9-]+$/, 'must be an AWS region')),
-      service: z.string().check(z.regex(/^[a-z0-9-]+$/, 'must be an AWS service name')),
-    }),
-  }),
-]);
-
 /** One `originAuth` value (see {@link OriginAuthSchema}). */
-export type OriginAuth = z.infer<typeof OriginAuthSchema>;
+export type OriginAuth = z.infer<Schemas['OriginAuthSchema']>;
 
 /** The manifest's `originAuth` map: origin → placement. */
 export type OriginAuthMap = Readonly<Record<string, OriginAuth>>;
-
-/** Agent names: used on the command line and as lockfile keys. */
-export const AgentNameSchema = z.string().check(z.regex(AGENT_NAME, AGENT_NAME_RULE));
-
-/**
- * A card path (an agent's `cardPath`, `a2a card --card-path`): a path only, no scheme, host,
- * query, fragment or `..` segment, so it can only name a place below the card URL's path.
- */
-export const CardPathSchema = z.string().check(
-  z.refine((p) => !/^[A-Za-z][A-Za-z0-9+.-]*:|^\/\/|[#?\\]|(^|\/)\.\.(\/|$)/.test(p), {
-    message: 'must be a path (no scheme, host, query, fragment or "..")',
-  }),
-);
-
-/** One dependency: an agent card and the skills called on it. */
-export const AgentEntrySchema = z.strictObject({
-  /** An http(s) URL (a `.json` path is the card; otherwise the well-known path is appended) or a file path relative to the manifest. */
-  card: z.string().check(z.minLength(1)),
-  /**
-   * Skill ids (AgentSkill.id) this client calls. Absent or `[]`: one agent-level plan under the key
-   * `"*"` (the card's default modes and card-level security), for agents that list no skills.
-   */
-  // A skill id keys the lockfile's plans: `__proto__` would not survive as an object key.
-  skills: z._default(
-    orderedSet(
-      z.string().check(
-        z.minLength(1),
-        z.refine((id) => id !== '__proto__', 'skill id "__proto__" is not supported'),
-      ),
-    ),
-    [],
-  ),
-  /**
-   * Scheme name (as in the card's securitySchemes) → where its secret comes from (`{"env": NAME}`, or
-   * `{"oauth": …}` for an oauth2 clientCredentials flow). The keys are the credentials held.
-   */
-  credentials: z._default(z.record(z.string().check(z.minLength(1)), CredentialSourceSchema), {}),
-  /** A semver range over the card's `version`. */
-  version: z.optional(z.string().check(z.refine((r) => validRange(r) !== null, { message: 'not a semver range' }))),
-  /** Overrides of the top-level profile for this agent. */
-  profile: z.optional(PartialProfileSchema),
-  /** Operator-pinned keys for card signatures: a JWKS file (relative to the manifest) or URL. When set, a card's `jku` is ignored. */
-  trust: z.optional(z.strictObject({ jwks: z.string().check(z.minLength(1)) })),
-  /** Refuse, at lock time, a card whose signature is absent or does not verify. */
-  requireSignature: z.optional(z.boolean()),
-  /**
-   * Allow plain http to this agent's hosts that are not loopback: its card and key set URLs, its
-   * interfaces and the push endpoint (recorded in the lockfile's settings). The runtime still never
-   * sends a credential over plain http to such a host.
-   */
-  allowHttp: z.optional(z.boolean()),
-  /**
-   * Where the card is, relative to `card`, joined as the SDKs' card resolvers join
-   * `relative_card_path` (`<card>/<cardPath>`, one slash between); `""`: the `card` URL is the card
-   * itself, whatever its path (`https://…/v1/card`). Absent: a `.json` URL is the card, else the
-   * well-known path (then the legacy one).
-   */
-  cardPath: z.optional(CardPathSchema),
-  /**
-   * Lock an interface whose host is a bind address (`0.0.0.0`, `::`) or loopback, on a card fetched
-   * from another host, at the card's origin (its scheme, host and port; the interface's path kept).
-   */
-  rebaseInterfaces: z.optional(z.boolean()),
-});
 
 /**
  * The `$schema` `a2a init` writes: the JSON Schema shipped in the package, relative to a manifest
  * at the project root beside `node_modules` (how editors resolve it).
  */
 export const MANIFEST_SCHEMA_REF = './node_modules/a2a-lock/schemas/a2a.schema.json';
-
-/** The manifest `a2a.json`. */
-export const ManifestSchema = z.strictObject({
-  $schema: z.optional(z.string()),
-  profile: ProfileSchema,
-  agents: z._default(z.record(AgentNameSchema, AgentEntrySchema), {}),
-  /** Origin → how every request to it authenticates at the platform (see {@link OriginAuthSchema}). */
-  originAuth: z.optional(z.record(OriginSchema, OriginAuthSchema)),
-});
-
-export type Manifest = z.infer<typeof ManifestSchema>;
-export type AgentEntry = z.infer<typeof AgentEntrySchema>;
 
 /**
  * The negotiation inputs recorded per agent in the lockfile's `settings`: the effective profile,
