@@ -154,11 +154,11 @@ export const lockSchemas = once(buildSchemas);
 
 type Schemas = ReturnType<typeof buildSchemas>;
 
-/** A parsed, validated lockfile (see {@link LockfileSchema}). */
+/** A parsed, validated lockfile (see `LockfileSchema` in {@link buildSchemas}). */
 export type Lockfile = z.infer<Schemas['LockfileSchema']>;
-/** One locked agent (see {@link LockEntrySchema}). */
+/** One locked agent (see `LockEntrySchema`). */
 export type LockEntry = z.infer<Schemas['LockEntrySchema']>;
-/** One agent's locked settings (see {@link SettingsSchema}). */
+/** One agent's locked settings (see `SettingsSchema`). */
 export type LockedSettings = z.infer<Schemas['SettingsSchema']>;
 
 /** `a2a.lock.json` (see `Format`). */
@@ -171,8 +171,8 @@ const LockEntryFormat = formatOf<LockEntry>(acceptLockEntry, () => lockSchemas()
 const SettingsFormat = formatOf<LockedSettings>(acceptSettings, () => lockSchemas().SettingsSchema);
 
 /**
- * Check one agent of a top-level-checked lockfile: its entry against {@link LockEntrySchema} and
- * its settings against {@link SettingsSchema}, as the whole-file {@link LockfileSchema} would.
+ * Check one agent of a top-level-checked lockfile: its entry against `LockEntrySchema` and
+ * its settings against `SettingsSchema`, as the whole-file `LockfileSchema` would.
  * Returns the parsed pair, or the first zod issue with its path from the lockfile's root
  * (`["agents", name, …]` or `["settings", name, …]`). Pure.
  */

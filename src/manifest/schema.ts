@@ -288,7 +288,7 @@ export const ManifestFormat = formatOf<Manifest>(acceptManifest, () => manifestS
 /** A `--profile` document (see `Format`). */
 export const ProfileFormat = formatOf<Profile>(acceptProfile, () => manifestSchemas().ProfileSchema);
 
-/** One credential source (see {@link CredentialSourceSchema}). */
+/** One credential source (see `CredentialSourceSchema` in {@link sourceSchemas}). */
 export type CredentialSource = z.infer<Schemas['CredentialSourceSchema']>;
 
 /** The environment variables `source` reads: `[env]`, or an OAuth client's `[clientId.env, clientSecret.env]`. */
@@ -296,7 +296,7 @@ export function sourceVariables(source: CredentialSource): string[] {
   return 'env' in source ? [source.env] : [source.oauth.clientId.env, source.oauth.clientSecret.env];
 }
 
-/** One `originAuth` value (see {@link OriginAuthSchema}). */
+/** One `originAuth` value (see `OriginAuthSchema` in {@link sourceSchemas}). */
 export type OriginAuth = z.infer<Schemas['OriginAuthSchema']>;
 
 /** The manifest's `originAuth` map: origin → placement. */
