@@ -6,6 +6,7 @@
 // check or refinement it does not know fails the generation: extend src/accept.ts and this file,
 // and the equivalence test (test/schemas-accept.test.ts) holds them to zod.
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { dirname, join, relative } from 'node:path';
 
 /** The wrapper kinds, which run their inner schema and carry no checks of their own. */
@@ -32,7 +33,8 @@ class Emitter {
 
   /**
    * The name of the constant that accepts `schema`: one per distinct expression (zod makes a new
-   * object for each `z.string()`; the same checks make the same constant), children first. Not
+   * object for each `z.string()`; the same checks make the same constant), children first, named
+   * by a hash of its expression. Not
    * recursive: our schemas have no cycles (a `z.lazy` fails as an unknown type).
    */
   fn(schema, where) {
@@ -41,7 +43,10 @@ class Emitter {
     const expression = this.expression(schema, where);
     id = this.byExpression.get(expression);
     if (!id) {
-      id = `a${this.byExpression.size}`;
+      // Named by its expression: a schema change renames only the constants above it.
+      id = `a_${createHash('sha256').update(expression).digest('hex').slice(0, 6)}`;
+      if ([...this.byExpression.values()].includes(id))
+        throw new Error(`accept: ${where}: two expressions named ${id}`);
       this.byExpression.set(expression, id);
       this.constants.push(`const ${id} = ${expression};`);
     }

@@ -3,7 +3,8 @@
 // (manifest) and schemas/a2a-lock.schema.json (lockfile), the JSON Schemas shipped for editors; and
 // the accept paths the formats parse with first (src/manifest/schema-accept.ts,
 // src/lock/schema-accept.ts, src/card/wire-accept.ts; scripts/accept.js). `--check` exits 1 when a
-// committed file differs from what this writes.
+// committed file differs from what this writes. After regenerating an accept path it builds again.
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -53,22 +54,29 @@ const accepts = {
 for (const [file, options] of Object.entries(accepts)) texts[file] = generateAccept({ ...options, rules, root, file });
 
 let stale = false;
+let rebuild = false;
 for (const [file, text] of Object.entries(texts)) {
   const path = join(root, file);
   if (process.argv.includes('--check')) {
-    let current = '';
-    try {
-      current = readFileSync(path, 'utf8');
-    } catch {
-      /* no file yet: out of date */
-    }
-    if (current !== text) {
+    if (readIfAny(path) !== text) {
       console.error(`${file} is out of date: run npm run schemas`);
       stale = true;
     }
-  } else {
+  } else if (readIfAny(path) !== text) {
     writeFileSync(path, text);
     console.log(`wrote ${file}`);
+    if (file.startsWith('src/')) rebuild = true;
   }
 }
+// A regenerated accept path is source: build again, so dist/ (the CLI, the runtime) runs it.
+if (rebuild) execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' });
 process.exitCode = stale ? 1 : 0;
+
+/** The text of the file at `path`, or '' when there is none. */
+function readIfAny(path) {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return '';
+  }
+}

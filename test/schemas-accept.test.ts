@@ -216,6 +216,7 @@ function richLockfile() {
     originAuth: {
       'https://a.example': { bearer: { env: 'TOKEN' } },
       'https://b.example': { awsSigV4: { region: 'eu-west-1', service: 'x' } },
+      'https://c.example': { header: { name: 'X-Key', env: 'KEY', prefix: 'Key ' } },
     },
   };
   lock.settings.rich = {
@@ -262,15 +263,51 @@ const RICH_MANIFEST = {
   originAuth: {
     'https://research.example': { header: { name: 'X-Api-Key', env: 'KEY', prefix: 'Key ' } },
     'http://127.0.0.1:9000': { bearer: { env: 'LOCAL' } },
+    'https://bedrock-agentcore.us-east-1.amazonaws.com': {
+      awsSigV4: { region: 'us-east-1', service: 'bedrock-agentcore' },
+    },
   },
 };
 const MINIMAL_MANIFEST = { profile: { bindings: ['JSONRPC'], versions: ['1.0'], accepts: ['application/json'] } };
 
 const newTally = (): Tally => ({ accepted: 0, refused: 0, deferred: 0 });
 
+/** Every key of every object schema below `schema` (through wrappers, arrays, records and unions). */
+function schemaKeys(schema: unknown, out = new Set<string>(), seen = new Set<unknown>()): Set<string> {
+  if (seen.has(schema)) return out;
+  seen.add(schema);
+  const def = (schema as { _zod: { def: Record<string, any> } })._zod.def;
+  for (const [key, child] of Object.entries((def.shape ?? {}) as Record<string, unknown>)) {
+    out.add(key);
+    schemaKeys(child, out, seen);
+  }
+  for (const child of [def.innerType, def.element, def.keyType, def.valueType, ...(def.options ?? [])])
+    if (child) schemaKeys(child, out, seen);
+  return out;
+}
+
+/** Every key of every object in `doc`. */
+function documentKeys(doc: unknown, out = new Set<string>()): Set<string> {
+  if (Array.isArray(doc)) for (const v of doc) documentKeys(v, out);
+  else if (doc && typeof doc === 'object')
+    for (const [k, v] of Object.entries(doc)) {
+      out.add(k);
+      documentKeys(v, out);
+    }
+  return out;
+}
+
+/** The schema's keys no sample document has: a field the mutants would never try. */
+function untried(schema: unknown, samples: unknown[]): string[] {
+  const present = documentKeys(samples);
+  return [...schemaKeys(schema)].filter((k) => !present.has(k));
+}
+
 describe('generated accept paths against their zod schemas', () => {
   it('the manifest and --profile: the same parse on 8,000 documents (push endpoint URLs left to the schema)', () => {
     const { ManifestSchema, ProfileSchema } = manifestSchemas();
+    // A new field goes into the samples (RICH_MANIFEST), or the mutants never try it.
+    expect(untried(ManifestSchema, [RICH_MANIFEST])).toEqual([]);
     const manifests = newTally();
     const profiles = newTally();
     for (const doc of mutants([RICH_MANIFEST, MINIMAL_MANIFEST], 8000, 20261202)) {
@@ -295,6 +332,8 @@ describe('generated accept paths against their zod schemas', () => {
 
   it('the lockfile, an entry and its settings: the same parse on 3,000 documents', () => {
     const { LockfileSchema, LockEntrySchema, SettingsSchema } = lockSchemas();
+    // A new field goes into the samples (richLockfile), or the mutants never try it.
+    expect(untried(LockfileSchema, [richLockfile()])).toEqual([]);
     const files = newTally();
     const entries = newTally();
     const settings = newTally();

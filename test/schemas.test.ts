@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
+import { checkBuilt } from './helpers/dist.js';
 import {
   checkOffline,
   DEFAULT_PROFILE,
@@ -15,8 +16,10 @@ import {
 const json = (path: string) => JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
 
 describe('published schemas and the example lockfile', () => {
-  it('schemas/*.schema.json are the ones generated from the zod schemas', () => {
-    // Exits 1 (and execFileSync throws) when a committed schema differs from the generated one.
+  it('schemas/*.schema.json and the accept paths are the ones generated from the zod schemas', () => {
+    // The generator reads the build: a stale dist/ would compare old schemas.
+    checkBuilt('test/schemas.test.ts');
+    // Exits 1 (and execFileSync throws) when a committed file differs from the generated one.
     execFileSync(process.execPath, ['scripts/schemas.js', '--check'], { stdio: 'pipe' });
   });
 

@@ -14,190 +14,190 @@ import {
   unknown,
 } from '../accept.js';
 
-const a0 = string();
-const a1 = boolean();
-const a2 = nullable(a1);
-const a3 = optional(a2);
-const a4 = string([minLength(1)]);
-const a5 = nullable(a0);
-const a6 = optional(a5);
-const a7 = unknown;
-const a8 = record(a0, a7);
-const a9 = nullable(a8);
-const a10 = optional(a9);
-const a11 = object(
+const a_9ac270 = string();
+const a_d4c8a5 = boolean();
+const a_afd5d3 = nullable(a_d4c8a5);
+const a_338538 = optional(a_afd5d3);
+const a_220dc4 = string([minLength(1)]);
+const a_6e19bc = nullable(a_9ac270);
+const a_e8ac72 = optional(a_6e19bc);
+const a_b23a6a = unknown;
+const a_55595a = record(a_9ac270, a_b23a6a);
+const a_f41146 = nullable(a_55595a);
+const a_1e20a7 = optional(a_f41146);
+const a_fde3fb = object(
   [
-    ['uri', a4],
-    ['required', a3, 'optional', 'optional'],
-    ['description', a6, 'optional', 'optional'],
-    ['params', a10, 'optional', 'optional'],
+    ['uri', a_220dc4],
+    ['required', a_338538, 'optional', 'optional'],
+    ['description', a_e8ac72, 'optional', 'optional'],
+    ['params', a_1e20a7, 'optional', 'optional'],
   ],
   'loose',
 );
-const a12 = array(a11);
-const a13 = nullable(a12);
-const a14 = optional(a13);
-const a15 = object(
+const a_895e7a = array(a_fde3fb);
+const a_3d1417 = nullable(a_895e7a);
+const a_c10948 = optional(a_3d1417);
+const a_0f92fd = object(
   [
-    ['streaming', a3, 'optional', 'optional'],
-    ['pushNotifications', a3, 'optional', 'optional'],
-    ['extendedAgentCard', a3, 'optional', 'optional'],
-    ['extensions', a14, 'optional', 'optional'],
+    ['streaming', a_338538, 'optional', 'optional'],
+    ['pushNotifications', a_338538, 'optional', 'optional'],
+    ['extendedAgentCard', a_338538, 'optional', 'optional'],
+    ['extensions', a_c10948, 'optional', 'optional'],
   ],
   'loose',
 );
-const a16 = nullable(a15);
-const a17 = optional(a16);
-const a18 = object([], 'loose');
-const a19 = record(a0, a18);
-const a20 = nullable(a19);
-const a21 = optional(a20);
-const a22 = array(a0);
-const a23 = nullable(a22);
-const a24 = optional(a23);
-const a25 = object([['list', a24, 'optional', 'optional']], 'loose');
-const a26 = record(a0, a25);
-const a27 = object([['schemes', a26]], 'strip');
-const a28 = record(a0, a22);
-const a29 = union([a27, a28]);
-const a30 = array(a29);
-const a31 = nullable(a30);
-const a32 = optional(a31);
-const a33 = object(
+const a_e278f7 = nullable(a_0f92fd);
+const a_2143db = optional(a_e278f7);
+const a_c09254 = object([], 'loose');
+const a_df4f91 = record(a_9ac270, a_c09254);
+const a_757203 = nullable(a_df4f91);
+const a_6833ac = optional(a_757203);
+const a_f5b049 = array(a_9ac270);
+const a_aee7da = nullable(a_f5b049);
+const a_ef5c2b = optional(a_aee7da);
+const a_07ca1b = object([['list', a_ef5c2b, 'optional', 'optional']], 'loose');
+const a_d8a6a3 = record(a_9ac270, a_07ca1b);
+const a_878adc = object([['schemes', a_d8a6a3]], 'strip');
+const a_6a2a71 = record(a_9ac270, a_f5b049);
+const a_560bd1 = union([a_878adc, a_6a2a71]);
+const a_2bff10 = array(a_560bd1);
+const a_503331 = nullable(a_2bff10);
+const a_7a5a33 = optional(a_503331);
+const a_fb76e1 = object(
   [
-    ['id', a4],
-    ['name', a0],
-    ['description', a0],
-    ['tags', a24, 'optional', 'optional'],
-    ['examples', a24, 'optional', 'optional'],
-    ['inputModes', a24, 'optional', 'optional'],
-    ['outputModes', a24, 'optional', 'optional'],
-    ['securityRequirements', a32, 'optional', 'optional'],
-    ['security', a32, 'optional', 'optional'],
+    ['id', a_220dc4],
+    ['name', a_9ac270],
+    ['description', a_9ac270],
+    ['tags', a_ef5c2b, 'optional', 'optional'],
+    ['examples', a_ef5c2b, 'optional', 'optional'],
+    ['inputModes', a_ef5c2b, 'optional', 'optional'],
+    ['outputModes', a_ef5c2b, 'optional', 'optional'],
+    ['securityRequirements', a_7a5a33, 'optional', 'optional'],
+    ['security', a_7a5a33, 'optional', 'optional'],
   ],
   'loose',
 );
-const a34 = array(a33);
-const a35 = optional(a34);
-const a36 = object(
+const a_67119e = array(a_fb76e1);
+const a_f8c86d = optional(a_67119e);
+const a_5be5c8 = object(
   [
-    ['url', a4],
-    ['protocolBinding', a4],
-    ['protocolVersion', a6, 'optional', 'optional'],
-    ['tenant', a6, 'optional', 'optional'],
+    ['url', a_220dc4],
+    ['protocolBinding', a_220dc4],
+    ['protocolVersion', a_e8ac72, 'optional', 'optional'],
+    ['tenant', a_e8ac72, 'optional', 'optional'],
   ],
   'loose',
 );
-const a37 = array(a36, [minLength(1)]);
-const a38 = object(
+const a_e8f4c1 = array(a_5be5c8, [minLength(1)]);
+const a_a051e9 = object(
   [
-    ['name', a0],
-    ['description', a0],
-    ['version', a0],
-    ['capabilities', a17, 'optional', 'optional'],
-    ['securitySchemes', a21, 'optional', 'optional'],
-    ['securityRequirements', a32, 'optional', 'optional'],
-    ['security', a32, 'optional', 'optional'],
-    ['defaultInputModes', a22],
-    ['defaultOutputModes', a22],
-    ['skills', a35, 'optional', 'optional'],
-    ['supportedInterfaces', a37],
+    ['name', a_9ac270],
+    ['description', a_9ac270],
+    ['version', a_9ac270],
+    ['capabilities', a_2143db, 'optional', 'optional'],
+    ['securitySchemes', a_6833ac, 'optional', 'optional'],
+    ['securityRequirements', a_7a5a33, 'optional', 'optional'],
+    ['security', a_7a5a33, 'optional', 'optional'],
+    ['defaultInputModes', a_f5b049],
+    ['defaultOutputModes', a_f5b049],
+    ['skills', a_f8c86d, 'optional', 'optional'],
+    ['supportedInterfaces', a_e8f4c1],
   ],
   'loose',
 );
-const a39 = nullable(a4);
-const a40 = optional(a39);
-const a41 = object(
+const a_1cecc5 = nullable(a_220dc4);
+const a_044176 = optional(a_1cecc5);
+const a_e57339 = object(
   [
-    ['url', a4],
-    ['transport', a4],
+    ['url', a_220dc4],
+    ['transport', a_220dc4],
   ],
   'loose',
 );
-const a42 = array(a41);
-const a43 = nullable(a42);
-const a44 = optional(a43);
-const a45 = object(
+const a_3647f4 = array(a_e57339);
+const a_15569e = nullable(a_3647f4);
+const a_39b27a = optional(a_15569e);
+const a_787e99 = object(
   [
-    ['name', a0],
-    ['description', a0],
-    ['version', a0],
-    ['capabilities', a17, 'optional', 'optional'],
-    ['securitySchemes', a21, 'optional', 'optional'],
-    ['securityRequirements', a32, 'optional', 'optional'],
-    ['security', a32, 'optional', 'optional'],
-    ['defaultInputModes', a22],
-    ['defaultOutputModes', a22],
-    ['skills', a35, 'optional', 'optional'],
-    ['url', a4],
-    ['preferredTransport', a40, 'optional', 'optional'],
-    ['protocolVersion', a6, 'optional', 'optional'],
-    ['additionalInterfaces', a44, 'optional', 'optional'],
-    ['supportsAuthenticatedExtendedCard', a3, 'optional', 'optional'],
+    ['name', a_9ac270],
+    ['description', a_9ac270],
+    ['version', a_9ac270],
+    ['capabilities', a_2143db, 'optional', 'optional'],
+    ['securitySchemes', a_6833ac, 'optional', 'optional'],
+    ['securityRequirements', a_7a5a33, 'optional', 'optional'],
+    ['security', a_7a5a33, 'optional', 'optional'],
+    ['defaultInputModes', a_f5b049],
+    ['defaultOutputModes', a_f5b049],
+    ['skills', a_f8c86d, 'optional', 'optional'],
+    ['url', a_220dc4],
+    ['preferredTransport', a_044176, 'optional', 'optional'],
+    ['protocolVersion', a_e8ac72, 'optional', 'optional'],
+    ['additionalInterfaces', a_39b27a, 'optional', 'optional'],
+    ['supportsAuthenticatedExtendedCard', a_338538, 'optional', 'optional'],
   ],
   'loose',
 );
-const a46 = object(
+const a_7f5963 = object(
   [
-    ['location', a0],
-    ['name', a0],
-    ['description', a6, 'optional', 'optional'],
+    ['location', a_9ac270],
+    ['name', a_9ac270],
+    ['description', a_e8ac72, 'optional', 'optional'],
   ],
   'loose',
 );
-const a47 = object(
+const a_21b244 = object(
   [
-    ['scheme', a0],
-    ['bearerFormat', a6, 'optional', 'optional'],
-    ['description', a6, 'optional', 'optional'],
+    ['scheme', a_9ac270],
+    ['bearerFormat', a_e8ac72, 'optional', 'optional'],
+    ['description', a_e8ac72, 'optional', 'optional'],
   ],
   'loose',
 );
-const a48 = object(
+const a_3c446f = object(
   [
-    ['flows', a8],
-    ['oauth2MetadataUrl', a6, 'optional', 'optional'],
-    ['description', a6, 'optional', 'optional'],
+    ['flows', a_55595a],
+    ['oauth2MetadataUrl', a_e8ac72, 'optional', 'optional'],
+    ['description', a_e8ac72, 'optional', 'optional'],
   ],
   'loose',
 );
-const a49 = object(
+const a_062b68 = object(
   [
-    ['openIdConnectUrl', a0],
-    ['description', a6, 'optional', 'optional'],
+    ['openIdConnectUrl', a_9ac270],
+    ['description', a_e8ac72, 'optional', 'optional'],
   ],
   'loose',
 );
-const a50 = object([['description', a6, 'optional', 'optional']], 'loose');
-const a51 = object(
+const a_dc128b = object([['description', a_e8ac72, 'optional', 'optional']], 'loose');
+const a_ddd5a2 = object(
   [
-    ['in', a0],
-    ['name', a0],
-    ['description', a6, 'optional', 'optional'],
+    ['in', a_9ac270],
+    ['name', a_9ac270],
+    ['description', a_e8ac72, 'optional', 'optional'],
   ],
   'loose',
 );
 
 /** The accept path of the schema it is named after: the parsed value, or undefined. */
-export const acceptAgentCardV1 = root(a38);
+export const acceptAgentCardV1 = root(a_a051e9);
 
 /** The accept path of the schema it is named after: the parsed value, or undefined. */
-export const acceptAgentCardV03 = root(a45);
+export const acceptAgentCardV03 = root(a_787e99);
 
 /** The accept paths of the schemas of SchemeVariants, by key. */
 export const acceptSchemeVariants = {
-  apiKeySecurityScheme: root(a46),
-  httpAuthSecurityScheme: root(a47),
-  oauth2SecurityScheme: root(a48),
-  openIdConnectSecurityScheme: root(a49),
-  mtlsSecurityScheme: root(a50),
+  apiKeySecurityScheme: root(a_7f5963),
+  httpAuthSecurityScheme: root(a_21b244),
+  oauth2SecurityScheme: root(a_3c446f),
+  openIdConnectSecurityScheme: root(a_062b68),
+  mtlsSecurityScheme: root(a_dc128b),
 };
 
 /** The accept paths of the schemas of SchemeByType, by key. */
 export const acceptSchemeByType = {
-  apiKey: root(a51),
-  http: root(a47),
-  oauth2: root(a48),
-  openIdConnect: root(a49),
-  mutualTLS: root(a50),
+  apiKey: root(a_ddd5a2),
+  http: root(a_21b244),
+  oauth2: root(a_3c446f),
+  openIdConnect: root(a_062b68),
+  mutualTLS: root(a_dc128b),
 };

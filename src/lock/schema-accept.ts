@@ -16,161 +16,161 @@ import {
   unknown,
 } from '../accept.js';
 
-const a0 = string();
-const a1 = optional(a0);
-const a2 = literal([1]);
-const a3 = string([pattern(/^[A-Za-z0-9][A-Za-z0-9._-]*$/)]);
-const a4 = array(a0, [minLength(1)]);
-const a5 = array(a0);
-const a6 = boolean();
-const a7 = nullable(a0);
-const a8 = literal([true]);
-const a9 = optional(a8);
-const a10 = object(
+const a_9ac270 = string();
+const a_a9e5c1 = optional(a_9ac270);
+const a_b0459b = literal([1]);
+const a_a7293a = string([pattern(/^[A-Za-z0-9][A-Za-z0-9._-]*$/)]);
+const a_545bba = array(a_9ac270, [minLength(1)]);
+const a_f5b049 = array(a_9ac270);
+const a_d4c8a5 = boolean();
+const a_6e19bc = nullable(a_9ac270);
+const a_e766ef = literal([true]);
+const a_8ae1f3 = optional(a_e766ef);
+const a_92c70d = object(
   [
-    ['bindings', a4],
-    ['versions', a4],
-    ['accepts', a4],
-    ['sends', a5],
-    ['streaming', a6],
-    ['pushEndpoint', a7],
-    ['extensions', a5],
-    ['credentials', a5],
-    ['versionRange', a1, 'optional', 'optional'],
-    ['trustJwks', a1, 'optional', 'optional'],
-    ['requireSignature', a9, 'optional', 'optional'],
-    ['allowHttp', a9, 'optional', 'optional'],
-    ['cardPath', a1, 'optional', 'optional'],
-    ['rebaseInterfaces', a9, 'optional', 'optional'],
+    ['bindings', a_545bba],
+    ['versions', a_545bba],
+    ['accepts', a_545bba],
+    ['sends', a_f5b049],
+    ['streaming', a_d4c8a5],
+    ['pushEndpoint', a_6e19bc],
+    ['extensions', a_f5b049],
+    ['credentials', a_f5b049],
+    ['versionRange', a_a9e5c1, 'optional', 'optional'],
+    ['trustJwks', a_a9e5c1, 'optional', 'optional'],
+    ['requireSignature', a_8ae1f3, 'optional', 'optional'],
+    ['allowHttp', a_8ae1f3, 'optional', 'optional'],
+    ['cardPath', a_a9e5c1, 'optional', 'optional'],
+    ['rebaseInterfaces', a_8ae1f3, 'optional', 'optional'],
   ],
   'strict',
 );
-const a11 = record(a3, a10);
-const a12 = string([minLength(1)]);
-const a13 = string([pattern(/^sha256-[A-Za-z0-9+/]{43}=$/)]);
-const a14 = unknown;
-const a15 = record(a0, a14);
-const a16 = literal(['verified', 'unverifiable', 'absent']);
-const a17 = literal(['a2a-python-1.1']);
-const a18 = optional(a17);
-const a19 = object(
+const a_6d7ac6 = record(a_a7293a, a_92c70d);
+const a_220dc4 = string([minLength(1)]);
+const a_d48a93 = string([pattern(/^sha256-[A-Za-z0-9+/]{43}=$/)]);
+const a_b23a6a = unknown;
+const a_55595a = record(a_9ac270, a_b23a6a);
+const a_d83d94 = literal(['verified', 'unverifiable', 'absent']);
+const a_8d6619 = literal(['a2a-python-1.1']);
+const a_ae30b6 = optional(a_8d6619);
+const a_8ef91e = object(
   [
-    ['status', a16],
-    ['kid', a1, 'optional', 'optional'],
-    ['alg', a1, 'optional', 'optional'],
-    ['thumbprint', a1, 'optional', 'optional'],
-    ['canonicalForm', a18, 'optional', 'optional'],
+    ['status', a_d83d94],
+    ['kid', a_a9e5c1, 'optional', 'optional'],
+    ['alg', a_a9e5c1, 'optional', 'optional'],
+    ['thumbprint', a_a9e5c1, 'optional', 'optional'],
+    ['canonicalForm', a_ae30b6, 'optional', 'optional'],
   ],
   'strict',
 );
-const a20 = optional(a19);
-const a21 = object(
+const a_b16777 = optional(a_8ef91e);
+const a_090ebb = object(
   [
-    ['resolved', a12],
-    ['integrity', a13],
-    ['snapshot', a15],
-    ['signature', a20, 'optional', 'optional'],
+    ['resolved', a_220dc4],
+    ['integrity', a_d48a93],
+    ['snapshot', a_55595a],
+    ['signature', a_b16777, 'optional', 'optional'],
   ],
   'strict',
 );
-const a22 = optional(a21);
-const a23 = optional(a12);
-const a24 = record(a0, a5);
-const a25 = literal(['stream', 'push', 'poll']);
-const a26 = object(
+const a_ce4a89 = optional(a_090ebb);
+const a_dc2239 = optional(a_220dc4);
+const a_6a2a71 = record(a_9ac270, a_f5b049);
+const a_6b499d = literal(['stream', 'push', 'poll']);
+const a_18aef0 = object(
   [
-    ['url', a12],
-    ['protocolBinding', a12],
-    ['protocolVersion', a12],
-    ['tenant', a23, 'optional', 'optional'],
+    ['url', a_220dc4],
+    ['protocolBinding', a_220dc4],
+    ['protocolVersion', a_220dc4],
+    ['tenant', a_dc2239, 'optional', 'optional'],
   ],
   'strict',
 );
-const a27 = array(a26);
-const a28 = literal(['poll']);
-const a29 = array(a28);
-const a30 = object(
+const a_2fd93d = array(a_18aef0);
+const a_5bcd53 = literal(['poll']);
+const a_b942a0 = array(a_5bcd53);
+const a_7916da = object(
   [
-    ['interfaces', a27],
-    ['delivery', a29],
+    ['interfaces', a_2fd93d],
+    ['delivery', a_b942a0],
   ],
   'strict',
 );
-const a31 = optional(a30);
-const a32 = object(
+const a_bb0e44 = optional(a_7916da);
+const a_54b20e = object(
   [
-    ['url', a12],
-    ['protocolBinding', a12],
-    ['protocolVersion', a12],
-    ['tenant', a23, 'optional', 'optional'],
-    ['security', a24],
-    ['acceptedOutputModes', a4],
-    ['delivery', a25],
-    ['extensions', a5],
-    ['fallbacks', a31, 'optional', 'optional'],
+    ['url', a_220dc4],
+    ['protocolBinding', a_220dc4],
+    ['protocolVersion', a_220dc4],
+    ['tenant', a_dc2239, 'optional', 'optional'],
+    ['security', a_6a2a71],
+    ['acceptedOutputModes', a_545bba],
+    ['delivery', a_6b499d],
+    ['extensions', a_f5b049],
+    ['fallbacks', a_bb0e44, 'optional', 'optional'],
   ],
   'strict',
 );
-const a33 = record(a12, a32);
-const a34 = string([pattern(/^[A-Za-z_][A-Za-z0-9_]*$/)]);
-const a35 = object([['env', a34]], 'strict');
-const a36 = object([['bearer', a35]], 'strict');
-const a37 = string([pattern(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/)]);
-const a38 = string([pattern(/^[\t\x20-\x7e]*$/)]);
-const a39 = optional(a38);
-const a40 = object(
+const a_8990de = record(a_220dc4, a_54b20e);
+const a_39c6ca = string([pattern(/^[A-Za-z_][A-Za-z0-9_]*$/)]);
+const a_770d22 = object([['env', a_39c6ca]], 'strict');
+const a_c4a8b9 = object([['bearer', a_770d22]], 'strict');
+const a_d63156 = string([pattern(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/)]);
+const a_0f2ffe = string([pattern(/^[\t\x20-\x7e]*$/)]);
+const a_45f26a = optional(a_0f2ffe);
+const a_6c0c74 = object(
   [
-    ['name', a37],
-    ['env', a34],
-    ['prefix', a39, 'optional', 'optional'],
+    ['name', a_d63156],
+    ['env', a_39c6ca],
+    ['prefix', a_45f26a, 'optional', 'optional'],
   ],
   'strict',
 );
-const a41 = object([['header', a40]], 'strict');
-const a42 = string([pattern(/^[a-z0-9-]+$/)]);
-const a43 = object(
+const a_c772e6 = object([['header', a_6c0c74]], 'strict');
+const a_181cee = string([pattern(/^[a-z0-9-]+$/)]);
+const a_96d2c7 = object(
   [
-    ['region', a42],
-    ['service', a42],
+    ['region', a_181cee],
+    ['service', a_181cee],
   ],
   'strict',
 );
-const a44 = object([['awsSigV4', a43]], 'strict');
-const a45 = union([a36, a41, a44]);
-const a46 = record(a12, a45);
-const a47 = optional(a46);
-const a48 = object(
+const a_18ab0b = object([['awsSigV4', a_96d2c7]], 'strict');
+const a_09d7d1 = union([a_c4a8b9, a_c772e6, a_18ab0b]);
+const a_2996ef = record(a_220dc4, a_09d7d1);
+const a_b54d3b = optional(a_2996ef);
+const a_b95c5d = object(
   [
-    ['card', a12],
-    ['resolved', a12],
-    ['versionHeader', a1, 'optional', 'optional'],
-    ['a2aVersion', a0],
-    ['version', a0],
-    ['integrity', a13],
-    ['snapshot', a15],
-    ['signature', a20, 'optional', 'optional'],
-    ['extended', a22, 'optional', 'optional'],
-    ['plans', a33],
-    ['originAuth', a47, 'optional', 'optional'],
+    ['card', a_220dc4],
+    ['resolved', a_220dc4],
+    ['versionHeader', a_a9e5c1, 'optional', 'optional'],
+    ['a2aVersion', a_9ac270],
+    ['version', a_9ac270],
+    ['integrity', a_d48a93],
+    ['snapshot', a_55595a],
+    ['signature', a_b16777, 'optional', 'optional'],
+    ['extended', a_ce4a89, 'optional', 'optional'],
+    ['plans', a_8990de],
+    ['originAuth', a_b54d3b, 'optional', 'optional'],
   ],
   'loose',
 );
-const a49 = record(a3, a48);
-const a50 = object(
+const a_33623d = record(a_a7293a, a_b95c5d);
+const a_c92108 = object(
   [
-    ['$schema', a1, 'optional', 'optional'],
-    ['lockfileVersion', a2],
-    ['settings', a11],
-    ['agents', a49],
+    ['$schema', a_a9e5c1, 'optional', 'optional'],
+    ['lockfileVersion', a_b0459b],
+    ['settings', a_6d7ac6],
+    ['agents', a_33623d],
   ],
   'loose',
 );
 
 /** The accept path of the schema it is named after: the parsed value, or undefined. */
-export const acceptLockfile = root(a50);
+export const acceptLockfile = root(a_c92108);
 
 /** The accept path of the schema it is named after: the parsed value, or undefined. */
-export const acceptLockEntry = root(a48);
+export const acceptLockEntry = root(a_b95c5d);
 
 /** The accept path of the schema it is named after: the parsed value, or undefined. */
-export const acceptSettings = root(a10);
+export const acceptSettings = root(a_92c70d);

@@ -20,7 +20,7 @@ import { errorFailure, resolutionFailure, type Resolution, type SyncFailure } fr
 import { keepResignedSnapshots } from './resign.js';
 import { credentialWarnings } from './unused-credentials.js';
 import { manifestMismatches, sameNegotiationInputs } from './satisfies.js';
-import { LOCKFILE_SCHEMA_REF, LOCKFILE_VERSION, type LockEntry, type Lockfile } from './schema.js';
+import { LOCKFILE_SCHEMA_REF, LOCKFILE_VERSION, type LockEntry, type Lockfile, lockSchemas } from './schema.js';
 
 /** What `lock`, `update` and `outdated` ask of a sync. */
 export interface SyncRequest {
@@ -217,21 +217,11 @@ export function assembleLock(
   return { lock, actions, previous: replaced, failures, warnings, renamed: Object.fromEntries(renamed) };
 }
 
-const ENTRY_FIELDS = new Set([
-  'card',
-  'resolved',
-  'versionHeader',
-  'a2aVersion',
-  'version',
-  'integrity',
-  'snapshot',
-  'signature',
-  'extended',
-  'plans',
-  'originAuth',
-]);
-
-/** The fields of a lock entry this version does not know (written by a newer minor version): kept on rewrite. */
+/**
+ * The fields of a lock entry this version does not know (written by a newer minor version): kept on
+ * rewrite. The known ones are the entry schema's (`LockEntrySchema`, a loose object).
+ */
 function unknownFields(entry: LockEntry): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(entry).filter(([key]) => !ENTRY_FIELDS.has(key)));
+  const known = lockSchemas().LockEntrySchema.shape;
+  return Object.fromEntries(Object.entries(entry).filter(([key]) => !Object.hasOwn(known, key)));
 }

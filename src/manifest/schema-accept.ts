@@ -29,138 +29,138 @@ import {
   isTlsOrLoopback,
 } from './rules.js';
 
-const a0 = string();
-const a1 = optional(a0);
-const a2 = string([minLength(1), isCanonicalBinding]);
-const a3 = array(a2, [hasNoRepeats, isNonEmpty]);
-const a4 = string([pattern(/^\d+\.\d+$/)]);
-const a5 = array(a4, [hasNoRepeats, isNonEmpty]);
-const a6 = string([isNotWildcard, isMediaType]);
-const a7 = array(a6, [hasNoRepeats, isNonEmpty]);
-const a8 = array(a6, [hasNoRepeats]);
-const a9 = withDefault(a8, () => []);
-const a10 = boolean();
-const a11 = withDefault(a10, () => false);
-const a12 = url;
-const a13 = nullable(a12);
-const a14 = withDefault(a13, () => null);
-const a15 = string([minLength(1)]);
-const a16 = array(a15, [hasNoRepeats]);
-const a17 = withDefault(a16, () => []);
-const a18 = object(
+const a_9ac270 = string();
+const a_a9e5c1 = optional(a_9ac270);
+const a_e539fe = string([minLength(1), isCanonicalBinding]);
+const a_1f9841 = array(a_e539fe, [hasNoRepeats, isNonEmpty]);
+const a_2e9da5 = string([pattern(/^\d+\.\d+$/)]);
+const a_ebf729 = array(a_2e9da5, [hasNoRepeats, isNonEmpty]);
+const a_5871f1 = string([isNotWildcard, isMediaType]);
+const a_baf6c0 = array(a_5871f1, [hasNoRepeats, isNonEmpty]);
+const a_ef2983 = array(a_5871f1, [hasNoRepeats]);
+const a_afed1a = withDefault(a_ef2983, () => []);
+const a_d4c8a5 = boolean();
+const a_1edd2e = withDefault(a_d4c8a5, () => false);
+const a_28e5eb = url;
+const a_bc8824 = nullable(a_28e5eb);
+const a_a038d5 = withDefault(a_bc8824, () => null);
+const a_220dc4 = string([minLength(1)]);
+const a_678801 = array(a_220dc4, [hasNoRepeats]);
+const a_82597d = withDefault(a_678801, () => []);
+const a_2d41c9 = object(
   [
-    ['$schema', a1, 'optional', 'optional'],
-    ['bindings', a3],
-    ['versions', a5],
-    ['accepts', a7],
-    ['sends', a9, 'defaulted'],
-    ['streaming', a11, 'defaulted'],
-    ['pushEndpoint', a14, 'defaulted'],
-    ['extensions', a17, 'defaulted'],
+    ['$schema', a_a9e5c1, 'optional', 'optional'],
+    ['bindings', a_1f9841],
+    ['versions', a_ebf729],
+    ['accepts', a_baf6c0],
+    ['sends', a_afed1a, 'defaulted'],
+    ['streaming', a_1edd2e, 'defaulted'],
+    ['pushEndpoint', a_a038d5, 'defaulted'],
+    ['extensions', a_82597d, 'defaulted'],
   ],
   'strict',
 );
-const a19 = string([pattern(/^[A-Za-z0-9][A-Za-z0-9._-]*$/)]);
-const a20 = string([minLength(1), isNotProto]);
-const a21 = array(a20, [hasNoRepeats]);
-const a22 = withDefault(a21, () => []);
-const a23 = string([pattern(/^[A-Za-z_][A-Za-z0-9_]*$/)]);
-const a24 = object([['env', a23]], 'strict');
-const a25 = literal(['basic', 'form']);
-const a26 = optional(a25);
-const a27 = object(
+const a_a7293a = string([pattern(/^[A-Za-z0-9][A-Za-z0-9._-]*$/)]);
+const a_b9c3f6 = string([minLength(1), isNotProto]);
+const a_8df289 = array(a_b9c3f6, [hasNoRepeats]);
+const a_8c5fe3 = withDefault(a_8df289, () => []);
+const a_39c6ca = string([pattern(/^[A-Za-z_][A-Za-z0-9_]*$/)]);
+const a_770d22 = object([['env', a_39c6ca]], 'strict');
+const a_643715 = literal(['basic', 'form']);
+const a_9a7ea4 = optional(a_643715);
+const a_ece0a2 = object(
   [
-    ['clientId', a24],
-    ['clientSecret', a24],
-    ['clientAuth', a26, 'optional', 'optional'],
+    ['clientId', a_770d22],
+    ['clientSecret', a_770d22],
+    ['clientAuth', a_9a7ea4, 'optional', 'optional'],
   ],
   'strict',
 );
-const a28 = object([['oauth', a27]], 'strict');
-const a29 = union([a24, a28]);
-const a30 = record(a15, a29);
-const a31 = withDefault(a30, () => ({}));
-const a32 = string([isSemverRange]);
-const a33 = optional(a32);
-const a34 = optional(a3);
-const a35 = optional(a5);
-const a36 = optional(a7);
-const a37 = optional(a8);
-const a38 = optional(a10);
-const a39 = optional(a13);
-const a40 = optional(a16);
-const a41 = object(
+const a_ee49ab = object([['oauth', a_ece0a2]], 'strict');
+const a_3fdf22 = union([a_770d22, a_ee49ab]);
+const a_661799 = record(a_220dc4, a_3fdf22);
+const a_16253b = withDefault(a_661799, () => ({}));
+const a_3f290c = string([isSemverRange]);
+const a_9995bc = optional(a_3f290c);
+const a_f18e37 = optional(a_1f9841);
+const a_d97a42 = optional(a_ebf729);
+const a_38db68 = optional(a_baf6c0);
+const a_8c1bce = optional(a_ef2983);
+const a_580fc5 = optional(a_d4c8a5);
+const a_49c5b0 = optional(a_bc8824);
+const a_b7cfd3 = optional(a_678801);
+const a_06f1c4 = object(
   [
-    ['bindings', a34, 'optional', 'optional'],
-    ['versions', a35, 'optional', 'optional'],
-    ['accepts', a36, 'optional', 'optional'],
-    ['sends', a37, 'optional', 'optional'],
-    ['streaming', a38, 'optional', 'optional'],
-    ['pushEndpoint', a39, 'optional', 'optional'],
-    ['extensions', a40, 'optional', 'optional'],
+    ['bindings', a_f18e37, 'optional', 'optional'],
+    ['versions', a_d97a42, 'optional', 'optional'],
+    ['accepts', a_38db68, 'optional', 'optional'],
+    ['sends', a_8c1bce, 'optional', 'optional'],
+    ['streaming', a_580fc5, 'optional', 'optional'],
+    ['pushEndpoint', a_49c5b0, 'optional', 'optional'],
+    ['extensions', a_b7cfd3, 'optional', 'optional'],
   ],
   'strict',
 );
-const a42 = optional(a41);
-const a43 = object([['jwks', a15]], 'strict');
-const a44 = optional(a43);
-const a45 = string([isCardPath]);
-const a46 = optional(a45);
-const a47 = object(
+const a_5006fd = optional(a_06f1c4);
+const a_889280 = object([['jwks', a_220dc4]], 'strict');
+const a_ccd5e6 = optional(a_889280);
+const a_c43056 = string([isCardPath]);
+const a_6743c6 = optional(a_c43056);
+const a_c9b662 = object(
   [
-    ['card', a15],
-    ['skills', a22, 'defaulted'],
-    ['credentials', a31, 'defaulted'],
-    ['version', a33, 'optional', 'optional'],
-    ['profile', a42, 'optional', 'optional'],
-    ['trust', a44, 'optional', 'optional'],
-    ['requireSignature', a38, 'optional', 'optional'],
-    ['allowHttp', a38, 'optional', 'optional'],
-    ['cardPath', a46, 'optional', 'optional'],
-    ['rebaseInterfaces', a38, 'optional', 'optional'],
+    ['card', a_220dc4],
+    ['skills', a_8c5fe3, 'defaulted'],
+    ['credentials', a_16253b, 'defaulted'],
+    ['version', a_9995bc, 'optional', 'optional'],
+    ['profile', a_5006fd, 'optional', 'optional'],
+    ['trust', a_ccd5e6, 'optional', 'optional'],
+    ['requireSignature', a_580fc5, 'optional', 'optional'],
+    ['allowHttp', a_580fc5, 'optional', 'optional'],
+    ['cardPath', a_6743c6, 'optional', 'optional'],
+    ['rebaseInterfaces', a_580fc5, 'optional', 'optional'],
   ],
   'strict',
 );
-const a48 = record(a19, a47);
-const a49 = withDefault(a48, () => ({}));
-const a50 = string([isOrigin, isTlsOrLoopback]);
-const a51 = object([['bearer', a24]], 'strict');
-const a52 = string([pattern(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/)]);
-const a53 = string([pattern(/^[\t\x20-\x7e]*$/)]);
-const a54 = optional(a53);
-const a55 = object(
+const a_69c09d = record(a_a7293a, a_c9b662);
+const a_c847e5 = withDefault(a_69c09d, () => ({}));
+const a_be599a = string([isOrigin, isTlsOrLoopback]);
+const a_c4a8b9 = object([['bearer', a_770d22]], 'strict');
+const a_d63156 = string([pattern(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/)]);
+const a_0f2ffe = string([pattern(/^[\t\x20-\x7e]*$/)]);
+const a_45f26a = optional(a_0f2ffe);
+const a_6c0c74 = object(
   [
-    ['name', a52],
-    ['env', a23],
-    ['prefix', a54, 'optional', 'optional'],
+    ['name', a_d63156],
+    ['env', a_39c6ca],
+    ['prefix', a_45f26a, 'optional', 'optional'],
   ],
   'strict',
 );
-const a56 = object([['header', a55]], 'strict');
-const a57 = string([pattern(/^[a-z0-9-]+$/)]);
-const a58 = object(
+const a_c772e6 = object([['header', a_6c0c74]], 'strict');
+const a_181cee = string([pattern(/^[a-z0-9-]+$/)]);
+const a_96d2c7 = object(
   [
-    ['region', a57],
-    ['service', a57],
+    ['region', a_181cee],
+    ['service', a_181cee],
   ],
   'strict',
 );
-const a59 = object([['awsSigV4', a58]], 'strict');
-const a60 = union([a51, a56, a59]);
-const a61 = record(a50, a60);
-const a62 = optional(a61);
-const a63 = object(
+const a_18ab0b = object([['awsSigV4', a_96d2c7]], 'strict');
+const a_09d7d1 = union([a_c4a8b9, a_c772e6, a_18ab0b]);
+const a_760ace = record(a_be599a, a_09d7d1);
+const a_bc69d7 = optional(a_760ace);
+const a_8e9d72 = object(
   [
-    ['$schema', a1, 'optional', 'optional'],
-    ['profile', a18],
-    ['agents', a49, 'defaulted'],
-    ['originAuth', a62, 'optional', 'optional'],
+    ['$schema', a_a9e5c1, 'optional', 'optional'],
+    ['profile', a_2d41c9],
+    ['agents', a_c847e5, 'defaulted'],
+    ['originAuth', a_bc69d7, 'optional', 'optional'],
   ],
   'strict',
 );
 
 /** The accept path of the schema it is named after: the parsed value, or undefined. */
-export const acceptManifest = root(a63);
+export const acceptManifest = root(a_8e9d72);
 
 /** The accept path of the schema it is named after: the parsed value, or undefined. */
-export const acceptProfile = root(a18);
+export const acceptProfile = root(a_2d41c9);
