@@ -95,17 +95,24 @@ function literals(schema, where) {
   for (const value of values) {
     if (!['string', 'number', 'boolean'].includes(typeof value) && value !== null)
       throw new Error(`accept: ${where}: a literal of type ${typeof value}`);
-    if (Number.isNaN(value)) throw new Error(`accept: ${where}: a NaN literal`);
+    if (typeof value === 'number' && !Number.isFinite(value)) throw new Error(`accept: ${where}: a literal ${value}`);
   }
   return JSON.stringify(values);
 }
 
-/** Whether `value` is plain JSON data. */
+/**
+ * Whether `value` is plain JSON data that JSON.stringify writes back as the same value in an
+ * expression: finite numbers, and no own `__proto__` key (an object literal would set the prototype).
+ */
 function isJson(value) {
-  if (value === null || ['string', 'number', 'boolean'].includes(typeof value)) return true;
+  if (value === null || ['string', 'boolean'].includes(typeof value)) return true;
+  if (typeof value === 'number') return Number.isFinite(value);
   if (Array.isArray(value)) return value.every(isJson);
   return (
-    typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype && Object.values(value).every(isJson)
+    typeof value === 'object' &&
+    Object.getPrototypeOf(value) === Object.prototype &&
+    !Object.hasOwn(value, '__proto__') &&
+    Object.values(value).every(isJson)
   );
 }
 
@@ -151,6 +158,9 @@ const KINDS = {
     return call(this, 'array', this.fn(def.element, `${where}[]`), this.checks(def, where));
   },
   union(_schema, def, where) {
+    // z.xor and z.discriminatedUnion are unions too, that refuse a value more than one option accepts.
+    if (def.inclusive === false || def.discriminator !== undefined)
+      throw new Error(`accept: ${where}: an exclusive or discriminated union`);
     return call(this, 'union', `[${def.options.map((o, i) => this.fn(o, `${where}|${i}`)).join(', ')}]`);
   },
   record(_schema, def, where) {

@@ -7,6 +7,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod/mini';
+import { generateAccept } from '../scripts/accept.js';
 import { fuzzCases, prng } from '../scripts/fuzz-cards.js';
 import {
   acceptAgentCardV03,
@@ -387,6 +389,24 @@ describe('generated accept paths against their zod schemas', () => {
     expect(cards.refused).toBeGreaterThan(1000);
     expect(schemes.accepted).toBeGreaterThan(1000);
     expect(cards.deferred + schemes.deferred).toBe(0);
+  });
+
+  it('the generator stops on what the accept functions do not mirror, rather than accept more than zod', () => {
+    const generate = (schema: unknown) =>
+      generateAccept({ source: 'a test', roots: { X: schema }, root: process.cwd(), file: 'src/x-accept.ts' });
+    expect(generate(z.strictObject({ a: z.optional(z.string()) }))).toContain('export const acceptX = root(');
+    // z.xor refuses {} (both options accept it); a first-option-wins union would accept it.
+    const both = [z.strictObject({ a: z.optional(z.string()) }), z.strictObject({ b: z.optional(z.string()) })];
+    expect(() => generate(z.xor(both))).toThrow(/exclusive or discriminated union/);
+    const kinds = [z.strictObject({ k: z.literal('a') }), z.strictObject({ k: z.literal('b') })] as const;
+    expect(() => generate(z.discriminatedUnion('k', kinds))).toThrow(/exclusive or discriminated union/);
+    // JSON.stringify writes Infinity as null, and an own __proto__ key as the prototype in a literal.
+    expect(() => generate(z.literal(Number.POSITIVE_INFINITY))).toThrow(/a literal Infinity/);
+    expect(() => generate(z._default(z.number(), Number.POSITIVE_INFINITY))).toThrow(/not JSON/);
+    expect(() => generate(z._default(z.unknown(), JSON.parse('{"__proto__": 1}')))).toThrow(/not JSON/);
+    expect(() => generate(z.string().check(z.refine((v) => v !== 'x')))).toThrow(/not a named export/);
+    expect(() => generate(z.string().check(z.maxLength(3)))).toThrow(/max_length/);
+    expect(() => generate(z.lazy(() => z.string()))).toThrow(/unknown schema type lazy/);
   });
 
   it('the generated files are the ones npm run schemas writes (the drift check covers them)', () => {

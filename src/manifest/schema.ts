@@ -156,25 +156,31 @@ function sourceSchemas() {
    * (AWS Signature V4 from `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`).
    * Only where the value comes from is stored, never a value.
    */
-  const OriginAuthSchema = z.union([
-    z.strictObject({ bearer: z.strictObject({ env: EnvName }) }),
-    // The prefix is part of a header value: printable ASCII, space and tab only (no line break, no escape sequence).
-    z.strictObject({
-      header: z.strictObject({
-        name: HeaderName,
-        env: EnvName,
-        prefix: z.optional(
-          z.string().check(z.regex(/^[\t\x20-\x7e]*$/, 'must be printable ASCII (a header value prefix)')),
-        ),
+  const OriginAuthSchema = z.union(
+    [
+      z.strictObject({ bearer: z.strictObject({ env: EnvName }) }),
+      // The prefix is part of a header value: printable ASCII, space and tab only (no line break, no escape sequence).
+      z.strictObject({
+        header: z.strictObject({
+          name: HeaderName,
+          env: EnvName,
+          prefix: z.optional(
+            z.string().check(z.regex(/^[\t\x20-\x7e]*$/, 'must be printable ASCII (a header value prefix)')),
+          ),
+        }),
       }),
-    }),
-    z.strictObject({
-      awsSigV4: z.strictObject({
-        region: z.string().check(z.regex(/^[a-z0-9-]+$/, 'must be an AWS region')),
-        service: z.string().check(z.regex(/^[a-z0-9-]+$/, 'must be an AWS service name')),
+      z.strictObject({
+        awsSigV4: z.strictObject({
+          region: z.string().check(z.regex(/^[a-z0-9-]+$/, 'must be an AWS region')),
+          service: z.string().check(z.regex(/^[a-z0-9-]+$/, 'must be an AWS service name')),
+        }),
       }),
-    }),
-  ]);
+    ],
+    {
+      error:
+        'an originAuth placement is {"bearer": {"env": "NAME"}}, {"header": {"name": "Header-Name", "env": "NAME"}} or {"awsSigV4": {"region": "…", "service": "…"}}',
+    },
+  );
 
   return { CredentialSourceSchema, OriginSchema, OriginAuthSchema };
 }

@@ -362,10 +362,12 @@ describe('parseManifest', () => {
     expect(bad((m) => (m.originAuth = { 'http://svc.example': { bearer: { env: 'T' } } })).message).toContain(
       'plain http only to a loopback host',
     );
-    expect(
-      bad((m) => (m.originAuth = { 'https://svc.example': { bearer: { env: 'T' }, header: { name: 'X', env: 'T' } } }))
-        .path,
-    ).toBe('$.originAuth["https://svc.example"]');
+    const both = bad(
+      (m) => (m.originAuth = { 'https://svc.example': { bearer: { env: 'T' }, header: { name: 'X', env: 'T' } } }),
+    );
+    expect(both.path).toBe('$.originAuth["https://svc.example"]');
+    // Worded for a placement (it was worded as a card's security requirement).
+    expect(both.message).toContain('an originAuth placement is {"bearer": {"env": "NAME"}}');
     expect(bad((m) => (m.originAuth = { 'https://svc.example': { bearer: { env: 'not a name' } } })).path).toBe(
       '$.originAuth["https://svc.example"].bearer.env',
     );
