@@ -136,10 +136,8 @@ const KINDS = {
   never() {
     return this.use('never');
   },
+  // z.enum(…) too (below): both keep their values in `_zod.values`.
   literal(schema, def, where) {
-    return call(this, 'literal', literals(schema, where), this.checks(def, where));
-  },
-  enum(schema, def, where) {
     return call(this, 'literal', literals(schema, where), this.checks(def, where));
   },
   nullable(_schema, def, where) {
@@ -188,6 +186,7 @@ const KINDS = {
     return call(this, 'object', `[${fields.join(', ')}]`, JSON.stringify(unknownKeys), this.checks(def, where));
   },
 };
+KINDS.enum = KINDS.literal;
 
 /**
  * The TypeScript source of the accept functions for `roots` (name → zod schema, emitted as

@@ -10,25 +10,24 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { wireSchemas } from '../dist/card/wire.js';
-import { LockfileSchema, ManifestSchema } from '../dist/index.js';
 import { lockSchemas } from '../dist/lock/schema.js';
 import * as rules from '../dist/manifest/rules.js';
 import { manifestSchemas } from '../dist/manifest/schema.js';
 import { generateAccept } from './accept.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const manifest = manifestSchemas();
+const lock = lockSchemas();
+const wire = wireSchemas();
 const outputs = {
-  'a2a.schema.json': { schema: ManifestSchema, title: 'a2a-lock manifest (a2a.json)', io: 'input' },
-  'a2a-lock.schema.json': { schema: LockfileSchema, title: 'a2a-lock lockfile (a2a.lock.json)', io: 'output' },
+  'a2a.schema.json': { schema: manifest.ManifestSchema, title: 'a2a-lock manifest (a2a.json)', io: 'input' },
+  'a2a-lock.schema.json': { schema: lock.LockfileSchema, title: 'a2a-lock lockfile (a2a.lock.json)', io: 'output' },
 };
 const texts = {};
 for (const [file, { schema, title, io }] of Object.entries(outputs)) {
   const json = { ...z.toJSONSchema(schema, { io, unrepresentable: 'any' }), title };
   texts[join('schemas', file)] = `${JSON.stringify(json, null, 2)}\n`;
 }
-const manifest = manifestSchemas();
-const lock = lockSchemas();
-const wire = wireSchemas();
 const accepts = {
   'src/manifest/schema-accept.ts': {
     source: 'src/manifest/schema.ts',
@@ -57,12 +56,11 @@ let stale = false;
 let rebuild = false;
 for (const [file, text] of Object.entries(texts)) {
   const path = join(root, file);
+  if (readIfAny(path) === text) continue;
   if (process.argv.includes('--check')) {
-    if (readIfAny(path) !== text) {
-      console.error(`${file} is out of date: run npm run schemas`);
-      stale = true;
-    }
-  } else if (readIfAny(path) !== text) {
+    console.error(`${file} is out of date: run npm run schemas`);
+    stale = true;
+  } else {
     writeFileSync(path, text);
     console.log(`wrote ${file}`);
     if (file.startsWith('src/')) rebuild = true;

@@ -7,6 +7,7 @@
  * where zod's parse reports an issue. It never words a refusal: the zod schema does, when a root
  * answers undefined. `test/schemas-accept.test.ts` holds every generated path to its schema. Pure.
  */
+import { isRecord } from './json-path.js';
 
 /** One accept function: the parsed value, or {@link NO}. */
 export type Accept = (v: unknown) => unknown;
@@ -124,18 +125,13 @@ export function union(options: readonly Accept[]): Accept {
   };
 }
 
-/** zod's object test: an object that is not an array. */
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-/** zod's record test (`util.isPlainObject`): no constructor, or one whose prototype has its own `isPrototypeOf`. */
+/** zod's record test (`util.isPlainObject`; its object test is `isRecord`): no constructor, or one whose prototype has its own `isPrototypeOf`. */
 function isPlainObject(v: unknown): v is Record<string, unknown> {
-  if (!isObject(v)) return false;
+  if (!isRecord(v)) return false;
   const ctor = v.constructor;
   if (ctor === undefined || typeof ctor !== 'function') return true;
   const proto: unknown = ctor.prototype;
-  return isObject(proto) && Object.hasOwn(proto, 'isPrototypeOf');
+  return isRecord(proto) && Object.hasOwn(proto, 'isPrototypeOf');
 }
 
 /** `z.record(key, value)` with a string key schema (not enumerated). */
@@ -186,7 +182,7 @@ export function object(
   const known = new Set(fields.map(([key]) => key));
   const shaped = fields.filter(([key]) => key !== '__proto__');
   return (v) => {
-    if (!isObject(v)) return NO;
+    if (!isRecord(v)) return NO;
     const out: Record<string, unknown> = {};
     for (const field of shaped) if (!place(out, v, field, field[1](v[field[0]]))) return NO;
     if (unknownKeys === 'strict') {

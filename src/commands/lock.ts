@@ -9,7 +9,8 @@ import { A2aLockError, ExitCode, UsageError } from '../errors.js';
 import { readManifest, readManifestFile } from '../fs/manifest.js';
 import { parseManifest } from '../manifest/parse.js';
 import validRange from 'semver/ranges/valid.js';
-import { manifestSchemas, type Manifest } from '../manifest/schema.js';
+import { AGENT_NAME } from '../manifest/agent-name.js';
+import type { Manifest } from '../manifest/schema.js';
 import { entryChanges, type EntryChanges } from '../lock/changes.js';
 import { overallExitCode, syncFailureJson, type SkillRefusal, type SyncFailure } from '../lock/report.js';
 import { lockDigest } from '../lock/digest.js';
@@ -261,7 +262,7 @@ export function runAdd(
 
 async function add(options: GlobalOptions, args: Parameters<typeof runAdd>[1]): Promise<CommandResult<LockData>> {
   const p = paths(options);
-  if (!manifestSchemas().AgentNameSchema.safeParse(args.name).success)
+  if (!AGENT_NAME.test(args.name))
     throw new UsageError(
       `agent name "${args.name}": use letters, digits, ".", "_" and "-", starting with a letter or digit`,
     );

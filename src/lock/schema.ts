@@ -146,7 +146,7 @@ function buildSchemas() {
     agents: z.record(AgentNameSchema, LockEntrySchema),
   });
 
-  return { PlanSchema, SettingsSchema, SignatureRecordSchema, ExtendedSnapshotSchema, LockEntrySchema, LockfileSchema };
+  return { SettingsSchema, LockEntrySchema, LockfileSchema };
 }
 
 /** The lockfile's zod schemas (see {@link buildSchemas}), built on the first call. */

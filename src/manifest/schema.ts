@@ -265,9 +265,7 @@ function buildSchemas() {
 
   return {
     ProfileSchema,
-    PartialProfileSchema,
     CredentialSourceSchema,
-    OriginSchema,
     OriginAuthSchema,
     AgentNameSchema,
     CardPathSchema,

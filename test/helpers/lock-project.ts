@@ -4,6 +4,15 @@ import { join } from 'node:path';
 import { expect } from 'vitest';
 import { runLock } from '../../src/commands/lock.js';
 
+/** The profile most runtime tests lock with: JSON-RPC 1.0, JSON or text out, text in, no streaming. */
+export const JSONRPC_PROFILE = {
+  bindings: ['JSONRPC'],
+  versions: ['1.0'],
+  accepts: ['application/json', 'text/plain'],
+  sends: ['text/plain'],
+  streaming: false,
+};
+
 export async function lockProject(dir: string, manifest: unknown): Promise<void> {
   await writeFile(join(dir, 'a2a.json'), JSON.stringify(manifest));
   const result = await runLock({ manifest: join(dir, 'a2a.json'), json: true, verbose: false, cwd: dir, env: {} });

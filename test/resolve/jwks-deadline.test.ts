@@ -43,7 +43,13 @@ describe('the key fetches of one card', () => {
     };
     const settings = { ...DEFAULT_PROFILE, credentials: [] };
     await expect(
-      signatureOf(card, settings, { timeoutMs: 500 }, [], [`${origin}/.well-known/agent-card.json`]),
+      signatureOf(
+        card,
+        settings,
+        { timeoutMs: 500, baseDir: process.cwd() },
+        [],
+        [`${origin}/.well-known/agent-card.json`],
+      ),
     ).rejects.toMatchObject({
       code: 'timeout',
     });

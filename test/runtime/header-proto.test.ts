@@ -16,7 +16,7 @@ import type { Plan } from '../../src/negotiate/types.js';
 import { enforcingFetch } from '../../src/runtime/enforce.js';
 import { loadLock } from '../../src/runtime/index.js';
 import { sampleCard, startAgent, type StartedAgent } from '../helpers/agents.js';
-import { lockProject } from '../helpers/lock-project.js';
+import { JSONRPC_PROFILE, lockProject } from '../helpers/lock-project.js';
 
 let server: http.Server;
 let url = '';
@@ -42,13 +42,7 @@ beforeAll(async () => {
   });
   dir = await mkdtemp(join(tmpdir(), 'a2a-attack-headers-'));
   await lockProject(dir, {
-    profile: {
-      bindings: ['JSONRPC'],
-      versions: ['1.0'],
-      accepts: ['application/json', 'text/plain'],
-      sends: ['text/plain'],
-      streaming: false,
-    },
+    profile: JSONRPC_PROFILE,
     agents: { open: { card: agent.origin, skills: ['market-size'] } },
   });
 });

@@ -17,7 +17,7 @@ import { ClientCredentialsTokens } from '../../src/http/oauth-token.js';
 import { loadLock, type DriftEvent, type LoadLockOptions } from '../../src/runtime/index.js';
 import { sampleCard, startAgent, type AgentCard, type StartedAgent } from '../helpers/agents.js';
 import { faultServers } from '../helpers/http.js';
-import { lockProject } from '../helpers/lock-project.js';
+import { JSONRPC_PROFILE, lockProject } from '../helpers/lock-project.js';
 
 const ACCESS_TOKEN = 'issued-access-token';
 const CLIENT_ID = 'client-7';
@@ -86,13 +86,7 @@ beforeAll(async () => {
   card = oauthCard(agent.origin, tokenUrl);
   dir = await mkdtemp(join(tmpdir(), 'a2a-oauth-'));
   await lockProject(dir, {
-    profile: {
-      bindings: ['JSONRPC'],
-      versions: ['1.0'],
-      accepts: ['application/json', 'text/plain'],
-      sends: ['text/plain'],
-      streaming: false,
-    },
+    profile: JSONRPC_PROFILE,
     agents: {
       research: {
         card: agent.origin,

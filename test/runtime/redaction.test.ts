@@ -25,7 +25,7 @@ import {
 import { sampleCard, startAgent, type StartedAgent } from '../helpers/agents.js';
 import { expectNoCutShortEcho, expectSecretContained } from '../helpers/secrets.js';
 import { faultServers } from '../helpers/http.js';
-import { lockProject } from '../helpers/lock-project.js';
+import { JSONRPC_PROFILE, lockProject } from '../helpers/lock-project.js';
 
 /** Characters every encoding changes, mixed case. */
 const TOKEN = 'rt-Secret/Tok+en=9Zq';
@@ -204,13 +204,7 @@ describe('a cut-short echo of the credential is redacted too (issue 22)', () => 
     const keyDir = await mkdtemp(join(tmpdir(), 'a2a-redaction-key-'));
     try {
       await lockProject(keyDir, {
-        profile: {
-          bindings: ['JSONRPC'],
-          versions: ['1.0'],
-          accepts: ['application/json', 'text/plain'],
-          sends: ['text/plain'],
-          streaming: false,
-        },
+        profile: JSONRPC_PROFILE,
         agents: { keyed: { card: keyed.origin, skills: ['market-size'], credentials: { key: { env: 'API_KEY' } } } },
       });
       const failingFetch: typeof fetch = async (input) => {
