@@ -21,6 +21,7 @@ import { getDefaultDispatcher, proxyHint, requestThrough } from './dispatcher.js
 import { DeadlineExceeded, networkError } from './errors.js';
 import { DEFAULT_TIMEOUT_MS, type NetworkOptions } from './network-options.js';
 import { checkUrlPolicy, oneLine, parseLocation, printableUrl, type UrlReporting } from './url-policy.js';
+import { redactUrl, refuseEchoedUrl, urlQuotesSecret } from './url-echo.js';
 import { describeOriginAuth, originAuthExample } from '../credentials.js';
 import type { OriginAuth } from '../manifest/schema.js';
 import type { OriginAuthenticator } from './network-options.js';
@@ -271,7 +272,8 @@ export function checkHeaders(headers: Record<string, string>): Record<string, st
  * One request, following redirects by hand when allowed. Returns a 2xx (or accepted non-2xx)
  * JSON object answer; maps every other outcome to a typed error. Retries a GET answered with a
  * retry status while `context.retries` allow and the wait ends before the deadline.
- * @throws {InvalidInputError} `insecure-url` for a redirect the URL policy refuses; `card-invalid` for a bad body.
+ * @throws {InvalidInputError} `insecure-url` for a redirect the URL policy refuses; `card-invalid` for a bad body,
+ *   or a redirect target (or the URL that answered) holding the platform credential sent (`./url-echo.js`).
  * @throws {FetchError} `auth-refused` on 401/403; `unreachable` on 404, another status, a refused,
  *   broken or sixth redirect, or a network error; `timeout` when the deadline passes.
  */
@@ -280,8 +282,10 @@ export async function exchange(start: URL, context: RequestContext): Promise<Jso
   let method = context.method;
   let body = context.body;
   let retried = 0;
+  // The platform credential this call has sent: a URL holding it is never followed, kept or shown.
+  const sent = () => context.platformAuth?.sentSecrets() ?? [];
   for (let redirects = 0; ; ) {
-    const shown = printableUrl(url, context.redactQuery);
+    const shown = redactUrl(printableUrl(url, context.redactQuery), sent());
     context.inFlight = shown;
     // Platform authentication goes to the URL asked for only, never across a redirect.
     const placement = redirects === 0 ? context.platformAuth?.placementFor(url.origin) : undefined;
@@ -319,6 +323,7 @@ export async function exchange(start: URL, context: RequestContext): Promise<Jso
           { status: statusCode },
         );
       }
+      refuseEchoedUrl(location, shown, context.subject, sent()); // before anything names or follows it
       if (location === undefined || location.trim() === '') {
         throw new FetchError('unreachable', shown, `redirect (${statusCode}) without a Location header`, {
           status: statusCode,
@@ -340,6 +345,7 @@ export async function exchange(start: URL, context: RequestContext): Promise<Jso
       next.hash = '';
       next.username = '';
       next.password = '';
+      refuseEchoedUrl(next.href, shown, context.subject, sent());
       checkUrlPolicy(next, printableUrl(next, context.redactQuery), context.allowHttp, url, context.redactQuery);
       if (method === 'POST' && statusCode !== 307 && statusCode !== 308) {
         method = 'GET';
@@ -350,6 +356,9 @@ export async function exchange(start: URL, context: RequestContext): Promise<Jso
       continue;
     }
 
+    // The URL that answered is what a card's `resolved` records: one holding the credential is refused.
+    if (urlQuotesSecret(url.href, sent())) await drain(response.body);
+    refuseEchoedUrl(url.href, shown, context.subject, sent());
     if (statusCode >= 200 && statusCode < 300) {
       return { url: shown, status: statusCode, body: await readJson(shown, response, context) };
     }

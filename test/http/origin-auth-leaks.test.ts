@@ -8,12 +8,13 @@ import type http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchCard } from '../../src/http/card.js';
 import { fetchExtendedCard } from '../../src/http/extended-card.js';
+import { requestJson } from '../../src/http/request.js';
 import { closeDefaultDispatcher } from '../../src/http/dispatcher.js';
 import { originAuthenticator } from '../../src/http/origin-auth.js';
 import { placeCredential } from '../../src/credentials.js';
 import { parseManifest } from '../../src/manifest/parse.js';
 import { faultServers } from '../helpers/http.js';
-import { errorText } from '../helpers/secrets.js';
+import { errorText, expectSecretContained } from '../helpers/secrets.js';
 
 const PLATFORM = 'platform-id-t0ken-Secret-77';
 const servers = faultServers();
@@ -165,6 +166,105 @@ describe('a card that quotes the credential its request carried', () => {
     }).catch((e: unknown) => e);
     expect(platform).toMatchObject({ code: 'card-invalid' });
     expect(errorText(platform)).not.toContain(PLATFORM);
+  });
+});
+
+describe('a redirect whose target echoes the credential its request carried (issue 33)', () => {
+  const card = {
+    name: 'Echo',
+    description: 'served',
+    version: '1.0.0',
+    supportedInterfaces: [],
+    capabilities: {},
+    defaultInputModes: ['text/plain'],
+    defaultOutputModes: ['text/plain'],
+    skills: [],
+  };
+  const tokenOf = (req: http.IncomingMessage) => (req.headers.authorization ?? '').replace(/^Bearer /, '');
+  /** Every spelling an echoing origin may use, and where the echo points after the redirect. */
+  const spellings: Array<[string, (token: string) => string]> = [
+    ['percent-encoded', (t) => `/card.json?echo=${encodeURIComponent(t)}`],
+    ['base64url', (t) => `/card.json?echo=${Buffer.from(t).toString('base64url')}`],
+    ['in the path', (t) => `/echo/${t}/card.json`],
+    ['the whole header', (t) => `/card.json?auth=${encodeURIComponent(`Bearer ${t}`)}`],
+    ['plain http elsewhere', (t) => `http://agent.invalid/card.json?echo=${t}`],
+    ['hex', (t) => `/card.json?echo=${Buffer.from(t).toString('hex')}`],
+  ];
+  /** An origin that redirects every authenticated request to `to(token)` and serves the card otherwise. */
+  const redirecting = (to: (token: string) => string) => (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const token = tokenOf(req);
+    if (token === '') return json(res, 200, card);
+    res.writeHead(302, { location: to(token) }).end();
+  };
+
+  it('a card: refused (card-invalid), the target never asked for, the value in no message, in every spelling', async () => {
+    for (const [label, to] of spellings) {
+      const seen: string[] = [];
+      echo = (req, res) => {
+        seen.push(req.url ?? '');
+        redirecting(to)(req, res);
+      };
+      const error = await fetchCard(`${origin}/v1/card`, {
+        versionHeader: '1.0',
+        cardPath: '',
+        platformAuth: bearer(),
+      }).catch((e: unknown) => e);
+      expect(error, label).toMatchObject({
+        code: 'card-invalid',
+        source: `${origin}/v1/card`,
+        message: expect.stringMatching(/redirected to a URL that holds the credential it carried/),
+      });
+      expect(seen, label).toEqual(['/v1/card']);
+      await expectSecretContained(PLATFORM, { texts: { [label]: errorText(error) } });
+    }
+  });
+
+  it('a chain of redirects that echoes the credential on its last hop: refused there, never "too many redirects" naming it', async () => {
+    echo = (req, res) => {
+      const n = Number(/^\/hop\/(\d+)/.exec(req.url ?? '')?.[1] ?? 0);
+      const token = tokenOf(req) || new URL(req.url ?? '/', origin).searchParams.get('t') || '';
+      const next = n >= 3 ? `/hop/${n + 1}?echo=${encodeURIComponent(token || PLATFORM)}` : `/hop/${n + 1}`;
+      res.writeHead(302, { location: next }).end();
+    };
+    const error = await fetchCard(`${origin}/hop/0`, {
+      versionHeader: '1.0',
+      cardPath: '',
+      platformAuth: bearer(),
+    }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'card-invalid', source: `${origin}/hop/3` });
+    await expectSecretContained(PLATFORM, { texts: { error: errorText(error) } });
+  });
+
+  it('an extended card and a JWKS asked for with originAuth: the same refusal', async () => {
+    const seen: string[] = [];
+    echo = (req, res) => {
+      seen.push(req.url ?? '');
+      redirecting((t) => `/elsewhere?echo=${encodeURIComponent(t)}`)(req, res);
+    };
+    const extended = await fetchExtendedCard({
+      url: `${origin}/a2a/rest`,
+      protocolBinding: 'HTTP+JSON',
+      protocolVersion: '1.0',
+      credentials: [],
+      platformAuth: bearer(),
+    }).catch((e: unknown) => e);
+    expect(extended).toMatchObject({ code: 'card-invalid', message: expect.stringMatching(/extended card request/) });
+    const jwks = await requestJson(`${origin}/jwks.json`, { subject: 'JWKS', platformAuth: bearer() }).catch(
+      (e: unknown) => e,
+    );
+    expect(jwks).toMatchObject({ code: 'card-invalid', message: expect.stringMatching(/JWKS request/) });
+    expect(seen).toEqual(['/a2a/rest/extendedAgentCard', '/jwks.json']);
+    await expectSecretContained(PLATFORM, { texts: { extended: errorText(extended), jwks: errorText(jwks) } });
+  });
+
+  it('a redirect that does not hold the credential is still followed', async () => {
+    echo = (req, res) => {
+      if (req.url === '/v1/card') return void res.writeHead(302, { location: '/card.json?v=2' }).end();
+      json(res, 200, card);
+    };
+    await expect(
+      fetchCard(`${origin}/v1/card`, { versionHeader: '1.0', cardPath: '', platformAuth: bearer() }),
+    ).resolves.toMatchObject({ url: `${origin}/card.json?v=2` });
   });
 });
 
