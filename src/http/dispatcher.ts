@@ -10,9 +10,9 @@ import type { Dispatcher } from 'undici';
 import DispatcherClass from 'undici/lib/dispatcher/dispatcher.js';
 import dispatcherApi from 'undici/lib/api/index.js';
 import Agent from 'undici/lib/dispatcher/agent.js';
-import EnvHttpProxyAgent from 'undici/lib/dispatcher/env-http-proxy-agent.js';
 import { UsageError } from '../errors.js';
 import { PROXY_VARIABLES } from './network-options.js';
+import { ProxyRuleAgent } from './proxy-agent.js';
 
 Object.assign(DispatcherClass.prototype, dispatcherApi);
 
@@ -32,8 +32,10 @@ const defaultDispatchers = new Map<number, Dispatcher>();
  * one's socket is not yet free, so a run at concurrency 12 ends up with twice as many sockets.
  * At the cap, sockets are kept alive and reused across cards. Idle sockets are unref'd by undici
  * and do not keep the process alive. When `HTTPS_PROXY` or `HTTP_PROXY` (or their lower-case
- * forms) is set at creation, it is undici's `EnvHttpProxyAgent`: requests go through the proxy
- * (an HTTP CONNECT tunnel) except to hosts that `NO_PROXY` lists.
+ * forms) is set at creation, it is a {@link ProxyRuleAgent}: each request goes where the one proxy
+ * decision (`./proxy-rule.js`, the environment as it was at creation) sends it, through the proxy
+ * (an HTTP CONNECT tunnel) or directly (loopback always; `NO_PROXY` hosts as curl matches them),
+ * and a plain-http request carrying a credential is refused rather than proxied.
  *
  * @throws {UsageError} when a proxy variable is set but is not an http(s) URL.
  */
@@ -41,7 +43,7 @@ export function getDefaultDispatcher(connections = DEFAULT_CONNECTIONS): Dispatc
   let dispatcher = defaultDispatchers.get(connections);
   if (!dispatcher) {
     const options = { connections, keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000 };
-    dispatcher = proxyConfigured() ? new EnvHttpProxyAgent(options) : new Agent(options);
+    dispatcher = proxyConfigured() ? new ProxyRuleAgent(options, { ...process.env }) : new Agent(options);
     defaultDispatchers.set(connections, dispatcher);
   }
   return dispatcher;
@@ -101,7 +103,7 @@ export function requestThrough(
  * variables set; `undefined` for any other dispatcher.
  */
 export function proxyHint(dispatcher: Dispatcher): string | undefined {
-  if (!(dispatcher instanceof EnvHttpProxyAgent)) return undefined;
+  if (!(dispatcher instanceof ProxyRuleAgent)) return undefined;
   const names = PROXY_VARIABLES.filter((name) => process.env[name]).join(', ');
   return `a proxy is set (${names}); check that it is reachable, or list this host in NO_PROXY`;
 }

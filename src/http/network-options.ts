@@ -6,7 +6,7 @@
 
 import type { Dispatcher } from 'undici';
 
-/** The proxy variables the shared dispatcher honours (`NO_PROXY` lists the hosts reached directly). */
+/** The proxy variables the shared dispatcher honours (`NO_PROXY` lists the hosts reached directly; `./proxy-rule.js` decides). */
 export const PROXY_VARIABLES = ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY'];
 
 /** Whether one of {@link PROXY_VARIABLES} is set (non-empty) in `env`. */

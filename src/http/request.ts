@@ -471,6 +471,8 @@ async function send(
       ...(body !== undefined ? { body } : {}),
     });
   } catch (error) {
+    // The shared dispatcher's own refusal (a credential it will not send through a proxy in clear).
+    if (error instanceof InvalidInputError) throw error;
     throw networkError(shown, error, context);
   }
 }

@@ -586,8 +586,9 @@ export async function loadLock(options: LoadLockOptions = {}): Promise<Lock> {
 /**
  * The runtime's default fetch, chosen when a `Lock` is made: the global fetch, through the shared
  * proxy-aware dispatcher (`http/dispatcher.ts`, the one the CLI and `lock.refresh()` use) when
- * `HTTPS_PROXY` / `HTTP_PROXY` is set, so `NO_PROXY` is honoured the same way; without a proxy
- * variable it is the global fetch itself and no undici module loads.
+ * `HTTPS_PROXY` / `HTTP_PROXY` is set, so the one proxy decision (`http/proxy-rule.ts`: loopback
+ * never proxied, `NO_PROXY` as curl reads it, no credential through a proxy in clear) holds the
+ * same way; without a proxy variable it is the global fetch itself and no undici module loads.
  * @throws UsageError when a proxy variable is not an http(s) URL
  */
 function defaultFetch(): typeof fetch {

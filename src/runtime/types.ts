@@ -99,7 +99,8 @@ export interface LoadLockOptions {
   /**
    * The fetch requests are finally sent with (OAuth token requests included). Default the global
    * `fetch`, through the shared proxy-aware dispatcher when `HTTPS_PROXY` / `HTTP_PROXY` is set
-   * (`NO_PROXY` honoured), as the CLI and `refresh()` send; a fetch given here is used as it is.
+   * (loopback never proxied, `NO_PROXY` as curl reads it, a plain-http request with a credential
+   * never through the proxy), as the CLI and `refresh()` send; a fetch given here is used as it is.
    */
   fetch?: typeof fetch;
   /**

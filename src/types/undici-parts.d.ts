@@ -22,7 +22,29 @@ declare module 'undici/lib/dispatcher/agent.js' {
   export default Agent;
 }
 
-declare module 'undici/lib/dispatcher/env-http-proxy-agent.js' {
-  import { EnvHttpProxyAgent } from 'undici';
-  export default EnvHttpProxyAgent;
+declare module 'undici/lib/dispatcher/proxy-agent.js' {
+  import { ProxyAgent } from 'undici';
+  export default ProxyAgent;
+}
+
+declare module 'undici/lib/dispatcher/dispatcher-base.js' {
+  import { Dispatcher } from 'undici';
+  /**
+   * undici's base of its own dispatchers: `dispatch`, `close` and `destroy` (callback or promise)
+   * call the methods keyed by the `kDispatch`, `kClose` and `kDestroy` symbols of
+   * `undici/lib/core/symbols.js`, and an error thrown by `kDispatch` goes to the handler's `onError`.
+   */
+  export default Dispatcher;
+}
+
+declare module 'undici/lib/core/symbols.js' {
+  const kDispatch: unique symbol;
+  const kClose: unique symbol;
+  const kDestroy: unique symbol;
+  const symbols: {
+    readonly kDispatch: typeof kDispatch;
+    readonly kClose: typeof kClose;
+    readonly kDestroy: typeof kDestroy;
+  };
+  export default symbols;
 }

@@ -132,7 +132,8 @@ beforeAll(async () => {
   tls.listen(0, '127.0.0.1');
   await once(tls, 'listening');
   tlsOrigin = `https://127.0.0.1:${(tls.address() as AddressInfo).port}`;
-  ({ server: proxy, origin: proxyOrigin, tunnels } = await startConnectProxy());
+  // `agent.test` is a name only the proxy resolves (to the TLS server): loopback is never proxied.
+  ({ server: proxy, origin: proxyOrigin, tunnels } = await startConnectProxy({ 'agent.test': '127.0.0.1' }));
 });
 
 afterAll(async () => {
@@ -348,7 +349,7 @@ describe('fault suite', () => {
     const dir = await project({
       cross: `${faulty.origin}/cross/card.json`,
       many: `${faulty.origin}/many/card.json`,
-      proxied: `${tlsOrigin}/card.json`,
+      proxied: `${tlsOrigin.replace('127.0.0.1', 'agent.test')}/card.json`,
     });
     const [locked, down] = await Promise.all([
       runCli(['lock'], { cwd: dir, env }),
@@ -358,8 +359,10 @@ describe('fault suite', () => {
     const lock = await readLock(dir);
     expect(lock.agents.cross.resolved).toBe(`${other.origin}/card.json`);
     expect(lock.agents.many.snapshot.skills).toHaveLength(10_000);
-    expect(lock.agents.proxied.resolved).toBe(`${tlsOrigin}/card.json`);
-    expect(tunnels).toContain(new URL(tlsOrigin).host); // https went through the proxy
+    const proxied = tlsOrigin.replace('127.0.0.1', 'agent.test');
+    expect(lock.agents.proxied.resolved).toBe(`${proxied}/card.json`);
+    expect(tunnels).toContain(new URL(proxied).host); // https went through the proxy
+    expect(tunnels).not.toContain(new URL(tlsOrigin).host); // loopback never does
     expect(tunnels).not.toContain(new URL(faulty.origin).host); // plain http has no HTTP_PROXY here
     expect(down.code, show(down)).toBe(2);
     expect(down.stderr).toBe(

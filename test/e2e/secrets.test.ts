@@ -134,6 +134,8 @@ describe('secrets never leak', () => {
       run('update', ['update', 'research', '--json'], ok),
       run('plan', ['plan', agent.origin, '--skill', 'market-size', '--credential', 'bearer=RESEARCH_TOKEN'], ok),
       run('card', ['card', agent.origin], ok),
+      // A proxy is set (with a password), but loopback is never proxied: the agent is reached directly.
+      run('install (proxy set, loopback direct)', ['install', '--json'], proxied),
     ]);
     for (const [label, r] of runs) expect(r.code, `${label}\n${show(r)}`).toBe(0);
 
@@ -148,7 +150,6 @@ describe('secrets never leak', () => {
     await Promise.all([
       fail('verify (wrong token)', ['verify'], bad),
       fail('update (wrong token)', ['update', '--json'], bad),
-      fail('install (proxy down)', ['install', '--json'], proxied),
       fail('card (proxy down)', ['card', 'https://agent.example/'], proxied),
       fail('lock (echoing agents)', ['lock'], ok, echoDir),
       fail('lock --json (echoing agents)', ['lock', '--json'], ok, echoDir),

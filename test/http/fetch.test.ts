@@ -327,20 +327,29 @@ describe('fetchCard', () => {
     );
   });
 
-  it('HTTP_PROXY / HTTPS_PROXY send requests through a CONNECT proxy; NO_PROXY hosts go direct', async () => {
+  it('HTTP_PROXY / HTTPS_PROXY send requests through a CONNECT proxy; NO_PROXY hosts and loopback go direct', async () => {
     const target = await serve((_req, res) => json(res, 200, CARD));
-    const proxy = await startConnectProxy();
+    // `agent.test` is a name only the proxy resolves (to the target): a host that is not loopback.
+    const proxy = await startConnectProxy({ 'agent.test': '127.0.0.1' });
+    const named = `http://agent.test:${new URL(target.origin).port}/card.json`;
     const saved = { ...process.env };
     try {
       for (const name of ['HTTP_PROXY', 'http_proxy', 'HTTPS_PROXY', 'https_proxy', 'NO_PROXY', 'no_proxy'])
         delete process.env[name];
       process.env.HTTP_PROXY = proxy.origin;
       await closeDefaultDispatcher();
+      expect((await fetchCard(named, { ...OPTS, allowHttp: true })).body).toEqual(CARD);
+      expect(proxy.tunnels).toEqual([new URL(named).host]);
+      // Loopback is never proxied, whatever NO_PROXY says (it is unset here).
       expect((await fetchCard(`${target.origin}/card.json`, OPTS)).body).toEqual(CARD);
-      expect(proxy.tunnels).toEqual([new URL(target.origin).host]);
-      process.env.NO_PROXY = 'localhost,127.0.0.1';
+      expect(proxy.tunnels).toHaveLength(1);
+      // A NO_PROXY entry (curl's rule: a subdomain of `.test`) sends it direct: no tunnel, the name not found.
+      process.env.NO_PROXY = 'localhost,.test';
       await closeDefaultDispatcher();
-      expect((await fetchCard(`${target.origin}/card.json`, OPTS)).body).toEqual(CARD);
+      await expect(fetchCard(named, { ...OPTS, allowHttp: true })).rejects.toMatchObject({
+        code: 'unreachable',
+        message: expect.stringMatching(/host not found|DNS lookup failed/),
+      });
       expect(proxy.tunnels).toHaveLength(1);
       expect(target.paths).toHaveLength(2);
     } finally {

@@ -221,8 +221,14 @@ describe('the push endpoint', () => {
 });
 
 describe('proxies', () => {
-  it('the default fetch goes through HTTP_PROXY (a CONNECT tunnel); NO_PROXY is honoured; a custom fetch still wins', async () => {
-    const proxy = await startConnectProxy();
+  it('the default fetch goes through HTTP_PROXY (a CONNECT tunnel) to a host that is not loopback; loopback goes direct whatever NO_PROXY says; NO_PROXY is honoured; a custom fetch still wins', async () => {
+    // `agent.test` is a name only the proxy resolves (to 127.0.0.1): an agent that is not loopback.
+    const proxy = await startConnectProxy({ 'agent.test': '127.0.0.1' });
+    const open = await startAgent({
+      card: (origin) =>
+        sampleCard(origin.replace('127.0.0.1', 'agent.test'), { securitySchemes: {}, securityRequirements: [] }),
+    });
+    const openHost = `agent.test:${new URL(open.origin).port}`;
     const saved = {
       HTTP_PROXY: process.env.HTTP_PROXY,
       NO_PROXY: process.env.NO_PROXY,
@@ -232,36 +238,59 @@ describe('proxies', () => {
     process.env.NO_PROXY = '';
     delete process.env.no_proxy;
     await closeDefaultDispatcher();
+    const openDir = await mkdtemp(join(tmpdir(), 'a2a-agent-proxied-'));
     try {
-      const lock = await loadLock(options({ env: { A_TOKEN: TOKEN_A } }));
-      const host = new URL(a.origin).host;
-      expect(
-        JSON.stringify(await (await lock.agent('agent-a', 'market-size').createClient()).sendMessage(plain('proxied'))),
-      ).toContain('echo: proxied');
-      expect(proxy.tunnels).toContain(host);
+      // Locked through the proxy too (the CLI's dispatcher is the same one).
+      await lockProject(openDir, {
+        profile: {
+          bindings: ['JSONRPC'],
+          versions: ['1.0'],
+          accepts: ['application/json', 'text/plain'],
+          sends: ['text/plain'],
+          streaming: false,
+        },
+        agents: { open: { card: `http://${openHost}`, skills: ['market-size'], allowHttp: true } },
+      });
+      expect(proxy.tunnels).toContain(openHost);
+      const proxied = await loadLock({ lockfile: join(openDir, 'a2a.lock.json'), env: {} });
       const tunnels = proxy.tunnels.length;
-      const custom = await loadLock(options({ env: { A_TOKEN: TOKEN_A }, fetch: (input, init) => fetch(input, init) }));
       expect(
-        JSON.stringify(
-          await (await custom.agent('agent-a', 'market-size').createClient()).sendMessage(plain('direct')),
-        ),
+        JSON.stringify(await (await proxied.agent('open', 'market-size').createClient()).sendMessage(plain('proxied'))),
+      ).toContain('echo: proxied');
+      expect(proxy.tunnels.length).toBeGreaterThan(tunnels);
+      // The agents on 127.0.0.1 (with their bearer): direct, NO_PROXY empty.
+      const lock = await loadLock(options({ env: { A_TOKEN: TOKEN_A } }));
+      const before = proxy.tunnels.length;
+      expect(
+        JSON.stringify(await (await lock.agent('agent-a', 'market-size').createClient()).sendMessage(plain('direct'))),
       ).toContain('echo: direct');
-      expect(proxy.tunnels.length).toBe(tunnels);
+      expect(proxy.tunnels.length).toBe(before);
+      // A fetch of the application's is used as it is.
+      const custom = await loadLock({
+        lockfile: join(openDir, 'a2a.lock.json'),
+        env: {},
+        fetch: (input, init) => fetch(input, init),
+      });
+      await expect(
+        (await custom.agent('open', 'market-size').createClient()).sendMessage(plain('custom')),
+      ).rejects.toThrow();
+      expect(proxy.tunnels.length).toBe(before);
+      // NO_PROXY lists the host: direct (the name does not resolve outside the proxy).
       await closeDefaultDispatcher();
-      process.env.NO_PROXY = '127.0.0.1';
-      const bypass = await loadLock(options({ env: { A_TOKEN: TOKEN_A } }));
-      expect(
-        JSON.stringify(
-          await (await bypass.agent('agent-a', 'market-size').createClient()).sendMessage(plain('no proxy')),
-        ),
-      ).toContain('echo: no proxy');
-      expect(proxy.tunnels.length).toBe(tunnels);
+      process.env.NO_PROXY = '.test';
+      const bypass = await loadLock({ lockfile: join(openDir, 'a2a.lock.json'), env: {} });
+      await expect(
+        (await bypass.agent('open', 'market-size').createClient()).sendMessage(plain('no proxy')),
+      ).rejects.toThrow();
+      expect(proxy.tunnels.length).toBe(before);
     } finally {
       for (const [k, v] of Object.entries(saved)) {
         if (v === undefined) delete process.env[k];
         else process.env[k] = v;
       }
       await closeDefaultDispatcher();
+      await open.close();
+      await rm(openDir, { recursive: true, force: true });
       proxy.server.closeAllConnections();
       proxy.server.close();
     }
