@@ -98,12 +98,14 @@ export function requestThrough(
 }
 
 /**
- * When a request went through `dispatcher` and it is the proxy-aware one (a proxy variable was
- * set when the shared dispatcher was made), the hint that the proxy may be at fault, naming the
- * variables set; `undefined` for any other dispatcher.
+ * When a request to `url` went through `dispatcher` and it is the proxy-aware one (a proxy
+ * variable was set when the shared dispatcher was made) and sent it through the proxy (not
+ * direct: loopback, `NO_PROXY`), the hint that the proxy may be at fault, naming the variables
+ * set; `undefined` otherwise.
  */
-export function proxyHint(dispatcher: Dispatcher): string | undefined {
+export function proxyHint(dispatcher: Dispatcher, url: string | undefined): string | undefined {
   if (!(dispatcher instanceof ProxyRuleAgent)) return undefined;
+  if (url !== undefined && URL.canParse(url) && !dispatcher.proxies(new URL(url))) return undefined;
   const names = PROXY_VARIABLES.filter((name) => process.env[name]).join(', ');
   return `a proxy is set (${names}); check that it is reachable, or list this host in NO_PROXY`;
 }

@@ -63,6 +63,11 @@ export class ProxyRuleAgent extends DispatcherBase {
     this.#direct = new Agent(options);
   }
 
+  /** Whether a request to `target` goes through a proxy ({@link proxyDecision}). */
+  proxies(target: URL): boolean {
+    return proxyDecision(target, this.#env).route === 'proxy';
+  }
+
   [kDispatch](opts: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
     const target = new URL(String(opts.origin));
     const decision = proxyDecision(target, this.#env);

@@ -201,7 +201,7 @@ export function makeContext(options: NetworkOptions & { maxBytes?: number }, req
     ...(options.platformAuth ? { platformAuth: options.platformAuth } : {}),
     controller,
     signal: controller.signal,
-    proxyHint: () => proxyHint(context.dispatcher),
+    proxyHint: () => proxyHint(context.dispatcher, context.inFlight),
     deadline: Infinity,
   };
   return context;

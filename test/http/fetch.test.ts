@@ -340,8 +340,11 @@ describe('fetchCard', () => {
       await closeDefaultDispatcher();
       expect((await fetchCard(named, { ...OPTS, allowHttp: true })).body).toEqual(CARD);
       expect(proxy.tunnels).toEqual([new URL(named).host]);
-      // Loopback is never proxied, whatever NO_PROXY says (it is unset here).
+      // Loopback is never proxied, whatever NO_PROXY says (it is unset here); its failure names no proxy.
       expect((await fetchCard(`${target.origin}/card.json`, OPTS)).body).toEqual(CARD);
+      expect(proxy.tunnels).toHaveLength(1);
+      const refused = await fetchCard('http://127.0.0.1:9/card.json', OPTS).catch((e: unknown) => e);
+      expect(refused).toMatchObject({ code: 'unreachable', hint: undefined });
       expect(proxy.tunnels).toHaveLength(1);
       // A NO_PROXY entry (curl's rule: a subdomain of `.test`) sends it direct: no tunnel, the name not found.
       process.env.NO_PROXY = 'localhost,.test';
