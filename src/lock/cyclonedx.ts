@@ -8,7 +8,7 @@
  * only JSON. Pure: the command shell (`commands/export.ts`) reads the lockfile and writes the text.
  */
 import { nameBasedUuid, stableFileJson } from '../canonical.js';
-import { isLoopbackHost } from '../card/host.js';
+import { isLoopbackHost, isLoopbackUrl } from '../card/host.js';
 import { InvalidInputError } from '../errors.js';
 import { bounded, UNTRUSTED, unicodeEscape } from '../untrusted.js';
 import { formatPath, own } from '../json-path.js';
@@ -148,8 +148,9 @@ function agentService(
     });
   const card = entry.snapshot;
   const plans = Object.entries(entry.plans);
-  const urls = plans.flatMap(([, plan]) => [plan.url, ...(plan.fallbacks?.interfaces ?? []).map((i) => i.url)]);
-  const endpoints = [...new Set(urls.map(absoluteUrl).filter((u): u is string => u !== undefined))].sort();
+  const interfaces = plans.flatMap(([, plan]) => [plan, ...(plan.fallbacks?.interfaces ?? [])]);
+  const uris = interfaces.map((i) => endpointUri(i.url, i.protocolBinding));
+  const endpoints = [...new Set(uris.filter((u): u is string => u !== undefined))].sort();
   const origins = endpoints.map((u) => new URL(u));
   const platformAuth = origins.some((u) => own(entry.originAuth, u.origin) !== undefined);
   const ownOrigin = (u: URL) => firstParty.has(u.origin) || isLoopbackHost(u.hostname);
@@ -210,8 +211,12 @@ function agentService(
     ...(provider ? { provider } : {}),
     endpoints,
     authenticated: plansOf.some((p) => Object.keys(p.security).length > 0) || platformAuth,
+    // Over every endpoint; one that cannot be written as a URI is never counted as inside.
     'x-trust-boundary':
-      origins.length === 0 || !origins.every(ownOrigin) || !credentialsStayInside(entry, settings, ownOrigin),
+      origins.length === 0 ||
+      uris.includes(undefined) ||
+      !origins.every(ownOrigin) ||
+      !credentialsStayInside(entry, settings, ownOrigin),
     data,
     ...(cardUrl ? { externalReferences: [{ type: 'documentation', url: cardUrl, comment: 'A2A agent card' }] } : {}),
     properties: sortedProperties(properties),
@@ -230,7 +235,14 @@ function credentialsStayInside(
 ): boolean {
   if (!settings) return false;
   try {
-    return credentialRoutes(entry, settings).every((r) => URL.canParse(r.origin) && inside(new URL(r.origin)));
+    return credentialRoutes(entry, settings).every((r) => {
+      // A gRPC target's route reads `grpc://host:port` whatever its channel: its host and port, over TLS or not.
+      const grpc = /^grpcs?:\/\//i.exec(r.origin);
+      const candidates = grpc
+        ? ['https', 'http'].map((scheme) => `${scheme}://${r.origin.slice(grpc[0].length)}/`)
+        : [r.origin];
+      return candidates.some((origin) => URL.canParse(origin) && inside(new URL(origin)));
+    });
   } catch {
     return false;
   }
@@ -261,6 +273,25 @@ function absoluteUrl(text: string): string | undefined {
   if (!URL.canParse(text)) return undefined;
   const url = new URL(text);
   return url.protocol === 'https:' || url.protocol === 'http:' ? url.href : undefined;
+}
+
+/**
+ * The URI a BOM lists for a locked interface (`url`, its `binding`): an http(s) URL as a URL parser
+ * prints it. A gRPC target (binding `GRPC`: a scheme-less `host:port`, or a `grpc://` / `grpcs://` URL) is
+ * written as the HTTP/2 origin the runtime dials, the form A2A 1.0.0 gave gRPC interfaces: `https://host:port/`
+ * over TLS (`grpcs://`, or a `host:port` on a host that is not loopback), `http://host:port/` in plaintext
+ * (`grpc://`, or a loopback `host:port`). `grpc(s)` is no registered URI scheme, which strict IRI validators
+ * refuse. Undefined for anything else.
+ */
+function endpointUri(url: string, binding: string): string | undefined {
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(url)?.[1]?.toLowerCase();
+  if (scheme === 'http' || scheme === 'https') return absoluteUrl(url);
+  if (scheme !== 'grpc' && scheme !== 'grpcs' && (scheme !== undefined || binding !== 'GRPC')) return undefined;
+  const tls = scheme === 'grpcs' || (scheme === undefined && !isLoopbackUrl(url));
+  // The target is host:port (a path is no part of it, nor a user).
+  const authority = (scheme === undefined ? url : url.slice(scheme.length + 3)).split(/[/?#]/, 1)[0]!;
+  if (authority.includes('@')) return undefined;
+  return absoluteUrl(`${tls ? 'https' : 'http'}://${authority}/`);
 }
 
 /** Properties by name, then value. */

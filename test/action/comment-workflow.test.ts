@@ -1,7 +1,7 @@
 /**
  * The shipped comment workflow (docs/guide/workflows/a2a-review-comment.yml): its `actions/github-script`
  * step, taken from the YAML as shipped and run with a real artifact folder and a recorded GitHub API,
- * finds the pull request from the run's head commit (forks included), treats the artifact as untrusted
+ * finds the pull request from the run's head commit, repository and branch (forks included), treats the artifact as untrusted
  * (size, marker, length), and posts or updates only the workflow bot's own comment for the same manifest.
  */
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -46,7 +46,7 @@ interface Comment {
 interface Pull {
   number: number;
   state: string;
-  head: { sha: string; repo: { full_name: string } };
+  head: { sha: string; ref: string; repo: { full_name: string } | null };
   base: { repo: { full_name: string } };
 }
 
@@ -55,9 +55,11 @@ const HEAD = 'a'.repeat(40);
 const FORK_PR: Pull = {
   number: 7,
   state: 'open',
-  head: { sha: HEAD, repo: { full_name: 'mallory/r' } },
+  head: { sha: HEAD, ref: 'feature', repo: { full_name: 'alice/r' } },
   base: { repo: { full_name: 'o/r' } },
 };
+/** The run of FORK_PR's review: GitHub's workflow_run fields that name where its head comes from. */
+const FORK_RUN = { head_repository: { full_name: 'alice/r' }, head_branch: 'feature' };
 
 type Call = [string, Record<string, unknown>];
 
@@ -78,8 +80,11 @@ function artifact(files: Record<string, string> | undefined): string {
   return dir;
 }
 
-/** Run the shipped script against `dir`, `pulls` and `comments`; the API calls it made and what it told core. */
-async function runScript(dir: string, pulls: Pull[], comments: Comment[]) {
+/**
+ * Run the shipped script against `dir`, `pulls` and `comments`, for the review run `run` (FORK_PR's unless
+ * given); the API calls it made and what it told core.
+ */
+async function runScript(dir: string, pulls: Pull[], comments: Comment[], run: Record<string, unknown> = FORK_RUN) {
   const step = scriptStep();
   const calls: Call[] = [];
   const said: string[] = [];
@@ -106,7 +111,7 @@ async function runScript(dir: string, pulls: Pull[], comments: Comment[]) {
   const context = {
     repo: { owner: 'o', repo: 'r' },
     // A fork's run: GitHub leaves pull_requests empty.
-    payload: { workflow_run: { id: 99, event: 'pull_request', head_sha: HEAD, pull_requests: [] } },
+    payload: { workflow_run: { id: 99, event: 'pull_request', head_sha: HEAD, pull_requests: [], ...run } },
   };
   const core = {
     notice: (m: string) => void said.push(`notice ${m}`),
@@ -233,10 +238,57 @@ describe("the shipped comment workflow's script", () => {
       [],
     );
     expect(moved.calls).toEqual([]);
-    expect(moved.said).toEqual([`notice a2a-lock: 0 open pull requests have head ${HEAD}: no comment`]);
+    expect(moved.said).toEqual([
+      `notice a2a-lock: 0 open pull requests from "alice/r:feature" have head ${HEAD}: no comment`,
+    ]);
     const missing = await runScript(artifact(undefined), [FORK_PR], []);
     expect(missing.calls).toEqual([]);
     expect(missing.said).toEqual(['notice a2a-lock: no review artifact: no comment']);
+  });
+
+  it("another fork's pull request from the same head commit, opened then closed: its run's review never lands on the victim's pull request", async () => {
+    // Mallory pushes Alice's head commit to a branch of their own fork and opens a pull request from it: their
+    // review run uploads "no risk" (and its own digest). They close it before this workflow runs, so the only
+    // open pull request with that head commit is Alice's.
+    const forged = md('a2a.json', FIRST);
+    const alice = md('a2a.json', SECOND);
+    const mallory: Pull = {
+      number: 8,
+      state: 'closed',
+      head: { sha: HEAD, ref: 'x', repo: { full_name: 'mallory/r' } },
+      base: { repo: { full_name: 'o/r' } },
+    };
+    const comments: Comment[] = [{ id: 2, body: alice, user: BOT }];
+    const mallorysRun = { head_repository: { full_name: 'mallory/r' }, head_branch: 'x' };
+    const closed = await runScript(artifact({ 'a.md': forged }), [FORK_PR, mallory], comments, mallorysRun);
+    expect(closed.calls).toEqual([]);
+    expect(closed.all.map(([kind]) => kind)).toEqual(['pulls']);
+    expect(closed.said).toEqual([
+      `notice a2a-lock: 0 open pull requests from "mallory/r:x" have head ${HEAD}: no comment`,
+    ]);
+    // Still open: only Mallory's own pull request gets their review.
+    const open = await runScript(
+      artifact({ 'a.md': forged }),
+      [FORK_PR, { ...mallory, state: 'open' }],
+      [],
+      mallorysRun,
+    );
+    expect(open.calls).toEqual([['create', { owner: 'o', repo: 'r', issue_number: 8, body: forged }]]);
+    // The same fork but another branch, the same branch name in another fork, a deleted fork (head.repo null),
+    // a run without its head repository: no match, no comment.
+    for (const [pulls, run] of [
+      [[FORK_PR], { head_repository: { full_name: 'alice/r' }, head_branch: 'other' }],
+      [[FORK_PR], { head_repository: { full_name: 'mallory/r' }, head_branch: 'feature' }],
+      [[{ ...FORK_PR, head: { ...FORK_PR.head, repo: null } }], { head_repository: null, head_branch: 'feature' }],
+      [[FORK_PR], {}],
+    ] as [Pull[], Record<string, unknown>][]) {
+      const other = await runScript(artifact({ 'a.md': forged }), pulls, comments, run);
+      expect(other.calls, JSON.stringify(run)).toEqual([]);
+      expect(other.said[0], JSON.stringify(run)).toMatch(/^notice a2a-lock: 0 open pull requests from .*: no comment$/);
+    }
+    // Alice's own run still updates her comment.
+    const own = await runScript(artifact({ 'a.md': alice }), [FORK_PR, mallory], comments);
+    expect(own.calls).toEqual([['update', { owner: 'o', repo: 'r', comment_id: 2, body: alice }]]);
   });
 
   it('an oversized, overlong or malformed artifact is refused (the check fails), the good file beside it still posted', async () => {

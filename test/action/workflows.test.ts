@@ -49,7 +49,8 @@ describe('action.yml', () => {
     expect(action.runs.using).toBe('composite');
     expect(Object.keys(action.inputs).sort()).toEqual(['comment', 'fail-on', 'manifest', 'strict', 'version']);
     expect(action.inputs.manifest!.default).toBe('a2a.json');
-    expect(action.inputs['fail-on']!.default).toBe('');
+    // Fails closed: a high risk fails the check unless the workflow says otherwise (fail-on: none).
+    expect(action.inputs['fail-on']!.default).toBe('high');
     expect(action.inputs.comment!.default).toBe('true');
     expect(action.inputs.strict!.default).toBe('false');
     expect(action.inputs.version!.default).toBe('');

@@ -12,6 +12,7 @@ import {
   SARIF_MAX_RESULTS,
   SARIF_TEXT_LIMIT,
   sarifLog,
+  sarifMessageText,
   verifySarif,
   type SarifFinding,
   type SarifLevel,
@@ -157,10 +158,80 @@ describe('the SARIF builder', () => {
     expect(sarifErrors(log)).toEqual([]);
     const result = runOf(JSON.parse(JSON.stringify(log))).results[0];
     expect([...result.message.text]).toHaveLength(SARIF_TEXT_LIMIT);
-    expect(result.message.text.startsWith('x\u001b[31m\u202e\u0000"\\')).toBe(true);
+    // Literal plain text: `[` and `\` escaped (the escaper's own test is below).
+    expect(result.message.text.startsWith('x\u001b\\[31m\u202e\u0000"\\\\')).toBe(true);
     expect([...result.properties.agent]).toHaveLength(SARIF_TEXT_LIMIT);
     expect(result.locations[0].physicalLocation.artifactLocation.uri).toBe('dir%20with%20space/a2a.lock.json');
     expect(JSON.stringify(log)).not.toMatch(/[\u0000-\u001f]/);
+  });
+
+  it('sarifMessageText: literal plain text (SARIF §3.11), no embedded link, no placeholder; cut never inside an escape', () => {
+    const link = '[Approved by security](https://evil.example/ok)';
+    expect(sarifMessageText(`version 2.4.0 → ${link}`)).toBe(
+      'version 2.4.0 → \\[Approved by security\\](https://evil.example/ok)',
+    );
+    expect(sarifMessageText('C:\\cards\\{0} and {1}')).toBe('C:\\\\cards\\\\{{0}} and {{1}}');
+    // At the limit: an escaped pair that would cross it is left out whole, before the ellipsis.
+    expect(sarifMessageText(`${'a'.repeat(997)}[`)).toBe(`${'a'.repeat(997)}\\[`);
+    expect(sarifMessageText(`${'a'.repeat(998)}[b`)).toBe(`${'a'.repeat(998)}…`);
+    expect([...sarifMessageText(`${'a'.repeat(997)}[b[`)]).toHaveLength(SARIF_TEXT_LIMIT);
+    expect(sarifMessageText(`${'a'.repeat(997)}[b[`)).toBe(`${'a'.repeat(997)}\\[…`);
+  });
+
+  it('diff and verify logs: a card version, an extension URI, an error and an agent name from a pull request reach message.text escaped', () => {
+    const link = '[Approved by security](https://evil.example/ok)';
+    const diff = {
+      ok: true,
+      base: { kind: 'revision', label: 'main', found: true },
+      head: { kind: 'worktree', label: '/r/a2a.lock.json', found: true },
+      counts: noCounts(),
+      agents: {
+        '[ok]': {
+          verdict: 'changed',
+          card: 'https://a.example/card.json',
+          version: {},
+          signature: {},
+          changes: { cardChanges: [], planChanges: [], signatureChanges: [] } as never,
+          settingsChanges: [],
+          risks: [
+            { code: 'card-version-rollback', level: 'medium', message: `card version went down: 2.4.0 → ${link}` },
+            {
+              code: 'required-extension-added',
+              level: 'medium',
+              message: `the card now requires extension {0}${link}`,
+            },
+          ],
+          better: [],
+          level: 'medium',
+        },
+      },
+      human: { names: ['[ok]'], lockfile: '/r/a2a.lock.json', manifest: 'a2a.json', lines: {} },
+    } as unknown as DiffData;
+    const verify = {
+      ok: false,
+      agents: {
+        research: {
+          status: 'error',
+          exitCode: 3,
+          error: { code: 'card-invalid', message: `https://a.example/card.json: version ${link} \\` },
+        },
+      },
+      human: { exitCode: 3, offline: false, strict: false, manifest: 'a2a.json', lockfile: '/r/a2a.lock.json' },
+    } as unknown as VerifyData;
+    const texts = [diffSarif(diff, TOOL), verifySarif(verify, TOOL)].flatMap((log) => {
+      expect(sarifErrors(log)).toEqual([]);
+      return runOf(log).results.map((r: { message: { text: string } }) => r.message.text as string);
+    });
+    expect(texts).toEqual([
+      '\\[ok\\]: card version went down: 2.4.0 → \\[Approved by security\\](https://evil.example/ok)',
+      '\\[ok\\]: the card now requires extension {{0}}\\[Approved by security\\](https://evil.example/ok)',
+      'research not verified: card-invalid: https://a.example/card.json: version \\[Approved by security\\](https://evil.example/ok) \\\\',
+    ]);
+    // Read back as SARIF's grammar reads plain text, none of them holds an embedded link or a placeholder.
+    for (const text of texts) {
+      expect(text).not.toMatch(/(^|[^\\])(\\\\)*\[[^\]]*\]\(/);
+      expect(text.replace(/\{\{|\}\}/g, '')).not.toMatch(/[{}]/);
+    }
   });
 
   it("diff: one rule per risk code at its level; a credential source's risk on the manifest, an agent gone at line 1", () => {

@@ -86,7 +86,7 @@ async function pullRequest(onTestFinished: OnFinished) {
     });
     return { result, summary: readFileSync(summary, 'utf8') };
   };
-  return { dir, agent, runner, base, install, action };
+  return { dir, agent, runner, base, install, action, res };
 }
 
 const step = (run: ActionRun, id: string) => run.steps.find((s) => s.id === id)!;
@@ -132,7 +132,11 @@ describe.concurrent('the GitHub Action (action.yml)', { timeout: SLOW }, () => {
       risk: 'medium',
     });
     expect(step(failing.result, 'result').code).toBe(1);
-    expect(step(failing.result, 'result').stdout).toContain('::error title=a2a-lock action::a2a diff failed (exit 1)');
+    // The threshold reached is said as such, not as a failure of a2a diff.
+    expect(step(failing.result, 'result').stdout).toContain(
+      '::error title=a2a-lock action::the review found 1 medium risk (fail-on: medium): see the review in the job summary',
+    );
+    expect(step(failing.result, 'result').stdout).not.toContain('a2a diff failed');
     // The review is still there for the comment.
     expect(readFileSync(failing.result.outputs.markdown!, 'utf8')).toContain(
       '**1 changed, 0 added, 0 removed · 1 medium',
@@ -141,6 +145,50 @@ describe.concurrent('the GitHub Action (action.yml)', { timeout: SLOW }, () => {
     const [high, none] = await Promise.all([action({ 'fail-on': 'high' }), action({ 'fail-on': 'none' })]);
     expect(high.result.outputs).toMatchObject({ 'diff-exit-code': '0', 'exit-code': '0' });
     expect(none.result.outputs['exit-code']).toBe('0');
+  });
+
+  it('fails closed: with no input, a pull request that points the credentialed agent at a new host fails on its high risk and says so; fail-on none turns it off', async ({
+    onTestFinished,
+  }) => {
+    const { dir, install, action, res } = await pullRequest(onTestFinished);
+    install();
+    // The pull request moves research, and its bearer token, to another agent (another origin).
+    const card = (origin: string) => {
+      const moved = sampleCard(origin, { version: '2.5.0' });
+      moved.skills[0]!.outputModes = ['application/pdf', 'text/plain'];
+      return moved;
+    };
+    const elsewhere = await res.agent({ card });
+    writeFileSync(
+      join(dir, 'a2a.json'),
+      `${JSON.stringify(manifest({ research: research(elsewhere.origin) }), null, 2)}\n`,
+    );
+    const update = await runCli(['update', 'research'], {
+      cwd: dir,
+      env: { RESEARCH_TOKEN: 'token-of-the-step-env' },
+    });
+    expect(update.code, show(update)).toBe(0);
+    git(dir, 'commit', '-q', '-am', 'research elsewhere');
+
+    const [fallback, empty, none] = await Promise.all([
+      action(),
+      action({ 'fail-on': '' }),
+      action({ 'fail-on': 'none' }),
+    ]);
+    expect(fallback.result.failed, fallback.result.log).toBe(true);
+    expect(fallback.result.outputs).toMatchObject({ 'diff-exit-code': '1', 'exit-code': '1', risk: 'high' });
+    const said = step(fallback.result, 'result').stdout;
+    expect(said).toContain(
+      '::error title=a2a-lock action::the review found 1 high risk (fail-on: high): see the review in the job summary',
+    );
+    expect(said).not.toContain('a2a diff failed');
+    expect(step(fallback.result, 'diff').stderr).toContain('new-credential-destination');
+    // An empty fail-on is the default, not "never".
+    expect(empty.result.outputs).toMatchObject({ 'diff-exit-code': '1', 'exit-code': '1', risk: 'high' });
+    // none: the review is still written, the risk still an output, the check passes.
+    expect(none.result.failed, none.result.log).toBe(false);
+    expect(none.result.outputs).toMatchObject({ 'diff-exit-code': '0', 'exit-code': '0', risk: 'high' });
+    expect(readFileSync(none.result.outputs.markdown!, 'utf8')).toContain('new-credential-destination');
   });
 
   it("a failing verify (the agent moved beyond the lockfile): the diff still runs and reports, the last step fails with verify's code; comment false prints the review as text", async ({
@@ -195,9 +243,9 @@ describe.concurrent('the GitHub Action (action.yml)', { timeout: SLOW }, () => {
     expect(pinned.result.outputs['exit-code'], pinned.result.log).toBe('0');
     expect(readFileSync(calls, 'utf8').trimEnd().split('\n')).toEqual([
       `--yes --package=a2a-lock@${OWN_VERSION} -- a2a-lock verify --manifest=a2a.json`,
-      `--yes --package=a2a-lock@${OWN_VERSION} -- a2a-lock diff --manifest=a2a.json --format markdown`,
+      `--yes --package=a2a-lock@${OWN_VERSION} -- a2a-lock diff --manifest=a2a.json --fail-on=high --format markdown`,
       '--yes --package=a2a-lock@9.9.9-rc.1 -- a2a-lock verify --manifest=a2a.json',
-      '--yes --package=a2a-lock@9.9.9-rc.1 -- a2a-lock diff --manifest=a2a.json --format markdown',
+      '--yes --package=a2a-lock@9.9.9-rc.1 -- a2a-lock diff --manifest=a2a.json --fail-on=high --format markdown',
     ]);
 
     const refusedInputs: Array<Record<string, string>> = [

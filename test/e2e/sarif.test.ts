@@ -137,6 +137,22 @@ describe.concurrent('--format sarif', () => {
     expect(JSON.parse(both.stdout).error.message).toContain('--json and --format sarif contradict each other');
   });
 
+  it('card text in a message is literal plain text: an interface URL holding a SARIF link, `[Approved by security](https://…)`, reaches message.text escaped, never as a link', async ({
+    onTestFinished,
+  }) => {
+    onTestFinished(() => closeFetcher());
+    const { agent, dir } = await lockedRepository(onTestFinished);
+    const link = '[Approved-by-security](https://evil.example/ok)';
+    const card = sampleCard(agent.origin);
+    card.supportedInterfaces = card.supportedInterfaces.map((i) => ({ ...i, url: `${i.url}/${link}` }));
+    agent.setCard(card);
+    const verify = await runCli(['verify', '--format', 'sarif'], { cwd: dir, env: { RESEARCH_TOKEN: 't' } });
+    expect(verify.code, show(verify)).toBe(1);
+    const texts: string[] = runOf(verify.stdout).results.map((r: Json) => r.message.text);
+    expect(texts.join('\n')).toContain('/\\[Approved-by-security\\](https://evil.example/ok)');
+    for (const text of texts) expect(text).not.toMatch(/(^|[^\\])(\\\\)*\[Approved-by-security\]\(/);
+  });
+
   it('a2a verify: an agent on a dead port is one error result at its lockfile line (exit 3, as text); an agent the lockfile lacks, at its manifest line; --format json is --json', async ({
     onTestFinished,
   }) => {

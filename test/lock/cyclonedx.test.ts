@@ -6,7 +6,9 @@
  * hostile card strings bounded and inert.
  */
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { Spec, Validation } from '@cyclonedx/cyclonedx-library';
+import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { integrityOf, nameBasedUuid } from '../../src/canonical.js';
 import { normalizeCard } from '../../src/card/normalize.js';
@@ -23,6 +25,12 @@ import {
   lockEntryFor,
   workedExample,
 } from '../helpers/worked-example.js';
+
+/** ajv-formats-draft2019's RFC 3987 formats (CommonJS, untyped), which the CycloneDX library does not apply to `iri-reference`. */
+const addIriFormats = createRequire(import.meta.url)('ajv-formats-draft2019') as (
+  ajv: Ajv,
+  options: { formats: string[] },
+) => Ajv;
 
 const OPEN: AgentSettings = { ...DEFAULT_PROFILE, credentials: [] };
 
@@ -268,6 +276,68 @@ describe('cycloneDxBom', () => {
       'https://research.example.com/a2a/v1',
     ]);
     expect(service(crossing, 'research')['x-trust-boundary']).toBe(true);
+  });
+
+  it("lists a gRPC plan's target beside its fallbacks, as the HTTP/2 origin dialled (https over TLS, http in plaintext), and counts it for the trust boundary", async () => {
+    const grpc: AgentSettings = { ...OPEN, bindings: ['GRPC', 'JSONRPC'] };
+    const card = (grpcUrl: string) =>
+      workedExample((c) => {
+        c.supportedInterfaces = [
+          { url: grpcUrl, protocolBinding: 'GRPC', protocolVersion: '1.0' },
+          { url: 'http://127.0.0.1:9999/a2a', protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+        ];
+      });
+    const remote = lockEntryFor(card('grpc.example:443'), grpc);
+    expect(remote.plans['market-size']).toMatchObject({ protocolBinding: 'GRPC', url: 'grpc.example:443' });
+    expect(remote.plans['market-size']!.fallbacks?.interfaces.map((i) => i.url)).toEqual(['http://127.0.0.1:9999/a2a']);
+    const lock = lockOf({
+      remote: [remote, grpc],
+      local: [lockEntryFor(card('localhost:50051'), grpc), grpc],
+      plain: [lockEntryFor(card('grpc://[::1]:50051'), grpc), grpc],
+      tls: [lockEntryFor(card('grpcs://GRPC.Example:8443/ignored'), grpc), grpc],
+    });
+    const bom = cycloneDxBom(lock, OPTIONS);
+    // Every message to grpc.example leaves the machine: listed, and over the boundary.
+    expect(service(bom, 'remote').endpoints).toEqual(['http://127.0.0.1:9999/a2a', 'https://grpc.example/']);
+    expect(service(bom, 'remote')['x-trust-boundary']).toBe(true);
+    // A loopback target is dialled in plaintext, and stays inside.
+    expect(service(bom, 'local').endpoints).toEqual(['http://127.0.0.1:9999/a2a', 'http://localhost:50051/']);
+    expect(service(bom, 'local')['x-trust-boundary']).toBe(false);
+    expect(service(bom, 'plain').endpoints).toEqual(['http://127.0.0.1:9999/a2a', 'http://[::1]:50051/']);
+    expect(service(bom, 'plain')['x-trust-boundary']).toBe(false);
+    expect(service(bom, 'tls').endpoints).toEqual(['http://127.0.0.1:9999/a2a', 'https://grpc.example:8443/']);
+    expect(service(bom, 'tls')['x-trust-boundary']).toBe(true);
+    // A first-party gRPC host is named by its origin, as any other.
+    const owned = cycloneDxBom(lock, { ...OPTIONS, firstParty: ['https://grpc.example'] });
+    expect(service(owned, 'remote')['x-trust-boundary']).toBe(false);
+    expect(service(owned, 'tls')['x-trust-boundary']).toBe(true);
+    // Its credential too: a key sent over that gRPC plan stays inside with it, and crosses without it.
+    const keyed: AgentSettings = { ...KEYED_SETTINGS, bindings: ['GRPC', 'JSONRPC'] };
+    const withKey = lockEntryFor(
+      keyedWorkedExample((c) => {
+        c.supportedInterfaces = [{ url: 'grpc.example:443', protocolBinding: 'GRPC', protocolVersion: '1.0' }];
+      }),
+      keyed,
+    );
+    expect(withKey.plans['market-size']).toMatchObject({
+      protocolBinding: 'GRPC',
+      security: { key: expect.anything() },
+    });
+    const keyedLock = lockOf({ keyed: [withKey, keyed] });
+    expect(service(cycloneDxBom(keyedLock, OPTIONS), 'keyed')['x-trust-boundary']).toBe(true);
+    const keyedOwned = cycloneDxBom(keyedLock, { ...OPTIONS, firstParty: ['https://grpc.example'] });
+    expect(service(keyedOwned, 'keyed')).toMatchObject({
+      endpoints: ['https://grpc.example/'],
+      'x-trust-boundary': false,
+    });
+    // The BOM validates; and since the CycloneDX library leaves `iri-reference` unchecked, each endpoint is held
+    // to RFC 3987 here (a registered scheme: `grpcs://` would not pass).
+    expect(await validate(bomText(bom))).toBeNull();
+    const ajv = new Ajv();
+    addIriFormats(ajv, { formats: ['iri-reference'] });
+    const iri = ajv.compile({ type: 'string', format: 'iri-reference' });
+    for (const s of bom.services) for (const e of s.endpoints) expect(iri(e), e).toBe(true);
+    expect(iri('grpcs://grpc.example:443')).toBe(false);
   });
 
   it('counts platform authentication (originAuth at an endpoint origin) as authenticated', () => {

@@ -10,6 +10,8 @@
  *
  * Every text from a card, an agent or a file is JSON-escaped by `JSON.stringify` and bounded
  * ({@link SARIF_TEXT_LIMIT}); the CLI's data also comes `untrusted` (`./common.ts`), its controls as `\u` text.
+ * A result's message, which carries card and pull request text, is a literal plain text message
+ * ({@link sarifMessageText}): no embedded link, no placeholder.
  */
 import { createHash } from 'node:crypto';
 import type { DiffData } from '../../commands/diff.js';
@@ -96,6 +98,34 @@ export function sarifLevel(level: RiskLevel): SarifLevel {
   return level === 'high' ? 'error' : level === 'medium' ? 'warning' : 'note';
 }
 
+/**
+ * `text` as a SARIF plain text message that says it literally (SARIF 2.1.0 §3.11): `\`, `[` and `]`
+ * escaped with a backslash (§3.11.6), so that no card or pull request text reads as an embedded link
+ * (`[Approved by security](https://…)`); `{` and `}` doubled (§3.11.5), so that none reads as a
+ * placeholder (`{0}`). At most `max` code points: cut between two escaped characters, never inside
+ * one, with `…` last. The one escaper of the text a result's message carries.
+ */
+export function sarifMessageText(text: string, max: number = SARIF_TEXT_LIMIT): string {
+  let out = '';
+  let count = 0;
+  // The length of `out` when it last held at most max - 1 code points: where a cut text ends, before `…`.
+  let fits = 0;
+  for (const point of text) {
+    const unit =
+      point === '\\' || point === '[' || point === ']'
+        ? `\\${point}`
+        : point === '{' || point === '}'
+          ? point + point
+          : point;
+    const size = unit === point ? 1 : 2;
+    if (count + size > max) return `${out.slice(0, fits)}…`;
+    out += unit;
+    count += size;
+    if (count <= max - 1) fits = out.length;
+  }
+  return out;
+}
+
 /** A repository path as a relative URI reference: each segment percent-encoded (a space, a `%`, a `#`). */
 function uriOf(path: string): string {
   return path.split('/').map(encodeURIComponent).join('/');
@@ -137,7 +167,7 @@ export function sarifLog(spec: SarifRunSpec): SarifLog {
     ruleId: f.ruleId,
     ...(index.has(f.ruleId) ? { ruleIndex: index.get(f.ruleId)! } : {}),
     level: f.level,
-    message: { text: bounded(f.message, SARIF_TEXT_LIMIT) },
+    message: { text: sarifMessageText(f.message) },
     locations: [
       {
         physicalLocation: {
