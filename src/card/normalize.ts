@@ -34,9 +34,9 @@ import {
   CardV03Format,
   CardV1Format,
   isSchemeType,
-  SCHEME_WRAPPERS,
   SNAKE_TO_CAMEL,
   schemeTypeFormat,
+  schemeWrappers,
   schemeVariantFormat,
   type CommonCard,
   type SchemeVariant,
@@ -536,7 +536,7 @@ function hostWarnings(
 }
 
 function readScheme(raw: Record<string, unknown>, path: PropertyKey[], fail: Fail): SecurityScheme {
-  const wrappers = SCHEME_WRAPPERS.filter((k) => k in raw);
+  const wrappers = schemeWrappers().filter((k) => k in raw);
   const description = (d: string | null | undefined) => (d ? { description: d } : {});
   if (wrappers.length === 1) {
     const key = wrappers[0]!;
