@@ -22,7 +22,7 @@ export interface ParseOptions {
 
 /** Whether `text` holds git merge-conflict markers: a line starting `<<<<<<< ` and one starting `>>>>>>> `. */
 export function hasConflictMarkers(text: string): boolean {
-  // includes() first: the multiline regexes read a 3 MB lockfile in ~5 ms cold (docs/performance.md).
+  // includes() first: the multiline regexes read a 3 MB lockfile in ~5 ms cold (docs/explanation/performance.md).
   return text.includes('<<<<<<< ') && /^<{7} /m.test(text) && /^>{7} /m.test(text);
 }
 
@@ -104,7 +104,7 @@ type KeyVisitor = (
  * Every object key of `text` (valid JSON: `JSON.parse` accepted it), in document order, with its
  * JSON path. One pass, aware of strings and nesting, with an explicit stack (no recursion, however
  * deep the document). It jumps from string to string (`indexOf`), reading only the structure
- * between them: a raw newline cannot occur inside a JSON string (docs/performance.md).
+ * between them: a raw newline cannot occur inside a JSON string (docs/explanation/performance.md).
  */
 function scanKeys(text: string, visit: KeyVisitor): void {
   // Per open container: the number of the object (-1 for an array); `path` holds, per container,

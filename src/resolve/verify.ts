@@ -100,7 +100,7 @@ export async function checkProject(
     if (reasons) reports[name] = outOfDateOrTampered(project, name, reasons);
     else locked.push(name);
   }
-  // Pacing (docs/performance.md): a slot sends its agent's uncredentialed card request first; a card
+  // Pacing (docs/explanation/performance.md): a slot sends its agent's uncredentialed card request first; a card
   // that settles yields the slot (`release`) and its CPU work waits one turn, so the next requests
   // leave now instead of after a whole batch of checks. The offline check still comes before
   // anything that carries credentials.

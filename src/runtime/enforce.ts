@@ -401,7 +401,7 @@ async function sendChecked(
  */
 function headerRecord(init: HeadersInit | undefined): Record<string, string> {
   if (!init) return {};
-  // A plain record before `Headers`: Node's web globals are getters, run on each use (docs/performance.md).
+  // A plain record before `Headers`: Node's web globals are getters, run on each use (docs/explanation/performance.md).
   const proto = Object.getPrototypeOf(init);
   if (proto === Object.prototype || proto === null) return init as Record<string, string>;
   // No prototype: a `__proto__` name is kept as a header, for checkHeaders to refuse.
