@@ -380,7 +380,7 @@ function interfaceVersion(version: string | null | undefined, path: PropertyKey[
 }
 
 /** The protocol version an interface without one is read as (A2A 1.0). */
-export const CURRENT_PROTOCOL_VERSION = '1.0';
+const CURRENT_PROTOCOL_VERSION = '1.0';
 
 /**
  * A security scheme named `__proto__`, in `securitySchemes` or in a requirement (card or skill, 1.0

@@ -135,7 +135,7 @@ function buildSchemas() {
 }
 
 /** The card's wire schemas, built on the first call. */
-export const wireSchemas = once(buildSchemas);
+const wireSchemas = once(buildSchemas);
 
 type Schemas = ReturnType<typeof buildSchemas>;
 

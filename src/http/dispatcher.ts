@@ -16,7 +16,10 @@ import { PROXY_VARIABLES } from './network-options.js';
 
 Object.assign(DispatcherClass.prototype, dispatcherApi);
 
-/** Per-origin connection cap of the shared dispatcher when the caller names none. */
+/**
+ * Per-origin connection cap of the shared dispatcher when the caller names none.
+ * @internal
+ */
 export const DEFAULT_CONNECTIONS = 8;
 
 /** The shared keep-alive dispatchers, by per-origin connection cap (a run uses one). */

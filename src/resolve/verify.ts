@@ -214,7 +214,7 @@ export interface VerifyOptions extends Omit<ResolveOptions, 'baseDir'> {
 }
 
 /** Where the base of a {@link verifyLockfile} run came from: `--base`, or the CI variable that named it (`ciBase` in `src/fs/git.ts`). */
-export type BaseSource = '--base' | CiSource;
+type BaseSource = '--base' | CiSource;
 
 /**
  * The base a run compared credential routes against: `read` (`rev`, the commit: always an
