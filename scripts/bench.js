@@ -5,7 +5,8 @@
 //
 // A section is a module exporting `async function run()` that returns rows
 // `{ name, value, unit, baseline, ratio, goal }`: `baseline` says what the value was compared
-// with, `ratio` is the comparison, `goal` is "≤ X×" or "≥ X×" over the ratio.
+// with, `ratio` is the comparison, `goal` is "≤ X×" or "≥ X×" over the ratio, or "none: …" for a
+// control row (one that shows a neighbour's noise and has no goal of its own).
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -16,6 +17,7 @@ const COMMAND = 'npm run bench';
 const NOTES = '<!-- notes -->';
 
 function met(row) {
+  if (row.goal.startsWith('none')) return '';
   const m = /^([≤≥])\s*([\d.]+)/.exec(row.goal);
   if (!m || !Number.isFinite(row.ratio)) return '?';
   const limit = Number(m[2]);

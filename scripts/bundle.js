@@ -4,7 +4,7 @@
 //
 // Why: a short run (`a2a verify --offline` on one agent) spent most of its time in Node's ESM
 // loader resolving, reading and compiling ~170 modules (zod, yargs and its helpers) and ~50
-// CommonJS files; a bundle loads a handful (docs/performance.md). Dynamic imports stay chunks, so
+// CommonJS files; a bundle loads a handful (docs/explanation/performance.md). Dynamic imports stay chunks, so
 // command modules and undici load only when a command needs them. The code is not minified:
 // stack traces keep names and readable lines. The library root (`a2a-lock`) stays the tsc output,
 // importing its dependencies from node_modules; the runtime (`a2a-lock/runtime`) and its lazy checks
@@ -58,7 +58,7 @@ chmodSync(join(dist, 'a2a.js'), 0o755);
 // The runtime's lazy checks (`dist/runtime/checks.js`: the lockfile and manifest schemas, zod, card
 // normalisation, negotiation) as one file. The first `lock.agent()` loads them synchronously, where
 // Node's ESM loader spent most of the time resolving and compiling their ~120 modules one by one:
-// one file loads about 4× faster (docs/performance.md). `errors.js` stays a shared module, so the error
+// one file loads about 4× faster (docs/explanation/performance.md). `errors.js` stays a shared module, so the error
 // classes the checks throw are the ones `a2a-lock/runtime` exports.
 const checksFile = join(dist, 'runtime', 'checks.js');
 const sharedErrors = join(dist, 'errors.js');
@@ -69,7 +69,7 @@ const checks = await rolldown({
   onLog,
 });
 // Compressed, with whitespace and comments gone but every name kept (a stack trace through the
-// checks still names its functions): it compiles and loads ≈ 3.5 ms faster than as written (docs/performance.md).
+// checks still names its functions): it compiles and loads ≈ 3.5 ms faster than as written (docs/explanation/performance.md).
 const checksOut = await checks.generate({ format: 'esm', file: checksFile, minify: { compress: true, mangle: false } });
 await checks.close();
 failOnWarnings();

@@ -228,7 +228,7 @@ export function hasCredentials(placements: CredentialPlacement[]): boolean {
  * one case-insensitively (a lower-cased echo, `%2f` for `%2F`). Derived spellings shorter than 4
  * characters are left out (they would mask ordinary text); the value itself always counts.
  */
-export function secretSpellings(secret: string): string[] {
+function secretSpellings(secret: string): string[] {
   if (secret === '') return [];
   const out = new Set<string>([secret]);
   const add = (text: string) => {
@@ -285,7 +285,7 @@ export function placementSecrets(placements: readonly CredentialPlacement[]): st
  * secret short ({@link redactSecrets}): a run this long that starts (or ends) a secret, in any
  * spelling. Secrets no longer than this are matched whole only.
  */
-export const PARTIAL_SECRET_MIN = 12;
+const PARTIAL_SECRET_MIN = 12;
 
 /**
  * A spelling of a secret as a sequence of units, each unit the spelling of a stretch of the

@@ -22,7 +22,7 @@ export interface ParseOptions {
 
 /** Whether `text` holds git merge-conflict markers: a line starting `<<<<<<< ` and one starting `>>>>>>> `. */
 export function hasConflictMarkers(text: string): boolean {
-  // includes() first: the multiline regexes read a 3 MB lockfile in ~5 ms cold (docs/performance.md).
+  // includes() first: the multiline regexes read a 3 MB lockfile in ~5 ms cold (docs/explanation/performance.md).
   return text.includes('<<<<<<< ') && /^<{7} /m.test(text) && /^>{7} /m.test(text);
 }
 
@@ -104,7 +104,7 @@ type KeyVisitor = (
  * Every object key of `text` (valid JSON: `JSON.parse` accepted it), in document order, with its
  * JSON path. One pass, aware of strings and nesting, with an explicit stack (no recursion, however
  * deep the document). It jumps from string to string (`indexOf`), reading only the structure
- * between them: a raw newline cannot occur inside a JSON string (docs/performance.md).
+ * between them: a raw newline cannot occur inside a JSON string (docs/explanation/performance.md).
  */
 function scanKeys(text: string, visit: KeyVisitor): void {
   // Per open container: the number of the object (-1 for an array); `path` holds, per container,
@@ -153,6 +153,7 @@ function scanKeys(text: string, visit: KeyVisitor): void {
  * The first key that appears twice in one object of `text` (valid JSON: `JSON.parse` accepted it),
  * with its JSON path and 1-based line; undefined when every key is unique. One {@link scanKeys}
  * pass; lines are counted only for the error.
+ * @internal
  */
 export function duplicateKey(text: string): { path: Array<string | number>; line: number } | undefined {
   // Per depth: the object last read there and its keys so far (a new object at a depth starts anew).
@@ -211,23 +212,10 @@ function lineAt(text: string, at: number): number {
 }
 
 /**
- * A document format: its zod schema, the one definition, built on first use, and the accept path
- * `npm run schemas` generates from that schema (`*-accept.ts`). The accept path returns what the
- * schema's parse would return (defaults filled in, stripped keys dropped, in the same key order), or
- * `undefined` when it does not accept the value, or cannot tell (a URL format): the schema then parses
- * it, and words a refusal. Accepting a valid document so never builds zod's schemas.
+ * A document format: its zod schema, the one definition of the format and its one parser, built on
+ * the first call (see {@link once}).
  */
-export interface Format<T> {
-  /** The parsed value, or `undefined`: not accepted here (the schema decides). */
-  accept(value: unknown): T | undefined;
-  /** The zod schema (built on the first call). */
-  schema(): z.ZodMiniType<T, unknown>;
-}
-
-/** The {@link Format} of a generated accept path and the zod schema it was generated from. */
-export function formatOf<T>(accept: (value: unknown) => unknown, schema: () => z.ZodMiniType<T, unknown>): Format<T> {
-  return { accept: accept as Format<T>['accept'], schema };
-}
+export type Format<T> = () => z.ZodMiniType<T, unknown>;
 
 /** `build`'s value, built on the first call and kept (a format's zod schemas, built on first use). */
 export function once<T>(build: () => T): () => T {
@@ -239,13 +227,11 @@ export function once<T>(build: () => T): () => T {
 }
 
 /**
- * Parse a value with a {@link Format}: its accept path, else its zod schema.
+ * Parse a value with a {@link Format}'s zod schema.
  * @returns the parsed value, or the schema's first issue
  */
 export function parseFormat<T>(format: Format<T>, value: unknown): { data: T } | { issue: z.core.$ZodIssue } {
-  const accepted = format.accept(value);
-  if (accepted !== undefined) return { data: accepted };
-  const result = format.schema().safeParse(value, { reportInput: true });
+  const result = format().safeParse(value, { reportInput: true });
   return result.success ? { data: result.data } : { issue: result.error.issues[0]! };
 }
 

@@ -1,7 +1,7 @@
 /**
  * The zod schemas of `a2a.json` (and `--profile` documents) and `a2a.lock.json`, as the library
- * exports them: built when `a2a-lock` is imported. Inside, the CLI and the runtime build them only
- * to word a refusal (see `manifestSchemas`, `lockSchemas` and `Format`).
+ * exports them: built when `a2a-lock` is imported. Inside, the CLI and the runtime build them on the
+ * first read of a document (see `manifestSchemas`, `lockSchemas` and `Format`).
  */
 import { lockSchemas } from './lock/schema.js';
 import { manifestSchemas } from './manifest/schema.js';

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ExitCode } from '../src/errors.js';
 import { RISK_CODES } from '../src/lock/risk.js';
+import * as runtime from '../src/runtime/index.js';
 import { anchors, brokenLinks, cells, docFiles, page, REPO, slug } from './helpers/markdown.js';
 
 describe('links in the docs', () => {
@@ -87,5 +88,53 @@ describe('reference pages vs the code', () => {
     const pushed = [...src.matchAll(/warnings\.(?:push|unshift)\(\{\s*code: '([a-z0-9-]+)'/g)].map((m) => m[1]!);
     expect(pushed.length).toBeGreaterThan(10);
     expect([...new Set(pushed)].filter((code) => !codes.includes(code))).toEqual([]);
+  });
+});
+
+describe('the docs are for users: kinds, no internals', () => {
+  it('docs/ holds its index and the three kinds only (guide, reference, explanation)', () => {
+    const top = readdirSync(join(REPO, 'docs')).sort();
+    expect(top).toEqual(['README.md', 'explanation', 'guide', 'reference']);
+  });
+
+  it('no reference page names a src/ path', () => {
+    const named = docFiles()
+      .filter((f) => f.startsWith('docs/reference/'))
+      .flatMap((f) => [...page(f).matchAll(/\bsrc\/[\w./-]+/g)].map((m) => `${f}: ${m[0]}`));
+    expect(named).toEqual([]);
+  });
+
+  it("README's documentation section is a link to docs/README.md, not a second index", () => {
+    const readme = page('README.md');
+    const docs = readme.slice(
+      readme.indexOf('## Documentation\n'),
+      readme.indexOf('\n## ', readme.indexOf('## Documentation\n') + 1),
+    );
+    expect(docs).toContain('](docs/README.md)');
+    expect(docs).not.toMatch(/\]\(docs\/(guide|reference|explanation)\//);
+  });
+
+  it('runtime-api.md names every option of loadLock and createClient, every LockedAgent member, the events and every value the runtime exports', () => {
+    const api = page('docs/reference/runtime-api.md');
+    const types = readFileSync(join(REPO, 'src/runtime/types.ts'), 'utf8');
+    /** The member names of interface `name` in src/runtime/types.ts. */
+    const members = (name: string) => {
+      const body = types.slice(
+        types.indexOf(`export interface ${name} {`),
+        types.indexOf('\n}', types.indexOf(`export interface ${name} {`)),
+      );
+      return [...body.matchAll(/^ {2}(?:readonly )?(\w+)\??[:(]/gm)].map((m) => m[1]!);
+    };
+    const names = [
+      ...members('LoadLockOptions'),
+      ...members('CreateClientOptions'),
+      ...members('LockedAgent'),
+      ...Object.keys(runtime),
+      'degraded',
+      'fallback',
+      'drift',
+    ];
+    expect(members('LoadLockOptions').length).toBeGreaterThan(10);
+    expect(names.filter((n) => !api.includes(`\`${n}`))).toEqual([]);
   });
 });

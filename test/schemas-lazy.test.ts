@@ -1,8 +1,7 @@
 /**
- * Reading valid documents builds no zod schema: the runtime's first `lock.agent()` checks (the
- * manifest, the agent's entry and settings, its card snapshot) and the CLI's reads of a lockfile and
- * a card take the generated accept paths. A refused document builds the schemas, and its error is
- * the schema's. Every schema constructor of `zod/mini` is counted.
+ * The formats' zod schemas (`zod/mini`) are built on first use, once: loading the modules that read
+ * a lockfile, a manifest or a card builds none, the first read builds them, and no later read or
+ * refusal builds them again. Every schema constructor of `zod/mini` is counted.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
@@ -26,6 +25,7 @@ vi.mock('zod/mini', async (importOriginal) => {
 const { readCardText } = await import('../src/card/read.js');
 const { parseLockfile } = await import('../src/lock/format.js');
 const { checkLockfileTop, parseLockfileJson } = await import('../src/lock/top.js');
+type LockfileTop = import('../src/lock/top.js').LockfileTop;
 const { checkAgent, checkManifest } = await import('../src/runtime/checks.js');
 const { CORPUS_DIR, CORPUS_FILES } = await import('./helpers/corpus.js');
 
@@ -52,34 +52,44 @@ const manifest = JSON.stringify({
   ),
 });
 
-describe('valid documents build no zod schema', () => {
-  it('the first lock.agent() checks, a lockfile read and the corpus cards: none built; a refused manifest: built, and worded', () => {
-    const lock = checkLockfileTop(parseLockfileJson(example, 'a2a.lock.json'), 'a2a.lock.json');
-    const checked = checkManifest(manifest, 'a2a.json', lock);
-    for (const name of Object.keys(lock.agents)) {
-      const agent = checkAgent(lock, 'a2a.lock.json', name, checked);
-      expect('error' in agent ? agent.error.message : 'ok').toBe('ok');
-    }
-    parseLockfile(example, 'a2a.lock.json');
-    expect(made.count).toBe(0);
-    // A corpus card read without an error built nothing; an invalid one may build the card schemas.
-    let cards = 0;
-    for (const file of CORPUS_FILES) {
-      const before = made.count;
-      try {
-        readCardText(readFileSync(`${CORPUS_DIR}${file}`, 'utf8'), { source: file, baseUrl: 'https://agent.example/' });
-      } catch {
-        continue;
-      }
-      expect(made.count, file).toBe(before);
+/** Every read: a lockfile, the runtime's first `lock.agent()` checks (manifest, entry, settings, card snapshot), the corpus cards. */
+function readAll(): LockfileTop {
+  parseLockfile(example, 'a2a.lock.json');
+  const lock = checkLockfileTop(parseLockfileJson(example, 'a2a.lock.json'), 'a2a.lock.json');
+  const checked = checkManifest(manifest, 'a2a.json', lock);
+  for (const name of Object.keys(lock.agents)) {
+    const agent = checkAgent(lock, 'a2a.lock.json', name, checked);
+    expect('error' in agent ? agent.error.message : 'ok').toBe('ok');
+  }
+  let cards = 0;
+  for (const file of CORPUS_FILES) {
+    try {
+      readCardText(readFileSync(`${CORPUS_DIR}${file}`, 'utf8'), { source: file, baseUrl: 'https://agent.example/' });
       cards++;
+    } catch {
+      // An invalid corpus card, refused by the same schemas.
     }
-    expect(cards).toBeGreaterThan(20);
-    const beforeRefusal = made.count;
+  }
+  expect(cards).toBeGreaterThan(20);
+  return lock;
+}
 
+describe('the zod schemas are built lazily, once', () => {
+  it('importing builds none; the first reads build them; later reads and refusals build none again', () => {
+    // Loading every module that reads a format built nothing.
+    expect(made.count).toBe(0);
+
+    readAll();
+    const built = made.count;
+    expect(built).toBeGreaterThan(0);
+
+    const lock = readAll();
+    expect(made.count).toBe(built);
+
+    // A refusal is worded by the schemas already built.
     expect(() => checkManifest('{"profile": {"bindings": []}}', 'a2a.json', lock)).toThrow(
       /a2a\.json.*profile\.bindings|must not be empty/,
     );
-    expect(made.count).toBeGreaterThan(beforeRefusal);
+    expect(made.count).toBe(built);
   });
 });

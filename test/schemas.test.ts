@@ -16,7 +16,7 @@ import {
 const json = (path: string) => JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
 
 describe('published schemas and the example lockfile', () => {
-  it('schemas/*.schema.json and the accept paths are the ones generated from the zod schemas', () => {
+  it('schemas/*.schema.json are the ones generated from the zod schemas', () => {
     // The generator reads the build: a stale dist/ would compare old schemas.
     checkBuilt('test/schemas.test.ts');
     // Exits 1 (and execFileSync throws) when a committed file differs from the generated one.

@@ -18,7 +18,7 @@ export function rawHost(location: string): string | undefined {
  * The host in its ASCII form as a URL parser sends it (punycode labels, lower case, IPv4 dotted,
  * IPv6 compressed in brackets), or undefined when it is not a valid host.
  */
-export function asciiHost(host: string): string | undefined {
+function asciiHost(host: string): string | undefined {
   try {
     return new URL(`http://${host}/`).hostname;
   } catch {
@@ -66,6 +66,7 @@ export function isUnspecifiedHost(host: string): boolean {
  * The host a URL parser contacts for a URL string (or a scheme-less gRPC `host:port`): the WHATWG
  * `hostname`, after it drops tabs and newlines, decodes `%2e`, ends the authority at a `\` and
  * maps IDNA; undefined when the location does not parse.
+ * @internal
  */
 export function contactedHost(location: string): string | undefined {
   const trimmed = location.trim();
@@ -137,6 +138,7 @@ export interface HostForms {
  * The forms of `host` when it has a non-ASCII character or a punycode (`xn--`) label; undefined
  * for a plain ASCII host or one that is not a valid host. `written` is set when the host as
  * written (lower-cased) is not its Unicode form.
+ * @internal
  */
 export function internationalHost(host: string): HostForms | undefined {
   const ascii = asciiHost(host);
@@ -254,6 +256,7 @@ export function mixedScriptLabels(host: string): Array<{ label: string; scripts:
 /**
  * Decode one punycode label body (RFC 3492, the part after `xn--`); undefined when it is not valid
  * punycode. Bounded: a label is at most 63 characters.
+ * @internal
  */
 export function punycodeDecode(input: string): string | undefined {
   const BASE = 36,

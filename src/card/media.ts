@@ -43,7 +43,7 @@ export function mediaTypeKeys(modes: readonly string[]): ReadonlySet<string> {
 
 /** True when `mediaType` is one of the modes whose keys are `keys` ({@link mediaTypeKeys}). */
 export function hasMediaType(keys: ReadonlySet<string>, mediaType: string): boolean {
-  // A type already in key form (`text/plain`, the usual case) is its own key (a speed seam: docs/performance.md).
+  // A type already in key form (`text/plain`, the usual case) is its own key (a speed seam: docs/explanation/performance.md).
   return keys.has(mediaType) || keys.has(mediaTypeKey(mediaType));
 }
 

@@ -34,9 +34,9 @@ import {
   CardV03Format,
   CardV1Format,
   isSchemeType,
-  SCHEME_WRAPPERS,
   SNAKE_TO_CAMEL,
   schemeTypeFormat,
+  schemeWrappers,
   schemeVariantFormat,
   type CommonCard,
   type SchemeVariant,
@@ -380,7 +380,7 @@ function interfaceVersion(version: string | null | undefined, path: PropertyKey[
 }
 
 /** The protocol version an interface without one is read as (A2A 1.0). */
-export const CURRENT_PROTOCOL_VERSION = '1.0';
+const CURRENT_PROTOCOL_VERSION = '1.0';
 
 /**
  * A security scheme named `__proto__`, in `securitySchemes` or in a requirement (card or skill, 1.0
@@ -536,7 +536,7 @@ function hostWarnings(
 }
 
 function readScheme(raw: Record<string, unknown>, path: PropertyKey[], fail: Fail): SecurityScheme {
-  const wrappers = SCHEME_WRAPPERS.filter((k) => k in raw);
+  const wrappers = schemeWrappers().filter((k) => k in raw);
   const description = (d: string | null | undefined) => (d ? { description: d } : {});
   if (wrappers.length === 1) {
     const key = wrappers[0]!;

@@ -50,6 +50,7 @@ export function parseCardJson(text: string, source: string): Record<string, unkn
  * Read card JSON text as a served card is read: refuse more than {@link MAX_CARD_BYTES} bytes of
  * UTF-8, parse, refuse nesting deeper than {@link MAX_JSON_DEPTH}, validate and normalise.
  * @throws InvalidInputError `card-invalid` naming `from.source` (and the JSON path where known)
+ * @internal
  */
 export function readCardText(text: string, from: CardSource): NormalizeResult {
   if (new TextEncoder().encode(text).length > MAX_CARD_BYTES)

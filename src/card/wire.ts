@@ -3,15 +3,13 @@
  * (normalize.ts) validates a card against before reading it (1.0 ProtoJSON with `supportedInterfaces`, 0.3 and
  * 0.2.x JSON with a card-level `url`, both spellings of a security scheme and of a security
  * requirement), and the camelCase keys whose snake_case spelling is a card error. Loose objects:
- * unknown fields pass. Built on first use ({@link wireSchemas}): a valid card takes the accept path
- * `npm run schemas` generates from them (`wire-accept.ts`) and never builds them. Pure.
+ * unknown fields pass. Built on first use, once ({@link wireSchemas}). Pure.
  *
  * Spec: A2A 1.0 `specification/a2a.proto` AgentCard (§8.1 of the spec), 0.3 `types/src/types.ts`
  * AgentCard.
  */
 import { z } from 'zod/mini';
-import { type Format, formatOf, once } from '../json-document.js';
-import { acceptAgentCardV03, acceptAgentCardV1, acceptSchemeByType, acceptSchemeVariants } from './wire-accept.js';
+import { type Format, once } from '../json-document.js';
 
 /** The security scheme schemas, 1.0 wrappers and 0.3 types (see {@link buildSchemas}). */
 function schemeSchemas() {
@@ -137,7 +135,7 @@ function buildSchemas() {
 }
 
 /** The card's wire schemas, built on the first call. */
-export const wireSchemas = once(buildSchemas);
+const wireSchemas = once(buildSchemas);
 
 type Schemas = ReturnType<typeof buildSchemas>;
 
@@ -153,33 +151,29 @@ export type SchemeType = keyof Schemas['SchemeByType'];
 export type SchemeVariant<K extends SchemeWrapper> = z.infer<Schemas['SchemeVariants'][K]>;
 
 /** The 1.0 SecurityScheme oneof wrapper keys, in the order they are looked for. */
-export const SCHEME_WRAPPERS = Object.keys(acceptSchemeVariants) as SchemeWrapper[];
+export function schemeWrappers(): SchemeWrapper[] {
+  return Object.keys(wireSchemas().SchemeVariants) as SchemeWrapper[];
+}
 
 /** A 1.0 card (see `Format`). */
-export const CardV1Format = formatOf<z.infer<Schemas['AgentCardV1Schema']>>(
-  acceptAgentCardV1,
-  () => wireSchemas().AgentCardV1Schema,
-);
+export const CardV1Format: Format<z.infer<Schemas['AgentCardV1Schema']>> = () => wireSchemas().AgentCardV1Schema;
 
 /** A 0.3 (or 0.2.x) card (see `Format`). */
-export const CardV03Format = formatOf<z.infer<Schemas['AgentCardV03Schema']>>(
-  acceptAgentCardV03,
-  () => wireSchemas().AgentCardV03Schema,
-);
+export const CardV03Format: Format<z.infer<Schemas['AgentCardV03Schema']>> = () => wireSchemas().AgentCardV03Schema;
 
 /** The format of a 1.0 SecurityScheme wrapper's content. */
 export function schemeVariantFormat<K extends SchemeWrapper>(key: K): Format<SchemeVariant<K>> {
-  return formatOf(acceptSchemeVariants[key], () => wireSchemas().SchemeVariants[key] as never);
+  return () => wireSchemas().SchemeVariants[key] as never;
 }
 
 /** Whether `type` is a 0.3 security scheme type. */
 export function isSchemeType(type: string): type is SchemeType {
-  return Object.hasOwn(acceptSchemeByType, type);
+  return Object.hasOwn(wireSchemas().SchemeByType, type);
 }
 
 /** The format of a 0.3 security scheme of `type`. */
 export function schemeTypeFormat(type: SchemeType): Format<Record<string, unknown>> {
-  return formatOf(acceptSchemeByType[type], () => wireSchemas().SchemeByType[type] as never);
+  return () => wireSchemas().SchemeByType[type] as never;
 }
 
 /** camelCase keys whose snake_case spelling is a card error rather than an unknown field. */

@@ -126,9 +126,12 @@ export function annotationFile(file: string, where: { cwd: string; env: NodeJS.P
 }
 
 /** Most annotations `a2a diff` prints (GitHub shows 10 per step anyway). */
-export const MAX_DIFF_ANNOTATIONS = 10;
+const MAX_DIFF_ANNOTATIONS = 10;
 
-/** One `::error` or `::warning` workflow command at `line` of `file` (relative to the repository root). */
+/**
+ * One `::error` or `::warning` workflow command at `line` of `file` (relative to the repository root).
+ * @internal
+ */
 export function lineAnnotation(
   kind: 'error' | 'warning',
   file: string,

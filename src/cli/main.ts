@@ -84,7 +84,7 @@ function handler(
 
 /**
  * `y` with every option hidden from its help: yargs renders a command's help on every run, and a
- * run that shows none need not lay out a row per option (a speed seam: docs/performance.md).
+ * run that shows none need not lay out a row per option (a speed seam: docs/explanation/performance.md).
  */
 function hideAll(y: Argv): Argv {
   const options = (y as unknown as { getOptions(): { key: Record<string, unknown> } }).getOptions();

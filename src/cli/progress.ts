@@ -16,7 +16,7 @@ export interface Progress {
 }
 
 /** Milliseconds before progress first appears. */
-export const PROGRESS_DELAY_MS = 1000;
+const PROGRESS_DELAY_MS = 1000;
 
 /**
  * A progress reporter, or undefined when progress must stay silent (not a TTY, CI, `--json`).

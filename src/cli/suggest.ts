@@ -1,6 +1,9 @@
 /** "Did you mean" for unknown flags (yargs suggests commands, not options). */
 
-/** Levenshtein edit distance (insertions, deletions, substitutions). */
+/**
+ * Levenshtein edit distance (insertions, deletions, substitutions).
+ * @internal
+ */
 export function editDistance(a: string, b: string): number {
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {

@@ -93,7 +93,7 @@ export function resolveOptions(options: GlobalOptions, baseDir: string): Resolve
 }
 
 /** Why `lock`, `update`, `add` and `outdated` send no credential on a review run (`run`: "a pull request run", "a push of refs/heads/x, not the default branch main"). */
-export function reviewRunWithholds(run: string): string {
+function reviewRunWithholds(run: string): string {
   return `this is ${run} (its a2a.json and a2a.lock.json are not reviewed yet), so lock, update, add and outdated send no credential`;
 }
 

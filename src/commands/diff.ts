@@ -36,11 +36,11 @@ import { paths, type CommandResult, type GlobalOptions } from './context.js';
 export const IGNORABLE_RISK_CODES: readonly string[] = Object.keys(RISK_CODES);
 
 /** `--fail-on` thresholds. */
-export const FAIL_ON = ['high', 'medium', 'low', 'any'] as const;
-export type FailOn = (typeof FAIL_ON)[number];
+const FAIL_ON = ['high', 'medium', 'low', 'any'] as const;
+type FailOn = (typeof FAIL_ON)[number];
 
 /** Where one side of the diff was read. */
-export interface DiffSide {
+interface DiffSide {
   /** `revision`: git show; `file`: a path; `worktree`: the lockfile in the working tree; `git-external`: a file git handed over. */
   kind: 'revision' | 'file' | 'worktree' | 'git-external';
   /** The revision or the path, as given (or the lockfile's path; the commit of a CI base). */
@@ -56,7 +56,7 @@ export interface DiffSide {
 }
 
 /** One agent of the `--json` document: {@link AgentDiff} without its name (the key). */
-export type DiffAgentDocument = Omit<AgentDiff, 'name'>;
+type DiffAgentDocument = Omit<AgentDiff, 'name'>;
 
 /** The agents of a diff's data, in order, each with its name (what the renderers take). */
 export function diffAgents(data: Pick<DiffData, 'agents' | 'human'>): AgentDiff[] {
@@ -109,7 +109,7 @@ export interface DiffArgs {
 }
 
 /** The 1-based line of each agent's key under `"agents"` in a lockfile ({@link memberLines}); none without one. */
-export function agentLines(text: string | undefined, names: readonly string[]): Record<string, number> {
+function agentLines(text: string | undefined, names: readonly string[]): Record<string, number> {
   return text === undefined ? {} : memberLines(text, 'agents', names);
 }
 

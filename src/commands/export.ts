@@ -12,7 +12,7 @@ import { bomText, cycloneDxBom } from '../lock/cyclonedx.js';
 import { paths, type CommandResult, type GlobalOptions } from './context.js';
 
 /** The export formats. */
-export type ExportFormat = 'cyclonedx';
+type ExportFormat = 'cyclonedx';
 
 /** What `a2a export` is asked for. */
 export interface ExportArgs {

@@ -29,7 +29,7 @@ import {
 } from './context.js';
 
 /** One agent in the `--json` document of `lock`, `update` and `add`: its action and, updated, what changed; or why it failed ({@link syncFailureJson}). */
-export type LockAgentDocument =
+type LockAgentDocument =
   | ({ status: SyncAction; from?: string } & Partial<EntryChanges>)
   | ReturnType<typeof syncFailureJson>;
 

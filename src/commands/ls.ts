@@ -9,7 +9,7 @@ import type { Plan } from '../negotiate/types.js';
 import { paths, type CommandResult, type GlobalOptions } from './context.js';
 
 /** One agent of `a2a ls`: its card location, its locked card version (if locked), each skill's locked plan or `null` (not locked); an entry without skills lists its agent-level plan `"*"`. */
-export interface LsAgent {
+interface LsAgent {
   card: string;
   version?: string;
   skills: Record<string, Plan | null>;

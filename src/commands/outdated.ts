@@ -29,7 +29,7 @@ import {
 } from './context.js';
 
 /** One agent in the `--json` document of `outdated`: `status` and what would change; an agent that cannot be resolved has the failure shape of `a2a update` ({@link syncFailureJson}). */
-export type OutdatedAgentDocument =
+type OutdatedAgentDocument =
   | { status: 'current' }
   | { status: 'added'; plans: Record<string, Plan> }
   | { status: 'removed' }

@@ -61,7 +61,7 @@ export interface VerifyArgs {
 }
 
 /** A credential a locked plan uses whose environment variable is not set. */
-export interface UnsetCredential {
+interface UnsetCredential {
   agent: string;
   scheme: string;
   env: string;

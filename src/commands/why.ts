@@ -17,7 +17,7 @@ import type { PlanDrift } from '../lock/report.js';
 import { paths, type CommandResult, type GlobalOptions } from './context.js';
 
 /** One locked skill explained: the locked plan, whether its snapshot still negotiates it, and the steps. */
-export interface WhySkill {
+interface WhySkill {
   plan: Plan;
   /** The snapshot negotiates exactly the locked plan. */
   matchesLock: boolean;

@@ -24,7 +24,10 @@ export interface FileLockOptions {
   pollMs?: number;
 }
 
-/** Age (ms) after which a lock file still holding no `{pid, hostname}` is stale: a live holder writes it at once. */
+/**
+ * Age (ms) after which a lock file still holding no `{pid, hostname}` is stale: a live holder writes it at once.
+ * @internal
+ */
 export const UNWRITTEN_STALE_MS = 2000;
 
 interface Holder {

@@ -61,7 +61,7 @@ function firstLine(text: string): string {
  * not installed).
  */
 export async function gitRoot(dir: string): Promise<string | undefined> {
-  // Without a `.git` above `dir` (or GIT_DIR) git finds no work tree: it is not started (docs/performance.md).
+  // Without a `.git` above `dir` (or GIT_DIR) git finds no work tree: it is not started (docs/explanation/performance.md).
   if (process.env.GIT_DIR === undefined && !(await gitEntryAbove(dir))) return undefined;
   const answer = await git(dir, ['rev-parse', '--show-toplevel']);
   return answer.ok ? answer.stdout.trim() : undefined;

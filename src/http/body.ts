@@ -107,7 +107,7 @@ export async function readJson(
 }
 
 /** Stop reading a body now: destroy the stream (undici then drops the socket) without an unhandled 'error'. */
-export function discard(body: Dispatcher.ResponseData['body']): void {
+function discard(body: Dispatcher.ResponseData['body']): void {
   body.on('error', () => undefined);
   body.destroy();
 }

@@ -6,7 +6,7 @@
 
 import type { Dispatcher } from 'undici';
 // undici's root loads all of undici (~45 ms a run): import the four modules used, by path, and give
-// dispatchers their API methods as the root does (docs/performance.md; undici pinned exactly).
+// dispatchers their API methods as the root does (docs/explanation/performance.md; undici pinned exactly).
 import DispatcherClass from 'undici/lib/dispatcher/dispatcher.js';
 import dispatcherApi from 'undici/lib/api/index.js';
 import Agent from 'undici/lib/dispatcher/agent.js';
@@ -16,7 +16,10 @@ import { ProxyRuleAgent } from './proxy-agent.js';
 
 Object.assign(DispatcherClass.prototype, dispatcherApi);
 
-/** Per-origin connection cap of the shared dispatcher when the caller names none. */
+/**
+ * Per-origin connection cap of the shared dispatcher when the caller names none.
+ * @internal
+ */
 export const DEFAULT_CONNECTIONS = 8;
 
 /** The shared keep-alive dispatchers, by per-origin connection cap (a run uses one). */

@@ -35,7 +35,7 @@ export function errorCode(error: unknown): string | undefined {
 }
 
 /** What {@link networkError} says for an error code (OS, DNS, undici, llhttp), beyond the generic kinds. */
-export const NETWORK_MESSAGES: Readonly<Record<string, string>> = {
+const NETWORK_MESSAGES: Readonly<Record<string, string>> = {
   ECONNREFUSED: 'connection refused',
   ECONNRESET: 'connection reset',
   ENOTFOUND: 'host not found',

@@ -24,7 +24,7 @@ export interface ClientCredentialsGrant {
 }
 
 /** Seconds before `expires_in` runs out at which a cached token is no longer used. */
-export const TOKEN_EARLY_EXPIRY_S = 30;
+const TOKEN_EARLY_EXPIRY_S = 30;
 
 /** A token with no `expires_in` is used for this long (s) before it is asked for again. */
 const DEFAULT_LIFETIME_S = 300;

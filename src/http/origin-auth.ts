@@ -92,13 +92,13 @@ export function originAuthenticator(config: OriginAuthMap, sources: OriginAuthSo
  * must not replace the agent's own credential (a `bearer` or SigV4 `Authorization` over the card's
  * bearer scheme). Empty when none collide.
  */
-export function collidingHeaders(headers: Iterable<string>, added: Readonly<Record<string, string>>): string[] {
+function collidingHeaders(headers: Iterable<string>, added: Readonly<Record<string, string>>): string[] {
   const present = new Set([...headers].map((h) => h.toLowerCase()));
   return Object.keys(added).filter((name) => present.has(name.toLowerCase()));
 }
 
 /** The error of a placement that would replace a header the request already carries. */
-export function collisionError(origin: string, names: readonly string[]): UsageError {
+function collisionError(origin: string, names: readonly string[]): UsageError {
   return new UsageError(
     `originAuth for ${origin} would replace the request's own ${names.join(', ')} header (the agent's credential): nothing was sent`,
     {

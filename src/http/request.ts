@@ -254,7 +254,7 @@ const RESERVED_HEADERS = new Set([
  * @throws {UsageError} a name that is not an HTTP token, a reserved header (Host, Content-Length,
  *   framing), or a value with a line break or control character.
  */
-export function checkHeaders(headers: Record<string, string>): Record<string, string> {
+function checkHeaders(headers: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (!HEADER_NAME.test(name)) throw new UsageError(`invalid HTTP header name "${oneLine(name).slice(0, 64)}"`);
@@ -424,6 +424,7 @@ function authRefused(
  * How long to wait before retry number `attempt + 1` (ms): the `Retry-After` header when it is a
  * number of seconds or an HTTP date (relative to `nowMs`, epoch ms), capped at 5 000 ms and never
  * negative; otherwise 250 ms doubled per earlier retry. Pure.
+ * @internal
  */
 export function retryDelayMs(retryAfter: string | undefined, attempt: number, nowMs: number): number {
   const value = retryAfter?.trim() ?? '';

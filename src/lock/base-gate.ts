@@ -95,8 +95,7 @@ export function extendedChangedSince(gate: CredentialGate, entry: LockEntry): bo
 }
 
 /** The line `verify` shows for an agent whose credential went along a route the base did not have. */
-export const CREDENTIAL_ROUTE_NEW_MESSAGE =
-  'checked with credentials after this change is merged; review it in a2a diff';
+const CREDENTIAL_ROUTE_NEW_MESSAGE = 'checked with credentials after this change is merged; review it in a2a diff';
 
 /** `credential-route-new` for `withheld` (each destination once). */
 export function credentialRouteNew(withheld: readonly CredentialRoute[]): Unchecked {

@@ -73,7 +73,7 @@ export function credentialRoutes(entry: LockEntry, settings: AgentSettings, card
 }
 
 /** The scheme name of an {@link originAuthRoutes} route (the platform's credential, not one of the card's schemes). */
-export const ORIGIN_AUTH_SCHEME = 'originAuth';
+const ORIGIN_AUTH_SCHEME = 'originAuth';
 
 /**
  * The routes of an entry's `originAuth` placements, by origin: every request to the origin carries

@@ -19,22 +19,25 @@ import { integrityMismatch } from './offline.js';
 import type { LockEntry, Lockfile } from './schema.js';
 
 /** The CycloneDX specification version written. */
-export const CYCLONEDX_SPEC_VERSION = '1.6';
+const CYCLONEDX_SPEC_VERSION = '1.6';
 
-/** The longest card string (name, description, version, scheme names, media types) copied into the BOM; longer ones end in `…`. */
+/**
+ * The longest card string (name, description, version, scheme names, media types) copied into the BOM; longer ones end in `…`.
+ * @internal
+ */
 export const BOM_TEXT_MAX = 1024;
 
 /** The RFC 9562 URL namespace: the serial number is the version 5 UUID of `a2a-lock:lockfile:<digest>` in it. */
 const URL_NAMESPACE = '6ba7b811-9dad-11d1-80b4-00c04fd430c8';
 
 /** A CycloneDX `property`: a name in the `a2a-lock:` namespace and its value. */
-export interface BomProperty {
+interface BomProperty {
   name: string;
   value: string;
 }
 
 /** A CycloneDX 1.6 `serviceData` entry: one media type one skill exchanges, in one direction relative to the agent. */
-export interface BomServiceData {
+interface BomServiceData {
   /** `inbound`: the client sends it to the agent; `outbound`: the agent returns it to the client. */
   flow: 'inbound' | 'outbound';
   /** The media type. */
@@ -44,7 +47,10 @@ export interface BomServiceData {
   description: string;
 }
 
-/** A CycloneDX 1.6 `service`: one locked agent. */
+/**
+ * A CycloneDX 1.6 `service`: one locked agent.
+ * @internal
+ */
 export interface BomService {
   'bom-ref': string;
   name: string;

@@ -28,7 +28,7 @@ import {
 import type { LockEntry } from './schema.js';
 
 /** The options of negotiate() these settings give: `versionRange`, and `allowHttp` when the agent allows plain http. */
-export function versionRangeOption(settings: AgentSettings): { versionRange?: string; allowHttp?: boolean } {
+function versionRangeOption(settings: AgentSettings): { versionRange?: string; allowHttp?: boolean } {
   return {
     ...(settings.versionRange !== undefined ? { versionRange: settings.versionRange } : {}),
     ...(settings.allowHttp ? { allowHttp: true } : {}),
@@ -40,7 +40,7 @@ export function versionRangeOption(settings: AgentSettings): { versionRange?: st
  * credentials held and its version range. With `locked`, the profile is narrowed to that plan's
  * choices (the check "beyond the lockfile").
  */
-export function negotiateSkill(
+function negotiateSkill(
   card: NormalizedCard,
   skill: string,
   settings: AgentSettings,
@@ -108,6 +108,7 @@ function firstRequirementSchemes(card: NormalizedCard, skill: string): string[] 
  * The locked plans checked on `card` with the profile narrowed to each one's locked choices: a
  * narrowed refusal (with, when `lock` would still find a plan, the fields `a2a update` would change)
  * or the fields that differ.
+ * @internal
  */
 export function narrowedDrift(
   card: NormalizedCard,
@@ -141,6 +142,7 @@ export function fieldDrift(skill: string, locked: Plan, fresh: Plan): PlanDrift[
  * whatever else differs (a description, the case of `Bearer`, of a header name). A missing
  * definition is alike only to another missing one. An oauth2 client credentials flow must also keep
  * its `tokenUrl` (where a client secret goes).
+ * @internal
  */
 export function placedAlike(a: SecurityScheme | undefined, b: SecurityScheme | undefined): boolean {
   // An oauth2 client credentials flow's token URL is where a client secret goes: a moved one differs.

@@ -24,7 +24,7 @@ import {
 import type { Lockfile } from './schema.js';
 
 /** A field of an agent's locked settings that changes. */
-export interface SettingsChange {
+interface SettingsChange {
   field: string;
   old?: unknown;
   new?: unknown;
@@ -51,7 +51,7 @@ function sourcesOf(manifest: Manifest | undefined, name: string): Map<string, st
  * The credential sources of one agent that differ between the base and head manifests, sorted by
  * scheme; none unless both manifests were read.
  */
-export function credentialSourceChanges(
+function credentialSourceChanges(
   was: ReadonlyMap<string, string> | undefined,
   now: ReadonlyMap<string, string> | undefined,
 ): CredentialSourceChange[] {
@@ -67,7 +67,7 @@ export function credentialSourceChanges(
 }
 
 /** How an agent differs between the two lockfiles. */
-export type Verdict = 'added' | 'removed' | 'changed' | 'renamed' | 'unchanged';
+type Verdict = 'added' | 'removed' | 'changed' | 'renamed' | 'unchanged';
 
 /** One agent of a {@link LockfileDiff}. */
 export interface AgentDiff {

@@ -155,7 +155,7 @@ export function errorReport(error: unknown, warnings: Warning[] = []): AgentRepo
 }
 
 /** The JSON-safe form of a thrown A2aLockError. @throws the error itself when it is not one (a bug) */
-export function reportedError(error: unknown): ReportedError {
+function reportedError(error: unknown): ReportedError {
   if (!(error instanceof A2aLockError)) throw error;
   return { code: error.code, message: error.message, ...(error.hint ? { hint: error.hint } : {}) };
 }

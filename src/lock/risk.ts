@@ -81,7 +81,7 @@ export interface Risk {
 }
 
 /** A stable improvement code. */
-export type ImprovementCode = 'signature-verified' | 'cleartext-gone' | 'credential-destination-removed';
+type ImprovementCode = 'signature-verified' | 'cleartext-gone' | 'credential-destination-removed';
 
 /** One change for the better. */
 export interface Improvement {
@@ -123,6 +123,7 @@ function better(code: ImprovementCode, message: string, skill?: string): Improve
 /**
  * Whether `url` is plain http to a host other than this machine: the transport rule's own test
  * ({@link isCleartextOffLoopback}, one definition of loopback), for `http:` URLs.
+ * @internal
  */
 export function isCleartext(url: string): boolean {
   return /^\s*http:/i.test(url) && isCleartextOffLoopback(url);
@@ -259,6 +260,7 @@ function samePlansAndSettings(old: AgentSide, now: AgentSide): boolean {
  * The invariant: an agent's credential routes ({@link credentialRoutes}) follow from its plans, its
  * settings, the structural fields of its cards and its `originAuth`; with all four alike, the
  * routes are alike.
+ * @internal
  */
 export function sameRouting(old: AgentSide, now: AgentSide, diff: EntryChanges): boolean {
   return (
@@ -272,6 +274,7 @@ export function sameRouting(old: AgentSide, now: AgentSide, diff: EntryChanges):
  * Whether both sides send requests to the same URLs, and compare them to the same card origin.
  * The invariant: the URLs an agent sends requests to ({@link requestUrls}) follow from its plans
  * and its settings (the push endpoint) alone; the card's origin is its `resolved` URL's.
+ * @internal
  */
 export function sameRequests(old: AgentSide, now: AgentSide): boolean {
   return samePlansAndSettings(old, now) && old.entry.resolved === now.entry.resolved;

@@ -53,7 +53,7 @@ export function describeMismatches(mismatches: ReadonlyMap<string, readonly stri
 }
 
 /** Whether locked settings equal the manifest's, key order aside. */
-export function sameSettings(a: AgentSettings | undefined, b: AgentSettings): boolean {
+function sameSettings(a: AgentSettings | undefined, b: AgentSettings): boolean {
   return a !== undefined && sameJson(a, b);
 }
 
@@ -69,7 +69,7 @@ export function sameNegotiationInputs(a: AgentSettings, b: AgentSettings): boole
 }
 
 /** `scheme://host[:port]` of an http(s) URL as a URL parser prints it; undefined for anything else (a file, gRPC's `host:port`). */
-export function httpOrigin(url: string): string | undefined {
+function httpOrigin(url: string): string | undefined {
   if (!/^https?:\/\//i.test(url) || !URL.canParse(url)) return undefined;
   return new URL(url).origin;
 }
@@ -114,7 +114,7 @@ export function originAuthRecord(
  * changed or removed there, or an origin the entry uses that the manifest now authenticates.
  * Undefined when they agree.
  */
-export function originAuthMismatch(entry: LockEntry, config: OriginAuthMap | undefined): string | undefined {
+function originAuthMismatch(entry: LockEntry, config: OriginAuthMap | undefined): string | undefined {
   const recorded = entry.originAuth ?? {};
   const wanted = originAuthRecord([...entryOrigins(entry), ...Object.keys(recorded)], config) ?? {};
   const changed = [...new Set([...Object.keys(recorded), ...Object.keys(wanted)])]

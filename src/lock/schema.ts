@@ -4,9 +4,8 @@
  * credentials held). Never a secret, never a timestamp.
  */
 import { z } from 'zod/mini';
-import { formatOf, once, parseFormat } from '../json-document.js';
+import { type Format, once, parseFormat } from '../json-document.js';
 import { manifestSchemas } from '../manifest/schema.js';
-import { acceptLockEntry, acceptLockfile, acceptSettings } from './schema-accept.js';
 import { LOCKFILE_VERSION, type LockfileTop } from './top.js';
 
 export { LOCKFILE_VERSION } from './top.js';
@@ -75,8 +74,8 @@ function planSchemas() {
 
 /**
  * The lockfile's zod schemas: the one definition of `a2a.lock.json`, from which `npm run schemas`
- * writes `schemas/a2a-lock.schema.json` and the accept path `schema-accept.ts`. Built by
- * {@link lockSchemas} on first use: reading a valid lockfile takes the accept path and never builds them.
+ * writes `schemas/a2a-lock.schema.json`, and its one parser. Built by {@link lockSchemas} on first
+ * use, once.
  */
 function buildSchemas() {
   const { AgentNameSchema, OriginAuthSchema } = manifestSchemas();
@@ -162,13 +161,13 @@ export type LockEntry = z.infer<Schemas['LockEntrySchema']>;
 export type LockedSettings = z.infer<Schemas['SettingsSchema']>;
 
 /** `a2a.lock.json` (see `Format`). */
-export const LockfileFormat = formatOf<Lockfile>(acceptLockfile, () => lockSchemas().LockfileSchema);
+export const LockfileFormat: Format<Lockfile> = () => lockSchemas().LockfileSchema;
 
 /** One locked agent (see `Format`). */
-const LockEntryFormat = formatOf<LockEntry>(acceptLockEntry, () => lockSchemas().LockEntrySchema);
+const LockEntryFormat: Format<LockEntry> = () => lockSchemas().LockEntrySchema;
 
 /** One agent's settings (see `Format`). */
-const SettingsFormat = formatOf<LockedSettings>(acceptSettings, () => lockSchemas().SettingsSchema);
+const SettingsFormat: Format<LockedSettings> = () => lockSchemas().SettingsSchema;
 
 /**
  * Check one agent of a top-level-checked lockfile: its entry against `LockEntrySchema` and

@@ -39,7 +39,7 @@ export interface SyncRequest {
 }
 
 /** One agent to resolve from the network, and what binds it. */
-export interface AgentToResolve {
+interface AgentToResolve {
   name: string;
   /** Its locked entry when the fresh card must reproduce the locked plans exactly. */
   constrainTo?: LockEntry;
@@ -62,6 +62,7 @@ export interface SyncPlan {
  * agent gone from the manifest (new name → old name). Each old agent is renamed at most once, the
  * first new agent in manifest order taking it. A rename is not a way around the lock: `lock`
  * treats the new name as the old entry, with its constraint.
+ * @internal
  */
 export function renamesOf(manifest: Manifest, previous: Lockfile | undefined): Map<string, string> {
   const renamed = new Map<string, string>();

@@ -33,7 +33,7 @@ function isHttpUrl(location: string): boolean {
  * or `C:x`), and no `..` climbing above the folder (`a/../b` is fine, `../b` and `a/../../b` are not).
  * A check on the string (symbolic links inside the folder are followed as the system follows them).
  */
-export function staysInside(path: string): boolean {
+function staysInside(path: string): boolean {
   if (/^([\\/]|[A-Za-z]:)/.test(path)) return false;
   let depth = 0;
   for (const segment of path.split(/[\\/]/)) {

@@ -1,8 +1,6 @@
 /**
  * The manifest's refinements: the checks of `a2a.json` that a JSON Schema cannot state, each a
- * named predicate. The zod schemas (`schema.ts`) refine with them, and the generated accept path
- * (`schema-accept.ts`, written by `npm run schemas`) calls the same functions, found by identity:
- * a refinement that is not exported here fails the generation. Pure; no zod.
+ * named predicate. The zod schemas (`schema.ts`) refine with them. Pure; no zod.
  */
 // The function used, not the package index (which loads all of semver: 47 modules).
 import validRange from 'semver/ranges/valid.js';

@@ -7,7 +7,7 @@ import { z } from 'zod/mini';
 import { CONCRETE_MEDIA_TYPE } from '../card/media.js';
 import { CORE_BINDINGS } from '../card/model.js';
 import { AGENT_LEVEL, type ClientProfile } from '../negotiate/types.js';
-import { formatOf, once } from '../json-document.js';
+import { type Format, once } from '../json-document.js';
 import { AGENT_NAME, AGENT_NAME_RULE } from './agent-name.js';
 import {
   hasNoRepeats,
@@ -21,7 +21,6 @@ import {
   isSemverRange,
   isTlsOrLoopback,
 } from './rules.js';
-import { acceptManifest, acceptProfile } from './schema-accept.js';
 
 /**
  * Unique strings, in preference order; `nonEmpty`: at least one, with that message. The JSON Schema
@@ -187,9 +186,8 @@ function sourceSchemas() {
 
 /**
  * The manifest's zod schemas: the one definition of `a2a.json` (and of `--profile` documents), from
- * which `npm run schemas` writes `schemas/a2a.schema.json` and the accept path `schema-accept.ts`.
- * Built by {@link manifestSchemas} on first use: reading a valid manifest takes the accept path and
- * never builds them.
+ * which `npm run schemas` writes `schemas/a2a.schema.json`, and the one parser of both. Built by
+ * {@link manifestSchemas} on first use, once.
  */
 function buildSchemas() {
   const { ProfileSchema, PartialProfileSchema } = profileSchemas();
@@ -286,11 +284,11 @@ export type AgentEntry = z.infer<Schemas['AgentEntrySchema']>;
 /** A full client profile as parsed (the manifest's `profile`, a `--profile` document). */
 export type Profile = z.infer<Schemas['ProfileSchema']>;
 
-/** `a2a.json`: its accept path first, the schema to word a refusal (see `Format`). */
-export const ManifestFormat = formatOf<Manifest>(acceptManifest, () => manifestSchemas().ManifestSchema);
+/** `a2a.json` (see `Format`). */
+export const ManifestFormat: Format<Manifest> = () => manifestSchemas().ManifestSchema;
 
 /** A `--profile` document (see `Format`). */
-export const ProfileFormat = formatOf<Profile>(acceptProfile, () => manifestSchemas().ProfileSchema);
+export const ProfileFormat: Format<Profile> = () => manifestSchemas().ProfileSchema;
 
 /** One credential source (see `CredentialSourceSchema` in {@link sourceSchemas}). */
 export type CredentialSource = z.infer<Schemas['CredentialSourceSchema']>;

@@ -31,7 +31,7 @@ export interface ResolveOptions extends NetworkOptions {
  * take ceil(1000/128)·50 ms = 0.4 s of network, and a whole `verify` of them 1.4× an unbounded
  * Promise.all over the SDK's card resolver; at 64 it was 1.5–1.9× (close to the 2× goal on a busy
  * machine), and above 128 the run is bound by start-up and per-card work while it opens more
- * sockets (docs/performance.md).
+ * sockets (docs/explanation/performance.md).
  */
 export const DEFAULT_CONCURRENCY = 128;
 

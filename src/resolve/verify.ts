@@ -100,7 +100,7 @@ export async function checkProject(
     if (reasons) reports[name] = outOfDateOrTampered(project, name, reasons);
     else locked.push(name);
   }
-  // Pacing (docs/performance.md): a slot sends its agent's uncredentialed card request first; a card
+  // Pacing (docs/explanation/performance.md): a slot sends its agent's uncredentialed card request first; a card
   // that settles yields the slot (`release`) and its CPU work waits one turn, so the next requests
   // leave now instead of after a whole batch of checks. The offline check still comes before
   // anything that carries credentials.
@@ -214,7 +214,7 @@ export interface VerifyOptions extends Omit<ResolveOptions, 'baseDir'> {
 }
 
 /** Where the base of a {@link verifyLockfile} run came from: `--base`, or the CI variable that named it (`ciBase` in `src/fs/git.ts`). */
-export type BaseSource = '--base' | CiSource;
+type BaseSource = '--base' | CiSource;
 
 /**
  * The base a run compared credential routes against: `read` (`rev`, the commit: always an

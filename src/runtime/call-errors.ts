@@ -18,7 +18,7 @@ const GRPC_UNAVAILABLE = 14;
 const GRPC_UNAUTHENTICATED = 16;
 
 /** A URL for messages: origin and path only (a query may carry a credential); `host:port` as it is. */
-export function shownUrl(url: string): string {
+function shownUrl(url: string): string {
   if (!url.includes('://')) return url;
   try {
     const u = new URL(url);

@@ -26,7 +26,7 @@ export interface NarrowInput {
  * The shape a card request asks for by its `A2A-Version` header (as the SDK's card handler
  * answers it): absent, empty or 0.x → `"0.3"`; anything else → `"1.0"`.
  */
-export function shapeForVersion(header: string | null | undefined): CardWireShape {
+function shapeForVersion(header: string | null | undefined): CardWireShape {
   const v = (header ?? '').trim();
   return v === '' || /^0\.\d/.test(v) ? '0.3' : '1.0';
 }

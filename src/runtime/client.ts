@@ -332,7 +332,7 @@ class PlanTransport implements Transport {
   /**
    * Run `op` on the locked interface; a failure is answered by {@link recover}. Not an async
    * function: on success the only promise added to the call is the one `catch` makes
-   * (docs/performance.md).
+   * (docs/explanation/performance.md).
    */
   private call<T>(
     name: string,

@@ -91,13 +91,10 @@ const JSONRPC_METHODS: Readonly<Record<string, ReadonlyMap<string, CallKind>>> =
 };
 
 /** What the pure request check ({@link checkRequest}) needs of an {@link EnforcementContext}. */
-export type RequestPlan = Pick<
-  EnforcementContext,
-  'agent' | 'skill' | 'plan' | 'iface' | 'inputModes' | 'pushEndpoint'
->;
+type RequestPlan = Pick<EnforcementContext, 'agent' | 'skill' | 'plan' | 'iface' | 'inputModes' | 'pushEndpoint'>;
 
 /** One request to check, as a fetch call gives it. */
-export interface OutgoingRequest {
+interface OutgoingRequest {
   /** The request URL as given (absolute). */
   url: string;
   /** The method, upper case. */
@@ -112,7 +109,7 @@ export interface OutgoingRequest {
 }
 
 /** A request the plan allows, completed from it. */
-export interface CheckedRequest {
+interface CheckedRequest {
   /** The path below the interface URL (HTTP+JSON), '' for the exact URL: a redirect must keep it. */
   path: string;
   /** The headers to send before the credential is placed: A2A-Version and the extensions header the plan's, the rest as given (names as given). */
@@ -129,6 +126,7 @@ export interface CheckedRequest {
  *
  * @throws PlanViolationError (code `plan-violation`) for anything off-plan, and for every request
  *   on a binding not carried over fetch (gRPC)
+ * @internal
  */
 export function checkRequest(ctx: RequestPlan, request: OutgoingRequest): CheckedRequest {
   const refused = bindingViolation(ctx);
@@ -401,7 +399,7 @@ async function sendChecked(
  */
 function headerRecord(init: HeadersInit | undefined): Record<string, string> {
   if (!init) return {};
-  // A plain record before `Headers`: Node's web globals are getters, run on each use (docs/performance.md).
+  // A plain record before `Headers`: Node's web globals are getters, run on each use (docs/explanation/performance.md).
   const proto = Object.getPrototypeOf(init);
   if (proto === Object.prototype || proto === null) return init as Record<string, string>;
   // No prototype: a `__proto__` name is kept as a header, for checkHeaders to refuse.

@@ -185,7 +185,7 @@ export interface LockedAgent {
    */
   readonly card: Readonly<Record<string, unknown>>;
   /**
-   * A fetch-compatible function that enforces the plan (see docs/guide/runtime-loader.md). A GET
+   * A fetch-compatible function that enforces the plan (see docs/reference/runtime-api.md). A GET
    * of the locked card URL, or of `/.well-known/agent-card.json` / `/.well-known/agent.json` on a
    * locked origin, is answered from the lockfile without the network: the narrowed card in the
    * shape the request's `A2A-Version` asks for (absent or 0.x: 0.3; else 1.0).

@@ -72,7 +72,6 @@ export function folderOf(file: string): string {
 export const CORE = ['card', 'negotiate', 'manifest', 'lock'];
 /** Files at the root the core may use; pure like it (canonical.ts alone may hash, with node:crypto). */
 export const PURE_ROOT_FILES = [
-  'accept.ts',
   'canonical.ts',
   'json-path.ts',
   'json-document.ts',

@@ -662,7 +662,7 @@ describe('fetchCard and the connection pool', () => {
   it("resolves only once its connection is free again: a request made right then leaves at once instead of queueing behind the caller's CPU work", async () => {
     // undici returns a kept-alive socket to its pool one event-loop turn after the response. Were
     // fetchCard to resolve before that turn, a verify slot would check its card (CPU) and queue its
-    // next request behind the whole batch of cards read in the same turn (docs/performance.md).
+    // next request behind the whole batch of cards read in the same turn (docs/explanation/performance.md).
     const s = await serve((_req, res) => json(res, 200, CARD));
     const dispatcher = new Agent({ connections: 2 });
     extraDispatchers.push(dispatcher);

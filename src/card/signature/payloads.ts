@@ -26,6 +26,7 @@ export interface SigningPayload {
  * The candidate signing payloads of a card (the card without `signatures`, as text whose UTF-8
  * bytes are signed), distinct and in order: RFC 8785 of the card as served; the A2A 1.0 §8.4.1
  * proto-presence form; the `@a2a-js/sdk` 1.3.0 form. See the module comment. Exported for tests.
+ * @internal
  */
 export function signingPayloads(card: Record<string, unknown>): string[] {
   return signingPayloadForms(card).map((payload) => payload.text);
@@ -54,6 +55,7 @@ export function signingPayloadForms(card: Record<string, unknown>): SigningPaylo
  * string forms (non-ASCII as literal UTF-8). `undefined` when the value has none: a string or key
  * holding an unpaired UTF-16 surrogate (no well-formed UTF-8), or a non-finite number. The
  * a2a-tck conformance vectors (test/fixtures/tck) hold it to the standard.
+ * @internal
  */
 export function rfc8785(value: unknown): string | undefined {
   return hasNoJcsForm(value, 0) ? undefined : canonicalJson(value);
@@ -381,6 +383,7 @@ function dropEmpty(value: unknown): unknown {
  * point (not by UTF-16 code unit) and every character outside printable ASCII (U+007F and above,
  * as UTF-16 surrogate pairs beyond U+FFFF) written as a lowercase `\uXXXX` escape. Numbers as
  * JavaScript writes them (a Struct double such as `1.0` differs; cards rarely carry one).
+ * @internal
  */
 export function pythonLegacyJson(value: unknown): string {
   if (typeof value === 'string') return asciiJsonString(value);

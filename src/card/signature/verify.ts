@@ -112,7 +112,7 @@ export interface VerifySignatureOptions {
  * `signatures-truncated` warning. Each entry may cost a key-set fetch and a verification per
  * candidate payload, and a 1 MiB card holds thousands of entries.
  */
-export const MAX_SIGNATURES = 8;
+const MAX_SIGNATURES = 8;
 
 /**
  * Asymmetric JWS algorithms accepted (RFC 7518 §3, RFC 8037, and jose's ML-DSA). `none` and the

@@ -25,7 +25,7 @@ export interface CommandContext {
 }
 
 /** A command's code, loaded when it runs: the command, its renderer, what follows the print. */
-export interface LoadedCommand<A, D> {
+interface LoadedCommand<A, D> {
   /** Run the command (it returns data; it prints nothing). May set `options.json` (`--format json`). */
   run(options: GlobalOptions, args: A): Promise<CommandResult<D>>;
   /** The renderer of the result (some commands pick one by `--format`). */

@@ -2,7 +2,7 @@
 import { defineCommand } from './command.js';
 
 /** `a2a lock digest`: print the digest of the lockfile (what a reviewer approves, a deploy pins). */
-export const lockDigest = defineCommand({
+const lockDigest = defineCommand({
   command: 'digest',
   describe: "Print the digest of a2a.lock.json's content (sha256-…, the same whatever its whitespace or key order)",
   examples: [

@@ -9,7 +9,10 @@ function requirement(r: SecurityRequirement): string {
   return parts.length ? parts.join(' + ') : 'no authentication';
 }
 
-/** Human lines for a normalised card read from `resolved`: interfaces, capabilities, security, modes, skills. */
+/**
+ * Human lines for a normalised card read from `resolved`: interfaces, capabilities, security, modes, skills.
+ * @internal
+ */
 export function describeCard(card: NormalizedCard, resolved: string): string[] {
   const lines = [`${card.name} ${card.version} (A2A ${card.shape} card from ${resolved})`, '  interfaces:'];
   for (const i of card.supportedInterfaces) {

@@ -125,6 +125,7 @@ export function show(value: unknown): string {
 /**
  * An `old → new` pair for one line: JSON, each side cut to about 120 characters around where the
  * two first differ, so a long value (a plan's `fallbacks`) still shows its difference.
+ * @internal
  */
 export function showPair(a: unknown, b: unknown): [string, string] {
   // Keys sorted on both sides (a snapshot is stored sorted, a served card comes in its own order).
@@ -233,7 +234,7 @@ export function renderSignature(
 }
 
 /** `    signature (card): locked → fresh`: a locked verified signature that no longer holds. */
-export function renderSignatureDrift(s: SignatureDrift): string {
+function renderSignatureDrift(s: SignatureDrift): string {
   return `    signature (${s.snapshot}): ${kleur.red(renderSignature(s.locked))} → ${kleur.green(renderSignature(s.fresh))}`;
 }
 

@@ -59,7 +59,7 @@ function versionText(a: AgentDiff): string {
 }
 
 /** The agent's first line: `+ name (card, version)`, `- name`, `~ name (version a → b)`, `~ renamed a → b`; with its highest risk level. */
-export function agentHeadline(a: AgentDiff): string {
+function agentHeadline(a: AgentDiff): string {
   const level = a.level && a.level !== 'info' ? ` · ${paintLevel(a.level, a.level)}` : '';
   switch (a.verdict) {
     case 'added':
@@ -107,7 +107,10 @@ export function agentBody(a: AgentDiff, indent = '    '): string[] {
   ];
 }
 
-/** The whole text view: each changed agent, the unchanged ones folded into one line, and the count line. */
+/**
+ * The whole text view: each changed agent, the unchanged ones folded into one line, and the count line.
+ * @internal
+ */
 export function diffLines(agents: readonly AgentDiff[], counts: DiffCounts): string[] {
   const lines: string[] = [];
   for (const a of agents) if (a.verdict !== 'unchanged') lines.push(agentHeadline(a), ...agentBody(a));
@@ -127,8 +130,11 @@ export function diffLines(agents: readonly AgentDiff[], counts: DiffCounts): str
  * `<!-- a2a-lock-diff a2a.json sha256-… -->` (a workflow finds and updates its one comment by the
  * first three fields, and reads the reviewed digest from the fourth).
  */
-export const MARKDOWN_MARKER_PREFIX = '<!-- a2a-lock-diff ';
-/** Most characters of the markdown view (GitHub's comment limit is 65,536). */
+const MARKDOWN_MARKER_PREFIX = '<!-- a2a-lock-diff ';
+/**
+ * Most characters of the markdown view (GitHub's comment limit is 65,536).
+ * @internal
+ */
 export const MARKDOWN_LIMIT = 60_000;
 /** Most characters of one table cell or headline value in the markdown view, before escaping (longer ones end with `…`). */
 export const MARKDOWN_CELL = 100;
@@ -142,6 +148,7 @@ export const MARKDOWN_DETAIL_LINE = 1_000;
  * space-separated fields, one per manifest, so two services in one repository keep two comments;
  * the fourth is the digest of what was reviewed. Characters of the path other than letters, digits
  * and `._/+@=,~-` are percent-encoded (nothing can end the comment); bounded like a cell.
+ * @internal
  */
 export function markdownMarker(manifest: string, digest: string | undefined): string {
   const path = bounded(manifest, 200).replace(/[^A-Za-z0-9._/+@=,~-]/gu, (c) =>
@@ -339,9 +346,7 @@ function sideText(side: DiffData['base']): string {
  * (`services/billing/a2a.json`, so each manifest's comment and summary say whose lockfile it is),
  * then the two sides.
  */
-export function diffTitle(
-  data: Pick<DiffData, 'base' | 'head'> & { human: Pick<DiffData['human'], 'manifest'> },
-): string {
+function diffTitle(data: Pick<DiffData, 'base' | 'head'> & { human: Pick<DiffData['human'], 'manifest'> }): string {
   return `${data.human.manifest}: ${sideText(data.base)} → ${sideText(data.head)}`;
 }
 
@@ -372,7 +377,7 @@ export const diffMarkdownRenderer: CommandRenderer<DiffData> = {
 };
 
 /** The markdown view of a diff's data (what `--format markdown` prints and the job summary gets): {@link diffMarkdown} with its title and its manifest's marker. */
-export function diffDataMarkdown(data: DiffData): string {
+function diffDataMarkdown(data: DiffData): string {
   return diffMarkdown(diffAgents(data), data.counts, diffTitle(data), {
     manifest: data.human.manifest,
     ...(data.human.digest !== undefined ? { digest: data.human.digest } : {}),

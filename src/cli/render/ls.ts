@@ -4,7 +4,7 @@ import type { Plan } from '../../negotiate/types.js';
 import { documentOf, type CommandRenderer } from './common.js';
 
 /** A plan in one line: binding and version, delivery, security, output modes, extensions. */
-export function planSummary(plan: Plan): string {
+function planSummary(plan: Plan): string {
   const security = Object.keys(plan.security);
   return [
     `${plan.protocolBinding} ${plan.protocolVersion}`,

@@ -29,7 +29,7 @@ const OUTCOME_ORDER: readonly string[] = ['ok', 'changed', 'unchecked', 'drift',
  * `17 ok · 3 unreachable · 1 ignored`: one count per outcome present ({@link outcomeOf}): the
  * statuses in their order, then the error codes as met, then `ignored`; `no agents` for none.
  */
-export function outcomeCounts(reports: readonly ReportDocument[]): string {
+function outcomeCounts(reports: readonly ReportDocument[]): string {
   const counts = new Map<string, number>();
   for (const r of reports) counts.set(outcomeOf(r), (counts.get(outcomeOf(r)) ?? 0) + 1);
   const rank = (o: string) => (o === 'ignored' ? 2 : OUTCOME_ORDER.includes(o) ? 0 : 1);
