@@ -81,6 +81,25 @@ async function gitEntryAbove(dir: string): Promise<boolean> {
   }
 }
 
+/**
+ * Whether `env` is a CI run: `CI` set (not empty, `false` or `0`; GitHub Actions and GitLab CI set
+ * `CI=true`), `GITHUB_ACTIONS=true`, or `GITLAB_CI` set. Under CI a bare word naming a side of
+ * `a2a diff` or `verify --base` is always a revision: a shallow checkout lacks most revisions, and
+ * a pull request could commit a file of that name to be its own base.
+ */
+export function underCi(env: Readonly<Record<string, string | undefined>>): boolean {
+  const ci = env.CI;
+  return (
+    (ci !== undefined && ci !== '' && ci !== 'false' && ci !== '0') ||
+    env.GITHUB_ACTIONS === 'true' ||
+    (env.GITLAB_CI !== undefined && env.GITLAB_CI !== '')
+  );
+}
+
+/** What to do about a revision a CI checkout lacks. */
+export const CI_MISSING_REVISION_HINT =
+  'fetch it: actions/checkout with `fetch-depth: 0` (GitLab: GIT_DEPTH: 0); a lockfile file is spelt ./path, an absolute path, or after --';
+
 /** Whether `rev` names a commit in the repository holding `dir`. */
 export async function isCommit(dir: string, rev: string): Promise<boolean> {
   if (rev.startsWith('-')) return false;
@@ -121,13 +140,19 @@ async function refsNamed(dir: string, name: string): Promise<string[]> {
  * `refs/tags/origin/main` and the remote-tracking branch `refs/remotes/origin/main`), where git
  * would silently take the tag; and a tag `main` beside a remote-tracking branch `origin/main` with
  * no local `main` (a CI checkout), which git reads as the tag without a word.
+ * `ci` ({@link underCi}): a revision that is not there is named as one a CI checkout lacks (the hint
+ * names `fetch-depth: 0`).
  * @throws UsageError `rev` is not a commit, or it is ambiguous ("ambiguous: both a tag and a branch")
  */
-export async function resolveRevision(dir: string, rev: string): Promise<ResolvedRevision> {
+export async function resolveRevision(dir: string, rev: string, ci = false): Promise<ResolvedRevision> {
   const notRevision = () =>
-    new UsageError(`"${rev}" is not a git revision in ${dir}`, {
-      hint: 'name a branch, tag or commit (git log --oneline), or a lockfile path',
-    });
+    ci
+      ? new UsageError(`"${rev}" is not a git revision in ${dir} (under CI a bare word is always a revision)`, {
+          hint: CI_MISSING_REVISION_HINT,
+        })
+      : new UsageError(`"${rev}" is not a git revision in ${dir}`, {
+          hint: 'name a branch, tag or commit (git log --oneline), or a lockfile path',
+        });
   if (rev === '' || rev.startsWith('-')) throw notRevision();
   // Without --quiet git warns of an ambiguous refname on stderr (forced on: a user's config may silence it).
   const answer = await git(dir, ['-c', 'core.warnAmbiguousRefs=true', 'rev-parse', '--verify', `${rev}^{commit}`]);
@@ -192,12 +217,13 @@ export async function readAtRevision(rev: string, file: string): Promise<string 
 }
 
 /**
- * {@link readAtRevision}, with the revision as resolved (its ref and commit).
+ * {@link readAtRevision}, with the revision as resolved (its ref and commit); `ci` as {@link resolveRevision}'s.
  * @throws as {@link readAtRevision}
  */
 export async function readResolved(
   rev: string,
   file: string,
+  ci = false,
 ): Promise<{ text: string | undefined; revision: ResolvedRevision }> {
   const dir = dirname(file);
   const root = await gitRoot(dir);
@@ -205,7 +231,7 @@ export async function readResolved(
     throw new UsageError(`${file} is not inside a git repository, so revision "${rev}" cannot be read`, {
       hint: 'give the lockfile to compare as a file path',
     });
-  const revision = await resolveRevision(root, rev);
+  const revision = await resolveRevision(root, rev, ci);
   const inRepo = relative(root, file).split(sep).join('/');
   const answer = await git(root, ['show', `${revision.commit}:${inRepo}`]);
   if (answer.ok) return { text: answer.stdout, revision };

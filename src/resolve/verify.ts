@@ -9,7 +9,7 @@ import { dirname, resolve } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { cardOrigin } from '../card/location.js';
 import { A2aLockError, OutOfDateError, UsageError, wholeNumberIn, type ExitCode } from '../errors.js';
-import { ciBase, gitRoot, mergeBase, readAtRevision, resolveRevision, type CiSource } from '../fs/git.js';
+import { ciBase, gitRoot, mergeBase, readAtRevision, resolveRevision, underCi, type CiSource } from '../fs/git.js';
 import { readLockfile } from '../fs/lockfile.js';
 import { readManifest } from '../fs/manifest.js';
 import { formatPath, own } from '../json-path.js';
@@ -272,7 +272,7 @@ export async function reviewBase(
       throw new UsageError(`${project.lockfile} is not inside a git repository, so --base ${option} cannot be read`, {
         hint: 'run verify in the git checkout, or pass --no-base',
       });
-    const named = await resolveRevision(root, option);
+    const named = await resolveRevision(root, option, underCi(env));
     ref = named.ref ?? option;
     source = '--base';
     const base = await mergeBase(root, named.commit);
