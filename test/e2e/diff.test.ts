@@ -419,12 +419,15 @@ describe.concurrent('a2a diff', () => {
     // actions/checkout's default: fetch-depth 1, the pull request's branch only (no refs/remotes/origin/main).
     const clone = join(dir, '..', `${dir.split('/').pop()}-shallow`);
     git(join(dir, '..'), 'clone', '-q', '--depth', '1', '--branch', 'pr', `file://${dir}`, clone);
-    onTestFinished(() => execFileSync('rm', ['-rf', clone]));
+    onTestFinished(() => {
+      execFileSync('rm', ['-rf', clone]);
+    });
     expect(git(clone, 'rev-parse', '--is-shallow-repository').trim()).toBe('true');
     const cli = (env: Record<string, string>, ...args: string[]) => runCli(['diff', ...args], { cwd: clone, env });
-    const CIS = [{ CI: 'true' }, { GITHUB_ACTIONS: 'true' }, { GITLAB_CI: 'true' }];
     const [ci, gh, lab, dotted, dashed, laptop] = await Promise.all([
-      ...CIS.map((env) => cli(env, 'origin/main', '--fail-on', 'any')),
+      cli({ CI: 'true' }, 'origin/main', '--fail-on', 'any'),
+      cli({ GITHUB_ACTIONS: 'true' }, 'origin/main', '--fail-on', 'any'),
+      cli({ GITLAB_CI: 'true' }, 'origin/main', '--fail-on', 'any'),
       cli({ CI: 'true' }, './origin/main', '--fail-on', 'any'),
       cli({ CI: 'true' }, '--', 'origin/main'),
       cli({}, 'origin/main', '--fail-on', 'any'),
