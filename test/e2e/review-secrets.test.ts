@@ -383,9 +383,9 @@ describe.concurrent('verify on a pull request: credentials only where the base l
       exitCode: 0,
     });
     expect(jsonOf(json).agents.research.status).not.toBe('ok');
-    // Without a base nothing says the snapshot moved: as before, ok with the part unchecked.
+    // Without a base nothing says the snapshot moved: the part unchecked all the same, never ok (issue 33).
     expect(jsonOf(laptop).agents.research).toEqual({
-      status: 'ok',
+      status: 'unchecked',
       exitCode: 0,
       unchecked: 'extended card not checked (RESEARCH_TOKEN unset)',
       reason: 'credential-unset',
@@ -676,7 +676,9 @@ describe.concurrent('the base is the base: no tag stands in for it, and a push o
     expect(jsonOf(shallow).agents.research).toMatchObject({ status: 'unchecked', reason: 'base-unreadable' });
     await expectNothingSentTo(evil);
 
-    // The default branch itself: not gated, the credential goes along the locked route.
+    // The default branch itself (HEAD at origin/main's tip, as actions/checkout leaves a push to it):
+    // not gated, the credential goes along the locked route.
+    git(dir, 'update-ref', 'refs/remotes/origin/main', 'main');
     git(dir, 'checkout', '-q', 'main');
     research.requests.length = 0;
     const onMain = await runCli(['verify', '--json'], { cwd: dir, env: { ...github, GITHUB_REF: 'refs/heads/main' } });

@@ -113,7 +113,7 @@ describe('withUnchecked', () => {
     routes: [{ origin: 'https://evil.example.net', scheme: 'key' }],
   };
 
-  it('turns ok and changed into unchecked (exit 0, 1 under --strict); keeps drift; credential-unset stays ok', () => {
+  it('turns ok and changed into unchecked (exit 0, 1 under --strict); keeps drift; credential-unset too: never ok (issue 33)', () => {
     const ok = withUnchecked(okReport(), routeNew);
     expect(ok).toMatchObject({
       status: 'unchecked',
@@ -137,7 +137,7 @@ describe('withUnchecked', () => {
       ),
     ).toMatchObject({ status: 'drift', exitCode: ExitCode.Drift, reason: 'credential-route-new' });
     expect(withUnchecked(okReport(), { reason: 'credential-unset', message: 'u' })).toEqual({
-      status: 'ok',
+      status: 'unchecked',
       exitCode: ExitCode.Ok,
       warnings: [],
       unchecked: 'u',
