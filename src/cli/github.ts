@@ -44,9 +44,9 @@ export interface VerifyFailure {
  * The failing agents of a verify run, one each: beyond the lockfile (its plan fields, refusals and
  * signature changes on one line), lock entry out of date, not verifiable (its error), or under
  * `--strict` a card change or an unchecked part (`error`); without `--strict`, an agent left
- * `unchecked` (`credential-route-new`, `extended-changed`, `base-unreadable`, …) is a `warning`. A
- * credential that is simply not set (`credential-unset`) is none, nor is an agent `--ignore` passed
- * over (`ignored`: shown in the output and the summary, not on the pull request).
+ * `unchecked` (`credential-unset`, `credential-route-new`, `extended-changed`, `base-unreadable`) is
+ * a `warning`: an agent not checked is never passed over in silence (issue 33). An agent `--ignore`
+ * passed over is none (`ignored`: shown in the output and the summary, not on the pull request).
  */
 export function verifyFailures(reports: Record<string, AnnotatedReport>): VerifyFailure[] {
   const out: VerifyFailure[] = [];
@@ -77,9 +77,9 @@ export function verifyFailures(reports: Record<string, AnnotatedReport>): Verify
       const why = r.unchecked ? `not checked: ${r.unchecked}` : `${r.change ?? 'card'} card change`;
       const code = r.unchecked ? (r.reason ?? 'unchecked') : 'changed';
       fail(name, 'error', code, 'card changed', `${why} (--strict); run: a2a update ${name}`);
-    } else if (r.unchecked !== undefined && r.reason !== undefined && r.reason !== 'credential-unset') {
-      // Passing without --strict, yet left unchecked (a new credential route on a pull request, an
-      // edited extended snapshot, an unreadable base): the reviewer sees it on the lockfile.
+    } else if (r.unchecked !== undefined && r.reason !== undefined) {
+      // Passing without --strict, yet left unchecked (a credential not set, a new credential route on
+      // a pull request, an edited extended snapshot, an unreadable base): the reviewer sees it on the lockfile.
       fail(name, 'warning', r.reason, 'not checked', `${r.reason}: ${r.unchecked}`);
     }
   }

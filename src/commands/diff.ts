@@ -1,9 +1,10 @@
 /**
  * `a2a diff [<base>] [<head>]`: review what changed between two lockfiles, agent by agent, with a
  * risk code and level per change ({@link diffLockfiles}). Each side is a git revision (the lockfile
- * read with `git show <commit>:<path>`) or a file: spelt `./file`, absolute, or after `--`; a bare
- * word is a file when a path exists there and it is no revision, a revision when no such path
- * exists, and refused when it is both (as git does). Defaults: base = the review base when CI
+ * read with `git show <commit>:<path>`) or a file: spelt `./file`, absolute, or after `--`; under
+ * CI ({@link underCi}) a bare word is always a revision; elsewhere it is a file when a path exists
+ * there and it is no revision, a revision when no such path exists, and refused when it is both
+ * (as git does). Defaults: base = the review base when CI
  * names one ({@link ciBase}), else `HEAD`; head = the lockfile in the
  * working tree. A side without a lockfile: every agent added (or removed). `--git-external`: the
  * seven arguments git passes an external diff driver. Never writes, never fetches.
@@ -13,7 +14,7 @@ import { basename, dirname, isAbsolute, resolve, sep } from 'node:path';
 import type { Warning } from '../card/model.js';
 import { A2aLockError, ExitCode, UsageError } from '../errors.js';
 import { readTextIfExists } from '../fs/atomic-write.js';
-import { ciBase, gitRoot, isCommit, readAtRevision, readResolved, type CiSource } from '../fs/git.js';
+import { ciBase, gitRoot, isCommit, readAtRevision, readResolved, underCi, type CiSource } from '../fs/git.js';
 import { readManifest } from '../fs/manifest.js';
 import { memberLines } from '../json-document.js';
 import { locateAgents, repositoryPath, type AgentFiles } from './locate.js';
@@ -133,18 +134,23 @@ function spelledAsPath(spec: string): boolean {
 
 /**
  * A side named on the command line: a file when spelt as one ({@link spelledAsPath}, or after
- * `--`); a bare word that is a path and no revision, a file; a bare word that is no path, a
- * revision of `lockfile`. A bare word that is both is refused, as git refuses it: a PR could
- * commit a copy of its own lockfile as `main` and review itself.
+ * `--`); under CI (`ci`) a bare word is a revision of `lockfile`, one missing a usage error naming
+ * `fetch-depth: 0`; elsewhere a bare word that is a path and no revision, a file; a bare word that
+ * is no path, a revision of `lockfile`. A bare word that is both is refused, as git refuses it: a PR
+ * could commit a copy of its own lockfile as `main` and review itself.
  * @throws UsageError ambiguous, no such file, not a revision
  */
 async function readNamed(
   cwd: string,
   spec: string,
-  spelling: SideSpelling,
+  given: SideSpelling,
   lockfile: string,
+  ci: boolean,
   agentNames?: () => Promise<readonly string[]>,
 ): Promise<ReadSide> {
+  // Under CI a bare word is a revision, never a file: a shallow checkout lacks the revision, and the
+  // pull request could commit a file of that name (`origin/main`) to be its own base.
+  const spelling: SideSpelling = ci && given === 'either' && !spelledAsPath(spec) ? 'revision' : given;
   const file = resolve(cwd, spec);
   const asFile = async (): Promise<ReadSide> => {
     let text: string | undefined;
@@ -167,7 +173,7 @@ async function readNamed(
   }
   let read: Awaited<ReturnType<typeof readResolved>>;
   try {
-    read = await readResolved(spec, lockfile);
+    read = await readResolved(spec, lockfile, ci);
   } catch (error) {
     // `a2a diff <agent>` was `a2a outdated <agent>` before diff became the review of two lockfiles.
     if (error instanceof UsageError && agentNames && (await agentNames()).includes(spec)) {
@@ -279,6 +285,7 @@ export async function runDiff(options: GlobalOptions, args: DiffArgs): Promise<C
     // For a side that is neither a file nor a revision: is it one of the manifest's agents?
     const manifestPath = paths(options).manifest;
     manifest = manifestPath;
+    const ci = underCi(options.env);
     const agentNames = async (): Promise<readonly string[]> => {
       try {
         return Object.keys((await readManifest(manifestPath)).agents);
@@ -287,7 +294,7 @@ export async function runDiff(options: GlobalOptions, args: DiffArgs): Promise<C
       }
     };
     if (args.head !== undefined)
-      head = await readNamed(options.cwd, args.head, args.headIs ?? 'either', lockfile, agentNames);
+      head = await readNamed(options.cwd, args.head, args.headIs ?? 'either', lockfile, ci, agentNames);
     else
       head = {
         side: { kind: 'worktree', label: lockfile, found: false },
@@ -295,7 +302,7 @@ export async function runDiff(options: GlobalOptions, args: DiffArgs): Promise<C
       };
     head.side.found = head.text !== undefined;
     if (args.base !== undefined)
-      base = await readNamed(options.cwd, args.base, args.baseIs ?? 'either', lockfile, agentNames);
+      base = await readNamed(options.cwd, args.base, args.baseIs ?? 'either', lockfile, ci, agentNames);
     else {
       const root = await gitRoot(options.cwd);
       if (root === undefined)

@@ -7,6 +7,7 @@ import { execFile } from 'node:child_process';
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { UsageError } from '../errors.js';
+import { defaultBranchGate, type DefaultBranchFacts } from '../lock/ci-gate.js';
 
 /** Longest a git call may take, ms. */
 const GIT_TIMEOUT_MS = 10_000;
@@ -80,6 +81,25 @@ async function gitEntryAbove(dir: string): Promise<boolean> {
   }
 }
 
+/**
+ * Whether `env` is a CI run: `CI` set (not empty, `false` or `0`; GitHub Actions and GitLab CI set
+ * `CI=true`), `GITHUB_ACTIONS=true`, or `GITLAB_CI` set. Under CI a bare word naming a side of
+ * `a2a diff` or `verify --base` is always a revision: a shallow checkout lacks most revisions, and
+ * a pull request could commit a file of that name to be its own base.
+ */
+export function underCi(env: Readonly<Record<string, string | undefined>>): boolean {
+  const ci = env.CI;
+  return (
+    (ci !== undefined && ci !== '' && ci !== 'false' && ci !== '0') ||
+    env.GITHUB_ACTIONS === 'true' ||
+    (env.GITLAB_CI !== undefined && env.GITLAB_CI !== '')
+  );
+}
+
+/** What to do about a revision a CI checkout lacks. */
+export const CI_MISSING_REVISION_HINT =
+  'fetch it: actions/checkout with `fetch-depth: 0` (GitLab: GIT_DEPTH: 0); a lockfile file is spelt ./path, an absolute path, or after --';
+
 /** Whether `rev` names a commit in the repository holding `dir`. */
 export async function isCommit(dir: string, rev: string): Promise<boolean> {
   if (rev.startsWith('-')) return false;
@@ -120,13 +140,19 @@ async function refsNamed(dir: string, name: string): Promise<string[]> {
  * `refs/tags/origin/main` and the remote-tracking branch `refs/remotes/origin/main`), where git
  * would silently take the tag; and a tag `main` beside a remote-tracking branch `origin/main` with
  * no local `main` (a CI checkout), which git reads as the tag without a word.
+ * `ci` ({@link underCi}): a revision that is not there is named as one a CI checkout lacks (the hint
+ * names `fetch-depth: 0`).
  * @throws UsageError `rev` is not a commit, or it is ambiguous ("ambiguous: both a tag and a branch")
  */
-export async function resolveRevision(dir: string, rev: string): Promise<ResolvedRevision> {
+export async function resolveRevision(dir: string, rev: string, ci = false): Promise<ResolvedRevision> {
   const notRevision = () =>
-    new UsageError(`"${rev}" is not a git revision in ${dir}`, {
-      hint: 'name a branch, tag or commit (git log --oneline), or a lockfile path',
-    });
+    ci
+      ? new UsageError(`"${rev}" is not a git revision in ${dir} (under CI a bare word is always a revision)`, {
+          hint: CI_MISSING_REVISION_HINT,
+        })
+      : new UsageError(`"${rev}" is not a git revision in ${dir}`, {
+          hint: 'name a branch, tag or commit (git log --oneline), or a lockfile path',
+        });
   if (rev === '' || rev.startsWith('-')) throw notRevision();
   // Without --quiet git warns of an ambiguous refname on stderr (forced on: a user's config may silence it).
   const answer = await git(dir, ['-c', 'core.warnAmbiguousRefs=true', 'rev-parse', '--verify', `${rev}^{commit}`]);
@@ -191,12 +217,13 @@ export async function readAtRevision(rev: string, file: string): Promise<string 
 }
 
 /**
- * {@link readAtRevision}, with the revision as resolved (its ref and commit).
+ * {@link readAtRevision}, with the revision as resolved (its ref and commit); `ci` as {@link resolveRevision}'s.
  * @throws as {@link readAtRevision}
  */
 export async function readResolved(
   rev: string,
   file: string,
+  ci = false,
 ): Promise<{ text: string | undefined; revision: ResolvedRevision }> {
   const dir = dirname(file);
   const root = await gitRoot(dir);
@@ -204,7 +231,7 @@ export async function readResolved(
     throw new UsageError(`${file} is not inside a git repository, so revision "${rev}" cannot be read`, {
       hint: 'give the lockfile to compare as a file path',
     });
-  const revision = await resolveRevision(root, rev);
+  const revision = await resolveRevision(root, rev, ci);
   const inRepo = relative(root, file).split(sep).join('/');
   const answer = await git(root, ['show', `${revision.commit}:${inRepo}`]);
   if (answer.ok) return { text: answer.stdout, revision };
@@ -218,13 +245,16 @@ export type CiSource = 'GITHUB_BASE_REF' | 'CI_MERGE_REQUEST_DIFF_BASE_SHA' | 'G
 
 /**
  * The revision a CI run is reviewing against, as its environment says:
- * - `none`: not a review (a push to the default branch, a schedule, a laptop);
+ * - `none`: not a review: a run (GitHub: any `GITHUB_EVENT_NAME`; GitLab: any `CI_PIPELINE_SOURCE`)
+ *   whose HEAD is the default branch's tip or an ancestor of `refs/remotes/origin/<default>`, or a laptop;
  * - `base`: the commit its credentials are gated by, always an ancestor of HEAD: a pull request's
  *   base (GitHub `GITHUB_BASE_REF` → `git merge-base HEAD refs/remotes/origin/<ref>`, the ref fully
  *   qualified so no tag can stand in for it; GitLab's `CI_MERGE_REQUEST_DIFF_BASE_SHA`, which must
- *   be an ancestor of HEAD), or for any other run of another ref than the default branch (GitHub:
- *   any `GITHUB_EVENT_NAME` but `schedule`; GitLab: any `CI_PIPELINE_SOURCE`) the merge-base of HEAD and the
- *   default branch. `ref` names what it was resolved through, `run` what the run is (for messages);
+ *   be an ancestor of HEAD), or for any other run whose HEAD is not on the default branch (a push
+ *   of another branch; a `workflow_run`, `issue_comment`, `repository_dispatch` or
+ *   `workflow_dispatch` run that carries the default branch's ref but checked out a pull request's
+ *   head) the merge-base of HEAD and the default branch ({@link defaultBranchGate}). `ref` names
+ *   what it was resolved through, `run` what the run is (for messages);
  * - `unreadable`: a review whose base cannot be read here (not in a shallow clone, not an
  *   ancestor of HEAD, the default branch unknown), with why and how to fetch it.
  */
@@ -289,8 +319,49 @@ async function baseOfRemoteBranch(
 }
 
 /**
+ * What git says of HEAD and `refs/remotes/origin/<branch>` in the clone holding `dir`
+ * ({@link DefaultBranchFacts}: its tip, HEAD, whether HEAD is on it, their merge-base).
+ */
+export async function defaultBranchFacts(dir: string, branch: string): Promise<DefaultBranchFacts> {
+  const ref = `refs/remotes/origin/${branch}`;
+  const [tipAnswer, headAnswer] = await Promise.all([
+    git(dir, ['show-ref', '--verify', '--hash', ref]),
+    git(dir, ['rev-parse', '--verify', '--quiet', 'HEAD^{commit}']),
+  ]);
+  const tip = tipAnswer.ok ? tipAnswer.stdout.trim().split('\n')[0] || undefined : undefined;
+  const head = headAnswer.ok ? headAnswer.stdout.trim() || undefined : undefined;
+  if (tip === undefined || head === undefined) return { ref, tip, head, headOnDefault: false, mergeBase: undefined };
+  // Exit 0: an ancestor (or the tip itself); 1: not; anything else (a shallow clone short of it): not known, so not.
+  const [onDefault, base] = await Promise.all([
+    git(dir, ['merge-base', '--is-ancestor', head, tip]),
+    mergeBase(dir, tip),
+  ]);
+  return { ref, tip, head, headOnDefault: onDefault.code === 0, mergeBase: base };
+}
+
+/**
+ * The gate of a run that is not a pull request's ({@link defaultBranchGate}): none when HEAD is on
+ * the default branch `branch`, else the merge-base of HEAD and `refs/remotes/origin/<branch>`, or
+ * unreadable. `run` says what the run is when it is gated.
+ */
+async function gateOfRun(dir: string, branch: string, source: CiSource, run: string): Promise<CiBase> {
+  const facts = await defaultBranchFacts(dir, branch);
+  const gate = defaultBranchGate(facts);
+  if (gate.kind === 'ungated') return { kind: 'none' };
+  if (gate.kind === 'gated') return { kind: 'base', rev: gate.rev, ref: facts.ref, source, run };
+  return {
+    kind: 'unreadable',
+    source,
+    ref: facts.ref,
+    reason: `the default branch (${facts.ref}) ${gate.why}`,
+    hint: FETCH_BASE_HINT[source],
+    run,
+  };
+}
+
+/**
  * The review base of a CI run in `dir`, from `env` ({@link CiBase}). Only reads; never fetches.
- * Pull requests first (GitHub, then GitLab), then runs (pushes, dispatches...) of a ref other than the default branch.
+ * Pull requests first (GitHub, then GitLab), then any other run: gated unless HEAD is on the default branch.
  */
 export async function ciBase(dir: string, env: Readonly<Record<string, string | undefined>>): Promise<CiBase> {
   const github = env.GITHUB_ACTIONS === 'true';
@@ -316,14 +387,17 @@ export async function ciBase(dir: string, env: Readonly<Record<string, string | 
     if ((await mergeBase(dir, rev)) !== rev) return unreadable('is not an ancestor of HEAD');
     return { kind: 'base', rev, ref: rev, source, run };
   }
-  // Any event but a schedule (which GitHub runs on the default branch only) can run another
-  // branch's code with the job's secrets: a push, `workflow_dispatch` on a branch, `merge_group`,
-  // `release` of a tag...; each is gated unless its ref is the default branch.
+  // Any event can run code other than the default branch's with the job's secrets: a push of a
+  // branch, `merge_group`, `release` of a tag, and, on the default branch's own ref,
+  // `workflow_run`, `issue_comment`, `repository_dispatch` or `workflow_dispatch` runs that check
+  // out a pull request's head. Whether the run is gated follows what is checked out (HEAD).
   const event = env.GITHUB_EVENT_NAME;
-  if (github && event && event !== 'schedule') {
+  if (github && event) {
     const pushed = env.GITHUB_REF ?? '';
-    const defaultBranch = await githubDefaultBranch(env.GITHUB_EVENT_PATH);
-    if (defaultBranch !== undefined && pushed === `refs/heads/${defaultBranch}`) return { kind: 'none' };
+    // A schedule runs on the default branch: its ref names that branch when the payload does not.
+    const defaultBranch =
+      (await githubDefaultBranch(env.GITHUB_EVENT_PATH)) ??
+      (event === 'schedule' && pushed.startsWith('refs/heads/') ? pushed.slice('refs/heads/'.length) : undefined);
     const what =
       event === 'push' ? `a push of ${pushed || 'an unnamed ref'}` : `a ${event} run on ${pushed || 'an unnamed ref'}`;
     if (defaultBranch === undefined) {
@@ -336,13 +410,11 @@ export async function ciBase(dir: string, env: Readonly<Record<string, string | 
         run: `${what}, not the default branch`,
       };
     }
-    return baseOfRemoteBranch(
-      dir,
-      defaultBranch,
-      'GITHUB_REF',
-      `${what}, not the default branch ${defaultBranch}`,
-      'the default branch',
-    );
+    const run =
+      pushed === `refs/heads/${defaultBranch}`
+        ? `${what} whose HEAD is not on the default branch ${defaultBranch}`
+        : `${what}, not the default branch ${defaultBranch}`;
+    return gateOfRun(dir, defaultBranch, 'GITHUB_REF', run);
   }
   // GitLab: a pipeline of any source (a push, `web` or `api` run on a branch, a schedule or trigger
   // for another branch) runs that branch's code; the merge requests were handled above.
@@ -354,8 +426,11 @@ export async function ciBase(dir: string, env: Readonly<Record<string, string | 
         ? `tag ${env.CI_COMMIT_TAG}`
         : `ref ${env.CI_COMMIT_REF_NAME ?? '(unnamed)'}`;
     const defaultBranch = env.CI_DEFAULT_BRANCH;
-    if (defaultBranch && env.CI_COMMIT_BRANCH === defaultBranch) return { kind: 'none' };
-    const run = `${source === 'push' ? 'a push' : `a ${source} pipeline`} of ${pushed}, not the default branch${defaultBranch ? ` ${defaultBranch}` : ''}`;
+    const kind = source === 'push' ? 'a push' : `a ${source} pipeline`;
+    const run =
+      defaultBranch && env.CI_COMMIT_BRANCH === defaultBranch
+        ? `${kind} of ${pushed} whose HEAD is not on the default branch ${defaultBranch}`
+        : `${kind} of ${pushed}, not the default branch${defaultBranch ? ` ${defaultBranch}` : ''}`;
     if (!defaultBranch)
       return {
         kind: 'unreadable',
@@ -364,7 +439,7 @@ export async function ciBase(dir: string, env: Readonly<Record<string, string | 
         hint: 'run under GitLab CI, which sets CI_DEFAULT_BRANCH',
         run,
       };
-    return baseOfRemoteBranch(dir, defaultBranch, 'CI_COMMIT_BRANCH', run, 'the default branch');
+    return gateOfRun(dir, defaultBranch, 'CI_COMMIT_BRANCH', run);
   }
   return { kind: 'none' };
 }

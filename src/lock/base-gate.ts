@@ -6,6 +6,7 @@
  * (`credential-route-new`); a pull request whose base cannot be read withholds every credential
  * (`base-unreadable`). Pure: the base files are read in `resolve/verify.ts`.
  */
+import { sameJson } from '../canonical.js';
 import { own } from '../json-path.js';
 import { sourceVariables, type AgentEntry, type AgentSettings, type Manifest } from '../manifest/schema.js';
 import { credentialRoutes, originAuthRoutes, sameDestination, type CredentialRoute } from './credential-routes.js';
@@ -17,7 +18,8 @@ import type { LockEntry, Lockfile } from './schema.js';
  * - `base`: the routes its base lockfile entry sends credentials along (none for an agent the base
  *   did not lock), the base manifest's secret variable(s) per scheme, space-separated (an OAuth
  *   client's id and secret variables; undefined: the base manifest
- *   could not be read, so no variable is known), and the base extended snapshot's integrity;
+ *   could not be read, so no variable is known), the base extended snapshot's integrity, and the
+ *   base's lock entry and settings for the agent (undefined: the base did not lock it);
  * - `unreadable`: the base is not in this clone; nothing may be sent.
  */
 export type CredentialGate =
@@ -26,6 +28,8 @@ export type CredentialGate =
       routes: readonly CredentialRoute[];
       sources: Readonly<Record<string, string>> | undefined;
       extendedIntegrity?: string | undefined;
+      entry?: LockEntry | undefined;
+      settings?: AgentSettings | undefined;
     }
   | { kind: 'unreadable' };
 
@@ -55,7 +59,7 @@ export function gateFromBase(
         Object.entries(credentials).map(([scheme, source]) => [scheme, sourceVariables(source).join(' ')]),
       )
     : undefined;
-  return { kind: 'base', routes, sources, extendedIntegrity: entry?.extended?.integrity };
+  return { kind: 'base', routes, sources, extendedIntegrity: entry?.extended?.integrity, entry, settings };
 }
 
 /**
@@ -92,6 +96,33 @@ export function withheldOriginAuth(gate: CredentialGate, entry: LockEntry): Cred
 /** Whether the head entry's extended snapshot is not the one the base locked (or the base had none). */
 export function extendedChangedSince(gate: CredentialGate, entry: LockEntry): boolean {
   return gate.kind === 'base' && entry.extended !== undefined && entry.extended.integrity !== gate.extendedIntegrity;
+}
+
+/**
+ * An agent whose card served now could not be read in a review run (its `originAuth` variable
+ * unset): when its head `entry` or `settings` differ from the base's, `credential-route-new` with
+ * the routes of the head entry (plans, fallbacks, extended card, token URLs, `originAuth`) the base
+ * does not allow with the head manifest's `credentials`; undefined when the entry is the base's, or
+ * adds no route (the caller reports it `credential-unset`, `unchecked` all the same).
+ */
+export function unreadEntryChanged(
+  gate: CredentialGate,
+  entry: LockEntry,
+  settings: AgentSettings,
+  credentials: AgentEntry['credentials'],
+): Unchecked | undefined {
+  if (gate.kind !== 'base') return undefined;
+  if (gate.entry && sameJson(gate.entry, entry) && sameJson(gate.settings, settings)) return undefined;
+  let routes: CredentialRoute[];
+  try {
+    routes = credentialRoutes(entry, settings).filter((r) => r.purpose !== 'origin');
+  } catch {
+    // A snapshot that is no longer a card (the offline check refuses it before this).
+    routes = [];
+  }
+  // The `originAuth` placements by destination alone ({@link withheldOriginAuth}); the card's schemes with their variable too.
+  const withheld = [...withheldOriginAuth(gate, entry), ...withheldRoutes(gate, routes, credentials)];
+  return withheld.length > 0 ? credentialRouteNew(withheld) : undefined;
 }
 
 /** The line `verify` shows for an agent whose credential went along a route the base did not have. */

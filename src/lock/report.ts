@@ -13,22 +13,22 @@ import type { CardChange } from './changes.js';
 import type { LockEntry } from './schema.js';
 
 /**
- * Per-agent verification status. `unchecked`: the agent could not be checked with its credentials
- * in this run and nothing else was found against it (see {@link UncheckedReason}); exit 0, 1 under
- * `--strict`.
+ * Per-agent verification status. `unchecked`: part of the agent (its card served now, its extended
+ * card) could not be checked in this run and nothing else was found against it (see
+ * {@link UncheckedReason}); never `ok`; exit 0, 1 under `--strict` (fails closed).
  */
 export type AgentStatus = 'ok' | 'changed' | 'unchecked' | 'drift' | 'out-of-date' | 'error';
 
 /**
  * Why part of an agent was not checked:
- * - `credential-unset`: the extended card's credential variable is not set (the agent stays `ok`
- *   or `changed`: nothing says the lockfile moved);
+ * - `credential-unset`: a credential variable is not set, so the card served now (behind
+ *   `originAuth`) or the extended card was not read;
  * - `credential-route-new`: the credential would go along a route (origin, scheme, placement, secret
  *   variable) the base lockfile did not have for this agent, so none was sent (`verify --base`);
  * - `extended-changed`: the lockfile's extended snapshot differs from the base's and the extended
  *   card could not be fetched now (its credential unset);
  * - `base-unreadable`: a pull request whose base is not in the clone, so no credential was sent.
- * All but `credential-unset` make the agent `unchecked`, never `ok`.
+ * Each makes an `ok` or `changed` agent `unchecked`, never `ok` (issue 33).
  */
 export type UncheckedReason = 'credential-unset' | 'credential-route-new' | 'extended-changed' | 'base-unreadable';
 
@@ -101,17 +101,14 @@ export function okReport(warnings: Warning[] = [], unchecked?: string): AgentRep
 }
 
 /**
- * `report` with `unchecked` recorded on it (its message, reason and routes). A reason other than
- * `credential-unset` turns an `ok` or `changed` report into `unchecked` (exit 0, 1 under
- * `--strict`); drift, out-of-date and error keep their status (and exit code). Undefined: `report`.
+ * `report` with `unchecked` recorded on it (its message, reason and routes). Any reason turns an
+ * `ok` or `changed` report into `unchecked` (exit 0, 1 under `--strict`): an agent not checked is
+ * never `ok`; drift, out-of-date and error keep their status (and exit code). Undefined: `report`.
  */
 export function withUnchecked(report: AgentReport, unchecked: Unchecked | undefined): AgentReport {
   if (!unchecked) return report;
   const held = unchecked.routes?.length ? { routes: unchecked.routes } : {};
-  const status: AgentStatus =
-    unchecked.reason !== 'credential-unset' && (report.status === 'ok' || report.status === 'changed')
-      ? 'unchecked'
-      : report.status;
+  const status: AgentStatus = report.status === 'ok' || report.status === 'changed' ? 'unchecked' : report.status;
   return { ...report, status, unchecked: unchecked.message, reason: unchecked.reason, ...held };
 }
 
@@ -200,7 +197,7 @@ export type VerifyFailureCode = (typeof VERIFY_FAILURE_CODES)[number];
  * returned too, and can never be ignored.
  */
 export function failureCodes(
-  report: Pick<AgentReport, 'status' | 'exitCode' | 'error' | 'reason'>,
+  report: Pick<AgentReport, 'status' | 'exitCode' | 'error' | 'reason' | 'change'>,
   strict = false,
 ): string[] {
   if (report.exitCode === ExitCode.Ok) return [];
@@ -215,8 +212,8 @@ export function failureCodes(
     case 'changed':
       return ['changed', ...(report.reason ? [report.reason] : [])];
     default:
-      // `unchecked`, or `ok` with a credential not set: failing under --strict for the unchecked part.
-      return report.reason ? [report.reason] : [report.status];
+      // `unchecked`: failing under --strict for the unchecked part (and a card change it carries).
+      return [...(report.change ? ['changed'] : []), ...(report.reason ? [report.reason] : [report.status])];
   }
 }
 
@@ -228,7 +225,7 @@ const FAILURE_CODES: ReadonlySet<string> = new Set(VERIFY_FAILURE_CODES);
  * (`verify --ignore`), and the run's exit code from the others ({@link overallExitCode}). Each
  * report keeps its own `exitCode`. `strict`: the run is `--strict` (an unchecked part fails too).
  */
-export function ignoreFailures<R extends Pick<AgentReport, 'status' | 'exitCode' | 'error' | 'reason'>>(
+export function ignoreFailures<R extends Pick<AgentReport, 'status' | 'exitCode' | 'error' | 'reason' | 'change'>>(
   reports: Record<string, R>,
   codes: ReadonlySet<string>,
   strict = false,

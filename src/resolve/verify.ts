@@ -9,7 +9,7 @@ import { dirname, resolve } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { cardOrigin } from '../card/location.js';
 import { A2aLockError, OutOfDateError, UsageError, wholeNumberIn, type ExitCode } from '../errors.js';
-import { ciBase, gitRoot, mergeBase, readAtRevision, resolveRevision, type CiSource } from '../fs/git.js';
+import { ciBase, gitRoot, mergeBase, readAtRevision, resolveRevision, underCi, type CiSource } from '../fs/git.js';
 import { readLockfile } from '../fs/lockfile.js';
 import { readManifest } from '../fs/manifest.js';
 import { formatPath, own } from '../json-path.js';
@@ -17,6 +17,7 @@ import {
   baseUnreadable,
   credentialRouteNew,
   gateFromBase,
+  unreadEntryChanged,
   withheldOriginAuth,
   type CredentialGate,
 } from '../lock/base-gate.js';
@@ -158,13 +159,17 @@ export async function checkProject(
     if (gate && withheld.length > 0)
       return withUnchecked(okReport(), gate.kind === 'unreadable' ? baseUnreadable() : credentialRouteNew(withheld));
     // No platform credential in this run (a fork's pull request has no secrets): nothing is asked
-    // for; checked offline only, and said (exit 1 under --strict), as an unread extended card is.
+    // for; checked offline only, so `unchecked`, never `ok` (exit 1 under --strict). Under a gate,
+    // an entry the pull request changed names the routes it adds (`credential-route-new`).
     const unset = unsetOriginAuth(entry.originAuth!, options);
     if (unset !== undefined)
-      return withUnchecked(okReport(), {
-        reason: 'credential-unset',
-        message: `not checked against the card served now: ${unset}`,
-      });
+      return withUnchecked(
+        okReport(),
+        (gate && unreadEntryChanged(gate, entry, settings, own(project.manifest.agents, name)?.credentials ?? {})) ?? {
+          reason: 'credential-unset',
+          message: `not checked against the card served now: ${unset}`,
+        },
+      );
     const agentOptions = await withOriginAuthLoaded(options, entry.originAuth);
     return checkServed(
       {
@@ -272,7 +277,7 @@ export async function reviewBase(
       throw new UsageError(`${project.lockfile} is not inside a git repository, so --base ${option} cannot be read`, {
         hint: 'run verify in the git checkout, or pass --no-base',
       });
-    const named = await resolveRevision(root, option);
+    const named = await resolveRevision(root, option, underCi(env));
     ref = named.ref ?? option;
     source = '--base';
     const base = await mergeBase(root, named.commit);

@@ -47,7 +47,7 @@ describe('GitHub annotations', () => {
     ]);
   });
 
-  it('an agent left unchecked without --strict gets a ::warning (the run passes, the reviewer still sees it); a credential not set gets none', () => {
+  it('an agent left unchecked without --strict gets a ::warning (the run passes, the reviewer still sees it); a credential not set too (issue 33)', () => {
     expect(
       verifyAnnotations('a2a.lock.json', {
         routed: {
@@ -59,7 +59,7 @@ describe('GitHub annotations', () => {
           warnings: [],
         },
         unset: {
-          status: 'ok',
+          status: 'unchecked',
           exitCode: 0,
           reason: 'credential-unset',
           unchecked: 'extended card not checked: RESEARCH_TOKEN is not set',
@@ -75,6 +75,7 @@ describe('GitHub annotations', () => {
       }),
     ).toEqual([
       '::warning file=a2a.lock.json,title=routed not checked::credential-route-new: extended card not checked: checked with credentials after this change is merged; review it in a2a diff',
+      '::warning file=a2a.lock.json,title=unset not checked::credential-unset: extended card not checked: RESEARCH_TOKEN is not set',
       '::error file=a2a.lock.json,title=strict not checked::extended-changed: extended snapshot edited (--strict)',
     ]);
   });

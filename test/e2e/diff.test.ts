@@ -405,6 +405,61 @@ describe.concurrent('a2a diff', () => {
     expect(missing.stderr).toContain('no-such.json: no such file');
   });
 
+  it('under CI a bare word is a revision: in a real shallow clone (git clone --depth 1) a committed file named origin/main is not read as the base; the missing revision is exit 2 naming fetch-depth: 0; ./origin/main reads the file; outside CI the file is read and the header says so (issue 33)', async ({
+    onTestFinished,
+  }) => {
+    const { dir } = await reviewedProject(onTestFinished);
+    // The pull request: its lockfile changed (update), and a copy of it committed as `origin/main`,
+    // so a diff against that "base" says no change.
+    git(dir, 'checkout', '-q', '-b', 'pr');
+    mkdirSync(join(dir, 'origin'));
+    copyFileSync(join(dir, 'a2a.lock.json'), join(dir, 'origin', 'main'));
+    git(dir, 'add', '.');
+    git(dir, 'commit', '-q', '-m', 'pull request');
+    // actions/checkout's default: fetch-depth 1, the pull request's branch only (no refs/remotes/origin/main).
+    const clone = join(dir, '..', `${dir.split('/').pop()}-shallow`);
+    git(join(dir, '..'), 'clone', '-q', '--depth', '1', '--branch', 'pr', `file://${dir}`, clone);
+    onTestFinished(() => {
+      execFileSync('rm', ['-rf', clone]);
+    });
+    expect(git(clone, 'rev-parse', '--is-shallow-repository').trim()).toBe('true');
+    const cli = (env: Record<string, string>, ...args: string[]) => runCli(['diff', ...args], { cwd: clone, env });
+    const [ci, gh, lab, dotted, dashed, laptop] = await Promise.all([
+      cli({ CI: 'true' }, 'origin/main', '--fail-on', 'any'),
+      cli({ GITHUB_ACTIONS: 'true' }, 'origin/main', '--fail-on', 'any'),
+      cli({ GITLAB_CI: 'true' }, 'origin/main', '--fail-on', 'any'),
+      cli({ CI: 'true' }, './origin/main', '--fail-on', 'any'),
+      cli({ CI: 'true' }, '--', 'origin/main'),
+      cli({}, 'origin/main', '--fail-on', 'any'),
+    ]);
+    for (const r of [ci, gh, lab]) {
+      expect(r.code, show(r)).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toContain('"origin/main" is not a git revision');
+      expect(r.stderr).toContain('under CI a bare word is always a revision');
+      expect(r.stderr).toContain('fetch-depth: 0');
+    }
+    // Spelt as a file, it is the file (and the header says so).
+    expect(dotted.code, show(dotted)).toBe(0);
+    expect(dotted.stdout).toContain('a2a.json: file ./origin/main → working tree');
+    expect(dashed.code, show(dashed)).toBe(0);
+    expect(dashed.stdout).toContain('a2a.json: file origin/main → working tree');
+    // verify --base: a revision too, the same hint.
+    const online = await runCli(['verify', '--base', 'origin/main'], { cwd: clone, env: { GITHUB_ACTIONS: 'true' } });
+    expect(online.code, show(online)).toBe(2);
+    expect(online.stderr).toContain('fetch-depth: 0');
+    // Outside CI the rule of issue 22 stays (no such revision: the file), and the header names it.
+    expect(laptop.code, show(laptop)).toBe(0);
+    expect(laptop.stdout).toContain('a2a.json: file origin/main → working tree');
+    // With the history fetched (fetch-depth: 0), origin/main is the base revision and the change shows.
+    git(clone, 'fetch', '-q', '--unshallow', 'origin', '+refs/heads/main:refs/remotes/origin/main');
+    const fetched = await cli({ CI: 'true' }, 'origin/main', '--fail-on', 'any');
+    expect(fetched.code, show(fetched)).toBe(1);
+    expect(fetched.stdout).toMatch(
+      /^a2a\.json: revision origin\/main \(refs\/remotes\/origin\/main at [0-9a-f]{12}\) → working tree$/m,
+    );
+  });
+
   it('a pull request that only changes credentials.<scheme>.env in a2a.json: credential-source-changed (high) in every format, --fail-on counts it; the marker names the manifest', async ({
     onTestFinished,
   }) => {

@@ -269,7 +269,7 @@ describe.concurrent('extended card (SDK extendedAgentCardProvider, bearer auth)'
     expect(allOutput(strict)).toContain('extended card not checked (RESEARCH_TOKEN unset)');
     expect(strictJson.code, show(strictJson)).toBe(1);
     expect(jsonOf(strictJson).agents.research).toMatchObject({
-      status: 'ok',
+      status: 'unchecked',
       unchecked: 'extended card not checked (RESEARCH_TOKEN unset)',
       exitCode: 1,
     });

@@ -136,7 +136,7 @@ describe.concurrent('agents where they are hosted', { timeout: SLOW }, () => {
     ]);
     expect(unset.code, show(unset)).toBe(0);
     expect(jsonOf(unset).agents.hosted).toMatchObject({
-      status: 'ok',
+      status: 'unchecked',
       reason: 'credential-unset',
       unchecked: `not checked against the card served now: ORIGIN_TOKEN is not set (originAuth for ${gateway.origin})`,
     });

@@ -383,9 +383,9 @@ describe.concurrent('verify on a pull request: credentials only where the base l
       exitCode: 0,
     });
     expect(jsonOf(json).agents.research.status).not.toBe('ok');
-    // Without a base nothing says the snapshot moved: as before, ok with the part unchecked.
+    // Without a base nothing says the snapshot moved: the part unchecked all the same, never ok (issue 33).
     expect(jsonOf(laptop).agents.research).toEqual({
-      status: 'ok',
+      status: 'unchecked',
       exitCode: 0,
       unchecked: 'extended card not checked (RESEARCH_TOKEN unset)',
       reason: 'credential-unset',
@@ -676,7 +676,9 @@ describe.concurrent('the base is the base: no tag stands in for it, and a push o
     expect(jsonOf(shallow).agents.research).toMatchObject({ status: 'unchecked', reason: 'base-unreadable' });
     await expectNothingSentTo(evil);
 
-    // The default branch itself: not gated, the credential goes along the locked route.
+    // The default branch itself (HEAD at origin/main's tip, as actions/checkout leaves a push to it):
+    // not gated, the credential goes along the locked route.
+    git(dir, 'update-ref', 'refs/remotes/origin/main', 'main');
     git(dir, 'checkout', '-q', 'main');
     research.requests.length = 0;
     const onMain = await runCli(['verify', '--json'], { cwd: dir, env: { ...github, GITHUB_REF: 'refs/heads/main' } });
@@ -770,6 +772,66 @@ describe.concurrent('the base is the base: no tag stands in for it, and a push o
         agents: { research: { status: 'ok', exitCode: 0 } },
         warnings: [],
       });
+  });
+});
+
+describe.concurrent('the gate follows what is checked out (issue 33)', { timeout: SLOW }, () => {
+  it("workflow_run, issue_comment, repository_dispatch and workflow_dispatch runs carry the default branch's ref: with HEAD at the pull request's commit the secret is withheld from the agent it adds; with HEAD at origin/main's tip it is sent", async ({
+    onTestFinished,
+  }) => {
+    const res = resources(onTestFinished);
+    const { dir, research, evil } = await attackerPr(res);
+    const event = join(dir, 'event.json');
+    await writeFile(event, JSON.stringify({ repository: { default_branch: 'main', full_name: 'o/r' } }));
+    // actions/checkout with `ref: <head sha>`: HEAD detached at the pull request's commit.
+    git(dir, 'checkout', '-q', '--detach', 'pr');
+    const onMain = (GITHUB_EVENT_NAME: string) => ({
+      GITHUB_ACTIONS: 'true',
+      GITHUB_EVENT_NAME,
+      GITHUB_REF: 'refs/heads/main',
+      GITHUB_EVENT_PATH: event,
+      RESEARCH_TOKEN: TOKEN,
+    });
+    const events = ['workflow_run', 'issue_comment', 'repository_dispatch', 'workflow_dispatch'];
+    const main = git(dir, 'rev-parse', 'main');
+    const runs = await Promise.all([
+      ...events.map((name) => runCli(['verify', '--json'], { cwd: dir, env: onMain(name) })),
+      runCli(['verify'], { cwd: dir, env: onMain('workflow_run') }),
+      runCli(['verify', '--json'], {
+        cwd: dir,
+        env: {
+          GITLAB_CI: 'true',
+          CI_PIPELINE_SOURCE: 'pipeline',
+          CI_COMMIT_BRANCH: 'main',
+          CI_DEFAULT_BRANCH: 'main',
+          RESEARCH_TOKEN: TOKEN,
+        },
+      }),
+    ]);
+    for (const [i, r] of runs.entries()) {
+      if (i === events.length) continue;
+      expect(jsonOf(r).base, show(r)).toMatchObject({ status: 'read', rev: main, ref: 'refs/remotes/origin/main' });
+      expect(jsonOf(r).agents.evil, show(r)).toMatchObject({ status: 'unchecked', reason: 'credential-route-new' });
+    }
+    const text = runs[events.length]!;
+    expect(text.stdout).toContain('! evil: unchecked (credential-route-new)');
+    await expectNothingSentTo(evil);
+    await expectTokenNowhere(dir, runs, [event]);
+    // The trusted agent still checked with its token along the reviewed route.
+    expect(a2aRequests(research).filter((q) => q.headers.authorization === `Bearer ${TOKEN}`)).toHaveLength(
+      runs.length,
+    );
+
+    // HEAD at origin/main's tip: not gated, the credential goes along the locked route.
+    git(dir, 'checkout', '-q', '--detach', 'refs/remotes/origin/main');
+    research.requests.length = 0;
+    const tip = await runCli(['verify', '--json'], { cwd: dir, env: onMain('workflow_run') });
+    expect(jsonOf(tip), show(tip)).toEqual({
+      ok: true,
+      agents: { research: { status: 'ok', exitCode: 0 } },
+      warnings: [],
+    });
+    expect(a2aRequests(research).filter((q) => q.headers.authorization === `Bearer ${TOKEN}`)).toHaveLength(1);
   });
 });
 

@@ -190,7 +190,7 @@ describe('the review base (issue 22)', () => {
     expect((await ciBase(dir, { CI_MERGE_REQUEST_DIFF_BASE_SHA: c1.slice(0, 12) })).kind).toBe('unreadable');
   });
 
-  it('a push of a branch other than the default one is gated against the merge-base with the default branch; a push to it is not', async () => {
+  it('a push of a branch other than the default one is gated against the merge-base with the default branch; so is a push to it whose HEAD is elsewhere', async () => {
     const event = join(dir, '..', `${dir.split('/').pop()}-event.json`);
     writeFileSync(event, JSON.stringify({ ref: 'refs/heads/feature', repository: { default_branch: 'main' } }));
     try {
@@ -202,15 +202,22 @@ describe('the review base (issue 22)', () => {
         source: 'GITHUB_REF',
         run: 'a push of refs/heads/feature, not the default branch main',
       });
-      expect(await ciBase(dir, { ...push, GITHUB_REF: 'refs/heads/main' })).toEqual({ kind: 'none' });
+      // The default branch's ref with HEAD at the pull request's commit (issue 33): gated all the same.
+      expect(await ciBase(dir, { ...push, GITHUB_REF: 'refs/heads/main' })).toEqual({
+        kind: 'base',
+        rev: c1,
+        ref: 'refs/remotes/origin/main',
+        source: 'GITHUB_REF',
+        run: 'a push of refs/heads/main whose HEAD is not on the default branch main',
+      });
       // The default branch unknown: nothing is sent rather than guessing.
       expect(
         await ciBase(dir, { ...push, GITHUB_EVENT_PATH: join(dir, 'missing.json'), GITHUB_REF: 'refs/heads/feature' }),
       ).toMatchObject({ kind: 'unreadable', source: 'GITHUB_REF' });
-      // Not a push (a schedule on the default branch, a laptop): no base.
+      // A schedule (its ref names the default branch) that checked out another commit: gated.
       expect(
         await ciBase(dir, { GITHUB_ACTIONS: 'true', GITHUB_EVENT_NAME: 'schedule', GITHUB_REF: 'refs/heads/main' }),
-      ).toEqual({ kind: 'none' });
+      ).toMatchObject({ kind: 'base', rev: c1, source: 'GITHUB_REF' });
       const gitlab = { CI_PIPELINE_SOURCE: 'push', CI_DEFAULT_BRANCH: 'main' };
       expect(await ciBase(dir, { ...gitlab, CI_COMMIT_BRANCH: 'feature' })).toMatchObject({
         kind: 'base',
@@ -218,14 +225,18 @@ describe('the review base (issue 22)', () => {
         ref: 'refs/remotes/origin/main',
         source: 'CI_COMMIT_BRANCH',
       });
-      expect(await ciBase(dir, { ...gitlab, CI_COMMIT_BRANCH: 'main' })).toEqual({ kind: 'none' });
+      expect(await ciBase(dir, { ...gitlab, CI_COMMIT_BRANCH: 'main' })).toMatchObject({
+        kind: 'base',
+        rev: c1,
+        run: 'a push of branch main whose HEAD is not on the default branch main',
+      });
       expect(await ciBase(dir, { ...gitlab, CI_DEFAULT_BRANCH: 'trunk', CI_COMMIT_BRANCH: 'feature' })).toMatchObject({
         kind: 'unreadable',
         ref: 'refs/remotes/origin/trunk',
       });
       // Any other run of a branch but the default one (attack run on issue 22): a dispatch, a merge
       // queue, a GitLab pipeline from the web, the API or a schedule, a merge request pipeline
-      // without its base sha; a GitHub schedule and a dispatch of the default branch are not gated.
+      // without its base sha; and (issue 33) a dispatch of the default branch whose HEAD is not on it.
       const other = { GITHUB_ACTIONS: 'true', GITHUB_EVENT_PATH: event, GITHUB_REF: 'refs/heads/feature' };
       for (const GITHUB_EVENT_NAME of ['workflow_dispatch', 'merge_group', 'release', 'pull_request_review']) {
         expect(await ciBase(dir, { ...other, GITHUB_EVENT_NAME }), GITHUB_EVENT_NAME).toMatchObject({
@@ -237,7 +248,7 @@ describe('the review base (issue 22)', () => {
       }
       expect(
         await ciBase(dir, { ...other, GITHUB_EVENT_NAME: 'workflow_dispatch', GITHUB_REF: 'refs/heads/main' }),
-      ).toEqual({ kind: 'none' });
+      ).toMatchObject({ kind: 'base', rev: c1, source: 'GITHUB_REF' });
       expect(
         await ciBase(dir, {
           ...other,
@@ -250,9 +261,9 @@ describe('the review base (issue 22)', () => {
           await ciBase(dir, { CI_PIPELINE_SOURCE, CI_DEFAULT_BRANCH: 'main', CI_COMMIT_BRANCH: 'feature' }),
           CI_PIPELINE_SOURCE,
         ).toMatchObject({ kind: 'base', rev: c1, source: 'CI_COMMIT_BRANCH' });
-        expect(await ciBase(dir, { CI_PIPELINE_SOURCE, CI_DEFAULT_BRANCH: 'main', CI_COMMIT_BRANCH: 'main' })).toEqual({
-          kind: 'none',
-        });
+        expect(
+          await ciBase(dir, { CI_PIPELINE_SOURCE, CI_DEFAULT_BRANCH: 'main', CI_COMMIT_BRANCH: 'main' }),
+        ).toMatchObject({ kind: 'base', rev: c1, source: 'CI_COMMIT_BRANCH' });
       }
       expect(
         await ciBase(dir, {
@@ -267,6 +278,87 @@ describe('the review base (issue 22)', () => {
       });
     } finally {
       rmSync(event, { force: true });
+    }
+  });
+});
+
+/**
+ * Issue 33, "the CI gate follows what is checked out": `workflow_run`, `issue_comment`,
+ * `repository_dispatch` and `workflow_dispatch` runs carry the default branch's ref while a workflow
+ * may check out a pull request's head. `main` is c1 → c2 (`refs/remotes/origin/main` at c2); the
+ * pull request's c3 is a commit on c2.
+ */
+describe('the gate follows HEAD, not the ref the run names (issue 33)', () => {
+  let dir: string;
+  let c1: string;
+  let c2: string;
+  let c3: string;
+  let event: string;
+  const sh = (...args: string[]) => gitIn(dir, ...args);
+  beforeAll(() => {
+    dir = newRepo();
+    c1 = sh('rev-parse', 'HEAD');
+    sh('commit', '-q', '--allow-empty', '-m', 'two');
+    c2 = sh('rev-parse', 'HEAD');
+    sh('update-ref', 'refs/remotes/origin/main', c2);
+    sh('checkout', '-q', '-b', 'pr');
+    writeFileSync(join(dir, 'a2a.lock.json'), '{"v":3}\n');
+    sh('commit', '-q', '-am', 'pull request');
+    c3 = sh('rev-parse', 'HEAD');
+    event = join(dir, '..', `${dir.split('/').pop()}-event.json`);
+    writeFileSync(event, JSON.stringify({ repository: { default_branch: 'main' } }));
+  });
+  afterAll(() => {
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(event, { force: true });
+  });
+  const EVENTS = ['workflow_run', 'issue_comment', 'repository_dispatch', 'workflow_dispatch', 'schedule', 'push'];
+  const onMain = (GITHUB_EVENT_NAME: string) => ({
+    GITHUB_ACTIONS: 'true',
+    GITHUB_EVENT_NAME,
+    GITHUB_EVENT_PATH: event,
+    GITHUB_REF: 'refs/heads/main',
+  });
+  const gitlab = { CI_DEFAULT_BRANCH: 'main', CI_COMMIT_BRANCH: 'main' };
+
+  it("a run on the default branch's ref with HEAD at a pull request's commit is gated against the merge-base", async () => {
+    sh('checkout', '-q', '--detach', c3);
+    for (const name of EVENTS)
+      expect(await ciBase(dir, onMain(name)), name).toEqual({
+        kind: 'base',
+        rev: c2,
+        ref: 'refs/remotes/origin/main',
+        source: 'GITHUB_REF',
+        run: `${name === 'push' ? 'a push of' : `a ${name} run on`} refs/heads/main whose HEAD is not on the default branch main`,
+      });
+    for (const CI_PIPELINE_SOURCE of ['push', 'pipeline', 'trigger', 'web'])
+      expect(await ciBase(dir, { ...gitlab, CI_PIPELINE_SOURCE }), CI_PIPELINE_SOURCE).toMatchObject({
+        kind: 'base',
+        rev: c2,
+        ref: 'refs/remotes/origin/main',
+        source: 'CI_COMMIT_BRANCH',
+      });
+  });
+
+  it("HEAD at the default branch's tip, or an ancestor of it, is not gated", async () => {
+    for (const at of [c2, c1]) {
+      sh('checkout', '-q', '--detach', at);
+      for (const name of EVENTS) expect(await ciBase(dir, onMain(name)), `${name} at ${at}`).toEqual({ kind: 'none' });
+      expect(await ciBase(dir, { ...gitlab, CI_PIPELINE_SOURCE: 'push' })).toEqual({ kind: 'none' });
+    }
+  });
+
+  it('the default branch not in the clone: unreadable, naming fetch-depth: 0, whatever HEAD is', async () => {
+    sh('update-ref', '-d', 'refs/remotes/origin/main');
+    try {
+      for (const at of [c3, c2]) {
+        sh('checkout', '-q', '--detach', at);
+        const gate = await ciBase(dir, onMain('workflow_run'));
+        expect(gate).toMatchObject({ kind: 'unreadable', source: 'GITHUB_REF', ref: 'refs/remotes/origin/main' });
+        expect(gate.kind === 'unreadable' && gate.hint).toContain('fetch-depth: 0');
+      }
+    } finally {
+      sh('update-ref', 'refs/remotes/origin/main', c2);
     }
   });
 });

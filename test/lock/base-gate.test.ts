@@ -1,7 +1,7 @@
 /** Where a review run may send an agent's credential: only along routes its base lockfile had, with the base's secret variable. */
 import { describe, expect, it } from 'vitest';
 import { integrityOf } from '../../src/canonical.js';
-import { extendedChangedSince, gateFromBase, withheldRoutes } from '../../src/lock/base-gate.js';
+import { extendedChangedSince, gateFromBase, unreadEntryChanged, withheldRoutes } from '../../src/lock/base-gate.js';
 import { credentialRoutes } from '../../src/lock/credential-routes.js';
 import { ExitCode } from '../../src/errors.js';
 import { changedReport, driftReport, okReport, strictExitCode, withUnchecked } from '../../src/lock/report.js';
@@ -98,6 +98,24 @@ describe('the base gate', () => {
     expect(withheldRoutes({ kind: 'unreadable' }, [], SOURCES)).toEqual([]);
   });
 
+  it('an entry not read (issue 33): none when it is the base entry; credential-route-new naming each route a changed entry adds', () => {
+    expect(unreadEntryChanged(gate, base, SETTINGS, SOURCES)).toBeUndefined();
+    // Only the description changed: the entry differs, but adds no route.
+    expect(
+      unreadEntryChanged(gate, entryFor(raw((c) => (c.description = 'edited'))), SETTINGS, SOURCES),
+    ).toBeUndefined();
+    const moved = entryFor(
+      raw((c) => {
+        for (const i of c.supportedInterfaces) i.url = i.url.replace('research.example.com', 'evil.example.net');
+      }),
+    );
+    expect(unreadEntryChanged(gate, moved, SETTINGS, SOURCES)).toMatchObject({
+      reason: 'credential-route-new',
+      routes: [{ origin: 'https://evil.example.net', scheme: 'key' }],
+    });
+    expect(unreadEntryChanged({ kind: 'unreadable' }, moved, SETTINGS, SOURCES)).toBeUndefined();
+  });
+
   it('knows when the extended snapshot changed since the base', () => {
     expect(extendedChangedSince(gate, base)).toBe(false);
     expect(extendedChangedSince(gate, entryFor(raw(), 'edited in the pull request'))).toBe(true);
@@ -113,7 +131,7 @@ describe('withUnchecked', () => {
     routes: [{ origin: 'https://evil.example.net', scheme: 'key' }],
   };
 
-  it('turns ok and changed into unchecked (exit 0, 1 under --strict); keeps drift; credential-unset stays ok', () => {
+  it('turns ok and changed into unchecked (exit 0, 1 under --strict); keeps drift; credential-unset too: never ok (issue 33)', () => {
     const ok = withUnchecked(okReport(), routeNew);
     expect(ok).toMatchObject({
       status: 'unchecked',
@@ -137,7 +155,7 @@ describe('withUnchecked', () => {
       ),
     ).toMatchObject({ status: 'drift', exitCode: ExitCode.Drift, reason: 'credential-route-new' });
     expect(withUnchecked(okReport(), { reason: 'credential-unset', message: 'u' })).toEqual({
-      status: 'ok',
+      status: 'unchecked',
       exitCode: ExitCode.Ok,
       warnings: [],
       unchecked: 'u',

@@ -18,7 +18,7 @@ export const diff = defineCommand({
         type: 'string',
         array: true,
         describe:
-          '[<base>] [<head>]: each a git revision or a lockfile (./file, an absolute path, or after --; a bare word that is both is refused)',
+          '[<base>] [<head>]: each a git revision or a lockfile (./file, an absolute path, or after --; under CI a bare word is a revision; elsewhere one that is both is refused)',
       })
       .option('format', {
         type: 'string',

@@ -355,7 +355,7 @@ const VERIFY_RULE_TEXT: Record<
   },
   'credential-unset': {
     level: 'warning',
-    text: "The extended card's credential variable is not set, so the extended card was not checked (fails under --strict).",
+    text: 'A credential variable is not set, so the card served now (behind originAuth) or the extended card was not read: the agent is unchecked, never ok (fails under --strict).',
   },
   'credential-route-new': {
     level: 'warning',
