@@ -1,0 +1,277 @@
+"""The a2a-sdk side of a locked agent: its card as an ``AgentCard`` and an a2a-sdk ``Client`` on exactly the plan.
+
+Needs the ``sdk`` extra (``a2a-sdk>=1.3,<2``); imported lazily by :meth:`LockedAgent.card` and
+:meth:`LockedAgent.create_client`, so the core of a2a_lock runs with httpx alone.
+
+Why the card is narrowed: a2a-sdk's ``ClientFactory`` picks an interface itself, and upgrades to any 1.0 interface
+of the binding whatever the order of the card's interfaces or ``use_client_preference``. The card handed to it
+therefore holds the locked interface only, and the binding's transport producer is replaced by one that builds
+the transport of the locked interface (the 0.3 compat transports for a locked 0.3 interface) and refuses any other
+URL. The httpx client is the loader's enforcing one (URL, binding, method, headers and body checked before a byte
+is sent); gRPC plans dial through :func:`a2a_lock.grpc.locked_channel`.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from .errors import A2aLockError, PlanViolationError
+
+if TYPE_CHECKING:
+    import httpx
+    from a2a.client import Client, ClientCallInterceptor, ClientConfig
+    from a2a.client.interceptors import AfterArgs, BeforeArgs
+    from a2a.client.optionals import Channel
+    from a2a.client.transports.base import ClientTransport
+    from a2a.types.a2a_pb2 import AgentCard
+
+__all__ = ["METHOD_KINDS", "locked_card", "locked_client", "narrow_card"]
+
+METHOD_KINDS: Mapping[str, str] = {
+    "send_message": "send",
+    "send_message_streaming": "stream",
+    "subscribe": "subscribe",
+    "create_task_push_notification_config": "push-set",
+    "get_task_push_notification_config": "push",
+    "list_task_push_notification_configs": "push",
+    "delete_task_push_notification_config": "push",
+    "get_task": "other",
+    "list_tasks": "other",
+    "cancel_task": "other",
+    "get_extended_agent_card": "other",
+}
+"""a2a-sdk ``Client`` method names (what a ``ClientCallInterceptor`` sees as ``BeforeArgs.method``) → the kind of
+call, as the JavaScript runtime's request check names them: ``stream`` and ``subscribe`` need a ``stream`` plan,
+``push-set`` and the other push config calls a ``push`` plan."""
+
+Refusals = Callable[[A2aLockError], None]
+"""Called with every refusal the a2a-sdk client raises, before it is raised (the loader's record of refusals)."""
+
+
+def _get(plan: Any, camel: str, snake: str, default: Any = None) -> Any:
+    """A plan field: the lockfile's camelCase key of a mapping, or the snake_case attribute of a plan object."""
+    if isinstance(plan, Mapping):
+        return plan.get(camel, default)
+    return getattr(plan, snake, default)
+
+
+def _sdk_missing(error: ImportError) -> A2aLockError:
+    from .errors import UsageError
+
+    return UsageError(
+        f"this needs the optional package a2a-sdk (>=1.3,<2): {error}",
+        hint="pip install 'a2a-lock[sdk]'",
+    )
+
+
+def narrow_card(card: AgentCard, plan: Any, skill: str | None = None) -> AgentCard:
+    """Narrow an a2a-sdk ``AgentCard`` (in place, and returned) to the plan.
+
+    Keeps: the locked interface only (URL, binding, version, tenant); ``capabilities.streaming`` and
+    ``push_notifications`` as the locked delivery says; the locked extensions; the locked security requirement
+    and its schemes; the locked skill (all skills for the agent-level plan ``"*"``); the accepted output modes.
+    """
+    from a2a.types.a2a_pb2 import AgentInterface, SecurityRequirement, StringList
+
+    delivery = _get(plan, "delivery", "delivery")
+    del card.supported_interfaces[:]
+    card.supported_interfaces.append(
+        AgentInterface(
+            url=_get(plan, "url", "url"),
+            protocol_binding=_get(plan, "protocolBinding", "protocol_binding"),
+            protocol_version=_get(plan, "protocolVersion", "protocol_version"),
+            tenant=_get(plan, "tenant", "tenant") or "",
+        )
+    )
+    card.capabilities.streaming = delivery == "stream"
+    card.capabilities.push_notifications = delivery == "push"
+    extensions = set(_get(plan, "extensions", "extensions") or ())
+    kept = [e for e in card.capabilities.extensions if e.uri in extensions]
+    del card.capabilities.extensions[:]
+    card.capabilities.extensions.extend(kept)
+    security: Mapping[str, Sequence[str]] = _get(plan, "security", "security") or {}
+    del card.security_requirements[:]
+    if security:
+        requirement = SecurityRequirement()
+        for name, scopes in security.items():
+            requirement.schemes[name].CopyFrom(StringList(list=list(scopes)))
+        card.security_requirements.append(requirement)
+    for name in list(card.security_schemes):
+        if name not in security:
+            del card.security_schemes[name]
+    if skill is not None and skill != "*":
+        skills = [s for s in card.skills if s.id == skill]
+        del card.skills[:]
+        card.skills.extend(skills)
+    modes = list(_get(plan, "acceptedOutputModes", "accepted_output_modes") or ())
+    del card.default_output_modes[:]
+    card.default_output_modes.extend(modes)
+    return card
+
+
+def locked_card(plan: Any, snapshot: Mapping[str, Any], skill: str | None = None) -> AgentCard:
+    """The locked snapshot (the card as fetched, 1.0 or 0.3 JSON) as an a2a-sdk ``AgentCard``, narrowed to the plan.
+
+    Nothing is fetched. The snapshot is copied (``parse_agent_card`` mutates its input).
+
+    :raises UsageError: a2a-sdk is not installed.
+    """
+    try:
+        from a2a.client.card_resolver import parse_agent_card
+    except ImportError as error:
+        raise _sdk_missing(error) from error
+    return narrow_card(parse_agent_card(copy.deepcopy(dict(snapshot))), plan, skill)
+
+
+def _is_legacy(version: str) -> bool:
+    from a2a.compat.v0_3.versions import is_legacy_version
+
+    return bool(is_legacy_version(version))
+
+
+def locked_client(
+    plan: Any,
+    card: AgentCard,
+    httpx_client: httpx.AsyncClient,
+    *,
+    agent: str,
+    skill: str,
+    push_endpoint: str | None = None,
+    grpc_channel_factory: Callable[[str], Channel] | None = None,
+    interceptors: Sequence[ClientCallInterceptor] = (),
+    on_refusal: Refusals | None = None,
+) -> Client:
+    """An a2a-sdk ``Client`` on exactly the plan.
+
+    ``card`` is the narrowed card (:func:`locked_card`); ``httpx_client`` the loader's enforcing client (never
+    one with ``proxy=`` or ``mounts=``, which route around its transport). The config is the plan's: the locked
+    binding only, ``streaming`` for a ``stream`` plan, ``polling`` for a ``poll`` plan, the accepted output modes,
+    the locked push endpoint as the push config of a ``push`` plan. ``A2A-Version`` is the locked version (the
+    0.3 compat transports for a 0.3 interface), ``A2A-Extensions`` the locked extensions. A call the plan does not
+    allow (a stream on a poll plan, a push config call without push) raises :class:`PlanViolationError` before
+    anything is sent; ``on_refusal`` is told first. gRPC plans need ``grpc_channel_factory``
+    (:func:`a2a_lock.grpc.locked_channel`).
+
+    :raises UsageError: a2a-sdk is not installed, or the binding has no a2a-sdk transport.
+    """
+    try:
+        from a2a.client import ClientConfig, ClientFactory
+        from a2a.types.a2a_pb2 import TaskPushNotificationConfig
+    except ImportError as error:
+        raise _sdk_missing(error) from error
+    binding: str = _get(plan, "protocolBinding", "protocol_binding")
+    version: str = _get(plan, "protocolVersion", "protocol_version")
+    url: str = _get(plan, "url", "url")
+    delivery: str = _get(plan, "delivery", "delivery")
+    push = TaskPushNotificationConfig(url=push_endpoint) if delivery == "push" and push_endpoint is not None else None
+    if binding != "GRPC":
+        # ClientFactory only setdefaults 1.0: the locked version is the client's default header.
+        httpx_client.headers["A2A-Version"] = version
+    config = ClientConfig(
+        streaming=delivery == "stream",
+        polling=delivery == "poll",
+        httpx_client=httpx_client,
+        grpc_channel_factory=grpc_channel_factory,
+        supported_protocol_bindings=[binding],
+        use_client_preference=True,
+        accepted_output_modes=list(_get(plan, "acceptedOutputModes", "accepted_output_modes") or ()),
+        push_notification_config=push,
+    )
+    refuse = _Refuser(agent, skill, on_refusal)
+    factory = ClientFactory(config)
+    factory.register(binding, _producer(binding, version, url, httpx_client, refuse))
+    try:
+        return factory.create(card, [*interceptors, _plan_interceptor(plan, refuse)])
+    except ValueError as error:
+        from .errors import UsageError
+
+        raise UsageError(f"{agent} ({skill}): a2a-sdk cannot build a client for the locked plan: {error}") from error
+
+
+class _Refuser:
+    """Builds a :class:`PlanViolationError` of one agent and skill and records it before it is raised."""
+
+    def __init__(self, agent: str, skill: str, on_refusal: Refusals | None) -> None:
+        self.agent = agent
+        self.skill = skill
+        self.on_refusal = on_refusal
+
+    def __call__(self, message: str) -> PlanViolationError:
+        error = PlanViolationError(self.agent, self.skill, message)
+        if self.on_refusal is not None:
+            self.on_refusal(error)
+        return error
+
+
+def _producer(
+    binding: str, version: str, url: str, http: httpx.AsyncClient, refuse: _Refuser
+) -> Callable[[AgentCard, str, ClientConfig], ClientTransport]:
+    """The transport producer of the locked interface: its binding's transport for the locked version only."""
+
+    def produce(card: AgentCard, chosen: str, config: ClientConfig) -> ClientTransport:
+        if chosen != url:
+            raise refuse(f"a2a-sdk chose {chosen}, not the locked interface {binding} {url}")
+        legacy = _is_legacy(version)
+        if binding == "JSONRPC":
+            if legacy:
+                from a2a.compat.v0_3.jsonrpc_transport import CompatJsonRpcTransport
+
+                return CompatJsonRpcTransport(http, card, url, is_shared_httpx=True)
+            from a2a.client.transports.jsonrpc import JsonRpcTransport
+
+            return JsonRpcTransport(http, card, url, is_shared_httpx=True)
+        if binding == "HTTP+JSON":
+            if legacy:
+                from a2a.compat.v0_3.rest_transport import CompatRestTransport
+
+                return CompatRestTransport(http, card, url, is_shared_httpx=True)
+            from a2a.client.transports.rest import RestTransport
+
+            return RestTransport(http, card, url, is_shared_httpx=True)
+        if binding == "GRPC":
+            if config.grpc_channel_factory is None:
+                raise refuse("a gRPC plan needs the loader's channel factory (a2a_lock.grpc.locked_channel)")
+            if legacy:
+                from a2a.compat.v0_3.grpc_transport import CompatGrpcTransport
+
+                return CompatGrpcTransport.create(card, url, config)
+            from a2a.client.transports.grpc import GrpcTransport
+
+            return GrpcTransport.create(card, url, config)
+        raise refuse(f"the locked binding {binding} has no a2a-sdk transport")
+
+    return produce
+
+
+def _plan_interceptor(plan: Any, refuse: _Refuser) -> ClientCallInterceptor:
+    """The last interceptor: refuses calls outside the plan, adds ``A2A-Extensions``, keeps the adopted card narrow."""
+    from a2a.client import ClientCallContext, ClientCallInterceptor
+    from a2a.client.service_parameters import ServiceParametersFactory, with_a2a_extensions
+
+    delivery: str = _get(plan, "delivery", "delivery")
+    extensions = list(_get(plan, "extensions", "extensions") or ())
+
+    class PlanInterceptor(ClientCallInterceptor):
+        async def before(self, args: BeforeArgs) -> None:
+            kind = METHOD_KINDS.get(args.method)
+            if kind is None:
+                raise refuse(f"an a2a-sdk call the plan does not know ({args.method})")
+            if kind in ("stream", "subscribe") and delivery != "stream":
+                raise refuse(f"a streaming call ({args.method}), but the locked delivery is {delivery}")
+            if kind in ("push-set", "push") and delivery != "push":
+                raise refuse(f"a push notification config call ({args.method}), but the locked delivery is {delivery}")
+            if extensions:
+                context = args.context or ClientCallContext()
+                context.service_parameters = ServiceParametersFactory.create_from(
+                    context.service_parameters, [with_a2a_extensions(extensions)]
+                )
+                args.context = context
+
+        async def after(self, args: AfterArgs) -> None:
+            # BaseClient adopts the extended card it receives: it stays on the plan as the locked card does.
+            if args.method == "get_extended_agent_card":
+                narrow_card(args.result, plan)
+
+    return PlanInterceptor()
