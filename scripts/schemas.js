@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Generate, from the zod schemas in dist/ (run `npm run build` first): schemas/a2a.schema.json
-// (manifest) and schemas/a2a-lock.schema.json (lockfile), the JSON Schemas shipped for editors; and
+// (manifest) and schemas/a2a-lock.schema.json (lockfile), the JSON Schemas shipped for editors;
+// schemas/conformance-case.schema.json (a runtime conformance case, from scripts/conformance-case.js); and
 // the accept paths the formats parse with first (src/manifest/schema-accept.ts,
 // src/lock/schema-accept.ts, src/card/wire-accept.ts; scripts/accept.js). `--check` exits 1 when a
 // committed file differs from what this writes. After regenerating an accept path it builds again.
@@ -13,6 +14,7 @@ import { wireSchemas } from '../dist/card/wire.js';
 import { lockSchemas } from '../dist/lock/schema.js';
 import * as rules from '../dist/manifest/rules.js';
 import { manifestSchemas } from '../dist/manifest/schema.js';
+import { ConformanceCaseSchema } from './conformance-case.js';
 import { generateAccept } from './accept.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -22,6 +24,11 @@ const wire = wireSchemas();
 const outputs = {
   'a2a.schema.json': { schema: manifest.ManifestSchema, title: 'a2a-lock manifest (a2a.json)', io: 'input' },
   'a2a-lock.schema.json': { schema: lock.LockfileSchema, title: 'a2a-lock lockfile (a2a.lock.json)', io: 'output' },
+  'conformance-case.schema.json': {
+    schema: ConformanceCaseSchema,
+    title: 'a2a-lock runtime conformance case (conformance/runtime/<rule>/<name>.json)',
+    io: 'input',
+  },
 };
 const texts = {};
 for (const [file, { schema, title, io }] of Object.entries(outputs)) {
