@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from .errors import A2aLockError, PlanViolationError, UsageError
 
 if TYPE_CHECKING:
-    import grpc
+    import grpc  # type: ignore[import-untyped]
 
 __all__ = ["GRPC_METHOD_KINDS", "grpc_target", "locked_channel"]
 

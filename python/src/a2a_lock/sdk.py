@@ -23,7 +23,6 @@ if TYPE_CHECKING:
     import httpx
     from a2a.client import Client, ClientCallInterceptor, ClientConfig
     from a2a.client.interceptors import AfterArgs, BeforeArgs
-    from a2a.client.optionals import Channel
     from a2a.client.transports.base import ClientTransport
     from a2a.types.a2a_pb2 import AgentCard
 
@@ -139,7 +138,7 @@ def locked_client(
     agent: str,
     skill: str,
     push_endpoint: str | None = None,
-    grpc_channel_factory: Callable[[str], Channel] | None = None,
+    grpc_channel_factory: Callable[[str], Any] | None = None,
     interceptors: Sequence[ClientCallInterceptor] = (),
     on_refusal: Refusals | None = None,
 ) -> Client:
