@@ -21,6 +21,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .errors import A2aLockError, PlanViolationError, UsageError
+from .plan import Plan
 
 if TYPE_CHECKING:
     import grpc  # type: ignore[import-untyped]
@@ -65,14 +66,8 @@ def _is_loopback(target: str) -> bool:
         return False
 
 
-def _get(plan: Any, camel: str, snake: str) -> Any:
-    from .sdk import _get as get
-
-    return get(plan, camel, snake)
-
-
 def locked_channel(
-    plan: Any,
+    plan: Plan,
     *,
     agent: str,
     skill: str,
@@ -101,10 +96,10 @@ def locked_channel(
             on_refusal(error)
         return error
 
-    url: str = _get(plan, "url", "url")
-    version: str = _get(plan, "protocolVersion", "protocol_version")
-    delivery: str = _get(plan, "delivery", "delivery")
-    extensions = set(_get(plan, "extensions", "extensions") or ())
+    url: str = plan.url
+    version: str = plan.protocol_version
+    delivery: str = plan.delivery
+    extensions = set(plan.extensions or ())
     target = grpc_target(url)
     if credentials is None and not re.match(r"^(grpcs|https)://", url, re.IGNORECASE):
         plaintext = _is_loopback(target) or allow_insecure

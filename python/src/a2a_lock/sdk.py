@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .errors import A2aLockError, PlanViolationError
+from .plan import Plan
 
 if TYPE_CHECKING:
     import httpx
@@ -49,13 +50,6 @@ Refusals = Callable[[A2aLockError], None]
 """Called with every refusal the a2a-sdk client raises, before it is raised (the loader's record of refusals)."""
 
 
-def _get(plan: Any, camel: str, snake: str, default: Any = None) -> Any:
-    """A plan field: the lockfile's camelCase key of a mapping, or the snake_case attribute of a plan object."""
-    if isinstance(plan, Mapping):
-        return plan.get(camel, default)
-    return getattr(plan, snake, default)
-
-
 def _sdk_missing(error: ImportError) -> A2aLockError:
     from .errors import UsageError
 
@@ -65,7 +59,7 @@ def _sdk_missing(error: ImportError) -> A2aLockError:
     )
 
 
-def narrow_card(card: AgentCard, plan: Any, skill: str | None = None) -> AgentCard:
+def narrow_card(card: AgentCard, plan: Plan, skill: str | None = None) -> AgentCard:
     """Narrow an a2a-sdk ``AgentCard`` (in place, and returned) to the plan.
 
     Keeps: the locked interface only (URL, binding, version, tenant); ``capabilities.streaming`` and
@@ -74,23 +68,23 @@ def narrow_card(card: AgentCard, plan: Any, skill: str | None = None) -> AgentCa
     """
     from a2a.types.a2a_pb2 import AgentInterface, SecurityRequirement, StringList
 
-    delivery = _get(plan, "delivery", "delivery")
+    delivery = plan.delivery
     del card.supported_interfaces[:]
     card.supported_interfaces.append(
         AgentInterface(
-            url=_get(plan, "url", "url"),
-            protocol_binding=_get(plan, "protocolBinding", "protocol_binding"),
-            protocol_version=_get(plan, "protocolVersion", "protocol_version"),
-            tenant=_get(plan, "tenant", "tenant") or "",
+            url=plan.url,
+            protocol_binding=plan.protocol_binding,
+            protocol_version=plan.protocol_version,
+            tenant=plan.tenant or "",
         )
     )
     card.capabilities.streaming = delivery == "stream"
     card.capabilities.push_notifications = delivery == "push"
-    extensions = set(_get(plan, "extensions", "extensions") or ())
+    extensions = set(plan.extensions or ())
     kept = [e for e in card.capabilities.extensions if e.uri in extensions]
     del card.capabilities.extensions[:]
     card.capabilities.extensions.extend(kept)
-    security: Mapping[str, Sequence[str]] = _get(plan, "security", "security") or {}
+    security: Mapping[str, Sequence[str]] = plan.security or {}
     del card.security_requirements[:]
     if security:
         requirement = SecurityRequirement()
@@ -104,13 +98,13 @@ def narrow_card(card: AgentCard, plan: Any, skill: str | None = None) -> AgentCa
         skills = [s for s in card.skills if s.id == skill]
         del card.skills[:]
         card.skills.extend(skills)
-    modes = list(_get(plan, "acceptedOutputModes", "accepted_output_modes") or ())
+    modes = list(plan.accepted_output_modes or ())
     del card.default_output_modes[:]
     card.default_output_modes.extend(modes)
     return card
 
 
-def locked_card(plan: Any, snapshot: Mapping[str, Any], skill: str | None = None) -> AgentCard:
+def locked_card(plan: Plan, snapshot: Mapping[str, Any], skill: str | None = None) -> AgentCard:
     """The locked snapshot (the card as fetched, 1.0 or 0.3 JSON) as an a2a-sdk ``AgentCard``, narrowed to the plan.
 
     Nothing is fetched. The snapshot is copied (``parse_agent_card`` mutates its input).
@@ -131,7 +125,7 @@ def _is_legacy(version: str) -> bool:
 
 
 def locked_client(
-    plan: Any,
+    plan: Plan,
     card: AgentCard,
     httpx_client: httpx.AsyncClient,
     *,
@@ -160,10 +154,10 @@ def locked_client(
         from a2a.types.a2a_pb2 import TaskPushNotificationConfig
     except ImportError as error:
         raise _sdk_missing(error) from error
-    binding: str = _get(plan, "protocolBinding", "protocol_binding")
-    version: str = _get(plan, "protocolVersion", "protocol_version")
-    url: str = _get(plan, "url", "url")
-    delivery: str = _get(plan, "delivery", "delivery")
+    binding: str = plan.protocol_binding
+    version: str = plan.protocol_version
+    url: str = plan.url
+    delivery: str = plan.delivery
     push = TaskPushNotificationConfig(url=push_endpoint) if delivery == "push" and push_endpoint is not None else None
     if binding != "GRPC":
         # ClientFactory only setdefaults 1.0: the locked version is the client's default header.
@@ -175,7 +169,7 @@ def locked_client(
         grpc_channel_factory=grpc_channel_factory,
         supported_protocol_bindings=[binding],
         use_client_preference=True,
-        accepted_output_modes=list(_get(plan, "acceptedOutputModes", "accepted_output_modes") or ()),
+        accepted_output_modes=list(plan.accepted_output_modes or ()),
         push_notification_config=push,
     )
     refuse = _Refuser(agent, skill, on_refusal)
@@ -244,13 +238,13 @@ def _producer(
     return produce
 
 
-def _plan_interceptor(plan: Any, refuse: _Refuser) -> ClientCallInterceptor:
+def _plan_interceptor(plan: Plan, refuse: _Refuser) -> ClientCallInterceptor:
     """The last interceptor: refuses calls outside the plan, adds ``A2A-Extensions``, keeps the adopted card narrow."""
     from a2a.client import ClientCallContext, ClientCallInterceptor
     from a2a.client.service_parameters import ServiceParametersFactory, with_a2a_extensions
 
-    delivery: str = _get(plan, "delivery", "delivery")
-    extensions = list(_get(plan, "extensions", "extensions") or ())
+    delivery: str = plan.delivery
+    extensions = list(plan.extensions or ())
 
     class PlanInterceptor(ClientCallInterceptor):
         async def before(self, args: BeforeArgs) -> None:
