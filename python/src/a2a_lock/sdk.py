@@ -22,12 +22,12 @@ from .plan import Plan
 
 if TYPE_CHECKING:
     import httpx
-    from a2a.client import Client, ClientCallInterceptor, ClientConfig
+    from a2a.client import Client, ClientCallInterceptor, ClientConfig, ClientFactory
     from a2a.client.interceptors import AfterArgs, BeforeArgs
     from a2a.client.transports.base import ClientTransport
     from a2a.types.a2a_pb2 import AgentCard
 
-__all__ = ["METHOD_KINDS", "locked_card", "locked_client", "narrow_card"]
+__all__ = ["METHOD_KINDS", "locked_card", "locked_client", "locked_client_factory", "narrow_card"]
 
 METHOD_KINDS: Mapping[str, str] = {
     "send_message": "send",
@@ -124,6 +124,72 @@ def _is_legacy(version: str) -> bool:
     return bool(is_legacy_version(version))
 
 
+def locked_client_factory(
+    plan: Plan,
+    card: AgentCard,
+    httpx_client: httpx.AsyncClient,
+    *,
+    agent: str,
+    skill: str,
+    push_endpoint: str | None = None,
+    grpc_channel_factory: Callable[[str], Any] | None = None,
+    interceptors: Sequence[ClientCallInterceptor] = (),
+    on_refusal: Refusals | None = None,
+) -> ClientFactory:
+    """An a2a-sdk ``ClientFactory`` whose every client is on exactly the plan (see :func:`locked_client`).
+
+    For frameworks that build the a2a-sdk client themselves from a factory (Google ADK's ``RemoteA2aAgent``
+    ``a2a_client_factory=``): ``create(any_card, interceptors)`` always uses the narrowed locked ``card``, the
+    locked interface's transport on the enforcing ``httpx_client``, and appends the plan's interceptor to the
+    caller's. Its config carries ``httpx_client``, so ADK uses it as it is (a factory without one is rebuilt by
+    ADK with its own client and default transports).
+
+    :raises UsageError: a2a-sdk is not installed.
+    """
+    try:
+        from a2a.client import ClientConfig, ClientFactory
+        from a2a.types.a2a_pb2 import TaskPushNotificationConfig
+    except ImportError as error:
+        raise _sdk_missing(error) from error
+    binding = plan.protocol_binding
+    version = plan.protocol_version
+    delivery = plan.delivery
+    push = TaskPushNotificationConfig(url=push_endpoint) if delivery == "push" and push_endpoint is not None else None
+    if binding != "GRPC":
+        # ClientFactory only setdefaults 1.0: the locked version is the client's default header.
+        httpx_client.headers["A2A-Version"] = version
+    config = ClientConfig(
+        streaming=delivery == "stream",
+        polling=delivery == "poll",
+        httpx_client=httpx_client,
+        grpc_channel_factory=grpc_channel_factory,
+        supported_protocol_bindings=[binding],
+        use_client_preference=True,
+        accepted_output_modes=list(plan.accepted_output_modes),
+        push_notification_config=push,
+    )
+    refuse = _Refuser(agent, skill, on_refusal)
+    plan_interceptor = _plan_interceptor(plan, refuse)
+    own = list(interceptors)
+
+    class LockedClientFactory(ClientFactory):
+        """A ``ClientFactory`` bound to one locked plan (a2a_lock)."""
+
+        def create(self, card: AgentCard, interceptors: list[ClientCallInterceptor] | None = None) -> Client:
+            del card  # whatever card the caller has, the client is built from the locked one
+            try:
+                return super().create(locked, [*own, *(interceptors or []), plan_interceptor])
+            except ValueError as error:
+                from .errors import UsageError
+
+                raise UsageError(f"{agent} ({skill}): a2a-sdk cannot build a client for the plan: {error}") from error
+
+    locked = card
+    factory = LockedClientFactory(config)
+    factory.register(binding, _producer(binding, version, plan.url, httpx_client, refuse))
+    return factory
+
+
 def locked_client(
     plan: Plan,
     card: AgentCard,
@@ -149,38 +215,18 @@ def locked_client(
 
     :raises UsageError: a2a-sdk is not installed, or the binding has no a2a-sdk transport.
     """
-    try:
-        from a2a.client import ClientConfig, ClientFactory
-        from a2a.types.a2a_pb2 import TaskPushNotificationConfig
-    except ImportError as error:
-        raise _sdk_missing(error) from error
-    binding: str = plan.protocol_binding
-    version: str = plan.protocol_version
-    url: str = plan.url
-    delivery: str = plan.delivery
-    push = TaskPushNotificationConfig(url=push_endpoint) if delivery == "push" and push_endpoint is not None else None
-    if binding != "GRPC":
-        # ClientFactory only setdefaults 1.0: the locked version is the client's default header.
-        httpx_client.headers["A2A-Version"] = version
-    config = ClientConfig(
-        streaming=delivery == "stream",
-        polling=delivery == "poll",
-        httpx_client=httpx_client,
+    factory = locked_client_factory(
+        plan,
+        card,
+        httpx_client,
+        agent=agent,
+        skill=skill,
+        push_endpoint=push_endpoint,
         grpc_channel_factory=grpc_channel_factory,
-        supported_protocol_bindings=[binding],
-        use_client_preference=True,
-        accepted_output_modes=list(plan.accepted_output_modes or ()),
-        push_notification_config=push,
+        interceptors=interceptors,
+        on_refusal=on_refusal,
     )
-    refuse = _Refuser(agent, skill, on_refusal)
-    factory = ClientFactory(config)
-    factory.register(binding, _producer(binding, version, url, httpx_client, refuse))
-    try:
-        return factory.create(card, [*interceptors, _plan_interceptor(plan, refuse)])
-    except ValueError as error:
-        from .errors import UsageError
-
-        raise UsageError(f"{agent} ({skill}): a2a-sdk cannot build a client for the locked plan: {error}") from error
+    return factory.create(card)
 
 
 class _Refuser:
