@@ -20,7 +20,7 @@ import re
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .errors import A2aLockError, PlanViolationError, UsageError
+from .errors import PlanViolationError, UsageError
 from .plan import Plan
 
 if TYPE_CHECKING:
@@ -74,7 +74,7 @@ def locked_channel(
     credentials: grpc.ChannelCredentials | None = None,
     allow_insecure: bool = False,
     metadata: MetadataProvider | None = None,
-    on_refusal: Callable[[A2aLockError], None] | None = None,
+    on_refusal: Callable[[PlanViolationError], None] | None = None,
 ) -> Callable[[str], grpc.aio.Channel]:
     """A ``grpc_channel_factory`` for a2a-sdk's ``ClientConfig`` bound to the plan's gRPC interface.
 

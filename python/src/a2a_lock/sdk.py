@@ -21,13 +21,25 @@ from .errors import A2aLockError, PlanViolationError
 from .plan import Plan
 
 if TYPE_CHECKING:
+    import grpc  # type: ignore[import-untyped]
     import httpx
     from a2a.client import Client, ClientCallInterceptor, ClientConfig, ClientFactory
     from a2a.client.interceptors import AfterArgs, BeforeArgs
     from a2a.client.transports.base import ClientTransport
     from a2a.types.a2a_pb2 import AgentCard
 
-__all__ = ["METHOD_KINDS", "locked_card", "locked_client", "locked_client_factory", "narrow_card"]
+    from .lock import LockedAgent
+
+__all__ = [
+    "METHOD_KINDS",
+    "card",
+    "client_factory",
+    "create_client",
+    "locked_card",
+    "locked_client",
+    "locked_client_factory",
+    "narrow_card",
+]
 
 METHOD_KINDS: Mapping[str, str] = {
     "send_message": "send",
@@ -46,7 +58,7 @@ METHOD_KINDS: Mapping[str, str] = {
 call, as the JavaScript runtime's request check names them: ``stream`` and ``subscribe`` need a ``stream`` plan,
 ``push-set`` and the other push config calls a ``push`` plan."""
 
-Refusals = Callable[[A2aLockError], None]
+Refusals = Callable[[PlanViolationError], None]
 """Called with every refusal the a2a-sdk client raises, before it is raised (the loader's record of refusals)."""
 
 
@@ -314,3 +326,84 @@ def _plan_interceptor(plan: Plan, refuse: _Refuser) -> ClientCallInterceptor:
                 narrow_card(args.result, plan)
 
     return PlanInterceptor()
+
+
+def card(agent: LockedAgent) -> AgentCard:
+    """``LockedAgent.card()``: the agent's locked snapshot (the extended card's when one is locked) as an a2a-sdk
+    ``AgentCard`` narrowed to the plan (:func:`narrow_card`). Nothing is fetched; a fresh object on each call.
+
+    :raises UsageError: a2a-sdk is not installed (``pip install 'a2a-lock[sdk]'``).
+    """
+    return locked_card(agent.plan, agent.snapshot_json(), agent.skill)
+
+
+def client_factory(
+    agent: LockedAgent,
+    *,
+    interceptors: Sequence[ClientCallInterceptor] = (),
+    grpc_credentials: grpc.ChannelCredentials | None = None,
+    allow_insecure_grpc: bool = False,
+) -> ClientFactory:
+    """An a2a-sdk ``ClientFactory`` bound to the agent's plan (:func:`locked_client_factory`) on a fresh enforcing
+    ``agent.httpx_client()``: what Google ADK's ``RemoteA2aAgent(a2a_client_factory=…)`` takes. Refusals are
+    recorded in ``Lock.refusals``. gRPC plans dial through :func:`a2a_lock.grpc.locked_channel` (TLS unless the
+    target is loopback; ``grpc_credentials`` for a private CA or mutual TLS; ``allow_insecure_grpc`` for plaintext
+    off loopback), with the credential as metadata.
+
+    :raises UsageError: a2a-sdk (or, for gRPC, grpcio) is not installed.
+    """
+    runtime = agent._runtime
+    channels = None
+    if agent.plan.protocol_binding == "GRPC":
+        from .grpc import locked_channel
+
+        async def metadata() -> list[tuple[str, str]]:
+            out: list[tuple[str, str]] = []
+            for placement in await runtime.placements(agent.request_plan()):
+                if placement.query or placement.cookies:
+                    raise PlanViolationError(
+                        agent.name, agent.skill, "a credential placed in a query or a cookie cannot travel over gRPC"
+                    )
+                out.extend(placement.headers.items())
+            return out
+
+        channels = locked_channel(
+            agent.plan,
+            agent=agent.name,
+            skill=agent.skill,
+            credentials=grpc_credentials,
+            allow_insecure=allow_insecure_grpc,
+            metadata=metadata,
+            on_refusal=runtime.record,
+        )
+    return locked_client_factory(
+        agent.plan,
+        card(agent),
+        agent.httpx_client(),
+        agent=agent.name,
+        skill=agent.skill,
+        push_endpoint=agent.push_endpoint,
+        grpc_channel_factory=channels,
+        interceptors=interceptors,
+        on_refusal=runtime.record,
+    )
+
+
+def create_client(
+    agent: LockedAgent,
+    *,
+    interceptors: Sequence[ClientCallInterceptor] = (),
+    grpc_credentials: grpc.ChannelCredentials | None = None,
+    allow_insecure_grpc: bool = False,
+) -> Client:
+    """``LockedAgent.create_client()``: an a2a-sdk ``Client`` on exactly the agent's plan (:func:`locked_client`),
+    sending through a fresh enforcing ``agent.httpx_client()`` (JSON-RPC, HTTP+JSON, the 0.3 compat transports)
+    or the locked gRPC channel. ``interceptors`` run before the plan's own. Close it with ``await client.close()``
+    (or ``async with``).
+
+    :raises UsageError: a2a-sdk (or, for gRPC, grpcio) is not installed.
+    """
+    factory = client_factory(
+        agent, interceptors=interceptors, grpc_credentials=grpc_credentials, allow_insecure_grpc=allow_insecure_grpc
+    )
+    return factory.create(card(agent))
