@@ -19,7 +19,8 @@ def test_message_names_the_code_and_repr_is_bounded() -> None:
     assert str(e).startswith("plan-violation: research (market-size)")
     assert isinstance(e, Exception)
     assert repr(e) == (
-        "PlanViolationError(code='plan-violation', message='research (market-size): A2A-Version 0.3 is not the locked 1.0')"
+        "PlanViolationError(code='plan-violation', "
+        "message='research (market-size): A2A-Version 0.3 is not the locked 1.0')"
     )
     assert e.retryable is False
     assert e.to_json()["agent"] == "research"

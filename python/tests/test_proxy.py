@@ -32,8 +32,17 @@ def test_proxy_vectors(case: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize(
     ("host", "loopback"),
-    [("127.0.0.1", True), ("127.255.0.9", True), ("::1", True), ("[::1]", True), ("localhost", True),
-     ("::ffff:127.0.0.1", True), ("128.0.0.1", False), ("example.com", False), ("0.0.0.0", False)],
+    [
+        ("127.0.0.1", True),
+        ("127.255.0.9", True),
+        ("::1", True),
+        ("[::1]", True),
+        ("localhost", True),
+        ("::ffff:127.0.0.1", True),
+        ("128.0.0.1", False),
+        ("example.com", False),
+        ("0.0.0.0", False),  # noqa: S104
+    ],
 )
 def test_loopback(host: str, loopback: bool) -> None:
     assert is_loopback_host(host) is loopback

@@ -17,7 +17,7 @@ import re
 from decimal import Decimal
 from typing import Any
 
-__all__ = ["DuplicateKeyError", "canonical_json", "integrity_of", "js_number", "parse_json"]
+__all__ = ["DuplicateKeyError", "canonical_json", "integrity_of", "js_number", "js_stringify", "parse_json"]
 
 _MAX_SAFE = 2**53
 _ESCAPE = re.compile(r'["\\\x00-\x1f\ud800-\udfff]')
@@ -115,7 +115,7 @@ def _utf16_key(key: str) -> bytes:
     return key.encode("utf-16-be", "surrogatepass")
 
 
-def _text(value: Any, out: list[str]) -> None:
+def _text(value: Any, out: list[str], sort: bool = True) -> None:
     if value is None:
         out.append("null")
     elif value is True:
@@ -131,16 +131,16 @@ def _text(value: Any, out: list[str]) -> None:
         for i, item in enumerate(value):
             if i:
                 out.append(",")
-            _text(item, out)
+            _text(item, out, sort)
         out.append("]")
     elif isinstance(value, dict):
         out.append("{")
-        for i, key in enumerate(sorted(value, key=_utf16_key)):
+        for i, key in enumerate(sorted(value, key=_utf16_key) if sort else value):
             if i:
                 out.append(",")
             out.append(_string(key))
             out.append(":")
-            _text(value[key], out)
+            _text(value[key], out, sort)
         out.append("}")
     else:
         raise TypeError(f"a {type(value).__name__} has no JSON form")
@@ -157,6 +157,14 @@ def canonical_json(value: Any) -> str:
 
 
 def integrity_of(value: Any) -> str:
-    """``sha256-<base64>`` over the canonical JSON of ``value`` in UTF-8: a snapshot's integrity, a lockfile's digest."""
+    """``sha256-<base64>`` over the canonical JSON of ``value`` in UTF-8 (a snapshot's integrity, a lockfile's
+    digest)."""
     text = canonical_json(value).encode("utf-8", "surrogatepass")
     return "sha256-" + base64.b64encode(hashlib.sha256(text).digest()).decode("ascii")
+
+
+def js_stringify(value: Any) -> str:
+    """JavaScript's ``JSON.stringify(value)`` of a JSON value: members in their order, no whitespace."""
+    out: list[str] = []
+    _text(value, out, sort=False)
+    return "".join(out)

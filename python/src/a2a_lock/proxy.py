@@ -116,7 +116,11 @@ def proxy_route(env: Mapping[str, str], url: str, *, credential: bool = False) -
     scheme = parts.scheme.lower()
     if scheme not in _DEFAULT_PORTS or not host or is_loopback_host(host):
         return DIRECT
-    chosen = _variable(env, "http_proxy") if scheme == "http" else (_variable(env, "https_proxy") or _variable(env, "http_proxy"))
+    chosen = (
+        _variable(env, "http_proxy")
+        if scheme == "http"
+        else (_variable(env, "https_proxy") or _variable(env, "http_proxy"))
+    )
     if chosen is None:
         return DIRECT
     name, value = chosen
