@@ -121,6 +121,7 @@ def js_agent(**options: Any) -> Iterator[Peer]:
 
 def lock_project(directory: Path, manifest: dict[str, Any], env: dict[str, str] | None = None) -> Path:
     """Write ``a2a.json`` in ``directory`` and lock it with the built CLI; returns the lockfile's path."""
+    directory.mkdir(parents=True, exist_ok=True)
     (directory / "a2a.json").write_text(json.dumps(manifest), encoding="utf-8")
     result = subprocess.run(  # noqa: S603
         [NODE, str(CLI), "lock"],
