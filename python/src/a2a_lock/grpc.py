@@ -113,7 +113,8 @@ def locked_channel(
         plaintext = False
 
     async def checked(details: Any) -> Any:
-        name = str(details.method).rsplit("/", 1)[-1]
+        method = details.method
+        name = (method.decode("ascii", "replace") if isinstance(method, bytes) else str(method)).rsplit("/", 1)[-1]
         kind = GRPC_METHOD_KINDS.get(name)
         if kind is None:
             raise refuse(f"a gRPC method the plan does not know ({name})")
