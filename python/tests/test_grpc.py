@@ -71,7 +71,7 @@ async def test_stream_interceptor_refuses_a_stream_on_a_poll_plan(tmp_path: Path
         call = stub.SendStreamingMessage(request("escape"))
         async for _ in call:
             pass
-    with pytest.raises(PlanViolationError, match="a2a-version 0.3"):
+    with pytest.raises(PlanViolationError, match=r"a2a-version 0\.3"):
         await stub.SendMessage(request("old"), metadata=(("a2a-version", "0.3"),))
     await channel.close()
     assert grpc_calls(peer)[before:] == []
