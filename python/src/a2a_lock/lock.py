@@ -15,10 +15,10 @@ from __future__ import annotations
 import os
 import re
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
 import httpx
@@ -49,6 +49,10 @@ from .plan import Interface, Plan
 from .request_check import RequestPlan, same_url
 from .schema import first_error, format_path, lockfile_schema
 from .transport import EnforcingTransport, Router
+
+if TYPE_CHECKING:
+    from a2a.client import Client, ClientFactory
+    from a2a.types import AgentCard
 
 __all__ = ["LOCKFILE_VERSION", "Lock", "LockedAgent", "load_lock", "lock_digest"]
 
@@ -287,6 +291,26 @@ class LockedAgent:
         if iface not in self.interfaces:
             raise UsageError(f"{self.name} ({self.skill}): {iface.url} is not an interface of the locked plan")
         return RequestPlan(self.name, self.skill, self.plan, iface, self.input_modes, self.push_endpoint)
+
+    def card(self) -> AgentCard:
+        """The locked snapshot as an a2a-sdk ``AgentCard`` narrowed to the plan (``a2a_lock.sdk.card``); nothing is
+        fetched. Needs the ``sdk`` extra."""
+        from . import sdk
+
+        return sdk.card(self)
+
+    def client_factory(self, **options: Any) -> ClientFactory:
+        """An a2a-sdk ``ClientFactory`` bound to the plan (``a2a_lock.sdk.client_factory``), for Google ADK's
+        ``RemoteA2aAgent(a2a_client_factory=…)``. Needs the ``sdk`` extra."""
+        from . import sdk
+
+        return sdk.client_factory(self, **options)
+
+    def create_client(self, **options: Any) -> Client:
+        """An a2a-sdk ``Client`` on exactly the plan (``a2a_lock.sdk.create_client``). Needs the ``sdk`` extra."""
+        from . import sdk
+
+        return sdk.create_client(self, **options)
 
     def httpx_client(
         self,
@@ -620,8 +644,9 @@ def _interfaces_off_card(entry: Mapping[str, Any], settings: Mapping[str, Any]) 
     urls: list[str] = []
     for snapshot in (entry["snapshot"], (entry.get("extended") or {}).get("snapshot")):
         if isinstance(snapshot, dict):
-            for url, _binding, _version in card_interfaces(snapshot):
-                absolute = urljoin(base, url) if base else url
+            for url, binding, _version in card_interfaces(snapshot):
+                grpc = binding == "GRPC" or re.fullmatch(r"[^/:]+:\d+|\[[^\]]+\]:\d+", url) is not None
+                absolute = urljoin(base, url) if base and not grpc else url
                 urls.append(absolute)
                 if settings.get("rebaseInterfaces") and base:
                     parts, card = urlsplit(absolute), urlsplit(base)

@@ -8,6 +8,8 @@ path; any other redirect is refused. A 401 after OAuth tokens were sent renews t
 
 from __future__ import annotations
 
+import functools
+import ssl
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Protocol
 from urllib.parse import urljoin, urlsplit
@@ -26,13 +28,22 @@ MAX_REDIRECTS = 5
 _HOP_HEADERS = frozenset({"host", "content-length", "transfer-encoding"})
 
 
+@functools.cache
+def _default_tls() -> ssl.SSLContext:
+    """One verifying TLS context (certifi's roots, as httpx's default) shared by every pool: building one reads the
+    CA bundle, which costs more than a loopback request."""
+    import certifi
+
+    return ssl.create_default_context(cafile=certifi.where())
+
+
 class Router:
     """Sends a checked request directly or through the environment's proxy (read when each request is routed),
     one connection pool per way. ``verify``: as httpx's (``True``, a path, an ``ssl.SSLContext``)."""
 
     def __init__(self, env: Mapping[str, str], verify: object = True) -> None:
         self._env = env
-        self._verify = verify
+        self._verify = _default_tls() if verify is True else verify
         self._pools: dict[str | None, httpx.AsyncHTTPTransport] = {}
 
     def __repr__(self) -> str:
