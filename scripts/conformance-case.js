@@ -15,7 +15,6 @@ export const CONFORMANCE_RULES = [
   'push',
   'input-modes',
   'output-modes',
-  'request-shape',
   'redirects',
   'credential-apikey',
   'credential-http',
@@ -29,7 +28,7 @@ export const CONFORMANCE_RULES = [
 ];
 
 /** The placeholders a runner substitutes in the case's JSON text (see conformance/README.md). */
-export const CONFORMANCE_PLACEHOLDERS = ['{{recorder}}', '{{other}}', '{{integrity}}', '{{digest}}'];
+export const CONFORMANCE_PLACEHOLDERS = ['{{recorder}}', '{{other}}', '{{port}}', '{{integrity}}', '{{digest}}'];
 
 const Json = z.json();
 const Headers = z.record(z.string(), z.string());
