@@ -657,6 +657,7 @@ jsonrpcMethod.push(
 );
 
 const REST_BASE = `${R}/a2a/rest`;
+const HOOK = `${R}/hooks/a2a`;
 const restSend = (body = { message: message([{ text: 'hi' }]) }) => post(`${REST_BASE}/message:send`, body);
 const restRoute = [
   c('rest-route/message-send', 'POST /message:send is sent, with the locked output modes filled in.', {
@@ -688,6 +689,47 @@ const restRoute = [
     request: get(`${REST_BASE}/extendedAgentCard`),
     expect: sent(got('/a2a/rest/extendedAgentCard', REST_AUTH, { method: 'GET' })),
   }),
+  c(
+    'rest-route/list-push-configs-on-poll',
+    'GET /tasks/{id}/pushNotificationConfigs reads configs (JSON-RPC ListTaskPushNotificationConfigs): sent on a poll plan.',
+    {
+      agent: 'rest',
+      request: get(`${REST_BASE}/tasks/t-1/pushNotificationConfigs`),
+      expect: sent(got('/a2a/rest/tasks/t-1/pushNotificationConfigs', REST_AUTH, { method: 'GET' })),
+    },
+  ),
+  c(
+    'rest-route/get-push-config-on-poll',
+    'GET /tasks/{id}/pushNotificationConfigs/{configId} (JSON-RPC GetTaskPushNotificationConfig): sent on a poll plan.',
+    {
+      agent: 'rest',
+      request: get(`${REST_BASE}/tasks/t-1/pushNotificationConfigs/c-1`),
+      expect: sent(got('/a2a/rest/tasks/t-1/pushNotificationConfigs/c-1', REST_AUTH, { method: 'GET' })),
+    },
+  ),
+  c(
+    'rest-route/delete-push-config-on-poll',
+    'DELETE /tasks/{id}/pushNotificationConfigs/{configId} (JSON-RPC DeleteTaskPushNotificationConfig): sent on a poll plan.',
+    {
+      agent: 'rest',
+      request: { method: 'DELETE', url: `${REST_BASE}/tasks/t-1/pushNotificationConfigs/c-1`, headers: {} },
+      expect: sent(got('/a2a/rest/tasks/t-1/pushNotificationConfigs/c-1', REST_AUTH, { method: 'DELETE' })),
+    },
+  ),
+  c(
+    'rest-route/put-push-config-on-poll',
+    'Any method but GET and DELETE on a push config route sets one: refused on a poll plan.',
+    {
+      agent: 'rest',
+      request: {
+        method: 'PUT',
+        url: `${REST_BASE}/tasks/t-1/pushNotificationConfigs/c-1`,
+        headers: JSON_HEADERS,
+        body: { url: HOOK },
+      },
+      expect: refused(),
+    },
+  ),
   c('rest-route/message-stream-on-poll', 'POST /message:stream on a poll plan is refused.', {
     agent: 'rest',
     request: post(`${REST_BASE}/message:stream`, { message: message() }),
@@ -848,7 +890,6 @@ const delivery = [
   }),
 ];
 
-const HOOK = `${R}/hooks/a2a`;
 const pushConfig = (url) => ({ taskPushNotificationConfig: { url } });
 const push = [
   c('push/config-on-poll', 'A send carrying a push config on a poll plan is refused.', {
