@@ -12,6 +12,7 @@ raises from :meth:`Lock.agent` on every call for that agent, before anything is 
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections import deque
@@ -24,7 +25,7 @@ from urllib.parse import urljoin, urlsplit
 import httpx
 
 from .canonical import DuplicateKeyError, integrity_of, parse_json
-from .card import SecurityScheme, card_interfaces, input_modes, security_schemes
+from .card import CardShape, SecurityScheme, card_interfaces, input_modes, narrowed_card, security_schemes
 from .credentials import (
     CredentialProvider,
     CredentialRequest,
@@ -48,7 +49,7 @@ from .origin_auth import OriginAuthenticator, OriginAuthProvider, origin_of
 from .plan import Interface, Plan
 from .request_check import RequestPlan, same_url
 from .schema import first_error, format_path, lockfile_schema
-from .transport import EnforcingTransport, Router
+from .transport import EnforcingTransport, Router, card_urls
 
 if TYPE_CHECKING:
     from a2a.client import Client, ClientFactory
@@ -357,6 +358,7 @@ class _AgentRuntime:
         self.skill = skill
         self.plan = plan
         raw = entry["extended"]["snapshot"] if "extended" in entry else entry["snapshot"]
+        self._raw = raw
         self.snapshot: Mapping[str, Any] = _deep_freeze(raw)
         self.schemes: dict[str, SecurityScheme] = security_schemes(raw)
         self.input_modes = input_modes(raw, skill)
@@ -367,6 +369,18 @@ class _AgentRuntime:
             OriginAuthenticator(record, self.env, lock._origin_auth) if record else None
         )
         self._grants: list[ClientCredentialsGrant] = []
+        interfaces = [plan.url, *(i.url for i in (plan.fallbacks.interfaces if plan.fallbacks else ()))]
+        self.card_urls = card_urls(entry["resolved"], interfaces)
+        self._cards: dict[CardShape, str] = {}
+
+    def card(self, shape: CardShape) -> dict[str, Any]:
+        """The locked card narrowed to the plan, in ``shape`` (a fresh object)."""
+        text = self._cards.get(shape)
+        if text is None:
+            text = json.dumps(narrowed_card(self._raw, self.plan, self.skill, self.input_modes, shape))
+            self._cards[shape] = text
+        value: dict[str, Any] = json.loads(text)
+        return value
 
     def __repr__(self) -> str:
         return f"_AgentRuntime({self.name!r}, {self.skill!r})"

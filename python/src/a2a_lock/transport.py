@@ -11,14 +11,16 @@ from __future__ import annotations
 import functools
 import ssl
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Protocol
+from typing import Any, Protocol
 from urllib.parse import urljoin, urlsplit
 
 import httpx
 
+from .canonical import js_stringify
+from .card import CardShape, shape_for_version
 from .credentials import Placement, apply_placements
 from .errors import A2aLockError, FetchError, PlanViolationError, UsageError
-from .origin_auth import OriginAuthenticator
+from .origin_auth import OriginAuthenticator, origin_of
 from .proxy import is_loopback_host, proxy_route
 from .request_check import CheckedRequest, RequestPlan, check_request, path_below
 
@@ -85,6 +87,10 @@ class Router:
 class AgentRuntime(Protocol):
     """What the transport needs of the loaded agent (see ``lock.py``)."""
 
+    card_urls: frozenset[str]
+
+    def card(self, shape: CardShape) -> dict[str, Any]: ...
+
     def record(self, error: PlanViolationError) -> None: ...
 
     def placements(self, ctx: RequestPlan) -> Awaitable[list[Placement]]: ...
@@ -98,6 +104,31 @@ class AgentRuntime(Protocol):
 def _shown(url: str) -> str:
     parts = urlsplit(url)
     return f"{parts.scheme}://{parts.netloc.rsplit('@', 1)[-1]}{parts.path}"
+
+
+def _card_key(url: str) -> str | None:
+    """``origin + path`` of an http(s) URL (query and fragment ignored), as the card URLs are kept."""
+    origin = origin_of(url)
+    return None if origin is None else origin + (urlsplit(url).path or "/")
+
+
+def card_urls(resolved: str, interfaces: list[str]) -> frozenset[str]:
+    """The card URLs answered from the lock: the locked card URL, and both well-known card paths on each locked
+    http(s) origin (the card's and the interfaces')."""
+    out: set[str] = set()
+    origins: set[str] = set()
+    for url in [resolved, *interfaces]:
+        origin = origin_of(url)
+        if origin is None:
+            continue
+        origins.add(origin)
+        if url == resolved:
+            key = _card_key(url)
+            if key:
+                out.add(key)
+    for origin in origins:
+        out.update(f"{origin}{path}" for path in ("/.well-known/agent-card.json", "/.well-known/agent.json"))
+    return frozenset(out)
 
 
 def _cleartext_off_loopback(url: str) -> bool:
@@ -128,6 +159,16 @@ class EnforcingTransport(httpx.AsyncBaseTransport):
 
     async def _handle(self, request: httpx.Request) -> httpx.Response:
         ctx = self._ctx
+        if request.method in ("GET", "HEAD") and _card_key(str(request.url)) in self._runtime.card_urls:
+            # The locked card, narrowed to the plan, answered from the lockfile without the network.
+            shape = shape_for_version(request.headers.get("a2a-version"))
+            body = b"" if request.method == "HEAD" else js_stringify(self._runtime.card(shape)).encode()
+            return httpx.Response(
+                200,
+                headers={"content-type": "application/json", "vary": "A2A-Version"},
+                content=body,
+                request=request,
+            )
         body = await request.aread()
         checked = check_request(
             ctx,
