@@ -14,7 +14,7 @@ import pytest
 from a2a.types import a2a_pb2_grpc
 from a2a.types.a2a_pb2 import Message, Part, Role, SendMessageRequest
 
-from a2a_lock import PlanViolationError, load_lock, sdk
+from a2a_lock import PlanViolationError, load_lock
 from a2a_lock.grpc import locked_channel
 from a2a_lock.plan import Plan
 from sdk_peers import PROFILE, Peer, lock_project, sdk_agent
@@ -52,7 +52,7 @@ async def test_grpc_plan_sends_with_the_locked_version_and_credential(tmp_path: 
         agent = locked(tmp_path / str(streaming), peer, streaming).agent("py", "market-size")
         assert agent.plan.protocol_binding == "GRPC"
         before = len(grpc_calls(peer))
-        async with sdk.create_client(agent) as client:
+        async with agent.create_client() as client:
             texts = [p.text async for e in client.send_message(request("over grpc")) for p in e.message.parts]
         assert texts == ["echo: over grpc"]
         assert [(r["path"], r["version"], r["authorization"]) for r in grpc_calls(peer)[before:]] == [

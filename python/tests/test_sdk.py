@@ -23,7 +23,7 @@ from a2a.types.a2a_pb2 import (
     TaskPushNotificationConfig,
 )
 
-from a2a_lock import PlanViolationError, load_lock, sdk
+from a2a_lock import PlanViolationError, load_lock
 from sdk_peers import PROFILE, Peer, js_agent, lock_project, sdk_agent
 
 TOKEN = "py-bearer-T0ken"
@@ -72,7 +72,7 @@ def locked(tmp_path: Path, peer: Peer, profile: dict[str, Any], **agent: Any) ->
 def test_card_holds_the_locked_interface_only(tmp_path: Path, compat: Peer) -> None:
     lock = locked(tmp_path, compat, {"versions": ["0.3"], "bindings": ["HTTP+JSON"]}, skills=["market-size"])
     agent = lock.agent("py", "market-size")
-    card = sdk.card(agent)
+    card = agent.card()
     assert [(i.url, i.protocol_binding, i.protocol_version) for i in card.supported_interfaces] == [
         (f"{compat.origin}/a2a/rest", "HTTP+JSON", "0.3")
     ]
@@ -102,7 +102,7 @@ async def test_create_client_sends_on_the_locked_binding_and_version(
     agent = lock.agent("py", "market-size")
     assert agent.plan.delivery == "poll"
     before = len(posts(compat))
-    async with sdk.create_client(agent) as client:
+    async with agent.create_client() as client:
         assert await reply(client, "hello") == ["echo: hello"]
     sent = posts(compat)[before:]
     assert [(r["method"], r["path"], r["version"]) for r in sent] == [("POST", path, version)]
@@ -115,14 +115,14 @@ async def test_stream_plan_streams_and_poll_plan_refuses_streams_with_nothing_se
     agent = streamed.agent("py")
     assert agent.plan.delivery == "stream"
     before = len(posts(compat))
-    async with sdk.create_client(agent) as client:
+    async with agent.create_client() as client:
         assert await reply(client, "streamed") == ["echo: streamed"]
     assert [r["path"] for r in posts(compat)[before:]] == ["/a2a/rest/message:stream"]
 
     polled = locked(tmp_path / "p", compat, {"versions": ["1.0"], "streaming": False}, skills=[])
     agent = polled.agent("py")
     before = len(posts(compat))
-    async with sdk.create_client(agent) as client:
+    async with agent.create_client() as client:
         # a2a-sdk never streams on a config without streaming; a push config call it would send: the plan refuses.
         with pytest.raises(PlanViolationError) as refused:
             await client.create_task_push_notification_config(
@@ -157,7 +157,7 @@ async def test_credential_and_extended_card_stay_on_the_plan(tmp_path: Path, gat
     lock = load_lock(tmp_path / "a2a.lock.json", env={"PY_TOKEN": TOKEN})
     agent = lock.agent("py", "deep-dive")
     before = len(posts(gated))
-    async with sdk.create_client(agent) as client:
+    async with agent.create_client() as client:
         assert await reply(client, "signed in") == ["echo: signed in"]
         extended = await client.get_extended_agent_card(GetExtendedAgentCardRequest())
         # The card the client adopts is narrowed as the locked one is.
@@ -181,7 +181,7 @@ async def test_js_sdk_agent_gets_the_locked_extensions_and_modes(tmp_path: Path)
         lock_project(tmp_path, {"profile": profile, "agents": {"js": {"card": peer.origin, "skills": ["market-size"]}}})
         agent = load_lock(tmp_path / "a2a.lock.json", env={}).agent("js", "market-size")
         assert agent.plan.extensions == ("https://example.com/ext/citations/v1",)
-        async with sdk.create_client(agent) as client:
+        async with agent.create_client() as client:
             assert (await reply(client, "js")) != []
         sent = posts(peer)
         assert [(r["path"], r["version"], r["extensions"]) for r in sent] == [
@@ -195,6 +195,6 @@ async def test_js_sdk_agent_0_3_compat(tmp_path: Path) -> None:
         lock_project(tmp_path, {"profile": profile, "agents": {"js": {"card": peer.origin}}})
         agent = load_lock(tmp_path / "a2a.lock.json", env={}).agent("js")
         assert (agent.plan.protocol_version, agent.plan.protocol_binding) == ("0.3", "JSONRPC")
-        async with sdk.create_client(agent) as client:
+        async with agent.create_client() as client:
             assert (await reply(client, "legacy")) != []
         assert [(r["path"], r["version"]) for r in posts(peer)] == [("/a2a/jsonrpc", "0.3")]

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from . import sdk
-
 if TYPE_CHECKING:
     from google.adk.agents.remote_a2a_agent import RemoteA2aAgent
 
@@ -25,7 +23,7 @@ __all__ = ["remote_a2a_agent"]
 
 def remote_a2a_agent(agent: LockedAgent, *, name: str | None = None, **kwargs: Any) -> RemoteA2aAgent:
     """A ``google.adk`` ``RemoteA2aAgent`` for the locked ``agent``: ``agent_card`` the locked card
-    (:func:`a2a_lock.sdk.card`), ``a2a_client_factory`` bound to the plan (:func:`a2a_lock.sdk.client_factory`).
+    (``agent.card()``), ``a2a_client_factory`` bound to the plan (``agent.client_factory()``).
 
     ``name``: the ADK agent's name (an identifier; default the locked name with ``-`` as ``_``). ``kwargs`` go to
     ``RemoteA2aAgent`` (``description``, callbacks …); ``agent_card``, ``httpx_client`` and ``a2a_client_factory``
@@ -42,11 +40,11 @@ def remote_a2a_agent(agent: LockedAgent, *, name: str | None = None, **kwargs: A
         from google.adk.agents.remote_a2a_agent import RemoteA2aAgent
     except ImportError as error:
         raise UsageError(f"this needs google-adk: {error}", hint="pip install google-adk") from error
-    card = sdk.card(agent)
+    card = agent.card()
     kwargs.setdefault("description", card.description)
     return RemoteA2aAgent(
         name=name or agent.name.replace("-", "_"),
         agent_card=card,
-        a2a_client_factory=sdk.client_factory(agent),
+        a2a_client_factory=agent.client_factory(),
         **kwargs,
     )
