@@ -26,7 +26,9 @@ def request() -> Any:
 
     return SendMessageRequest(
         message=Message(
-            message_id=str(uuid.uuid4()), role=Role.ROLE_USER, parts=[Part(text="size the EU heat-pump market")]
+            message_id=str(uuid.uuid4()),
+            role=Role.ROLE_USER,
+            parts=[Part(text="size the EU heat-pump market")],
         )
     )
 
@@ -39,14 +41,20 @@ async def send(client: Any) -> None:
 def ours(args: dict[str, Any]) -> Any:
     from a2a_lock import load_lock
 
-    return load_lock(args["lockfile"], env={}).agent("research", "market-size").create_client()
+    return (
+        load_lock(args["lockfile"], env={})
+        .agent("research", "market-size")
+        .create_client()
+    )
 
 
 async def bare(args: dict[str, Any]) -> Any:
     from a2a.client import ClientConfig, create_client
 
     # The same output modes as the plan, so both send the same request.
-    return await create_client(args["origin"], ClientConfig(accepted_output_modes=["application/json"]))
+    return await create_client(
+        args["origin"], ClientConfig(accepted_output_modes=["application/json"])
+    )
 
 
 async def first(what: str, args: dict[str, Any]) -> None:
@@ -71,10 +79,20 @@ async def latency(args: dict[str, Any]) -> None:
             times[key].append((time.perf_counter() - t) * 1000)
     await a.close()
     await b.close()
-    print(json.dumps({"ours": statistics.median(times["a"]), "bare": statistics.median(times["b"])}))
+    print(
+        json.dumps(
+            {
+                "ours": statistics.median(times["a"]),
+                "bare": statistics.median(times["b"]),
+            }
+        )
+    )
 
 
 def load(args: dict[str, Any]) -> None:
+    # Imported before timing, as the baseline's modules are.
+    from a2a_lock import load_lock
+
     path = args["lockfile"]
     with open(path, encoding="utf-8") as f:
         f.read()  # both timed reads find the file in the page cache
@@ -84,8 +102,6 @@ def load(args: dict[str, Any]) -> None:
     json.loads(text)
     hashlib.sha256(text.encode()).digest()
     parse = (time.perf_counter() - t) * 1000
-    from a2a_lock import load_lock  # imported before timing, as the baseline's modules are
-
     t = time.perf_counter()
     load_lock(path, env={})
     loaded = (time.perf_counter() - t) * 1000
