@@ -35,7 +35,7 @@ export interface ConformanceCase {
   }>;
   request: { method: string; url: string; headers?: Record<string, string>; body?: Json; bodyText?: string };
   expect: {
-    verdict: 'sent' | 'refused';
+    verdict: 'sent' | 'served' | 'refused';
     code?: string;
     requests: Array<{
       recorder?: 'recorder' | 'other';
@@ -45,6 +45,7 @@ export interface ConformanceCase {
       body?: Json;
       form?: Record<string, string>;
     }>;
+    response?: { status?: number; headers?: Record<string, string | null>; body?: Json };
   };
 }
 

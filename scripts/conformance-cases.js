@@ -2015,6 +2015,108 @@ const fallbacks = [
   ),
 ];
 
+const CARD = `${R}/.well-known/agent-card.json`;
+const served = (response) => ({ verdict: 'served', requests: [], response });
+const V1 = { 'A2A-Version': '1.0' };
+/** The narrowed 1.0 card of the main fixture's rpc agent, skill market-size: what must hold of it. */
+const RPC_CARD = {
+  name: 'Conformance Agent',
+  supportedInterfaces: [
+    { url: `${R}${RPC_PATH}`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+    { url: `${R}/a2a/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+  ],
+  capabilities: { extensions: [{ uri: CITATIONS }, { uri: TRACE }] },
+  skills: [{ id: 'market-size', outputModes: ['application/json', 'text/plain'] }],
+};
+const JSON_ANSWER = { 'content-type': 'application/json' };
+const cardCases = [
+  c(
+    'card/well-known-served',
+    'A GET of the well-known card URL on a locked origin is answered from the lockfile: the card narrowed to the plan, nothing sent.',
+    {
+      request: get(CARD, V1),
+      expect: served({ status: 200, headers: JSON_ANSWER, body: RPC_CARD }),
+    },
+  ),
+  c(
+    'card/no-version-is-0-3-shape',
+    'Without A2A-Version the card is answered in the 0.3 shape, on the locked interface.',
+    {
+      request: get(CARD),
+      expect: served({
+        status: 200,
+        body: { name: 'Conformance Agent', url: `${R}${RPC_PATH}`, preferredTransport: 'JSONRPC' },
+      }),
+    },
+  ),
+  c('card/legacy-path-served', 'The 0.3 well-known path (agent.json) is answered too.', {
+    request: get(`${R}/.well-known/agent.json`, V1),
+    expect: served({ status: 200, body: RPC_CARD }),
+  }),
+  c('card/query-ignored', 'A query on the card URL is ignored.', {
+    request: get(`${CARD}?refresh=1`, V1),
+    expect: served({ status: 200, body: { name: 'Conformance Agent' } }),
+  }),
+  c('card/head-served', 'A HEAD of the card URL is answered from the lockfile too.', {
+    request: { method: 'HEAD', url: CARD, headers: V1 },
+    expect: served({ status: 200, headers: JSON_ANSWER }),
+  }),
+  c('card/other-skill-narrowed', 'The card is narrowed to the skill of the client: summarize only.', {
+    skill: 'summarize',
+    request: get(CARD, V1),
+    expect: served({ status: 200, body: { skills: [{ id: 'summarize', outputModes: ['text/plain'] }] } }),
+  }),
+  c('card/no-credential-needed', 'Answering the card reads no credential: served with the environment empty.', {
+    env: {},
+    request: get(CARD, V1),
+    expect: served({ status: 200, body: { name: 'Conformance Agent' } }),
+  }),
+  c(
+    'card/other-origin-refused',
+    'The card URL of an origin the plan does not name is not answered, nor sent: refused.',
+    {
+      request: get(`${O}/.well-known/agent-card.json`, V1),
+      expect: refused(),
+    },
+  ),
+  c('card/post-refused', 'A POST to the card URL is not a card request: refused (not the interface).', {
+    request: post(CARD, {}),
+    expect: refused(),
+  }),
+  c('card/other-well-known-refused', 'Another well-known path is not the card: refused.', {
+    request: get(`${R}/.well-known/openid-configuration`, V1),
+    expect: refused(),
+  }),
+  c(
+    'card/rest-agent-served',
+    'HTTP+JSON plan: the well-known card on its origin is answered, though not below the interface.',
+    {
+      agent: 'rest',
+      request: get(CARD, V1),
+      expect: served({
+        status: 200,
+        body: { supportedInterfaces: [{ url: `${R}/a2a/rest`, protocolBinding: 'HTTP+JSON' }] },
+      }),
+    },
+  ),
+  c(
+    'card/cleartext-origin-served',
+    'A plain-http origin off loopback: the card is answered from the lockfile, nothing goes on the network.',
+    {
+      agent: 'cleartext',
+      request: get('http://agent.example:8080/.well-known/agent-card.json', V1),
+      expect: served({ status: 200, body: { name: 'Conformance Agent' } }),
+    },
+  ),
+  c('card/origin-auth-not-needed', 'Behind originAuth: the card is answered without the platform credential.', {
+    fixture: 'platform',
+    agent: 'gateway',
+    env: without('PLATFORM_TOKEN'),
+    request: get(CARD, V1),
+    expect: served({ status: 200, body: { name: 'Conformance Agent' } }),
+  }),
+];
+
 const WRONG = 'sha256-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';
 const lockfile = [
   c(
@@ -2233,6 +2335,7 @@ export const CASES = [
   ...originAuth,
   ...cleartext,
   ...fallbacks,
+  ...cardCases,
   ...lockfile,
   ...digest,
 ];

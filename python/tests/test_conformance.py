@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
+import httpx
 import pytest
 
 import a2a_lock
@@ -154,8 +155,10 @@ def load_options(case: dict[str, Any], directory: Path, recorder: Recorder, othe
     return {"lockfile": lockfile, **kwargs}
 
 
-async def run(case: dict[str, Any], options: dict[str, Any], recorder: Recorder, other: Recorder) -> tuple[str, Any]:
-    """The verdict of the Python runtime: ("sent", None) or ("refused", the exception)."""
+async def run(
+    case: dict[str, Any], options: dict[str, Any], recorder: Recorder, other: Recorder
+) -> tuple[httpx.Response | None, Exception | None]:
+    """What the Python runtime did: (the answer, None) or (None, the exception)."""
     request = substitute(case["request"], recorder, other)
     if "bodyText" in request:
         content: bytes | None = request["bodyText"].encode()
@@ -171,9 +174,9 @@ async def run(case: dict[str, Any], options: dict[str, Any], recorder: Recorder,
                 request["method"], request["url"], headers=list(request.get("headers", {}).items()), content=content
             )
             await response.aread()
-        return "sent", None
+        return response, None
     except Exception as error:
-        return "refused", error
+        return None, error
 
 
 @pytest.fixture(scope="module")
@@ -196,13 +199,23 @@ async def test_conformance(case_id: str, recorders: tuple[Recorder, Recorder], t
     recorder.answer = answering([a for a in answers if a.get("recorder", "recorder") == "recorder"])
     other.answer = answering([a for a in answers if a.get("recorder") == "other"])
     options = load_options(case, tmp_path, recorder, other)
-    verdict, error = await run(case, options, recorder, other)
+    answer, error = await run(case, options, recorder, other)
     await asyncio.sleep(0.005)  # anything still on its way lands now
     code = getattr(error, "code", None) if error is not None else None
     if error is not None and not isinstance(code, str):
         code = f"(no code: {type(error).__name__}: {error})"
+    # Answered: sent when a recorder received anything, else served (made from the lockfile).
+    verdict = "refused" if answer is None else "sent" if recorder.bytes_received + other.bytes_received else "served"
     expected = case["expect"]
     assert (verdict, code) == (expected["verdict"], expected.get("code")), str(error)
+    response = substitute(expected.get("response"), recorder, other)
+    if response is not None and answer is not None:
+        if "status" in response:
+            assert answer.status_code == response["status"], "answer status"
+        for header, value in response.get("headers", {}).items():
+            assert answer.headers.get(header) == value, f"answer header {header}"
+        if "body" in response:
+            assert contains(json.loads(answer.content), response["body"]), f"answer body {answer.content!r}"
     wanted = substitute(expected["requests"], recorder, other)
     for name, r in (("recorder", recorder), ("other", other)):
         mine = [e for e in wanted if e.get("recorder", "recorder") == name]

@@ -218,7 +218,7 @@ async function run(
   options: LoadLockOptions,
   recorder: Recorder,
   other: Recorder,
-): Promise<{ verdict: 'sent' | 'refused'; code?: string; error?: unknown }> {
+): Promise<{ answer?: { status: number; headers: Headers; text: string }; code?: string; error?: unknown }> {
   const request = substitute(c.request, recorder, other);
   try {
     const lock = await loadLock(options);
@@ -229,12 +229,12 @@ async function run(
       headers: request.headers ?? {},
       ...(body === undefined ? {} : { body }),
     });
-    await response.arrayBuffer();
+    const text = await response.text();
     lock.close();
-    return { verdict: 'sent' };
+    return { answer: { status: response.status, headers: response.headers, text } };
   } catch (error) {
     const code = (error as { code?: unknown }).code;
-    return { verdict: 'refused', code: typeof code === 'string' ? code : `(no code: ${String(error)})`, error };
+    return { code: typeof code === 'string' ? code : `(no code: ${String(error)})`, error };
   }
 }
 
@@ -291,7 +291,9 @@ describe('the JavaScript runtime against the conformance corpus', () => {
     // Anything still on its way would land now.
     await new Promise((resolve) => setTimeout(resolve, 5));
     const shown = result.error instanceof Error ? result.error.message : '';
-    expect({ verdict: result.verdict, code: result.code }, shown).toEqual({
+    // Answered: sent when a recorder received anything, else served (made from the lockfile).
+    const verdict = result.answer ? (recorder.bytes + other.bytes > 0 ? 'sent' : 'served') : 'refused';
+    expect({ verdict, code: result.code }, shown).toEqual({
       verdict: c.expect.verdict,
       code: c.expect.code,
     });
@@ -323,6 +325,14 @@ describe('the JavaScript runtime against the conformance corpus', () => {
           expect(form, `${name} request ${i} form`).toMatchObject(e.form);
         }
       });
+    }
+    const response = substitute(c.expect.response, recorder, other);
+    if (response && result.answer) {
+      if (response.status !== undefined) expect(result.answer.status, 'answer status').toBe(response.status);
+      for (const [header, value] of Object.entries(response.headers ?? {}))
+        expect(result.answer.headers.get(header), `answer header ${header}`).toBe(value);
+      if (response.body !== undefined)
+        expect(contains(JSON.parse(result.answer.text), response.body), `answer body ${result.answer.text}`).toBe(true);
     }
     // A recorder the case expects nothing on received not one byte (no connection at all).
     if (byRecorder('recorder').length === 0) expect(recorder.bytes, 'bytes on the recorder').toBe(0);
