@@ -77,6 +77,8 @@ def narrow_card(card: AgentCard, plan: Plan, skill: str | None = None) -> AgentC
     Keeps: the locked interface only (URL, binding, version, tenant); ``capabilities.streaming`` and
     ``push_notifications`` as the locked delivery says; the locked extensions; the locked security requirement
     and its schemes; the locked skill (all skills for the agent-level plan ``"*"``); the accepted output modes.
+    Its signatures are dropped (they covered the card as served): check signatures where the lock is made
+    (``a2a verify``, ``requireSignature``).
     """
     from a2a.types.a2a_pb2 import AgentInterface, SecurityRequirement, StringList
 
@@ -113,6 +115,8 @@ def narrow_card(card: AgentCard, plan: Plan, skill: str | None = None) -> AgentC
     modes = list(plan.accepted_output_modes or ())
     del card.default_output_modes[:]
     card.default_output_modes.extend(modes)
+    # The narrowed card is not the card the agent signed: a signature over it would not verify.
+    del card.signatures[:]
     return card
 
 
