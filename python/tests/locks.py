@@ -64,6 +64,9 @@ def write_lock(
     """Write ``a2a.lock.json`` (and a matching ``a2a.json`` unless ``manifest`` is false) into ``directory``."""
     credentials = {"bearer": {"env": "ECHO_TOKEN"}} if credentials is None else credentials
     snap = snapshot(url, token_url=token_url)
+    scopes = {scheme: (["read"] if scheme == "oauth" else []) for scheme in credentials}
+    if scopes:
+        snap["securityRequirements"] = [{"schemes": {k: {"list": v} for k, v in scopes.items()}}]
     locked_plan: dict[str, Any] = {
         "url": f"{url}/a2a/jsonrpc" if binding == "JSONRPC" else f"{url}/a2a/rest",
         "protocolBinding": binding,
@@ -74,6 +77,8 @@ def write_lock(
         "extensions": [EXT],
     }
     locked_plan.update(plan or {})
+    if locked_plan["delivery"] != "poll":
+        locked_plan.setdefault("fallbacks", {"interfaces": [], "delivery": ["poll"]})
     profile = {
         "bindings": ["JSONRPC", "HTTP+JSON"],
         "versions": ["1.0"],

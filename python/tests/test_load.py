@@ -84,7 +84,7 @@ def test_a_tampered_snapshot_is_refused_on_every_use(tmp_path: Path) -> None:
 def test_a_plan_moved_off_the_card_is_out_of_date(tmp_path: Path) -> None:
     path = write_lock(tmp_path, URL)
     edit(path, lambda v: v["agents"]["echo"]["plans"]["echo"].__setitem__("url", "https://evil.example/a2a"))
-    with pytest.raises(OutOfDateError, match="locked plan differs"):
+    with pytest.raises(OutOfDateError, match=r"no longer negotiates \(no-common-interface\)"):
         load_lock(path, env={}).agent("echo", "echo")
 
 
@@ -154,3 +154,21 @@ def test_the_example_lockfile_loads_every_agent() -> None:
     lock = load_lock(EXAMPLE, env={})
     assert lock.agent("research-agent", "market-size").plan.fallbacks is not None
     assert lock.agent("currency-agent", "convert").plan.protocol_version == "0.3"
+
+
+@pytest.mark.parametrize(
+    ("change", "says"),
+    [
+        (lambda p: p.__setitem__("delivery", "stream"), "(delivery"),
+        (lambda p: p["extensions"].append("https://example.com/ext/unlocked/v1"), "(extensions)"),
+        (lambda p: p["acceptedOutputModes"].append("text/plain"), "(acceptedOutputModes)"),
+        (lambda p: p.__setitem__("security", {}), "missing-credential"),
+        (lambda p: p.__setitem__("protocolBinding", "GRPC"), "no-common-interface"),
+    ],
+)
+def test_a_plan_edited_by_hand_is_out_of_date(tmp_path: Path, change: Any, says: str) -> None:
+    path = write_lock(tmp_path, URL)
+    edit(path, lambda v: change(v["agents"]["echo"]["plans"]["echo"]))
+    with pytest.raises(OutOfDateError) as caught:
+        load_lock(path, env={}).agent("echo", "echo")
+    assert says in str(caught.value)

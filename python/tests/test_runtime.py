@@ -337,3 +337,16 @@ async def test_secrets_never_appear_in_errors_or_repr(tmp_path: Path, recorder: 
                 await http.post(rpc(recorder), content=json.dumps(send_message(text=secret)), headers=headers)
             texts += [str(caught.value), repr(caught.value), json.dumps(caught.value.to_json())]
     assert all(secret not in t for t in texts)
+
+
+async def test_reading_and_deleting_push_configs_is_allowed_on_a_poll_plan(tmp_path: Path, recorder: Recorder) -> None:
+    lock = load_lock(write_lock(tmp_path, recorder.url, binding="HTTP+JSON"), env=ENV)
+    base = f"{recorder.url}/a2a/rest/tasks/t1/pushNotificationConfigs"
+    async with lock.agent("echo", "echo").httpx_client() as http:
+        await http.get(base)
+        await http.get(f"{base}/c1")
+        await http.delete(f"{base}/c1")
+        for method in ("POST", "PUT"):
+            with pytest.raises(PlanViolationError, match="push notification config"):
+                await http.request(method, base, content=json.dumps({"url": "https://x.example/p"}))
+    assert [r.method for r in recorder.requests] == ["GET", "GET", "DELETE"]

@@ -20,12 +20,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urljoin, urlsplit
 
 import httpx
 
 from .canonical import DuplicateKeyError, integrity_of, parse_json
-from .card import CardShape, SecurityScheme, card_interfaces, input_modes, narrowed_card, security_schemes
+from .card import CardShape, SecurityScheme, input_modes, narrowed_card, security_schemes
 from .credentials import (
     CredentialProvider,
     CredentialRequest,
@@ -47,7 +46,8 @@ from .manifest import describe_mismatches, manifest_mismatches, parse_manifest
 from .oauth import ClientCredentialsGrant, ClientCredentialsTokens
 from .origin_auth import OriginAuthenticator, OriginAuthProvider, origin_of
 from .plan import Interface, Plan
-from .request_check import RequestPlan, same_url
+from .plan_check import plan_issues
+from .request_check import RequestPlan
 from .schema import first_error, format_path, lockfile_schema
 from .transport import EnforcingTransport, Router, card_urls
 
@@ -606,9 +606,9 @@ class Lock:
                     path=format_path(["agents", name, "integrity" if what == "snapshot" else "extended"]),
                     hint=f"run a2a update {name}",
                 )
-        off_card = _interfaces_off_card(entry, settings)
-        if off_card:
-            return OutOfDateError(f'{source}: agent "{name}": {off_card}')
+        issues = plan_issues(entry, settings)
+        if issues:
+            return OutOfDateError(f'{source}: agent "{name}": {"; ".join(issues)}')
         return entry, settings
 
     def _manifest_sources(self, name: str) -> Mapping[str, Any]:
@@ -648,37 +648,6 @@ class _TokenTransport(httpx.AsyncBaseTransport):
 
     async def aclose(self) -> None:
         await self._router.aclose()
-
-
-def _interfaces_off_card(entry: Mapping[str, Any], settings: Mapping[str, Any]) -> str | None:
-    """Why a plan's interface is not one the snapshot offers (its URL), else ``None``: the snapshot's integrity
-    covers the card, not the plans, so a plan edited to another URL is refused here."""
-    resolved = entry.get("resolved")
-    base = resolved if isinstance(resolved, str) and resolved.lower().startswith(("http://", "https://")) else None
-    urls: list[str] = []
-    for snapshot in (entry["snapshot"], (entry.get("extended") or {}).get("snapshot")):
-        if isinstance(snapshot, dict):
-            for url, binding, _version in card_interfaces(snapshot):
-                grpc = binding == "GRPC" or re.fullmatch(r"[^/:]+:\d+|\[[^\]]+\]:\d+", url) is not None
-                absolute = urljoin(base, url) if base and not grpc else url
-                urls.append(absolute)
-                if settings.get("rebaseInterfaces") and base:
-                    parts, card = urlsplit(absolute), urlsplit(base)
-                    urls.append(
-                        f"{card.scheme}://{card.netloc}{parts.path}" + (f"?{parts.query}" if parts.query else "")
-                    )
-    for skill, plan in entry["plans"].items():
-        interfaces = [plan, *((plan.get("fallbacks") or {}).get("interfaces", []))]
-        for iface in interfaces:
-            url = iface["url"]
-            if not any(same_url(url, u) or _same_grpc(url, u) for u in urls):
-                return f'skill "{skill}": locked plan differs from the plan its snapshot negotiates (url)'
-    return None
-
-
-def _same_grpc(a: str, b: str) -> bool:
-    strip = re.compile(r"^(grpcs?|https?)://", re.I)
-    return strip.sub("", a).rstrip("/") == strip.sub("", b).rstrip("/")
 
 
 def _check_credentials_option(credentials: Any, agents: Mapping[str, Any], source: str) -> None:

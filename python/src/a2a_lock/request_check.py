@@ -147,7 +147,7 @@ def check_request(
     if text == "":
         text = None
     out_headers = _check_headers(ctx, headers)
-    kind = _rest_kind(ctx, path) if binding == "HTTP+JSON" else None
+    kind = _rest_kind(ctx, path, method.upper()) if binding == "HTTP+JSON" else None
     if text is not None:
         text = _check_body(ctx, kind, text)
     elif kind is not None:
@@ -286,7 +286,9 @@ _PUSH = re.compile(r"/tasks/[^/]+/pushnotificationconfigs(/[^/]+)?\Z")
 _UNKNOWN_A2A = re.compile(r"(^|/)message([:/]|\Z)|:(send|stream|subscribe|resubscribe)\b|pushnotification", re.ASCII)
 
 
-def _rest_kind(ctx: RequestPlan, rel: str) -> CallKind:
+def _rest_kind(ctx: RequestPlan, rel: str, method: str) -> CallKind:
+    """The HTTP+JSON call a path names. On a push config route GET and DELETE read or remove configs (as the
+    JSON-RPC Get/List/DeleteTaskPushNotificationConfig, allowed on any plan); any other method sets one."""
     if _BAD_PERCENT.search(rel):
         raise ctx.violation("the request path is not valid percent-encoding")
     try:
@@ -301,7 +303,7 @@ def _rest_kind(ctx: RequestPlan, rel: str) -> CallKind:
     if _SUBSCRIBE.search(path):
         return "subscribe"
     if _PUSH.search(path):
-        return "push-set"
+        return "other" if method in ("GET", "DELETE") else "push-set"
     if _UNKNOWN_A2A.search(path):
         raise ctx.violation(f"the path {json.dumps(rel[:80])} is not an A2A route this plan can check")
     return "other"
