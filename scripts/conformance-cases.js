@@ -1142,6 +1142,13 @@ const inputModes = [
     }),
     expect: refused(),
   }),
+  c('input-modes/legacy-rest-content-text', 'HTTP+JSON 0.3: a text part in `content` is sent.', {
+    agent: 'legacy-rest',
+    request: post(`${R}/a2a/v03rest/v1/message:send`, {
+      message: { messageId: 'm-1', role: 'user', content: [{ text: 'hi' }] },
+    }),
+    expect: sent(got('/a2a/v03rest/v1/message:send', { authorization: 'Bearer fake-legacy-token' })),
+  }),
   c('input-modes/content-field', "A message's `content` list is checked like `parts`.", {
     request: post(
       `${R}${RPC_PATH}`,
@@ -2254,6 +2261,38 @@ const lockfile = [
       expect: refused('lockfile-out-of-date'),
     },
   ),
+  c(
+    'lockfile/manifest-other-agent-out-of-step',
+    "The manifest out of step for another agent only: this agent's calls are sent.",
+    {
+      patch: { manifest: [{ op: 'add', path: '/agents/rest/skills/-', value: 'translate' }] },
+      request: call(...GET_TASK),
+      expect: sent(got(RPC_PATH, RPC_AUTH)),
+    },
+  ),
+  c(
+    'lockfile/manifest-schema-invalid',
+    'A manifest that is JSON but not a valid manifest refuses every agent (manifest-invalid).',
+    {
+      patch: { manifest: [{ op: 'add', path: '/agnets', value: {} }] },
+      request: call(...GET_TASK),
+      expect: refused('manifest-invalid'),
+    },
+  ),
+  c(
+    'lockfile/entry-schema-invalid',
+    'An entry whose plan is not a plan (delivery not a delivery) is refused (lockfile-invalid).',
+    {
+      patch: { lockfile: [{ op: 'replace', path: '/agents/rpc/plans/market-size/delivery', value: 'carrier-pigeon' }] },
+      request: call(...GET_TASK),
+      expect: refused('lockfile-invalid'),
+    },
+  ),
+  c('lockfile/other-entry-schema-invalid', "Another agent's invalid entry does not refuse this agent's calls.", {
+    patch: { lockfile: [{ op: 'replace', path: '/agents/rest/plans/market-size/delivery', value: 'carrier-pigeon' }] },
+    request: call(...GET_TASK),
+    expect: sent(got(RPC_PATH, RPC_AUTH)),
+  }),
   c('lockfile/manifest-not-json', 'A manifest beside the lockfile that is not JSON is refused (manifest-invalid).', {
     manifest: '{ "agents": ',
     request: call(...GET_TASK),

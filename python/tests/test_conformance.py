@@ -92,6 +92,19 @@ def contains(actual: Any, expected: Any) -> bool:
     return type(actual) is type(expected) and actual == expected
 
 
+def secrets_of(case: dict[str, Any]) -> list[str]:
+    """The case's secrets: every value of its environment and providers, and every access_token its answers give."""
+    o = case.get("options", {})
+    values: list[Any] = [
+        *o.get("env", {}).values(),
+        *(v for schemes in o.get("credentials", {}).values() for v in schemes.values()),
+        *([o["credentialsFunction"]] if "credentialsFunction" in o else []),
+        *o.get("originAuth", {}).values(),
+        *(r["body"].get("access_token") for r in case.get("responses", []) if isinstance(r.get("body"), dict)),
+    ]
+    return [v for v in values if isinstance(v, str) and len(v.strip()) >= 4]
+
+
 def answering(answers: list[dict[str, Any]]) -> Any:
     """A recorder script: each request takes the first unused answer whose path (if any) matches, else the default."""
 
@@ -208,6 +221,9 @@ async def test_conformance(case_id: str, recorders: tuple[Recorder, Recorder], t
     verdict = "refused" if answer is None else "sent" if recorder.bytes_received + other.bytes_received else "served"
     expected = case["expect"]
     assert (verdict, code) == (expected["verdict"], expected.get("code")), str(error)
+    if error is not None:  # a refusal never quotes a secret of the case (conformance/README.md, "Secrets")
+        for secret in secrets_of(case):
+            assert secret not in str(error), f"the error quotes {secret!r}"
     response = substitute(expected.get("response"), recorder, other)
     if response is not None and answer is not None:
         if "status" in response:
