@@ -172,3 +172,33 @@ def test_a_plan_edited_by_hand_is_out_of_date(tmp_path: Path, change: Any, says:
     with pytest.raises(OutOfDateError) as caught:
         load_lock(path, env={}).agent("echo", "echo")
     assert says in str(caught.value)
+
+
+def test_the_cheap_nesting_test_agrees_with_the_walk() -> None:
+    import random
+
+    from a2a_lock.lock import _nesting_exceeds, _too_deep
+
+    rng = random.Random(35)
+    strings = ['"', "[", "]", "{", "}", "\\", '\\"', "[[", "]]", "x", "", "é", "\n"]
+
+    def make(depth: int) -> Any:
+        if depth == 0 or rng.random() < 0.2:
+            return "".join(rng.choice(strings) for _ in range(rng.randint(0, 4)))
+        if rng.random() < 0.5:
+            return [make(depth - 1) for _ in range(rng.randint(0, 3))]
+        return {make(0): make(depth - 1) for _ in range(rng.randint(0, 3))}
+
+    for _ in range(150):
+        value = make(rng.randint(0, 12))
+        for limit in (1, 2, 3, 5, 8):
+            for text in (json.dumps(value), json.dumps(value, indent=1, ensure_ascii=False)):
+                assert _nesting_exceeds(text, limit) == (_too_deep(value, limit) is not None), (text, limit)
+
+
+def test_a_proto_key_spelt_with_an_escape_is_refused(tmp_path: Path) -> None:
+    path = write_lock(tmp_path, URL, manifest=False)
+    path.write_text(path.read_text().replace('"name": "Echo"', '"\\u005f_proto__": {}, "name": "Echo"', 1))
+    with pytest.raises(InvalidInputError, match='"__proto__" is not allowed') as caught:
+        load_lock(path)
+    assert caught.value.path == "$.agents.echo.snapshot.__proto__"

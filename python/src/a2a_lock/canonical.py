@@ -4,8 +4,8 @@ Canonical JSON: object keys sorted by UTF-16 code unit, arrays in order, no whit
 written as JavaScript's ``JSON.stringify`` writes them. The integrity of a card snapshot and the digest of a
 lockfile are ``sha256-<base64>`` of that text in UTF-8 (the Subresource Integrity format npm uses).
 
-JSON is read as JavaScript reads it (:func:`parse_json`): an integer beyond 2**53 becomes the nearest double, so a
-value hashes the same in both runtimes. Pure.
+Numbers are written as JavaScript holds them: an integer beyond 2**53 as the nearest double (what ``JSON.parse``
+reads), so a value hashes the same in both runtimes. Pure.
 """
 
 from __future__ import annotations
@@ -34,17 +34,14 @@ class DuplicateKeyError(ValueError):
 
 
 def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise DuplicateKeyError(key)
-        out[key] = value
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise DuplicateKeyError(key)
+            seen.add(key)
     return out
-
-
-def _int(text: str) -> int | float:
-    value = int(text)
-    return float(value) if abs(value) > _MAX_SAFE else value
 
 
 def _constant(name: str) -> Any:
@@ -52,12 +49,12 @@ def _constant(name: str) -> Any:
 
 
 def parse_json(text: str) -> Any:
-    """Parse JSON text as JavaScript's ``JSON.parse`` would read its values, refusing duplicate keys.
+    """Parse JSON text, refusing duplicate keys and ``NaN``/``Infinity`` (as the CLI reads its files).
 
     :raises ValueError: not JSON (``json.JSONDecodeError``), ``NaN``/``Infinity``, or a duplicate key
         (:class:`DuplicateKeyError`)
     """
-    return json.loads(text, object_pairs_hook=_pairs, parse_int=_int, parse_constant=_constant)
+    return json.loads(text, object_pairs_hook=_pairs, parse_constant=_constant)
 
 
 def js_number(value: int | float) -> str:

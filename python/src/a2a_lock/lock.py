@@ -102,6 +102,25 @@ def _too_deep(value: Any, limit: int, depth: int = 0) -> list[str | int] | None:
     return None
 
 
+_ESCAPE = re.compile(rb"\\.", re.S)
+_NOT_STRUCTURE = bytes(set(range(256)) - set(b'[]{}"'))
+_STRING = re.compile(rb'"[^"]*"')
+_INNERMOST = re.compile(rb"\[\]|\{\}")
+
+
+def _nesting_exceeds(text: str, limit: int) -> bool:
+    """Whether JSON text nests containers more than ``limit`` deep (strings aside): the innermost pairs are peeled
+    off ``limit`` times; anything left is deeper. Cheap (C regexes), so the exact walk runs only when it is."""
+    structure = _ESCAPE.sub(b"", text.encode("utf-8", "surrogatepass")).translate(None, _NOT_STRUCTURE)
+    # Strings without brackets in them (nearly all) go first, cheaply; then the rest.
+    brackets = _STRING.sub(b"", structure.replace(b'""', b""))
+    for _ in range(limit):
+        if not brackets:
+            return False
+        brackets = _INNERMOST.sub(b"", brackets)
+    return bool(brackets)
+
+
 def _proto_path(value: Any, path: tuple[str | int, ...] = ()) -> tuple[str | int, ...] | None:
     if isinstance(value, list):
         for i, child in enumerate(value):
@@ -156,12 +175,13 @@ def parse_lockfile_json(text: str, source: str) -> Any:
             path="$.lockfileVersion",
             hint="upgrade a2a-lock to read it; keep the file",
         )
-    deep = _too_deep(value, MAX_JSON_DEPTH + 4)
+    deep = _too_deep(value, MAX_JSON_DEPTH + 4) if _nesting_exceeds(text, MAX_JSON_DEPTH + 4) else None
     if deep is not None:
         raise InvalidInputError(
             "lockfile-invalid", source, f"nested deeper than {MAX_JSON_DEPTH + 4} levels", path=format_path(deep)
         )
-    proto = _proto_path(value)
+    # A key spelt `__proto__` in JSON text holds those letters or a `\u` escape: most lockfiles have neither.
+    proto = _proto_path(value) if "__proto__" in text or "\\u" in text else None
     if proto:
         raise InvalidInputError(
             "lockfile-invalid",
