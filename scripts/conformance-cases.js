@@ -121,6 +121,10 @@ export const FIXTURES = {
         interfaces: [[RPC, 'JSONRPC']],
         security: { key: { apiKeySecurityScheme: { location: 'query', name: 'api_key' } } },
       }),
+      'rest-key-query': card({
+        interfaces: [[REST, 'HTTP+JSON']],
+        security: { key: { apiKeySecurityScheme: { location: 'query', name: 'api_key' } } },
+      }),
       'key-cookie': card({
         interfaces: [[RPC, 'JSONRPC']],
         security: { key: { apiKeySecurityScheme: { location: 'cookie', name: 'session' } } },
@@ -166,6 +170,7 @@ export const FIXTURES = {
         'key-header': { card: 'cards/key-header.json', skills: SKILLS, credentials: { key: env('API_KEY') } },
         'key-query': { card: 'cards/key-query.json', skills: SKILLS, credentials: { key: env('API_KEY') } },
         'key-cookie': { card: 'cards/key-cookie.json', skills: SKILLS, credentials: { key: env('API_KEY') } },
+        'rest-key-query': { card: 'cards/rest-key-query.json', skills: SKILLS, credentials: { key: env('API_KEY') } },
         basic: { card: 'cards/basic.json', skills: SKILLS, credentials: { basic: env('BASIC_CREDENTIAL') } },
         oauth: {
           card: 'cards/oauth.json',
@@ -1501,6 +1506,29 @@ const credentialApiKey = [
       agent: 'key-query',
       request: post(`${R}${RPC_PATH}?api_key=caller`, rpc(...GET_TASK)),
       expect: refused(),
+    },
+  ),
+  c('credential-apikey/rest-query', 'HTTP+JSON, apiKey in the query: api_key is added to the route.', {
+    agent: 'rest-key-query',
+    request: get(`${REST_BASE}/tasks/t-1`),
+    expect: sent(got('/a2a/rest/tasks/t-1?api_key=fake-api-key', { authorization: null }, { method: 'GET' })),
+  }),
+  c(
+    'credential-apikey/rest-query-after-caller-query',
+    "HTTP+JSON, apiKey in the query: added after the caller's own parameters.",
+    {
+      agent: 'rest-key-query',
+      request: get(`${REST_BASE}/tasks?pageSize=10`),
+      expect: sent(got('/a2a/rest/tasks?pageSize=10&api_key=fake-api-key', {}, { method: 'GET' })),
+    },
+  ),
+  c(
+    'credential-apikey/rest-query-caller-key-replaced',
+    "HTTP+JSON, apiKey in the query: the caller's own api_key is replaced, not repeated.",
+    {
+      agent: 'rest-key-query',
+      request: get(`${REST_BASE}/tasks?api_key=caller-key`),
+      expect: sent(got('/a2a/rest/tasks?api_key=fake-api-key', {}, { method: 'GET' })),
     },
   ),
   c('credential-apikey/cookie', 'apiKey in a cookie: Cookie carries session=<key>.', {

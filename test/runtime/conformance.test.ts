@@ -17,7 +17,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/canonical.js';
 import { loadLock, type LoadLockOptions } from '../../src/runtime/index.js';
-import { type ConformanceCase, ConformanceCaseSchema } from '../../scripts/conformance-case.js';
+import { CONFORMANCE_RULES, type ConformanceCase, ConformanceCaseSchema } from '../../scripts/conformance-case.js';
 import { checkBuilt } from '../helpers/dist.js';
 
 const CORPUS = 'conformance/runtime';
@@ -292,6 +292,20 @@ describe('the conformance corpus', () => {
       expect(`${c.id}.json`).toBe(file);
       expect(file.startsWith(`${c.rule}/`)).toBe(true);
     }
+  });
+
+  it("conformance/README.md's table gives each rule's case count; every rule has cases", () => {
+    const readme = readFileSync('conformance/README.md', 'utf8');
+    const table = Object.fromEntries(
+      [...readme.matchAll(/^\| `([a-z0-9-]+)` \| (\d+) \|/gm)].map((m) => [m[1], Number(m[2])]),
+    );
+    const counts: Record<string, number> = {};
+    for (const file of files) {
+      const rule = file.split('/')[0]!;
+      counts[rule] = (counts[rule] ?? 0) + 1;
+    }
+    expect(table).toEqual(counts);
+    expect(Object.keys(counts).sort()).toEqual([...CONFORMANCE_RULES].sort());
   });
 
   it('the fixtures and cases are the ones scripts/conformance.js writes', () => {
