@@ -12,6 +12,7 @@ import pytest
 from a2a_lock import (
     CredentialRequest,
     CredentialUnsetError,
+    FetchError,
     PlanViolationError,
     UsageError,
     load_lock,
@@ -350,3 +351,15 @@ async def test_reading_and_deleting_push_configs_is_allowed_on_a_poll_plan(tmp_p
             with pytest.raises(PlanViolationError, match="push notification config"):
                 await http.request(method, base, content=json.dumps({"url": "https://x.example/p"}))
     assert [r.method for r in recorder.requests] == ["GET", "GET", "DELETE"]
+
+
+async def test_a_network_failure_is_unreachable_and_quotes_no_credential(tmp_path: Path) -> None:
+    closed = Recorder().start()
+    closed.stop()
+    lock = load_lock(write_lock(tmp_path, closed.url, credentials={"key": {"env": "K"}}), env={"K": "query-secret"})
+    with pytest.raises(FetchError) as caught:
+        await post(lock.agent("echo", "echo"), rpc(closed), send_message())
+    error = caught.value
+    assert error.code == "unreachable" and error.data["agent"] == "echo"
+    assert error.__cause__ is None and error.__context__ is None
+    assert "query-secret" not in str(error) and "api_key" not in str(error)

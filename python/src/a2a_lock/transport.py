@@ -235,6 +235,9 @@ class EnforcingTransport(httpx.AsyncBaseTransport):
         except A2aLockError:
             raise
         except httpx.TimeoutException:
-            raise FetchError("timeout", _shown(url), "no answer in time") from None
+            failure = FetchError("timeout", _shown(url), "no answer in time")
         except httpx.TransportError as error:
-            raise FetchError("unreachable", _shown(url), f"network error ({type(error).__name__})") from None
+            failure = FetchError("unreachable", _shown(url), f"network error ({type(error).__name__})")
+        # The network error's own text is not kept: it may quote the request (a credential in its query).
+        failure.data.update({"agent": ctx.agent, "skill": ctx.skill})
+        raise failure
