@@ -149,6 +149,7 @@ REFUSED: list[tuple[str, dict[str, Any], Any, dict[str, str], str]] = [
         {},
         "urn:x",
     ),
+    ("a header named __proto__", {}, send_message(), {"__proto__": "x"}, '"__proto__" is refused'),
     (
         "a message on GetTask",
         {},

@@ -252,6 +252,9 @@ def _check_headers(ctx: RequestPlan, headers: Iterable[tuple[str, str]]) -> tupl
     extensions: str | None = None
     legacy: str | None = None
     for name, value in headers:
+        if name == "__proto__":
+            # As the JavaScript runtime refuses it (there a header of that name would re-parent the headers sent).
+            raise ctx.violation('a header named "__proto__" is refused')
         lower = name.lower()
         if lower == "a2a-version":
             asked = value if asked is None else f"{asked}, {value}"
