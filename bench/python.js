@@ -69,6 +69,12 @@ const median = (values) => {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 };
 
+/** Each row as it is measured (stderr), so a long run shows its progress. */
+function progress(r) {
+  console.error(`  ${r.name}: ${r.value.toFixed(3)} ${r.unit} (${r.baseline}) ${r.ratio.toFixed(3)}× goal ${r.goal}`);
+  return r;
+}
+
 export async function run() {
   const python = pythonEnv();
   if (!python) {
@@ -87,13 +93,15 @@ export async function run() {
     }
     const [ours, bare] = [median(first.ours), median(first.bare)];
     rows.push(
-      row(
-        'Python: first send_message via create_client(), fresh process',
-        ours,
-        'ms',
-        `bare a2a-sdk client's first: ${bare.toFixed(1)} ms`,
-        ours / bare,
-        '≤ 1.2×',
+      progress(
+        row(
+          'Python: first send_message via create_client(), fresh process',
+          ours,
+          'ms',
+          `bare a2a-sdk client's first: ${bare.toFixed(1)} ms`,
+          ours / bare,
+          '≤ 1.2×',
+        ),
       ),
     );
 
@@ -101,19 +109,21 @@ export async function run() {
     for (const control of [false, true]) {
       const runs = [];
       for (let i = 0; i < PROCESSES; i++)
-        runs.push((await measure(python, 'latency', { ...args, warmup: 100, samples: 1000, control })).result);
+        runs.push((await measure(python, 'latency', { ...args, warmup: 60, samples: 600, control })).result);
       const ratios = runs.map((r) => r.ours / r.bare);
       const mid = runs[ratios.indexOf(median(ratios))];
       rows.push(
-        row(
-          control
-            ? 'Python: send_message median latency, bare vs bare (control)'
-            : 'Python: send_message median latency via create_client()',
-          Number(mid.ours.toFixed(3)),
-          'ms',
-          `bare a2a-sdk client (${mid.bare.toFixed(3)} ms); ratio per process ${ratios.map((r) => r.toFixed(3)).join(', ')}`,
-          Number((mid.ours / mid.bare).toFixed(3)),
-          '≤ 1.06×',
+        progress(
+          row(
+            control
+              ? 'Python: send_message median latency, bare vs bare (control)'
+              : 'Python: send_message median latency via create_client()',
+            Number(mid.ours.toFixed(3)),
+            'ms',
+            `bare a2a-sdk client (${mid.bare.toFixed(3)} ms); ratio per process ${ratios.map((r) => r.toFixed(3)).join(', ')}`,
+            Number((mid.ours / mid.bare).toFixed(3)),
+            '≤ 1.06×',
+          ),
         ),
       );
     }
@@ -131,13 +141,15 @@ export async function run() {
   }
   const [loaded, parsed] = [median(loads.ours), median(loads.parse)];
   rows.push(
-    row(
-      'Python: load_lock, 1000 agents',
-      loaded,
-      'ms',
-      `read + json.loads + sha256 of the file: ${parsed.toFixed(1)} ms`,
-      loaded / parsed,
-      '≤ 3×',
+    progress(
+      row(
+        'Python: load_lock, 1000 agents',
+        loaded,
+        'ms',
+        `read + json.loads + sha256 of the file: ${parsed.toFixed(1)} ms`,
+        loaded / parsed,
+        '≤ 3×',
+      ),
     ),
   );
   return rows;
