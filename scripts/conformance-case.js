@@ -95,9 +95,12 @@ export const ConformanceCaseSchema = z
       z.strictObject({
         /** The environment the loader reads credentials from (`env`): the only one, not the process's. */
         env: z.optional(z.record(z.string(), z.string())),
-        /** Credential providers per agent and scheme, each returning this value (`credentials`). */
+        /**
+         * Credential providers per agent and scheme (`credentials`), each returning this value with
+         * `{agent}`, `{skill}`, `{scheme}`, `{scopes}` (space-separated) and `{origin}` filled from what it is asked.
+         */
         credentials: z.optional(z.record(z.string(), z.record(z.string(), z.string()))),
-        /** One credentials function for every agent and scheme, returning this value. */
+        /** One credentials function for every agent and scheme, returning this value (filled in as above). */
         credentialsFunction: z.optional(z.string()),
         /** Platform credential providers per origin, each returning this value (`originAuth` / `origin_auth`). */
         originAuth: z.optional(z.record(z.string(), z.string())),

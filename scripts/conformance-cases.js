@@ -336,6 +336,22 @@ const interfaceUrl = [
     expect: refused(),
   }),
   c(
+    'interface-url/dot-segment',
+    'The URL as parsed is compared: /a2a/./jsonrpc is the locked URL, sent to /a2a/jsonrpc.',
+    {
+      request: post(`${R}/a2a/./jsonrpc`, rpc(...GET_TASK)),
+      expect: sent(got(RPC_PATH, RPC_AUTH)),
+    },
+  ),
+  c('interface-url/encoded-slash', '/a2a%2Fjsonrpc is not the locked path.', {
+    request: post(`${R}/a2a%2Fjsonrpc`, rpc(...GET_TASK)),
+    expect: refused(),
+  }),
+  c('interface-url/fragment', 'A fragment the locked JSON-RPC URL does not have is refused.', {
+    request: post(`${R}${RPC_PATH}#part`, rpc(...GET_TASK)),
+    expect: refused(),
+  }),
+  c(
     'interface-url/another-agents-url',
     "Agent rpc's client refuses the URL of another locked agent (legacy's interface).",
     {
@@ -603,6 +619,14 @@ jsonrpcMethod.push(
     request: postText(`${R}${RPC_PATH}`, 'method=SendMessage'),
     expect: refused(),
   }),
+  c(
+    'jsonrpc-method/body-with-bom',
+    'A body starting with a byte order mark is not JSON text (RFC 8259 §8.1): refused.',
+    {
+      request: postText(`${R}${RPC_PATH}`, `\ufeff${JSON.stringify(rpc(...GET_TASK))}`),
+      expect: refused(),
+    },
+  ),
   c('jsonrpc-method/body-json-string', 'A JSON body that is not an object is refused.', {
     request: postText(`${R}${RPC_PATH}`, '"SendMessage"'),
     expect: refused(),
@@ -927,6 +951,27 @@ const push = [
     request: post(`${R}${RPC_PATH}`, sendBody([{ text: 'hi' }], { configuration: pushConfig(`${HOOK}?x=1`) })),
     expect: refused(),
   }),
+  c(
+    'push/config-normalised-spelling',
+    'A push plan: the locked endpoint spelt with an upper-case scheme is the same URL: sent.',
+    {
+      agent: 'push',
+      request: post(
+        `${R}${RPC_PATH}`,
+        sendBody([{ text: 'hi' }], { configuration: pushConfig('HTTP://127.0.0.1:{{port}}/hooks/a2a') }),
+      ),
+      expect: sent(got(RPC_PATH, OPEN)),
+    },
+  ),
+  c(
+    'push/config-percent-encoded-path',
+    'A push plan: a percent-encoded spelling of the path (/%68ooks/a2a) is not the locked endpoint: refused.',
+    {
+      agent: 'push',
+      request: post(`${R}${RPC_PATH}`, sendBody([{ text: 'hi' }], { configuration: pushConfig(`${R}/%68ooks/a2a`) })),
+      expect: refused(),
+    },
+  ),
   c('push/config-without-url', 'A push plan: a push config without a url is refused (fail closed).', {
     agent: 'push',
     request: post(
@@ -1650,6 +1695,29 @@ const credentialSources = [
     request: call(...GET_TASK),
     expect: sent(got(`${RPC_PATH}?api_key=fake-function-key`, {})),
   }),
+  c(
+    'credential-sources/function-asked-with-request',
+    'A credentials function is asked with the agent, skill, scheme, scopes and origin of the request.',
+    {
+      agent: 'key-header',
+      env: {},
+      options: { credentialsFunction: 'fake|{agent}|{skill}|{scheme}|{scopes}|{origin}' },
+      request: call(...GET_TASK),
+      expect: sent(got(RPC_PATH, { 'x-api-key': `fake|key-header|market-size|key||${R}` })),
+    },
+  ),
+  c(
+    'credential-sources/provider-asked-with-scopes',
+    "A provider for an oauth2 scheme is asked with the locked requirement's scopes (no token is requested).",
+    {
+      agent: 'oauth',
+      env: {},
+      options: { credentials: { oauth: { oauth: 'fake|{skill}|{scheme}|{scopes}' } } },
+      skill: 'summarize',
+      request: call(...GET_TASK),
+      expect: sent(got(RPC_PATH, { authorization: 'Bearer fake|summarize|oauth|a2a.read' })),
+    },
+  ),
   c(
     'credential-sources/no-manifest-no-source',
     'Without a manifest and without a provider, no source names the credential: credential-unset.',

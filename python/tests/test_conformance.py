@@ -120,6 +120,22 @@ def answering(answers: list[dict[str, Any]]) -> Any:
     return answer
 
 
+def provider(template: str) -> a2a_lock.CredentialProvider:
+    """A credentials provider returning ``template`` with ``{agent}``, ``{skill}``, ``{scheme}``, ``{scopes}``
+    (space-separated) and ``{origin}`` filled from what it is asked."""
+
+    def ask(request: a2a_lock.CredentialRequest) -> str:
+        return (
+            template.replace("{agent}", request.agent)
+            .replace("{skill}", request.skill)
+            .replace("{scheme}", request.scheme)
+            .replace("{scopes}", " ".join(request.scopes))
+            .replace("{origin}", request.origin)
+        )
+
+    return ask
+
+
 def load_options(case: dict[str, Any], directory: Path, recorder: Recorder, other: Recorder) -> dict[str, Any]:
     """Write the case's lockfile (and manifest) into ``directory``; the keyword arguments of ``load_lock``."""
     fixture = CORPUS / "fixtures" / case["fixture"] if "fixture" in case else None
@@ -154,12 +170,11 @@ def load_options(case: dict[str, Any], directory: Path, recorder: Recorder, othe
     kwargs: dict[str, Any] = {"env": dict(options.get("env", {}))}
     if "credentials" in options:
         kwargs["credentials"] = {
-            agent: {scheme: (lambda _request, v=value: v) for scheme, value in schemes.items()}
+            agent: {scheme: provider(value) for scheme, value in schemes.items()}
             for agent, schemes in options["credentials"].items()
         }
     if "credentialsFunction" in options:
-        value = options["credentialsFunction"]
-        kwargs["credentials"] = lambda _request: value
+        kwargs["credentials"] = provider(options["credentialsFunction"])
     if "originAuth" in options:
         kwargs["origin_auth"] = {origin: (lambda v=value: v) for origin, value in options["originAuth"].items()}
     if "expectDigest" in options:

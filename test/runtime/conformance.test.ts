@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/canonical.js';
-import { loadLock, type LoadLockOptions } from '../../src/runtime/index.js';
+import { type CredentialProvider, loadLock, type LoadLockOptions } from '../../src/runtime/index.js';
 import { CONFORMANCE_RULES, type ConformanceCase, ConformanceCaseSchema } from '../../scripts/conformance-case.js';
 import { checkBuilt } from '../helpers/dist.js';
 
@@ -186,6 +186,17 @@ function fixtureText(path: string): string | undefined {
   return fixtureTexts.get(path);
 }
 
+/** A credentials provider returning `template` with `{agent}`, `{skill}`, `{scheme}`, `{scopes}` (space-separated) and `{origin}` filled from what it is asked. */
+function provider(template: string): CredentialProvider {
+  return (request) =>
+    template
+      .replaceAll('{agent}', request.agent)
+      .replaceAll('{skill}', request.skill)
+      .replaceAll('{scheme}', request.scheme)
+      .replaceAll('{scopes}', request.scopes.join(' '))
+      .replaceAll('{origin}', request.origin);
+}
+
 /** Write the case's lockfile (and manifest) into `dir`; the loader's options. */
 async function prepare(c: ConformanceCase, dir: string, recorder: Recorder, other: Recorder): Promise<LoadLockOptions> {
   const read = (name: string): Json | undefined => {
@@ -219,13 +230,10 @@ async function prepare(c: ConformanceCase, dir: string, recorder: Recorder, othe
     loadOptions.credentials = Object.fromEntries(
       Object.entries(options.credentials).map(([agent, schemes]) => [
         agent,
-        Object.fromEntries(Object.entries(schemes).map(([scheme, value]) => [scheme, () => value])),
+        Object.fromEntries(Object.entries(schemes).map(([scheme, value]) => [scheme, provider(value)])),
       ]),
     );
-  if (options.credentialsFunction !== undefined) {
-    const value = options.credentialsFunction;
-    loadOptions.credentials = () => value;
-  }
+  if (options.credentialsFunction !== undefined) loadOptions.credentials = provider(options.credentialsFunction);
   if (options.originAuth)
     loadOptions.originAuth = Object.fromEntries(
       Object.entries(options.originAuth).map(([origin, value]) => [origin, () => value]),
