@@ -49,7 +49,7 @@ from .plan import Interface, Plan
 from .plan_check import plan_issues
 from .request_check import RequestPlan
 from .schema import first_error, format_path, lockfile_schema
-from .transport import EnforcingTransport, Router, card_urls
+from .transport import EnforcingTransport, Router, SyncEnforcingTransport, card_urls
 
 if TYPE_CHECKING:
     from a2a.client import Client, ClientFactory
@@ -354,6 +354,29 @@ class LockedAgent:
         router = Router(self._runtime.env, verify)
         return httpx.AsyncClient(
             transport=EnforcingTransport(ctx, self._runtime, router),
+            timeout=timeout,
+            headers=headers,
+            follow_redirects=False,
+            trust_env=False,
+        )
+
+    def httpx_sync_client(
+        self,
+        *,
+        interface: Interface | None = None,
+        timeout: httpx.Timeout | float | None = 30.0,
+        verify: object = True,
+        headers: Mapping[str, str] | None = None,
+    ) -> httpx.Client:
+        """The blocking form of :meth:`httpx_client` (an ``httpx.Client``): the same enforcement. A credential that
+        needs to wait (an OAuth token not yet cached, an async provider that awaits) is a UsageError, nothing sent.
+
+        :raises UsageError: ``interface`` is not one of the plan's
+        """
+        ctx = self.request_plan(interface)
+        router = Router(self._runtime.env, verify)
+        return httpx.Client(
+            transport=SyncEnforcingTransport(ctx, self._runtime, router),
             timeout=timeout,
             headers=headers,
             follow_redirects=False,

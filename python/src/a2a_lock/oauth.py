@@ -91,7 +91,8 @@ class ClientCredentialsTokens:
             return cached[0]
         pending = self._pending.get(key)
         if pending is None:
-            pending = asyncio.ensure_future(self._request(grant))
+            loop = asyncio.get_running_loop()  # before the request coroutine exists: none, no request
+            pending = loop.create_task(self._request(grant))
             self._pending[key] = pending
 
             def done(_: asyncio.Future[tuple[str, float]]) -> None:
