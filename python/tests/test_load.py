@@ -202,3 +202,19 @@ def test_a_proto_key_spelt_with_an_escape_is_refused(tmp_path: Path) -> None:
     with pytest.raises(InvalidInputError, match='"__proto__" is not allowed') as caught:
         load_lock(path)
     assert caught.value.path == "$.agents.echo.snapshot.__proto__"
+
+
+def test_the_core_needs_no_a2a_sdk() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "for m in ('a2a', 'grpc', 'botocore', 'google'): sys.modules[m] = None\n"
+        "import a2a_lock\n"
+        f"lock = a2a_lock.load_lock({str(EXAMPLE)!r}, env={{}})\n"
+        "lock.agent('research-agent', 'market-size').httpx_client()\n"
+        "print('ok')\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)  # noqa: S603
+    assert result.stdout.strip() == "ok", result.stderr
