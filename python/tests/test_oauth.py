@@ -106,3 +106,20 @@ async def test_an_unset_client_secret(tmp_path: Path, recorder: Recorder, other:
         await call(path, recorder, {"CID": "client-1"})
     assert caught.value.code == "credential-unset"
     assert recorder.bytes_received == 0 and other.bytes_received == 0
+
+
+def test_a_cached_token_outlives_its_event_loop(tmp_path: Path, recorder: Recorder, other: Recorder) -> None:
+    import asyncio
+
+    other.answer = token_endpoint(["tok-1", "tok-2"])  # type: ignore[assignment]
+    path = write_lock(tmp_path, recorder.url, credentials=OAUTH, token_url=f"{other.url}/oauth/token")
+    lock = load_lock(path, env=ENV)
+
+    async def once() -> None:
+        async with lock.agent("echo", "echo").httpx_client() as http:
+            await http.post(f"{recorder.url}/a2a/jsonrpc", content=json.dumps(send_message()))
+
+    asyncio.run(once())
+    asyncio.run(once())
+    assert [r.header("Authorization") for r in recorder.requests] == ["Bearer tok-1", "Bearer tok-1"]
+    assert len(other.requests) == 1

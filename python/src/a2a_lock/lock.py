@@ -564,7 +564,6 @@ class Lock:
         self._agents: dict[tuple[str, str], LockedAgent] = {}
         self._refusals: deque[PlanViolationError] = deque(maxlen=_MAX_REFUSALS)
         self._token_cache: ClientCredentialsTokens | None = None
-        self._token_client: httpx.AsyncClient | None = None
 
     def __repr__(self) -> str:
         return f"Lock({self.source!r}, agents={self.agents!r})"
@@ -662,18 +661,19 @@ class Lock:
 
     def _tokens(self) -> ClientCredentialsTokens:
         if self._token_cache is None:
-            self._token_client = httpx.AsyncClient(
-                transport=_TokenTransport(Router(self._env)), follow_redirects=False, trust_env=False
-            )
-            self._token_cache = ClientCredentialsTokens(self._token_client)
+            env = self._env
+
+            def client() -> httpx.AsyncClient:
+                return httpx.AsyncClient(
+                    transport=_TokenTransport(Router(env)), follow_redirects=False, trust_env=False
+                )
+
+            self._token_cache = ClientCredentialsTokens(client)
         return self._token_cache
 
     async def aclose(self) -> None:
-        """Close the OAuth token client (if one was made)."""
-        if self._token_client is not None:
-            await self._token_client.aclose()
-            self._token_client = None
-            self._token_cache = None
+        """Forget the cached OAuth tokens (no connection outlives a token request)."""
+        self._token_cache = None
 
 
 class _TokenTransport(httpx.AsyncBaseTransport):

@@ -62,11 +62,16 @@ def _form(value: str) -> str:
 
 
 class ClientCredentialsTokens:
-    """A cache of client credentials access tokens. ``send``: the httpx client token requests go through (built by
-    the loader: proxy rule applied, no redirects followed); ``now``: seconds (tests)."""
+    """A cache of client credentials access tokens. ``send``: makes the httpx client a token request goes through
+    (one per request, closed after it: a cached token outlives any event loop; built by the loader: proxy rule
+    applied, no redirects followed); ``now``: seconds (tests)."""
 
     def __init__(
-        self, send: httpx.AsyncClient, *, timeout: float = 10.0, now: Callable[[], float] = time.monotonic
+        self,
+        send: Callable[[], httpx.AsyncClient],
+        *,
+        timeout: float = 10.0,
+        now: Callable[[], float] = time.monotonic,
     ) -> None:
         self._send = send
         self._timeout = timeout
@@ -140,13 +145,16 @@ class ClientCredentialsTokens:
         else:
             headers["authorization"] = f"Basic {basic}"
         try:
-            async with self._send.stream(
-                "POST",
-                url,
-                headers=headers,
-                content="&".join(f"{_form(k)}={_form(v)}" for k, v in form.items()),
-                timeout=self._timeout,
-            ) as response:
+            async with (
+                self._send() as client,
+                client.stream(
+                    "POST",
+                    url,
+                    headers=headers,
+                    content="&".join(f"{_form(k)}={_form(v)}" for k, v in form.items()),
+                    timeout=self._timeout,
+                ) as response,
+            ):
                 raw = b""
                 async for chunk in response.aiter_raw():
                     raw += chunk
