@@ -300,6 +300,20 @@ describe('the conformance corpus', () => {
       expect(`${c.id}.json`).toBe(file);
       expect(file.startsWith(`${c.rule}/`)).toBe(true);
     }
+    // What a broken case looks like to both: an unknown field, an unknown rule, a verdict that is not one.
+    const good = values.get(files[0]!) as ConformanceCase;
+    for (const bad of [
+      { ...good, expected: good.expect },
+      { ...good, rule: 'everything' },
+      { ...good, expect: { ...good.expect, verdict: 'maybe' } },
+    ]) {
+      expect(validate(bad), JSON.stringify(bad).slice(0, 80)).toBe(false);
+      expect(ConformanceCaseSchema.safeParse(bad).success).toBe(false);
+    }
+    // What only the zod definition says: a refused verdict names its code.
+    const uncoded = { ...good, expect: { verdict: 'refused', requests: [] } };
+    expect(validate(uncoded)).toBe(true);
+    expect(ConformanceCaseSchema.safeParse(uncoded).success).toBe(false);
   });
 
   it("conformance/README.md's table gives each rule's case count; every rule has cases", () => {
