@@ -315,9 +315,9 @@ def test_the_credentials_option_is_checked(tmp_path: Path, recorder: Recorder) -
 
 
 async def test_api_key_in_the_query(tmp_path: Path, recorder: Recorder) -> None:
-    lock = load_lock(write_lock(tmp_path, recorder.url, credentials={"key": {"env": "K"}}), env={"K": "k v&1"})
+    lock = load_lock(write_lock(tmp_path, recorder.url, credentials={"key": {"env": "K"}}), env={"K": "k v&1~*"})
     await post(lock.agent("echo", "echo"), rpc(recorder), send_message())
-    assert recorder.requests[0].target == "/a2a/jsonrpc?api_key=k+v%261"
+    assert recorder.requests[0].target == "/a2a/jsonrpc?api_key=k+v%261%7E*"
 
 
 async def test_no_credential_on_plain_http_off_loopback(tmp_path: Path) -> None:

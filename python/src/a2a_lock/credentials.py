@@ -12,7 +12,7 @@ import re
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, quote_plus, urlsplit, urlunsplit
 
 from .card import SecurityScheme
 from .errors import UsageError
@@ -160,12 +160,18 @@ def apply_placements(
         parts = urlsplit(url)
         pairs = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k not in query_set]
         pairs.extend(query_set.items())
-        url = urlunsplit(parts._replace(query=urlencode(pairs)))
+        query = "&".join(f"{_form_quote(k)}={_form_quote(v)}" for k, v in pairs)
+        url = urlunsplit(parts._replace(query=query))
     if cookies:
         existing = [v for n, v in out if n.lower() == "cookie" and v]
         out = [(n, v) for n, v in out if n.lower() != "cookie"]
         out.append(("Cookie", "; ".join([*existing, *cookies])))
     return url, out
+
+
+def _form_quote(value: str) -> str:
+    """Form-urlencoding as URLSearchParams writes it (the JavaScript runtime's query): ``*`` kept, ``~`` encoded."""
+    return quote_plus(value, safe="*").replace("~", "%7E")
 
 
 async def call_provider(provider: Callable[..., Any], *args: Any) -> Any:
