@@ -364,3 +364,21 @@ async def test_a_network_failure_is_unreachable_and_quotes_no_credential(tmp_pat
     assert error.code == "unreachable" and error.data["agent"] == "echo"
     assert error.__cause__ is None and error.__context__ is None
     assert "query-secret" not in str(error) and "api_key" not in str(error)
+
+
+@pytest.mark.parametrize(
+    ("secret", "sent"),
+    [("tab\tinside", "Bearer tab\tinside"), ("line\nbreak", None), ("nul\x00", None), ("del\x7f", None)],
+)
+async def test_control_characters_in_a_credential(
+    tmp_path: Path, recorder: Recorder, secret: str, sent: str | None
+) -> None:
+    lock = load_lock(write_lock(tmp_path, recorder.url), env={"ECHO_TOKEN": secret})
+    if sent is None:
+        with pytest.raises(UsageError, match="line break or control character") as caught:
+            await post(lock.agent("echo", "echo"), rpc(recorder), send_message())
+        assert secret not in str(caught.value)
+        assert recorder.bytes_received == 0
+    else:
+        await post(lock.agent("echo", "echo"), rpc(recorder), send_message())
+        assert recorder.requests[0].header("Authorization") == sent

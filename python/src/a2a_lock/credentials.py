@@ -28,8 +28,8 @@ __all__ = [
 ]
 
 _TOKEN = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+\Z")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-_COOKIE_FORBIDDEN = re.compile(r'[\s",;\\]')
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+_COOKIE_FORBIDDEN = re.compile(r'[\x00-\x20\x7f",;\\]')
 
 
 @dataclass(frozen=True)
