@@ -89,6 +89,20 @@ REFUSED: list[tuple[str, dict[str, Any], Any, dict[str, str], str]] = [
         "push notification config",
     ),
     (
+        "an empty push config on a poll plan",
+        {},
+        send_message(configuration={"pushNotificationConfig": {}}),
+        {},
+        "push notification config",
+    ),
+    (
+        "an empty push config on a push plan (no url)",
+        {"delivery": "push"},
+        send_message(configuration={"taskPushNotificationConfig": []}),
+        {},
+        "without a url",
+    ),
+    (
         "a push url that is not the locked endpoint",
         {"delivery": "push"},
         send_message(configuration={"taskPushNotificationConfig": {"url": "http://127.0.0.1:2/evil"}}),

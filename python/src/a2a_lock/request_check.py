@@ -433,7 +433,7 @@ def _complete_configuration(ctx: RequestPlan, params: dict[str, Any]) -> bool:
         configuration = {}
     for key in PUSH_FIELDS:
         config = configuration.get(key)
-        if not config:
+        if not _js_truthy(config):
             continue
         if ctx.plan.delivery != "push":
             raise ctx.violation(f"a push notification config, but the locked delivery is {ctx.plan.delivery}")
@@ -494,6 +494,15 @@ def check_push_endpoint(push_endpoint: str | None, config: Any, violation: Any) 
 
 def _list(values: Sequence[str]) -> str:
     return ", ".join(values) if values else "none"
+
+
+def _js_truthy(value: Any) -> bool:
+    """JavaScript truthiness of a JSON value: ``{}`` and ``[]`` are true (a push config ``{}`` is one, refused)."""
+    if value is None or value is False or value == "":
+        return False
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return value == value and value != 0
+    return True
 
 
 def _no_constant(name: str) -> Any:
