@@ -3,6 +3,10 @@
 // one table of ratios measured in this run, and write it to BENCHMARKS.md (the notes below the
 // `<!-- notes -->` line there are kept).
 //
+// `node scripts/bench.js <word>…` runs only the sections whose file name contains one of the words
+// (`node scripts/bench.js python`) and prints their table without writing BENCHMARKS.md, which
+// holds whole runs only.
+//
 // A section is a module exporting `async function run()` that returns rows
 // `{ name, value, unit, baseline, ratio, goal }`: `baseline` says what the value was compared
 // with, `ratio` is the comparison, `goal` is "≤ X×" or "≥ X×" over the ratio, or "none: …" for a
@@ -35,9 +39,10 @@ const cpu = cpus();
 const machine = `${cpu.length} CPU${cpu.length === 1 ? '' : 's'} (${cpu[0]?.model.trim() ?? 'unknown'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${process.platform}-${process.arch}, load average ${loadavg()[0].toFixed(1)} at start`;
 console.log(`machine: ${machine}`);
 
+const only = process.argv.slice(2);
 const rows = [];
 for (const file of readdirSync(join(root, 'bench'))
-  .filter((f) => f.endsWith('.js'))
+  .filter((f) => f.endsWith('.js') && (only.length === 0 || only.some((word) => f.includes(word))))
   .sort()) {
   const start = performance.now();
   const section = await import(pathToFileURL(join(root, 'bench', file)).href);
@@ -57,6 +62,11 @@ const line = (cells) =>
     .join('  ')
     .trimEnd();
 console.log([line(header), ...table.map(line)].join('\n'));
+
+if (only.length > 0) {
+  console.error(`sections matching ${only.join(', ')} only: BENCHMARKS.md not written`);
+  process.exit(0);
+}
 
 const markdown = [
   '# Benchmarks',

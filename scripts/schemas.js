@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Generate, from the zod schemas in dist/ (run `npm run build` first): schemas/a2a.schema.json
-// (manifest) and schemas/a2a-lock.schema.json (lockfile), the JSON Schemas shipped for editors.
+// (manifest) and schemas/a2a-lock.schema.json (lockfile), the JSON Schemas shipped for editors; and
+// schemas/conformance-case.schema.json (a runtime conformance case, from scripts/conformance-case.js).
 // `--check` exits 1 when a committed file differs from what this writes.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -8,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { lockSchemas } from '../dist/lock/schema.js';
 import { manifestSchemas } from '../dist/manifest/schema.js';
+import { ConformanceCaseSchema } from './conformance-case.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const manifest = manifestSchemas();
@@ -15,6 +17,11 @@ const lock = lockSchemas();
 const outputs = {
   'a2a.schema.json': { schema: manifest.ManifestSchema, title: 'a2a-lock manifest (a2a.json)', io: 'input' },
   'a2a-lock.schema.json': { schema: lock.LockfileSchema, title: 'a2a-lock lockfile (a2a.lock.json)', io: 'output' },
+  'conformance-case.schema.json': {
+    schema: ConformanceCaseSchema,
+    title: 'a2a-lock runtime conformance case (conformance/runtime/<rule>/<name>.json)',
+    io: 'input',
+  },
 };
 const texts = {};
 for (const [file, { schema, title, io }] of Object.entries(outputs)) {

@@ -160,7 +160,7 @@ function checkPrepared(ctx: PreparedPlan, request: OutgoingRequest): CheckedRequ
   const path = checkUrl(ctx.iface, request.url, violation);
   let body = bodyText(request.body, violation);
   const headers = checkHeaders(ctx, request.headers);
-  const kind = ctx.iface.protocolBinding === 'HTTP+JSON' ? restKind(path, violation) : undefined;
+  const kind = ctx.iface.protocolBinding === 'HTTP+JSON' ? restKind(path, request.method, violation) : undefined;
   if (body !== undefined) body = checkBody(ctx, kind, body);
   else if (kind) checkKind(ctx, kind);
   // A JSON-RPC call is named by its body: without one there is nothing to check, so nothing is sent.
@@ -427,12 +427,14 @@ function bodyText(body: unknown, violation: (m: string) => Error): string | unde
 }
 
 /**
- * An HTTP+JSON call named by its path below the interface URL, for any method, as the SDK's
- * Express routes match it: case-insensitive, percent-decoded, repeated and trailing slashes
- * ignored, under an optional tenant or the 0.3 `/v1` prefix. A path that names a send, stream,
- * subscribe or push route in a form not recognised here is a violation (fail closed).
+ * An HTTP+JSON call named by its path below the interface URL, as the SDK's Express routes match
+ * it: case-insensitive, percent-decoded, repeated and trailing slashes ignored, under an optional
+ * tenant or the 0.3 `/v1` prefix. The method matters only on a push config route: GET and DELETE
+ * read or remove configs (JSON-RPC Get/List/DeleteTaskPushNotificationConfig, allowed on any plan),
+ * any other method sets one. A path that names a send, stream, subscribe or push route in a form
+ * not recognised here is a violation (fail closed).
  */
-function restKind(rel: string, violation: (m: string) => Error): CallKind {
+function restKind(rel: string, method: string, violation: (m: string) => Error): CallKind {
   let path: string;
   try {
     path = decodeURIComponent(rel)
@@ -445,7 +447,8 @@ function restKind(rel: string, violation: (m: string) => Error): CallKind {
   if (/\/message:send$/.test(path)) return 'send';
   if (/\/message:stream$/.test(path)) return 'stream';
   if (/\/tasks\/[^/]+:subscribe$/.test(path)) return 'subscribe';
-  if (/\/tasks\/[^/]+\/pushnotificationconfigs(\/[^/]+)?$/.test(path)) return 'push-set';
+  if (/\/tasks\/[^/]+\/pushnotificationconfigs(\/[^/]+)?$/.test(path))
+    return method === 'GET' || method === 'DELETE' ? 'other' : 'push-set';
   if (/(^|\/)message([:/]|$)|:(send|stream|subscribe|resubscribe)\b|pushnotification/.test(path))
     throw violation(`the path ${JSON.stringify(rel.slice(0, 80))} is not an A2A route this plan can check`);
   return 'other';

@@ -24,7 +24,7 @@ export default async function setup(project: TestProject): Promise<void> {
     );
   } else if (env.setupMs !== null) {
     process.stderr.write(
-      `python peers: created ${env.dir} in ${(env.setupMs / 1000).toFixed(1)} s (reused until test/python/requirements.txt changes)\n`,
+      `python peers: created ${env.dir} in ${(env.setupMs / 1000).toFixed(1)} s (reused until test/python/requirements.txt, python/requirements-dev.txt or python/pyproject.toml changes)\n`,
     );
   }
   project.provide('python', env);

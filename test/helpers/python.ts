@@ -1,11 +1,14 @@
 /**
- * The Python test peers (issue 23): a pinned virtual environment with the reference SDK `a2a-sdk`
- * and Google ADK (test/python/requirements.txt), and the small servers of test/python/ started on
- * 127.0.0.1 with random ports.
+ * The Python test peers (issue 23) and the Python package `a2a_lock` (issue 35): a pinned virtual
+ * environment with the reference SDK `a2a-sdk` and Google ADK (test/python/requirements.txt), the
+ * package's dev tools and extras (python/requirements-dev.txt: pytest, ruff, mypy, botocore) and
+ * `./python` itself (editable, so its sources are the checkout's), and the small servers of
+ * test/python/ started on 127.0.0.1 with random ports.
  *
- * {@link ensurePythonEnv} makes `.cache/python-<first 16 hex of sha256(requirements.txt)>` once
- * (`python3 -m venv`, then `pip install -r`), marks it ready with `.ready`, and reuses it until the
- * requirements change. A lock directory (mkdir is atomic) keeps two processes from building it at
+ * {@link ensurePythonEnv} makes `.cache/python-<first 16 hex of sha256(both requirement files and
+ * python/pyproject.toml)>` once (`python3 -m venv`, `pip install -r … -r …`, then `pip install
+ * --no-deps --no-build-isolation -e ./python`), marks it ready with `.ready`, and reuses it until one of
+ * those files changes. A lock directory (mkdir is atomic) keeps two processes from building it at
  * once. The e2e project's global set-up (test/e2e/python-setup.ts) calls it once per run and hands
  * the result to the test files; where python3 (3.10+) or the package registry is missing, the
  * Python tests are skipped with one line saying why, unless `A2A_LOCK_REQUIRE_PYTHON=1` (set by
@@ -20,6 +23,10 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const PYTHON_DIR = join(ROOT, 'test', 'python');
 const REQUIREMENTS = join(PYTHON_DIR, 'requirements.txt');
+/** The Python package of issue 35, its pinned dev tools and its project file (part of the env hash). */
+export const PACKAGE_DIR = join(ROOT, 'python');
+const DEV_REQUIREMENTS = join(PACKAGE_DIR, 'requirements-dev.txt');
+const PYPROJECT = join(PACKAGE_DIR, 'pyproject.toml');
 
 /** The environment the Python tests run in, or why there is none. */
 export type PythonEnv =
@@ -58,7 +65,9 @@ function sleep(ms: number): Promise<void> {
  * `{ ok: false, reason }`.
  */
 export async function ensurePythonEnv(): Promise<PythonEnv> {
-  const hash = createHash('sha256').update(readFileSync(REQUIREMENTS)).digest('hex').slice(0, 16);
+  const digest = createHash('sha256');
+  for (const file of [REQUIREMENTS, DEV_REQUIREMENTS, PYPROJECT]) digest.update(readFileSync(file)).update('\0');
+  const hash = digest.digest('hex').slice(0, 16);
   const dir = join(ROOT, '.cache', `python-${hash}`);
   const python = join(dir, 'bin', 'python');
   if (existsSync(join(dir, '.ready'))) return { ok: true, python, dir, setupMs: null };
@@ -92,13 +101,20 @@ export async function ensurePythonEnv(): Promise<PythonEnv> {
     rmSync(dir, { recursive: true, force: true });
     const venv = run(base, ['-m', 'venv', dir], 120_000);
     if (!venv.ok) return { ok: false, reason: `${base} -m venv failed (${lastLine(venv.out)})` };
-    const pip = run(python, ['-m', 'pip', 'install', '--retries', '1', '--timeout', '20', '-r', REQUIREMENTS], 600_000);
+    const pipArgs = ['-m', 'pip', 'install', '--retries', '1', '--timeout', '20'];
+    const pip = run(python, [...pipArgs, '-r', REQUIREMENTS, '-r', DEV_REQUIREMENTS], 600_000);
     if (!pip.ok) {
       rmSync(dir, { recursive: true, force: true });
       return {
         ok: false,
-        reason: `pip install -r test/python/requirements.txt failed, no package registry? (${lastLine(pip.out)})`,
+        reason: `pip install -r test/python/requirements.txt -r python/requirements-dev.txt failed, no package registry? (${lastLine(pip.out)})`,
       };
+    }
+    // Every dependency is pinned above: the package itself adds none (and is the checkout's, editable).
+    const own = run(python, [...pipArgs, '--no-deps', '--no-build-isolation', '-e', PACKAGE_DIR], 120_000);
+    if (!own.ok) {
+      rmSync(dir, { recursive: true, force: true });
+      return { ok: false, reason: `pip install -e ./python failed (${lastLine(own.out)})` };
     }
     const setupMs = Date.now() - started;
     writeFileSync(join(dir, '.ready'), `${setupMs}\n`);

@@ -1,0 +1,144 @@
+"""Which way a request goes: directly, through the environment's proxy, or not at all. Pure (``env`` is given).
+
+httpx ignores ``HTTPS_PROXY`` / ``HTTP_PROXY`` once a custom transport is set, so the loader applies them itself,
+with the CLI's rule (undici's ``EnvHttpProxyAgent``, plus what a2a-lock adds):
+
+- a loopback host (``localhost``, 127.0.0.0/8, ``::1``) is never proxied;
+- an ``http`` URL uses ``http_proxy``, else ``HTTP_PROXY``; an ``https`` URL ``https_proxy``, else ``HTTPS_PROXY``,
+  else the ``http`` one (a lower-case variable that is set wins, even empty; empty means none);
+- ``no_proxy``, else ``NO_PROXY``: entries separated by commas or spaces; ``*`` matches every host; a domain (with or
+  without a leading ``.`` or ``*.``) matches itself and its subdomains; an IP literal matches that address; a CIDR
+  range (``10.0.0.0/8``, ``fd00::/8``) matches addresses in it; ``host:port`` (``[v6]:port``) only that port;
+- a proxy variable that is not an ``http://`` or ``https://`` URL refuses every request it would carry (named);
+- a credential never goes through a proxy in cleartext: an ``http`` request that carries one and would be proxied
+  is refused, naming the variable (nothing is sent).
+
+The shared vectors ``conformance/vectors/proxy.json`` are the rule's definition for both runtimes.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Literal
+from urllib.parse import urlsplit
+
+__all__ = ["ProxyRoute", "is_loopback_host", "proxy_route"]
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+@dataclass(frozen=True)
+class ProxyRoute:
+    """The way of one request: ``kind`` ``direct``, ``proxy`` (``proxy`` is the proxy URL, ``variable`` the
+    variable it came from) or ``refuse`` (``variable`` names the variable at fault, ``reason`` says why)."""
+
+    kind: Literal["direct", "proxy", "refuse"]
+    proxy: str | None = None
+    variable: str | None = None
+    reason: str | None = None
+
+
+DIRECT = ProxyRoute("direct")
+
+
+def _ip(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    try:
+        return ipaddress.ip_address(host.strip("[]").split("%", 1)[0])
+    except ValueError:
+        return None
+
+
+def is_loopback_host(host: str) -> bool:
+    """``localhost`` (or a name under ``.localhost``), 127.0.0.0/8, ``::1`` and IPv4-mapped loopback."""
+    h = host.strip("[]").lower().rstrip(".")
+    if h == "localhost":
+        return True
+    ip = _ip(h)
+    if ip is None:
+        return False
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        return ip.ipv4_mapped.is_loopback
+    return ip.is_loopback
+
+
+def _variable(env: Mapping[str, str], lower: str) -> tuple[str, str] | None:
+    for name in (lower, lower.upper()):
+        if name in env:
+            value = env[name]
+            return (name, value) if value else None
+    return None
+
+
+def _entry_matches(entry: str, host: str, port: int) -> bool:
+    entry = entry.strip().lower()
+    if not entry:
+        return False
+    if entry == "*":
+        return True
+    entry_port: int | None = None
+    bracket = re.fullmatch(r"\[([^\]]+)\](?::(\d+))?", entry)
+    if bracket:
+        entry, entry_port = bracket.group(1), int(bracket.group(2)) if bracket.group(2) else None
+    else:
+        with_port = re.fullmatch(r"([^:]+):(\d+)", entry)
+        if with_port:
+            entry, entry_port = with_port.group(1), int(with_port.group(2))
+    if entry_port is not None and entry_port != port:
+        return False
+    host_ip = _ip(host)
+    if "/" in entry:
+        try:
+            network = ipaddress.ip_network(entry, strict=False)
+        except ValueError:
+            return False
+        return host_ip is not None and host_ip.version == network.version and host_ip in network
+    entry_ip = _ip(entry)
+    if entry_ip is not None or host_ip is not None:
+        return entry_ip is not None and host_ip is not None and entry_ip == host_ip
+    entry = re.sub(r"^\*?\.", "", entry).rstrip(".")
+    name = host.rstrip(".")
+    return name == entry or name.endswith("." + entry)
+
+
+def proxy_route(env: Mapping[str, str], url: str, *, credential: bool = False) -> ProxyRoute:
+    """The way a request to ``url`` goes under ``env`` (see the module comment). ``credential``: the request
+    carries a credential (the plan's or an ``originAuth`` one). Never raises; a malformed ``url`` is direct (the
+    request check refuses it before)."""
+    try:
+        parts = urlsplit(url)
+        host = (parts.hostname or "").lower()
+        port = parts.port or _DEFAULT_PORTS.get(parts.scheme.lower(), 0)
+    except ValueError:
+        return DIRECT
+    scheme = parts.scheme.lower()
+    if scheme not in _DEFAULT_PORTS or not host or is_loopback_host(host):
+        return DIRECT
+    chosen = (
+        _variable(env, "http_proxy")
+        if scheme == "http"
+        else (_variable(env, "https_proxy") or _variable(env, "http_proxy"))
+    )
+    if chosen is None:
+        return DIRECT
+    name, value = chosen
+    no_proxy = _variable(env, "no_proxy")
+    if no_proxy is not None and any(_entry_matches(e, host, port) for e in re.split(r"[,\s]", no_proxy[1])):
+        return DIRECT
+    try:
+        proxy = urlsplit(value)
+        valid = proxy.scheme.lower() in ("http", "https") and bool(proxy.hostname)
+        _ = proxy.port
+    except ValueError:
+        valid = False
+    if not valid:
+        return ProxyRoute("refuse", variable=name, reason=f"{name} is set but is not an http:// or https:// proxy URL")
+    if credential and scheme == "http":
+        return ProxyRoute(
+            "refuse",
+            variable=name,
+            reason=f"a credential is never sent through a proxy in cleartext ({name} would carry this http request)",
+        )
+    return ProxyRoute("proxy", proxy=value, variable=name)
