@@ -97,7 +97,7 @@ export function underCi(env: Readonly<Record<string, string | undefined>>): bool
 }
 
 /** What to do about a revision a CI checkout lacks. */
-export const CI_MISSING_REVISION_HINT =
+const CI_MISSING_REVISION_HINT =
   'fetch it: actions/checkout with `fetch-depth: 0` (GitLab: GIT_DEPTH: 0); a lockfile file is spelt ./path, an absolute path, or after --';
 
 /** Whether `rev` names a commit in the repository holding `dir`. */
@@ -322,7 +322,7 @@ async function baseOfRemoteBranch(
  * What git says of HEAD and `refs/remotes/origin/<branch>` in the clone holding `dir`
  * ({@link DefaultBranchFacts}: its tip, HEAD, whether HEAD is on it, their merge-base).
  */
-export async function defaultBranchFacts(dir: string, branch: string): Promise<DefaultBranchFacts> {
+async function defaultBranchFacts(dir: string, branch: string): Promise<DefaultBranchFacts> {
   const ref = `refs/remotes/origin/${branch}`;
   const [tipAnswer, headAnswer] = await Promise.all([
     git(dir, ['show-ref', '--verify', '--hash', ref]),

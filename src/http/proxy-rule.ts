@@ -58,6 +58,7 @@ export function proxyDecision(target: URL, env: ProxyEnv): ProxyDecision {
 /**
  * The variable whose proxy a URL of `protocol` goes through, if one is set (non-empty): for
  * `https:`, `https_proxy`, `HTTPS_PROXY`, then the `http:` ones; for `http:`, `http_proxy`, `HTTP_PROXY`.
+ * @internal
  */
 export function proxyVariable(protocol: string, env: ProxyEnv): string | undefined {
   const http = ['http_proxy', 'HTTP_PROXY'];
@@ -68,6 +69,7 @@ export function proxyVariable(protocol: string, env: ProxyEnv): string | undefin
  * Whether `noProxy` (a `NO_PROXY` value) lists `hostname` (a URL's `hostname`: IPv6 in brackets)
  * at `port`, as curl matches it (see the module comment). Entries that are not a host, an IP, a
  * CIDR range or `*` match nothing.
+ * @internal
  */
 export function noProxyMatches(hostname: string, port: number, noProxy: string): boolean {
   const host = hostname

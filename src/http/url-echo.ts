@@ -23,7 +23,7 @@ export function redactUrl(shown: string, secrets: readonly string[]): string {
 }
 
 /** The refusal of a redirect (or final URL) that {@link urlQuotesSecret}: said without the URL's value. */
-export function urlQuotesCredential(subject: string): string {
+function urlQuotesCredential(subject: string): string {
   return `the ${subject} request was redirected to a URL that holds the credential it carried (the origin or a gateway echoed it): refused, so it is neither followed, written to the lockfile nor shown`;
 }
 
