@@ -26,7 +26,7 @@ import {
   type DiffCounts,
   type DiffManifests,
 } from '../lock/lockfile-diff.js';
-import { RISK_CODES, type RiskLevel } from '../lock/risk.js';
+import { RISK_CODES, type RiskLevel } from '../lock/risk-codes.js';
 import { parseManifest } from '../manifest/parse.js';
 import type { Manifest } from '../manifest/schema.js';
 import type { Lockfile } from '../lock/schema.js';
