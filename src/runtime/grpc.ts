@@ -11,7 +11,7 @@ import type { AgentCard } from '@a2a-js/sdk';
 import type { Transport } from '@a2a-js/sdk/client';
 import { PlanViolationError } from '../errors.js';
 import { isLoopbackUrl } from '../card/host.js';
-import { checkPushEndpoint } from './enforce.js';
+import { checkPushEndpoint } from './request-body.js';
 import { peer } from './peer.js';
 import { mediaTypeIn } from '../card/media.js';
 import type { FallbackInterface } from '../negotiate/types.js';
