@@ -8,7 +8,7 @@ import { EventEmitter } from 'node:events';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
-import { clientCredentialsTokenUrl, placeCredential, type CredentialPlacement } from '../credentials.js';
+import { clientCredentialsTokenUrl } from '../credentials.js';
 import { ClientCredentialsTokens, type ClientCredentialsGrant } from '../http/oauth-token.js';
 import type { SecurityScheme } from '../card/model.js';
 import { networkOptionsOf, proxyVariableSet } from '../http/network-options.js';
@@ -16,12 +16,13 @@ import { A2aLockError, AgentDegradedError, InvalidInputError, PlanViolationError
 import type { LockEntry } from '../lock/schema.js';
 import type { LockfileTop } from '../lock/top.js';
 import type { AgentEntry, AgentSettings, Manifest } from '../manifest/schema.js';
-import type { FallbackInterface, Plan } from '../negotiate/types.js';
-import { isCleartextOffLoopback, originOf } from '../card/host.js';
+import type { Plan } from '../negotiate/types.js';
+import { isCleartextOffLoopback } from '../card/host.js';
 import { CARD_PATH, LEGACY_CARD_PATH } from '../card/location.js';
 import { expectLockDigest, lockDigestOption } from '../lock/digest.js';
 import { isRecord } from '../json-path.js';
 import { cardServingFetch, lockedCardUrls, narrowedCard, type CardWireShape } from './card.js';
+import { credentialPlacements, type OAuthClientSource } from './credential-source.js';
 import { enforcingFetch } from './enforce.js';
 import { originAuthenticator } from '../http/origin-auth.js';
 import { originAuthFetch } from './origin-auth.js';
@@ -34,9 +35,6 @@ import type {
   LoadLockOptions,
   LockedAgent,
 } from './types.js';
-
-/** A manifest credential source's OAuth client (`{"oauth": …}`). */
-type OAuthClientSource = Extract<AgentEntry['credentials'][string], { oauth: unknown }>['oauth'];
 
 /** The zod-based checks (`checks.ts`): loaded on the first `lock.agent()`, or by an eager `loadLock`. */
 type Checks = typeof import('./checks.js');
@@ -357,14 +355,6 @@ export class Lock extends EventEmitter {
     const found = card.skills.find((s) => s.id === skill);
     // Frozen, as the plan is: the enforcing fetch makes their comparison keys once.
     const inputModes = Object.freeze([...(found?.inputModes?.length ? found.inputModes : card.defaultInputModes)]);
-    const sources = this.#sources(name);
-    const credentials = this.#options.credentials;
-    const providers =
-      typeof credentials === 'function'
-        ? undefined
-        : credentials && Object.hasOwn(credentials, name)
-          ? credentials[name]!
-          : {};
     const env = this.#options.env ?? process.env;
     // The platform's credential (originAuth) goes with every request to the origins the entry records.
     const platformAuth = entry.originAuth
@@ -376,66 +366,18 @@ export class Lock extends EventEmitter {
     const send = platformAuth ? originAuthFetch(this.#send, platformAuth) : this.#send;
     /** The OAuth client-credentials grants whose tokens this agent's requests carry (dropped on a 401). */
     const grants = new Set<ClientCredentialsGrant>();
-    const placements = async (iface: FallbackInterface = plan): Promise<CredentialPlacement[]> => {
-      const out: CredentialPlacement[] = [];
-      for (const [scheme, scopes] of Object.entries(plan.security)) {
-        const definition = card.securitySchemes[scheme];
-        if (!definition)
-          throw new InvalidInputError(
-            'lockfile-invalid',
-            this.#source,
-            `agent "${name}" locks scheme "${scheme}", which its card does not define`,
-          );
-        // One function answers everything; else this agent's provider for the scheme; else the manifest.
-        const provider =
-          typeof credentials === 'function'
-            ? credentials
-            : providers && Object.hasOwn(providers, scheme)
-              ? providers[scheme]
-              : undefined;
-        const source = !provider && Object.hasOwn(sources, scheme) ? sources[scheme]! : undefined;
-        if (source && 'oauth' in source) {
-          out.push(
-            placeCredential(
-              definition,
-              await this.#clientCredentialsToken(name, skill, scheme, definition, source.oauth, scopes, env, grants),
-              scheme,
-            ),
-          );
-          continue;
-        }
-        const variable = source?.env;
-        const secret: unknown = provider
-          ? await provider({ agent: name, skill, scheme, scopes: [...scopes], origin: originOf(iface.url) })
-          : variable !== undefined
-            ? env[variable]
-            : undefined;
-        if (secret !== undefined && typeof secret !== 'string') {
-          throw new UsageError(
-            `${name} (${skill}): the credentials provider for scheme "${scheme}" returned ${secret === null ? 'null' : Array.isArray(secret) ? 'an array' : `a ${typeof secret}`}, not a string`,
-          );
-        }
-        if (secret === undefined || secret === '') {
-          const by =
-            typeof credentials === 'function'
-              ? 'the credentials function of loadLock'
-              : `loadLock's credentials["${name}"]["${scheme}"]`;
-          const where = provider
-            ? `${by} returned nothing`
-            : variable !== undefined
-              ? `${variable} is not set`
-              : 'no credentials option or manifest source names it';
-          const data = { agent: name, scheme, ...(provider ? { provider: by } : variable ? { variable } : {}) };
-          throw new A2aLockError(
-            'credential-unset',
-            `${name} (${skill}): no credential for scheme "${scheme}" (${where})`,
-            { data },
-          );
-        }
-        out.push(placeCredential(definition, secret, scheme));
-      }
-      return out;
-    };
+    const placements = credentialPlacements({
+      agent: name,
+      skill,
+      plan,
+      schemes: card.securitySchemes,
+      lockfile: this.#source,
+      credentials: this.#options.credentials,
+      sources: this.#sources(name),
+      env,
+      oauthToken: (scheme, definition, oauth, scopes) =>
+        this.#clientCredentialsToken(name, skill, scheme, definition, oauth, scopes, env, grants),
+    });
     /** A 401 (gRPC: UNAUTHENTICATED): forget the OAuth tokens sent (true when there were any, so one retry with new ones is worth it). */
     const renew = (): boolean => {
       if (grants.size === 0) return false;
