@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { isCleartextOffLoopback } from '../card/host.js';
-import { redactError, redactSecrets } from '../credentials.js';
+import { redactError, redactSecrets } from '../redact.js';
 import { A2aLockError, FetchError } from '../errors.js';
 
 /** What {@link ClientCredentialsTokens.token} needs for one token. */

@@ -8,7 +8,8 @@
  * (acceptedOutputModes), §3.1.2 (streaming), §3.1.7 (push), §9 JSON-RPC and §11 HTTP+JSON method
  * names (and their 0.3 spellings).
  */
-import { applyCredentials, placementSecrets, redactError, type CredentialPlacement } from '../credentials.js';
+import { applyCredentials, type CredentialPlacement } from '../credentials.js';
+import { placementSecrets, redactError } from '../redact.js';
 import { FetchError, isA2aLockError } from '../errors.js';
 import { errorCode, UNDICI_TIMEOUTS } from '../http/errors.js';
 import type { FallbackInterface } from '../negotiate/types.js';

@@ -77,6 +77,8 @@ export const PURE_ROOT_FILES = [
   'json-path.ts',
   'json-document.ts',
   'credentials.ts',
+  'redact.ts',
+  'bytes.ts',
   'errors.ts',
   'untrusted.ts',
 ];
