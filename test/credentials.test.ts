@@ -257,7 +257,7 @@ describe('redactSecrets: the spellings an attack run found in clear', () => {
   });
 });
 
-describe('redactSecrets: a cut-short echo (issue 22)', () => {
+describe('redactSecrets: a cut-short echo', () => {
   const secret = 'S3cr3t/Tok+en=zq9-Lengthy';
   const run = (text: string) => redactSecrets(text, [secret]);
   let redactSecrets: typeof import('../src/redact.js').redactSecrets;

@@ -62,7 +62,7 @@ const text = (value: string) => ({
   metadata: undefined,
 });
 
-describe.concurrent('issue 14: re-signed cards', () => {
+describe.concurrent('re-signed cards', () => {
   it('re-signed with no key source at all (no jku, no trust: unverifiable every time): verify --strict 0, update writes nothing', {
     timeout: SLOW_TEST,
   }, async ({ onTestFinished }) => {
@@ -167,7 +167,7 @@ function skillless(origin: string, overrides: Record<string, unknown> = {}): Car
   return { ...card, ...overrides } as Card;
 }
 
-describe.concurrent('issue 14: agents without skills', () => {
+describe.concurrent('agents without skills', () => {
   it('a card without skills and a manifest entry without skills lock one agent-level plan "*": lock, why, ls, verify, outdated, install and the runtime', {
     timeout: SLOW_TEST,
   }, async ({ onTestFinished }) => {
@@ -238,7 +238,7 @@ describe.concurrent('issue 14: agents without skills', () => {
   });
 });
 
-describe.concurrent('issue 14: credentials that are never sent', () => {
+describe.concurrent('credentials that are never sent', () => {
   it('a card without security behind a bearer gate: lock and verify warn credential-never-sent; the runtime sends nothing and is refused', {
     timeout: SLOW_TEST,
   }, async ({ onTestFinished }) => {
@@ -309,7 +309,7 @@ describe.concurrent('issue 14: credentials that are never sent', () => {
   });
 });
 
-describe.concurrent('issue 14: card versions and mode spellings', () => {
+describe.concurrent('card versions and mode spellings', () => {
   it('a card --a2a-version 0.3 shows the card as served to 0.3 (the SDK serves a 1.0 or a 0.3 card by the header)', {
     timeout: SLOW_TEST,
   }, async ({ onTestFinished }) => {

@@ -379,7 +379,7 @@ describe('diffLockfiles', () => {
   });
 });
 
-describe('issue 24: rebaseInterfaces and originAuth in a review', () => {
+describe('rebaseInterfaces and originAuth in a review', () => {
   /** The worked example advertising its bind address (http://0.0.0.0:8080), no credential, locked from CARD_URL. */
   const bound = (c: Json) => {
     for (const i of c.supportedInterfaces) i.url = i.url.replace('https://research.example.com', 'http://0.0.0.0:8080');
