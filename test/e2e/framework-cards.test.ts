@@ -28,6 +28,7 @@ import {
   writeManifest,
 } from './helpers.js';
 import { newKey, sign, type Card, type Key } from './cards.js';
+import { sdkText } from '../helpers/sdk-message.js';
 
 const TOKEN = 'fw14-bearer-T0ken';
 const ENV = { RESEARCH_TOKEN: TOKEN };
@@ -49,17 +50,6 @@ let k1: Key;
 let k2: Key;
 beforeAll(async () => {
   [k1, k2] = await Promise.all([newKey('k1'), newKey('k2')]);
-});
-
-const text = (value: string) => ({
-  messageId: crypto.randomUUID(),
-  role: 1,
-  parts: [{ content: { $case: 'text' as const, value }, mediaType: '', filename: '', metadata: undefined }],
-  contextId: '',
-  taskId: '',
-  extensions: [],
-  referenceTaskIds: [],
-  metadata: undefined,
 });
 
 describe.concurrent('re-signed cards', () => {
@@ -215,7 +205,7 @@ describe.concurrent('agents without skills', () => {
     expect(locked.plan).toEqual(plans['*']);
     expect(loaded.agent('research', '*')).toBe(locked);
     const client = await locked.createClient();
-    expect(JSON.stringify(await client.sendMessage({ message: text('sized?') } as never))).toContain('echo: sized?');
+    expect(JSON.stringify(await client.sendMessage({ message: sdkText('sized?') } as never))).toContain('echo: sized?');
     loaded.close();
   });
 
@@ -269,7 +259,7 @@ describe.concurrent('credentials that are never sent', () => {
     const loaded = await loadLock({ lockfile: join(dir, 'a2a.lock.json'), env: ENV });
     const client = await loaded.agent('research', 'market-size').createClient();
     const sent = agent.requests.length;
-    const error = await client.sendMessage({ message: text('hi') } as never).then(
+    const error = await client.sendMessage({ message: sdkText('hi') } as never).then(
       () => undefined,
       (e: unknown) => e,
     );
@@ -356,7 +346,7 @@ describe.concurrent('card versions and mode spellings', () => {
 
     const loaded = await loadLock({ lockfile: join(dir, 'a2a.lock.json'), env: {} });
     const client = await loaded.agent('research', 'market-size').createClient();
-    expect(JSON.stringify(await client.sendMessage({ message: text('plain') } as never))).toContain('echo: plain');
+    expect(JSON.stringify(await client.sendMessage({ message: sdkText('plain') } as never))).toContain('echo: plain');
     loaded.close();
   });
 });
