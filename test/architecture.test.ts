@@ -104,6 +104,8 @@ describe('the rule checker itself', () => {
       'http/f.ts': "import { g } from '../fs/g.js';\n",
       'commands/h.ts': "import { fetchCard } from '../http/card.js';\n",
       'runtime/o.ts': "import { AsyncLocalStorage } from 'node:async_hooks';\n",
+      'runtime/request-check.ts': "import { enforcingFetch } from './enforce.js';\nexport const t = Date.now();\n",
+      'runtime/enforce.ts': 'export const enforcingFetch = 1;\n',
       'http/card.ts': 'export const fetchCard = 1;\n',
       'fs/g.ts': 'export const g = 1;\n',
     });
@@ -119,6 +121,9 @@ describe('the rule checker itself', () => {
         'commands/h.ts:1: commands/ imports http/card.ts (commands reach the network through resolve/)',
         'runtime/o.ts:1: imports node:async_hooks (an AsyncLocalStorage taxes every promise of the host process)',
         'import circle: lock/x.ts → lock/y.ts → lock/x.ts',
+        // The runtime's request check is pure (the fetch around it is not).
+        expect.stringMatching(/^runtime\/request-check\.ts:1: the pure core imports runtime\/enforce\.ts /),
+        'runtime/request-check.ts:2: the pure core uses Date.now',
       ]),
     );
     expect(found.filter((f) => f.startsWith('lock/a.ts'))).toHaveLength(1); // zod is a core package

@@ -245,7 +245,7 @@ describe('applyCredentials', () => {
 
 describe('redactSecrets: the spellings an attack run found in clear', () => {
   it('hex of the bytes (either case) and the secret reversed are masked', async () => {
-    const { redactSecrets } = await import('../src/credentials.js');
+    const { redactSecrets } = await import('../src/redact.js');
     const secret = 'S3cr3t/Tok+en=zq9';
     const hex = Buffer.from(secret, 'utf8').toString('hex');
     const text = `hex ${hex} HEX ${hex.toUpperCase()} reversed ${[...secret].reverse().join('')}`;
@@ -257,12 +257,12 @@ describe('redactSecrets: the spellings an attack run found in clear', () => {
   });
 });
 
-describe('redactSecrets: a cut-short echo (issue 22)', () => {
+describe('redactSecrets: a cut-short echo', () => {
   const secret = 'S3cr3t/Tok+en=zq9-Lengthy';
   const run = (text: string) => redactSecrets(text, [secret]);
-  let redactSecrets: typeof import('../src/credentials.js').redactSecrets;
+  let redactSecrets: typeof import('../src/redact.js').redactSecrets;
   beforeAll(async () => {
-    ({ redactSecrets } = await import('../src/credentials.js'));
+    ({ redactSecrets } = await import('../src/redact.js'));
   });
 
   it('a run of 12 or more characters that starts or ends the secret is masked, raw or in any spelling', () => {

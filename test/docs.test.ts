@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ExitCode } from '../src/errors.js';
-import { RISK_CODES } from '../src/lock/risk.js';
+import { RISK_CODES } from '../src/lock/risk-codes.js';
 import * as runtime from '../src/runtime/index.js';
 import { anchors, brokenLinks, cells, docFiles, page, REPO, slug } from './helpers/markdown.js';
 

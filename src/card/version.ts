@@ -4,6 +4,7 @@
  */
 // The functions used, not the package index (which loads all of semver: 47 modules).
 import coerce from 'semver/functions/coerce.js';
+import semverCompare from 'semver/functions/compare.js';
 import valid from 'semver/functions/valid.js';
 import { formatPath } from '../json-path.js';
 import type { Warning } from './model.js';
@@ -37,4 +38,24 @@ export function cardSemver(version: string): { semver: string; coerced: boolean 
   if (!/^\s*v?\d+(\.\d+)?\s*$/.test(version)) return undefined;
   const coerced = coerce(version);
   return coerced ? { semver: coerced.version, coerced: true } : undefined;
+}
+
+/** Numeric parts of a protocol version (`1.0` → [1, 0]); compares part by part. */
+export function compareDotted(a: string, b: string): number {
+  const pa = a.split('.').map((x) => Number.parseInt(x, 10) || 0);
+  const pb = b.split('.').map((x) => Number.parseInt(x, 10) || 0);
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
+    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
+    if (d !== 0) return Math.sign(d);
+  }
+  return 0;
+}
+
+/** Card versions compared as semver (coerced when not strict semver); undefined when either is not a version. */
+export function compareVersions(a: string, b: string): number | undefined {
+  const va = valid(a) ?? coerce(a)?.version;
+  const vb = valid(b) ?? coerce(b)?.version;
+  if (!va || !vb) return undefined;
+  const c = semverCompare(va, vb);
+  return c !== 0 ? c : valid(a) && valid(b) ? 0 : compareDotted(a, b);
 }

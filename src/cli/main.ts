@@ -7,15 +7,16 @@
 import { relative } from 'node:path';
 import kleur from 'kleur';
 import yargs, { type Argv } from 'yargs';
-import { A2aLockError, exitCodeFor, ExitCode, UsageError } from '../errors.js';
-import type { CommandResult, GlobalOptions } from '../commands/context.js';
+import { A2aLockError, exitCodeFor, ExitCode } from '../errors.js';
+import type { GlobalOptions } from '../commands/context.js';
 import type { PluginInfo } from '../version.js';
 import { COMMANDS, HELP_ORDER, LOCK_SUBCOMMANDS, commandName, type AnyCliCommand } from './commands/index.js';
 import type { CommandContext, ParsedArgv } from './commands/command.js';
-import { escapeUntrusted, renderWarning, terminalSafe, untrusted, type CommandRenderer } from './render/common.js';
+import { escapeUntrusted } from './render/common.js';
 import { createProgress } from './progress.js';
 import { processIo, type CliIo } from './io.js';
-import { unknownArgumentsMessage } from './suggest.js';
+import { failure, hideAll } from './yargs-shell.js';
+import { print } from './print.js';
 import { normalizeArgs } from './argv.js';
 import { colourEnabled } from './colour.js';
 import { withGlobalOptions } from './global-options.js';
@@ -79,55 +80,6 @@ function handler(
     } finally {
       progress?.stop();
     }
-  };
-}
-
-/**
- * `y` with every option hidden from its help: yargs renders a command's help on every run, and a
- * run that shows none need not lay out a row per option (a speed seam: docs/explanation/performance.md).
- */
-function hideAll(y: Argv): Argv {
-  const options = (y as unknown as { getOptions(): { key: Record<string, unknown> } }).getOptions();
-  for (const key of Object.keys(options.key)) y.hide(key);
-  return y;
-}
-
-/** yargs' failures as usage errors (exit 2), each on one line; `line` is the command line parsed. */
-function failure(line: readonly string[]) {
-  return (message: string, error: Error | undefined, usage: unknown): never => {
-    // yargs re-wraps errors thrown by `coerce` (our UsageError) as a plain YError: still usage (exit 2).
-    const missing = /^Not enough arguments following: (.*)$/.exec(error?.message ?? message);
-    if (missing) throw new UsageError(`--${missing[1]} needs a value`);
-    if (error) throw error.name === 'YError' ? new UsageError(error.message) : error;
-    if (/^Did you mean/.test(message)) {
-      // A subcommand misspelt (`lock digset`): yargs suggests the subcommand alone.
-      const parent = line[0] === 'lock' && line[1] !== undefined && !line[1].startsWith('-') ? 'lock ' : '';
-      throw new UsageError(
-        `unknown command "${parent}${String(line[parent ? 1 : 0])}"; ${message.replace(/^Did you mean /, `did you mean ${parent}`)}`,
-      );
-    }
-    const unknown = /^Unknown arguments?: (.*)$/.exec(message);
-    if (unknown) {
-      // The options of the command that failed (global ones included), as yargs' usage knows them.
-      const known = Object.keys(
-        (usage as { getDescriptions?: () => Record<string, unknown> }).getDescriptions?.() ?? {},
-      );
-      const commands =
-        (usage as { getCommands?: () => Array<[string, ...unknown[]]> })
-          .getCommands?.()
-          .map((c) => c[0].split(' ')[0]!) ?? [];
-      throw new UsageError(unknownArgumentsMessage(unknown[1]!.split(', '), line, known, commands), {
-        hint: 'see a2a <command> --help',
-      });
-    }
-    // yargs' own messages span lines ("Invalid values:\n  Argument: …"): one line, as every error.
-    throw new UsageError(
-      message
-        .split('\n')
-        .map((l) => l.trim())
-        .filter(Boolean)
-        .join(' '),
-    );
   };
 }
 
@@ -201,37 +153,6 @@ export async function main(rawArgs: string[], io: CliIo = processIo(), about: Pl
   } catch (error) {
     return report(error, wantsJson, verbose, io);
   }
-}
-
-/**
- * Print a command's result: under `--json` its document on stdout (with `warnings` added when it
- * has none) and GitHub annotations on stderr; otherwise annotations on stdout, warnings on stderr,
- * then the renderer's lines on stdout, rendered from {@link untrusted} data and each made {@link terminalSafe}. `annotations`:
- * the renderer's, under `GITHUB_ACTIONS=true`, each once per job (step-summary.ts `annotationsOnce`).
- */
-function print<D>(
-  result: CommandResult<D>,
-  renderer: CommandRenderer<D>,
-  annotations: readonly string[],
-  options: GlobalOptions,
-  io: CliIo,
-): void {
-  if (options.json) {
-    // Every JSON document carries the warnings (plan's contract puts them there; the others follow).
-    const document = renderer.json(result.data);
-    const json =
-      document && typeof document === 'object' && !Array.isArray(document) && !('warnings' in document)
-        ? { ...document, warnings: result.warnings }
-        : document;
-    io.stdout(`${JSON.stringify(json, null, 2)}\n`);
-    if (annotations.length) io.stderr(`${annotations.join('\n')}\n`);
-    return;
-  }
-  if (annotations.length) io.stdout(`${annotations.join('\n')}\n`);
-  for (const w of result.warnings) io.stderr(`${terminalSafe(renderWarning(untrusted(w)))}\n`);
-  // Escaped before any colour is added: the renderer interpolates only inert text.
-  const lines = renderer.text(untrusted(result.data));
-  if (lines.length) io.stdout(`${lines.map(terminalSafe).join('\n')}\n`);
 }
 
 /** An error's stack for `--verbose`, each line {@link escapeUntrusted} (its message may carry card text). */

@@ -27,7 +27,7 @@ import {
   type DiffCounts,
   type DiffManifests,
 } from '../lock/lockfile-diff.js';
-import { RISK_CODES, type RiskLevel } from '../lock/risk.js';
+import { RISK_CODES, type RiskLevel } from '../lock/risk-codes.js';
 import { parseManifest } from '../manifest/parse.js';
 import type { Manifest } from '../manifest/schema.js';
 import type { Lockfile } from '../lock/schema.js';
@@ -249,98 +249,120 @@ function parseSide(read: ReadSide, digest = false): { lock: Lockfile | undefined
   return digest ? parseLockfileWithDigest(read.text, source) : { lock: parseLockfile(read.text, source) };
 }
 
+/** Where the two sides of a diff come from: their text and what they are, the head's lockfile path and the manifest beside it. */
+interface DiffSides {
+  base: ReadSide;
+  head: ReadSide;
+  lockfile: string;
+  manifest: string;
+}
+
 /**
- * `a2a diff`: the review of head against base; exit 1 when `failOn` is set and a change at or above
- * it exists, else 0.
- * @throws UsageError a revision that is not a commit, outside git without a base path, a CI base that
- *   is not in this clone; InvalidInputError `lockfile-invalid` for a side that is not a valid lockfile
+ * The two sides of `a2a diff`: as git passes them to an external diff (`--git-external`), or as
+ * named (a file, a revision, an agent; the head absent: the working tree's lockfile; the base
+ * absent: the CI base, or HEAD).
  */
-export async function runDiff(options: GlobalOptions, args: DiffArgs): Promise<CommandResult<DiffData>> {
+function readDiffSides(options: GlobalOptions, args: DiffArgs): Promise<DiffSides> {
+  return args.gitExternal ? readGitExternalSides(options, args.gitExternal) : readNamedSides(options, args);
+}
+
+/** The sides as git passes them to an external diff (7 arguments). */
+async function readGitExternalSides(options: GlobalOptions, g: readonly string[]): Promise<DiffSides> {
+  if (g.length === 1)
+    throw new UsageError(`${g[0]} is unmerged (git passes one argument for a conflicted path)`, {
+      hint: 'resolve the lockfile with a2a lock, then diff again',
+    });
+  if (g.length !== 7)
+    throw new UsageError(
+      `--git-external takes the 7 arguments git passes an external diff (path old-file old-hex old-mode new-file new-hex new-mode); got ${g.length}`,
+    );
+  const [path, oldFile, , , newFile] = g as [string, string, string, string, string];
+  const read = async (file: string, label: string): Promise<ReadSide> => {
+    const text =
+      file === '/dev/null' ? undefined : await readTextIfExists(resolve(options.cwd, file), 'lockfile-invalid');
+    return { side: { kind: 'git-external', label, found: text !== undefined }, text };
+  };
+  const lockfile = resolve(options.cwd, path);
+  return {
+    lockfile,
+    manifest: resolve(dirname(lockfile), 'a2a.json'),
+    base: await read(oldFile, `a/${path}`),
+    head: await read(newFile, `b/${path}`),
+  };
+}
+
+/** The sides as named on the command line (see {@link readDiffSides}). */
+async function readNamedSides(options: GlobalOptions, args: DiffArgs): Promise<DiffSides> {
   let base: ReadSide;
   let head: ReadSide;
-  let lockfile: string;
-  let manifest: string;
-  if (args.gitExternal) {
-    const g = args.gitExternal;
-    if (g.length === 1)
-      throw new UsageError(`${g[0]} is unmerged (git passes one argument for a conflicted path)`, {
-        hint: 'resolve the lockfile with a2a lock, then diff again',
-      });
-    if (g.length !== 7)
-      throw new UsageError(
-        `--git-external takes the 7 arguments git passes an external diff (path old-file old-hex old-mode new-file new-hex new-mode); got ${g.length}`,
-      );
-    const [path, oldFile, , , newFile] = g as [string, string, string, string, string];
-    const read = async (file: string, label: string): Promise<ReadSide> => {
-      const text =
-        file === '/dev/null' ? undefined : await readTextIfExists(resolve(options.cwd, file), 'lockfile-invalid');
-      return { side: { kind: 'git-external', label, found: text !== undefined }, text };
-    };
-    lockfile = resolve(options.cwd, path);
-    manifest = resolve(dirname(lockfile), 'a2a.json');
-    base = await read(oldFile, `a/${path}`);
-    head = await read(newFile, `b/${path}`);
-  } else {
-    lockfile = paths(options).lockfile;
-    // For a side that is neither a file nor a revision: is it one of the manifest's agents?
-    const manifestPath = paths(options).manifest;
-    manifest = manifestPath;
-    const ci = underCi(options.env);
-    const agentNames = async (): Promise<readonly string[]> => {
-      try {
-        return Object.keys((await readManifest(manifestPath)).agents);
-      } catch {
-        return [];
-      }
-    };
-    if (args.head !== undefined)
-      head = await readNamed(options.cwd, args.head, args.headIs ?? 'either', lockfile, ci, agentNames);
-    else
-      head = {
-        side: { kind: 'worktree', label: lockfile, found: false },
-        text: await readTextIfExists(lockfile, 'lockfile-invalid'),
-      };
-    head.side.found = head.text !== undefined;
-    if (args.base !== undefined)
-      base = await readNamed(options.cwd, args.base, args.baseIs ?? 'either', lockfile, ci, agentNames);
-    else {
-      const root = await gitRoot(options.cwd);
-      if (root === undefined)
-        throw new UsageError(
-          `${options.cwd} is not inside a git repository: name the base lockfile (a2a diff <base-file> [<head-file>])`,
-        );
-      const ci = await ciBase(root, options.env);
-      if (ci.kind === 'unreadable') throw new UsageError(ci.reason, { hint: ci.hint });
-      const rev = ci.kind === 'base' ? ci.rev : 'HEAD';
-      const { text, revision } = await readResolved(rev, lockfile);
-      const named =
-        ci.kind === 'base'
-          ? { ref: ci.ref, commit: revision.commit, source: ci.source }
-          : { ...(revision.ref !== undefined ? { ref: revision.ref } : {}), commit: revision.commit };
-      base = { side: { kind: 'revision', label: rev, ...named, found: text !== undefined }, text };
+  const lockfile = paths(options).lockfile;
+  // For a side that is neither a file nor a revision: is it one of the manifest's agents?
+  const manifestPath = paths(options).manifest;
+  const ci = underCi(options.env);
+  const agentNames = async (): Promise<readonly string[]> => {
+    try {
+      return Object.keys((await readManifest(manifestPath)).agents);
+    } catch {
+      return [];
     }
+  };
+  if (args.head !== undefined)
+    head = await readNamed(options.cwd, args.head, args.headIs ?? 'either', lockfile, ci, agentNames);
+  else
+    head = {
+      side: { kind: 'worktree', label: lockfile, found: false },
+      text: await readTextIfExists(lockfile, 'lockfile-invalid'),
+    };
+  head.side.found = head.text !== undefined;
+  if (args.base !== undefined)
+    base = await readNamed(options.cwd, args.base, args.baseIs ?? 'either', lockfile, ci, agentNames);
+  else {
+    const root = await gitRoot(options.cwd);
+    if (root === undefined)
+      throw new UsageError(
+        `${options.cwd} is not inside a git repository: name the base lockfile (a2a diff <base-file> [<head-file>])`,
+      );
+    const ci = await ciBase(root, options.env);
+    if (ci.kind === 'unreadable') throw new UsageError(ci.reason, { hint: ci.hint });
+    const rev = ci.kind === 'base' ? ci.rev : 'HEAD';
+    const { text, revision } = await readResolved(rev, lockfile);
+    const named =
+      ci.kind === 'base'
+        ? { ref: ci.ref, commit: revision.commit, source: ci.source }
+        : { ...(revision.ref !== undefined ? { ref: revision.ref } : {}), commit: revision.commit };
+    base = { side: { kind: 'revision', label: rev, ...named, found: text !== undefined }, text };
   }
-  // The manifests too: which secret each credential reads is in a2a.json, not in the lockfile.
+  return { base, head, lockfile, manifest: manifestPath };
+}
+
+/**
+ * The manifest of each side: which secret each credential reads is in a2a.json, not in the
+ * lockfile. Not compared (`manifest-not-compared` warned) when both sides read one manifest file,
+ * or when only one side has one (`gitExternal`: git's sides have none).
+ */
+async function readDiffManifests(
+  base: ReadSide,
+  head: ReadSide,
+  cwd: string,
+  manifest: string,
+  gitExternal: boolean,
+): Promise<{ manifests: DiffManifests; warnings: Warning[] }> {
   const warnings: Warning[] = [];
   const manifests: DiffManifests = {
-    base: await manifestOfSide(base, options.cwd, manifest, warnings),
-    head: await manifestOfSide(head, options.cwd, manifest, warnings),
+    base: await manifestOfSide(base, cwd, manifest, warnings),
+    head: await manifestOfSide(head, cwd, manifest, warnings),
   };
   // Two sides read from one manifest file (a copy of the base lockfile beside the working tree's
   // a2a.json) compare nothing: a changed credential source would pass as none.
-  const baseFile = manifestFileOf(base, options.cwd, manifest);
-  if (
-    baseFile !== undefined &&
-    baseFile === manifestFileOf(head, options.cwd, manifest) &&
-    manifests.base !== undefined
-  ) {
+  const baseFile = manifestFileOf(base, cwd, manifest);
+  if (baseFile !== undefined && baseFile === manifestFileOf(head, cwd, manifest) && manifests.base !== undefined) {
     manifests.base = undefined;
     warnings.push({
       code: 'manifest-not-compared',
       message: `both sides read the manifest ${baseFile}: credential sources not compared (compare revisions, or put the base lockfile beside its own a2a.json)`,
     });
   } else if (
-    !args.gitExternal &&
+    !gitExternal &&
     base.text !== undefined &&
     head.text !== undefined &&
     (manifests.base === undefined) !== (manifests.head === undefined) &&
@@ -352,6 +374,24 @@ export async function runDiff(options: GlobalOptions, args: DiffArgs): Promise<C
       message: `no manifest beside the lockfile of ${missing.kind === 'worktree' ? 'the working tree' : missing.label}: credential sources not compared`,
     });
   }
+  return { manifests, warnings };
+}
+
+/**
+ * `a2a diff`: the review of head against base; exit 1 when `failOn` is set and a change at or above
+ * it exists, else 0.
+ * @throws UsageError a revision that is not a commit, outside git without a base path, a CI base that
+ *   is not in this clone; InvalidInputError `lockfile-invalid` for a side that is not a valid lockfile
+ */
+export async function runDiff(options: GlobalOptions, args: DiffArgs): Promise<CommandResult<DiffData>> {
+  const { base, head, lockfile, manifest } = await readDiffSides(options, args);
+  const { manifests, warnings } = await readDiffManifests(
+    base,
+    head,
+    options.cwd,
+    manifest,
+    args.gitExternal !== undefined,
+  );
   const headLock = parseSide(head, args.headDigest);
   const diff = ignoreRisks(diffLockfiles(parseSide(base).lock, headLock.lock, manifests), new Set(args.ignore));
   const failed = args.failOn !== undefined && failsOn(diff, args.failOn as RiskLevel | 'any');

@@ -5,7 +5,7 @@
 import { writeFileAtomic } from '../fs/atomic-write.js';
 import { own } from '../json-path.js';
 import { sameJson } from '../canonical.js';
-import { A2aLockError, ExitCode, UsageError } from '../errors.js';
+import { ExitCode, UsageError } from '../errors.js';
 import { readManifest, readManifestFile } from '../fs/manifest.js';
 import { parseManifest } from '../manifest/parse.js';
 import validRange from 'semver/ranges/valid.js';
@@ -14,11 +14,9 @@ import type { Manifest } from '../manifest/schema.js';
 import { entryChanges, type EntryChanges } from '../lock/changes.js';
 import { overallExitCode, syncFailureJson, type SkillRefusal, type SyncFailure } from '../lock/report.js';
 import { lockDigest } from '../lock/digest.js';
-import { mergeLockfiles, parseLockfile } from '../lock/format.js';
-import { readLockfileForRewrite, writeLockfile } from '../fs/lockfile.js';
-import type { Lockfile } from '../lock/schema.js';
 import { diffLockfiles, type LockfileDiff } from '../lock/lockfile-diff.js';
-import { syncLock, type SyncAction } from '../resolve/sync.js';
+import { lockProject, type LockProjectResult } from '../resolve/lock-project.js';
+import type { SyncAction, SyncResult } from '../resolve/sync.js';
 import { withFileLock } from '../fs/file-lock.js';
 import {
   assertManifestAgents,
@@ -70,105 +68,78 @@ export interface LockData {
   };
 }
 
-/** `beforeWrite` runs once the new lockfile is known to be good, before it is written (add writes the manifest there). */
+/** Hints a command adds to its failures: a next step for a refused skill, and for an agent that drifted. */
+interface FailureHints {
+  refusal?: (refusal: SkillRefusal) => string | undefined;
+  drift?: (name: string) => string | undefined;
+}
+
+/** Lock the project ({@link lockProject}) and shape its answer. `beforeWrite` runs once the new lockfile is known to be good, before it is written (add writes the manifest there). */
 async function run(
   options: GlobalOptions,
   manifest: Manifest,
   force: ReadonlySet<string> | 'all' | undefined,
   beforeWrite?: () => Promise<void>,
-  hints?: { refusal?: (refusal: SkillRefusal) => string | undefined; drift?: (name: string) => string | undefined },
+  hints?: FailureHints,
 ): Promise<CommandResult<LockData>> {
   const p = paths(options);
-  let merged: { lock: Lockfile; differing: Set<string> } | undefined;
-  // A lockfile with git merge conflicts is merged (npm and pnpm repair theirs too): the union of
-  // both sides, agents they lock differently re-resolved with our plans as constraints. Any other
-  // invalid lockfile is left alone: exit 2, the bytes as they were.
-  const hint = `fix ${p.lockfile} (git checkout it), or delete it and run a2a lock`;
-  let read: Awaited<ReturnType<typeof readLockfileForRewrite>>;
-  try {
-    read = await readLockfileForRewrite(p.lockfile);
-  } catch (error) {
-    if (error instanceof A2aLockError && error.code === 'lockfile-invalid' && !error.hint) {
-      throw new A2aLockError(error.code, error.message, {
-        hint,
-        cause: error,
-        ...(error.data ? { data: error.data } : {}),
-      });
-    }
-    throw error;
-  }
-  let previous: { lock: Lockfile; text?: string } | undefined;
-  if (read && 'conflict' in read) {
-    try {
-      merged = mergeLockfiles(
-        parseLockfile(read.conflict.ours, `${p.lockfile} (our side)`),
-        parseLockfile(read.conflict.theirs, `${p.lockfile} (their side)`),
-      );
-    } catch (sideError) {
-      if (sideError instanceof A2aLockError)
-        throw new A2aLockError(sideError.code, `${sideError.message} (in a merge conflict)`, {
-          hint,
-          cause: sideError,
-        });
-      throw sideError;
-    }
-    previous = { lock: merged.lock };
-  } else previous = read;
-  const sync = await syncLock(
+  const locked = await lockProject({
+    lockfile: p.lockfile,
     manifest,
-    previous?.lock,
-    {
-      // Only update (force) accepts a new place for the extended card's credential.
-      ...(force ? { force, acceptServedCredentialRoute: true } : {}),
-      ...(merged ? { recheck: merged.differing } : {}),
-      source: p.lockfile,
-    },
-    await unreviewedResolveOptions(options, p.baseDir),
-  );
-  if (merged) {
-    const which = merged.differing.size
-      ? `; re-checked ${[...merged.differing].join(', ')}, which the two sides locked differently`
-      : '';
-    sync.warnings.unshift({
-      code: 'lockfile-merge-conflict',
-      message: `${p.lockfile} had merge conflict markers: merged both sides${which}`,
-    });
-  }
+    force,
+    resolve: () => unreviewedResolveOptions(options, p.baseDir),
+    beforeWrite,
+  });
+  if (Object.keys(locked.sync.failures).length > 0) return failedResult(p.lockfile, manifest, locked.sync, hints);
+  return lockedResult(p.lockfile, force, locked);
+}
+
+/** The answer when an agent failed (nothing was written): every agent with its outcome, in manifest order (then those removed), the failing ones with their hints. */
+function failedResult(
+  lockfile: string,
+  manifest: Manifest,
+  sync: SyncResult,
+  hints: FailureHints | undefined,
+): CommandResult<LockData> {
   const agents: Record<string, LockAgentDocument> = {};
   const failed = Object.entries(sync.failures);
-  if (failed.length > 0) {
-    for (const [name, f] of failed) {
-      for (const r of f.refusals ?? []) {
-        const hint = hints?.refusal?.(r);
-        if (hint) r.hint = hint;
-      }
-      const next = f.drift || f.signatureDrift ? hints?.drift?.(name) : undefined;
-      if (next) f.next = next;
+  for (const [name, f] of failed) {
+    for (const r of f.refusals ?? []) {
+      const hint = hints?.refusal?.(r);
+      if (hint) r.hint = hint;
     }
-    // Every agent with its outcome, in manifest order (then those removed): the failing ones, and
-    // what the others would have become (nothing was written).
-    for (const name of Object.keys(manifest.agents)) {
-      const f = own(sync.failures, name);
-      const action = own(sync.actions, name);
-      const from = own(sync.renamed, name);
-      if (f) agents[name] = { ...syncFailureJson(f), ...(from !== undefined ? { from } : {}) };
-      else if (action) agents[name] = { status: action, ...(from !== undefined ? { from } : {}) };
-    }
-    for (const [name, action] of Object.entries(sync.actions))
-      if (!Object.hasOwn(agents, name)) agents[name] = { status: action };
-    return {
-      exitCode: overallExitCode(failed.map(([, f]) => f.exitCode)),
-      data: {
-        ok: false,
-        written: false,
-        agents,
-        human: { lockfile: p.lockfile, failures: failed.map(([name, failure]) => ({ name, failure })), agents: [] },
-      },
-      warnings: sync.warnings,
-    };
+    const next = f.drift || f.signatureDrift ? hints?.drift?.(name) : undefined;
+    if (next) f.next = next;
   }
-  await beforeWrite?.();
-  const written = await writeLockfile(p.lockfile, sync.lock, previous?.text);
+  // What the others would have become (nothing was written).
+  for (const name of Object.keys(manifest.agents)) {
+    const f = own(sync.failures, name);
+    const action = own(sync.actions, name);
+    const from = own(sync.renamed, name);
+    if (f) agents[name] = { ...syncFailureJson(f), ...(from !== undefined ? { from } : {}) };
+    else if (action) agents[name] = { status: action, ...(from !== undefined ? { from } : {}) };
+  }
+  for (const [name, action] of Object.entries(sync.actions))
+    if (!Object.hasOwn(agents, name)) agents[name] = { status: action };
+  return {
+    exitCode: overallExitCode(failed.map(([, f]) => f.exitCode)),
+    data: {
+      ok: false,
+      written: false,
+      agents,
+      human: { lockfile, failures: failed.map(([name, failure]) => ({ name, failure })), agents: [] },
+    },
+    warnings: sync.warnings,
+  };
+}
+
+/** The answer when every agent resolved: each with its action and, updated, what changed; the review of what the write changed. */
+function lockedResult(
+  lockfile: string,
+  force: ReadonlySet<string> | 'all' | undefined,
+  { sync, previous, written }: LockProjectResult,
+): CommandResult<LockData> {
+  const agents: Record<string, LockAgentDocument> = {};
   const locked: LockedAgent[] = [];
   for (const [name, action] of Object.entries(sync.actions)) {
     const from = own(sync.renamed, name);
@@ -190,7 +161,7 @@ async function run(
     agents[name] = entry;
     locked.push(agent);
   }
-  const review = written ? diffLockfiles(previous?.lock, sync.lock) : undefined;
+  const review = written ? diffLockfiles(previous, sync.lock) : undefined;
   return {
     exitCode: ExitCode.Ok,
     data: {
@@ -198,7 +169,7 @@ async function run(
       written,
       agents,
       human: {
-        lockfile: p.lockfile,
+        lockfile,
         failures: [],
         agents: locked,
         ...(review ? { review } : {}),

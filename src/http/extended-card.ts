@@ -16,15 +16,8 @@
  */
 
 import { showLocation } from '../card/location.js';
-import {
-  applyCredentials,
-  credentialQueryNames,
-  hasCredentials,
-  placementSecrets,
-  quotesSecret,
-  redactSecrets,
-  type CredentialPlacement,
-} from '../credentials.js';
+import { applyCredentials, credentialQueryNames, hasCredentials, type CredentialPlacement } from '../credentials.js';
+import { placementSecrets, quotesSecret, redactSecrets } from '../redact.js';
 import { FetchError, InvalidInputError } from '../errors.js';
 import { versionHeaderLost, versionHeaderLostMessage } from '../card/version-header.js';
 import type { Warning } from '../card/model.js';

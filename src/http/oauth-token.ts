@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { isCleartextOffLoopback } from '../card/host.js';
-import { redactError, redactSecrets } from '../credentials.js';
+import { redactError, redactSecrets } from '../redact.js';
 import { A2aLockError, FetchError } from '../errors.js';
 
 /** What {@link ClientCredentialsTokens.token} needs for one token. */
@@ -131,53 +131,7 @@ export class ClientCredentialsTokens {
         { cause: redactError(error, secrets) },
       );
     }
-    const text = await boundedText(response);
-    const body = parseObject(text);
-    // The OAuth error code is quoted, unless the endpoint echoes the secret in it.
-    const oauthError =
-      typeof body?.error === 'string' && /^[\x21-\x7e]{1,64}$/.test(body.error) && !echoes(body.error)
-        ? ` ${body.error}`
-        : '';
-    if (response.status >= 300 && response.status < 400) {
-      throw new FetchError(
-        'unreachable',
-        shown,
-        `the token endpoint answered a redirect (HTTP ${response.status}), which is never followed: the client secret goes only to the locked token URL`,
-        { status: response.status },
-      );
-    }
-    if (response.status === 400 || response.status === 401 || response.status === 403) {
-      throw new FetchError(
-        'auth-refused',
-        shown,
-        `the token endpoint refused the client credentials (HTTP ${response.status}${oauthError})`,
-        { status: response.status },
-      );
-    }
-    if (!response.ok)
-      throw new FetchError('unreachable', shown, `the token endpoint answered HTTP ${response.status}${oauthError}`, {
-        status: response.status,
-      });
-    const token = body?.access_token;
-    if (typeof token !== 'string' || token === '')
-      throw new FetchError('unreachable', shown, 'the token endpoint answered without an access_token');
-    // The token goes to the agent: one that holds the client secret would take it there.
-    if (echoes(token))
-      throw new FetchError(
-        'unreachable',
-        shown,
-        'the token endpoint answered an access_token that holds the client secret: refused (the client secret goes to the token URL only)',
-      );
-    if (typeof body?.token_type === 'string' && body.token_type.toLowerCase() !== 'bearer') {
-      const type = body.token_type.slice(0, 20);
-      throw new FetchError(
-        'unreachable',
-        shown,
-        `the token endpoint answered a token of type ${echoes(body.token_type) ? '(not shown: it quotes the client secret)' : JSON.stringify(type)}, not Bearer`,
-      );
-    }
-    const expiresIn = Number(body?.expires_in);
-    return { token, lifetime: Number.isFinite(expiresIn) && expiresIn > 0 ? expiresIn : DEFAULT_LIFETIME_S };
+    return tokenOf(response, shown, echoes);
   }
 }
 
@@ -222,4 +176,63 @@ function parseObject(text: string): Record<string, unknown> | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The access token and its lifetime (seconds) from a token endpoint's answer: a redirect, a refusal
+ * or any other failure is a FetchError naming `shown`; a token (or token type) that `echoes` the
+ * client secret is refused without quoting it.
+ */
+async function tokenOf(
+  response: Response,
+  shown: string,
+  echoes: (text: string) => boolean,
+): Promise<{ token: string; lifetime: number }> {
+  const text = await boundedText(response);
+  const body = parseObject(text);
+  // The OAuth error code is quoted, unless the endpoint echoes the secret in it.
+  const oauthError =
+    typeof body?.error === 'string' && /^[\x21-\x7e]{1,64}$/.test(body.error) && !echoes(body.error)
+      ? ` ${body.error}`
+      : '';
+  if (response.status >= 300 && response.status < 400) {
+    throw new FetchError(
+      'unreachable',
+      shown,
+      `the token endpoint answered a redirect (HTTP ${response.status}), which is never followed: the client secret goes only to the locked token URL`,
+      { status: response.status },
+    );
+  }
+  if (response.status === 400 || response.status === 401 || response.status === 403) {
+    throw new FetchError(
+      'auth-refused',
+      shown,
+      `the token endpoint refused the client credentials (HTTP ${response.status}${oauthError})`,
+      { status: response.status },
+    );
+  }
+  if (!response.ok)
+    throw new FetchError('unreachable', shown, `the token endpoint answered HTTP ${response.status}${oauthError}`, {
+      status: response.status,
+    });
+  const token = body?.access_token;
+  if (typeof token !== 'string' || token === '')
+    throw new FetchError('unreachable', shown, 'the token endpoint answered without an access_token');
+  // The token goes to the agent: one that holds the client secret would take it there.
+  if (echoes(token))
+    throw new FetchError(
+      'unreachable',
+      shown,
+      'the token endpoint answered an access_token that holds the client secret: refused (the client secret goes to the token URL only)',
+    );
+  if (typeof body?.token_type === 'string' && body.token_type.toLowerCase() !== 'bearer') {
+    const type = body.token_type.slice(0, 20);
+    throw new FetchError(
+      'unreachable',
+      shown,
+      `the token endpoint answered a token of type ${echoes(body.token_type) ? '(not shown: it quotes the client secret)' : JSON.stringify(type)}, not Bearer`,
+    );
+  }
+  const expiresIn = Number(body?.expires_in);
+  return { token, lifetime: Number.isFinite(expiresIn) && expiresIn > 0 ? expiresIn : DEFAULT_LIFETIME_S };
 }

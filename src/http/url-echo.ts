@@ -2,10 +2,10 @@
  * A URL that holds a credential its request carried: an origin or gateway that answers a request
  * made with `originAuth` by redirecting to `…?echo=<token>`. Such a URL is neither followed (the
  * token would go to wherever it points), written to the lockfile (`agents.<name>.resolved`) nor
- * printed. Pure: string tests over the redactor's spellings (`credentials.ts`).
+ * printed. Pure: string tests over the redactor's spellings (`redact.ts`).
  */
 
-import { quotesSecret, redactSecrets } from '../credentials.js';
+import { quotesSecret, redactSecrets } from '../redact.js';
 import { InvalidInputError } from '../errors.js';
 
 /**

@@ -11,16 +11,12 @@ import type { Plan } from '../negotiate/types.js';
 import { entryChanges, planChanges, type EntryChanges } from './changes.js';
 import {
   assessRisks,
-  atOrAbove,
   credentialSourceRisks,
-  highestLevel,
   signatureStatus,
   type AgentSide,
   type CredentialSourceChange,
-  type Improvement,
-  type Risk,
-  type RiskLevel,
 } from './risk.js';
+import { atOrAbove, highestLevel, type Improvement, type Risk, type RiskLevel } from './risk-codes.js';
 import type { Lockfile } from './schema.js';
 
 /** A field of an agent's locked settings that changes. */

@@ -5,10 +5,8 @@
  * now verified, cleartext gone, a credential destination removed) is listed apart as `better`. The
  * review of two whole lockfiles is `lock/lockfile-diff.ts`. Pure.
  */
-import coerce from 'semver/functions/coerce.js';
-import semverCompare from 'semver/functions/compare.js';
-import valid from 'semver/functions/valid.js';
 import { sameJson } from '../canonical.js';
+import { compareDotted, compareVersions } from '../card/version.js';
 import { internationalHostWarnings, isCleartextOffLoopback } from '../card/host.js';
 import type { NormalizedCard, SecurityScheme } from '../card/model.js';
 import type { SignatureRecord } from '../card/signature/verify.js';
@@ -28,96 +26,14 @@ import {
 import { describeOriginAuth } from '../credentials.js';
 import type { OriginAuth } from '../manifest/schema.js';
 import { placement } from './drift.js';
+import { better, type Improvement, type Risk, risk } from './risk-codes.js';
 import { lockedNegotiationCard, lockedPublicCard } from './offline.js';
 import type { LockEntry } from './schema.js';
-
-/** How much a change needs a reviewer's eye; `info` is shown but never weighs. */
-export type RiskLevel = 'high' | 'medium' | 'low' | 'info';
-
-/** The levels, highest first. */
-export const RISK_LEVELS: readonly RiskLevel[] = ['high', 'medium', 'low', 'info'];
-
-/** Every risk code with its level (docs/reference/risk-codes.md, held to it by test/docs.test.ts). */
-export const RISK_CODES = {
-  'new-credential-destination': 'high',
-  'scheme-redefined': 'high',
-  'cleartext-transport': 'high',
-  'signature-weakened': 'high',
-  'signer-changed': 'high',
-  'credential-source-changed': 'high',
-  'origin-changed': 'medium',
-  'scopes-widened': 'medium',
-  'protocol-downgrade': 'medium',
-  'extension-activated': 'medium',
-  'required-extension-added': 'medium',
-  'delivery-changed': 'medium',
-  'output-modes-changed': 'medium',
-  'card-version-rollback': 'medium',
-  'push-endpoint-changed': 'medium',
-  'skill-added': 'low',
-  'skill-removed': 'low',
-  'fallbacks-changed': 'low',
-  'card-structural': 'low',
-  descriptive: 'info',
-  'interface-other-origin': 'info',
-  'host-international': 'info',
-  'agent-added': 'info',
-  'agent-removed': 'info',
-} as const satisfies Record<string, RiskLevel>;
-
-/** A stable risk code (see {@link RISK_CODES}). */
-export type RiskCode = keyof typeof RISK_CODES;
-
-/** One risky change of one agent. */
-export interface Risk {
-  code: RiskCode;
-  level: RiskLevel;
-  /** What changed, in one line (may quote card text: escape before printing). */
-  message: string;
-  /** The skill whose plan it concerns, when one does. */
-  skill?: string;
-  /** Set when `a2a diff --ignore <code>` named its code: still listed, never weighed ({@link ignoreRisks}). */
-  ignored?: true;
-}
-
-/** A stable improvement code. */
-type ImprovementCode = 'signature-verified' | 'cleartext-gone' | 'credential-destination-removed';
-
-/** One change for the better. */
-export interface Improvement {
-  code: ImprovementCode;
-  message: string;
-  skill?: string;
-}
 
 /** One agent as a lockfile holds it: its entry and its locked settings (absent in a lockfile that lacks them). */
 export interface AgentSide {
   entry: LockEntry;
   settings?: AgentSettings | undefined;
-}
-
-/** `0 < rank` ordering of levels: high 3 … info 0. */
-function rank(level: RiskLevel): number {
-  return 3 - RISK_LEVELS.indexOf(level);
-}
-
-/** Whether `level` is at or above `threshold` (`any`: every level, info included). */
-export function atOrAbove(level: RiskLevel, threshold: RiskLevel | 'any'): boolean {
-  return threshold === 'any' || rank(level) >= rank(threshold);
-}
-
-/** The highest level of `risks`, undefined for none. */
-export function highestLevel(risks: readonly Risk[]): RiskLevel | undefined {
-  return RISK_LEVELS.find((level) => risks.some((r) => r.level === level));
-}
-
-/** A risk at its code's level (`level`: the codes whose level depends on the change, as docs/reference/risk-codes.md says). */
-function risk(code: RiskCode, message: string, skill?: string, level: RiskLevel = RISK_CODES[code]): Risk {
-  return { code, level, message, ...(skill !== undefined ? { skill } : {}) };
-}
-
-function better(code: ImprovementCode, message: string, skill?: string): Improvement {
-  return { code, message, ...(skill !== undefined ? { skill } : {}) };
 }
 
 /**
@@ -210,26 +126,6 @@ function schemeKind(s: SecurityScheme): string {
     : s.type === 'apiKey'
       ? `apiKey in ${s.location}`
       : s.type;
-}
-
-/** Numeric parts of a protocol version (`1.0` → [1, 0]); compares part by part. */
-function compareDotted(a: string, b: string): number {
-  const pa = a.split('.').map((x) => Number.parseInt(x, 10) || 0);
-  const pb = b.split('.').map((x) => Number.parseInt(x, 10) || 0);
-  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
-    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
-    if (d !== 0) return Math.sign(d);
-  }
-  return 0;
-}
-
-/** Card versions compared as semver (coerced when not strict semver); undefined when either is not a version. */
-function compareVersions(a: string, b: string): number | undefined {
-  const va = valid(a) ?? coerce(a)?.version;
-  const vb = valid(b) ?? coerce(b)?.version;
-  if (!va || !vb) return undefined;
-  const c = semverCompare(va, vb);
-  return c !== 0 ? c : valid(a) && valid(b) ? 0 : compareDotted(a, b);
 }
 
 /** The signature status of a snapshot as a review shows it (`not recorded` when the lockfile holds none). */

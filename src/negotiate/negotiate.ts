@@ -58,6 +58,7 @@ export interface NegotiateOptions {
  *   for a normalised card and a profile of the {@link ClientProfile} shape (check JSON input with
  *   `ProfileSchema` first; the hot path does not re-validate its arguments).
  */
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: the decision reads best as one list of labelled steps (skill, version, interface, security, media, delivery, extensions, fallbacks), top to bottom.
 export function negotiate(
   card: NormalizedCard,
   skillId: string,

@@ -133,31 +133,7 @@ export async function checkServed(check: ServedCheck, given: ResolveOptions): Pr
           warnings,
         });
       }
-      // Under a review gate the credential goes only where the base lockfile already sent it;
-      // checked before any secret is read.
-      const withheld =
-        guarded.route && check.gate
-          ? withheldRoutes(check.gate, extendedRoutes(guarded.route, guarded.schemes), check.credentials ?? {})
-          : [];
-      if (withheld.length > 0)
-        unchecked = check.gate?.kind === 'unreadable' ? baseUnreadable() : credentialRouteNew(withheld);
-      else {
-        try {
-          if (guarded.route)
-            extended = await readExtended(
-              guarded.route,
-              { schemes: guarded.schemes, credentials: check.credentials ?? {}, settings, baseUrl: loaded.baseUrl },
-              options,
-              warnings,
-            );
-        } catch (error) {
-          if (!(error instanceof A2aLockError) || error.code !== 'credential-unset') throw error;
-          unchecked = extendedUnchecked(
-            String(error.data?.variable),
-            check.gate !== undefined && extendedChangedSince(check.gate, entry),
-          );
-        }
-      }
+      ({ extended, unchecked } = await readExtendedUnderGate(check, guarded, loaded.baseUrl, options, warnings));
       const extendedSame = extended !== undefined && sameAsLocked(extended.raw, entry.extended);
       const extendedSignatureHolds =
         !extended ||
@@ -203,4 +179,46 @@ export function checkOnline(
   credentials: AgentEntry['credentials'] = {},
 ): Promise<AgentReport> {
   return checkServed({ entry, settings, credentials }, options);
+}
+
+/**
+ * The agent's extended card, read with the credential along the locked route; not read (`unchecked`)
+ * when a review gate withholds the credential there, or when the credential's variable is unset.
+ */
+async function readExtendedUnderGate(
+  check: ServedCheck,
+  guarded: ReturnType<typeof lockedExtendedRoute>,
+  baseUrl: string | undefined,
+  options: ResolveOptions,
+  warnings: Warning[],
+): Promise<{ extended: ReadCard | undefined; unchecked: Unchecked | undefined }> {
+  const { entry, settings } = check;
+  let unchecked: Unchecked | undefined;
+  let extended: ReadCard | undefined;
+  // Under a review gate the credential goes only where the base lockfile already sent it;
+  // checked before any secret is read.
+  const withheld =
+    guarded.route && check.gate
+      ? withheldRoutes(check.gate, extendedRoutes(guarded.route, guarded.schemes), check.credentials ?? {})
+      : [];
+  if (withheld.length > 0)
+    unchecked = check.gate?.kind === 'unreadable' ? baseUnreadable() : credentialRouteNew(withheld);
+  else {
+    try {
+      if (guarded.route)
+        extended = await readExtended(
+          guarded.route,
+          { schemes: guarded.schemes, credentials: check.credentials ?? {}, settings, baseUrl },
+          options,
+          warnings,
+        );
+    } catch (error) {
+      if (!(error instanceof A2aLockError) || error.code !== 'credential-unset') throw error;
+      unchecked = extendedUnchecked(
+        String(error.data?.variable),
+        check.gate !== undefined && extendedChangedSince(check.gate, entry),
+      );
+    }
+  }
+  return { extended, unchecked };
 }

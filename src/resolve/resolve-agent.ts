@@ -11,7 +11,7 @@ import type { Resolution } from '../lock/report.js';
 import { lockedExtendedRoute, routeFor, type ExtendedRoute } from '../lock/route.js';
 import type { LockEntry } from '../lock/schema.js';
 import { planKeys, type AgentEntry, type AgentSettings } from '../manifest/schema.js';
-import type { Warning } from '../card/model.js';
+import type { NormalizedCard, Warning } from '../card/model.js';
 import { readExtended, type ReadCard } from './extended.js';
 import { cardSourceOf, loadAgentCard, withOriginAuthLoaded } from './load-card.js';
 import type { ResolveOptions } from './options.js';
@@ -71,35 +71,10 @@ export async function resolveAgent(
     );
   }
   let card = normalized.card;
-  let extended: ReadCard | undefined;
-  if (card.capabilities.extendedAgentCard) {
-    let route: ExtendedRoute | undefined;
-    let schemes = card.securitySchemes;
-    if (bound.credentialRouteFrom) {
-      const guarded = lockedExtendedRoute(bound.credentialRouteFrom, card, settings, warnings);
-      if (guarded.drift.length > 0) return { refusals: [], drift: guarded.drift, traces: {}, warnings, card };
-      ({ route, schemes } = guarded);
-    } else {
-      // Skill ids sorted, as the lockfile stores its plans: the guard finds the same route later.
-      route = routeFor(card, [...skills].sort(), settings, warnings);
-    }
-    if (route)
-      extended = await readExtended(
-        route,
-        { schemes, credentials: entry.credentials, settings, baseUrl: loaded.baseUrl },
-        options,
-        warnings,
-      );
-    if (extended) {
-      if (settings.requireSignature && extended.signature.status !== 'verified') {
-        throw new A2aLockError(
-          'signature-required',
-          `${extended.url} (extended card): signature is ${extended.signature.status}; the manifest requires a verified signature`,
-        );
-      }
-      card = extended.card;
-    }
-  }
+  const read = await extendedOf(card, entry, settings, bound, skills, loaded.baseUrl, options, warnings);
+  if ('drift' in read) return { refusals: [], drift: read.drift, traces: {}, warnings, card };
+  const { extended } = read;
+  if (extended) card = extended.card;
 
   const { plans, refusals, drift, traces } = negotiateSkills(card, skills, settings, locked?.plans);
   if (locked) {
@@ -154,4 +129,43 @@ export async function resolveAgent(
     warnings,
     card,
   };
+}
+
+/**
+ * The agent's extended card, when its card says it serves one: read along the route `lock` used
+ * (`bound.credentialRouteFrom`; `drift` when the card no longer agrees with it) or the route the
+ * skills choose, with the entry's credential.
+ * @throws A2aLockError `signature-required` for an extended card whose signature the manifest requires and is not verified
+ */
+async function extendedOf(
+  card: NormalizedCard,
+  entry: AgentEntry,
+  settings: AgentSettings,
+  bound: ResolveAgentOptions,
+  skills: string[],
+  baseUrl: string | undefined,
+  options: ResolveOptions,
+  warnings: Warning[],
+): Promise<{ extended: ReadCard | undefined } | { drift: ReturnType<typeof lockedExtendedRoute>['drift'] }> {
+  if (!card.capabilities.extendedAgentCard) return { extended: undefined };
+  let route: ExtendedRoute | undefined;
+  let schemes = card.securitySchemes;
+  if (bound.credentialRouteFrom) {
+    const guarded = lockedExtendedRoute(bound.credentialRouteFrom, card, settings, warnings);
+    if (guarded.drift.length > 0) return { drift: guarded.drift };
+    ({ route, schemes } = guarded);
+  } else {
+    // Skill ids sorted, as the lockfile stores its plans: the guard finds the same route later.
+    route = routeFor(card, [...skills].sort(), settings, warnings);
+  }
+  const extended = route
+    ? await readExtended(route, { schemes, credentials: entry.credentials, settings, baseUrl }, options, warnings)
+    : undefined;
+  if (extended && settings.requireSignature && extended.signature.status !== 'verified') {
+    throw new A2aLockError(
+      'signature-required',
+      `${extended.url} (extended card): signature is ${extended.signature.status}; the manifest requires a verified signature`,
+    );
+  }
+  return { extended };
 }

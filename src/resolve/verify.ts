@@ -33,9 +33,9 @@ import {
 } from '../lock/report.js';
 import { manifestMismatches } from '../lock/satisfies.js';
 import { credentialWarnings } from '../lock/unused-credentials.js';
-import type { LockEntry, Lockfile } from '../lock/schema.js';
+import type { Lockfile } from '../lock/schema.js';
 import { parseManifest } from '../manifest/parse.js';
-import type { AgentSettings, Manifest } from '../manifest/schema.js';
+import type { Manifest } from '../manifest/schema.js';
 import { interleaveBy, mapSettled } from '../pool.js';
 import { checkServed, loadServedCard, servedCardSettles } from './check-served.js';
 import { DEFAULT_CONCURRENCY, type ResolveOptions } from './options.js';
@@ -115,7 +115,7 @@ export async function checkProject(
       const source = `${project.lockfile} ${formatPath(['agents', name])}`;
       if (offline) return checkOffline(entry, settings, source) ?? okReport();
       if (entry.originAuth && Object.keys(entry.originAuth).length > 0)
-        return checkWithOriginAuth(name, entry, settings, source);
+        return checkWithOriginAuth(project, name, source, gateOf?.(name), options);
       const served = loadServedCard(entry, settings, options);
       const loaded = await served.catch(() => undefined);
       if (loaded && servedCardSettles(entry, loaded)) {
@@ -140,48 +140,6 @@ export async function checkProject(
     },
     offline ? undefined : options.onProgress,
   );
-  /**
-   * An agent behind platform authentication: its card request carries a credential, so the
-   * offline check comes first, then the review gate (a placement the base lockfile did not record
-   * alike withholds every one: nothing is sent, the agent is `unchecked`), then the cards served
-   * now with the placements its entry records.
-   */
-  async function checkWithOriginAuth(
-    name: string,
-    entry: LockEntry,
-    settings: AgentSettings,
-    source: string,
-  ): Promise<AgentReport> {
-    const offlineReport = checkOffline(entry, settings, source);
-    if (offlineReport) return offlineReport;
-    const gate = gateOf?.(name);
-    const withheld = gate ? withheldOriginAuth(gate, entry) : [];
-    if (gate && withheld.length > 0)
-      return withUnchecked(okReport(), gate.kind === 'unreadable' ? baseUnreadable() : credentialRouteNew(withheld));
-    // No platform credential in this run (a fork's pull request has no secrets): nothing is asked
-    // for; checked offline only, so `unchecked`, never `ok` (exit 1 under --strict). Under a gate,
-    // an entry the pull request changed names the routes it adds (`credential-route-new`).
-    const unset = unsetOriginAuth(entry.originAuth!, options);
-    if (unset !== undefined)
-      return withUnchecked(
-        okReport(),
-        (gate && unreadEntryChanged(gate, entry, settings, own(project.manifest.agents, name)?.credentials ?? {})) ?? {
-          reason: 'credential-unset',
-          message: `not checked against the card served now: ${unset}`,
-        },
-      );
-    const agentOptions = await withOriginAuthLoaded(options, entry.originAuth);
-    return checkServed(
-      {
-        entry,
-        settings,
-        credentials: own(project.manifest.agents, name)?.credentials ?? {},
-        snapshotsIntact: true,
-        ...(gate && entry.extended ? { gate } : {}),
-      },
-      agentOptions,
-    );
-  }
   scheduled.forEach((name, i) => {
     const r = results[i]!;
     if (r.status === 'rejected') throw r.reason;
@@ -193,6 +151,51 @@ export async function checkProject(
     }
   });
   return Object.fromEntries(names.map((n) => [n, reports[n]!]));
+}
+
+/**
+ * An agent behind platform authentication: its card request carries a credential, so the
+ * offline check comes first, then the review gate (a placement the base lockfile did not record
+ * alike withholds every one: nothing is sent, the agent is `unchecked`), then the cards served
+ * now with the placements its entry records.
+ */
+async function checkWithOriginAuth(
+  project: Project,
+  name: string,
+  source: string,
+  gate: CredentialGate | undefined,
+  options: ResolveOptions,
+): Promise<AgentReport> {
+  const entry = project.lock.agents[name]!;
+  const settings = project.lock.settings[name]!;
+  const offlineReport = checkOffline(entry, settings, source);
+  if (offlineReport) return offlineReport;
+  const withheld = gate ? withheldOriginAuth(gate, entry) : [];
+  if (gate && withheld.length > 0)
+    return withUnchecked(okReport(), gate.kind === 'unreadable' ? baseUnreadable() : credentialRouteNew(withheld));
+  // No platform credential in this run (a fork's pull request has no secrets): nothing is asked
+  // for; checked offline only, so `unchecked`, never `ok` (exit 1 under --strict). Under a gate,
+  // an entry the pull request changed names the routes it adds (`credential-route-new`).
+  const unset = unsetOriginAuth(entry.originAuth!, options);
+  if (unset !== undefined)
+    return withUnchecked(
+      okReport(),
+      (gate && unreadEntryChanged(gate, entry, settings, own(project.manifest.agents, name)?.credentials ?? {})) ?? {
+        reason: 'credential-unset',
+        message: `not checked against the card served now: ${unset}`,
+      },
+    );
+  const agentOptions = await withOriginAuthLoaded(options, entry.originAuth);
+  return checkServed(
+    {
+      entry,
+      settings,
+      credentials: own(project.manifest.agents, name)?.credentials ?? {},
+      snapshotsIntact: true,
+      ...(gate && entry.extended ? { gate } : {}),
+    },
+    agentOptions,
+  );
 }
 
 /** Options of {@link verifyLockfile}: the network options (timeoutMs, concurrency, retries, allowHttp, dispatcher), `env`, `onProgress`, and what to check. */

@@ -22,7 +22,7 @@
 import type { Client, RequestOptions, Transport } from '@a2a-js/sdk/client';
 import { isA2aLockError, PlanViolationError, UsageError } from '../errors.js';
 import type { FallbackInterface } from '../negotiate/types.js';
-import { placementSecrets, redactError } from '../credentials.js';
+import { placementSecrets, redactError } from '../redact.js';
 import { deadEnd, describe, headerLost, typedError } from './call-errors.js';
 import { classifySdkError, type AgentErrorKind } from './classify.js';
 import { secretsSentWith } from './enforce.js';

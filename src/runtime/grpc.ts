@@ -11,10 +11,10 @@ import type { AgentCard } from '@a2a-js/sdk';
 import type { Transport } from '@a2a-js/sdk/client';
 import { PlanViolationError } from '../errors.js';
 import { isLoopbackUrl } from '../card/host.js';
-import { checkPushEndpoint } from './enforce.js';
+import { checkPushEndpoint } from './request-body.js';
 import { peer } from './peer.js';
 import { mediaTypeIn } from '../card/media.js';
-import type { FallbackInterface } from '../negotiate/types.js';
+import type { FallbackInterface, Plan } from '../negotiate/types.js';
 import type { AgentRuntime, ChannelCredentials } from './types.js';
 
 type SendParams = Parameters<Transport['sendMessage']>[0];
@@ -84,52 +84,7 @@ export async function grpcTransport(
     });
   const version = iface.protocolVersion;
 
-  const interceptor: import('@grpc/grpc-js').Interceptor = (options, nextCall) => {
-    const path = options.method_definition.path;
-    const method = path.slice(path.lastIndexOf('/') + 1);
-    if (/^(SendStreamingMessage|SubscribeToTask|TaskSubscription)$/.test(method) && plan.delivery !== 'stream') {
-      throw violation(`a streaming call (${method}), but the locked delivery is ${plan.delivery}`);
-    }
-    if (/^(Create|Set)TaskPushNotificationConfig$/.test(method) && plan.delivery !== 'push') {
-      throw violation(`a push notification config (${method}), but the locked delivery is ${plan.delivery}`);
-    }
-    return new grpc.InterceptingCall(nextCall(options), {
-      start(metadata, listener, next) {
-        const asked = metadata.get('a2a-version').map(String);
-        if (asked.some((v) => v.trim() !== version && !v.trim().startsWith(`${version}.`))) {
-          throw violation(
-            `a2a-version ${JSON.stringify(asked.join(',').slice(0, 20))} conflicts with the locked ${version}`,
-          );
-        }
-        for (const name of ['a2a-extensions', 'x-a2a-extensions']) {
-          for (const uri of metadata
-            .get(name)
-            .flatMap((v) => String(v).split(','))
-            .map((s) => s.trim())
-            .filter(Boolean)) {
-            if (!plan.extensions.includes(uri)) throw violation(`extension ${uri} is not locked`);
-          }
-          metadata.remove(name);
-        }
-        metadata.set('a2a-version', version);
-        if (plan.extensions.length > 0)
-          metadata.set(version.startsWith('0.') ? 'x-a2a-extensions' : 'a2a-extensions', plan.extensions.join(', '));
-        // Credentials are read now (they may be async); the call starts only once they are placed.
-        credentialHeaders()
-          .then((headers) => {
-            for (const [name, value] of headers) metadata.set(name, value);
-            next(metadata, listener);
-          })
-          .catch((error: unknown) => {
-            listener.onReceiveStatus({
-              code: grpc.status.UNAUTHENTICATED,
-              details: error instanceof Error ? error.message : String(error),
-              metadata: new grpc.Metadata(),
-            });
-          });
-      },
-    });
-  };
+  const interceptor = planInterceptor(grpc, plan, version, violation, credentialHeaders);
 
   const inner = await new GrpcTransportFactory({
     grpcChannelCredentials,
@@ -236,5 +191,65 @@ function checkSendRequest(runtime: AgentRuntime, params: SendParams, violation: 
       ...(configuration as NonNullable<SendParams['configuration']>),
       acceptedOutputModes: [...runtime.plan.acceptedOutputModes],
     },
+  };
+}
+
+/**
+ * The interceptor that holds every gRPC call to the plan: a stream or push config call only on a
+ * plan of that delivery, the a2a-version and extensions metadata the locked ones (a conflicting
+ * one is a violation), and the credential placed (read as the call starts; unset: UNAUTHENTICATED).
+ */
+function planInterceptor(
+  grpc: typeof import('@grpc/grpc-js'),
+  plan: Plan,
+  version: string,
+  violation: (message: string) => PlanViolationError,
+  credentialHeaders: () => Promise<Array<[string, string]>>,
+): import('@grpc/grpc-js').Interceptor {
+  return (options, nextCall) => {
+    const path = options.method_definition.path;
+    const method = path.slice(path.lastIndexOf('/') + 1);
+    if (/^(SendStreamingMessage|SubscribeToTask|TaskSubscription)$/.test(method) && plan.delivery !== 'stream') {
+      throw violation(`a streaming call (${method}), but the locked delivery is ${plan.delivery}`);
+    }
+    if (/^(Create|Set)TaskPushNotificationConfig$/.test(method) && plan.delivery !== 'push') {
+      throw violation(`a push notification config (${method}), but the locked delivery is ${plan.delivery}`);
+    }
+    return new grpc.InterceptingCall(nextCall(options), {
+      start(metadata, listener, next) {
+        const asked = metadata.get('a2a-version').map(String);
+        if (asked.some((v) => v.trim() !== version && !v.trim().startsWith(`${version}.`))) {
+          throw violation(
+            `a2a-version ${JSON.stringify(asked.join(',').slice(0, 20))} conflicts with the locked ${version}`,
+          );
+        }
+        for (const name of ['a2a-extensions', 'x-a2a-extensions']) {
+          for (const uri of metadata
+            .get(name)
+            .flatMap((v) => String(v).split(','))
+            .map((s) => s.trim())
+            .filter(Boolean)) {
+            if (!plan.extensions.includes(uri)) throw violation(`extension ${uri} is not locked`);
+          }
+          metadata.remove(name);
+        }
+        metadata.set('a2a-version', version);
+        if (plan.extensions.length > 0)
+          metadata.set(version.startsWith('0.') ? 'x-a2a-extensions' : 'a2a-extensions', plan.extensions.join(', '));
+        // Credentials are read now (they may be async); the call starts only once they are placed.
+        credentialHeaders()
+          .then((headers) => {
+            for (const [name, value] of headers) metadata.set(name, value);
+            next(metadata, listener);
+          })
+          .catch((error: unknown) => {
+            listener.onReceiveStatus({
+              code: grpc.status.UNAUTHENTICATED,
+              details: error instanceof Error ? error.message : String(error),
+              metadata: new grpc.Metadata(),
+            });
+          });
+      },
+    });
   };
 }

@@ -5,7 +5,8 @@
  * locked fallbacks as its only alternatives). The SDK is a peer dependency, loaded only by
  * `createClient()`.
  */
-export { loadLock, Lock } from './lock.js';
+export { loadLock } from './load-lock.js';
+export { Lock } from './lock.js';
 export {
   A2aLockError,
   PlanViolationError,

@@ -5,23 +5,21 @@
  * and optionally re-checks the locked cards in the background (`drift`).
  */
 import { EventEmitter } from 'node:events';
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join, resolve } from 'node:path';
-import { clientCredentialsTokenUrl, placeCredential, type CredentialPlacement } from '../credentials.js';
+import { dirname } from 'node:path';
+import { clientCredentialsTokenUrl } from '../credentials.js';
 import { ClientCredentialsTokens, type ClientCredentialsGrant } from '../http/oauth-token.js';
 import type { SecurityScheme } from '../card/model.js';
 import { networkOptionsOf, proxyVariableSet } from '../http/network-options.js';
-import { A2aLockError, AgentDegradedError, InvalidInputError, PlanViolationError, UsageError } from '../errors.js';
+import { A2aLockError, AgentDegradedError, PlanViolationError, UsageError } from '../errors.js';
 import type { LockEntry } from '../lock/schema.js';
 import type { LockfileTop } from '../lock/top.js';
 import type { AgentEntry, AgentSettings, Manifest } from '../manifest/schema.js';
-import type { FallbackInterface, Plan } from '../negotiate/types.js';
-import { isCleartextOffLoopback, originOf } from '../card/host.js';
+import type { Plan } from '../negotiate/types.js';
+import { isCleartextOffLoopback } from '../card/host.js';
 import { CARD_PATH, LEGACY_CARD_PATH } from '../card/location.js';
-import { expectLockDigest, lockDigestOption } from '../lock/digest.js';
-import { isRecord } from '../json-path.js';
 import { cardServingFetch, lockedCardUrls, narrowedCard, type CardWireShape } from './card.js';
+import { credentialPlacements, type OAuthClientSource } from './credential-source.js';
+import { checksNow } from './checks-loader.js';
 import { enforcingFetch } from './enforce.js';
 import { originAuthenticator } from '../http/origin-auth.js';
 import { originAuthFetch } from './origin-auth.js';
@@ -35,40 +33,8 @@ import type {
   LockedAgent,
 } from './types.js';
 
-/** A manifest credential source's OAuth client (`{"oauth": …}`). */
-type OAuthClientSource = Extract<AgentEntry['credentials'][string], { oauth: unknown }>['oauth'];
-
-/** The zod-based checks (`checks.ts`): loaded on the first `lock.agent()`, or by an eager `loadLock`. */
-type Checks = typeof import('./checks.js');
 type Checked = import('./checks.js').CheckedAgent;
 type CheckedManifest = import('./checks.js').CheckedManifest;
-
-let loadedChecks: Checks | undefined;
-const requireHere = createRequire(import.meta.url);
-
-/**
- * The check modules, loaded now if they are not yet: synchronously (`require` of an ES module,
- * Node ≥ 20.19), since `lock.agent()` is synchronous. {@link loadLock} imports them instead when
- * this cannot work (see {@link canLoadChecksLater}).
- */
-function checksNow(): Checks {
-  loadedChecks ??= requireHere('./checks.js') as Checks;
-  return loadedChecks;
-}
-
-/**
- * Whether {@link checksNow} can load the check modules on the first `lock.agent()`: `checks.js`
- * is a file beside this one (the package as built). Not so when this module runs from its
- * TypeScript source, or bundled into an application: then `loadLock` imports them.
- */
-function canLoadChecksLater(): boolean {
-  try {
-    requireHere.resolve('./checks.js');
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** The loaded lockfile: `agent(name, skill)`, events `degraded`, `fallback` and `drift`, `close()`. */
 export class Lock extends EventEmitter {
@@ -357,14 +323,6 @@ export class Lock extends EventEmitter {
     const found = card.skills.find((s) => s.id === skill);
     // Frozen, as the plan is: the enforcing fetch makes their comparison keys once.
     const inputModes = Object.freeze([...(found?.inputModes?.length ? found.inputModes : card.defaultInputModes)]);
-    const sources = this.#sources(name);
-    const credentials = this.#options.credentials;
-    const providers =
-      typeof credentials === 'function'
-        ? undefined
-        : credentials && Object.hasOwn(credentials, name)
-          ? credentials[name]!
-          : {};
     const env = this.#options.env ?? process.env;
     // The platform's credential (originAuth) goes with every request to the origins the entry records.
     const platformAuth = entry.originAuth
@@ -376,66 +334,18 @@ export class Lock extends EventEmitter {
     const send = platformAuth ? originAuthFetch(this.#send, platformAuth) : this.#send;
     /** The OAuth client-credentials grants whose tokens this agent's requests carry (dropped on a 401). */
     const grants = new Set<ClientCredentialsGrant>();
-    const placements = async (iface: FallbackInterface = plan): Promise<CredentialPlacement[]> => {
-      const out: CredentialPlacement[] = [];
-      for (const [scheme, scopes] of Object.entries(plan.security)) {
-        const definition = card.securitySchemes[scheme];
-        if (!definition)
-          throw new InvalidInputError(
-            'lockfile-invalid',
-            this.#source,
-            `agent "${name}" locks scheme "${scheme}", which its card does not define`,
-          );
-        // One function answers everything; else this agent's provider for the scheme; else the manifest.
-        const provider =
-          typeof credentials === 'function'
-            ? credentials
-            : providers && Object.hasOwn(providers, scheme)
-              ? providers[scheme]
-              : undefined;
-        const source = !provider && Object.hasOwn(sources, scheme) ? sources[scheme]! : undefined;
-        if (source && 'oauth' in source) {
-          out.push(
-            placeCredential(
-              definition,
-              await this.#clientCredentialsToken(name, skill, scheme, definition, source.oauth, scopes, env, grants),
-              scheme,
-            ),
-          );
-          continue;
-        }
-        const variable = source?.env;
-        const secret: unknown = provider
-          ? await provider({ agent: name, skill, scheme, scopes: [...scopes], origin: originOf(iface.url) })
-          : variable !== undefined
-            ? env[variable]
-            : undefined;
-        if (secret !== undefined && typeof secret !== 'string') {
-          throw new UsageError(
-            `${name} (${skill}): the credentials provider for scheme "${scheme}" returned ${secret === null ? 'null' : Array.isArray(secret) ? 'an array' : `a ${typeof secret}`}, not a string`,
-          );
-        }
-        if (secret === undefined || secret === '') {
-          const by =
-            typeof credentials === 'function'
-              ? 'the credentials function of loadLock'
-              : `loadLock's credentials["${name}"]["${scheme}"]`;
-          const where = provider
-            ? `${by} returned nothing`
-            : variable !== undefined
-              ? `${variable} is not set`
-              : 'no credentials option or manifest source names it';
-          const data = { agent: name, scheme, ...(provider ? { provider: by } : variable ? { variable } : {}) };
-          throw new A2aLockError(
-            'credential-unset',
-            `${name} (${skill}): no credential for scheme "${scheme}" (${where})`,
-            { data },
-          );
-        }
-        out.push(placeCredential(definition, secret, scheme));
-      }
-      return out;
-    };
+    const placements = credentialPlacements({
+      agent: name,
+      skill,
+      plan,
+      schemes: card.securitySchemes,
+      lockfile: this.#source,
+      credentials: this.#options.credentials,
+      sources: this.#sources(name),
+      env,
+      oauthToken: (scheme, definition, oauth, scopes) =>
+        this.#clientCredentialsToken(name, skill, scheme, definition, oauth, scopes, env, grants),
+    });
     /** A 401 (gRPC: UNAUTHENTICATED): forget the OAuth tokens sent (true when there were any, so one retry with new ones is worth it). */
     const renew = (): boolean => {
       if (grants.size === 0) return false;
@@ -494,96 +404,6 @@ export class Lock extends EventEmitter {
 }
 
 /**
- * Read and check `a2a.lock.json` for run-time use.
- *
- * Lazy (the default): `loadLock` reads the lockfile and the manifest beside it and checks the
- * lockfile's JSON (syntax, duplicate keys, merge-conflict markers, version, depth), its top level
- * (the `settings` and `agents` records, valid agent names) and that every agent has settings.
- * The first `lock.agent()` call parses the manifest (invalid: every agent is refused), and each
- * agent's first `lock.agent()` call checks that agent: its entry and settings against the
- * lockfile schema, that they match the manifest (card, settings, skills), its snapshot integrity,
- * and that its plans are what its snapshot negotiates. A failed check throws from `lock.agent()`,
- * on every call for that agent, before anything is sent; an invalid entry breaks only its own
- * agent. No schema, card or negotiation module is loaded until then (a cold start pays only for
- * the agents it uses).
- *
- * `eager: true` (at deploy time): all of the above for every agent here, the whole file against the
- * lockfile schema first, as the CLI reads it.
- *
- * `expectDigest`: the lockfile must have this digest (`a2a lock digest`), checked as soon as its
- * JSON is read, before anything else.
- *
- * @throws InvalidInputError `lockfile-invalid` (missing, invalid; with `eager`, any invalid entry or tampered snapshot);
- *   DigestMismatchError `digest-mismatch` (`expectDigest` given, another lockfile);
- *   UsageError (`expectDigest` not spelt as a digest);
- *   A2aLockError `manifest-not-found` (an explicit `manifest` that does not exist);
- *   with `eager`: OutOfDateError `lockfile-out-of-date` (manifest or plans out of step: run `a2a lock`),
- *   InvalidInputError `manifest-invalid`
- */
-export async function loadLock(options: LoadLockOptions = {}): Promise<Lock> {
-  const expected =
-    options.expectDigest === undefined ? undefined : lockDigestOption('loadLock: expectDigest', options.expectDigest);
-  const [{ readTextIfExists }, { checkLockfileTop, parseLockfileJson }] = await Promise.all([
-    import('../fs/atomic-write.js'),
-    import('../lock/top.js'),
-  ]);
-  // Where the checks can be required, they are only ever required (never also imported): a
-  // require() of a module an import() is still loading would throw.
-  if (!canLoadChecksLater()) loadedChecks ??= await import('./checks.js');
-  else if (options.eager) checksNow();
-  const source = resolve(options.lockfile ?? 'a2a.lock.json');
-  const manifestPath = resolve(options.manifest ?? join(dirname(source), 'a2a.json'));
-  // Both files are read at once; the lockfile's own errors still come first (the manifest's
-  // failure, if any, is thrown where it is awaited below).
-  const manifestRead =
-    options.manifest !== undefined || existsSync(manifestPath)
-      ? readTextIfExists(manifestPath, 'manifest-invalid')
-      : undefined;
-  manifestRead?.catch(() => {
-    /* thrown where it is awaited below */
-  });
-  const text = await readTextIfExists(source, 'lockfile-invalid');
-  if (text === undefined)
-    throw new InvalidInputError('lockfile-invalid', source, 'no lockfile here', { hint: 'run a2a lock' });
-  const value = parseLockfileJson(text, source);
-  // Not the lockfile that was reviewed: refused before anything else is read or checked.
-  if (expected !== undefined) expectLockDigest(value, expected, source);
-  // Eager: the whole file against the lockfile schema, as the CLI reads it (the same first error).
-  const lock: LockfileTop = options.eager
-    ? loadedChecks!.validateLockfile(value, source)
-    : checkLockfileTop(value, source);
-  checkCredentialsOption(options.credentials, lock, source);
-  checkOriginAuthOption(options.originAuth, lock, source);
-  for (const name of Object.keys(lock.agents)) {
-    if (!Object.hasOwn(lock.settings, name))
-      throw new InvalidInputError('lockfile-invalid', source, `agent "${name}" has no settings`, {
-        path: `$.settings["${name}"]`,
-      });
-  }
-  let manifest: { text: string; path: string; checked?: CheckedManifest } | undefined;
-  if (manifestRead) {
-    const manifestText = await manifestRead;
-    if (manifestText === undefined) {
-      throw new A2aLockError('manifest-not-found', `${manifestPath}: not found`, {
-        hint: 'check the --manifest path; a2a init writes a new manifest',
-        data: { source: manifestPath },
-      });
-    }
-    manifest = { text: manifestText, path: manifestPath };
-  }
-  const checked = new Map<string, Checked>();
-  if (options.eager) {
-    if (manifest) manifest.checked = loadedChecks!.checkManifestNow(manifest.text, manifestPath, lock, source);
-    for (const name of Object.keys(lock.agents)) {
-      const agent = loadedChecks!.checkAgent(lock, source, name, manifest?.checked);
-      if ('error' in agent) throw agent.error;
-      checked.set(name, agent);
-    }
-  }
-  return new Lock(lock, source, manifest, options, checked);
-}
-
-/**
  * The runtime's default fetch, chosen when a `Lock` is made: the global fetch, through the shared
  * proxy-aware dispatcher (`http/dispatcher.ts`, the one the CLI and `lock.refresh()` use) when
  * `HTTPS_PROXY` / `HTTP_PROXY` is set, so the one proxy decision (`http/proxy-rule.ts`: loopback
@@ -597,70 +417,6 @@ function defaultFetch(): typeof fetch {
     const { getDefaultDispatcher } = await import('../http/dispatcher.js');
     return globalThis.fetch(input, { ...init, dispatcher: getDefaultDispatcher() } as RequestInit);
   };
-}
-
-/** The form of `credentials` the messages below show. */
-const PER_AGENT_FORM =
-  "credentials: { 'research-agent': { bearer: () => token } } (per locked agent, then scheme), or credentials: ({ agent, skill, scheme, scopes, origin }) => token";
-
-/**
- * Check `loadLock`'s `credentials` option against the locked agents. The rule: a function is the
- * one provider of every credential; otherwise every key must be a locked agent name and every value
- * an object whose every value is a function (scheme → provider). A function directly under
- * `credentials` is the scheme-only form (a2a-lock 0.1: `{ bearer: provider }`), which applied one
- * secret to every agent: refused, naming the per-agent form, even under a key that is an agent's name.
- * @throws UsageError for anything else, before anything is sent
- */
-function checkCredentialsOption(credentials: LoadLockOptions['credentials'], lock: LockfileTop, source: string): void {
-  if (credentials === undefined || typeof credentials === 'function') return;
-  const refuse = (message: string) => new UsageError(`loadLock: ${message}; use ${PER_AGENT_FORM}`);
-  if (typeof credentials !== 'object' || credentials === null || Array.isArray(credentials))
-    throw refuse('credentials is neither an object nor a function');
-  for (const [key, value] of Object.entries(credentials)) {
-    const shown = JSON.stringify(key.slice(0, 60));
-    if (typeof value === 'function')
-      throw refuse(
-        `credentials[${shown}] is a function: the scheme-only form { [scheme]: provider } is not supported (it gave every agent the same secret)`,
-      );
-    if (!Object.hasOwn(lock.agents, key))
-      throw refuse(
-        `credentials names ${shown}, which is not an agent of ${source} (locked: ${Object.keys(lock.agents).join(', ') || 'none'})`,
-      );
-    if (typeof value !== 'object' || value === null || Array.isArray(value))
-      throw refuse(`credentials[${shown}] is not an object of scheme → provider`);
-    for (const [scheme, provider] of Object.entries(value)) {
-      if (typeof provider !== 'function')
-        throw refuse(`credentials[${shown}][${JSON.stringify(scheme.slice(0, 60))}] is not a function`);
-    }
-  }
-}
-
-/**
- * Check `loadLock`'s `originAuth` option against the lockfile: every key must be an origin some
- * locked agent records a platform credential for (its entry's `originAuth`), and every value a
- * function. A misspelt origin (`https://gatewy.example`, a trailing `/`) would never be asked.
- * @throws UsageError naming the key and the origins the lockfile records, before anything is sent
- */
-function checkOriginAuthOption(originAuth: LoadLockOptions['originAuth'], lock: LockfileTop, source: string): void {
-  if (originAuth === undefined) return;
-  if (typeof originAuth !== 'object' || originAuth === null || Array.isArray(originAuth))
-    throw new UsageError('loadLock: originAuth is not an object of origin → provider');
-  // Entries are checked on first use (lazy): only their originAuth keys are read here.
-  const recorded = new Set<string>();
-  for (const entry of Object.values(lock.agents))
-    if (isRecord(entry) && isRecord(entry.originAuth))
-      for (const origin of Object.keys(entry.originAuth)) recorded.add(origin);
-  for (const [origin, provider] of Object.entries(originAuth)) {
-    const shown = JSON.stringify(origin.slice(0, 100));
-    if (!recorded.has(origin))
-      throw new UsageError(
-        `loadLock: originAuth names ${shown}, an origin no agent of ${source} records a platform credential for (recorded: ${[...recorded].sort().join(', ') || 'none'})`,
-        {
-          hint: "originAuth's keys are origins as a2a.json's originAuth spells them: https://host[:port], no path or trailing /",
-        },
-      );
-    if (typeof provider !== 'function') throw new UsageError(`loadLock: originAuth[${shown}] is not a function`);
-  }
 }
 
 /** The error for a credential that would go over plain http to a host that is not loopback (nothing is sent). */

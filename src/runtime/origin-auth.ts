@@ -2,7 +2,7 @@
  * The runtime's platform authentication (`originAuth`): a fetch that adds each request's origin
  * placement (as the agent's lock entry records it) just before it is sent, the value read then.
  */
-import { redactError } from '../credentials.js';
+import { redactError } from '../redact.js';
 import type { OriginAuthenticator } from '../http/network-options.js';
 
 /**

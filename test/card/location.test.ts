@@ -25,7 +25,7 @@ describe('hasUserInfo and showLocation', () => {
     expect(showLocation('cards/@org/agent.json\n')).toBe('cards/@org/agent.json');
   });
 
-  it('every spelling a URL parser reads as userinfo counts, and an "@" before the path past a "?" or "#" (attack run on issue 22)', () => {
+  it('every spelling a URL parser reads as userinfo counts, and an "@" before the path past a "?" or "#"', () => {
     for (const [location, shown] of [
       ['http://user:123#abc@agent.example/a2a', 'http://agent.example/a2a'],
       ['http://user:123?abc@agent.example/a2a', 'http://agent.example/a2a'],

@@ -600,7 +600,7 @@ describe('repairs with warnings', () => {
     expect(e.message).not.toContain('pw-secret');
   });
 
-  it('so is one whose password holds "/" (it does not parse), in every form: http(s), gRPC host:port or URL, scheme-relative (issue 22)', () => {
+  it('so is one whose password holds "/" (it does not parse), in every form: http(s), gRPC host:port or URL, scheme-relative', () => {
     const cases: Array<[binding: string, url: string]> = [
       ['JSONRPC', 'https://user:tok+/=en@agent.example.com/a2a'],
       ['HTTP+JSON', 'http://user:tok+/=en@127.0.0.1:1'],
@@ -871,7 +871,7 @@ describe('errors: card-invalid, one line naming source and JSON path', () => {
     expect(cardError(v1((c) => (c.skills[0].input_modes = ['text/plain']))).path).toBe('$.skills[0].input_modes');
   });
 
-  it('a missing required 1.0 interface field (protocolVersion aside: read as 1.0, issue 23)', () => {
+  it('a missing required 1.0 interface field (protocolVersion aside: read as 1.0)', () => {
     expect(cardError(v1((c) => delete c.supportedInterfaces[0].protocolBinding)).path).toBe(
       '$.supportedInterfaces[0].protocolBinding',
     );

@@ -20,7 +20,7 @@ import {
 } from '../../src/cli/render/sarif.js';
 import { memberLines } from '../../src/json-document.js';
 import { noCounts } from '../../src/lock/lockfile-diff.js';
-import { RISK_CODES } from '../../src/lock/risk.js';
+import { RISK_CODES } from '../../src/lock/risk-codes.js';
 import { page } from '../helpers/markdown.js';
 import { located, sarifErrors } from '../helpers/sarif.js';
 

@@ -84,7 +84,7 @@ describe('verifySummary', () => {
     expect(verifySummary({ ...passed, agents: clean }).split('\n')[0]).toBe('### a2a verify: ✅ verified 1 agent');
   });
 
-  it('a manifest other than the root a2a.json is named in the heading; counts by outcome (error codes, ignored); an ignored agent marked (issue 27)', () => {
+  it('a manifest other than the root a2a.json is named in the heading; counts by outcome (error codes, ignored); an ignored agent marked', () => {
     const agents: VerifyData['agents'] = {
       ...data.agents,
       down: { status: 'error', exitCode: ExitCode.Unreachable, error: { code: 'unreachable', message: 'x' } },
@@ -111,7 +111,7 @@ describe('verifySummary', () => {
     );
   });
 
-  it('bounds each detail cell, and counts the rows past its limit instead of losing the summary (attack run on issue 22)', () => {
+  it('bounds each detail cell, and counts the rows past its limit instead of losing the summary', () => {
     const long = '@x'.repeat(10_000);
     const agents: VerifyData['agents'] = {};
     for (let i = 0; i < 600; i++)

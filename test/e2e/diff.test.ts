@@ -262,7 +262,7 @@ describe.concurrent('a2a diff', () => {
     expect(unreadable.stderr).toContain('fetch-depth: 0');
   });
 
-  it('--ignore <code>: the risk still shown, marked ignored, in text, json and markdown; no longer counted for --fail-on or annotated; an unknown code is exit 2 naming the nearest (issue 27)', async ({
+  it('--ignore <code>: the risk still shown, marked ignored, in text, json and markdown; no longer counted for --fail-on or annotated; an unknown code is exit 2 naming the nearest', async ({
     onTestFinished,
   }) => {
     const { dir } = await reviewedProject(onTestFinished);
@@ -312,7 +312,7 @@ describe.concurrent('a2a diff', () => {
     );
   });
 
-  it('run twice in one job (the comment, then --fail-on): the job summary and the annotations once, in one step or two; again in another job; --no-summary writes none (issue 27)', async ({
+  it('run twice in one job (the comment, then --fail-on): the job summary and the annotations once, in one step or two; again in another job; --no-summary writes none', async ({
     onTestFinished,
   }) => {
     const { dir } = await reviewedProject(onTestFinished);
@@ -350,7 +350,7 @@ describe.concurrent('a2a diff', () => {
     expect(summary(4)).toBe('');
   });
 
-  it('a job summary that cannot be written is one warning, step-summary-failed (the code verify gives it), and the review still prints (issue 26)', async ({
+  it('a job summary that cannot be written is one warning, step-summary-failed (the code verify gives it), and the review still prints', async ({
     onTestFinished,
   }) => {
     const { dir } = await reviewedProject(onTestFinished);
@@ -362,7 +362,7 @@ describe.concurrent('a2a diff', () => {
     );
   });
 
-  it("a word that is both a file and a revision is refused, as git does (a PR committing its own lockfile as `main` reviewed itself); files are spelt ./x, absolute or after --; the header names each side's kind (issue 22)", async ({
+  it("a word that is both a file and a revision is refused, as git does (a PR committing its own lockfile as `main` reviewed itself); files are spelt ./x, absolute or after --; the header names each side's kind", async ({
     onTestFinished,
   }) => {
     const { dir } = await reviewedProject(onTestFinished);

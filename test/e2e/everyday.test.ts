@@ -89,7 +89,7 @@ describe.concurrent('the manifest is looked for upward, up to the git root', () 
  * planted in a shared parent folder (another user's, or `/tmp` itself) must not be used, nor one
  * another user owns; one found above the working directory is named on stderr.
  */
-describe.concurrent('the manifest search never reaches a folder someone else controls (issue 22)', () => {
+describe.concurrent('the manifest search never reaches a folder someone else controls', () => {
   it('outside git the search stops at the working directory: a manifest planted in a parent folder gets no secret', async ({
     onTestFinished,
   }) => {

@@ -135,10 +135,8 @@ describe.concurrent('extended card (SDK extendedAgentCardProvider, bearer auth)'
   }) => {
     const res = resources(onTestFinished);
     const a = await extendedAgent(res);
-    const dir = await res.dir(manifest({ research: deepResearch(a.origin) }));
+    const { dir, lock: r } = await res.locked(manifest({ research: deepResearch(a.origin) }), WITH_TOKEN);
 
-    const r = await runCli(['lock'], { cwd: dir, env: WITH_TOKEN });
-    expect(r.code, show(r)).toBe(0);
     const bytes = (await readLockBytes(dir))!.toString('utf8');
     const entry = JSON.parse(bytes).agents.research;
 
@@ -175,12 +173,11 @@ describe.concurrent('extended card (SDK extendedAgentCardProvider, bearer auth)'
   }) => {
     const res = resources(onTestFinished);
     const a = await extendedAgent(res);
-    const dir = await res.dir(
+    const { dir, lock: r } = await res.locked(
       manifest({ research: deepResearch(a.origin) }, { ...PROFILE, bindings: ['HTTP+JSON', 'JSONRPC'] }),
+      WITH_TOKEN,
     );
 
-    const r = await runCli(['lock'], { cwd: dir, env: WITH_TOKEN });
-    expect(r.code, show(r)).toBe(0);
     const bytes = (await readLockBytes(dir))!.toString('utf8');
     const entry = JSON.parse(bytes).agents.research;
     expect(entry.extended.resolved).toBe(`${a.restUrl}/extendedAgentCard`);
@@ -250,9 +247,7 @@ describe.concurrent('extended card (SDK extendedAgentCardProvider, bearer auth)'
   }) => {
     const res = resources(onTestFinished);
     const a = await extendedAgent(res);
-    const dir = await res.dir(manifest({ research: deepResearch(a.origin) }));
-    const lock = await runCli(['lock'], { cwd: dir, env: WITH_TOKEN });
-    expect(lock.code, show(lock)).toBe(0);
+    const { dir } = await res.locked(manifest({ research: deepResearch(a.origin) }), WITH_TOKEN);
     const before = await readLockBytes(dir);
 
     const [withToken, without, strict, strictJson] = await Promise.all([
@@ -285,9 +280,7 @@ describe.concurrent('extended card (SDK extendedAgentCardProvider, bearer auth)'
   }) => {
     const res = resources(onTestFinished);
     const a = await extendedAgent(res);
-    const dir = await res.dir(manifest({ research: deepResearch(a.origin) }));
-    const lock = await runCli(['lock'], { cwd: dir, env: WITH_TOKEN });
-    expect(lock.code, show(lock)).toBe(0);
+    const { dir } = await res.locked(manifest({ research: deepResearch(a.origin) }), WITH_TOKEN);
     const before = await readLockBytes(dir);
 
     a.setExtendedCard(extendedCard(a.origin, ['text/plain']));
@@ -326,10 +319,8 @@ describe.concurrent('extended card (SDK extendedAgentCardProvider, bearer auth)'
   }) => {
     const res = resources(onTestFinished);
     const a = await extendedAgent(res, false);
-    const dir = await res.dir(manifest({ research: research(a.origin) }));
+    const { dir, lock: r } = await res.locked(manifest({ research: research(a.origin) }), WITH_TOKEN);
 
-    const r = await runCli(['lock'], { cwd: dir, env: WITH_TOKEN });
-    expect(r.code, show(r)).toBe(0);
     // The SDK answers GetExtendedAgentCard with -32007 ExtendedAgentCardNotConfigured: a warning.
     expect(r.stderr).toMatch(
       /warning no-extended-card: research: .*GetExtendedAgentCard answered -32007 ExtendedAgentCardNotConfigured/,
@@ -365,9 +356,10 @@ describe.concurrent('extended card (SDK extendedAgentCardProvider, bearer auth)'
         return { ...c, skills: [...c.skills, DEEP] };
       },
     });
-    const dir = await res.dir(manifest({ research: deepResearch(agent.origin, { profile: { versions: ['0.3'] } }) }));
-    const r = await runCli(['lock'], { cwd: dir, env: WITH_TOKEN });
-    expect(r.code, show(r)).toBe(0);
+    const { dir } = await res.locked(
+      manifest({ research: deepResearch(agent.origin, { profile: { versions: ['0.3'] } }) }),
+      WITH_TOKEN,
+    );
     const entry = (await readLock(dir)).agents.research;
     expect(entry.plans['deep-research']).toMatchObject({ protocolBinding: 'JSONRPC', protocolVersion: '0.3' });
     expect(entry.extended).toBeDefined();
@@ -383,9 +375,7 @@ describe.concurrent('extended card (SDK extendedAgentCardProvider, bearer auth)'
   }) => {
     const res = resources(onTestFinished);
     const a = await extendedAgent(res);
-    const dir = await res.dir(manifest({ research: deepResearch(a.origin) }));
-    const lock = await runCli(['lock'], { cwd: dir, env: WITH_TOKEN });
-    expect(lock.code, show(lock)).toBe(0);
+    const { dir } = await res.locked(manifest({ research: deepResearch(a.origin) }), WITH_TOKEN);
     await a.close(); // offline means offline
 
     const ok = await runCli(['verify', '--offline'], { cwd: dir });
@@ -620,9 +610,10 @@ describe.concurrent('extended card and an edited lockfile', { timeout: 40_000 },
     const res = resources(onTestFinished);
     const a = await extendedAgent(res);
     const other = await res.agent({ card: sampleCard });
-    const dir = await res.dir(manifest({ research: deepResearch(a.origin), other: research(other.origin) }));
-    const lock = await runCli(['lock'], { cwd: dir, env: WITH_TOKEN });
-    expect(lock.code, show(lock)).toBe(0);
+    const { dir } = await res.locked(
+      manifest({ research: deepResearch(a.origin), other: research(other.origin) }),
+      WITH_TOKEN,
+    );
 
     const variants: Record<string, Partial<Card>> = {
       dropped: { securitySchemes: {}, securityRequirements: [] },
@@ -653,10 +644,8 @@ describe.concurrent('card signatures (SDK generateAgentCardSignature, ES256)', {
   }) => {
     const res = resources(onTestFinished);
     const { agent, jwks } = await signedAgent(res, k1);
-    const dir = await res.dir(manifest({ research: research(agent.origin) }));
+    const { dir, lock: r } = await res.locked(manifest({ research: research(agent.origin) }));
 
-    const r = await runCli(['lock'], { cwd: dir });
-    expect(r.code, show(r)).toBe(0);
     const entry = (await readLock(dir)).agents.research;
     expect(entry.signature).toEqual(verified(k1));
     expect(entry.signature.thumbprint).toBe(await jose.calculateJwkThumbprint(k1.jwk));
@@ -690,9 +679,7 @@ describe.concurrent('card signatures (SDK generateAgentCardSignature, ES256)', {
   }) => {
     const res = resources(onTestFinished);
     const { agent, jwks, card } = await signedAgent(res, k1);
-    const dir = await res.dir(manifest({ research: research(agent.origin) }));
-    const lock = await runCli(['lock'], { cwd: dir });
-    expect(lock.code, show(lock)).toBe(0);
+    const { dir } = await res.locked(manifest({ research: research(agent.origin) }));
     const before = await readLockBytes(dir);
 
     jwks.setKeys([k2]);
@@ -744,9 +731,7 @@ describe.concurrent('card signatures (SDK generateAgentCardSignature, ES256)', {
   }) => {
     const res = resources(onTestFinished);
     const { agent, jwks } = await signedAgent(res, k1);
-    const dir = await res.dir(manifest({ research: research(agent.origin) }));
-    const lock = await runCli(['lock'], { cwd: dir });
-    expect(lock.code, show(lock)).toBe(0);
+    const { dir } = await res.locked(manifest({ research: research(agent.origin) }));
     expect((await readLock(dir)).agents.research.signature).toEqual(verified(k1));
 
     jwks.setKeys([k2]); // k1 revoked; the card bytes are unchanged
@@ -763,9 +748,7 @@ describe.concurrent('card signatures (SDK generateAgentCardSignature, ES256)', {
   }) => {
     const res = resources(onTestFinished);
     const { agent, signed } = await signedAgent(res, k1);
-    const dir = await res.dir(manifest({ research: research(agent.origin) }));
-    const lock = await runCli(['lock'], { cwd: dir });
-    expect(lock.code, show(lock)).toBe(0);
+    const { dir } = await res.locked(manifest({ research: research(agent.origin) }));
     const before = await readLockBytes(dir);
 
     agent.setCard({ ...signed, description: 'Sizes markets. Now with 50% more confidence.' });
@@ -781,9 +764,7 @@ describe.concurrent('card signatures (SDK generateAgentCardSignature, ES256)', {
   it('a verified card served unsigned later → verify 1: verified → absent', async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
     const { agent, card } = await signedAgent(res, k1);
-    const dir = await res.dir(manifest({ research: research(agent.origin) }));
-    const lock = await runCli(['lock'], { cwd: dir });
-    expect(lock.code, show(lock)).toBe(0);
+    const { dir } = await res.locked(manifest({ research: research(agent.origin) }));
 
     agent.setCard(card);
     const v = await runCli(['verify', '--json'], { cwd: dir });
@@ -847,10 +828,8 @@ describe.concurrent('card signatures (SDK generateAgentCardSignature, ES256)', {
     const a = await res.agent({ card: publicCard, bearerToken: TOKEN });
     const jwks = jwksOn(a, [k2]);
     a.setExtendedCard(await sign(extendedCard(a.origin), k2, jwks.jku));
-    const dir = await res.dir(manifest({ research: deepResearch(a.origin) }));
+    const { dir } = await res.locked(manifest({ research: deepResearch(a.origin) }), WITH_TOKEN);
 
-    const r = await runCli(['lock'], { cwd: dir, env: WITH_TOKEN });
-    expect(r.code, show(r)).toBe(0);
     const entry = (await readLock(dir)).agents.research;
     expect(entry.signature).toEqual({ status: 'absent' });
     expect(entry.extended.signature).toEqual(verified(k2));

@@ -28,6 +28,7 @@ import {
   writeManifest,
 } from './helpers.js';
 import { newKey, sign, type Card, type Key } from './cards.js';
+import { sdkText } from '../helpers/sdk-message.js';
 
 const TOKEN = 'fw14-bearer-T0ken';
 const ENV = { RESEARCH_TOKEN: TOKEN };
@@ -51,18 +52,7 @@ beforeAll(async () => {
   [k1, k2] = await Promise.all([newKey('k1'), newKey('k2')]);
 });
 
-const text = (value: string) => ({
-  messageId: crypto.randomUUID(),
-  role: 1,
-  parts: [{ content: { $case: 'text' as const, value }, mediaType: '', filename: '', metadata: undefined }],
-  contextId: '',
-  taskId: '',
-  extensions: [],
-  referenceTaskIds: [],
-  metadata: undefined,
-});
-
-describe.concurrent('issue 14: re-signed cards', () => {
+describe.concurrent('re-signed cards', () => {
   it('re-signed with no key source at all (no jku, no trust: unverifiable every time): verify --strict 0, update writes nothing', {
     timeout: SLOW_TEST,
   }, async ({ onTestFinished }) => {
@@ -167,7 +157,7 @@ function skillless(origin: string, overrides: Record<string, unknown> = {}): Car
   return { ...card, ...overrides } as Card;
 }
 
-describe.concurrent('issue 14: agents without skills', () => {
+describe.concurrent('agents without skills', () => {
   it('a card without skills and a manifest entry without skills lock one agent-level plan "*": lock, why, ls, verify, outdated, install and the runtime', {
     timeout: SLOW_TEST,
   }, async ({ onTestFinished }) => {
@@ -215,7 +205,7 @@ describe.concurrent('issue 14: agents without skills', () => {
     expect(locked.plan).toEqual(plans['*']);
     expect(loaded.agent('research', '*')).toBe(locked);
     const client = await locked.createClient();
-    expect(JSON.stringify(await client.sendMessage({ message: text('sized?') } as never))).toContain('echo: sized?');
+    expect(JSON.stringify(await client.sendMessage({ message: sdkText('sized?') } as never))).toContain('echo: sized?');
     loaded.close();
   });
 
@@ -238,7 +228,7 @@ describe.concurrent('issue 14: agents without skills', () => {
   });
 });
 
-describe.concurrent('issue 14: credentials that are never sent', () => {
+describe.concurrent('credentials that are never sent', () => {
   it('a card without security behind a bearer gate: lock and verify warn credential-never-sent; the runtime sends nothing and is refused', {
     timeout: SLOW_TEST,
   }, async ({ onTestFinished }) => {
@@ -269,7 +259,7 @@ describe.concurrent('issue 14: credentials that are never sent', () => {
     const loaded = await loadLock({ lockfile: join(dir, 'a2a.lock.json'), env: ENV });
     const client = await loaded.agent('research', 'market-size').createClient();
     const sent = agent.requests.length;
-    const error = await client.sendMessage({ message: text('hi') } as never).then(
+    const error = await client.sendMessage({ message: sdkText('hi') } as never).then(
       () => undefined,
       (e: unknown) => e,
     );
@@ -309,7 +299,7 @@ describe.concurrent('issue 14: credentials that are never sent', () => {
   });
 });
 
-describe.concurrent('issue 14: card versions and mode spellings', () => {
+describe.concurrent('card versions and mode spellings', () => {
   it('a card --a2a-version 0.3 shows the card as served to 0.3 (the SDK serves a 1.0 or a 0.3 card by the header)', {
     timeout: SLOW_TEST,
   }, async ({ onTestFinished }) => {
@@ -356,7 +346,7 @@ describe.concurrent('issue 14: card versions and mode spellings', () => {
 
     const loaded = await loadLock({ lockfile: join(dir, 'a2a.lock.json'), env: {} });
     const client = await loaded.agent('research', 'market-size').createClient();
-    expect(JSON.stringify(await client.sendMessage({ message: text('plain') } as never))).toContain('echo: plain');
+    expect(JSON.stringify(await client.sendMessage({ message: sdkText('plain') } as never))).toContain('echo: plain');
     loaded.close();
   });
 });

@@ -365,6 +365,16 @@ export function resources(onFinished: OnFinished) {
       if (manifestValue !== undefined) await writeManifest(d, manifestValue);
       return d;
     },
+    /**
+     * A project locked: a fresh directory with `a2a.json` = `manifestValue`, where `a2a lock` (with
+     * `env`) exits 0, or the test fails showing the run. The arrange step most e2e tests share.
+     */
+    async locked(manifestValue: unknown, env?: Record<string, string>): Promise<{ dir: string; lock: CliResult }> {
+      const dir = await api.dir(manifestValue);
+      const lock = await runCli(['lock'], { cwd: dir, ...(env ? { env } : {}) });
+      expect(lock.code, show(lock)).toBe(0);
+      return { dir, lock };
+    },
   };
   return api;
 }

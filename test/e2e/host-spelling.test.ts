@@ -114,7 +114,7 @@ describe.concurrent('a host written with U+3002 is shown as it is contacted', ()
   });
 });
 
-describe.concurrent('a host a URL parser reads otherwise than it is written (attack run on issue 22)', () => {
+describe.concurrent('a host a URL parser reads otherwise than it is written', () => {
   it('%2e and a backslash in the host: a2a card and a2a plan name the host contacted, with host-international', {
     timeout: SLOW,
   }, async ({ onTestFinished }) => {

@@ -109,7 +109,7 @@ describe.concurrent('a password holding "/" in a location is never printed', () 
     expect(allOutput(r)).toMatch(/not shown/);
   });
 
-  it('a password past a "#" that makes the rest a port and a fragment (http://user:123#abc@host) is found too: never printed, no request (attack run on issue 22)', {
+  it('a password past a "#" that makes the rest a port and a fragment (http://user:123#abc@host) is found too: never printed, no request', {
     timeout: SLOW,
   }, async ({ onTestFinished }) => {
     const res = resources(onTestFinished);

@@ -64,7 +64,7 @@ describe.skipIf(!py.ok)('a2a-sdk 1.3.0 (Python): HTTP+JSON, gRPC and the extende
     await agent?.close();
   });
 
-  it('point 3 and 4: HTTP+JSON: lock (the extended card fetched with the bearer and locked), verify --strict twice, send and stream', {
+  it('HTTP+JSON: lock (the extended card fetched with the bearer and locked), verify --strict twice, send and stream', {
     timeout: SLOW,
   }, async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
@@ -111,7 +111,7 @@ describe.skipIf(!py.ok)('a2a-sdk 1.3.0 (Python): HTTP+JSON, gRPC and the extende
     ]);
   });
 
-  it('point 4: the extended card over JSON-RPC (GetExtendedAgentCard with the bearer): locked, re-checked by verify', {
+  it('the extended card over JSON-RPC (GetExtendedAgentCard with the bearer): locked, re-checked by verify', {
     timeout: SLOW,
   }, async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
@@ -135,7 +135,7 @@ describe.skipIf(!py.ok)('a2a-sdk 1.3.0 (Python): HTTP+JSON, gRPC and the extende
     await verifyStrictTwice(dir, 'py', ENV);
   });
 
-  it('point 3: gRPC: lock, verify --strict, send and stream with a2a-version and the bearer in metadata', {
+  it('gRPC: lock, verify --strict, send and stream with a2a-version and the bearer in metadata', {
     timeout: SLOW,
   }, async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
@@ -168,7 +168,7 @@ describe.skipIf(!py.ok)('a2a-sdk 1.3.0 (Python): HTTP+JSON, gRPC and the extende
     expect(error).toMatchObject({ code: 'agent-error' });
   });
 
-  it("point 7: a2a-sdk's REST error body (404, google.rpc.Status with ErrorInfo TASK_NOT_FOUND) and a refused bearer leave the runtime typed", {
+  it("a2a-sdk's REST error body (404, google.rpc.Status with ErrorInfo TASK_NOT_FOUND) and a refused bearer leave the runtime typed", {
     timeout: SLOW,
   }, async ({ onTestFinished }) => {
     const res = resources(onTestFinished);

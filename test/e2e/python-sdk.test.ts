@@ -118,7 +118,7 @@ describe.skipIf(!py.ok)('a2a-sdk 1.3.0 (Python) as a peer', () => {
     ]);
   });
 
-  it('point 1: the JSON-RPC card as served (no interface protocolVersion, hybrid 0.3 fields) locks as 1.0, verifies --strict twice, and a message goes through createClient()', {
+  it('the JSON-RPC card as served (no interface protocolVersion, hybrid 0.3 fields) locks as 1.0, verifies --strict twice, and a message goes through createClient()', {
     timeout: SLOW,
   }, async ({ onTestFinished }) => {
     const served = await (await fetch(`${plain.origin}/.well-known/agent-card.json`)).json();
@@ -156,7 +156,7 @@ describe.skipIf(!py.ok)('a2a-sdk 1.3.0 (Python) as a peer', () => {
     expect(posts).toEqual([{ method: 'POST', path: '/a2a/jsonrpc', version: '1.0', authorization: false }]);
   });
 
-  it('point 1: the same card from a file, from `a2a card` and from `a2a plan`: read as 1.0, warning interface-version-missing naming the path; the top-level protocolVersion "0.3" does not override it', {
+  it('the same card from a file, from `a2a card` and from `a2a plan`: read as 1.0, warning interface-version-missing naming the path; the top-level protocolVersion "0.3" does not override it', {
     timeout: SLOW,
   }, async ({ onTestFinished }) => {
     const served = await (await fetch(`${plain.origin}/.well-known/agent-card.json`)).json();
@@ -182,7 +182,7 @@ describe.skipIf(!py.ok)('a2a-sdk 1.3.0 (Python) as a peer', () => {
     );
   });
 
-  it('point 2: with the 0.3 compatibility layer on, ["1.0","0.3"] locks 1.0 and ["0.3"] locks 0.3; the runtime\'s 0.3 requests are accepted', {
+  it('with the 0.3 compatibility layer on, ["1.0","0.3"] locks 1.0 and ["0.3"] locks 0.3; the runtime\'s 0.3 requests are accepted', {
     timeout: SLOW,
   }, async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
@@ -220,7 +220,7 @@ describe.skipIf(!py.ok)('a2a-sdk 1.3.0 (Python) as a peer', () => {
     ]);
   });
 
-  it("point 7: a2a-sdk's error bodies (-32001 task not found) leave the runtime as a typed AgentCallError with the A2A code", {
+  it("a2a-sdk's error bodies (-32001 task not found) leave the runtime as a typed AgentCallError with the A2A code", {
     timeout: SLOW,
   }, async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
@@ -234,7 +234,7 @@ describe.skipIf(!py.ok)('a2a-sdk 1.3.0 (Python) as a peer', () => {
     expect(error, String(error)).toMatchObject({ code: 'agent-error', data: { a2aCode: -32001 } });
   });
 
-  it('point 7: a2a-sdk refusing a stream (-32004 JSON-RPC; HTTP 400 UNSUPPORTED_OPERATION over REST) takes the locked poll fallback once, as for the JS SDK', {
+  it('a2a-sdk refusing a stream (-32004 JSON-RPC; HTTP 400 UNSUPPORTED_OPERATION over REST) takes the locked poll fallback once, as for the JS SDK', {
     timeout: SLOW,
   }, async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
@@ -266,7 +266,7 @@ describe.skipIf(!py.ok)('a2a-sdk 1.3.0 (Python) as a peer', () => {
     }
   });
 
-  it("point 7: -32009 while we sent A2A-Version 1.0 (a proxy dropped the header): the runtime's typed error names the A2A-Version header and the proxy; no fallback to 0.3, no retry", {
+  it("-32009 while we sent A2A-Version 1.0 (a proxy dropped the header): the runtime's typed error names the A2A-Version header and the proxy; no fallback to 0.3, no retry", {
     timeout: SLOW,
   }, async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
@@ -294,7 +294,7 @@ describe.skipIf(!py.ok)('a2a-sdk 1.3.0 (Python) as a peer', () => {
     expect(stripping.requests.slice(proxied).map((r) => r.headers['a2a-version'])).toEqual(['1.0']);
   });
 
-  it('point 7: the same over HTTP+JSON (400 FAILED_PRECONDITION, ErrorInfo VERSION_NOT_SUPPORTED): named, and the locked 0.3 fallback is not taken', {
+  it('the same over HTTP+JSON (400 FAILED_PRECONDITION, ErrorInfo VERSION_NOT_SUPPORTED): named, and the locked 0.3 fallback is not taken', {
     timeout: SLOW,
   }, async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
@@ -330,7 +330,7 @@ describe.skipIf(!py.ok)('a2a-sdk 1.3.0 (Python) as a peer', () => {
     ]);
   });
 
-  it('point 7: the CLI says the same when the extended card request comes back -32009 through a proxy that drops A2A-Version', {
+  it('the CLI says the same when the extended card request comes back -32009 through a proxy that drops A2A-Version', {
     timeout: SLOW,
   }, async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
@@ -352,7 +352,7 @@ describe.skipIf(!py.ok)('a2a-sdk 1.3.0 (Python) as a peer', () => {
   });
 });
 
-describe('issue 23, also: a custom binding and an unknown capability through the CLI (no Python needed)', () => {
+describe('a custom binding and an unknown capability through the CLI (no Python needed)', () => {
   it('a SLIMRPC interface (url a SLIM name) and capabilities.bidiStreaming: card, lock and verify --strict pass, both kept verbatim in the snapshot; a bidiStreaming change is structural', {
     timeout: SLOW,
   }, async ({ onTestFinished }) => {

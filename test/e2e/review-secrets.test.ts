@@ -501,7 +501,7 @@ describe.concurrent('verify on a pull request: credentials only where the base l
  * Issue 22, "the base of a pull request must be the base": the same attacker pull request, with the
  * base spoofed by a tag, or run as a push of its branch instead of a pull request.
  */
-describe.concurrent('the base is the base: no tag stands in for it, and a push of another branch is gated as a pull request (issue 22)', {
+describe.concurrent('the base is the base: no tag stands in for it, and a push of another branch is gated as a pull request', {
   timeout: SLOW,
 }, () => {
   it("a tag origin/main at the pull request's own commit: verify and install still gate by refs/remotes/origin/main (nothing sent to the added agent), diff --fail-on high reports it, --base origin/main is refused as ambiguous", async ({
@@ -563,7 +563,7 @@ describe.concurrent('the base is the base: no tag stands in for it, and a push o
     await expectTokenNowhere(dir, [ci, json, install, diff, ambiguous, qualified]);
   });
 
-  it('--base main in a CI checkout (no local main, only refs/remotes/origin/main): a tag main pushed by the pull request is refused, nothing sent (attack run on issue 22)', async ({
+  it('--base main in a CI checkout (no local main, only refs/remotes/origin/main): a tag main pushed by the pull request is refused, nothing sent', async ({
     onTestFinished,
   }) => {
     const res = resources(onTestFinished);
@@ -841,7 +841,7 @@ describe.concurrent('the gate follows what is checked out (issue 33)', { timeout
  * request moves the scheme's `tokenUrl` from the reviewed endpoint A to endpoint B (both node:http
  * token endpoints on 127.0.0.1 recording every request, body included).
  */
-describe.concurrent('verify on a pull request: the OAuth client secret only to the token URL the base locked (issue 25)', {
+describe.concurrent('verify on a pull request: the OAuth client secret only to the token URL the base locked', {
   timeout: SLOW,
 }, () => {
   const CLIENT_ID = 'ci-client-id-4410';

@@ -113,7 +113,7 @@ describe('git', () => {
  * reviewed base, checked out on `feature` (c2, the pull request), with `refs/remotes/origin/main`
  * at c1 as a CI checkout has it, and `side` (c3), a commit off c1 that HEAD does not contain.
  */
-describe('the review base (issue 22)', () => {
+describe('the review base', () => {
   let dir: string;
   let c1: string;
   let c2: string;
@@ -161,7 +161,7 @@ describe('the review base (issue 22)', () => {
     expect(await resolveRevision(dir, 'HEAD~1')).toEqual({ ref: undefined, commit: c1 });
   });
 
-  it('a tag named like a remote branch with no local branch of that name (a CI checkout: the tag trunk, refs/remotes/origin/trunk) is refused too (attack run on issue 22)', async () => {
+  it('a tag named like a remote branch with no local branch of that name (a CI checkout: the tag trunk, refs/remotes/origin/trunk) is refused too', async () => {
     sh('update-ref', 'refs/remotes/origin/trunk', c1);
     sh('tag', 'trunk', c2);
     try {

@@ -43,7 +43,7 @@ const signed = (
   });
 const verified: SignatureRecord = { status: 'verified', kid: 'k1', alg: 'ES256', thumbprint: 'T1' };
 
-describe('re-signed cards (issue 14, point 1)', () => {
+describe('re-signed cards', () => {
   it('same payload, same key, new signature bytes: re-signed', () => {
     expect(isResigned({ raw: signed('AAAA'), signature: verified }, { raw: signed('BBBB'), signature: verified })).toBe(
       true,
@@ -145,7 +145,7 @@ describe('re-signed cards (issue 14, point 1)', () => {
   });
 });
 
-describe('the agent-level plan "*" (issue 14, point 3)', () => {
+describe('the agent-level plan "*"', () => {
   it('a card without skills reads as [] with skills-missing naming $.skills; skills: null is still invalid', () => {
     const result = normalizeCard(
       raw((c) => delete c.skills),
@@ -210,7 +210,7 @@ describe('the agent-level plan "*" (issue 14, point 3)', () => {
   });
 });
 
-describe('credentials nothing sends (issue 14, point 5)', () => {
+describe('credentials nothing sends', () => {
   const plan = (security: Record<string, string[]>) =>
     ({
       url: 'https://a.example.com/rpc',
@@ -255,7 +255,7 @@ describe('credentials nothing sends (issue 14, point 5)', () => {
   });
 });
 
-describe('modes spelt "text" (issue 14, point 6)', () => {
+describe('modes spelt "text"', () => {
   it('"text" is text/plain to compare, and the plan carries the agent\'s spelling', () => {
     expect(sameMediaType('text', 'text/plain')).toBe(true);
     expect(sameMediaType('Text', 'TEXT/PLAIN')).toBe(true);

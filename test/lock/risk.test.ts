@@ -7,16 +7,8 @@ import { integrityOf } from '../../src/canonical.js';
 import { normalizeCard } from '../../src/card/normalize.js';
 import { negotiateSkills } from '../../src/lock/drift.js';
 import { diffLockfiles, failsOn, ignoreRisks } from '../../src/lock/lockfile-diff.js';
-import {
-  assessRisks,
-  atOrAbove,
-  isCleartext,
-  RISK_CODES,
-  sameRequests,
-  sameRouting,
-  type AgentSide,
-  type RiskCode,
-} from '../../src/lock/risk.js';
+import { assessRisks, isCleartext, sameRequests, sameRouting, type AgentSide } from '../../src/lock/risk.js';
+import { atOrAbove, RISK_CODES, type RiskCode } from '../../src/lock/risk-codes.js';
 import { entryChanges } from '../../src/lock/changes.js';
 import type { LockEntry, Lockfile } from '../../src/lock/schema.js';
 import { parseManifest } from '../../src/manifest/parse.js';
@@ -387,7 +379,7 @@ describe('diffLockfiles', () => {
   });
 });
 
-describe('issue 24: rebaseInterfaces and originAuth in a review', () => {
+describe('rebaseInterfaces and originAuth in a review', () => {
   /** The worked example advertising its bind address (http://0.0.0.0:8080), no credential, locked from CARD_URL. */
   const bound = (c: Json) => {
     for (const i of c.supportedInterfaces) i.url = i.url.replace('https://research.example.com', 'http://0.0.0.0:8080');

@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { placeCredential } from '../../src/credentials.js';
 import type { Plan } from '../../src/negotiate/types.js';
 import { classifyAgentError, classifySdkError } from '../../src/runtime/classify.js';
-import { checkRequest, enforcingFetch } from '../../src/runtime/enforce.js';
+import { enforcingFetch } from '../../src/runtime/enforce.js';
+import { checkRequest } from '../../src/runtime/request-check.js';
 import { peer } from '../../src/runtime/peer.js';
 import { PlanViolationError, UsageError } from '../../src/errors.js';
 

@@ -11,23 +11,11 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runLock } from '../../src/commands/lock.js';
 import { loadLock, type FallbackEvent } from '../../src/runtime/index.js';
 import { sampleCard, startAgent, type AgentCard, type StartedAgent } from '../helpers/agents.js';
+import { sdkText } from '../helpers/sdk-message.js';
 
 let agent: StartedAgent;
 let dir: string;
 let card: AgentCard;
-
-function text(value: string) {
-  return {
-    messageId: crypto.randomUUID(),
-    role: 1,
-    parts: [{ content: { $case: 'text' as const, value }, mediaType: '', filename: '', metadata: undefined }],
-    contextId: '',
-    taskId: '',
-    extensions: [],
-    referenceTaskIds: [],
-    metadata: undefined,
-  };
-}
 
 beforeAll(async () => {
   const make = (origin: string, grpcUrl: string) => {
@@ -81,7 +69,7 @@ describe('gRPC fallbacks against the SDK gRPC server', () => {
     agent.setCard({ ...card, capabilities: { ...card.capabilities, streaming: false } });
     const from = agent.requests.length;
     const got = [];
-    for await (const e of client.sendMessageStream({ message: text('grpc no stream') } as never)) got.push(e);
+    for await (const e of client.sendMessageStream({ message: sdkText('grpc no stream') } as never)) got.push(e);
     expect(JSON.stringify(got)).toContain('echo: grpc no stream');
     expect(agent.requests.slice(from).map((r) => r.path)).toEqual([
       '/lf.a2a.v1.A2AService/SendStreamingMessage',
@@ -107,7 +95,7 @@ describe('gRPC fallbacks against the SDK gRPC server', () => {
       supportedInterfaces: card.supportedInterfaces.filter((i) => i.protocolVersion === '0.3'),
     });
     const from = agent.requests.length;
-    expect(JSON.stringify(await client.sendMessage({ message: text('to 0.3') } as never))).toContain('echo: to 0.3');
+    expect(JSON.stringify(await client.sendMessage({ message: sdkText('to 0.3') } as never))).toContain('echo: to 0.3');
     const seen = agent.requests.slice(from);
     expect(seen.map((r) => r.path)).toEqual(['/lf.a2a.v1.A2AService/SendMessage', '/a2a/jsonrpc']);
     expect(seen[1]!.headers['a2a-version']).toBe('0.3');

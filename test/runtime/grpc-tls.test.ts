@@ -14,6 +14,7 @@ import { runLock } from '../../src/commands/lock.js';
 import { grpcChannel } from '../../src/runtime/grpc.js';
 import { loadLock } from '../../src/runtime/index.js';
 import { sampleCard, startAgent, type StartedAgent } from '../helpers/agents.js';
+import { sdkText } from '../helpers/sdk-message.js';
 
 const TOKEN = 'grpc-tls-secret';
 
@@ -97,19 +98,6 @@ const certs = openssl ? makeCertificates(certDir) : undefined;
 if (certs) process.env.GRPC_DEFAULT_SSL_ROOTS_FILE_PATH = certs.caPath;
 // Loaded only now (a static import would read the roots path before it is set).
 const grpc = await import('@grpc/grpc-js');
-
-function text(value: string) {
-  return {
-    messageId: crypto.randomUUID(),
-    role: 1,
-    parts: [{ content: { $case: 'text' as const, value }, mediaType: '', filename: '', metadata: undefined }],
-    contextId: '',
-    taskId: '',
-    extensions: [],
-    referenceTaskIds: [],
-    metadata: undefined,
-  };
-}
 
 const PROFILE = {
   bindings: ['GRPC'],
@@ -213,7 +201,7 @@ describe.skipIf(!openssl)('gRPC over TLS against the SDK gRPC server', () => {
     const lock = await loadLock({ lockfile: join(dir, 'a2a.lock.json'), env: { G_TOKEN: TOKEN } });
     const client = await lock.agent('tls', 'market-size').createClient();
     const from = tlsAgent.requests.length;
-    expect(JSON.stringify(await client.sendMessage({ message: text('over tls') } as never))).toContain(
+    expect(JSON.stringify(await client.sendMessage({ message: sdkText('over tls') } as never))).toContain(
       'echo: over tls',
     );
     const seen = tlsAgent.requests.slice(from);
@@ -230,7 +218,7 @@ describe.skipIf(!openssl)('gRPC over TLS against the SDK gRPC server', () => {
     });
     const client = await lock.agent('mtls', 'market-size').createClient();
     const from = mtlsAgent.requests.length;
-    expect(JSON.stringify(await client.sendMessage({ message: text('over mtls') } as never))).toContain(
+    expect(JSON.stringify(await client.sendMessage({ message: sdkText('over mtls') } as never))).toContain(
       'echo: over mtls',
     );
     expect(mtlsAgent.requests.slice(from).map((r) => r.headers.authorization)).toEqual([`Bearer ${TOKEN}`]);
@@ -242,10 +230,12 @@ describe.skipIf(!openssl)('gRPC over TLS against the SDK gRPC server', () => {
     const caOnly = await lock
       .agent('mtls', 'market-size')
       .createClient({ grpcChannelCredentials: grpc.credentials.createSsl(certs!.ca) });
-    await expect(caOnly.sendMessage({ message: text('x') } as never)).rejects.toMatchObject({ code: 'unreachable' });
+    await expect(caOnly.sendMessage({ message: sdkText('x') } as never)).rejects.toMatchObject({ code: 'unreachable' });
     const lock2 = await loadLock({ lockfile: join(dir, 'a2a.lock.json'), env: { G_TOKEN: TOKEN } });
     const plaintext = await lock2.agent('mtls', 'market-size').createClient();
-    await expect(plaintext.sendMessage({ message: text('x') } as never)).rejects.toMatchObject({ code: 'unreachable' });
+    await expect(plaintext.sendMessage({ message: sdkText('x') } as never)).rejects.toMatchObject({
+      code: 'unreachable',
+    });
     expect(mtlsAgent.requests.length).toBe(from);
   });
 });

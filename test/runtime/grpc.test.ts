@@ -10,24 +10,12 @@ import { runLock } from '../../src/commands/lock.js';
 import { loadLock } from '../../src/runtime/index.js';
 import { sampleCard, startAgent, type StartedAgent } from '../helpers/agents.js';
 import { startHttp } from '../helpers/http.js';
+import { sdkText } from '../helpers/sdk-message.js';
 
 const TOKEN = 'grpc-secret';
 const CITATIONS = 'https://example.com/ext/citations/v1';
 let agent: StartedAgent;
 let dir: string;
-
-function text(value: string) {
-  return {
-    messageId: crypto.randomUUID(),
-    role: 1,
-    parts: [{ content: { $case: 'text' as const, value }, mediaType: '', filename: '', metadata: undefined }],
-    contextId: '',
-    taskId: '',
-    extensions: [],
-    referenceTaskIds: [],
-    metadata: undefined,
-  };
-}
 
 beforeAll(async () => {
   agent = await startAgent({
@@ -78,11 +66,11 @@ describe('gRPC plans', () => {
     expect(research.plan).toMatchObject({ url: agent.grpcUrl, protocolBinding: 'GRPC', delivery: 'stream' });
     const client = await research.createClient();
     const from = agent.requests.length;
-    expect(JSON.stringify(await client.sendMessage({ message: text('over grpc') } as never))).toContain(
+    expect(JSON.stringify(await client.sendMessage({ message: sdkText('over grpc') } as never))).toContain(
       'echo: over grpc',
     );
     const events = [];
-    for await (const e of client.sendMessageStream({ message: text('grpc stream') } as never)) events.push(e);
+    for await (const e of client.sendMessageStream({ message: sdkText('grpc stream') } as never)) events.push(e);
     expect(JSON.stringify(events)).toContain('echo: grpc stream');
     const seen = agent.requests.slice(from);
     expect(seen.map((r) => r.path)).toEqual([
@@ -102,19 +90,19 @@ describe('gRPC plans', () => {
     const research = await lock.agent('research', 'market-size').createClient();
     const from = agent.requests.length;
     // The SDK Client itself turns a stream into SendMessage when the card does not stream; call the transport directly.
-    const stream = polling.transport.sendMessageStream({ message: text('x') } as never);
+    const stream = polling.transport.sendMessageStream({ message: sdkText('x') } as never);
     await expect(stream.next()).rejects.toMatchObject({
       code: 'plan-violation',
       message: expect.stringMatching(/streaming call/),
     });
     await expect(
       research.sendMessage({
-        message: text('x'),
+        message: sdkText('x'),
         configuration: { acceptedOutputModes: ['application/pdf'] },
       } as never),
     ).rejects.toMatchObject({ code: 'plan-violation' });
     const png = {
-      ...text('x'),
+      ...sdkText('x'),
       parts: [
         {
           content: { $case: 'raw', value: new Uint8Array([1]) },
@@ -141,11 +129,11 @@ describe('gRPC plans', () => {
     const lock = await loadLock({ lockfile: join(dir, 'a2a.lock.json'), env: {} });
     const client = await lock.agent('research', 'market-size').createClient();
     const from = agent.requests.length;
-    await expect(client.sendMessage({ message: text('x') } as never)).rejects.toMatchObject({
+    await expect(client.sendMessage({ message: sdkText('x') } as never)).rejects.toMatchObject({
       code: 'credential-unset',
       message: expect.stringMatching(/G_TOKEN/),
     });
-    await expect(client.transport.sendMessageStream({ message: text('x') } as never).next()).rejects.toMatchObject({
+    await expect(client.transport.sendMessageStream({ message: sdkText('x') } as never).next()).rejects.toMatchObject({
       code: 'credential-unset',
     });
     await expect(client.getTask({ id: 't', historyLength: undefined, tenant: '' } as never)).rejects.toMatchObject({
@@ -206,7 +194,7 @@ describe('gRPC push plans', () => {
       const config = (url: string) => ({ tenant: '', id: '', taskId: '', url, token: '', authentication: undefined });
       await expect(
         client.sendMessage({
-          message: text('x'),
+          message: sdkText('x'),
           configuration: {
             acceptedOutputModes: [],
             taskPushNotificationConfig: config('https://attacker.example/hook'),
@@ -225,7 +213,7 @@ describe('gRPC push plans', () => {
       expect(
         JSON.stringify(
           await client.sendMessage({
-            message: text('pushed'),
+            message: sdkText('pushed'),
             configuration: {
               acceptedOutputModes: [],
               taskPushNotificationConfig: config(HOOK),
@@ -302,13 +290,13 @@ describe('gRPC plans with OAuth client credentials', () => {
       const calls = () => guarded.requests.filter((r) => r.method === 'GRPC').map((r) => r.headers.authorization);
 
       const client = await (await loadLock(options)).agent('research', 'market-size').createClient();
-      expect(JSON.stringify(await client.sendMessage({ message: text('renewed') } as never))).toContain(
+      expect(JSON.stringify(await client.sendMessage({ message: sdkText('renewed') } as never))).toContain(
         'echo: renewed',
       );
       expect(calls()).toEqual(['Bearer revoked-token-1', `Bearer ${ACCESS}`]);
       expect(tokenRequests).toHaveLength(2);
       // The renewed token is cached: the next call goes once, with it.
-      await client.sendMessage({ message: text('again') } as never);
+      await client.sendMessage({ message: sdkText('again') } as never);
       expect(calls().slice(2)).toEqual([`Bearer ${ACCESS}`]);
       expect(tokenRequests).toHaveLength(2);
 
@@ -318,7 +306,8 @@ describe('gRPC plans with OAuth client credentials', () => {
       guarded.requests.length = 0;
       const streaming = await (await loadLock(options)).agent('research', 'market-size').createClient();
       const events = [];
-      for await (const e of streaming.sendMessageStream({ message: text('stream renewed') } as never)) events.push(e);
+      for await (const e of streaming.sendMessageStream({ message: sdkText('stream renewed') } as never))
+        events.push(e);
       expect(JSON.stringify(events)).toContain('echo: stream renewed');
       expect(calls()).toEqual(['Bearer revoked-token-3', `Bearer ${ACCESS}`]);
       expect(tokenRequests).toHaveLength(2);
@@ -327,7 +316,7 @@ describe('gRPC plans with OAuth client credentials', () => {
       issued = ['always-refused'];
       guarded.requests.length = 0;
       const refused = await (await loadLock(options)).agent('research', 'market-size').createClient();
-      await expect(refused.sendMessage({ message: text('no') } as never)).rejects.toMatchObject({
+      await expect(refused.sendMessage({ message: sdkText('no') } as never)).rejects.toMatchObject({
         code: 'auth-refused',
       });
       expect(calls()).toEqual(['Bearer always-refused', 'Bearer always-refused']);

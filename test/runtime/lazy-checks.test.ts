@@ -16,6 +16,7 @@ import { runLock } from '../../src/commands/lock.js';
 import { integrityOf } from '../../src/canonical.js';
 import { loadLock, type LoadLockOptions } from '../../src/runtime/index.js';
 import { sampleCard, startAgent, type StartedAgent } from '../helpers/agents.js';
+import { sdkText } from '../helpers/sdk-message.js';
 
 const PROFILE = {
   bindings: ['JSONRPC'],
@@ -34,21 +35,7 @@ const received: string[] = [];
 let dir: string;
 let locked: Record<string, any>;
 
-function text(value: string) {
-  return {
-    message: {
-      kind: 'message' as const,
-      messageId: crypto.randomUUID(),
-      role: 1,
-      parts: [{ content: { $case: 'text' as const, value }, mediaType: '', filename: '', metadata: undefined }],
-      contextId: '',
-      taskId: '',
-      extensions: [],
-      referenceTaskIds: [],
-      metadata: undefined,
-    },
-  };
-}
+const text = (value: string) => ({ message: sdkText(value) });
 
 /** Write `lock` as a lockfile beside the manifest; the loadLock options for it. */
 async function lockfile(name: string, lock: unknown, extra: LoadLockOptions = {}): Promise<LoadLockOptions> {

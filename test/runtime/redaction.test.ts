@@ -168,7 +168,7 @@ describe('runtime errors and events carry no echo of the credential', () => {
   });
 });
 
-describe('a cut-short echo of the credential is redacted too (issue 22)', () => {
+describe('a cut-short echo of the credential is redacted too', () => {
   /** The token with its last 3 characters cut (and with its first 3 cut), raw, upper-cased and percent-encoded lower-case. */
   function cutShort(req: http.IncomingMessage): string {
     const token = String(req.headers.authorization ?? '').replace(/^Bearer\s+/i, '');

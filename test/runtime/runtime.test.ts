@@ -11,6 +11,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadLock, type DegradedEvent, type DriftEvent, type LoadLockOptions } from '../../src/runtime/index.js';
 import { sampleCard, startAgent, type AgentCard, type RecordedRequest, type StartedAgent } from '../helpers/agents.js';
 import { lockProject } from '../helpers/lock-project.js';
+import { sdkText } from '../helpers/sdk-message.js';
 
 const TOKEN = 'rt-secret-token';
 const CITATIONS = 'https://example.com/ext/citations/v1';
@@ -45,20 +46,6 @@ function options(extra: LoadLockOptions = {}): LoadLockOptions {
 /** The A2A requests (not card fetches) the server received since `from`. */
 function a2aRequests(from: number): RecordedRequest[] {
   return agent.requests.slice(from).filter((r) => r.path.startsWith('/a2a'));
-}
-
-function text(value: string) {
-  return {
-    kind: 'message' as const,
-    messageId: crypto.randomUUID(),
-    role: 1,
-    parts: [{ content: { $case: 'text' as const, value }, mediaType: '', filename: '', metadata: undefined }],
-    contextId: '',
-    taskId: '',
-    extensions: [],
-    referenceTaskIds: [],
-    metadata: undefined,
-  };
 }
 
 beforeAll(async () => {
@@ -142,10 +129,10 @@ describe('createClient(): the headers the server saw on every call kind', () => 
     const lock = await loadLock(options());
     const client = await lock.agent('research', 'market-size').createClient();
     const from = agent.requests.length;
-    const reply = await client.sendMessage({ message: text('hi') } as never);
+    const reply = await client.sendMessage({ message: sdkText('hi') } as never);
     expect(JSON.stringify(reply)).toContain('echo: hi');
     const events = [];
-    for await (const e of client.sendMessageStream({ message: text('streamed') } as never)) events.push(e);
+    for await (const e of client.sendMessageStream({ message: sdkText('streamed') } as never)) events.push(e);
     expect(JSON.stringify(events)).toContain('echo: streamed');
     await expect(client.getTask({ id: 'no-such-task', tenant: '' } as never)).rejects.toThrow();
     const seen = a2aRequests(from);
@@ -168,9 +155,9 @@ describe('createClient(): other bindings and versions', () => {
     expect(rest.plan).toMatchObject({ url: agent.restUrl, protocolBinding: 'HTTP+JSON' });
     const client = await rest.createClient();
     const from = agent.requests.length;
-    expect(JSON.stringify(await client.sendMessage({ message: text('rest') } as never))).toContain('echo: rest');
+    expect(JSON.stringify(await client.sendMessage({ message: sdkText('rest') } as never))).toContain('echo: rest');
     const events = [];
-    for await (const e of client.sendMessageStream({ message: text('rest stream') } as never)) events.push(e);
+    for await (const e of client.sendMessageStream({ message: sdkText('rest stream') } as never)) events.push(e);
     expect(JSON.stringify(events)).toContain('echo: rest stream');
     const seen = a2aRequests(from);
     expect(seen.map((r) => r.path)).toEqual(['/a2a/rest/message:send', '/a2a/rest/message:stream']);
@@ -187,7 +174,7 @@ describe('createClient(): other bindings and versions', () => {
     expect(legacy.plan).toMatchObject({ url: agent.jsonRpcUrl, protocolBinding: 'JSONRPC', protocolVersion: '0.3' });
     const client = await legacy.createClient();
     const from = agent.requests.length;
-    expect(JSON.stringify(await client.sendMessage({ message: text('old') } as never))).toContain('echo: old');
+    expect(JSON.stringify(await client.sendMessage({ message: sdkText('old') } as never))).toContain('echo: old');
     const [r] = a2aRequests(from);
     expect(r!.headers['a2a-version']).toBe('0.3');
     expect(r!.headers['a2a-extensions']).toBeUndefined();
@@ -209,7 +196,7 @@ describe('locked fallbacks and degraded', () => {
       supportedInterfaces: card.supportedInterfaces.filter((i) => i.protocolVersion === '0.3'),
     });
     const from = agent.requests.length;
-    expect(JSON.stringify(await client.sendMessage({ message: text('again') } as never))).toContain('echo: again');
+    expect(JSON.stringify(await client.sendMessage({ message: sdkText('again') } as never))).toContain('echo: again');
     const seen = a2aRequests(from);
     expect(seen.map((r) => r.headers['a2a-version'])).toEqual(['1.0', '0.3']);
     expect(seen[1]!.headers.authorization).toBe(`Bearer ${TOKEN}`);
@@ -229,7 +216,7 @@ describe('locked fallbacks and degraded', () => {
       supportedInterfaces: card.supportedInterfaces.filter((i) => i.protocolBinding === 'HTTP+JSON'),
     });
     const from = agent.requests.length;
-    const error = await client.sendMessage({ message: text('x') } as never).then(
+    const error = await client.sendMessage({ message: sdkText('x') } as never).then(
       () => undefined,
       (e: unknown) => e,
     );
@@ -518,8 +505,8 @@ describe('agent.fetch: each violation refused with nothing sent', () => {
       }),
     );
     const client = await lock.agent('research', 'market-size').createClient();
-    await client.sendMessage({ message: text('a') } as never);
-    await client.sendMessage({ message: text('b') } as never);
+    await client.sendMessage({ message: sdkText('a') } as never);
+    await client.sendMessage({ message: sdkText('b') } as never);
     expect(reads).toBe(2);
     expect(sent.map((s) => s.headers.Authorization)).toEqual([`Bearer ${TOKEN}`, `Bearer ${TOKEN}`]);
   });
@@ -544,7 +531,7 @@ describe('agent.fetch: each violation refused with nothing sent', () => {
   it('createClient(): a part in the wire shape instead of the SDK shape is refused as having no recognisable content', async () => {
     const lock = await loadLock(options());
     const client = await lock.agent('research', 'market-size').createClient();
-    const wire = { ...text('x'), parts: [{ text: 'x' }] };
+    const wire = { ...sdkText('x'), parts: [{ text: 'x' }] };
     await expect(client.sendMessage({ message: wire } as never)).rejects.toMatchObject({
       code: 'plan-violation',
       message: expect.stringMatching(/no recognisable content/),
@@ -580,7 +567,7 @@ describe('stream fallback, drift refresh, lockfile checks', () => {
     agent.setCard({ ...card, capabilities: { ...card.capabilities, streaming: false } });
     const from = agent.requests.length;
     const events = [];
-    for await (const e of client.sendMessageStream({ message: text('no stream') } as never)) events.push(e);
+    for await (const e of client.sendMessageStream({ message: sdkText('no stream') } as never)) events.push(e);
     expect(JSON.stringify(events)).toContain('echo: no stream');
     expect(sent.map((s) => JSON.parse(s.body!).method)).toEqual(['SendStreamingMessage', 'SendMessage']);
     expect(a2aRequests(from)).toHaveLength(2);
@@ -654,7 +641,7 @@ describe('stream fallback, drift refresh, lockfile checks', () => {
     expect(agent.requests.length).toBe(from);
     expect(sent).toEqual([]);
     const client = await lock.agent('polling', 'market-size').createClient();
-    expect(JSON.stringify(await client.sendMessage({ message: text('fine') } as never))).toContain('echo: fine');
+    expect(JSON.stringify(await client.sendMessage({ message: sdkText('fine') } as never))).toContain('echo: fine');
   });
 });
 
@@ -680,7 +667,7 @@ describe('secrets', () => {
     lock.on('drift', (e: unknown) => events.push(e));
     const research = lock.agent('research', 'market-size');
     const client = await research.createClient();
-    await client.sendMessage({ message: text('ok') } as never);
+    await client.sendMessage({ message: sdkText('ok') } as never);
     // Violations: another origin (where the token must never go), a conflicting version.
     failures.push(
       await research.fetch('http://127.0.0.2:9/a2a/jsonrpc', { method: 'POST', body: '{}' }).catch((e: unknown) => e),
@@ -695,14 +682,14 @@ describe('secrets', () => {
       ...card,
       supportedInterfaces: card.supportedInterfaces.filter((i) => i.protocolBinding === 'HTTP+JSON'),
     });
-    failures.push(await client.sendMessage({ message: text('x') } as never).catch((e: unknown) => e));
+    failures.push(await client.sendMessage({ message: sdkText('x') } as never).catch((e: unknown) => e));
     await lock.refresh();
     // A wrong token: the agent refuses it.
     const wrong = await loadLock(options({ env: { RT_TOKEN: `${TOKEN}-wrong` } }));
     agent.setCard(card);
     failures.push(
       await (await wrong.agent('research', 'market-size').createClient())
-        .sendMessage({ message: text('no') } as never)
+        .sendMessage({ message: sdkText('no') } as never)
         .catch((e: unknown) => e),
     );
     lock.close();

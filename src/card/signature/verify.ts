@@ -249,6 +249,27 @@ type EntryOutcome =
     }
   | { ok: false; header: { kid?: string; alg?: string }; reason: string };
 
+/** Where an entry's key is looked up: the trusted JWKS, else its `jku` (on an allowed origin, fetched once per URL); `refused`: why there is none. */
+async function keySource(
+  jku: unknown,
+  ctx: VerifyContext,
+): Promise<{ source: string; jwks: JwksParse } | { refused: string }> {
+  if (ctx.trusted !== undefined) return { source: 'the trusted JWKS', jwks: ctx.trusted };
+  if (jku === undefined) return { refused: 'no key source: no trusted JWKS and no "jku" in the protected header' };
+  if (typeof jku !== 'string' || jku === '') return { refused: '"jku" in the protected header is not a URL string' };
+  const fetchJwks = ctx.options.fetchJwks;
+  if (fetchJwks === undefined)
+    return { refused: `no key source: "jku" ${quote(jku)} was not fetched (no JWKS fetcher)` };
+  const offOrigin = jkuRefusal(jku, ctx.options.jkuOrigins);
+  if (offOrigin !== undefined) return { refused: offOrigin };
+  let pending = ctx.jwksByUrl.get(jku);
+  if (pending === undefined) {
+    pending = loadRemoteJwks(jku, fetchJwks);
+    ctx.jwksByUrl.set(jku, pending);
+  }
+  return { source: `the JWKS at ${quote(jku)}`, jwks: await pending };
+}
+
 async function verifyEntry(entry: unknown, ctx: VerifyContext): Promise<EntryOutcome> {
   const fail = (reason: string, header: { kid?: string; alg?: string } = {}): EntryOutcome => ({
     ok: false,
@@ -283,28 +304,9 @@ async function verifyEntry(entry: unknown, ctx: VerifyContext): Promise<EntryOut
   if (kid === undefined || kid === '') return fail('protected header has no "kid"', header);
 
   // Key source: the pinned JWKS, else the jku in the protected header.
-  let source: string;
-  let jwks: JwksParse;
-  if (ctx.trusted !== undefined) {
-    source = 'the trusted JWKS';
-    jwks = ctx.trusted;
-  } else {
-    const jku = protectedHeader.jku;
-    if (jku === undefined) return fail('no key source: no trusted JWKS and no "jku" in the protected header', header);
-    if (typeof jku !== 'string' || jku === '') return fail('"jku" in the protected header is not a URL string', header);
-    const fetchJwks = ctx.options.fetchJwks;
-    if (fetchJwks === undefined)
-      return fail(`no key source: "jku" ${quote(jku)} was not fetched (no JWKS fetcher)`, header);
-    const offOrigin = jkuRefusal(jku, ctx.options.jkuOrigins);
-    if (offOrigin !== undefined) return fail(offOrigin, header);
-    source = `the JWKS at ${quote(jku)}`;
-    let pending = ctx.jwksByUrl.get(jku);
-    if (pending === undefined) {
-      pending = loadRemoteJwks(jku, fetchJwks);
-      ctx.jwksByUrl.set(jku, pending);
-    }
-    jwks = await pending;
-  }
+  const keys = await keySource(protectedHeader.jku, ctx);
+  if ('refused' in keys) return fail(keys.refused, header);
+  const { source, jwks } = keys;
   if (!jwks.ok) return fail(`${source} is unusable: ${jwks.reason}`, header);
 
   const withKid = jwks.keys.filter((jwk) => jwk.kid === kid);

@@ -8,7 +8,7 @@ import kleur from 'kleur';
 import { diffAgents, type DiffData } from '../../commands/diff.js';
 import { isLockDigest } from '../../lock/digest.js';
 import type { AgentDiff, DiffCounts } from '../../lock/lockfile-diff.js';
-import { RISK_LEVELS, type Risk, type RiskLevel } from '../../lock/risk.js';
+import { RISK_LEVELS, type Risk, type RiskLevel } from '../../lock/risk-codes.js';
 import { annotationFile, diffAnnotations } from '../github.js';
 import { escapeMarkdown } from '../step-summary.js';
 import { bounded } from '../../untrusted.js';

@@ -19,7 +19,7 @@ import { diffAgents } from '../../commands/diff.js';
 import type { AgentFile, AgentFiles } from '../../commands/locate.js';
 import type { VerifyData } from '../../commands/verify.js';
 import { ErrorCode } from '../../errors.js';
-import { RISK_CODES, type RiskCode, type RiskLevel } from '../../lock/risk.js';
+import { RISK_CODES, type RiskCode, type RiskLevel } from '../../lock/risk-codes.js';
 import type { VerifyFailureCode } from '../../lock/report.js';
 import { verifyFailureAt, verifyFailures } from '../github.js';
 import type { CommandRenderer } from './common.js';
