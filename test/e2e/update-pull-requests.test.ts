@@ -29,8 +29,14 @@ describe('the update pull requests script', () => {
   }) => {
     const res = resources(onTestFinished);
     onTestFinished(() => closeFetcher());
-    const [moving, still] = await Promise.all([res.sampleAgent(), res.sampleAgent()]);
-    const dir = await res.dir(manifest({ research: research(moving.origin), other: research(still.origin) }));
+    const [moving, still, refusing] = await Promise.all([res.sampleAgent(), res.sampleAgent(), res.sampleAgent()]);
+    const dir = await res.dir(
+      manifest({
+        research: research(moving.origin),
+        other: research(still.origin),
+        pricing: research(refusing.origin),
+      }),
+    );
     const origin = await res.dir();
     git(origin, 'init', '-q', '--bare', '-b', 'main');
     git(dir, 'init', '-q', '-b', 'main');
@@ -131,7 +137,7 @@ describe('the update pull requests script', () => {
     expect(review).toContain('2.4.0');
     expect(review).toContain('2.5.0');
     expect(review).toContain('text/plain');
-    expect(review).not.toMatch(/\bother\b/);
+    expect(review).not.toMatch(/\bother\b|\bpricing\b/);
     // The same review a2a diff gives of the branch against main (the base's label aside).
     git(dir, 'fetch', '-q', 'origin');
     const diff = await runCli(['diff', 'origin/main', `origin/${branch}`, '--format', 'markdown', '--no-summary'], {
@@ -164,11 +170,22 @@ describe('the update pull requests script', () => {
     expect(git(origin, 'rev-parse', `${branch}^`)).toBe(main);
     expect(git(origin, 'for-each-ref', '--format=%(refname)', 'refs/heads/')).not.toContain('other');
 
-    // Nothing new: the branch is not pushed again (same change on the same base), the pull request kept current.
+    // Nothing new for research: its branch is not pushed again (same change on the same base), its pull request
+    // kept current. An agent update would refuse (its locked skill is gone) gets a warning, no branch: exit 1.
     const pushed = git(origin, 'rev-parse', branch);
+    const renamed = sampleCard(refusing.origin);
+    renamed.skills[0]!.id = 'market-sizing';
+    refusing.setCard(renamed);
     const third = await script();
-    expect(third.code, third.stdout + third.stderr).toBe(0);
+    expect(third.code, third.stdout + third.stderr).toBe(1);
+    expect(third.stdout).toContain('::warning::a2a-lock: "pricing" is refused: no pull request');
+    expect(third.stdout).toContain('a2a-lock: research: updated pull request #1 from a2a-lock/update-research');
     expect(git(origin, 'rev-parse', branch)).toBe(pushed);
+    expect(git(origin, 'for-each-ref', '--format=%(refname)', 'refs/heads/').split('\n').sort()).toEqual([
+      'refs/heads/a2a-lock/update-research',
+      'refs/heads/main',
+    ]);
     expect(pulls).toHaveLength(1);
+    expect(git(dir, 'symbolic-ref', '--short', 'HEAD')).toBe('main');
   }, 120_000);
 });

@@ -13,8 +13,8 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { dirname, join, relative } from 'node:path';
 
-/** The manifest's rule for an agent name (src/manifest/agent-name.ts), bounded for a branch name. */
-const AGENT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+/** The manifest's rule for an agent name (docs/reference/manifest.md): letters, digits, ".", "_", "-". */
+const AGENT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 const BODY_LIMIT = 65536; // GitHub's limit for a pull request body, in characters
 const env = process.env;
 const manifest = env.A2A_LOCK_MANIFEST || 'a2a.json';
@@ -52,6 +52,11 @@ function remoteGit(...args) {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
   }).trim();
+}
+
+/** Whether git takes `branch` as a branch name. */
+function validBranch(branch) {
+  return spawnSync('git', ['check-ref-format', `refs/heads/${branch}`], { stdio: 'ignore' }).status === 0;
 }
 
 /** The commit of branch `ref` on the remote (fetched), or undefined when the remote has no such branch. */
@@ -141,12 +146,14 @@ async function main() {
     }
   const moved = Object.keys(agents).filter((name) => agents[name]?.status === 'outdated');
   for (const name of moved) {
-    if (!AGENT_NAME.test(name)) {
-      command('warning', `a2a-lock: ${JSON.stringify(name.slice(0, 100))} is not a valid agent name: skipped`);
+    const branch = `a2a-lock/update-${name}`;
+    // A name outside the manifest's rule never reaches git; one within it that git refuses as a branch name
+    // (`a..b`, `x.lock`, a trailing `.`, too long) is skipped too.
+    if (!AGENT_NAME.test(name) || name.length > 200 || !validBranch(branch)) {
+      command('warning', `a2a-lock: ${JSON.stringify(name.slice(0, 100))} cannot name a branch: skipped`);
       failed = true;
       continue;
     }
-    const branch = `a2a-lock/update-${name}`;
     try {
       git('checkout', '--quiet', '--force', '--detach', baseCommit);
       const update = a2a('update', name);
