@@ -7,11 +7,12 @@
  * not move gets no branch.
  */
 import { execFile } from 'node:child_process';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { closeFetcher } from '../../src/index.js';
-import { BIN, git, manifest, research, resources, ROOT, runCli, sampleCard, show } from './helpers.js';
+import { BIN, git, manifest, research, resources, ROOT, runCli, sampleCard, show, writeManifest } from './helpers.js';
 
 const SCRIPT = join(ROOT, 'docs', 'guide', 'workflows', 'a2a-update-pull-requests.mjs');
 const run = promisify(execFile);
@@ -30,7 +31,12 @@ describe('the update pull requests script', () => {
     const res = resources(onTestFinished);
     onTestFinished(() => closeFetcher());
     const [moving, still, refusing] = await Promise.all([res.sampleAgent(), res.sampleAgent(), res.sampleAgent()]);
-    const dir = await res.dir(
+    // The project in a folder of the repository, the script run from its root (A2A_LOCK_MANIFEST=svc/a2a.json).
+    const dir = await res.dir();
+    const project = join(dir, 'svc');
+    await mkdir(project);
+    await writeManifest(
+      project,
       manifest({
         research: research(moving.origin),
         other: research(still.origin),
@@ -40,7 +46,7 @@ describe('the update pull requests script', () => {
     const origin = await res.dir();
     git(origin, 'init', '-q', '--bare', '-b', 'main');
     git(dir, 'init', '-q', '-b', 'main');
-    const lock = await runCli(['lock'], { cwd: dir });
+    const lock = await runCli(['lock'], { cwd: project });
     expect(lock.code, show(lock)).toBe(0);
     git(dir, 'add', '.');
     git(dir, 'commit', '-q', '-m', 'lock');
@@ -92,12 +98,13 @@ describe('the update pull requests script', () => {
           GITHUB_REPOSITORY: 'acme/agents',
           GITHUB_TOKEN: 'gh-test-token',
           A2A_LOCK_CLI: BIN,
+          A2A_LOCK_MANIFEST: 'svc/a2a.json',
         },
       }).then(
         (r) => ({ code: 0, ...r }),
         (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
       );
-    const lockAt = (rev: string) => JSON.parse(git(origin, 'show', `${rev}:a2a.lock.json`));
+    const lockAt = (rev: string) => JSON.parse(git(origin, 'show', `${rev}:svc/a2a.lock.json`));
 
     // Nothing moved: no branch, no pull request.
     const quiet = await script();
@@ -118,7 +125,7 @@ describe('the update pull requests script', () => {
     ]);
     const branch = 'a2a-lock/update-research';
     expect(git(origin, 'rev-parse', `${branch}^`)).toBe(main);
-    expect(git(origin, 'diff', '--name-only', main, branch)).toBe('a2a.lock.json');
+    expect(git(origin, 'diff', '--name-only', main, branch)).toBe('svc/a2a.lock.json');
     const before = lockAt(main);
     const after = lockAt(branch);
     expect(after.agents.research.version).toBe('2.5.0');
@@ -132,7 +139,7 @@ describe('the update pull requests script', () => {
     expect(opened[0]!.authorization).toBe('Bearer gh-test-token');
     expect(opened[0]!.body).toMatchObject({ title: 'a2a-lock: update research to 2.5.0', head: branch, base: 'main' });
     const review = opened[0]!.body!.body!;
-    expect(review.split('\n', 1)[0]).toMatch(/^<!-- a2a-lock-diff a2a\.json /);
+    expect(review.split('\n', 1)[0]).toMatch(/^<!-- a2a-lock-diff svc\/a2a\.json /);
     expect(review).toContain('research');
     expect(review).toContain('2.4.0');
     expect(review).toContain('2.5.0');
@@ -141,7 +148,7 @@ describe('the update pull requests script', () => {
     // The same review a2a diff gives of the branch against main (the base's label aside).
     git(dir, 'fetch', '-q', 'origin');
     const diff = await runCli(['diff', 'origin/main', `origin/${branch}`, '--format', 'markdown', '--no-summary'], {
-      cwd: dir,
+      cwd: project,
     });
     expect(diff.code, show(diff)).toBe(0);
     const rows = (text: string) => text.split('\n').filter((l) => l.startsWith('|'));

@@ -11,7 +11,7 @@
 // node_modules/.bin/a2a-lock; a .js file runs with this Node); A2A_LOCK_REMOTE (default origin).
 // Exit 0: every moved agent has its pull request; 1: an agent could not be updated or proposed (the others were).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { dirname, join, relative } from 'node:path';
+import { dirname, resolve } from 'node:path';
 
 /** The manifest's rule for an agent name (docs/reference/manifest.md): letters, digits, ".", "_", "-". */
 const AGENT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
@@ -121,8 +121,7 @@ async function main() {
   }
   const base = git('symbolic-ref', '--quiet', '--short', 'HEAD');
   const baseCommit = git('rev-parse', 'HEAD');
-  const top = git('rev-parse', '--show-toplevel');
-  const lockfile = relative(top, join(process.cwd(), dirname(manifest), 'a2a.lock.json'));
+  const lockfile = resolve(dirname(manifest), 'a2a.lock.json'); // absolute: git takes it from any directory
 
   const outdated = a2a('outdated', '--json');
   let doc;
