@@ -160,7 +160,10 @@ describe('the shipped workflows', () => {
     expect(updates.permissions).toEqual({ contents: 'write', 'pull-requests': 'write' });
     const [job] = Object.values(updates.jobs) as Array<{ if?: string; steps: WorkflowStep[]; permissions?: unknown }>;
     expect(job!.permissions).toBeUndefined();
-    expect(job!.if).toBe('github.ref_name == github.event.repository.default_branch');
+    // A schedule's event carries no repository: it runs on the default branch by definition.
+    expect(job!.if).toBe(
+      "github.event_name == 'schedule' || github.ref_name == github.event.repository.default_branch",
+    );
     const [checkout, setup, ci, run] = job!.steps;
     expect(checkout!.uses).toMatch(/^actions\/checkout@/);
     // No token kept in .git/config for npm ci and a2a-lock: the script gives it to git push alone.

@@ -140,7 +140,10 @@ async function main() {
   for (const [name, entry] of Object.entries(agents))
     if (entry?.status !== 'current' && entry?.status !== 'outdated') {
       // added, removed (a2a lock's), or not resolved: reported, never proposed.
-      command('warning', `a2a-lock: ${JSON.stringify(name.slice(0, 100))} is ${String(entry?.status).slice(0, 20)}: no pull request`);
+      command(
+        'warning',
+        `a2a-lock: ${JSON.stringify(name.slice(0, 100))} is ${String(entry?.status).slice(0, 20)}: no pull request`,
+      );
       failed = true;
     }
   const moved = Object.keys(agents).filter((name) => agents[name]?.status === 'outdated');
