@@ -264,14 +264,14 @@ class PlanTransport(ClientTransport):
                 f"{kind} on SendStreamingMessage at {describe(plan)}, then the locked fallback "
                 f"{describe(following)} failed too"
             )
-            transport = self._on(following)
             retry_context = _without_plan_headers(context)
+            on = self._on
             async for event in self._retry_stream(
                 kind,
                 describe(plan),
                 describe(following),
                 failed,
-                lambda: transport.send_message_streaming(request, context=retry_context),
+                lambda: on(following).send_message_streaming(request, context=retry_context),
             ):
                 yield event
             return
@@ -325,11 +325,12 @@ class PlanTransport(ClientTransport):
             raise error
         following = self._version_fallback_for(kind, name, error)
         if following is not None:
-            transport = self._on(following)
             failed = f"{kind} on {name} at {describe(plan)}, then the locked fallback {describe(following)} failed too"
             retry_context = _without_plan_headers(context)
+            on = self._on
+            # The fallback's transport is made inside the retry: failing to make it fails the retry (degraded).
             return await self._retry(
-                kind, describe(plan), describe(following), failed, lambda: op(transport, retry_context)
+                kind, describe(plan), describe(following), failed, lambda: op(on(following), retry_context)
             )
         if (
             kind == "push-notification-not-supported"
