@@ -12,7 +12,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +41,11 @@ class Peer:
         """A JS agent (:func:`js_agent`) redeployed with its first card changed: ``versions`` (comma-separated
         protocol versions kept), ``streaming`` and ``push`` (``"true"``/``"false"``); no argument restores it."""
         httpx.get(f"{self.origin}/_card", params=query).raise_for_status()
+
+    def drop_connections(self) -> None:
+        """A JS agent (:func:`js_agent`) destroys every open connection (this request's too)."""
+        with suppress(httpx.TransportError):
+            httpx.get(f"{self.origin}/_drop")
 
     def stop(self) -> None:
         self.process.terminate()
@@ -89,7 +94,10 @@ const make = (origin) => {
 };
 const agent = await startAgent({
   card: make, legacyCompat: !!o.legacy, bearerToken: o.token, grpc: !!o.grpc, strictPush: !!o.strictPush,
+  ...(o.taskDelayMs ? { taskDelayMs: o.taskDelayMs } : {}),
 });
+// GET /_drop: every open connection destroyed (a stream broken on the way).
+agent.serve('/_drop', () => agent.dropConnections());
 const first = make(agent.origin);
 // GET /_card?versions=0.3&streaming=false&push=false: the agent redeployed with this card (the locked one changed).
 agent.serve('/_card', (req, res) => {
@@ -123,8 +131,8 @@ process.stdin.on('end', () => process.exit(0));
 @contextmanager
 def js_agent(**options: Any) -> Iterator[Peer]:
     """A JS SDK agent of scripts/agents.js (``startAgent`` with ``sampleCard``; options: card overrides, legacy,
-    token, grpc, push (the card pushes), strictPush). ``seen()`` lists what it received; ``GET /_card?versions=…&
-    streaming=…&push=…`` redeploys it with its first card changed so (``Peer.set_card``)."""
+    token, grpc, push (the card pushes), strictPush, taskDelayMs). ``seen()`` lists what it received;
+    ``Peer.set_card`` redeploys it with its first card changed, ``Peer.drop_connections`` breaks its streams."""
     process = subprocess.Popen(  # noqa: S603
         [NODE, "--input-type=module", "-e", _JS_AGENT, json.dumps(options)],
         cwd=ROOT,

@@ -203,3 +203,33 @@ async def test_a_failed_fallback_degrades_the_agent_once(agent: Peer, lockfile: 
     assert research.fallbacks_taken == {"version-not-supported": 2}
     assert len(degraded) == 1
     assert research.degraded
+
+
+async def test_a_stream_broken_after_the_task_id_is_continued_by_polling_get_task(tmp_path: Path) -> None:
+    with js_agent(taskDelayMs=1500) as slow:
+        profile = {
+            "bindings": ["JSONRPC"],
+            "versions": ["1.0"],
+            "accepts": ["application/json", "text/plain"],
+            "sends": ["text/plain"],
+            "streaming": True,
+        }
+        lockfile = lock_project(tmp_path, {"profile": profile, "agents": {"slow": {"card": slow.origin}}})
+        lock = load_lock(lockfile, env={})
+        events: list[FallbackEvent] = []
+        lock.on("fallback", events.append)
+        agent = lock.agent("slow")
+        assert agent.plan.delivery == "stream"
+        states: list[int] = []
+        async with agent.create_client(poll_interval=0.2, max_polls=50) as client:
+            async for event in client.send_message(message("long")):
+                if event.HasField("task"):
+                    states.append(int(event.task.status.state))
+                if len(states) == 1 and not events:
+                    slow.drop_connections()  # the stream breaks after the task id was seen
+        assert events == [FallbackEvent("slow", "*", "stream", "poll", "stream-broken")]
+        assert states[-1] == 3  # TASK_STATE_COMPLETED, read by GetTask
+        methods = [r["path"] for r in a2a_posts(slow)]
+        assert len(methods) >= 2
+        assert agent.fallbacks_taken == {"stream-broken": 1}
+        assert not agent.degraded
