@@ -12,7 +12,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +36,16 @@ class Peer:
     def seen(self) -> list[dict[str, Any]]:
         """The requests sdk_agent.py received (method, path, A2A-Version, whether Authorization was sent)."""
         return list(httpx.get(f"{self.origin}/_seen").json())
+
+    def set_card(self, **query: str) -> None:
+        """A JS agent (:func:`js_agent`) redeployed with its first card changed: ``versions`` (comma-separated
+        protocol versions kept), ``streaming`` and ``push`` (``"true"``/``"false"``); no argument restores it."""
+        httpx.get(f"{self.origin}/_card", params=query).raise_for_status()
+
+    def drop_connections(self) -> None:
+        """A JS agent (:func:`js_agent`) destroys every open connection (this request's too)."""
+        with suppress(httpx.TransportError):
+            httpx.get(f"{self.origin}/_drop")
 
     def stop(self) -> None:
         self.process.terminate()
@@ -77,13 +87,36 @@ def sdk_agent(**options: Any) -> Iterator[Peer]:
 _JS_AGENT = """
 import { startAgent, sampleCard } from './scripts/agents.js';
 const o = JSON.parse(process.argv[1]);
+const make = (origin) => {
+  const overrides = { securitySchemes: {}, securityRequirements: [], ...(o.card ?? {}) };
+  const card = sampleCard(origin, overrides, { legacy: !!o.legacy });
+  return o.push ? { ...card, capabilities: { ...card.capabilities, pushNotifications: true } } : card;
+};
 const agent = await startAgent({
-  card: (origin) =>
-    sampleCard(origin, { securitySchemes: {}, securityRequirements: [], ...(o.card ?? {}) }, { legacy: !!o.legacy }),
-  legacyCompat: !!o.legacy, bearerToken: o.token, grpc: !!o.grpc,
+  card: make, legacyCompat: !!o.legacy, bearerToken: o.token, grpc: !!o.grpc, strictPush: !!o.strictPush,
+  ...(o.taskDelayMs ? { taskDelayMs: o.taskDelayMs } : {}),
+});
+// GET /_drop: every open connection destroyed (a stream broken on the way).
+agent.serve('/_drop', () => agent.dropConnections());
+const first = make(agent.origin);
+// GET /_card?versions=0.3&streaming=false&push=false: the agent redeployed with this card (the locked one changed).
+agent.serve('/_card', (req, res) => {
+  const q = new URL(req.url, agent.origin).searchParams;
+  const versions = q.get('versions');
+  const caps = { ...first.capabilities };
+  if (q.has('streaming')) caps.streaming = q.get('streaming') === 'true';
+  if (q.has('push')) caps.pushNotifications = q.get('push') === 'true';
+  agent.setCard({
+    ...first,
+    capabilities: caps,
+    supportedInterfaces: versions
+      ? first.supportedInterfaces.filter((i) => versions.split(',').includes(i.protocolVersion))
+      : first.supportedInterfaces,
+  });
+  res.end('{}');
 });
 agent.serve('/_seen', (req, res) => {
-  const seen = agent.requests.filter((r) => r.path !== '/_seen').map((r) => ({
+  const seen = agent.requests.filter((r) => r.path !== '/_seen' && r.path !== '/_card').map((r) => ({
     method: r.method, path: r.path, version: r.headers['a2a-version'] ?? null,
     extensions: r.headers['a2a-extensions'] ?? null, authorization: 'authorization' in r.headers }));
   res.setHeader('content-type', 'application/json');
@@ -98,7 +131,8 @@ process.stdin.on('end', () => process.exit(0));
 @contextmanager
 def js_agent(**options: Any) -> Iterator[Peer]:
     """A JS SDK agent of scripts/agents.js (``startAgent`` with ``sampleCard``; options: card overrides, legacy,
-    token, grpc). ``seen()`` lists what it received."""
+    token, grpc, push (the card pushes), strictPush, taskDelayMs). ``seen()`` lists what it received;
+    ``Peer.set_card`` redeploys it with its first card changed, ``Peer.drop_connections`` breaks its streams."""
     process = subprocess.Popen(  # noqa: S603
         [NODE, "--input-type=module", "-e", _JS_AGENT, json.dumps(options)],
         cwd=ROOT,

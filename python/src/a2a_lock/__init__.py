@@ -25,6 +25,7 @@ from .errors import (
     PlanViolationError,
     UsageError,
 )
+from .events import DegradedEvent, FallbackEvent, FallbackReason
 from .lock import Lock, LockedAgent, load_lock, lock_digest
 from .origin_auth import AwsCredentials, OriginAuthProvider
 from .plan import Fallbacks, Interface, Plan
@@ -41,7 +42,10 @@ __all__ = [
     "CredentialRequest",
     "CredentialUnsetError",
     "CredentialsOption",
+    "DegradedEvent",
     "DigestMismatchError",
+    "FallbackEvent",
+    "FallbackReason",
     "Fallbacks",
     "FetchError",
     "Interface",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-__all__ = ["AgentErrorKind", "classify_agent_error"]
+__all__ = ["AgentErrorKind", "classify_agent_error", "kind_of_reason"]
 
 AgentErrorKind = Literal[
     "version-not-supported",
@@ -43,3 +43,9 @@ def classify_agent_error(
             return "content-type-not-supported" if status == 415 else None
         return next((row[0] for row in _TABLE if row[2] == reason and status in row[3]), None)
     return next((row[0] for row in _TABLE if row[2] == reason and code in row[4]), None)
+
+
+def kind_of_reason(reason: str | None) -> AgentErrorKind | None:
+    """The kind an ErrorInfo ``reason`` names, whatever the status: for errors that carry no status (the JavaScript
+    runtime reads the 0.3 HTTP+JSON transport's errors this way). ``None``: not one of the five."""
+    return next((row[0] for row in _TABLE if row[2] == reason), None)

@@ -16,7 +16,7 @@ import json
 import os
 import re
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -35,6 +35,7 @@ from .credentials import (
 )
 from .errors import (
     A2aLockError,
+    AgentDegradedError,
     CredentialUnsetError,
     DigestMismatchError,
     InvalidInputError,
@@ -42,6 +43,7 @@ from .errors import (
     PlanViolationError,
     UsageError,
 )
+from .events import DegradedEvent, EventName, FallbackEvent, FallbackReason
 from .manifest import describe_mismatches, manifest_mismatches, parse_manifest
 from .oauth import ClientCredentialsGrant, ClientCredentialsTokens
 from .origin_auth import OriginAuthenticator, OriginAuthProvider, origin_of
@@ -301,6 +303,17 @@ class LockedAgent:
         return self._runtime.push_endpoint
 
     @property
+    def degraded(self) -> bool:
+        """True once the agent is degraded (by any of its skills): it failed its plan and its locked fallback."""
+        return self.name in self._runtime.lock._degraded
+
+    @property
+    def fallbacks_taken(self) -> dict[FallbackReason, int]:
+        """How many times ``create_client()`` used a locked alternative for this agent (all its skills), per
+        reason; reasons never seen are absent. A fresh dict on each read."""
+        return dict(self._runtime.lock._fallbacks.get(self.name, {}))
+
+    @property
     def interfaces(self) -> tuple[Interface, ...]:
         """The plan's interface, then its locked fallback interfaces."""
         fallbacks = self.plan.fallbacks.interfaces if self.plan.fallbacks else ()
@@ -430,6 +443,21 @@ class _AgentRuntime:
 
     def record(self, error: PlanViolationError) -> None:
         self.lock._refusals.append(error)
+
+    def fallback(self, reason: FallbackReason, from_: str, to: str) -> None:
+        """Count a locked alternative taken (``fallbacks_taken``) and emit the ``fallback`` event."""
+        counts = self.lock._fallbacks.setdefault(self.name, {})
+        counts[reason] = counts.get(reason, 0) + 1
+        self.lock._emit("fallback", FallbackEvent(self.name, self.skill, from_, to, reason))
+
+    def degrade(self, reason: FallbackReason, message: str) -> AgentDegradedError:
+        """Mark the agent degraded (once per agent: the first error is kept and the ``degraded`` event emitted once)
+        and return the typed error to raise."""
+        error = AgentDegradedError(self.name, self.skill, reason, message)
+        if self.name not in self.lock._degraded:
+            self.lock._degraded[self.name] = error
+            self.lock._emit("degraded", DegradedEvent(self.name, self.skill, (self.skill,), reason, error))
+        return error
 
     def renew(self) -> bool:
         if not self._grants:
@@ -564,9 +592,29 @@ class Lock:
         self._agents: dict[tuple[str, str], LockedAgent] = {}
         self._refusals: deque[PlanViolationError] = deque(maxlen=_MAX_REFUSALS)
         self._token_cache: ClientCredentialsTokens | None = None
+        self._listeners: dict[EventName, list[Callable[[Any], None]]] = {"fallback": [], "degraded": []}
+        self._degraded: dict[str, AgentDegradedError] = {}
+        self._fallbacks: dict[str, dict[FallbackReason, int]] = {}
 
     def __repr__(self) -> str:
         return f"Lock({self.source!r}, agents={self.agents!r})"
+
+    def on(self, event: EventName, listener: Callable[[Any], None]) -> None:
+        """Call ``listener`` on every ``event``: ``"fallback"`` with a :class:`~a2a_lock.events.FallbackEvent`
+        each time ``create_client()`` takes a locked alternative (before the retry is sent), ``"degraded"`` with a
+        :class:`~a2a_lock.events.DegradedEvent` the first time an agent fails its plan and its locked fallback.
+        Listeners run synchronously, in the order added.
+
+        :raises UsageError: another event name
+        """
+        listeners = self._listeners.get(event)
+        if listeners is None:
+            raise UsageError(f'Lock.on: unknown event "{event}" (events: fallback, degraded)')
+        listeners.append(listener)
+
+    def _emit(self, event: EventName, value: FallbackEvent | DegradedEvent) -> None:
+        for listener in list(self._listeners[event]):
+            listener(value)
 
     @property
     def agents(self) -> list[str]:

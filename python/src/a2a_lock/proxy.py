@@ -18,6 +18,7 @@ The shared vectors ``conformance/vectors/proxy.json`` are the rule's definition 
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import re
 from collections.abc import Mapping
@@ -103,19 +104,31 @@ def _entry_matches(entry: str, host: str, port: int) -> bool:
     return name == entry or name.endswith("." + entry)
 
 
-def proxy_route(env: Mapping[str, str], url: str, *, credential: bool = False) -> ProxyRoute:
-    """The way a request to ``url`` goes under ``env`` (see the module comment). ``credential``: the request
-    carries a credential (the plan's or an ``originAuth`` one). Never raises; a malformed ``url`` is direct (the
-    request check refuses it before)."""
+@functools.lru_cache(maxsize=1024)
+def _target(url: str) -> tuple[str, str, int] | None:
+    """``(scheme, host, port)`` of a URL the environment may route through a proxy; ``None`` for one that always
+    goes direct (malformed, not http(s), no host, loopback). Depends on the URL alone, so it is computed once per
+    URL (the environment is still read on every request)."""
     try:
         parts = urlsplit(url)
         host = (parts.hostname or "").lower()
         port = parts.port or _DEFAULT_PORTS.get(parts.scheme.lower(), 0)
     except ValueError:
-        return DIRECT
+        return None
     scheme = parts.scheme.lower()
     if scheme not in _DEFAULT_PORTS or not host or is_loopback_host(host):
+        return None
+    return scheme, host, port
+
+
+def proxy_route(env: Mapping[str, str], url: str, *, credential: bool = False) -> ProxyRoute:
+    """The way a request to ``url`` goes under ``env`` (see the module comment). ``credential``: the request
+    carries a credential (the plan's or an ``originAuth`` one). Never raises; a malformed ``url`` is direct (the
+    request check refuses it before)."""
+    target = _target(url)
+    if target is None:
         return DIRECT
+    scheme, host, port = target
     chosen = (
         _variable(env, "http_proxy")
         if scheme == "http"

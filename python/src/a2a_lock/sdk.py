@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .errors import A2aLockError, PlanViolationError
-from .plan import Plan
+from .plan import Interface, Plan
 
 if TYPE_CHECKING:
     import grpc  # type: ignore[import-untyped]
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from a2a.client.transports.base import ClientTransport
     from a2a.types.a2a_pb2 import AgentCard
 
+    from .fallback import FallbackRuntime
     from .lock import LockedAgent
 
 __all__ = [
@@ -57,6 +58,26 @@ METHOD_KINDS: Mapping[str, str] = {
 """a2a-sdk ``Client`` method names (what a ``ClientCallInterceptor`` sees as ``BeforeArgs.method``) → the kind of
 call, as the JavaScript runtime's request check names them: ``stream`` and ``subscribe`` need a ``stream`` plan,
 ``push-set`` and the other push config calls a ``push`` plan."""
+
+
+class FallbackSetup:
+    """How a client takes the locked fallbacks (``fallback.py``): the agent's ``runtime`` (events, degraded
+    state), ``make(iface)`` building the transport of a locked fallback interface, and the polling bounds after a
+    broken stream (``poll_interval`` seconds, ``max_polls``)."""
+
+    def __init__(
+        self,
+        runtime: FallbackRuntime,
+        make: Callable[[Interface], ClientTransport],
+        *,
+        poll_interval: float = 1.0,
+        max_polls: int = 300,
+    ) -> None:
+        self.runtime = runtime
+        self.make = make
+        self.poll_interval = poll_interval
+        self.max_polls = max_polls
+
 
 Refusals = Callable[[PlanViolationError], None]
 """Called with every refusal the a2a-sdk client raises, before it is raised (the loader's record of refusals)."""
@@ -151,6 +172,7 @@ def locked_client_factory(
     grpc_channel_factory: Callable[[str], Any] | None = None,
     interceptors: Sequence[ClientCallInterceptor] = (),
     on_refusal: Refusals | None = None,
+    fallbacks: FallbackSetup | None = None,
 ) -> ClientFactory:
     """An a2a-sdk ``ClientFactory`` whose every client is on exactly the plan (see :func:`locked_client`).
 
@@ -158,7 +180,8 @@ def locked_client_factory(
     ``a2a_client_factory=``): ``create(any_card, interceptors)`` always uses the narrowed locked ``card``, the
     locked interface's transport on the enforcing ``httpx_client``, and appends the plan's interceptor to the
     caller's. Its config carries ``httpx_client``, so ADK uses it as it is (a factory without one is rebuilt by
-    ADK with its own client and default transports).
+    ADK with its own client and default transports). With ``fallbacks`` the client takes the locked fallbacks as
+    the JavaScript runtime does (``a2a_lock.fallback``); without, every agent error leaves as a2a-sdk raised it.
 
     :raises UsageError: a2a-sdk is not installed.
     """
@@ -202,7 +225,7 @@ def locked_client_factory(
 
     locked = card
     factory = LockedClientFactory(config)
-    factory.register(binding, _producer(binding, version, plan.url, httpx_client, refuse))
+    factory.register(binding, _producer(binding, version, plan.url, httpx_client, refuse, fallbacks))
     return factory
 
 
@@ -217,6 +240,7 @@ def locked_client(
     grpc_channel_factory: Callable[[str], Any] | None = None,
     interceptors: Sequence[ClientCallInterceptor] = (),
     on_refusal: Refusals | None = None,
+    fallbacks: FallbackSetup | None = None,
 ) -> Client:
     """An a2a-sdk ``Client`` on exactly the plan.
 
@@ -241,6 +265,7 @@ def locked_client(
         grpc_channel_factory=grpc_channel_factory,
         interceptors=interceptors,
         on_refusal=on_refusal,
+        fallbacks=fallbacks,
     )
     return factory.create(card)
 
@@ -260,31 +285,63 @@ class _Refuser:
         return error
 
 
+def _http_transport(
+    binding: str, version: str, url: str, http: httpx.AsyncClient, card: AgentCard, *, shared: bool
+) -> ClientTransport | None:
+    """The a2a-sdk transport of an HTTP binding for ``version`` (the 0.3 compat transports for 0.3) on ``http``;
+    ``None`` for a binding not carried over HTTP. ``shared``: ``http`` outlives the transport."""
+    legacy = _is_legacy(version)
+    if binding == "JSONRPC":
+        if legacy:
+            from a2a.compat.v0_3.jsonrpc_transport import CompatJsonRpcTransport
+
+            return CompatJsonRpcTransport(http, card, url, is_shared_httpx=shared)
+        from a2a.client.transports.jsonrpc import JsonRpcTransport
+
+        return JsonRpcTransport(http, card, url, is_shared_httpx=shared)
+    if binding == "HTTP+JSON":
+        if legacy:
+            from a2a.compat.v0_3.rest_transport import CompatRestTransport
+
+            return CompatRestTransport(http, card, url, is_shared_httpx=shared)
+        from a2a.client.transports.rest import RestTransport
+
+        return RestTransport(http, card, url, is_shared_httpx=shared)
+    return None
+
+
 def _producer(
-    binding: str, version: str, url: str, http: httpx.AsyncClient, refuse: _Refuser
+    binding: str,
+    version: str,
+    url: str,
+    http: httpx.AsyncClient,
+    refuse: _Refuser,
+    fallbacks: FallbackSetup | None = None,
 ) -> Callable[[AgentCard, str, ClientConfig], ClientTransport]:
-    """The transport producer of the locked interface: its binding's transport for the locked version only."""
+    """The transport producer of the locked interface: its binding's transport for the locked version only (inside
+    the fallbacks' :class:`~a2a_lock.fallback.PlanTransport` when given)."""
 
     def produce(card: AgentCard, chosen: str, config: ClientConfig) -> ClientTransport:
+        transport = build(card, chosen, config)
+        if fallbacks is None:
+            return transport
+        from .fallback import PlanTransport
+
+        return PlanTransport(
+            fallbacks.runtime,
+            transport,
+            fallbacks.make,
+            poll_interval=fallbacks.poll_interval,
+            max_polls=fallbacks.max_polls,
+        )
+
+    def build(card: AgentCard, chosen: str, config: ClientConfig) -> ClientTransport:
         if chosen != url:
             raise refuse(f"a2a-sdk chose {chosen}, not the locked interface {binding} {url}")
         legacy = _is_legacy(version)
-        if binding == "JSONRPC":
-            if legacy:
-                from a2a.compat.v0_3.jsonrpc_transport import CompatJsonRpcTransport
-
-                return CompatJsonRpcTransport(http, card, url, is_shared_httpx=True)
-            from a2a.client.transports.jsonrpc import JsonRpcTransport
-
-            return JsonRpcTransport(http, card, url, is_shared_httpx=True)
-        if binding == "HTTP+JSON":
-            if legacy:
-                from a2a.compat.v0_3.rest_transport import CompatRestTransport
-
-                return CompatRestTransport(http, card, url, is_shared_httpx=True)
-            from a2a.client.transports.rest import RestTransport
-
-            return RestTransport(http, card, url, is_shared_httpx=True)
+        transport = _http_transport(binding, version, url, http, card, shared=True)
+        if transport is not None:
+            return transport
         if binding == "GRPC":
             if config.grpc_channel_factory is None:
                 raise refuse("a gRPC plan needs the loader's channel factory (a2a_lock.grpc.locked_channel)")
@@ -347,6 +404,8 @@ def client_factory(
     interceptors: Sequence[ClientCallInterceptor] = (),
     grpc_credentials: grpc.ChannelCredentials | None = None,
     allow_insecure_grpc: bool = False,
+    poll_interval: float = 1.0,
+    max_polls: int = 300,
 ) -> ClientFactory:
     """An a2a-sdk ``ClientFactory`` bound to the agent's plan (:func:`locked_client_factory`) on a fresh enforcing
     ``agent.httpx_client()``: what Google ADK's ``RemoteA2aAgent(a2a_client_factory=…)`` takes. Refusals are
@@ -354,9 +413,42 @@ def client_factory(
     target is loopback; ``grpc_credentials`` for a private CA or mutual TLS; ``allow_insecure_grpc`` for plaintext
     off loopback), with the credential as metadata.
 
+    Its clients take the locked fallbacks as the JavaScript runtime's ``createClient()`` does (``a2a_lock.fallback``:
+    VersionNotSupported → the locked interface of another version, a refused stream → SendMessage, a refused push
+    config → the same message without it, a broken stream → GetTask every ``poll_interval`` seconds, at most
+    ``max_polls`` times), each once and reported (``Lock.on("fallback")``, ``LockedAgent.fallbacks_taken``);
+    otherwise a classified agent error degrades the agent (:class:`AgentDegradedError`, ``agent-degraded``).
+
     :raises UsageError: a2a-sdk (or, for gRPC, grpcio) is not installed.
     """
     runtime = agent._runtime
+    narrowed = card(agent)
+
+    def make(iface: Interface) -> ClientTransport:
+        # A fresh enforcing client for the fallback interface: its own URL, version and credential placement.
+        if iface.protocol_binding == "GRPC":
+            from .errors import UsageError
+
+            raise UsageError(
+                f"{agent.name} ({agent.skill}): the locked fallback {iface.protocol_binding} {iface.protocol_version} "
+                "is a gRPC interface, which the Python loader does not fall back to yet"
+            )
+        http = agent.httpx_client(interface=iface)
+        http.headers["A2A-Version"] = iface.protocol_version
+        transport = _http_transport(
+            iface.protocol_binding, iface.protocol_version, iface.url, http, narrowed, shared=False
+        )
+        if transport is None:
+            raise refuse_binding(iface)
+        return transport
+
+    def refuse_binding(iface: Interface) -> PlanViolationError:
+        error = PlanViolationError(
+            agent.name, agent.skill, f"the locked fallback binding {iface.protocol_binding} has no a2a-sdk transport"
+        )
+        runtime.record(error)
+        return error
+
     channels = None
     if agent.plan.protocol_binding == "GRPC":
         from .grpc import locked_channel
@@ -382,7 +474,7 @@ def client_factory(
         )
     return locked_client_factory(
         agent.plan,
-        card(agent),
+        narrowed,
         agent.httpx_client(),
         agent=agent.name,
         skill=agent.skill,
@@ -390,6 +482,7 @@ def client_factory(
         grpc_channel_factory=channels,
         interceptors=interceptors,
         on_refusal=runtime.record,
+        fallbacks=FallbackSetup(runtime, make, poll_interval=poll_interval, max_polls=max_polls),
     )
 
 
@@ -399,15 +492,22 @@ def create_client(
     interceptors: Sequence[ClientCallInterceptor] = (),
     grpc_credentials: grpc.ChannelCredentials | None = None,
     allow_insecure_grpc: bool = False,
+    poll_interval: float = 1.0,
+    max_polls: int = 300,
 ) -> Client:
     """``LockedAgent.create_client()``: an a2a-sdk ``Client`` on exactly the agent's plan (:func:`locked_client`),
     sending through a fresh enforcing ``agent.httpx_client()`` (JSON-RPC, HTTP+JSON, the 0.3 compat transports)
-    or the locked gRPC channel. ``interceptors`` run before the plan's own. Close it with ``await client.close()``
-    (or ``async with``).
+    or the locked gRPC channel, taking the locked fallbacks as :func:`client_factory` says. ``interceptors`` run
+    before the plan's own. Close it with ``await client.close()`` (or ``async with``).
 
     :raises UsageError: a2a-sdk (or, for gRPC, grpcio) is not installed.
     """
     factory = client_factory(
-        agent, interceptors=interceptors, grpc_credentials=grpc_credentials, allow_insecure_grpc=allow_insecure_grpc
+        agent,
+        interceptors=interceptors,
+        grpc_credentials=grpc_credentials,
+        allow_insecure_grpc=allow_insecure_grpc,
+        poll_interval=poll_interval,
+        max_polls=max_polls,
     )
     return factory.create(card(agent))

@@ -182,6 +182,25 @@ def run_now(awaitable: Coroutine[Any, Any, T], what: str) -> T:
     raise UsageError(f"{what} needs to wait (an OAuth token request or an async provider): use httpx_client()")
 
 
+_BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
+
+
+def _outgoing(request: httpx.Request, url: str, headers: list[tuple[str, str]], body: bytes | None) -> httpx.Request:
+    """The request finally sent: ``request``'s method and extensions, ``url``, exactly ``headers`` (then ``Host``
+    and ``Content-Length``, as httpx adds them) and ``body``. The caller's request is never changed (its response
+    carries it back). Built without re-parsing: the caller's parsed URL is reused when ``url`` is its URL (a
+    credential placed in the query makes another), and the body is handed over as it is."""
+    target = request.url if url == str(request.url) else httpx.URL(url)
+    sent = [("host", target.netloc.decode("ascii")), *headers]
+    if body:
+        sent.append(("content-length", str(len(body))))
+    elif request.method in _BODY_METHODS:
+        sent.append(("content-length", "0"))
+    return httpx.Request(
+        request.method, target, headers=sent, stream=httpx.ByteStream(body or b""), extensions=request.extensions
+    )
+
+
 def _cleartext_off_loopback(url: str) -> bool:
     parts = urlsplit(url)
     return parts.scheme.lower() in ("http", "grpc") and not is_loopback_host(parts.hostname or "")
@@ -271,9 +290,7 @@ class EnforcingTransport(httpx.AsyncBaseTransport):
             platform = await auth.headers_for(request.method, url, headers, checked.body or b"")
             headers.extend(platform.items())
         pool = self._router.route(url, credential=bool(placements or platform), violation=ctx.violation)
-        outgoing = httpx.Request(
-            request.method, url, headers=headers, content=checked.body, extensions=request.extensions
-        )
+        outgoing = _outgoing(request, url, headers, checked.body)
         try:
             return await pool.handle_async_request(outgoing)
         except A2aLockError:
@@ -370,9 +387,7 @@ class SyncEnforcingTransport(httpx.BaseTransport):
             platform = run_now(auth.headers_for(request.method, url, headers, checked.body or b""), "originAuth")
             headers.extend(platform.items())
         proxy = self._router.proxy_for(url, credential=bool(placements or platform), violation=ctx.violation)
-        outgoing = httpx.Request(
-            request.method, url, headers=headers, content=checked.body, extensions=request.extensions
-        )
+        outgoing = _outgoing(request, url, headers, checked.body)
         try:
             return self._router.sync_pool(proxy).handle_request(outgoing)
         except A2aLockError:
