@@ -68,7 +68,7 @@ export function proxyDecision(target: URL, env: ProxyEnv): ProxyDecision {
  * `https:`, `https_proxy` (when set, even empty) else `HTTPS_PROXY`, then the `http:` pair; for
  * `http:`, `http_proxy` (when set, even empty) else `HTTP_PROXY`.
  */
-export function proxyVariable(protocol: string, env: ProxyEnv): string | undefined {
+function proxyVariable(protocol: string, env: ProxyEnv): string | undefined {
   const pairs = protocol === 'https:' ? ['https_proxy', 'http_proxy'] : ['http_proxy'];
   for (const lower of pairs) {
     const name = setName(env, lower);
@@ -82,7 +82,7 @@ export function proxyVariable(protocol: string, env: ProxyEnv): string | undefin
  * at `port`, as curl matches it (see the module comment). Entries that are not a host, an IP, a
  * CIDR range or `*` match nothing.
  */
-export function noProxyMatches(hostname: string, port: number, noProxy: string): boolean {
+function noProxyMatches(hostname: string, port: number, noProxy: string): boolean {
   const host = hostname
     .toLowerCase()
     .replace(/^\[|\]$/g, '')

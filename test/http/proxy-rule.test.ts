@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { cleartextProxyRefusal, invalidProxyRefusal, proxyDecision, proxyVariable } from '../../src/http/proxy-rule.js';
+import { cleartextProxyRefusal, invalidProxyRefusal, proxyDecision } from '../../src/http/proxy-rule.js';
 
 interface Vector {
   name: string;
@@ -73,10 +73,5 @@ describe('the refusals name the variable and say what to do', () => {
     const target = new URL('https://agent.example/');
     const decision = proxyDecision(target, { https_proxy: 'socks5://u:pw-secret@proxy.example:1080' });
     expect(invalidProxyRefusal(decision)).toBe('https_proxy is set but is not an http:// or https:// proxy URL');
-  });
-
-  it('proxyVariable: https falls back to the http proxy; plain http never uses the https one', () => {
-    expect(proxyVariable('https:', { HTTP_PROXY: PROXY })).toBe('HTTP_PROXY');
-    expect(proxyVariable('http:', { HTTPS_PROXY: PROXY })).toBeUndefined();
   });
 });
