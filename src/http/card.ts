@@ -93,7 +93,7 @@ export function cardUrlsFor(location: string, cardPath?: string): string[] {
  *   names both URLs (`data.tried`).
  * @throws {CardVersionRefusedError} when the card request is refused for its `A2A-Version`
  *   (see {@link versionRefusalOf}); {@link fetchCardForVersions} asks the next version.
- * @throws {UsageError} when the shared dispatcher is needed and a proxy variable is not an http(s) URL.
+ * @throws {UsageError} when the request would go through the proxy of a variable that is not an http(s) URL.
  */
 export async function fetchCard(location: string, options: FetchCardOptions): Promise<FetchedCard> {
   const urls = cardUrlsFor(location, options.cardPath);

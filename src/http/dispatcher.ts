@@ -10,8 +10,7 @@ import type { Dispatcher } from 'undici';
 import DispatcherClass from 'undici/lib/dispatcher/dispatcher.js';
 import dispatcherApi from 'undici/lib/api/index.js';
 import Agent from 'undici/lib/dispatcher/agent.js';
-import { UsageError } from '../errors.js';
-import { PROXY_VARIABLES } from './network-options.js';
+import { PROXY_VARIABLES, proxyVariableSet } from './network-options.js';
 import { ProxyRuleAgent } from './proxy-agent.js';
 
 Object.assign(DispatcherClass.prototype, dispatcherApi);
@@ -38,9 +37,9 @@ const defaultDispatchers = new Map<number, Dispatcher>();
  * forms) is set at creation, it is a {@link ProxyRuleAgent}: each request goes where the one proxy
  * decision (`./proxy-rule.js`, the environment as it was at creation) sends it, through the proxy
  * (an HTTP CONNECT tunnel) or directly (loopback always; `NO_PROXY` hosts as curl matches them),
- * and a plain-http request carrying a credential is refused rather than proxied.
- *
- * @throws {UsageError} when a proxy variable is set but is not an http(s) URL.
+ * and a plain-http request carrying a credential is refused rather than proxied. A request the
+ * proxy of a variable that is not an http(s) URL would carry is refused with a `UsageError` naming
+ * the variable (loopback and `NO_PROXY` hosts still go direct).
  */
 export function getDefaultDispatcher(connections = DEFAULT_CONNECTIONS): Dispatcher {
   let dispatcher = defaultDispatchers.get(connections);
@@ -53,26 +52,11 @@ export function getDefaultDispatcher(connections = DEFAULT_CONNECTIONS): Dispatc
 }
 
 /**
- * Whether a proxy variable is set (`HTTPS_PROXY`, `HTTP_PROXY`, either case).
- * @throws UsageError when one is set but is not an http(s) URL (named; the value, which may hold a
- *   password, is not echoed)
+ * Whether a proxy variable is set (`HTTPS_PROXY`, `HTTP_PROXY`, either case). A value that is not an
+ * http(s) URL is refused per request, for the requests it would carry (`./proxy-rule.js`).
  */
 function proxyConfigured(): boolean {
-  let set = false;
-  for (const name of PROXY_VARIABLES) {
-    const value = process.env[name];
-    if (!value) continue;
-    set = true;
-    let protocol: string | undefined;
-    try {
-      protocol = new URL(value).protocol;
-    } catch {
-      protocol = undefined;
-    }
-    if (protocol !== 'http:' && protocol !== 'https:')
-      throw new UsageError(`${name} is set but is not an http:// or https:// proxy URL`);
-  }
-  return set;
+  return proxyVariableSet(process.env);
 }
 
 /**

@@ -1,8 +1,10 @@
 /**
  * The shared dispatcher when a proxy variable is set: every request goes where the one proxy
  * decision (`./proxy-rule.js`) sends it, through undici's `ProxyAgent` for the variable's proxy
- * (an HTTP CONNECT tunnel) or its plain `Agent`; a plain-http request that carries a credential
- * and would be proxied is refused instead (an `insecure-url` error naming the proxy variable).
+ * (an HTTP CONNECT tunnel) or its plain `Agent`; a request the proxy of a variable that is not an
+ * http(s) URL would carry is refused (a `UsageError` naming the variable), and a plain-http request
+ * that carries a credential and would be proxied is refused instead (an `insecure-url` error naming
+ * the proxy variable).
  * Thin: the decision is the pure function's; this only routes.
  */
 
@@ -11,8 +13,8 @@ import symbols from 'undici/lib/core/symbols.js';
 import Agent from 'undici/lib/dispatcher/agent.js';
 import DispatcherBase from 'undici/lib/dispatcher/dispatcher-base.js';
 import ProxyAgent from 'undici/lib/dispatcher/proxy-agent.js';
-import { InvalidInputError } from '../errors.js';
-import { cleartextProxyRefusal, proxyDecision, type ProxyEnv } from './proxy-rule.js';
+import { InvalidInputError, UsageError } from '../errors.js';
+import { cleartextProxyRefusal, invalidProxyRefusal, proxyDecision, type ProxyEnv } from './proxy-rule.js';
 
 const { kDispatch, kClose, kDestroy } = symbols;
 
@@ -72,6 +74,8 @@ export class ProxyRuleAgent extends DispatcherBase {
     const target = new URL(String(opts.origin));
     const decision = proxyDecision(target, this.#env);
     if (decision.route === 'direct') return this.#direct.dispatch(opts, handler);
+    const invalid = invalidProxyRefusal(decision);
+    if (invalid !== undefined) throw new UsageError(invalid);
     const refusal = cleartextProxyRefusal(decision, target, credentialIn(opts.headers));
     if (refusal !== undefined) throw new InvalidInputError('insecure-url', target.origin, refusal);
     let proxy = this.#proxies.get(decision.proxy);

@@ -8,15 +8,23 @@
  * - Loopback (127.0.0.0/8, `::1`, `localhost`: `isLoopbackHost`) is never proxied, whatever
  *   `NO_PROXY` says (Go's `ProxyFromEnvironment` does the same).
  * - `https:` goes through `https_proxy` / `HTTPS_PROXY` (else the http proxy, as undici's
- *   `EnvHttpProxyAgent` did), `http:` through `http_proxy` / `HTTP_PROXY`; the lower-case name first.
- * - `no_proxy` / `NO_PROXY` (the lower-case one first) is matched as curl matches it: entries split
+ *   `EnvHttpProxyAgent` did), `http:` through `http_proxy` / `HTTP_PROXY`. As curl reads them, a
+ *   lower-case variable that is set wins, even empty (then there is no proxy of that scheme); the
+ *   upper-case one is read only when the lower-case one is not set at all.
+ * - `no_proxy` / `NO_PROXY` (read the same way) is matched as curl matches it: entries split
  *   by commas or white space; `*` matches every host; a name with or without a leading dot matches
  *   itself and its subdomains (`example.com` and `.example.com` both cover `api.example.com`; a
  *   leading `*.` is read as a dot); an IP literal matches that address (IPv6 with or without
  *   brackets), a CIDR range (`10.0.0.0/8`, `fd00::/8`) every address in it; an entry with a port
  *   (`example.com:8443`, `[::1]:80`) only that port. Case and a trailing root dot do not count.
+ * - A proxy variable whose value is not an http(s) URL refuses every request it would carry
+ *   ({@link invalidProxyRefusal}, naming the variable, never its value); a request it would not
+ *   carry (loopback, `NO_PROXY`, the other scheme) is not its concern.
  * - A plain-http request that carries a credential is never sent through a proxy (the proxy would
  *   read it): {@link cleartextProxyRefusal} says so, naming the variable.
+ *
+ * `conformance/vectors/proxy.json` is the definition: this module and the Python runtime's
+ * (`python/src/a2a_lock/proxy.py`) are both tested against every vector.
  */
 
 import { isLoopbackHost } from '../card/host.js';
@@ -50,28 +58,31 @@ export function proxyDecision(target: URL, env: ProxyEnv): ProxyDecision {
   const variable = proxyVariable(target.protocol, env);
   if (variable === undefined) return { route: 'direct', reason: 'no-proxy-variable' };
   const port = Number(target.port) || DEFAULT_PORTS[target.protocol] || 0;
-  if (noProxyMatches(target.hostname, port, firstSet(env, ['no_proxy', 'NO_PROXY']) ?? ''))
+  if (noProxyMatches(target.hostname, port, env[setName(env, 'no_proxy')] ?? ''))
     return { route: 'direct', reason: 'no-proxy' };
   return { route: 'proxy', proxy: env[variable]!, variable };
 }
 
 /**
- * The variable whose proxy a URL of `protocol` goes through, if one is set (non-empty): for
- * `https:`, `https_proxy`, `HTTPS_PROXY`, then the `http:` ones; for `http:`, `http_proxy`, `HTTP_PROXY`.
- * @internal
+ * The variable whose proxy a URL of `protocol` goes through, if one gives a proxy (non-empty): for
+ * `https:`, `https_proxy` (when set, even empty) else `HTTPS_PROXY`, then the `http:` pair; for
+ * `http:`, `http_proxy` (when set, even empty) else `HTTP_PROXY`.
  */
-export function proxyVariable(protocol: string, env: ProxyEnv): string | undefined {
-  const http = ['http_proxy', 'HTTP_PROXY'];
-  return firstSetName(env, protocol === 'https:' ? ['https_proxy', 'HTTPS_PROXY', ...http] : http);
+function proxyVariable(protocol: string, env: ProxyEnv): string | undefined {
+  const pairs = protocol === 'https:' ? ['https_proxy', 'http_proxy'] : ['http_proxy'];
+  for (const lower of pairs) {
+    const name = setName(env, lower);
+    if (env[name]) return name;
+  }
+  return undefined;
 }
 
 /**
  * Whether `noProxy` (a `NO_PROXY` value) lists `hostname` (a URL's `hostname`: IPv6 in brackets)
  * at `port`, as curl matches it (see the module comment). Entries that are not a host, an IP, a
  * CIDR range or `*` match nothing.
- * @internal
  */
-export function noProxyMatches(hostname: string, port: number, noProxy: string): boolean {
+function noProxyMatches(hostname: string, port: number, noProxy: string): boolean {
   const host = hostname
     .toLowerCase()
     .replace(/^\[|\]$/g, '')
@@ -105,6 +116,24 @@ export function cleartextProxyRefusal(
   return `a credential is never sent through a proxy in cleartext: this plain-http request carries one (${credential}) and ${decision.variable} would send it through the proxy; use https, or list ${target.hostname} in NO_PROXY to reach it directly`;
 }
 
+/**
+ * The refusal of a request `decision` sends through a proxy whose variable is not an http(s) URL
+ * with a host (`socks5://...`, `proxy:3128`, a broken URL): the message names the variable, never
+ * its value (it may hold a password). `undefined` when the request may go.
+ */
+export function invalidProxyRefusal(decision: ProxyDecision): string | undefined {
+  if (decision.route !== 'proxy') return undefined;
+  let proxy: URL | undefined;
+  try {
+    proxy = new URL(decision.proxy);
+  } catch {
+    proxy = undefined;
+  }
+  if (proxy !== undefined && (proxy.protocol === 'http:' || proxy.protocol === 'https:') && proxy.hostname !== '')
+    return undefined;
+  return `${decision.variable} is set but is not an http:// or https:// proxy URL`;
+}
+
 // ---------------------------------------------------------------------------------------------
 
 type Ip = { family: 4 | 6; value: bigint };
@@ -113,13 +142,9 @@ type Entry =
   | { kind: 'name'; name: string; port?: number }
   | { kind: 'ip'; network: Ip; bits: number; port?: number };
 
-function firstSetName(env: ProxyEnv, names: readonly string[]): string | undefined {
-  return names.find((name) => Boolean(env[name]));
-}
-
-function firstSet(env: ProxyEnv, names: readonly string[]): string | undefined {
-  const name = firstSetName(env, names);
-  return name === undefined ? undefined : env[name];
+/** The name curl reads of the pair `lower` / its upper case: the lower-case one when set (even empty), else the upper-case one. */
+function setName(env: ProxyEnv, lower: string): string {
+  return env[lower] !== undefined ? lower : lower.toUpperCase();
 }
 
 /** One `NO_PROXY` entry, or undefined for an empty or unreadable one. */

@@ -187,7 +187,7 @@ export type RequestPart = Pick<
  * A fresh context for one call: `request` plus `options` with their defaults (10 000 ms, 1 MiB,
  * no plain http, 2 retries, the shared dispatcher for `options.concurrency`), a new abort
  * controller, and no deadline yet ({@link withDeadline} sets it).
- * @throws {UsageError} when the shared dispatcher is needed and a proxy variable is not an http(s) URL.
+ * @throws {UsageError} when the request would go through the proxy of a variable that is not an http(s) URL.
  */
 export function makeContext(options: NetworkOptions & { maxBytes?: number }, request: RequestPart): RequestContext {
   const controller = new AbortController();
@@ -472,8 +472,9 @@ async function send(
       ...(body !== undefined ? { body } : {}),
     });
   } catch (error) {
-    // The shared dispatcher's own refusal (a credential it will not send through a proxy in clear).
-    if (error instanceof InvalidInputError) throw error;
+    // The shared dispatcher's own refusals (a credential it will not send through a proxy in clear;
+    // a proxy variable that is not an http(s) URL).
+    if (error instanceof InvalidInputError || error instanceof UsageError) throw error;
     throw networkError(shown, error, context);
   }
 }

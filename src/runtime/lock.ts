@@ -10,7 +10,7 @@ import { clientCredentialsTokenUrl } from '../credentials.js';
 import { ClientCredentialsTokens, type ClientCredentialsGrant } from '../http/oauth-token.js';
 import type { SecurityScheme } from '../card/model.js';
 import { networkOptionsOf, proxyVariableSet } from '../http/network-options.js';
-import { A2aLockError, AgentDegradedError, PlanViolationError, UsageError } from '../errors.js';
+import { A2aLockError, AgentDegradedError, InvalidInputError, PlanViolationError, UsageError } from '../errors.js';
 import type { LockEntry } from '../lock/schema.js';
 import type { LockfileTop } from '../lock/top.js';
 import type { AgentEntry, AgentSettings, Manifest } from '../manifest/schema.js';
@@ -408,14 +408,21 @@ export class Lock extends EventEmitter {
  * proxy-aware dispatcher (`http/dispatcher.ts`, the one the CLI and `lock.refresh()` use) when
  * `HTTPS_PROXY` / `HTTP_PROXY` is set, so the one proxy decision (`http/proxy-rule.ts`: loopback
  * never proxied, `NO_PROXY` as curl reads it, no credential through a proxy in clear) holds the
- * same way; without a proxy variable it is the global fetch itself and no undici module loads.
- * @throws UsageError when a proxy variable is not an http(s) URL
+ * same way; without a proxy variable it is the global fetch itself and no undici module loads. A
+ * request the proxy of a variable that is not an http(s) URL would carry is refused (a `UsageError`).
  */
 function defaultFetch(): typeof fetch {
   if (!proxyVariableSet(process.env)) return globalThis.fetch;
   return async (input, init) => {
     const { getDefaultDispatcher } = await import('../http/dispatcher.js');
-    return globalThis.fetch(input, { ...init, dispatcher: getDefaultDispatcher() } as RequestInit);
+    try {
+      return await globalThis.fetch(input, { ...init, dispatcher: getDefaultDispatcher() } as RequestInit);
+    } catch (error) {
+      // The dispatcher's own refusals (a bad proxy variable, a credential through a proxy in clear)
+      // as they are, not wrapped in fetch's "fetch failed".
+      const cause = (error as { cause?: unknown } | null)?.cause;
+      throw cause instanceof UsageError || cause instanceof InvalidInputError ? cause : error;
+    }
   };
 }
 

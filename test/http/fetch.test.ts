@@ -390,8 +390,9 @@ describe('fetchCard', () => {
     }
   });
 
-  it('a proxy variable that is not an http(s) URL is a usage error naming it, without its value', async () => {
+  it('a proxy variable that is not an http(s) URL is a usage error naming it, without its value, for the requests it would carry only (loopback goes direct)', async () => {
     const saved = { ...process.env };
+    const s = await serve((_req, res) => json(res, 200, CARD));
     try {
       for (const [name, value] of [
         ['HTTP_PROXY', 'not a url'],
@@ -401,9 +402,12 @@ describe('fetchCard', () => {
         for (const n of ['HTTP_PROXY', 'http_proxy', 'HTTPS_PROXY', 'https_proxy']) delete process.env[n];
         process.env[name!] = value;
         await closeDefaultDispatcher();
-        const error = await fetchCard('http://127.0.0.1:9/card.json', OPTS).catch((e: unknown) => e);
+        // An https host the variable's proxy would carry (https falls back to the http proxy): refused, nothing sent.
+        const error = await fetchCard('https://agent.invalid/card.json', OPTS).catch((e: unknown) => e);
         expect(error).toBeInstanceOf(UsageError);
         expect((error as Error).message).toBe(`${name} is set but is not an http:// or https:// proxy URL`);
+        // Loopback is never proxied: the variable is not its concern (conformance/vectors/proxy.json).
+        await expect(fetchCard(`${s.origin}/card.json`, OPTS)).resolves.toMatchObject({ body: CARD });
       }
     } finally {
       process.env = saved;

@@ -283,6 +283,27 @@ describe('proxies', () => {
         (await bypass.agent('open', 'market-size').createClient()).sendMessage(plain('no proxy')),
       ).rejects.toThrow();
       expect(proxy.tunnels.length).toBe(before);
+      // A proxy variable that is not an http(s) URL refuses, as a usage error naming it (not its value), the
+      // requests it would carry; loopback still goes direct (conformance/vectors/proxy.json).
+      await closeDefaultDispatcher();
+      process.env.NO_PROXY = '';
+      process.env.HTTP_PROXY = 'socks5://u:pw-secret@127.0.0.1:1080';
+      const broken = await loadLock({ lockfile: join(openDir, 'a2a.lock.json'), env: {} });
+      const refused = broken.agent('open', 'market-size');
+      const error = await refused
+        .fetch(refused.plan.url, { method: 'POST', body: rpc('GetTask', { id: 't' }) })
+        .catch((e: unknown) => e);
+      expect(error).toMatchObject({
+        code: 'usage',
+        message: 'HTTP_PROXY is set but is not an http:// or https:// proxy URL',
+      });
+      const loopback = await loadLock(options({ env: { A_TOKEN: TOKEN_A } }));
+      expect(
+        JSON.stringify(
+          await (await loopback.agent('agent-a', 'market-size').createClient()).sendMessage(plain('direct')),
+        ),
+      ).toContain('echo: direct');
+      expect(proxy.tunnels.length).toBe(before);
     } finally {
       for (const [k, v] of Object.entries(saved)) {
         if (v === undefined) delete process.env[k];

@@ -3,17 +3,21 @@
 httpx ignores ``HTTPS_PROXY`` / ``HTTP_PROXY`` once a custom transport is set, so the loader applies them itself,
 with the CLI's rule (undici's ``EnvHttpProxyAgent``, plus what a2a-lock adds):
 
-- a loopback host (``localhost``, 127.0.0.0/8, ``::1``) is never proxied;
+- a loopback host (``localhost``, 127.0.0.0/8, ``::1``) is never proxied; an IPv4 host is read as the WHATWG URL
+  parser reads it (``0x7f.1`` is 127.0.0.1);
 - an ``http`` URL uses ``http_proxy``, else ``HTTP_PROXY``; an ``https`` URL ``https_proxy``, else ``HTTPS_PROXY``,
   else the ``http`` one (a lower-case variable that is set wins, even empty; empty means none);
-- ``no_proxy``, else ``NO_PROXY``: entries separated by commas or spaces; ``*`` matches every host; a domain (with or
-  without a leading ``.`` or ``*.``) matches itself and its subdomains; an IP literal matches that address; a CIDR
-  range (``10.0.0.0/8``, ``fd00::/8``) matches addresses in it; ``host:port`` (``[v6]:port``) only that port;
-- a proxy variable that is not an ``http://`` or ``https://`` URL refuses every request it would carry (named);
+- ``no_proxy`` (when set, even empty), else ``NO_PROXY``: entries separated by commas or spaces; ``*`` matches
+  every host; a domain (with or without a leading ``.`` or ``*.``) matches itself and its subdomains; an IP literal
+  matches that address; a CIDR range (``10.0.0.0/8``, ``fd00::/8``) matches addresses in it; ``host:port``
+  (``[v6]:port``) only that port;
+- a proxy variable that is not an ``http://`` or ``https://`` URL refuses every request it would carry (named, its
+  value never quoted); a request it would not carry (loopback, ``NO_PROXY``, the other scheme) goes as it would;
 - a credential never goes through a proxy in cleartext: an ``http`` request that carries one and would be proxied
   is refused, naming the variable (nothing is sent).
 
-The shared vectors ``conformance/vectors/proxy.json`` are the rule's definition for both runtimes.
+The shared vectors ``conformance/vectors/proxy.json`` are the rule's definition: this module and the JavaScript one
+(``src/http/proxy-rule.ts``) are both tested against every vector.
 """
 
 from __future__ import annotations
@@ -52,9 +56,39 @@ def _ip(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
         return None
 
 
+def _whatwg_ipv4(host: str) -> str | None:
+    """``host`` as the WHATWG URL parser reads an IPv4 address (what the JavaScript runtime sees, and what the
+    resolver contacts): 1 to 4 parts, each decimal, ``0x`` hex or ``0``-led octal, the last filling the remaining
+    bytes (``0x7f.1`` is 127.0.0.1, ``2130706433`` too), as a dotted quad; None when it is not one."""
+    labels = host.split(".")
+    if labels and labels[-1] == "" and len(labels) > 1:
+        labels = labels[:-1]
+    if not 1 <= len(labels) <= 4:
+        return None
+    numbers: list[int] = []
+    for label in labels:
+        if re.fullmatch(r"0[xX][0-9a-fA-F]*", label):
+            numbers.append(int(label[2:] or "0", 16))
+        elif re.fullmatch(r"0[0-7]+", label):
+            numbers.append(int(label, 8))
+        elif re.fullmatch(r"0|[1-9][0-9]*", label):
+            numbers.append(int(label))
+        else:
+            return None
+    *head, last = numbers
+    if any(n > 255 for n in head) or last >= 256 ** (5 - len(numbers)):
+        return None
+    value = last
+    for i, n in enumerate(head):
+        value += n << (8 * (3 - i))
+    return str(ipaddress.IPv4Address(value))
+
+
 def is_loopback_host(host: str) -> bool:
-    """``localhost`` (or a name under ``.localhost``), 127.0.0.0/8, ``::1`` and IPv4-mapped loopback."""
+    """``localhost``, 127.0.0.0/8 (in any spelling the WHATWG URL parser reads: ``0x7f.1``), ``::1`` and
+    IPv4-mapped loopback. A name under ``.localhost`` is not pinned to loopback (as in the JavaScript runtime)."""
     h = host.strip("[]").lower().rstrip(".")
+    h = _whatwg_ipv4(h) or h
     if h == "localhost":
         return True
     ip = _ip(h)
@@ -112,6 +146,7 @@ def _target(url: str) -> tuple[str, str, int] | None:
     try:
         parts = urlsplit(url)
         host = (parts.hostname or "").lower()
+        host = _whatwg_ipv4(host) or host
         port = parts.port or _DEFAULT_PORTS.get(parts.scheme.lower(), 0)
     except ValueError:
         return None
