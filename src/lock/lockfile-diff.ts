@@ -9,6 +9,7 @@ import { own } from '../json-path.js';
 import { sourceVariables, type AgentSettings, type Manifest } from '../manifest/schema.js';
 import type { Plan } from '../negotiate/types.js';
 import { entryChanges, planChanges, type EntryChanges } from './changes.js';
+import { keepSnapshotsOverDefaults } from './proto-defaults.js';
 import {
   assessRisks,
   atOrAbove,
@@ -160,7 +161,11 @@ function agentDiff(
       changes.cardChanges.length > 0 ||
       changes.signatureChanges.length > 0 ||
       Object.keys(changes.planChanges).length > 0;
-    const same = !found && sameJson(old.entry, now.entry) && sameJson(old.settings ?? null, now.settings ?? null);
+    // Snapshots that differ in proto3 defaults alone are one card (lock/proto-defaults.ts).
+    const same =
+      !found &&
+      sameJson(old.entry, keepSnapshotsOverDefaults(old.entry, now.entry)) &&
+      sameJson(old.settings ?? null, now.settings ?? null);
     verdict = from !== undefined ? 'renamed' : same && sources.length === 0 ? 'unchanged' : 'changed';
   } else {
     const side = (old ?? now)!.entry;
