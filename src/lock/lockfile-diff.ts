@@ -15,6 +15,7 @@ import {
   atOrAbove,
   credentialSourceRisks,
   highestLevel,
+  RISK_LEVELS,
   signatureStatus,
   type AgentSide,
   type CredentialSourceChange,
@@ -180,7 +181,9 @@ function agentDiff(
   const settings = settingsChanges(old?.settings, now?.settings);
   const assessed =
     verdict === 'unchanged' ? { risks: [], better: [] } : assessRisks(old, now, old && now ? changes : undefined);
-  if (now) assessed.risks.push(...credentialSourceRisks(sources, old));
+  if (now) assessed.risks.push(...credentialSourceRisks(sources, old, now));
+  // High first, then medium, low, info (a stable sort: each level keeps its groups' order).
+  assessed.risks.sort((a, b) => RISK_LEVELS.indexOf(a.level) - RISK_LEVELS.indexOf(b.level));
   const level = highestLevel(assessed.risks);
   return {
     name,

@@ -16,7 +16,7 @@ function withDefaults(origin: string) {
   const card = sampleCard(origin) as ReturnType<typeof sampleCard> & Record<string, unknown>;
   for (const i of card.supportedInterfaces) Object.assign(i, { tenant: '' });
   Object.assign(card.capabilities, { extendedAgentCard: false });
-  for (const e of card.capabilities.extensions) Object.assign(e, { description: '', params: {} });
+  for (const e of card.capabilities.extensions ?? []) Object.assign(e, { description: '', params: {} });
   for (const s of card.skills) Object.assign(s, { examples: [], securityRequirements: [] });
   Object.assign(card, { signatures: [], documentationUrl: '', iconUrl: '', provider: { organization: '', url: '' } });
   return card;
