@@ -19,7 +19,7 @@ const MAP_LISTS = new Set(['securityRequirements', 'security']);
 const STRUCTS = new Set(['params', 'metadata', 'header']);
 
 /** Whether `value` is a proto3 default: empty string, list or map, `false`, `0`. */
-export function isProtoDefault(value: unknown): boolean {
+function isProtoDefault(value: unknown): boolean {
   if (value === '' || value === false || value === 0) return true;
   if (Array.isArray(value)) return value.length === 0;
   return isRecord(value) && Object.keys(value).length === 0;
@@ -102,7 +102,7 @@ function define(target: Record<string, unknown>, key: string, value: unknown): v
 }
 
 /** Whether two cards are one card once their proto3 defaults are left out ({@link withoutDefaults}). */
-export function sameWithoutDefaults(a: unknown, b: unknown): boolean {
+function sameWithoutDefaults(a: unknown, b: unknown): boolean {
   return sameJson(a, b) || sameJson(withoutDefaults(a), withoutDefaults(b));
 }
 

@@ -226,7 +226,7 @@ describe.concurrent('a2a diff', () => {
     const r = await runCli(['diff'], { cwd: dir, env });
     expect(r.code, show(r)).toBe(0);
     expect(r.stdout).toContain(
-      `a2a.json: revision ${base} (GITHUB_BASE_REF: merge-base with refs/remotes/origin/main) → working tree`,
+      `a2a.json: revision ${base.slice(0, 12)} (GITHUB_BASE_REF: merge-base with refs/remotes/origin/main) → working tree`,
     );
     const line = readFileSync(join(dir, 'a2a.lock.json'), 'utf8').split('\n').indexOf('    "research": {') + 1;
     expect(line).toBeGreaterThan(1);

@@ -539,7 +539,7 @@ describe.concurrent('the base is the base: no tag stands in for it, and a push o
     // The review names the added agent, its risk, and the base it read.
     expect(diff.code, show(diff)).toBe(1);
     expect(diff.stdout).toContain(
-      `a2a.json: revision ${main} (GITHUB_BASE_REF: merge-base with refs/remotes/origin/main) → working tree`,
+      `a2a.json: revision ${main.slice(0, 12)} (GITHUB_BASE_REF: merge-base with refs/remotes/origin/main) → working tree`,
     );
     expect(diff.stdout).toMatch(/^\+ evil \(/m);
     expect(diff.stdout).toContain('high new-credential-destination');
