@@ -15,21 +15,8 @@ import { appendFileSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { escapeUntrusted } from './render/common.js';
 
-/**
- * The one markdown escaper (job summaries, `a2a diff --format markdown`, `a2a update --format
- * markdown`): text from a card, an agent or a file as inert markdown for one table cell or line.
- * Control and bidi characters shown as `\u` escapes ({@link escapeUntrusted}, so no newline can
- * end a cell or forge a line); `&`, `<` and `>` as HTML entities (no tag, no comment); `@` as an
- * entity followed by a zero-width space (GitHub finds mentions in the rendered text, where the
- * entity is an `@` again: `@org/team` pings nobody); every other markdown punctuation
- * backslash-escaped (no emphasis, link, image, code span, heading, math, or `|` ending a table
- * cell; `:` and `.` too, so `https://…` and `www.…` are not autolinked).
- */
-export function escapeMarkdown(text: string): string {
-  return escapeUntrusted(text)
-    .replace(/[\\`*_{}[\]()#+\-.!|~:$]/g, (c) => `\\${c}`)
-    .replace(/[&<>@]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '@': '&#64;&#8203;' })[c]!);
-}
+/** The one markdown escaper, here where job summaries and the review renderers have always imported it. */
+export { escapeMarkdown } from './markdown-escape.js';
 
 /** Where {@link appendStepSummary} writes and complains. */
 export interface SummaryTarget {

@@ -12,6 +12,7 @@ import type { SignatureRecord } from '../card/signature/verify.js';
 import { formatPath, isRecord, own } from '../json-path.js';
 import { diffPlans } from '../negotiate/negotiate.js';
 import type { Plan } from '../negotiate/types.js';
+import { withoutDefaults } from './proto-defaults.js';
 
 /** One changed path. `old`/`new` are absent for additions/removals respectively. */
 export interface CardChange {
@@ -38,6 +39,7 @@ const STRUCTURAL_TOP = new Set([
   'defaultInputModes',
   'defaultOutputModes',
   'supportsAuthenticatedExtendedCard',
+  'signatures',
 ]);
 /** Skill fields that can decide a plan. */
 const STRUCTURAL_SKILL = new Set(['id', 'inputModes', 'outputModes', 'securityRequirements', 'security']);
@@ -217,7 +219,10 @@ function keyedChanges(
 }
 
 /**
- * Every difference between two cards (raw JSON). Collections compare by identity, not position:
+ * Every difference between two cards (raw JSON), each read without its fields at their proto3
+ * default ({@link withoutDefaults}: `tenant: ""` is no tenant, `extensions: []` no extensions, so
+ * an SDK that starts or stops writing them changes nothing, and interfaces match on their keys
+ * without them). Collections compare by identity, not position:
  * skills by id, interfaces by (binding, version, url), extensions by uri, security schemes by name
  * (an object already), requirements, modes, tags and examples as sets (each member added or
  * removed at the set's path); interfaces, whose order is preference, say `reordered` on a pure
@@ -225,7 +230,7 @@ function keyedChanges(
  */
 export function diffCards(locked: Record<string, unknown>, fresh: Record<string, unknown>): CardChange[] {
   const out: CardChange[] = [];
-  walk([], locked, fresh, out);
+  walk([], withoutDefaults(locked), withoutDefaults(fresh), out);
   return out;
 }
 
@@ -251,11 +256,13 @@ export interface CardSide {
  * card's paths prefixed `extended:` (or `extended:$` added/removed as a whole).
  */
 export function cardChanges(old: CardSide, now: CardSide): CardChange[] {
-  // Compared as JSON, not by integrity strings (an edited snapshot keeps its old integrity).
+  // Compared as JSON, not by integrity strings (an edited snapshot keeps its old integrity), and
+  // without proto3 defaults (diffCards): a snapshot that differs in those alone has no change.
   const changes: CardChange[] = sameJson(old.snapshot, now.snapshot) ? [] : diffCards(old.snapshot, now.snapshot);
   if (old.resolved !== now.resolved)
     changes.unshift({ path: 'resolved', kind: 'changed', old: old.resolved, new: now.resolved, structural: true });
   if (!sameJson(old.extended?.snapshot ?? null, now.extended?.snapshot ?? null)) {
+    // diffCards finds nothing when the two extended cards differ in proto3 defaults alone.
     if (old.extended && now.extended)
       changes.push(
         ...diffCards(old.extended.snapshot, now.extended.snapshot).map((c) => ({ ...c, path: `extended:${c.path}` })),

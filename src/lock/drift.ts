@@ -247,7 +247,8 @@ export interface ServedCards {
  * The report for a locked agent whose cards as served now are not simply its snapshots: the card
  * changes (structural or descriptive), and drift when any locked plan, scheme or verified
  * signature no longer holds. With no drift it is `changed`: plans equal, a card change to review;
- * `ok` when the only difference is a card re-signed by the same key over the same payload.
+ * `ok` when the only difference is a card re-signed by the same key over the same payload, or
+ * fields at their proto3 default written or left out (`lock/proto-defaults.ts`).
  */
 export function servedVerdict(
   entry: LockEntry,
@@ -288,6 +289,7 @@ export function servedVerdict(
     ...(served.unchecked ? { unchecked: served.unchecked } : {}),
   } as const;
   if (drift.length > 0 || signatures.length > 0) return driftReport({ ...found, drift, signatureDrift: signatures });
-  if (changes.length === 0 && (publicResigned || extendedResigned)) return okReport(warnings, served.unchecked);
+  // No change: a card re-signed, or one that differs from its snapshot in proto3 defaults alone.
+  if (changes.length === 0) return okReport(warnings, served.unchecked);
   return changedReport(found);
 }

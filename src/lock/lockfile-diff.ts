@@ -9,6 +9,7 @@ import { own } from '../json-path.js';
 import { sourceVariables, type AgentSettings, type Manifest } from '../manifest/schema.js';
 import type { Plan } from '../negotiate/types.js';
 import { entryChanges, planChanges, type EntryChanges } from './changes.js';
+import { keepSnapshotsOverDefaults } from './proto-defaults.js';
 import {
   assessRisks,
   credentialSourceRisks,
@@ -16,7 +17,7 @@ import {
   type AgentSide,
   type CredentialSourceChange,
 } from './risk.js';
-import { atOrAbove, highestLevel, type Improvement, type Risk, type RiskLevel } from './risk-codes.js';
+import { atOrAbove, highestLevel, RISK_LEVELS, type Improvement, type Risk, type RiskLevel } from './risk-codes.js';
 import type { Lockfile } from './schema.js';
 
 /** A field of an agent's locked settings that changes. */
@@ -156,7 +157,11 @@ function agentDiff(
       changes.cardChanges.length > 0 ||
       changes.signatureChanges.length > 0 ||
       Object.keys(changes.planChanges).length > 0;
-    const same = !found && sameJson(old.entry, now.entry) && sameJson(old.settings ?? null, now.settings ?? null);
+    // Snapshots that differ in proto3 defaults alone are one card (lock/proto-defaults.ts).
+    const same =
+      !found &&
+      sameJson(old.entry, keepSnapshotsOverDefaults(old.entry, now.entry)) &&
+      sameJson(old.settings ?? null, now.settings ?? null);
     verdict = from !== undefined ? 'renamed' : same && sources.length === 0 ? 'unchanged' : 'changed';
   } else {
     const side = (old ?? now)!.entry;
@@ -171,7 +176,9 @@ function agentDiff(
   const settings = settingsChanges(old?.settings, now?.settings);
   const assessed =
     verdict === 'unchanged' ? { risks: [], better: [] } : assessRisks(old, now, old && now ? changes : undefined);
-  if (now) assessed.risks.push(...credentialSourceRisks(sources, old));
+  if (now) assessed.risks.push(...credentialSourceRisks(sources, old, now));
+  // High first, then medium, low, info (a stable sort: each level keeps its groups' order).
+  assessed.risks.sort((a, b) => RISK_LEVELS.indexOf(a.level) - RISK_LEVELS.indexOf(b.level));
   const level = highestLevel(assessed.risks);
   return {
     name,

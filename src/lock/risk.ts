@@ -468,24 +468,36 @@ export interface CredentialSourceChange {
  * `credential-source-changed` for each changed source of an agent present at head: high when the
  * variable changes for a scheme that already had a credential route at base (the same destination
  * now receives another secret), medium when it is new otherwise, low when the source is removed.
+ * A new source for a scheme that `now` sends to a new destination is left out: that
+ * `new-credential-destination` (high) states it.
  */
-export function credentialSourceRisks(changes: readonly CredentialSourceChange[], old: AgentSide | undefined): Risk[] {
+export function credentialSourceRisks(
+  changes: readonly CredentialSourceChange[],
+  old: AgentSide | undefined,
+  now?: AgentSide,
+): Risk[] {
   if (!changes.length) return [];
-  const routed = new Set(routesOf(old).map((r) => r.scheme));
-  return changes.map((c) => {
-    if (c.new === undefined)
+  const wasRoutes = routesOf(old);
+  const routed = new Set(wasRoutes.map((r) => r.scheme));
+  // A source new for a scheme that now has a new destination: `new-credential-destination` says it (once, high).
+  const newlySent = new Set(now ? uncoveredRoutes(wasRoutes, routesOf(now)).map((r) => r.scheme) : []);
+  const stated = (c: CredentialSourceChange) => c.new !== undefined && !routed.has(c.scheme) && newlySent.has(c.scheme);
+  return changes
+    .filter((c) => !stated(c))
+    .map((c) => {
+      if (c.new === undefined)
+        return risk(
+          'credential-source-changed',
+          `credential ${c.scheme} no longer read from env ${c.old} (a2a.json)`,
+          undefined,
+          'low',
+        );
+      const was = c.old === undefined ? 'none at base' : `was env ${c.old}`;
       return risk(
         'credential-source-changed',
-        `credential ${c.scheme} no longer read from env ${c.old} (a2a.json)`,
+        `credential ${c.scheme} now read from env ${c.new} (${was})${routed.has(c.scheme) ? ', for a route the base already sent it along' : ''}`,
         undefined,
-        'low',
+        routed.has(c.scheme) ? 'high' : 'medium',
       );
-    const was = c.old === undefined ? 'none at base' : `was env ${c.old}`;
-    return risk(
-      'credential-source-changed',
-      `credential ${c.scheme} now read from env ${c.new} (${was})${routed.has(c.scheme) ? ', for a route the base already sent it along' : ''}`,
-      undefined,
-      routed.has(c.scheme) ? 'high' : 'medium',
-    );
-  });
+    });
 }

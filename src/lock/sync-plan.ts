@@ -17,6 +17,7 @@ import { formatPath, own } from '../json-path.js';
 import { agentSettings, planKeys, type Manifest } from '../manifest/schema.js';
 import { checkOffline, replanFromSnapshot } from './offline.js';
 import { errorFailure, resolutionFailure, type Resolution, type SyncFailure } from './report.js';
+import { keepSnapshotsOverDefaults } from './proto-defaults.js';
 import { keepResignedSnapshots } from './resign.js';
 import { credentialWarnings } from './unused-credentials.js';
 import { manifestMismatches, sameNegotiationInputs } from './satisfies.js';
@@ -192,8 +193,11 @@ export function assembleLock(
       failures[name] = resolutionFailure(resolution);
       continue;
     }
-    // A card only re-signed (same key, same payload) keeps its locked snapshot: nothing to write.
-    agents[name] = old ? { ...unknownFields(old), ...keepResignedSnapshots(old, resolution.entry) } : resolution.entry;
+    // A card only re-signed (same key, same payload), or differing in proto3 defaults alone, keeps
+    // its locked snapshot: nothing to write.
+    agents[name] = old
+      ? { ...unknownFields(old), ...keepSnapshotsOverDefaults(old, keepResignedSnapshots(old, resolution.entry)) }
+      : resolution.entry;
     warnings.push(...credentialWarnings(agents[name], settings[name]).map((w) => ({ ...w, agent: name })));
     if (!old) actions[name] = 'added';
     else {

@@ -195,7 +195,7 @@ describe('the markdown view: bounded, ordered by risk, inert, one marker per man
     expect(rows.map((r) => r.split(' | ')[0])).toEqual(['| Agent', '| zzz', '| aaa']);
     expect(rows[1]).toContain('**high**: new-credential-destination');
     for (const line of md.split('\n').filter((l) => !l.startsWith('    '))) expect(line.length).toBeLessThan(1_100);
-    expect(rows[2]).toMatch(/ 2\\\.4\\\.0 → x{99}… \|/);
+    expect(rows[2]).toMatch(/ 2\.4\.0 → x{99}… \|/);
     expect(md).toContain('<details><summary>zzz: changed · high</summary>');
     expect(md).toContain(
       'high new-credential-destination: now sends key → https://evil.example.net (plan market-size)',

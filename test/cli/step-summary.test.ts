@@ -14,12 +14,39 @@ describe('escapeMarkdown', () => {
       '<img src=x onerror=alert(1)> | [click](https://evil.example) **bold** `code` @octocat\n| forged | row |\u202e&amp;';
     const out = escapeMarkdown(hostile);
     expect(out).not.toMatch(/<|>|\n|\u202e/);
-    expect(out).not.toMatch(/(^|[^\\])[|[\]()*`]/);
+    // `(` and `)` make no link without `[` and `]`: those are escaped, the parentheses are left.
+    expect(out).not.toMatch(/(^|[^\\])[|[\]*`]/);
     expect(out).not.toContain('@');
-    expect(out).toContain('&lt;img src=x onerror=alert\\(1\\)&gt;');
+    expect(out).toContain('&lt;img src=x onerror=alert(1)&gt;');
+    expect(out).toContain('\\[click\\](https\\://evil.example)');
     expect(out).toContain('\\\\u000a');
     expect(out).toContain('&amp;amp;');
     expect(escapeMarkdown('plain words')).toBe('plain words');
+  });
+
+  it('escapes only what markdown would read there: file names, ids, versions and URLs in running text stay readable (issue 36)', () => {
+    expect(escapeMarkdown('a2a.json: revision HEAD (refs/heads/main at 0123456789ab)')).toBe(
+      'a2a.json: revision HEAD (refs/heads/main at 0123456789ab)',
+    );
+    expect(escapeMarkdown('research-agent 2.4.0 snake_case ~/a2a.lock.json')).toBe(
+      'research-agent 2.4.0 snake\\_case \\~/a2a.lock.json'.replace('snake\\_case', 'snake_case'),
+    );
+    // What would open a block at the start of a line, and emphasis at a word's edge, is escaped.
+    expect(['# x', '- x', '+ x', '1. x', '2) x', '---', '===', '_x_', '*x*'].map(escapeMarkdown)).toEqual([
+      '\\# x',
+      '\\- x',
+      '\\+ x',
+      '1\\. x',
+      '2\\) x',
+      '\\---',
+      '\\===',
+      '\\_x\\_',
+      '\\*x\\*',
+    ]);
+    // Still no link: no autolink, no image, no issue reference, no math, no strikethrough.
+    expect(escapeMarkdown('https://evil.example www.evil.example mailto:a@b.c ![i](x) #12 $m$ ~s~')).toBe(
+      'https\\://evil.example www\\.evil.example mailto\\:a&#64;&#8203;b.c !\\[i\\](x) \\#12 \\$m\\$ \\~s\\~',
+    );
   });
 });
 
@@ -64,13 +91,13 @@ describe('verifySummary', () => {
         '',
         '1 ok · 1 unchecked · 1 drift',
         '',
-        'Credentials were sent only along the routes the lockfile of base 0123456789ab (GITHUB\\_BASE\\_REF: merge-base with refs/remotes/origin/main) had.',
+        'Credentials were sent only along the routes the lockfile of base 0123456789ab (GITHUB_BASE_REF: merge-base with refs/remotes/origin/main) had.',
         '',
         '| Agent | Status | Detail |',
         '|---|---|---|',
         '| research | ✅ ok |  |',
-        '| evil | ⚠️ unchecked | credential\\-route\\-new\\: checked with credentials after this change is merged; review it in a2a diff; credential withheld\\: bearer to https\\://evil\\.example\\.net |',
-        '| moved | ❌ drift | market\\-size › url\\: "https\\://a\\.example/x" → "https\\://b\\.example/&lt;y&gt;\\|" |',
+        '| evil | ⚠️ unchecked | credential-route-new: checked with credentials after this change is merged; review it in a2a diff; credential withheld: bearer to https\\://evil.example.net |',
+        '| moved | ❌ drift | market-size › url: "https\\://a.example/x" → "https\\://b.example/&lt;y&gt;\\|" |',
         '',
       ].join('\n'),
     );
@@ -91,9 +118,9 @@ describe('verifySummary', () => {
       slow: { status: 'error', exitCode: ExitCode.Timeout, error: { code: 'timeout', message: 'y' }, ignored: true },
     };
     const out = verifySummary({ ...data, agents, human: { ...data.human, manifest: 'services/billing/a2a.json' } });
-    expect(out.split('\n')[0]).toBe('### a2a verify services/billing/a2a\\.json: ❌ verify failed (exit 1)');
+    expect(out.split('\n')[0]).toBe('### a2a verify services/billing/a2a.json: ❌ verify failed (exit 1)');
     expect(out.split('\n')[2]).toBe('1 ok · 1 unchecked · 1 drift · 1 unreachable · 1 ignored');
-    expect(out).toContain('| slow | ❌ error (ignored) | timeout\\: y |');
+    expect(out).toContain('| slow | ❌ error (ignored) | timeout: y |');
   });
 
   it('an unreadable base says no credential was sent and how to fetch it', () => {
@@ -107,7 +134,7 @@ describe('verifySummary', () => {
       },
     };
     expect(verifySummary(unreadable)).toContain(
-      "**No credential was sent**: the pull request's base \\(origin/main\\) is not in this clone. To check with credentials, actions/checkout with \\`fetch\\-depth\\: 0\\`.",
+      "**No credential was sent**: the pull request's base (origin/main) is not in this clone. To check with credentials, actions/checkout with \\`fetch-depth: 0\\`.",
     );
   });
 

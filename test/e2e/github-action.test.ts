@@ -111,7 +111,7 @@ describe.concurrent('the GitHub Action (action.yml)', { timeout: SLOW }, () => {
     const markdown = readFileSync(result.outputs.markdown!, 'utf8');
     // The marker names the manifest (the digest, when there, follows it: match on the first three fields).
     expect(markdown.split('\n')[0]!.split(' ').slice(0, 3)).toEqual(['<!--', 'a2a-lock-diff', 'a2a.json']);
-    expect(markdown).toContain(`GITHUB\\_BASE\\_REF\\: merge\\-base with refs/remotes/origin/main`);
+    expect(markdown).toContain(`GITHUB_BASE_REF: merge-base with refs/remotes/origin/main`);
     expect(markdown).toContain(base.slice(0, 12));
     expect(markdown).toContain('<details><summary>research: changed · medium</summary>');
     expect(result.outputs.markdown).toMatch(/a2a-diff-a2a-json\.md$/);

@@ -184,7 +184,7 @@ describe.concurrent('verify on a pull request: credentials only where the base l
     expect(md).toContain('1 ok · 1 unchecked');
     expect(md).toContain('| research | ✅ ok |  |');
     expect(md).toMatch(
-      /\| evil \| ⚠️ unchecked \| credential\\-route\\-new\\: checked with credentials after this change is merged; review it in a2a diff; credential withheld\\: bearer to http\\:\/\/127\\\.0\\\.0\\\.1\\:\d+ \|\n/,
+      /\| evil \| ⚠️ unchecked \| credential-route-new: checked with credentials after this change is merged; review it in a2a diff; credential withheld: bearer to http\\:\/\/127\.0\.0\.1:\d+ \|\n/,
     );
     await expectTokenNowhere(dir, [ci, strict, json, explicit], [summary]);
 
@@ -438,7 +438,7 @@ describe.concurrent('verify on a pull request: credentials only where the base l
     await expectNothingSentTo(evil);
     const md = await readFile(summary, 'utf8');
     expect(md).toContain('**No credential was sent**');
-    expect(md).toContain('fetch\\-depth\\: 0');
+    expect(md).toContain('fetch-depth: 0');
     await expectTokenNowhere(dir, [ci, strict, json], [summary]);
   });
 
@@ -539,7 +539,7 @@ describe.concurrent('the base is the base: no tag stands in for it, and a push o
     // The review names the added agent, its risk, and the base it read.
     expect(diff.code, show(diff)).toBe(1);
     expect(diff.stdout).toContain(
-      `a2a.json: revision ${main} (GITHUB_BASE_REF: merge-base with refs/remotes/origin/main) → working tree`,
+      `a2a.json: revision ${main.slice(0, 12)} (GITHUB_BASE_REF: merge-base with refs/remotes/origin/main) → working tree`,
     );
     expect(diff.stdout).toMatch(/^\+ evil \(/m);
     expect(diff.stdout).toContain('high new-credential-destination');

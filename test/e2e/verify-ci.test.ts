@@ -108,7 +108,7 @@ describe.concurrent('a2a verify in CI', () => {
     git(dir, 'commit', '-q', '-m', 'lock');
     const job = { RUNNER_TEMP: join(dir, '.temp'), GITHUB_RUN_ID: '9', GITHUB_JOB: 'review' };
     const { step, summary } = simulatedJob(dir, job);
-    const heading = /^### a2a verify services\/billing\/a2a\\\.json: ✅ verified 1 agent \(offline\)$/gm;
+    const heading = /^### a2a verify services\/billing\/a2a\.json: ✅ verified 1 agent \(offline\)$/gm;
     for (const n of [1, 1, 2]) {
       const r = await runCli(['verify', '--offline', ...m], { cwd: dir, env: step(n) });
       expect(r.code, show(r)).toBe(0);
@@ -126,9 +126,9 @@ describe.concurrent('a2a verify in CI', () => {
     const md = await runCli(['diff', ...m, '--format', 'markdown'], { cwd: dir, env: step(4) });
     expect(md.code, show(md)).toBe(0);
     expect(md.stdout.split('\n')[0]).toMatch(/^<!-- a2a-lock-diff services\/billing\/a2a\.json sha256-\S+ -->$/);
-    expect(md.stdout).toMatch(/^services\/billing\/a2a\\\.json\\: revision HEAD /m);
+    expect(md.stdout).toMatch(/^services\/billing\/a2a\.json: revision HEAD /m);
     expect(summary(4)).toMatch(
-      /^### a2a diff services\/billing\/a2a\\\.json\n\n<!-- a2a-lock-diff services\/billing\/a2a\.json sha256-\S+ -->$/m,
+      /^### a2a diff services\/billing\/a2a\.json\n\n<!-- a2a-lock-diff services\/billing\/a2a\.json sha256-\S+ -->$/m,
     );
   });
 });

@@ -316,7 +316,7 @@ export function diffMarkdown(
 
 /**
  * One side for the header, naming its kind: `revision main (refs/heads/main at 0123456789ab)`,
- * `revision <commit> (GITHUB_BASE_REF: merge-base with refs/remotes/origin/main)`, `file ./old.json`,
+ * `revision 3f9a1c0b7d2e (GITHUB_BASE_REF: merge-base with refs/remotes/origin/main)` (a commit by 12 characters), `file ./old.json`,
  * `working tree`; git's `a/…` and `b/…` for an external diff; `no lockfile` when none was there.
  */
 function sideText(side: DiffData['base']): string {
@@ -332,12 +332,13 @@ function sideText(side: DiffData['base']): string {
     else if (side.commit !== side.label) notes.push(side.commit.slice(0, 12));
   }
   if (!side.found) notes.push('no lockfile');
+  // A revision named by its full commit (the CI base's merge-base) is named by 12 characters.
+  const label =
+    side.kind === 'revision' && side.commit !== undefined && side.label === side.commit
+      ? side.commit.slice(0, 12)
+      : side.label;
   const what =
-    side.kind === 'worktree'
-      ? 'working tree'
-      : side.kind === 'git-external'
-        ? side.label
-        : `${side.kind} ${side.label}`;
+    side.kind === 'worktree' ? 'working tree' : side.kind === 'git-external' ? label : `${side.kind} ${label}`;
   return notes.length ? `${what} (${notes.join(', ')})` : what;
 }
 
