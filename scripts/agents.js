@@ -49,16 +49,16 @@
  */
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
-import express from 'express';
 import { AgentCard as AgentCardCodec, Role, TaskState } from '@a2a-js/sdk';
 import { PushNotificationNotSupportedError } from '@a2a-js/sdk/errors';
 import {
   AgentEvent,
-  DefaultRequestHandler,
   DefaultExecutionEventBusManager,
+  DefaultRequestHandler,
   InMemoryTaskStore,
 } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
+import express from 'express';
 
 export const CARD_PATH = '/.well-known/agent-card.json';
 export const LEGACY_CARD_PATH = '/.well-known/agent.json';

@@ -17,10 +17,10 @@
  * secret, any part of it, or a header value built from it.
  */
 
-import type { SecurityScheme } from './card/model.js';
-import type { OriginAuth } from './manifest/schema.js';
 import { base64, utf8 } from './bytes.js';
+import type { SecurityScheme } from './card/model.js';
 import { UsageError } from './errors.js';
+import type { OriginAuth } from './manifest/schema.js';
 
 /** Where one credential goes on a request. Every record may be empty; names are as the scheme spells them. */
 export interface CredentialPlacement {

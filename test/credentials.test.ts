@@ -2,12 +2,12 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { SecurityScheme } from '../src/card/model.js';
 import {
   applyCredentials,
+  type CredentialPlacement,
   credentialQueryNames,
   hasCredentials,
   placeCredential,
-  type CredentialPlacement,
 } from '../src/credentials.js';
-import { A2aLockError, UsageError, exitCodeFor } from '../src/errors.js';
+import { A2aLockError, exitCodeFor, UsageError } from '../src/errors.js';
 
 const SECRET = 's3cr3t-T0KEN-value';
 const empty = (): CredentialPlacement => ({ headers: {}, query: {}, cookies: {} });

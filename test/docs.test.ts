@@ -3,7 +3,7 @@
  * CONTRIBUTING.md and docs/ resolves; the exit-code page lists the exit codes of src/errors.ts, the risk-code
  * page the codes and levels of RISK_CODES, and the warnings page only codes the source emits.
  */
-import { mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';

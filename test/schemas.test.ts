@@ -2,7 +2,6 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
-import { checkBuilt } from './helpers/dist.js';
 import {
   checkOffline,
   DEFAULT_PROFILE,
@@ -12,6 +11,7 @@ import {
   parseManifest,
   serializeLockfile,
 } from '../src/index.js';
+import { checkBuilt } from './helpers/dist.js';
 
 const json = (path: string) => JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
 

@@ -15,9 +15,9 @@ import {
   showHost,
 } from './host.js';
 import { hasUserInfo } from './location.js';
-import { CORE_BINDINGS, type AgentInterface, type CardShape, type Warning } from './model.js';
+import { type AgentInterface, type CardShape, CORE_BINDINGS, type Warning } from './model.js';
 import { majorMinor } from './version.js';
-import { CardV03Format, CardV1Format, type CommonCard } from './wire.js';
+import { CardV1Format, CardV03Format, type CommonCard } from './wire.js';
 
 /** Where a card came from, for error messages and relative-URL resolution. */
 export interface CardSource {

@@ -13,7 +13,7 @@ import { sameMediaType } from './media.js';
 import type { AgentSkill, CardShape, NormalizedCard, SecurityScheme, Warning } from './model.js';
 import { checkSchemesKnown, readRequirements, readScheme, rejectProtoSchemes } from './schemes.js';
 import { cardSemver } from './version.js';
-import { SNAKE_TO_CAMEL, type CommonCard } from './wire.js';
+import { type CommonCard, SNAKE_TO_CAMEL } from './wire.js';
 
 export type { CardSource } from './interfaces.js';
 

@@ -5,7 +5,7 @@
 import { InvalidInputError } from '../errors.js';
 import { parseJson } from '../json-document.js';
 import { formatPath, MAX_JSON_DEPTH, protoKeyPath, tooDeep } from '../json-path.js';
-import { normalizeCard, type CardSource, type NormalizeResult } from './normalize.js';
+import { type CardSource, type NormalizeResult, normalizeCard } from './normalize.js';
 
 /** Cards larger than this are refused, fetched or read from a file (bytes). */
 export const MAX_CARD_BYTES = 1_048_576;

@@ -8,10 +8,10 @@ import { type Fail, parseWith } from './fail.js';
 import type { CardShape, SecurityRequirement, SecurityScheme, Warning } from './model.js';
 import {
   isSchemeType,
-  schemeWrappers,
+  type SchemeVariant,
   schemeTypeFormat,
   schemeVariantFormat,
-  type SchemeVariant,
+  schemeWrappers,
   type WireRequirement,
 } from './wire.js';
 

@@ -6,8 +6,8 @@
  */
 import { isAbsolute, relative, sep } from 'node:path';
 import type { AgentFiles } from '../commands/locate.js';
-import type { AgentReport } from '../lock/report.js';
 import type { AgentDiff } from '../lock/lockfile-diff.js';
+import type { AgentReport } from '../lock/report.js';
 import { escapeUntrusted, show } from './render/common.js';
 
 /** What the annotations read of an agent's report: all of it but its warnings (a report with them will do). */

@@ -7,19 +7,19 @@
 import { relative } from 'node:path';
 import kleur from 'kleur';
 import yargs, { type Argv } from 'yargs';
-import { A2aLockError, exitCodeFor, ExitCode } from '../errors.js';
 import type { GlobalOptions } from '../commands/context.js';
+import { A2aLockError, ExitCode, exitCodeFor } from '../errors.js';
 import type { PluginInfo } from '../version.js';
-import { COMMANDS, HELP_ORDER, LOCK_SUBCOMMANDS, commandName, type AnyCliCommand } from './commands/index.js';
-import type { CommandContext, ParsedArgv } from './commands/command.js';
-import { escapeUntrusted } from './render/common.js';
-import { createProgress } from './progress.js';
-import { processIo, type CliIo } from './io.js';
-import { failure, hideAll } from './yargs-shell.js';
-import { print } from './print.js';
 import { normalizeArgs } from './argv.js';
 import { colourEnabled } from './colour.js';
+import type { CommandContext, ParsedArgv } from './commands/command.js';
+import { type AnyCliCommand, COMMANDS, commandName, HELP_ORDER, LOCK_SUBCOMMANDS } from './commands/index.js';
 import { withGlobalOptions } from './global-options.js';
+import { type CliIo, processIo } from './io.js';
+import { print } from './print.js';
+import { createProgress } from './progress.js';
+import { escapeUntrusted } from './render/common.js';
+import { failure, hideAll } from './yargs-shell.js';
 
 function globals(argv: ParsedArgv, io: CliIo): GlobalOptions {
   return {

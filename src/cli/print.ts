@@ -1,7 +1,7 @@
 /** How a command's result is printed: one place, for every command (`--json` or human lines). */
 import type { CommandResult, GlobalOptions } from '../commands/context.js';
 import type { CliIo } from './io.js';
-import { renderWarning, terminalSafe, untrusted, type CommandRenderer } from './render/common.js';
+import { type CommandRenderer, renderWarning, terminalSafe, untrusted } from './render/common.js';
 
 /**
  * Print a command's result: under `--json` its document on stdout (with `warnings` added when it

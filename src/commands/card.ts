@@ -1,11 +1,11 @@
 /** `a2a card <url|file>`: fetch, validate and print the normalised card with its warnings (a linter for agent authors). */
 import { existsSync } from 'node:fs';
-import type { NormalizedCard, Warning } from '../card/model.js';
 import { otherOriginWarnings } from '../card/host.js';
+import type { NormalizedCard, Warning } from '../card/model.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { readManifest } from '../fs/manifest.js';
 import { manifestSchemas } from '../manifest/schema.js';
-import { paths, readCommandCard, type CommandResult, type GlobalOptions } from './context.js';
+import { type CommandResult, type GlobalOptions, paths, readCommandCard } from './context.js';
 
 /**
  * The answer of `a2a card`, all of it the `--json` document: `{"valid": true, "resolved",

@@ -1,15 +1,14 @@
 /** What every command receives and returns. Commands never print or exit: the CLI does. */
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { cardSourceOf, loadCard, type LoadedCard } from '../resolve/load-card.js';
 import type { NormalizedCard, Warning } from '../card/model.js';
 import { normalizeCard } from '../card/normalize.js';
-import { UsageError, type ExitCode } from '../errors.js';
-import type { Manifest } from '../manifest/schema.js';
+import { type ExitCode, UsageError } from '../errors.js';
 import { findManifest } from '../fs/find-manifest.js';
 import { ciBase } from '../fs/git.js';
-import { networkOptionsOf, type NetworkOptions } from '../http/network-options.js';
+import { type NetworkOptions, networkOptionsOf } from '../http/network-options.js';
+import type { Manifest, OriginAuthMap } from '../manifest/schema.js';
+import { cardSourceOf, type LoadedCard, loadCard } from '../resolve/load-card.js';
 import type { ResolveOptions } from '../resolve/options.js';
-import type { OriginAuthMap } from '../manifest/schema.js';
 
 /** Global options (yargs) resolved against the working directory. */
 export interface GlobalOptions {

@@ -14,24 +14,24 @@ import { basename, dirname, isAbsolute, resolve, sep } from 'node:path';
 import type { Warning } from '../card/model.js';
 import { A2aLockError, ExitCode, UsageError } from '../errors.js';
 import { readTextIfExists } from '../fs/atomic-write.js';
-import { ciBase, gitRoot, isCommit, readAtRevision, readResolved, underCi, type CiSource } from '../fs/git.js';
+import { type CiSource, ciBase, gitRoot, isCommit, readAtRevision, readResolved, underCi } from '../fs/git.js';
 import { readManifest } from '../fs/manifest.js';
 import { memberLines } from '../json-document.js';
-import { locateAgents, repositoryPath, type AgentFiles } from './locate.js';
 import { parseLockfile, parseLockfileWithDigest } from '../lock/format.js';
 import {
-  diffLockfiles,
-  failsOn,
-  ignoreRisks,
   type AgentDiff,
   type DiffCounts,
   type DiffManifests,
+  diffLockfiles,
+  failsOn,
+  ignoreRisks,
 } from '../lock/lockfile-diff.js';
 import { RISK_CODES, type RiskLevel } from '../lock/risk-codes.js';
+import type { Lockfile } from '../lock/schema.js';
 import { parseManifest } from '../manifest/parse.js';
 import type { Manifest } from '../manifest/schema.js';
-import type { Lockfile } from '../lock/schema.js';
-import { paths, type CommandResult, type GlobalOptions } from './context.js';
+import { type CommandResult, type GlobalOptions, paths } from './context.js';
+import { type AgentFiles, locateAgents, repositoryPath } from './locate.js';
 
 /** The codes `--ignore` takes: every risk code ({@link RISK_CODES}). */
 export const IGNORABLE_RISK_CODES: readonly string[] = Object.keys(RISK_CODES);

@@ -5,11 +5,11 @@
  */
 import { realpath } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
+import { ExitCode, OutOfDateError, UsageError } from '../errors.js';
 import { writeFileAtomic } from '../fs/atomic-write.js';
 import { readLockfileDigest } from '../fs/lockfile.js';
-import { ExitCode, OutOfDateError, UsageError } from '../errors.js';
 import { bomText, cycloneDxBom } from '../lock/cyclonedx.js';
-import { paths, type CommandResult, type GlobalOptions } from './context.js';
+import { type CommandResult, type GlobalOptions, paths } from './context.js';
 
 /** The export formats. */
 type ExportFormat = 'cyclonedx';

@@ -1,9 +1,9 @@
 /** `a2a init`: write a starter manifest. */
 import { existsSync } from 'node:fs';
-import { writeFileAtomic } from '../fs/atomic-write.js';
 import { ExitCode, UsageError } from '../errors.js';
+import { writeFileAtomic } from '../fs/atomic-write.js';
 import { DEFAULT_PROFILE, MANIFEST_SCHEMA_REF } from '../manifest/schema.js';
-import { paths, type CommandResult, type GlobalOptions } from './context.js';
+import { type CommandResult, type GlobalOptions, paths } from './context.js';
 
 /** The answer of `a2a init`, all of it the `--json` document: the manifest's absolute path, written. */
 export interface InitData {

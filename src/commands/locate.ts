@@ -3,11 +3,12 @@
  * the root of the git repository holding them, and the line of each agent's key under `"agents"`
  * in each. Reads files and asks git; the SARIF itself is built by `cli/render/sarif.ts`.
  */
-import { memberLines } from '../json-document.js';
-import { readTextIfExists } from '../fs/atomic-write.js';
+
 import { realpath } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path';
+import { readTextIfExists } from '../fs/atomic-write.js';
 import { gitRoot } from '../fs/git.js';
+import { memberLines } from '../json-document.js';
 
 /** One file findings point at: its path from the repository root (`/` separated) and agent → 1-based line. */
 export interface AgentFile {

@@ -1,8 +1,9 @@
 /** `a2a lock digest`: the digest of the lockfile's meaning, what a reviewer approves and a deploy pins. Reads only. */
+
+import { ExitCode, OutOfDateError } from '../errors.js';
 import { readLockfileDigest } from '../fs/lockfile.js';
 import { readManifest } from '../fs/manifest.js';
-import { ExitCode, OutOfDateError } from '../errors.js';
-import { paths, type CommandResult, type GlobalOptions } from './context.js';
+import { type CommandResult, type GlobalOptions, paths } from './context.js';
 
 /** The answer of `a2a lock digest`, all of it the `--json` document: `{"digest": "sha256-…", "lockfile": <absolute path>}`. */
 export interface LockDigestData {

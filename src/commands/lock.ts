@@ -2,28 +2,29 @@
  * `a2a lock`, `a2a update [agent...]` and `a2a add <name> <card>`: compute the lockfile that
  * satisfies the manifest and write it, all or nothing.
  */
-import { writeFileAtomic } from '../fs/atomic-write.js';
-import { own } from '../json-path.js';
+
+import validRange from 'semver/ranges/valid.js';
 import { sameJson } from '../canonical.js';
 import { ExitCode, UsageError } from '../errors.js';
+import { writeFileAtomic } from '../fs/atomic-write.js';
+import { withFileLock } from '../fs/file-lock.js';
 import { readManifest, readManifestFile } from '../fs/manifest.js';
-import { parseManifest } from '../manifest/parse.js';
-import validRange from 'semver/ranges/valid.js';
-import { AGENT_NAME } from '../manifest/agent-name.js';
-import type { Manifest } from '../manifest/schema.js';
-import { entryChanges, type EntryChanges } from '../lock/changes.js';
-import { overallExitCode, syncFailureJson, type SkillRefusal, type SyncFailure } from '../lock/report.js';
+import { own } from '../json-path.js';
+import { type EntryChanges, entryChanges } from '../lock/changes.js';
 import { lockDigest } from '../lock/digest.js';
 import { diffLockfiles, type LockfileDiff } from '../lock/lockfile-diff.js';
-import { lockProject, type LockProjectResult } from '../resolve/lock-project.js';
+import { overallExitCode, type SkillRefusal, type SyncFailure, syncFailureJson } from '../lock/report.js';
+import { AGENT_NAME } from '../manifest/agent-name.js';
+import { parseManifest } from '../manifest/parse.js';
+import type { Manifest } from '../manifest/schema.js';
+import { type LockProjectResult, lockProject } from '../resolve/lock-project.js';
 import type { SyncAction, SyncResult } from '../resolve/sync.js';
-import { withFileLock } from '../fs/file-lock.js';
 import {
   assertManifestAgents,
-  unreviewedResolveOptions,
-  paths,
   type CommandResult,
   type GlobalOptions,
+  paths,
+  unreviewedResolveOptions,
 } from './context.js';
 
 /** One agent in the `--json` document of `lock`, `update` and `add`: its action and, updated, what changed; or why it failed ({@link syncFailureJson}). */

@@ -1,12 +1,13 @@
 /** `a2a ls`: the agents of the manifest, their skills and a one-line summary of each locked plan. Offline; never writes. */
+
+import { describeOriginAuths } from '../credentials.js';
+import { ExitCode } from '../errors.js';
 import { readLockfile } from '../fs/lockfile.js';
 import { readManifest } from '../fs/manifest.js';
 import { own } from '../json-path.js';
-import { ExitCode } from '../errors.js';
 import { planKeys } from '../manifest/schema.js';
-import { describeOriginAuths } from '../credentials.js';
 import type { Plan } from '../negotiate/types.js';
-import { paths, type CommandResult, type GlobalOptions } from './context.js';
+import { type CommandResult, type GlobalOptions, paths } from './context.js';
 
 /** One agent of `a2a ls`: its card location, its locked card version (if locked), each skill's locked plan or `null` (not locked); an entry without skills lists its agent-level plan `"*"`. */
 interface LsAgent {

@@ -7,25 +7,25 @@
  */
 import { ExitCode } from '../errors.js';
 import { formatPath, own } from '../json-path.js';
-import { changeKind, entryChanges, type EntryChanges } from '../lock/changes.js';
+import { changeKind, type EntryChanges, entryChanges } from '../lock/changes.js';
 import { checkOffline } from '../lock/offline.js';
 import {
+  type AgentReport,
   outdatedExitCode,
   overallExitCode,
-  syncFailureJson,
-  type AgentReport,
   type ReportedError,
   type SyncFailure,
+  syncFailureJson,
 } from '../lock/report.js';
 import type { Plan } from '../negotiate/types.js';
 import { syncLock } from '../resolve/sync.js';
 import { readProject } from '../resolve/verify.js';
 import {
   assertManifestAgents,
-  unreviewedResolveOptions,
-  paths,
   type CommandResult,
   type GlobalOptions,
+  paths,
+  unreviewedResolveOptions,
 } from './context.js';
 
 /** One agent in the `--json` document of `outdated`: `status` and what would change; an agent that cannot be resolved has the failure shape of `a2a update` ({@link syncFailureJson}). */

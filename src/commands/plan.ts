@@ -1,4 +1,6 @@
 /** `a2a plan <card> --skill <id>`: negotiate one card (file or URL) without a lockfile. */
+
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Warning } from '../card/model.js';
 import { ExitCode } from '../errors.js';
@@ -6,8 +8,7 @@ import { readManifest, readProfile } from '../fs/manifest.js';
 import { DEFAULT_PROFILE } from '../manifest/schema.js';
 import { negotiate } from '../negotiate/negotiate.js';
 import type { ClientProfile, Plan, Refusal } from '../negotiate/types.js';
-import { paths, readCommandCard, type CommandResult, type GlobalOptions } from './context.js';
-import { existsSync } from 'node:fs';
+import { type CommandResult, type GlobalOptions, paths, readCommandCard } from './context.js';
 
 /**
  * The answer of `a2a plan`. The `--json` document is `{"plan": {...}, "warnings": [...]}` (exit 0)

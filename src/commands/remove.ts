@@ -1,12 +1,12 @@
 /** `a2a remove <agent>...`: drop agents from the manifest and the lockfile in one step. */
-import { UsageError, ExitCode } from '../errors.js';
+import { ExitCode, UsageError } from '../errors.js';
 import { writeFileAtomic } from '../fs/atomic-write.js';
 import { withFileLock } from '../fs/file-lock.js';
 import { readLockfile } from '../fs/lockfile.js';
 import { readManifestFile } from '../fs/manifest.js';
 import { serializeLockfile } from '../lock/format.js';
 import { parseManifest } from '../manifest/parse.js';
-import { paths, type CommandResult, type GlobalOptions } from './context.js';
+import { type CommandResult, type GlobalOptions, paths } from './context.js';
 
 /**
  * The answer of `a2a remove`: the `--json` document is `{"ok", "removed": [names], "written": {"manifest", "lockfile"}}`

@@ -2,18 +2,19 @@
  * `a2a verify [agent...] [--offline] [--strict]` (the CI gate) and `a2a install` (like `npm ci`).
  * Both read only: the lockfile is never written.
  */
+
+import { basename } from 'node:path';
 import type { Warning } from '../card/model.js';
 import { ExitCode, OutOfDateError } from '../errors.js';
-import { ignoreFailures, overallExitCode, type AgentReport } from '../lock/report.js';
-import { describeMismatches, manifestMismatches } from '../lock/satisfies.js';
-import { checkProject, readProject, reviewBase, verifyLockfile, type VerifyBase } from '../resolve/verify.js';
-import { readManifest } from '../fs/manifest.js';
 import { expectLockfileDigest } from '../fs/lockfile.js';
-import { sourceVariables } from '../manifest/schema.js';
+import { readManifest } from '../fs/manifest.js';
 import { own } from '../json-path.js';
-import { basename } from 'node:path';
-import { locateAgents, repositoryPath, type AgentFiles } from './locate.js';
-import { resolveOptions, paths, type CommandResult, type GlobalOptions } from './context.js';
+import { type AgentReport, ignoreFailures, overallExitCode } from '../lock/report.js';
+import { describeMismatches, manifestMismatches } from '../lock/satisfies.js';
+import { sourceVariables } from '../manifest/schema.js';
+import { checkProject, readProject, reviewBase, type VerifyBase, verifyLockfile } from '../resolve/verify.js';
+import { type CommandResult, type GlobalOptions, paths, resolveOptions } from './context.js';
+import { type AgentFiles, locateAgents, repositoryPath } from './locate.js';
 
 /** The codes `verify --ignore` takes (defined in lock/report.ts). */
 export { VERIFY_FAILURE_CODES } from '../lock/report.js';

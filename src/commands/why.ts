@@ -5,16 +5,16 @@
  * satisfied, the media types intersected. Reads only; never touches the network.
  */
 import { internationalHostWarnings } from '../card/host.js';
+import { describeOriginAuths } from '../credentials.js';
 import { A2aLockError, ExitCode, OutOfDateError, UsageError } from '../errors.js';
+import { readLockfile } from '../fs/lockfile.js';
 import { formatPath, own } from '../json-path.js';
 import { explainSkill, fieldDrift } from '../lock/drift.js';
 import { checkOffline, lockedNegotiationCard } from '../lock/offline.js';
-import { describeOriginAuths } from '../credentials.js';
-import { readLockfile } from '../fs/lockfile.js';
+import type { PlanDrift } from '../lock/report.js';
 import type { ExplainedStep } from '../negotiate/explain.js';
 import type { Plan, Refusal } from '../negotiate/types.js';
-import type { PlanDrift } from '../lock/report.js';
-import { paths, type CommandResult, type GlobalOptions } from './context.js';
+import { type CommandResult, type GlobalOptions, paths } from './context.js';
 
 /** One locked skill explained: the locked plan, whether its snapshot still negotiates it, and the steps. */
 interface WhySkill {

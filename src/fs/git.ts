@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { UsageError } from '../errors.js';
-import { defaultBranchGate, type DefaultBranchFacts } from '../lock/ci-gate.js';
+import { type DefaultBranchFacts, defaultBranchGate } from '../lock/ci-gate.js';
 
 /** Longest a git call may take, ms. */
 const GIT_TIMEOUT_MS = 10_000;

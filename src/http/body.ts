@@ -6,7 +6,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import { InvalidInputError } from '../errors.js';
-import { networkError, type FailedRequest } from './errors.js';
+import { type FailedRequest, networkError } from './errors.js';
 import { oneLine } from './url-policy.js';
 
 /** How much of a redirect or error body we read to keep the socket reusable before giving up on it. */

@@ -8,7 +8,7 @@ import { CARD_PATH, LEGACY_CARD_PATH } from '../card/location.js';
 import type { Warning } from '../card/model.js';
 import { CardVersionRefusedError, FetchError, InvalidInputError } from '../errors.js';
 import { QUOTES_CREDENTIAL, quotesSecret, redactSecrets } from '../redact.js';
-import { exchange, makeContext, withDeadline, type NetworkOptions } from './request.js';
+import { exchange, makeContext, type NetworkOptions, withDeadline } from './request.js';
 import { checkUrlPolicy, parseLocation } from './url-policy.js';
 
 // For the lazy loader of this module (`resolve/load-card`): closes the pool only if a card was fetched.

@@ -4,12 +4,12 @@
  * through here, so a module that does not import this one does not load undici.
  */
 
-import type { Dispatcher } from 'undici';
-// undici's root loads all of undici (~45 ms a run): import the four modules used, by path, and give
+// undici's root loads all of undici (~45 ms a run): import the modules used, by path, and give
 // dispatchers their API methods as the root does (docs/explanation/performance.md; undici pinned exactly).
-import DispatcherClass from 'undici/lib/dispatcher/dispatcher.js';
+import type { Dispatcher } from 'undici';
 import dispatcherApi from 'undici/lib/api/index.js';
 import Agent from 'undici/lib/dispatcher/agent.js';
+import DispatcherClass from 'undici/lib/dispatcher/dispatcher.js';
 import { PROXY_VARIABLES, proxyVariableSet } from './network-options.js';
 import { ProxyRuleAgent } from './proxy-agent.js';
 

@@ -16,12 +16,12 @@
  */
 
 import { showLocation } from '../card/location.js';
-import { applyCredentials, credentialQueryNames, hasCredentials, type CredentialPlacement } from '../credentials.js';
-import { placementSecrets, quotesSecret, redactSecrets } from '../redact.js';
-import { FetchError, InvalidInputError } from '../errors.js';
-import { versionHeaderLost, versionHeaderLostMessage } from '../card/version-header.js';
 import type { Warning } from '../card/model.js';
-import { networkOptionsOf, requestJson, type JsonResponse, type NetworkOptions } from './request.js';
+import { versionHeaderLost, versionHeaderLostMessage } from '../card/version-header.js';
+import { applyCredentials, type CredentialPlacement, credentialQueryNames, hasCredentials } from '../credentials.js';
+import { FetchError, InvalidInputError } from '../errors.js';
+import { placementSecrets, quotesSecret, redactSecrets } from '../redact.js';
+import { type JsonResponse, type NetworkOptions, networkOptionsOf, requestJson } from './request.js';
 
 /** What to fetch the extended card through: the chosen interface (a plan's fields) and the credentials. */
 export interface ExtendedCardRequest extends NetworkOptions {

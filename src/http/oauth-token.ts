@@ -8,8 +8,8 @@
  */
 import { createHash } from 'node:crypto';
 import { isCleartextOffLoopback } from '../card/host.js';
-import { redactError, redactSecrets } from '../redact.js';
 import { A2aLockError, FetchError } from '../errors.js';
+import { redactError, redactSecrets } from '../redact.js';
 
 /** What {@link ClientCredentialsTokens.token} needs for one token. */
 export interface ClientCredentialsGrant {

@@ -7,8 +7,8 @@
  */
 import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
 import { isLoopbackHost } from '../card/host.js';
-import { A2aLockError, UsageError } from '../errors.js';
 import { describeOriginAuth } from '../credentials.js';
+import { A2aLockError, UsageError } from '../errors.js';
 import type { OriginAuth, OriginAuthMap } from '../manifest/schema.js';
 import type { NetworkOptions, OriginAuthenticator } from './network-options.js';
 

@@ -14,7 +14,7 @@ import Agent from 'undici/lib/dispatcher/agent.js';
 import DispatcherBase from 'undici/lib/dispatcher/dispatcher-base.js';
 import ProxyAgent from 'undici/lib/dispatcher/proxy-agent.js';
 import { InvalidInputError, UsageError } from '../errors.js';
-import { cleartextProxyRefusal, invalidProxyRefusal, proxyDecision, type ProxyEnv } from './proxy-rule.js';
+import { cleartextProxyRefusal, invalidProxyRefusal, type ProxyEnv, proxyDecision } from './proxy-rule.js';
 
 const { kDispatch, kClose, kDestroy } = symbols;
 

@@ -15,20 +15,19 @@
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
+import { describeOriginAuth, originAuthExample } from '../credentials.js';
 import { FetchError, InvalidInputError, UsageError } from '../errors.js';
-import { drain, headerValue, readJson, type BodyRequest } from './body.js';
+import type { OriginAuth } from '../manifest/schema.js';
+import { packageVersion } from '../version.js';
+import { type BodyRequest, drain, headerValue, readJson } from './body.js';
 import { getDefaultDispatcher, proxyHint, requestThrough } from './dispatcher.js';
 import { DeadlineExceeded, networkError } from './errors.js';
-import { DEFAULT_TIMEOUT_MS, type NetworkOptions } from './network-options.js';
-import { checkUrlPolicy, oneLine, parseLocation, printableUrl, type UrlReporting } from './url-policy.js';
-import { redactUrl, refuseEchoedUrl, urlQuotesSecret } from './url-echo.js';
-import { describeOriginAuth, originAuthExample } from '../credentials.js';
-import type { OriginAuth } from '../manifest/schema.js';
 import type { OriginAuthenticator } from './network-options.js';
+import { DEFAULT_TIMEOUT_MS, type NetworkOptions } from './network-options.js';
+import { redactUrl, refuseEchoedUrl, urlQuotesSecret } from './url-echo.js';
+import { checkUrlPolicy, oneLine, parseLocation, printableUrl, type UrlReporting } from './url-policy.js';
 
-import { packageVersion } from '../version.js';
-
-export { networkOptionsOf, type NetworkOptions } from './network-options.js';
+export { type NetworkOptions, networkOptionsOf } from './network-options.js';
 
 let userAgent: string | undefined;
 /** `User-Agent`: this package and its version ({@link packageVersion}, the one source). */

@@ -5,8 +5,8 @@
  * printed. Pure: string tests over the redactor's spellings (`redact.ts`).
  */
 
-import { quotesSecret, redactSecrets } from '../redact.js';
 import { InvalidInputError } from '../errors.js';
+import { quotesSecret, redactSecrets } from '../redact.js';
 
 /**
  * Whether `url` (as written in a `Location` header, or parsed) holds one of `secrets` (each of at

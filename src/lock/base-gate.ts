@@ -8,8 +8,8 @@
  */
 import { sameJson } from '../canonical.js';
 import { own } from '../json-path.js';
-import { sourceVariables, type AgentEntry, type AgentSettings, type Manifest } from '../manifest/schema.js';
-import { credentialRoutes, originAuthRoutes, sameDestination, type CredentialRoute } from './credential-routes.js';
+import { type AgentEntry, type AgentSettings, type Manifest, sourceVariables } from '../manifest/schema.js';
+import { type CredentialRoute, credentialRoutes, originAuthRoutes, sameDestination } from './credential-routes.js';
 import type { Unchecked, WithheldRoute } from './report.js';
 import type { LockEntry, Lockfile } from './schema.js';
 

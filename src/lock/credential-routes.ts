@@ -10,12 +10,12 @@
  */
 import { sameJson } from '../canonical.js';
 import { originOf } from '../card/host.js';
-import { clientCredentialsTokenUrl } from '../credentials.js';
 import type { NormalizedCard, Warning } from '../card/model.js';
+import { clientCredentialsTokenUrl } from '../credentials.js';
 import type { AgentSettings } from '../manifest/schema.js';
 import { placement } from './drift.js';
 import { lockedNegotiationCard, lockedPublicCard } from './offline.js';
-import { routeFor, type ExtendedRoute } from './route.js';
+import { type ExtendedRoute, routeFor } from './route.js';
 import type { LockEntry } from './schema.js';
 
 export { originOf };

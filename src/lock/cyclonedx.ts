@@ -10,11 +10,11 @@
 import { nameBasedUuid, stableFileJson } from '../canonical.js';
 import { isLoopbackHost, isLoopbackUrl } from '../card/host.js';
 import { InvalidInputError } from '../errors.js';
-import { bounded, UNTRUSTED, unicodeEscape } from '../untrusted.js';
 import { formatPath, own } from '../json-path.js';
-import { lockDigest } from './digest.js';
 import type { AgentSettings } from '../manifest/schema.js';
+import { bounded, UNTRUSTED, unicodeEscape } from '../untrusted.js';
 import { credentialRoutes } from './credential-routes.js';
+import { lockDigest } from './digest.js';
 import { integrityMismatch } from './offline.js';
 import type { LockEntry, Lockfile } from './schema.js';
 

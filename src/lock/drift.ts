@@ -10,21 +10,21 @@ import type { NormalizedCard, SecurityScheme } from '../card/model.js';
 import type { SignatureRecord } from '../card/signature/verify.js';
 import { clientCredentialsTokenUrl, placeCredential } from '../credentials.js';
 import { own } from '../json-path.js';
-import { profileOf, type AgentSettings } from '../manifest/schema.js';
-import { explainNegotiation, type Explanation } from '../negotiate/explain.js';
+import { type AgentSettings, profileOf } from '../manifest/schema.js';
+import { type Explanation, explainNegotiation } from '../negotiate/explain.js';
 import { diffPlans, negotiate } from '../negotiate/negotiate.js';
 import type { NegotiationResult, Plan, TraceStep } from '../negotiate/types.js';
-import { cardChanges, changeKind, type CardSide } from './changes.js';
-import { isResigned } from './resign.js';
+import { type CardSide, cardChanges, changeKind } from './changes.js';
 import {
+  type AgentReport,
   changedReport,
   driftReport,
   okReport,
-  type AgentReport,
   type PlanDrift,
   type SignatureDrift,
   type SkillRefusal,
 } from './report.js';
+import { isResigned } from './resign.js';
 import type { LockEntry } from './schema.js';
 
 /** The options of negotiate() these settings give: `versionRange`, and `allowHttp` when the agent allows plain http. */

@@ -3,10 +3,11 @@
  * and split and merge a lockfile with git merge-conflict markers. Pure; the file is read and
  * written in `fs/lockfile.ts`.
  */
-import { validate } from '../json-document.js';
+
 import { stableFileJson } from '../canonical.js';
+import { validate } from '../json-document.js';
 import { lockDigest } from './digest.js';
-import { LockfileFormat, type Lockfile } from './schema.js';
+import { type Lockfile, LockfileFormat } from './schema.js';
 import { parseLockfileJson } from './top.js';
 
 /**

@@ -6,18 +6,18 @@
  */
 import { sameJson } from '../canonical.js';
 import { own } from '../json-path.js';
-import { sourceVariables, type AgentSettings, type Manifest } from '../manifest/schema.js';
+import { type AgentSettings, type Manifest, sourceVariables } from '../manifest/schema.js';
 import type { Plan } from '../negotiate/types.js';
-import { entryChanges, planChanges, type EntryChanges } from './changes.js';
+import { type EntryChanges, entryChanges, planChanges } from './changes.js';
 import { keepSnapshotsOverDefaults } from './proto-defaults.js';
 import {
+  type AgentSide,
   assessRisks,
+  type CredentialSourceChange,
   credentialSourceRisks,
   signatureStatus,
-  type AgentSide,
-  type CredentialSourceChange,
 } from './risk.js';
-import { atOrAbove, highestLevel, RISK_LEVELS, type Improvement, type Risk, type RiskLevel } from './risk-codes.js';
+import { atOrAbove, highestLevel, type Improvement, RISK_LEVELS, type Risk, type RiskLevel } from './risk-codes.js';
 import type { Lockfile } from './schema.js';
 
 /** A field of an agent's locked settings that changes. */

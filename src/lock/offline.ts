@@ -16,8 +16,9 @@ export type ReadSettings = Pick<AgentSettings, 'rebaseInterfaces'> | undefined;
 function rebaseOf(settings: ReadSettings): { rebaseInterfaces?: true } {
   return settings?.rebaseInterfaces ? { rebaseInterfaces: true } : {};
 }
+
 import { negotiateSkills } from './drift.js';
-import { errorReport, errorReportOf, outOfDateReport, type AgentReport, type Resolution } from './report.js';
+import { type AgentReport, errorReport, errorReportOf, outOfDateReport, type Resolution } from './report.js';
 import type { LockEntry } from './schema.js';
 
 /**

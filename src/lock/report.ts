@@ -7,7 +7,7 @@
  */
 import type { NormalizedCard, Warning } from '../card/model.js';
 import type { SignatureRecord } from '../card/signature/verify.js';
-import { A2aLockError, ExitCode, exitCodeFor, exitCodeOf, type ErrorCode } from '../errors.js';
+import { A2aLockError, type ErrorCode, ExitCode, exitCodeFor, exitCodeOf } from '../errors.js';
 import type { Refusal, TraceStep } from '../negotiate/types.js';
 import type { CardChange } from './changes.js';
 import type { LockEntry } from './schema.js';

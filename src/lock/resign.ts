@@ -8,8 +8,8 @@
  */
 import { decodeProtectedHeader } from 'jose';
 import { sameJson } from '../canonical.js';
-import { isRecord } from '../json-path.js';
 import type { SignatureRecord } from '../card/signature/verify.js';
+import { isRecord } from '../json-path.js';
 import type { LockEntry } from './schema.js';
 
 /**

@@ -6,28 +6,27 @@
  * review of two whole lockfiles is `lock/lockfile-diff.ts`. Pure.
  */
 import { sameJson } from '../canonical.js';
-import { compareDotted, compareVersions } from '../card/version.js';
 import { internationalHostWarnings, isCleartextOffLoopback } from '../card/host.js';
 import type { NormalizedCard, SecurityScheme } from '../card/model.js';
 import type { SignatureRecord } from '../card/signature/verify.js';
+import { compareDotted, compareVersions } from '../card/version.js';
+import { describeOriginAuth } from '../credentials.js';
 import { own } from '../json-path.js';
-import type { AgentSettings } from '../manifest/schema.js';
+import type { AgentSettings, OriginAuth } from '../manifest/schema.js';
 import type { Plan } from '../negotiate/types.js';
-import { entryChanges, signatureChanges, type EntryChanges } from './changes.js';
+import { type EntryChanges, entryChanges, signatureChanges } from './changes.js';
 import {
+  type CredentialRoute,
   credentialRoutes,
+  type LockedCards,
   originAuthRoutes,
   originOf,
   planRoutes,
   uncoveredRoutes,
-  type CredentialRoute,
-  type LockedCards,
 } from './credential-routes.js';
-import { describeOriginAuth } from '../credentials.js';
-import type { OriginAuth } from '../manifest/schema.js';
 import { placement } from './drift.js';
-import { better, type Improvement, type Risk, risk } from './risk-codes.js';
 import { lockedNegotiationCard, lockedPublicCard } from './offline.js';
+import { better, type Improvement, type Risk, risk } from './risk-codes.js';
 import type { LockEntry } from './schema.js';
 
 /** One agent as a lockfile holds it: its entry and its locked settings (absent in a lockfile that lacks them). */

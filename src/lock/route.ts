@@ -8,7 +8,7 @@
  */
 import { isCleartextOffLoopback } from '../card/host.js';
 import type { AgentInterface, NormalizedCard, SecurityRequirement, Warning } from '../card/model.js';
-import { profileOf, type AgentSettings } from '../manifest/schema.js';
+import { type AgentSettings, profileOf } from '../manifest/schema.js';
 import { chooseInterface, chooseRequirement } from '../negotiate/negotiate.js';
 import { schemeChange } from './drift.js';
 import { lockedPublicCard } from './offline.js';

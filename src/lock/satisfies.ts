@@ -6,13 +6,13 @@
 import { sameJson } from '../canonical.js';
 import { own } from '../json-path.js';
 import {
-  agentSettings,
-  planKeys,
-  profileOf,
   type AgentSettings,
+  agentSettings,
   type Manifest,
   type OriginAuth,
   type OriginAuthMap,
+  planKeys,
+  profileOf,
 } from '../manifest/schema.js';
 import type { LockEntry, Lockfile } from './schema.js';
 

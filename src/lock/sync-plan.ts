@@ -10,18 +10,19 @@
  * failure that names `a2a update`. Only `update` (force) or a change of the agent's own negotiation
  * inputs in the manifest resolves them afresh.
  */
-import type { Warning } from '../card/model.js';
+
 import { sameJson } from '../canonical.js';
+import type { Warning } from '../card/model.js';
 import { A2aLockError } from '../errors.js';
 import { formatPath, own } from '../json-path.js';
-import { agentSettings, planKeys, type Manifest } from '../manifest/schema.js';
+import { agentSettings, type Manifest, planKeys } from '../manifest/schema.js';
 import { checkOffline, replanFromSnapshot } from './offline.js';
-import { errorFailure, resolutionFailure, type Resolution, type SyncFailure } from './report.js';
 import { keepSnapshotsOverDefaults } from './proto-defaults.js';
+import { errorFailure, type Resolution, resolutionFailure, type SyncFailure } from './report.js';
 import { keepResignedSnapshots } from './resign.js';
-import { credentialWarnings } from './unused-credentials.js';
 import { manifestMismatches, sameNegotiationInputs } from './satisfies.js';
 import { LOCKFILE_SCHEMA_REF, LOCKFILE_VERSION, type LockEntry, type Lockfile, lockSchemas } from './schema.js';
+import { credentialWarnings } from './unused-credentials.js';
 
 /** What `lock`, `update` and `outdated` ask of a sync. */
 export interface SyncRequest {

@@ -4,7 +4,7 @@ import { InvalidInputError } from '../errors.js';
 import { parseJson, validate } from '../json-document.js';
 import { formatPath } from '../json-path.js';
 import type { ClientProfile } from '../negotiate/types.js';
-import { ManifestFormat, ProfileFormat, type Manifest } from './schema.js';
+import { type Manifest, ManifestFormat, ProfileFormat } from './schema.js';
 
 /**
  * Parse and validate manifest text.

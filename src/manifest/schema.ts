@@ -6,8 +6,8 @@
 import { z } from 'zod/mini';
 import { CONCRETE_MEDIA_TYPE } from '../card/media.js';
 import { CORE_BINDINGS } from '../card/model.js';
-import { AGENT_LEVEL, type ClientProfile } from '../negotiate/types.js';
 import { type Format, once } from '../json-document.js';
+import { AGENT_LEVEL, type ClientProfile } from '../negotiate/types.js';
 import { AGENT_NAME, AGENT_NAME_RULE } from './agent-name.js';
 import {
   hasNoRepeats,

@@ -7,10 +7,10 @@
  * negotiate()'s own result, so the explanation never disagrees with the plan. Pure.
  */
 import { contactedHostNote } from '../card/host.js';
-import { majorMinor } from '../card/version.js';
 import { sameMediaType } from '../card/media.js';
-import { agentLevelSkill, describeRequirement, negotiate, type NegotiateOptions } from './negotiate.js';
 import type { AgentInterface, AgentSkill, NormalizedCard } from '../card/model.js';
+import { majorMinor } from '../card/version.js';
+import { agentLevelSkill, describeRequirement, type NegotiateOptions, negotiate } from './negotiate.js';
 import { AGENT_LEVEL, type ClientProfile, type Delivery, type NegotiationResult, type TraceStep } from './types.js';
 
 /** One candidate a step weighed. */

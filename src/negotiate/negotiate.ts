@@ -7,13 +7,14 @@
  * Spec: A2A 1.0 §3.6 (versions), §8.3 (interfaces), §4.5 / securityRequirements, §3.2.2
  * (acceptedOutputModes), §3.1.2/§3.1.7 (streaming, push), §4.6 (extensions).
  */
-import { sameJson } from '../canonical.js';
+
 // The functions used, not the package index (which loads all of semver: 47 modules).
 import satisfies from 'semver/functions/satisfies.js';
-import type { AgentInterface, AgentSkill, NormalizedCard, SecurityRequirement } from '../card/model.js';
+import { sameJson } from '../canonical.js';
 import { contactedHostNote, isCleartextOffLoopback, isUnspecifiedUrl } from '../card/host.js';
-import { cardSemver, majorMinor } from '../card/version.js';
 import { sameMediaType } from '../card/media.js';
+import type { AgentInterface, AgentSkill, NormalizedCard, SecurityRequirement } from '../card/model.js';
+import { cardSemver, majorMinor } from '../card/version.js';
 import {
   AGENT_LEVEL,
   type ClientProfile,

@@ -8,24 +8,24 @@ import type { NormalizedCard, Warning } from '../card/model.js';
 import { normalizeCard } from '../card/normalize.js';
 import type { SignatureRecord } from '../card/signature/verify.js';
 import { A2aLockError } from '../errors.js';
-import { servedVerdict, signatureDrift } from '../lock/drift.js';
-import { lockedNegotiationCard } from '../lock/offline.js';
 import {
   baseUnreadable,
+  type CredentialGate,
   credentialRouteNew,
   extendedChangedSince,
   extendedUnchecked,
   withheldRoutes,
-  type CredentialGate,
 } from '../lock/base-gate.js';
+import { cardChanges } from '../lock/changes.js';
 import { extendedRoutes } from '../lock/credential-routes.js';
-import { driftReport, errorReport, okReport, withUnchecked, type AgentReport, type Unchecked } from '../lock/report.js';
+import { servedVerdict, signatureDrift } from '../lock/drift.js';
+import { lockedNegotiationCard } from '../lock/offline.js';
+import { type AgentReport, driftReport, errorReport, okReport, type Unchecked, withUnchecked } from '../lock/report.js';
 import { lockedExtendedRoute } from '../lock/route.js';
 import type { LockEntry } from '../lock/schema.js';
-import { cardChanges } from '../lock/changes.js';
 import type { AgentEntry, AgentSettings } from '../manifest/schema.js';
-import { readExtended, type ReadCard } from './extended.js';
-import { cardSourceOf, loadAgentCard, type LoadedCard } from './load-card.js';
+import { type ReadCard, readExtended } from './extended.js';
+import { cardSourceOf, type LoadedCard, loadAgentCard } from './load-card.js';
 import type { ResolveOptions } from './options.js';
 import { signatureOf } from './signature.js';
 

@@ -7,12 +7,12 @@ import type { NormalizedCard, Warning } from '../card/model.js';
 import { normalizeCard } from '../card/normalize.js';
 import { assertShallow } from '../card/read.js';
 import type { SignatureRecord } from '../card/signature/verify.js';
-import { clientCredentialsTokenUrl, placeCredential, type CredentialPlacement } from '../credentials.js';
+import { type CredentialPlacement, clientCredentialsTokenUrl, placeCredential } from '../credentials.js';
 import { A2aLockError, InvalidInputError } from '../errors.js';
 import { own } from '../json-path.js';
 import type { ExtendedRoute } from '../lock/route.js';
-import { sourceVariables, type AgentEntry, type AgentSettings } from '../manifest/schema.js';
-import { requestOptions, type ResolveOptions } from './options.js';
+import { type AgentEntry, type AgentSettings, sourceVariables } from '../manifest/schema.js';
+import { type ResolveOptions, requestOptions } from './options.js';
 import { signatureOf } from './signature.js';
 
 /** A card as read in this run: raw JSON, the normalised model, its signature and where it came from. */

@@ -8,10 +8,10 @@ import type { Warning } from '../card/model.js';
 import { assertShallow } from '../card/read.js';
 import { InvalidInputError } from '../errors.js';
 import { readCardFile } from '../fs/card-file.js';
-import { networkOptionsOf, type NetworkOptions } from '../http/network-options.js';
-import type { AgentSettings, OriginAuthMap } from '../manifest/schema.js';
+import { type NetworkOptions, networkOptionsOf } from '../http/network-options.js';
 import type { OriginAuthRun } from '../http/origin-auth.js';
-import { requestOptions, type ResolveOptions } from './options.js';
+import type { AgentSettings, OriginAuthMap } from '../manifest/schema.js';
+import { type ResolveOptions, requestOptions } from './options.js';
 
 /** Where cards are loaded from and how: the network options plus the manifest's folder and the version asked for. */
 export interface LoadCardOptions extends NetworkOptions {

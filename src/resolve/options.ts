@@ -1,5 +1,5 @@
 /** The options every `resolve/` operation takes: the network ones, plus the manifest's folder, the environment and progress. */
-import { networkOptionsOf, type NetworkOptions } from '../http/network-options.js';
+import { type NetworkOptions, networkOptionsOf } from '../http/network-options.js';
 import type { OriginAuthProvider } from '../http/origin-auth.js';
 import type { OriginAuthMap } from '../manifest/schema.js';
 

@@ -3,20 +3,20 @@
  * extended card when the agent has one, and negotiate every manifest skill into a lock entry.
  */
 import { integrityOf } from '../canonical.js';
+import type { NormalizedCard, Warning } from '../card/model.js';
 import { normalizeCard } from '../card/normalize.js';
 import { A2aLockError } from '../errors.js';
 import { negotiateSkills, schemeDrift, signaturesDrift } from '../lock/drift.js';
 import { lockedNegotiationCard } from '../lock/offline.js';
 import type { Resolution } from '../lock/report.js';
-import { lockedExtendedRoute, routeFor, type ExtendedRoute } from '../lock/route.js';
+import { type ExtendedRoute, lockedExtendedRoute, routeFor } from '../lock/route.js';
+import { entryOrigins, originAuthRecord } from '../lock/satisfies.js';
 import type { LockEntry } from '../lock/schema.js';
-import { planKeys, type AgentEntry, type AgentSettings } from '../manifest/schema.js';
-import type { NormalizedCard, Warning } from '../card/model.js';
-import { readExtended, type ReadCard } from './extended.js';
+import { type AgentEntry, type AgentSettings, planKeys } from '../manifest/schema.js';
+import { type ReadCard, readExtended } from './extended.js';
 import { cardSourceOf, loadAgentCard, withOriginAuthLoaded } from './load-card.js';
 import type { ResolveOptions } from './options.js';
 import { signatureOf } from './signature.js';
-import { entryOrigins, originAuthRecord } from '../lock/satisfies.js';
 
 /** What binds one resolution to the lockfile. */
 export interface ResolveAgentOptions {

@@ -16,7 +16,7 @@ import { A2aLockError, FetchError } from '../errors.js';
 import { readJwksFile } from '../fs/jwks-file.js';
 import { DEFAULT_TIMEOUT_MS } from '../http/network-options.js';
 import type { AgentSettings } from '../manifest/schema.js';
-import { DEFAULT_CONCURRENCY, requestOptions, type ResolveOptions } from './options.js';
+import { DEFAULT_CONCURRENCY, type ResolveOptions, requestOptions } from './options.js';
 
 /**
  * The signature record of a card. The verification module (and with it jose) is loaded only

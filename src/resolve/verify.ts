@@ -8,39 +8,39 @@
 import { dirname, resolve } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { cardOrigin } from '../card/location.js';
-import { A2aLockError, OutOfDateError, UsageError, wholeNumberIn, type ExitCode } from '../errors.js';
-import { ciBase, gitRoot, mergeBase, readAtRevision, resolveRevision, underCi, type CiSource } from '../fs/git.js';
+import { unsetOriginAuth } from '../credentials.js';
+import { A2aLockError, type ExitCode, OutOfDateError, UsageError, wholeNumberIn } from '../errors.js';
+import { type CiSource, ciBase, gitRoot, mergeBase, readAtRevision, resolveRevision, underCi } from '../fs/git.js';
 import { readLockfile } from '../fs/lockfile.js';
 import { readManifest } from '../fs/manifest.js';
 import { formatPath, own } from '../json-path.js';
 import {
   baseUnreadable,
+  type CredentialGate,
   credentialRouteNew,
   gateFromBase,
   unreadEntryChanged,
   withheldOriginAuth,
-  type CredentialGate,
 } from '../lock/base-gate.js';
 import { parseLockfile } from '../lock/format.js';
 import { checkOffline, tamperedReport } from '../lock/offline.js';
 import {
+  type AgentReport,
   okReport,
   outOfDateReport,
   overallExitCode,
   strictExitCode,
   withUnchecked,
-  type AgentReport,
 } from '../lock/report.js';
 import { manifestMismatches } from '../lock/satisfies.js';
-import { credentialWarnings } from '../lock/unused-credentials.js';
 import type { Lockfile } from '../lock/schema.js';
+import { credentialWarnings } from '../lock/unused-credentials.js';
 import { parseManifest } from '../manifest/parse.js';
 import type { Manifest } from '../manifest/schema.js';
 import { interleaveBy, mapSettled } from '../pool.js';
 import { checkServed, loadServedCard, servedCardSettles } from './check-served.js';
-import { DEFAULT_CONCURRENCY, type ResolveOptions } from './options.js';
-import { unsetOriginAuth } from '../credentials.js';
 import { withOriginAuthLoaded } from './load-card.js';
+import { DEFAULT_CONCURRENCY, type ResolveOptions } from './options.js';
 
 /** A manifest and its lockfile, read and validated. */
 export interface Project {

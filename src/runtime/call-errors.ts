@@ -6,7 +6,7 @@
  * kinds with a bounded action) is `classify.ts`; the actions themselves are `client.ts`.
  */
 import { versionHeaderLost, versionHeaderLostMessage } from '../card/version-header.js';
-import { AgentCallError, FetchError, isA2aLockError, type A2aLockError } from '../errors.js';
+import { type A2aLockError, AgentCallError, FetchError, isA2aLockError } from '../errors.js';
 import type { FallbackInterface, Plan } from '../negotiate/types.js';
 import type { AgentErrorKind } from './classify.js';
 import type { AgentRuntime } from './types.js';

@@ -8,10 +8,10 @@ import { zodMessage } from '../json-document.js';
 import { formatPath } from '../json-path.js';
 import { validateLockfile } from '../lock/format.js';
 import { checkOffline, lockedNegotiationCard } from '../lock/offline.js';
-import type { Lockfile, LockEntry } from '../lock/schema.js';
+import { describeMismatches, manifestMismatches } from '../lock/satisfies.js';
+import type { LockEntry, Lockfile } from '../lock/schema.js';
 import { lockedAgentIssue } from '../lock/schema.js';
 import type { LockfileTop } from '../lock/top.js';
-import { describeMismatches, manifestMismatches } from '../lock/satisfies.js';
 import { parseManifest } from '../manifest/parse.js';
 import type { AgentSettings, Manifest } from '../manifest/schema.js';
 

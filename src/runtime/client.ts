@@ -24,7 +24,7 @@ import { isA2aLockError, PlanViolationError, UsageError } from '../errors.js';
 import type { FallbackInterface } from '../negotiate/types.js';
 import { placementSecrets, redactError } from '../redact.js';
 import { deadEnd, describe, headerLost, typedError } from './call-errors.js';
-import { classifySdkError, type AgentErrorKind } from './classify.js';
+import { type AgentErrorKind, classifySdkError } from './classify.js';
 import { secretsSentWith } from './enforce.js';
 import { peer } from './peer.js';
 import type { AgentRuntime, CreateClientOptions } from './types.js';

@@ -5,9 +5,10 @@
  * access token is fetched). What it reads is placed as the locked card's scheme says
  * ({@link placeCredential}).
  */
-import type { SecurityScheme } from '../card/model.js';
+
 import { originOf } from '../card/host.js';
-import { placeCredential, type CredentialPlacement } from '../credentials.js';
+import type { SecurityScheme } from '../card/model.js';
+import { type CredentialPlacement, placeCredential } from '../credentials.js';
 import { A2aLockError, InvalidInputError, UsageError } from '../errors.js';
 import type { AgentEntry } from '../manifest/schema.js';
 import type { FallbackInterface, Plan } from '../negotiate/types.js';

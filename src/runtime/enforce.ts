@@ -9,10 +9,10 @@
  * names (and their 0.3 spellings).
  */
 import { applyCredentials, type CredentialPlacement } from '../credentials.js';
-import { placementSecrets, redactError } from '../redact.js';
 import { FetchError, isA2aLockError } from '../errors.js';
 import { errorCode, UNDICI_TIMEOUTS } from '../http/errors.js';
 import type { FallbackInterface } from '../negotiate/types.js';
+import { placementSecrets, redactError } from '../redact.js';
 import { bindingViolation, type CheckedRequest, checkPrepared, pathBelow } from './request-check.js';
 import { type PreparedPlan, prepare, type RequestPlan, redact } from './request-plan.js';
 

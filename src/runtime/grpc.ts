@@ -9,12 +9,12 @@
  */
 import type { AgentCard } from '@a2a-js/sdk';
 import type { Transport } from '@a2a-js/sdk/client';
-import { PlanViolationError } from '../errors.js';
 import { isLoopbackUrl } from '../card/host.js';
-import { checkPushEndpoint } from './request-body.js';
-import { peer } from './peer.js';
 import { mediaTypeIn } from '../card/media.js';
+import { PlanViolationError } from '../errors.js';
 import type { FallbackInterface, Plan } from '../negotiate/types.js';
+import { peer } from './peer.js';
+import { checkPushEndpoint } from './request-body.js';
 import type { AgentRuntime, ChannelCredentials } from './types.js';
 
 type SendParams = Parameters<Transport['sendMessage']>[0];

@@ -5,20 +5,22 @@
  * locked fallbacks as its only alternatives). The SDK is a peer dependency, loaded only by
  * `createClient()`.
  */
-export { loadLock } from './load-lock.js';
-export { Lock } from './lock.js';
+
 export {
   A2aLockError,
-  PlanViolationError,
-  AgentDegradedError,
+  type AgentCallDetails,
   AgentCallError,
+  AgentDegradedError,
   DigestMismatchError,
   FetchError,
   isA2aLockError,
-  type AgentCallDetails,
+  PlanViolationError,
 } from '../errors.js';
-export { classifyAgentError, classifySdkError, type AgentErrorKind, type AgentErrorAnswer } from './classify.js';
 export type { AwsCredentials, OriginAuthProvider } from '../http/origin-auth.js';
+export type { FallbackInterface, Plan, PlanFallbacks } from '../negotiate/types.js';
+export { type AgentErrorAnswer, type AgentErrorKind, classifyAgentError, classifySdkError } from './classify.js';
+export { loadLock } from './load-lock.js';
+export { Lock } from './lock.js';
 export type {
   AgentRuntime,
   ChannelCredentials,
@@ -34,4 +36,3 @@ export type {
   LockedAgent,
   LockedClient,
 } from './types.js';
-export type { Plan, PlanFallbacks, FallbackInterface } from '../negotiate/types.js';

@@ -5,9 +5,9 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { A2aLockError, InvalidInputError, UsageError } from '../errors.js';
+import { isRecord } from '../json-path.js';
 import { expectLockDigest, lockDigestOption } from '../lock/digest.js';
 import type { LockfileTop } from '../lock/top.js';
-import { isRecord } from '../json-path.js';
 import { loadChecksFor, loadedChecksNow } from './checks-loader.js';
 import { Lock } from './lock.js';
 import type { LoadLockOptions } from './types.js';

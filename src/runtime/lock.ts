@@ -6,22 +6,22 @@
  */
 import { EventEmitter } from 'node:events';
 import { dirname } from 'node:path';
-import { clientCredentialsTokenUrl } from '../credentials.js';
-import { ClientCredentialsTokens, type ClientCredentialsGrant } from '../http/oauth-token.js';
+import { isCleartextOffLoopback } from '../card/host.js';
+import { CARD_PATH, LEGACY_CARD_PATH } from '../card/location.js';
 import type { SecurityScheme } from '../card/model.js';
-import { networkOptionsOf, proxyVariableSet } from '../http/network-options.js';
+import { clientCredentialsTokenUrl } from '../credentials.js';
 import { A2aLockError, AgentDegradedError, InvalidInputError, PlanViolationError, UsageError } from '../errors.js';
+import { networkOptionsOf, proxyVariableSet } from '../http/network-options.js';
+import { type ClientCredentialsGrant, ClientCredentialsTokens } from '../http/oauth-token.js';
+import { originAuthenticator } from '../http/origin-auth.js';
 import type { LockEntry } from '../lock/schema.js';
 import type { LockfileTop } from '../lock/top.js';
 import type { AgentEntry, AgentSettings, Manifest } from '../manifest/schema.js';
 import type { Plan } from '../negotiate/types.js';
-import { isCleartextOffLoopback } from '../card/host.js';
-import { CARD_PATH, LEGACY_CARD_PATH } from '../card/location.js';
-import { cardServingFetch, lockedCardUrls, narrowedCard, type CardWireShape } from './card.js';
-import { credentialPlacements, type OAuthClientSource } from './credential-source.js';
+import { type CardWireShape, cardServingFetch, lockedCardUrls, narrowedCard } from './card.js';
 import { checksNow } from './checks-loader.js';
+import { credentialPlacements, type OAuthClientSource } from './credential-source.js';
 import { enforcingFetch } from './enforce.js';
-import { originAuthenticator } from '../http/origin-auth.js';
 import { originAuthFetch } from './origin-auth.js';
 import type {
   AgentRuntime,

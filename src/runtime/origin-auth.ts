@@ -2,8 +2,9 @@
  * The runtime's platform authentication (`originAuth`): a fetch that adds each request's origin
  * placement (as the agent's lock entry records it) just before it is sent, the value read then.
  */
-import { redactError } from '../redact.js';
+
 import type { OriginAuthenticator } from '../http/network-options.js';
+import { redactError } from '../redact.js';
 
 /**
  * `send` with the platform headers of `auth` added to every request to an origin it names (its

@@ -8,8 +8,8 @@
 import type { Client, ClientConfig } from '@a2a-js/sdk/client';
 import type { NormalizedCard } from '../card/model.js';
 import type { CredentialPlacement } from '../credentials.js';
-import type { OriginAuthProvider } from '../http/origin-auth.js';
 import type { AgentDegradedError } from '../errors.js';
+import type { OriginAuthProvider } from '../http/origin-auth.js';
 import type { AgentReport } from '../lock/report.js';
 import type { FallbackInterface, Plan } from '../negotiate/types.js';
 import type { AgentErrorKind } from './classify.js';

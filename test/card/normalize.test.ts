@@ -5,7 +5,7 @@
  * from ../shared/spec/A2A-NOTES.md §2, §3.
  */
 import { describe, expect, it } from 'vitest';
-import { normalizeCard, type CardSource } from '../../src/card/normalize.js';
+import { type CardSource, normalizeCard } from '../../src/card/normalize.js';
 import { majorMinor } from '../../src/card/version.js';
 import { InvalidInputError } from '../../src/errors.js';
 

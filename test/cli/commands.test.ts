@@ -4,7 +4,7 @@
  * `a2a --help` lists each command once. In process.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { COMMANDS, HELP_ORDER, commandName } from '../../src/cli/commands/index.js';
+import { COMMANDS, commandName, HELP_ORDER } from '../../src/cli/commands/index.js';
 import { main } from '../../src/cli/main.js';
 import { pluginInfo } from '../../src/version.js';
 

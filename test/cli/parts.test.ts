@@ -2,9 +2,9 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { lineAnnotation, verifyAnnotations } from '../../src/cli/github.js';
 import { createProgress } from '../../src/cli/progress.js';
+import { renderDrift, showPair, terminalSafe, untrusted } from '../../src/cli/render/common.js';
 import { closest, editDistance, unknownArgumentsMessage } from '../../src/cli/suggest.js';
 import { interleaveBy, mapSettled } from '../../src/pool.js';
-import { renderDrift, showPair, terminalSafe, untrusted } from '../../src/cli/render/common.js';
 
 describe('GitHub annotations', () => {
   it('escape %, CR and LF in the message, and also : and , in properties', () => {

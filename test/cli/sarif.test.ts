@@ -5,19 +5,19 @@
  * verify's failures at the agent's line of the lockfile (of the manifest for an agent it lacks).
  */
 import { describe, expect, it } from 'vitest';
-import type { DiffData } from '../../src/commands/diff.js';
-import type { VerifyData } from '../../src/commands/verify.js';
 import {
   diffSarif,
   SARIF_MAX_RESULTS,
   SARIF_TEXT_LIMIT,
-  sarifLog,
-  sarifMessageText,
-  verifySarif,
   type SarifFinding,
   type SarifLevel,
   type SarifRunSpec,
+  sarifLog,
+  sarifMessageText,
+  verifySarif,
 } from '../../src/cli/render/sarif.js';
+import type { DiffData } from '../../src/commands/diff.js';
+import type { VerifyData } from '../../src/commands/verify.js';
 import { memberLines } from '../../src/json-document.js';
 import { noCounts } from '../../src/lock/lockfile-diff.js';
 import { RISK_CODES } from '../../src/lock/risk-codes.js';

@@ -18,11 +18,11 @@ import {
   manifest,
   PROFILE,
   research,
+  resources,
   runCli,
+  SLOW,
   sampleCard,
   show,
-  SLOW,
-  resources,
   writeManifest,
 } from './helpers.js';
 

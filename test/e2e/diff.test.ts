@@ -8,9 +8,9 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { simulatedJob } from '../helpers/github-job.js';
 import { closeFetcher } from '../../src/index.js';
 import { lockDigest } from '../../src/lock/digest.js';
+import { simulatedJob } from '../helpers/github-job.js';
 import { BIN, jsonOf, manifest, oneJsonDocument, research, resources, runCli, sampleCard, show } from './helpers.js';
 
 const IDENTITY = {

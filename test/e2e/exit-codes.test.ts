@@ -5,29 +5,29 @@
  */
 import type http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAgent, type StartedAgent } from '../helpers/agents.js';
+import { type StartedAgent, startAgent } from '../helpers/agents.js';
 import {
   allOutput,
+  type CliResult,
   closedPort,
   expectOneLineError,
+  type HttpServer,
   handlers,
   jsonOf,
   manifest,
   PROFILE,
   readLockBytes,
+  removeDir,
   research,
+  resources,
   runCli,
+  STACK,
   sampleCard,
   show,
-  STACK,
   startHttp,
-  removeDir,
-  resources,
   tempDir,
   writeLockBytes,
   writeManifest,
-  type CliResult,
-  type HttpServer,
 } from './helpers.js';
 
 // Shared by the whole file (tests run concurrently): one real agent, and one node:http server

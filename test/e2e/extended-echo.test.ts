@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { extendedCard, publicCard } from './cards.js';
-import { allOutput, expectSecretContained, manifest, readLockBytes, resources, runCli, show, SLOW } from './helpers.js';
+import { allOutput, expectSecretContained, manifest, readLockBytes, resources, runCli, SLOW, show } from './helpers.js';
 
 const TOKEN = 'echo-secret-T0ken-9c41d7e2ab';
 

@@ -13,13 +13,15 @@ import * as jose from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { integrityOf } from '../../src/canonical.js';
 import type { StartedAgent } from '../helpers/agents.js';
-import { DEEP, extendedCard, newKey, publicCard, sign, type Card, type Key } from './cards.js';
+import { type Card, DEEP, extendedCard, type Key, newKey, publicCard, sign } from './cards.js';
 import {
   allOutput,
+  type CliResult,
   cardRequests,
   expectSecretContained,
   jsonOf,
   lockPath,
+  type ManifestAgent,
   manifest,
   PROFILE,
   readLock,
@@ -31,8 +33,6 @@ import {
   show,
   writeLockBytes,
   writeManifest,
-  type CliResult,
-  type ManifestAgent,
 } from './helpers.js';
 
 type Res = ReturnType<typeof resources>;

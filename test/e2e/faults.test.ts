@@ -12,23 +12,23 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_CERT, TEST_KEY } from '../helpers/tls.js';
 import { startConnectProxy } from '../helpers/proxy.js';
+import { TEST_CERT, TEST_KEY } from '../helpers/tls.js';
 import {
   closedPort,
+  type HttpServer,
   jsonOf,
   manifest,
   readLock,
   readLockBytes,
+  removeDir,
   research,
   runCli,
   sampleCard,
   show,
   startHttp,
   tempDir,
-  removeDir,
   writeManifest,
-  type HttpServer,
 } from './helpers.js';
 
 interface Case {

@@ -11,11 +11,11 @@ import {
   readLock,
   readLockBytes,
   research,
+  resources,
   runCli,
   sampleCard,
   show,
   sleep,
-  resources,
 } from './helpers.js';
 
 describe.concurrent('lock → verify → drift → update → verify (1.0 agent + 0.3-compat agent)', () => {

@@ -10,10 +10,13 @@
  *    bearer gate): `credential-never-sent`, and `credential-unused` for a scheme no plan chose;
  * 6. `a2a card --a2a-version` (a card served by the request's version) and modes spelt `"text"`.
  */
-import { join } from 'node:path';
+
 import type http from 'node:http';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AgentCallError, loadLock } from '../../src/runtime/index.js';
+import { sdkText } from '../helpers/sdk-message.js';
+import { type Card, type Key, newKey, sign } from './cards.js';
 import {
   cardRequests,
   jsonOf,
@@ -27,8 +30,6 @@ import {
   show,
   writeManifest,
 } from './helpers.js';
-import { newKey, sign, type Card, type Key } from './cards.js';
-import { sdkText } from '../helpers/sdk-message.js';
 
 const TOKEN = 'fw14-bearer-T0ken';
 const ENV = { RESEARCH_TOKEN: TOKEN };

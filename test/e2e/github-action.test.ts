@@ -10,8 +10,8 @@ import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { closeFetcher } from '../../src/index.js';
-import { ACTION_ROOT, runAction, type ActionRun } from '../helpers/github-action.js';
-import { BIN, git, manifest, type OnFinished, research, resources, runCli, sampleCard, show, SLOW } from './helpers.js';
+import { ACTION_ROOT, type ActionRun, runAction } from '../helpers/github-action.js';
+import { BIN, git, manifest, type OnFinished, research, resources, runCli, SLOW, sampleCard, show } from './helpers.js';
 
 const OWN_VERSION = (JSON.parse(readFileSync(join(ACTION_ROOT, 'package.json'), 'utf8')) as { version: string })
   .version;

@@ -16,8 +16,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
-import { sampleCard, startAgent, type StartAgentOptions, type StartedAgent } from '../helpers/agents.js';
-import { startHttp, type HttpServer } from '../helpers/http.js';
+import { type StartAgentOptions, type StartedAgent, sampleCard, startAgent } from '../helpers/agents.js';
+import { type HttpServer, startHttp } from '../helpers/http.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** The executable the package's `bin` names: the bundle of dist/bin.js (scripts/bundle.js). */
@@ -184,7 +184,7 @@ export interface SeenRequest {
   headers: Record<string, unknown>;
 }
 
-export { expectSecretContained, secretForms, type SecretPlaces } from '../helpers/secrets.js';
+export { expectSecretContained, type SecretPlaces, secretForms } from '../helpers/secrets.js';
 
 // ------------------------------------------------------------------------------------------------
 // Manifests and lockfiles
@@ -277,7 +277,7 @@ export function lockPath(dir: string): string {
 // ------------------------------------------------------------------------------------------------
 // Servers
 
-export { startHttp, type HttpServer } from '../helpers/http.js';
+export { type HttpServer, startHttp } from '../helpers/http.js';
 
 /** Handlers for {@link startHttp}. */
 export const handlers = {

@@ -5,10 +5,11 @@
  * host that is contacted beside the card's spelling, with the `host-international` warning (a risk
  * line in the diff). Built CLI against a real `@a2a-js/sdk` agent serving the cards.
  */
-import { describe, expect, it } from 'vitest';
-import { lockPath, manifest, research, resources, runCli, sampleCard, show, SLOW } from './helpers.js';
+
 import { copyFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { lockPath, manifest, research, resources, runCli, SLOW, sampleCard, show } from './helpers.js';
 
 const SPELT = 'research.example.com\u3002evil.example';
 const SENT = 'research.example.com.evil.example';

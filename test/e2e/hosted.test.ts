@@ -11,22 +11,22 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { startGateway, AWS_TEST, type Demand, type Gateway } from '../helpers/gateway.js';
 import type { StartedAgent } from '../helpers/agents.js';
+import { AWS_TEST, type Demand, type Gateway, startGateway } from '../helpers/gateway.js';
 import { extendedCard, newKey, publicCard, sign } from './cards.js';
 import {
   expectSecretContained,
   git,
   jsonOf,
   lockPath,
-  ROOT,
   manifest,
+  ROOT,
   readLock,
   resources,
   runCli,
+  SLOW,
   sampleCard,
   show,
-  SLOW,
   writeManifest,
 } from './helpers.js';
 

@@ -22,9 +22,9 @@ import {
   research,
   resources,
   runCli,
+  SLOW,
   sampleCard,
   show,
-  SLOW,
   writeLockBytes,
   writeManifest,
 } from './helpers.js';

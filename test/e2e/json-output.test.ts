@@ -15,9 +15,9 @@ import {
   research,
   resources,
   runCli,
+  SLOW,
   sampleCard,
   show,
-  SLOW,
   writeManifest,
 } from './helpers.js';
 

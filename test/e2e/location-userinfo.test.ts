@@ -16,9 +16,9 @@ import {
   research,
   resources,
   runCli,
+  SLOW,
   sampleCard,
   show,
-  SLOW,
   writeManifest,
 } from './helpers.js';
 

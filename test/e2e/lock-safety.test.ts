@@ -7,10 +7,11 @@
  * re-resolved from the manifest. And "could not check" is never reported as drift (a JWKS host
  * that is down), nor a directory as a crash.
  */
-import * as jose from 'jose';
-import { generateAgentCardSignature } from '@a2a-js/sdk';
+
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { generateAgentCardSignature } from '@a2a-js/sdk';
+import * as jose from 'jose';
 import { describe, expect, it } from 'vitest';
 import {
   cardRequests,
@@ -25,9 +26,9 @@ import {
   research,
   resources,
   runCli,
+  SLOW,
   sampleCard,
   show,
-  SLOW,
   writeLockBytes,
   writeManifest,
 } from './helpers.js';

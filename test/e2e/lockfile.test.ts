@@ -15,10 +15,10 @@ import {
   readLock,
   readLockBytes,
   research,
+  resources,
   runCli,
   sampleCard,
   show,
-  resources,
   writeLockBytes,
   writeManifest,
 } from './helpers.js';

@@ -5,8 +5,9 @@
  * integrity error, not a change to accept. The same drift seen by `a2a verify` under GitHub Actions
  * is one `::error` annotation per agent (on stderr under --json), and by `verifyLockfile()` as data.
  */
-import { basename, dirname, join } from 'node:path';
+
 import { readFile, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { closeFetcher, UsageError, verifyLockfile } from '../../src/index.js';
 import {

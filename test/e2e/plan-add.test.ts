@@ -11,14 +11,14 @@ import {
   jsonOf,
   manifest,
   PROFILE,
+  ROOT,
   readLock,
   readLockBytes,
   readManifestBytes,
-  ROOT,
+  resources,
   runCli,
   sampleCard,
   show,
-  resources,
 } from './helpers.js';
 
 describe.concurrent('a2a plan <url|file> --skill <id> --json', () => {

@@ -11,16 +11,16 @@ import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   BIN,
+  type CliResult,
   manifest,
   oneJsonDocument,
+  ROOT,
   readLockBytes,
   research,
   resources,
-  ROOT,
   sampleCard,
   show,
   writeManifest,
-  type CliResult,
 } from './helpers.js';
 
 /** The host's dispatch, as the official CLI's docs describe it: the first `a2a-<name>` on PATH, exec'd with the rest of the arguments. */

@@ -16,9 +16,9 @@ import {
   research,
   resources,
   runCli,
+  SLOW,
   sampleCard,
   show,
-  SLOW,
 } from './helpers.js';
 
 /** Where a `"__proto__"` member is spliced into the sample card text, and the JSON path named for it. */

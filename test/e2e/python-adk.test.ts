@@ -10,11 +10,11 @@
  *   message goes through the rebased URL.
  */
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { SendMessageRequest } from '@a2a-js/sdk';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadLock } from '../../src/runtime/index.js';
-import { startPythonServer, type PythonServer } from '../helpers/python.js';
-import { allOutput, readLock, readLockBytes, resources, runCli, show, SLOW, verifyStrictTwice } from './helpers.js';
+import { type PythonServer, startPythonServer } from '../helpers/python.js';
+import { allOutput, readLock, readLockBytes, resources, runCli, SLOW, show, verifyStrictTwice } from './helpers.js';
 
 const py = inject('python');
 const PROFILE = {

@@ -11,11 +11,11 @@
  * 7. its REST error bodies (`google.rpc.Status` with an ErrorInfo reason) leave the runtime typed.
  */
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { GetTaskRequest, SendMessageRequest } from '@a2a-js/sdk';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { AgentCallError, loadLock } from '../../src/runtime/index.js';
-import { startPythonServer, type PythonServer } from '../helpers/python.js';
-import { jsonOf, readLock, readLockBytes, resources, runCli, show, SLOW, verifyStrictTwice } from './helpers.js';
+import { type PythonServer, startPythonServer } from '../helpers/python.js';
+import { jsonOf, readLock, readLockBytes, resources, runCli, SLOW, show, verifyStrictTwice } from './helpers.js';
 
 const py = inject('python');
 const TOKEN = 'py-rest-grpc-T0ken';

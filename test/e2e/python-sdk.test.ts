@@ -15,14 +15,14 @@
  *    the CLI (the extended card request), and takes no version fallback.
  */
 import { createHash } from 'node:crypto';
-import http from 'node:http';
 import { writeFile } from 'node:fs/promises';
+import http from 'node:http';
 import { join } from 'node:path';
+import { GetTaskRequest, SendMessageRequest } from '@a2a-js/sdk';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { SendMessageRequest, GetTaskRequest } from '@a2a-js/sdk';
 import { AgentCallError, AgentDegradedError, loadLock } from '../../src/runtime/index.js';
-import { startPythonServer, type PythonServer } from '../helpers/python.js';
-import { startHttp, type HttpServer } from '../helpers/http.js';
+import { type HttpServer, startHttp } from '../helpers/http.js';
+import { type PythonServer, startPythonServer } from '../helpers/python.js';
 import {
   allOutput,
   jsonOf,
@@ -30,8 +30,8 @@ import {
   readLockBytes,
   resources,
   runCli,
-  show,
   SLOW,
+  show,
   verifyStrictTwice,
 } from './helpers.js';
 

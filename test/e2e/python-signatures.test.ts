@@ -8,8 +8,8 @@
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { startPythonServer, type PythonServer } from '../helpers/python.js';
-import { jsonOf, readLock, resources, runCli, show, SLOW, verifyStrictTwice } from './helpers.js';
+import { type PythonServer, startPythonServer } from '../helpers/python.js';
+import { jsonOf, readLock, resources, runCli, SLOW, show, verifyStrictTwice } from './helpers.js';
 
 const py = inject('python');
 const PROFILE = {

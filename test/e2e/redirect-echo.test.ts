@@ -19,8 +19,8 @@ import {
   research,
   resources,
   runCli,
-  show,
   SLOW,
+  show,
   writeManifest,
 } from './helpers.js';
 

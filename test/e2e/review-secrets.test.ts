@@ -17,22 +17,22 @@ import type { StartedAgent } from '../helpers/agents.js';
 import { extendedCard, publicCard } from './cards.js';
 import {
   allOutput,
+  type CliResult,
   expectSecretContained,
   git,
   jsonOf,
   lockPath,
+  type ManifestAgent,
   manifest,
+  PROFILE,
   readLock,
   resources,
   runCli,
+  SLOW,
   sampleCard,
   show,
-  SLOW,
   writeLockBytes,
   writeManifest,
-  PROFILE,
-  type CliResult,
-  type ManifestAgent,
 } from './helpers.js';
 
 type Res = ReturnType<typeof resources>;

@@ -9,8 +9,8 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { closeFetcher } from '../../src/index.js';
-import { git, lockedRepository, manifest, research, resources, ROOT, runCli, sampleCard, show } from './helpers.js';
 import { located, sarifErrors } from '../helpers/sarif.js';
+import { git, lockedRepository, manifest, ROOT, research, resources, runCli, sampleCard, show } from './helpers.js';
 
 type Json = any;
 

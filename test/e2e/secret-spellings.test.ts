@@ -7,13 +7,14 @@
  * apiKey-in-query scheme and an extended card, whose JSON-RPC extended-card endpoint answers an
  * error quoting the request it got.
  */
-import { inspect } from 'node:util';
+
 import type http from 'node:http';
+import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { parseManifest } from '../../src/manifest/parse.js';
 import { agentSettings } from '../../src/manifest/schema.js';
-import { resolveAgent } from '../../src/resolve/resolve-agent.js';
 import { closeFetcher } from '../../src/resolve/load-card.js';
+import { resolveAgent } from '../../src/resolve/resolve-agent.js';
 import { expectNoCutShortEcho } from '../helpers/secrets.js';
 import { expectSecretContained, manifest, resources, runCli, sampleCard, secretForms, show } from './helpers.js';
 

@@ -10,15 +10,17 @@
  * failure paths. Every "appears nowhere" check is {@link expectSecretContained} (raw,
  * percent-encoded and base64 forms).
  */
-import { inspect } from 'node:util';
+
 import type http from 'node:http';
+import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { parseManifest } from '../../src/manifest/parse.js';
 import { agentSettings } from '../../src/manifest/schema.js';
-import { resolveAgent } from '../../src/resolve/resolve-agent.js';
 import { closeFetcher } from '../../src/resolve/load-card.js';
+import { resolveAgent } from '../../src/resolve/resolve-agent.js';
 import type { StartedAgent } from '../helpers/agents.js';
 import {
+  type CliResult,
   cardRequests,
   expectSecretContained,
   jsonOf,
@@ -29,10 +31,9 @@ import {
   research,
   resources,
   runCli,
+  STACK,
   sampleCard,
   show,
-  STACK,
-  type CliResult,
 } from './helpers.js';
 
 const TOKEN = 'sEcReT-bearer-7f3a9c0d51';

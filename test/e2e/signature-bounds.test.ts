@@ -9,7 +9,7 @@
  */
 import type http from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { manifest, readLock, research, resources, runCli, sampleCard, show, SLOW } from './helpers.js';
+import { manifest, readLock, research, resources, runCli, SLOW, sampleCard, show } from './helpers.js';
 
 const b64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 

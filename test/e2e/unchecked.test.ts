@@ -17,15 +17,15 @@ import { startGateway } from '../helpers/gateway.js';
 import {
   git,
   jsonOf,
+  type ManifestAgent,
   manifest,
   readLock,
   research,
   resources,
   runCli,
-  show,
   SLOW,
+  show,
   writeLockBytes,
-  type ManifestAgent,
 } from './helpers.js';
 
 const ORIGIN = 'platform-T0ken-33aa';

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { closeFetcher } from '../../src/index.js';
-import { BIN, git, manifest, research, resources, ROOT, runCli, sampleCard, show, writeManifest } from './helpers.js';
+import { BIN, git, manifest, ROOT, research, resources, runCli, sampleCard, show, writeManifest } from './helpers.js';
 
 const SCRIPT = join(ROOT, 'docs', 'guide', 'workflows', 'a2a-update-pull-requests.mjs');
 const run = promisify(execFile);

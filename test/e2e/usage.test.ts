@@ -24,9 +24,9 @@ import {
   research,
   resources,
   runCli,
+  SLOW,
   sampleCard,
   show,
-  SLOW,
 } from './helpers.js';
 
 describe.concurrent('--timeout bounds', () => {

@@ -7,8 +7,8 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { simulatedJob } from '../helpers/github-job.js';
 import { closeFetcher } from '../../src/index.js';
+import { simulatedJob } from '../helpers/github-job.js';
 import {
   git,
   jsonOf,

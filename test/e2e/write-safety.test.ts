@@ -5,11 +5,11 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { writeFileAtomic } from '../../src/fs/atomic-write.js';
@@ -17,13 +17,13 @@ import {
   BIN,
   cardRequests,
   manifest,
+  ROOT,
   readLock,
   research,
   resources,
   runCli,
   sampleCard,
   show,
-  ROOT,
 } from './helpers.js';
 
 const WRITER = `

@@ -1,8 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { request } from 'undici';
 import { type Message, SendMessageRequest, type SendMessageResult } from '@a2a-js/sdk';
 import { ClientFactory, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
-import { sampleCard, startAgent, type AgentCard, type StartAgentOptions, type StartedAgent } from './agents.js';
+import { request } from 'undici';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type AgentCard, type StartAgentOptions, type StartedAgent, sampleCard, startAgent } from './agents.js';
 
 const started: StartedAgent[] = [];
 async function agent(opts: StartAgentOptions): Promise<StartedAgent> {

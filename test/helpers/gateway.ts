@@ -9,7 +9,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import http from 'node:http';
 import { SignatureV4 } from '@smithy/signature-v4';
-import { startHttp, type HttpServer } from './http.js';
+import { type HttpServer, startHttp } from './http.js';
 
 /** The fixed test credentials of the SigV4 gateway. */
 export const AWS_TEST = {

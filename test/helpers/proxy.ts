@@ -4,7 +4,7 @@
  */
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import { connect, type AddressInfo, type Socket } from 'node:net';
+import { type AddressInfo, connect, type Socket } from 'node:net';
 
 export interface ConnectProxy {
   /** `http://127.0.0.1:<port>`, for HTTPS_PROXY / HTTP_PROXY. */

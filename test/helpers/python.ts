@@ -14,7 +14,7 @@
  * Python tests are skipped with one line saying why, unless `A2A_LOCK_REQUIRE_PYTHON=1` (set by
  * `.ci/run`), which makes that a failure.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -3,16 +3,16 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { Agent, MockAgent } from 'undici';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { fetchExtendedCard, type ExtendedCardRequest, type ExtendedCardResult } from '../../src/http/extended-card.js';
-import { closeDefaultDispatcher } from '../../src/http/dispatcher.js';
-import { placeCredential, type CredentialPlacement } from '../../src/credentials.js';
+import { type CredentialPlacement, placeCredential } from '../../src/credentials.js';
 import { FetchError, InvalidInputError } from '../../src/errors.js';
+import { closeDefaultDispatcher } from '../../src/http/dispatcher.js';
+import { type ExtendedCardRequest, type ExtendedCardResult, fetchExtendedCard } from '../../src/http/extended-card.js';
 import {
-  sampleCard,
-  startAgent,
   type AgentCard,
   type StartAgentOptions,
   type StartedAgent,
+  sampleCard,
+  startAgent,
 } from '../helpers/agents.js';
 
 const TOKEN = 'tok-3xtended-Secret-42';

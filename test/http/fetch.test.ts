@@ -7,16 +7,16 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
+import { type AddressInfo, createServer as createNetServer, type Socket } from 'node:net';
 import { Agent } from 'undici';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { FetchError, InvalidInputError, UsageError } from '../../src/errors.js';
 import { cardUrlsFor, fetchCard, versionRefusalOf } from '../../src/http/card.js';
 import { closeDefaultDispatcher, DEFAULT_CONNECTIONS, getDefaultDispatcher } from '../../src/http/dispatcher.js';
 import { requestJson, retryDelayMs } from '../../src/http/request.js';
-import { FetchError, InvalidInputError, UsageError } from '../../src/errors.js';
 import { mapSettled } from '../../src/pool.js';
-import { TEST_CERT, TEST_KEY } from '../helpers/tls.js';
 import { startConnectProxy } from '../helpers/proxy.js';
+import { TEST_CERT, TEST_KEY } from '../helpers/tls.js';
 
 const CARD = { name: 'echo', description: 'Echo agent', version: '1.0.0' };
 const OPTS = { versionHeader: '1.0' } as const;

@@ -6,12 +6,12 @@
  */
 import type http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fetchCard } from '../../src/http/card.js';
-import { fetchExtendedCard } from '../../src/http/extended-card.js';
-import { requestJson } from '../../src/http/request.js';
-import { closeDefaultDispatcher } from '../../src/http/dispatcher.js';
-import { originAuthenticator } from '../../src/http/origin-auth.js';
 import { placeCredential } from '../../src/credentials.js';
+import { fetchCard } from '../../src/http/card.js';
+import { closeDefaultDispatcher } from '../../src/http/dispatcher.js';
+import { fetchExtendedCard } from '../../src/http/extended-card.js';
+import { originAuthenticator } from '../../src/http/origin-auth.js';
+import { requestJson } from '../../src/http/request.js';
 import { parseManifest } from '../../src/manifest/parse.js';
 import { faultServers } from '../helpers/http.js';
 import { errorText, expectSecretContained } from '../helpers/secrets.js';

@@ -1,12 +1,12 @@
 /** Where a review run may send an agent's credential: only along routes its base lockfile had, with the base's secret variable. */
 import { describe, expect, it } from 'vitest';
 import { integrityOf } from '../../src/canonical.js';
+import { ExitCode } from '../../src/errors.js';
 import { extendedChangedSince, gateFromBase, unreadEntryChanged, withheldRoutes } from '../../src/lock/base-gate.js';
 import { credentialRoutes } from '../../src/lock/credential-routes.js';
-import { ExitCode } from '../../src/errors.js';
 import { changedReport, driftReport, okReport, strictExitCode, withUnchecked } from '../../src/lock/report.js';
 import type { LockEntry, Lockfile } from '../../src/lock/schema.js';
-import { DEFAULT_PROFILE, type AgentSettings, type Manifest } from '../../src/manifest/schema.js';
+import { type AgentSettings, DEFAULT_PROFILE, type Manifest } from '../../src/manifest/schema.js';
 import { keyedWorkedExample, lockEntryFor } from '../helpers/worked-example.js';
 
 type Json = Record<string, any>;

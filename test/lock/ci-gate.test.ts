@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defaultBranchGate, type DefaultBranchFacts } from '../../src/lock/ci-gate.js';
+import { type DefaultBranchFacts, defaultBranchGate } from '../../src/lock/ci-gate.js';
 
 const ref = 'refs/remotes/origin/main';
 const facts = (over: Partial<DefaultBranchFacts>): DefaultBranchFacts => ({

@@ -1,14 +1,13 @@
 /** Where a lock entry sends credentials, and which routes of a head entry its base never had. */
 import { describe, expect, it } from 'vitest';
 import { normalizeCard } from '../../src/card/normalize.js';
-import { credentialRoutes, extendedRoutes, originOf, uncoveredRoutes } from '../../src/lock/credential-routes.js';
-import type { ExtendedRoute } from '../../src/lock/route.js';
-import { schemeDrift } from '../../src/lock/drift.js';
 import { gateFromBase, withheldRoutes } from '../../src/lock/base-gate.js';
+import { credentialRoutes, extendedRoutes, originOf, uncoveredRoutes } from '../../src/lock/credential-routes.js';
+import { schemeDrift } from '../../src/lock/drift.js';
 import { assessRisks } from '../../src/lock/risk.js';
-import type { Lockfile } from '../../src/lock/schema.js';
-import type { LockEntry } from '../../src/lock/schema.js';
-import { DEFAULT_PROFILE, type AgentSettings, type Manifest } from '../../src/manifest/schema.js';
+import type { ExtendedRoute } from '../../src/lock/route.js';
+import type { LockEntry, Lockfile } from '../../src/lock/schema.js';
+import { type AgentSettings, DEFAULT_PROFILE, type Manifest } from '../../src/manifest/schema.js';
 import { keyedWorkedExample, lockEntryFor } from '../helpers/worked-example.js';
 
 type Json = Record<string, any>;

@@ -12,7 +12,7 @@ import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { integrityOf, nameBasedUuid } from '../../src/canonical.js';
 import { normalizeCard } from '../../src/card/normalize.js';
-import { bomText, BOM_TEXT_MAX, cycloneDxBom, type BomService } from '../../src/lock/cyclonedx.js';
+import { BOM_TEXT_MAX, type BomService, bomText, cycloneDxBom } from '../../src/lock/cyclonedx.js';
 import { lockDigest } from '../../src/lock/digest.js';
 import { negotiateSkills } from '../../src/lock/drift.js';
 import { parseLockfile, serializeLockfile } from '../../src/lock/format.js';

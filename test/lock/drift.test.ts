@@ -26,7 +26,7 @@ import { manifestMismatches } from '../../src/lock/satisfies.js';
 import type { LockEntry, Lockfile } from '../../src/lock/schema.js';
 import { assembleLock, planSync, renamesOf } from '../../src/lock/sync-plan.js';
 import { parseManifest } from '../../src/manifest/parse.js';
-import { agentSettings, DEFAULT_PROFILE, type AgentSettings } from '../../src/manifest/schema.js';
+import { type AgentSettings, agentSettings, DEFAULT_PROFILE } from '../../src/manifest/schema.js';
 import { keyedWorkedExample } from '../helpers/worked-example.js';
 
 type Json = Record<string, any>;

@@ -4,8 +4,8 @@
  * Contract: issue 2 "Lockfile a2a.lock.json" and "Manifest a2a.json".
  */
 import { createHash } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
 import { canonicalJson, integrityOf, sameJson } from '../../src/canonical.js';
 import { normalizeCard } from '../../src/card/normalize.js';
 import { InvalidInputError } from '../../src/errors.js';

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { integrityOf } from '../../src/canonical.js';
+import { sameMediaType } from '../../src/card/media.js';
 import { normalizeCard } from '../../src/card/normalize.js';
 import type { SignatureRecord } from '../../src/card/signature/verify.js';
 import { servedVerdict } from '../../src/lock/drift.js';
@@ -14,9 +15,8 @@ import { manifestMismatches } from '../../src/lock/satisfies.js';
 import type { LockEntry, Lockfile } from '../../src/lock/schema.js';
 import { credentialWarnings } from '../../src/lock/unused-credentials.js';
 import { parseManifest } from '../../src/manifest/parse.js';
-import { agentSettings, DEFAULT_PROFILE, planKeys, type AgentSettings } from '../../src/manifest/schema.js';
+import { type AgentSettings, agentSettings, DEFAULT_PROFILE, planKeys } from '../../src/manifest/schema.js';
 import { explainNegotiation } from '../../src/negotiate/explain.js';
-import { sameMediaType } from '../../src/card/media.js';
 import { diffPlans, negotiate } from '../../src/negotiate/negotiate.js';
 import type { Plan } from '../../src/negotiate/types.js';
 import { workedExample } from '../helpers/worked-example.js';

@@ -1,8 +1,8 @@
 /** `verify --ignore` (lock/report.ts): the codes a report fails with, and which reports an ignore list passes over. */
 import { describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/errors.js';
-import { cells, page, section } from '../helpers/markdown.js';
 import {
+  type AgentReport,
   changedReport,
   driftReport,
   errorReportOf,
@@ -13,8 +13,8 @@ import {
   strictExitCode,
   VERIFY_FAILURE_CODES,
   withUnchecked,
-  type AgentReport,
 } from '../../src/lock/report.js';
+import { cells, page, section } from '../helpers/markdown.js';
 
 const strict = (r: AgentReport): AgentReport => ({ ...r, exitCode: strictExitCode(r, true) });
 const unset = { reason: 'credential-unset' as const, message: 'extended card not checked (TOKEN unset)' };

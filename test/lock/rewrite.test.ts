@@ -7,9 +7,9 @@ import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { GlobalOptions } from '../../src/commands/context.js';
 import { runLock } from '../../src/commands/lock.js';
 import { runVerify } from '../../src/commands/verify.js';
-import type { GlobalOptions } from '../../src/commands/context.js';
 
 const CARD = new URL('../fixtures/cards/worked-example.json', import.meta.url);
 const PROFILE = {

@@ -8,7 +8,7 @@ import { diffLockfiles } from '../../src/lock/lockfile-diff.js';
 import { RISK_LEVELS } from '../../src/lock/risk-codes.js';
 import type { LockEntry, Lockfile } from '../../src/lock/schema.js';
 import { parseManifest } from '../../src/manifest/parse.js';
-import { DEFAULT_PROFILE, type AgentSettings, type Manifest } from '../../src/manifest/schema.js';
+import { type AgentSettings, DEFAULT_PROFILE, type Manifest } from '../../src/manifest/schema.js';
 import { keyedWorkedExample, lockEntryFor, workedExample } from '../helpers/worked-example.js';
 
 type Json = Record<string, any>;

@@ -5,14 +5,14 @@
 import { describe, expect, it } from 'vitest';
 import { integrityOf } from '../../src/canonical.js';
 import { normalizeCard } from '../../src/card/normalize.js';
+import { entryChanges } from '../../src/lock/changes.js';
 import { negotiateSkills } from '../../src/lock/drift.js';
 import { diffLockfiles, failsOn, ignoreRisks } from '../../src/lock/lockfile-diff.js';
-import { assessRisks, isCleartext, sameRequests, sameRouting, type AgentSide } from '../../src/lock/risk.js';
+import { type AgentSide, assessRisks, isCleartext, sameRequests, sameRouting } from '../../src/lock/risk.js';
 import { atOrAbove, RISK_CODES, type RiskCode } from '../../src/lock/risk-codes.js';
-import { entryChanges } from '../../src/lock/changes.js';
 import type { LockEntry, Lockfile } from '../../src/lock/schema.js';
 import { parseManifest } from '../../src/manifest/parse.js';
-import { DEFAULT_PROFILE, type AgentSettings, type Manifest } from '../../src/manifest/schema.js';
+import { type AgentSettings, DEFAULT_PROFILE, type Manifest } from '../../src/manifest/schema.js';
 import { keyedWorkedExample, lockEntryFor, workedExample } from '../helpers/worked-example.js';
 
 type Json = Record<string, any>;

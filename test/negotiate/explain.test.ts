@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { normalizeCard } from '../../src/card/normalize.js';
-import { explainNegotiation, type ExplainedStep } from '../../src/negotiate/explain.js';
+import { type ExplainedStep, explainNegotiation } from '../../src/negotiate/explain.js';
 import { negotiate } from '../../src/negotiate/negotiate.js';
 import type { ClientProfile } from '../../src/negotiate/types.js';
 import { workedExample as rawWorkedExample } from '../helpers/worked-example.js';

@@ -7,13 +7,13 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { NormalizedCard } from '../../src/card/model.js';
 import { normalizeCard } from '../../src/card/normalize.js';
-import { diffPlans, negotiate, type NegotiateOptions } from '../../src/negotiate/negotiate.js';
+import { diffPlans, type NegotiateOptions, negotiate } from '../../src/negotiate/negotiate.js';
 import {
-  RefusalCode,
   type ClientProfile,
   type NegotiationResult,
   type Plan,
   type Refusal,
+  RefusalCode,
 } from '../../src/negotiate/types.js';
 import { workedExample } from '../helpers/worked-example.js';
 

@@ -8,9 +8,9 @@
  * never answers in time.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { signatureOf } from '../../src/resolve/signature.js';
 import { DEFAULT_PROFILE } from '../../src/manifest/schema.js';
-import { startHttp, type HttpServer } from '../helpers/http.js';
+import { signatureOf } from '../../src/resolve/signature.js';
+import { type HttpServer, startHttp } from '../helpers/http.js';
 
 const b64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 

@@ -9,10 +9,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeFetcher } from '../../src/resolve/load-card.js';
 import type { GlobalOptions } from '../../src/commands/context.js';
 import { runLock } from '../../src/commands/lock.js';
 import { runVerify } from '../../src/commands/verify.js';
+import { closeFetcher } from '../../src/resolve/load-card.js';
 import { DEFAULT_CONCURRENCY } from '../../src/resolve/options.js';
 
 /** One server for every agent; each answer waits until `gate` requests are pending (or 2 s pass). */

@@ -8,11 +8,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SendMessageRequest } from '@a2a-js/sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeDefaultDispatcher } from '../../src/http/dispatcher.js';
-import { loadLock, type CredentialRequest, type DegradedEvent, type LoadLockOptions } from '../../src/runtime/index.js';
-import { sampleCard, startAgent, type StartedAgent } from '../helpers/agents.js';
+import { type CredentialRequest, type DegradedEvent, type LoadLockOptions, loadLock } from '../../src/runtime/index.js';
+import { type StartedAgent, sampleCard, startAgent } from '../helpers/agents.js';
 import { lockProject } from '../helpers/lock-project.js';
 import { startConnectProxy } from '../helpers/proxy.js';
 

@@ -11,18 +11,18 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import * as sdk03 from 'a2a-sdk-03/client';
 import { SendMessageRequest } from '@a2a-js/sdk';
-import { loadLock, type FallbackEvent, type LoadLockOptions } from '../../src/runtime/index.js';
+import * as sdk03 from 'a2a-sdk-03/client';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AgentCallError } from '../../src/errors.js';
+import { type FallbackEvent, type LoadLockOptions, loadLock } from '../../src/runtime/index.js';
 import {
-  REST_PATH,
-  sampleCard,
-  startAgent,
   type AgentCard,
+  REST_PATH,
   type RecordedRequest,
   type StartedAgent,
+  sampleCard,
+  startAgent,
 } from '../helpers/agents.js';
 import { lockProject } from '../helpers/lock-project.js';
 

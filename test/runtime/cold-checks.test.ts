@@ -13,9 +13,9 @@ import fc from 'fast-check';
 import stableStringify from 'json-stable-stringify';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson, stableFileJson } from '../../src/canonical.js';
-import { loadLock } from '../../src/runtime/index.js';
 import { normalizeCard } from '../../src/card/normalize.js';
 import { lockedNegotiationCard } from '../../src/lock/offline.js';
+import { loadLock } from '../../src/runtime/index.js';
 import { sampleCard } from '../helpers/agents.js';
 
 /** A card whose interfaces sit on an unspecified address, a mixed-script host and an internationalised one; one URL relative. */

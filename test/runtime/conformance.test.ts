@@ -5,19 +5,20 @@
  * or refused, with its code), every request the recorders received, and zero bytes on a refusal
  * must be what the case says. python/tests/test_conformance.py runs the same files against `a2a_lock`.
  */
-import { createHash } from 'node:crypto';
+
 import { execFileSync } from 'node:child_process';
-import http from 'node:http';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { canonicalJson } from '../../src/canonical.js';
-import { type CredentialProvider, loadLock, type LoadLockOptions } from '../../src/runtime/index.js';
 import { CONFORMANCE_RULES, type ConformanceCase, ConformanceCaseSchema } from '../../scripts/conformance-case.js';
+import { canonicalJson } from '../../src/canonical.js';
+import { type CredentialProvider, type LoadLockOptions, loadLock } from '../../src/runtime/index.js';
 import { checkBuilt } from '../helpers/dist.js';
 
 const CORPUS = 'conformance/runtime';

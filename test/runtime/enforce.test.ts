@@ -6,12 +6,12 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { placeCredential } from '../../src/credentials.js';
+import { PlanViolationError, UsageError } from '../../src/errors.js';
 import type { Plan } from '../../src/negotiate/types.js';
 import { classifyAgentError, classifySdkError } from '../../src/runtime/classify.js';
 import { enforcingFetch } from '../../src/runtime/enforce.js';
-import { checkRequest } from '../../src/runtime/request-check.js';
 import { peer } from '../../src/runtime/peer.js';
-import { PlanViolationError, UsageError } from '../../src/errors.js';
+import { checkRequest } from '../../src/runtime/request-check.js';
 
 const servers: http.Server[] = [];
 const hits: Record<string, Array<{ url: string; authorization?: string }>> = { a: [], b: [] };

@@ -12,8 +12,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { loadLock, type LoadLockOptions } from '../../src/runtime/index.js';
-import { sampleCard, startAgent, type AgentCard, type StartedAgent } from '../helpers/agents.js';
+import { type LoadLockOptions, loadLock } from '../../src/runtime/index.js';
+import { type AgentCard, type StartedAgent, sampleCard, startAgent } from '../helpers/agents.js';
 import { lockProject } from '../helpers/lock-project.js';
 
 const TOKEN = 'fc-token';

@@ -4,21 +4,22 @@
  * the JSON-RPC method set of the locked version; against a real @a2a-js/sdk server (node:http
  * servers only for HTTP-layer faults: a non-A2A 500, a server that never answers).
  */
-import type http from 'node:http';
+
 import { mkdtemp, rm } from 'node:fs/promises';
+import type http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SendMessageRequest } from '@a2a-js/sdk';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   AgentCallError,
-  loadLock,
-  PlanViolationError,
   type DegradedEvent,
   type FallbackEvent,
   type LoadLockOptions,
+  loadLock,
+  PlanViolationError,
 } from '../../src/runtime/index.js';
-import { sampleCard, startAgent, type AgentCard, type RecordedRequest, type StartedAgent } from '../helpers/agents.js';
+import { type AgentCard, type RecordedRequest, type StartedAgent, sampleCard, startAgent } from '../helpers/agents.js';
 import { faultServers } from '../helpers/http.js';
 import { lockProject } from '../helpers/lock-project.js';
 

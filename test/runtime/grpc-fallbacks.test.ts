@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runLock } from '../../src/commands/lock.js';
-import { loadLock, type FallbackEvent } from '../../src/runtime/index.js';
-import { sampleCard, startAgent, type AgentCard, type StartedAgent } from '../helpers/agents.js';
+import { type FallbackEvent, loadLock } from '../../src/runtime/index.js';
+import { type AgentCard, type StartedAgent, sampleCard, startAgent } from '../helpers/agents.js';
 import { sdkText } from '../helpers/sdk-message.js';
 
 let agent: StartedAgent;

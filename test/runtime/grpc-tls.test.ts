@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runLock } from '../../src/commands/lock.js';
 import { grpcChannel } from '../../src/runtime/grpc.js';
 import { loadLock } from '../../src/runtime/index.js';
-import { sampleCard, startAgent, type StartedAgent } from '../helpers/agents.js';
+import { type StartedAgent, sampleCard, startAgent } from '../helpers/agents.js';
 import { sdkText } from '../helpers/sdk-message.js';
 
 const TOKEN = 'grpc-tls-secret';

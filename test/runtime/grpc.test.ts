@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runLock } from '../../src/commands/lock.js';
 import { loadLock } from '../../src/runtime/index.js';
-import { sampleCard, startAgent, type StartedAgent } from '../helpers/agents.js';
+import { type StartedAgent, sampleCard, startAgent } from '../helpers/agents.js';
 import { startHttp } from '../helpers/http.js';
 import { sdkText } from '../helpers/sdk-message.js';
 

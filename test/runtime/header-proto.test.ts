@@ -5,17 +5,18 @@
  * were replaced by the record's pairs (found by an attack on c978501). Such a header is a plan
  * violation in every form, and nothing is sent.
  */
-import http from 'node:http';
+
 import { mkdtemp, rm } from 'node:fs/promises';
+import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SendMessageRequest } from '@a2a-js/sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Plan } from '../../src/negotiate/types.js';
 import { enforcingFetch } from '../../src/runtime/enforce.js';
 import { loadLock } from '../../src/runtime/index.js';
-import { sampleCard, startAgent, type StartedAgent } from '../helpers/agents.js';
+import { type StartedAgent, sampleCard, startAgent } from '../helpers/agents.js';
 import { JSONRPC_PROFILE, lockProject } from '../helpers/lock-project.js';
 
 let server: http.Server;

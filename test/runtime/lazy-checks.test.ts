@@ -6,16 +6,17 @@
  * step refuses every agent on the first `lock.agent()` (lazy) or at load (eager). Against a real
  * @a2a-js/sdk server on 127.0.0.1.
  */
+
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runLock } from '../../src/commands/lock.js';
 import { integrityOf } from '../../src/canonical.js';
-import { loadLock, type LoadLockOptions } from '../../src/runtime/index.js';
-import { sampleCard, startAgent, type StartedAgent } from '../helpers/agents.js';
+import { runLock } from '../../src/commands/lock.js';
+import { type LoadLockOptions, loadLock } from '../../src/runtime/index.js';
+import { type StartedAgent, sampleCard, startAgent } from '../helpers/agents.js';
 import { sdkText } from '../helpers/sdk-message.js';
 
 const PROFILE = {

@@ -6,16 +6,17 @@
  * `expires_in`, renewed once on a 401; a redirect is never followed and the client secret goes
  * nowhere else.
  */
-import type http from 'node:http';
+
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import type http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SendMessageRequest } from '@a2a-js/sdk';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runLock } from '../../src/commands/lock.js';
 import { ClientCredentialsTokens } from '../../src/http/oauth-token.js';
-import { loadLock, type DriftEvent, type LoadLockOptions } from '../../src/runtime/index.js';
-import { sampleCard, startAgent, type AgentCard, type StartedAgent } from '../helpers/agents.js';
+import { type DriftEvent, type LoadLockOptions, loadLock } from '../../src/runtime/index.js';
+import { type AgentCard, type StartedAgent, sampleCard, startAgent } from '../helpers/agents.js';
 import { faultServers } from '../helpers/http.js';
 import { JSONRPC_PROFILE, lockProject } from '../helpers/lock-project.js';
 

@@ -3,15 +3,16 @@
  * in front of a real SDK agent that answers a refusal quoting the header it was sent gets the value
  * shown as `***`, as the card's own credentials are.
  */
-import type http from 'node:http';
+
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import type http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runLock } from '../../src/commands/lock.js';
 import { loadLock } from '../../src/runtime/index.js';
-import { sampleCard, startAgent, type StartedAgent } from '../helpers/agents.js';
-import { startGateway, type Gateway } from '../helpers/gateway.js';
+import { type StartedAgent, sampleCard, startAgent } from '../helpers/agents.js';
+import { type Gateway, startGateway } from '../helpers/gateway.js';
 import { errorText } from '../helpers/secrets.js';
 
 const TOKEN = 'platform-runtime-t0ken-Secret-55';

@@ -13,8 +13,8 @@ import { runLock } from '../../src/commands/lock.js';
 import { originAuthenticator } from '../../src/http/origin-auth.js';
 import { loadLock } from '../../src/runtime/index.js';
 import { originAuthFetch } from '../../src/runtime/origin-auth.js';
-import { sampleCard, startAgent, type StartedAgent } from '../helpers/agents.js';
-import { AWS_TEST, startGateway, type Gateway } from '../helpers/gateway.js';
+import { type StartedAgent, sampleCard, startAgent } from '../helpers/agents.js';
+import { AWS_TEST, type Gateway, startGateway } from '../helpers/gateway.js';
 
 const TOKEN = 'runtime-platform-t0ken';
 const PROFILE = {

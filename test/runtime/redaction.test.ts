@@ -8,24 +8,25 @@
  * The plans are locked against a real @a2a-js/sdk agent; the echoing answers come from node:http
  * servers the send fetch is pointed at (an HTTP-layer fault: the body an agent answers).
  */
-import type http from 'node:http';
-import { inspect } from 'node:util';
+
 import { mkdtemp, rm } from 'node:fs/promises';
+import type http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inspect } from 'node:util';
 import { SendMessageRequest } from '@a2a-js/sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   AgentCallError,
   AgentDegradedError,
-  loadLock,
   type DegradedEvent,
   type FallbackEvent,
+  loadLock,
 } from '../../src/runtime/index.js';
-import { sampleCard, startAgent, type StartedAgent } from '../helpers/agents.js';
-import { expectNoCutShortEcho, expectSecretContained } from '../helpers/secrets.js';
+import { type StartedAgent, sampleCard, startAgent } from '../helpers/agents.js';
 import { faultServers } from '../helpers/http.js';
 import { JSONRPC_PROFILE, lockProject } from '../helpers/lock-project.js';
+import { expectNoCutShortEcho, expectSecretContained } from '../helpers/secrets.js';
 
 /** Characters every encoding changes, mixed case. */
 const TOKEN = 'rt-Secret/Tok+en=9Zq';

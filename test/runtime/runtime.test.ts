@@ -8,8 +8,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { loadLock, type DegradedEvent, type DriftEvent, type LoadLockOptions } from '../../src/runtime/index.js';
-import { sampleCard, startAgent, type AgentCard, type RecordedRequest, type StartedAgent } from '../helpers/agents.js';
+import { type DegradedEvent, type DriftEvent, type LoadLockOptions, loadLock } from '../../src/runtime/index.js';
+import { type AgentCard, type RecordedRequest, type StartedAgent, sampleCard, startAgent } from '../helpers/agents.js';
 import { lockProject } from '../helpers/lock-project.js';
 import { sdkText } from '../helpers/sdk-message.js';
 

@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runLock } from '../../src/commands/lock.js';
-import { loadLock, type FallbackEvent } from '../../src/runtime/index.js';
-import { sampleCard, startAgent, type StartedAgent } from '../helpers/agents.js';
+import { type FallbackEvent, loadLock } from '../../src/runtime/index.js';
+import { type StartedAgent, sampleCard, startAgent } from '../helpers/agents.js';
 
 let agent: StartedAgent;
 let dir: string;

@@ -41,12 +41,13 @@
  * `security` on a hybrid card, vendor fields). When a signature verifies only through one of them
  * and the card carries such fields, the result has a `signature-partial` warning naming them.
  */
-import * as jose from 'jose';
+
 import type { JWK } from 'jose';
+import * as jose from 'jose';
 import { formatPath, isRecord } from '../../json-path.js';
 import type { Warning } from '../model.js';
-import { loadRemoteJwks, parseJwks, type JwksParse } from './jwks.js';
-import { signingPayloadForms, uncoveredFields, type PayloadForm, type SigningPayload } from './payloads.js';
+import { type JwksParse, loadRemoteJwks, parseJwks } from './jwks.js';
+import { type PayloadForm, type SigningPayload, signingPayloadForms, uncoveredFields } from './payloads.js';
 import { describeType, errorMessage } from './text.js';
 
 /** What the lockfile records per card snapshot. Deterministic: no reasons, no timestamps. */

@@ -7,11 +7,11 @@
 import type { Argv } from 'yargs';
 import type { CommandResult, GlobalOptions } from '../../commands/context.js';
 import { UsageError } from '../../errors.js';
+import type { PluginInfo } from '../../version.js';
 import type { CommandRenderer } from '../render/common.js';
+import type { SarifTool } from '../render/sarif.js';
 import type { SummaryTarget } from '../step-summary.js';
 import { closest } from '../suggest.js';
-import type { PluginInfo } from '../../version.js';
-import type { SarifTool } from '../render/sarif.js';
 
 /** The arguments as yargs parsed them (options by name, positionals by name, the rest in `_`). */
 export type ParsedArgv = Record<string, unknown> & { _: Array<string | number> };

@@ -1,6 +1,7 @@
 /** `a2a verify [agents..]`: the CI gate; under GitHub Actions its report is also the job summary (once per job; `--no-summary`: none). */
-import { UsageError } from '../../errors.js';
+
 import type { VerifyData } from '../../commands/verify.js';
+import { UsageError } from '../../errors.js';
 import { checkIgnored, defineCommand, formatArgs, ignoreCodes, single, strings } from './command.js';
 
 /** `{ignore}` when any code was given, else nothing. */

@@ -2,7 +2,7 @@
 import { contactedHostNote } from '../../card/host.js';
 import type { NormalizedCard, SecurityRequirement } from '../../card/model.js';
 import type { CardData } from '../../commands/card.js';
-import { documentOf, type CommandRenderer } from './common.js';
+import { type CommandRenderer, documentOf } from './common.js';
 
 function requirement(r: SecurityRequirement): string {
   const parts = Object.entries(r).map(([s, scopes]) => (scopes.length ? `${s} (${scopes.join(' ')})` : s));

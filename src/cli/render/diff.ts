@@ -5,20 +5,20 @@
  * improvements), unchanged agents folded, and one count line.
  */
 import kleur from 'kleur';
-import { diffAgents, type DiffData } from '../../commands/diff.js';
+import { type DiffData, diffAgents } from '../../commands/diff.js';
 import { isLockDigest } from '../../lock/digest.js';
 import type { AgentDiff, DiffCounts } from '../../lock/lockfile-diff.js';
 import { RISK_LEVELS, type Risk, type RiskLevel } from '../../lock/risk-codes.js';
+import { bounded } from '../../untrusted.js';
 import { annotationFile, diffAnnotations } from '../github.js';
 import { escapeMarkdown } from '../step-summary.js';
-import { bounded } from '../../untrusted.js';
 import {
+  type CommandRenderer,
   documentOf,
   renderCardChanges,
   renderPlanChanges,
   renderSignature,
   renderValueChange,
-  type CommandRenderer,
 } from './common.js';
 
 function plural(count: number, noun: string): string {

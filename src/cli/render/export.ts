@@ -1,6 +1,6 @@
 /** The output of `a2a export`: the BOM itself, or one line saying where it was written. */
 import type { ExportData } from '../../commands/export.js';
-import { documentOf, type CommandRenderer } from './common.js';
+import { type CommandRenderer, documentOf } from './common.js';
 
 /**
  * `a2a export`: without `--output` the lines are the BOM's (JSON, printed as written); with it,

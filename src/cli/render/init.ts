@@ -1,6 +1,6 @@
 /** The output of `a2a init`. */
 import type { InitData } from '../../commands/init.js';
-import { documentOf, type CommandRenderer } from './common.js';
+import { type CommandRenderer, documentOf } from './common.js';
 
 /** `a2a init`: the document is the data (`{"ok", "manifest", "written"}`); the lines name the manifest written and the next step. */
 export const initRenderer: CommandRenderer<InitData> = {

@@ -2,8 +2,8 @@
 import { basename } from 'node:path';
 import kleur from 'kleur';
 import type { LockData, LockedAgent } from '../../commands/lock.js';
-import { documentOf, renderEntryChanges, renderSyncFailure, type CommandRenderer } from './common.js';
 import { noCounts } from '../../lock/lockfile-diff.js';
+import { type CommandRenderer, documentOf, renderEntryChanges, renderSyncFailure } from './common.js';
 import { agentBody, countsLine, diffMarkdown } from './diff.js';
 
 function mark(action: LockedAgent['action']): string {

@@ -1,7 +1,7 @@
 /** The output of `a2a ls`. */
 import type { LsData } from '../../commands/ls.js';
 import type { Plan } from '../../negotiate/types.js';
-import { documentOf, type CommandRenderer } from './common.js';
+import { type CommandRenderer, documentOf } from './common.js';
 
 /** A plan in one line: binding and version, delivery, security, output modes, extensions. */
 function planSummary(plan: Plan): string {

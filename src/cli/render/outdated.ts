@@ -1,7 +1,7 @@
 /** The output of `a2a outdated`: what `a2a update` would change, agent by agent. */
 import kleur from 'kleur';
 import type { OutdatedAgent, OutdatedData } from '../../commands/outdated.js';
-import { documentOf, renderEntryChanges, renderSyncFailure, type CommandRenderer } from './common.js';
+import { type CommandRenderer, documentOf, renderEntryChanges, renderSyncFailure } from './common.js';
 
 function agentLines(agent: OutdatedAgent): string[] {
   const { name } = agent;

@@ -1,6 +1,6 @@
 /** The output of `a2a plan`: the plan negotiated, or the refusal. */
 import type { PlanData } from '../../commands/plan.js';
-import { documentOf, renderPlan, type CommandRenderer } from './common.js';
+import { type CommandRenderer, documentOf, renderPlan } from './common.js';
 
 /** `a2a plan`: the document is `{"plan"}` or `{"refusal"}` with `warnings`; the lines name the skill and the card, then the plan's fields, or the refusal. */
 export const planRenderer: CommandRenderer<PlanData> = {

@@ -1,7 +1,7 @@
 /** The output of `a2a remove`. */
 import kleur from 'kleur';
 import type { RemoveData } from '../../commands/remove.js';
-import { documentOf, type CommandRenderer } from './common.js';
+import { type CommandRenderer, documentOf } from './common.js';
 
 /** `a2a remove`: the document is `{"ok", "removed", "written"}`; the lines name each agent removed and each file written. */
 export const removeRenderer: CommandRenderer<RemoveData> = {

@@ -19,11 +19,11 @@ import { diffAgents } from '../../commands/diff.js';
 import type { AgentFile, AgentFiles } from '../../commands/locate.js';
 import type { VerifyData } from '../../commands/verify.js';
 import { ErrorCode } from '../../errors.js';
-import { RISK_CODES, type RiskCode, type RiskLevel } from '../../lock/risk-codes.js';
 import type { VerifyFailureCode } from '../../lock/report.js';
+import { RISK_CODES, type RiskCode, type RiskLevel } from '../../lock/risk-codes.js';
+import { bounded } from '../../untrusted.js';
 import { verifyFailureAt, verifyFailures } from '../github.js';
 import type { CommandRenderer } from './common.js';
-import { bounded } from '../../untrusted.js';
 
 /** Most results a run holds: GitHub keeps the top 5,000 by severity of a run's results. */
 export const SARIF_MAX_RESULTS = 5_000;

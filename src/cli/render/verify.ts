@@ -3,10 +3,10 @@ import kleur from 'kleur';
 import type { InstallData, ReportDocument, VerifyData } from '../../commands/verify.js';
 import { ExitCode } from '../../errors.js';
 import { failureCodes } from '../../lock/report.js';
+import { bounded } from '../../untrusted.js';
 import { annotationFile, verifyAnnotations } from '../github.js';
 import { escapeMarkdown } from '../step-summary.js';
-import { documentOf, renderReport, show, type CommandRenderer } from './common.js';
-import { bounded } from '../../untrusted.js';
+import { type CommandRenderer, documentOf, renderReport, show } from './common.js';
 import { MARKDOWN_CELL, MARKDOWN_DETAIL_LINE, summaryManifest } from './diff.js';
 
 function plural(count: number, noun: string): string {

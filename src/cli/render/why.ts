@@ -1,7 +1,7 @@
 /** The output of `a2a why`: the negotiation of each locked skill, step by step. */
 import kleur from 'kleur';
 import type { WhyData } from '../../commands/why.js';
-import { documentOf, renderDrift, renderExplanation, type CommandRenderer } from './common.js';
+import { type CommandRenderer, documentOf, renderDrift, renderExplanation } from './common.js';
 
 /**
  * `a2a why`: the document is the data (`{"ok", "agent", "card", "skills"}`); the lines name the
