@@ -14,14 +14,16 @@ runtime's ``createClient()`` does (``src/runtime/client.ts``):
   naming the locked fallbacks and why none applies.
 
 Each alternative taken is reported (``Lock.on("fallback")``, ``LockedAgent.fallbacks_taken``). Any other failure
-leaves as a2a-sdk raised it. Needs the ``sdk`` extra; imported by ``sdk.py``.
+leaves as an :class:`AgentCallError` (``auth-refused``, ``agent-error``, ``unreachable``, ``timeout``; the a2a-sdk
+error its ``__cause__``), as the JavaScript runtime's ``typedError``; a2a_lock's own errors (a plan violation, a
+missing credential) leave as they are. Needs the ``sdk`` extra; imported by ``sdk.py``.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Literal, NoReturn, Protocol, TypeVar
 
 import httpx
 from a2a.client.client import ClientCallContext
@@ -46,16 +48,16 @@ from a2a.types.a2a_pb2 import (
 )
 from a2a.utils.errors import A2A_ERROR_MAPPING, JSON_RPC_ERROR_CODE_MAP, A2AError
 
-from .call_errors import dead_end, describe, header_lost
+from .call_errors import answer_facts, answered_text, call_error_code, dead_end, describe, header_lost, shown_url
 from .classify import AgentErrorKind, classify_agent_error, kind_of_reason
-from .errors import A2aLockError, AgentDegradedError
+from .errors import A2aLockError, AgentCallError, AgentDegradedError, FetchError
 from .events import FallbackReason
 from .plan import Interface, Plan
 
 if TYPE_CHECKING:
     from typing_extensions import Self
 
-__all__ = ["FallbackRuntime", "PlanTransport", "classify_sdk_error"]
+__all__ = ["FallbackRuntime", "PlanTransport", "classify_sdk_error", "typed_error"]
 
 T = TypeVar("T")
 
@@ -70,6 +72,15 @@ class FallbackRuntime(Protocol):
     """What the fallbacks need of the loaded agent (``lock.py``'s runtime and a transport maker)."""
 
     plan: Plan
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def skill(self) -> str: ...
+
+    @property
+    def schemes(self) -> Mapping[str, object]: ...
 
     def fallback(self, reason: FallbackReason, from_: str, to: str) -> None: ...
 
@@ -104,6 +115,68 @@ def classify_sdk_error(error: BaseException, iface: Interface) -> AgentErrorKind
         if isinstance(value, tuple) and value and isinstance(value[0], int):
             return classify_agent_error("GRPC", code=value[0], reason=mapping.reason)
     return kind_of_reason(mapping.reason)
+
+
+def typed_error(runtime: FallbackRuntime, iface: Interface, error: Exception) -> Exception:
+    """Any failure of a call on ``iface`` as the error that leaves ``create_client()`` (the JavaScript runtime's
+    ``typedError``): a2a_lock's own errors as they are, except a network :class:`FetchError` of the enforcing
+    transport, which becomes an :class:`AgentCallError` naming agent and skill; every other error an
+    :class:`AgentCallError`: ``auth-refused`` (HTTP 401/403, gRPC 16/7), ``unreachable`` (gRPC 14, no connection),
+    ``timeout`` (gRPC 4, no answer in time), else ``agent-error`` with the HTTP status, the JSON-RPC error code or
+    the ErrorInfo reason. The message is built from those facts only (never a2a-sdk's text, which may quote the
+    agent's answer or the request); ``error`` is its ``__cause__``."""
+    name, skill = runtime.name, runtime.skill
+    url = shown_url(iface.url)
+    where = describe(iface)
+    if isinstance(error, FetchError) and error.code in ("unreachable", "timeout"):
+        what = "no answer in time" if error.code == "timeout" else "not reachable"
+        code: Literal["unreachable", "timeout"] = "timeout" if error.code == "timeout" else "unreachable"
+        return _caused(AgentCallError(code, name, skill, f"{where}: {what} ({error.message})", url=url), error)
+    if isinstance(error, A2aLockError):
+        return error
+    facts = answer_facts(error, iface.protocol_binding)
+    kind = call_error_code(facts)
+    answered = answered_text(facts)
+    details: dict[str, Any] = {
+        "url": url,
+        "status": facts.status,
+        "grpc_status": facts.grpc_status,
+        "a2a_code": facts.a2a_code,
+        "a2a_reason": facts.a2a_reason,
+    }
+    if kind == "auth-refused":
+        if runtime.plan.security:
+            why = "the agent refused the credential"
+        elif not runtime.schemes:
+            why = (
+                "the agent refused the request, and the locked plan sends no credential: the card declares no "
+                "securitySchemes (the agent may authenticate outside A2A)"
+            )
+        else:
+            why = (
+                "the agent refused the request, and the locked plan sends no credential (its security requirement "
+                "needs none)"
+            )
+        return _caused(AgentCallError(kind, name, skill, f"{where}: {why} ({answered})", **details), error)
+    if kind == "unreachable":
+        text = f" ({answered})" if answered else ""
+        return _caused(AgentCallError(kind, name, skill, f"{where}: not reachable{text}", **details), error)
+    if kind == "timeout":
+        text = f" ({answered})" if answered else ""
+        return _caused(AgentCallError(kind, name, skill, f"{where}: no answer in time{text}", **details), error)
+    if facts.a2a_code is not None or facts.a2a_reason is not None:
+        what = "the agent answered an A2A error"
+    elif answered:
+        what = "the agent answered an error that is not an A2A error"
+    else:
+        what = "the agent's answer could not be read as A2A"
+    text = f" ({answered})" if answered else ""
+    return _caused(AgentCallError(kind, name, skill, f"{where}: {what}{text}", **details), error)
+
+
+def _caused(typed: AgentCallError, error: Exception) -> AgentCallError:
+    typed.__cause__ = error
+    return typed
 
 
 def _without_plan_headers(context: ClientCallContext | None) -> ClientCallContext | None:
@@ -239,8 +312,11 @@ class PlanTransport(ClientTransport):
     async def subscribe(
         self, request: SubscribeToTaskRequest, *, context: ClientCallContext | None = None
     ) -> AsyncGenerator[StreamResponse]:
-        async for event in self._primary.subscribe(request, context=context):
-            yield event
+        try:
+            async for event in self._primary.subscribe(request, context=context):
+                yield event
+        except Exception as error:
+            self._raise_typed(error)
 
     async def send_message_streaming(
         self, request: SendMessageRequest, *, context: ClientCallContext | None = None
@@ -293,7 +369,7 @@ class PlanTransport(ClientTransport):
             return
         if kind is not None:
             raise self._runtime.degrade(kind, dead_end(plan, kind, "SendStreamingMessage")) from error
-        raise error
+        self._raise_typed(error)
 
     async def close(self) -> None:
         made = list(self._made.values())
@@ -305,6 +381,13 @@ class PlanTransport(ClientTransport):
                 await transport.close()
 
     # Recovery --------------------------------------------------------------------------------------------------
+
+    def _raise_typed(self, error: Exception) -> NoReturn:
+        """Raise ``error`` as it leaves the client (:func:`typed_error` on the locked interface)."""
+        typed = typed_error(self._runtime, self._runtime.plan, error)
+        if typed is error:
+            raise error
+        raise typed from error
 
     async def _call(
         self,
@@ -322,7 +405,7 @@ class PlanTransport(ClientTransport):
         plan = self._runtime.plan
         kind = classify_sdk_error(error, plan)
         if kind is None:
-            raise error
+            self._raise_typed(error)
         following = self._version_fallback_for(kind, name, error)
         if following is not None:
             failed = f"{kind} on {name} at {describe(plan)}, then the locked fallback {describe(following)} failed too"
@@ -390,7 +473,10 @@ class PlanTransport(ClientTransport):
         for i in range(self._max_polls):
             if i > 0:
                 await asyncio.sleep(self._poll_interval)
-            task = await self._primary.get_task(GetTaskRequest(id=task_id), context=context)
+            try:
+                task = await self._primary.get_task(GetTaskRequest(id=task_id), context=context)
+            except Exception as error:
+                self._raise_typed(error)
             event = StreamResponse()
             event.task.CopyFrom(task)
             yield event

@@ -1,0 +1,101 @@
+"""Agent errors that are neither a taken fallback nor a degradation leave ``create_client()`` as an
+``AgentCallError`` with the JavaScript runtime's codes (``typedError`` in src/runtime/call-errors.ts): against a
+real loopback server that answers 401, 500 with a JSON-RPC error body, slowly, or not at all (a closed port). The
+a2a-sdk error is the ``__cause__``; the message names agent, skill and interface, never the credential."""
+
+from __future__ import annotations
+
+import socket
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+from a2a.client import ClientCallContext
+from a2a.types.a2a_pb2 import Message, Part, Role, SendMessageRequest
+
+from a2a_lock import A2aLockError, AgentCallError, load_lock
+from locks import write_lock
+from loopback import Answer, Received, Recorder, json_answer
+
+TOKEN = "call-err-S3cret-t0ken"
+
+
+def message(text: str) -> SendMessageRequest:
+    parts = [Part(text=text)]
+    return SendMessageRequest(message=Message(message_id=str(uuid.uuid4()), role=Role.ROLE_USER, parts=parts))
+
+
+async def failure(directory: Path, url: str, *, timeout: float | None = None) -> AgentCallError:
+    lock = load_lock(write_lock(directory, url), env={"ECHO_TOKEN": TOKEN})
+    agent = lock.agent("echo", "echo")
+    context = ClientCallContext(timeout=timeout) if timeout is not None else None
+    async with agent.create_client() as client:
+        with pytest.raises(A2aLockError) as raised:
+            async for _ in client.send_message(message("hi"), context=context):
+                pass
+    error = raised.value
+    assert isinstance(error, AgentCallError), repr(error)
+    assert error.__cause__ is not None
+    assert TOKEN not in str(error) and TOKEN not in repr(error) and TOKEN not in str(error.to_json())
+    assert error.data["agent"] == "echo" and error.data["skill"] == "echo"
+    assert error.data["url"] == f"{url}/a2a/jsonrpc"
+    return error
+
+
+async def test_a_401_is_auth_refused(tmp_path: Path) -> None:
+    server = Recorder(lambda _r: json_answer({"error": "unauthorized"}, 401)).start()
+    try:
+        error = await failure(tmp_path, server.url)
+    finally:
+        server.stop()
+    assert error.code == "auth-refused"
+    assert error.status == 401
+    assert "the agent refused the credential (HTTP 401)" in error.message
+    assert server.requests[0].header("authorization") == f"Bearer {TOKEN}"
+
+
+async def test_a_500_with_an_a2a_error_body_is_agent_error(tmp_path: Path) -> None:
+    body = {"jsonrpc": "2.0", "id": 1, "error": {"code": -32603, "message": f"internal: token {TOKEN}"}}
+    server = Recorder(lambda _r: json_answer(body, 500)).start()
+    try:
+        error = await failure(tmp_path, server.url)
+    finally:
+        server.stop()
+    assert error.code == "agent-error"
+    assert (error.status, error.a2a_code) == (500, -32603)
+    assert "the agent answered an A2A error (HTTP 500, A2A error -32603)" in error.message
+
+
+async def test_a_json_rpc_error_no_fallback_answers_is_agent_error(tmp_path: Path) -> None:
+    body = {"jsonrpc": "2.0", "id": 1, "error": {"code": -32001, "message": "task not found"}}
+    server = Recorder(lambda _r: json_answer(body)).start()
+    try:
+        error = await failure(tmp_path, server.url)
+    finally:
+        server.stop()
+    assert error.code == "agent-error"
+    assert (error.status, error.a2a_code) == (None, -32001)
+
+
+async def test_a_closed_port_is_unreachable(tmp_path: Path) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    error = await failure(tmp_path, f"http://127.0.0.1:{port}")
+    assert error.code == "unreachable"
+    assert "not reachable" in error.message
+
+
+async def test_a_slow_answer_past_the_timeout_is_timeout(tmp_path: Path) -> None:
+    def slow(_r: Received) -> Answer:
+        time.sleep(1.5)
+        return json_answer({"jsonrpc": "2.0", "id": 1, "result": {"message": {"role": "ROLE_AGENT", "parts": []}}})
+
+    server = Recorder(slow).start()
+    try:
+        error = await failure(tmp_path, server.url, timeout=0.2)
+    finally:
+        server.stop()
+    assert error.code == "timeout"
+    assert "no answer in time" in error.message
