@@ -87,18 +87,24 @@ def sdk_agent(**options: Any) -> Iterator[Peer]:
 _JS_AGENT = """
 import { startAgent, sampleCard } from './scripts/agents.js';
 const o = JSON.parse(process.argv[1]);
-const make = (origin) => {
+const make = (origin, grpcUrl) => {
   const overrides = { securitySchemes: {}, securityRequirements: [], ...(o.card ?? {}) };
-  const card = sampleCard(origin, overrides, { legacy: !!o.legacy });
+  let card = sampleCard(origin, overrides, { legacy: !!o.legacy });
+  // grpcCard: the card lists the gRPC 1.0 interface last.
+  if (o.grpcCard && grpcUrl) {
+    const grpc = { url: grpcUrl, protocolBinding: 'GRPC', protocolVersion: '1.0' };
+    card = { ...card, supportedInterfaces: [...card.supportedInterfaces, grpc] };
+  }
   return o.push ? { ...card, capabilities: { ...card.capabilities, pushNotifications: true } } : card;
 };
 const agent = await startAgent({
-  card: make, legacyCompat: !!o.legacy, bearerToken: o.token, grpc: !!o.grpc, strictPush: !!o.strictPush,
+  card: (origin, extra) => make(origin, extra?.grpcUrl),
+  legacyCompat: !!o.legacy, bearerToken: o.token, grpc: !!o.grpc, strictPush: !!o.strictPush,
   ...(o.taskDelayMs ? { taskDelayMs: o.taskDelayMs } : {}),
 });
 // GET /_drop: every open connection destroyed (a stream broken on the way).
 agent.serve('/_drop', () => agent.dropConnections());
-const first = make(agent.origin);
+const first = make(agent.origin, agent.grpcUrl);
 // GET /_card?versions=0.3&streaming=false&push=false: the agent redeployed with this card (the locked one changed).
 agent.serve('/_card', (req, res) => {
   const q = new URL(req.url, agent.origin).searchParams;
@@ -131,7 +137,8 @@ process.stdin.on('end', () => process.exit(0));
 @contextmanager
 def js_agent(**options: Any) -> Iterator[Peer]:
     """A JS SDK agent of scripts/agents.js (``startAgent`` with ``sampleCard``; options: card overrides, legacy,
-    token, grpc, push (the card pushes), strictPush, taskDelayMs). ``seen()`` lists what it received;
+    token, grpc, grpcCard (the card lists the gRPC 1.0 interface), push (the card pushes), strictPush,
+    taskDelayMs). ``seen()`` lists what it received;
     ``Peer.set_card`` redeploys it with its first card changed, ``Peer.drop_connections`` breaks its streams."""
     process = subprocess.Popen(  # noqa: S603
         [NODE, "--input-type=module", "-e", _JS_AGENT, json.dumps(options)],

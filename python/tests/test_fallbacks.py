@@ -233,3 +233,40 @@ async def test_a_stream_broken_after_the_task_id_is_continued_by_polling_get_tas
         assert len(methods) >= 2
         assert agent.fallbacks_taken == {"stream-broken": 1}
         assert not agent.degraded
+
+
+async def test_version_not_supported_is_retried_once_on_a_locked_grpc_fallback(tmp_path: Path) -> None:
+    """As the JavaScript runtime takes it (test/runtime/grpc-fallbacks.test.ts): the locked gRPC interface of
+    another version, through the loader's locked channel (its target only, its version's metadata)."""
+    with js_agent(legacy=True, grpc=True, grpcCard=True) as agent:
+        profile = {
+            "bindings": ["GRPC", "JSONRPC"],
+            "versions": ["0.3", "1.0"],
+            "accepts": ["application/json", "text/plain"],
+            "sends": ["text/plain"],
+            "streaming": False,
+        }
+        manifest = {"profile": profile, "agents": {"research": {"card": agent.origin, "skills": ["market-size"]}}}
+        lock = load_lock(lock_project(tmp_path, manifest), env={})
+        events: list[FallbackEvent] = []
+        lock.on("fallback", events.append)
+        research = lock.agent("research", "market-size")
+        assert (research.plan.protocol_binding, research.plan.protocol_version) == ("JSONRPC", "0.3")
+        assert research.plan.fallbacks is not None
+        grpc = research.plan.fallbacks.interfaces[0]
+        assert (grpc.protocol_binding, grpc.protocol_version) == ("GRPC", "1.0")
+        async with research.create_client() as client:
+            agent.set_card(versions="1.0")
+            since = len(agent.seen())
+            assert await texts(client.send_message(message("to grpc"))) == ["echo: to grpc"]
+        assert [(r["method"], r["path"], r["version"]) for r in agent.seen()[since:]] == [
+            ("POST", "/a2a/jsonrpc", "0.3"),
+            ("GRPC", "/lf.a2a.v1.A2AService/SendMessage", "1.0"),
+        ]
+        url = f"{agent.origin}/a2a/jsonrpc"
+        assert events == [
+            FallbackEvent(
+                "research", "market-size", f"JSONRPC 0.3 {url}", f"GRPC 1.0 {grpc.url}", "version-not-supported"
+            )
+        ]
+        assert not research.degraded

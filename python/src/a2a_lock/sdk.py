@@ -427,12 +427,7 @@ def client_factory(
     def make(iface: Interface) -> ClientTransport:
         # A fresh enforcing client for the fallback interface: its own URL, version and credential placement.
         if iface.protocol_binding == "GRPC":
-            from .errors import UsageError
-
-            raise UsageError(
-                f"{agent.name} ({agent.skill}): the locked fallback {iface.protocol_binding} {iface.protocol_version} "
-                "is a gRPC interface, which the Python loader does not fall back to yet"
-            )
+            return grpc_fallback(iface)
         http = agent.httpx_client(interface=iface)
         http.headers["A2A-Version"] = iface.protocol_version
         transport = _http_transport(
@@ -449,13 +444,14 @@ def client_factory(
         runtime.record(error)
         return error
 
-    channels = None
-    if agent.plan.protocol_binding == "GRPC":
+    def grpc_channels(plan: Plan, iface: Interface | None) -> Callable[[str], Any]:
+        """The locked channel factory of ``plan`` (the agent's, or a locked gRPC fallback interface's), the
+        credential placed for ``iface`` (``None``: the plan's own interface)."""
         from .grpc import locked_channel
 
         async def metadata() -> list[tuple[str, str]]:
             out: list[tuple[str, str]] = []
-            for placement in await runtime.placements(agent.request_plan()):
+            for placement in await runtime.placements(agent.request_plan(iface)):
                 if placement.query or placement.cookies:
                     raise PlanViolationError(
                         agent.name, agent.skill, "a credential placed in a query or a cookie cannot travel over gRPC"
@@ -463,8 +459,8 @@ def client_factory(
                 out.extend(placement.headers.items())
             return out
 
-        channels = locked_channel(
-            agent.plan,
+        return locked_channel(
+            plan,
             agent=agent.name,
             skill=agent.skill,
             credentials=grpc_credentials,
@@ -472,6 +468,32 @@ def client_factory(
             metadata=metadata,
             on_refusal=runtime.record,
         )
+
+    def grpc_fallback(iface: Interface) -> ClientTransport:
+        """The a2a-sdk gRPC transport of a locked gRPC fallback interface: a locked channel to its target only,
+        checked against the plan with that interface's URL and version (as the JavaScript runtime takes it)."""
+        from dataclasses import replace
+
+        from a2a.client import ClientConfig
+
+        on = replace(
+            agent.plan,
+            url=iface.url,
+            protocol_binding=iface.protocol_binding,
+            protocol_version=iface.protocol_version,
+            tenant=iface.tenant,
+            fallbacks=None,
+        )
+        config = ClientConfig(grpc_channel_factory=grpc_channels(on, iface))
+        if _is_legacy(iface.protocol_version):
+            from a2a.compat.v0_3.grpc_transport import CompatGrpcTransport
+
+            return CompatGrpcTransport.create(narrowed, iface.url, config)
+        from a2a.client.transports.grpc import GrpcTransport
+
+        return GrpcTransport.create(narrowed, iface.url, config)
+
+    channels = grpc_channels(agent.plan, None) if agent.plan.protocol_binding == "GRPC" else None
     return locked_client_factory(
         agent.plan,
         narrowed,
