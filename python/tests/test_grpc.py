@@ -88,3 +88,20 @@ def test_channel_factory_refuses_another_target_and_plaintext_off_loopback() -> 
     with pytest.raises(PlanViolationError, match="plaintext"):
         locked_channel(off, agent="py", skill="s")
     assert locked_channel(off, agent="py", skill="s", allow_insecure=True) is not None
+
+
+async def test_a_grpc_a2a_error_is_a_typed_agent_error(tmp_path: Path, peer: Peer) -> None:
+    """As test/runtime/grpc-fallbacks.test.ts: TaskNotFound over gRPC leaves as AgentCallError agent-error with
+    the gRPC status and the ErrorInfo reason."""
+    from a2a.types.a2a_pb2 import GetTaskRequest
+
+    from a2a_lock import AgentCallError
+
+    agent = locked(tmp_path, peer, streaming=False).agent("py", "market-size")
+    async with agent.create_client() as client:
+        with pytest.raises(AgentCallError) as raised:
+            await client.get_task(GetTaskRequest(id="no-such-task"))
+    error = raised.value
+    assert (error.code, error.grpc_status, error.a2a_reason) == ("agent-error", 5, "TASK_NOT_FOUND")
+    assert error.__cause__ is not None
+    assert TOKEN not in str(error)
