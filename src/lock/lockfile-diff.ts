@@ -9,14 +9,9 @@ import { own } from '../json-path.js';
 import { type AgentSettings, type Manifest, sourceVariables } from '../manifest/schema.js';
 import type { Plan } from '../negotiate/types.js';
 import { type EntryChanges, entryChanges, planChanges } from './changes.js';
+import { type CredentialSourceChange, credentialSourceRisks } from './credential-source-risks.js';
 import { keepSnapshotsOverDefaults } from './proto-defaults.js';
-import {
-  type AgentSide,
-  assessRisks,
-  type CredentialSourceChange,
-  credentialSourceRisks,
-  signatureStatus,
-} from './risk.js';
+import { type AgentSide, assessRisks, signatureStatus } from './risk.js';
 import { atOrAbove, highestLevel, type Improvement, RISK_LEVELS, type Risk, type RiskLevel } from './risk-codes.js';
 import type { Lockfile } from './schema.js';
 

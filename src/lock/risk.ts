@@ -64,7 +64,7 @@ function requestUrls(side: AgentSide | undefined): RequestUrl[] {
 }
 
 /** The credential routes of a side; a snapshot that no longer reads as a card sends along its plans only (placement unknown). */
-function routesOf(side: AgentSide | undefined): CredentialRoute[] {
+export function routesOf(side: AgentSide | undefined): CredentialRoute[] {
   if (!side) return [];
   // Nothing credentialed, no extended card: no route (and no card to read) but the platform's.
   if (!side.entry.extended && Object.values(side.entry.plans).every((p) => Object.keys(p.security).length === 0))
@@ -450,53 +450,4 @@ export function assessRisks(
   else if (!old) groups.push(credentialRisks(undefined, now), transportRisks(undefined, now));
   else groups.push(...changedAgentRisks(old, now, changes ?? entryChanges(old.entry, now.entry)));
   return { risks: groups.flatMap((g) => g.risks), better: groups.flatMap((g) => g.better) };
-}
-
-/**
- * A credential whose secret comes from another place in the manifest (`a2a.json`'s
- * `credentials.<scheme>.env`) at head than at base: `old`/`new` the environment variable names
- * (absent: the side's manifest names none for that scheme).
- */
-export interface CredentialSourceChange {
-  scheme: string;
-  old?: string;
-  new?: string;
-}
-
-/**
- * `credential-source-changed` for each changed source of an agent present at head: high when the
- * variable changes for a scheme that already had a credential route at base (the same destination
- * now receives another secret), medium when it is new otherwise, low when the source is removed.
- * A new source for a scheme that `now` sends to a new destination is left out: that
- * `new-credential-destination` (high) states it.
- */
-export function credentialSourceRisks(
-  changes: readonly CredentialSourceChange[],
-  old: AgentSide | undefined,
-  now?: AgentSide,
-): Risk[] {
-  if (!changes.length) return [];
-  const wasRoutes = routesOf(old);
-  const routed = new Set(wasRoutes.map((r) => r.scheme));
-  // A source new for a scheme that now has a new destination: `new-credential-destination` says it (once, high).
-  const newlySent = new Set(now ? uncoveredRoutes(wasRoutes, routesOf(now)).map((r) => r.scheme) : []);
-  const stated = (c: CredentialSourceChange) => c.new !== undefined && !routed.has(c.scheme) && newlySent.has(c.scheme);
-  return changes
-    .filter((c) => !stated(c))
-    .map((c) => {
-      if (c.new === undefined)
-        return risk(
-          'credential-source-changed',
-          `credential ${c.scheme} no longer read from env ${c.old} (a2a.json)`,
-          undefined,
-          'low',
-        );
-      const was = c.old === undefined ? 'none at base' : `was env ${c.old}`;
-      return risk(
-        'credential-source-changed',
-        `credential ${c.scheme} now read from env ${c.new} (${was})${routed.has(c.scheme) ? ', for a route the base already sent it along' : ''}`,
-        undefined,
-        routed.has(c.scheme) ? 'high' : 'medium',
-      );
-    });
 }
