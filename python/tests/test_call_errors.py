@@ -1,12 +1,14 @@
 """Agent errors that are neither a taken fallback nor a degradation leave ``create_client()`` as an
 ``AgentCallError`` with the JavaScript runtime's codes (``typedError`` in src/runtime/call-errors.ts): against a
 real loopback server that answers 401, 500 with a JSON-RPC error body, slowly, or not at all (a closed port). The
-a2a-sdk error is the ``__cause__``; the message names agent, skill and interface, never the credential."""
+``__cause__`` names the a2a-sdk error's type only (its text may quote the request or the agent's answer); the
+message names agent, skill and interface, never the credential."""
 
 from __future__ import annotations
 
 import socket
 import time
+import traceback
 import uuid
 from pathlib import Path
 
@@ -38,6 +40,8 @@ async def failure(directory: Path, url: str, *, timeout: float | None = None) ->
     assert isinstance(error, AgentCallError), repr(error)
     assert error.__cause__ is not None
     assert TOKEN not in str(error) and TOKEN not in repr(error) and TOKEN not in str(error.to_json())
+    # The whole traceback a log line would print, the cause chain with it: another library's text is withheld.
+    assert TOKEN not in "".join(traceback.format_exception(error))
     assert error.data["agent"] == "echo" and error.data["skill"] == "echo"
     assert error.data["url"] == f"{url}/a2a/jsonrpc"
     return error
@@ -99,3 +103,22 @@ async def test_a_slow_answer_past_the_timeout_is_timeout(tmp_path: Path) -> None
         server.stop()
     assert error.code == "timeout"
     assert "no answer in time" in error.message
+
+
+async def test_the_cause_names_the_sdk_error_type_only_and_the_traceback_holds_no_query_key(tmp_path: Path) -> None:
+    # Another library's error text may quote the request (a URL with its query): the cause shows its type only.
+    server = Recorder(lambda _r: json_answer({"error": "unauthorized"}, 401)).start()
+    try:
+        lock = load_lock(write_lock(tmp_path, server.url, credentials={"key": {"env": "K"}}), env={"K": TOKEN})
+        async with lock.agent("echo", "echo").create_client() as client:
+            with pytest.raises(AgentCallError) as raised:
+                async for _ in client.send_message(message("hi")):
+                    pass
+    finally:
+        server.stop()
+    assert TOKEN in server.requests[0].target  # the key went where the plan says: the query
+    error = raised.value
+    assert error.code == "auth-refused"
+    printed = "".join(traceback.format_exception(error))
+    assert TOKEN not in printed
+    assert "withheld" in printed

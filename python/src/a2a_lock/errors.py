@@ -23,6 +23,7 @@ __all__ = [
     "OutOfDateError",
     "PlanViolationError",
     "UsageError",
+    "WithheldError",
 ]
 
 ErrorCode = Literal[
@@ -226,3 +227,18 @@ class AgentDegradedError(A2aLockError):
         self.agent = agent
         self.skill = skill
         self.reason = reason
+
+
+class WithheldError(Exception):
+    """Stands in for another library's error as the ``__cause__`` of an a2a_lock error: its type, never its text
+    (an httpx or a2a-sdk message may quote the request, its URL's query or a header among it). ``original_type``
+    is the error's ``module.QualName``. The JavaScript runtime redacts the cause's text; this withholds it."""
+
+    def __init__(self, error: BaseException) -> None:
+        self.original_type = f"{type(error).__module__}.{type(error).__qualname__}"
+        super().__init__(f"{self.original_type} (its text is withheld: it may quote the request)")
+
+
+def withheld(error: BaseException) -> BaseException:
+    """``error`` itself when it is a2a_lock's own (its message never holds a secret), else a :class:`WithheldError`."""
+    return error if isinstance(error, A2aLockError) else WithheldError(error)

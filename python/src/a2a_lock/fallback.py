@@ -50,7 +50,7 @@ from a2a.utils.errors import A2A_ERROR_MAPPING, JSON_RPC_ERROR_CODE_MAP, A2AErro
 
 from .call_errors import answer_facts, answered_text, call_error_code, dead_end, describe, header_lost, shown_url
 from .classify import AgentErrorKind, classify_agent_error, kind_of_reason
-from .errors import A2aLockError, AgentCallError, AgentDegradedError, FetchError
+from .errors import A2aLockError, AgentCallError, AgentDegradedError, FetchError, withheld
 from .events import FallbackReason
 from .plan import Interface, Plan
 
@@ -175,7 +175,8 @@ def typed_error(runtime: FallbackRuntime, iface: Interface, error: Exception) ->
 
 
 def _caused(typed: AgentCallError, error: Exception) -> AgentCallError:
-    typed.__cause__ = error
+    typed.__cause__ = withheld(error)
+    typed.__suppress_context__ = True
     return typed
 
 
@@ -368,7 +369,7 @@ class PlanTransport(ClientTransport):
                 yield event
             return
         if kind is not None:
-            raise self._runtime.degrade(kind, dead_end(plan, kind, "SendStreamingMessage")) from error
+            raise self._runtime.degrade(kind, dead_end(plan, kind, "SendStreamingMessage")) from withheld(error)
         self._raise_typed(error)
 
     async def close(self) -> None:
@@ -387,7 +388,7 @@ class PlanTransport(ClientTransport):
         typed = typed_error(self._runtime, self._runtime.plan, error)
         if typed is error:
             raise error
-        raise typed from error
+        raise typed from withheld(error)
 
     async def _call(
         self,
@@ -428,7 +429,7 @@ class PlanTransport(ClientTransport):
             )
             primary = self._primary
             return await self._retry(kind, "push", "poll", failed, lambda: poll(primary, context))
-        raise self._runtime.degrade(kind, dead_end(plan, kind, name)) from error
+        raise self._runtime.degrade(kind, dead_end(plan, kind, name)) from withheld(error)
 
     def _version_fallback_for(self, kind: AgentErrorKind, name: str, error: BaseException) -> Interface | None:
         """For VersionNotSupported: degraded at once when the agent's words show the header was lost on the way;
@@ -438,7 +439,7 @@ class PlanTransport(ClientTransport):
         plan = self._runtime.plan
         lost = header_lost(plan, getattr(error, "message", None) or str(error))
         if lost is not None:
-            raise self._runtime.degrade(kind, f"{kind} on {name} at {describe(plan)}: {lost}") from error
+            raise self._runtime.degrade(kind, f"{kind} on {name} at {describe(plan)}: {lost}") from withheld(error)
         interfaces = plan.fallbacks.interfaces if plan.fallbacks else ()
         return next((i for i in interfaces if i.protocol_version != plan.protocol_version), None)
 
@@ -450,7 +451,7 @@ class PlanTransport(ClientTransport):
         try:
             return await retry()
         except Exception as second:
-            raise self._runtime.degrade(kind, failed) from second
+            raise self._runtime.degrade(kind, failed) from withheld(second)
 
     async def _retry_stream(
         self,
@@ -466,7 +467,7 @@ class PlanTransport(ClientTransport):
             async for event in retry():
                 yield event
         except Exception as second:
-            raise self._runtime.degrade(kind, failed) from second
+            raise self._runtime.degrade(kind, failed) from withheld(second)
 
     async def _poll_task(self, task_id: str, context: ClientCallContext | None) -> AsyncIterator[StreamResponse]:
         """GetTask until the task settles (at most ``max_polls``, ``poll_interval`` seconds apart)."""
