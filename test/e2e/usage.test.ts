@@ -294,7 +294,9 @@ describe('found by a new user, with the review commands', () => {
     await writeFile(join(dir, 'base.json'), JSON.stringify({ lockfileVersion: 1, settings: {}, agents: {} }));
     // As a shell runs it: `a2a diff … | head -1`, the exit status of a2a kept by `pipefail`.
     const line = `set -o pipefail 2>/dev/null; "${process.execPath}" "${BIN}" diff base.json head.json | head -1`;
-    const child = spawn('bash', ['-c', line], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    // Outside CI, as a person runs it: under CI (CI=true) a bare word would be a revision.
+    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1' };
+    const child = spawn('bash', ['-c', line], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
