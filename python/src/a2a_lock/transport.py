@@ -154,6 +154,25 @@ def card_urls(resolved: str, interfaces: list[str]) -> frozenset[str]:
     return frozenset(out)
 
 
+def _checked(ctx: RequestPlan, request: httpx.Request, body: bytes) -> CheckedRequest:
+    """The request check on ``request`` (its body already read), then, for a plan that carries a credential, the
+    refusal of a plain-http interface off loopback: a credential never crosses the network in cleartext,
+    whatever the lockfile says. Shared by the async and the sync transport."""
+    checked = check_request(
+        ctx,
+        url=str(request.url),
+        method=request.method,
+        headers=[(n, v) for n, v in request.headers.multi_items() if n.lower() not in _HOP_HEADERS],
+        body=body or None,
+    )
+    if ctx.plan.security and _cleartext_off_loopback(ctx.iface.url):
+        raise ctx.violation(
+            f"the plan's interface {_shown(ctx.iface.url)} is plain http to a host that is not loopback: "
+            "a credential is never sent over it (use an https interface)"
+        )
+    return checked
+
+
 def _served_card(runtime: AgentRuntime, request: httpx.Request) -> httpx.Response | None:
     """A GET or HEAD of a locked card URL, answered from the lockfile with the card narrowed to the plan (in the
     shape the request's ``A2A-Version`` asks for) without the network; ``None`` for any other request."""
@@ -232,22 +251,9 @@ class EnforcingTransport(httpx.AsyncBaseTransport):
         served = _served_card(self._runtime, request)
         if served is not None:
             return served
-        body = await request.aread()
-        checked = check_request(
-            ctx,
-            url=str(request.url),
-            method=request.method,
-            headers=[(n, v) for n, v in request.headers.multi_items() if n.lower() not in _HOP_HEADERS],
-            body=body or None,
-        )
+        checked = _checked(ctx, request, await request.aread())
         placements: list[Placement] = []
         if ctx.plan.security:
-            # A credential never crosses the network in cleartext, whatever the lockfile says.
-            if _cleartext_off_loopback(ctx.iface.url):
-                raise ctx.violation(
-                    f"the plan's interface {_shown(ctx.iface.url)} is plain http to a host that is not loopback: "
-                    "a credential is never sent over it (use an https interface)"
-                )
             placements = await self._runtime.placements(ctx)
         target = str(request.url)
         renewed = False
@@ -330,21 +336,9 @@ class SyncEnforcingTransport(httpx.BaseTransport):
         served = _served_card(self._runtime, request)
         if served is not None:
             return served
-        body = request.read()
-        checked = check_request(
-            ctx,
-            url=str(request.url),
-            method=request.method,
-            headers=[(n, v) for n, v in request.headers.multi_items() if n.lower() not in _HOP_HEADERS],
-            body=body or None,
-        )
+        checked = _checked(ctx, request, request.read())
         placements: list[Placement] = []
         if ctx.plan.security:
-            if _cleartext_off_loopback(ctx.iface.url):
-                raise ctx.violation(
-                    f"the plan's interface {_shown(ctx.iface.url)} is plain http to a host that is not loopback: "
-                    "a credential is never sent over it (use an https interface)"
-                )
             placements = run_now(self._runtime.placements(ctx), "the credential")
         target = str(request.url)
         renewed = False
