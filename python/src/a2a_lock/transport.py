@@ -28,6 +28,7 @@ __all__ = ["EnforcingTransport", "Router", "SyncEnforcingTransport", "run_now"]
 
 MAX_REDIRECTS = 5
 T = TypeVar("T")
+_Pool = TypeVar("_Pool", httpx.AsyncHTTPTransport, httpx.HTTPTransport)
 _HOP_HEADERS = frozenset({"host", "content-length", "transfer-encoding"})
 
 
@@ -55,26 +56,18 @@ class Router:
 
     def pool(self, proxy: str | None) -> httpx.AsyncHTTPTransport:
         """The connection pool for ``proxy`` (``None``: direct)."""
-        pool = self._pools.get(proxy)
-        if pool is None:
-            pool = httpx.AsyncHTTPTransport(
-                verify=self._verify,  # type: ignore[arg-type]
-                proxy=None if proxy is None else httpx.Proxy(proxy),
-                trust_env=False,
-            )
-            self._pools[proxy] = pool
-        return pool
+        return self._pool(self._pools, httpx.AsyncHTTPTransport, proxy)
 
     def sync_pool(self, proxy: str | None) -> httpx.HTTPTransport:
         """The blocking connection pool for ``proxy`` (``None``: direct)."""
-        pool = self._sync_pools.get(proxy)
+        return self._pool(self._sync_pools, httpx.HTTPTransport, proxy)
+
+    def _pool(self, pools: dict[str | None, _Pool], make: Callable[..., _Pool], proxy: str | None) -> _Pool:
+        pool = pools.get(proxy)
         if pool is None:
-            pool = httpx.HTTPTransport(
-                verify=self._verify,  # type: ignore[arg-type]
-                proxy=None if proxy is None else httpx.Proxy(proxy),
-                trust_env=False,
+            pool = pools[proxy] = make(
+                verify=self._verify, proxy=None if proxy is None else httpx.Proxy(proxy), trust_env=False
             )
-            self._sync_pools[proxy] = pool
         return pool
 
     def proxy_for(self, url: str, *, credential: bool, violation: Callable[[str], PlanViolationError]) -> str | None:
