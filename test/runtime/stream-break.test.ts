@@ -9,6 +9,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runLock } from '../../src/commands/lock.js';
 import { type FallbackEvent, loadLock } from '../../src/runtime/index.js';
 import { type StartedAgent, sampleCard, startAgent } from '../helpers/agents.js';
+import { sdkText } from '../helpers/sdk-message.js';
 
 let agent: StartedAgent;
 let dir: string;
@@ -50,16 +51,7 @@ it('the connection drops after the Task event: GetTask polls with that task id u
   const events: Array<{
     payload?: { $case: string; value: { id?: string; status?: { state: number; message?: unknown } } };
   }> = [];
-  const message = {
-    messageId: crypto.randomUUID(),
-    role: 1,
-    parts: [{ content: { $case: 'text', value: 'long job' }, mediaType: '', filename: '', metadata: undefined }],
-    contextId: '',
-    taskId: '',
-    extensions: [],
-    referenceTaskIds: [],
-    metadata: undefined,
-  };
+  const message = sdkText('long job');
   for await (const e of client.sendMessageStream({ message } as never)) {
     events.push(e as never);
     if (events.length === 1) agent.dropConnections();
