@@ -208,6 +208,7 @@ async function manifestOfSide(
   cwd: string,
   manifest: string,
   warnings: Warning[],
+  parsed: Map<string, Manifest>,
 ): Promise<Manifest | undefined> {
   const { kind, label } = read.side;
   let text: string | undefined;
@@ -225,7 +226,14 @@ async function manifestOfSide(
       text = await readTextIfExists(manifest, 'manifest-invalid');
     } else return undefined;
     read.manifestText = text;
-    return text === undefined ? undefined : parseManifest(text, source);
+    if (text === undefined) return undefined;
+    // Two file sides in one folder read one manifest file: it is parsed once (docs/explanation/performance.md).
+    const key = `${source}\n${text}`;
+    const known = parsed.get(key);
+    if (known) return known;
+    const value = parseManifest(text, source);
+    parsed.set(key, value);
+    return value;
   } catch (error) {
     if (!(error instanceof A2aLockError)) throw error;
     warnings.push({
@@ -348,9 +356,10 @@ async function readDiffManifests(
   gitExternal: boolean,
 ): Promise<{ manifests: DiffManifests; warnings: Warning[] }> {
   const warnings: Warning[] = [];
+  const parsed = new Map<string, Manifest>();
   const manifests: DiffManifests = {
-    base: await manifestOfSide(base, cwd, manifest, warnings),
-    head: await manifestOfSide(head, cwd, manifest, warnings),
+    base: await manifestOfSide(base, cwd, manifest, warnings, parsed),
+    head: await manifestOfSide(head, cwd, manifest, warnings, parsed),
   };
   // Two sides read from one manifest file (a copy of the base lockfile beside the working tree's
   // a2a.json) compare nothing: a changed credential source would pass as none.

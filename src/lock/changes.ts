@@ -230,8 +230,18 @@ function keyedChanges(
  */
 export function diffCards(locked: Record<string, unknown>, fresh: Record<string, unknown>): CardChange[] {
   const out: CardChange[] = [];
-  walk([], withoutDefaults(locked), withoutDefaults(fresh), out);
+  // Only the top-level fields that differ as written go through the view: a field equal as written
+  // is equal without its defaults too, and most fields of a changed card did not change (the
+  // `a2a diff` row; docs/explanation/performance.md).
+  walk([], withoutDefaults(differingFields(locked, fresh)), withoutDefaults(differingFields(fresh, locked)), out);
   return out;
+}
+
+/** The top-level fields of `card` that `other` lacks or holds differently (own data properties, `__proto__` too). */
+function differingFields(card: Record<string, unknown>, other: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(card).filter(([key, value]) => !(Object.hasOwn(other, key) && sameJson(value, other[key]))),
+  );
 }
 
 /** `structural` when any change can decide a plan, else `descriptive`; undefined for no change. */

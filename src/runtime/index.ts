@@ -21,18 +21,5 @@ export type { FallbackInterface, Plan, PlanFallbacks } from '../negotiate/types.
 export { type AgentErrorAnswer, type AgentErrorKind, classifyAgentError, classifySdkError } from './classify.js';
 export { loadLock } from './load-lock.js';
 export { Lock } from './lock.js';
-export type {
-  AgentRuntime,
-  ChannelCredentials,
-  CreateClientOptions,
-  CredentialProvider,
-  CredentialRequest,
-  CredentialsOption,
-  DegradedEvent,
-  DriftEvent,
-  FallbackEvent,
-  FallbackReason,
-  LoadLockOptions,
-  LockedAgent,
-  LockedClient,
-} from './types.js';
+// Every type of the runtime's public API (options, events, the locked agent and client).
+export type * from './types.js';

@@ -1,10 +1,8 @@
 /**
- * Cards and signing keys the end-to-end tests share: the sample card advertising an extended card,
- * the extended card (the public one plus the paid `deep-research` skill), and ES256 keys that sign
- * a card with the SDK's own generator (new signature bytes each time).
+ * Cards the end-to-end tests share: the sample card advertising an extended card and the extended
+ * card (the public one plus the paid `deep-research` skill). Signing keys and signed cards:
+ * `test/helpers/signed-agent.ts`.
  */
-import { generateAgentCardSignature } from '@a2a-js/sdk';
-import * as jose from 'jose';
 import { sampleCard } from './helpers.js';
 
 export type Card = ReturnType<typeof sampleCard>;
@@ -34,33 +32,4 @@ export function extendedCard(origin: string, outputModes: string[] = DEEP.output
     description: 'Extended: includes the paid skills.',
     skills: [...card.skills, { ...DEEP, outputModes }],
   };
-}
-
-/** An ES256 signing key. */
-export interface Key {
-  kid: string;
-  privateKey: jose.CryptoKey;
-  /** Public JWK with kid/alg/use, as a JWKS publishes it. */
-  jwk: jose.JWK;
-  /** RFC 7638 thumbprint of the public key, computed by jose. */
-  thumbprint: string;
-}
-
-export async function newKey(kid: string): Promise<Key> {
-  const { publicKey, privateKey } = await jose.generateKeyPair('ES256', { extractable: true });
-  const jwk = { ...(await jose.exportJWK(publicKey)), kid, alg: 'ES256', use: 'sig' };
-  return { kid, privateKey, jwk, thumbprint: await jose.calculateJwkThumbprint(jwk) };
-}
-
-/** Sign `card` with the SDK's generator (ES256, typ JOSE, the key's kid, and `jku` unless empty). */
-export async function sign(card: Card, key: Key, jku: string): Promise<Card> {
-  const signer = generateAgentCardSignature(key.privateKey, {
-    alg: 'ES256',
-    kid: key.kid,
-    typ: 'JOSE',
-    ...(jku ? { jku } : {}),
-  });
-  // The SDK canonicalises through AgentCard.fromJSON, so it takes the ProtoJSON card as served.
-  const signed = (await signer(card as never)) as unknown as Card;
-  return JSON.parse(JSON.stringify(signed)) as Card; // drop `header: undefined`
 }

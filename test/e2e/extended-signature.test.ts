@@ -13,7 +13,8 @@ import * as jose from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { integrityOf } from '../../src/canonical.js';
 import type { StartedAgent } from '../helpers/agents.js';
-import { type Card, DEEP, extendedCard, type Key, newKey, publicCard, sign } from './cards.js';
+import { jwksOn, type Key, newKey, sign, signedAgent } from '../helpers/signed-agent.js';
+import { type Card, DEEP, extendedCard, publicCard } from './cards.js';
 import {
   allOutput,
   type CliResult,
@@ -97,32 +98,6 @@ let k2: Key;
 beforeAll(async () => {
   [k1, k2] = await Promise.all([newKey('k1'), newKey('k2')]);
 });
-
-/** A JWKS at /jwks.json on `agent`'s own origin (a jku must share the card's origin) holding `keys` (swap with `setKeys`). */
-function jwksOn(agent: StartedAgent, keys: Key[]) {
-  let current = keys;
-  agent.serve('/jwks.json', (_req, response) => {
-    response.writeHead(200, { 'Content-Type': 'application/json' });
-    response.end(JSON.stringify({ keys: current.map((k) => k.jwk) }));
-  });
-  return {
-    jku: `${agent.origin}/jwks.json`,
-    setKeys(next: Key[]) {
-      current = next;
-    },
-    hits: () => agent.requests.filter((r) => r.path === '/jwks.json').length,
-  };
-}
-
-/** A real SDK agent serving the sample card signed with `key` (jku → a JWKS on the agent's origin holding `key`). */
-async function signedAgent(res: Res, key: Key) {
-  const agent = await res.sampleAgent();
-  const jwks = jwksOn(agent, [key]);
-  const card = sampleCard(agent.origin);
-  const signed = await sign(card, key, jwks.jku);
-  agent.setCard(signed);
-  return { agent, jwks, card, signed };
-}
 
 const verified = (key: Key) => ({ status: 'verified', kid: key.kid, alg: 'ES256', thumbprint: key.thumbprint });
 
@@ -643,7 +618,7 @@ describe.concurrent('card signatures (SDK generateAgentCardSignature, ES256)', {
     onTestFinished,
   }) => {
     const res = resources(onTestFinished);
-    const { agent, jwks } = await signedAgent(res, k1);
+    const { agent, jwks } = await signedAgent(res.agent, k1);
     const { dir, lock: r } = await res.locked(manifest({ research: research(agent.origin) }));
 
     const entry = (await readLock(dir)).agents.research;
@@ -662,7 +637,7 @@ describe.concurrent('card signatures (SDK generateAgentCardSignature, ES256)', {
     onTestFinished,
   }) => {
     const res = resources(onTestFinished);
-    const { agent, jwks } = await signedAgent(res, k1);
+    const { agent, jwks } = await signedAgent(res.agent, k1);
     const dir = await res.dir(
       manifest({ research: { ...research(agent.origin), trust: { jwks: 'keys.json' } } as ManifestAgent }),
     );
@@ -678,7 +653,7 @@ describe.concurrent('card signatures (SDK generateAgentCardSignature, ES256)', {
     onTestFinished,
   }) => {
     const res = resources(onTestFinished);
-    const { agent, jwks, card } = await signedAgent(res, k1);
+    const { agent, jwks, card } = await signedAgent(res.agent, k1);
     const { dir } = await res.locked(manifest({ research: research(agent.origin) }));
     const before = await readLockBytes(dir);
 
@@ -710,7 +685,7 @@ describe.concurrent('card signatures (SDK generateAgentCardSignature, ES256)', {
     onTestFinished,
   }) => {
     const res = resources(onTestFinished);
-    const { agent, jwks, card } = await signedAgent(res, k1);
+    const { agent, jwks, card } = await signedAgent(res.agent, k1);
     const dir = await res.dir(manifest({ research: research(agent.origin) }));
     expect((await runCli(['lock'], { cwd: dir })).code).toBe(0);
     jwks.setKeys([k1, k2]);
@@ -730,7 +705,7 @@ describe.concurrent('card signatures (SDK generateAgentCardSignature, ES256)', {
     onTestFinished,
   }) => {
     const res = resources(onTestFinished);
-    const { agent, jwks } = await signedAgent(res, k1);
+    const { agent, jwks } = await signedAgent(res.agent, k1);
     const { dir } = await res.locked(manifest({ research: research(agent.origin) }));
     expect((await readLock(dir)).agents.research.signature).toEqual(verified(k1));
 
@@ -747,7 +722,7 @@ describe.concurrent('card signatures (SDK generateAgentCardSignature, ES256)', {
     onTestFinished,
   }) => {
     const res = resources(onTestFinished);
-    const { agent, signed } = await signedAgent(res, k1);
+    const { agent, signed } = await signedAgent(res.agent, k1);
     const { dir } = await res.locked(manifest({ research: research(agent.origin) }));
     const before = await readLockBytes(dir);
 
@@ -763,7 +738,7 @@ describe.concurrent('card signatures (SDK generateAgentCardSignature, ES256)', {
 
   it('a verified card served unsigned later → verify 1: verified → absent', async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
-    const { agent, card } = await signedAgent(res, k1);
+    const { agent, card } = await signedAgent(res.agent, k1);
     const { dir } = await res.locked(manifest({ research: research(agent.origin) }));
 
     agent.setCard(card);
@@ -779,8 +754,8 @@ describe.concurrent('card signatures (SDK generateAgentCardSignature, ES256)', {
     onTestFinished,
   }) => {
     const res = resources(onTestFinished);
-    const agent = await res.sampleAgent();
-    const jwks = jwksOn(agent, [k1]);
+    const { agent, card, signed } = await signedAgent(res.agent, k1);
+    agent.setCard(card); // unsigned first
     const dir = await res.dir(
       manifest({ research: { ...research(agent.origin), requireSignature: true } as ManifestAgent }),
     );
@@ -793,7 +768,7 @@ describe.concurrent('card signatures (SDK generateAgentCardSignature, ES256)', {
     expect(r.stdout).toMatch(/a2a\.lock\.json not written/);
     expect(await readLockBytes(dir)).toBeUndefined();
 
-    agent.setCard(await sign(sampleCard(agent.origin), k1, jwks.jku));
+    agent.setCard(signed);
     const ok = await runCli(['lock'], { cwd: dir });
     expect(ok.code, show(ok)).toBe(0);
     const lock = await readLock(dir);
@@ -805,7 +780,7 @@ describe.concurrent('card signatures (SDK generateAgentCardSignature, ES256)', {
     onTestFinished,
   }) => {
     const res = resources(onTestFinished);
-    const { agent, jwks } = await signedAgent(res, k1);
+    const { agent, jwks } = await signedAgent(res.agent, k1);
     const dir = await res.dir(
       manifest({ research: { ...research(agent.origin), trust: { jwks: 'pinned.json' } } as ManifestAgent }),
     );

@@ -11,12 +11,12 @@
  * 6. `a2a card --a2a-version` (a card served by the request's version) and modes spelt `"text"`.
  */
 
-import type http from 'node:http';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AgentCallError, loadLock } from '../../src/runtime/index.js';
 import { sdkText } from '../helpers/sdk-message.js';
-import { type Card, type Key, newKey, sign } from './cards.js';
+import { jwksOn, type Key, newKey, sign } from '../helpers/signed-agent.js';
+import type { Card } from './cards.js';
 import {
   cardRequests,
   jsonOf,
@@ -34,18 +34,6 @@ import {
 const TOKEN = 'fw14-bearer-T0ken';
 const ENV = { RESEARCH_TOKEN: TOKEN };
 const SLOW_TEST = 90_000;
-
-/** Serve `keys` as the agent's own JWKS (a `jku` must share the card's origin); its URL. */
-function serveJwks(
-  agent: { origin: string; serve: (path: string, handler: http.RequestListener | undefined) => void },
-  keys: Key[],
-): string {
-  agent.serve('/jwks.json', (_req, response) => {
-    response.writeHead(200, { 'Content-Type': 'application/json' });
-    response.end(JSON.stringify({ keys: keys.map((k) => k.jwk) }));
-  });
-  return `${agent.origin}/jwks.json`;
-}
 
 let k1: Key;
 let k2: Key;
@@ -86,7 +74,7 @@ describe.concurrent('re-signed cards', () => {
       card: (origin) => sampleCard(origin),
       perRequestCard: (card) => sign(card as Card, key, jku),
     });
-    jku = serveJwks(agent, [k1, k2]);
+    jku = jwksOn(agent, [k1, k2]).jku;
     const dir = await res.dir(manifest({ research: research(agent.origin) }));
 
     const lock = await runCli(['lock'], { cwd: dir, env: ENV });

@@ -13,7 +13,8 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import type { StartedAgent } from '../helpers/agents.js';
 import { AWS_TEST, type Demand, type Gateway, startGateway } from '../helpers/gateway.js';
-import { extendedCard, newKey, publicCard, sign } from './cards.js';
+import { newKey, sign } from '../helpers/signed-agent.js';
+import { extendedCard, publicCard } from './cards.js';
 import {
   expectSecretContained,
   git,

@@ -10,9 +10,8 @@
 
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { generateAgentCardSignature } from '@a2a-js/sdk';
-import * as jose from 'jose';
 import { describe, expect, it } from 'vitest';
+import { newKey, signedAgent } from '../helpers/signed-agent.js';
 import {
   cardRequests,
   expectOneLineError,
@@ -538,26 +537,12 @@ describe.concurrent('could not check is not drift', () => {
     timeout: SLOW,
   }, async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
-    const { publicKey, privateKey } = await jose.generateKeyPair('ES256', { extractable: true });
-    const jwk = { ...(await jose.exportJWK(publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' };
-    let up = true;
-    const agent = await res.sampleAgent();
     // The JWKS on the card's own origin (a jku elsewhere is not fetched).
-    agent.serve('/jwks.json', (req, response) => {
-      if (!up) return req.socket.destroy();
-      response.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ keys: [jwk] }));
-    });
-    const signer = generateAgentCardSignature(privateKey, {
-      alg: 'ES256',
-      kid: 'k1',
-      typ: 'JOSE',
-      jku: `${agent.origin}/jwks.json`,
-    });
-    agent.setCard(JSON.parse(JSON.stringify(await signer(sampleCard(agent.origin) as never))));
+    const { agent, jwks } = await signedAgent(res.agent, await newKey('k1'));
     const dir = await res.dir(manifest({ research: research(agent.origin) }));
     expect((await runCli(['lock'], { cwd: dir })).code).toBe(0);
     expect((await readLock(dir)).agents.research.signature.status).toBe('verified');
-    up = false;
+    jwks.setUp(false);
     const r = await runCli(['verify'], { cwd: dir });
     expect(r.code, show(r)).toBe(3);
     expect(r.stdout).toMatch(/jwks\.json/);

@@ -3,6 +3,7 @@ import { ClientFactory, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type AgentCard, type StartAgentOptions, type StartedAgent, sampleCard, startAgent } from './agents.js';
+import { text03 } from './sdk-message.js';
 
 const started: StartedAgent[] = [];
 async function agent(opts: StartAgentOptions): Promise<StartedAgent> {
@@ -189,7 +190,7 @@ describe('startAgent / sampleCard', () => {
         jsonrpc: '2.0',
         id: 1,
         method: 'message/send',
-        params: { message: { kind: 'message', messageId: 'm1', role: 'user', parts: [{ kind: 'text', text: 'hi' }] } },
+        params: { message: text03('hi', 'm1') },
       }),
     });
     const body = (await res.json()) as { result?: { kind?: string; role?: string; parts?: Array<{ text?: string }> } };

@@ -1,4 +1,4 @@
-/** Lock a project for a runtime test: write its `a2a.json` into `dir` and run `a2a lock` in process (exit 0, or the test fails naming the answer). */
+/** Lock a project for a runtime test: write its `a2a.json` into `dir` and run `a2a lock` in process with `env` (exit 0, or the test fails naming the answer). */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'vitest';
@@ -13,8 +13,8 @@ export const JSONRPC_PROFILE = {
   streaming: false,
 };
 
-export async function lockProject(dir: string, manifest: unknown): Promise<void> {
+export async function lockProject(dir: string, manifest: unknown, env: Record<string, string> = {}): Promise<void> {
   await writeFile(join(dir, 'a2a.json'), JSON.stringify(manifest));
-  const result = await runLock({ manifest: join(dir, 'a2a.json'), json: true, verbose: false, cwd: dir, env: {} });
+  const result = await runLock({ manifest: join(dir, 'a2a.json'), json: true, verbose: false, cwd: dir, env });
   expect(result.exitCode, JSON.stringify(result.data)).toBe(0);
 }

@@ -323,6 +323,31 @@ describe('card comparisons without proto3 defaults', () => {
     }
   });
 
+  it('property: comparing only the top-level fields that differ as written finds what comparing the whole views finds', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...CORPUS),
+        fc.constantFrom(...Object.keys(MUTATIONS)),
+        fc.array(fc.boolean(), { minLength: 1, maxLength: 40 }),
+        fc.array(fc.boolean(), { minLength: 1, maxLength: 40 }),
+        ([name, card], mutation, a, b) => {
+          const one = reserialise(card, a);
+          const two = MUTATIONS[mutation]!(reserialise(card, b)) ?? reserialise(card, b);
+          two.description = `${String(two.description ?? '')} (revised)`;
+          const whole = diffCards(withoutDefaults(one), withoutDefaults(two));
+          expect(diffCards(one, two), `${name}: ${mutation}`).toEqual(whole);
+          expect(whole.length, `${name}: ${mutation}`).toBeGreaterThan(0);
+        },
+      ),
+      { numRuns: 400 },
+    );
+    // A top-level key named __proto__ is a field like any other.
+    const withProto = JSON.parse('{"name": "A", "__proto__": {"x": 1}}');
+    expect(diffCards(withProto, JSON.parse('{"name": "A", "__proto__": {"x": 2}}'))).toEqual([
+      { path: '$.__proto__.x', kind: 'changed', old: 1, new: 2, structural: false },
+    ]);
+  });
+
   it('property: each change to a field a plan depends on is a structural change, with or without defaults written', () => {
     fc.assert(
       fc.property(

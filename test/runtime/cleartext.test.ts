@@ -14,6 +14,7 @@ import { routeFor } from '../../src/lock/route.js';
 import { agentSettings } from '../../src/manifest/schema.js';
 import { loadLock } from '../../src/runtime/index.js';
 import { sampleCard } from '../helpers/agents.js';
+import { sdkText } from '../helpers/sdk-message.js';
 
 const TOKEN = 'cleartext-secret';
 const PROFILE = {
@@ -173,20 +174,9 @@ describe('the runtime on a cleartext interface off loopback', () => {
       message: expect.stringMatching(/plain http to a host that is not loopback: a credential is never sent/),
     });
     const client = await agent.createClient();
-    await expect(
-      client.sendMessage({
-        message: {
-          messageId: 'm2',
-          role: 1,
-          parts: [{ content: { $case: 'text', value: 'hi' }, mediaType: '', filename: '', metadata: undefined }],
-          contextId: '',
-          taskId: '',
-          extensions: [],
-          referenceTaskIds: [],
-          metadata: undefined,
-        },
-      } as never),
-    ).rejects.toMatchObject({ code: 'plan-violation' });
+    await expect(client.sendMessage({ message: sdkText('hi') } as never)).rejects.toMatchObject({
+      code: 'plan-violation',
+    });
     expect(sent).toEqual([]);
   });
 

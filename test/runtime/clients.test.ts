@@ -25,6 +25,7 @@ import {
   startAgent,
 } from '../helpers/agents.js';
 import { lockProject } from '../helpers/lock-project.js';
+import { text03 } from '../helpers/sdk-message.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 const { A2AClient, ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } = sdk03 as any;
@@ -42,9 +43,7 @@ function since(from: number): Array<[string, string, unknown, unknown]> {
     .slice(from)
     .map((r: RecordedRequest) => [r.method, r.path, r.headers['a2a-version'], r.headers.authorization]);
 }
-const message03 = (text: string) => ({
-  message: { kind: 'message', messageId: crypto.randomUUID(), role: 'user', parts: [{ kind: 'text', text }] },
-});
+const message03 = (text: string) => ({ message: text03(text) });
 /** What ADK's RemoteA2AAgent does with `agentCard` + `clientFactory`. */
 function adkClient(card: unknown, fetchImpl: typeof fetch): Promise<any> {
   const factory = new ClientFactory(

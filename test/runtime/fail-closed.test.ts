@@ -8,17 +8,14 @@
  * Against a real @a2a-js/sdk agent (legacy compat on, so it serves 0.3 HTTP+JSON too), whose
  * echo shows which fields it read.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type LoadLockOptions, loadLock } from '../../src/runtime/index.js';
-import { type AgentCard, type StartedAgent, sampleCard, startAgent } from '../helpers/agents.js';
-import { lockProject } from '../helpers/lock-project.js';
+import { type AgentCard, type StartedAgent, sampleCard } from '../helpers/agents.js';
+import { type LockedAgentProject, startLockedAgent } from '../helpers/locked-agent.js';
 
 const TOKEN = 'fc-token';
+let project: LockedAgentProject;
 let agent: StartedAgent;
-let dir: string;
 const sent: string[] = [];
 
 function cardOf(origin: string): AgentCard {
@@ -37,43 +34,41 @@ function options(): LoadLockOptions {
     sent.push(String(input));
     return fetch(input, init);
   };
-  return { lockfile: join(dir, 'a2a.lock.json'), env: { FC_TOKEN: TOKEN }, fetch: recording };
+  return { lockfile: project.lockfile, env: { FC_TOKEN: TOKEN }, fetch: recording };
 }
 
 beforeAll(async () => {
-  agent = await startAgent({ card: cardOf, legacyCompat: true, bearerToken: TOKEN });
-  dir = await mkdtemp(join(tmpdir(), 'a2a-fail-closed-'));
   const credentials = { bearer: { env: 'FC_TOKEN' } };
-  const manifest = {
-    profile: {
-      bindings: ['JSONRPC', 'HTTP+JSON'],
-      versions: ['1.0', '0.3'],
-      accepts: ['application/json', 'text/plain'],
-      sends: ['text/plain'],
-      streaming: false,
-    },
-    agents: {
-      poll: {
-        card: agent.origin,
-        skills: ['market-size'],
-        credentials,
-        profile: { bindings: ['JSONRPC'], versions: ['1.0'] },
+  project = await startLockedAgent(
+    { card: cardOf, legacyCompat: true, bearerToken: TOKEN },
+    {
+      profile: {
+        bindings: ['JSONRPC', 'HTTP+JSON'],
+        versions: ['1.0', '0.3'],
+        accepts: ['application/json', 'text/plain'],
+        sends: ['text/plain'],
+        streaming: false,
       },
-      rest03: {
-        card: agent.origin,
-        skills: ['market-size'],
-        credentials,
-        profile: { bindings: ['HTTP+JSON'], versions: ['0.3'] },
-      },
+      agents: (a) => ({
+        poll: {
+          card: a.origin,
+          skills: ['market-size'],
+          credentials,
+          profile: { bindings: ['JSONRPC'], versions: ['1.0'] },
+        },
+        rest03: {
+          card: a.origin,
+          skills: ['market-size'],
+          credentials,
+          profile: { bindings: ['HTTP+JSON'], versions: ['0.3'] },
+        },
+      }),
     },
-  };
-  await lockProject(dir, manifest);
+  );
+  agent = project.agent;
 });
 
-afterAll(async () => {
-  await agent?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => project?.close());
 
 beforeEach(() => {
   sent.length = 0;

@@ -22,6 +22,7 @@ import {
 import { type AgentCard, type RecordedRequest, type StartedAgent, sampleCard, startAgent } from '../helpers/agents.js';
 import { faultServers } from '../helpers/http.js';
 import { lockProject } from '../helpers/lock-project.js';
+import { text03 } from '../helpers/sdk-message.js';
 
 const TOKEN = 'fb-secret-token';
 const HOOK = 'https://hook.example/a2a';
@@ -438,7 +439,7 @@ describe('the method set belongs to the locked protocol version', () => {
         jsonrpc: '2.0',
         id: 1,
         method: 'message/send',
-        params: { message: { kind: 'message', messageId: 'm', role: 'user', parts: [{ kind: 'text', text: 'old' }] } },
+        params: { message: text03('old', 'm') },
       }),
     });
     expect(JSON.stringify(await res.json())).toContain('echo: old');
@@ -455,14 +456,7 @@ describe('@a2a-js/sdk 0.3 (npm alias a2a-sdk-03) through agent.fetch', () => {
     const from = agent.requests.length;
     const client = await A2AClient.fromCardUrl(agent.cardUrl, { fetchImpl: legacy.fetch });
     expect(agent.requests.length).toBe(from);
-    const reply = await client.sendMessage({
-      message: {
-        kind: 'message',
-        messageId: crypto.randomUUID(),
-        role: 'user',
-        parts: [{ kind: 'text', text: 'from 0.3' }],
-      },
-    });
+    const reply = await client.sendMessage({ message: text03('from 0.3') });
     expect(JSON.stringify(reply)).toContain('echo: from 0.3');
     expect(a2aRequests(from).map((r) => [r.path, r.headers['a2a-version'], r.headers.authorization])).toEqual([
       ['/a2a/jsonrpc', '0.3', `Bearer ${TOKEN}`],
@@ -471,7 +465,7 @@ describe('@a2a-js/sdk 0.3 (npm alias a2a-sdk-03) through agent.fetch', () => {
     const count = agent.requests.length;
     await expect(
       client.sendMessage({
-        message: { kind: 'message', messageId: 'm2', role: 'user', parts: [{ kind: 'text', text: 'x' }] },
+        message: text03('x', 'm2'),
         configuration: { acceptedOutputModes: ['image/png'] },
       }),
     ).rejects.toMatchObject({ code: 'plan-violation', retryable: false });

@@ -4,17 +4,14 @@
  * VersionNotSupported is retried once on the locked interface of another version, each reported
  * as a `fallback` event; a gRPC A2A error leaves as a typed agent-error.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runLock } from '../../src/commands/lock.js';
-import { type FallbackEvent, loadLock } from '../../src/runtime/index.js';
-import { type AgentCard, type StartedAgent, sampleCard, startAgent } from '../helpers/agents.js';
+import type { FallbackEvent } from '../../src/runtime/index.js';
+import { type AgentCard, type StartedAgent, sampleCard } from '../helpers/agents.js';
+import { type LockedAgentProject, startLockedAgent } from '../helpers/locked-agent.js';
 import { sdkText } from '../helpers/sdk-message.js';
 
+let project: LockedAgentProject;
 let agent: StartedAgent;
-let dir: string;
 let card: AgentCard;
 
 beforeAll(async () => {
@@ -28,9 +25,6 @@ beforeAll(async () => {
       ],
     };
   };
-  agent = await startAgent({ grpc: true, legacyCompat: true, card: (origin, { grpcUrl }) => make(origin, grpcUrl!) });
-  card = make(agent.origin, agent.grpcUrl!);
-  dir = await mkdtemp(join(tmpdir(), 'a2a-grpc-fallbacks-'));
   const profile = {
     bindings: ['GRPC', 'JSONRPC'],
     versions: ['1.0', '0.3'],
@@ -38,24 +32,21 @@ beforeAll(async () => {
     sends: ['text/plain'],
     streaming: true,
   };
-  await writeFile(
-    join(dir, 'a2a.json'),
-    JSON.stringify({ profile, agents: { research: { card: agent.origin, skills: ['market-size'] } } }),
+  project = await startLockedAgent(
+    { grpc: true, legacyCompat: true, card: (origin, { grpcUrl }) => make(origin, grpcUrl!) },
+    { profile, agents: (a) => ({ research: { card: a.origin, skills: ['market-size'] } }) },
   );
-  const result = await runLock({ manifest: join(dir, 'a2a.json'), json: true, verbose: false, cwd: dir, env: {} });
-  expect(result.exitCode, JSON.stringify(result.data)).toBe(0);
+  agent = project.agent;
+  card = make(agent.origin, agent.grpcUrl!);
 });
 
-afterAll(async () => {
-  await agent?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => project?.close());
 
 beforeEach(() => agent.setCard(card));
 
 describe('gRPC fallbacks against the SDK gRPC server', () => {
   it('a stream refused as unsupported is retried once as SendMessage over gRPC (stream → poll)', async () => {
-    const lock = await loadLock({ lockfile: join(dir, 'a2a.lock.json') });
+    const lock = await project.load();
     const research = lock.agent('research', 'market-size');
     expect(research.plan).toMatchObject({
       protocolBinding: 'GRPC',
@@ -82,7 +73,7 @@ describe('gRPC fallbacks against the SDK gRPC server', () => {
   });
 
   it('VersionNotSupported over gRPC: one retry on the locked JSONRPC 0.3 fallback', async () => {
-    const lock = await loadLock({ lockfile: join(dir, 'a2a.lock.json') });
+    const lock = await project.load();
     const research = lock.agent('research', 'market-size');
     const fallback = research.plan.fallbacks!.interfaces.find((i) => i.protocolVersion === '0.3');
     expect(fallback).toMatchObject({ protocolBinding: 'JSONRPC', url: agent.jsonRpcUrl });
@@ -112,7 +103,7 @@ describe('gRPC fallbacks against the SDK gRPC server', () => {
   });
 
   it('a gRPC A2A error (TaskNotFound) is a typed agent-error with the gRPC status and reason', async () => {
-    const lock = await loadLock({ lockfile: join(dir, 'a2a.lock.json') });
+    const lock = await project.load();
     const client = await lock.agent('research', 'market-size').createClient();
     const error = await client
       .getTask({ id: 'no-such-task', historyLength: undefined, tenant: '' } as never)

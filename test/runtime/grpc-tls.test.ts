@@ -10,13 +10,15 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runLock } from '../../src/commands/lock.js';
 import { grpcChannel } from '../../src/runtime/grpc.js';
 import { loadLock } from '../../src/runtime/index.js';
 import { type StartedAgent, sampleCard, startAgent } from '../helpers/agents.js';
+import { lockProject } from '../helpers/lock-project.js';
 import { sdkText } from '../helpers/sdk-message.js';
 
 const TOKEN = 'grpc-tls-secret';
+/** Every agent's credential: a bearer token from G_TOKEN. */
+const CREDENTIALS = { bearer: { env: 'G_TOKEN' } };
 
 function hasOpenssl(): boolean {
   try {
@@ -145,20 +147,13 @@ beforeAll(async () => {
     },
   });
   dir = await mkdtemp(join(tmpdir(), 'a2a-runtime-grpc-tls-'));
-  const credentials = { bearer: { env: 'G_TOKEN' } };
-  // A card read from a file may name any host; the plaintext grpc:// interface off loopback needs allowHttp to be locked.
-  const offLoopback = sampleCard('https://agent.example', {
-    supportedInterfaces: [{ url: 'grpc://10.255.255.1:50051', protocolBinding: 'GRPC', protocolVersion: '1.0' }],
+  await lockProject(dir, {
+    profile: PROFILE,
+    agents: {
+      tls: { card: tlsAgent.origin, skills: ['market-size'], credentials: CREDENTIALS },
+      mtls: { card: mtlsAgent.origin, skills: ['market-size'], credentials: CREDENTIALS },
+    },
   });
-  await writeFile(join(dir, 'plaintext-card.json'), JSON.stringify(offLoopback));
-  const agents = {
-    tls: { card: tlsAgent.origin, skills: ['market-size'], credentials },
-    mtls: { card: mtlsAgent.origin, skills: ['market-size'], credentials },
-    plaintext: { card: 'plaintext-card.json', skills: ['market-size'], credentials, allowHttp: true },
-  };
-  await writeFile(join(dir, 'a2a.json'), JSON.stringify({ profile: PROFILE, agents }));
-  const result = await runLock({ manifest: join(dir, 'a2a.json'), json: true, verbose: false, cwd: dir, env: {} });
-  expect(result.exitCode, JSON.stringify(result.data)).toBe(0);
 });
 
 afterAll(async () => {
@@ -240,10 +235,53 @@ describe.skipIf(!openssl)('gRPC over TLS against the SDK gRPC server', () => {
   });
 });
 
-describe.skipIf(!openssl)('plaintext gRPC off loopback', () => {
-  it('is refused by createClient() before any connection without allowInsecureGrpc, though the lockfile allows http', async () => {
-    const lock = await loadLock({ lockfile: join(dir, 'a2a.lock.json'), env: { G_TOKEN: TOKEN } });
-    const agent = lock.agent('plaintext', 'market-size');
+describe('plaintext gRPC', () => {
+  let plainAgent: StartedAgent;
+  let plainDir: string;
+
+  beforeAll(async () => {
+    // The SDK's gRPC server without TLS, its interface spelt grpc://127.0.0.1:<port>.
+    plainAgent = await startAgent({
+      grpc: true,
+      card: (origin, { grpcUrl }) => {
+        const card = sampleCard(origin);
+        return {
+          ...card,
+          supportedInterfaces: [
+            { url: `grpc://${grpcUrl!}`, protocolBinding: 'GRPC', protocolVersion: '1.0' },
+            ...card.supportedInterfaces,
+          ],
+        };
+      },
+    });
+    plainDir = await mkdtemp(join(tmpdir(), 'a2a-runtime-grpc-plaintext-'));
+    // A card read from a file may name any host; the plaintext grpc:// interface off loopback needs allowHttp to be locked.
+    const offLoopback = sampleCard('https://agent.example', {
+      supportedInterfaces: [{ url: 'grpc://10.255.255.1:50051', protocolBinding: 'GRPC', protocolVersion: '1.0' }],
+    });
+    await writeFile(join(plainDir, 'off-loopback-card.json'), JSON.stringify(offLoopback));
+    await lockProject(plainDir, {
+      profile: PROFILE,
+      agents: {
+        local: { card: plainAgent.origin, skills: ['market-size'], credentials: CREDENTIALS },
+        'off-loopback': {
+          card: 'off-loopback-card.json',
+          skills: ['market-size'],
+          credentials: CREDENTIALS,
+          allowHttp: true,
+        },
+      },
+    });
+  });
+
+  afterAll(async () => {
+    await plainAgent?.close();
+    if (plainDir) await rm(plainDir, { recursive: true, force: true });
+  });
+
+  it('off loopback is refused by createClient() before any connection without allowInsecureGrpc, though the lockfile allows http', async () => {
+    const lock = await loadLock({ lockfile: join(plainDir, 'a2a.lock.json'), env: { G_TOKEN: TOKEN } });
+    const agent = lock.agent('off-loopback', 'market-size');
     expect(agent.plan.url).toBe('grpc://10.255.255.1:50051');
     await expect(agent.createClient()).rejects.toMatchObject({
       name: 'PlanViolationError',
@@ -252,13 +290,20 @@ describe.skipIf(!openssl)('plaintext gRPC off loopback', () => {
     });
   });
 
-  it('is built with loadLock({ allowInsecureGrpc: true })', async () => {
+  it('with loadLock({ allowInsecureGrpc: true }) carries a SendMessage to the locked grpc:// interface and its reply back, the bearer in metadata', async () => {
     const lock = await loadLock({
-      lockfile: join(dir, 'a2a.lock.json'),
+      lockfile: join(plainDir, 'a2a.lock.json'),
       env: { G_TOKEN: TOKEN },
       allowInsecureGrpc: true,
     });
-    const client = await lock.agent('plaintext', 'market-size').createClient();
-    expect(client).toBeDefined();
+    const agent = lock.agent('local', 'market-size');
+    expect(agent.plan).toMatchObject({ url: `grpc://${plainAgent.grpcUrl}`, protocolBinding: 'GRPC' });
+    const client = await agent.createClient();
+    const from = plainAgent.requests.length;
+    const reply = await client.sendMessage({ message: sdkText('in plaintext') } as never);
+    expect(JSON.stringify(reply)).toContain('echo: in plaintext');
+    const seen = plainAgent.requests.slice(from);
+    expect(seen.map((r) => [r.method, r.path])).toEqual([['GRPC', '/lf.a2a.v1.A2AService/SendMessage']]);
+    expect(seen[0]!.headers.authorization).toBe(`Bearer ${TOKEN}`);
   });
 });

@@ -2,36 +2,18 @@
  * gRPC plans through the SDK's gRPC transport against the SDK's gRPC server on 127.0.0.1: the
  * call interceptor sets a2a-version, a2a-extensions and the credential, and refuses off-plan calls.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runLock } from '../../src/commands/lock.js';
-import { loadLock } from '../../src/runtime/index.js';
-import { type StartedAgent, sampleCard, startAgent } from '../helpers/agents.js';
+import { type StartedAgent, sampleCard } from '../helpers/agents.js';
 import { startHttp } from '../helpers/http.js';
+import { type LockedAgentProject, startLockedAgent } from '../helpers/locked-agent.js';
 import { sdkText } from '../helpers/sdk-message.js';
 
 const TOKEN = 'grpc-secret';
 const CITATIONS = 'https://example.com/ext/citations/v1';
+let project: LockedAgentProject;
 let agent: StartedAgent;
-let dir: string;
 
 beforeAll(async () => {
-  agent = await startAgent({
-    grpc: true,
-    card: (origin, { grpcUrl }) => {
-      const card = sampleCard(origin);
-      return {
-        ...card,
-        supportedInterfaces: [
-          { url: grpcUrl!, protocolBinding: 'GRPC', protocolVersion: '1.0' },
-          ...card.supportedInterfaces,
-        ],
-      };
-    },
-  });
-  dir = await mkdtemp(join(tmpdir(), 'a2a-runtime-grpc-'));
   const profile = {
     bindings: ['GRPC'],
     versions: ['1.0'],
@@ -40,28 +22,41 @@ beforeAll(async () => {
     streaming: true,
     extensions: [CITATIONS],
   };
-  const agents = {
-    research: { card: agent.origin, skills: ['market-size'], credentials: { bearer: { env: 'G_TOKEN' } } },
-    polling: {
-      card: agent.origin,
-      skills: ['market-size'],
-      credentials: { bearer: { env: 'G_TOKEN' } },
-      profile: { streaming: false },
+  project = await startLockedAgent(
+    {
+      grpc: true,
+      card: (origin, { grpcUrl }) => {
+        const card = sampleCard(origin);
+        return {
+          ...card,
+          supportedInterfaces: [
+            { url: grpcUrl!, protocolBinding: 'GRPC', protocolVersion: '1.0' },
+            ...card.supportedInterfaces,
+          ],
+        };
+      },
     },
-  };
-  await writeFile(join(dir, 'a2a.json'), JSON.stringify({ profile, agents }));
-  const result = await runLock({ manifest: join(dir, 'a2a.json'), json: true, verbose: false, cwd: dir, env: {} });
-  expect(result.exitCode, JSON.stringify(result.data)).toBe(0);
+    {
+      profile,
+      agents: (a) => ({
+        research: { card: a.origin, skills: ['market-size'], credentials: { bearer: { env: 'G_TOKEN' } } },
+        polling: {
+          card: a.origin,
+          skills: ['market-size'],
+          credentials: { bearer: { env: 'G_TOKEN' } },
+          profile: { streaming: false },
+        },
+      }),
+    },
+  );
+  agent = project.agent;
 });
 
-afterAll(async () => {
-  await agent?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => project?.close());
 
 describe('gRPC plans', () => {
   it('SendMessage and SendStreamingMessage carry a2a-version, a2a-extensions and the bearer in metadata', async () => {
-    const lock = await loadLock({ lockfile: join(dir, 'a2a.lock.json'), env: { G_TOKEN: TOKEN } });
+    const lock = await project.load({ env: { G_TOKEN: TOKEN } });
     const research = lock.agent('research', 'market-size');
     expect(research.plan).toMatchObject({ url: agent.grpcUrl, protocolBinding: 'GRPC', delivery: 'stream' });
     const client = await research.createClient();
@@ -85,7 +80,7 @@ describe('gRPC plans', () => {
   });
 
   it('off-plan calls are refused with nothing sent: a stream on a poll plan, an unlocked output mode, a part type not locked', async () => {
-    const lock = await loadLock({ lockfile: join(dir, 'a2a.lock.json'), env: { G_TOKEN: TOKEN } });
+    const lock = await project.load({ env: { G_TOKEN: TOKEN } });
     const polling = await lock.agent('polling', 'market-size').createClient();
     const research = await lock.agent('research', 'market-size').createClient();
     const from = agent.requests.length;
@@ -126,7 +121,7 @@ describe('gRPC plans', () => {
   });
 
   it('an unset credential is the typed credential-unset error before the call starts, for unary and streaming calls', async () => {
-    const lock = await loadLock({ lockfile: join(dir, 'a2a.lock.json'), env: {} });
+    const lock = await project.load({ env: {} });
     const client = await lock.agent('research', 'market-size').createClient();
     const from = agent.requests.length;
     await expect(client.sendMessage({ message: sdkText('x') } as never)).rejects.toMatchObject({
@@ -146,47 +141,37 @@ describe('gRPC plans', () => {
 describe('gRPC push plans', () => {
   it('a push config whose URL is not the locked pushEndpoint is refused before any call; the locked one goes through', async () => {
     const HOOK = 'https://hook.example/a2a';
-    const pusher = await startAgent({
-      grpc: true,
-      card: (origin, { grpcUrl }) => {
-        const card = sampleCard(origin);
-        return {
-          ...card,
-          capabilities: { ...card.capabilities, pushNotifications: true },
-          supportedInterfaces: [
-            { url: grpcUrl!, protocolBinding: 'GRPC', protocolVersion: '1.0' },
-            ...card.supportedInterfaces,
-          ],
-        };
+    const pushing = await startLockedAgent(
+      {
+        grpc: true,
+        card: (origin, { grpcUrl }) => {
+          const card = sampleCard(origin);
+          return {
+            ...card,
+            capabilities: { ...card.capabilities, pushNotifications: true },
+            supportedInterfaces: [
+              { url: grpcUrl!, protocolBinding: 'GRPC', protocolVersion: '1.0' },
+              ...card.supportedInterfaces,
+            ],
+          };
+        },
       },
-    });
-    const project = await mkdtemp(join(tmpdir(), 'a2a-runtime-grpc-push-'));
-    try {
-      const profile = {
-        bindings: ['GRPC'],
-        versions: ['1.0'],
-        accepts: ['application/json'],
-        sends: ['text/plain'],
-        pushEndpoint: HOOK,
-      };
-      await writeFile(
-        join(project, 'a2a.json'),
-        JSON.stringify({
-          profile,
-          agents: {
-            pusher: { card: pusher.origin, skills: ['market-size'], credentials: { bearer: { env: 'G_TOKEN' } } },
-          },
+      {
+        profile: {
+          bindings: ['GRPC'],
+          versions: ['1.0'],
+          accepts: ['application/json'],
+          sends: ['text/plain'],
+          pushEndpoint: HOOK,
+        },
+        agents: (a) => ({
+          pusher: { card: a.origin, skills: ['market-size'], credentials: { bearer: { env: 'G_TOKEN' } } },
         }),
-      );
-      const result = await runLock({
-        manifest: join(project, 'a2a.json'),
-        json: true,
-        verbose: false,
-        cwd: project,
-        env: {},
-      });
-      expect(result.exitCode, JSON.stringify(result.data)).toBe(0);
-      const lock = await loadLock({ lockfile: join(project, 'a2a.lock.json'), env: { G_TOKEN: TOKEN } });
+      },
+    );
+    const pusher = pushing.agent;
+    try {
+      const lock = await pushing.load({ env: { G_TOKEN: TOKEN } });
       const locked = lock.agent('pusher', 'market-size');
       expect(locked.plan).toMatchObject({ protocolBinding: 'GRPC', delivery: 'push' });
       const client = await locked.createClient();
@@ -224,8 +209,7 @@ describe('gRPC push plans', () => {
         ),
       ).toContain('echo: pushed');
     } finally {
-      await pusher.close();
-      await rm(project, { recursive: true, force: true });
+      await pushing.close();
     }
   });
 });
@@ -247,49 +231,44 @@ describe('gRPC plans with OAuth client credentials', () => {
       });
     });
     const tokenUrl = `${endpoint.origin}/oauth/token`;
-    const guarded = await startAgent({
-      grpc: true,
-      bearerToken: ACCESS,
-      card: (origin, { grpcUrl }) => ({
-        ...sampleCard(origin),
-        supportedInterfaces: [{ url: grpcUrl!, protocolBinding: 'GRPC', protocolVersion: '1.0' }],
-        securitySchemes: {
-          oauth: {
-            oauth2SecurityScheme: { flows: { clientCredentials: { tokenUrl, scopes: { 'a2a.read': 'read' } } } },
+    const oauthAgent = await startLockedAgent(
+      {
+        grpc: true,
+        bearerToken: ACCESS,
+        card: (origin, { grpcUrl }) => ({
+          ...sampleCard(origin),
+          supportedInterfaces: [{ url: grpcUrl!, protocolBinding: 'GRPC', protocolVersion: '1.0' }],
+          securitySchemes: {
+            oauth: {
+              oauth2SecurityScheme: { flows: { clientCredentials: { tokenUrl, scopes: { 'a2a.read': 'read' } } } },
+            },
           },
-        },
-        securityRequirements: [{ schemes: { oauth: { list: ['a2a.read'] } } }],
-      }),
-    });
-    const project = await mkdtemp(join(tmpdir(), 'a2a-runtime-grpc-oauth-'));
-    try {
-      const profile = {
-        bindings: ['GRPC'],
-        versions: ['1.0'],
-        accepts: ['application/json'],
-        sends: ['text/plain'],
-        streaming: true,
-      };
-      const credentials = { oauth: { oauth: { clientId: { env: 'CID' }, clientSecret: { env: 'CSECRET' } } } };
-      await writeFile(
-        join(project, 'a2a.json'),
-        JSON.stringify({
-          profile,
-          agents: { research: { card: guarded.origin, skills: ['market-size'], credentials } },
+          securityRequirements: [{ schemes: { oauth: { list: ['a2a.read'] } } }],
         }),
-      );
-      const result = await runLock({
-        manifest: join(project, 'a2a.json'),
-        json: true,
-        verbose: false,
-        cwd: project,
-        env: {},
-      });
-      expect(result.exitCode, JSON.stringify(result.data)).toBe(0);
-      const options = { lockfile: join(project, 'a2a.lock.json'), env: { CID: 'client-1', CSECRET: CLIENT_SECRET } };
+      },
+      {
+        profile: {
+          bindings: ['GRPC'],
+          versions: ['1.0'],
+          accepts: ['application/json'],
+          sends: ['text/plain'],
+          streaming: true,
+        },
+        agents: (a) => ({
+          research: {
+            card: a.origin,
+            skills: ['market-size'],
+            credentials: { oauth: { oauth: { clientId: { env: 'CID' }, clientSecret: { env: 'CSECRET' } } } },
+          },
+        }),
+      },
+    );
+    const guarded = oauthAgent.agent;
+    try {
+      const options = { env: { CID: 'client-1', CSECRET: CLIENT_SECRET } };
       const calls = () => guarded.requests.filter((r) => r.method === 'GRPC').map((r) => r.headers.authorization);
 
-      const client = await (await loadLock(options)).agent('research', 'market-size').createClient();
+      const client = await (await oauthAgent.load(options)).agent('research', 'market-size').createClient();
       expect(JSON.stringify(await client.sendMessage({ message: sdkText('renewed') } as never))).toContain(
         'echo: renewed',
       );
@@ -304,7 +283,7 @@ describe('gRPC plans with OAuth client credentials', () => {
       issued = ['revoked-token-3', ACCESS];
       tokenRequests.length = 0;
       guarded.requests.length = 0;
-      const streaming = await (await loadLock(options)).agent('research', 'market-size').createClient();
+      const streaming = await (await oauthAgent.load(options)).agent('research', 'market-size').createClient();
       const events = [];
       for await (const e of streaming.sendMessageStream({ message: sdkText('stream renewed') } as never))
         events.push(e);
@@ -315,16 +294,15 @@ describe('gRPC plans with OAuth client credentials', () => {
       // Always refused: one retry, then the typed error.
       issued = ['always-refused'];
       guarded.requests.length = 0;
-      const refused = await (await loadLock(options)).agent('research', 'market-size').createClient();
+      const refused = await (await oauthAgent.load(options)).agent('research', 'market-size').createClient();
       await expect(refused.sendMessage({ message: sdkText('no') } as never)).rejects.toMatchObject({
         code: 'auth-refused',
       });
       expect(calls()).toEqual(['Bearer always-refused', 'Bearer always-refused']);
       expect(JSON.stringify(guarded.requests.map((r) => r.headers))).not.toContain(CLIENT_SECRET);
     } finally {
-      await guarded.close();
+      await oauthAgent.close();
       await endpoint.close();
-      await rm(project, { recursive: true, force: true });
     }
   });
 });

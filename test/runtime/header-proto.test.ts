@@ -6,25 +6,20 @@
  * violation in every form, and nothing is sent.
  */
 
-import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { SendMessageRequest } from '@a2a-js/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Plan } from '../../src/negotiate/types.js';
 import { enforcingFetch } from '../../src/runtime/enforce.js';
-import { loadLock } from '../../src/runtime/index.js';
-import { type StartedAgent, sampleCard, startAgent } from '../helpers/agents.js';
-import { JSONRPC_PROFILE, lockProject } from '../helpers/lock-project.js';
+import { sampleCard } from '../helpers/agents.js';
+import { type LockedAgentProject, startLockedAgent } from '../helpers/locked-agent.js';
 
 let server: http.Server;
 let url = '';
 const raw: string[][] = [];
 
-let agent: StartedAgent;
-let dir: string;
+let project: LockedAgentProject;
 
 beforeAll(async () => {
   server = http.createServer((req, res) => {
@@ -35,24 +30,21 @@ beforeAll(async () => {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/rpc`;
 
-  agent = await startAgent({
-    card: (origin) => {
-      const { securitySchemes: _s, securityRequirements: _r, ...card } = sampleCard(origin);
-      return card;
+  project = await startLockedAgent(
+    {
+      card: (origin) => {
+        const { securitySchemes: _s, securityRequirements: _r, ...card } = sampleCard(origin);
+        return card;
+      },
     },
-  });
-  dir = await mkdtemp(join(tmpdir(), 'a2a-attack-headers-'));
-  await lockProject(dir, {
-    profile: JSONRPC_PROFILE,
-    agents: { open: { card: agent.origin, skills: ['market-size'] } },
-  });
+    { agents: (a) => ({ open: { card: a.origin, skills: ['market-size'] } }) },
+  );
 });
 
 afterAll(async () => {
   server.closeAllConnections();
   await new Promise((r) => server.close(r));
-  await agent?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
+  await project?.close();
 });
 
 /** A 1.0 JSON-RPC plan with no security requirement (a public agent) and one locked extension. */
@@ -106,9 +98,9 @@ describe('a header named __proto__', () => {
   });
 
   it('through createClient(): serviceParameters parsed from JSON are refused, and the agent gets nothing', async () => {
-    const lock = await loadLock({ lockfile: join(dir, 'a2a.lock.json'), env: {} });
+    const lock = await project.load({ env: {} });
     const client = await lock.agent('open', 'market-size').createClient();
-    const from = agent.requests.length;
+    const from = project.agent.requests.length;
     const serviceParameters = JSON.parse('{"__proto__":[["A2A-Version","0.3"],["X-Injected","yes"]]}');
     await expect(
       client.sendMessage(
@@ -118,7 +110,7 @@ describe('a header named __proto__', () => {
         { serviceParameters },
       ),
     ).rejects.toMatchObject({ code: 'plan-violation' });
-    expect(agent.requests.slice(from).filter((r) => r.path.startsWith('/a2a'))).toEqual([]);
+    expect(project.agent.requests.slice(from).filter((r) => r.path.startsWith('/a2a'))).toEqual([]);
   });
 
   it('other headers reach the wire as the text of the value read at the check', async () => {

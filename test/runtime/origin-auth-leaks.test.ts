@@ -13,6 +13,7 @@ import { runLock } from '../../src/commands/lock.js';
 import { loadLock } from '../../src/runtime/index.js';
 import { type StartedAgent, sampleCard, startAgent } from '../helpers/agents.js';
 import { type Gateway, startGateway } from '../helpers/gateway.js';
+import { sdkText } from '../helpers/sdk-message.js';
 import { errorText } from '../helpers/secrets.js';
 
 const TOKEN = 'platform-runtime-t0ken-Secret-55';
@@ -72,16 +73,7 @@ it('a gateway refusal that quotes the platform header: the error and the degrade
   const events: unknown[] = [];
   lock.on('degraded', (e) => events.push(e));
   const client = await lock.agent('hosted', 'market-size').createClient();
-  const message = {
-    messageId: crypto.randomUUID(),
-    role: 1,
-    parts: [{ content: { $case: 'text' as const, value: 'x' }, mediaType: '', filename: '', metadata: undefined }],
-    contextId: '',
-    taskId: '',
-    extensions: [],
-    referenceTaskIds: [],
-    metadata: undefined,
-  };
+  const message = sdkText('x');
   const error = await client.sendMessage({ message } as never).catch((e: unknown) => e);
   expect(error).toBeInstanceOf(Error);
   // The gateway did receive it (the request went), and its words are kept, the value not.
@@ -113,16 +105,7 @@ it("the application's own fetch failing with an error that quotes the request he
   expect(errorText(direct)).toContain('could not send');
   expect(errorText(direct)).not.toContain(TOKEN);
   const client = await agentHandle.createClient();
-  const message = {
-    messageId: crypto.randomUUID(),
-    role: 1,
-    parts: [{ content: { $case: 'text' as const, value: 'x' }, mediaType: '', filename: '', metadata: undefined }],
-    contextId: '',
-    taskId: '',
-    extensions: [],
-    referenceTaskIds: [],
-    metadata: undefined,
-  };
+  const message = sdkText('x');
   const viaClient = await client.sendMessage({ message } as never).catch((e: unknown) => e);
   expect(errorText(viaClient)).not.toContain(TOKEN);
   lock.close();

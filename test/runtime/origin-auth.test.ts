@@ -15,6 +15,7 @@ import { loadLock } from '../../src/runtime/index.js';
 import { originAuthFetch } from '../../src/runtime/origin-auth.js';
 import { type StartedAgent, sampleCard, startAgent } from '../helpers/agents.js';
 import { AWS_TEST, type Gateway, startGateway } from '../helpers/gateway.js';
+import { sdkText } from '../helpers/sdk-message.js';
 
 const TOKEN = 'runtime-platform-t0ken';
 const PROFILE = {
@@ -70,16 +71,7 @@ afterAll(async () => {
 /** One SendMessage through the locked client; the agent echoes the text. */
 async function ask(lock: Awaited<ReturnType<typeof loadLock>>, name: string, text: string): Promise<unknown> {
   const client = await lock.agent(name, 'market-size').createClient();
-  const message = {
-    messageId: crypto.randomUUID(),
-    role: 1,
-    parts: [{ content: { $case: 'text' as const, value: text }, mediaType: '', filename: '', metadata: undefined }],
-    contextId: '',
-    taskId: '',
-    extensions: [],
-    referenceTaskIds: [],
-    metadata: undefined,
-  };
+  const message = sdkText(text);
   return client.sendMessage({ message } as never);
 }
 

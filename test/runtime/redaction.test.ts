@@ -23,15 +23,15 @@ import {
   type FallbackEvent,
   loadLock,
 } from '../../src/runtime/index.js';
-import { type StartedAgent, sampleCard, startAgent } from '../helpers/agents.js';
+import { sampleCard, startAgent } from '../helpers/agents.js';
 import { faultServers } from '../helpers/http.js';
 import { JSONRPC_PROFILE, lockProject } from '../helpers/lock-project.js';
+import { type LockedAgentProject, startLockedAgent } from '../helpers/locked-agent.js';
 import { expectNoCutShortEcho, expectSecretContained } from '../helpers/secrets.js';
 
 /** Characters every encoding changes, mixed case. */
 const TOKEN = 'rt-Secret/Tok+en=9Zq';
-let agent: StartedAgent;
-let dir: string;
+let project: LockedAgentProject;
 const faults = faultServers();
 
 /** How the fault agent quotes the Authorization header it got. */
@@ -89,34 +89,24 @@ function exposed(value: unknown): string {
 }
 
 beforeAll(async () => {
-  agent = await startAgent({
-    card: (origin) => sampleCard(origin, {}, { legacy: true }),
-    legacyCompat: true,
-    bearerToken: TOKEN,
-  });
-  dir = await mkdtemp(join(tmpdir(), 'a2a-redaction-'));
-  const credentials = { bearer: { env: 'RT_TOKEN' } };
-  const manifest = {
-    profile: {
-      bindings: ['JSONRPC'],
-      versions: ['1.0', '0.3'],
-      accepts: ['application/json', 'text/plain'],
-      sends: ['text/plain'],
-      streaming: false,
+  project = await startLockedAgent(
+    { card: (origin) => sampleCard(origin, {}, { legacy: true }), legacyCompat: true, bearerToken: TOKEN },
+    {
+      profile: { ...JSONRPC_PROFILE, versions: ['1.0', '0.3'] },
+      agents: (a) => ({
+        research: { card: a.origin, skills: ['market-size'], credentials: { bearer: { env: 'RT_TOKEN' } } },
+      }),
     },
-    agents: { research: { card: agent.origin, skills: ['market-size'], credentials } },
-  };
-  await lockProject(dir, manifest);
+  );
 });
 
 afterAll(async () => {
-  await agent?.close();
+  await project?.close();
   await faults.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
 });
 
 async function failing(origin: string) {
-  const lock = await loadLock({ lockfile: join(dir, 'a2a.lock.json'), env: { RT_TOKEN: TOKEN }, fetch: to(origin) });
+  const lock = await project.load({ env: { RT_TOKEN: TOKEN }, fetch: to(origin) });
   const degraded: DegradedEvent[] = [];
   const fallbacks: FallbackEvent[] = [];
   lock.on('degraded', (e: DegradedEvent) => degraded.push(e));

@@ -4,13 +4,12 @@
  * (-32009 once → the 0.3 fallback; twice → degraded after exactly two requests), drift refresh.
  * One agent server for the file; the tests run in sequence and reset its card.
  */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type DegradedEvent, type DriftEvent, type LoadLockOptions, loadLock } from '../../src/runtime/index.js';
-import { type AgentCard, type RecordedRequest, type StartedAgent, sampleCard, startAgent } from '../helpers/agents.js';
-import { lockProject } from '../helpers/lock-project.js';
+import { type AgentCard, type RecordedRequest, type StartedAgent, sampleCard } from '../helpers/agents.js';
+import { type LockedAgentProject, startLockedAgent } from '../helpers/locked-agent.js';
 import { sdkText } from '../helpers/sdk-message.js';
 
 const TOKEN = 'rt-secret-token';
@@ -24,6 +23,7 @@ const PROFILE = {
   extensions: [CITATIONS],
 };
 
+let project: LockedAgentProject;
 let agent: StartedAgent;
 let dir: string;
 let card: AgentCard;
@@ -49,50 +49,44 @@ function a2aRequests(from: number): RecordedRequest[] {
 }
 
 beforeAll(async () => {
-  agent = await startAgent({
-    card: (origin) => sampleCard(origin, {}, { legacy: true }),
-    legacyCompat: true,
-    bearerToken: TOKEN,
-  });
-  card = sampleCard(agent.origin, {}, { legacy: true });
-  dir = await mkdtemp(join(tmpdir(), 'a2a-runtime-'));
-  const manifest = {
-    profile: PROFILE,
-    agents: {
-      research: { card: agent.origin, skills: ['market-size'], credentials: { bearer: { env: 'RT_TOKEN' } } },
-      rest: {
-        card: agent.origin,
-        skills: ['market-size'],
-        credentials: { bearer: { env: 'RT_TOKEN' } },
-        profile: { bindings: ['HTTP+JSON'] },
-      },
-      legacy: {
-        card: agent.origin,
-        skills: ['market-size'],
-        credentials: { bearer: { env: 'RT_TOKEN' } },
-        profile: { versions: ['0.3'] },
-      },
-      polling: {
-        card: agent.origin,
-        skills: ['market-size'],
-        credentials: { bearer: { env: 'RT_TOKEN' } },
-        profile: { streaming: false },
-      },
-      restpoll: {
-        card: agent.origin,
-        skills: ['market-size'],
-        credentials: { bearer: { env: 'RT_TOKEN' } },
-        profile: { bindings: ['HTTP+JSON'], streaming: false },
-      },
+  project = await startLockedAgent(
+    { card: (origin) => sampleCard(origin, {}, { legacy: true }), legacyCompat: true, bearerToken: TOKEN },
+    {
+      profile: PROFILE,
+      agents: (a) => ({
+        research: { card: a.origin, skills: ['market-size'], credentials: { bearer: { env: 'RT_TOKEN' } } },
+        rest: {
+          card: a.origin,
+          skills: ['market-size'],
+          credentials: { bearer: { env: 'RT_TOKEN' } },
+          profile: { bindings: ['HTTP+JSON'] },
+        },
+        legacy: {
+          card: a.origin,
+          skills: ['market-size'],
+          credentials: { bearer: { env: 'RT_TOKEN' } },
+          profile: { versions: ['0.3'] },
+        },
+        polling: {
+          card: a.origin,
+          skills: ['market-size'],
+          credentials: { bearer: { env: 'RT_TOKEN' } },
+          profile: { streaming: false },
+        },
+        restpoll: {
+          card: a.origin,
+          skills: ['market-size'],
+          credentials: { bearer: { env: 'RT_TOKEN' } },
+          profile: { bindings: ['HTTP+JSON'], streaming: false },
+        },
+      }),
     },
-  };
-  await lockProject(dir, manifest);
+  );
+  ({ agent, dir } = project);
+  card = sampleCard(agent.origin, {}, { legacy: true });
 });
 
-afterAll(async () => {
-  await agent?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => project?.close());
 
 beforeEach(() => {
   agent.setCard(card);

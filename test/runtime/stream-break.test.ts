@@ -2,46 +2,31 @@
  * A stream that breaks mid-task (the connection dropped after the Task arrived) falls back to
  * polling GetTask with the task id it has, against a real SDK server running a long task.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { runLock } from '../../src/commands/lock.js';
-import { type FallbackEvent, loadLock } from '../../src/runtime/index.js';
-import { type StartedAgent, sampleCard, startAgent } from '../helpers/agents.js';
+import type { FallbackEvent } from '../../src/runtime/index.js';
+import { type StartedAgent, sampleCard } from '../helpers/agents.js';
+import { JSONRPC_PROFILE } from '../helpers/lock-project.js';
+import { type LockedAgentProject, startLockedAgent } from '../helpers/locked-agent.js';
+import { sdkText } from '../helpers/sdk-message.js';
 
+let project: LockedAgentProject;
 let agent: StartedAgent;
-let dir: string;
 
 beforeAll(async () => {
-  agent = await startAgent({
-    card: (origin) => sampleCard(origin, { securitySchemes: {}, securityRequirements: [] }),
-    taskDelayMs: 300,
-  });
-  dir = await mkdtemp(join(tmpdir(), 'a2a-runtime-break-'));
-  const profile = {
-    bindings: ['JSONRPC'],
-    versions: ['1.0'],
-    accepts: ['application/json', 'text/plain'],
-    sends: ['text/plain'],
-    streaming: true,
-  };
-  await writeFile(
-    join(dir, 'a2a.json'),
-    JSON.stringify({ profile, agents: { research: { card: agent.origin, skills: ['market-size'] } } }),
+  project = await startLockedAgent(
+    { card: (origin) => sampleCard(origin, { securitySchemes: {}, securityRequirements: [] }), taskDelayMs: 300 },
+    {
+      profile: { ...JSONRPC_PROFILE, streaming: true },
+      agents: (a) => ({ research: { card: a.origin, skills: ['market-size'] } }),
+    },
   );
-  expect(
-    (await runLock({ manifest: join(dir, 'a2a.json'), json: true, verbose: false, cwd: dir, env: {} })).exitCode,
-  ).toBe(0);
+  agent = project.agent;
 });
 
-afterAll(async () => {
-  await agent?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => project?.close());
 
 it('the connection drops after the Task event: GetTask polls with that task id until it completes', async () => {
-  const lock = await loadLock({ lockfile: join(dir, 'a2a.lock.json') });
+  const lock = await project.load();
   const research = lock.agent('research', 'market-size');
   const fallbacks: FallbackEvent[] = [];
   lock.on('fallback', (e: FallbackEvent) => fallbacks.push(e));
@@ -50,16 +35,7 @@ it('the connection drops after the Task event: GetTask polls with that task id u
   const events: Array<{
     payload?: { $case: string; value: { id?: string; status?: { state: number; message?: unknown } } };
   }> = [];
-  const message = {
-    messageId: crypto.randomUUID(),
-    role: 1,
-    parts: [{ content: { $case: 'text', value: 'long job' }, mediaType: '', filename: '', metadata: undefined }],
-    contextId: '',
-    taskId: '',
-    extensions: [],
-    referenceTaskIds: [],
-    metadata: undefined,
-  };
+  const message = sdkText('long job');
   for await (const e of client.sendMessageStream({ message } as never)) {
     events.push(e as never);
     if (events.length === 1) agent.dropConnections();

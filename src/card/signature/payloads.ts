@@ -126,46 +126,35 @@ const message = (spec: MessageSpec): Kind => ({ type: 'message', message: spec }
 const messages = (spec: MessageSpec): Kind => ({ type: 'messages', message: spec });
 
 // The 1.0 AgentCard and the messages it contains (proto `lf.a2a.v1`, A2A-NOTES §2; field order as in the proto).
-const FLOW_SCOPES = (presence: Presence): FieldSpec => field('scopes', { type: 'map', value: 'string' }, presence);
+/** One OAuth flow message: its URLs, then `refreshUrl`, `scopes` (with `scopes`' presence), then `after` (proto field order). */
+const flow = (name: string, urls: FieldSpec[], scopes: Presence, after: FieldSpec[] = []): FieldSpec =>
+  field(
+    name,
+    message({
+      fields: [
+        ...urls,
+        field('refreshUrl', STRING),
+        field('scopes', { type: 'map', value: 'string' }, scopes),
+        ...after,
+      ],
+    }),
+  );
 const OAUTH_FLOWS: MessageSpec = {
   oneof: true,
   fields: [
-    field(
+    flow(
       'authorizationCode',
-      message({
-        fields: [
-          field('authorizationUrl', STRING, 'required'),
-          field('tokenUrl', STRING, 'required'),
-          field('refreshUrl', STRING),
-          FLOW_SCOPES('required'),
-          field('pkceRequired', BOOL),
-        ],
-      }),
+      [field('authorizationUrl', STRING, 'required'), field('tokenUrl', STRING, 'required')],
+      'required',
+      [field('pkceRequired', BOOL)],
     ),
-    field(
-      'clientCredentials',
-      message({
-        fields: [field('tokenUrl', STRING, 'required'), field('refreshUrl', STRING), FLOW_SCOPES('required')],
-      }),
-    ),
-    field(
-      'implicit',
-      message({ fields: [field('authorizationUrl', STRING), field('refreshUrl', STRING), FLOW_SCOPES('plain')] }),
-    ),
-    field(
-      'password',
-      message({ fields: [field('tokenUrl', STRING), field('refreshUrl', STRING), FLOW_SCOPES('plain')] }),
-    ),
-    field(
+    flow('clientCredentials', [field('tokenUrl', STRING, 'required')], 'required'),
+    flow('implicit', [field('authorizationUrl', STRING)], 'plain'),
+    flow('password', [field('tokenUrl', STRING)], 'plain'),
+    flow(
       'deviceCode',
-      message({
-        fields: [
-          field('deviceAuthorizationUrl', STRING, 'required'),
-          field('tokenUrl', STRING, 'required'),
-          field('refreshUrl', STRING),
-          FLOW_SCOPES('required'),
-        ],
-      }),
+      [field('deviceAuthorizationUrl', STRING, 'required'), field('tokenUrl', STRING, 'required')],
+      'required',
     ),
   ],
 };
