@@ -288,7 +288,7 @@ describe('the review base', () => {
  * may check out a pull request's head. `main` is c1 → c2 (`refs/remotes/origin/main` at c2); the
  * pull request's c3 is a commit on c2.
  */
-describe('the gate follows HEAD, not the ref the run names (issue 33)', () => {
+describe('the gate follows HEAD, not the ref the run names', () => {
   let dir: string;
   let c1: string;
   let c2: string;
