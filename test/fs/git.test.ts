@@ -6,11 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ciBase, gitRoot, readAtRevision, resolveRevision } from '../../src/fs/git.js';
 
 let repo: string;
-/** `git` in `cwd`, with an author. */
+/** `git` in `cwd`, with an author; what git prints on stderr is kept (in the error when it fails), not shown. */
 const gitIn = (cwd: string, ...args: string[]) =>
   execFileSync('git', args, {
     cwd,
     encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
     env: {
       ...process.env,
       GIT_AUTHOR_NAME: 't',
