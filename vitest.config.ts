@@ -1,9 +1,31 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+
+/** The Python package's checks (pytest for about a minute, in a child process): first, so the other files run beside them. */
+const LONGEST = 'test/e2e/python-runtime.test.ts';
+
+/**
+ * vitest's order (longest first by the last run's durations, larger files first without them), with the
+ * Python package's checks first even on a clone that has no earlier run (the file is small).
+ */
+class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const longest = (spec: TestSpecification) => spec.moduleId.replaceAll('\\', '/').endsWith(LONGEST);
+    return [...sorted.filter(longest), ...sorted.filter((spec) => !longest(spec))];
+  }
+}
 
 export default defineConfig({
   test: {
     // A passing test prints nothing: console output (validators, servers) is shown for failing tests only.
     silent: 'passed-only',
+    // One test file per core. vitest's default is one fewer (a single worker on a 2-core CI box, every file
+    // in turn), but most files spend their time waiting on child processes and servers (the CLI, SDK agents,
+    // git, pytest of python/ for a minute or more), which a second file can use. `--maxWorkers=1` runs them in turn.
+    maxWorkers: availableParallelism(),
+    sequence: { sequencer: LongestFirst },
     testTimeout: 20_000,
     hookTimeout: 20_000,
     projects: [

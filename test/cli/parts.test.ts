@@ -47,7 +47,7 @@ describe('GitHub annotations', () => {
     ]);
   });
 
-  it('an agent left unchecked without --strict gets a ::warning (the run passes, the reviewer still sees it); a credential not set too (issue 33)', () => {
+  it('an agent left unchecked without --strict gets a ::warning (the run passes, the reviewer still sees it); a credential not set too', () => {
     expect(
       verifyAnnotations('a2a.lock.json', {
         routed: {

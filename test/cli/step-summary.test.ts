@@ -24,7 +24,7 @@ describe('escapeMarkdown', () => {
     expect(escapeMarkdown('plain words')).toBe('plain words');
   });
 
-  it('escapes only what markdown would read there: file names, ids, versions and URLs in running text stay readable (issue 36)', () => {
+  it('escapes only what markdown would read there: file names, ids, versions and URLs in running text stay readable', () => {
     expect(escapeMarkdown('a2a.json: revision HEAD (refs/heads/main at 0123456789ab)')).toBe(
       'a2a.json: revision HEAD (refs/heads/main at 0123456789ab)',
     );

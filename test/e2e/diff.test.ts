@@ -405,7 +405,7 @@ describe.concurrent('a2a diff', () => {
     expect(missing.stderr).toContain('no-such.json: no such file');
   });
 
-  it('under CI a bare word is a revision: in a real shallow clone (git clone --depth 1) a committed file named origin/main is not read as the base; the missing revision is exit 2 naming fetch-depth: 0; ./origin/main reads the file; outside CI the file is read and the header says so (issue 33)', async ({
+  it('under CI a bare word is a revision: in a real shallow clone (git clone --depth 1) a committed file named origin/main is not read as the base; the missing revision is exit 2 naming fetch-depth: 0; ./origin/main reads the file; outside CI the file is read and the header says so', async ({
     onTestFinished,
   }) => {
     const { dir } = await reviewedProject(onTestFinished);

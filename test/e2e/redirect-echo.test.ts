@@ -77,7 +77,7 @@ function originHandler(agentOrigin: string, self: () => string, other: () => str
   };
 }
 
-describe.concurrent('a credential echoed in a redirect URL (issue 33)', { timeout: SLOW }, () => {
+describe.concurrent('a credential echoed in a redirect URL', { timeout: SLOW }, () => {
   it('a2a lock with originAuth: every echoing redirect is refused like a card quoting the credential; the lockfile is unchanged and no output holds the token', async ({
     onTestFinished,
   }) => {

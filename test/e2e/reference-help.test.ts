@@ -4,12 +4,28 @@
  * command's own options, and the global options table lists the options every command takes.
  */
 import { readdirSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { cells, page, REPO, section } from '../helpers/markdown.js';
-import { resources, runCli, show } from './helpers.js';
+import { type CliResult, runCli, show } from './helpers.js';
 
 const COMMANDS = 'docs/reference/commands';
+
+const helpDir = mkdtemp(join(tmpdir(), 'a2a-reference-help-'));
+afterAll(async () => rm(await helpDir, { recursive: true, force: true }));
+const helps = new Map<string, Promise<CliResult>>();
+/** `a2a ...args` (a `--help` run, a process each) in an empty directory, run once per file whichever test asks first. */
+function help(...args: string[]): Promise<CliResult> {
+  const key = args.join(' ');
+  if (!helps.has(key))
+    helps.set(
+      key,
+      helpDir.then((cwd) => runCli(args, { cwd })),
+    );
+  return helps.get(key)!;
+}
 
 /** The long option names (`--x`) in the `Options:` block of a help text. */
 function helpOptions(help: string): string[] {
@@ -25,12 +41,10 @@ function tableOptions(text: string, title: string): string[] {
 }
 
 describe('docs/reference/commands vs a2a --help', () => {
-  it('the command table and the pages list exactly the commands a2a --help lists; the global options are the same', async ({
-    onTestFinished,
-  }) => {
-    const help = await runCli(['--help'], { cwd: await resources(onTestFinished).dir() });
-    expect(help.code, show(help)).toBe(0);
-    const commands = help.stdout.split('Commands:\n')[1]!.split('\n\n')[0]!;
+  it('the command table and the pages list exactly the commands a2a --help lists; the global options are the same', async () => {
+    const top = await help('--help');
+    expect(top.code, show(top)).toBe(0);
+    const commands = top.stdout.split('Commands:\n')[1]!.split('\n\n')[0]!;
     const fromHelp = [...commands.matchAll(/^ {2}a2a (\w+)/gm)].map((m) => m[1]!).sort();
     const index = page(`${COMMANDS}/README.md`);
     const fromTable = [...index.matchAll(/^\| \[`a2a (\w+)`\]\((\w+)\.md\) \|/gm)].map((m) => {
@@ -43,44 +57,38 @@ describe('docs/reference/commands vs a2a --help', () => {
       .map((f) => f.replace(/\.md$/, ''));
     expect(pages.sort()).toEqual(fromHelp);
     expect(fromHelp).toEqual(expect.arrayContaining(['remove', 'ls', 'info']));
-    expect(tableOptions(index, 'Global options').sort()).toEqual(helpOptions(help.stdout).sort());
+    expect(tableOptions(index, 'Global options').sort()).toEqual(helpOptions(top.stdout).sort());
   });
 
-  it("each command's page: the synopsis is its usage line, the options table its own options", async ({
-    onTestFinished,
-  }) => {
-    const cwd = await resources(onTestFinished).dir();
-    const global = new Set(helpOptions((await runCli(['--help'], { cwd })).stdout));
+  it("each command's page: the synopsis is its usage line, the options table its own options", async () => {
+    const global = new Set(helpOptions((await help('--help')).stdout));
     const pages = readdirSync(join(REPO, COMMANDS)).filter((f) => f !== 'README.md');
-    const helps = await Promise.all(pages.map((file) => runCli([file.replace(/\.md$/, ''), '--help'], { cwd })));
+    const usages = await Promise.all(pages.map((file) => help(file.replace(/\.md$/, ''), '--help')));
     for (const [i, file] of pages.entries()) {
-      const help = helps[i]!;
-      expect(help.code, show(help)).toBe(0);
+      const usage = usages[i]!;
+      expect(usage.code, show(usage)).toBe(0);
       const text = page(`${COMMANDS}/${file}`);
       const synopsis = section(text, 'Synopsis');
       const fence = synopsis.findIndex((l) => l.startsWith('```'));
-      expect(synopsis[fence + 1], file).toBe(help.stdout.split('\n')[0]);
-      const own = helpOptions(help.stdout).filter((o) => !global.has(o));
+      expect(synopsis[fence + 1], file).toBe(usage.stdout.split('\n')[0]);
+      const own = helpOptions(usage.stdout).filter((o) => !global.has(o));
       expect(tableOptions(text, 'Options').sort(), file).toEqual(own.sort());
       for (const title of ['Exit codes', '`--json`'])
         expect(section(text, title).join('\n').trim(), `${file}: ${title}`).not.toBe('');
     }
   });
 
-  it("each subcommand (a2a lock digest) has a section on its parent's page, headed by its name, whose synopsis is its usage line and which lists no option it lacks", async ({
-    onTestFinished,
-  }) => {
-    const cwd = await resources(onTestFinished).dir();
-    const global = new Set(helpOptions((await runCli(['--help'], { cwd })).stdout));
+  it("each subcommand (a2a lock digest) has a section on its parent's page, headed by its name, whose synopsis is its usage line and which lists no option it lacks", async () => {
+    const global = new Set(helpOptions((await help('--help')).stdout));
     const subs: string[] = [];
     const pages = readdirSync(join(REPO, COMMANDS)).filter((f) => f !== 'README.md');
-    const helps = await Promise.all(pages.map((file) => runCli([file.replace(/\.md$/, ''), '--help'], { cwd })));
+    const usages = await Promise.all(pages.map((file) => help(file.replace(/\.md$/, ''), '--help')));
     for (const [i, file] of pages.entries()) {
-      const help = helps[i]!.stdout;
-      if (!help.includes('\nCommands:\n')) continue;
-      const listed = help.split('\nCommands:\n')[1]!.split('\n\n')[0]!;
+      const usage = usages[i]!.stdout;
+      if (!usage.includes('\nCommands:\n')) continue;
+      const listed = usage.split('\nCommands:\n')[1]!.split('\n\n')[0]!;
       for (const m of listed.matchAll(/^ {2}a2a (\w+) (\w+)/gm)) {
-        const own = await runCli([m[1]!, m[2]!, '--help'], { cwd });
+        const own = await help(m[1]!, m[2]!, '--help');
         expect(own.code, show(own)).toBe(0);
         const part = section(page(`${COMMANDS}/${file}`), `\`a2a ${m[1]} ${m[2]}\``);
         const fence = part.findIndex((l) => l.startsWith('```'));

@@ -775,7 +775,7 @@ describe.concurrent('the base is the base: no tag stands in for it, and a push o
   });
 });
 
-describe.concurrent('the gate follows what is checked out (issue 33)', { timeout: SLOW }, () => {
+describe.concurrent('the gate follows what is checked out, not the ref the run names', { timeout: SLOW }, () => {
   it("workflow_run, issue_comment, repository_dispatch and workflow_dispatch runs carry the default branch's ref: with HEAD at the pull request's commit the secret is withheld from the agent it adds; with HEAD at origin/main's tip it is sent", async ({
     onTestFinished,
   }) => {

@@ -30,7 +30,7 @@ import {
 
 const ORIGIN = 'platform-T0ken-33aa';
 
-describe.concurrent('an agent that was not checked is never ok (issue 33)', { timeout: SLOW }, () => {
+describe.concurrent('an agent that was not checked is never ok', { timeout: SLOW }, () => {
   it('originAuth unset: unchecked (credential-unset) in the count line, --json, the job summary and SARIF; --strict fails counting it; a PR that moves the entry to another host is credential-route-new naming the host', async ({
     onTestFinished,
   }) => {

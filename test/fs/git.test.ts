@@ -6,11 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ciBase, gitRoot, readAtRevision, resolveRevision } from '../../src/fs/git.js';
 
 let repo: string;
-/** `git` in `cwd`, with an author. */
+/** `git` in `cwd`, with an author; what git prints on stderr is kept (in the error when it fails), not shown. */
 const gitIn = (cwd: string, ...args: string[]) =>
   execFileSync('git', args, {
     cwd,
     encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
     env: {
       ...process.env,
       GIT_AUTHOR_NAME: 't',
@@ -288,7 +289,7 @@ describe('the review base', () => {
  * may check out a pull request's head. `main` is c1 → c2 (`refs/remotes/origin/main` at c2); the
  * pull request's c3 is a commit on c2.
  */
-describe('the gate follows HEAD, not the ref the run names (issue 33)', () => {
+describe('the gate follows HEAD, not the ref the run names', () => {
   let dir: string;
   let c1: string;
   let c2: string;

@@ -169,7 +169,7 @@ describe('a card that quotes the credential its request carried', () => {
   });
 });
 
-describe('a redirect whose target echoes the credential its request carried (issue 33)', () => {
+describe('a redirect whose target echoes the credential its request carried', () => {
   const card = {
     name: 'Echo',
     description: 'served',

@@ -98,7 +98,7 @@ describe('the base gate', () => {
     expect(withheldRoutes({ kind: 'unreadable' }, [], SOURCES)).toEqual([]);
   });
 
-  it('an entry not read (issue 33): none when it is the base entry; credential-route-new naming each route a changed entry adds', () => {
+  it('an entry not read: none when it is the base entry; credential-route-new naming each route a changed entry adds', () => {
     expect(unreadEntryChanged(gate, base, SETTINGS, SOURCES)).toBeUndefined();
     // Only the description changed: the entry differs, but adds no route.
     expect(
@@ -131,7 +131,7 @@ describe('withUnchecked', () => {
     routes: [{ origin: 'https://evil.example.net', scheme: 'key' }],
   };
 
-  it('turns ok and changed into unchecked (exit 0, 1 under --strict); keeps drift; credential-unset too: never ok (issue 33)', () => {
+  it('turns ok and changed into unchecked (exit 0, 1 under --strict); keeps drift; credential-unset too: never ok', () => {
     const ok = withUnchecked(okReport(), routeNew);
     expect(ok).toMatchObject({
       status: 'unchecked',

@@ -11,7 +11,7 @@ const facts = (over: Partial<DefaultBranchFacts>): DefaultBranchFacts => ({
   ...over,
 });
 
-describe('defaultBranchGate (issue 33: the gate follows what is checked out)', () => {
+describe('defaultBranchGate: the gate follows what is checked out', () => {
   it('is ungated only when HEAD is the tip or an ancestor of the default branch', () => {
     expect(defaultBranchGate(facts({ head: 'a'.repeat(40) }))).toEqual({ kind: 'ungated' });
     expect(defaultBranchGate(facts({ headOnDefault: true }))).toEqual({ kind: 'ungated' });

@@ -162,7 +162,7 @@ describe('serializeLockfile', () => {
     expect(text).not.toMatch(/\d{4}-\d\d-\d\dT\d\d:/);
   });
 
-  it('holds the settings, integrity, snapshot and plan the issue names', () => {
+  it('holds per agent its settings (credentials, versionRange), the card snapshot, its integrity and the plan per skill', () => {
     const parsed = JSON.parse(serializeLockfile(buildLock())) as Json;
     expect(parsed.lockfileVersion).toBe(1);
     expect(parsed.settings['research-agent'].credentials).toEqual(['bearer']);
@@ -304,7 +304,7 @@ describe('integrityOf', () => {
 });
 
 describe('parseManifest', () => {
-  it('accepts the issue example, with defaults filled in', () => {
+  it('accepts the example manifest (no credentials on an agent), with defaults filled in', () => {
     const m = parseManifest(
       JSON.stringify(manifestJson((x) => delete x.agents['research-agent'].credentials)),
       'a2a.json',

@@ -131,7 +131,9 @@ beforeAll(async () => {
       };
     },
   });
-  // Mutual TLS (client certificate required): the interface is the bare 127.0.0.1:<port>.
+  // Mutual TLS (client certificate required): the interface is the bare localhost:<port> (loopback, so plaintext
+  // unless credentials are given). A name, not 127.0.0.1: grpc-js sends the host as the TLS server name (SNI), which
+  // RFC 6066 forbids for an IP address (Node warns, DEP0123).
   mtlsAgent = await startAgent({
     grpc: true,
     grpcCredentials: grpc.ServerCredentials.createSsl(certs.ca, serverPair, true),
@@ -140,7 +142,7 @@ beforeAll(async () => {
       return {
         ...card,
         supportedInterfaces: [
-          { url: grpcUrl!, protocolBinding: 'GRPC', protocolVersion: '1.0' },
+          { url: `localhost:${grpcUrl!.split(':')[1]}`, protocolBinding: 'GRPC', protocolVersion: '1.0' },
           ...card.supportedInterfaces,
         ],
       };
@@ -204,7 +206,7 @@ describe.skipIf(!openssl)('gRPC over TLS against the SDK gRPC server', () => {
     expect(seen[0]!.headers.authorization).toBe(`Bearer ${TOKEN}`);
   });
 
-  it('connects with grpcChannelCredentials carrying the CA and a client certificate (mutual TLS) to a bare 127.0.0.1:port', async () => {
+  it('connects with grpcChannelCredentials carrying the CA and a client certificate (mutual TLS) to a bare localhost:port', async () => {
     const grpcChannelCredentials = grpc.credentials.createSsl(certs!.ca, certs!.clientKey, certs!.clientCert);
     const lock = await loadLock({
       lockfile: join(dir, 'a2a.lock.json'),
