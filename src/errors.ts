@@ -49,6 +49,12 @@ export const ErrorCode = {
   DigestMismatch: 'digest-mismatch',
   /** A file (lockfile, manifest) could not be written: permissions, disk full, or another a2a run held its lock too long. */
   WriteFailed: 'write-failed',
+  /**
+   * A credential would go to an origin the manifest's `credentialDestinations` does not list (a
+   * plan, a token URL, the extended card request, an `originAuth` origin): nothing is sent or
+   * written (`lock`, `update`, `add`), or the locked entry fails (`verify`). `data`: `destination`, `allowed`.
+   */
+  CredentialDestinationRefused: 'credential-destination-refused',
   /** The runtime refused a request outside the locked plan (nothing was sent). */
   PlanViolation: 'plan-violation',
   /** The agent failed its locked plan and its one locked fallback (or went beyond the lock): degraded. */
@@ -103,6 +109,7 @@ const EXIT_BY_CODE: Record<ErrorCode, ExitCode> = {
   'credential-unset': ExitCode.Invalid,
   'signature-required': ExitCode.Drift,
   'digest-mismatch': ExitCode.Drift,
+  'credential-destination-refused': ExitCode.Drift,
   'plan-violation': ExitCode.Drift,
   'agent-degraded': ExitCode.Drift,
   'agent-error': ExitCode.Unreachable,

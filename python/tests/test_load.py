@@ -116,6 +116,18 @@ def test_a_manifest_that_does_not_match_is_out_of_date(tmp_path: Path) -> None:
         load_lock(path, env={}).agent("echo", "echo")
 
 
+def test_a_manifest_with_credential_destinations_loads(tmp_path: Path) -> None:
+    """credentialDestinations (issue 36) is in the manifest schema: the agent loads; an entry with a path is refused."""
+    path = write_lock(tmp_path, URL)
+    edit(tmp_path / "a2a.json", lambda v: v.__setitem__("credentialDestinations", ["https://*.run.app", URL]))
+    assert load_lock(path, env={}).agent("echo", "echo").plan.url.startswith(URL)
+    edit(tmp_path / "a2a.json", lambda v: v.__setitem__("credentialDestinations", ["https://a.example.com/path"]))
+    with pytest.raises(InvalidInputError) as caught:
+        load_lock(path, env={}).agent("echo", "echo")
+    assert caught.value.code == "manifest-invalid"
+    assert caught.value.path == "$.credentialDestinations[0]"
+
+
 def test_an_invalid_or_missing_manifest(tmp_path: Path) -> None:
     path = write_lock(tmp_path, URL)
     (tmp_path / "a2a.json").write_text('{"profile": {}}')

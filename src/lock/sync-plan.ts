@@ -15,7 +15,9 @@ import { sameJson } from '../canonical.js';
 import type { Warning } from '../card/model.js';
 import { A2aLockError } from '../errors.js';
 import { formatPath, own } from '../json-path.js';
-import { agentSettings, type Manifest, planKeys } from '../manifest/schema.js';
+import { type AgentSettings, agentSettings, type Manifest, planKeys } from '../manifest/schema.js';
+import { destinationRefusal } from './credential-policy.js';
+import { credentialRoutes } from './credential-routes.js';
 import { checkOffline, replanFromSnapshot } from './offline.js';
 import { keepSnapshotsOverDefaults } from './proto-defaults.js';
 import { errorFailure, type Resolution, resolutionFailure, type SyncFailure } from './report.js';
@@ -180,6 +182,8 @@ export function assembleLock(
           ? { status: 'fulfilled', value: replan }
           : outcomes.get(name);
     if (!outcome) {
+      const refused = policyFailure(name, old!, settings[name], manifest.credentialDestinations);
+      if (refused) failures[name] = refused;
       agents[name] = old!;
       actions[name] = 'unchanged';
       continue;
@@ -199,6 +203,8 @@ export function assembleLock(
     agents[name] = old
       ? { ...unknownFields(old), ...keepSnapshotsOverDefaults(old, keepResignedSnapshots(old, resolution.entry)) }
       : resolution.entry;
+    const refused = policyFailure(name, agents[name], settings[name], manifest.credentialDestinations);
+    if (refused) failures[name] = refused;
     warnings.push(...credentialWarnings(agents[name], settings[name]).map((w) => ({ ...w, agent: name })));
     if (!old) actions[name] = 'added';
     else {
@@ -230,4 +236,23 @@ export function assembleLock(
 function unknownFields(entry: LockEntry): Record<string, unknown> {
   const known = lockSchemas().LockEntrySchema.shape;
   return Object.fromEntries(Object.entries(entry).filter(([key]) => !Object.hasOwn(known, key)));
+}
+
+/**
+ * The failure of an entry that would send a credential where the manifest's `credentialDestinations`
+ * does not allow (`credential-policy.ts`), kept or new alike; undefined when it may be written.
+ */
+function policyFailure(
+  name: string,
+  entry: LockEntry,
+  settings: AgentSettings,
+  list: readonly string[] | undefined,
+): SyncFailure | undefined {
+  if (list === undefined) return undefined;
+  try {
+    const refused = destinationRefusal(name, credentialRoutes(entry, settings), list);
+    return refused ? errorFailure(refused) : undefined;
+  } catch (error) {
+    return errorFailure(error);
+  }
 }

@@ -7,6 +7,7 @@ import validRange from 'semver/ranges/valid.js';
 import { isLoopbackHost } from '../card/host.js';
 import { CONCRETE_MEDIA_TYPE, isWildcardMediaType } from '../card/media.js';
 import { CORE_BINDINGS } from '../card/model.js';
+import { parseDestination } from './credential-destinations.js';
 
 /** No `*` in the type or subtype (a profile must not accept anything). */
 export function isNotWildcard(mediaType: string): boolean {
@@ -56,4 +57,21 @@ export function isNotProto(id: string): boolean {
 /** A semver range (npm's grammar). */
 export function isSemverRange(range: string): boolean {
   return validRange(range) !== null;
+}
+
+/**
+ * A well-formed `credentialDestinations` entry (`credential-destinations.ts`): an origin as a URL parser prints it (lower case, no default port, no path,
+ * no trailing slash), its host optionally opened by `*.` (then not an IP address).
+ */
+export function isDestinationPattern(entry: string): boolean {
+  const parsed = parseDestination(entry);
+  if (!parsed) return false;
+  return !parsed.wildcard || !/^[\d.]+$|^\[/.test(new URL(parsed.origin).hostname.slice(2));
+}
+
+/** A `credentialDestinations` entry that is not plain http, unless to a loopback host (a credential never crosses the network in cleartext). */
+export function isTlsOrLoopbackDestination(entry: string): boolean {
+  const parsed = parseDestination(entry);
+  if (!parsed || !entry.startsWith('http:')) return true;
+  return !parsed.wildcard && isLoopbackHost(new URL(parsed.origin).hostname);
 }

@@ -13,6 +13,7 @@ import {
   hasNoRepeats,
   isCanonicalBinding,
   isCardPath,
+  isDestinationPattern,
   isMediaType,
   isNonEmpty,
   isNotProto,
@@ -20,6 +21,7 @@ import {
   isOrigin,
   isSemverRange,
   isTlsOrLoopback,
+  isTlsOrLoopbackDestination,
 } from './rules.js';
 
 /**
@@ -206,6 +208,18 @@ function buildSchemas() {
     }),
   );
 
+  /** One `credentialDestinations` entry: `https://host[:port]` or `https://*.domain[:port]`; plain http only to loopback. */
+  const CredentialDestinationSchema = z.string().check(
+    z.refine(isDestinationPattern, {
+      message:
+        'must be an origin https://host[:port] or https://*.domain[:port] (lower case, no path, no trailing slash)',
+    }),
+    z.refine(isTlsOrLoopbackDestination, {
+      message: 'plain http only to a loopback host: a credential is never sent in cleartext',
+    }),
+    z.meta({ pattern: '^https?://(\\*\\.)?[^/?#*]+$' }),
+  );
+
   /** One dependency: an agent card and the skills called on it. */
   const AgentEntrySchema = z.strictObject({
     /** An http(s) URL (a `.json` path is the card; otherwise the well-known path is appended) or a file path relative to the manifest. */
@@ -259,6 +273,12 @@ function buildSchemas() {
     agents: z._default(z.record(AgentNameSchema, AgentEntrySchema), {}),
     /** Origin → how every request to it authenticates at the platform (see {@link OriginAuthSchema}). */
     originAuth: z.optional(z.record(OriginSchema, OriginAuthSchema)),
+    /**
+     * The only origins a credential may be sent to (`credential-destinations.ts`): `lock`, `update`
+     * and `add` refuse a plan, token URL, extended card request or `originAuth` elsewhere, and
+     * `verify` fails such an entry. Absent: no such limit.
+     */
+    credentialDestinations: z.optional(orderedSet(CredentialDestinationSchema)),
   });
 
   return {

@@ -20,6 +20,8 @@ export interface ResolveOptions extends NetworkOptions {
    * requests to those origins (`verify` uses the placements each lock entry records).
    */
   originAuthConfig?: OriginAuthMap;
+  /** The manifest's `credentialDestinations`: a credential to any other origin is refused before it is sent (`lock/credential-policy.ts`). */
+  credentialDestinations?: readonly string[];
   /** Origin → a provider of its `originAuth` value (the runtime's `loadLock({ originAuth })`); wins over the environment. */
   originAuthProviders?: Readonly<Record<string, OriginAuthProvider>>;
   /** Called each time an agent's cards have been fetched and checked: (agents done, agents to fetch). */

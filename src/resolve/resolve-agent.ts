@@ -6,6 +6,8 @@ import { integrityOf } from '../canonical.js';
 import type { NormalizedCard, Warning } from '../card/model.js';
 import { normalizeCard } from '../card/normalize.js';
 import { A2aLockError } from '../errors.js';
+import { destinationRefusal } from '../lock/credential-policy.js';
+import { extendedRoutes, originAuthRoutes } from '../lock/credential-routes.js';
 import { negotiateSkills, schemeDrift, signaturesDrift } from '../lock/drift.js';
 import { lockedNegotiationCard } from '../lock/offline.js';
 import type { Resolution } from '../lock/report.js';
@@ -46,6 +48,11 @@ export async function resolveAgent(
   given: ResolveOptions,
   bound: ResolveAgentOptions = {},
 ): Promise<Resolution> {
+  // credentialDestinations: an originAuth origin it does not allow is refused before any request.
+  const policy = given.credentialDestinations;
+  const platform = originAuthRoutes({ originAuth: given.originAuthConfig ?? {} });
+  const refusedPlatform = destinationRefusal(entry.card, platform, policy);
+  if (refusedPlatform) throw refusedPlatform;
   // The agent's own "allowHttp" (a2a.json) allows plain http for its card and key set, as --allow-http does for all.
   // Its requests authenticate at the manifest's originAuth origins; those used are recorded.
   const authenticated = new Set<string>();
@@ -98,37 +105,32 @@ export async function resolveAgent(
     ],
     given.originAuthConfig,
   );
-  return {
-    entry: {
-      card: entry.card,
-      resolved: loaded.resolved,
-      ...(loaded.versionHeader !== undefined && loaded.versionHeader !== settings.versions[0]
-        ? { versionHeader: loaded.versionHeader }
-        : {}),
-      a2aVersion: normalized.card.shape,
-      version: normalized.card.version,
-      integrity: integrityOf(loaded.raw),
-      snapshot: loaded.raw,
-      signature,
-      ...(extended
-        ? {
-            extended: {
-              resolved: extended.url,
-              integrity: integrityOf(extended.raw),
-              snapshot: extended.raw,
-              signature: extended.signature,
-            },
-          }
-        : {}),
-      plans,
-      ...(originAuth ? { originAuth } : {}),
-    },
-    refusals,
-    drift,
-    traces,
-    warnings,
-    card,
+  // credentialDestinations holds for every route of the entry: checked where the lockfile is assembled (`lock/sync-plan.ts`).
+  const lockEntry: LockEntry = {
+    card: entry.card,
+    resolved: loaded.resolved,
+    ...(loaded.versionHeader !== undefined && loaded.versionHeader !== settings.versions[0]
+      ? { versionHeader: loaded.versionHeader }
+      : {}),
+    a2aVersion: normalized.card.shape,
+    version: normalized.card.version,
+    integrity: integrityOf(loaded.raw),
+    snapshot: loaded.raw,
+    signature,
+    ...(extended
+      ? {
+          extended: {
+            resolved: extended.url,
+            integrity: integrityOf(extended.raw),
+            snapshot: extended.raw,
+            signature: extended.signature,
+          },
+        }
+      : {}),
+    plans,
+    ...(originAuth ? { originAuth } : {}),
   };
+  return { entry: lockEntry, refusals, drift, traces, warnings, card };
 }
 
 /**
@@ -158,6 +160,9 @@ async function extendedOf(
     // Skill ids sorted, as the lockfile stores its plans: the guard finds the same route later.
     route = routeFor(card, [...skills].sort(), settings, warnings);
   }
+  const refused =
+    route && destinationRefusal(entry.card, extendedRoutes(route, schemes), options.credentialDestinations);
+  if (refused) throw refused;
   const extended = route
     ? await readExtended(route, { schemes, credentials: entry.credentials, settings, baseUrl }, options, warnings)
     : undefined;

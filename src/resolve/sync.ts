@@ -36,7 +36,11 @@ export async function syncLock(
       resolveAgent(
         manifest.agents[name]!,
         agentSettings(manifest, name),
-        manifest.originAuth ? { ...options, originAuthConfig: manifest.originAuth } : options,
+        {
+          ...options,
+          ...(manifest.originAuth ? { originAuthConfig: manifest.originAuth } : {}),
+          ...(manifest.credentialDestinations ? { credentialDestinations: manifest.credentialDestinations } : {}),
+        },
         { ...(constrainTo ? { constrainTo } : {}), ...(credentialRouteFrom ? { credentialRouteFrom } : {}) },
       ),
     options.onProgress,

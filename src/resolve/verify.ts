@@ -22,6 +22,7 @@ import {
   unreadEntryChanged,
   withheldOriginAuth,
 } from '../lock/base-gate.js';
+import { policyReport } from '../lock/credential-policy.js';
 import { parseLockfile } from '../lock/format.js';
 import { checkOffline, tamperedReport } from '../lock/offline.js';
 import {
@@ -113,7 +114,10 @@ export async function checkProject(
       const entry = project.lock.agents[name]!;
       const settings = project.lock.settings[name]!;
       const source = `${project.lockfile} ${formatPath(['agents', name])}`;
-      if (offline) return checkOffline(entry, settings, source) ?? okReport();
+      // credentialDestinations: an entry that would send a credential elsewhere fails, nothing sent.
+      const refused = policyReport(name, entry, settings, project.manifest.credentialDestinations);
+      if (offline) return checkOffline(entry, settings, source) ?? refused ?? okReport();
+      if (refused) return checkOffline(entry, settings, source) ?? refused;
       if (entry.originAuth && Object.keys(entry.originAuth).length > 0)
         return checkWithOriginAuth(project, name, source, gateOf?.(name), options);
       const served = loadServedCard(entry, settings, options);

@@ -37,12 +37,16 @@ type CheckedManifest = import('./checks.js').CheckedManifest;
  *
  * @throws InvalidInputError `lockfile-invalid` (missing, invalid; with `eager`, any invalid entry or tampered snapshot);
  *   DigestMismatchError `digest-mismatch` (`expectDigest` given, another lockfile);
- *   UsageError (`expectDigest` not spelt as a digest);
+ *   UsageError (`expectDigest` not spelt as a digest, `onDrift` neither `'report'` nor `'refuse'`);
  *   A2aLockError `manifest-not-found` (an explicit `manifest` that does not exist);
  *   with `eager`: OutOfDateError `lockfile-out-of-date` (manifest or plans out of step: run `a2a lock`),
  *   InvalidInputError `manifest-invalid`
  */
 export async function loadLock(options: LoadLockOptions = {}): Promise<Lock> {
+  if (options.onDrift !== undefined && options.onDrift !== 'report' && options.onDrift !== 'refuse')
+    throw new UsageError(
+      `loadLock: onDrift is ${JSON.stringify(String(options.onDrift).slice(0, 40))}; use 'report' (the default) or 'refuse'`,
+    );
   const expected =
     options.expectDigest === undefined ? undefined : lockDigestOption('loadLock: expectDigest', options.expectDigest);
   const [{ readTextIfExists }, { checkLockfileTop, parseLockfileJson }] = await Promise.all([

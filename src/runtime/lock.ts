@@ -42,6 +42,8 @@ export class Lock extends EventEmitter {
   readonly #source: string;
   readonly #options: LoadLockOptions;
   readonly #degraded = new Map<string, AgentDegradedError>();
+  /** The agents a refresh found drifted: with `onDrift: 'refuse'`, every later call to them is refused. */
+  readonly #drifted = new Set<string>();
   readonly #agents = new Map<string, LockedAgent>();
   readonly #fallbacks = new Map<string, Partial<Record<FallbackReason, number>>>();
   /** The manifest's text, checked with the first agent (lazy) or at load (eager). */
@@ -229,7 +231,8 @@ export class Lock extends EventEmitter {
         // The skills whose plans drifted; a signature that no longer holds concerns every skill.
         const drifted = [...new Set((report.drift ?? []).map((d) => d.skill))].sort();
         const skills = drifted.length > 0 ? drifted : Object.keys(entry.plans).sort();
-        this.#markDegraded(name, skills, 'drift', `the agent's card is now beyond the lockfile (run a2a verify)`);
+        this.#drifted.add(name);
+        this.#markDegraded(name, skills, 'drift', DRIFTED);
       }
     } finally {
       this.#refreshing = false;
@@ -311,6 +314,27 @@ export class Lock extends EventEmitter {
     return error;
   }
 
+  /**
+   * With `onDrift: 'refuse'`, the error a call to agent `name` (skill `skill`) throws once a refresh
+   * found it drifted, before anything is sent; undefined otherwise (`'report'`, the default).
+   */
+  #driftRefusal(name: string, skill: string): AgentDegradedError | undefined {
+    if (this.#options.onDrift !== 'refuse' || !this.#drifted.has(name)) return undefined;
+    return new AgentDegradedError(name, skill, 'drift', `${DRIFTED}; calls to it are refused (onDrift: 'refuse')`);
+  }
+
+  /**
+   * `send` behind {@link #driftRefusal}: refused before it runs once agent `name` drifted under
+   * `onDrift: 'refuse'`. Both the credential placements (gRPC reads them before every call) and the
+   * enforcing fetch (every HTTP request) are gated, so no credential is read and nothing leaves.
+   */
+  #driftGated<A extends unknown[], R>(name: string, skill: string, send: (...a: A) => Promise<R>) {
+    return (...a: A): Promise<R> => {
+      const refused = this.#driftRefusal(name, skill);
+      return refused ? Promise.reject(refused) : send(...a);
+    };
+  }
+
   #runtime(
     name: string,
     skill: string,
@@ -334,18 +358,22 @@ export class Lock extends EventEmitter {
     const send = platformAuth ? originAuthFetch(this.#send, platformAuth) : this.#send;
     /** The OAuth client-credentials grants whose tokens this agent's requests carry (dropped on a 401). */
     const grants = new Set<ClientCredentialsGrant>();
-    const placements = credentialPlacements({
-      agent: name,
+    const placements = this.#driftGated(
+      name,
       skill,
-      plan,
-      schemes: card.securitySchemes,
-      lockfile: this.#source,
-      credentials: this.#options.credentials,
-      sources: this.#sources(name),
-      env,
-      oauthToken: (scheme, definition, oauth, scopes) =>
-        this.#clientCredentialsToken(name, skill, scheme, definition, oauth, scopes, env, grants),
-    });
+      credentialPlacements({
+        agent: name,
+        skill,
+        plan,
+        schemes: card.securitySchemes,
+        lockfile: this.#source,
+        credentials: this.#options.credentials,
+        sources: this.#sources(name),
+        env,
+        oauthToken: (scheme, definition, oauth, scopes) =>
+          this.#clientCredentialsToken(name, skill, scheme, definition, oauth, scopes, env, grants),
+      }),
+    );
     /** A 401 (gRPC: UNAUTHENTICATED): forget the OAuth tokens sent (true when there were any, so one retry with new ones is worth it). */
     const renew = (): boolean => {
       if (grants.size === 0) return false;
@@ -376,18 +404,22 @@ export class Lock extends EventEmitter {
           ? () => Promise.reject(cleartextRefusal(name, skill, iface.url))
           : placements;
         if (!enforcing) {
-          enforcing = enforcingFetch({
-            agent: name,
+          enforcing = this.#driftGated(
+            name,
             skill,
-            plan,
-            iface,
-            inputModes,
-            placements: guarded,
-            pushEndpoint,
-            renew,
-            security: Object.keys(plan.security).length > 0,
-            send,
-          });
+            enforcingFetch({
+              agent: name,
+              skill,
+              plan,
+              iface,
+              inputModes,
+              placements: guarded,
+              pushEndpoint,
+              renew,
+              security: Object.keys(plan.security).length > 0,
+              send,
+            }),
+          );
           fetches.set(key, enforcing);
         }
         return enforcing;
@@ -402,6 +434,9 @@ export class Lock extends EventEmitter {
     };
   }
 }
+
+/** The message of a drift found by a refresh. */
+const DRIFTED = `the agent's card is now beyond the lockfile (run a2a verify)`;
 
 /**
  * The runtime's default fetch, chosen when a `Lock` is made: the global fetch, through the shared

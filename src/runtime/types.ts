@@ -109,6 +109,14 @@ export interface LoadLockOptions {
    * degraded. The plans in use never change. Off by default.
    */
   refreshIntervalMs?: number;
+  /**
+   * What a drift found by the refresh (`refreshIntervalMs` or `refresh()`) does to the drifted
+   * agent: `'report'` (the default) emits `drift` and `degraded` and calls go on with the locked
+   * plan; `'refuse'` does the same, then every later call to that agent (each of its skills, through
+   * `fetch` or `createClient()`) throws `AgentDegradedError` (code `agent-degraded`, reason `drift`)
+   * before any credential is read or anything is sent. Anything else is a UsageError from `loadLock`.
+   */
+  onDrift?: 'report' | 'refuse';
   /** Per-card deadline of the refresh (ms, default 10 000) and plain http to non-loopback hosts (as the CLI's `--timeout`, `--allow-http`). */
   timeoutMs?: number;
   allowHttp?: boolean;

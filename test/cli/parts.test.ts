@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { lineAnnotation, verifyAnnotations } from '../../src/cli/github.js';
 import { createProgress } from '../../src/cli/progress.js';
-import { renderDrift, showPair, terminalSafe, untrusted } from '../../src/cli/render/common.js';
+import { renderDrift, show, showPair, terminalSafe, untrusted } from '../../src/cli/render/common.js';
 import { closest, editDistance, unknownArgumentsMessage } from '../../src/cli/suggest.js';
 import { interleaveBy, mapSettled } from '../../src/pool.js';
 
@@ -283,7 +283,7 @@ describe('interleaveBy', () => {
 });
 
 describe('showPair', () => {
-  it('short values whole; long ones cut around where they first differ, so the difference shows', () => {
+  it('short values whole; long ones shortened at value boundaries keeping what differs, so the difference shows', () => {
     expect(showPair({ a: 1 }, undefined)).toEqual(['{"a":1}', '(absent)']);
     const fallbacks = (delivery: string[]) => ({
       interfaces: Array.from({ length: 4 }, (_, i) => ({
@@ -296,15 +296,60 @@ describe('showPair', () => {
     expect(locked).toContain('"delivery":["poll"]');
     expect(fresh).toContain('"delivery":[]');
     expect(locked.length).toBeLessThanOrEqual(121);
-    // A difference near the end: both sides start at it, after "...".
+    // A difference near the end: the elements both sides share are left out, the one that differs shown whole.
     const late = (last: string) => ({
       delivery: ['poll'],
       interfaces: [...fallbacks([]).interfaces, { url: last, protocolBinding: 'JSONRPC' }],
     });
     const [a, b] = showPair(late('https://agent.example/old'), late('https://agent.example/new'));
-    expect(a.startsWith('...')).toBe(true);
+    expect(a).toContain('"interfaces":[… 4 more,{');
     expect(a).toContain('/old');
     expect(b).toContain('/new');
+  });
+
+  it('never cuts inside a JSON value: without the … markers each side parses, and its strings are whole strings of the value', () => {
+    const strings = (v: unknown, into = new Set<string>()): Set<string> => {
+      if (typeof v === 'string') into.add(v);
+      else if (v && typeof v === 'object')
+        for (const [k, x] of Object.entries(v)) {
+          if (!Array.isArray(v)) into.add(k);
+          strings(x, into);
+        }
+      return into;
+    };
+    const parse = (text: string) =>
+      JSON.parse(
+        text
+          .replace(/… \(string, \d+ characters\)/g, 'null')
+          .replace(/,?… \d+ more,?/g, (m) => (m.startsWith(',') && m.endsWith(',') ? ',' : '')),
+      );
+    const modes = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `application/vnd.${tag}-${i}+json`);
+    const iface = (i: number) => ({
+      url: `https://agent.example/rpc/${i}`,
+      protocolBinding: 'JSONRPC',
+      protocolVersion: '1.0',
+    });
+    const values: Array<[unknown, unknown]> = [
+      [modes(30, 'a'), modes(31, 'a')],
+      [
+        { interfaces: [iface(0), iface(1)], delivery: ['poll'] },
+        { interfaces: Array.from({ length: 12 }, (_, i) => iface(i)), delivery: [] },
+      ],
+      [
+        { description: 'd'.repeat(500), modes: modes(3, 'b') },
+        { description: `${'😀'.repeat(90)}"\\`, modes: modes(9, 'b') },
+      ],
+      ['s'.repeat(200), { nested: { deeper: { deepest: modes(20, 'c') } } }],
+      [[[[modes(12, 'd')]]], [[[modes(13, 'd')]]]],
+    ];
+    for (const [a, b] of values) {
+      const known = strings([a, b]);
+      for (const text of [...showPair(a, b), show(a), show(b)]) {
+        expect(text.length, text).toBeLessThanOrEqual(120);
+        const parsed = parse(text);
+        for (const x of strings(parsed)) expect(known, text).toContain(x);
+      }
+    }
   });
 
   it('sorts keys on both sides and never cuts a character in two', () => {

@@ -7,7 +7,13 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type DegradedEvent, type DriftEvent, type LoadLockOptions, loadLock } from '../../src/runtime/index.js';
+import {
+  AgentDegradedError,
+  type DegradedEvent,
+  type DriftEvent,
+  type LoadLockOptions,
+  loadLock,
+} from '../../src/runtime/index.js';
 import { type AgentCard, type RecordedRequest, type StartedAgent, sampleCard } from '../helpers/agents.js';
 import { type LockedAgentProject, startLockedAgent } from '../helpers/locked-agent.js';
 import { sdkText } from '../helpers/sdk-message.js';
@@ -593,6 +599,53 @@ describe('stream fallback, drift refresh, lockfile checks', () => {
     } finally {
       lock.close();
     }
+  });
+
+  it("onDrift: 'refuse': after a refresh finds drift, every call to the drifted agent throws AgentDegradedError (agent-degraded, drift) and nothing is sent; other agents go on", async () => {
+    await expect(loadLock(options({ onDrift: 'stop' as never }))).rejects.toMatchObject({ code: 'usage' });
+    const lock = await loadLock(options({ onDrift: 'refuse' }));
+    try {
+      const research = lock.agent('research', 'market-size');
+      const client = await research.createClient();
+      const polling = await lock.agent('polling', 'market-size').createClient();
+      expect(JSON.stringify(await client.sendMessage({ message: sdkText('before') } as never))).toContain(
+        'echo: before',
+      );
+      agent.setCard({ ...card, capabilities: { ...card.capabilities, streaming: false } });
+      await lock.refresh();
+      expect(research.degraded).toBe(true);
+      sent.length = 0;
+      const from = agent.requests.length;
+      const failures = [
+        await client.sendMessage({ message: sdkText('after') } as never).catch((e: unknown) => e),
+        await research.fetch(research.plan.url, { method: 'POST', body: '{}' }).catch((e: unknown) => e),
+        await (await lock.agent('rest', 'market-size').createClient())
+          .sendMessage({ message: sdkText('rest') } as never)
+          .catch((e: unknown) => e),
+      ];
+      for (const failure of failures) {
+        expect(failure).toBeInstanceOf(AgentDegradedError);
+        expect(failure).toMatchObject({ code: 'agent-degraded', reason: 'drift' });
+      }
+      expect(sent).toEqual([]);
+      expect(agent.requests.length).toBe(from);
+      // An agent that did not drift (its plan polls) is still called.
+      expect(JSON.stringify(await polling.sendMessage({ message: sdkText('still') } as never))).toContain(
+        'echo: still',
+      );
+    } finally {
+      lock.close();
+    }
+  });
+
+  it("onDrift: 'report' (the default): a drifted agent is degraded and still called", async () => {
+    const lock = await loadLock(options());
+    const research = lock.agent('research', 'market-size');
+    agent.setCard({ ...card, capabilities: { ...card.capabilities, streaming: false } });
+    await lock.refresh();
+    expect(research.degraded).toBe(true);
+    const client = await research.createClient();
+    expect(JSON.stringify(await client.sendMessage({ message: sdkText('on') } as never))).toContain('echo: on');
   });
 
   it('a tampered snapshot or a plan its snapshot does not negotiate is refused at load with eager: true', async () => {

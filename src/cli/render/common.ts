@@ -4,7 +4,6 @@
  * Colour via kleur, switched on or off per run by the CLI (`cli/colour.ts`).
  */
 import kleur from 'kleur';
-import { canonicalJson } from '../../canonical.js';
 import { contactedHostNote } from '../../card/host.js';
 import type { Warning } from '../../card/model.js';
 import type { GlobalOptions } from '../../commands/context.js';
@@ -13,6 +12,7 @@ import type { AgentReport, PlanDrift, SignatureDrift, SyncFailure } from '../../
 import type { ExplainedStep } from '../../negotiate/explain.js';
 import type { Plan } from '../../negotiate/types.js';
 import { SGR_OR_UNTRUSTED, UNTRUSTED, unicodeEscape } from '../../untrusted.js';
+import { elideJson, elideJsonPair } from './json-elide.js';
 
 /**
  * How the CLI prints one command's data (`CommandResult.data`, see `commands/context.ts`). Each
@@ -115,37 +115,27 @@ export function terminalSafe(line: string): string {
  */
 const WORKFLOW_COMMAND_START = /^\s*::/;
 
-/** A compact one-line JSON rendering for values in diffs: `(absent)` for undefined, cut to 120 characters. */
+/**
+ * A compact one-line JSON rendering for values in diffs: `(absent)` for undefined; a value over 120
+ * characters is shortened at value boundaries, never inside a value (`json-elide.ts`).
+ */
 export function show(value: unknown): string {
   if (value === undefined) return '(absent)';
-  const text = JSON.stringify(value);
-  return text.length > 120 ? `${text.slice(0, 117)}...` : text;
+  return elideJson(value, 120);
 }
 
 /**
- * An `old → new` pair for one line: JSON, each side cut to about 120 characters around where the
- * two first differ, so a long value (a plan's `fallbacks`) still shows its difference.
+ * An `old → new` pair for one line: canonical JSON, each side within about 120 characters,
+ * shortened at value boundaries keeping first what differs (`json-elide.ts`), so a long value (a
+ * plan's `fallbacks`, a card's interfaces) still shows its difference and no value is cut.
  * @internal
  */
 export function showPair(a: unknown, b: unknown): [string, string] {
-  // Keys sorted on both sides (a snapshot is stored sorted, a served card comes in its own order).
-  const ta = a === undefined ? '(absent)' : canonicalJson(a);
-  const tb = b === undefined ? '(absent)' : canonicalJson(b);
-  if (ta.length <= 120 && tb.length <= 120) return [ta, tb];
-  let same = 0;
-  while (same < ta.length && same < tb.length && ta[same] === tb[same]) same++;
-  const from = codePointStart(ta, Math.max(0, same - 24));
-  const cut = (text: string): string => {
-    const rest = text.slice(from);
-    return `${from > 0 ? '...' : ''}${rest.length > 114 ? `${rest.slice(0, codePointStart(rest, 114))}...` : rest}`;
-  };
-  return [cut(ta), cut(tb)];
-}
-
-/** `index`, moved back one when it falls inside a surrogate pair (never cut a character in two). */
-function codePointStart(text: string, index: number): number {
-  const code = text.charCodeAt(index);
-  return index > 0 && code >= 0xdc00 && code <= 0xdfff ? index - 1 : index;
+  if (a === undefined || b === undefined) {
+    const one = (v: unknown) => (v === undefined ? '(absent)' : elideJson(v, 120, { sorted: true }));
+    return [one(a), one(b)];
+  }
+  return elideJsonPair(a, b, 120);
 }
 
 /** The plan as aligned `field value` lines. */
