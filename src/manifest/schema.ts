@@ -264,6 +264,7 @@ function buildSchemas() {
   return {
     ProfileSchema,
     CredentialSourceSchema,
+    OriginSchema,
     OriginAuthSchema,
     AgentNameSchema,
     CardPathSchema,

@@ -433,7 +433,7 @@ describe.concurrent('hints that lead somewhere', () => {
     ]);
     expect(human.code, show(human)).toBe(1);
     expect(human.stdout).toMatch(
-      /✗ more › market-size: refused: missing-credential: .*\n {4}hint: give a2a add the credential: --credential bearer=<ENV> /,
+      /✗ more › market-size: refused: missing-credential: .*\n {4}hint: a2a add more http:\/\/127\.0\.0\.1:\d+ --skill market-size --credential bearer=<ENV> /,
     );
     const doc = oneJsonDocument(json);
     expect(doc.agents.more.refusals['market-size']).toMatchObject({
