@@ -289,7 +289,7 @@ describe.concurrent('a2a remove, a2a ls, a2a update --card', () => {
     expect(human.code, show(human)).toBe(0);
     const version = sampleCard(agent.origin).version;
     expect(human.stdout).toBe(
-      `research ${agent.origin} (version ${version})\n  market-size: JSONRPC 1.0 · stream · bearer · application/json · 1 extension\n  later: not locked (run a2a lock)\n`,
+      `research ${agent.origin} (version ${version})\n  market-size: JSONRPC 1.0 · stream · bearer · application/json · 1 extension\n  later: not locked (run a2a lock)\n  credential bearer (env RESEARCH_TOKEN) → ${agent.origin}\n`,
     );
     const doc = oneJsonDocument(json);
     expect(doc.agents.research).toMatchObject({
