@@ -11,7 +11,7 @@ import { readManifest, readManifestFile } from '../fs/manifest.js';
 import { own } from '../json-path.js';
 import { type EntryChanges, entryChanges } from '../lock/changes.js';
 import { lockDigest } from '../lock/digest.js';
-import { type AddRetry, hintDrift, hintRefusals } from '../lock/hints.js';
+import { type AddRetry, hintFailure } from '../lock/hints.js';
 import { diffLockfiles, type LockfileDiff } from '../lock/lockfile-diff.js';
 import { overallExitCode, type SyncFailure, syncFailureJson } from '../lock/report.js';
 import {
@@ -113,18 +113,18 @@ function failedResult(
   hints: FailureHints | undefined,
 ): CommandResult<LockData> {
   const agents: Record<string, LockAgentDocument> = {};
-  const failed = Object.entries(sync.failures);
+  // The step that resolves each refusal (lock/hints.ts: the same words verify uses).
+  const failed = Object.entries(sync.failures).map(
+    ([name, f]) => [name, hintFailure(name, f, hints?.add?.name === name ? hints.add.retry : undefined)] as const,
+  );
   for (const [name, f] of failed) {
-    // The step that resolves each refusal (lock/hints.ts: the same words verify uses).
-    if (f.refusals)
-      f.refusals = hintRefusals(name, f.refusals, hints?.add?.name === name ? hints.add.retry : undefined);
-    if (f.drift) f.drift = hintDrift(name, f.drift);
     const next = f.drift || f.signatureDrift ? hints?.drift?.(name) : undefined;
     if (next) f.next = next;
   }
+  const byName = new Map<string, SyncFailure>(failed);
   // What the others would have become (nothing was written).
   for (const name of Object.keys(manifest.agents)) {
-    const f = own(sync.failures, name);
+    const f = byName.get(name);
     const action = own(sync.actions, name);
     const from = own(sync.renamed, name);
     if (f) agents[name] = { ...syncFailureJson(f), ...(from !== undefined ? { from } : {}) };

@@ -5,7 +5,7 @@
  * add ({@link AddRetry}). Pure: values in, a line out.
  */
 import type { Refusal } from '../negotiate/types.js';
-import type { PlanDrift, SkillRefusal } from './report.js';
+import type { PlanDrift, SkillRefusal, SyncFailure } from './report.js';
 
 /**
  * The docs pages a hint points to, as paths in the repository (test/e2e/hints.test.ts holds each
@@ -76,7 +76,7 @@ export function refusalHint(
 }
 
 /** `refusals` of `agent` with their hints ({@link refusalHint}). */
-export function hintRefusals(agent: string, refusals: readonly SkillRefusal[], add?: AddRetry): SkillRefusal[] {
+function hintRefusals(agent: string, refusals: readonly SkillRefusal[], add?: AddRetry): SkillRefusal[] {
   return refusals.map((r) => ({ ...r, hint: refusalHint(agent, r.skill, r.refusal, r.schemes, add) }));
 }
 
@@ -89,6 +89,15 @@ export function hintDrift(agent: string, drift: readonly PlanDrift[]): PlanDrift
   return drift.map((d) =>
     d.refusal && !moved.has(d.skill) ? { ...d, hint: refusalHint(agent, d.skill, d.refusal, d.schemes) } : d,
   );
+}
+
+/** `failure` of `agent` with the hint of each refusal and of each drift refusal ({@link hintRefusals}, {@link hintDrift}). */
+export function hintFailure(agent: string, failure: SyncFailure, add?: AddRetry): SyncFailure {
+  return {
+    ...failure,
+    ...(failure.refusals ? { refusals: hintRefusals(agent, failure.refusals, add) } : {}),
+    ...(failure.drift ? { drift: hintDrift(agent, failure.drift) } : {}),
+  };
 }
 
 /** Whether `a2a update <agent>` is the step for `drift`: some plan moved (a hinted refusal names its own step). */

@@ -52,11 +52,12 @@ describe.concurrent('hints that lead somewhere', () => {
 
       const removeHint = 'remove the skill from a2a.json: a2a remove research --skill brief';
       const credentialHint = /^a2a update research --credential apikey=<ENV> /;
-      const [verify, verifyText, update, updateText] = await Promise.all([
+      const [verify, verifyText, update, updateText, outdated] = await Promise.all([
         runCli(['verify', '--json'], { cwd: dir }),
         runCli(['verify'], { cwd: dir }),
         runCli(['update', 'research', '--json'], { cwd: dir }),
         runCli(['update', 'research'], { cwd: dir }),
+        runCli(['outdated', '--json'], { cwd: dir }),
       ]);
       expect(verify.code, show(verify)).toBe(1);
       const drift = jsonOf(verify).agents.research.drift as Array<{ skill: string; hint?: string }>;
@@ -71,6 +72,7 @@ describe.concurrent('hints that lead somewhere', () => {
       const refusals = jsonOf(update).agents.research.refusals;
       expect(refusals.brief.hint).toBe(verifyHints.brief);
       expect(refusals['market-size'].hint).toBe(verifyHints['market-size']);
+      expect(jsonOf(outdated).agents.research.refusals, show(outdated)).toEqual(refusals);
       expect(updateText.stdout).toContain(`hint: ${removeHint}`);
       expect(updateText.stdout).toContain(`hint: ${verifyHints['market-size']}`);
 
