@@ -2,7 +2,7 @@
  * The next step each refusal names (src/lock/hints.ts): a command, or a docs page that exists (its
  * anchor too), for every refusal code; `a2a add` names itself again with the flag.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HINT_DOCS, hintDrift, refusalHint, updateResolves } from '../../src/lock/hints.js';
@@ -31,6 +31,15 @@ describe('refusal hints', () => {
   it('every docs link a hint can name is an existing page and heading', () => {
     for (const link of Object.values(HINT_DOCS)) expect(resolves(link), link).toBe(true);
     expect(resolves('docs/reference/manifest.md#no-such-heading')).toBe(false);
+  });
+
+  it('every docs link a hint (or any other line) in src/ names is an existing page and heading', () => {
+    const src = join(REPO, 'src');
+    const links = readdirSync(src, { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('.ts'))
+      .flatMap((f) => docLinks(readFileSync(join(src, f), 'utf8')));
+    expect(links).toContain('docs/guide/hosted-agents.md#platform-authentication-originauth');
+    for (const link of links) expect(resolves(link), link).toBe(true);
   });
 
   it('every refusal code has a hint naming a command or an existing docs page, after update and after add', () => {
