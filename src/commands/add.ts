@@ -38,12 +38,15 @@ function retryOf(args: AddArgs): AddRetry {
     ...args.skills.map((s) => `--skill ${shellWord(s)}`),
     ...(f.credential ?? []).map((c) => `--credential ${shellWord(c)}`),
     ...(f.originAuth ?? []).map((o) => `--origin-auth ${shellWord(o)}`),
-    ...(f.range !== undefined ? [`--range ${shellWord(f.range)}`] : []),
     ...(f.cardPath !== undefined ? [`--card-path ${shellWord(f.cardPath)}`] : []),
     ...(f.rebaseInterfaces ? ['--rebase-interfaces'] : []),
     ...(f.allowHttp ? ['--allow-http'] : []),
   ];
-  return { command: words.join(' '), card: args.card };
+  return {
+    command: words.join(' '),
+    card: args.card,
+    ...(f.range !== undefined ? { range: `--range ${shellWord(f.range)}` } : {}),
+  };
 }
 
 async function add(options: GlobalOptions, args: AddArgs): Promise<CommandResult<LockData>> {

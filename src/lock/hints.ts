@@ -20,8 +20,10 @@ export const HINT_DOCS = {
 
 /** How to run `a2a add` again: the command line as given (its words, quoted for a shell where needed). */
 export interface AddRetry {
-  /** `a2a add <name> <card> ...` as it was run. */
+  /** `a2a add <name> <card> ...` as it was run, without its `--range`. */
   command: string;
+  /** Its `--range <range>`, when it had one (a `version-out-of-range` retry gives another). */
+  range?: string;
   /** The card location, to list its skills (`a2a card <card>`). */
   card: string;
 }
@@ -55,7 +57,10 @@ export function refusalHint(
   missing: readonly string[] | undefined,
   add?: AddRetry,
 ): string {
-  const again = (flag: string) => (add ? `${add.command} ${flag}` : `a2a update ${shellWord(agent)} ${flag}`);
+  const again = (flag: string) =>
+    add
+      ? `${add.command}${add.range !== undefined && !flag.startsWith('--range') ? ` ${add.range}` : ''} ${flag}`
+      : `a2a update ${shellWord(agent)} ${flag}`;
   switch (refusal.code) {
     case 'skill-not-found':
       return add

@@ -67,9 +67,16 @@ describe('refusal hints', () => {
       `a2a update research --rebase-interfaces (${HINT_DOCS.rebaseInterfaces})`,
     );
     expect(refusalHint('research', 's', msg('plain-http'), undefined)).toMatch(/^a2a update research --allow-http /);
-    const add = { command: "a2a add run 'https://x.run.app/a b'", card: 'https://x.run.app' };
+    const add = { command: "a2a add run 'https://x.run.app/a b'", card: 'https://x.run.app', range: "--range '^1'" };
+    // A retry gives --range once: the one given, or the new one a version-out-of-range asks for.
+    expect(refusalHint('run', 's', msg('version-out-of-range'), undefined, add)).toMatch(
+      /^a2a add run 'https:\/\/x\.run\.app\/a b' --range <range> /,
+    );
+    expect(refusalHint('run', 's', msg('missing-credential'), ['k'], add)).toMatch(
+      /^a2a add run 'https:\/\/x\.run\.app\/a b' --range '\^1' --credential k=<ENV> /,
+    );
     expect(refusalHint('run', 's', BIND, undefined, add)).toMatch(
-      /^a2a add run 'https:\/\/x\.run\.app\/a b' --rebase-interfaces /,
+      /^a2a add run 'https:\/\/x\.run\.app\/a b' --range '\^1' --rebase-interfaces /,
     );
   });
 
