@@ -6,6 +6,7 @@
  */
 import { isAbsolute, relative, sep } from 'node:path';
 import type { AgentFiles } from '../commands/locate.js';
+import { updateResolves } from '../lock/hints.js';
 import type { AgentDiff } from '../lock/lockfile-diff.js';
 import type { AgentReport } from '../lock/report.js';
 import { escapeUntrusted, show } from './render/common.js';
@@ -58,12 +59,13 @@ export function verifyFailures(reports: Record<string, AnnotatedReport>): Verify
       const parts = [
         ...(r.drift ?? []).map((d) =>
           d.refusal
-            ? `${d.skill}: refused with the locked choices (${d.refusal.code})`
+            ? `${d.skill}: refused with the locked choices (${d.refusal.code})${d.hint ? `; ${d.hint}` : ''}`
             : `${d.skill} › ${d.field}: ${show(d.locked)} → ${show(d.fresh)}`,
         ),
         ...(r.signatureDrift ?? []).map((s) => `signature (${s.snapshot}): ${s.locked.status} → ${s.fresh.status}`),
       ];
-      fail(name, 'error', 'drift', 'beyond the lockfile', `${parts.join('; ')}; run: a2a update ${name}`);
+      const run = updateResolves(r.drift ?? [], r.signatureDrift) ? `; run: a2a update ${name}` : '';
+      fail(name, 'error', 'drift', 'beyond the lockfile', `${parts.join('; ')}${run}`);
     } else if (r.status === 'out-of-date') {
       fail(name, 'error', 'out-of-date', 'lockfile out of date', `${(r.reasons ?? []).join('; ')}; run: a2a lock`);
     } else if (r.status === 'error' && r.error) {

@@ -3,7 +3,6 @@
  * satisfies the manifest and write it, all or nothing.
  */
 
-import validRange from 'semver/ranges/valid.js';
 import { sameJson } from '../canonical.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { writeFileAtomic } from '../fs/atomic-write.js';
@@ -12,9 +11,16 @@ import { readManifest, readManifestFile } from '../fs/manifest.js';
 import { own } from '../json-path.js';
 import { type EntryChanges, entryChanges } from '../lock/changes.js';
 import { lockDigest } from '../lock/digest.js';
+import { type AddRetry, hintFailure } from '../lock/hints.js';
 import { diffLockfiles, type LockfileDiff } from '../lock/lockfile-diff.js';
-import { overallExitCode, type SkillRefusal, type SyncFailure, syncFailureJson } from '../lock/report.js';
-import { AGENT_NAME } from '../manifest/agent-name.js';
+import { overallExitCode, type SyncFailure, syncFailureJson } from '../lock/report.js';
+import {
+  type AgentFlags,
+  applyAgentEdit,
+  editsManifest,
+  parseAgentFlags,
+  type WrittenManifest,
+} from '../manifest/flags.js';
 import { parseManifest } from '../manifest/parse.js';
 import type { Manifest } from '../manifest/schema.js';
 import { type LockProjectResult, lockProject } from '../resolve/lock-project.js';
@@ -69,14 +75,18 @@ export interface LockData {
   };
 }
 
-/** Hints a command adds to its failures: a next step for a refused skill, and for an agent that drifted. */
+/**
+ * What a command adds to its failures' hints ({@link hintRefusals}, {@link hintDrift}): `add`, the
+ * agent `a2a add` was adding and how to run it again; `drift`, the step that accepts an agent's
+ * drift when it is not `a2a update <agent>`.
+ */
 interface FailureHints {
-  refusal?: (refusal: SkillRefusal) => string | undefined;
+  add?: { name: string; retry: AddRetry };
   drift?: (name: string) => string | undefined;
 }
 
 /** Lock the project ({@link lockProject}) and shape its answer. `beforeWrite` runs once the new lockfile is known to be good, before it is written (add writes the manifest there). */
-async function run(
+export async function run(
   options: GlobalOptions,
   manifest: Manifest,
   force: ReadonlySet<string> | 'all' | undefined,
@@ -103,18 +113,18 @@ function failedResult(
   hints: FailureHints | undefined,
 ): CommandResult<LockData> {
   const agents: Record<string, LockAgentDocument> = {};
-  const failed = Object.entries(sync.failures);
+  // The step that resolves each refusal (lock/hints.ts: the same words verify uses).
+  const failed = Object.entries(sync.failures).map(
+    ([name, f]) => [name, hintFailure(name, f, hints?.add?.name === name ? hints.add.retry : undefined)] as const,
+  );
   for (const [name, f] of failed) {
-    for (const r of f.refusals ?? []) {
-      const hint = hints?.refusal?.(r);
-      if (hint) r.hint = hint;
-    }
     const next = f.drift || f.signatureDrift ? hints?.drift?.(name) : undefined;
     if (next) f.next = next;
   }
+  const byName = new Map<string, SyncFailure>(failed);
   // What the others would have become (nothing was written).
   for (const name of Object.keys(manifest.agents)) {
-    const f = own(sync.failures, name);
+    const f = byName.get(name);
     const action = own(sync.actions, name);
     const from = own(sync.renamed, name);
     if (f) agents[name] = { ...syncFailureJson(f), ...(from !== undefined ? { from } : {}) };
@@ -193,26 +203,32 @@ export async function runLock(options: GlobalOptions): Promise<CommandResult<Loc
 
 /**
  * `a2a update [agent...]`: re-resolve the named agents (all when none) without the lock's
- * constraint. With `card` (`--card <url>`, one agent): the agent's card location changes too, and
- * the manifest and the lockfile are written together (the manifest just before the lockfile,
- * neither when the update fails).
+ * constraint. With `card` (`--card <url>`) or settings (`--credential`, `--rebase-interfaces`, …;
+ * {@link AgentFlags}), one agent: its manifest entry changes too, and the manifest and the lockfile
+ * are written together (the manifest just before the lockfile, neither when the update fails).
+ * @throws UsageError a setting for other than one agent, or a bad flag value (exit 2, nothing written)
  */
 export async function runUpdate(
   options: GlobalOptions,
   agents: string[],
   card?: string,
+  flags: AgentFlags = {},
 ): Promise<CommandResult<LockData>> {
-  if (card !== undefined && agents.length !== 1)
+  const edit = parseAgentFlags(flags);
+  const changes = card !== undefined || editsManifest(edit);
+  if (changes && agents.length !== 1)
     throw new UsageError(
-      `--card needs exactly one agent (a2a update <agent> --card <url>); got ${agents.length || 'none'}`,
+      `${card !== undefined ? '--card' : 'a setting'} needs exactly one agent (a2a update <agent> ${card !== undefined ? '--card <url>' : '--credential <scheme>=<ENV>'}); got ${agents.length || 'none'}`,
     );
   return withFileLock(paths(options).lockfile, async () => {
     const p = paths(options);
     const { manifest, text: current, written } = await readManifestFile(p.manifest, p.lookedUpTo);
     assertManifestAgents(manifest, agents);
-    if (card === undefined) return run(options, manifest, agents.length ? new Set(agents) : 'all');
-    const raw = written as { agents: Record<string, Record<string, unknown>> };
-    const text = `${JSON.stringify({ ...raw, agents: { ...raw.agents, [agents[0]!]: { ...raw.agents[agents[0]!], card } } }, null, 2)}\n`;
+    if (!changes) return run(options, manifest, agents.length ? new Set(agents) : 'all');
+    const raw = written as WrittenManifest;
+    const name = agents[0]!;
+    const entry = { ...raw.agents![name]!, ...(card !== undefined ? { card } : {}) };
+    const text = `${JSON.stringify(applyAgentEdit(raw, name, entry, edit), null, 2)}\n`;
     const result = await run(options, parseManifest(text, p.manifest), new Set(agents), async () => {
       if (text !== current) await writeFileAtomic(p.manifest, text);
     });
@@ -222,75 +238,4 @@ export async function runUpdate(
     };
     return result;
   });
-}
-
-/** `a2a add <name> <card> --skill <id>...`: add (or replace) an agent in the manifest and lock it. */
-export function runAdd(
-  options: GlobalOptions,
-  args: { name: string; card: string; skills: string[]; credentials: string[]; version?: string; cardPath?: string },
-): Promise<CommandResult<LockData>> {
-  return withFileLock(paths(options).lockfile, () => add(options, args));
-}
-
-async function add(options: GlobalOptions, args: Parameters<typeof runAdd>[1]): Promise<CommandResult<LockData>> {
-  const p = paths(options);
-  if (!AGENT_NAME.test(args.name))
-    throw new UsageError(
-      `agent name "${args.name}": use letters, digits, ".", "_" and "-", starting with a letter or digit`,
-    );
-  if (args.version !== undefined && validRange(args.version) === null)
-    throw new UsageError(`--range "${args.version}" is not a semver range`);
-  // Edit the file as the user wrote it (read once: it exists and is valid).
-  const { text: current, written } = await readManifestFile(p.manifest, p.lookedUpTo);
-  const credentials: Record<string, { env: string }> = {};
-  for (const spec of args.credentials) {
-    const m = /^([^=]+)=([A-Za-z_][A-Za-z0-9_]*)$/.exec(spec);
-    if (!m) throw new UsageError(`--credential "${spec}": use <scheme>=<ENV_VAR>, e.g. bearer=RESEARCH_TOKEN`);
-    credentials[m[1]!] = { env: m[2]! };
-  }
-  // Edit the file as the user wrote it (no defaults filled in). An existing agent keeps its other
-  // fields (profile, trust, ...), gains the skills and credentials given, and is locked like any
-  // manifest change: its locked plans do not move unless `a2a update` says so.
-  const raw = written as { agents?: Record<string, Record<string, unknown>> };
-  const agents = { ...(raw.agents ?? {}) };
-  const existing = own(agents, args.name) ?? {};
-  const skills = [...new Set([...((existing.skills as string[] | undefined) ?? []), ...args.skills])];
-  const allCredentials = { ...((existing.credentials as Record<string, unknown> | undefined) ?? {}), ...credentials };
-  agents[args.name] = {
-    ...existing,
-    card: args.card,
-    skills,
-    ...(Object.keys(allCredentials).length ? { credentials: allCredentials } : {}),
-    ...(args.version ? { version: args.version } : {}),
-    ...(args.cardPath !== undefined ? { cardPath: args.cardPath } : {}),
-  };
-  const text = `${JSON.stringify({ ...raw, agents }, null, 2)}\n`;
-  const updated = parseManifest(text, p.manifest);
-  // The manifest is written first: a lockfile behind its manifest is repaired by `a2a lock`; one
-  // ahead of it (naming an agent the manifest lacks) would not be.
-  const result = await run(
-    options,
-    updated,
-    undefined,
-    async () => {
-      if (text !== current) await writeFileAtomic(p.manifest, text);
-    },
-    {
-      refusal: (r) =>
-        r.schemes?.length
-          ? `give a2a add the credential: ${r.schemes.map((scheme) => `--credential ${scheme}=<ENV>`).join(' ')} (<ENV>: the environment variable that holds the secret)`
-          : undefined,
-      // A new card for a locked agent that goes beyond its lock: `a2a update <name>` alone would
-      // re-read the old card (the manifest was not written); the command that moves it is this one.
-      drift: (name) =>
-        name === args.name && existing.card !== undefined && existing.card !== args.card
-          ? `a2a update ${name} --card ${args.card}`
-          : undefined,
-    },
-  );
-  result.data.human.manifest = {
-    path: p.manifest,
-    outcome: result.exitCode !== ExitCode.Ok ? 'not-written' : text === current ? 'up-to-date' : 'written',
-  };
-  return result;
 }

@@ -5,9 +5,11 @@
  * path by path (structural or descriptive), its signature records and its plan fields per skill.
  * Exit 1 when anything would change (as `npm outdated` does).
  */
+
 import { ExitCode } from '../errors.js';
 import { formatPath, own } from '../json-path.js';
 import { changeKind, type EntryChanges, entryChanges } from '../lock/changes.js';
+import { hintFailure } from '../lock/hints.js';
 import { checkOffline } from '../lock/offline.js';
 import {
   type AgentReport,
@@ -103,7 +105,9 @@ export async function runOutdated(
       codes.push(broken.exitCode);
       continue;
     }
-    const failure = own(sync.failures, name);
+    // A refusal with the step that resolves it, as update would print it (lock/hints.ts).
+    const refused = own(sync.failures, name);
+    const failure = refused ? hintFailure(name, refused) : undefined;
     if (failure) {
       shown.push({ name, status: 'failed', failure });
       agents[name] = syncFailureJson(failure);

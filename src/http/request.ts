@@ -412,7 +412,7 @@ function authRefused(
       `authentication refused (${status}): the ${context.subject} needs authentication at ${url.origin}`,
       {
         status,
-        hint: `set originAuth for the origin in a2a.json, e.g. ${originAuthExample(url.origin)} (or "header" / "awsSigV4"; see the README)`,
+        hint: `set originAuth for the origin in a2a.json: a2a add, or a2a update <agent>, with --origin-auth ${url.origin}=bearer:<ENV> (or header:<NAME>:<ENV>[:<PREFIX>], aws:<REGION>:<SERVICE>), which writes ${originAuthExample(url.origin)}; docs/guide/hosted-agents.md#platform-authentication-originauth`,
       },
     );
   }

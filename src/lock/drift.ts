@@ -13,7 +13,7 @@ import { own } from '../json-path.js';
 import { type AgentSettings, profileOf } from '../manifest/schema.js';
 import { type Explanation, explainNegotiation } from '../negotiate/explain.js';
 import { diffPlans, negotiate } from '../negotiate/negotiate.js';
-import type { NegotiationResult, Plan, TraceStep } from '../negotiate/types.js';
+import type { NegotiationResult, Plan, Refusal, TraceStep } from '../negotiate/types.js';
 import { type CardSide, cardChanges, changeKind } from './changes.js';
 import {
   type AgentReport,
@@ -86,22 +86,30 @@ export function negotiateSkills(
     if (result.plan) {
       out.plans[skill] = result.plan;
       if (lockedPlan) out.drift.push(...fieldDrift(skill, lockedPlan, result.plan));
-    } else if (lockedPlan) out.drift.push({ skill, refusal: result.refusal });
-    else
-      out.refusals.push({
-        skill,
-        refusal: result.refusal,
-        ...(result.refusal.code === 'missing-credential' ? { schemes: firstRequirementSchemes(card, skill) } : {}),
-      });
+    } else if (lockedPlan)
+      out.drift.push({ skill, refusal: result.refusal, ...missing(card, skill, result.refusal, settings) });
+    else out.refusals.push({ skill, refusal: result.refusal, ...missing(card, skill, result.refusal, settings) });
   }
   return out;
 }
 
-/** The scheme names of the first security requirement (card order) that applies to `skill`: the skill's own, else the card's. */
-function firstRequirementSchemes(card: NormalizedCard, skill: string): string[] {
+/**
+ * For a `missing-credential` refusal, `{schemes}`: the scheme names of the first security requirement
+ * (card order) that applies to `skill` (the skill's own, else the card's) that `settings` does not
+ * hold (all of them when it holds every one); `{}` for any other refusal.
+ */
+function missing(
+  card: NormalizedCard,
+  skill: string,
+  refusal: Refusal,
+  settings: Pick<AgentSettings, 'credentials'>,
+): { schemes?: string[] } {
+  if (refusal.code !== 'missing-credential') return {};
   const own = card.skills.find((s) => s.id === skill)?.securityRequirements;
   const requirements = own?.length ? own : card.securityRequirements;
-  return Object.keys(requirements[0] ?? {});
+  const schemes = Object.keys(requirements[0] ?? {});
+  const unheld = schemes.filter((s) => !settings.credentials.includes(s));
+  return { schemes: unheld.length ? unheld : schemes };
 }
 
 /**
@@ -124,7 +132,7 @@ export function narrowedDrift(
     }
     const unconstrained = negotiateSkill(card, skill, settings);
     drift.push(
-      { skill, refusal: result.refusal },
+      { skill, refusal: result.refusal, ...missing(card, skill, result.refusal, settings) },
       ...(unconstrained.plan ? fieldDrift(skill, plan, unconstrained.plan) : []),
     );
   }

@@ -54,6 +54,10 @@ export interface PlanDrift {
   fresh?: unknown;
   /** Set when the narrowed negotiation refused. */
   refusal?: Refusal;
+  /** `missing-credential`: the schemes of the first security requirement that applies, not held. */
+  schemes?: string[];
+  /** The step that resolves the refusal, when `a2a update` alone would not (`lock/hints.ts`). */
+  hint?: string;
 }
 
 /** A locked verified signature that no longer holds: the card came back unsigned, unverifiable, or signed by another key. */
@@ -259,7 +263,7 @@ export function outdatedExitCode(wouldChange: boolean): ExitCode {
 export interface SkillRefusal {
   skill: string;
   refusal: Refusal;
-  /** `missing-credential`: the schemes of the first security requirement that applies (what to hold). */
+  /** `missing-credential`: the schemes of the first security requirement that applies, not held (what to hold). */
   schemes?: string[];
   /** How to get past the refusal (a command's flags), when the command knows one. */
   hint?: string;

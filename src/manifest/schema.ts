@@ -284,6 +284,7 @@ function buildSchemas() {
   return {
     ProfileSchema,
     CredentialSourceSchema,
+    OriginSchema,
     OriginAuthSchema,
     AgentNameSchema,
     CardPathSchema,

@@ -24,6 +24,7 @@ import {
 } from '../lock/base-gate.js';
 import { policyReport } from '../lock/credential-policy.js';
 import { parseLockfile } from '../lock/format.js';
+import { hintDrift } from '../lock/hints.js';
 import { checkOffline, tamperedReport } from '../lock/offline.js';
 import {
   type AgentReport,
@@ -147,11 +148,12 @@ export async function checkProject(
   scheduled.forEach((name, i) => {
     const r = results[i]!;
     if (r.status === 'rejected') throw r.reason;
-    reports[name] = r.value;
+    // A locked skill refused now: the step that resolves it (the same hint update and lock give).
+    reports[name] = r.value.drift ? { ...r.value, drift: hintDrift(name, r.value.drift) } : r.value;
     // A held credential nothing sends (issue 14, point 5): said on every check of a sound entry.
     if (r.value.status !== 'error' && r.value.status !== 'out-of-date') {
       const unused = credentialWarnings(project.lock.agents[name]!, project.lock.settings[name]!);
-      if (unused.length) reports[name] = { ...r.value, warnings: [...r.value.warnings, ...unused] };
+      if (unused.length) reports[name] = { ...reports[name]!, warnings: [...r.value.warnings, ...unused] };
     }
   });
   return Object.fromEntries(names.map((n) => [n, reports[n]!]));

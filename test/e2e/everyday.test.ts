@@ -289,7 +289,7 @@ describe.concurrent('a2a remove, a2a ls, a2a update --card', () => {
     expect(human.code, show(human)).toBe(0);
     const version = sampleCard(agent.origin).version;
     expect(human.stdout).toBe(
-      `research ${agent.origin} (version ${version})\n  market-size: JSONRPC 1.0 · stream · bearer · application/json · 1 extension\n  later: not locked (run a2a lock)\n`,
+      `research ${agent.origin} (version ${version})\n  market-size: JSONRPC 1.0 · stream · bearer · application/json · 1 extension\n  later: not locked (run a2a lock)\n  credential bearer (env RESEARCH_TOKEN) → ${agent.origin}\n`,
     );
     const doc = oneJsonDocument(json);
     expect(doc.agents.research).toMatchObject({
@@ -433,7 +433,7 @@ describe.concurrent('hints that lead somewhere', () => {
     ]);
     expect(human.code, show(human)).toBe(1);
     expect(human.stdout).toMatch(
-      /✗ more › market-size: refused: missing-credential: .*\n {4}hint: give a2a add the credential: --credential bearer=<ENV> /,
+      /✗ more › market-size: refused: missing-credential: .*\n {4}hint: a2a add more http:\/\/127\.0\.0\.1:\d+ --skill market-size --credential bearer=<ENV> /,
     );
     const doc = oneJsonDocument(json);
     expect(doc.agents.more.refusals['market-size']).toMatchObject({

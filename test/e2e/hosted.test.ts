@@ -172,6 +172,9 @@ describe.concurrent('agents where they are hosted', { timeout: SLOW }, () => {
     expect(needs.stdout + needs.stderr).toContain(
       `"originAuth": {"${gateway.origin}": {"bearer": {"env": "ORIGIN_TOKEN"}}}`,
     );
+    // The hint names the flag that writes it, and the page that says how.
+    expect(needs.stdout + needs.stderr).toContain(`--origin-auth ${gateway.origin}=bearer:<ENV>`);
+    expect(needs.stdout + needs.stderr).toContain('docs/guide/hosted-agents.md#platform-authentication-originauth');
     expect(refused.code, show(refused)).toBe(4);
     expect(refused.stdout + refused.stderr).toContain(
       'the origin refused its originAuth placement Authorization: Bearer $ORIGIN_TOKEN',

@@ -110,7 +110,7 @@ describe.concurrent('a2a add argument checks', () => {
     {
       label: "--range '^^2'",
       args: ['x', '{url}', '--skill', 's', '--range', '^^2'],
-      message: /usage: --range "\^\^2" is not a semver range/,
+      message: /usage: --range "\^\^2": not a semver range/,
     },
   ])(
     '$label: exit 2 usage naming the argument (not manifest-invalid); nothing fetched, nothing written',
@@ -123,7 +123,7 @@ describe.concurrent('a2a add argument checks', () => {
     addIsUsageError(
       resources(onTestFinished),
       ['x', '{url}', '--skill', 's', '--credential', 'bearer'],
-      /usage: --credential "bearer": use <scheme>=<ENV_VAR>/,
+      /usage: --credential: expected <scheme>=<ENV_VAR>/,
     ));
 });
 

@@ -1,11 +1,12 @@
 /** `a2a update [agents..]`: re-resolve agents and write the lockfile; `--format markdown` is a pull request body. */
+import { agentFlagOptions, agentFlags } from './agent-flags.js';
 import { defineCommand, single, strings } from './command.js';
 
 export const update = defineCommand({
   command: 'update [agents..]',
   describe: 'Re-resolve agents (all if none named) and write the lockfile; prints the card and plan diff',
   options: (y) =>
-    y
+    agentFlagOptions(y)
       .positional('agents', { type: 'string', array: true })
       .option('card', {
         type: 'string',
@@ -22,6 +23,7 @@ export const update = defineCommand({
   examples: [
     ['$0 update research-agent', ''],
     ['$0 update research-agent --card https://research-v2.example.com', ''],
+    ['$0 update research-agent --credential apikey=RESEARCH_KEY', ''],
   ],
   args: (argv) => {
     const agents = strings(argv.agents);
@@ -30,6 +32,8 @@ export const update = defineCommand({
       agents,
       format,
       card: argv.card !== undefined ? single('card', argv.card, 'an agent has one card') : undefined,
+      // --allow-http with one agent named is that agent's allowHttp (written to a2a.json); else this run's.
+      flags: agentFlags(argv, agents.length === 1),
     };
   },
   load: async () => {
@@ -40,7 +44,7 @@ export const update = defineCommand({
     return {
       run: (options, args) => {
         if (args.format === 'json') options.json = true;
-        return runUpdate(options, args.agents, args.card);
+        return runUpdate(options, args.agents, args.card, args.flags);
       },
       renderer: (args) => (args.format === 'markdown' ? lockMarkdownRenderer : lockRenderer),
     };

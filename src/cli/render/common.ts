@@ -8,6 +8,7 @@ import { contactedHostNote } from '../../card/host.js';
 import type { Warning } from '../../card/model.js';
 import type { GlobalOptions } from '../../commands/context.js';
 import type { CardChange, EntryChanges } from '../../lock/changes.js';
+import { updateResolves } from '../../lock/hints.js';
 import type { AgentReport, PlanDrift, SignatureDrift, SyncFailure } from '../../lock/report.js';
 import type { ExplainedStep } from '../../negotiate/explain.js';
 import type { Plan } from '../../negotiate/types.js';
@@ -204,6 +205,7 @@ export function renderDrift(drift: PlanDrift[], indent = '    '): string[] {
     if (d.refusal)
       lines.push(
         `${indent}${kleur.bold(d.skill)}: refused with the locked choices: ${d.refusal.code}: ${d.refusal.message}`,
+        ...(d.hint ? [`${indent}  hint: ${d.hint}`] : []),
       );
     else lines.push(...renderValueChange(`${kleur.bold(d.skill)} › ${d.field}`, d.locked, d.fresh, indent));
   }
@@ -274,7 +276,7 @@ export function renderReport(
         ...(report.cardChanges?.length
           ? ['    card changes:', ...renderCardChanges(report.cardChanges, '      ')]
           : []),
-        `    run: a2a update ${name}`,
+        ...(updateResolves(report.drift ?? [], report.signatureDrift) ? [`    run: a2a update ${name}`] : []),
       ];
     case 'out-of-date':
       return [
@@ -357,7 +359,9 @@ export function renderSyncFailure(name: string, f: SyncFailure): string[] {
       `${kleur.red('✗')} ${name}: beyond the lockfile`,
       ...renderDrift(f.drift ?? []),
       ...(f.signatureDrift ?? []).map(renderSignatureDrift),
-      `    run: ${f.next ?? `a2a update ${name}`}`,
+      ...(f.next || updateResolves(f.drift ?? [], f.signatureDrift)
+        ? [`    run: ${f.next ?? `a2a update ${name}`}`]
+        : []),
     );
   }
   return lines;
