@@ -50,6 +50,8 @@ export interface VerifyArgs {
   agents: string[];
   offline: boolean;
   strict: boolean;
+  /** `--probe`: also probe each locked interface (one GetTask for a task id that cannot exist). */
+  probe?: boolean;
   base?: string | false;
   /** Failure codes `--ignore` named ({@link ignoreFailures}): those agents are shown, marked `ignored`, and not counted for the exit code. */
   ignore?: readonly string[];
@@ -112,6 +114,7 @@ export async function runVerify(options: GlobalOptions, args: VerifyArgs): Promi
     agents: args.agents,
     offline: args.offline,
     strict: args.strict,
+    ...(args.probe ? { probe: true } : {}),
     // No flag: verifyLockfile takes the pull request's base from the environment.
     ...(args.base !== undefined ? { base: args.base } : {}),
   });

@@ -41,6 +41,7 @@ import { interleaveBy, mapSettled } from '../pool.js';
 import { checkServed, loadServedCard, servedCardSettles } from './check-served.js';
 import { withOriginAuthLoaded } from './load-card.js';
 import { DEFAULT_CONCURRENCY, type ResolveOptions } from './options.js';
+import { probeAgent } from './verify-probe.js';
 
 /** A manifest and its lockfile, read and validated. */
 export interface Project {
@@ -71,6 +72,10 @@ export interface ProjectCheck {
   offline?: boolean;
   /** A review run's gate per agent (`verify --base`): where its credentials may go. Absent: no base. */
   gateOf?: (name: string) => CredentialGate | undefined;
+  /** `verify --probe`: probe each locked interface of an agent whose card check found it sound (not with `offline`). */
+  probe?: boolean;
+  /** `--strict`, for the probe's verdict (an interface not served the lockfile did not record as served fails too). */
+  strict?: boolean;
 }
 
 /**
@@ -90,7 +95,7 @@ function outOfDateOrTampered(project: Project, name: string, reasons: string[]):
  */
 export async function checkProject(
   project: Project,
-  { names, offline = false, gateOf }: ProjectCheck,
+  { names, offline = false, gateOf, probe = false, strict = false }: ProjectCheck,
   options: ResolveOptions,
 ): Promise<Record<string, AgentReport>> {
   const mismatches = manifestMismatches(project.manifest, project.lock);
@@ -110,33 +115,15 @@ export async function checkProject(
     scheduled,
     offline ? 1 : (options.concurrency ?? DEFAULT_CONCURRENCY),
     async (name, _index, release): Promise<AgentReport> => {
-      const entry = project.lock.agents[name]!;
-      const settings = project.lock.settings[name]!;
-      const source = `${project.lockfile} ${formatPath(['agents', name])}`;
-      if (offline) return checkOffline(entry, settings, source) ?? okReport();
-      if (entry.originAuth && Object.keys(entry.originAuth).length > 0)
-        return checkWithOriginAuth(project, name, source, gateOf?.(name), options);
-      const served = loadServedCard(entry, settings, options);
-      const loaded = await served.catch(() => undefined);
-      if (loaded && servedCardSettles(entry, loaded)) {
-        release();
-        await nextTurn();
-      }
-      const offlineReport = checkOffline(entry, settings, source);
-      if (offlineReport) return offlineReport;
-      // Only the extended card's request carries a credential: the gate is read for those agents alone.
-      const gate = entry.extended ? gateOf?.(name) : undefined;
-      return checkServed(
-        {
-          entry,
-          settings,
-          credentials: own(project.manifest.agents, name)?.credentials ?? {},
-          snapshotsIntact: true,
-          served,
-          ...(gate ? { gate } : {}),
-        },
-        options,
-      );
+      // Probing keeps the slot: its requests count against the concurrency too.
+      const report = await checkAgent(project, name, { offline, gateOf }, probe ? keepSlot : release, options);
+      if (!probe) return report;
+      const locked = {
+        entry: project.lock.agents[name]!,
+        settings: project.lock.settings[name]!,
+        agent: own(project.manifest.agents, name),
+      };
+      return probeAgent(name, locked, report, gateOf?.(name), strict, options);
     },
     offline ? undefined : options.onProgress,
   );
@@ -151,6 +138,52 @@ export async function checkProject(
     }
   });
   return Object.fromEntries(names.map((n) => [n, reports[n]!]));
+}
+
+/** A `release` that keeps the slot (a probe's requests come after the card's). */
+function keepSlot(): void {
+  // The slot is released when the call settles.
+}
+
+/**
+ * Check one locked agent whose entry matches the manifest: offline (`offline`), or against the
+ * cards served now (its uncredentialed card request first; `release` yields its slot once that
+ * card settles everything).
+ */
+async function checkAgent(
+  project: Project,
+  name: string,
+  { offline, gateOf }: Pick<ProjectCheck, 'offline' | 'gateOf'>,
+  release: () => void,
+  options: ResolveOptions,
+): Promise<AgentReport> {
+  const entry = project.lock.agents[name]!;
+  const settings = project.lock.settings[name]!;
+  const source = `${project.lockfile} ${formatPath(['agents', name])}`;
+  if (offline) return checkOffline(entry, settings, source) ?? okReport();
+  if (entry.originAuth && Object.keys(entry.originAuth).length > 0)
+    return checkWithOriginAuth(project, name, source, gateOf?.(name), options);
+  const served = loadServedCard(entry, settings, options);
+  const loaded = await served.catch(() => undefined);
+  if (loaded && servedCardSettles(entry, loaded)) {
+    release();
+    await nextTurn();
+  }
+  const offlineReport = checkOffline(entry, settings, source);
+  if (offlineReport) return offlineReport;
+  // Only the extended card's request carries a credential: the gate is read for those agents alone.
+  const gate = entry.extended ? gateOf?.(name) : undefined;
+  return checkServed(
+    {
+      entry,
+      settings,
+      credentials: own(project.manifest.agents, name)?.credentials ?? {},
+      snapshotsIntact: true,
+      served,
+      ...(gate ? { gate } : {}),
+    },
+    options,
+  );
 }
 
 /**
@@ -210,6 +243,13 @@ export interface VerifyOptions extends Omit<ResolveOptions, 'baseDir'> {
   offline?: boolean;
   /** Also fail (exit 1) on card changes that leave every plan equal, and on parts that could not be checked. */
   strict?: boolean;
+  /**
+   * Also probe each locked interface (every plan's and every locked fallback's): one GetTask for a
+   * task id that cannot exist, with the credential the plan sends (none the review gate withholds).
+   * A locked `served` that answers `not-served` fails the agent (`interface-not-served`, exit 6).
+   * Not with `offline`.
+   */
+  probe?: boolean;
   /**
    * The revision whose lockfile says where credentials may go (`verify --base <rev>`): a credential
    * is sent only along a route that lockfile already had for the same agent; other agents are
@@ -350,12 +390,13 @@ export async function verifyLockfile(options: VerifyOptions | null = {}): Promis
   const known = [...new Set([...Object.keys(project.manifest.agents), ...Object.keys(project.lock.agents)])];
   for (const name of options.agents ?? [])
     if (!known.includes(name)) throw new UsageError(`unknown agent "${name}" (agents: ${known.join(', ') || 'none'})`);
-  const { manifest: _m, lockfile: _l, agents: only, offline, strict, base: baseOption, ...network } = options;
+  const { manifest: _m, lockfile: _l, agents: only, offline, strict, probe, base: baseOption, ...network } = options;
   const base = offline ? undefined : await reviewBase(baseOption, project, manifestPath, options.env ?? {});
   const check: ProjectCheck = {
     names: only?.length ? only : known,
     offline: Boolean(offline),
     ...(base ? { gateOf: base.gateOf } : {}),
+    ...(probe && !offline ? { probe: true, strict: Boolean(strict) } : {}),
   };
   const reports = await checkProject(project, check, { ...network, baseDir: project.baseDir });
   const agents = Object.fromEntries(
