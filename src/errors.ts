@@ -59,6 +59,12 @@ export const ErrorCode = {
    * (`data.status`) that is not 401/403. The call reached the agent.
    */
   AgentError: 'agent-error',
+  /**
+   * `verify --probe`: a locked interface the lockfile records as served (or alive behind
+   * authentication) answered its probe with something that is not A2A of its binding and version
+   * (`data`: `url`, `binding`, `version`, `answered`).
+   */
+  InterfaceNotServed: 'interface-not-served',
   /** A bug in a2a-lock. */
   Internal: 'internal',
 } as const;
@@ -69,7 +75,8 @@ export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
  * Process exit codes (one table, one place), those of the official `a2a` CLI's specification:
  * 0 ok · 1 drift, refusal, an invalid card, lockfile out of date, or not the expected digest · 2 usage or invalid input
  * (manifest, lockfile, profile) ·
- * 3 agent unreachable · 4 authentication refused · 5 timeout · 70 internal error.
+ * 3 agent unreachable · 4 authentication refused · 5 timeout · 6 a locked interface not served
+ * (`verify --probe`) · 70 internal error.
  */
 export const ExitCode = {
   Ok: 0,
@@ -78,6 +85,7 @@ export const ExitCode = {
   Unreachable: 3,
   Auth: 4,
   Timeout: 5,
+  NotServed: 6,
   Internal: 70,
 } as const;
 
@@ -106,6 +114,7 @@ const EXIT_BY_CODE: Record<ErrorCode, ExitCode> = {
   'plan-violation': ExitCode.Drift,
   'agent-degraded': ExitCode.Drift,
   'agent-error': ExitCode.Unreachable,
+  'interface-not-served': ExitCode.NotServed,
   internal: ExitCode.Internal,
 };
 
