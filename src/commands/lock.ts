@@ -69,6 +69,16 @@ export interface LockData {
   };
 }
 
+/**
+ * The flags `lock`, `add` and `update` share: `probe` (default true; `--no-probe`: false) sends each
+ * resolved agent's locked interfaces one GetTask and records what answered; `strict` makes a
+ * not-served interface fail the agent (nothing written) instead of a warning.
+ */
+export interface LockFlags {
+  probe?: boolean;
+  strict?: boolean;
+}
+
 /** Hints a command adds to its failures: a next step for a refused skill, and for an agent that drifted. */
 interface FailureHints {
   refusal?: (refusal: SkillRefusal) => string | undefined;
@@ -80,15 +90,17 @@ async function run(
   options: GlobalOptions,
   manifest: Manifest,
   force: ReadonlySet<string> | 'all' | undefined,
-  beforeWrite?: () => Promise<void>,
-  hints?: FailureHints,
+  beforeWrite: (() => Promise<void>) | undefined,
+  hints: FailureHints | undefined,
+  flags: LockFlags,
 ): Promise<CommandResult<LockData>> {
   const p = paths(options);
+  const probe = flags.probe === false ? undefined : flags.strict ? ('strict' as const) : ('warn' as const);
   const locked = await lockProject({
     lockfile: p.lockfile,
     manifest,
     force,
-    resolve: () => unreviewedResolveOptions(options, p.baseDir),
+    resolve: async () => ({ ...(await unreviewedResolveOptions(options, p.baseDir)), ...(probe ? { probe } : {}) }),
     beforeWrite,
   });
   if (Object.keys(locked.sync.failures).length > 0) return failedResult(p.lockfile, manifest, locked.sync, hints);
@@ -183,11 +195,11 @@ function lockedResult(
 }
 
 /** `a2a lock`: make the lockfile satisfy the manifest. One writer at a time per lockfile ({@link withFileLock}). */
-export async function runLock(options: GlobalOptions): Promise<CommandResult<LockData>> {
+export async function runLock(options: GlobalOptions, flags: LockFlags = {}): Promise<CommandResult<LockData>> {
   return withFileLock(paths(options).lockfile, async () => {
     const p = paths(options);
     const manifest = await readManifest(p.manifest, p.lookedUpTo);
-    return run(options, manifest, undefined);
+    return run(options, manifest, undefined, undefined, undefined, flags);
   });
 }
 
@@ -201,6 +213,7 @@ export async function runUpdate(
   options: GlobalOptions,
   agents: string[],
   card?: string,
+  flags: LockFlags = {},
 ): Promise<CommandResult<LockData>> {
   if (card !== undefined && agents.length !== 1)
     throw new UsageError(
@@ -210,12 +223,20 @@ export async function runUpdate(
     const p = paths(options);
     const { manifest, text: current, written } = await readManifestFile(p.manifest, p.lookedUpTo);
     assertManifestAgents(manifest, agents);
-    if (card === undefined) return run(options, manifest, agents.length ? new Set(agents) : 'all');
+    if (card === undefined)
+      return run(options, manifest, agents.length ? new Set(agents) : 'all', undefined, undefined, flags);
     const raw = written as { agents: Record<string, Record<string, unknown>> };
     const text = `${JSON.stringify({ ...raw, agents: { ...raw.agents, [agents[0]!]: { ...raw.agents[agents[0]!], card } } }, null, 2)}\n`;
-    const result = await run(options, parseManifest(text, p.manifest), new Set(agents), async () => {
-      if (text !== current) await writeFileAtomic(p.manifest, text);
-    });
+    const result = await run(
+      options,
+      parseManifest(text, p.manifest),
+      new Set(agents),
+      async () => {
+        if (text !== current) await writeFileAtomic(p.manifest, text);
+      },
+      undefined,
+      flags,
+    );
     result.data.human.manifest = {
       path: p.manifest,
       outcome: result.exitCode !== ExitCode.Ok ? 'not-written' : text === current ? 'up-to-date' : 'written',
@@ -227,7 +248,14 @@ export async function runUpdate(
 /** `a2a add <name> <card> --skill <id>...`: add (or replace) an agent in the manifest and lock it. */
 export function runAdd(
   options: GlobalOptions,
-  args: { name: string; card: string; skills: string[]; credentials: string[]; version?: string; cardPath?: string },
+  args: {
+    name: string;
+    card: string;
+    skills: string[];
+    credentials: string[];
+    version?: string;
+    cardPath?: string;
+  } & LockFlags,
 ): Promise<CommandResult<LockData>> {
   return withFileLock(paths(options).lockfile, () => add(options, args));
 }
@@ -287,6 +315,7 @@ async function add(options: GlobalOptions, args: Parameters<typeof runAdd>[1]): 
           ? `a2a update ${name} --card ${args.card}`
           : undefined,
     },
+    args,
   );
   result.data.human.manifest = {
     path: p.manifest,

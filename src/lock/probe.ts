@@ -255,7 +255,7 @@ function message(value: unknown): string {
 /** ` "<first characters of the body>"`, or '' for an empty body. */
 function quoted(body: string): string {
   const text = body.replace(/\s+/g, ' ').trim();
-  return text === '' ? ', empty body' : ` ${JSON.stringify(bounded(text, 80))}`;
+  return text === '' ? ', empty body' : ` "${bounded(text, 80)}"`;
 }
 
 /** One inert, bounded line, credentials as `***`. */

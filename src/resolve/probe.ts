@@ -4,7 +4,7 @@
  * the credential its plan sends, bounded by the run's concurrency. The request is
  * `http/probe.ts`'s, the verdict `lock/probe.ts`'s.
  */
-import type { NormalizedCard } from '../card/model.js';
+import type { NormalizedCard, Warning } from '../card/model.js';
 import type { CredentialPlacement } from '../credentials.js';
 import { A2aLockError } from '../errors.js';
 import { own } from '../json-path.js';
@@ -91,6 +91,59 @@ export function probeLocked(
 ): Promise<Map<string, ProbeOutcome>> {
   const schemes = lockedNegotiationCard(entry, agent.card, settings).securitySchemes;
   return probeInterfaces({ plans: entry.plans, schemes, credentials: agent.credentials, settings }, options);
+}
+
+/**
+ * The probe of `lock`, `add` and `update` (`options.probe`): probe the agent's new plans, say what
+ * the outcomes mean in `warnings`, and return the entry's `probe` field. A `not-served` interface
+ * is the warning `interface-not-served` naming it and what answered; an `auth-required` one the
+ * warning `interface-auth-required` (alive, not proven to serve A2A).
+ * @param card the card the plans were negotiated from (its schemes place the credentials)
+ * @throws A2aLockError `interface-not-served` (exit 6) under `options.probe === 'strict'` when an
+ *   interface is not served: the agent fails and nothing is written
+ */
+export async function probeAgent(
+  plans: Readonly<Record<string, Plan>>,
+  card: Pick<NormalizedCard, 'securitySchemes'>,
+  agent: Pick<AgentEntry, 'credentials'>,
+  settings: AgentSettings,
+  options: ResolveOptions,
+  warnings: Warning[],
+): Promise<LockEntry['probe']> {
+  const outcomes = await probeInterfaces(
+    { plans, schemes: card.securitySchemes, credentials: agent.credentials, settings },
+    options,
+  );
+  const notServed: string[] = [];
+  for (const iface of probedInterfaces(plans)) {
+    const outcome = outcomes.get(interfaceKey(iface));
+    const named = `${iface.protocolBinding} ${iface.protocolVersion} at ${iface.url}${iface.tenant ? ` (tenant ${iface.tenant})` : ''}`;
+    const answered = outcome?.answered ? ` (answered: ${outcome.answered})` : '';
+    if (outcome?.kind === 'not-served') {
+      notServed.push(`${named}${answered}`);
+      if (options.probe !== 'strict')
+        warnings.push({
+          code: 'interface-not-served',
+          message: `${named} is not served: its probe (GetTask for a task that cannot exist) got no A2A answer${answered}; locked as not-served`,
+        });
+    } else if (outcome?.kind === 'auth-required') {
+      warnings.push({
+        code: 'interface-auth-required',
+        message: `${named} answered its probe with an authentication refusal${answered}: alive, not proven to serve A2A; locked as auth-required`,
+      });
+    }
+  }
+  if (notServed.length > 0 && options.probe === 'strict') {
+    throw new A2aLockError(
+      'interface-not-served',
+      `${notServed.length === 1 ? 'a locked interface is' : `${notServed.length} locked interfaces are`} not served: ${notServed.join('; ')}`,
+      {
+        hint: 'the card names an interface its server does not answer in that binding and version: ask the agent’s operator; without --strict it is locked with a warning',
+        data: { interfaces: notServed },
+      },
+    );
+  }
+  return probeRecord(outcomes);
 }
 
 /** The `probe` field of a lock entry from the outcomes: key → kind, keys sorted (deterministic bytes); undefined when none. */

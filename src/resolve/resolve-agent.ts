@@ -16,6 +16,7 @@ import { type AgentEntry, type AgentSettings, planKeys } from '../manifest/schem
 import { type ReadCard, readExtended } from './extended.js';
 import { cardSourceOf, loadAgentCard, withOriginAuthLoaded } from './load-card.js';
 import type { ResolveOptions } from './options.js';
+import { probeAgent } from './probe.js';
 import { signatureOf } from './signature.js';
 
 /** What binds one resolution to the lockfile. */
@@ -98,6 +99,7 @@ export async function resolveAgent(
     ],
     given.originAuthConfig,
   );
+  const probed = given.probe ? await probeAgent(plans, card, entry, settings, options, warnings) : undefined;
   return {
     entry: {
       card: entry.card,
@@ -122,6 +124,7 @@ export async function resolveAgent(
         : {}),
       plans,
       ...(originAuth ? { originAuth } : {}),
+      ...(probed ? { probe: probed } : {}),
     },
     refusals,
     drift,

@@ -1,11 +1,12 @@
 /** `a2a add <name> <card>`: add an agent to the manifest and lock it. */
 import { defineCommand, single, strings } from './command.js';
+import { lockFlags, lockOptions } from './lock.js';
 
 export const add = defineCommand({
   command: 'add <name> <card>',
   describe: 'Add an agent to a2a.json and lock it',
   options: (y) =>
-    y
+    lockOptions(y)
       .positional('name', { type: 'string', demandOption: true })
       .positional('card', { type: 'string', demandOption: true })
       .option('skill', {
@@ -31,6 +32,7 @@ export const add = defineCommand({
     ['$0 add research https://research.example.com --skill market-size --credential bearer=RESEARCH_TOKEN', ''],
   ],
   args: (argv) => ({
+    ...lockFlags(argv),
     name: String(argv.name),
     card: String(argv.card),
     skills: strings(argv.skill),

@@ -1,11 +1,12 @@
 /** `a2a update [agents..]`: re-resolve agents and write the lockfile; `--format markdown` is a pull request body. */
 import { defineCommand, single, strings } from './command.js';
+import { lockFlags, lockOptions } from './lock.js';
 
 export const update = defineCommand({
   command: 'update [agents..]',
   describe: 'Re-resolve agents (all if none named) and write the lockfile; prints the card and plan diff',
   options: (y) =>
-    y
+    lockOptions(y)
       .positional('agents', { type: 'string', array: true })
       .option('card', {
         type: 'string',
@@ -27,6 +28,7 @@ export const update = defineCommand({
     const agents = strings(argv.agents);
     const format = argv.format === undefined ? undefined : single('format', argv.format, 'one output format');
     return {
+      ...lockFlags(argv),
       agents,
       format,
       card: argv.card !== undefined ? single('card', argv.card, 'an agent has one card') : undefined,
@@ -40,7 +42,7 @@ export const update = defineCommand({
     return {
       run: (options, args) => {
         if (args.format === 'json') options.json = true;
-        return runUpdate(options, args.agents, args.card);
+        return runUpdate(options, args.agents, args.card, args);
       },
       renderer: (args) => (args.format === 'markdown' ? lockMarkdownRenderer : lockRenderer),
     };
