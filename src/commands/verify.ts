@@ -106,7 +106,7 @@ export async function runVerify(options: GlobalOptions, args: VerifyArgs): Promi
   if (p.lookedUpTo !== undefined) await readManifest(p.manifest, p.lookedUpTo);
   // Not the lockfile that was reviewed: refused before anything else reads it.
   if (args.expectDigest !== undefined) await expectLockfileDigest(p.lockfile, args.expectDigest);
-  const { baseDir: _b, ...network } = resolveOptions(options, p.baseDir);
+  const { baseDir: _b, probe: _p, ...network } = resolveOptions(options, p.baseDir);
   const verified = await verifyLockfile({
     ...network,
     manifest: p.manifest,

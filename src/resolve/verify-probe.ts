@@ -22,7 +22,7 @@ import { probeLocked } from './probe.js';
  * report already fails. Under a review gate, a credential the base lockfile does not route to this
  * agent is sent to none of its interfaces (nor its `originAuth`): the probes go without.
  */
-export async function probeAgent(
+export async function verifyProbes(
   name: string,
   locked: { entry: LockEntry; settings: AgentSettings; agent: Pick<AgentEntry, 'card' | 'credentials'> | undefined },
   report: AgentReport,

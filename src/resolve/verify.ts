@@ -41,7 +41,7 @@ import { interleaveBy, mapSettled } from '../pool.js';
 import { checkServed, loadServedCard, servedCardSettles } from './check-served.js';
 import { withOriginAuthLoaded } from './load-card.js';
 import { DEFAULT_CONCURRENCY, type ResolveOptions } from './options.js';
-import { probeAgent } from './verify-probe.js';
+import { verifyProbes } from './verify-probe.js';
 
 /** A manifest and its lockfile, read and validated. */
 export interface Project {
@@ -123,7 +123,7 @@ export async function checkProject(
         settings: project.lock.settings[name]!,
         agent: own(project.manifest.agents, name),
       };
-      return probeAgent(name, locked, report, gateOf?.(name), strict, options);
+      return verifyProbes(name, locked, report, gateOf?.(name), strict, options);
     },
     offline ? undefined : options.onProgress,
   );
@@ -232,7 +232,7 @@ async function checkWithOriginAuth(
 }
 
 /** Options of {@link verifyLockfile}: the network options (timeoutMs, concurrency, retries, allowHttp, dispatcher), `env`, `onProgress`, and what to check. */
-export interface VerifyOptions extends Omit<ResolveOptions, 'baseDir'> {
+export interface VerifyOptions extends Omit<ResolveOptions, 'baseDir' | 'probe'> {
   /** Path of `a2a.json`, relative to the working directory. Default `a2a.json`. */
   manifest?: string;
   /** Path of the lockfile. Default: `a2a.lock.json` beside the manifest. */
