@@ -77,6 +77,33 @@ describe.concurrent('a2a verify --probe (issue 37)', { timeout: SLOW }, () => {
     for (const r of probes) expect(r.headers.authorization).toBe(`Bearer ${TOKEN}`);
   });
 
+  it('a lockfile written with --no-probe records no outcome: verify --probe probes each interface and says so', async ({
+    onTestFinished,
+  }) => {
+    const res = resources(onTestFinished);
+    const agent = await res.sampleAgent();
+    const env = { RESEARCH_TOKEN: TOKEN };
+    const dir = await res.dir(manifest({ research: research(agent.origin) }));
+    const lock = await runCli(['lock', '--no-probe'], { cwd: dir, env });
+    expect(lock.code, show(lock)).toBe(0);
+    expect(JSON.parse(await readFile(join(dir, 'a2a.lock.json'), 'utf8')).agents.research.probe).toBeUndefined();
+    const [text, json] = await Promise.all([
+      runCli(['verify', '--probe', '--strict'], { cwd: dir, env }),
+      runCli(['verify', '--probe', '--json'], { cwd: dir, env }),
+    ]);
+    expect(text.code, show(text)).toBe(0);
+    expect(text.stdout).toContain(
+      `    probe JSONRPC 1.0 ${agent.origin}${JSONRPC_PATH}: served (HTTP 200 application/json, JSON-RPC -32001 TaskNotFound`,
+    );
+    expect(text.stdout).toContain('; the lockfile records no outcome for it');
+    expect(
+      jsonOf(json).agents.research.probes.map((p: { kind: string; recorded?: string }) => [p.recorded, p.kind]),
+    ).toEqual([
+      [undefined, 'served'],
+      [undefined, 'served'],
+    ]);
+  });
+
   it('without --probe nothing but the card is requested (a recorder sees no GetTask)', async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
     const agent = await res.sampleAgent();
