@@ -7,7 +7,7 @@
  * |-------------------------|--------------|----------------------------------------|------------------------------------------|
  * | `served`                | holds        | `unchecked` (`interface-auth-required`) | fails: `interface-not-served` (exit 6)  |
  * | `auth-required`         | holds        | holds (as locked: alive, not proven)   | fails: `interface-not-served` (exit 6)   |
- * | `not-served`, none      | holds        | `unchecked` when none was recorded      | warning `interface-not-served`; fails under `--strict` |
+ * | `not-served`, none      | holds        | `unchecked` (`interface-auth-required`) | warning `interface-not-served`; fails under `--strict` |
  *
  * An interface the lockfile records no outcome for (an older lockfile, `lock --no-probe`) is
  * probed all the same and its outcome shown (`recorded` absent).
