@@ -65,6 +65,12 @@ export const ErrorCode = {
    * (`data.status`) that is not 401/403. The call reached the agent.
    */
   AgentError: 'agent-error',
+  /**
+   * `verify --probe`: a locked interface the lockfile records as served (or alive behind
+   * authentication) answered its probe with something that is not A2A of its binding and version
+   * (`data`: `url`, `binding`, `version`, `answered`).
+   */
+  InterfaceNotServed: 'interface-not-served',
   /** A bug in a2a-lock. */
   Internal: 'internal',
 } as const;
@@ -75,7 +81,8 @@ export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
  * Process exit codes (one table, one place), those of the official `a2a` CLI's specification:
  * 0 ok · 1 drift, refusal, an invalid card, lockfile out of date, or not the expected digest · 2 usage or invalid input
  * (manifest, lockfile, profile) ·
- * 3 agent unreachable · 4 authentication refused · 5 timeout · 70 internal error.
+ * 3 agent unreachable · 4 authentication refused · 5 timeout · 6 a locked interface not served
+ * (`verify --probe`) · 70 internal error.
  */
 export const ExitCode = {
   Ok: 0,
@@ -84,6 +91,7 @@ export const ExitCode = {
   Unreachable: 3,
   Auth: 4,
   Timeout: 5,
+  NotServed: 6,
   Internal: 70,
 } as const;
 
@@ -113,6 +121,7 @@ const EXIT_BY_CODE: Record<ErrorCode, ExitCode> = {
   'plan-violation': ExitCode.Drift,
   'agent-degraded': ExitCode.Drift,
   'agent-error': ExitCode.Unreachable,
+  'interface-not-served': ExitCode.NotServed,
   internal: ExitCode.Internal,
 };
 
@@ -334,6 +343,31 @@ export class AgentDegradedError extends A2aLockError {
     });
     this.name = 'AgentDegradedError';
     this.reason = reason;
+  }
+}
+
+/**
+ * `verify --probe`: a locked interface whose lockfile records it `served` (or `auth-required`)
+ * answered its probe (one GetTask for a task id that cannot exist) with something that is not an
+ * A2A answer of its binding and version. Exit 6. `answered` is what answered, redacted and bounded
+ * by the probe (never a credential).
+ */
+export class InterfaceNotServedError extends A2aLockError {
+  constructor(
+    agent: string,
+    iface: { url: string; binding: string; version: string },
+    locked: string | undefined,
+    answered: string,
+  ) {
+    super(
+      ErrorCode.InterfaceNotServed,
+      `${agent}: ${iface.binding} ${iface.version} at ${iface.url} is not served (answered: ${answered})${locked ? `; the lockfile records it ${locked}` : ''}`,
+      {
+        hint: `the card still names this interface: fix the deployment, or review the agent (a2a update ${agent})`,
+        data: { agent, url: iface.url, binding: iface.binding, version: iface.version, answered },
+      },
+    );
+    this.name = 'InterfaceNotServedError';
   }
 }
 

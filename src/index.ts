@@ -49,6 +49,16 @@ export { type NegotiatedSkills, negotiateSkills, type ServedCards, servedVerdict
 export { parseLockfile, serializeLockfile } from './lock/format.js';
 export { checkOffline } from './lock/offline.js';
 export {
+  classifyProbe,
+  interfaceKey,
+  PROBE_KINDS,
+  type ProbeAnswer,
+  type ProbedInterface,
+  type ProbeKind,
+  type ProbeOutcome,
+  probedInterfaces,
+} from './lock/probe.js';
+export {
   type AgentReport,
   type AgentStatus,
   overallExitCode,
@@ -85,6 +95,7 @@ export {
 export { checkOnline, checkServed, type ServedCheck } from './resolve/check-served.js';
 export { closeFetcher } from './resolve/load-card.js';
 export type { ResolveOptions } from './resolve/options.js';
+export { type ProbeSource, probeInterfaces, probeLocked, probeRecord } from './resolve/probe.js';
 export { type ResolveAgentOptions, resolveAgent } from './resolve/resolve-agent.js';
 export { type SyncRequest, type SyncResult, syncLock } from './resolve/sync.js';
 export { type VerifyBase, type VerifyOptions, type VerifyResult, verifyLockfile } from './resolve/verify.js';

@@ -9,7 +9,7 @@ import { AGENT_NAME } from '../manifest/agent-name.js';
 import { type AgentFlags, applyAgentEdit, parseAgentFlags, type WrittenManifest } from '../manifest/flags.js';
 import { parseManifest } from '../manifest/parse.js';
 import { type CommandResult, type GlobalOptions, paths } from './context.js';
-import { type LockData, run } from './lock.js';
+import { type LockData, type LockFlags, run } from './lock.js';
 
 /** The arguments of `a2a add`: the agent's name and card, the skills called, and its settings ({@link AgentFlags}). */
 export interface AddArgs {
@@ -17,6 +17,8 @@ export interface AddArgs {
   card: string;
   skills: string[];
   flags: AgentFlags;
+  /** The wire probe's flags (`--no-probe`, `--strict`), as `lock` takes them. */
+  lock?: LockFlags;
 }
 
 /**
@@ -41,6 +43,8 @@ function retryOf(args: AddArgs): AddRetry {
     ...(f.cardPath !== undefined ? [`--card-path ${shellWord(f.cardPath)}`] : []),
     ...(f.rebaseInterfaces ? ['--rebase-interfaces'] : []),
     ...(f.allowHttp ? ['--allow-http'] : []),
+    ...(args.lock?.probe === false ? ['--no-probe'] : []),
+    ...(args.lock?.strict ? ['--strict'] : []),
   ];
   return {
     command: words.join(' '),
@@ -84,6 +88,7 @@ async function add(options: GlobalOptions, args: AddArgs): Promise<CommandResult
           ? `a2a update ${name} --card ${args.card}`
           : undefined,
     },
+    args.lock,
   );
   result.data.human.manifest = {
     path: p.manifest,

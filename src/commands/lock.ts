@@ -76,6 +76,16 @@ export interface LockData {
 }
 
 /**
+ * The flags `lock`, `add` and `update` share: `probe` (default true; `--no-probe`: false) sends each
+ * resolved agent's locked interfaces one GetTask and records what answered; `strict` makes a
+ * not-served interface fail the agent (nothing written) instead of a warning.
+ */
+export interface LockFlags {
+  probe?: boolean;
+  strict?: boolean;
+}
+
+/**
  * What a command adds to its failures' hints ({@link hintRefusals}, {@link hintDrift}): `add`, the
  * agent `a2a add` was adding and how to run it again; `drift`, the step that accepts an agent's
  * drift when it is not `a2a update <agent>`.
@@ -92,13 +102,15 @@ export async function run(
   force: ReadonlySet<string> | 'all' | undefined,
   beforeWrite?: () => Promise<void>,
   hints?: FailureHints,
+  flags: LockFlags = {},
 ): Promise<CommandResult<LockData>> {
   const p = paths(options);
+  const probe = flags.probe === false ? undefined : flags.strict ? ('strict' as const) : ('warn' as const);
   const locked = await lockProject({
     lockfile: p.lockfile,
     manifest,
     force,
-    resolve: () => unreviewedResolveOptions(options, p.baseDir),
+    resolve: async () => ({ ...(await unreviewedResolveOptions(options, p.baseDir)), ...(probe ? { probe } : {}) }),
     beforeWrite,
   });
   if (Object.keys(locked.sync.failures).length > 0) return failedResult(p.lockfile, manifest, locked.sync, hints);
@@ -193,11 +205,11 @@ function lockedResult(
 }
 
 /** `a2a lock`: make the lockfile satisfy the manifest. One writer at a time per lockfile ({@link withFileLock}). */
-export async function runLock(options: GlobalOptions): Promise<CommandResult<LockData>> {
+export async function runLock(options: GlobalOptions, flags: LockFlags = {}): Promise<CommandResult<LockData>> {
   return withFileLock(paths(options).lockfile, async () => {
     const p = paths(options);
     const manifest = await readManifest(p.manifest, p.lookedUpTo);
-    return run(options, manifest, undefined);
+    return run(options, manifest, undefined, undefined, undefined, flags);
   });
 }
 
@@ -213,6 +225,7 @@ export async function runUpdate(
   agents: string[],
   card?: string,
   flags: AgentFlags = {},
+  lockFlags: LockFlags = {},
 ): Promise<CommandResult<LockData>> {
   const edit = parseAgentFlags(flags);
   const changes = card !== undefined || editsManifest(edit);
@@ -224,14 +237,22 @@ export async function runUpdate(
     const p = paths(options);
     const { manifest, text: current, written } = await readManifestFile(p.manifest, p.lookedUpTo);
     assertManifestAgents(manifest, agents);
-    if (!changes) return run(options, manifest, agents.length ? new Set(agents) : 'all');
+    if (!changes)
+      return run(options, manifest, agents.length ? new Set(agents) : 'all', undefined, undefined, lockFlags);
     const raw = written as WrittenManifest;
     const name = agents[0]!;
     const entry = { ...raw.agents![name]!, ...(card !== undefined ? { card } : {}) };
     const text = `${JSON.stringify(applyAgentEdit(raw, name, entry, edit), null, 2)}\n`;
-    const result = await run(options, parseManifest(text, p.manifest), new Set(agents), async () => {
-      if (text !== current) await writeFileAtomic(p.manifest, text);
-    });
+    const result = await run(
+      options,
+      parseManifest(text, p.manifest),
+      new Set(agents),
+      async () => {
+        if (text !== current) await writeFileAtomic(p.manifest, text);
+      },
+      undefined,
+      lockFlags,
+    );
     result.data.human.manifest = {
       path: p.manifest,
       outcome: result.exitCode !== ExitCode.Ok ? 'not-written' : text === current ? 'up-to-date' : 'written',

@@ -50,6 +50,8 @@ export interface VerifyArgs {
   agents: string[];
   offline: boolean;
   strict: boolean;
+  /** `--probe`: also probe each locked interface (one GetTask for a task id that cannot exist). */
+  probe?: boolean;
   base?: string | false;
   /** Failure codes `--ignore` named ({@link ignoreFailures}): those agents are shown, marked `ignored`, and not counted for the exit code. */
   ignore?: readonly string[];
@@ -104,7 +106,7 @@ export async function runVerify(options: GlobalOptions, args: VerifyArgs): Promi
   if (p.lookedUpTo !== undefined) await readManifest(p.manifest, p.lookedUpTo);
   // Not the lockfile that was reviewed: refused before anything else reads it.
   if (args.expectDigest !== undefined) await expectLockfileDigest(p.lockfile, args.expectDigest);
-  const { baseDir: _b, ...network } = resolveOptions(options, p.baseDir);
+  const { baseDir: _b, probe: _p, ...network } = resolveOptions(options, p.baseDir);
   const verified = await verifyLockfile({
     ...network,
     manifest: p.manifest,
@@ -112,6 +114,7 @@ export async function runVerify(options: GlobalOptions, args: VerifyArgs): Promi
     agents: args.agents,
     offline: args.offline,
     strict: args.strict,
+    ...(args.probe ? { probe: true } : {}),
     // No flag: verifyLockfile takes the pull request's base from the environment.
     ...(args.base !== undefined ? { base: args.base } : {}),
   });

@@ -11,6 +11,7 @@ import { readLockfile } from '../fs/lockfile.js';
 import { formatPath, own } from '../json-path.js';
 import { explainSkill, fieldDrift } from '../lock/drift.js';
 import { checkOffline, lockedNegotiationCard } from '../lock/offline.js';
+import { interfaceKey, type ProbeKind, probedInterfaces } from '../lock/probe.js';
 import type { PlanDrift } from '../lock/report.js';
 import type { ExplainedStep } from '../negotiate/explain.js';
 import type { Plan, Refusal } from '../negotiate/types.js';
@@ -31,9 +32,23 @@ interface WhySkill {
 }
 
 /**
+ * One locked interface the skills explained call (a plan's or a locked fallback's) and what the
+ * wire probe found there when the lockfile was written (its `probe` field); `probe` absent: not
+ * probed (`--no-probe`, or a lockfile older than the probe).
+ */
+interface WhyInterface {
+  url: string;
+  protocolBinding: string;
+  protocolVersion: string;
+  tenant?: string;
+  probe?: ProbeKind;
+}
+
+/**
  * The answer of `a2a why`, all of it the `--json` document: `{"ok", "agent", "card": {name,
- * version, resolved, integrity, extended?}, "skills": {id: WhySkill}}` (plus `warnings`), the skills
- * in the order explained. `card.extended` is where the extended card was read from, when there is one.
+ * version, resolved, integrity, extended?}, "skills": {id: WhySkill}, "interfaces": [WhyInterface]}`
+ * (plus `warnings`), the skills in the order explained, the interfaces those skills' plans and
+ * fallbacks name, once each. `card.extended` is where the extended card was read from, when there is one.
  */
 export interface WhyData {
   ok: boolean;
@@ -47,6 +62,18 @@ export interface WhyData {
     originAuth?: Record<string, string>;
   };
   skills: Record<string, WhySkill>;
+  interfaces: WhyInterface[];
+}
+
+/** The distinct interfaces of `plans` with the outcome kind `recorded` (an entry's `probe`) holds for each. */
+function probedOf(
+  plans: Record<string, Plan>,
+  recorded: Readonly<Record<string, ProbeKind>> | undefined,
+): WhyInterface[] {
+  return probedInterfaces(plans).map((iface) => {
+    const key = interfaceKey(iface);
+    return recorded && Object.hasOwn(recorded, key) ? { ...iface, probe: recorded[key]! } : { ...iface };
+  });
 }
 
 /**
@@ -117,6 +144,10 @@ export async function runWhy(
         ...(entry.originAuth ? { originAuth: describeOriginAuths(entry.originAuth) } : {}),
       },
       skills,
+      interfaces: probedOf(
+        Object.fromEntries(Object.entries(skills).map(([skill, { plan }]) => [skill, plan])),
+        entry.probe,
+      ),
     },
     // The host each locked plan contacts, when the card spells it otherwise (U+3002 dots, punycode).
     warnings: internationalHostWarnings(

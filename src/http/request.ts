@@ -253,7 +253,7 @@ const RESERVED_HEADERS = new Set([
  * @throws {UsageError} a name that is not an HTTP token, a reserved header (Host, Content-Length,
  *   framing), or a value with a line break or control character.
  */
-function checkHeaders(headers: Record<string, string>): Record<string, string> {
+export function checkHeaders(headers: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (!HEADER_NAME.test(name)) throw new UsageError(`invalid HTTP header name "${oneLine(name).slice(0, 64)}"`);
@@ -440,7 +440,7 @@ export function retryDelayMs(retryAfter: string | undefined, attempt: number, no
  * @returns undici's response; its body is not read yet.
  * @throws {FetchError} when the request fails before a response ({@link networkError}).
  */
-async function send(
+export async function send(
   url: URL,
   method: 'GET' | 'POST',
   body: string | undefined,

@@ -10,6 +10,7 @@ import type { SignatureRecord } from '../card/signature/verify.js';
 import { A2aLockError, type ErrorCode, ExitCode, exitCodeFor, exitCodeOf } from '../errors.js';
 import type { Refusal, TraceStep } from '../negotiate/types.js';
 import type { CardChange } from './changes.js';
+import type { ProbeKind } from './probe.js';
 import type { LockEntry } from './schema.js';
 
 /**
@@ -27,10 +28,17 @@ export type AgentStatus = 'ok' | 'changed' | 'unchecked' | 'drift' | 'out-of-dat
  *   variable) the base lockfile did not have for this agent, so none was sent (`verify --base`);
  * - `extended-changed`: the lockfile's extended snapshot differs from the base's and the extended
  *   card could not be fetched now (its credential unset);
- * - `base-unreadable`: a pull request whose base is not in the clone, so no credential was sent.
+ * - `base-unreadable`: a pull request whose base is not in the clone, so no credential was sent;
+ * - `interface-auth-required`: `verify --probe`: a locked interface answered its probe with an
+ *   authentication refusal (alive, not proven served).
  * Each makes an `ok` or `changed` agent `unchecked`, never `ok` (issue 33).
  */
-export type UncheckedReason = 'credential-unset' | 'credential-route-new' | 'extended-changed' | 'base-unreadable';
+export type UncheckedReason =
+  | 'credential-unset'
+  | 'credential-route-new'
+  | 'extended-changed'
+  | 'base-unreadable'
+  | 'interface-auth-required';
 
 /** A credential destination withheld: the origin and the security scheme. */
 export interface WithheldRoute {
@@ -67,6 +75,20 @@ export interface SignatureDrift {
   fresh: SignatureRecord;
 }
 
+/** One probed interface of a `verify --probe` report: the interface, the kind the lockfile records (absent: none), and what answered now. */
+export interface InterfaceProbe {
+  url: string;
+  protocolBinding: string;
+  protocolVersion: string;
+  tenant?: string;
+  /** The outcome kind the lockfile records for this interface; absent when it records none. */
+  recorded?: ProbeKind;
+  /** The outcome kind of this run's probe. */
+  kind: ProbeKind;
+  /** What answered, redacted and bounded (from the probe). */
+  answered?: string;
+}
+
 /** A typed error as a report carries it (JSON-safe). */
 export interface ReportedError {
   code: ErrorCode;
@@ -94,6 +116,8 @@ export interface AgentReport {
   reasons?: string[];
   /** For `error`: the typed error. */
   error?: ReportedError;
+  /** `verify --probe`: each locked interface probed, the kind the lockfile records and what answered now. */
+  probes?: InterfaceProbe[];
   /** Set when every {@link failureCodes} code of a failing report was ignored (`verify --ignore`): shown, not counted for the exit code. */
   ignored?: true;
   warnings: Warning[];
@@ -182,6 +206,7 @@ export const VERIFY_FAILURE_CODES = [
   'credential-route-new',
   'extended-changed',
   'base-unreadable',
+  'interface-auth-required',
   'credential-unset',
   'unreachable',
   'auth-refused',
@@ -189,6 +214,7 @@ export const VERIFY_FAILURE_CODES = [
   'card-invalid',
   'insecure-url',
   'signature-required',
+  'interface-not-served',
 ] as const;
 
 /** A code of {@link VERIFY_FAILURE_CODES}. */

@@ -6,6 +6,7 @@
 import { z } from 'zod/mini';
 import { type Format, once, parseFormat } from '../json-document.js';
 import { manifestSchemas } from '../manifest/schema.js';
+import { PROBE_KINDS } from './probe.js';
 import { LOCKFILE_VERSION, type LockfileTop } from './top.js';
 
 export { LOCKFILE_VERSION } from './top.js';
@@ -135,6 +136,12 @@ function buildSchemas() {
      * its value. Absent: none.
      */
     originAuth: z.optional(z.record(filled(), OriginAuthSchema)),
+    /**
+     * Interface key (`lock/probe.ts` interfaceKey: `<binding> <version> <url>[ tenant=<t>]`) → what the
+     * wire probe found there at lock time: `served`, `auth-required` or `not-served` (the kind only).
+     * Absent: not probed (`--no-probe`, or a lockfile written before the probe).
+     */
+    probe: z.optional(z.record(filled(), z.enum(PROBE_KINDS))),
   });
 
   /** The whole `a2a.lock.json`: per agent its settings and its entry. Unknown top-level keys are kept on rewrite. */

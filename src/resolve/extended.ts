@@ -47,66 +47,8 @@ export async function readExtended(
   warnings: Warning[],
 ): Promise<ReadCard | undefined> {
   const placements: CredentialPlacement[] = [];
-  for (const scheme of Object.keys(route.requirement)) {
-    const source = own(from.credentials, scheme);
-    const variables = source ? sourceVariables(source) : [];
-    if (options.credentialsWithheld) {
-      throw new A2aLockError(
-        'credential-unset',
-        `the extended card needs the credential for scheme "${scheme}", which is not sent: ${options.credentialsWithheld}`,
-        {
-          hint: 'on a pull request run a2a verify (it sends a credential only along a route the base lockfile had) and a2a diff; run lock, update and outdated after merge',
-          data: { variable: variables.join(' ') || null, scheme, withheld: true },
-        },
-      );
-    }
-    const unset = source ? variables.find((v) => !options.env?.[v]) : `(no credentials.${scheme} in the manifest)`;
-    if (unset !== undefined) {
-      throw new A2aLockError(
-        'credential-unset',
-        `the extended card needs ${unset} (credential for scheme "${scheme}"), which is not set`,
-        {
-          hint: source ? `set ${unset} and rerun` : `add credentials.${scheme} to the agent in a2a.json`,
-          data: { variable: unset, scheme },
-        },
-      );
-    }
-    const definition = own(from.schemes, scheme);
-    if (!definition)
-      throw new InvalidInputError(
-        'card-invalid',
-        route.iface.url,
-        `security requirement names scheme "${scheme}", which the card does not define`,
-      );
-    let secret: string;
-    if (source && 'oauth' in source) {
-      // The access token from the scheme's client credentials flow, at the card's own tokenUrl (the locked card's, for a locked agent).
-      const tokenUrl = clientCredentialsTokenUrl(definition);
-      if (tokenUrl === undefined)
-        throw new InvalidInputError(
-          'card-invalid',
-          route.iface.url,
-          `a2a.json gives an OAuth client for scheme "${scheme}", which has no clientCredentials flow with a tokenUrl`,
-        );
-      const { ClientCredentialsTokens } = await import('../http/oauth-token.js');
-      const { getDefaultDispatcher } = await import('../http/dispatcher.js');
-      const network = requestOptions(options);
-      const dispatcher = network.dispatcher ?? getDefaultDispatcher(network.concurrency);
-      const tokens = new ClientCredentialsTokens(
-        (url, init) => fetch(url, { ...init, dispatcher } as RequestInit),
-        network.timeoutMs !== undefined ? { timeoutMs: network.timeoutMs } : {},
-      );
-      secret = await tokens.token({
-        tokenUrl,
-        clientId: options.env![source.oauth.clientId.env]!,
-        clientSecret: options.env![source.oauth.clientSecret.env]!,
-        scopes: route.requirement[scheme] ?? [],
-        ...(source.oauth.clientAuth ? { clientAuth: source.oauth.clientAuth } : {}),
-      });
-    } else {
-      secret = options.env![variables[0]!]!;
-    }
-    placements.push(placeCredential(definition, secret, scheme));
+  for (const [scheme, scopes] of Object.entries(route.requirement)) {
+    placements.push(await placementFor(scheme, scopes, from, options, route.iface.url, 'the extended card'));
   }
   const { fetchExtendedCard } = await import('../http/extended-card.js');
   const result = await fetchExtendedCard({
@@ -131,4 +73,80 @@ export async function readExtended(
   warnings.push(...normalized.warnings);
   const signature = await signatureOf(result.card, from.settings, options, warnings, [result.url, from.baseUrl]);
   return { raw: result.card, card: normalized.card, signature, url: result.url };
+}
+
+/**
+ * The placement of the credential for `scheme` (with `scopes`, for an OAuth client's token) the
+ * manifest names for this agent, read from the environment now; `subject` and `url` name what
+ * needs it in errors.
+ * @throws A2aLockError `credential-unset` when it is withheld in this run or a variable is unset;
+ *   InvalidInputError `card-invalid` when the card does not define the scheme; FetchError from the token endpoint
+ */
+export async function placementFor(
+  scheme: string,
+  scopes: readonly string[],
+  from: Pick<ExtendedCardSource, 'schemes' | 'credentials'>,
+  options: ResolveOptions,
+  url: string,
+  subject: string,
+): Promise<CredentialPlacement> {
+  const source = own(from.credentials, scheme);
+  const variables = source ? sourceVariables(source) : [];
+  if (options.credentialsWithheld) {
+    throw new A2aLockError(
+      'credential-unset',
+      `${subject} needs the credential for scheme "${scheme}", which is not sent: ${options.credentialsWithheld}`,
+      {
+        hint: 'on a pull request run a2a verify (it sends a credential only along a route the base lockfile had) and a2a diff; run lock, update and outdated after merge',
+        data: { variable: variables.join(' ') || null, scheme, withheld: true },
+      },
+    );
+  }
+  const unset = source ? variables.find((v) => !options.env?.[v]) : `(no credentials.${scheme} in the manifest)`;
+  if (unset !== undefined) {
+    throw new A2aLockError(
+      'credential-unset',
+      `${subject} needs ${unset} (credential for scheme "${scheme}"), which is not set`,
+      {
+        hint: source ? `set ${unset} and rerun` : `add credentials.${scheme} to the agent in a2a.json`,
+        data: { variable: unset, scheme },
+      },
+    );
+  }
+  const definition = own(from.schemes, scheme);
+  if (!definition)
+    throw new InvalidInputError(
+      'card-invalid',
+      url,
+      `security requirement names scheme "${scheme}", which the card does not define`,
+    );
+  let secret: string;
+  if (source && 'oauth' in source) {
+    // The access token from the scheme's client credentials flow, at the card's own tokenUrl (the locked card's, for a locked agent).
+    const tokenUrl = clientCredentialsTokenUrl(definition);
+    if (tokenUrl === undefined)
+      throw new InvalidInputError(
+        'card-invalid',
+        url,
+        `a2a.json gives an OAuth client for scheme "${scheme}", which has no clientCredentials flow with a tokenUrl`,
+      );
+    const { ClientCredentialsTokens } = await import('../http/oauth-token.js');
+    const { getDefaultDispatcher } = await import('../http/dispatcher.js');
+    const network = requestOptions(options);
+    const dispatcher = network.dispatcher ?? getDefaultDispatcher(network.concurrency);
+    const tokens = new ClientCredentialsTokens(
+      (url, init) => fetch(url, { ...init, dispatcher } as RequestInit),
+      network.timeoutMs !== undefined ? { timeoutMs: network.timeoutMs } : {},
+    );
+    secret = await tokens.token({
+      tokenUrl,
+      clientId: options.env![source.oauth.clientId.env]!,
+      clientSecret: options.env![source.oauth.clientSecret.env]!,
+      scopes: [...scopes],
+      ...(source.oauth.clientAuth ? { clientAuth: source.oauth.clientAuth } : {}),
+    });
+  } else {
+    secret = options.env![variables[0]!]!;
+  }
+  return placeCredential(definition, secret, scheme);
 }

@@ -24,6 +24,13 @@ export interface ResolveOptions extends NetworkOptions {
   credentialDestinations?: readonly string[];
   /** Origin → a provider of its `originAuth` value (the runtime's `loadLock({ originAuth })`); wins over the environment. */
   originAuthProviders?: Readonly<Record<string, OriginAuthProvider>>;
+  /**
+   * The wire probe of `lock`, `add` and `update` (`resolve/probe.ts`): each resolved agent's locked
+   * interfaces get one GetTask and the entry records each outcome kind (`probe`). `warn`: a
+   * `not-served` interface is the warning `interface-not-served`; `strict`: it fails the agent
+   * (`interface-not-served`, nothing written). Absent: no probe (`--no-probe`, `outdated`, the library's default).
+   */
+  probe?: 'warn' | 'strict';
   /** Called each time an agent's cards have been fetched and checked: (agents done, agents to fetch). */
   onProgress?: (done: number, total: number) => void;
 }

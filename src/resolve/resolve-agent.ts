@@ -7,7 +7,7 @@ import type { NormalizedCard, Warning } from '../card/model.js';
 import { normalizeCard } from '../card/normalize.js';
 import { A2aLockError } from '../errors.js';
 import { destinationRefusal } from '../lock/credential-policy.js';
-import { extendedRoutes, originAuthRoutes } from '../lock/credential-routes.js';
+import { credentialRoutes, extendedRoutes, originAuthRoutes } from '../lock/credential-routes.js';
 import { negotiateSkills, schemeDrift, signaturesDrift } from '../lock/drift.js';
 import { lockedNegotiationCard } from '../lock/offline.js';
 import type { Resolution } from '../lock/report.js';
@@ -18,6 +18,7 @@ import { type AgentEntry, type AgentSettings, planKeys } from '../manifest/schem
 import { type ReadCard, readExtended } from './extended.js';
 import { cardSourceOf, loadAgentCard, withOriginAuthLoaded } from './load-card.js';
 import type { ResolveOptions } from './options.js';
+import { probeAgent } from './probe.js';
 import { signatureOf } from './signature.js';
 
 /** What binds one resolution to the lockfile. */
@@ -130,7 +131,12 @@ export async function resolveAgent(
     plans,
     ...(originAuth ? { originAuth } : {}),
   };
-  return { entry: lockEntry, refusals, drift, traces, warnings, card };
+  // A probe carries the plan's credential: an entry the destination policy refuses is not probed (sync-plan refuses it).
+  const probed =
+    given.probe && !destinationRefusal(entry.card, credentialRoutes(lockEntry, settings), policy)
+      ? await probeAgent(plans, card, entry, settings, options, warnings)
+      : undefined;
+  return { entry: probed ? { ...lockEntry, probe: probed } : lockEntry, refusals, drift, traces, warnings, card };
 }
 
 /**

@@ -43,6 +43,7 @@ import { interleaveBy, mapSettled } from '../pool.js';
 import { checkServed, loadServedCard, servedCardSettles } from './check-served.js';
 import { withOriginAuthLoaded } from './load-card.js';
 import { DEFAULT_CONCURRENCY, type ResolveOptions } from './options.js';
+import { verifyProbes } from './verify-probe.js';
 
 /** A manifest and its lockfile, read and validated. */
 export interface Project {
@@ -73,6 +74,10 @@ export interface ProjectCheck {
   offline?: boolean;
   /** A review run's gate per agent (`verify --base`): where its credentials may go. Absent: no base. */
   gateOf?: (name: string) => CredentialGate | undefined;
+  /** `verify --probe`: probe each locked interface of an agent whose card check found it sound (not with `offline`). */
+  probe?: boolean;
+  /** `--strict`, for the probe's verdict (an interface not served the lockfile did not record as served fails too). */
+  strict?: boolean;
 }
 
 /**
@@ -92,7 +97,7 @@ function outOfDateOrTampered(project: Project, name: string, reasons: string[]):
  */
 export async function checkProject(
   project: Project,
-  { names, offline = false, gateOf }: ProjectCheck,
+  { names, offline = false, gateOf, probe = false, strict = false }: ProjectCheck,
   options: ResolveOptions,
 ): Promise<Record<string, AgentReport>> {
   const mismatches = manifestMismatches(project.manifest, project.lock);
@@ -112,36 +117,15 @@ export async function checkProject(
     scheduled,
     offline ? 1 : (options.concurrency ?? DEFAULT_CONCURRENCY),
     async (name, _index, release): Promise<AgentReport> => {
-      const entry = project.lock.agents[name]!;
-      const settings = project.lock.settings[name]!;
-      const source = `${project.lockfile} ${formatPath(['agents', name])}`;
-      // credentialDestinations: an entry that would send a credential elsewhere fails, nothing sent.
-      const refused = policyReport(name, entry, settings, project.manifest.credentialDestinations);
-      if (offline) return checkOffline(entry, settings, source) ?? refused ?? okReport();
-      if (refused) return checkOffline(entry, settings, source) ?? refused;
-      if (entry.originAuth && Object.keys(entry.originAuth).length > 0)
-        return checkWithOriginAuth(project, name, source, gateOf?.(name), options);
-      const served = loadServedCard(entry, settings, options);
-      const loaded = await served.catch(() => undefined);
-      if (loaded && servedCardSettles(entry, loaded)) {
-        release();
-        await nextTurn();
-      }
-      const offlineReport = checkOffline(entry, settings, source);
-      if (offlineReport) return offlineReport;
-      // Only the extended card's request carries a credential: the gate is read for those agents alone.
-      const gate = entry.extended ? gateOf?.(name) : undefined;
-      return checkServed(
-        {
-          entry,
-          settings,
-          credentials: own(project.manifest.agents, name)?.credentials ?? {},
-          snapshotsIntact: true,
-          served,
-          ...(gate ? { gate } : {}),
-        },
-        options,
-      );
+      // Probing keeps the slot: its requests count against the concurrency too.
+      const report = await checkAgent(project, name, { offline, gateOf }, probe ? keepSlot : release, options);
+      if (!probe) return report;
+      const locked = {
+        entry: project.lock.agents[name]!,
+        settings: project.lock.settings[name]!,
+        agent: own(project.manifest.agents, name),
+      };
+      return verifyProbes(name, locked, report, gateOf?.(name), strict, options);
     },
     offline ? undefined : options.onProgress,
   );
@@ -157,6 +141,55 @@ export async function checkProject(
     }
   });
   return Object.fromEntries(names.map((n) => [n, reports[n]!]));
+}
+
+/** A `release` that keeps the slot (a probe's requests come after the card's). */
+function keepSlot(): void {
+  // The slot is released when the call settles.
+}
+
+/**
+ * Check one locked agent whose entry matches the manifest: offline (`offline`), or against the
+ * cards served now (its uncredentialed card request first; `release` yields its slot once that
+ * card settles everything).
+ */
+async function checkAgent(
+  project: Project,
+  name: string,
+  { offline, gateOf }: Pick<ProjectCheck, 'offline' | 'gateOf'>,
+  release: () => void,
+  options: ResolveOptions,
+): Promise<AgentReport> {
+  const entry = project.lock.agents[name]!;
+  const settings = project.lock.settings[name]!;
+  const source = `${project.lockfile} ${formatPath(['agents', name])}`;
+  // credentialDestinations: an entry that would send a credential elsewhere fails, nothing sent.
+  const refused = policyReport(name, entry, settings, project.manifest.credentialDestinations);
+  if (offline) return checkOffline(entry, settings, source) ?? refused ?? okReport();
+  if (refused) return checkOffline(entry, settings, source) ?? refused;
+  if (entry.originAuth && Object.keys(entry.originAuth).length > 0)
+    return checkWithOriginAuth(project, name, source, gateOf?.(name), options);
+  const served = loadServedCard(entry, settings, options);
+  const loaded = await served.catch(() => undefined);
+  if (loaded && servedCardSettles(entry, loaded)) {
+    release();
+    await nextTurn();
+  }
+  const offlineReport = checkOffline(entry, settings, source);
+  if (offlineReport) return offlineReport;
+  // Only the extended card's request carries a credential: the gate is read for those agents alone.
+  const gate = entry.extended ? gateOf?.(name) : undefined;
+  return checkServed(
+    {
+      entry,
+      settings,
+      credentials: own(project.manifest.agents, name)?.credentials ?? {},
+      snapshotsIntact: true,
+      served,
+      ...(gate ? { gate } : {}),
+    },
+    options,
+  );
 }
 
 /**
@@ -205,7 +238,7 @@ async function checkWithOriginAuth(
 }
 
 /** Options of {@link verifyLockfile}: the network options (timeoutMs, concurrency, retries, allowHttp, dispatcher), `env`, `onProgress`, and what to check. */
-export interface VerifyOptions extends Omit<ResolveOptions, 'baseDir'> {
+export interface VerifyOptions extends Omit<ResolveOptions, 'baseDir' | 'probe'> {
   /** Path of `a2a.json`, relative to the working directory. Default `a2a.json`. */
   manifest?: string;
   /** Path of the lockfile. Default: `a2a.lock.json` beside the manifest. */
@@ -216,6 +249,13 @@ export interface VerifyOptions extends Omit<ResolveOptions, 'baseDir'> {
   offline?: boolean;
   /** Also fail (exit 1) on card changes that leave every plan equal, and on parts that could not be checked. */
   strict?: boolean;
+  /**
+   * Also probe each locked interface (every plan's and every locked fallback's): one GetTask for a
+   * task id that cannot exist, with the credential the plan sends (none the review gate withholds).
+   * A locked `served` that answers `not-served` fails the agent (`interface-not-served`, exit 6).
+   * Not with `offline`.
+   */
+  probe?: boolean;
   /**
    * The revision whose lockfile says where credentials may go (`verify --base <rev>`): a credential
    * is sent only along a route that lockfile already had for the same agent; other agents are
@@ -356,12 +396,13 @@ export async function verifyLockfile(options: VerifyOptions | null = {}): Promis
   const known = [...new Set([...Object.keys(project.manifest.agents), ...Object.keys(project.lock.agents)])];
   for (const name of options.agents ?? [])
     if (!known.includes(name)) throw new UsageError(`unknown agent "${name}" (agents: ${known.join(', ') || 'none'})`);
-  const { manifest: _m, lockfile: _l, agents: only, offline, strict, base: baseOption, ...network } = options;
+  const { manifest: _m, lockfile: _l, agents: only, offline, strict, probe, base: baseOption, ...network } = options;
   const base = offline ? undefined : await reviewBase(baseOption, project, manifestPath, options.env ?? {});
   const check: ProjectCheck = {
     names: only?.length ? only : known,
     offline: Boolean(offline),
     ...(base ? { gateOf: base.gateOf } : {}),
+    ...(probe && !offline ? { probe: true, strict: Boolean(strict) } : {}),
   };
   const reports = await checkProject(project, check, { ...network, baseDir: project.baseDir });
   const agents = Object.fromEntries(

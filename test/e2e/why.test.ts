@@ -6,7 +6,7 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { jsonOf, resources, runCli, show } from './helpers.js';
+import { jsonOf, manifest, research, resources, runCli, show } from './helpers.js';
 
 describe.concurrent('a2a why', () => {
   it('why: unknown agent or skill is usage (exit 2); a hand-edited plan is exit 1 with the difference', async ({
@@ -46,5 +46,32 @@ describe.concurrent('a2a why', () => {
     expect(unknownSkill.stderr).toContain(
       'agent "currency-agent" has no locked skill "market-size" (locked skills: convert)',
     );
+  });
+
+  it('why shows what the wire probe found at each locked interface (issue 37): served when locked against a real agent, not probed from an older lockfile', async ({
+    onTestFinished,
+  }) => {
+    const res = resources(onTestFinished);
+    const agent = await res.sampleAgent();
+    const { dir } = await res.locked(manifest({ research: research(agent.origin) }), { RESEARCH_TOKEN: 't' });
+    const old = await res.dir();
+    await writeFile(`${old}/a2a.lock.json`, await readFile('a2a.lock.json.example'));
+    const [json, text, unprobed] = await Promise.all([
+      runCli(['why', 'research', '--json'], { cwd: dir }),
+      runCli(['why', 'research'], { cwd: dir }),
+      runCli(['why', 'research-agent'], { cwd: old }),
+    ]);
+    expect(json.code, show(json)).toBe(0);
+    expect(jsonOf(json).interfaces).toEqual([
+      { url: `${agent.origin}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0', probe: 'served' },
+      { url: `${agent.origin}/a2a/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0', probe: 'served' },
+    ]);
+    expect(text.stdout).toContain('research › interfaces (wire probe when locked)');
+    expect(text.stdout).toContain(`✓ JSONRPC 1.0 ${agent.origin}/a2a/jsonrpc: served`);
+    expect(unprobed.code, show(unprobed)).toBe(0);
+    expect(unprobed.stdout).toContain(
+      '? JSONRPC 1.0 http://127.0.0.1:41241/a2a/jsonrpc: not probed (a2a update, or verify --probe, probes it)',
+    );
+    expect(unprobed.stdout).toContain('? HTTP+JSON 1.0 http://127.0.0.1:41241/a2a/rest: not probed');
   });
 });

@@ -48,6 +48,7 @@ ErrorCode = Literal[
     "plan-violation",
     "agent-degraded",
     "agent-error",
+    "interface-not-served",
     "internal",
 ]
 """The stable error codes, exactly those of the JavaScript ``ErrorCode`` table."""

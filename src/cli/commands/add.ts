@@ -1,22 +1,25 @@
 /** `a2a add <name> <card>`: add an agent to the manifest and lock it. */
 import { agentFlagOptions, agentFlags } from './agent-flags.js';
 import { defineCommand, strings } from './command.js';
+import { lockFlags, lockOptions } from './lock.js';
 
 export const add = defineCommand({
   command: 'add <name> <card>',
   describe: 'Add an agent to a2a.json and lock it',
   options: (y) =>
-    agentFlagOptions(
-      y
-        .positional('name', { type: 'string', demandOption: true })
-        .positional('card', { type: 'string', demandOption: true })
-        .option('skill', {
-          type: 'string',
-          requiresArg: true,
-          array: true,
-          default: [],
-          describe: 'Skill id (repeatable; none: one agent-level plan "*")',
-        }),
+    lockOptions(
+      agentFlagOptions(
+        y
+          .positional('name', { type: 'string', demandOption: true })
+          .positional('card', { type: 'string', demandOption: true })
+          .option('skill', {
+            type: 'string',
+            requiresArg: true,
+            array: true,
+            default: [],
+            describe: 'Skill id (repeatable; none: one agent-level plan "*")',
+          }),
+      ),
     ),
   examples: [
     ['$0 add research https://research.example.com --skill market-size --credential bearer=RESEARCH_TOKEN', ''],
@@ -26,6 +29,7 @@ export const add = defineCommand({
     ],
   ],
   args: (argv) => ({
+    lock: lockFlags(argv),
     name: String(argv.name),
     card: String(argv.card),
     skills: strings(argv.skill),

@@ -1,12 +1,13 @@
 /** `a2a update [agents..]`: re-resolve agents and write the lockfile; `--format markdown` is a pull request body. */
 import { agentFlagOptions, agentFlags } from './agent-flags.js';
 import { defineCommand, single, strings } from './command.js';
+import { lockFlags, lockOptions } from './lock.js';
 
 export const update = defineCommand({
   command: 'update [agents..]',
   describe: 'Re-resolve agents (all if none named) and write the lockfile; prints the card and plan diff',
   options: (y) =>
-    agentFlagOptions(y)
+    lockOptions(agentFlagOptions(y))
       .positional('agents', { type: 'string', array: true })
       .option('card', {
         type: 'string',
@@ -29,6 +30,7 @@ export const update = defineCommand({
     const agents = strings(argv.agents);
     const format = argv.format === undefined ? undefined : single('format', argv.format, 'one output format');
     return {
+      lock: lockFlags(argv),
       agents,
       format,
       card: argv.card !== undefined ? single('card', argv.card, 'an agent has one card') : undefined,
@@ -44,7 +46,7 @@ export const update = defineCommand({
     return {
       run: (options, args) => {
         if (args.format === 'json') options.json = true;
-        return runUpdate(options, args.agents, args.card, args.flags);
+        return runUpdate(options, args.agents, args.card, args.flags, args.lock);
       },
       renderer: (args) => (args.format === 'markdown' ? lockMarkdownRenderer : lockRenderer),
     };

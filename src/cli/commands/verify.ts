@@ -28,6 +28,12 @@ export const verify = defineCommand({
         default: false,
         describe: 'Also fail (exit 1) on card changes that leave plans equal',
       })
+      .option('probe', {
+        type: 'boolean',
+        default: false,
+        describe:
+          'Also send each locked interface one GetTask for a task id that cannot exist; fail (exit 6) on one not served',
+      })
       .option('base', {
         type: 'string',
         requiresArg: true,
@@ -61,6 +67,7 @@ export const verify = defineCommand({
   examples: [
     ['$0 verify --strict', ''],
     ['$0 verify --base origin/main', ''],
+    ['$0 verify --probe', 'also check that each locked interface is served'],
     ['$0 verify --offline --expect-digest $A2A_LOCK_DIGEST', ''],
     ['$0 verify --ignore unreachable', ''],
     ['$0 verify --format sarif > a2a-verify.sarif', 'SARIF for GitHub code scanning'],
@@ -71,6 +78,7 @@ export const verify = defineCommand({
     agents: strings(argv.agents),
     offline: Boolean(argv.offline),
     strict: Boolean(argv.strict),
+    ...(argv.probe ? { probe: true } : {}),
     ...(argv['expect-digest'] !== undefined
       ? {
           // Its spelling is checked in run(): lock/digest.js (and node:crypto) load only for verify.

@@ -369,6 +369,10 @@ const VERIFY_RULE_TEXT: Record<
     level: 'warning',
     text: "The run's review base could not be read (a shallow clone, not an ancestor of HEAD), so no credential was sent to any agent.",
   },
+  'interface-auth-required': {
+    level: 'warning',
+    text: 'verify --probe: a locked interface answered its probe with an authentication refusal: alive, not proven served; the agent is unchecked, never ok (fails under --strict).',
+  },
   [ErrorCode.Unreachable]: {
     level: 'error',
     text: 'The agent could not be verified: it could not be reached (DNS, connection refused or reset, 404 or another 4xx, 5xx, too many redirects).',
@@ -391,6 +395,10 @@ const VERIFY_RULE_TEXT: Record<
     level: 'error',
     severity: 'high',
     text: "The agent could not be verified: the manifest sets requireSignature and the card's signature is absent or does not verify.",
+  },
+  [ErrorCode.InterfaceNotServed]: {
+    level: 'error',
+    text: 'verify --probe: a locked interface answered its probe (one GetTask for a task id that cannot exist) with something that is not A2A of its binding and version: the card names an interface its server does not speak.',
   },
   [ErrorCode.LockfileInvalid]: {
     level: 'error',

@@ -63,6 +63,7 @@ export const verifyRenderer: CommandRenderer<VerifyData> = {
     return [
       ...Object.entries(data.agents).flatMap(([name, report]) => [
         ...renderReport(name, report, { strict }),
+        ...unrecordedProbes(report),
         ...(report.ignored
           ? [
               kleur.dim(
@@ -79,6 +80,19 @@ export const verifyRenderer: CommandRenderer<VerifyData> = {
   annotations: (data, where) =>
     verifyAnnotations(annotationFile(data.human.lockfile, where), data.agents, data.human.files),
 };
+
+/**
+ * `--probe`: one line per interface the lockfile records no probe outcome for (an older lockfile,
+ * `lock --no-probe`), with what its probe found now; the others are in the report itself.
+ */
+function unrecordedProbes(report: ReportDocument): string[] {
+  return (report.probes ?? [])
+    .filter((p) => p.recorded === undefined)
+    .map(
+      (p) =>
+        `    probe ${p.protocolBinding} ${p.protocolVersion} ${p.url}: ${p.kind}${p.answered ? ` (${p.answered})` : ''}; the lockfile records no outcome for it`,
+    );
+}
 
 /**
  * ` (credentials only along the routes of base abc123456789, merge-base with refs/remotes/origin/main)`:

@@ -3,10 +3,18 @@ import kleur from 'kleur';
 import type { WhyData } from '../../commands/why.js';
 import { type CommandRenderer, documentOf, renderDrift, renderExplanation } from './common.js';
 
+/** What each probe outcome kind means, as `why` says it. */
+const PROBE_MEANING: Record<string, string> = {
+  served: 'served',
+  'auth-required': 'auth-required (alive behind authentication, not proven served)',
+  'not-served': 'not-served (its answer was not A2A of this binding and version)',
+};
+
 /**
- * `a2a why`: the document is the data (`{"ok", "agent", "card", "skills"}`); the lines name the
- * agent's locked card, then per skill its steps and whether the snapshot still negotiates the
- * locked plan, and `run: a2a lock` when one does not.
+ * `a2a why`: the document is the data (`{"ok", "agent", "card", "skills", "interfaces"}`); the lines
+ * name the agent's locked card, then per skill its steps and whether the snapshot still negotiates
+ * the locked plan, then each locked interface with what the wire probe found there at lock time
+ * (`not probed` when the lockfile records nothing), and `run: a2a lock` when a plan does not hold.
  */
 export const whyRenderer: CommandRenderer<WhyData> = {
   json: documentOf,
@@ -34,6 +42,20 @@ export const whyRenderer: CommandRenderer<WhyData> = {
           ...renderDrift(explained.differences),
         );
       else lines.push(`  ${kleur.green('✓')} the locked plan`);
+    }
+    if (data.interfaces.length) {
+      lines.push(`${kleur.bold(agent)} › interfaces (wire probe when locked)`);
+      for (const i of data.interfaces) {
+        const mark =
+          i.probe === 'served' ? kleur.green('✓') : i.probe === undefined ? kleur.dim('?') : kleur.yellow('!');
+        const what =
+          i.probe === undefined
+            ? kleur.dim('not probed (a2a update, or verify --probe, probes it)')
+            : PROBE_MEANING[i.probe];
+        lines.push(
+          `  ${mark} ${i.protocolBinding} ${i.protocolVersion} ${i.url}${i.tenant ? ` tenant=${i.tenant}` : ''}: ${what}`,
+        );
+      }
     }
     if (!data.ok) lines.push('run: a2a lock');
     return lines;

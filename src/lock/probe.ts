@@ -1,0 +1,265 @@
+/**
+ * The wire probe's decisions (issue 37): which locked interfaces a probe asks (one per distinct
+ * interface), the key each is recorded under in the lockfile's `probe` field, and what an answer
+ * to the probe's GetTask for a task id that cannot exist says about the interface. Values in,
+ * values out; the request itself is sent by `http/probe.ts`.
+ *
+ * | binding   | `served`                                                            | `auth-required`                 |
+ * |-----------|---------------------------------------------------------------------|---------------------------------|
+ * | JSONRPC   | a JSON-RPC 2.0 answer: TaskNotFound (-32001), a result, another A2A error | HTTP 401/403               |
+ * | HTTP+JSON | 404 with an A2A error body (google.rpc.Status, or 0.3's `{code}`), a 2xx JSON object, another A2A error body | HTTP 401/403 |
+ * | GRPC      | NOT_FOUND, OK, INVALID_ARGUMENT, FAILED_PRECONDITION, …             | UNAUTHENTICATED, PERMISSION_DENIED |
+ *
+ * Anything else is `not-served`: an HTML (or other non-A2A) 404, 405 or 500, a redirect, gRPC
+ * UNIMPLEMENTED, MethodNotFound (-32601) or VersionNotSupported (-32009, `VERSION_NOT_SUPPORTED`)
+ * for the locked version, UnsupportedOperation, a connection refused or a timeout.
+ */
+import type { FallbackInterface, Plan } from '../negotiate/types.js';
+import { redactSecrets } from '../redact.js';
+import { bounded, UNTRUSTED } from '../untrusted.js';
+
+/** The outcome kinds a probe records, in the lockfile's `probe` field (see the lockfile reference). */
+export const PROBE_KINDS = ['served', 'auth-required', 'not-served'] as const;
+
+/** `served`: the interface speaks its binding and version; `auth-required`: alive, refused without (or with) the credential, not proven; `not-served`: anything else. */
+export type ProbeKind = (typeof PROBE_KINDS)[number];
+
+/** What one probe found: its kind, and for people what answered (redacted, one line, at most ~160 characters). */
+export interface ProbeOutcome {
+  kind: ProbeKind;
+  /** What answered, e.g. `HTTP 404 text/html "<!doctype html>…"`, `gRPC 12 UNIMPLEMENTED: …`, `connection refused`. */
+  answered?: string;
+}
+
+/** One interface a probe asks: a plan's or a locked fallback's (A2A 1.0 AgentInterface fields). */
+export type ProbedInterface = FallbackInterface;
+
+/**
+ * What answered a probe, as the I/O shell saw it:
+ * - `http`: the status, the `Content-Type` and the first bytes of the body (decoded as UTF-8, at most a few KiB);
+ * - `grpc`: the gRPC status code, its details text and the google.rpc.ErrorInfo reason when one came;
+ * - `none`: no answer (connection refused, timeout, TLS failure, a refused request), in words.
+ */
+export type ProbeAnswer =
+  | { transport: 'http'; binding: string; version: string; status: number; contentType?: string; body: string }
+  | { transport: 'grpc'; binding: string; version: string; code: number; details?: string; reason?: string }
+  | { transport: 'none'; binding: string; version: string; reason: string };
+
+/**
+ * The key an interface's outcome is recorded under in the lockfile's `probe` field:
+ * `<protocolBinding> <protocolVersion> <url>`, and ` tenant=<tenant>` when the interface has one
+ * (e.g. `JSONRPC 1.0 https://agent.example/a2a`). Pure.
+ */
+export function interfaceKey(iface: ProbedInterface): string {
+  const base = `${iface.protocolBinding} ${iface.protocolVersion} ${iface.url}`;
+  return iface.tenant ? `${base} tenant=${iface.tenant}` : base;
+}
+
+/**
+ * The distinct interfaces a probe of a locked agent asks, in order: each plan's (by skill id as
+ * the lockfile orders them) and then its locked fallbacks'; one per {@link interfaceKey}. Pure.
+ */
+export function probedInterfaces(plans: Readonly<Record<string, Plan>>): ProbedInterface[] {
+  const seen = new Map<string, ProbedInterface>();
+  const add = (i: ProbedInterface) => {
+    const key = interfaceKey(i);
+    if (!seen.has(key))
+      seen.set(key, {
+        url: i.url,
+        protocolBinding: i.protocolBinding,
+        protocolVersion: i.protocolVersion,
+        ...(i.tenant ? { tenant: i.tenant } : {}),
+      });
+  };
+  for (const plan of Object.values(plans)) {
+    add(plan);
+    for (const fallback of plan.fallbacks?.interfaces ?? []) add(fallback);
+  }
+  return [...seen.values()];
+}
+
+/** JSON-RPC codes that say this interface does not serve the locked binding/version (A2A 1.0 §9.5; JSON-RPC 2.0). */
+const JSONRPC_NOT_SERVED: Record<number, string> = {
+  [-32601]: 'MethodNotFound',
+  [-32004]: 'UnsupportedOperation',
+  [-32009]: 'VersionNotSupported',
+};
+/** Names of JSON-RPC codes a probe may see, for the `answered` text. */
+const JSONRPC_NAMES: Record<number, string> = {
+  ...JSONRPC_NOT_SERVED,
+  [-32001]: 'TaskNotFound',
+  [-32700]: 'JSONParseError',
+  [-32600]: 'InvalidRequest',
+  [-32602]: 'InvalidParams',
+  [-32603]: 'InternalError',
+};
+/** google.rpc.ErrorInfo reasons (A2A 1.0 §11.6) and statuses that say the same. */
+const REASONS_NOT_SERVED = new Set([
+  'VERSION_NOT_SUPPORTED',
+  'UNSUPPORTED_OPERATION',
+  'UNIMPLEMENTED',
+  'METHOD_NOT_FOUND',
+]);
+/** gRPC status names by code (grpc/status.proto). */
+const GRPC_NAMES = [
+  'OK',
+  'CANCELLED',
+  'UNKNOWN',
+  'INVALID_ARGUMENT',
+  'DEADLINE_EXCEEDED',
+  'NOT_FOUND',
+  'ALREADY_EXISTS',
+  'PERMISSION_DENIED',
+  'RESOURCE_EXHAUSTED',
+  'FAILED_PRECONDITION',
+  'ABORTED',
+  'OUT_OF_RANGE',
+  'UNIMPLEMENTED',
+  'INTERNAL',
+  'UNAVAILABLE',
+  'DATA_LOSS',
+  'UNAUTHENTICATED',
+];
+/** gRPC codes with which a server that implements the A2A service answers a GetTask for an unknown task. */
+const GRPC_SERVED = new Set([0, 3, 5, 6, 8, 9, 10, 11]);
+const GRPC_AUTH = new Set([7, 16]);
+
+/** At most this many characters of what answered are kept (`answered`). */
+const ANSWERED_MAX = 160;
+
+/**
+ * Classify what answered a probe's GetTask (see the module table): `served`, `auth-required` or
+ * `not-served`, with `answered` saying what came (credentials in `secrets` shown as `***` in any
+ * spelling, control characters as spaces, bounded). Pure; never throws.
+ */
+export function classifyProbe(answer: ProbeAnswer, secrets: readonly string[] = []): ProbeOutcome {
+  // Redacted before anything is cut short: a credential echoed at a cut is never shown in part.
+  const outcome = classify(secrets.length > 0 ? redactedAnswer(answer, secrets) : answer);
+  return outcome.answered === undefined ? outcome : { ...outcome, answered: shown(outcome.answered, secrets) };
+}
+
+function classify(answer: ProbeAnswer): ProbeOutcome {
+  if (answer.transport === 'none') return { kind: 'not-served', answered: answer.reason };
+  if (answer.transport === 'grpc') return classifyGrpc(answer);
+  const { status } = answer;
+  const head = `HTTP ${status}${answer.contentType ? ` ${mediaType(answer.contentType)}` : ''}`;
+  if (status === 401 || status === 403) return { kind: 'auth-required', answered: head };
+  if (status >= 300 && status < 400) return { kind: 'not-served', answered: `${head} (a redirect, not followed)` };
+  const body = jsonObject(answer.body);
+  if (body === undefined) return { kind: 'not-served', answered: `${head}${quoted(answer.body)}` };
+  return answer.binding.toUpperCase() === 'JSONRPC' ? classifyJsonRpc(head, body) : classifyRest(head, status, body);
+}
+
+function classifyJsonRpc(head: string, body: Record<string, unknown>): ProbeOutcome {
+  const error = record(body.error);
+  if (body.jsonrpc !== '2.0' || (!('result' in body) && error === undefined)) {
+    return { kind: 'not-served', answered: `${head}, not a JSON-RPC 2.0 answer${quoted(JSON.stringify(body))}` };
+  }
+  if (error === undefined) return { kind: 'served', answered: `${head}, a JSON-RPC result` };
+  const code = typeof error.code === 'number' && Number.isInteger(error.code) ? error.code : undefined;
+  const reason = errorInfoReason(error.data);
+  const name = (code !== undefined ? JSONRPC_NAMES[code] : undefined) ?? reason ?? 'error';
+  const text = `${head}, JSON-RPC ${code ?? '(no code)'} ${name}${message(error.message)}`;
+  if (code === undefined) return { kind: 'not-served', answered: text };
+  const notServed = JSONRPC_NOT_SERVED[code] !== undefined || (reason !== undefined && REASONS_NOT_SERVED.has(reason));
+  return { kind: notServed ? 'not-served' : 'served', answered: text };
+}
+
+function classifyRest(head: string, status: number, body: Record<string, unknown>): ProbeOutcome {
+  if (status >= 200 && status < 300) return { kind: 'served', answered: `${head}, a JSON object` };
+  // 1.0: google.rpc.Status JSON `{error: {code, status, message, details: [ErrorInfo]}}` (§11.6).
+  const error = record(body.error);
+  if (error !== undefined && typeof error.code === 'number' && typeof error.status === 'string') {
+    const reason = errorInfoReason(error.details);
+    const text = `${head}, ${bounded(error.status, 40)}${reason ? ` ${bounded(reason, 40)}` : ''}${message(error.message)}`;
+    const notServed = REASONS_NOT_SERVED.has(error.status) || (reason !== undefined && REASONS_NOT_SERVED.has(reason));
+    if (notServed) return { kind: 'not-served', answered: text };
+    if (status === 404 && error.status !== 'NOT_FOUND' && reason !== 'TASK_NOT_FOUND')
+      return { kind: 'not-served', answered: text };
+    return { kind: 'served', answered: text };
+  }
+  // 0.3 (the JS SDK's REST): a JSON-RPC-style error object `{code: -32001, message}` at the top level.
+  const code = typeof body.code === 'number' && Number.isInteger(body.code) && body.code < 0 ? body.code : undefined;
+  if (code !== undefined && typeof body.message === 'string') {
+    const text = `${head}, ${code} ${JSONRPC_NAMES[code] ?? 'error'}${message(body.message)}`;
+    if (JSONRPC_NOT_SERVED[code] !== undefined) return { kind: 'not-served', answered: text };
+    if (status === 404 && code !== -32001) return { kind: 'not-served', answered: text };
+    return { kind: 'served', answered: text };
+  }
+  return { kind: 'not-served', answered: `${head}, not an A2A error${quoted(JSON.stringify(body))}` };
+}
+
+function classifyGrpc(answer: Extract<ProbeAnswer, { transport: 'grpc' }>): ProbeOutcome {
+  const name = GRPC_NAMES[answer.code] ?? 'status';
+  const text = `gRPC ${answer.code} ${name}${answer.reason ? ` ${bounded(answer.reason, 40)}` : ''}${message(answer.details)}`;
+  if (answer.reason !== undefined && REASONS_NOT_SERVED.has(answer.reason))
+    return { kind: 'not-served', answered: text };
+  if (GRPC_AUTH.has(answer.code)) return { kind: 'auth-required', answered: text };
+  return { kind: GRPC_SERVED.has(answer.code) ? 'served' : 'not-served', answered: text };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/** `answer` with every credential of `secrets` in its words (body, details, reason) as `***`. */
+function redactedAnswer(answer: ProbeAnswer, secrets: readonly string[]): ProbeAnswer {
+  const r = (text: string) => redactSecrets(text, secrets);
+  if (answer.transport === 'none') return { ...answer, reason: r(answer.reason) };
+  if (answer.transport === 'http') return { ...answer, body: r(answer.body) };
+  return {
+    ...answer,
+    ...(answer.details !== undefined ? { details: r(answer.details) } : {}),
+    ...(answer.reason !== undefined ? { reason: r(answer.reason) } : {}),
+  };
+}
+
+/** The body as a JSON object, or undefined (not JSON, cut short, an array, a scalar). */
+function jsonObject(text: string): Record<string, unknown> | undefined {
+  try {
+    return record(JSON.parse(text));
+  } catch {
+    return undefined;
+  }
+}
+
+function record(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
+}
+
+/** The first google.rpc.ErrorInfo `reason` in a `details`/`data` array (an `@type`-less entry with a reason counts too). */
+function errorInfoReason(details: unknown): string | undefined {
+  if (!Array.isArray(details)) return undefined;
+  for (const detail of details) {
+    const { '@type': type, reason } = record(detail) ?? {};
+    if (
+      typeof reason === 'string' &&
+      reason !== '' &&
+      (type === undefined || String(type).endsWith('google.rpc.ErrorInfo'))
+    )
+      return reason;
+  }
+  return undefined;
+}
+
+/** `text/html` of `text/html; charset=utf-8`, bounded. */
+function mediaType(contentType: string): string {
+  return bounded(contentType.split(';')[0]!.trim(), 60);
+}
+
+/** `: <message>` of a server's error message, or ''. */
+function message(value: unknown): string {
+  return typeof value === 'string' && value.trim() !== '' ? `: ${value.trim()}` : '';
+}
+
+/** ` "<first characters of the body>"`, or '' for an empty body. */
+function quoted(body: string): string {
+  const text = body.replace(/\s+/g, ' ').trim();
+  return text === '' ? ', empty body' : ` "${bounded(text, 80)}"`;
+}
+
+/** One inert, bounded line, credentials as `***`. */
+function shown(text: string, secrets: readonly string[]): string {
+  const redacted = secrets.length > 0 ? redactSecrets(text, secrets) : text;
+  return bounded(redacted.replace(UNTRUSTED, ' ').replace(/ {2,}/g, ' ').trim(), ANSWERED_MAX);
+}

@@ -1,0 +1,158 @@
+/** The wire probe's pure decisions (lock/probe.ts): the interfaces asked, their keys, and what each answer means. */
+import { describe, expect, it } from 'vitest';
+import { classifyProbe, interfaceKey, type ProbeAnswer, probedInterfaces } from '../../src/lock/probe.js';
+import type { Plan } from '../../src/negotiate/types.js';
+
+const jsonrpc = (status: number, body: unknown, contentType = 'application/json'): ProbeAnswer => ({
+  transport: 'http',
+  binding: 'JSONRPC',
+  version: '1.0',
+  status,
+  contentType,
+  body: typeof body === 'string' ? body : JSON.stringify(body),
+});
+const rest = (status: number, body: unknown, contentType = 'application/json'): ProbeAnswer => ({
+  ...(jsonrpc(status, body, contentType) as Extract<ProbeAnswer, { transport: 'http' }>),
+  binding: 'HTTP+JSON',
+});
+const grpc = (code: number, details?: string, reason?: string): ProbeAnswer => ({
+  transport: 'grpc',
+  binding: 'GRPC',
+  version: '1.0',
+  code,
+  ...(details ? { details } : {}),
+  ...(reason ? { reason } : {}),
+});
+const kind = (answer: ProbeAnswer) => classifyProbe(answer).kind;
+
+describe('classifyProbe', () => {
+  it('served: the binding’s TaskNotFound', () => {
+    expect(
+      classifyProbe(jsonrpc(200, { jsonrpc: '2.0', id: 1, error: { code: -32001, message: 'Task not found' } })),
+    ).toEqual({
+      kind: 'served',
+      answered: 'HTTP 200 application/json, JSON-RPC -32001 TaskNotFound: Task not found',
+    });
+    const status = {
+      error: {
+        code: 404,
+        status: 'NOT_FOUND',
+        message: 'Task not found',
+        details: [
+          { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'TASK_NOT_FOUND', domain: 'a2a-protocol.org' },
+        ],
+      },
+    };
+    expect(kind(rest(404, status, 'application/a2a+json'))).toBe('served');
+    expect(kind(rest(404, { code: -32001, message: 'Task not found' }))).toBe('served'); // 0.3, the JS SDK's REST
+    expect(kind(grpc(5, 'Task not found', 'TASK_NOT_FOUND'))).toBe('served');
+  });
+
+  it('served: another well-formed A2A answer of the binding', () => {
+    expect(
+      kind(jsonrpc(200, { jsonrpc: '2.0', id: 1, result: { id: 'x', status: { state: 'TASK_STATE_COMPLETED' } } })),
+    ).toBe('served');
+    expect(kind(jsonrpc(200, { jsonrpc: '2.0', id: 1, error: { code: -32602, message: 'bad id' } }))).toBe('served');
+    expect(kind(rest(200, { id: 'x' }))).toBe('served');
+    expect(kind(rest(400, { error: { code: 400, status: 'INVALID_ARGUMENT', message: 'bad id' } }))).toBe('served');
+    expect(kind(grpc(3, 'bad id'))).toBe('served');
+  });
+
+  it('auth-required: an HTTP or gRPC authentication refusal', () => {
+    expect(classifyProbe(jsonrpc(401, { error: 'unauthorized' }))).toEqual({
+      kind: 'auth-required',
+      answered: 'HTTP 401 application/json',
+    });
+    expect(kind(rest(403, '<html>forbidden</html>', 'text/html'))).toBe('auth-required');
+    expect(kind(grpc(16, 'no token'))).toBe('auth-required');
+    expect(kind(grpc(7, 'denied'))).toBe('auth-required');
+  });
+
+  it('not-served: an HTML 404 or 405, a non-A2A 500, UNIMPLEMENTED, VersionNotSupported, no connection', () => {
+    const html = classifyProbe(
+      jsonrpc(404, '<!DOCTYPE html>\n<html><title>Error</title></html>', 'text/html; charset=utf-8'),
+    );
+    expect(html).toEqual({
+      kind: 'not-served',
+      answered: 'HTTP 404 text/html "<!DOCTYPE html> <html><title>Error</title></html>"',
+    });
+    expect(kind(rest(405, '', 'text/plain'))).toBe('not-served');
+    expect(kind(jsonrpc(500, { detail: 'Internal Server Error' }))).toBe('not-served');
+    expect(kind(jsonrpc(500, 'Internal Server Error', 'text/plain'))).toBe('not-served');
+    expect(kind(rest(404, { detail: 'Not Found' }))).toBe('not-served'); // a web framework's own 404, JSON but not A2A
+    expect(kind(grpc(12, 'The server does not implement the method /lf.a2a.v1.A2AService/GetTask'))).toBe('not-served');
+    expect(kind(grpc(14, 'connect ECONNREFUSED'))).toBe('not-served');
+    expect(
+      kind(jsonrpc(200, { jsonrpc: '2.0', id: 1, error: { code: -32009, message: 'version 1.0 not supported' } })),
+    ).toBe('not-served');
+    expect(kind(jsonrpc(200, { jsonrpc: '2.0', id: 1, error: { code: -32601, message: 'Method not found' } }))).toBe(
+      'not-served',
+    );
+    expect(kind(rest(400, { code: -32009, message: 'not supported' }))).toBe('not-served');
+    expect(
+      kind(
+        rest(400, {
+          error: { code: 400, status: 'FAILED_PRECONDITION', details: [{ reason: 'VERSION_NOT_SUPPORTED' }] },
+        }),
+      ),
+    ).toBe('not-served');
+    expect(kind(grpc(9, 'no', 'VERSION_NOT_SUPPORTED'))).toBe('not-served');
+    expect(kind(rest(302, '', 'text/html'))).toBe('not-served');
+    expect(kind(jsonrpc(200, { ok: true }))).toBe('not-served');
+    expect(
+      classifyProbe({
+        transport: 'none',
+        binding: 'JSONRPC',
+        version: '1.0',
+        reason: 'connection refused (ECONNREFUSED)',
+      }),
+    ).toEqual({
+      kind: 'not-served',
+      answered: 'connection refused (ECONNREFUSED)',
+    });
+  });
+
+  it('says what answered redacted, on one line and bounded', () => {
+    const secret = 'sk-live-0123456789abcdef';
+    const echo = classifyProbe(
+      jsonrpc(500, `<pre>bad token ${secret}\u001b[31m\nend</pre>${'x'.repeat(500)}`, 'text/html'),
+      [secret],
+    );
+    expect(echo.kind).toBe('not-served');
+    expect(echo.answered).not.toContain(secret);
+    expect(echo.answered).not.toContain('0123456789');
+    expect(echo.answered).toContain('***');
+    expect(echo.answered).not.toMatch(/[\u0000-\u001f]/);
+    expect(echo.answered!.length).toBeLessThanOrEqual(160);
+    // A credential cut by the bound is not shown in part either.
+    const cut = classifyProbe(jsonrpc(500, `${'y'.repeat(70)}${secret}`, 'text/plain'), [secret]);
+    expect(cut.answered).not.toContain('sk-live-01');
+  });
+});
+
+describe('probedInterfaces and interfaceKey', () => {
+  const plan = (url: string, extra: Partial<Plan> = {}): Plan => ({
+    url,
+    protocolBinding: 'JSONRPC',
+    protocolVersion: '1.0',
+    security: {},
+    acceptedOutputModes: ['text/plain'],
+    delivery: 'poll',
+    extensions: [],
+    ...extra,
+  });
+
+  it('asks each distinct interface once: every plan’s, then its locked fallbacks’', () => {
+    const rest = { url: 'https://a.example/rest', protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' };
+    const plans = {
+      a: plan('https://a.example/rpc', { fallbacks: { interfaces: [rest], delivery: [] } }),
+      b: plan('https://a.example/rpc'),
+      c: plan('https://a.example/rpc', { tenant: 'acme' }),
+    };
+    expect(probedInterfaces(plans).map(interfaceKey)).toEqual([
+      'JSONRPC 1.0 https://a.example/rpc',
+      'HTTP+JSON 1.0 https://a.example/rest',
+      'JSONRPC 1.0 https://a.example/rpc tenant=acme',
+    ]);
+  });
+});
