@@ -149,8 +149,8 @@ export function show(r: CliResult): string {
 /** A stack-trace frame in the output (only `--verbose` prints one). */
 export const STACK = /\n\s+at .+:\d+:\d+/;
 
-/** Per-test timeout for tests that run several CLI stages one after another (a loaded 2-CPU CI box needs more than the default 20 s). */
-export const SLOW = 60_000;
+/** Per-test timeout for tests that run several CLI stages one after another (a loaded 2-CPU box needs more than the default 60 s). */
+export const SLOW = 120_000;
 
 /** Neither stream holds a stack trace or an internal error. */
 export function noStack(r: CliResult): void {
