@@ -23,7 +23,13 @@ function tool(python: string, args: string[], timeoutMs: number): Promise<{ code
         cwd: PACKAGE_DIR,
         timeout: timeoutMs,
         maxBuffer: 16 * 1024 * 1024,
-        env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', PIP_DISABLE_PIP_VERSION_CHECK: '1' },
+        // PYTHONPATH: this checkout's sources first, whichever checkout the editable install names.
+        env: {
+          ...process.env,
+          PYTHONPATH: join(PACKAGE_DIR, 'src'),
+          PYTHONDONTWRITEBYTECODE: '1',
+          PIP_DISABLE_PIP_VERSION_CHECK: '1',
+        },
       },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;

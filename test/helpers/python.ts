@@ -153,6 +153,8 @@ export function startPythonServer(
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '',
+      // This checkout's a2a_lock first, whichever checkout the environment's editable install names.
+      PYTHONPATH: join(PACKAGE_DIR, 'src'),
       PYTHONUNBUFFERED: '1',
       PYTHONDONTWRITEBYTECODE: '1',
     },
