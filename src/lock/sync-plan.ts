@@ -17,6 +17,7 @@ import { A2aLockError } from '../errors.js';
 import { formatPath, own } from '../json-path.js';
 import { agentSettings, type Manifest, planKeys } from '../manifest/schema.js';
 import { checkOffline, replanFromSnapshot } from './offline.js';
+import { keptProbe } from './probe.js';
 import { keepSnapshotsOverDefaults } from './proto-defaults.js';
 import { errorFailure, type Resolution, resolutionFailure, type SyncFailure } from './report.js';
 import { keepResignedSnapshots } from './resign.js';
@@ -197,7 +198,10 @@ export function assembleLock(
     // A card only re-signed (same key, same payload), or differing in proto3 defaults alone, keeps
     // its locked snapshot: nothing to write.
     agents[name] = old
-      ? { ...unknownFields(old), ...keepSnapshotsOverDefaults(old, keepResignedSnapshots(old, resolution.entry)) }
+      ? withProbe(
+          { ...unknownFields(old), ...keepSnapshotsOverDefaults(old, keepResignedSnapshots(old, resolution.entry)) },
+          old,
+        )
       : resolution.entry;
     warnings.push(...credentialWarnings(agents[name], settings[name]).map((w) => ({ ...w, agent: name })));
     if (!old) actions[name] = 'added';
@@ -227,6 +231,13 @@ export function assembleLock(
  * The fields of a lock entry this version does not know (written by a newer minor version): kept on
  * rewrite. The known ones are the entry schema's (`LockEntrySchema`, a loose object).
  */
+/** `entry` with the probe record it keeps ({@link keptProbe}): its own, else `old`'s, for the interfaces it locks. */
+function withProbe(entry: LockEntry, old: LockEntry): LockEntry {
+  const { probe: fresh, ...rest } = entry;
+  const probe = keptProbe(entry.plans, fresh, old.probe);
+  return probe ? { ...rest, probe } : rest;
+}
+
 function unknownFields(entry: LockEntry): Record<string, unknown> {
   const known = lockSchemas().LockEntrySchema.shape;
   return Object.fromEntries(Object.entries(entry).filter(([key]) => !Object.hasOwn(known, key)));

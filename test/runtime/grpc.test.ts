@@ -278,13 +278,17 @@ describe('gRPC plans with OAuth client credentials', () => {
           agents: { research: { card: guarded.origin, skills: ['market-size'], credentials } },
         }),
       );
-      const result = await runLock({
-        manifest: join(project, 'a2a.json'),
-        json: true,
-        verbose: false,
-        cwd: project,
-        env: {},
-      });
+      const result = await runLock(
+        {
+          manifest: join(project, 'a2a.json'),
+          json: true,
+          verbose: false,
+          cwd: project,
+          env: {},
+        },
+        // No wire probe: the requests asserted are the runtime's (the probe's: test/e2e/lock-probe.test.ts).
+        { probe: false },
+      );
       expect(result.exitCode, JSON.stringify(result.data)).toBe(0);
       const options = { lockfile: join(project, 'a2a.lock.json'), env: { CID: 'client-1', CSECRET: CLIENT_SECRET } };
       const calls = () => guarded.requests.filter((r) => r.method === 'GRPC').map((r) => r.headers.authorization);
