@@ -25,7 +25,11 @@ for (const [name, fixture] of Object.entries(FIXTURES)) {
     for (const [card, value] of Object.entries(fixture.cards))
       writeFileSync(join(dir, 'cards', `${card}.json`), JSON.stringify(value, null, 2));
     writeFileSync(join(dir, 'a2a.json'), JSON.stringify(fixture.manifest, null, 2));
-    const result = await runLock({ manifest: join(dir, 'a2a.json'), json: true, verbose: false, cwd: dir, env: {} });
+    // No wire probe: the fixtures' origins are placeholders, nothing listens there while they are locked.
+    const result = await runLock(
+      { manifest: join(dir, 'a2a.json'), json: true, verbose: false, cwd: dir, env: {} },
+      { probe: false },
+    );
     if (result.exitCode !== 0)
       throw new Error(`fixture ${name}: a2a lock exited ${result.exitCode}: ${JSON.stringify(result.data)}`);
     const lock = JSON.parse(readFileSync(join(dir, 'a2a.lock.json'), 'utf8'));

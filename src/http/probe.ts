@@ -10,14 +10,14 @@
  * | GRPC      | `lf.a2a.v1.A2AService/GetTask` `{tenant?, id}`            | `a2a.v1.A2AService/GetTask` `{name: "tasks/{id}"}` |
  *
  * Every request carries `A2A-Version: <protocolVersion>` and the credential placements given (no
- * more), through the run's dispatcher (proxies, `originAuth`, the URL policy), under the run's
+ * more; none over plain http or plaintext gRPC to a host that is not loopback), through the run's dispatcher (proxies, `originAuth`, the URL policy), under the run's
  * timeout; one request, no retry, no redirect followed (a redirect is the answer), and at most
  * {@link PROBE_MAX_BYTES} of the answer read. gRPC goes through `@grpc/grpc-js` (the optional peer the
  * runtime's gRPC plans use), loaded only when a gRPC interface is probed.
  */
 import { randomUUID } from 'node:crypto';
 import type { Dispatcher } from 'undici';
-import { isLoopbackUrl } from '../card/host.js';
+import { isCleartextOffLoopback, isLoopbackUrl } from '../card/host.js';
 import { applyCredentials, type CredentialPlacement, credentialQueryNames } from '../credentials.js';
 import { A2aLockError } from '../errors.js';
 import { classifyProbe, type ProbeAnswer, type ProbeOutcome } from '../lock/probe.js';
@@ -61,6 +61,8 @@ export async function probeInterface(request: ProbeRequest): Promise<ProbeOutcom
   if (!version) return undefined;
   const legacy = version[1] === '0' && Number(version[2] ?? 0) >= 3;
   if (!legacy && version[1] !== '1') return undefined;
+  // A credential goes only over TLS (loopback aside), even where plain http is allowed (`allowHttp`).
+  if (isCleartextOffLoopback(request.url)) request = { ...request, credentials: [] };
   const taskId = request.taskId ?? `a2a-lock-probe-${randomUUID()}`;
   const secrets = [...placementSecrets(request.credentials), ...(request.platformAuth?.sentSecrets() ?? [])];
   const common = { binding: request.protocolBinding, version: request.protocolVersion };
@@ -193,7 +195,7 @@ async function grpcProbe(request: ProbeRequest, legacy: boolean, taskId: string)
   }
   const metadata = new grpc.Metadata();
   metadata.set('a2a-version', request.protocolVersion);
-  for (const placement of request.credentials) {
+  for (const placement of tls || loopback ? request.credentials : []) {
     // A credential gRPC cannot carry (a query parameter, a cookie) is not sent.
     for (const [name, value] of Object.entries(placement.headers)) metadata.set(name.toLowerCase(), value);
   }

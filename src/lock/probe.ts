@@ -78,6 +78,23 @@ export function probedInterfaces(plans: Readonly<Record<string, Plan>>): ProbedI
   return [...seen.values()];
 }
 
+/**
+ * The `probe` record a lock entry keeps: `fresh` (this run probed), else `previous` (no new
+ * evidence: `--no-probe`, `outdated`, a re-plan from the snapshot), each only for the interfaces
+ * `plans` still lock; undefined when none is left. Pure.
+ */
+export function keptProbe(
+  plans: Readonly<Record<string, Plan>>,
+  fresh: Readonly<Record<string, ProbeKind>> | undefined,
+  previous: Readonly<Record<string, ProbeKind>> | undefined,
+): Record<string, ProbeKind> | undefined {
+  const record = fresh ?? previous;
+  if (record === undefined) return undefined;
+  const locked = new Set(probedInterfaces(plans).map(interfaceKey));
+  const kept = Object.entries(record).filter(([key]) => locked.has(key));
+  return kept.length > 0 ? Object.fromEntries(kept) : undefined;
+}
+
 /** JSON-RPC codes that say this interface does not serve the locked binding/version (A2A 1.0 §9.5; JSON-RPC 2.0). */
 const JSONRPC_NOT_SERVED: Record<number, string> = {
   [-32601]: 'MethodNotFound',

@@ -19,6 +19,7 @@ import { type AgentSettings, agentSettings, type Manifest, planKeys } from '../m
 import { destinationRefusal } from './credential-policy.js';
 import { credentialRoutes } from './credential-routes.js';
 import { checkOffline, replanFromSnapshot } from './offline.js';
+import { keptProbe } from './probe.js';
 import { keepSnapshotsOverDefaults } from './proto-defaults.js';
 import { errorFailure, type Resolution, resolutionFailure, type SyncFailure } from './report.js';
 import { keepResignedSnapshots } from './resign.js';
@@ -201,7 +202,10 @@ export function assembleLock(
     // A card only re-signed (same key, same payload), or differing in proto3 defaults alone, keeps
     // its locked snapshot: nothing to write.
     agents[name] = old
-      ? { ...unknownFields(old), ...keepSnapshotsOverDefaults(old, keepResignedSnapshots(old, resolution.entry)) }
+      ? withProbe(
+          { ...unknownFields(old), ...keepSnapshotsOverDefaults(old, keepResignedSnapshots(old, resolution.entry)) },
+          old,
+        )
       : resolution.entry;
     const refused = policyFailure(name, agents[name], settings[name], manifest.credentialDestinations);
     if (refused) failures[name] = refused;
@@ -233,6 +237,13 @@ export function assembleLock(
  * The fields of a lock entry this version does not know (written by a newer minor version): kept on
  * rewrite. The known ones are the entry schema's (`LockEntrySchema`, a loose object).
  */
+/** `entry` with the probe record it keeps ({@link keptProbe}): its own, else `old`'s, for the interfaces it locks. */
+function withProbe(entry: LockEntry, old: LockEntry): LockEntry {
+  const { probe: fresh, ...rest } = entry;
+  const probe = keptProbe(entry.plans, fresh, old.probe);
+  return probe ? { ...rest, probe } : rest;
+}
+
 function unknownFields(entry: LockEntry): Record<string, unknown> {
   const known = lockSchemas().LockEntrySchema.shape;
   return Object.fromEntries(Object.entries(entry).filter(([key]) => !Object.hasOwn(known, key)));

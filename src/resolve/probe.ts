@@ -49,11 +49,15 @@ export async function probeInterfaces(
     requirement: requirementFor(iface, source.plans),
   }));
   const { probeInterface } = await import('../http/probe.js');
+  // One placement per requirement: the interfaces of a plan share it (one OAuth token, not one each).
+  const placed = new Map<string, Promise<CredentialPlacement[]>>();
   const settled = await mapSettled(
     targets,
     options.concurrency ?? DEFAULT_CONCURRENCY,
     async ({ iface, requirement }) => {
-      const credentials = await placements(requirement, source, network, iface.url);
+      const key = JSON.stringify(requirement);
+      if (!placed.has(key)) placed.set(key, placements(requirement, source, network, iface.url));
+      const credentials = await placed.get(key)!;
       return probeInterface({
         url: iface.url,
         protocolBinding: iface.protocolBinding,

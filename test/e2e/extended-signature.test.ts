@@ -40,6 +40,8 @@ type Res = ReturnType<typeof resources>;
 
 const TOKEN = 'rsrch-e2e-T0ken-8c1f4d2b';
 const WITH_TOKEN = { RESEARCH_TOKEN: TOKEN };
+/** `lock` without the wire probe, where a test asserts every request the agent saw (the probe's own: lock-probe.test.ts). */
+const NO_PROBE = ['lock', '--no-probe'];
 // ------------------------------------------------------------------------------------------------
 // Extended-card agents
 
@@ -110,7 +112,7 @@ describe.concurrent('extended card (SDK extendedAgentCardProvider, bearer auth)'
   }) => {
     const res = resources(onTestFinished);
     const a = await extendedAgent(res);
-    const { dir, lock: r } = await res.locked(manifest({ research: deepResearch(a.origin) }), WITH_TOKEN);
+    const { dir, lock: r } = await res.locked(manifest({ research: deepResearch(a.origin) }), WITH_TOKEN, NO_PROBE);
 
     const bytes = (await readLockBytes(dir))!.toString('utf8');
     const entry = JSON.parse(bytes).agents.research;
@@ -151,6 +153,7 @@ describe.concurrent('extended card (SDK extendedAgentCardProvider, bearer auth)'
     const { dir, lock: r } = await res.locked(
       manifest({ research: deepResearch(a.origin) }, { ...PROFILE, bindings: ['HTTP+JSON', 'JSONRPC'] }),
       WITH_TOKEN,
+      NO_PROBE,
     );
 
     const bytes = (await readLockBytes(dir))!.toString('utf8');
@@ -222,7 +225,7 @@ describe.concurrent('extended card (SDK extendedAgentCardProvider, bearer auth)'
   }) => {
     const res = resources(onTestFinished);
     const a = await extendedAgent(res);
-    const { dir } = await res.locked(manifest({ research: deepResearch(a.origin) }), WITH_TOKEN);
+    const { dir } = await res.locked(manifest({ research: deepResearch(a.origin) }), WITH_TOKEN, NO_PROBE);
     const before = await readLockBytes(dir);
 
     const [withToken, without, strict, strictJson] = await Promise.all([
@@ -294,7 +297,7 @@ describe.concurrent('extended card (SDK extendedAgentCardProvider, bearer auth)'
   }) => {
     const res = resources(onTestFinished);
     const a = await extendedAgent(res, false);
-    const { dir, lock: r } = await res.locked(manifest({ research: research(a.origin) }), WITH_TOKEN);
+    const { dir, lock: r } = await res.locked(manifest({ research: research(a.origin) }), WITH_TOKEN, NO_PROBE);
 
     // The SDK answers GetExtendedAgentCard with -32007 ExtendedAgentCardNotConfigured: a warning.
     expect(r.stderr).toMatch(

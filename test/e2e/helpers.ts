@@ -367,11 +367,16 @@ export function resources(onFinished: OnFinished) {
     },
     /**
      * A project locked: a fresh directory with `a2a.json` = `manifestValue`, where `a2a lock` (with
-     * `env`) exits 0, or the test fails showing the run. The arrange step most e2e tests share.
+     * `env`; `args` instead, e.g. `['lock', '--no-probe']`) exits 0, or the test fails showing the
+     * run. The arrange step most e2e tests share.
      */
-    async locked(manifestValue: unknown, env?: Record<string, string>): Promise<{ dir: string; lock: CliResult }> {
+    async locked(
+      manifestValue: unknown,
+      env?: Record<string, string>,
+      args: string[] = ['lock'],
+    ): Promise<{ dir: string; lock: CliResult }> {
       const dir = await api.dir(manifestValue);
-      const lock = await runCli(['lock'], { cwd: dir, ...(env ? { env } : {}) });
+      const lock = await runCli(args, { cwd: dir, ...(env ? { env } : {}) });
       expect(lock.code, show(lock)).toBe(0);
       return { dir, lock };
     },

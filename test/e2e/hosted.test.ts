@@ -80,7 +80,11 @@ describe.concurrent('agents where they are hosted', { timeout: SLOW }, () => {
       }),
       originAuth: { [gateway.origin]: { bearer: { env: 'ORIGIN_TOKEN' } } },
     });
-    const lock = await runCli(['lock'], { cwd: dir, env: { ORIGIN_TOKEN: TOKEN, RESEARCH_TOKEN: 'research' } });
+    // --no-probe: every request through the gateway is asserted below (the probe's: lock-probe.test.ts).
+    const lock = await runCli(['lock', '--no-probe'], {
+      cwd: dir,
+      env: { ORIGIN_TOKEN: TOKEN, RESEARCH_TOKEN: 'research' },
+    });
     expect(lock.code, show(lock)).toBe(0);
     const locked = await readLock(dir);
     const port = new URL(agent.origin).port;
@@ -237,7 +241,7 @@ describe.concurrent('agents where they are hosted', { timeout: SLOW }, () => {
       AWS_SECRET_ACCESS_KEY: AWS_TEST.secretAccessKey,
       AWS_SESSION_TOKEN: AWS_TEST.sessionToken,
     };
-    const lock = await runCli(['lock'], { cwd: dir, env });
+    const lock = await runCli(['lock', '--no-probe'], { cwd: dir, env });
     expect(lock.code, show(lock)).toBe(0);
     expect(header.gateway.passed).toBe(1);
     expect(aws.gateway.passed).toBe(1);
@@ -475,7 +479,7 @@ describe.concurrent('agents where they are hosted', { timeout: SLOW }, () => {
       ...manifest({ hosted: hostedEntry(gateway, { requireSignature: true }) }),
       originAuth: { [gateway.origin]: { bearer: { env: 'ORIGIN_TOKEN' } } },
     });
-    const lock = await runCli(['lock'], { cwd: dir, env: { ORIGIN_TOKEN: TOKEN } });
+    const lock = await runCli(['lock', '--no-probe'], { cwd: dir, env: { ORIGIN_TOKEN: TOKEN } });
     expect(lock.code, show(lock)).toBe(0);
     expect((await readLock(dir)).agents.hosted.signature).toMatchObject({
       status: 'verified',

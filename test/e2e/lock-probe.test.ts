@@ -184,15 +184,19 @@ describe.concurrent('add and update probe too', () => {
     expect((await readLock(dir)).agents.liar).toBeUndefined();
   });
 
-  it('a2a update re-probes; --no-probe drops the record', async ({ onTestFinished }) => {
+  it('a2a update re-probes; --no-probe sends nothing and keeps the kinds recorded (no new evidence)', async ({
+    onTestFinished,
+  }) => {
     const res = resources(onTestFinished);
     const agent = await res.sampleAgent();
     const { dir } = await res.locked(manifest({ research: research(agent.origin) }), { RESEARCH_TOKEN: TOKEN });
     expect(Object.values((await readLock(dir)).agents.research.probe)).toEqual(['served', 'served']);
+    const probed = probes(agent.requests).length;
+    const bytes = await readLockBytes(dir);
     const update = await runCli(['update', '--no-probe'], { cwd: dir, env: { RESEARCH_TOKEN: TOKEN } });
     expect(update.code, show(update)).toBe(0);
-    expect((await readLock(dir)).agents.research.probe).toBeUndefined();
-    const probed = probes(agent.requests).length;
+    expect(probes(agent.requests).length).toBe(probed);
+    expect(await readLockBytes(dir)).toEqual(bytes);
     const again = await runCli(['update'], { cwd: dir, env: { RESEARCH_TOKEN: TOKEN } });
     expect(again.code, show(again)).toBe(0);
     expect(probes(agent.requests).length).toBe(probed + 2);

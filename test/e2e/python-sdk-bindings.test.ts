@@ -129,9 +129,12 @@ describe.skipIf(!py.ok)('a2a-sdk 1.3.0 (Python): HTTP+JSON, gRPC and the extende
       protocolVersion: '1.0',
     });
     expect(locked.extended.snapshot.skills.map((s: { id: string }) => s.id)).toEqual(['market-size', 'deep-dive']);
+    // GetExtendedAgentCard, then the wire probe's GetTask (issue 37), both with the bearer.
     expect((await seen()).slice(from).filter((r) => r.method === 'POST')).toEqual([
       { method: 'POST', path: '/a2a/jsonrpc', version: '1.0', authorization: true },
+      { method: 'POST', path: '/a2a/jsonrpc', version: '1.0', authorization: true },
     ]);
+    expect(locked.probe).toEqual({ [`JSONRPC 1.0 ${agent.origin}/a2a/jsonrpc`]: 'served' });
     await verifyStrictTwice(dir, 'py', ENV);
   });
 

@@ -899,7 +899,8 @@ describe.concurrent('verify on a pull request: the OAuth client secret only to t
       bearerToken: ACCESS,
     });
     const dir = await res.dir({ profile: { ...PROFILE }, agents: { research: oauthEntry(agent.origin) } });
-    const locked = await runCli(['lock'], { cwd: dir, env: { CLIENT_ID, CLIENT_SECRET } });
+    // --no-probe: the token requests asserted are the extended card's (the probe's: lock-probe.test.ts).
+    const locked = await runCli(['lock', '--no-probe'], { cwd: dir, env: { CLIENT_ID, CLIENT_SECRET } });
     expect(locked.code, show(locked)).toBe(0);
     expect(a.seen.map((q) => q.headers.authorization)).toEqual([basic]);
     git(dir, 'init', '-q', '-b', 'main');

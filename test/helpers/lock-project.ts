@@ -15,6 +15,10 @@ export const JSONRPC_PROFILE = {
 
 export async function lockProject(dir: string, manifest: unknown, env: Record<string, string> = {}): Promise<void> {
   await writeFile(join(dir, 'a2a.json'), JSON.stringify(manifest));
-  const result = await runLock({ manifest: join(dir, 'a2a.json'), json: true, verbose: false, cwd: dir, env });
+  // No wire probe: a runtime test counts the runtime's requests (the probe's own: test/e2e/lock-probe.test.ts).
+  const result = await runLock(
+    { manifest: join(dir, 'a2a.json'), json: true, verbose: false, cwd: dir, env },
+    { probe: false },
+  );
   expect(result.exitCode, JSON.stringify(result.data)).toBe(0);
 }

@@ -1,6 +1,6 @@
 /** The wire probe's pure decisions (lock/probe.ts): the interfaces asked, their keys, and what each answer means. */
 import { describe, expect, it } from 'vitest';
-import { classifyProbe, interfaceKey, type ProbeAnswer, probedInterfaces } from '../../src/lock/probe.js';
+import { classifyProbe, interfaceKey, keptProbe, type ProbeAnswer, probedInterfaces } from '../../src/lock/probe.js';
 import type { Plan } from '../../src/negotiate/types.js';
 
 const jsonrpc = (status: number, body: unknown, contentType = 'application/json'): ProbeAnswer => ({
@@ -154,5 +154,19 @@ describe('probedInterfaces and interfaceKey', () => {
       'HTTP+JSON 1.0 https://a.example/rest',
       'JSONRPC 1.0 https://a.example/rpc tenant=acme',
     ]);
+  });
+
+  it('keptProbe: this run’s record, else the previous one, only for the interfaces still locked', () => {
+    const plans = { a: plan('https://a.example/rpc') };
+    const old = {
+      'JSONRPC 1.0 https://a.example/rpc': 'served' as const,
+      'JSONRPC 1.0 https://gone.example/rpc': 'not-served' as const,
+    };
+    expect(keptProbe(plans, undefined, old)).toEqual({ 'JSONRPC 1.0 https://a.example/rpc': 'served' });
+    expect(keptProbe(plans, { 'JSONRPC 1.0 https://a.example/rpc': 'auth-required' }, old)).toEqual({
+      'JSONRPC 1.0 https://a.example/rpc': 'auth-required',
+    });
+    expect(keptProbe({ b: plan('https://b.example/rpc') }, undefined, old)).toBeUndefined();
+    expect(keptProbe(plans, undefined, undefined)).toBeUndefined();
   });
 });

@@ -283,7 +283,7 @@ describe('classifyAgentError', () => {
 });
 
 describe('the SDK stays a peer of the runtime entry', () => {
-  it('only src/runtime/client.ts and grpc.ts load @a2a-js/sdk or @grpc/grpc-js at run time, and only by dynamic import', async () => {
+  it('only src/runtime/client.ts and grpc.ts (and the wire probe of a gRPC interface, http/probe.ts) load @a2a-js/sdk or @grpc/grpc-js at run time, and only by dynamic import', async () => {
     const { readdir, readFile } = await import('node:fs/promises');
     const root = new URL('../../src/', import.meta.url);
     const files = (await readdir(root, { recursive: true })).filter((f) => f.endsWith('.ts'));
@@ -293,7 +293,7 @@ describe('the SDK stays a peer of the runtime entry', () => {
       expect(code, file).not.toMatch(/^import (?!type )[^;]*from '(@a2a-js\/sdk|@grpc\/grpc-js)/m);
       if (/import\('(@a2a-js\/sdk|@grpc\/grpc-js)/.test(code)) loaders.push(file.replaceAll('\\', '/'));
     }
-    expect(loaders.sort()).toEqual(['runtime/client.ts', 'runtime/grpc.ts']);
+    expect(loaders.sort()).toEqual(['http/probe.ts', 'runtime/client.ts', 'runtime/grpc.ts']);
   });
 });
 

@@ -289,13 +289,17 @@ describe('the CLI, for an extended card', () => {
           },
         }),
       );
-      const result = await runLock({
-        manifest: join(project, 'a2a.json'),
-        json: true,
-        verbose: false,
-        cwd: project,
-        env: { CID: CLIENT_ID, CSECRET: CLIENT_SECRET },
-      });
+      const result = await runLock(
+        {
+          manifest: join(project, 'a2a.json'),
+          json: true,
+          verbose: false,
+          cwd: project,
+          env: { CID: CLIENT_ID, CSECRET: CLIENT_SECRET },
+        },
+        // No wire probe: the requests asserted are the runtime's (the probe's: test/e2e/lock-probe.test.ts).
+        { probe: false },
+      );
       expect(result.exitCode, JSON.stringify(result.data)).toBe(0);
       expect(received).toHaveLength(1);
       expect(received[0]!.headers.authorization).toBe(
