@@ -25,6 +25,7 @@ import {
   diffLockfiles,
   failsOn,
   ignoreRisks,
+  type PolicyChange,
 } from '../lock/lockfile-diff.js';
 import { RISK_CODES, type RiskLevel } from '../lock/risk-codes.js';
 import type { Lockfile } from '../lock/schema.js';
@@ -78,6 +79,8 @@ export interface DiffData {
   head: DiffSide;
   failOn?: FailOn;
   counts: DiffCounts;
+  /** The manifests' `credentialDestinations`, when it changed (`credential-policy-changed`, once for the review). */
+  policy?: PolicyChange;
   agents: Record<string, DiffAgentDocument>;
   human: {
     names: string[];
@@ -421,6 +424,7 @@ export async function runDiff(options: GlobalOptions, args: DiffArgs): Promise<C
       head: head.side,
       ...(args.failOn !== undefined ? { failOn: args.failOn } : {}),
       counts: diff.counts,
+      ...(diff.policy ? { policy: diff.policy } : {}),
       agents,
       // Lines only for the agents an annotation can point at (high and medium risk).
       human: {

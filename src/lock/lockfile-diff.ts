@@ -12,7 +12,15 @@ import { type EntryChanges, entryChanges, planChanges } from './changes.js';
 import { type CredentialSourceChange, credentialSourceRisks } from './credential-source-risks.js';
 import { keepSnapshotsOverDefaults } from './proto-defaults.js';
 import { type AgentSide, assessRisks, signatureStatus } from './risk.js';
-import { atOrAbove, highestLevel, type Improvement, RISK_LEVELS, type Risk, type RiskLevel } from './risk-codes.js';
+import {
+  atOrAbove,
+  highestLevel,
+  type Improvement,
+  RISK_LEVELS,
+  type Risk,
+  type RiskLevel,
+  risk,
+} from './risk-codes.js';
 import type { Lockfile } from './schema.js';
 
 /** A field of an agent's locked settings that changes. */
@@ -107,10 +115,36 @@ export function noCounts(): DiffCounts {
   return { changed: 0, added: 0, removed: 0, renamed: 0, unchanged: 0, high: 0, medium: 0, low: 0, info: 0, better: 0 };
 }
 
-/** Everything that differs between two lockfiles, agent by agent (sorted by name). */
+/** A change of the manifest's `credentialDestinations` between the two sides (absent: no list on that side). */
+export interface PolicyChange {
+  old?: string[];
+  new?: string[];
+  /** `credential-policy-changed`, high. */
+  risk: Risk;
+}
+
+/** Everything that differs between two lockfiles, agent by agent (sorted by name); `policy`: the manifests' credentialDestinations, when it changed. */
 export interface LockfileDiff {
   agents: AgentDiff[];
   counts: DiffCounts;
+  policy?: PolicyChange;
+}
+
+/**
+ * The change of `credentialDestinations` between the base and head manifests (both read), stated
+ * once for the review; undefined when equal or when a side's manifest was not read.
+ */
+function policyChange(manifests: DiffManifests): PolicyChange | undefined {
+  if (!manifests.base || !manifests.head) return undefined;
+  const old = manifests.base.credentialDestinations;
+  const now = manifests.head.credentialDestinations;
+  if (sameJson(old ?? null, now ?? null)) return undefined;
+  const shown = (list: readonly string[] | undefined) => (list ? `[${list.join(', ')}]` : '(none: no limit)');
+  return {
+    ...(old ? { old: [...old] } : {}),
+    ...(now ? { new: [...now] } : {}),
+    risk: risk('credential-policy-changed', `a2a.json credentialDestinations: ${shown(old)} → ${shown(now)}`),
+  };
 }
 
 function settingsChanges(old: AgentSettings | undefined, now: AgentSettings | undefined): SettingsChange[] {
@@ -227,12 +261,15 @@ export function diffLockfiles(
   }
   for (const name of onlyBase) if (!taken.has(name)) agents.push(agentDiff(name, sideOf(base, name), undefined));
   agents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  return { agents, counts: countsOf(agents) };
+  const policy = policyChange(manifests);
+  return { agents, counts: countsOf(agents, false, policy), ...(policy ? { policy } : {}) };
 }
 
 /** The {@link DiffCounts} of `agents`: ignored risks counted as `ignored` (when `withIgnored`), not by level. */
-function countsOf(agents: readonly AgentDiff[], withIgnored = false): DiffCounts {
+function countsOf(agents: readonly AgentDiff[], withIgnored = false, policy?: PolicyChange): DiffCounts {
   const counts: DiffCounts = withIgnored ? { ...noCounts(), ignored: 0 } : noCounts();
+  if (policy?.risk.ignored) counts.ignored = (counts.ignored ?? 0) + 1;
+  else if (policy) counts[policy.risk.level]++;
   for (const a of agents) {
     if (a.verdict === 'renamed') {
       counts.renamed++;
@@ -255,13 +292,17 @@ function countsOf(agents: readonly AgentDiff[], withIgnored = false): DiffCounts
  */
 export function ignoreRisks(diff: LockfileDiff, codes: ReadonlySet<string>): LockfileDiff {
   if (codes.size === 0) return diff;
+  const policy =
+    diff.policy && codes.has(diff.policy.risk.code)
+      ? { ...diff.policy, risk: { ...diff.policy.risk, ignored: true as const } }
+      : diff.policy;
   const agents = diff.agents.map((a) => {
     const risks = a.risks.map((r) => (codes.has(r.code) ? { ...r, ignored: true as const } : r));
     const { level: _level, ...rest } = a;
     const level = highestLevel(risks.filter((r) => !r.ignored));
     return { ...rest, risks, ...(level ? { level } : {}) };
   });
-  return { agents, counts: countsOf(agents, true) };
+  return { agents, counts: countsOf(agents, true, policy), ...(policy ? { policy } : {}) };
 }
 
 /**
@@ -269,6 +310,7 @@ export function ignoreRisks(diff: LockfileDiff, codes: ReadonlySet<string>): Loc
  * changed at all, except one whose every risk is ignored.
  */
 export function failsOn(diff: LockfileDiff, threshold: RiskLevel | 'any'): boolean {
+  if (diff.policy && !diff.policy.risk.ignored && atOrAbove(diff.policy.risk.level, threshold)) return true;
   if (threshold === 'any')
     return diff.agents.some(
       (a) => a.verdict !== 'unchanged' && !(a.risks.length > 0 && a.risks.every((r) => r.ignored)),

@@ -18,6 +18,7 @@ export const RISK_CODES = {
   'signature-weakened': 'high',
   'signer-changed': 'high',
   'credential-source-changed': 'high',
+  'credential-policy-changed': 'high',
   'origin-changed': 'medium',
   'scopes-widened': 'medium',
   'protocol-downgrade': 'medium',

@@ -12,7 +12,9 @@ import { describe, expect, it } from 'vitest';
 import type { StartedAgent } from '../helpers/agents.js';
 import { extendedCard, publicCard } from './cards.js';
 import {
+  git,
   jsonOf,
+  lockedRepository,
   lockPath,
   manifest,
   readLockBytes,
@@ -212,5 +214,40 @@ describe('credentialDestinations in a2a.json', () => {
     expect(JSON.parse(await readFile(join(platformDir, 'a2a.json'), 'utf8')).credentialDestinations).toEqual([
       'https://*.run.app',
     ]);
+  });
+
+  it('diff: a change of the list itself is one high credential-policy-changed (text, markdown, --json, --fail-on, --ignore)', async ({
+    onTestFinished,
+  }) => {
+    const { agent, dir } = await lockedRepository(onTestFinished);
+    const path = join(dir, 'a2a.json');
+    const value = JSON.parse(await readFile(path, 'utf8'));
+    await writeManifest(dir, { ...value, credentialDestinations: [agent.origin, 'https://*.run.app'] });
+    const [text, markdown, json, failed, ignored] = await Promise.all([
+      runCli(['diff'], { cwd: dir }),
+      runCli(['diff', '--format', 'markdown'], { cwd: dir }),
+      runCli(['diff', '--json'], { cwd: dir }),
+      runCli(['diff', '--fail-on', 'high'], { cwd: dir }),
+      runCli(['diff', '--fail-on', 'high', '--ignore', 'credential-policy-changed'], { cwd: dir }),
+    ]);
+    const said = `a2a.json credentialDestinations: (none: no limit) → [${agent.origin}, https://*.run.app]`;
+    expect(text.code, show(text)).toBe(0);
+    expect(text.stdout.split('\n').filter((l) => l.includes('credential-policy-changed'))).toEqual([
+      `high credential-policy-changed: ${said}`,
+    ]);
+    expect(text.stdout).toMatch(/· 1 high/);
+    expect(markdown.stdout).toContain('**high** credential-policy-changed: a2a.json credentialDestinations');
+    expect(markdown.stdout).toContain('\\*.run.app');
+    expect(jsonOf(json).policy).toEqual({
+      new: [agent.origin, 'https://*.run.app'],
+      risk: { code: 'credential-policy-changed', level: 'high', message: said },
+    });
+    expect(jsonOf(json).counts.high).toBe(1);
+    expect(failed.code, show(failed)).toBe(1);
+    expect(ignored.code, show(ignored)).toBe(0);
+    // The list unchanged: nothing said.
+    git(dir, 'commit', '-qam', 'policy');
+    const same = await runCli(['diff', '--json'], { cwd: dir });
+    expect(jsonOf(same).policy).toBeUndefined();
   });
 });

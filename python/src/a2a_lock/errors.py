@@ -45,6 +45,7 @@ ErrorCode = Literal[
     "signature-required",
     "digest-mismatch",
     "write-failed",
+    "credential-destination-refused",
     "plan-violation",
     "agent-degraded",
     "agent-error",

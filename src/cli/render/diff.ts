@@ -7,7 +7,7 @@
 import kleur from 'kleur';
 import { type DiffData, diffAgents } from '../../commands/diff.js';
 import { isLockDigest } from '../../lock/digest.js';
-import type { AgentDiff, DiffCounts } from '../../lock/lockfile-diff.js';
+import type { AgentDiff, DiffCounts, PolicyChange } from '../../lock/lockfile-diff.js';
 import { RISK_LEVELS, type Risk, type RiskLevel } from '../../lock/risk-codes.js';
 import { bounded } from '../../untrusted.js';
 import { annotationFile, diffAnnotations } from '../github.js';
@@ -362,6 +362,7 @@ export const diffRenderer: CommandRenderer<DiffData> = {
   json: documentOf,
   text: (data) => [
     kleur.dim(diffTitle(data)),
+    ...policyLines(data.policy),
     ...diffLines(diffAgents(data), data.counts),
     ...(data.ok ? [] : [kleur.red(`a2a diff failed: a change at or above --fail-on ${data.failOn} (exit 1)`)]),
   ],
@@ -379,10 +380,21 @@ export const diffMarkdownRenderer: CommandRenderer<DiffData> = {
 
 /** The markdown view of a diff's data (what `--format markdown` prints and the job summary gets): {@link diffMarkdown} with its title and its manifest's marker. */
 function diffDataMarkdown(data: DiffData): string {
-  return diffMarkdown(diffAgents(data), data.counts, diffTitle(data), {
+  const text = diffMarkdown(diffAgents(data), data.counts, diffTitle(data), {
     manifest: data.human.manifest,
     ...(data.human.digest !== undefined ? { digest: data.human.digest } : {}),
   });
+  if (!data.policy) return text;
+  // The policy change, once, right under the counts line (the marker and counts stay first).
+  const [marker, counts, ...rest] = text.split('\n');
+  const risk = data.policy.risk;
+  const line = `**${risk.ignored ? 'ignored' : risk.level}** credential-policy-changed: ${escapeMarkdown(bounded(risk.message, MARKDOWN_DETAIL_LINE))}`;
+  return [marker, counts, '', line, ...rest].join('\n');
+}
+
+/** The text lines of a change of `credentialDestinations` (stated once, before the agents). */
+function policyLines(policy: PolicyChange | undefined): string[] {
+  return policy ? [riskLine(policy.risk, '')] : [];
 }
 
 /**

@@ -249,6 +249,8 @@ export const RISK_CODE_TEXT: Record<RiskCode, string> = {
   'signer-changed': 'The card signature is verified by a key with another thumbprint than at base.',
   'credential-source-changed':
     'The manifest names another secret for a credential: high when the same destination now gets another secret, medium when the source is new, low when it is removed.',
+  'credential-policy-changed':
+    "The manifest's credentialDestinations (the only origins a credential may go to) was added, removed or changed.",
   'origin-changed': "A plan URL's origin changed (no credential involved).",
   'scopes-widened': 'A locked plan asks a security scheme for more OAuth scopes.',
   'protocol-downgrade': "A plan's A2A protocol version went down.",
