@@ -47,18 +47,60 @@ interface Holder {
  */
 export async function withFileLock<T>(target: string, fn: () => Promise<T>, options: FileLockOptions = {}): Promise<T> {
   const path = `${target}.lock`;
+  const me: Holder = { pid: process.pid, hostname: hostname(), nonce: randomBytes(8).toString('hex') };
+  // The lock file is ours from the moment open(wx) made it, written or not: a signal from then on
+  // (Ctrl-C, a CI job cancelled) removes it; the signal then takes its default course (exit 130/143)
+  // unless the program has listeners of its own. Listening starts before the file exists, so no
+  // signal falls between its creation and the listener.
+  let created = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    stopListening();
+    if (created) removeOwnSync(path, me);
+    if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+  };
+  const stopListening = () => {
+    for (const signal of SIGNALS) process.off(signal, onSignal);
+  };
+  for (const signal of SIGNALS) process.once(signal, onSignal);
+  try {
+    await acquire(target, path, me, options, () => {
+      created = true;
+    });
+    return await fn();
+  } finally {
+    stopListening();
+    if (created && (await readFile(path, 'utf8').catch(() => undefined)) === JSON.stringify(me))
+      await unlink(path).catch(() => undefined);
+  }
+}
+
+/** Remove the lock file at `path` if it is still `me`'s (written, or made and not yet written). */
+function removeOwnSync(path: string, me: Holder): void {
+  try {
+    const text = readFileSync(path, 'utf8');
+    if (text === JSON.stringify(me) || text === '') unlinkSync(path);
+  } catch {
+    // gone already, or not ours
+  }
+}
+
+/**
+ * Wait for the lock file at `path` (see {@link withFileLock}); `onCreated` is called as soon as it is
+ * made. Resolves when held, or when it cannot be created here (then `fn` runs unlocked).
+ */
+async function acquire(
+  target: string,
+  path: string,
+  me: Holder,
+  options: FileLockOptions,
+  onCreated: () => void,
+): Promise<void> {
   const waitMs = options.waitMs ?? 60_000;
   const pollMs = options.pollMs ?? 100;
-  const me: Holder = { pid: process.pid, hostname: hostname(), nonce: randomBytes(8).toString('hex') };
   const started = performance.now();
-  let held = false;
   for (;;) {
-    const outcome = await tryCreate(path, me);
-    if (outcome === 'created') {
-      held = true;
-      break;
-    }
-    if (outcome === 'unavailable') break;
+    const outcome = await tryCreate(path, me, onCreated);
+    if (outcome === 'created' || outcome === 'unavailable') return;
     let text: string | undefined;
     try {
       text = await readFile(path, 'utf8');
@@ -92,39 +134,22 @@ export async function withFileLock<T>(target: string, fn: () => Promise<T>, opti
     }
     await sleep(pollMs);
   }
-  // Interrupted (Ctrl-C, a CI job cancelled), the lock file goes with the process; the signal then
-  // takes its default course (exit 130/143) unless the program has listeners of its own.
-  const onSignal = (signal: NodeJS.Signals) => {
-    stopListening();
-    try {
-      if (held && readFileSync(path, 'utf8') === JSON.stringify(me)) unlinkSync(path);
-    } catch {
-      // gone already, or not ours
-    }
-    if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
-  };
-  const stopListening = () => {
-    for (const signal of SIGNALS) process.off(signal, onSignal);
-  };
-  if (held) for (const signal of SIGNALS) process.once(signal, onSignal);
-  try {
-    return await fn();
-  } finally {
-    stopListening();
-    if (held && (await readFile(path, 'utf8').catch(() => undefined)) === JSON.stringify(me))
-      await unlink(path).catch(() => undefined);
-  }
 }
 
 const SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
-async function tryCreate(path: string, me: Holder): Promise<'created' | 'exists' | 'unavailable'> {
+async function tryCreate(
+  path: string,
+  me: Holder,
+  onCreated: () => void,
+): Promise<'created' | 'exists' | 'unavailable'> {
   let handle;
   try {
     handle = await open(path, 'wx', 0o644);
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EEXIST' ? 'exists' : 'unavailable';
   }
+  onCreated();
   try {
     await handle.writeFile(JSON.stringify(me), 'utf8');
   } finally {

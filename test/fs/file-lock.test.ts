@@ -39,6 +39,20 @@ describe('withFileLock', () => {
     expect(existsSync(`${target}.lock`)).toBe(false);
   });
 
+  it('listens for SIGINT, SIGTERM and SIGHUP before it makes the lock file, and stops after: no signal falls between the file and its removal', async () => {
+    const target = join(dir, 'signals.json');
+    const counts = () => ['SIGINT', 'SIGTERM', 'SIGHUP'].map((s) => process.listenerCount(s));
+    const before = counts();
+    const held = withFileLock(target, async () => {
+      expect(existsSync(`${target}.lock`)).toBe(true);
+    });
+    // Synchronously, before any await could have made the file.
+    expect(counts()).toEqual(before.map((n) => n + 1));
+    await held;
+    expect(counts()).toEqual(before);
+    expect(existsSync(`${target}.lock`)).toBe(false);
+  });
+
   it('releases the lock when the holder throws', async () => {
     const target = join(dir, 'throws.json');
     await expect(withFileLock(target, async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
