@@ -49,29 +49,44 @@ export async function withFileLock<T>(target: string, fn: () => Promise<T>, opti
   const path = `${target}.lock`;
   const me: Holder = { pid: process.pid, hostname: hostname(), nonce: randomBytes(8).toString('hex') };
   // The lock file is ours from the moment open(wx) made it, written or not: a signal from then on
-  // (Ctrl-C, a CI job cancelled) removes it; the signal then takes its default course (exit 130/143)
-  // unless the program has listeners of its own. Listening starts before the file exists, so no
-  // signal falls between its creation and the listener.
+  // (Ctrl-C, a CI job cancelled) removes it ({@link onSignal}). It is tracked before the file
+  // exists, so no signal falls between its creation and its removal.
   let created = false;
-  const onSignal = (signal: NodeJS.Signals) => {
-    stopListening();
+  const untrack = track(() => {
     if (created) removeOwnSync(path, me);
-    if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
-  };
-  const stopListening = () => {
-    for (const signal of SIGNALS) process.off(signal, onSignal);
-  };
-  for (const signal of SIGNALS) process.once(signal, onSignal);
+  });
   try {
     await acquire(target, path, me, options, () => {
       created = true;
     });
     return await fn();
   } finally {
-    stopListening();
+    untrack();
     if (created && (await readFile(path, 'utf8').catch(() => undefined)) === JSON.stringify(me))
       await unlink(path).catch(() => undefined);
   }
+}
+
+const SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+/** What each lock this process holds or waits for removes on a signal. */
+const active = new Set<() => void>();
+
+/** Track `remove` until the returned function is called; one listener per signal, however many locks. */
+function track(remove: () => void): () => void {
+  if (active.size === 0) for (const signal of SIGNALS) process.on(signal, onSignal);
+  active.add(remove);
+  return () => {
+    active.delete(remove);
+    if (active.size === 0) for (const signal of SIGNALS) process.off(signal, onSignal);
+  };
+}
+
+/** Remove every lock file this process made, then let the signal take its default course (exit 130/143) unless the program listens too. */
+function onSignal(signal: NodeJS.Signals): void {
+  for (const remove of active) remove();
+  active.clear();
+  for (const s of SIGNALS) process.off(s, onSignal);
+  if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
 }
 
 /** Remove the lock file at `path` if it is still `me`'s (written, or made and not yet written). */
@@ -135,8 +150,6 @@ async function acquire(
     await sleep(pollMs);
   }
 }
-
-const SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
 async function tryCreate(
   path: string,

@@ -39,16 +39,17 @@ describe('withFileLock', () => {
     expect(existsSync(`${target}.lock`)).toBe(false);
   });
 
-  it('listens for SIGINT, SIGTERM and SIGHUP before it makes the lock file, and stops after: no signal falls between the file and its removal', async () => {
+  it('listens for SIGINT, SIGTERM and SIGHUP before it makes the lock file (no signal falls between the file and its removal), once however many locks wait, and stops after', async () => {
     const target = join(dir, 'signals.json');
     const counts = () => ['SIGINT', 'SIGTERM', 'SIGHUP'].map((s) => process.listenerCount(s));
     const before = counts();
-    const held = withFileLock(target, async () => {
+    const holder = async () => {
       expect(existsSync(`${target}.lock`)).toBe(true);
-    });
-    // Synchronously, before any await could have made the file.
+    };
+    const held = Array.from({ length: 12 }, () => withFileLock(target, holder, { pollMs: 5 }));
+    // Synchronously, before any await could have made the file; one listener for the 12.
     expect(counts()).toEqual(before.map((n) => n + 1));
-    await held;
+    await Promise.all(held);
     expect(counts()).toEqual(before);
     expect(existsSync(`${target}.lock`)).toBe(false);
   });
