@@ -141,6 +141,34 @@ const GRPC_NAMES = [
 const GRPC_SERVED = new Set([0, 3, 5, 6, 8, 9, 10, 11]);
 const GRPC_AUTH = new Set([7, 16]);
 
+/**
+ * The words `answered` may take from an answer: the server's own text (a body, an error message, gRPC
+ * details, an unknown reason or content type) is never shown, since the probe may have carried a
+ * credential and a server may echo it in a spelling no redactor knows (split, escaped, encoded).
+ */
+const MEDIA_TYPES = new Set([
+  'application/json',
+  'application/a2a+json',
+  'application/problem+json',
+  'application/grpc',
+  'text/html',
+  'text/plain',
+  'text/xml',
+  'application/xml',
+  'text/event-stream',
+]);
+/** google.rpc.ErrorInfo reasons of A2A 1.0 (§11.6) and the ones that say an interface is not served. */
+const A2A_REASONS = new Set([
+  ...REASONS_NOT_SERVED,
+  'TASK_NOT_FOUND',
+  'TASK_NOT_CANCELABLE',
+  'PUSH_NOTIFICATION_NOT_SUPPORTED',
+  'CONTENT_TYPE_NOT_SUPPORTED',
+  'INVALID_AGENT_RESPONSE',
+  'EXTENDED_AGENT_CARD_NOT_CONFIGURED',
+  'EXTENSION_SUPPORT_REQUIRED',
+]);
+
 /** At most this many characters of what answered are kept (`answered`). */
 const ANSWERED_MAX = 160;
 
@@ -163,20 +191,20 @@ function classify(answer: ProbeAnswer): ProbeOutcome {
   if (status === 401 || status === 403) return { kind: 'auth-required', answered: head };
   if (status >= 300 && status < 400) return { kind: 'not-served', answered: `${head} (a redirect, not followed)` };
   const body = jsonObject(answer.body);
-  if (body === undefined) return { kind: 'not-served', answered: `${head}${quoted(answer.body)}` };
+  if (body === undefined) return { kind: 'not-served', answered: `${head}${notJson(answer.body)}` };
   return answer.binding.toUpperCase() === 'JSONRPC' ? classifyJsonRpc(head, body) : classifyRest(head, status, body);
 }
 
 function classifyJsonRpc(head: string, body: Record<string, unknown>): ProbeOutcome {
   const error = record(body.error);
   if (body.jsonrpc !== '2.0' || (!('result' in body) && error === undefined)) {
-    return { kind: 'not-served', answered: `${head}, not a JSON-RPC 2.0 answer${quoted(JSON.stringify(body))}` };
+    return { kind: 'not-served', answered: `${head}, not a JSON-RPC 2.0 answer` };
   }
   if (error === undefined) return { kind: 'served', answered: `${head}, a JSON-RPC result` };
   const code = typeof error.code === 'number' && Number.isInteger(error.code) ? error.code : undefined;
   const reason = errorInfoReason(error.data);
-  const name = (code !== undefined ? JSONRPC_NAMES[code] : undefined) ?? reason ?? 'error';
-  const text = `${head}, JSON-RPC ${code ?? '(no code)'} ${name}${message(error.message)}`;
+  const name = (code !== undefined ? JSONRPC_NAMES[code] : undefined) ?? known(reason) ?? 'error';
+  const text = `${head}, JSON-RPC ${code ?? '(no code)'} ${name}`;
   if (code === undefined) return { kind: 'not-served', answered: text };
   const notServed = JSONRPC_NOT_SERVED[code] !== undefined || (reason !== undefined && REASONS_NOT_SERVED.has(reason));
   return { kind: notServed ? 'not-served' : 'served', answered: text };
@@ -188,7 +216,8 @@ function classifyRest(head: string, status: number, body: Record<string, unknown
   const error = record(body.error);
   if (error !== undefined && typeof error.code === 'number' && typeof error.status === 'string') {
     const reason = errorInfoReason(error.details);
-    const text = `${head}, ${bounded(error.status, 40)}${reason ? ` ${bounded(reason, 40)}` : ''}${message(error.message)}`;
+    const named = GRPC_NAMES.includes(error.status) ? error.status : '(another status)';
+    const text = `${head}, ${named}${reason ? ` ${known(reason) ?? '(another reason)'}` : ''}`;
     const notServed = REASONS_NOT_SERVED.has(error.status) || (reason !== undefined && REASONS_NOT_SERVED.has(reason));
     if (notServed) return { kind: 'not-served', answered: text };
     if (status === 404 && error.status !== 'NOT_FOUND' && reason !== 'TASK_NOT_FOUND')
@@ -198,17 +227,17 @@ function classifyRest(head: string, status: number, body: Record<string, unknown
   // 0.3 (the JS SDK's REST): a JSON-RPC-style error object `{code: -32001, message}` at the top level.
   const code = typeof body.code === 'number' && Number.isInteger(body.code) && body.code < 0 ? body.code : undefined;
   if (code !== undefined && typeof body.message === 'string') {
-    const text = `${head}, ${code} ${JSONRPC_NAMES[code] ?? 'error'}${message(body.message)}`;
+    const text = `${head}, ${code} ${JSONRPC_NAMES[code] ?? 'error'}`;
     if (JSONRPC_NOT_SERVED[code] !== undefined) return { kind: 'not-served', answered: text };
     if (status === 404 && code !== -32001) return { kind: 'not-served', answered: text };
     return { kind: 'served', answered: text };
   }
-  return { kind: 'not-served', answered: `${head}, not an A2A error${quoted(JSON.stringify(body))}` };
+  return { kind: 'not-served', answered: `${head}, not an A2A error` };
 }
 
 function classifyGrpc(answer: Extract<ProbeAnswer, { transport: 'grpc' }>): ProbeOutcome {
   const name = GRPC_NAMES[answer.code] ?? 'status';
-  const text = `gRPC ${answer.code} ${name}${answer.reason ? ` ${bounded(answer.reason, 40)}` : ''}${message(answer.details)}`;
+  const text = `gRPC ${answer.code} ${name}${answer.reason ? ` ${known(answer.reason) ?? '(another reason)'}` : ''}`;
   if (answer.reason !== undefined && REASONS_NOT_SERVED.has(answer.reason))
     return { kind: 'not-served', answered: text };
   if (GRPC_AUTH.has(answer.code)) return { kind: 'auth-required', answered: text };
@@ -259,20 +288,20 @@ function errorInfoReason(details: unknown): string | undefined {
   return undefined;
 }
 
-/** `text/html` of `text/html; charset=utf-8`, bounded. */
+/** `text/html` of `text/html; charset=utf-8` when it is a media type of {@link MEDIA_TYPES}, else words of ours. */
 function mediaType(contentType: string): string {
-  return bounded(contentType.split(';')[0]!.trim(), 60);
+  const essence = contentType.split(';')[0]!.trim().toLowerCase();
+  return MEDIA_TYPES.has(essence) ? essence : '(another content type)';
 }
 
-/** `: <message>` of a server's error message, or ''. */
-function message(value: unknown): string {
-  return typeof value === 'string' && value.trim() !== '' ? `: ${value.trim()}` : '';
+/** `reason` when it is an A2A ErrorInfo reason we know (the words are ours, never the server's), else undefined. */
+function known(reason: string | undefined): string | undefined {
+  return reason !== undefined && A2A_REASONS.has(reason) ? reason : undefined;
 }
 
-/** ` "<first characters of the body>"`, or '' for an empty body. */
-function quoted(body: string): string {
-  const text = body.replace(/\s+/g, ' ').trim();
-  return text === '' ? ', empty body' : ` "${bounded(text, 80)}"`;
+/** What a body that is not a JSON object was, in words of ours: its size, never its text. */
+function notJson(body: string): string {
+  return body.trim() === '' ? ', empty body' : `, not a JSON object (${body.length} characters)`;
 }
 
 /** One inert, bounded line, credentials as `***`. */

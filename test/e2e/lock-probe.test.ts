@@ -110,7 +110,7 @@ describe.concurrent('a2a lock probes each locked interface', () => {
 
 describe.concurrent('servers that lie: not-served, a warning; under --strict a refusal with nothing written', () => {
   const cases: Array<[Lie, string, RegExp]> = [
-    ['html-404', '1.0', /answered: HTTP 404 text\/html "<!DOCTYPE html>/],
+    ['html-404', '1.0', /answered: HTTP 404 text\/html, not a JSON object \(\d+ characters\)/],
     ['non-a2a-500', '0.3', /answered: HTTP 500 application\/json, not a JSON-RPC 2\.0 answer/],
     ['grpc-unimplemented', '1.0', /answered: gRPC 12 UNIMPLEMENTED/],
   ];
