@@ -4,7 +4,7 @@ import { writeFileAtomic } from '../fs/atomic-write.js';
 import { withFileLock } from '../fs/file-lock.js';
 import { readManifestFile } from '../fs/manifest.js';
 import { own } from '../json-path.js';
-import { type AddRetry, shellWord } from '../lock/hints.js';
+import { type AddRetry, shellFlag, shellWord } from '../lock/hints.js';
 import { AGENT_NAME } from '../manifest/agent-name.js';
 import { type AgentFlags, applyAgentEdit, parseAgentFlags, type WrittenManifest } from '../manifest/flags.js';
 import { parseManifest } from '../manifest/parse.js';
@@ -37,7 +37,7 @@ function retryOf(args: AddArgs): AddRetry {
     'a2a add',
     shellWord(args.name),
     shellWord(args.card),
-    ...args.skills.map((s) => `--skill ${shellWord(s)}`),
+    ...args.skills.map((s) => shellFlag('skill', s)),
     ...(f.credential ?? []).map((c) => `--credential ${shellWord(c)}`),
     ...(f.originAuth ?? []).map((o) => `--origin-auth ${shellWord(o)}`),
     ...(f.cardPath !== undefined ? [`--card-path ${shellWord(f.cardPath)}`] : []),

@@ -33,6 +33,11 @@ export function shellWord(value: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
+/** `--<name> <value>` as a shell word pair; `--<name>=<value>` when the value starts with `-` (else read as a flag). */
+export function shellFlag(name: string, value: string): string {
+  return value.startsWith('-') ? `--${name}=${shellWord(value)}` : `--${name} ${shellWord(value)}`;
+}
+
 /** `--credential <scheme>=<ENV>` for each scheme, with what `<ENV>` is. */
 function credentialFlags(schemes: readonly string[]): string {
   const flags = (schemes.length ? schemes : ['<scheme>']).map((s) => `--credential ${shellWord(s)}=<ENV>`).join(' ');
@@ -64,8 +69,8 @@ export function refusalHint(
   switch (refusal.code) {
     case 'skill-not-found':
       return add
-        ? `a2a card ${shellWord(add.card)} lists the card's skills; run a2a add without --skill ${shellWord(skill)}`
-        : `remove the skill from a2a.json: a2a remove ${shellWord(agent)} --skill ${shellWord(skill)}`;
+        ? `a2a card ${shellWord(add.card)} lists the card's skills; run a2a add without ${shellFlag('skill', skill)}`
+        : `remove the skill from a2a.json: a2a remove ${shellWord(agent)} ${shellFlag('skill', skill)}`;
     case 'missing-credential':
       return again(credentialFlags(missing ?? []));
     case 'plain-http':

@@ -60,6 +60,10 @@ describe('refusal hints', () => {
     expect(refusalHint('research', 'brief', msg('skill-not-found'), undefined)).toBe(
       'remove the skill from a2a.json: a2a remove research --skill brief',
     );
+    // A skill id that starts with "-" is given as --skill=<id> (else the shell line reads it as a flag).
+    expect(refusalHint('research', '-rf', msg('skill-not-found'), undefined)).toBe(
+      'remove the skill from a2a.json: a2a remove research --skill=-rf',
+    );
     expect(refusalHint('research', 's', msg('missing-credential'), ['apikey'])).toMatch(
       /^a2a update research --credential apikey=<ENV> /,
     );
