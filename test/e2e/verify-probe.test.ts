@@ -11,7 +11,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import type { RequestListener } from 'node:http';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { JSONRPC_PATH } from '../helpers/agents.js';
+import { grpcFirstCard, JSONRPC_PATH } from '../helpers/agents.js';
 import { type Lie, startLyingServer } from '../helpers/lying-servers.js';
 import { sarifErrors } from '../helpers/sarif.js';
 import { git, jsonOf, manifest, PROFILE, research, resources, runCli, SLOW, sampleCard, show } from './helpers.js';
@@ -35,16 +35,7 @@ describe.concurrent('a2a verify --probe (issue 37)', { timeout: SLOW }, () => {
     const res = resources(onTestFinished);
     const agent = await res.agent({
       grpc: true,
-      card: (origin, { grpcUrl }) => {
-        const card = sampleCard(origin);
-        return {
-          ...card,
-          supportedInterfaces: [
-            { url: grpcUrl!, protocolBinding: 'GRPC', protocolVersion: '1.0' },
-            ...card.supportedInterfaces,
-          ],
-        };
-      },
+      card: grpcFirstCard(),
     });
     const env = { RESEARCH_TOKEN: TOKEN };
     const { dir } = await res.locked(

@@ -232,3 +232,20 @@ export const startAgent: (opts: StartAgentOptions) => Promise<StartedAgent> = im
  */
 export const sampleCard: (origin: string, overrides?: Partial<AgentCard>, options?: SampleCardOptions) => AgentCard =
   impl.sampleCard;
+
+/**
+ * The `card` of {@link startAgent} for a gRPC agent: {@link sampleCard} with its gRPC 1.0 interface first
+ * (at the server's `grpcUrl`, or `grpc://<grpcUrl>` with `scheme`), then the HTTP ones.
+ */
+export function grpcFirstCard(scheme = '') {
+  return (origin: string, { grpcUrl }: { grpcUrl: string | undefined }): AgentCard => {
+    const card = sampleCard(origin);
+    return {
+      ...card,
+      supportedInterfaces: [
+        { url: `${scheme}${grpcUrl!}`, protocolBinding: 'GRPC', protocolVersion: '1.0' },
+        ...card.supportedInterfaces,
+      ],
+    };
+  };
+}

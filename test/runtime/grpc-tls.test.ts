@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { grpcChannel } from '../../src/runtime/grpc.js';
 import { loadLock } from '../../src/runtime/index.js';
-import { type StartedAgent, sampleCard, startAgent } from '../helpers/agents.js';
+import { grpcFirstCard, type StartedAgent, sampleCard, startAgent } from '../helpers/agents.js';
 import { lockProject } from '../helpers/lock-project.js';
 import { sdkText } from '../helpers/sdk-message.js';
 
@@ -245,16 +245,7 @@ describe('plaintext gRPC', () => {
     // The SDK's gRPC server without TLS, its interface spelt grpc://127.0.0.1:<port>.
     plainAgent = await startAgent({
       grpc: true,
-      card: (origin, { grpcUrl }) => {
-        const card = sampleCard(origin);
-        return {
-          ...card,
-          supportedInterfaces: [
-            { url: `grpc://${grpcUrl!}`, protocolBinding: 'GRPC', protocolVersion: '1.0' },
-            ...card.supportedInterfaces,
-          ],
-        };
-      },
+      card: grpcFirstCard('grpc://'),
     });
     plainDir = await mkdtemp(join(tmpdir(), 'a2a-runtime-grpc-plaintext-'));
     // A card read from a file may name any host; the plaintext grpc:// interface off loopback needs allowHttp to be locked.

@@ -3,7 +3,7 @@
  * call interceptor sets a2a-version, a2a-extensions and the credential, and refuses off-plan calls.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type StartedAgent, sampleCard } from '../helpers/agents.js';
+import { grpcFirstCard, type StartedAgent, sampleCard } from '../helpers/agents.js';
 import { startHttp } from '../helpers/http.js';
 import { type LockedAgentProject, startLockedAgent } from '../helpers/locked-agent.js';
 import { sdkText } from '../helpers/sdk-message.js';
@@ -25,16 +25,7 @@ beforeAll(async () => {
   project = await startLockedAgent(
     {
       grpc: true,
-      card: (origin, { grpcUrl }) => {
-        const card = sampleCard(origin);
-        return {
-          ...card,
-          supportedInterfaces: [
-            { url: grpcUrl!, protocolBinding: 'GRPC', protocolVersion: '1.0' },
-            ...card.supportedInterfaces,
-          ],
-        };
-      },
+      card: grpcFirstCard(),
     },
     {
       profile,
