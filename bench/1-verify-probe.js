@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bin, PROFILE, row, runNode, workedExample } from './lib/fleet.js';
+import { bin, median, PROFILE, row, runNode, workedExample } from './lib/fleet.js';
 
 const LATENCY_MS = 50;
 const N = 200;
@@ -89,7 +89,6 @@ function interfacesPerAgent(dir) {
   return keys.size;
 }
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 const s = (ms) => `${(ms / 1000).toFixed(2)} s`;
 
 export async function run() {

@@ -1,6 +1,6 @@
 // Sections 1 and 5: `a2a verify` of N agents on one local server answering each card after 50 ms.
 import { join } from 'node:path';
-import { bin, fleet, root, row, runNode } from './lib/fleet.js';
+import { bin, fleet, median, root, row, runNode } from './lib/fleet.js';
 
 const LATENCY_MS = 50;
 const sdk = join(root, 'bench', 'lib', 'sdk-resolve.js');
@@ -24,7 +24,6 @@ async function ourWall(dir) {
   return r.wallMs;
 }
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 /** Runs of the side-by-side rows, interleaved (ours, baseline, ours, ...), compared by medians. */
 const RUNS = 5;
 

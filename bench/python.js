@@ -16,13 +16,11 @@
  *
  *   node scripts/bench.js python      # this section only (prints, does not write BENCHMARKS.md)
  */
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { lockedEchoAgent } from './lib/echo.js';
-import { fleet, root, row } from './lib/fleet.js';
+import { fleet, root, row, runTimed } from './lib/fleet.js';
 
 const ROUNDS = 11;
 const PROCESSES = 3;
@@ -42,25 +40,12 @@ function pythonEnv() {
 }
 
 /** Run one measurement; its JSON line and the process's wall time (ms, spawn to exit). */
-function measure(python, what, args) {
-  return new Promise((ok, fail) => {
-    const start = performance.now();
-    const child = spawn(python, [SCRIPT, what, JSON.stringify(args)], {
-      cwd: root,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', fail);
-    child.on('close', (code) => {
-      const wallMs = performance.now() - start;
-      if (code !== 0) return fail(new Error(`python_bench ${what} failed (exit ${code}): ${stderr.slice(-800)}`));
-      ok({ wallMs, result: JSON.parse(stdout.trim().split('\n').at(-1)) });
-    });
+async function measure(python, what, args) {
+  const run = await runTimed(python, [SCRIPT, what, JSON.stringify(args)], {
+    env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' },
   });
+  if (run.code !== 0) throw new Error(`python_bench ${what} failed (exit ${run.code}): ${run.stderr.slice(-800)}`);
+  return { wallMs: run.wallMs, result: JSON.parse(run.stdout.trim().split('\n').at(-1)) };
 }
 
 const median = (values) => {

@@ -17,7 +17,7 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { lockedEchoAgent } from './lib/echo.js';
-import { fleet, root, row, runNode } from './lib/fleet.js';
+import { fleet, median, root, row, runNode } from './lib/fleet.js';
 
 const ROUNDS = 11;
 const runtimeUrl = pathToFileURL(join(root, 'dist', 'runtime', 'index.js')).href;
@@ -35,7 +35,7 @@ async function child(code) {
 async function medians(snippets) {
   const times = Object.fromEntries(Object.keys(snippets).map((k) => [k, []]));
   for (let i = 0; i < ROUNDS; i++) for (const [k, code] of Object.entries(snippets)) times[k].push(await child(code));
-  return Object.fromEntries(Object.entries(times).map(([k, v]) => [k, v.sort((a, b) => a - b)[v.length >> 1]]));
+  return Object.fromEntries(Object.entries(times).map(([k, v]) => [k, median(v)]));
 }
 
 export async function run() {

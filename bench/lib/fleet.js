@@ -111,25 +111,28 @@ export async function fleet(n) {
  * time from its first HTTP request to its exit.
  * @returns {Promise<{ code: number, wallMs: number, stdout: string, stderr: string, probe?: { networkMs?: number, maxRssBytes: number } }>}
  */
-export function runNode(args, { cwd = root, probe: withProbe = false } = {}) {
+export async function runNode(args, { cwd = root, probe: withProbe = false } = {}) {
   const argv = withProbe ? ['--import', pathToFileURL(probe).href, ...args] : args;
+  const run = await runTimed(process.execPath, argv, { cwd, env: { ...process.env, NO_COLOR: '1' } });
+  const found = /^@@probe (.*)$/m.exec(run.stderr);
+  return { ...run, ...(found ? { probe: JSON.parse(found[1]) } : {}) };
+}
+
+/**
+ * Run `command` with `args` as a child process (no stdin), collecting its output; wall time is
+ * measured here, from spawn to exit. Rejects only when it cannot be started.
+ * @returns {Promise<{ code: number, wallMs: number, stdout: string, stderr: string }>}
+ */
+export function runTimed(command, args, { cwd = root, env = process.env } = {}) {
   return new Promise((ok, fail) => {
     const start = performance.now();
-    const child = spawn(process.execPath, argv, {
-      cwd,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, NO_COLOR: '1' },
-    });
+    const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], env });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
     child.on('error', fail);
-    child.on('close', (code) => {
-      const wallMs = performance.now() - start;
-      const found = /^@@probe (.*)$/m.exec(stderr);
-      ok({ code: code ?? -1, wallMs, stdout, stderr, ...(found ? { probe: JSON.parse(found[1]) } : {}) });
-    });
+    child.on('close', (code) => ok({ code: code ?? -1, wallMs: performance.now() - start, stdout, stderr }));
   });
 }
 
@@ -146,8 +149,11 @@ export async function interleaved(commands, rounds, cwd) {
       times[name].push(r.wallMs);
     }
   }
-  return Object.fromEntries(Object.entries(times).map(([k, v]) => [k, v.sort((a, b) => a - b)[v.length >> 1]]));
+  return Object.fromEntries(Object.entries(times).map(([k, v]) => [k, median(v)]));
 }
+
+/** The middle of `xs` (the upper one of an even count), as the rows of the verify and startup sections compare them. */
+export const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
 /** One benchmark row (the runner's contract). */
 export function row(name, value, unit, baseline, ratio, goal) {
