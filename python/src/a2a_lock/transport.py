@@ -100,6 +100,24 @@ class Router:
         self._sync_pools.clear()
 
 
+def _redirect_target(
+    ctx: RequestPlan, checked: CheckedRequest, target: str, status: int, location: str, hops: int
+) -> str:
+    """Where the ``hops``-th redirect of a request to ``target`` goes: a 307/308 to the same path of the locked
+    interface, at most :data:`MAX_REDIRECTS` - 1 of them.
+
+    :raises PlanViolationError: a redirect that changes the method, leaves the interface or is one too many
+    """
+    next_url = urljoin(target, location)
+    if status not in (307, 308):
+        raise ctx.violation(f"the agent answered {status} (a redirect that changes the method), refused")
+    if path_below(ctx.iface, next_url) != checked.path:
+        raise ctx.violation(f"redirect to {_shown(next_url)} refused: not the locked interface")
+    if hops >= MAX_REDIRECTS:
+        raise ctx.violation(f"more than {MAX_REDIRECTS} redirects")
+    return next_url
+
+
 class AgentRuntime(Protocol):
     """What the transport needs of the loaded agent (see ``lock.py``)."""
 
@@ -262,17 +280,8 @@ class EnforcingTransport(httpx.AsyncBaseTransport):
             if not 300 <= response.status_code < 400 or location is None:
                 return response
             await response.aclose()
-            next_url = urljoin(target, location)
-            if response.status_code not in (307, 308):
-                raise ctx.violation(
-                    f"the agent answered {response.status_code} (a redirect that changes the method), refused"
-                )
-            if path_below(ctx.iface, next_url) != checked.path:
-                raise ctx.violation(f"redirect to {_shown(next_url)} refused: not the locked interface")
             hops += 1
-            if hops >= MAX_REDIRECTS:
-                raise ctx.violation(f"more than {MAX_REDIRECTS} redirects")
-            target = next_url
+            target = _redirect_target(ctx, checked, target, response.status_code, location, hops)
 
     async def _send(
         self, request: httpx.Request, checked: CheckedRequest, target: str, placements: list[Placement]
@@ -347,17 +356,8 @@ class SyncEnforcingTransport(httpx.BaseTransport):
             if not 300 <= response.status_code < 400 or location is None:
                 return response
             response.close()
-            next_url = urljoin(target, location)
-            if response.status_code not in (307, 308):
-                raise ctx.violation(
-                    f"the agent answered {response.status_code} (a redirect that changes the method), refused"
-                )
-            if path_below(ctx.iface, next_url) != checked.path:
-                raise ctx.violation(f"redirect to {_shown(next_url)} refused: not the locked interface")
             hops += 1
-            if hops >= MAX_REDIRECTS:
-                raise ctx.violation(f"more than {MAX_REDIRECTS} redirects")
-            target = next_url
+            target = _redirect_target(ctx, checked, target, response.status_code, location, hops)
 
     def _send(
         self, request: httpx.Request, checked: CheckedRequest, target: str, placements: list[Placement]
