@@ -132,10 +132,10 @@ export async function resolveAgent(
     ...(originAuth ? { originAuth } : {}),
   };
   // A probe carries the plan's credential: an entry the destination policy refuses is not probed (sync-plan refuses it).
+  // The routes are walked only when there is a list to hold them to.
+  const refused = policy !== undefined && destinationRefusal(entry.card, credentialRoutes(lockEntry, settings), policy);
   const probed =
-    given.probe && !destinationRefusal(entry.card, credentialRoutes(lockEntry, settings), policy)
-      ? await probeAgent(plans, card, entry, settings, options, warnings)
-      : undefined;
+    given.probe && !refused ? await probeAgent(plans, card, entry, settings, options, warnings) : undefined;
   return { entry: probed ? { ...lockEntry, probe: probed } : lockEntry, refusals, drift, traces, warnings, card };
 }
 
