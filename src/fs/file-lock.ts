@@ -62,8 +62,7 @@ export async function withFileLock<T>(target: string, fn: () => Promise<T>, opti
     return await fn();
   } finally {
     untrack();
-    if (created && (await readFile(path, 'utf8').catch(() => undefined)) === JSON.stringify(me))
-      await unlink(path).catch(() => undefined);
+    if (created) removeOwnSync(path, me);
   }
 }
 
