@@ -5,6 +5,8 @@
  * string tests; no Node module.
  */
 
+import { remembered } from '../remembered.js';
+
 /**
  * The host of a URL string or a scheme-less `host:port` (gRPC), as written: no userinfo, no port,
  * IPv6 brackets kept. Undefined when none can be read.
@@ -116,9 +118,9 @@ export function rebasedInterfaceUrl(url: string, cardUrl: string | undefined): s
  * True for a plain-http URL (`http:`, or gRPC's `grpc:` plaintext scheme) to a host that is not
  * loopback: a request there crosses the network in cleartext.
  */
-export function isCleartextOffLoopback(location: string): boolean {
+export const isCleartextOffLoopback = remembered((location: string): boolean => {
   return /^(http|grpc):\/\//i.test(location.trim()) && !isLoopbackUrl(location);
-}
+});
 
 /** The forms of an internationalised host: what a reader sees and what is sent (punycode). */
 export interface HostForms {
@@ -189,10 +191,10 @@ export function showHost(host: string): string {
  * research.example.com.evil.example)`, so the host contacted stands beside the card's spelling;
  * '' for any other location.
  */
-export function contactedHostNote(location: string): string {
+export const contactedHostNote = remembered((location: string): string => {
   const forms = locationHostForms(location);
   return forms ? ` (host ${hostSentAs(forms)})` : '';
-}
+});
 
 /**
  * `host-international` warnings for locations (URLs or gRPC `host:port`) as `[what, location]`:

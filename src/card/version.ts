@@ -7,25 +7,31 @@ import coerce from 'semver/functions/coerce.js';
 import semverCompare from 'semver/functions/compare.js';
 import valid from 'semver/functions/valid.js';
 import { formatPath } from '../json-path.js';
+import { remembered } from '../remembered.js';
 import type { Warning } from './model.js';
+
+/** `"0.3.0"` → `"0.3"`, `"1"` → `"1.0"`; undefined when the version is not numeric. Asked on every negotiate(). */
+const readMajorMinor = remembered((version: string): string | undefined => {
+  // A pre-release/build suffix only after Major.Minor[.Patch]: "2025-06-18" (a date) is not "2025.0".
+  const m = /^v?(\d+)(?:\.(\d+)(?:\.\d+)?(?:[-+].*)?)?$/.exec(version.trim());
+  return m ? `${Number(m[1])}.${Number(m[2] ?? 0)}` : undefined;
+});
 
 /**
  * Cut a protocol version to Major.Minor (A2A 1.0 §3.6: patch numbers are not negotiated):
  * "0.3.0" → "0.3", "1" → "1.0". A version that is not numeric is kept as is, with a warning.
  */
 export function majorMinor(version: string, path: PropertyKey[] = [], warnings: Warning[] = []): string {
-  // A pre-release/build suffix only after Major.Minor[.Patch]: "2025-06-18" (a date) is not "2025.0".
-  const m = /^v?(\d+)(?:\.(\d+)(?:\.\d+)?(?:[-+].*)?)?$/.exec(version.trim());
-  if (!m) {
-    warnings.push({
-      code: 'protocol-version-unrecognized',
-      message: `protocol version "${version}" is not Major.Minor; it can only match a profile that lists it exactly`,
-      path: formatPath(path),
-    });
-    return version;
-  }
-  return `${Number(m[1])}.${Number(m[2] ?? 0)}`;
+  const read = readMajorMinor(version);
+  if (read !== undefined) return read;
+  warnings.push({
+    code: 'protocol-version-unrecognized',
+    message: `protocol version "${version}" is not Major.Minor; it can only match a profile that lists it exactly`,
+    path: formatPath(path),
+  });
+  return version;
 }
+
 
 /**
  * An agent card's `version` as semver, for a manifest range: a valid (loose) semver as is, else a

@@ -135,7 +135,6 @@ export function negotiate(
   // the first interface the card offers wins; card order only breaks ties.
   const allowHttp = options.allowHttp === true;
   const { interface: iface, tried, cleartext } = chooseInterface(card, effective, locked, allowHttp);
-  const offered = card.supportedInterfaces.map((i) => `${i.protocolBinding} ${i.protocolVersion} at ${i.url}`);
   if (!iface && cleartext.length > 0) {
     const where = cleartext.map((i) => `${i.protocolBinding} ${i.protocolVersion} at ${i.url}`).join('; ');
     // A server advertising the address it binds (0.0.0.0, ::): allowHttp would lock an unreachable address.
@@ -151,6 +150,7 @@ export function negotiate(
     );
   }
   if (!iface) {
+    const offered = card.supportedInterfaces.map((i) => `${i.protocolBinding} ${i.protocolVersion} at ${i.url}`);
     const needed = locked
       ? `the locked ${locked.protocolBinding} ${locked.protocolVersion} at ${locked.url}`
       : `one of ${tried.join(', ')}`;
