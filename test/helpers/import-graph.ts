@@ -80,6 +80,7 @@ export const PURE_ROOT_FILES = [
   'bytes.ts',
   'errors.ts',
   'untrusted.ts',
+  'remembered.ts',
 ];
 /** Files outside the core folders that are pure like it: the runtime's request check (the fetch around it is not). */
 export const PURE_FILES = ['runtime/request-check.ts', 'runtime/request-body.ts', 'runtime/request-plan.ts'];

@@ -637,6 +637,34 @@ describe('duplicate keys in our own files', () => {
   });
 });
 
+describe('parseJson: a file written as we write files is read without the scan, and a repeat in it is still found', () => {
+  it('a key repeated in text laid out exactly as JSON.stringify(value, null, 2) lays it out is refused', async () => {
+    const { parseJson } = await import('../../src/json-document.js');
+    fc.assert(
+      fc.property(fc.dictionary(fc.string(), fc.jsonValue(), { minKeys: 1 }), fc.jsonValue(), (object, repeated) => {
+        const [key] = Object.keys(object);
+        const text = JSON.stringify(object, null, 2);
+        // The same key again as the last member, in the same layout.
+        const member = JSON.stringify({ [key!]: repeated }, null, 2).slice(2, -2);
+        const doubled = `${text.slice(0, -2)},\n${member}\n}\n`;
+        expect(() => parseJson(doubled, 'x.json', 'lockfile-invalid', { uniqueKeys: true })).toThrow(/duplicate key/);
+        expect(parseJson(`${text}\n`, 'x.json', 'lockfile-invalid', { uniqueKeys: true })).toEqual(
+          JSON.parse(text),
+        );
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('a lockfile as a2a writes it, with one line repeated, is refused naming the path', () => {
+    const written = serializeLockfile(buildLock());
+    const line = written.split('\n').find((l) => l.includes('"delivery"'))!;
+    const e = lockError(written.replace(line, `${line}\n${line}`));
+    expect(e.code).toBe('lockfile-invalid');
+    expect(e.message).toMatch(/duplicate key "delivery"/);
+  });
+});
+
 describe('parseManifest: where card and trust.jwks point', () => {
   const withAgent = (entry: Json) =>
     JSON.stringify(manifestJson((m) => (m.agents = { x: { skills: ['market-size'], ...entry } })));
