@@ -32,7 +32,6 @@ export function majorMinor(version: string, path: PropertyKey[] = [], warnings: 
   return version;
 }
 
-
 /**
  * An agent card's `version` as semver, for a manifest range: a valid (loose) semver as is, else a
  * plain Major[.Minor] with an optional `v` (`"1.0"` → 1.0.0, `"2"` → 2.0.0, `"v1.2"` → 1.2.0) coerced,

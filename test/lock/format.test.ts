@@ -648,9 +648,7 @@ describe('parseJson: a file written as we write files is read without the scan, 
         const member = JSON.stringify({ [key!]: repeated }, null, 2).slice(2, -2);
         const doubled = `${text.slice(0, -2)},\n${member}\n}\n`;
         expect(() => parseJson(doubled, 'x.json', 'lockfile-invalid', { uniqueKeys: true })).toThrow(/duplicate key/);
-        expect(parseJson(`${text}\n`, 'x.json', 'lockfile-invalid', { uniqueKeys: true })).toEqual(
-          JSON.parse(text),
-        );
+        expect(parseJson(`${text}\n`, 'x.json', 'lockfile-invalid', { uniqueKeys: true })).toEqual(JSON.parse(text));
       }),
       { numRuns: 300 },
     );
