@@ -211,7 +211,6 @@ async function manifestOfSide(
   cwd: string,
   manifest: string,
   warnings: Warning[],
-  parsed: Map<string, Manifest>,
 ): Promise<Manifest | undefined> {
   const { kind, label } = read.side;
   let text: string | undefined;
@@ -230,13 +229,7 @@ async function manifestOfSide(
     } else return undefined;
     read.manifestText = text;
     if (text === undefined) return undefined;
-    // Two file sides in one folder read one manifest file: it is parsed once (docs/explanation/performance.md).
-    const key = `${source}\n${text}`;
-    const known = parsed.get(key);
-    if (known) return known;
-    const value = parseManifest(text, source);
-    parsed.set(key, value);
-    return value;
+    return parseManifest(text, source);
   } catch (error) {
     if (!(error instanceof A2aLockError)) throw error;
     warnings.push({
@@ -359,21 +352,27 @@ async function readDiffManifests(
   gitExternal: boolean,
 ): Promise<{ manifests: DiffManifests; warnings: Warning[] }> {
   const warnings: Warning[] = [];
-  const parsed = new Map<string, Manifest>();
-  const manifests: DiffManifests = {
-    base: await manifestOfSide(base, cwd, manifest, warnings, parsed),
-    head: await manifestOfSide(head, cwd, manifest, warnings, parsed),
-  };
   // Two sides read from one manifest file (a copy of the base lockfile beside the working tree's
-  // a2a.json) compare nothing: a changed credential source would pass as none.
+  // a2a.json) compare nothing: a changed credential source would pass as none. Nothing to compare,
+  // so it is not parsed (docs/explanation/performance.md); its text is kept for --locate.
   const baseFile = manifestFileOf(base, cwd, manifest);
-  if (baseFile !== undefined && baseFile === manifestFileOf(head, cwd, manifest) && manifests.base !== undefined) {
-    manifests.base = undefined;
-    warnings.push({
-      code: 'manifest-not-compared',
-      message: `both sides read the manifest ${baseFile}: credential sources not compared (compare revisions, or put the base lockfile beside its own a2a.json)`,
+  if (baseFile !== undefined && baseFile === manifestFileOf(head, cwd, manifest)) {
+    head.manifestText = await readTextIfExists(baseFile, 'manifest-invalid').catch((error: unknown) => {
+      if (error instanceof A2aLockError) return undefined;
+      throw error;
     });
-  } else if (
+    if (head.manifestText !== undefined)
+      warnings.push({
+        code: 'manifest-not-compared',
+        message: `both sides read the manifest ${baseFile}: credential sources not compared (compare revisions, or put the base lockfile beside its own a2a.json)`,
+      });
+    return { manifests: {}, warnings };
+  }
+  const manifests: DiffManifests = {
+    base: await manifestOfSide(base, cwd, manifest, warnings),
+    head: await manifestOfSide(head, cwd, manifest, warnings),
+  };
+  if (
     !gitExternal &&
     base.text !== undefined &&
     head.text !== undefined &&

@@ -548,6 +548,11 @@ describe.concurrent('a2a diff', () => {
         message: 'no manifest beside the lockfile of ./copy/base.lock.json: credential sources not compared',
       },
     ]);
+    // Nothing to compare, so the one manifest both sides read is not parsed: not valid, it is the same one warning.
+    writeFileSync(join(dir, 'a2a.json'), '{ not json');
+    const unparsed = await cli(['diff', './base.lock.json', '--json']);
+    expect(unparsed.code, show(unparsed)).toBe(0);
+    expect(jsonOf(unparsed).warnings).toEqual(jsonOf(beside).warnings);
   });
 
   it("git's external diff driver: git diff, git show and git log -p print the change view for the lockfile", async ({
