@@ -6,7 +6,7 @@ import { type ExitCode, UsageError } from '../errors.js';
 import { findManifest } from '../fs/find-manifest.js';
 import { ciBase } from '../fs/git.js';
 import { type NetworkOptions, networkOptionsOf } from '../http/network-options.js';
-import type { Manifest, OriginAuthMap } from '../manifest/schema.js';
+import type { OriginAuthMap } from '../manifest/schema.js';
 import { cardSourceOf, type LoadedCard, loadCard } from '../resolve/load-card.js';
 import type { ResolveOptions } from '../resolve/options.js';
 
@@ -107,19 +107,6 @@ export async function unreviewedResolveOptions(options: GlobalOptions, baseDir: 
   const resolved = resolveOptions(options, baseDir);
   const ci = await ciBase(baseDir, options.env);
   return ci.kind === 'none' ? resolved : { ...resolved, credentialsWithheld: reviewRunWithholds(ci.run) };
-}
-
-/**
- * Refuse names the manifest does not hold (the agents of `update` and `outdated`).
- * @throws UsageError `unknown agent "x" (manifest agents: a, b)`
- */
-export function assertManifestAgents(manifest: Manifest, names: readonly string[]): void {
-  for (const name of names) {
-    if (!Object.hasOwn(manifest.agents, name))
-      throw new UsageError(
-        `unknown agent "${name}" (manifest agents: ${Object.keys(manifest.agents).join(', ') || 'none'})`,
-      );
-  }
 }
 
 /**

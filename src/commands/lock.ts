@@ -14,6 +14,7 @@ import { lockDigest } from '../lock/digest.js';
 import { type AddRetry, hintFailure } from '../lock/hints.js';
 import { diffLockfiles, type LockfileDiff } from '../lock/lockfile-diff.js';
 import { overallExitCode, type SyncFailure, syncFailureJson } from '../lock/report.js';
+import { assertManifestAgents } from '../manifest/agent-name.js';
 import {
   type AgentFlags,
   applyAgentEdit,
@@ -25,13 +26,7 @@ import { parseManifest } from '../manifest/parse.js';
 import type { Manifest } from '../manifest/schema.js';
 import { type LockProjectResult, lockProject } from '../resolve/lock-project.js';
 import type { SyncAction, SyncResult } from '../resolve/sync.js';
-import {
-  assertManifestAgents,
-  type CommandResult,
-  type GlobalOptions,
-  paths,
-  unreviewedResolveOptions,
-} from './context.js';
+import { type CommandResult, type GlobalOptions, paths, unreviewedResolveOptions } from './context.js';
 
 /** One agent in the `--json` document of `lock`, `update` and `add`: its action and, updated, what changed; or why it failed ({@link syncFailureJson}). */
 type LockAgentDocument =

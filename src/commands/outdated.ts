@@ -19,16 +19,11 @@ import {
   type SyncFailure,
   syncFailureJson,
 } from '../lock/report.js';
+import { assertManifestAgents } from '../manifest/agent-name.js';
 import type { Plan } from '../negotiate/types.js';
 import { syncLock } from '../resolve/sync.js';
 import { readProject } from '../resolve/verify.js';
-import {
-  assertManifestAgents,
-  type CommandResult,
-  type GlobalOptions,
-  paths,
-  unreviewedResolveOptions,
-} from './context.js';
+import { type CommandResult, type GlobalOptions, paths, unreviewedResolveOptions } from './context.js';
 
 /** One agent in the `--json` document of `outdated`: `status` and what would change; an agent that cannot be resolved has the failure shape of `a2a update` ({@link syncFailureJson}). */
 type OutdatedAgentDocument =
