@@ -50,7 +50,7 @@ from .origin_auth import OriginAuthenticator, OriginAuthProvider, origin_of
 from .plan import Interface, Plan
 from .plan_check import plan_issues
 from .request_check import RequestPlan
-from .schema import first_error, format_path, lockfile_schema
+from .schema import first_error, format_path, json_kind, lockfile_schema
 from .transport import EnforcingTransport, Router, SyncEnforcingTransport, card_urls
 
 if TYPE_CHECKING:
@@ -140,15 +140,10 @@ def _proto_path(value: Any, path: tuple[str | int, ...] = ()) -> tuple[str | int
 
 
 def _kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, dict):
-        return "object"
-    if isinstance(value, bool):
-        return "boolean"
-    return "string" if isinstance(value, str) else "number"
+    """A value's JSON type in the words of the top-level check (``lock/top.ts``): as :func:`json_kind`, an array as
+    "an array"."""
+    kind = json_kind(value)
+    return "an array" if kind == "array" else kind
 
 
 def parse_lockfile_json(text: str, source: str) -> Any:

@@ -14,7 +14,15 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-__all__ = ["SchemaError", "SchemaKeywordError", "first_error", "format_path", "lockfile_schema", "manifest_schema"]
+__all__ = [
+    "SchemaError",
+    "SchemaKeywordError",
+    "first_error",
+    "format_path",
+    "json_kind",
+    "lockfile_schema",
+    "manifest_schema",
+]
 
 # Annotations: no effect on validation ("format" is an annotation in draft 2020-12 unless asserted).
 _ANNOTATIONS = frozenset({"$schema", "title", "description", "default", "format", "$comment"})
@@ -113,7 +121,9 @@ def _type_ok(value: Any, kind: str) -> bool:
     raise SchemaKeywordError(f"unknown type {kind!r}")
 
 
-def _kind(value: Any) -> str:
+def json_kind(value: Any) -> str:
+    """The JSON type of a parsed value as the error messages name it: ``null``, ``boolean``, ``object``, ``array``,
+    ``string`` or ``number``."""
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -150,7 +160,7 @@ def first_error(value: Any, schema: dict[str, Any] | bool, path: tuple[str | int
     if kinds is not None:
         options = kinds if isinstance(kinds, list) else [kinds]
         if not any(_type_ok(value, k) for k in options):
-            return SchemaError(path, f"expected {' or '.join(options)}, got {_kind(value)}")
+            return SchemaError(path, f"expected {' or '.join(options)}, got {json_kind(value)}")
     if "const" in schema and not _same(value, schema["const"]):
         return SchemaError(path, f"expected {json.dumps(schema['const'])}")
     if "enum" in schema and not any(_same(value, option) for option in schema["enum"]):
