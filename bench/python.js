@@ -20,7 +20,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { lockedEchoAgent } from './lib/echo.js';
-import { fleet, root, row, runTimed } from './lib/fleet.js';
+import { fleet, median, root, row, runTimed } from './lib/fleet.js';
 
 const ROUNDS = 11;
 const PROCESSES = 3;
@@ -48,11 +48,6 @@ async function measure(python, what, args) {
   return { wallMs: run.wallMs, result: JSON.parse(run.stdout.trim().split('\n').at(-1)) };
 }
 
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
 
 /** Each row as it is measured (stderr), so a long run shows its progress. */
 function progress(r) {

@@ -15,7 +15,7 @@ import { performance } from 'node:perf_hooks';
 import { ClientFactory, ClientFactoryOptions } from '@a2a-js/sdk/client';
 import { loadLock } from '../dist/runtime/index.js';
 import { lockedEchoAgent } from './lib/echo.js';
-import { runNode } from './lib/fleet.js';
+import { median, runNode } from './lib/fleet.js';
 
 const WARMUP = 200;
 const SAMPLES = 1500;
@@ -43,11 +43,6 @@ function message() {
   };
 }
 
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
 
 /**
  * One process's measurement: the median latency of each client (ms) over SAMPLES rotated rounds.

@@ -153,7 +153,12 @@ export async function interleaved(commands, rounds, cwd) {
 }
 
 /** The middle of `xs` (the upper one of an even count), as the rows of the verify and startup sections compare them. */
-export const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+/** The median of numbers: the middle one of an odd count (one of the values), the mean of the two middle ones of an even count. */
+export function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
 
 /** One benchmark row (the runner's contract). */
 export function row(name, value, unit, baseline, ratio, goal) {
