@@ -19,7 +19,7 @@ import { randomUUID } from 'node:crypto';
 import type { Dispatcher } from 'undici';
 import { isCleartextOffLoopback, isLoopbackUrl } from '../card/host.js';
 import { applyCredentials, type CredentialPlacement, credentialQueryNames } from '../credentials.js';
-import { A2aLockError } from '../errors.js';
+import { type A2aLockError, FetchError } from '../errors.js';
 import { classifyProbe, type ProbeAnswer, type ProbeOutcome } from '../lock/probe.js';
 import { placementSecrets } from '../redact.js';
 import { headerValue } from './body.js';
@@ -54,6 +54,9 @@ export interface ProbeRequest extends NetworkOptions {
  *   `@grpc/grpc-js` installed, or a plaintext gRPC interface to a host that is not loopback
  *   without `allowHttp`. Never throws for what the agent does; a connection refused or a timeout
  *   is `not-served`.
+ * @throws what stopped the request before it left (the URL policy, a header that cannot be sent, a
+ *   credential a proxy would carry in clear, an `originAuth` credential that could not be placed):
+ *   the interface was not asked, so the caller records nothing for it
  */
 export async function probeInterface(request: ProbeRequest): Promise<ProbeOutcome | undefined> {
   const binding = request.protocolBinding.toUpperCase();
@@ -68,11 +71,11 @@ export async function probeInterface(request: ProbeRequest): Promise<ProbeOutcom
   const common = { binding: request.protocolBinding, version: request.protocolVersion };
   let answer: ProbeAnswer | undefined;
   if (binding === 'JSONRPC' || binding === 'HTTP+JSON') {
-    answer = await httpProbe(request, binding, legacy, taskId).catch((error: unknown) => ({
-      transport: 'none' as const,
-      ...common,
-      reason: failure(error),
-    }));
+    // A network failure (refused, reset, DNS, TLS, a timeout) is the interface's answer; any other error came before the request left.
+    answer = await httpProbe(request, binding, legacy, taskId).catch((error: unknown) => {
+      if (!(error instanceof FetchError)) throw error;
+      return { transport: 'none' as const, ...common, reason: failure(error) };
+    });
   } else if (binding === 'GRPC') {
     answer = await grpcProbe(request, legacy, taskId);
   }
@@ -83,14 +86,11 @@ export async function probeInterface(request: ProbeRequest): Promise<ProbeOutcom
 }
 
 /** A request's failure in words, without the URL prefix `FetchError` gives its message. */
-function failure(error: unknown): string {
-  if (error instanceof A2aLockError) {
-    const url = typeof error.data?.url === 'string' ? error.data.url : undefined;
-    return url !== undefined && error.message.startsWith(`${url}: `)
-      ? error.message.slice(url.length + 2)
-      : error.message;
-  }
-  return error instanceof Error ? error.message : String(error);
+function failure(error: A2aLockError): string {
+  const url = typeof error.data?.url === 'string' ? error.data.url : undefined;
+  return url !== undefined && error.message.startsWith(`${url}: `)
+    ? error.message.slice(url.length + 2)
+    : error.message;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -31,6 +31,23 @@ export interface ProbeOutcome {
   answered?: string;
 }
 
+/**
+ * A probe that was not sent: the credential its plan sends could not be obtained (an OAuth token
+ * endpoint that refused, failed, timed out or answered no token), or the run refused the request
+ * before it left (a credential a proxy would carry in clear, a header that cannot be sent). The
+ * interface was never asked, so nothing is recorded for it (a kind recorded before is kept).
+ */
+export interface ProbeNotSent {
+  kind: 'not-probed';
+  /** Why the probe was not sent, in the tool's own words (never a token endpoint's body, never a secret). */
+  reason: string;
+  /** Nothing answered: the probe did not leave. */
+  answered?: undefined;
+}
+
+/** What a probe of one interface came to: an outcome the lockfile records, or a probe that was not sent. */
+export type ProbeResult = ProbeOutcome | ProbeNotSent;
+
 /** One interface a probe asks: a plan's or a locked fallback's (A2A 1.0 AgentInterface fields). */
 export type ProbedInterface = FallbackInterface;
 
@@ -79,20 +96,28 @@ export function probedInterfaces(plans: Readonly<Record<string, Plan>>): ProbedI
 }
 
 /**
- * The `probe` record a lock entry keeps: `fresh` (this run probed), else `previous` (no new
- * evidence: `--no-probe`, `outdated`, a re-plan from the snapshot), each only for the interfaces
- * `plans` still lock; undefined when none is left. Pure.
+ * The `probe` record a lock entry keeps, per interface `plans` still lock: the kind `fresh` (this
+ * run's probes) holds for it, else the kind `previous` held (no new evidence: `--no-probe`,
+ * `outdated`, a re-plan from the snapshot, a probe that was not sent or could not be asked);
+ * undefined when none is left. Pure.
  */
 export function keptProbe(
   plans: Readonly<Record<string, Plan>>,
   fresh: Readonly<Record<string, ProbeKind>> | undefined,
   previous: Readonly<Record<string, ProbeKind>> | undefined,
 ): Record<string, ProbeKind> | undefined {
-  const record = fresh ?? previous;
-  if (record === undefined) return undefined;
-  const locked = new Set(probedInterfaces(plans).map(interfaceKey));
-  const kept = Object.entries(record).filter(([key]) => locked.has(key));
-  return kept.length > 0 ? Object.fromEntries(kept) : undefined;
+  if (fresh === undefined && previous === undefined) return undefined;
+  const kept: Record<string, ProbeKind> = {};
+  for (const key of probedInterfaces(plans).map(interfaceKey).sort()) {
+    const kind =
+      fresh && Object.hasOwn(fresh, key)
+        ? fresh[key]
+        : previous && Object.hasOwn(previous, key)
+          ? previous[key]
+          : undefined;
+    if (kind !== undefined) kept[key] = kind;
+  }
+  return Object.keys(kept).length > 0 ? kept : undefined;
 }
 
 /** JSON-RPC codes that say this interface does not serve the locked binding/version (A2A 1.0 §9.5; JSON-RPC 2.0). */

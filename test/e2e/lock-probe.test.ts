@@ -8,6 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { type Lie, startLyingServer } from '../helpers/lying-servers.js';
+import { CLIENT_SECRET, startOAuthAgent, TOKEN_BODY_MARKER, TOKEN_FAILURES } from '../helpers/oauth-agent.js';
 import {
   jsonOf,
   manifest,
@@ -202,4 +203,52 @@ describe.concurrent('add and update probe too', () => {
     expect(probes(agent.requests).length).toBe(probed + 2);
     expect(Object.values((await readLock(dir)).agents.research.probe)).toEqual(['served', 'served']);
   });
+});
+
+describe.concurrent('a probe that could not be sent (its OAuth token could not be obtained) records nothing', () => {
+  it.for(TOKEN_FAILURES)(
+    'token endpoint %s: interface-not-probed, the kinds recorded before kept, never not-served',
+    async ([mode, words], { onTestFinished }) => {
+      const res = resources(onTestFinished);
+      const { agent, state, entry, env } = await startOAuthAgent(res);
+      const { dir } = await res.locked(manifest({ research: entry }), env);
+      const served = {
+        [`HTTP+JSON 1.0 ${agent.restUrl}`]: 'served',
+        [`JSONRPC 1.0 ${agent.jsonRpcUrl}`]: 'served',
+      };
+      expect((await readLock(dir)).agents.research.probe).toEqual(served);
+      const bytes = await readLockBytes(dir);
+
+      state.mode = mode;
+      agent.requests.length = 0;
+      const timeout = ['--timeout', '1500'];
+      const [update, strict] = await Promise.all([
+        runCli(['update', '--json', ...timeout], { cwd: dir, env }),
+        runCli(['update', '--strict', ...timeout], { cwd: dir, env }),
+      ]);
+      expect(update.code, show(update)).toBe(0);
+      expect(strict.code, show(strict)).toBe(0);
+      const warnings = jsonOf(update).warnings as Array<{ code: string; message: string }>;
+      expect(warnings.map((w) => w.code)).toEqual(['interface-not-probed', 'interface-not-probed']);
+      expect(warnings[0]!.message).toBe(
+        `JSONRPC 1.0 at ${agent.jsonRpcUrl} was not probed: its probe was not sent, as the credential for scheme "oauth" could not be obtained: ${words}; nothing is recorded for it (a kind recorded before is kept)`,
+      );
+      expect(strict.stdout + strict.stderr).toContain('interface-not-probed');
+      // Never asked: no GetTask reached the agent, and the lockfile keeps what the last probe found.
+      expect(agent.requests.filter((r) => !r.path.includes('.well-known'))).toEqual([]);
+      expect(await readLockBytes(dir)).toEqual(bytes);
+      for (const out of [update, strict]) {
+        expect(out.stdout + out.stderr).not.toContain(TOKEN_BODY_MARKER);
+        expect(out.stdout + out.stderr).not.toContain(CLIENT_SECRET);
+        expect(out.stdout + out.stderr).not.toContain('interface-not-served');
+      }
+
+      // A first lock with the token endpoint failing: written (also under --strict), with no probe record.
+      const fresh = await res.dir(manifest({ research: entry }));
+      const first = await runCli(['lock', '--strict', ...timeout], { cwd: fresh, env });
+      expect(first.code, show(first)).toBe(0);
+      expect((await readLock(fresh)).agents.research.probe).toBeUndefined();
+      expect(first.stdout + first.stderr).not.toContain(TOKEN_BODY_MARKER);
+    },
+  );
 });

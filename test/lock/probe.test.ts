@@ -174,7 +174,7 @@ describe('probedInterfaces and interfaceKey', () => {
     ]);
   });
 
-  it('keptProbe: this run’s record, else the previous one, only for the interfaces still locked', () => {
+  it('keptProbe: this run’s kinds, else the previous ones, only for the interfaces still locked', () => {
     const plans = { a: plan('https://a.example/rpc') };
     const old = {
       'JSONRPC 1.0 https://a.example/rpc': 'served' as const,
@@ -186,5 +186,24 @@ describe('probedInterfaces and interfaceKey', () => {
     });
     expect(keptProbe({ b: plan('https://b.example/rpc') }, undefined, old)).toBeUndefined();
     expect(keptProbe(plans, undefined, undefined)).toBeUndefined();
+  });
+
+  it('keptProbe: an interface this run did not probe (its probe not sent) keeps the kind recorded before; the others take the new one', () => {
+    const plans = {
+      a: plan('https://a.example/rpc'),
+      b: plan('https://b.example/rpc'),
+      c: plan('https://c.example/rpc'),
+    };
+    const old = {
+      'JSONRPC 1.0 https://a.example/rpc': 'served' as const,
+      'JSONRPC 1.0 https://b.example/rpc': 'served' as const,
+    };
+    expect(keptProbe(plans, { 'JSONRPC 1.0 https://b.example/rpc': 'not-served' }, old)).toEqual({
+      'JSONRPC 1.0 https://a.example/rpc': 'served',
+      'JSONRPC 1.0 https://b.example/rpc': 'not-served',
+    });
+    expect(keptProbe(plans, { 'JSONRPC 1.0 https://c.example/rpc': 'served' }, undefined)).toEqual({
+      'JSONRPC 1.0 https://c.example/rpc': 'served',
+    });
   });
 });
