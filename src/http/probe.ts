@@ -27,8 +27,12 @@ import { DEFAULT_TIMEOUT_MS } from './network-options.js';
 import { checkHeaders, makeContext, type NetworkOptions, networkOptionsOf, send, withDeadline } from './request.js';
 import { checkUrlPolicy, parseLocation, printableUrl } from './url-policy.js';
 
-/** At most this many bytes of a probe's answer are read (an A2A error is a few hundred). */
-const PROBE_MAX_BYTES = 8192;
+/**
+ * At most this many bytes of a probe's answer are read. An A2A error is a few hundred, but a valid
+ * TaskNotFound may carry a large `error.data` (details, a trace): a body that goes on beyond the
+ * bound is judged by what was read whole (`lock/probe.ts`).
+ */
+const PROBE_MAX_BYTES = 64 * 1024;
 
 /** One interface to probe (a plan's or a locked fallback's fields) and what to send with it. */
 export interface ProbeRequest extends NetworkOptions {
@@ -139,28 +143,32 @@ async function httpProbe(
       version: request.protocolVersion,
       status: response.statusCode,
       ...(contentType !== undefined ? { contentType } : {}),
-      body: await prefix(response.body),
+      ...(await prefix(response.body)),
     };
   });
 }
 
-/** The first {@link PROBE_MAX_BYTES} of a body as text (invalid UTF-8 as U+FFFD); the rest is not read. */
-async function prefix(body: Dispatcher.ResponseData['body']): Promise<string> {
+/**
+ * The first {@link PROBE_MAX_BYTES} of a body as text (invalid UTF-8 as U+FFFD), and `cutAt` (the
+ * bytes kept) when the body went on beyond them; the rest is not read.
+ */
+async function prefix(body: Dispatcher.ResponseData['body']): Promise<{ body: string; cutAt?: number }> {
   const chunks: Buffer[] = [];
   let total = 0;
   try {
     for await (const chunk of body as AsyncIterable<Buffer>) {
       chunks.push(chunk);
       total += chunk.length;
-      if (total >= PROBE_MAX_BYTES) break;
+      if (total > PROBE_MAX_BYTES) break;
     }
   } catch {
     // Reset while reading: what came is the answer.
   } finally {
     body.on('error', () => undefined);
-    if (total >= PROBE_MAX_BYTES) body.destroy();
+    if (total > PROBE_MAX_BYTES) body.destroy();
   }
-  return new TextDecoder('utf-8').decode(Buffer.concat(chunks, total).subarray(0, PROBE_MAX_BYTES));
+  const text = new TextDecoder('utf-8').decode(Buffer.concat(chunks, total).subarray(0, PROBE_MAX_BYTES));
+  return total > PROBE_MAX_BYTES ? { body: text, cutAt: PROBE_MAX_BYTES } : { body: text };
 }
 
 /** `<url path without trailing slashes>[/<tenant>]<suffix>`, query kept, fragment dropped (an invalid URL as it is: the URL policy refuses it). */

@@ -162,6 +162,34 @@ describe.concurrent('servers that lie: not-served, a warning; under --strict a r
   });
 });
 
+describe.concurrent('a valid TaskNotFound larger than the read bound is served, at lock and at verify --probe', () => {
+  const sizes: Array<[string, number, RegExp]> = [
+    ['20 KiB (read whole)', 20_000, /^HTTP 200 application\/json, JSON-RPC -32001 TaskNotFound$/],
+    [
+      '200 KiB (read in part)',
+      200_000,
+      /^HTTP 200 application\/json \(larger than 64 KiB, read in part\), JSON-RPC -32001 TaskNotFound$/,
+    ],
+  ];
+  it.for(sizes)('error.data of %s', async ([, bytes, answered], { onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const server = await startLyingServer('large-task-not-found', '1.0', bytes);
+    onTestFinished(() => server.close());
+    const dir = await res.dir(
+      manifest({ big: { card: server.origin, skills: ['market-size'], profile: ANY_BINDING } }),
+    );
+    const lock = await runCli(['lock', '--strict', '--json'], { cwd: dir });
+    expect(lock.code, show(lock)).toBe(0);
+    expect(jsonOf(lock).warnings ?? []).toEqual([]);
+    expect((await readLock(dir)).agents.big.probe).toEqual({ [`JSONRPC 1.0 ${server.interfaceUrl}`]: 'served' });
+    const verify = await runCli(['verify', '--probe', '--strict', '--json'], { cwd: dir });
+    expect(verify.code, show(verify)).toBe(0);
+    const [probe] = jsonOf(verify).agents.big.probes;
+    expect(probe).toMatchObject({ recorded: 'served', kind: 'served', answered: expect.stringMatching(answered) });
+    expect(JSON.stringify(jsonOf(verify))).not.toContain('xxxxxxxx');
+  });
+});
+
 describe.concurrent('add and update probe too', () => {
   it('a2a add: the new agent is probed; --strict refuses a lying one and writes neither file', async ({
     onTestFinished,
