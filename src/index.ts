@@ -55,7 +55,9 @@ export {
   type ProbeAnswer,
   type ProbedInterface,
   type ProbeKind,
+  type ProbeNotSent,
   type ProbeOutcome,
+  type ProbeResult,
   probedInterfaces,
 } from './lock/probe.js';
 export {

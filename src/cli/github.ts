@@ -45,7 +45,8 @@ export interface VerifyFailure {
  * The failing agents of a verify run, one each: beyond the lockfile (its plan fields, refusals and
  * signature changes on one line), lock entry out of date, not verifiable (its error), or under
  * `--strict` a card change or an unchecked part (`error`); without `--strict`, an agent left
- * `unchecked` (`credential-unset`, `credential-route-new`, `extended-changed`, `base-unreadable`) is
+ * `unchecked` (`credential-unset`, `credential-route-new`, `extended-changed`, `base-unreadable`,
+ * `interface-auth-required`, `interface-not-probed`) is
  * a `warning`: an agent not checked is never passed over in silence (issue 33). An agent `--ignore`
  * passed over is none (`ignored`: shown in the output and the summary, not on the pull request).
  */

@@ -19,7 +19,7 @@ import { randomUUID } from 'node:crypto';
 import type { Dispatcher } from 'undici';
 import { isCleartextOffLoopback, isLoopbackUrl } from '../card/host.js';
 import { applyCredentials, type CredentialPlacement, credentialQueryNames } from '../credentials.js';
-import { A2aLockError } from '../errors.js';
+import { type A2aLockError, FetchError } from '../errors.js';
 import { classifyProbe, type ProbeAnswer, type ProbeOutcome } from '../lock/probe.js';
 import { placementSecrets } from '../redact.js';
 import { headerValue } from './body.js';
@@ -27,8 +27,12 @@ import { DEFAULT_TIMEOUT_MS } from './network-options.js';
 import { checkHeaders, makeContext, type NetworkOptions, networkOptionsOf, send, withDeadline } from './request.js';
 import { checkUrlPolicy, parseLocation, printableUrl } from './url-policy.js';
 
-/** At most this many bytes of a probe's answer are read (an A2A error is a few hundred). */
-const PROBE_MAX_BYTES = 8192;
+/**
+ * At most this many bytes of a probe's answer are read. An A2A error is a few hundred, but a valid
+ * TaskNotFound may carry a large `error.data` (details, a trace): a body that goes on beyond the
+ * bound is judged by what was read whole (`lock/probe.ts`).
+ */
+const PROBE_MAX_BYTES = 64 * 1024;
 
 /** One interface to probe (a plan's or a locked fallback's fields) and what to send with it. */
 export interface ProbeRequest extends NetworkOptions {
@@ -54,6 +58,9 @@ export interface ProbeRequest extends NetworkOptions {
  *   `@grpc/grpc-js` installed, or a plaintext gRPC interface to a host that is not loopback
  *   without `allowHttp`. Never throws for what the agent does; a connection refused or a timeout
  *   is `not-served`.
+ * @throws what stopped the request before it left (the URL policy, a header that cannot be sent, a
+ *   credential a proxy would carry in clear, an `originAuth` credential that could not be placed):
+ *   the interface was not asked, so the caller records nothing for it
  */
 export async function probeInterface(request: ProbeRequest): Promise<ProbeOutcome | undefined> {
   const binding = request.protocolBinding.toUpperCase();
@@ -68,11 +75,11 @@ export async function probeInterface(request: ProbeRequest): Promise<ProbeOutcom
   const common = { binding: request.protocolBinding, version: request.protocolVersion };
   let answer: ProbeAnswer | undefined;
   if (binding === 'JSONRPC' || binding === 'HTTP+JSON') {
-    answer = await httpProbe(request, binding, legacy, taskId).catch((error: unknown) => ({
-      transport: 'none' as const,
-      ...common,
-      reason: failure(error),
-    }));
+    // A network failure (refused, reset, DNS, TLS, a timeout) is the interface's answer; any other error came before the request left.
+    answer = await httpProbe(request, binding, legacy, taskId).catch((error: unknown) => {
+      if (!(error instanceof FetchError)) throw error;
+      return { transport: 'none' as const, ...common, reason: failure(error) };
+    });
   } else if (binding === 'GRPC') {
     answer = await grpcProbe(request, legacy, taskId);
   }
@@ -83,14 +90,11 @@ export async function probeInterface(request: ProbeRequest): Promise<ProbeOutcom
 }
 
 /** A request's failure in words, without the URL prefix `FetchError` gives its message. */
-function failure(error: unknown): string {
-  if (error instanceof A2aLockError) {
-    const url = typeof error.data?.url === 'string' ? error.data.url : undefined;
-    return url !== undefined && error.message.startsWith(`${url}: `)
-      ? error.message.slice(url.length + 2)
-      : error.message;
-  }
-  return error instanceof Error ? error.message : String(error);
+function failure(error: A2aLockError): string {
+  const url = typeof error.data?.url === 'string' ? error.data.url : undefined;
+  return url !== undefined && error.message.startsWith(`${url}: `)
+    ? error.message.slice(url.length + 2)
+    : error.message;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -139,28 +143,32 @@ async function httpProbe(
       version: request.protocolVersion,
       status: response.statusCode,
       ...(contentType !== undefined ? { contentType } : {}),
-      body: await prefix(response.body),
+      ...(await prefix(response.body)),
     };
   });
 }
 
-/** The first {@link PROBE_MAX_BYTES} of a body as text (invalid UTF-8 as U+FFFD); the rest is not read. */
-async function prefix(body: Dispatcher.ResponseData['body']): Promise<string> {
+/**
+ * The first {@link PROBE_MAX_BYTES} of a body as text (invalid UTF-8 as U+FFFD), and `cutAt` (the
+ * bytes kept) when the body went on beyond them; the rest is not read.
+ */
+async function prefix(body: Dispatcher.ResponseData['body']): Promise<{ body: string; cutAt?: number }> {
   const chunks: Buffer[] = [];
   let total = 0;
   try {
     for await (const chunk of body as AsyncIterable<Buffer>) {
       chunks.push(chunk);
       total += chunk.length;
-      if (total >= PROBE_MAX_BYTES) break;
+      if (total > PROBE_MAX_BYTES) break;
     }
   } catch {
     // Reset while reading: what came is the answer.
   } finally {
     body.on('error', () => undefined);
-    if (total >= PROBE_MAX_BYTES) body.destroy();
+    if (total > PROBE_MAX_BYTES) body.destroy();
   }
-  return new TextDecoder('utf-8').decode(Buffer.concat(chunks, total).subarray(0, PROBE_MAX_BYTES));
+  const text = new TextDecoder('utf-8').decode(Buffer.concat(chunks, total).subarray(0, PROBE_MAX_BYTES));
+  return total > PROBE_MAX_BYTES ? { body: text, cutAt: PROBE_MAX_BYTES } : { body: text };
 }
 
 /** `<url path without trailing slashes>[/<tenant>]<suffix>`, query kept, fragment dropped (an invalid URL as it is: the URL policy refuses it). */

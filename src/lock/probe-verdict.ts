@@ -9,18 +9,22 @@
  * | `auth-required`         | holds        | holds (as locked: alive, not proven)   | fails: `interface-not-served` (exit 6)   |
  * | `not-served`, none      | holds        | `unchecked` (`interface-auth-required`) | warning `interface-not-served`; fails under `--strict` |
  *
+ * A probe that was not sent (`not-probed`: the credential its plan sends could not be obtained)
+ * checked nothing: whatever is recorded, the agent is `unchecked` (`interface-not-probed`), never
+ * failed as not served.
+ *
  * An interface the lockfile records no outcome for (an older lockfile, `lock --no-probe`) is
  * probed all the same and its outcome shown (`recorded` absent).
  */
 import type { Warning } from '../card/model.js';
 import { InterfaceNotServedError } from '../errors.js';
-import { interfaceKey, type ProbedInterface, type ProbeKind, type ProbeOutcome } from './probe.js';
+import { interfaceKey, type ProbedInterface, type ProbeKind, type ProbeResult } from './probe.js';
 import { type AgentReport, errorReport, type InterfaceProbe, withUnchecked } from './report.js';
 
 /** The probes of one agent, in the order of its interfaces, each beside the kind `recorded` (the entry's `probe` field) holds for it. */
 export function interfaceProbes(
   interfaces: readonly ProbedInterface[],
-  outcomes: ReadonlyMap<string, ProbeOutcome>,
+  outcomes: ReadonlyMap<string, ProbeResult>,
   recorded: Readonly<Record<string, ProbeKind>> | undefined,
 ): InterfaceProbe[] {
   return interfaces.flatMap((iface) => {
@@ -35,8 +39,9 @@ export function interfaceProbes(
         protocolVersion: iface.protocolVersion,
         ...(iface.tenant ? { tenant: iface.tenant } : {}),
         ...(locked ? { recorded: locked } : {}),
-        kind: outcome.kind,
-        ...(outcome.answered !== undefined ? { answered: outcome.answered } : {}),
+        ...(outcome.kind === 'not-probed'
+          ? { kind: outcome.kind, reason: outcome.reason }
+          : { kind: outcome.kind, ...(outcome.answered !== undefined ? { answered: outcome.answered } : {}) }),
       },
     ];
   });
@@ -85,12 +90,29 @@ export function withProbes(agent: string, report: AgentReport, probes: Interface
     });
   // Alive, not proven: a locked `served` (or unrecorded) interface refused without the credential (withheld, unset, refused).
   const unproven = probes.filter((p) => p.kind === 'auth-required' && p.recorded !== 'auth-required');
+  // Never asked: the probe was not sent (its credential could not be obtained).
+  const unasked = probes.filter((p) => p.kind === 'not-probed');
   const probed = { ...report, warnings: [...report.warnings, ...warnings], probes };
-  if (unproven.length === 0 || report.unchecked !== undefined) return probed;
+  if ((unproven.length === 0 && unasked.length === 0) || report.unchecked !== undefined) return probed;
+  const parts = [
+    ...notSent(unasked),
+    ...(unproven.length > 0
+      ? [
+          `not proven served: ${unproven.map((p) => `${named(p)} answered ${p.answered ?? 'an authentication refusal'}`).join('; ')}`,
+        ]
+      : []),
+  ];
   return withUnchecked(probed, {
-    reason: 'interface-auth-required',
-    message: `not proven served: ${unproven.map((p) => `${named(p)} answered ${p.answered ?? 'an authentication refusal'}`).join('; ')}`,
+    reason: unasked.length > 0 ? 'interface-not-probed' : 'interface-auth-required',
+    message: parts.join('; '),
   });
+}
+
+/** `no probe sent to A, B (why)`: the probes not sent, one part per reason. */
+function notSent(unasked: readonly InterfaceProbe[]): string[] {
+  const byReason = new Map<string, string[]>();
+  for (const p of unasked) byReason.set(p.reason ?? '', [...(byReason.get(p.reason ?? '') ?? []), named(p)]);
+  return [...byReason].map(([reason, names]) => `no probe sent to ${names.join(', ')}${reason ? ` (${reason})` : ''}`);
 }
 
 function iface(p: InterfaceProbe): { url: string; binding: string; version: string } {

@@ -13,10 +13,15 @@
  * Anything else is `not-served`: an HTML (or other non-A2A) 404, 405 or 500, a redirect, gRPC
  * UNIMPLEMENTED, MethodNotFound (-32601) or VersionNotSupported (-32009, `VERSION_NOT_SUPPORTED`)
  * for the locked version, UnsupportedOperation, a connection refused or a timeout.
+ *
+ * An HTTP body read only in part (it went on beyond the shell's read bound) is judged by the JSON
+ * members read whole before the cut (`json-prefix.ts`): a TaskNotFound with a large `error.data`
+ * after its code is `served`; one cut before its code is not.
  */
 import type { FallbackInterface, Plan } from '../negotiate/types.js';
 import { redactSecrets } from '../redact.js';
 import { bounded, UNTRUSTED } from '../untrusted.js';
+import { jsonPrefix } from './json-prefix.js';
 
 /** The outcome kinds a probe records, in the lockfile's `probe` field (see the lockfile reference). */
 export const PROBE_KINDS = ['served', 'auth-required', 'not-served'] as const;
@@ -31,17 +36,44 @@ export interface ProbeOutcome {
   answered?: string;
 }
 
+/**
+ * A probe that was not sent: the credential its plan sends could not be obtained (an OAuth token
+ * endpoint that refused, failed, timed out or answered no token), or the run refused the request
+ * before it left (a credential a proxy would carry in clear, a header that cannot be sent). The
+ * interface was never asked, so nothing is recorded for it (a kind recorded before is kept).
+ */
+export interface ProbeNotSent {
+  kind: 'not-probed';
+  /** Why the probe was not sent, in the tool's own words (never a token endpoint's body, never a secret). */
+  reason: string;
+  /** Nothing answered: the probe did not leave. */
+  answered?: undefined;
+}
+
+/** What a probe of one interface came to: an outcome the lockfile records, or a probe that was not sent. */
+export type ProbeResult = ProbeOutcome | ProbeNotSent;
+
 /** One interface a probe asks: a plan's or a locked fallback's (A2A 1.0 AgentInterface fields). */
 export type ProbedInterface = FallbackInterface;
 
 /**
  * What answered a probe, as the I/O shell saw it:
- * - `http`: the status, the `Content-Type` and the first bytes of the body (decoded as UTF-8, at most a few KiB);
+ * - `http`: the status, the `Content-Type` and the body as far as it was read (decoded as UTF-8), with
+ *   `cutAt`, the bytes read, when it went on beyond the read bound;
  * - `grpc`: the gRPC status code, its details text and the google.rpc.ErrorInfo reason when one came;
  * - `none`: no answer (connection refused, timeout, TLS failure, a refused request), in words.
  */
 export type ProbeAnswer =
-  | { transport: 'http'; binding: string; version: string; status: number; contentType?: string; body: string }
+  | {
+      transport: 'http';
+      binding: string;
+      version: string;
+      status: number;
+      contentType?: string;
+      body: string;
+      /** Set when the body went on beyond the read bound: how many bytes were read (`body` is their text). */
+      cutAt?: number;
+    }
   | { transport: 'grpc'; binding: string; version: string; code: number; details?: string; reason?: string }
   | { transport: 'none'; binding: string; version: string; reason: string };
 
@@ -79,20 +111,28 @@ export function probedInterfaces(plans: Readonly<Record<string, Plan>>): ProbedI
 }
 
 /**
- * The `probe` record a lock entry keeps: `fresh` (this run probed), else `previous` (no new
- * evidence: `--no-probe`, `outdated`, a re-plan from the snapshot), each only for the interfaces
- * `plans` still lock; undefined when none is left. Pure.
+ * The `probe` record a lock entry keeps, per interface `plans` still lock: the kind `fresh` (this
+ * run's probes) holds for it, else the kind `previous` held (no new evidence: `--no-probe`,
+ * `outdated`, a re-plan from the snapshot, a probe that was not sent or could not be asked);
+ * undefined when none is left. Pure.
  */
 export function keptProbe(
   plans: Readonly<Record<string, Plan>>,
   fresh: Readonly<Record<string, ProbeKind>> | undefined,
   previous: Readonly<Record<string, ProbeKind>> | undefined,
 ): Record<string, ProbeKind> | undefined {
-  const record = fresh ?? previous;
-  if (record === undefined) return undefined;
-  const locked = new Set(probedInterfaces(plans).map(interfaceKey));
-  const kept = Object.entries(record).filter(([key]) => locked.has(key));
-  return kept.length > 0 ? Object.fromEntries(kept) : undefined;
+  if (fresh === undefined && previous === undefined) return undefined;
+  const kept: Record<string, ProbeKind> = {};
+  for (const key of probedInterfaces(plans).map(interfaceKey).sort()) {
+    const kind =
+      fresh && Object.hasOwn(fresh, key)
+        ? fresh[key]
+        : previous && Object.hasOwn(previous, key)
+          ? previous[key]
+          : undefined;
+    if (kind !== undefined) kept[key] = kind;
+  }
+  return Object.keys(kept).length > 0 ? kept : undefined;
 }
 
 /** JSON-RPC codes that say this interface does not serve the locked binding/version (A2A 1.0 §9.5; JSON-RPC 2.0). */
@@ -187,10 +227,12 @@ function classify(answer: ProbeAnswer): ProbeOutcome {
   if (answer.transport === 'none') return { kind: 'not-served', answered: answer.reason };
   if (answer.transport === 'grpc') return classifyGrpc(answer);
   const { status } = answer;
-  const head = `HTTP ${status}${answer.contentType ? ` ${mediaType(answer.contentType)}` : ''}`;
+  const cut = answer.cutAt !== undefined ? ` (larger than ${kib(answer.cutAt)}, read in part)` : '';
+  const head = `HTTP ${status}${answer.contentType ? ` ${mediaType(answer.contentType)}` : ''}${cut}`;
   if (status === 401 || status === 403) return { kind: 'auth-required', answered: head };
   if (status >= 300 && status < 400) return { kind: 'not-served', answered: `${head} (a redirect, not followed)` };
-  const body = jsonObject(answer.body);
+  // A body cut at the read bound is judged by what was read whole (a large error.data after the code).
+  const body = jsonObject(answer.body) ?? (answer.cutAt !== undefined ? record(jsonPrefix(answer.body)) : undefined);
   if (body === undefined) return { kind: 'not-served', answered: `${head}${notJson(answer.body)}` };
   return answer.binding.toUpperCase() === 'JSONRPC' ? classifyJsonRpc(head, body) : classifyRest(head, status, body);
 }
@@ -297,6 +339,11 @@ function mediaType(contentType: string): string {
 /** `reason` when it is an A2A ErrorInfo reason we know (the words are ours, never the server's), else undefined. */
 function known(reason: string | undefined): string | undefined {
   return reason !== undefined && A2A_REASONS.has(reason) ? reason : undefined;
+}
+
+/** `64 KiB` (or `1.5 KiB`): a byte count in words of ours. */
+function kib(bytes: number): string {
+  return `${Math.round((bytes / 1024) * 10) / 10} KiB`;
 }
 
 /** What a body that is not a JSON object was, in words of ours: its size, never its text. */

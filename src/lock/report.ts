@@ -30,7 +30,9 @@ export type AgentStatus = 'ok' | 'changed' | 'unchecked' | 'drift' | 'out-of-dat
  *   card could not be fetched now (its credential unset);
  * - `base-unreadable`: a pull request whose base is not in the clone, so no credential was sent;
  * - `interface-auth-required`: `verify --probe`: a locked interface answered its probe with an
- *   authentication refusal (alive, not proven served).
+ *   authentication refusal (alive, not proven served);
+ * - `interface-not-probed`: `verify --probe`: a locked interface's probe was not sent (the credential
+ *   its plan sends could not be obtained, or the run refused the request), so it was not checked.
  * Each makes an `ok` or `changed` agent `unchecked`, never `ok` (issue 33).
  */
 export type UncheckedReason =
@@ -38,7 +40,8 @@ export type UncheckedReason =
   | 'credential-route-new'
   | 'extended-changed'
   | 'base-unreadable'
-  | 'interface-auth-required';
+  | 'interface-auth-required'
+  | 'interface-not-probed';
 
 /** A credential destination withheld: the origin and the security scheme. */
 export interface WithheldRoute {
@@ -83,10 +86,12 @@ export interface InterfaceProbe {
   tenant?: string;
   /** The outcome kind the lockfile records for this interface; absent when it records none. */
   recorded?: ProbeKind;
-  /** The outcome kind of this run's probe. */
-  kind: ProbeKind;
+  /** The outcome kind of this run's probe; `not-probed`: the probe was not sent (see `reason`). */
+  kind: ProbeKind | 'not-probed';
   /** What answered, redacted and bounded (from the probe). */
   answered?: string;
+  /** For `not-probed`: why the probe was not sent, in the tool's own words. */
+  reason?: string;
 }
 
 /** A typed error as a report carries it (JSON-safe). */
@@ -207,6 +212,7 @@ export const VERIFY_FAILURE_CODES = [
   'extended-changed',
   'base-unreadable',
   'interface-auth-required',
+  'interface-not-probed',
   'credential-unset',
   'unreachable',
   'auth-refused',

@@ -6,10 +6,17 @@
  */
 import type { NormalizedCard, Warning } from '../card/model.js';
 import type { CredentialPlacement } from '../credentials.js';
-import { A2aLockError } from '../errors.js';
+import { A2aLockError, FetchError, InvalidInputError } from '../errors.js';
 import { own } from '../json-path.js';
 import { lockedNegotiationCard } from '../lock/offline.js';
-import { interfaceKey, type ProbedInterface, type ProbeOutcome, probedInterfaces } from '../lock/probe.js';
+import {
+  interfaceKey,
+  type ProbedInterface,
+  type ProbeNotSent,
+  type ProbeOutcome,
+  type ProbeResult,
+  probedInterfaces,
+} from '../lock/probe.js';
 import type { LockEntry } from '../lock/schema.js';
 import type { AgentEntry, AgentSettings } from '../manifest/schema.js';
 import type { Plan } from '../negotiate/types.js';
@@ -35,14 +42,14 @@ export interface ProbeSource {
  * credential of the first plan (in skill order) that names the interface, read from the
  * environment now; a credential withheld in this run (`options.credentialsWithheld`, the
  * pull-request gate) or unset is not sent, and the interface then most likely answers `auth-required`.
- * @returns interface key (`lock/probe.ts` interfaceKey) → outcome; an interface that is not
- *   probed (a custom binding, no `@grpc/grpc-js`, see `probeInterface`) has no key. Never throws
- *   for what an agent answers.
+ * A credential that is set but cannot be obtained (its OAuth token endpoint refuses, fails, times
+ * out or answers no token), or a request the run refuses before it leaves, sends no probe: the
+ * interface is `not-probed`, said why in words of ours (never the token endpoint's body).
+ * @returns interface key (`lock/probe.ts` interfaceKey) → outcome, or `not-probed`; an interface
+ *   a probe cannot ask (a custom binding, no `@grpc/grpc-js`, see `probeInterface`) has no key.
+ *   Never throws for what an agent or a token endpoint answers.
  */
-export async function probeInterfaces(
-  source: ProbeSource,
-  options: ResolveOptions,
-): Promise<Map<string, ProbeOutcome>> {
+export async function probeInterfaces(source: ProbeSource, options: ResolveOptions): Promise<Map<string, ProbeResult>> {
   const network = source.settings?.allowHttp ? { ...options, allowHttp: true } : options;
   const targets = probedInterfaces(source.plans).map((iface) => ({
     iface,
@@ -50,14 +57,15 @@ export async function probeInterfaces(
   }));
   const { probeInterface } = await import('../http/probe.js');
   // One placement per requirement: the interfaces of a plan share it (one OAuth token, not one each).
-  const placed = new Map<string, Promise<CredentialPlacement[]>>();
+  const placed = new Map<string, Promise<CredentialPlacement[] | ProbeNotSent>>();
   const settled = await mapSettled(
     targets,
     options.concurrency ?? DEFAULT_CONCURRENCY,
-    async ({ iface, requirement }) => {
+    async ({ iface, requirement }): Promise<ProbeResult | undefined> => {
       const key = JSON.stringify(requirement);
       if (!placed.has(key)) placed.set(key, placements(requirement, source, network, iface.url));
       const credentials = await placed.get(key)!;
+      if (!Array.isArray(credentials)) return credentials;
       return probeInterface({
         url: iface.url,
         protocolBinding: iface.protocolBinding,
@@ -68,15 +76,17 @@ export async function probeInterfaces(
       });
     },
   );
-  const outcomes = new Map<string, ProbeOutcome>();
+  const outcomes = new Map<string, ProbeResult>();
   settled.forEach((result, i) => {
     const key = interfaceKey(targets[i]!.iface);
     if (result.status === 'fulfilled') {
       if (result.value !== undefined) outcomes.set(key, result.value);
     } else {
-      // A request the run refuses to send (a credential the proxy would carry in clear, a bad header value): not served, said why.
-      const reason = result.reason instanceof Error ? result.reason.message : String(result.reason);
-      outcomes.set(key, { kind: 'not-served', answered: `not sent: ${reason.slice(0, 140)}` });
+      // A request the run refused before it left (a credential a proxy would carry in clear, a bad header value): never asked.
+      outcomes.set(key, {
+        kind: 'not-probed',
+        reason: `the run refused the request before it left: ${inWords(result.reason, 'the interface')}`,
+      });
     }
   });
   return outcomes;
@@ -92,7 +102,7 @@ export function probeLocked(
   agent: Pick<AgentEntry, 'card' | 'credentials'>,
   settings: AgentSettings,
   options: ResolveOptions,
-): Promise<Map<string, ProbeOutcome>> {
+): Promise<Map<string, ProbeResult>> {
   const schemes = lockedNegotiationCard(entry, agent.card, settings).securitySchemes;
   return probeInterfaces({ plans: entry.plans, schemes, credentials: agent.credentials, settings }, options);
 }
@@ -101,7 +111,9 @@ export function probeLocked(
  * The probe of `lock`, `add` and `update` (`options.probe`): probe the agent's new plans, say what
  * the outcomes mean in `warnings`, and return the entry's `probe` field. A `not-served` interface
  * is the warning `interface-not-served` naming it and what answered; an `auth-required` one the
- * warning `interface-auth-required` (alive, not proven to serve A2A).
+ * warning `interface-auth-required` (alive, not proven to serve A2A); one whose probe was not sent
+ * (its credential could not be obtained) the warning `interface-not-probed`, and nothing is
+ * recorded for it (the caller keeps a kind recorded before: `lock/probe.ts` keptProbe).
  * @param card the card the plans were negotiated from (its schemes place the credentials)
  * @throws A2aLockError `interface-not-served` (exit 6) under `options.probe === 'strict'` when an
  *   interface is not served: the agent fails and nothing is written
@@ -122,7 +134,7 @@ export async function probeAgent(
   for (const iface of probedInterfaces(plans)) {
     const outcome = outcomes.get(interfaceKey(iface));
     const named = `${iface.protocolBinding} ${iface.protocolVersion} at ${iface.url}${iface.tenant ? ` (tenant ${iface.tenant})` : ''}`;
-    const answered = outcome?.answered ? ` (answered: ${outcome.answered})` : '';
+    const answered = outcome?.kind !== 'not-probed' && outcome?.answered ? ` (answered: ${outcome.answered})` : '';
     if (outcome?.kind === 'not-served') {
       notServed.push(`${named}${answered}`);
       if (options.probe !== 'strict')
@@ -134,6 +146,11 @@ export async function probeAgent(
       warnings.push({
         code: 'interface-auth-required',
         message: `${named} answered its probe with an authentication refusal${answered}: alive, not proven to serve A2A; locked as auth-required`,
+      });
+    } else if (outcome?.kind === 'not-probed') {
+      warnings.push({
+        code: 'interface-not-probed',
+        message: `${named} was not probed: its probe was not sent, as ${outcome.reason}; nothing is recorded for it (a kind recorded before is kept)`,
       });
     }
   }
@@ -150,10 +167,14 @@ export async function probeAgent(
   return probeRecord(outcomes);
 }
 
-/** The `probe` field of a lock entry from the outcomes: key → kind, keys sorted (deterministic bytes); undefined when none. */
-export function probeRecord(outcomes: ReadonlyMap<string, ProbeOutcome>): LockEntry['probe'] {
-  if (outcomes.size === 0) return undefined;
-  return Object.fromEntries([...outcomes.keys()].sort().map((key) => [key, outcomes.get(key)!.kind]));
+/**
+ * The `probe` field of a lock entry from the outcomes: key → kind, keys sorted (deterministic
+ * bytes); a probe that was not sent (`not-probed`) has no key; undefined when none is left.
+ */
+export function probeRecord(outcomes: ReadonlyMap<string, ProbeResult>): LockEntry['probe'] {
+  const probed = [...outcomes].filter((entry): entry is [string, ProbeOutcome] => entry[1].kind !== 'not-probed');
+  if (probed.length === 0) return undefined;
+  return Object.fromEntries(probed.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([key, o]) => [key, o.kind]));
 }
 
 /** The security requirement of the first plan that names `iface` (itself or as a locked fallback). */
@@ -166,13 +187,17 @@ function requirementFor(iface: ProbedInterface, plans: Readonly<Record<string, P
   return {};
 }
 
-/** The placements of `requirement` that can be sent now; a withheld or unset credential is left out. */
+/**
+ * The placements of `requirement` that can be sent now; a withheld or unset credential is left out.
+ * A credential that is set but cannot be obtained (its token endpoint failed, its scheme cannot be
+ * placed) makes the probe `not-probed`, said why.
+ */
 async function placements(
   requirement: Record<string, string[]>,
   source: ProbeSource,
   options: ResolveOptions,
   url: string,
-): Promise<CredentialPlacement[]> {
+): Promise<CredentialPlacement[] | ProbeNotSent> {
   if (options.credentialsWithheld) return [];
   const out: CredentialPlacement[] = [];
   for (const [scheme, scopes] of Object.entries(requirement)) {
@@ -189,8 +214,40 @@ async function placements(
         ),
       );
     } catch (error) {
-      if (!(error instanceof A2aLockError && error.code === 'credential-unset')) throw error;
+      if (error instanceof A2aLockError && error.code === 'credential-unset') continue;
+      return {
+        kind: 'not-probed',
+        reason: `the credential for scheme "${scheme}" could not be obtained: ${inWords(error, 'the token endpoint')}`,
+      };
     }
   }
   return out;
+}
+
+/**
+ * Why a credential could not be obtained or a request was not sent, in words of ours: a token
+ * endpoint's failure by its kind and HTTP status only (its body may quote what it was sent, and its
+ * OAuth `error` is its own text), any other error of ours by its message (which names no secret)
+ * without the URL it starts with, bounded.
+ */
+function inWords(error: unknown, server: string): string {
+  if (error instanceof FetchError) {
+    const status = error.status;
+    if (error.code === 'auth-refused')
+      return `${server} refused the client credentials${status ? ` (HTTP ${status})` : ''}`;
+    if (error.code === 'timeout') return `${server} did not answer in time`;
+    if (status !== undefined && status >= 300 && status < 400)
+      return `${server} answered a redirect (HTTP ${status}), not followed`;
+    if (status !== undefined) return `${server} answered HTTP ${status}`;
+    return error.cause !== undefined ? `${server} could not be reached` : `${server} answered no usable access token`;
+  }
+  if (error instanceof A2aLockError) {
+    const source = error instanceof InvalidInputError ? error.source : undefined;
+    const text =
+      source !== undefined && error.message.startsWith(source)
+        ? error.message.slice(source.length).replace(/^[^:]*: /, '')
+        : error.message;
+    return `${error.code}: ${text.length > 140 ? `${text.slice(0, 139)}…` : text}`;
+  }
+  return `an unexpected ${error instanceof Error ? error.name : 'error'}`;
 }

@@ -8,6 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { type Lie, startLyingServer } from '../helpers/lying-servers.js';
+import { CLIENT_SECRET, startOAuthAgent, TOKEN_BODY_MARKER, TOKEN_FAILURES } from '../helpers/oauth-agent.js';
 import {
   jsonOf,
   manifest,
@@ -161,6 +162,34 @@ describe.concurrent('servers that lie: not-served, a warning; under --strict a r
   });
 });
 
+describe.concurrent('a valid TaskNotFound larger than the read bound is served, at lock and at verify --probe', () => {
+  const sizes: Array<[string, number, RegExp]> = [
+    ['20 KiB (read whole)', 20_000, /^HTTP 200 application\/json, JSON-RPC -32001 TaskNotFound$/],
+    [
+      '200 KiB (read in part)',
+      200_000,
+      /^HTTP 200 application\/json \(larger than 64 KiB, read in part\), JSON-RPC -32001 TaskNotFound$/,
+    ],
+  ];
+  it.for(sizes)('error.data of %s', async ([, bytes, answered], { onTestFinished }) => {
+    const res = resources(onTestFinished);
+    const server = await startLyingServer('large-task-not-found', '1.0', bytes);
+    onTestFinished(() => server.close());
+    const dir = await res.dir(
+      manifest({ big: { card: server.origin, skills: ['market-size'], profile: ANY_BINDING } }),
+    );
+    const lock = await runCli(['lock', '--strict', '--json'], { cwd: dir });
+    expect(lock.code, show(lock)).toBe(0);
+    expect(jsonOf(lock).warnings ?? []).toEqual([]);
+    expect((await readLock(dir)).agents.big.probe).toEqual({ [`JSONRPC 1.0 ${server.interfaceUrl}`]: 'served' });
+    const verify = await runCli(['verify', '--probe', '--strict', '--json'], { cwd: dir });
+    expect(verify.code, show(verify)).toBe(0);
+    const [probe] = jsonOf(verify).agents.big.probes;
+    expect(probe).toMatchObject({ recorded: 'served', kind: 'served', answered: expect.stringMatching(answered) });
+    expect(JSON.stringify(jsonOf(verify))).not.toContain('xxxxxxxx');
+  });
+});
+
 describe.concurrent('add and update probe too', () => {
   it('a2a add: the new agent is probed; --strict refuses a lying one and writes neither file', async ({
     onTestFinished,
@@ -202,4 +231,52 @@ describe.concurrent('add and update probe too', () => {
     expect(probes(agent.requests).length).toBe(probed + 2);
     expect(Object.values((await readLock(dir)).agents.research.probe)).toEqual(['served', 'served']);
   });
+});
+
+describe.concurrent('a probe that could not be sent (its OAuth token could not be obtained) records nothing', () => {
+  it.for(TOKEN_FAILURES)(
+    'token endpoint %s: interface-not-probed, the kinds recorded before kept, never not-served',
+    async ([mode, words], { onTestFinished }) => {
+      const res = resources(onTestFinished);
+      const { agent, state, entry, env } = await startOAuthAgent(res);
+      const { dir } = await res.locked(manifest({ research: entry }), env);
+      const served = {
+        [`HTTP+JSON 1.0 ${agent.restUrl}`]: 'served',
+        [`JSONRPC 1.0 ${agent.jsonRpcUrl}`]: 'served',
+      };
+      expect((await readLock(dir)).agents.research.probe).toEqual(served);
+      const bytes = await readLockBytes(dir);
+
+      state.mode = mode;
+      agent.requests.length = 0;
+      const timeout = ['--timeout', '1500'];
+      const [update, strict] = await Promise.all([
+        runCli(['update', '--json', ...timeout], { cwd: dir, env }),
+        runCli(['update', '--strict', ...timeout], { cwd: dir, env }),
+      ]);
+      expect(update.code, show(update)).toBe(0);
+      expect(strict.code, show(strict)).toBe(0);
+      const warnings = jsonOf(update).warnings as Array<{ code: string; message: string }>;
+      expect(warnings.map((w) => w.code)).toEqual(['interface-not-probed', 'interface-not-probed']);
+      expect(warnings[0]!.message).toBe(
+        `JSONRPC 1.0 at ${agent.jsonRpcUrl} was not probed: its probe was not sent, as the credential for scheme "oauth" could not be obtained: ${words}; nothing is recorded for it (a kind recorded before is kept)`,
+      );
+      expect(strict.stdout + strict.stderr).toContain('interface-not-probed');
+      // Never asked: no GetTask reached the agent, and the lockfile keeps what the last probe found.
+      expect(agent.requests.filter((r) => !r.path.includes('.well-known'))).toEqual([]);
+      expect(await readLockBytes(dir)).toEqual(bytes);
+      for (const out of [update, strict]) {
+        expect(out.stdout + out.stderr).not.toContain(TOKEN_BODY_MARKER);
+        expect(out.stdout + out.stderr).not.toContain(CLIENT_SECRET);
+        expect(out.stdout + out.stderr).not.toContain('interface-not-served');
+      }
+
+      // A first lock with the token endpoint failing: written (also under --strict), with no probe record.
+      const fresh = await res.dir(manifest({ research: entry }));
+      const first = await runCli(['lock', '--strict', ...timeout], { cwd: fresh, env });
+      expect(first.code, show(first)).toBe(0);
+      expect((await readLock(fresh)).agents.research.probe).toBeUndefined();
+      expect(first.stdout + first.stderr).not.toContain(TOKEN_BODY_MARKER);
+    },
+  );
 });

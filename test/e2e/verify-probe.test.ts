@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { grpcFirstCard, JSONRPC_PATH } from '../helpers/agents.js';
 import { type Lie, startLyingServer } from '../helpers/lying-servers.js';
+import { CLIENT_SECRET, startOAuthAgent, TOKEN_BODY_MARKER, TOKEN_FAILURES } from '../helpers/oauth-agent.js';
 import { sarifErrors } from '../helpers/sarif.js';
 import { git, jsonOf, manifest, PROFILE, research, resources, runCli, SLOW, sampleCard, show } from './helpers.js';
 
@@ -268,4 +269,51 @@ describe.concurrent('a2a verify --probe (issue 37)', { timeout: SLOW }, () => {
       );
       expect(strict.stdout).toContain('the lockfile records it not-served');
     });
+
+  it.for(TOKEN_FAILURES.filter(([mode]) => mode !== 'hangs'))(
+    'a locked served interface whose probe cannot be sent (the OAuth token endpoint %s): unchecked interface-not-probed, exit 0 (1 under --strict), never interface-not-served',
+    async ([mode, words], { onTestFinished }) => {
+      const res = resources(onTestFinished);
+      const { agent, state, entry, env } = await startOAuthAgent(res);
+      const { dir } = await res.locked(manifest({ research: entry }), env);
+      const lock = JSON.parse(await readFile(join(dir, 'a2a.lock.json'), 'utf8'));
+      expect(Object.values(lock.agents.research.probe)).toEqual(['served', 'served']);
+      state.mode = mode;
+      agent.requests.length = 0;
+      const [json, text, strict, sarif] = await Promise.all([
+        runCli(['verify', '--probe', '--json'], { cwd: dir, env }),
+        runCli(['verify', '--probe'], { cwd: dir, env }),
+        runCli(['verify', '--probe', '--strict'], { cwd: dir, env }),
+        runCli(['verify', '--probe', '--strict', '--format', 'sarif'], { cwd: dir, env }),
+      ]);
+      expect(json.code, show(json)).toBe(0);
+      const report = jsonOf(json).agents.research;
+      expect(report).toMatchObject({ status: 'unchecked', reason: 'interface-not-probed' });
+      expect(report.unchecked).toBe(
+        `no probe sent to JSONRPC 1.0 at ${agent.jsonRpcUrl}, HTTP+JSON 1.0 at ${agent.restUrl} (the credential for scheme "oauth" could not be obtained: ${words})`,
+      );
+      expect(report.probes.map((p: { kind: string; recorded: string }) => [p.recorded, p.kind])).toEqual([
+        ['served', 'not-probed'],
+        ['served', 'not-probed'],
+      ]);
+      expect(text.code, show(text)).toBe(0);
+      expect(text.stdout).toContain('! research: unchecked (interface-not-probed): no probe sent to JSONRPC 1.0 at');
+      expect(strict.code, show(strict)).toBe(1);
+      expect(sarif.code, show(sarif)).toBe(1);
+      const log = jsonOf(sarif);
+      expect(sarifErrors(log)).toEqual([]);
+      expect(log.runs[0].results.map((r: { ruleId: string; level: string }) => [r.ruleId, r.level])).toEqual([
+        ['interface-not-probed', 'error'],
+      ]);
+      // Nothing was asked of the agent but its card.
+      expect(agent.requests.filter((r) => !r.path.includes('.well-known'))).toEqual([]);
+      for (const out of [json, text, strict, sarif]) {
+        const all = out.stdout + out.stderr;
+        // (the SARIF log lists every rule, interface-not-served among them: its results are above)
+        if (out !== sarif) expect(all).not.toContain('interface-not-served');
+        expect(all).not.toContain(TOKEN_BODY_MARKER);
+        expect(all).not.toContain(CLIENT_SECRET);
+      }
+    },
+  );
 });

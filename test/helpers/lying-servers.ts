@@ -12,13 +12,19 @@
  * - `grpc-unimplemented`: the card names GRPC 1.0 at a grpc-js server that serves no service, so
  *   every call ends UNIMPLEMENTED.
  *
+ * And one that tells the truth at length, for the probe's read bound:
+ *
+ * - `large-task-not-found`: the card names JSON-RPC 1.0 (or 0.3) at `/a2a/jsonrpc`, which answers a valid
+ *   TaskNotFound (-32001, with the google.rpc.ErrorInfo `TASK_NOT_FOUND`) whose `error.data` also carries
+ *   a debug detail of `dataBytes` bytes, after the code, as a server that attaches a trace does.
+ *
  * The card has no security requirement (a lock needs no credential) and one skill, `market-size`.
  */
 import { sampleCard } from './agents.js';
 import { type HttpServer, startHttp } from './http.js';
 
 /** How the interface lies (see the module comment). */
-export type Lie = 'html-404' | 'non-a2a-500' | 'grpc-unimplemented';
+export type Lie = 'html-404' | 'non-a2a-500' | 'grpc-unimplemented' | 'large-task-not-found';
 
 export interface LyingServer {
   /** e.g. http://127.0.0.1:54321 (the card's server). */
@@ -34,8 +40,11 @@ export interface LyingServer {
   close(): Promise<void>;
 }
 
-/** Start a server that lies as `lie` says; `version` is the interface's protocol version (default 1.0). Always `close()` it. */
-export async function startLyingServer(lie: Lie, version = '1.0'): Promise<LyingServer> {
+/**
+ * Start a server that lies as `lie` says; `version` is the interface's protocol version (default 1.0);
+ * `dataBytes`, the size of `large-task-not-found`'s debug detail. Always `close()` it.
+ */
+export async function startLyingServer(lie: Lie, version = '1.0', dataBytes = 20_000): Promise<LyingServer> {
   let grpcUrl: string | undefined;
   let closeGrpc: () => Promise<void> = async () => undefined;
   if (lie === 'grpc-unimplemented') {
@@ -70,6 +79,15 @@ export async function startLyingServer(lie: Lie, version = '1.0'): Promise<Lying
       return;
     }
     req.resume();
+    if (lie === 'large-task-not-found' && req.method === 'POST' && path === '/a2a/jsonrpc') {
+      const data = [
+        { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'TASK_NOT_FOUND', domain: 'a2a-protocol.org' },
+        { '@type': 'type.googleapis.com/google.rpc.DebugInfo', detail: 'x'.repeat(dataBytes) },
+      ];
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: 1, error: { code: -32001, message: 'Task not found', data } }));
+      return;
+    }
     if (lie === 'non-a2a-500' && path === '/a2a/jsonrpc') {
       res.writeHead(500, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ detail: 'Internal Server Error' }));

@@ -1,7 +1,7 @@
 /** `verify --probe`'s verdict (lock/probe-verdict.ts): the table of recorded kind × kind now, on each report status. */
 import { describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/errors.js';
-import type { ProbeKind } from '../../src/lock/probe.js';
+import type { ProbeKind, ProbeResult } from '../../src/lock/probe.js';
 import { interfaceProbes, withProbes } from '../../src/lock/probe-verdict.js';
 import {
   type AgentReport,
@@ -83,6 +83,34 @@ describe('withProbes', () => {
     expect(held).toMatchObject({ status: 'ok', exitCode: ExitCode.Ok });
   });
 
+  it('a probe that was not sent checks nothing: unchecked (interface-not-probed) whatever is recorded, exit 1 under --strict, never interface-not-served', () => {
+    const reason = 'the credential for scheme "oauth" could not be obtained: the token endpoint answered HTTP 500';
+    const unsent = (recorded: ProbeKind | undefined): InterfaceProbe => ({
+      url: URL,
+      protocolBinding: 'JSONRPC',
+      protocolVersion: '1.0',
+      ...(recorded ? { recorded } : {}),
+      kind: 'not-probed',
+      reason,
+    });
+    for (const recorded of ['served', 'auth-required', 'not-served', undefined] as const) {
+      const r = verdict(okReport(), unsent(recorded));
+      expect(r).toMatchObject({ status: 'unchecked', reason: 'interface-not-probed', exitCode: ExitCode.Ok });
+      expect(r.unchecked).toBe(`no probe sent to JSONRPC 1.0 at ${URL} (${reason})`);
+      expect(r.warnings).toEqual([]);
+      const strict = verdict(okReport(), unsent(recorded), true);
+      expect(strict).toMatchObject({ status: 'unchecked', exitCode: ExitCode.Drift });
+      expect(failureCodes(strict, true)).toEqual(['interface-not-probed']);
+    }
+    // Beside an authentication refusal: one unchecked line says both, the reason the one that checked nothing.
+    const rest = { ...probe('served', 'auth-required', 'HTTP 401'), url: 'https://agent.example/a2a/rest' };
+    const both = withProbes('research', okReport(), [unsent('served'), rest], false);
+    expect(both.reason).toBe('interface-not-probed');
+    expect(both.unchecked).toBe(
+      `no probe sent to JSONRPC 1.0 at ${URL} (${reason}); not proven served: JSONRPC 1.0 at https://agent.example/a2a/rest answered HTTP 401`,
+    );
+  });
+
   it('served holds whatever was recorded; no probes leave the report as it was', () => {
     for (const recorded of ['served', 'auth-required', 'not-served', undefined] as const)
       expect(verdict(okReport(), probe(recorded, 'served'), true)).toMatchObject({ status: 'ok', exitCode: 0 });
@@ -92,17 +120,25 @@ describe('withProbes', () => {
 });
 
 describe('interfaceProbes', () => {
-  it('pairs each probed interface with the kind its key records; an interface not probed is left out', () => {
+  it('pairs each probed interface with the kind its key records (a probe not sent too); an interface a probe cannot ask is left out', () => {
     const rest = { url: 'https://agent.example/a2a/rest', protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' };
     const rpc = { url: URL, protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: 't1' };
     const grpc = { url: 'agent.example:443', protocolBinding: 'GRPC', protocolVersion: '1.0' };
-    const outcomes = new Map([
-      [`JSONRPC 1.0 ${URL} tenant=t1`, { kind: 'served' as const, answered: 'TaskNotFound' }],
-      ['HTTP+JSON 1.0 https://agent.example/a2a/rest', { kind: 'not-served' as const }],
+    const outcomes = new Map<string, ProbeResult>([
+      [`JSONRPC 1.0 ${URL} tenant=t1`, { kind: 'served', answered: 'TaskNotFound' }],
+      ['HTTP+JSON 1.0 https://agent.example/a2a/rest', { kind: 'not-served' }],
+      ['GRPC 1.0 agent.example:443', { kind: 'not-probed', reason: 'the token endpoint did not answer in time' }],
     ]);
-    expect(interfaceProbes([rpc, rest, grpc], outcomes, { [`JSONRPC 1.0 ${URL} tenant=t1`]: 'served' })).toEqual([
+    expect(
+      interfaceProbes([rpc, rest, grpc], outcomes, {
+        [`JSONRPC 1.0 ${URL} tenant=t1`]: 'served',
+        'GRPC 1.0 agent.example:443': 'served',
+      }),
+    ).toEqual([
       { ...rpc, recorded: 'served', kind: 'served', answered: 'TaskNotFound' },
       { ...rest, kind: 'not-served' },
+      { ...grpc, recorded: 'served', kind: 'not-probed', reason: 'the token endpoint did not answer in time' },
     ]);
+    expect(interfaceProbes([grpc], new Map(), undefined)).toEqual([]);
   });
 });

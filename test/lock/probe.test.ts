@@ -48,6 +48,49 @@ describe('classifyProbe', () => {
     expect(kind(grpc(5, 'Task not found', 'TASK_NOT_FOUND'))).toBe('served');
   });
 
+  it('a body larger than the read bound is judged by what was read whole, and says so in its own words', () => {
+    const cut = (answer: ProbeAnswer, bytes = 65536): ProbeAnswer => {
+      const http = answer as Extract<ProbeAnswer, { transport: 'http' }>;
+      return { ...http, body: http.body.slice(0, bytes), cutAt: bytes };
+    };
+    const trace = 'secret-ish server text '.repeat(5000);
+    const big = { jsonrpc: '2.0', id: 1, error: { code: -32001, message: 'Task not found', data: [{ trace }] } };
+    expect(classifyProbe(cut(jsonrpc(200, big)))).toEqual({
+      kind: 'served',
+      answered: 'HTTP 200 application/json (larger than 64 KiB, read in part), JSON-RPC -32001 TaskNotFound',
+    });
+    const status = {
+      error: {
+        code: 404,
+        status: 'NOT_FOUND',
+        message: 'Task not found',
+        details: [
+          { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'TASK_NOT_FOUND', domain: 'a2a-protocol.org' },
+          { '@type': 'type.googleapis.com/google.rpc.DebugInfo', detail: trace },
+        ],
+      },
+    };
+    expect(classifyProbe(cut(rest(404, status, 'application/a2a+json')))).toEqual({
+      kind: 'served',
+      answered: 'HTTP 404 application/a2a+json (larger than 64 KiB, read in part), NOT_FOUND TASK_NOT_FOUND',
+    });
+    // What the part read says decides: a MethodNotFound is not served however large.
+    const missing = { jsonrpc: '2.0', id: 1, error: { code: -32601, message: 'no such method', data: trace } };
+    expect(kind(cut(jsonrpc(200, missing)))).toBe('not-served');
+    // The cut came before the code: said plainly, not served.
+    const late = { jsonrpc: '2.0', id: 1, error: { data: trace, code: -32001 } };
+    expect(classifyProbe(cut(jsonrpc(200, late)))).toEqual({
+      kind: 'not-served',
+      answered: 'HTTP 200 application/json (larger than 64 KiB, read in part), JSON-RPC (no code) error',
+    });
+    // Not JSON at all: its size, never its text.
+    const html = classifyProbe(cut(jsonrpc(404, `<html>${trace}`, 'text/html')));
+    expect(html).toEqual({
+      kind: 'not-served',
+      answered: 'HTTP 404 text/html (larger than 64 KiB, read in part), not a JSON object (65536 characters)',
+    });
+  });
+
   it('served: another well-formed A2A answer of the binding', () => {
     expect(
       kind(jsonrpc(200, { jsonrpc: '2.0', id: 1, result: { id: 'x', status: { state: 'TASK_STATE_COMPLETED' } } })),
@@ -174,7 +217,7 @@ describe('probedInterfaces and interfaceKey', () => {
     ]);
   });
 
-  it('keptProbe: this run’s record, else the previous one, only for the interfaces still locked', () => {
+  it('keptProbe: this run’s kinds, else the previous ones, only for the interfaces still locked', () => {
     const plans = { a: plan('https://a.example/rpc') };
     const old = {
       'JSONRPC 1.0 https://a.example/rpc': 'served' as const,
@@ -186,5 +229,24 @@ describe('probedInterfaces and interfaceKey', () => {
     });
     expect(keptProbe({ b: plan('https://b.example/rpc') }, undefined, old)).toBeUndefined();
     expect(keptProbe(plans, undefined, undefined)).toBeUndefined();
+  });
+
+  it('keptProbe: an interface this run did not probe (its probe not sent) keeps the kind recorded before; the others take the new one', () => {
+    const plans = {
+      a: plan('https://a.example/rpc'),
+      b: plan('https://b.example/rpc'),
+      c: plan('https://c.example/rpc'),
+    };
+    const old = {
+      'JSONRPC 1.0 https://a.example/rpc': 'served' as const,
+      'JSONRPC 1.0 https://b.example/rpc': 'served' as const,
+    };
+    expect(keptProbe(plans, { 'JSONRPC 1.0 https://b.example/rpc': 'not-served' }, old)).toEqual({
+      'JSONRPC 1.0 https://a.example/rpc': 'served',
+      'JSONRPC 1.0 https://b.example/rpc': 'not-served',
+    });
+    expect(keptProbe(plans, { 'JSONRPC 1.0 https://c.example/rpc': 'served' }, undefined)).toEqual({
+      'JSONRPC 1.0 https://c.example/rpc': 'served',
+    });
   });
 });

@@ -375,6 +375,10 @@ const VERIFY_RULE_TEXT: Record<
     level: 'warning',
     text: 'verify --probe: a locked interface answered its probe with an authentication refusal: alive, not proven served; the agent is unchecked, never ok (fails under --strict).',
   },
+  'interface-not-probed': {
+    level: 'warning',
+    text: 'verify --probe: the probe of a locked interface was not sent (the credential its plan sends could not be obtained, such as an OAuth token endpoint that failed): the interface was not checked; the agent is unchecked, never ok (fails under --strict).',
+  },
   [ErrorCode.Unreachable]: {
     level: 'error',
     text: 'The agent could not be verified: it could not be reached (DNS, connection refused or reset, 404 or another 4xx, 5xx, too many redirects).',

@@ -83,11 +83,12 @@ export const verifyRenderer: CommandRenderer<VerifyData> = {
 
 /**
  * `--probe`: one line per interface the lockfile records no probe outcome for (an older lockfile,
- * `lock --no-probe`), with what its probe found now; the others are in the report itself.
+ * `lock --no-probe`), with what its probe found now; the others (and a probe that was not sent,
+ * said by the agent's `unchecked` line) are in the report itself.
  */
 function unrecordedProbes(report: ReportDocument): string[] {
   return (report.probes ?? [])
-    .filter((p) => p.recorded === undefined)
+    .filter((p) => p.recorded === undefined && p.kind !== 'not-probed')
     .map(
       (p) =>
         `    probe ${p.protocolBinding} ${p.protocolVersion} ${p.url}: ${p.kind}${p.answered ? ` (${p.answered})` : ''}; the lockfile records no outcome for it`,
