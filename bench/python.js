@@ -48,7 +48,6 @@ async function measure(python, what, args) {
   return { wallMs: run.wallMs, result: JSON.parse(run.stdout.trim().split('\n').at(-1)) };
 }
 
-
 /** Each row as it is measured (stderr), so a long run shows its progress. */
 function progress(r) {
   console.error(`  ${r.name}: ${r.value.toFixed(3)} ${r.unit} (${r.baseline}) ${r.ratio.toFixed(3)}× goal ${r.goal}`);

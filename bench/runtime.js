@@ -43,7 +43,6 @@ function message() {
   };
 }
 
-
 /**
  * One process's measurement: the median latency of each client (ms) over SAMPLES rotated rounds.
  * @returns {Promise<{ ours: number, bare: number, control: number }>}
