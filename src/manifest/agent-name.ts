@@ -5,7 +5,6 @@
  * manifest. Pure.
  */
 import { UsageError } from '../errors.js';
-import type { Manifest } from './schema.js';
 
 /** A valid agent name: a letter or digit, then letters, digits, ".", "_" and "-". */
 export const AGENT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
@@ -17,7 +16,7 @@ export const AGENT_NAME_RULE = 'agent names use letters, digits, ".", "_" and "-
  * Refuse names the manifest does not hold (the agents named to `update` and `outdated`).
  * @throws UsageError `unknown agent "x" (manifest agents: a, b)`
  */
-export function assertManifestAgents(manifest: Manifest, names: readonly string[]): void {
+export function assertManifestAgents(manifest: { agents: object }, names: readonly string[]): void {
   for (const name of names) {
     if (!Object.hasOwn(manifest.agents, name))
       throw new UsageError(
