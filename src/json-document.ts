@@ -80,8 +80,17 @@ export function parseJson(text: string, source: string, code: DocCode, options: 
  * times faster than the scan on a cold start: docs/explanation/performance.md).
  */
 function isIndentedJson(value: unknown, text: string): boolean {
+  // That form opens a non-empty object or array with a line break: compact text, CRLF text and a
+  // scalar are scanned without serialising them first.
+  if (text.charCodeAt(1) !== 0x0a) return false;
+  let written: string;
+  try {
+    written = JSON.stringify(value, null, 2);
+  } catch {
+    // Nested too deep for JSON.stringify's recursion: the scan, which keeps its own stack, reads it.
+    return false;
+  }
   const end = text.endsWith('\n') ? text.length - 1 : text.length;
-  const written = JSON.stringify(value, null, 2);
   return written.length === end && text.startsWith(written);
 }
 

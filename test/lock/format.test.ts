@@ -654,6 +654,13 @@ describe('parseJson: a file written as we write files is read without the scan, 
     );
   });
 
+  it('a document nested too deep to serialise is still read to a one-line error (not a stack overflow)', () => {
+    const deep = (repeat: string) => `{\n  "x": ${'['.repeat(20_000)}${repeat}${']'.repeat(20_000)}\n}\n`;
+    expect(lockError(deep('')).message).toMatch(/nested deeper than/);
+    expect(lockError(deep('{"k": 1, "k": 2}')).message).toMatch(/duplicate key "k"/);
+    expect(manifestError(deep('')).code).toBe('manifest-invalid');
+  });
+
   it('a lockfile as a2a writes it, with one line repeated, is refused naming the path', () => {
     const written = serializeLockfile(buildLock());
     const line = written.split('\n').find((l) => l.includes('"delivery"'))!;
