@@ -15,6 +15,8 @@ export interface CliIo {
   progress?: ProgressStream;
   /** Whether stdout is a terminal (colour, see `colourEnabled` in ./colour.ts); absent: not. */
   stdoutIsTTY?: boolean;
+  /** What is done to text written elsewhere (a job summary) before it is written: the redaction of `stdout` and `stderr`. Absent: nothing. */
+  redact?(text: string): string;
 }
 
 /** The process's directory, environment, stdout and stderr. */

@@ -9,6 +9,7 @@ import kleur from 'kleur';
 import yargs, { type Argv } from 'yargs';
 import type { GlobalOptions } from '../commands/context.js';
 import { A2aLockError, ExitCode, exitCodeFor } from '../errors.js';
+import { redactError } from '../redact.js';
 import type { PluginInfo } from '../version.js';
 import { normalizeArgs } from './argv.js';
 import { colourEnabled } from './colour.js';
@@ -64,8 +65,17 @@ function handler(
     const progress = io.progress && createProgress({ json: options.json, env: io.env, stream: io.progress });
     if (progress) options.progress = progress.update;
     try {
-      const code = await command.load();
-      const result = await code.run(options, args);
+      const [code, { outputSecrets }, { redactingIo }] = await Promise.all([
+        command.load(),
+        import('../commands/context.js'),
+        import('./output-secrets.js'),
+      ]);
+      // No credential value the manifest names reaches the output, whatever a card or an agent
+      // put in the result or an error (an agent that was sent a token can echo it in its card).
+      const result = await code.run(options, args).catch(async (error: unknown) => {
+        throw redactError(error, await outputSecrets(options));
+      });
+      const out = redactingIo(io, await outputSecrets(options));
       const renderer = code.renderer(args);
       // Under GitHub Actions, each annotation once per job (step-summary.js loads only there).
       const annotations =
@@ -73,8 +83,8 @@ function handler(
           ? (await import('./step-summary.js')).annotationsOnce(options.env, renderer.annotations(result.data, options))
           : [];
       done(() => {
-        print(result, renderer, annotations, options, io);
-        code.printed?.(result, args, options, io);
+        print(result, renderer, annotations, options, out);
+        code.printed?.(result, args, options, out);
         return result.exitCode;
       });
     } finally {

@@ -22,6 +22,8 @@ export { escapeMarkdown } from './markdown-escape.js';
 export interface SummaryTarget {
   env: Readonly<Record<string, string | undefined>>;
   stderr(text: string): void;
+  /** Applied to the markdown before it is written (the credential values a run's output never shows). */
+  redact?(text: string): string;
 }
 
 /** The hidden line that starts each section {@link appendStepSummary} writes: `<!-- a2a-lock-summary <hash> -->`. */
@@ -42,7 +44,8 @@ export function appendStepSummary(target: SummaryTarget, summary: string | (() =
   const file = target.env.GITHUB_STEP_SUMMARY;
   if (!file) return;
   // Rendered only for a job that has a summary (a diff of 1,000 agents: ≈ 35 ms).
-  const markdown = typeof summary === 'function' ? summary() : summary;
+  const rendered = typeof summary === 'function' ? summary() : summary;
+  const markdown = target.redact ? target.redact(rendered) : rendered;
   const marker = summaryMarker(section, markdown);
   if (unseenInJob(target.env, [marker]).length === 0) return;
   try {

@@ -5,8 +5,10 @@ import { normalizeCard } from '../card/normalize.js';
 import { type ExitCode, UsageError } from '../errors.js';
 import { findManifest } from '../fs/find-manifest.js';
 import { ciBase } from '../fs/git.js';
+import { readManifest } from '../fs/manifest.js';
 import { type NetworkOptions, networkOptionsOf } from '../http/network-options.js';
 import type { OriginAuthMap } from '../manifest/schema.js';
+import { manifestSecretValues } from '../manifest/secret-values.js';
 import { cardSourceOf, type LoadedCard, loadCard } from '../resolve/load-card.js';
 import type { ResolveOptions } from '../resolve/options.js';
 
@@ -134,4 +136,16 @@ export async function readCommandCard(
   });
   const normalized = normalizeCard(loaded.raw, cardSourceOf(loaded));
   return { loaded, card: normalized.card, warnings: [...loaded.warnings, ...normalized.warnings] };
+}
+
+/**
+ * The credential values of the manifest the command reads ({@link manifestSecretValues}), as set in
+ * its environment; none when there is no readable manifest (the command reports that itself).
+ */
+export async function outputSecrets(options: GlobalOptions): Promise<string[]> {
+  try {
+    return manifestSecretValues(await readManifest(paths(options).manifest), options.env);
+  } catch {
+    return [];
+  }
 }
