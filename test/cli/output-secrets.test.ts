@@ -54,21 +54,27 @@ function project(card: (c: Record<string, unknown>) => void): string {
 }
 
 async function run(dir: string, args: string[]): Promise<{ code: number; out: string }> {
-  let out = '';
+  const written: string[] = [];
   const io = {
     cwd: dir,
     env: { TOK: TOKEN, CID: 'cid', CSECRET: CLIENT_SECRET, ORIGIN_TOKEN, NO_COLOR: '1' },
-    stdout: (t: string) => void (out += t),
-    stderr: (t: string) => void (out += t),
+    stdout: (t: string) => {
+      written.push(t);
+    },
+    stderr: (t: string) => {
+      written.push(t);
+    },
   };
   const code = await main(args, io, pluginInfo());
-  return { code, out };
+  return { code, out: written.join('') };
 }
 
 describe('output secrets', () => {
   it('a card that quotes the credential values a2a.json names is printed without them, in every spelling', async () => {
     const echoed = [TOKEN, CLIENT_SECRET, ORIGIN_TOKEN].flatMap(spellings).join(' ');
-    const dir = project((c) => (c.description = `echo: ${echoed}`));
+    const dir = project((c) => {
+      c.description = `echo: ${echoed}`;
+    });
     const json = await run(dir, ['card', 'card.json', '--json']);
     expect(json.code).toBe(0);
     expect(json.out).toContain('echo: ***');
@@ -77,7 +83,9 @@ describe('output secrets', () => {
   });
 
   it("an error quoting the card is printed without them, and a short value ('cid') masks no text", async () => {
-    const dir = project((c) => ((c.capabilities as Record<string, unknown>).streaming = `${TOKEN} decided`));
+    const dir = project((c) => {
+      (c.capabilities as Record<string, unknown>).streaming = `${TOKEN} decided`;
+    });
     const text = await run(dir, ['card', 'card.json']);
     expect(text.code).toBe(1);
     expect(text.out).toContain('card-invalid');
@@ -87,7 +95,9 @@ describe('output secrets', () => {
   it('the values: every credential source and originAuth variable as set, at least 8 characters', () => {
     const manifest = {
       agents: {
-        a: { credentials: { s: { env: 'TOK' }, o: { oauth: { clientId: { env: 'CID' }, clientSecret: { env: 'CS' } } } } },
+        a: {
+          credentials: { s: { env: 'TOK' }, o: { oauth: { clientId: { env: 'CID' }, clientSecret: { env: 'CS' } } } },
+        },
       },
       originAuth: {
         'https://g.example': { header: { name: 'X-Key', env: 'KEY' } },
