@@ -225,7 +225,7 @@ export function redactSecrets(text: string, secrets: readonly string[]): string 
 
 /** The refusal of a card that {@link quotesSecret}: said without the value. */
 export const QUOTES_CREDENTIAL =
-  'the card quotes the credential its request carried (the agent or a gateway echoed it): refused, so it is neither written to the lockfile nor shown';
+  'the card quotes a credential (one its request carried, or one a2a.json names: the agent or a gateway echoed it): refused, so it is neither written to the lockfile nor shown';
 
 /**
  * Whether the JSON document `value` (a card as served) holds one of `secrets` (those of at least 8

@@ -170,8 +170,9 @@ async function askCard(
       answer.status,
     );
   }
-  // A card that echoes the platform credential would carry it into the lockfile and every output.
-  if (quotesSecret(answer.body, context.platformAuth?.sentSecrets() ?? []))
+  // A card that echoes the platform credential, or a credential the project names (an agent sent
+  // its token by a lock's probe), would carry it into the lockfile and every output.
+  if (quotesSecret(answer.body, [...(context.platformAuth?.sentSecrets() ?? []), ...(context.knownSecrets ?? [])]))
     throw new InvalidInputError('card-invalid', answer.url, QUOTES_CREDENTIAL);
   return answer;
 }

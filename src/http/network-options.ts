@@ -45,6 +45,12 @@ export interface NetworkOptions {
    * an origin it names, never after a redirect. Default none.
    */
   platformAuth?: OriginAuthenticator;
+  /**
+   * Credential values the project names (the manifest's, `manifest/secret-values.ts`) that no card
+   * may quote, whether or not this request carried them: such a card is refused `card-invalid`
+   * before it is written to the lockfile or printed. Default none.
+   */
+  knownSecrets?: readonly string[];
 }
 
 /**
@@ -75,7 +81,7 @@ export interface OriginAuthenticator {
 
 /** The {@link NetworkOptions} members of `options` that are set (the rest of it left behind). */
 export function networkOptionsOf(options: NetworkOptions): NetworkOptions {
-  const { timeoutMs, allowHttp, retries, dispatcher, concurrency, platformAuth } = options;
+  const { timeoutMs, allowHttp, retries, dispatcher, concurrency, platformAuth, knownSecrets } = options;
   return {
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),
     ...(allowHttp !== undefined ? { allowHttp } : {}),
@@ -83,5 +89,6 @@ export function networkOptionsOf(options: NetworkOptions): NetworkOptions {
     ...(dispatcher !== undefined ? { dispatcher } : {}),
     ...(concurrency !== undefined ? { concurrency } : {}),
     ...(platformAuth !== undefined ? { platformAuth } : {}),
+    ...(knownSecrets !== undefined ? { knownSecrets } : {}),
   };
 }

@@ -174,6 +174,8 @@ export interface RequestContext extends BodyRequest, UrlReporting {
   acceptErrorStatus: ReadonlySet<number>;
   /** Platform authentication per origin (`originAuth`), for the first hop only. */
   platformAuth?: OriginAuthenticator;
+  /** Credential values no card may quote (`NetworkOptions.knownSecrets`). */
+  knownSecrets?: readonly string[];
 }
 
 /** The members of a {@link RequestContext} that describe the request itself (not the options). */
@@ -198,6 +200,7 @@ export function makeContext(options: NetworkOptions & { maxBytes?: number }, req
     retries: options.retries ?? DEFAULT_RETRIES,
     dispatcher: options.dispatcher ?? getDefaultDispatcher(options.concurrency),
     ...(options.platformAuth ? { platformAuth: options.platformAuth } : {}),
+    ...(options.knownSecrets?.length ? { knownSecrets: options.knownSecrets } : {}),
     controller,
     signal: controller.signal,
     proxyHint: () => proxyHint(context.dispatcher, context.inFlight),

@@ -10,6 +10,7 @@ import type { Resolution } from '../lock/report.js';
 import type { Lockfile } from '../lock/schema.js';
 import { assembleLock, planSync, type SyncRequest, type SyncResult } from '../lock/sync-plan.js';
 import { agentSettings, type Manifest } from '../manifest/schema.js';
+import { manifestSecretValues } from '../manifest/secret-values.js';
 import { interleaveBy, mapSettled } from '../pool.js';
 import { DEFAULT_CONCURRENCY, type ResolveOptions } from './options.js';
 import { resolveAgent } from './resolve-agent.js';
@@ -29,6 +30,7 @@ export async function syncLock(
   const plan = planSync(manifest, previous, request);
   // Hosts in turn (round-robin), so connections spread over them instead of `concurrency` to each.
   const toResolve = interleaveBy(plan.resolve, (agent) => cardOrigin(manifest.agents[agent.name]!.card));
+  const knownSecrets = manifestSecretValues(manifest, options.env ?? {});
   const settled = await mapSettled(
     toResolve,
     options.concurrency ?? DEFAULT_CONCURRENCY,
@@ -40,6 +42,7 @@ export async function syncLock(
           ...options,
           ...(manifest.originAuth ? { originAuthConfig: manifest.originAuth } : {}),
           ...(manifest.credentialDestinations ? { credentialDestinations: manifest.credentialDestinations } : {}),
+          knownSecrets,
         },
         { ...(constrainTo ? { constrainTo } : {}), ...(credentialRouteFrom ? { credentialRouteFrom } : {}) },
       ),

@@ -39,6 +39,7 @@ import type { Lockfile } from '../lock/schema.js';
 import { credentialWarnings } from '../lock/unused-credentials.js';
 import { parseManifest } from '../manifest/parse.js';
 import type { Manifest } from '../manifest/schema.js';
+import { manifestSecretValues } from '../manifest/secret-values.js';
 import { interleaveBy, mapSettled } from '../pool.js';
 import { checkServed, loadServedCard, servedCardSettles } from './check-served.js';
 import { withOriginAuthLoaded } from './load-card.js';
@@ -101,6 +102,8 @@ export async function checkProject(
   options: ResolveOptions,
 ): Promise<Record<string, AgentReport>> {
   const mismatches = manifestMismatches(project.manifest, project.lock);
+  // No card may quote a credential value the manifest names (an agent sent its token can echo it).
+  options = { ...options, knownSecrets: manifestSecretValues(project.manifest, options.env ?? {}) };
   const reports: Record<string, AgentReport> = {};
   const locked: string[] = [];
   for (const name of names) {

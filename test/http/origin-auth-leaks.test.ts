@@ -132,7 +132,7 @@ describe('a card that quotes the credential its request carried', () => {
       cardPath: '',
       platformAuth: bearer(),
     }).catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: 'card-invalid', message: expect.stringMatching(/quotes the credential/) });
+    expect(error).toMatchObject({ code: 'card-invalid', message: expect.stringMatching(/quotes a credential/) });
     expect(errorText(error)).not.toContain(PLATFORM);
     // The same card without the value is read.
     echo = (_req, res) => json(res, 200, card('served'));
