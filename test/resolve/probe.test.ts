@@ -209,6 +209,37 @@ describe('probeInterface against servers that lie', () => {
     }
   });
 
+  it('not-served whatever the size: a JSON-RPC result followed by junk, a body holding `error` twice (the attacker’s smallgarbage, prefixgarbage, bigdup shapes)', async () => {
+    const result = '{"jsonrpc":"2.0","id":1,"result":{}}';
+    const methodNotFound = '{"code":-32601,"message":"Method not found"}';
+    const taskNotFound = (data: number) => `{"code":-32001,"message":"x","data":"${'x'.repeat(data)}"}`;
+    const bodies: Record<string, string> = {
+      '/small-junk': `${result}<html>`,
+      '/large-junk': `${result}${'<html>'.repeat(12_000)}`,
+      '/small-twice': `{"jsonrpc":"2.0","id":1,"error":${methodNotFound},"error":${taskNotFound(1)}}`,
+      '/large-twice': `{"jsonrpc":"2.0","id":1,"error":${methodNotFound},"error":${taskNotFound(70_000)}}`,
+    };
+    const server = await startHttp((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'application/json' }).end(bodies[req.url ?? ''] ?? '{}');
+    });
+    try {
+      for (const path of Object.keys(bodies)) {
+        const outcome = await probeInterface({
+          url: `${server.origin}${path}`,
+          protocolBinding: 'JSONRPC',
+          protocolVersion: '1.0',
+          credentials: [],
+          allowHttp: true,
+        });
+        expect(outcome?.kind, path).toBe('not-served');
+      }
+      expect(server.requests).toHaveLength(4);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('does not probe what it cannot ask: a custom binding, a version outside 0.3 and 1.x', async () => {
     const base = { url: open.jsonRpcUrl, credentials: [], allowHttp: true };
     expect(await probeInterface({ ...base, protocolBinding: 'WEBSOCKET', protocolVersion: '1.0' })).toBeUndefined();
