@@ -145,6 +145,42 @@ describe('probeInterfaces against the JS SDK agents', () => {
   });
 });
 
+describe('a credential the transport cannot carry is not sent: not-probed in the tool’s words, never not-served', () => {
+  it('beyond Latin-1 (€) for HTTP, beyond printable ASCII (é) for gRPC metadata; the agent is asked nothing it cannot be sent', async () => {
+    const plans = {
+      a: plan(locked.jsonRpcUrl, 'JSONRPC', '1.0', {
+        fallbacks: {
+          interfaces: [
+            { url: locked.restUrl, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+            { url: locked.grpcUrl!, protocolBinding: 'GRPC', protocolVersion: '1.0' },
+          ],
+          delivery: [],
+        },
+      }),
+    };
+    const credentials = { bearer: { env: 'TOKEN' } };
+    const http =
+      'the run refused the request before it left: usage: the value of the Authorization header contains a character a header cannot carry (beyond Latin-1; RFC 9110 field-value)';
+    const grpc =
+      'the run refused the request before it left: usage: the value of the Authorization header contains a character gRPC metadata cannot carry (printable ASCII only)';
+
+    const before = locked.requests.length;
+    const euro = await probeInterfaces({ plans, schemes, credentials }, options({ TOKEN: `${TOKEN}-\u20ac` }));
+    expect([...euro.values()]).toEqual([
+      { kind: 'not-probed', reason: http },
+      { kind: 'not-probed', reason: http },
+      { kind: 'not-probed', reason: grpc },
+    ]);
+    expect(locked.requests.length).toBe(before);
+
+    // é is obs-text, which HTTP carries (as one byte; this agent then refuses the token), and gRPC metadata does not.
+    const latin1 = await probeInterfaces({ plans, schemes, credentials }, options({ TOKEN: `${TOKEN}-\u00e9` }));
+    expect([...latin1.values()].map((o) => o.kind)).toEqual(['auth-required', 'auth-required', 'not-probed']);
+    expect(latin1.get(`GRPC 1.0 ${locked.grpcUrl}`)).toEqual({ kind: 'not-probed', reason: grpc });
+    expect(locked.requests.slice(before).map((r) => r.method)).toEqual(['POST', 'GET']);
+  });
+});
+
 describe('probeInterface against servers that lie', () => {
   it('not-served: an HTML 404, a non-A2A 500, a gRPC server without the A2A service', async () => {
     const [html, five, grpc] = liars as [LyingServer, LyingServer, LyingServer];
