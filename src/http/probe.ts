@@ -19,7 +19,7 @@ import { randomUUID } from 'node:crypto';
 import type { Dispatcher } from 'undici';
 import { isCleartextOffLoopback, isLoopbackUrl } from '../card/host.js';
 import { applyCredentials, type CredentialPlacement, credentialQueryNames } from '../credentials.js';
-import { type A2aLockError, FetchError } from '../errors.js';
+import { type A2aLockError, FetchError, UsageError } from '../errors.js';
 import { classifyProbe, type ProbeAnswer, type ProbeOutcome } from '../lock/probe.js';
 import { placementSecrets } from '../redact.js';
 import { headerValue } from './body.js';
@@ -58,9 +58,11 @@ export interface ProbeRequest extends NetworkOptions {
  *   `@grpc/grpc-js` installed, or a plaintext gRPC interface to a host that is not loopback
  *   without `allowHttp`. Never throws for what the agent does; a connection refused or a timeout
  *   is `not-served`.
- * @throws what stopped the request before it left (the URL policy, a header that cannot be sent, a
- *   credential a proxy would carry in clear, an `originAuth` credential that could not be placed):
- *   the interface was not asked, so the caller records nothing for it
+ * @throws what stopped the request before it left (the URL policy, a header that cannot be sent: a
+ *   value that is not an RFC 9110 field-value, or for gRPC metadata not printable ASCII; a credential
+ *   a proxy would carry in clear, an `originAuth` credential that could not be placed): the interface
+ *   was not asked, so the caller records nothing for it. Only the exchange's own failure (connect,
+ *   TLS, reset, timeout) is an answer: `not-served`.
  */
 export async function probeInterface(request: ProbeRequest): Promise<ProbeOutcome | undefined> {
   const binding = request.protocolBinding.toUpperCase();
@@ -205,7 +207,7 @@ async function grpcProbe(request: ProbeRequest, legacy: boolean, taskId: string)
   metadata.set('a2a-version', request.protocolVersion);
   for (const placement of tls || loopback ? request.credentials : []) {
     // A credential gRPC cannot carry (a query parameter, a cookie) is not sent.
-    for (const [name, value] of Object.entries(placement.headers)) metadata.set(name.toLowerCase(), value);
+    for (const [name, value] of Object.entries(placement.headers)) metadata.set(metadataKey(name, value), value);
   }
   const client = new grpc.Client(target, tls ? grpc.credentials.createSsl() : grpc.credentials.createInsecure(), {
     'grpc.max_receive_message_length': PROBE_MAX_BYTES,
@@ -242,6 +244,25 @@ async function grpcProbe(request: ProbeRequest, legacy: boolean, taskId: string)
   } finally {
     client.close();
   }
+}
+
+/** gRPC ASCII metadata (the gRPC over HTTP/2 protocol's Header-Name and ASCII-Value): what grpc-js sends. */
+const GRPC_KEY = /^[0-9a-z_.-]+$/;
+const GRPC_VALUE = /^[\x20-\x7e]*$/;
+
+/**
+ * The metadata key of header `name`, lower-cased, once `name` and `value` can go as gRPC metadata.
+ * @throws {UsageError} a name or value gRPC metadata cannot carry (grpc-js would throw with the value
+ *   in its message): the probe is not sent; never echoes the value
+ */
+function metadataKey(name: string, value: string): string {
+  const key = name.toLowerCase();
+  if (!GRPC_KEY.test(key)) throw new UsageError(`the ${name} header cannot be sent as gRPC metadata (its name)`);
+  if (!GRPC_VALUE.test(value))
+    throw new UsageError(
+      `the value of the ${name} header contains a character gRPC metadata cannot carry (printable ASCII only)`,
+    );
+  return key;
 }
 
 /** A protobuf length-delimited string field (`number` ≤ 15). */

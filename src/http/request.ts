@@ -236,7 +236,13 @@ export async function withDeadline<T>(context: RequestContext, fn: () => Promise
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** Control characters other than HTAB, which no header value may carry (CR/LF would split headers). */
-const HEADER_VALUE_FORBIDDEN = /[\u0000-\u0008\u000a-\u001f\u007f]/;
+const HEADER_VALUE_CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f]/;
+/**
+ * A character outside an RFC 9110 §5.5 field-value: HTAB, SP, VCHAR (0x21-0x7E) and obs-text
+ * (0x80-0xFF, sent as one Latin-1 byte). A header value holding one (`€`, U+2028) cannot go on the
+ * wire: undici refuses the request before sending it.
+ */
+const HEADER_VALUE_FORBIDDEN = /[^\t\x20-\x7e\x80-\xff]/;
 /** Headers undici or HTTP framing owns; a caller may not set them. */
 const RESERVED_HEADERS = new Set([
   'host',
@@ -251,10 +257,11 @@ const RESERVED_HEADERS = new Set([
 ]);
 
 /**
- * Validate extra headers; never echoes a value.
+ * Validate extra headers before anything is sent; never echoes a value.
  * @returns A copy of `headers`.
  * @throws {UsageError} a name that is not an HTTP token, a reserved header (Host, Content-Length,
- *   framing), or a value with a line break or control character.
+ *   framing), or a value that is not an RFC 9110 field-value: a line break or control character, or
+ *   a character beyond Latin-1 (`€`, U+2028), which no header can carry.
  */
 export function checkHeaders(headers: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
@@ -262,8 +269,13 @@ export function checkHeaders(headers: Record<string, string>): Record<string, st
     if (!HEADER_NAME.test(name)) throw new UsageError(`invalid HTTP header name "${oneLine(name).slice(0, 64)}"`);
     if (RESERVED_HEADERS.has(name.toLowerCase()))
       throw new UsageError(`the ${name} header cannot be set by the caller`);
-    if (typeof value !== 'string' || HEADER_VALUE_FORBIDDEN.test(value)) {
+    if (typeof value !== 'string' || HEADER_VALUE_CONTROL.test(value)) {
       throw new UsageError(`the value of the ${name} header contains a line break or control character`);
+    }
+    if (HEADER_VALUE_FORBIDDEN.test(value)) {
+      throw new UsageError(
+        `the value of the ${name} header contains a character a header cannot carry (beyond Latin-1; RFC 9110 field-value)`,
+      );
     }
     out[name] = value;
   }

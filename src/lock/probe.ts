@@ -16,8 +16,13 @@
  *
  * An HTTP body read only in part (it went on beyond the shell's read bound) is judged by the JSON
  * members read whole before the cut (`json-prefix.ts`): a TaskNotFound with a large `error.data`
- * after its code is `served`; one cut before its code is not.
+ * after its code is `served`; one cut before its code is not. A body that is not one JSON value
+ * (something after it) or holds a key twice in one object (`JSON.parse` keeps the last; a reader
+ * may take the first) is not read, whole or in part: `not-served`, whatever its size. A member
+ * repeated only after the cut is not seen.
  */
+
+import { duplicateKey } from '../json-document.js';
 import type { FallbackInterface, Plan } from '../negotiate/types.js';
 import { redactSecrets } from '../redact.js';
 import { bounded, UNTRUSTED } from '../untrusted.js';
@@ -234,6 +239,7 @@ function classify(answer: ProbeAnswer): ProbeOutcome {
   // A body cut at the read bound is judged by what was read whole (a large error.data after the code).
   const body = jsonObject(answer.body) ?? (answer.cutAt !== undefined ? record(jsonPrefix(answer.body)) : undefined);
   if (body === undefined) return { kind: 'not-served', answered: `${head}${notJson(answer.body)}` };
+  if (body === REPEATED_KEY) return { kind: 'not-served', answered: `${head}, a JSON object holding a key twice` };
   return answer.binding.toUpperCase() === 'JSONRPC' ? classifyJsonRpc(head, body) : classifyRest(head, status, body);
 }
 
@@ -300,13 +306,21 @@ function redactedAnswer(answer: ProbeAnswer, secrets: readonly string[]): ProbeA
   };
 }
 
-/** The body as a JSON object, or undefined (not JSON, cut short, an array, a scalar). */
+/** What {@link jsonObject} says of a JSON object holding a key twice in one object (at any depth). */
+const REPEATED_KEY: Record<string, unknown> = Object.freeze({});
+
+/**
+ * The body as a JSON object; {@link REPEATED_KEY} when it holds a key twice in one object (as
+ * `json-prefix.ts` refuses a part read); undefined otherwise (not JSON, cut short, an array, a scalar).
+ */
 function jsonObject(text: string): Record<string, unknown> | undefined {
+  let value: Record<string, unknown> | undefined;
   try {
-    return record(JSON.parse(text));
+    value = record(JSON.parse(text));
   } catch {
     return undefined;
   }
+  return value !== undefined && duplicateKey(text) !== undefined ? REPEATED_KEY : value;
 }
 
 function record(value: unknown): Record<string, unknown> | undefined {

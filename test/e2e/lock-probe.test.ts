@@ -98,6 +98,39 @@ describe.concurrent('a2a lock probes each locked interface', () => {
     for (const r of agent.requests) expect(r.headers.authorization).toBeUndefined();
   });
 
+  it('a credential no header can carry (a bearer holding €): the probe is not sent, interface-not-probed in the tool’s words, nothing recorded, never not-served; verify --probe: unchecked', async ({
+    onTestFinished,
+  }) => {
+    const res = resources(onTestFinished);
+    const agent = await res.sampleAgent({ bearerToken: TOKEN });
+    const dir = await res.dir(manifest({ research: research(agent.origin) }));
+    const env = { RESEARCH_TOKEN: `${TOKEN}-\u00e9\u20ac-unsendable` };
+    const strictDir = await res.dir(manifest({ research: research(agent.origin) }));
+    const [lock, strict] = await Promise.all([
+      runCli(['lock', '--json'], { cwd: dir, env }),
+      runCli(['lock', '--strict'], { cwd: strictDir, env }),
+    ]);
+    expect(lock.code, show(lock)).toBe(0);
+    expect(strict.code, show(strict)).toBe(0);
+    const warnings = jsonOf(lock).warnings as Array<{ code: string; message: string }>;
+    expect(warnings.map((w) => w.code)).toEqual(['interface-not-probed', 'interface-not-probed']);
+    expect(warnings[0]!.message).toBe(
+      `JSONRPC 1.0 at ${agent.jsonRpcUrl} was not probed: its probe was not sent, as the run refused the request before it left: usage: the value of the Authorization header contains a character a header cannot carry (beyond Latin-1; RFC 9110 field-value); nothing is recorded for it (a kind recorded before is kept)`,
+    );
+    expect((await readLock(dir)).agents.research.probe).toBeUndefined();
+    expect((await readLock(strictDir)).agents.research.probe).toBeUndefined();
+
+    const verify = await runCli(['verify', '--probe', '--json'], { cwd: dir, env });
+    expect(verify.code, show(verify)).toBe(0);
+    expect(jsonOf(verify).agents.research).toMatchObject({ status: 'unchecked', reason: 'interface-not-probed' });
+    // Nothing but the card was asked: the credential never went on the wire.
+    expect(agent.requests.filter((r) => !r.path.includes('.well-known'))).toEqual([]);
+    for (const out of [lock, strict, verify]) {
+      expect(out.stdout + out.stderr).not.toContain('interface-not-served');
+      expect(out.stdout + out.stderr).not.toContain(TOKEN);
+    }
+  });
+
   it('--no-probe: nothing sent to the interfaces, no probe recorded', async ({ onTestFinished }) => {
     const res = resources(onTestFinished);
     const agent = await res.sampleAgent();

@@ -13,9 +13,28 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { grpcFirstCard, JSONRPC_PATH } from '../helpers/agents.js';
 import { type Lie, startLyingServer } from '../helpers/lying-servers.js';
-import { CLIENT_SECRET, startOAuthAgent, TOKEN_BODY_MARKER, TOKEN_FAILURES } from '../helpers/oauth-agent.js';
+import {
+  ACCESS_TOKEN,
+  CLIENT_SECRET,
+  startOAuthAgent,
+  TOKEN_BODY_MARKER,
+  TOKEN_FAILURES,
+  UNSENDABLE_TOKEN,
+} from '../helpers/oauth-agent.js';
 import { sarifErrors } from '../helpers/sarif.js';
-import { git, jsonOf, manifest, PROFILE, research, resources, runCli, SLOW, sampleCard, show } from './helpers.js';
+import {
+  git,
+  jsonOf,
+  manifest,
+  PROFILE,
+  readLock,
+  research,
+  resources,
+  runCli,
+  SLOW,
+  sampleCard,
+  show,
+} from './helpers.js';
 
 const TOKEN = 'probe-T0ken-37bb';
 
@@ -316,4 +335,42 @@ describe.concurrent('a2a verify --probe (issue 37)', { timeout: SLOW }, () => {
       }
     },
   );
+
+  it('a locked served interface whose OAuth access token no header can carry (U+2028): the probe is not sent, unchecked interface-not-probed in the tool’s words, exit 0 (1 under --strict), never interface-not-served', async ({
+    onTestFinished,
+  }) => {
+    const res = resources(onTestFinished);
+    const { agent, state, entry, env } = await startOAuthAgent(res);
+    const { dir } = await res.locked(manifest({ research: entry }), env);
+    expect(Object.values((await readLock(dir)).agents.research.probe)).toEqual(['served', 'served']);
+    state.mode = 'unsendable';
+    agent.requests.length = 0;
+    const [json, text, strict] = await Promise.all([
+      runCli(['verify', '--probe', '--json'], { cwd: dir, env }),
+      runCli(['verify', '--probe'], { cwd: dir, env }),
+      runCli(['verify', '--probe', '--strict'], { cwd: dir, env }),
+    ]);
+    expect(json.code, show(json)).toBe(0);
+    const report = jsonOf(json).agents.research;
+    expect(report).toMatchObject({ status: 'unchecked', reason: 'interface-not-probed' });
+    expect(report.unchecked).toBe(
+      `no probe sent to JSONRPC 1.0 at ${agent.jsonRpcUrl}, HTTP+JSON 1.0 at ${agent.restUrl} (the run refused the request before it left: usage: the value of the Authorization header contains a character a header cannot carry (beyond Latin-1; RFC 9110 field-value))`,
+    );
+    expect(report.probes.map((p: { kind: string; recorded: string }) => [p.recorded, p.kind])).toEqual([
+      ['served', 'not-probed'],
+      ['served', 'not-probed'],
+    ]);
+    expect(text.code, show(text)).toBe(0);
+    expect(text.stdout).toContain('! research: unchecked (interface-not-probed): no probe sent to JSONRPC 1.0 at');
+    expect(strict.code, show(strict)).toBe(1);
+    // Nothing left for the agent but the card requests: the token never went on the wire.
+    expect(agent.requests.filter((r) => !r.path.includes('.well-known'))).toEqual([]);
+    for (const out of [json, text, strict]) {
+      const all = out.stdout + out.stderr;
+      expect(all).not.toContain('interface-not-served');
+      expect(all).not.toContain(ACCESS_TOKEN);
+      expect(all).not.toContain(UNSENDABLE_TOKEN.slice(-12));
+      expect(all).not.toContain(CLIENT_SECRET);
+    }
+  });
 });

@@ -16,11 +16,13 @@ import { type StartedAgent, sampleCard } from './agents.js';
 export const ACCESS_TOKEN = 'probe-access-token-4242';
 export const CLIENT_SECRET = 'probe-client-secret-77';
 export const TOKEN_BODY_MARKER = 'TOKEN-ENDPOINT-BODY-7c1e';
+/** An access token holding U+2028, beyond what an HTTP header value can carry (RFC 9110 field-value is Latin-1). */
+export const UNSENDABLE_TOKEN = `${ACCESS_TOKEN}-\u00e9\u2028-unsendable`;
 
-export type TokenMode = 'ok' | 'refuses' | 'fails' | 'garbage' | 'hangs';
+export type TokenMode = 'ok' | 'refuses' | 'fails' | 'garbage' | 'hangs' | 'unsendable';
 
 /** Each failing mode and the words the tool says it in. */
-export const TOKEN_FAILURES: ReadonlyArray<[Exclude<TokenMode, 'ok'>, string]> = [
+export const TOKEN_FAILURES: ReadonlyArray<[Exclude<TokenMode, 'ok' | 'unsendable'>, string]> = [
   ['refuses', 'the token endpoint refused the client credentials (HTTP 401)'],
   ['fails', 'the token endpoint answered HTTP 500'],
   ['garbage', 'the token endpoint answered no usable access token'],
@@ -50,6 +52,10 @@ export async function startOAuthAgent(res: ReturnType<typeof resources>): Promis
     else if (state.mode === 'refuses')
       reply.writeHead(401, json).end(JSON.stringify({ error: 'invalid_client', error_description: TOKEN_BODY_MARKER }));
     else if (state.mode === 'fails') reply.writeHead(500, json).end(JSON.stringify({ error: TOKEN_BODY_MARKER }));
+    else if (state.mode === 'unsendable')
+      reply
+        .writeHead(200, json)
+        .end(JSON.stringify({ access_token: UNSENDABLE_TOKEN, token_type: 'Bearer', expires_in: 3600 }));
     else if (state.mode === 'garbage')
       reply.writeHead(200, { 'content-type': 'text/html' }).end(`<p>${TOKEN_BODY_MARKER}</p>`);
     // 'hangs': never answers.

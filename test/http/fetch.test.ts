@@ -852,6 +852,14 @@ describe('requestJson', () => {
     );
     expect(e1).toBeInstanceOf(UsageError);
     expect(e1.message).toBe('the value of the Authorization header contains a line break or control character');
+    // Beyond Latin-1 (not an RFC 9110 field-value): refused before anything is sent, not a network error.
+    for (const value of ['Bearer ab\u20accd', 'Bearer ab\u2028cd']) {
+      const e2 = await rejection(requestJson('http://127.0.0.1:9/x', { headers: { Authorization: value } }));
+      expect(e2).toBeInstanceOf(UsageError);
+      expect(e2.message).toBe(
+        'the value of the Authorization header contains a character a header cannot carry (beyond Latin-1; RFC 9110 field-value)',
+      );
+    }
     expect(await rejection(requestJson('http://127.0.0.1:9/x', { headers: { 'Bad Name': 'v' } }))).toBeInstanceOf(
       UsageError,
     );

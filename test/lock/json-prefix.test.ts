@@ -49,8 +49,42 @@ describe('jsonPrefix', () => {
     expect(jsonPrefix('"just a string')).toBeUndefined();
     expect(jsonPrefix('42')).toBeUndefined();
     expect(jsonPrefix('{"a" "b", "c": [1, 2')).toBeUndefined();
-    expect(jsonPrefix('{"a":1}]')).toEqual({ a: 1 });
     expect(jsonPrefix('['.repeat(300))).toBeUndefined();
     expect(jsonPrefix(`${'['.repeat(100)}1,`)).toEqual(JSON.parse(`${'['.repeat(100)}1${']'.repeat(100)}`));
+  });
+
+  it('reads as the whole text is read: anything but whitespace after the value closed is not JSON, cut or not', () => {
+    const result = '{"jsonrpc":"2.0","id":1,"result":{}}';
+    expect(jsonPrefix(`${result} \r\n\t`)).toEqual(JSON.parse(result));
+    // The attacker's shapes: the result followed by junk, a little (whole) or a lot (cut at the read bound).
+    expect(jsonPrefix(`${result}<html>`)).toBeUndefined();
+    expect(jsonPrefix(`${result}${'<html>'.repeat(12_000)}`.slice(0, 65_536))).toBeUndefined();
+    expect(jsonPrefix('{"a":1}]')).toBeUndefined();
+    expect(jsonPrefix('{"a":1} {"b":')).toBeUndefined();
+    expect(jsonPrefix('[1] 2')).toBeUndefined();
+    // Only JSON's whitespace counts, before the value as after it (JSON.parse refuses a no-break space).
+    expect(jsonPrefix('\u00a0{"a":1')).toBeUndefined();
+    expect(jsonPrefix('{"a":1}\u00a0')).toBeUndefined();
+  });
+
+  it('a key read twice in one object makes the text unreadable (JSON.parse keeps the last, the cut may hide it)', () => {
+    const methodNotFound = '{"code":-32601,"message":"Method not found"}';
+    const taskNotFound = '{"code":-32001,"message":"x","data":"';
+    // Both orders, the second value whole or cut into: never judged by either one.
+    for (const text of [
+      `{"jsonrpc":"2.0","id":1,"error":${methodNotFound},"error":${taskNotFound}${'x'.repeat(70_000)}"}}`.slice(
+        0,
+        65_536,
+      ),
+      `{"jsonrpc":"2.0","id":1,"error":${taskNotFound}x"},"error":${methodNotFound}}`,
+      `{"jsonrpc":"2.0","id":1,"error":${taskNotFound}x"},"error":"cut here`,
+      `{"jsonrpc":"2.0","id":1,"error":${taskNotFound}x"},"error"`,
+      '{"error":1,"\u0065rror":2}',
+      '{"a":{"b":1,"c":[{"d":1,"d":2}]}}',
+    ])
+      expect(jsonPrefix(text), text.slice(0, 80)).toBeUndefined();
+    // The same key in two objects is no repeat.
+    expect(jsonPrefix('[{"a":1},{"a":2}]')).toEqual([{ a: 1 }, { a: 2 }]);
+    expect(jsonPrefix('{"a":{"a":{"a":1}},"b":{"a":2')).toEqual({ a: { a: { a: 1 } }, b: {} });
   });
 });

@@ -91,6 +91,46 @@ describe('classifyProbe', () => {
     });
   });
 
+  it('one verdict whatever the size: junk after the value, or a key twice in one object, is not-served read whole or in part', () => {
+    const cut = (answer: ProbeAnswer, bytes = 65536): ProbeAnswer => {
+      const http = answer as Extract<ProbeAnswer, { transport: 'http' }>;
+      return http.body.length > bytes ? { ...http, body: http.body.slice(0, bytes), cutAt: bytes } : http;
+    };
+    const junk = (n: number) => jsonrpc(200, `{"jsonrpc":"2.0","id":1,"result":{}}${'<html>'.repeat(n)}`);
+    // hostile.mjs smallgarbage and prefixgarbage: 6 bytes or 72 KB of junk after a JSON-RPC result.
+    expect(classifyProbe(cut(junk(1)))).toEqual({
+      kind: 'not-served',
+      answered: 'HTTP 200 application/json, not a JSON object (42 characters)',
+    });
+    expect(classifyProbe(cut(junk(12_000)))).toEqual({
+      kind: 'not-served',
+      answered: 'HTTP 200 application/json (larger than 64 KiB, read in part), not a JSON object (65536 characters)',
+    });
+    // Whitespace after the value is JSON.
+    expect(kind(cut(jsonrpc(200, `{"jsonrpc":"2.0","id":1,"result":{}}${' \n'.repeat(40_000)}`)))).toBe('served');
+
+    // Two `error` members (hostile.mjs bigdup's shape): JSON.parse keeps the last, a reader may take the first.
+    const taskNotFound = (data: number) => `{"code":-32001,"message":"Task not found","data":"${'x'.repeat(data)}"}`;
+    const methodNotFound = '{"code":-32601,"message":"Method not found"}';
+    const twice: Array<[string, string]> = [
+      [taskNotFound(1), methodNotFound],
+      [methodNotFound, taskNotFound(1)],
+      [methodNotFound, taskNotFound(70_000)],
+      [taskNotFound(40_000), methodNotFound],
+    ];
+    for (const [first, second] of twice) {
+      const answer = cut(jsonrpc(200, `{"jsonrpc":"2.0","id":1,"error":${first},"error":${second}}`));
+      expect(kind(answer), `${first.slice(0, 20)} then ${second.slice(0, 20)}`).toBe('not-served');
+    }
+    expect(
+      classifyProbe(jsonrpc(200, `{"jsonrpc":"2.0","id":1,"error":${methodNotFound},"error":${taskNotFound(1)}}`)),
+    ).toEqual({ kind: 'not-served', answered: 'HTTP 200 application/json, a JSON object holding a key twice' });
+    const status = '{"code":404,"status":"NOT_FOUND","message":"Task not found"}';
+    expect(kind(rest(404, `{"error":{"code":404,"status":"UNIMPLEMENTED","message":"no"},"error":${status}}`))).toBe(
+      'not-served',
+    );
+  });
+
   it('served: another well-formed A2A answer of the binding', () => {
     expect(
       kind(jsonrpc(200, { jsonrpc: '2.0', id: 1, result: { id: 'x', status: { state: 'TASK_STATE_COMPLETED' } } })),

@@ -145,6 +145,42 @@ describe('probeInterfaces against the JS SDK agents', () => {
   });
 });
 
+describe('a credential the transport cannot carry is not sent: not-probed in the tool’s words, never not-served', () => {
+  it('beyond Latin-1 (€) for HTTP, beyond printable ASCII (é) for gRPC metadata; the agent is asked nothing it cannot be sent', async () => {
+    const plans = {
+      a: plan(locked.jsonRpcUrl, 'JSONRPC', '1.0', {
+        fallbacks: {
+          interfaces: [
+            { url: locked.restUrl, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+            { url: locked.grpcUrl!, protocolBinding: 'GRPC', protocolVersion: '1.0' },
+          ],
+          delivery: [],
+        },
+      }),
+    };
+    const credentials = { bearer: { env: 'TOKEN' } };
+    const http =
+      'the run refused the request before it left: usage: the value of the Authorization header contains a character a header cannot carry (beyond Latin-1; RFC 9110 field-value)';
+    const grpc =
+      'the run refused the request before it left: usage: the value of the Authorization header contains a character gRPC metadata cannot carry (printable ASCII only)';
+
+    const before = locked.requests.length;
+    const euro = await probeInterfaces({ plans, schemes, credentials }, options({ TOKEN: `${TOKEN}-\u20ac` }));
+    expect([...euro.values()]).toEqual([
+      { kind: 'not-probed', reason: http },
+      { kind: 'not-probed', reason: http },
+      { kind: 'not-probed', reason: grpc },
+    ]);
+    expect(locked.requests.length).toBe(before);
+
+    // é is obs-text, which HTTP carries (as one byte; this agent then refuses the token), and gRPC metadata does not.
+    const latin1 = await probeInterfaces({ plans, schemes, credentials }, options({ TOKEN: `${TOKEN}-\u00e9` }));
+    expect([...latin1.values()].map((o) => o.kind)).toEqual(['auth-required', 'auth-required', 'not-probed']);
+    expect(latin1.get(`GRPC 1.0 ${locked.grpcUrl}`)).toEqual({ kind: 'not-probed', reason: grpc });
+    expect(locked.requests.slice(before).map((r) => r.method)).toEqual(['POST', 'GET']);
+  });
+});
+
 describe('probeInterface against servers that lie', () => {
   it('not-served: an HTML 404, a non-A2A 500, a gRPC server without the A2A service', async () => {
     const [html, five, grpc] = liars as [LyingServer, LyingServer, LyingServer];
@@ -206,6 +242,37 @@ describe('probeInterface against servers that lie', () => {
       expect(redirect.requests).toHaveLength(1);
     } finally {
       await Promise.all([target.close(), redirect.close()]);
+    }
+  });
+
+  it('not-served whatever the size: a JSON-RPC result followed by junk, a body holding `error` twice (the attacker’s smallgarbage, prefixgarbage, bigdup shapes)', async () => {
+    const result = '{"jsonrpc":"2.0","id":1,"result":{}}';
+    const methodNotFound = '{"code":-32601,"message":"Method not found"}';
+    const taskNotFound = (data: number) => `{"code":-32001,"message":"x","data":"${'x'.repeat(data)}"}`;
+    const bodies: Record<string, string> = {
+      '/small-junk': `${result}<html>`,
+      '/large-junk': `${result}${'<html>'.repeat(12_000)}`,
+      '/small-twice': `{"jsonrpc":"2.0","id":1,"error":${methodNotFound},"error":${taskNotFound(1)}}`,
+      '/large-twice': `{"jsonrpc":"2.0","id":1,"error":${methodNotFound},"error":${taskNotFound(70_000)}}`,
+    };
+    const server = await startHttp((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'application/json' }).end(bodies[req.url ?? ''] ?? '{}');
+    });
+    try {
+      for (const path of Object.keys(bodies)) {
+        const outcome = await probeInterface({
+          url: `${server.origin}${path}`,
+          protocolBinding: 'JSONRPC',
+          protocolVersion: '1.0',
+          credentials: [],
+          allowHttp: true,
+        });
+        expect(outcome?.kind, path).toBe('not-served');
+      }
+      expect(server.requests).toHaveLength(4);
+    } finally {
+      await server.close();
     }
   });
 
