@@ -174,7 +174,6 @@ function scanKeys(text: string, visit: KeyVisitor): void {
  * The first key that appears twice in one object of `text` (valid JSON: `JSON.parse` accepted it),
  * with its JSON path and 1-based line; undefined when every key is unique. One {@link scanKeys}
  * pass; lines are counted only for the error.
- * @internal
  */
 export function duplicateKey(text: string): { path: Array<string | number>; line: number } | undefined {
   // Per depth: the object last read there and its keys so far (a new object at a depth starts anew).
