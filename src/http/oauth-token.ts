@@ -38,7 +38,7 @@ const MAX_RESPONSE_BYTES = 64 * 1024;
  * is never quoted; nor are `error_description` and `error_uri`. python/src/a2a_lock/oauth.py holds the same list;
  * conformance/vectors/oauth-token-errors.json holds both to the same words.
  */
-export const OAUTH_ERROR_CODES: ReadonlySet<string> = new Set([
+const OAUTH_ERROR_CODES: ReadonlySet<string> = new Set([
   'invalid_request',
   'invalid_client',
   'invalid_grant',
@@ -61,7 +61,7 @@ export const OAUTH_ERROR_CODES: ReadonlySet<string> = new Set([
  * their lower-case spelling (RFC 6749 §5.1: `token_type` is case-insensitive). A token type other than Bearer is
  * refused, named in its registered spelling when it is one of these, else as an unsupported token_type.
  */
-export const TOKEN_TYPES: ReadonlyMap<string, string> = new Map(
+const TOKEN_TYPES: ReadonlyMap<string, string> = new Map(
   ['Bearer', 'N_A', 'PoP', 'DPoP'].map((type) => [type.toLowerCase(), type]),
 );
 

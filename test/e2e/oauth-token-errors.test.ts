@@ -84,7 +84,8 @@ describe.concurrent('a2a lock, a failing OAuth token endpoint for the extended c
         research: {
           card: agent.origin,
           skills: ['market-size'],
-          credentials: { oauth: { oauth: { clientId: { env: 'CID' }, clientSecret: { env: 'CSECRET' } } } },
+          // An OAuth client source (the helper's type knows only {env}).
+          credentials: { oauth: { oauth: { clientId: { env: 'CID' }, clientSecret: { env: 'CSECRET' } } } } as never,
         },
       }),
     );
