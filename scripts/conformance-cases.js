@@ -1845,6 +1845,40 @@ const credentialOauth2 = [
     expect: refused('unreachable', tokenRequest()),
   }),
   c(
+    'credential-oauth2/token-error-echoes-secret',
+    "The token endpoint refuses with the client secret (upper-cased) as its OAuth error and description: auth-refused, the message in the runtime's own words (no spelling of the secret).",
+    {
+      agent: 'oauth',
+      responses: [
+        {
+          path: '/oauth/token',
+          status: 401,
+          headers: JSON_HEADERS,
+          body: { error: 'FAKE-CLIENT-SECRET', error_description: 'bad secret FAKE-CLIENT-SECRET' },
+        },
+      ],
+      request: call(...GET_TASK),
+      expect: refused('auth-refused', tokenRequest()),
+    },
+  ),
+  c(
+    'credential-oauth2/token-type-echoes-secret',
+    'The token endpoint answers the client secret (upper-cased) as the token_type: refused, the type not quoted.',
+    {
+      agent: 'oauth',
+      responses: [
+        {
+          path: '/oauth/token',
+          status: 200,
+          headers: JSON_HEADERS,
+          body: { ...ACCESS, token_type: 'FAKE-CLIENT-SECRET' },
+        },
+      ],
+      request: call(...GET_TASK),
+      expect: refused('unreachable', tokenRequest()),
+    },
+  ),
+  c(
     'credential-oauth2/client-secret-unset',
     'The client secret variable unset: credential-unset, nothing sent anywhere.',
     {

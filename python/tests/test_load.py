@@ -139,6 +139,22 @@ def test_an_invalid_or_missing_manifest(tmp_path: Path) -> None:
     assert missing.value.code == "manifest-not-found"
 
 
+def test_a_byte_order_mark_is_skipped_as_the_cli_does(tmp_path: Path) -> None:
+    # Some editors save a UTF-8 byte-order mark: the CLI and the JavaScript runtime skip one (as npm does), so does
+    # load_lock, for the lockfile and the manifest beside it; the digest is the parsed file's, mark or not.
+    path = write_lock(tmp_path, URL)
+    digest = lock_digest(parse_json(path.read_text()))
+    for file in (path, tmp_path / "a2a.json"):
+        file.write_text("\ufeff" + file.read_text(), encoding="utf-8")
+    lock = load_lock(path, env={"ECHO_TOKEN": "t"}, expect_digest=digest)
+    assert lock.agents == ["echo"] and lock.agent("echo", "echo").plan.url == f"{URL}/a2a/jsonrpc"
+    # One mark, not two: a second one is not JSON.
+    path.write_text("\ufeff" + path.read_text(), encoding="utf-8")
+    with pytest.raises(InvalidInputError) as caught:
+        load_lock(path)
+    assert caught.value.code == "lockfile-invalid"
+
+
 def test_unknown_agent_or_skill(tmp_path: Path) -> None:
     lock = load_lock(write_lock(tmp_path, URL), env={})
     with pytest.raises(UsageError, match='no locked agent "nobody"'):

@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
+import socket
+import threading
+import traceback
+from collections.abc import Callable
 from pathlib import Path
-from urllib.parse import parse_qs
+from typing import Any
+from urllib.parse import parse_qs, quote, quote_plus
 
+import httpx
 import pytest
 
 from a2a_lock import A2aLockError, FetchError, load_lock
+from a2a_lock.oauth import ClientCredentialsGrant, ClientCredentialsTokens
 from locks import send_message, write_lock
 from loopback import Received, Recorder, json_answer
 
@@ -123,3 +131,93 @@ def test_a_cached_token_outlives_its_event_loop(tmp_path: Path, recorder: Record
     asyncio.run(once())
     assert [r.header("Authorization") for r in recorder.requests] == ["Bearer tok-1", "Bearer tok-1"]
     assert len(other.requests) == 1
+
+
+VECTORS = json.loads((Path(__file__).resolve().parents[2] / "conformance/vectors/oauth-token-errors.json").read_text())
+
+
+def _secret_in(text: str) -> list[str]:
+    """Every spelling of the vectors' client secret in ``text``, ignoring case: each run of 10 of its characters (a
+    prefix, a middle slice, the whole), the same of it reversed, percent- and form-encoded, base64 and base64url at
+    each byte alignment (the run that encodes only the secret's bytes)."""
+    secret: str = VECTORS["clientSecret"]
+    runs = [s[i : i + 10] for s in (secret, secret[::-1]) for i in range(len(s) - 9)]
+    forms = [quote(secret, safe=""), quote_plus(secret)]
+    raw = secret.encode()
+    for shift in range(3):
+        for encode in (base64.b64encode, base64.urlsafe_b64encode):
+            encoded = encode(b"\0" * shift + raw).decode()
+            forms.append(encoded[(4 if shift else 0) : (shift + len(raw)) // 3 * 4])
+    lower = text.lower()
+    return [s for s in runs + forms if s.lower() in lower]
+
+
+@pytest.mark.parametrize("vector", VECTORS["cases"], ids=[c["name"] for c in VECTORS["cases"]])
+async def test_a_failing_token_endpoint_in_the_words_of_the_shared_vectors(
+    vector: dict[str, Any], other: Recorder
+) -> None:
+    # conformance/vectors/oauth-token-errors.json: the same code and words as the JavaScript runtime
+    # (test/http/oauth-token-errors.test.ts), and no spelling of the client secret the endpoint echoes.
+    body = vector["bodyText"].encode() if "bodyText" in vector else json.dumps(vector["body"]).encode()
+    other.answer = lambda r: (vector["status"], {"content-type": "application/json"}, body)  # type: ignore[assignment]
+    token_url = f"{other.url}/oauth/token"
+    tokens = ClientCredentialsTokens(lambda: httpx.AsyncClient(follow_redirects=False, trust_env=False))
+    grant = ClientCredentialsGrant(token_url, VECTORS["clientId"], VECTORS["clientSecret"], ("a2a.read",))
+    with pytest.raises(FetchError) as caught:
+        await tokens.token(grant)
+    error = caught.value
+    assert error.code == vector["code"]
+    assert error.message == f"{token_url}: {vector['message']}"
+    shown = "\n".join(
+        [str(error), repr(error), json.dumps(error.to_json()), "".join(traceback.format_exception(error))]
+    )
+    assert _secret_in(shown) == []
+
+
+def _dripping_endpoint() -> tuple[str, Callable[[], None]]:
+    """A token endpoint on 127.0.0.1 that answers 200 with its headers at once, then ``{"access_token":"`` and one more
+    byte every 50 ms, never the end (each read well within httpx's per-read timeout). Returns its token URL and stop."""
+    server = socket.create_server(("127.0.0.1", 0))
+    stopped = threading.Event()
+
+    def serve() -> None:
+        while not stopped.is_set():
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            with conn:
+                try:
+                    conn.recv(65536)
+                    conn.sendall(
+                        b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n"
+                        b'{"access_token":"'
+                    )
+                    while not stopped.wait(0.05):
+                        conn.sendall(b"a")
+                except OSError:
+                    continue
+
+    threading.Thread(target=serve, daemon=True).start()
+
+    def stop() -> None:
+        stopped.set()
+        server.close()
+
+    return f"http://127.0.0.1:{server.getsockname()[1]}/oauth/token", stop
+
+
+async def test_a_token_endpoint_that_drips_its_body_past_the_deadline_is_a_timeout() -> None:
+    # The deadline is the whole exchange's, body included: httpx's read timeout alone is per read, and a drip meets it.
+    token_url, stop = _dripping_endpoint()
+    try:
+        tokens = ClientCredentialsTokens(
+            lambda: httpx.AsyncClient(follow_redirects=False, trust_env=False), timeout=0.4
+        )
+        grant = ClientCredentialsGrant(token_url, "client-1", "very secret~*", ())
+        with pytest.raises(FetchError) as caught:
+            await asyncio.wait_for(tokens.token(grant), 5)
+        assert caught.value.code == "timeout"
+        assert caught.value.message == f"{token_url}: the token endpoint did not answer in time"
+    finally:
+        stop()

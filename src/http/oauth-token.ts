@@ -33,6 +33,39 @@ const DEFAULT_LIFETIME_S = 300;
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
 /**
+ * The OAuth `error` codes an error message quotes: RFC 6749's (§5.2, the token endpoint's, and §4.1.2.1's, which token
+ * endpoints answer too: server_error, temporarily_unavailable), RFC 6750 §3.1's and RFC 8628 §3.5's. Any other value is the endpoint's own text (it may echo the client secret) and
+ * is never quoted; nor are `error_description` and `error_uri`. python/src/a2a_lock/oauth.py holds the same list;
+ * conformance/vectors/oauth-token-errors.json holds both to the same words.
+ */
+const OAUTH_ERROR_CODES: ReadonlySet<string> = new Set([
+  'invalid_request',
+  'invalid_client',
+  'invalid_grant',
+  'unauthorized_client',
+  'unsupported_grant_type',
+  'invalid_scope',
+  'access_denied',
+  'unsupported_response_type',
+  'server_error',
+  'temporarily_unavailable',
+  'invalid_token',
+  'insufficient_scope',
+  'authorization_pending',
+  'slow_down',
+  'expired_token',
+]);
+
+/**
+ * The registered access token types (IANA "OAuth Access Token Types": RFC 6750, RFC 8693, RFC 9200, RFC 9449), by
+ * their lower-case spelling (RFC 6749 §5.1: `token_type` is case-insensitive). A token type other than Bearer is
+ * refused, named in its registered spelling when it is one of these, else as an unsupported token_type.
+ */
+const TOKEN_TYPES: ReadonlyMap<string, string> = new Map(
+  ['Bearer', 'N_A', 'PoP', 'DPoP'].map((type) => [type.toLowerCase(), type]),
+);
+
+/**
  * A cache of client-credentials access tokens, one per (token URL, client id, client secret, scopes). `fetch` sends
  * the token requests (the runtime's send, or the CLI's proxy-aware fetch); `now` gives ms (tests).
  */
@@ -111,27 +144,35 @@ export class ClientCredentialsTokens {
     } else {
       headers.authorization = `Basic ${basic}`;
     }
-    let response: Response;
+    // One deadline for the whole exchange: the answer's headers and its body (an endpoint that drips its body).
+    const signal = AbortSignal.timeout(this.options.timeoutMs ?? 10_000);
+    let response: Response | undefined;
+    let text: string;
     try {
       response = await this.fetch(url, {
         method: 'POST',
         headers,
         body: form.toString(),
         redirect: 'manual',
-        signal: AbortSignal.timeout(this.options.timeoutMs ?? 10_000),
+        signal,
       });
+      text = await boundedText(response, signal);
     } catch (error) {
       // The application's own fetch may quote the request (its Basic header, its form body): redacted.
       if (error instanceof A2aLockError) throw redactError(error, secrets);
-      const timedOut = error instanceof Error && error.name === 'TimeoutError';
+      const timedOut = signal.aborted || (error instanceof Error && error.name === 'TimeoutError');
       throw new FetchError(
         timedOut ? 'timeout' : 'unreachable',
         shown,
-        timedOut ? 'the token endpoint did not answer in time' : 'the token endpoint could not be reached',
-        { cause: redactError(error, secrets) },
+        timedOut
+          ? 'the token endpoint did not answer in time'
+          : response
+            ? "the token endpoint's answer broke off"
+            : 'the token endpoint could not be reached',
+        { cause: redactError(error, secrets), ...(response && !timedOut ? { status: response.status } : {}) },
       );
     }
-    return tokenOf(response, shown, echoes);
+    return tokenOf(response.status, text, shown, echoes);
   }
 }
 
@@ -148,21 +189,34 @@ function cacheKey(grant: ClientCredentialsGrant): string {
   ]);
 }
 
-/** The response body as text, at most {@link MAX_RESPONSE_BYTES} bytes (the rest is not read). */
-async function boundedText(response: Response): Promise<string> {
+/**
+ * The response body as text, at most {@link MAX_RESPONSE_BYTES} bytes (the rest is not read), read before `signal`
+ * aborts (also when the application's fetch does not pass the signal on to the body).
+ * @throws the signal's reason (a TimeoutError) when it aborts first; the body stream's error
+ */
+async function boundedText(response: Response, signal: AbortSignal): Promise<string> {
   if (!response.body) return '';
   const reader = response.body.getReader();
+  // The pending read then ends; the read loop throws the signal's reason.
+  const onAbort = () => void reader.cancel(signal.reason).catch(() => undefined);
+  signal.throwIfAborted();
+  signal.addEventListener('abort', onAbort, { once: true });
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-    size += value.byteLength;
-    if (size > MAX_RESPONSE_BYTES) {
-      await reader.cancel();
-      break;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      signal.throwIfAborted();
+      if (done) break;
+      chunks.push(value);
+      size += value.byteLength;
+      if (size > MAX_RESPONSE_BYTES) {
+        await reader.cancel();
+        break;
+      }
     }
+  } finally {
+    signal.removeEventListener('abort', onAbort);
   }
   return Buffer.concat(chunks).subarray(0, MAX_RESPONSE_BYTES).toString('utf8');
 }
@@ -179,42 +233,51 @@ function parseObject(text: string): Record<string, unknown> | undefined {
 }
 
 /**
- * The access token and its lifetime (seconds) from a token endpoint's answer: a redirect, a refusal
- * or any other failure is a FetchError naming `shown`; a token (or token type) that `echoes` the
- * client secret is refused without quoting it.
+ * The words for a token endpoint's OAuth `error` (appended to the status): the code when it is one of
+ * {@link OAUTH_ERROR_CODES}, else that it is not one of those; nothing when the answer has none. Never the endpoint's
+ * own text.
  */
-async function tokenOf(
-  response: Response,
+function oauthErrorWords(body: Record<string, unknown> | undefined): string {
+  if (body?.error === undefined) return '';
+  return typeof body.error === 'string' && OAUTH_ERROR_CODES.has(body.error)
+    ? ` ${body.error}`
+    : " with an error code that is not one of RFC 6749's";
+}
+
+/**
+ * The access token and its lifetime (seconds) from a token endpoint's answer (`status`, the body `text`): a redirect,
+ * a refusal or any other failure is a FetchError naming `shown`, in the tool's own words only (the status, a known
+ * OAuth error code, a registered token type: never the endpoint's text, which may echo the client secret); a token
+ * that `echoes` the client secret is refused.
+ */
+function tokenOf(
+  status: number,
+  text: string,
   shown: string,
   echoes: (text: string) => boolean,
-): Promise<{ token: string; lifetime: number }> {
-  const text = await boundedText(response);
+): { token: string; lifetime: number } {
   const body = parseObject(text);
-  // The OAuth error code is quoted, unless the endpoint echoes the secret in it.
-  const oauthError =
-    typeof body?.error === 'string' && /^[\x21-\x7e]{1,64}$/.test(body.error) && !echoes(body.error)
-      ? ` ${body.error}`
-      : '';
-  if (response.status >= 300 && response.status < 400) {
+  const oauthError = oauthErrorWords(body);
+  if (status >= 300 && status < 400) {
     throw new FetchError(
       'unreachable',
       shown,
-      `the token endpoint answered a redirect (HTTP ${response.status}), which is never followed: the client secret goes only to the locked token URL`,
-      { status: response.status },
+      `the token endpoint answered a redirect (HTTP ${status}), which is never followed: the client secret goes only to the locked token URL`,
+      { status },
     );
   }
-  if (response.status === 400 || response.status === 401 || response.status === 403) {
+  if (status === 400 || status === 401 || status === 403) {
     throw new FetchError(
       'auth-refused',
       shown,
-      `the token endpoint refused the client credentials (HTTP ${response.status}${oauthError})`,
-      { status: response.status },
+      `the token endpoint refused the client credentials (HTTP ${status}${oauthError})`,
+      {
+        status,
+      },
     );
   }
-  if (!response.ok)
-    throw new FetchError('unreachable', shown, `the token endpoint answered HTTP ${response.status}${oauthError}`, {
-      status: response.status,
-    });
+  if (status < 200 || status >= 300)
+    throw new FetchError('unreachable', shown, `the token endpoint answered HTTP ${status}${oauthError}`, { status });
   const token = body?.access_token;
   if (typeof token !== 'string' || token === '')
     throw new FetchError('unreachable', shown, 'the token endpoint answered without an access_token');
@@ -226,11 +289,11 @@ async function tokenOf(
       'the token endpoint answered an access_token that holds the client secret: refused (the client secret goes to the token URL only)',
     );
   if (typeof body?.token_type === 'string' && body.token_type.toLowerCase() !== 'bearer') {
-    const type = body.token_type.slice(0, 20);
+    const type = TOKEN_TYPES.get(body.token_type.toLowerCase());
     throw new FetchError(
       'unreachable',
       shown,
-      `the token endpoint answered a token of type ${echoes(body.token_type) ? '(not shown: it quotes the client secret)' : JSON.stringify(type)}, not Bearer`,
+      `the token endpoint answered ${type ? `a token of type ${type}` : 'an unsupported token_type'}, not Bearer`,
     );
   }
   const expiresIn = Number(body?.expires_in);

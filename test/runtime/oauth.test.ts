@@ -246,6 +246,31 @@ describe('OAuth client credentials', () => {
     ).rejects.toMatchObject({ code: 'credential-unset', message: expect.stringMatching(/CSECRET is not set/) });
   });
 
+  it('a token endpoint that sends its headers and then drips its body past the deadline: a typed timeout (code timeout), not a raw TimeoutError; the agent receives nothing', async () => {
+    answer = (_n, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"access_token":"');
+      const timer = setInterval(() => res.write('a'), 50);
+      res.on('close', () => clearInterval(timer));
+    };
+    agent.requests.length = 0;
+    const lock = await loadLock(options({ timeoutMs: 400 }));
+    const error = await lock
+      .agent('research', 'market-size')
+      .fetch(`${agent.origin}/a2a/jsonrpc`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 't-1' } }),
+      })
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      name: 'FetchError',
+      code: 'timeout',
+      message: `${tokenUrl}: the token endpoint did not answer in time`,
+    });
+    expect(agent.requests).toEqual([]);
+  });
+
   it('TLS only: a plain-http token URL off loopback is refused before anything is sent', async () => {
     let calls = 0;
     const tokens = new ClientCredentialsTokens(async () => {

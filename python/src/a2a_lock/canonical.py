@@ -49,11 +49,14 @@ def _constant(name: str) -> Any:
 
 
 def parse_json(text: str) -> Any:
-    """Parse JSON text, refusing duplicate keys and ``NaN``/``Infinity`` (as the CLI reads its files).
+    """Parse JSON text, refusing duplicate keys and ``NaN``/``Infinity`` (as the CLI reads its files). One leading
+    UTF-8 byte-order mark (some editors save one) is skipped, as the CLI and npm do.
 
     :raises ValueError: not JSON (``json.JSONDecodeError``), ``NaN``/``Infinity``, or a duplicate key
         (:class:`DuplicateKeyError`)
     """
+    if text.startswith("\ufeff"):
+        text = text[1:]
     return json.loads(text, object_pairs_hook=_pairs, parse_constant=_constant)
 
 

@@ -12,12 +12,11 @@ import asyncio
 import base64
 import hashlib
 import json
-import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
-from urllib.parse import quote_plus, urlsplit
+from urllib.parse import quote, quote_plus, urlsplit
 
 import httpx
 
@@ -30,6 +29,49 @@ TOKEN_EARLY_EXPIRY_S = 30
 """Seconds before ``expires_in`` runs out at which a cached token is no longer used."""
 _DEFAULT_LIFETIME_S = 300
 _MAX_RESPONSE_BYTES = 64 * 1024
+
+OAUTH_ERROR_CODES = frozenset(
+    {
+        # RFC 6749 §5.2 (the token endpoint's) and §4.1.2.1 (which token endpoints answer too)
+        "invalid_request",
+        "invalid_client",
+        "invalid_grant",
+        "unauthorized_client",
+        "unsupported_grant_type",
+        "invalid_scope",
+        "access_denied",
+        "unsupported_response_type",
+        "server_error",
+        "temporarily_unavailable",
+        # RFC 6750 §3.1
+        "invalid_token",
+        "insufficient_scope",
+        # RFC 8628 §3.5
+        "authorization_pending",
+        "slow_down",
+        "expired_token",
+    }
+)
+"""The OAuth ``error`` codes an error message quotes (the same list as ``http/oauth-token.ts``; both held to the words
+of ``conformance/vectors/oauth-token-errors.json``). Any other value is the endpoint's own text (it may echo the client
+secret) and is never quoted; nor are ``error_description`` and ``error_uri``."""
+
+TOKEN_TYPES = {t.lower(): t for t in ("Bearer", "N_A", "PoP", "DPoP")}
+"""The registered access token types (IANA "OAuth Access Token Types") by their lower-case spelling (RFC 6749 §5.1:
+``token_type`` is case-insensitive): a type other than Bearer is named in its registered spelling, else unsupported."""
+
+
+def _oauth_error_words(body: dict[str, object]) -> str:
+    """The words for the answer's OAuth ``error`` after the status: a known code, else that it is not one (nothing
+    when the answer has no ``error``); never the endpoint's own text."""
+    if "error" not in body:
+        return ""
+    error = body["error"]
+    return (
+        f" {error}"
+        if isinstance(error, str) and error in OAUTH_ERROR_CODES
+        else " with an error code that is not one of RFC 6749's"
+    )
 
 
 @dataclass(frozen=True)
@@ -134,17 +176,32 @@ class ClientCredentialsTokens:
             form["scope"] = " ".join(grant.scopes)
         headers = {"content-type": "application/x-www-form-urlencoded", "accept": "application/json"}
         basic = base64.b64encode(f"{_form(grant.client_id)}:{_form(grant.client_secret)}".encode()).decode()
-        secrets = [s for s in (grant.client_secret, _form(grant.client_secret), basic) if s]
+        secret = grant.client_secret
+        # The spellings of the secret an access_token may hold (it goes to the agent), matched ignoring case: the value,
+        # form- and percent-encoded, reversed, base64 and base64url, and the Basic credentials.
+        spellings = {
+            secret,
+            _form(secret),
+            quote(secret, safe=""),
+            secret[::-1],
+            base64.b64encode(secret.encode()).decode(),
+            base64.urlsafe_b64encode(secret.encode()).decode().rstrip("="),
+            basic,
+        }
+        secrets = [s.lower() for s in spellings if s]
 
         def echoes(text: str) -> bool:
-            return any(s in text for s in secrets)
+            lower = text.lower()
+            return any(s in lower for s in secrets)
 
         if grant.client_auth == "form":
             form["client_id"] = grant.client_id
             form["client_secret"] = grant.client_secret
         else:
             headers["authorization"] = f"Basic {basic}"
-        try:
+        answered: list[int] = []
+
+        async def exchange() -> tuple[int, bytes]:
             async with (
                 self._send() as client,
                 client.stream(
@@ -155,17 +212,27 @@ class ClientCredentialsTokens:
                     timeout=self._timeout,
                 ) as response,
             ):
+                answered.append(response.status_code)
                 raw = b""
                 async for chunk in response.aiter_raw():
                     raw += chunk
                     if len(raw) > _MAX_RESPONSE_BYTES:
                         break
-                status = response.status_code
+                return response.status_code, raw
+
+        try:
+            # One deadline for the whole exchange, the body included (httpx's read timeout is per read: an endpoint
+            # that drips its body would never meet it).
+            status, raw = await asyncio.wait_for(exchange(), self._timeout)
         except A2aLockError:
             raise
-        except httpx.TimeoutException:
+        except (httpx.TimeoutException, asyncio.TimeoutError):
             raise FetchError("timeout", shown, "the token endpoint did not answer in time") from None
         except httpx.HTTPError:
+            if answered:
+                raise FetchError(
+                    "unreachable", shown, "the token endpoint's answer broke off", status=answered[0]
+                ) from None
             raise FetchError("unreachable", shown, "the token endpoint could not be reached") from None
         try:
             body = json.loads(raw[:_MAX_RESPONSE_BYTES].decode("utf-8", "replace"))
@@ -173,12 +240,7 @@ class ClientCredentialsTokens:
             body = None
         if not isinstance(body, dict):
             body = {}
-        error = body.get("error")
-        oauth_error = (
-            f" {error}"
-            if isinstance(error, str) and re.fullmatch(r"[\x21-\x7e]{1,64}", error) and not echoes(error)
-            else ""
-        )
+        oauth_error = _oauth_error_words(body)
         if 300 <= status < 400:
             raise FetchError(
                 "unreachable",
@@ -205,16 +267,14 @@ class ClientCredentialsTokens:
             raise FetchError(
                 "unreachable",
                 shown,
-                "the token endpoint answered an access_token that holds the client secret: refused",
+                "the token endpoint answered an access_token that holds the client secret: refused (the client secret "
+                "goes to the token URL only)",
             )
         token_type = body.get("token_type")
         if isinstance(token_type, str) and token_type.lower() != "bearer":
-            shown_type = (
-                "(not shown: it quotes the client secret)" if echoes(token_type) else json.dumps(token_type[:20])
-            )
-            raise FetchError(
-                "unreachable", shown, f"the token endpoint answered a token of type {shown_type}, not Bearer"
-            )
+            known = TOKEN_TYPES.get(token_type.lower())
+            what = f"a token of type {known}" if known else "an unsupported token_type"
+            raise FetchError("unreachable", shown, f"the token endpoint answered {what}, not Bearer")
         expires = body.get("expires_in")
         try:
             lifetime = float(expires) if expires is not None and not isinstance(expires, bool) else 0.0
