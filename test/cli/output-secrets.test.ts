@@ -92,7 +92,7 @@ describe('output secrets', () => {
     expect(text.out).toContain('got string "*** decided"');
   });
 
-  it('the values: every credential source and originAuth variable as set, at least 8 characters', () => {
+  it('the values: every credential source and originAuth variable as set, at least 12 characters (not a word such as "research")', () => {
     const manifest = {
       agents: {
         a: {
@@ -106,7 +106,7 @@ describe('output secrets', () => {
     } as never;
     const env = {
       TOK: TOKEN,
-      CID: 'cid',
+      CID: 'research',
       CS: CLIENT_SECRET,
       KEY: ORIGIN_TOKEN,
       AWS_SECRET_ACCESS_KEY: 'aws-secret-key-value',
