@@ -3,10 +3,11 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import type { NormalizedCard, Warning } from '../card/model.js';
 import { normalizeCard } from '../card/normalize.js';
 import { type ExitCode, UsageError } from '../errors.js';
+import { readTextIfExists } from '../fs/atomic-write.js';
 import { findManifest } from '../fs/find-manifest.js';
 import { ciBase } from '../fs/git.js';
-import { readManifest } from '../fs/manifest.js';
 import { type NetworkOptions, networkOptionsOf } from '../http/network-options.js';
+import { parseJson } from '../json-document.js';
 import type { OriginAuthMap } from '../manifest/schema.js';
 import { manifestSecretValues } from '../manifest/secret-values.js';
 import { cardSourceOf, type LoadedCard, loadCard } from '../resolve/load-card.js';
@@ -139,12 +140,15 @@ export async function readCommandCard(
 }
 
 /**
- * The credential values of the manifest the command reads ({@link manifestSecretValues}), as set in
- * its environment; none when there is no readable manifest (the command reports that itself).
+ * The credential values of the manifest the command reads ({@link manifestSecretValues}, from its
+ * JSON as written), as set in its environment; none when there is no manifest or it is not JSON
+ * (the command reports that itself).
  */
 export async function outputSecrets(options: GlobalOptions): Promise<string[]> {
   try {
-    return manifestSecretValues(await readManifest(paths(options).manifest), options.env);
+    const path = paths(options).manifest;
+    const text = await readTextIfExists(path, 'manifest-invalid');
+    return text === undefined ? [] : manifestSecretValues(parseJson(text, path, 'manifest-invalid'), options.env);
   } catch {
     return [];
   }
