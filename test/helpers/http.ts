@@ -1,6 +1,8 @@
 /** A tiny node:http server on 127.0.0.1 for HTTP-layer faults the SDK cannot produce (e2e and unit tests). */
+
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { afterAll, beforeAll } from 'vitest';
 
 /** A tiny node:http server for faults the SDK cannot produce. */
 export interface HttpServer {
@@ -61,4 +63,22 @@ export function faultServers(): { start(handler: http.RequestListener): Promise<
       await Promise.all(servers.splice(0).map((s) => s.close()));
     },
   };
+}
+
+/**
+ * A token endpoint for one test file: a node:http server on 127.0.0.1, started before its tests and
+ * closed after, answering each request (once its body is read) with `endpoint.answer`.
+ */
+export function scriptedTokenEndpoint(): { url: string; answer: (res: http.ServerResponse) => void } {
+  const servers = faultServers();
+  const endpoint = { url: '', answer: (res: http.ServerResponse) => void res.writeHead(500).end() };
+  beforeAll(async () => {
+    const server = await servers.start((req, res) => {
+      req.resume();
+      req.on('end', () => endpoint.answer(res));
+    });
+    endpoint.url = `${server.origin}/oauth/token`;
+  });
+  afterAll(() => servers.close());
+  return endpoint;
 }

@@ -8,10 +8,10 @@
 import { readFileSync } from 'node:fs';
 import type http from 'node:http';
 import { inspect } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FetchError } from '../../src/errors.js';
 import { ClientCredentialsTokens } from '../../src/http/oauth-token.js';
-import { faultServers } from '../helpers/http.js';
+import { scriptedTokenEndpoint } from '../helpers/http.js';
 import { errorText, secretForms } from '../helpers/secrets.js';
 
 interface Vector {
@@ -41,29 +41,24 @@ function secretIn(text: string): string[] {
   return [...runs, ...secretForms(SECRET).map(([, form]) => form)].filter((s) => lower.includes(s.toLowerCase()));
 }
 
-const servers = faultServers();
-let answer: (res: http.ServerResponse) => void;
-let tokenUrl: string;
-beforeAll(async () => {
-  const server = await servers.start((req, res) => {
-    req.resume();
-    req.on('end', () => answer(res));
-  });
-  tokenUrl = `${server.origin}/oauth/token`;
-});
-afterAll(() => servers.close());
+const endpoint = scriptedTokenEndpoint();
 
-const grant = () => ({ tokenUrl, clientId: VECTORS.clientId, clientSecret: SECRET, scopes: ['a2a.read'] });
+const grant = () => ({
+  tokenUrl: endpoint.url,
+  clientId: VECTORS.clientId,
+  clientSecret: SECRET,
+  scopes: ['a2a.read'],
+});
 
 describe('a failing token endpoint, in the words of conformance/vectors/oauth-token-errors.json', () => {
   it.each(VECTORS.cases.map((c) => [c.name, c] as const))('%s', async (_name, vector) => {
-    answer = (res) =>
+    endpoint.answer = (res) =>
       res
         .writeHead(vector.status, { 'content-type': 'application/json' })
         .end(vector.bodyText ?? JSON.stringify(vector.body));
     const error = await new ClientCredentialsTokens(fetch).token(grant()).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(FetchError);
-    expect(error).toMatchObject({ code: vector.code, message: `${tokenUrl}: ${vector.message}` });
+    expect(error).toMatchObject({ code: vector.code, message: `${endpoint.url}: ${vector.message}` });
     expect(secretIn(`${errorText(error)}\n${inspect(error, { depth: 8 })}`)).toEqual([]);
   });
 });
@@ -78,26 +73,29 @@ describe('a token endpoint that drips its body until the deadline', () => {
   };
 
   it('is a timeout (code timeout, the words of an endpoint that never answers), not a raw TimeoutError', async () => {
-    answer = drip;
+    endpoint.answer = drip;
     const started = Date.now();
     const error = await new ClientCredentialsTokens(fetch, { timeoutMs: 400 }).token(grant()).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(FetchError);
-    expect(error).toMatchObject({ code: 'timeout', message: `${tokenUrl}: the token endpoint did not answer in time` });
+    expect(error).toMatchObject({
+      code: 'timeout',
+      message: `${endpoint.url}: the token endpoint did not answer in time`,
+    });
     expect(Date.now() - started).toBeLessThan(5_000);
     // One that never answers says the same.
-    answer = () => undefined;
+    endpoint.answer = () => undefined;
     await expect(new ClientCredentialsTokens(fetch, { timeoutMs: 300 }).token(grant())).rejects.toMatchObject({
       code: 'timeout',
-      message: `${tokenUrl}: the token endpoint did not answer in time`,
+      message: `${endpoint.url}: the token endpoint did not answer in time`,
     });
   });
 
   it("the deadline holds for the body even when the application's fetch does not pass the signal on", async () => {
-    answer = drip;
+    endpoint.answer = drip;
     const ignoring: typeof fetch = (url, init) => fetch(url, { ...init, signal: null });
     await expect(new ClientCredentialsTokens(ignoring, { timeoutMs: 400 }).token(grant())).rejects.toMatchObject({
       code: 'timeout',
-      message: `${tokenUrl}: the token endpoint did not answer in time`,
+      message: `${endpoint.url}: the token endpoint did not answer in time`,
     });
   });
 });

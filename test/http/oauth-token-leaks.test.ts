@@ -5,30 +5,19 @@
  * token endpoint on 127.0.0.1 records what it received.
  */
 import type http from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ClientCredentialsTokens } from '../../src/http/oauth-token.js';
-import { faultServers } from '../helpers/http.js';
+import { scriptedTokenEndpoint } from '../helpers/http.js';
 import { errorText } from '../helpers/secrets.js';
 
 const CLIENT_ID = 'client-7';
 const CLIENT_SECRET = 'S3cretValue_42';
-const servers = faultServers();
-let answer: (res: http.ServerResponse) => void;
-let tokenUrl: string;
-
-beforeAll(async () => {
-  const server = await servers.start((req, res) => {
-    req.resume();
-    req.on('end', () => answer(res));
-  });
-  tokenUrl = `${server.origin}/oauth/token`;
-});
-afterAll(() => servers.close());
+const endpoint = scriptedTokenEndpoint();
 
 const json = (status: number, body: unknown) => (res: http.ServerResponse) =>
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 const grant = (clientAuth?: 'form') => ({
-  tokenUrl,
+  tokenUrl: endpoint.url,
   clientId: CLIENT_ID,
   clientSecret: CLIENT_SECRET,
   scopes: ['a2a.read'],
@@ -37,29 +26,29 @@ const grant = (clientAuth?: 'form') => ({
 
 describe('the client secret in what the token endpoint answers', () => {
   it('an OAuth error code that is the client secret is not quoted', async () => {
-    answer = json(401, { error: CLIENT_SECRET });
+    endpoint.answer = json(401, { error: CLIENT_SECRET });
     const error = await new ClientCredentialsTokens(fetch).token(grant()).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'auth-refused' });
     expect(errorText(error)).not.toContain(CLIENT_SECRET);
-    answer = json(500, { error: `x${CLIENT_SECRET}` });
+    endpoint.answer = json(500, { error: `x${CLIENT_SECRET}` });
     const other = await new ClientCredentialsTokens(fetch).token(grant()).catch((e: unknown) => e);
     expect(other).toMatchObject({ code: 'unreachable' });
     expect(errorText(other)).not.toContain(CLIENT_SECRET);
   });
 
   it('a token_type that echoes the client secret is not quoted (not even its first characters)', async () => {
-    answer = json(200, { access_token: 'issued', token_type: CLIENT_SECRET });
+    endpoint.answer = json(200, { access_token: 'issued', token_type: CLIENT_SECRET });
     const error = await new ClientCredentialsTokens(fetch).token(grant('form')).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'unreachable' });
     expect(errorText(error)).not.toContain(CLIENT_SECRET.slice(0, 8));
   });
 
   it('an access_token that holds the client secret is refused: it would go to the agent', async () => {
-    answer = json(200, { access_token: CLIENT_SECRET, token_type: 'Bearer', expires_in: 60 });
+    endpoint.answer = json(200, { access_token: CLIENT_SECRET, token_type: 'Bearer', expires_in: 60 });
     const error = await new ClientCredentialsTokens(fetch).token(grant()).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'unreachable', message: expect.stringMatching(/access_token/) });
     expect(errorText(error)).not.toContain(CLIENT_SECRET);
-    answer = json(200, { access_token: `Bearer.${CLIENT_SECRET}`, token_type: 'Bearer' });
+    endpoint.answer = json(200, { access_token: `Bearer.${CLIENT_SECRET}`, token_type: 'Bearer' });
     await expect(new ClientCredentialsTokens(fetch).token(grant('form'))).rejects.toMatchObject({
       code: 'unreachable',
     });
@@ -84,7 +73,8 @@ describe("the client secret in what the application's fetch throws", () => {
 describe('the token cache', () => {
   it('a token obtained with one client secret is not handed to a grant with another (same token URL and client id)', async () => {
     let issued = 0;
-    answer = (res) => json(200, { access_token: `token-${++issued}`, token_type: 'Bearer', expires_in: 3600 })(res);
+    endpoint.answer = (res) =>
+      json(200, { access_token: `token-${++issued}`, token_type: 'Bearer', expires_in: 3600 })(res);
     const tokens = new ClientCredentialsTokens(fetch);
     const a = await tokens.token(grant());
     const b = await tokens.token({ ...grant(), clientSecret: 'another-secret-of-agent-b' });
@@ -105,9 +95,12 @@ describe('loopback is what the resolver pins to loopback', () => {
       expect(calls).toBe(0);
     }
     // Loopback itself still is.
-    answer = json(200, { access_token: 'loop', token_type: 'Bearer' });
+    endpoint.answer = json(200, { access_token: 'loop', token_type: 'Bearer' });
     await expect(
-      new ClientCredentialsTokens(fetch).token({ ...grant(), tokenUrl: tokenUrl.replace('127.0.0.1', 'localhost') }),
+      new ClientCredentialsTokens(fetch).token({
+        ...grant(),
+        tokenUrl: endpoint.url.replace('127.0.0.1', 'localhost'),
+      }),
     ).resolves.toBe('loop');
   });
 });
