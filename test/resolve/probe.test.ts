@@ -24,6 +24,18 @@ const plan = (url: string, protocolBinding: string, protocolVersion: string, ext
   extensions: [],
   ...extra,
 });
+/** The authenticated SDK agent's plan: JSON-RPC, with its HTTP+JSON and gRPC interfaces as locked fallbacks. */
+const lockedAgentPlans = () => ({
+  a: plan(locked.jsonRpcUrl, 'JSONRPC', '1.0', {
+    fallbacks: {
+      interfaces: [
+        { url: locked.restUrl, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+        { url: locked.grpcUrl!, protocolBinding: 'GRPC', protocolVersion: '1.0' },
+      ],
+      delivery: [],
+    },
+  }),
+});
 const schemes = { bearer: { type: 'http' as const, scheme: 'Bearer' } };
 const options = (env: Record<string, string> = {}) => ({ baseDir: '/', env, allowHttp: true, timeoutMs: 5000 });
 
@@ -112,17 +124,7 @@ describe('probeInterfaces against the JS SDK agents', () => {
   });
 
   it('auth-required without the credential, served with it (HTTP 401, gRPC UNAUTHENTICATED)', async () => {
-    const plans = {
-      a: plan(locked.jsonRpcUrl, 'JSONRPC', '1.0', {
-        fallbacks: {
-          interfaces: [
-            { url: locked.restUrl, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
-            { url: locked.grpcUrl!, protocolBinding: 'GRPC', protocolVersion: '1.0' },
-          ],
-          delivery: [],
-        },
-      }),
-    };
+    const plans = lockedAgentPlans();
     const credentials = { bearer: { env: 'TOKEN' } };
     const without = await probeInterfaces({ plans, schemes, credentials }, options());
     expect([...without.values()].map((o) => o.kind)).toEqual(['auth-required', 'auth-required', 'auth-required']);
@@ -147,17 +149,7 @@ describe('probeInterfaces against the JS SDK agents', () => {
 
 describe('a credential the transport cannot carry is not sent: not-probed in the tool’s words, never not-served', () => {
   it('beyond Latin-1 (€) for HTTP, beyond printable ASCII (é) for gRPC metadata; the agent is asked nothing it cannot be sent', async () => {
-    const plans = {
-      a: plan(locked.jsonRpcUrl, 'JSONRPC', '1.0', {
-        fallbacks: {
-          interfaces: [
-            { url: locked.restUrl, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
-            { url: locked.grpcUrl!, protocolBinding: 'GRPC', protocolVersion: '1.0' },
-          ],
-          delivery: [],
-        },
-      }),
-    };
+    const plans = lockedAgentPlans();
     const credentials = { bearer: { env: 'TOKEN' } };
     const http =
       'the run refused the request before it left: usage: the value of the Authorization header contains a character a header cannot carry (beyond Latin-1; RFC 9110 field-value)';
