@@ -31,27 +31,34 @@ function cardOf(origin, i) {
 }
 
 /**
- * Start the card server on 127.0.0.1 (random port). `server.latencyMs` delays every answer.
+ * Start the card server on 127.0.0.1 (random port). `server.latencyMs` delays every answer. `card`
+ * writes agent i's card (default: the worked example, renamed and re-addressed); `other` answers
+ * any request that is not for a card, with its body read (default: 404).
+ * @param {{ card?: (origin: string, i: number) => string, other?: (req: import('node:http').IncomingMessage, body: Buffer, res: import('node:http').ServerResponse) => void }} [options]
  * @returns {Promise<{ origin: string, latencyMs: number, requests: number, close(): Promise<void> }>}
  */
-export async function startFleetServer() {
+export async function startFleetServer({ card = cardOf, other = (_req, _body, res) => res.writeHead(404).end() } = {}) {
   const state = { latencyMs: 0, requests: 0, origin: '' };
   const cards = new Map();
   const server = createServer((req, res) => {
     state.requests++;
     const m = /^\/agents\/(\d+)\/\.well-known\/agent-card\.json$/.exec(req.url ?? '');
-    const answer = () => {
-      if (!m) {
-        res.writeHead(404).end();
-        return;
-      }
-      const i = Number(m[1]);
-      if (!cards.has(i)) cards.set(i, cardOf(state.origin, i));
-      const body = cards.get(i);
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
-    };
-    if (state.latencyMs > 0) setTimeout(answer, state.latencyMs);
-    else answer();
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const answer = () => {
+        if (!m) {
+          other(req, Buffer.concat(chunks), res);
+          return;
+        }
+        const i = Number(m[1]);
+        if (!cards.has(i)) cards.set(i, card(state.origin, i));
+        const body = cards.get(i);
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
+      };
+      if (state.latencyMs > 0) setTimeout(answer, state.latencyMs);
+      else answer();
+    });
   });
   server.keepAliveTimeout = 30_000;
   // A deep accept queue: the unbounded Promise.all baseline opens one connection per card at once.
@@ -72,16 +79,17 @@ export function agentUrls(server, n) {
 }
 
 /**
- * Write a2a.json for agents 0..n-1 in a new temp directory and lock it with the real CLI (latency 0).
+ * Write a2a.json for agents 0..n-1 with `profile` (default the orchestrator's) in a new temp
+ * directory and lock it with the real CLI (latency 0).
  * @returns {Promise<string>} the directory (removed when the process exits)
  */
-export async function lockedFleet(server, n) {
+export async function lockedFleet(server, n, profile = PROFILE) {
   const dir = mkdtempSync(join(tmpdir(), `a2a-bench-${n}-`));
   process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
   const agents = Object.fromEntries(
     agentUrls(server, n).map((card, i) => [`agent-${i}`, { card, skills: ['market-size'] }]),
   );
-  writeFileSync(join(dir, 'a2a.json'), `${JSON.stringify({ profile: PROFILE, agents }, null, 2)}\n`);
+  writeFileSync(join(dir, 'a2a.json'), `${JSON.stringify({ profile, agents }, null, 2)}\n`);
   const saved = server.latencyMs;
   server.latencyMs = 0;
   const run = await runNode([bin, 'lock', '--concurrency', '64'], { cwd: dir });
