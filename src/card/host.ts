@@ -343,6 +343,33 @@ export function otherOriginWarnings(
   return out;
 }
 
+/**
+ * The http(s) URL of the HTTP/2 origin a gRPC target is dialled at (the channel rule of
+ * `runtime/grpc.ts`, the form A2A 1.0.0 gave gRPC interfaces): `https://host:port/` over TLS
+ * (`grpcs://`, or a scheme-less `host:port` on a host that is not loopback), `http://host:port/` in
+ * plaintext (`grpc://`, or a loopback `host:port`). Undefined for an http(s) URL, another scheme,
+ * a target naming a user, or one that does not parse.
+ */
+export function grpcDialledUrl(url: string): string | undefined {
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(url)?.[1]?.toLowerCase();
+  if (scheme !== undefined && scheme !== 'grpc' && scheme !== 'grpcs') return undefined;
+  const tls = scheme === 'grpcs' || (scheme === undefined && !isLoopbackUrl(url));
+  // The target is host:port (a path is no part of it, nor a user).
+  const authority = (scheme === undefined ? url : url.slice(scheme.length + 3)).split(/[/?#]/, 1)[0]!;
+  const dialled = `${tls ? 'https' : 'http'}://${authority}/`;
+  return !authority.includes('@') && URL.canParse(dialled) ? new URL(dialled).href : undefined;
+}
+
+/**
+ * The origin a credential sent along interface `url` reaches, spelled as `credentialDestinations`
+ * entries spell origins (`scheme://host[:port]`, lower case, no default port): a gRPC target's by
+ * the channel it is dialled on ({@link grpcDialledUrl}: `host:port` is `https://host:port`), any
+ * other URL's {@link originOf}.
+ */
+export function credentialOriginOf(url: string): string {
+  return originOf(grpcDialledUrl(url) ?? url);
+}
+
 /** `scheme://host[:port]` of an interface URL, lower-cased; the URL itself when it does not parse. */
 export function originOf(url: string): string {
   const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(url) ? url : `grpc://${url}`;

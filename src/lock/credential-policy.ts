@@ -4,6 +4,7 @@
  */
 import { A2aLockError } from '../errors.js';
 import { isAllowedDestination } from '../manifest/credential-destinations.js';
+import { isTlsOrLoopbackDestination } from '../manifest/rules.js';
 import type { AgentSettings } from '../manifest/schema.js';
 import { type CredentialRoute, credentialRoutes } from './credential-routes.js';
 import { type AgentReport, errorReport } from './report.js';
@@ -41,7 +42,10 @@ export function destinationRefusal(
     'credential-destination-refused',
     `${subject}: ${describeRoute(refused)} would send a credential to ${refused.origin}, which a2a.json's credentialDestinations does not allow (${allowed})`,
     {
-      hint: `if ${refused.origin} is trusted with this credential, add it to credentialDestinations in a2a.json (a change reviewers see as credential-policy-changed)`,
+      // A plaintext origin off loopback can be no entry of the list (a credential goes only over TLS).
+      hint: isTlsOrLoopbackDestination(refused.origin)
+        ? `if ${refused.origin} is trusted with this credential, add it to credentialDestinations in a2a.json (a change reviewers see as credential-policy-changed)`
+        : `${refused.origin} is plain http to a host that is not loopback: no credentialDestinations entry allows it; the agent must serve this interface over TLS`,
       data: { destination: refused.origin, purpose: refused.purpose, scheme: refused.scheme, allowed: [...list] },
     },
   );

@@ -9,7 +9,7 @@
  * Pure.
  */
 import { sameJson } from '../canonical.js';
-import { originOf } from '../card/host.js';
+import { credentialOriginOf, originOf } from '../card/host.js';
 import type { NormalizedCard, Warning } from '../card/model.js';
 import { clientCredentialsTokenUrl } from '../credentials.js';
 import type { AgentSettings } from '../manifest/schema.js';
@@ -31,7 +31,10 @@ export interface CredentialRoute {
   purpose: 'plan' | 'extended' | 'token' | 'origin';
   /** The skill whose plan sends it (purpose `plan`). */
   skill?: string;
-  /** `scheme://host[:port]`, lower-cased; a scheme-less gRPC `host:port` reads as `grpc://host:port`. */
+  /**
+   * `scheme://host[:port]`, lower-cased, as `credentialDestinations` entries spell origins: a gRPC
+   * address by its channel ({@link credentialOriginOf}: `host:port` is `https://host:port`).
+   */
   origin: string;
   /** The security scheme's name (the credential's key in the manifest). */
   scheme: string;
@@ -103,7 +106,8 @@ export function planRoutes(
     const urls = [plan.url, ...(plan.fallbacks?.interfaces ?? []).map((i) => i.url)];
     for (const scheme of Object.keys(plan.security)) {
       const how = placed(scheme);
-      for (const url of urls) routes.push({ purpose: 'plan', skill, origin: originOf(url), scheme, placement: how });
+      for (const url of urls)
+        routes.push({ purpose: 'plan', skill, origin: credentialOriginOf(url), scheme, placement: how });
       const token = tokenUrl(scheme);
       if (token !== undefined) routes.push(tokenRoute(token, scheme, skill));
     }
@@ -132,7 +136,7 @@ export function extendedRoutes(route: ExtendedRoute, schemes: NormalizedCard['se
     const token = clientCredentialsTokenUrl(definition);
     const request: CredentialRoute = {
       purpose: 'extended',
-      origin: originOf(route.iface.url),
+      origin: credentialOriginOf(route.iface.url),
       scheme,
       placement: placement(definition),
     };

@@ -8,7 +8,7 @@
  * only JSON. Pure: the command shell (`commands/export.ts`) reads the lockfile and writes the text.
  */
 import { nameBasedUuid, stableFileJson } from '../canonical.js';
-import { isLoopbackHost, isLoopbackUrl } from '../card/host.js';
+import { grpcDialledUrl, isLoopbackHost } from '../card/host.js';
 import { InvalidInputError } from '../errors.js';
 import { formatPath, own } from '../json-path.js';
 import type { AgentSettings } from '../manifest/schema.js';
@@ -241,14 +241,8 @@ function credentialsStayInside(
 ): boolean {
   if (!settings) return false;
   try {
-    return credentialRoutes(entry, settings).every((r) => {
-      // A gRPC target's route reads `grpc://host:port` whatever its channel: its host and port, over TLS or not.
-      const grpc = /^grpcs?:\/\//i.exec(r.origin);
-      const candidates = grpc
-        ? ['https', 'http'].map((scheme) => `${scheme}://${r.origin.slice(grpc[0].length)}/`)
-        : [r.origin];
-      return candidates.some((origin) => URL.canParse(origin) && inside(new URL(origin)));
-    });
+    // A gRPC target's route is the origin it is dialled at (`https://host:port` over TLS), as any other.
+    return credentialRoutes(entry, settings).every((r) => URL.canParse(r.origin) && inside(new URL(r.origin)));
   } catch {
     return false;
   }
@@ -292,12 +286,7 @@ function absoluteUrl(text: string): string | undefined {
 function endpointUri(url: string, binding: string): string | undefined {
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(url)?.[1]?.toLowerCase();
   if (scheme === 'http' || scheme === 'https') return absoluteUrl(url);
-  if (scheme !== 'grpc' && scheme !== 'grpcs' && (scheme !== undefined || binding !== 'GRPC')) return undefined;
-  const tls = scheme === 'grpcs' || (scheme === undefined && !isLoopbackUrl(url));
-  // The target is host:port (a path is no part of it, nor a user).
-  const authority = (scheme === undefined ? url : url.slice(scheme.length + 3)).split(/[/?#]/, 1)[0]!;
-  if (authority.includes('@')) return undefined;
-  return absoluteUrl(`${tls ? 'https' : 'http'}://${authority}/`);
+  return scheme !== undefined || binding === 'GRPC' ? grpcDialledUrl(url) : undefined;
 }
 
 /** Properties by name, then value. */

@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { StartedAgent } from '../helpers/agents.js';
+import { grpcFirstCard, type StartedAgent } from '../helpers/agents.js';
 import { extendedCard, publicCard } from './cards.js';
 import {
   git,
@@ -17,6 +17,7 @@ import {
   lockedRepository,
   lockPath,
   manifest,
+  PROFILE,
   readLockBytes,
   readManifestBytes,
   research,
@@ -83,6 +84,33 @@ describe('credentialDestinations in a2a.json', () => {
     });
     const locked = await runCli(['lock'], { cwd: dir, env: ENV });
     expect(locked.code, show(locked)).toBe(0);
+    const verify = await runCli(['verify'], { cwd: dir, env: ENV });
+    expect(verify.code, show(verify)).toBe(0);
+  });
+
+  it('a gRPC plan goes to the origin its channel is dialled at (a loopback host:port: http://host:port), which the list can allow; outside it, lock refuses naming that origin', async ({
+    onTestFinished,
+  }) => {
+    const res = resources(onTestFinished);
+    const agent = await res.agent({ grpc: true, bearerToken: TOKEN, card: grpcFirstCard() });
+    const dialled = `http://${agent.grpcUrl}`;
+    const grpcFirst = (list: string[]) => ({
+      ...manifest({ research: research(agent.origin) }, { ...PROFILE, bindings: ['GRPC', 'JSONRPC'] }),
+      credentialDestinations: list,
+    });
+    const dir = await res.dir(grpcFirst([agent.origin]));
+    const refused = await runCli(['lock'], { cwd: dir, env: ENV });
+    expect(refused.code, show(refused)).toBe(1);
+    expect(refused.stdout + refused.stderr).toContain(
+      `plan market-size (scheme bearer) would send a credential to ${dialled}, which a2a.json's credentialDestinations does not allow (${agent.origin})`,
+    );
+    expect(existsSync(lockPath(dir))).toBe(false);
+
+    await writeManifest(dir, grpcFirst([dialled, agent.origin]));
+    const locked = await runCli(['lock'], { cwd: dir, env: ENV });
+    expect(locked.code, show(locked)).toBe(0);
+    const lock = JSON.parse(await readFile(lockPath(dir), 'utf8'));
+    expect(lock.agents.research.plans['market-size']).toMatchObject({ protocolBinding: 'GRPC', url: agent.grpcUrl });
     const verify = await runCli(['verify'], { cwd: dir, env: ENV });
     expect(verify.code, show(verify)).toBe(0);
   });

@@ -1,7 +1,9 @@
 /** Where a lock entry sends credentials, and which routes of a head entry its base never had. */
 import { describe, expect, it } from 'vitest';
+import { credentialOriginOf } from '../../src/card/host.js';
 import { normalizeCard } from '../../src/card/normalize.js';
 import { gateFromBase, withheldRoutes } from '../../src/lock/base-gate.js';
+import { destinationRefusal } from '../../src/lock/credential-policy.js';
 import { credentialRoutes, extendedRoutes, originOf, uncoveredRoutes } from '../../src/lock/credential-routes.js';
 import { schemeDrift } from '../../src/lock/drift.js';
 import { assessRisks } from '../../src/lock/risk.js';
@@ -54,6 +56,37 @@ describe('credentialRoutes', () => {
   it('origins are lower-cased scheme://host[:port]; a scheme-less gRPC address reads as grpc://', () => {
     expect(originOf('HTTPS://Agent.Example.com:8443/a2a/v1?x=1')).toBe('https://agent.example.com:8443');
     expect(originOf('agent.example.com:443')).toBe('grpc://agent.example.com:443');
+  });
+
+  it('a gRPC route goes to the origin its channel is dialled at: host:port over TLS (plaintext to loopback), grpcs:// over TLS, grpc:// in plaintext', () => {
+    for (const [url, origin] of [
+      ['Agent.Example.com:443', 'https://agent.example.com'],
+      ['agent.example.com:50051', 'https://agent.example.com:50051'],
+      ['127.0.0.1:50051', 'http://127.0.0.1:50051'],
+      ['localhost:50051', 'http://localhost:50051'],
+      ['grpcs://agent.example.com:8443/ignored', 'https://agent.example.com:8443'],
+      ['grpc://agent.example.com:50051', 'http://agent.example.com:50051'],
+      ['grpc://[::1]:50051', 'http://[::1]:50051'],
+      ['https://agent.example.com/a2a', 'https://agent.example.com'],
+    ])
+      expect(credentialOriginOf(url!), url).toBe(origin);
+    // allowHttp: a plaintext interface off loopback is locked at all only with it.
+    const keyed: AgentSettings = { ...SETTINGS, bindings: ['GRPC'], allowHttp: true };
+    const grpc = (url: string) =>
+      credentialRoutes(
+        lockEntryFor(
+          raw((c) => {
+            c.supportedInterfaces = [{ url, protocolBinding: 'GRPC', protocolVersion: '1.0' }];
+          }),
+          keyed,
+        ),
+        keyed,
+      );
+    expect(grpc('grpc.example:443').map((r) => r.origin)).toEqual(['https://grpc.example']);
+    const plaintext = destinationRefusal('research', grpc('grpc://grpc.example:50051'), ['https://grpc.example:50051']);
+    expect(plaintext?.data).toMatchObject({ destination: 'http://grpc.example:50051' });
+    expect(plaintext?.hint).toMatch(/no credentialDestinations entry allows it/);
+    expect(destinationRefusal('research', grpc('grpc.example:50051'), ['https://grpc.example:50051'])).toBeUndefined();
   });
 });
 
