@@ -14,7 +14,7 @@ import pytest
 from a2a.types import a2a_pb2_grpc
 from a2a.types.a2a_pb2 import Message, Part, Role, SendMessageRequest
 
-from a2a_lock import PlanViolationError, load_lock
+from a2a_lock import CredentialRequest, PlanViolationError, load_lock
 from a2a_lock.grpc import locked_channel
 from a2a_lock.plan import Plan
 from sdk_peers import PROFILE, Peer, lock_project, sdk_agent
@@ -58,6 +58,28 @@ async def test_grpc_plan_sends_with_the_locked_version_and_credential(tmp_path: 
         assert [(r["path"], r["version"], r["authorization"]) for r in grpc_calls(peer)[before:]] == [
             (f"/lf.a2a.v1.A2AService/{method}", "1.0", True)
         ]
+
+
+async def test_a_credentials_function_is_told_the_origin_the_grpc_channel_is_dialled_at(
+    tmp_path: Path, peer: Peer
+) -> None:
+    # A loopback host:port is dialled in plaintext: http://host:port (conformance/vectors/credential-origin.json).
+    locked(tmp_path, peer, streaming=False)
+    asked: list[CredentialRequest] = []
+
+    def provider(asked_for: CredentialRequest) -> str:
+        asked.append(asked_for)
+        return TOKEN
+
+    agent = load_lock(tmp_path / "a2a.lock.json", credentials=provider).agent("py", "market-size")
+    async with agent.create_client() as client:
+        texts = [p.text async for e in client.send_message(request("told")) for p in e.message.parts]
+    assert texts == ["echo: told"]
+    assert asked
+    target = agent.plan.url.split("://")[-1]
+    assert {(a.agent, a.skill, a.scheme, a.scopes, a.origin) for a in asked} == {
+        ("py", "market-size", "bearer", (), f"http://{target}")
+    }
 
 
 async def test_stream_interceptor_refuses_a_stream_on_a_poll_plan(tmp_path: Path, peer: Peer) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from a2a_lock import A2aLockError, UsageError, load_lock
+from a2a_lock.origin_auth import credential_origin_of
 from locks import send_message, write_lock
 from loopback import Recorder
 
@@ -68,3 +69,14 @@ async def test_awssigv4_without_the_signer_names_the_extra(
     with pytest.raises(UsageError, match=r"a2a-lock\[aws\]"):
         await post(path, recorder, env={"AWS_ACCESS_KEY_ID": "AKID", "AWS_SECRET_ACCESS_KEY": "x"})
     assert recorder.bytes_received == 0
+
+
+_CREDENTIAL_ORIGIN = json.loads(
+    (Path(__file__).resolve().parents[2] / "conformance/vectors/credential-origin.json").read_text(encoding="utf-8")
+)
+
+
+@pytest.mark.parametrize("case", _CREDENTIAL_ORIGIN["cases"], ids=lambda case: case["url"])
+def test_the_origin_a_credential_reaches_is_the_shared_vectors(case: dict[str, str]) -> None:
+    # conformance/vectors/credential-origin.json: the same origin as the JavaScript runtime tells its providers.
+    assert credential_origin_of(case["url"]) == case["origin"]

@@ -6,7 +6,7 @@
  * ({@link placeCredential}).
  */
 
-import { originOf } from '../card/host.js';
+import { credentialOriginOf } from '../card/host.js';
 import type { SecurityScheme } from '../card/model.js';
 import { type CredentialPlacement, placeCredential } from '../credentials.js';
 import { A2aLockError, InvalidInputError, UsageError } from '../errors.js';
@@ -83,7 +83,7 @@ export function credentialPlacements(
       }
       const variable = source?.env;
       const secret: unknown = provider
-        ? await provider({ agent: name, skill, scheme, scopes: [...scopes], origin: originOf(iface.url) })
+        ? await provider({ agent: name, skill, scheme, scopes: [...scopes], origin: credentialOriginOf(iface.url) })
         : variable !== undefined
           ? env[variable]
           : undefined;

@@ -28,7 +28,9 @@ export interface ChannelCredentials {
  * What a credential is asked for, when a request is made: the locked agent and skill (`"*"` for the
  * agent-level plan), the security scheme's name as the card spells it, the scopes the locked
  * requirement lists for it (`[]` for none), and the origin (`scheme://host[:port]`) the request goes
- * to (the plan's interface or a locked fallback's).
+ * to (the plan's interface or a locked fallback's), as `credentialDestinations` spell it: a gRPC
+ * interface's is the origin its channel is dialled at (`host:port` over TLS: `https://host:port`;
+ * conformance/vectors/credential-origin.json).
  */
 export interface CredentialRequest {
   agent: string;

@@ -70,6 +70,27 @@ describe('gRPC plans', () => {
     }
   });
 
+  it('a credentials function is told the origin the gRPC channel is dialled at (a loopback host:port: http://host:port)', async () => {
+    const asked: unknown[] = [];
+    const lock = await project.load({
+      credentials: (request) => {
+        asked.push(request);
+        return TOKEN;
+      },
+    });
+    const client = await lock.agent('research', 'market-size').createClient();
+    expect(JSON.stringify(await client.sendMessage({ message: sdkText('told') } as never))).toContain('echo: told');
+    expect(asked.length).toBeGreaterThan(0);
+    for (const request of asked)
+      expect(request).toEqual({
+        agent: 'research',
+        skill: 'market-size',
+        scheme: 'bearer',
+        scopes: [],
+        origin: `http://${agent.grpcUrl}`,
+      });
+  });
+
   it('off-plan calls are refused with nothing sent: a stream on a poll plan, an unlocked output mode, a part type not locked', async () => {
     const lock = await project.load({ env: { G_TOKEN: TOKEN } });
     const polling = await lock.agent('polling', 'market-size').createClient();

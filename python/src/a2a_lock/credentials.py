@@ -36,7 +36,9 @@ _COOKIE_FORBIDDEN = re.compile(r'[\x00-\x20\x7f",;\\]')
 class CredentialRequest:
     """What a credential is asked for: the locked ``agent`` and ``skill`` (``"*"``: the agent-level plan), the
     security ``scheme`` name as the card spells it, the ``scopes`` the locked requirement lists, and the ``origin``
-    (``scheme://host[:port]``) the request goes to."""
+    (``scheme://host[:port]``) the request goes to, as ``credentialDestinations`` spell it: a gRPC interface's is the
+    origin its channel is dialled at (``host:port`` over TLS: ``https://host:port``; see
+    :func:`a2a_lock.origin_auth.credential_origin_of`)."""
 
     agent: str
     skill: str

@@ -46,7 +46,7 @@ from .errors import (
 from .events import DegradedEvent, EventName, FallbackEvent, FallbackReason
 from .manifest import describe_mismatches, manifest_mismatches, parse_manifest
 from .oauth import ClientCredentialsGrant, ClientCredentialsTokens
-from .origin_auth import OriginAuthenticator, OriginAuthProvider, origin_of
+from .origin_auth import OriginAuthenticator, OriginAuthProvider, credential_origin_of
 from .plan import Interface, Plan
 from .plan_check import plan_issues
 from .request_check import RequestPlan
@@ -491,7 +491,7 @@ class _AgentRuntime:
             variable = source.get("env") if isinstance(source, dict) else None
             if provider is not None:
                 request = CredentialRequest(
-                    self.name, self.skill, scheme, tuple(scopes), origin_of(ctx.iface.url) or ctx.iface.url
+                    self.name, self.skill, scheme, tuple(scopes), credential_origin_of(ctx.iface.url)
                 )
                 secret = await call_provider(provider, request)
             else:

@@ -20,7 +20,15 @@ from .credentials import call_provider
 from .errors import A2aLockError, UsageError
 from .proxy import is_loopback_host
 
-__all__ = ["SIGNER_HOOK", "AwsCredentials", "OriginAuthProvider", "OriginAuthenticator", "OriginSigner", "origin_of"]
+__all__ = [
+    "SIGNER_HOOK",
+    "AwsCredentials",
+    "OriginAuthProvider",
+    "OriginAuthenticator",
+    "OriginSigner",
+    "credential_origin_of",
+    "origin_of",
+]
 
 _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 _DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -82,6 +90,28 @@ def origin_of(url: str) -> str | None:
         return None
     shown = f"[{host}]" if ":" in host else host
     return f"{scheme}://{shown}" + ("" if port in (None, _DEFAULT_PORTS[scheme]) else f":{port}")
+
+
+def credential_origin_of(url: str) -> str:
+    """The origin (``scheme://host[:port]``) a credential sent along locked interface ``url`` reaches, as
+    ``credentialDestinations`` spell origins and as a ``CredentialRequest`` tells it (the shared vectors
+    ``conformance/vectors/credential-origin.json``): an http(s) URL's :func:`origin_of`; a gRPC target's, the origin
+    of the channel it is dialled on, ``https`` over TLS (``grpcs://``, or a scheme-less ``host:port`` on a host that
+    is not loopback) and ``http`` in plaintext (``grpc://``, or a loopback ``host:port``). Anything else: ``url``."""
+    match = re.match(r"^([A-Za-z][A-Za-z0-9+.-]*)://", url)
+    scheme = match.group(1).lower() if match else None
+    if scheme in (None, "grpc", "grpcs"):
+        # The target is host:port (a path is no part of it, nor a user).
+        authority = re.split(r"[/?#]", url[match.end() :] if match else url, maxsplit=1)[0]
+        try:
+            host = urlsplit(f"//{authority}").hostname or ""
+        except ValueError:
+            host = ""
+        tls = scheme == "grpcs" or (scheme is None and not is_loopback_host(host))
+        dialled = None if "@" in authority else origin_of(f"{'https' if tls else 'http'}://{authority}/")
+        if dialled is not None:
+            return dialled
+    return origin_of(url) or url
 
 
 def _describe(auth: Mapping[str, Any]) -> str:
