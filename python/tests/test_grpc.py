@@ -110,6 +110,10 @@ def test_channel_factory_refuses_another_target_and_plaintext_off_loopback() -> 
     with pytest.raises(PlanViolationError, match="plaintext"):
         locked_channel(off, agent="py", skill="s")
     assert locked_channel(off, agent="py", skill="s", allow_insecure=True) is not None
+    # Loopback as the JavaScript runtime reads it (a URL parser's spellings, IPv4-mapped ::1): plaintext is allowed.
+    for url in ("grpc://0x7f.1:50051", "grpc://[::ffff:127.0.0.1]:50051", "grpc://127.9.9.9:50051"):
+        loopback = Plan(url=url, protocol_binding="GRPC", protocol_version="1.0", delivery="poll")
+        assert locked_channel(loopback, agent="py", skill="s") is not None
 
 
 async def test_a_grpc_a2a_error_is_a_typed_agent_error(tmp_path: Path, peer: Peer) -> None:

@@ -15,13 +15,13 @@ Channel security, as the JavaScript runtime decides it: ``credentials`` given: t
 
 from __future__ import annotations
 
-import ipaddress
 import re
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .errors import PlanViolationError, UsageError
 from .plan import Plan
+from .proxy import is_loopback_host
 
 if TYPE_CHECKING:
     import grpc  # type: ignore[import-untyped]
@@ -57,13 +57,9 @@ def grpc_target(url: str) -> str:
 
 
 def _is_loopback(target: str) -> bool:
-    host = target.rsplit(":", 1)[0] if not target.startswith("[") else target[1 : target.index("]")]
-    if host.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+    """Whether a ``host:port`` target's host is loopback (:func:`a2a_lock.proxy.is_loopback_host`)."""
+    host = target[: target.find("]") + 1] if target.startswith("[") else target.rsplit(":", 1)[0]
+    return is_loopback_host(host)
 
 
 def locked_channel(
