@@ -104,6 +104,14 @@ describe('the docs are for users: kinds, no internals', () => {
     expect(named).toEqual([]);
   });
 
+  it('every npx of a2a or a2a-lock says --no: npx would otherwise fetch and run a registry package of that name (an unrelated `a2a` exists), in jobs that hold secrets', () => {
+    const bare = docFiles()
+      .flatMap((f) => page(f).split('\n').map((line, i) => ({ f, i, line })))
+      .filter(({ line }) => /\bnpx\s+(?!--no\b)(?:-\S+\s+)*a2a(?:-lock)?\b/.test(line))
+      .map(({ f, i, line }) => `${f}:${i + 1}: ${line.trim()}`);
+    expect(bare).toEqual([]);
+  });
+
   it("README's documentation section is a link to docs/README.md, not a second index", () => {
     const readme = page('README.md');
     const docs = readme.slice(
