@@ -20,10 +20,15 @@ export function isLockDigest(value: unknown): value is string {
 /**
  * `value` when it is spelt as a lockfile digest (`sha256-<base64>`, as {@link lockDigest} writes
  * it), for `--expect-digest` and `loadLock`'s `expectDigest` (`label` names which).
- * @throws UsageError `<label> must be a lockfile digest …` (exit 2)
+ * @throws UsageError `<label> must be a lockfile digest …`, or `<label> is empty …` (exit 2)
  */
 export function lockDigestOption(label: string, value: unknown): string {
   if (isLockDigest(value)) return value;
+  // A workflow that found no review to read the digest from passes an empty value.
+  if (value === '')
+    throw new UsageError(`${label} is empty: no digest was given to check the lockfile against`, {
+      hint: 'give the digest the review recorded (a2a lock digest prints the digest of a lockfile)',
+    });
   const got =
     typeof value === 'string' ? JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value) : typeof value;
   throw new UsageError(

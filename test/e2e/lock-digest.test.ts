@@ -172,6 +172,7 @@ describe('a2a verify --expect-digest', () => {
       [['--expect-digest', good.slice(0, -1)], malformed],
       [['--expect-digest', good, '--expect-digest', good], 'error usage: --expect-digest given more than once'],
       [['--expect-digest'], 'error usage: --expect-digest needs a value'],
+      [['--expect-digest', ''], 'error usage: --expect-digest is empty: no digest was given'],
     ] as const) {
       const r = await runCli(['verify', '--offline', ...args], { cwd: dir });
       expect(r.code, `${args.join(' ')}\n${show(r)}`).toBe(2);
