@@ -315,10 +315,14 @@ export class AgentCallError extends A2aLockError {
     skill: string,
     message: string,
     details: AgentCallDetails = {},
-    options: { cause?: unknown } = {},
+    options: { cause?: unknown; hint?: string } = {},
   ) {
     const data = Object.fromEntries(Object.entries({ agent, skill, ...details }).filter(([, v]) => v !== undefined));
-    super(code, `${agent} (${skill}): ${message}`, { cause: options.cause, data });
+    super(code, `${agent} (${skill}): ${message}`, {
+      cause: options.cause,
+      data,
+      ...(options.hint ? { hint: options.hint } : {}),
+    });
     this.name = 'AgentCallError';
     this.agent = agent;
     this.skill = skill;

@@ -6,6 +6,7 @@ message names agent, skill and interface, never the credential."""
 
 from __future__ import annotations
 
+import json
 import socket
 import time
 import traceback
@@ -17,10 +18,13 @@ from a2a.client import ClientCallContext
 from a2a.types.a2a_pb2 import Message, Part, Role, SendMessageRequest
 
 from a2a_lock import A2aLockError, AgentCallError, load_lock
+from a2a_lock.call_errors import auth_refusal
+from a2a_lock.canonical import integrity_of
 from locks import write_lock
 from loopback import Answer, Received, Recorder, json_answer
 
 TOKEN = "call-err-S3cret-t0ken"
+VECTORS = json.loads((Path(__file__).parents[2] / "conformance" / "vectors" / "auth-refused.json").read_text())
 
 
 def message(text: str) -> SendMessageRequest:
@@ -56,7 +60,51 @@ async def test_a_401_is_auth_refused(tmp_path: Path) -> None:
     assert error.code == "auth-refused"
     assert error.status == 401
     assert "the agent refused the credential (HTTP 401)" in error.message
+    assert error.hint == (
+        "check the credential given for echo (its variable in a2a.json, or your credentials provider); "
+        "a2a verify says whether the card the agent serves has changed since the lock"
+    )
     assert server.requests[0].header("authorization") == f"Bearer {TOKEN}"
+
+
+@pytest.mark.parametrize(
+    "case", VECTORS["cases"], ids=lambda c: f"{c['planSendsCredential']}-{c['cardDeclaresSchemes']}"
+)
+def test_auth_refused_vectors(case: dict[str, object]) -> None:
+    reason, hint = auth_refusal(bool(case["planSendsCredential"]), bool(case["cardDeclaresSchemes"]), "research")
+    assert (reason, hint) == (case["reason"], str(case["hint"]).replace("{agent}", "research"))
+
+
+async def test_a_401_to_a_plan_that_sends_no_credential_says_so_and_points_to_a2a_verify(tmp_path: Path) -> None:
+    # Locked when the card declared no securitySchemes (so the plan sends nothing); the agent has since added a
+    # bearer scheme and answers 401: the words say why, the hint says what to run (as the JavaScript runtime).
+    server = Recorder(lambda _r: json_answer({"error": "unauthorized"}, 401)).start()
+    try:
+        path = write_lock(tmp_path, server.url, credentials={})
+        lock_doc = json.loads(path.read_text())
+        entry = lock_doc["agents"]["echo"]
+        del entry["snapshot"]["securitySchemes"]
+        entry["integrity"] = integrity_of(entry["snapshot"])
+        path.write_text(json.dumps(lock_doc, indent=2))
+        lock = load_lock(path, env={})
+        async with lock.agent("echo", "echo").create_client() as client:
+            with pytest.raises(AgentCallError) as raised:
+                async for _ in client.send_message(message("hi")):
+                    pass
+    finally:
+        server.stop()
+    error = raised.value
+    assert error.code == "auth-refused"
+    assert error.message.endswith(
+        "the agent refused the request, and the locked plan sends no credential: the card declares no "
+        "securitySchemes (the agent may authenticate outside A2A) (HTTP 401)"
+    )
+    expected = VECTORS["cases"][1]
+    assert (expected["planSendsCredential"], expected["cardDeclaresSchemes"]) == (False, False)
+    assert error.hint == expected["hint"].replace("{agent}", "echo")
+    assert (error.hint or "").startswith("run a2a verify: ")
+    assert error.to_json()["hint"] == error.hint
+    assert server.requests[0].header("authorization") is None
 
 
 async def test_a_500_with_an_a2a_error_body_is_agent_error(tmp_path: Path) -> None:

@@ -156,13 +156,38 @@ function answeredText(facts: AnswerFacts): string {
   return parts.filter(Boolean).join(', ');
 }
 
-/** Why the agent refused: a plan that sends no credential was refused for the lack of one (issue 14: a card that declares no security, an agent that authenticates outside A2A), which is said, not "the credential". */
-function refusalReason(runtime: AgentRuntime): string {
-  if (Object.keys(runtime.plan.security).length > 0) return 'the agent refused the credential';
-  if (Object.keys(runtime.card.securitySchemes).length === 0) {
-    return 'the agent refused the request, and the locked plan sends no credential: the card declares no securitySchemes (the agent may authenticate outside A2A)';
+/**
+ * What a refused call says (conformance/vectors/auth-refused.json, the one definition both runtimes
+ * are tested against): the reason, and a hint to `a2a verify`, since the card the agent serves may
+ * have changed since the lock. A plan that sends no credential was refused for the lack of one (issue
+ * 14: a card that declares no security, an agent that authenticates outside A2A), which is said, not
+ * "the credential".
+ * @internal
+ */
+export function authRefusal(
+  planSendsCredential: boolean,
+  cardDeclaresSchemes: boolean,
+  agent: string,
+): { reason: string; hint: string } {
+  if (planSendsCredential) {
+    return {
+      reason: 'the agent refused the credential',
+      hint: `check the credential given for ${agent} (its variable in a2a.json, or your credentials provider); a2a verify says whether the card the agent serves has changed since the lock`,
+    };
   }
-  return 'the agent refused the request, and the locked plan sends no credential (its security requirement needs none)';
+  const hint = `run a2a verify: the card the agent serves may have changed since the lock (a security scheme added); then a2a update ${agent} and review the lockfile diff`;
+  if (!cardDeclaresSchemes) {
+    return {
+      reason:
+        'the agent refused the request, and the locked plan sends no credential: the card declares no securitySchemes (the agent may authenticate outside A2A)',
+      hint,
+    };
+  }
+  return {
+    reason:
+      'the agent refused the request, and the locked plan sends no credential (its security requirement needs none)',
+    hint,
+  };
 }
 
 /**
@@ -198,14 +223,15 @@ export function typedError(runtime: AgentRuntime, iface: FallbackInterface, erro
   const answered = answeredText(facts);
   const options = { cause: error };
   if (status === 401 || status === 403 || grpcStatus === GRPC_UNAUTHENTICATED || grpcStatus === GRPC_DENIED) {
-    return new AgentCallError(
-      'auth-refused',
+    const { reason, hint } = authRefusal(
+      Object.keys(runtime.plan.security).length > 0,
+      Object.keys(runtime.card.securitySchemes).length > 0,
       name,
-      skill,
-      `${where}: ${refusalReason(runtime)} (${answered})`,
-      details,
-      options,
     );
+    return new AgentCallError('auth-refused', name, skill, `${where}: ${reason} (${answered})`, details, {
+      ...options,
+      hint,
+    });
   }
   if (grpcStatus === GRPC_UNAVAILABLE)
     return new AgentCallError('unreachable', name, skill, `${where}: not reachable (${answered})`, details, options);

@@ -52,12 +52,21 @@ describe('action.yml', () => {
 
   it('is a composite action whose scripts hold no expression: inputs reach them only through env', () => {
     expect(action.runs.using).toBe('composite');
-    expect(Object.keys(action.inputs).sort()).toEqual(['comment', 'fail-on', 'manifest', 'strict', 'version']);
+    expect(Object.keys(action.inputs).sort()).toEqual([
+      'comment',
+      'fail-on',
+      'install',
+      'manifest',
+      'strict',
+      'version',
+    ]);
     expect(action.inputs.manifest!.default).toBe('a2a.json');
     // Fails closed: a high risk fails the check unless the workflow says otherwise (fail-on: none).
     expect(action.inputs['fail-on']!.default).toBe('high');
     expect(action.inputs.comment!.default).toBe('true');
     expect(action.inputs.strict!.default).toBe('false');
+    // Fails closed: nothing is fetched from a registry unless the workflow says install: registry.
+    expect(action.inputs.install!.default).toBe('workspace');
     expect(action.inputs.version!.default).toBe('');
     for (const step of action.runs.steps) {
       expect(step.shell, step.id).toBe('bash');

@@ -257,6 +257,10 @@ describe.concurrent('credentials that are never sent', () => {
     expect((error as AgentCallError).message).toContain(
       'the locked plan sends no credential: the card declares no securitySchemes',
     );
+    // The card may have changed since the lock (a scheme added): the hint says what to run, as in Python.
+    expect((error as AgentCallError).hint).toBe(
+      'run a2a verify: the card the agent serves may have changed since the lock (a security scheme added); then a2a update research and review the lockfile diff',
+    );
     const calls = agent.requests.slice(sent).filter((r) => r.path.startsWith('/a2a'));
     expect(calls.length).toBeGreaterThan(0);
     expect(calls.every((r) => r.headers.authorization === undefined)).toBe(true);

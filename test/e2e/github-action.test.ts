@@ -4,9 +4,9 @@
  * `actions/checkout` with `fetch-depth: 0` leaves it) and a pull request commit that updates the
  * lockfile, a real SDK agent on 127.0.0.1, a pull_request event payload, GITHUB_BASE_REF,
  * GITHUB_STEP_SUMMARY and GITHUB_OUTPUT; the built CLI as the workspace's
- * node_modules/.bin/a2a-lock (or behind a stand-in `npx` for the `version` input).
+ * node_modules/.bin/a2a-lock (or behind a stand-in `npx` for `install: registry`).
  */
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { closeFetcher } from '../../src/index.js';
@@ -221,57 +221,115 @@ describe.concurrent('the GitHub Action (action.yml)', { timeout: SLOW }, () => {
     expect(count(summary, '<!-- a2a-lock-diff a2a.json')).toBe(1);
   });
 
-  it("version: empty without an install runs npx with the action's own version, a set one that version, anything else is refused before any a2a-lock runs", async ({
+  it("fails closed without an install: no registry fetch unless install is registry; then npx runs the action's own version or the one set; a runner that cannot start is said as such; anything else is refused before any a2a-lock runs", async ({
     onTestFinished,
   }) => {
     const { action, runner } = await pullRequest(onTestFinished);
-    // A stand-in npx first on PATH: records its arguments, then runs the built CLI with what follows `-- a2a-lock`.
+    // A stand-in npx first on PATH: records its arguments, then runs the built CLI with what follows `-- a2a-lock`
+    // (or fails as npm does for a name the registry does not have, when NPX_FAILS is set).
     const bin = join(runner, 'bin');
     mkdirSync(bin);
     const calls = join(runner, 'npx-calls');
     writeFileSync(
       join(bin, 'npx'),
-      `#!/usr/bin/env bash\nprintf '%s\\n' "$*" >> ${JSON.stringify(calls)}\nwhile [ "$1" != -- ]; do shift; done\nshift 2\nexec node ${JSON.stringify(BIN)} "$@"\n`,
+      `#!/usr/bin/env bash\nprintf '%s\\n' "$*" >> ${JSON.stringify(calls)}\nif [ -n "$NPX_FAILS" ]; then echo 'npm error 404 Not Found - GET https://registry.npmjs.org/a2a-lock' >&2; exit 1; fi\nwhile [ "$1" != -- ]; do shift; done\nshift 2\nexec node ${JSON.stringify(BIN)} "$@"\n`,
       { mode: 0o755 },
     );
     const PATH = `${bin}:${process.env.PATH}`;
-
-    const own = await action({}, { PATH });
-    expect(own.result.outputs['exit-code'], own.result.log).toBe('0');
-    expect(own.result.log).toContain(`a2a-lock: a2a-lock@${OWN_VERSION} through npx`);
-    const pinned = await action({ version: '9.9.9-rc.1' }, { PATH });
-    expect(pinned.result.outputs['exit-code'], pinned.result.log).toBe('0');
-    expect(readFileSync(calls, 'utf8').trimEnd().split('\n')).toEqual([
-      `--yes --package=a2a-lock@${OWN_VERSION} -- a2a-lock verify --manifest=a2a.json`,
-      `--yes --package=a2a-lock@${OWN_VERSION} -- a2a-lock diff --manifest=a2a.json --fail-on=high --format markdown`,
-      '--yes --package=a2a-lock@9.9.9-rc.1 -- a2a-lock verify --manifest=a2a.json',
-      '--yes --package=a2a-lock@9.9.9-rc.1 -- a2a-lock diff --manifest=a2a.json --fail-on=high --format markdown',
-    ]);
-
-    const refusedInputs: Array<Record<string, string>> = [
-      { version: 'github:someone/a2a-lock' },
-      { version: '--registry=http://127.0.0.1:1' },
-      { 'fail-on': 'critical' },
-      { strict: 'yes' },
-      { manifest: '' },
-    ];
-    for (const inputs of refusedInputs) {
-      const refused = await action(inputs, { PATH });
+    const npxCalls = () => (existsSync(calls) ? readFileSync(calls, 'utf8').trimEnd().split('\n') : []);
+    const refusedBeforeAnyRun = (run: ActionRun, what: string) => {
       expect(
-        refused.result.steps.map((s) => [s.id, s.outcome]),
-        JSON.stringify(inputs),
+        run.steps.map((s) => [s.id, s.outcome]),
+        what,
       ).toEqual([
         ['setup', 'failure'],
         ['verify', 'skipped'],
         ['diff', 'skipped'],
         ['result', 'failure'],
       ]);
-      expect(refused.result.outputs['exit-code']).toBe('2');
-      expect(step(refused.result, 'setup').stdout).toMatch(/^::error title=a2a-lock action::/);
-      // Nothing from the input is echoed into the workflow command.
-      expect(step(refused.result, 'setup').stdout).not.toMatch(/someone|registry|critical|yes/);
+      expect(run.outputs['exit-code'], what).toBe('2');
+      expect(step(run, 'setup').stdout, what).toMatch(/^::error title=a2a-lock action::/m);
+    };
+
+    // No install in the workspace and no input: nothing is fetched, the action says why and how.
+    const [missing, emptyInstall] = await Promise.all([action({}, { PATH }), action({ install: '' }, { PATH })]);
+    for (const run of [missing.result, emptyInstall.result]) {
+      refusedBeforeAnyRun(run, 'no install');
+      expect(step(run, 'setup').stdout).toContain(
+        '::error title=a2a-lock action::a2a-lock is not installed in the workspace (node_modules/.bin/a2a-lock): run npm ci before this action',
+      );
     }
-    expect(readFileSync(calls, 'utf8').trimEnd().split('\n')).toHaveLength(4);
+    // A version alone is no opt-in to the registry either.
+    const versionOnly = await action({ version: '0.1.0' }, { PATH });
+    refusedBeforeAnyRun(versionOnly.result, 'version without install: registry');
+    expect(step(versionOnly.result, 'setup').stdout).toContain('version needs install: registry');
+    expect(npxCalls()).toEqual([]);
+
+    // install: registry, the explicit opt-in.
+    const own = await action({ install: 'registry' }, { PATH });
+    expect(own.result.outputs['exit-code'], own.result.log).toBe('0');
+    expect(own.result.log).toContain(
+      `a2a-lock: a2a-lock@${OWN_VERSION} from the npm registry through npx (install: registry)`,
+    );
+    const pinned = await action({ install: 'registry', version: '9.9.9-rc.1' }, { PATH });
+    expect(pinned.result.outputs['exit-code'], pinned.result.log).toBe('0');
+    expect(npxCalls()).toEqual([
+      `--yes --package=a2a-lock@${OWN_VERSION} -- a2a-lock --version`,
+      `--yes --package=a2a-lock@${OWN_VERSION} -- a2a-lock verify --manifest=a2a.json`,
+      `--yes --package=a2a-lock@${OWN_VERSION} -- a2a-lock diff --manifest=a2a.json --fail-on=high --format markdown`,
+      '--yes --package=a2a-lock@9.9.9-rc.1 -- a2a-lock --version',
+      '--yes --package=a2a-lock@9.9.9-rc.1 -- a2a-lock verify --manifest=a2a.json',
+      '--yes --package=a2a-lock@9.9.9-rc.1 -- a2a-lock diff --manifest=a2a.json --fail-on=high --format markdown',
+    ]);
+
+    // npx itself fails (npm's 404): said as a runner that could not start, not as a failed a2a verify.
+    const broken = await action({ install: 'registry' }, { PATH, NPX_FAILS: '1' });
+    refusedBeforeAnyRun(broken.result, 'npx fails');
+    expect(step(broken.result, 'setup').stdout).toContain(
+      '::error title=a2a-lock action::a2a-lock could not be started (see the log above: the install, npx or npm failed); a2a verify and a2a diff did not run',
+    );
+    expect(step(broken.result, 'setup').stderr).toContain('npm error 404');
+    expect(broken.result.log).not.toContain('a2a verify failed');
+    expect(broken.summary).toBe('');
+    expect(npxCalls()).toHaveLength(7);
+
+    const refusedInputs: Array<Record<string, string>> = [
+      { install: 'registry', version: 'github:someone/a2a-lock' },
+      { install: 'registry', version: '--registry=http://127.0.0.1:1' },
+      { install: 'npm' },
+      { 'fail-on': 'critical' },
+      { strict: 'yes' },
+      { manifest: '' },
+    ];
+    for (const inputs of refusedInputs) {
+      const refused = await action(inputs, { PATH });
+      refusedBeforeAnyRun(refused.result, JSON.stringify(inputs));
+      // Nothing from the input is echoed into the workflow command.
+      expect(step(refused.result, 'setup').stdout).not.toMatch(/someone|127\.0\.0\.1|npm:|critical|yes/);
+    }
+    expect(npxCalls()).toHaveLength(7);
+  });
+
+  it('a workspace install that cannot start: said as such, verify and diff do not run', async ({ onTestFinished }) => {
+    const { dir, action } = await pullRequest(onTestFinished);
+    mkdirSync(join(dir, 'node_modules', '.bin'), { recursive: true });
+    writeFileSync(
+      join(dir, 'node_modules', '.bin', 'a2a-lock'),
+      '#!/usr/bin/env bash\necho "cannot find module" >&2\nexit 1\n',
+      {
+        mode: 0o755,
+      },
+    );
+    const { result } = await action();
+    expect(result.steps.map((s) => [s.id, s.outcome])).toEqual([
+      ['setup', 'failure'],
+      ['verify', 'skipped'],
+      ['diff', 'skipped'],
+      ['result', 'failure'],
+    ]);
+    expect(result.outputs['exit-code']).toBe('2');
+    expect(step(result, 'setup').stdout).toContain('::error title=a2a-lock action::a2a-lock could not be started');
+    expect(result.log).not.toContain('a2a verify failed');
   });
 
   it('strict: a card change that leaves the plans equal passes verify, and fails it with strict true; the base not in the clone: the diff cannot run (exit 2), no review, the action fails with 2', async ({

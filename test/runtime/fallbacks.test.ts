@@ -270,6 +270,9 @@ describe('typed errors out of createClient()', () => {
     expect(error).toBeInstanceOf(AgentCallError);
     expect(error).toMatchObject({ code: 'auth-refused', agent: 'research', skill: 'market-size', status: 401 });
     expect(error.message).toMatch(/^research \(market-size\): JSONRPC 1\.0 .*refused the credential \(HTTP 401\)/);
+    expect(error.hint).toBe(
+      'check the credential given for research (its variable in a2a.json, or your credentials provider); a2a verify says whether the card the agent serves has changed since the lock',
+    );
     expect((error.cause as Error).message).toMatch(/HTTP error for SendMessage! Status: 401/);
     expect(exposed(error)).not.toContain(TOKEN);
   });

@@ -20,6 +20,7 @@ __all__ = [
     "AnswerFacts",
     "answer_facts",
     "answered_text",
+    "auth_refusal",
     "call_error_code",
     "dead_end",
     "describe",
@@ -225,3 +226,30 @@ def call_error_code(facts: AnswerFacts) -> CallErrorCode:
     if facts.grpc_status == _GRPC_TIMEOUT or (facts.network == "timeout" and facts.status is None):
         return "timeout"
     return "agent-error"
+
+
+def auth_refusal(plan_sends_credential: bool, card_declares_schemes: bool, agent: str) -> tuple[str, str]:
+    """What a refused call (``auth-refused``) says: its reason and its hint, which points to ``a2a verify`` (the card
+    the agent serves may have changed since the lock). A plan that sends no credential was refused for the lack of
+    one, which is said, not "the credential". The one definition is ``conformance/vectors/auth-refused.json``, the
+    JavaScript runtime's ``authRefusal`` (``call-errors.ts``) is tested against it too."""
+    if plan_sends_credential:
+        return (
+            "the agent refused the credential",
+            f"check the credential given for {agent} (its variable in a2a.json, or your credentials provider); "
+            "a2a verify says whether the card the agent serves has changed since the lock",
+        )
+    hint = (
+        "run a2a verify: the card the agent serves may have changed since the lock (a security scheme added); "
+        f"then a2a update {agent} and review the lockfile diff"
+    )
+    if not card_declares_schemes:
+        return (
+            "the agent refused the request, and the locked plan sends no credential: the card declares no "
+            "securitySchemes (the agent may authenticate outside A2A)",
+            hint,
+        )
+    return (
+        "the agent refused the request, and the locked plan sends no credential (its security requirement needs none)",
+        hint,
+    )

@@ -187,6 +187,7 @@ class AgentCallError(A2aLockError):
     """A call failed at the agent or on the way and no locked fallback answers it.
 
     ``code``: ``auth-refused`` (401/403), ``unreachable``, ``timeout`` or ``agent-error`` (any other error answer).
+    ``hint``: what to do (``auth-refused``: check the credential, or run ``a2a verify``), or ``None``.
     """
 
     def __init__(
@@ -201,6 +202,7 @@ class AgentCallError(A2aLockError):
         grpc_status: int | None = None,
         a2a_code: int | None = None,
         a2a_reason: str | None = None,
+        hint: str | None = None,
     ) -> None:
         details = {
             "url": url,
@@ -210,7 +212,7 @@ class AgentCallError(A2aLockError):
             "a2aReason": a2a_reason,
         }
         data = {"agent": agent, "skill": skill, **{k: v for k, v in details.items() if v is not None}}
-        super().__init__(code, f"{agent} ({skill}): {message}", data=data)
+        super().__init__(code, f"{agent} ({skill}): {message}", hint=hint, data=data)
         self.agent = agent
         self.skill = skill
         self.status = status

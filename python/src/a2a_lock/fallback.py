@@ -48,7 +48,16 @@ from a2a.types.a2a_pb2 import (
 )
 from a2a.utils.errors import A2A_ERROR_MAPPING, JSON_RPC_ERROR_CODE_MAP, A2AError
 
-from .call_errors import answer_facts, answered_text, call_error_code, dead_end, describe, header_lost, shown_url
+from .call_errors import (
+    answer_facts,
+    answered_text,
+    auth_refusal,
+    call_error_code,
+    dead_end,
+    describe,
+    header_lost,
+    shown_url,
+)
 from .classify import AgentErrorKind, classify_agent_error, kind_of_reason
 from .errors import A2aLockError, AgentCallError, AgentDegradedError, FetchError, withheld
 from .events import FallbackReason
@@ -145,19 +154,9 @@ def typed_error(runtime: FallbackRuntime, iface: Interface, error: Exception) ->
         "a2a_reason": facts.a2a_reason,
     }
     if kind == "auth-refused":
-        if runtime.plan.security:
-            why = "the agent refused the credential"
-        elif not runtime.schemes:
-            why = (
-                "the agent refused the request, and the locked plan sends no credential: the card declares no "
-                "securitySchemes (the agent may authenticate outside A2A)"
-            )
-        else:
-            why = (
-                "the agent refused the request, and the locked plan sends no credential (its security requirement "
-                "needs none)"
-            )
-        return _caused(AgentCallError(kind, name, skill, f"{where}: {why} ({answered})", **details), error)
+        why, hint = auth_refusal(bool(runtime.plan.security), bool(runtime.schemes), name)
+        refused = AgentCallError(kind, name, skill, f"{where}: {why} ({answered})", hint=hint, **details)
+        return _caused(refused, error)
     if kind == "unreachable":
         text = f" ({answered})" if answered else ""
         return _caused(AgentCallError(kind, name, skill, f"{where}: not reachable{text}", **details), error)

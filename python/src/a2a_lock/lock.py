@@ -7,7 +7,8 @@ Reading order (as the CLI's): the lockfile's JSON (merge-conflict markers, synta
 ``settings`` and ``agents`` records, agent names), the options against it, and every agent's settings present.
 An agent's first :meth:`Lock.agent` call checks that agent: its entry and settings against the lockfile schema, its
 match with the manifest, its snapshots' integrity and that its plans' interfaces are the snapshot's. A failed check
-raises from :meth:`Lock.agent` on every call for that agent, before anything is sent.
+raises from :meth:`Lock.agent` on every call for that agent, before anything is sent. ``load_lock(eager=True)`` runs
+every one of these checks at load instead (the whole file against the schema first, as the CLI reads it).
 """
 
 from __future__ import annotations
@@ -652,6 +653,14 @@ class Lock:
         checked = self._checked.get(name)
         if checked is not None:
             return checked
+        self._check_manifest()
+        checked = self._check_agent(name)
+        self._checked[name] = checked
+        return checked
+
+    def _check_manifest(self) -> None:
+        """Parse the manifest (once) and compare the lockfile with it; a manifest that cannot be read is raised here
+        on every call."""
         if self._manifest_text is not None and self._manifest is None and self._manifest_error is None:
             path, text = self._manifest_text
             try:
@@ -661,9 +670,21 @@ class Lock:
                 self._manifest_error = error
         if self._manifest_error is not None:
             raise self._manifest_error
-        checked = self._check_agent(name)
-        self._checked[name] = checked
-        return checked
+
+    def _check_all(self) -> None:
+        """``load_lock(eager=True)``: the manifest (``manifest-invalid``; every mismatch at once,
+        ``lockfile-out-of-date``), then every agent in the lockfile's order, each as its first :meth:`agent` call
+        checks it; the first problem is raised (the order of the JavaScript ``loadLock({ eager: true })``)."""
+        self._check_manifest()
+        if self._mismatches:
+            assert self._manifest_text is not None
+            raise OutOfDateError(
+                f"{self.source} does not match {self._manifest_text[0]}: {describe_mismatches(self._mismatches)}"
+            )
+        for name in self._lock["agents"]:
+            checked = self._check(name)
+            if isinstance(checked, A2aLockError):
+                raise checked
 
     def _check_agent(self, name: str) -> _Checked:
         source = self.source
@@ -795,8 +816,16 @@ def load_lock(
     credentials: CredentialsOption | None = None,
     origin_auth: Mapping[str, OriginAuthProvider] | None = None,
     expect_digest: str | None = None,
+    eager: bool = False,
 ) -> Lock:
     """Read and check ``a2a.lock.json`` for run-time use (see the module comment); nothing is sent.
+
+    Lazy (the default): the lockfile's JSON, its top level and every agent's settings present are checked here;
+    the manifest and each agent's entry (schema, match with the manifest, snapshot integrity, plans) on that agent's
+    first :meth:`Lock.agent` call, which raises on every call for an agent that fails them. ``eager=True`` (at
+    deploy time): all of it here, the whole file against the lockfile schema first (as the CLI reads it), then the
+    manifest (every mismatch at once), then every agent in the lockfile's order; the first problem is raised, with
+    the code the lazy path raises.
 
     ``manifest``: the manifest whose credential sources (``{"env": NAME}``, ``{"oauth": …}``) are read at request
     time; default ``a2a.json`` beside the lockfile (absent: no sources). When present it must match the lockfile
@@ -806,12 +835,17 @@ def load_lock(
     ``origin_auth``: origin → provider of its platform credential. ``expect_digest``: the lockfile's digest as
     ``a2a lock digest`` prints it; another lockfile is refused (``digest-mismatch``).
 
-    :raises InvalidInputError: ``lockfile-invalid`` (missing, invalid JSON or top level, agent without settings)
+    :raises InvalidInputError: ``lockfile-invalid`` (missing, invalid JSON or top level, agent without settings;
+        with ``eager``, any invalid entry or tampered snapshot), with ``eager`` ``manifest-invalid``
+    :raises OutOfDateError: with ``eager``, ``lockfile-out-of-date`` (the manifest or a snapshot does not match the
+        plans: run ``a2a lock``)
     :raises DigestMismatchError: ``digest-mismatch``
     :raises A2aLockError: ``manifest-not-found`` (an explicit ``manifest`` that does not exist)
-    :raises UsageError: ``expect_digest`` not spelt as a digest; a ``credentials`` / ``origin_auth`` option naming
-        something the lockfile does not hold
+    :raises UsageError: ``expect_digest`` not spelt as a digest; ``eager`` not a bool; a ``credentials`` /
+        ``origin_auth`` option naming something the lockfile does not hold
     """
+    if not isinstance(eager, bool):
+        raise UsageError(f"load_lock: eager must be True or False (got {type(eager).__name__})")
     if expect_digest is not None and not (isinstance(expect_digest, str) and _DIGEST.match(expect_digest)):
         got = repr(expect_digest[:60]) if isinstance(expect_digest, str) else type(expect_digest).__name__
         raise UsageError(
@@ -832,7 +866,8 @@ def load_lock(
         actual = lock_digest(value)
         if actual != expect_digest:
             raise DigestMismatchError(source, expect_digest, actual)
-    top = check_lockfile_top(value, source)
+    # Eager: the whole file against the lockfile schema, as the CLI reads it (the same first error).
+    top = validate_lockfile(value, source) if eager else check_lockfile_top(value, source)
     _check_credentials_option(credentials, top["agents"], source)
     _check_origin_auth_option(origin_auth, top["agents"], source)
     for name in top["agents"]:
@@ -855,7 +890,7 @@ def load_lock(
             raise InvalidInputError(
                 "manifest-invalid", str(manifest_path), f"cannot be read ({type(error).__name__})"
             ) from None
-    return Lock(
+    lock = Lock(
         top,
         source,
         manifest_text,
@@ -863,3 +898,6 @@ def load_lock(
         credentials,
         dict(origin_auth or {}),
     )
+    if eager:
+        lock._check_all()
+    return lock
