@@ -2410,6 +2410,28 @@ const lockfile = [
     },
   ),
   c(
+    'lockfile/manifest-media-type-line-break',
+    "A manifest media type whose parameters hold a line terminator (U+2028), in another agent's profile, is not a media type (manifest-invalid): the JSON Schema's pattern is an ECMAScript regular expression, whose `.` matches no line terminator.",
+    {
+      patch: {
+        manifest: [{ op: 'add', path: '/agents/stream/profile/accepts', value: ['text/plain; charset=utf-8\u2028'] }],
+      },
+      request: call(...GET_TASK),
+      expect: refused('manifest-invalid'),
+    },
+  ),
+  c(
+    'lockfile/manifest-media-type-unicode-space',
+    "A manifest media type with a no-break space (U+00A0) before its parameters, in another agent's profile, is a media type (an ECMAScript `\\s` matches it): only that agent is out of step, this agent's calls are sent.",
+    {
+      patch: {
+        manifest: [{ op: 'add', path: '/agents/stream/profile/accepts', value: ['text/plain\u00a0; charset=utf-8'] }],
+      },
+      request: call(...GET_TASK),
+      expect: sent(got(RPC_PATH, RPC_AUTH)),
+    },
+  ),
+  c(
     'lockfile/entry-schema-invalid',
     'An entry whose plan is not a plan (delivery not a delivery) is refused (lockfile-invalid).',
     {
