@@ -2410,6 +2410,24 @@ const lockfile = [
     },
   ),
   c(
+    'lockfile/manifest-destination-plain-http',
+    'A manifest whose credentialDestinations names plain http to a host that is not loopback is invalid (manifest-invalid): a credential never crosses the network in cleartext.',
+    {
+      patch: { manifest: [{ op: 'add', path: '/credentialDestinations', value: ['http://agents.example.com'] }] },
+      request: call(...GET_TASK),
+      expect: refused('manifest-invalid'),
+    },
+  ),
+  c(
+    'lockfile/manifest-destination-not-origin',
+    'A manifest whose credentialDestinations entry is not an origin as a URL parser prints it (here the default port written out) is invalid (manifest-invalid), though the JSON Schema pattern matches it.',
+    {
+      patch: { manifest: [{ op: 'add', path: '/credentialDestinations', value: ['https://agents.example.com:443'] }] },
+      request: call(...GET_TASK),
+      expect: refused('manifest-invalid'),
+    },
+  ),
+  c(
     'lockfile/manifest-media-type-line-break',
     "A manifest media type whose parameters hold a line terminator (U+2028), in another agent's profile, is not a media type (manifest-invalid): the JSON Schema's pattern is an ECMAScript regular expression, whose `.` matches no line terminator.",
     {

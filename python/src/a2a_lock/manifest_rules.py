@@ -1,0 +1,124 @@
+"""The manifest's refinements: the checks of ``a2a.json`` that its JSON Schema cannot state, the same named
+predicates as the JavaScript runtime's ``src/manifest/rules.ts`` (in snake_case), and :func:`first_rule_error`, which
+applies them where the zod schema (``src/manifest/schema.ts``) does. Run after the schema check: the value has the
+schema's shape. Pure.
+
+Not here: ``isSemverRange`` (an agent's ``version``, npm's range grammar), for want of a Python package that reads
+ranges exactly as npm's ``semver`` does; ``isNotWildcard`` and ``isNonEmpty``/``hasNoRepeats``, which the schema's
+media type ``pattern``, ``minItems`` and ``uniqueItems`` already enforce.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from collections.abc import Iterator, Mapping
+from typing import Any
+from urllib.parse import urlsplit
+
+from .origin_auth import origin_of
+from .proxy import _whatwg_ipv4, is_loopback_host
+
+__all__ = [
+    "first_rule_error",
+    "is_destination_pattern",
+    "is_origin",
+    "is_tls_or_loopback_destination",
+]
+
+# Code points the WHATWG URL parser refuses in a domain (the forbidden domain code points), or changes (%, upper case).
+_NOT_PRINTED = re.compile(r"[\x00-\x20\x7f#%/:<>?@\[\\\]^|A-Z]")
+_DESTINATION = re.compile(r"(https?)://(\*\.)?([^/?#*]*)\Z")
+_ENDS_IN_NUMBER = re.compile(r"(?:[0-9]+|0[xX][0-9a-fA-F]*)\Z")
+
+
+def _printed_host(host: str) -> bool:
+    """True when ``host`` is spelled as the WHATWG URL parser prints it: an IPv6 address compressed, in brackets;
+    an IPv4 address as a dotted quad; a name in lower-case ASCII (an internationalised name in its ``xn--`` form,
+    which must decode)."""
+    if host.startswith("["):
+        try:
+            return host == f"[{ipaddress.IPv6Address(host[1:-1]).compressed}]" and "%" not in host
+        except ValueError:
+            return False
+    if not host.isascii() or _NOT_PRINTED.search(host):
+        return False
+    labels = host.split(".")
+    last = labels[-2] if labels[-1] == "" and len(labels) > 1 else labels[-1]
+    if _ENDS_IN_NUMBER.fullmatch(last):
+        return _whatwg_ipv4(host) == host
+    for label in labels:
+        if label.startswith("xn--"):
+            try:
+                if not label[4:].encode("ascii").decode("punycode"):
+                    return False
+            except UnicodeError:
+                return False
+    return True
+
+
+def is_origin(value: str) -> bool:
+    """An origin ``scheme://host[:port]`` (http or https) exactly as a URL parser prints it: lower case, no default
+    port, no userinfo, path, query or trailing slash (``isOrigin``)."""
+    if not value.startswith(("http://", "https://")) or origin_of(value) != value:
+        return False
+    host = value.split("://", 1)[1]
+    host = host.rsplit(":", 1)[0] if re.search(r":[0-9]+\Z", host) else host
+    return _printed_host(host)
+
+
+def _parse_destination(entry: str) -> tuple[str, bool] | None:
+    """The origin a ``credentialDestinations`` entry names, its ``*.`` spelled as one label ``x.``, and whether it had
+    one; None when it is not an origin (``parseDestination`` of ``src/manifest/credential-destinations.ts``)."""
+    m = _DESTINATION.match(entry)
+    if not m:
+        return None
+    wildcard = m.group(2) is not None
+    candidate = f"{m.group(1)}://{'x.' if wildcard else ''}{m.group(3)}"
+    return (candidate, wildcard) if is_origin(candidate) else None
+
+
+def _host_of(origin: str) -> str:
+    return urlsplit(origin).hostname or ""
+
+
+def is_destination_pattern(entry: str) -> bool:
+    """A well-formed ``credentialDestinations`` entry: an origin as a URL parser prints it, its host optionally opened
+    by ``*.`` (then not an IP address) (``isDestinationPattern``)."""
+    parsed = _parse_destination(entry)
+    if parsed is None:
+        return False
+    origin, wildcard = parsed
+    return not wildcard or re.fullmatch(r"[0-9.]+", _host_of(origin)[2:]) is None
+
+
+def is_tls_or_loopback_destination(entry: str) -> bool:
+    """A ``credentialDestinations`` entry that is not plain http, unless to a loopback host (not a wildcard): a
+    credential never crosses the network in cleartext (``isTlsOrLoopbackDestination``)."""
+    parsed = _parse_destination(entry)
+    if parsed is None or not entry.startswith("http:"):
+        return True
+    origin, wildcard = parsed
+    return not wildcard and is_loopback_host(_host_of(origin))
+
+
+_DESTINATION_SHAPE = (
+    "must be an origin https://host[:port] or https://*.domain[:port] (lower case, no path, no trailing slash)"
+)
+_DESTINATION_CLEARTEXT = "plain http only to a loopback host: a credential is never sent in cleartext"
+
+_Issue = tuple[tuple[str | int, ...], str]
+
+
+def _issues(manifest: Mapping[str, Any]) -> Iterator[_Issue]:
+    for i, entry in enumerate(manifest.get("credentialDestinations", [])):
+        if not is_destination_pattern(entry):
+            yield ("credentialDestinations", i), _DESTINATION_SHAPE
+        elif not is_tls_or_loopback_destination(entry):
+            yield ("credentialDestinations", i), _DESTINATION_CLEARTEXT
+
+
+def first_rule_error(manifest: Mapping[str, Any]) -> tuple[tuple[str | int, ...], str] | None:
+    """The first refinement ``manifest`` (a value valid against the manifest's JSON Schema) fails, as its JSON path
+    parts and message (the JavaScript runtime's words), else None."""
+    return next(_issues(manifest), None)
