@@ -2428,6 +2428,40 @@ const lockfile = [
     },
   ),
   c(
+    'lockfile/manifest-origin-auth-plain-http',
+    'A manifest whose originAuth names plain http to a host that is not loopback is invalid (manifest-invalid): a platform credential is never sent in cleartext.',
+    {
+      patch: {
+        manifest: [
+          {
+            op: 'add',
+            path: '/originAuth',
+            value: { 'http://platform.example.com': { bearer: { env: 'PLATFORM_TOKEN' } } },
+          },
+        ],
+      },
+      request: call(...GET_TASK),
+      expect: refused('manifest-invalid'),
+    },
+  ),
+  c(
+    'lockfile/manifest-origin-auth-not-origin',
+    'A manifest whose originAuth key is not an origin as a URL parser prints it (here an upper-case host) is invalid (manifest-invalid), though the JSON Schema pattern matches it.',
+    {
+      patch: {
+        manifest: [
+          {
+            op: 'add',
+            path: '/originAuth',
+            value: { 'https://Platform.example.com': { bearer: { env: 'PLATFORM_TOKEN' } } },
+          },
+        ],
+      },
+      request: call(...GET_TASK),
+      expect: refused('manifest-invalid'),
+    },
+  ),
+  c(
     'lockfile/manifest-media-type-line-break',
     "A manifest media type whose parameters hold a line terminator (U+2028), in another agent's profile, is not a media type (manifest-invalid): the JSON Schema's pattern is an ECMAScript regular expression, whose `.` matches no line terminator.",
     {

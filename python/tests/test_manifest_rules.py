@@ -22,6 +22,8 @@ VECTORS: dict[str, list[dict[str, Any]]] = json.loads(
 )["rules"]
 
 PREDICATES: dict[str, Callable[[str], bool]] = {
+    "isOrigin": manifest_rules.is_origin,
+    "isTlsOrLoopback": manifest_rules.is_tls_or_loopback,
     "isDestinationPattern": manifest_rules.is_destination_pattern,
     "isTlsOrLoopbackDestination": manifest_rules.is_tls_or_loopback_destination,
 }
@@ -56,6 +58,16 @@ def refusal(manifest: dict[str, Any]) -> InvalidInputError:
 @pytest.mark.parametrize(
     ("extra", "path", "words"),
     [
+        (
+            {"originAuth": {"http://platform.example.com": {"bearer": {"env": "T"}}}},
+            '$.originAuth["http://platform.example.com"]',
+            "invalid key: plain http only to a loopback host: a platform credential is never sent in cleartext",
+        ),
+        (
+            {"originAuth": {"https://Platform.example.com": {"bearer": {"env": "T"}}}},
+            '$.originAuth["https://Platform.example.com"]',
+            "invalid key: must be an origin: https://host[:port] (lower case, no path, no trailing slash)",
+        ),
         (
             {"credentialDestinations": ["https://ok.example.com", "http://agents.example.com"]},
             "$.credentialDestinations[1]",

@@ -12,6 +12,8 @@ const { rules: vectors } = JSON.parse(
 ) as { rules: Record<string, Array<{ value: string; valid: boolean }>> };
 
 const predicates: Record<string, (value: string) => boolean> = {
+  isOrigin: rules.isOrigin,
+  isTlsOrLoopback: rules.isTlsOrLoopback,
   isDestinationPattern: rules.isDestinationPattern,
   isTlsOrLoopbackDestination: rules.isTlsOrLoopbackDestination,
 };

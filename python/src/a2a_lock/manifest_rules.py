@@ -23,6 +23,7 @@ __all__ = [
     "first_rule_error",
     "is_destination_pattern",
     "is_origin",
+    "is_tls_or_loopback",
     "is_tls_or_loopback_destination",
 ]
 
@@ -67,6 +68,18 @@ def is_origin(value: str) -> bool:
     return _printed_host(host)
 
 
+def is_tls_or_loopback(value: str) -> bool:
+    """Not plain http, unless to a loopback host: a platform credential is never sent in cleartext
+    (``isTlsOrLoopback``; ``value`` is an origin)."""
+    if not value.startswith("http:"):
+        return True
+    try:
+        host = urlsplit(value).hostname
+    except ValueError:
+        return True
+    return host is None or is_loopback_host(host)
+
+
 def _parse_destination(entry: str) -> tuple[str, bool] | None:
     """The origin a ``credentialDestinations`` entry names, its ``*.`` spelled as one label ``x.``, and whether it had
     one; None when it is not an origin (``parseDestination`` of ``src/manifest/credential-destinations.ts``)."""
@@ -102,6 +115,8 @@ def is_tls_or_loopback_destination(entry: str) -> bool:
     return not wildcard and is_loopback_host(_host_of(origin))
 
 
+_ORIGIN = "must be an origin: https://host[:port] (lower case, no path, no trailing slash)"
+_ORIGIN_CLEARTEXT = "plain http only to a loopback host: a platform credential is never sent in cleartext"
 _DESTINATION_SHAPE = (
     "must be an origin https://host[:port] or https://*.domain[:port] (lower case, no path, no trailing slash)"
 )
@@ -111,6 +126,11 @@ _Issue = tuple[tuple[str | int, ...], str]
 
 
 def _issues(manifest: Mapping[str, Any]) -> Iterator[_Issue]:
+    for origin in manifest.get("originAuth", {}):
+        if not is_origin(origin):
+            yield ("originAuth", origin), f"invalid key: {_ORIGIN}"
+        elif not is_tls_or_loopback(origin):
+            yield ("originAuth", origin), f"invalid key: {_ORIGIN_CLEARTEXT}"
     for i, entry in enumerate(manifest.get("credentialDestinations", [])):
         if not is_destination_pattern(entry):
             yield ("credentialDestinations", i), _DESTINATION_SHAPE
