@@ -2462,6 +2462,15 @@ const lockfile = [
     },
   ),
   c(
+    'lockfile/manifest-binding-not-canonical',
+    "A manifest naming a core binding in another spelling (jsonrpc, not JSONRPC), in another agent's profile, is invalid and refuses every agent (manifest-invalid).",
+    {
+      patch: { manifest: [{ op: 'add', path: '/agents/stream/profile/bindings', value: ['jsonrpc'] }] },
+      request: call(...GET_TASK),
+      expect: refused('manifest-invalid'),
+    },
+  ),
+  c(
     'lockfile/manifest-media-type-line-break',
     "A manifest media type whose parameters hold a line terminator (U+2028), in another agent's profile, is not a media type (manifest-invalid): the JSON Schema's pattern is an ECMAScript regular expression, whose `.` matches no line terminator.",
     {

@@ -26,6 +26,7 @@ PREDICATES: dict[str, Callable[[str], bool]] = {
     "isTlsOrLoopback": manifest_rules.is_tls_or_loopback,
     "isDestinationPattern": manifest_rules.is_destination_pattern,
     "isTlsOrLoopbackDestination": manifest_rules.is_tls_or_loopback_destination,
+    "isCanonicalBinding": manifest_rules.is_canonical_binding,
 }
 
 
@@ -78,12 +79,21 @@ def refusal(manifest: dict[str, Any]) -> InvalidInputError:
             "$.credentialDestinations[0]",
             "must be an origin https://host[:port] or https://*.domain[:port] (lower case, no path, no trailing slash)",
         ),
+        (
+            {"agents": {"a": {"card": "a.json", "profile": {"bindings": ["HTTP+JSON", "grpc"]}}}},
+            "$.agents.a.profile.bindings[1]",
+            'core bindings are spelled "JSONRPC", "GRPC", "HTTP+JSON"',
+        ),
     ],
 )
 def test_a_manifest_failing_a_refinement_is_invalid(extra: dict[str, Any], path: str, words: str) -> None:
     error = refusal({"profile": PROFILE, **extra})
     assert error.path == path
     assert str(error).endswith(f"{path}: {words}")
+
+
+def test_the_top_level_profile_is_checked_too() -> None:
+    assert refusal({"profile": {**PROFILE, "bindings": ["jsonrpc"]}}).path == "$.profile.bindings[0]"
 
 
 def test_a_manifest_passing_every_refinement_loads() -> None:

@@ -16,6 +16,7 @@ const predicates: Record<string, (value: string) => boolean> = {
   isTlsOrLoopback: rules.isTlsOrLoopback,
   isDestinationPattern: rules.isDestinationPattern,
   isTlsOrLoopbackDestination: rules.isTlsOrLoopbackDestination,
+  isCanonicalBinding: rules.isCanonicalBinding,
 };
 
 describe('manifest refinement vectors', () => {

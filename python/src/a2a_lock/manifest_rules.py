@@ -21,11 +21,15 @@ from .proxy import _whatwg_ipv4, is_loopback_host
 
 __all__ = [
     "first_rule_error",
+    "is_canonical_binding",
     "is_destination_pattern",
     "is_origin",
     "is_tls_or_loopback",
     "is_tls_or_loopback_destination",
 ]
+
+CORE_BINDINGS = ("JSONRPC", "GRPC", "HTTP+JSON")
+"""The A2A core protocol bindings, spelled canonically (``CORE_BINDINGS`` of ``src/card/model.ts``)."""
 
 # Code points the WHATWG URL parser refuses in a domain (the forbidden domain code points), or changes (%, upper case).
 _NOT_PRINTED = re.compile(r"[\x00-\x20\x7f#%/:<>?@\[\\\]^|A-Z]")
@@ -115,17 +119,39 @@ def is_tls_or_loopback_destination(entry: str) -> bool:
     return not wildcard and is_loopback_host(_host_of(origin))
 
 
+def is_canonical_binding(binding: str) -> bool:
+    """A core binding spelled canonically (``JSONRPC``, not ``jsonrpc``), or a binding that is not a core one
+    (``isCanonicalBinding``)."""
+    return not any(core != binding and core.lower() == binding.lower() for core in CORE_BINDINGS)
+
+
 _ORIGIN = "must be an origin: https://host[:port] (lower case, no path, no trailing slash)"
 _ORIGIN_CLEARTEXT = "plain http only to a loopback host: a platform credential is never sent in cleartext"
 _DESTINATION_SHAPE = (
     "must be an origin https://host[:port] or https://*.domain[:port] (lower case, no path, no trailing slash)"
 )
 _DESTINATION_CLEARTEXT = "plain http only to a loopback host: a credential is never sent in cleartext"
+_BINDING = "core bindings are spelled " + ", ".join(f'"{b}"' for b in CORE_BINDINGS)
 
 _Issue = tuple[tuple[str | int, ...], str]
 
 
+def _profile_issues(profile: Mapping[str, Any], path: tuple[str | int, ...]) -> Iterator[_Issue]:
+    for i, binding in enumerate(profile.get("bindings", [])):
+        if not is_canonical_binding(binding):
+            yield (*path, "bindings", i), _BINDING
+
+
+def _agent_issues(name: str, entry: Mapping[str, Any]) -> Iterator[_Issue]:
+    path: tuple[str | int, ...] = ("agents", name)
+    if "profile" in entry:
+        yield from _profile_issues(entry["profile"], (*path, "profile"))
+
+
 def _issues(manifest: Mapping[str, Any]) -> Iterator[_Issue]:
+    yield from _profile_issues(manifest["profile"], ("profile",))
+    for name, entry in manifest.get("agents", {}).items():
+        yield from _agent_issues(name, entry)
     for origin in manifest.get("originAuth", {}):
         if not is_origin(origin):
             yield ("originAuth", origin), f"invalid key: {_ORIGIN}"
