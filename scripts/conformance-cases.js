@@ -2493,6 +2493,17 @@ const lockfile = [
     },
   ),
   c(
+    'lockfile/manifest-card-path-not-path',
+    "A manifest cardPath that is a URL, not a path, in another agent's entry, is invalid and refuses every agent (manifest-invalid).",
+    {
+      patch: {
+        manifest: [{ op: 'add', path: '/agents/stream/cardPath', value: 'https://elsewhere.example/card.json' }],
+      },
+      request: call(...GET_TASK),
+      expect: refused('manifest-invalid'),
+    },
+  ),
+  c(
     'lockfile/entry-schema-invalid',
     'An entry whose plan is not a plan (delivery not a delivery) is refused (lockfile-invalid).',
     {

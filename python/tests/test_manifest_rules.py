@@ -27,6 +27,7 @@ PREDICATES: dict[str, Callable[[str], bool]] = {
     "isDestinationPattern": manifest_rules.is_destination_pattern,
     "isTlsOrLoopbackDestination": manifest_rules.is_tls_or_loopback_destination,
     "isCanonicalBinding": manifest_rules.is_canonical_binding,
+    "isCardPath": manifest_rules.is_card_path,
 }
 
 
@@ -83,6 +84,11 @@ def refusal(manifest: dict[str, Any]) -> InvalidInputError:
             {"agents": {"a": {"card": "a.json", "profile": {"bindings": ["HTTP+JSON", "grpc"]}}}},
             "$.agents.a.profile.bindings[1]",
             'core bindings are spelled "JSONRPC", "GRPC", "HTTP+JSON"',
+        ),
+        (
+            {"agents": {"a": {"card": "a.json", "cardPath": "../card.json"}}},
+            "$.agents.a.cardPath",
+            'must be a path (no scheme, host, query, fragment or "..")',
         ),
     ],
 )

@@ -17,6 +17,7 @@ const predicates: Record<string, (value: string) => boolean> = {
   isDestinationPattern: rules.isDestinationPattern,
   isTlsOrLoopbackDestination: rules.isTlsOrLoopbackDestination,
   isCanonicalBinding: rules.isCanonicalBinding,
+  isCardPath: rules.isCardPath,
 };
 
 describe('manifest refinement vectors', () => {

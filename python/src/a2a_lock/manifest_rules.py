@@ -22,6 +22,7 @@ from .proxy import _whatwg_ipv4, is_loopback_host
 __all__ = [
     "first_rule_error",
     "is_canonical_binding",
+    "is_card_path",
     "is_destination_pattern",
     "is_origin",
     "is_tls_or_loopback",
@@ -33,6 +34,7 @@ CORE_BINDINGS = ("JSONRPC", "GRPC", "HTTP+JSON")
 
 # Code points the WHATWG URL parser refuses in a domain (the forbidden domain code points), or changes (%, upper case).
 _NOT_PRINTED = re.compile(r"[\x00-\x20\x7f#%/:<>?@\[\\\]^|A-Z]")
+_CARD_PATH_NOT = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:|^//|[#?\\]|(?:^|/)\.\.(?:/|\Z)")
 _DESTINATION = re.compile(r"(https?)://(\*\.)?([^/?#*]*)\Z")
 _ENDS_IN_NUMBER = re.compile(r"(?:[0-9]+|0[xX][0-9a-fA-F]*)\Z")
 
@@ -125,6 +127,11 @@ def is_canonical_binding(binding: str) -> bool:
     return not any(core != binding and core.lower() == binding.lower() for core in CORE_BINDINGS)
 
 
+def is_card_path(path: str) -> bool:
+    """A path only: no scheme, host, query, fragment or ``..`` segment (``isCardPath``)."""
+    return _CARD_PATH_NOT.search(path) is None
+
+
 _ORIGIN = "must be an origin: https://host[:port] (lower case, no path, no trailing slash)"
 _ORIGIN_CLEARTEXT = "plain http only to a loopback host: a platform credential is never sent in cleartext"
 _DESTINATION_SHAPE = (
@@ -132,6 +139,7 @@ _DESTINATION_SHAPE = (
 )
 _DESTINATION_CLEARTEXT = "plain http only to a loopback host: a credential is never sent in cleartext"
 _BINDING = "core bindings are spelled " + ", ".join(f'"{b}"' for b in CORE_BINDINGS)
+_CARD_PATH = 'must be a path (no scheme, host, query, fragment or "..")'
 
 _Issue = tuple[tuple[str | int, ...], str]
 
@@ -146,6 +154,8 @@ def _agent_issues(name: str, entry: Mapping[str, Any]) -> Iterator[_Issue]:
     path: tuple[str | int, ...] = ("agents", name)
     if "profile" in entry:
         yield from _profile_issues(entry["profile"], (*path, "profile"))
+    if "cardPath" in entry and not is_card_path(entry["cardPath"]):
+        yield (*path, "cardPath"), _CARD_PATH
 
 
 def _issues(manifest: Mapping[str, Any]) -> Iterator[_Issue]:
