@@ -2504,6 +2504,15 @@ const lockfile = [
     },
   ),
   c(
+    'lockfile/manifest-skill-proto',
+    "A manifest listing the skill id __proto__ (which cannot key the lockfile's plans), in another agent's entry, is invalid and refuses every agent (manifest-invalid).",
+    {
+      patch: { manifest: [{ op: 'add', path: '/agents/stream/skills/-', value: '__proto__' }] },
+      request: call(...GET_TASK),
+      expect: refused('manifest-invalid'),
+    },
+  ),
+  c(
     'lockfile/entry-schema-invalid',
     'An entry whose plan is not a plan (delivery not a delivery) is refused (lockfile-invalid).',
     {

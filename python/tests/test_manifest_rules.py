@@ -28,6 +28,7 @@ PREDICATES: dict[str, Callable[[str], bool]] = {
     "isTlsOrLoopbackDestination": manifest_rules.is_tls_or_loopback_destination,
     "isCanonicalBinding": manifest_rules.is_canonical_binding,
     "isCardPath": manifest_rules.is_card_path,
+    "isNotProto": manifest_rules.is_not_proto,
 }
 
 
@@ -89,6 +90,11 @@ def refusal(manifest: dict[str, Any]) -> InvalidInputError:
             {"agents": {"a": {"card": "a.json", "cardPath": "../card.json"}}},
             "$.agents.a.cardPath",
             'must be a path (no scheme, host, query, fragment or "..")',
+        ),
+        (
+            {"agents": {"a": {"card": "a.json", "skills": ["x", "__proto__"]}}},
+            "$.agents.a.skills[1]",
+            'skill id "__proto__" is not supported',
         ),
     ],
 )

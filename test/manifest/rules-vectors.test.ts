@@ -18,6 +18,7 @@ const predicates: Record<string, (value: string) => boolean> = {
   isTlsOrLoopbackDestination: rules.isTlsOrLoopbackDestination,
   isCanonicalBinding: rules.isCanonicalBinding,
   isCardPath: rules.isCardPath,
+  isNotProto: rules.isNotProto,
 };
 
 describe('manifest refinement vectors', () => {

@@ -24,6 +24,7 @@ __all__ = [
     "is_canonical_binding",
     "is_card_path",
     "is_destination_pattern",
+    "is_not_proto",
     "is_origin",
     "is_tls_or_loopback",
     "is_tls_or_loopback_destination",
@@ -132,6 +133,12 @@ def is_card_path(path: str) -> bool:
     return _CARD_PATH_NOT.search(path) is None
 
 
+def is_not_proto(skill_id: str) -> bool:
+    """Not ``__proto__`` (a skill id keys the lockfile's plans, where ``__proto__`` would not survive)
+    (``isNotProto``)."""
+    return skill_id != "__proto__"
+
+
 _ORIGIN = "must be an origin: https://host[:port] (lower case, no path, no trailing slash)"
 _ORIGIN_CLEARTEXT = "plain http only to a loopback host: a platform credential is never sent in cleartext"
 _DESTINATION_SHAPE = (
@@ -140,6 +147,7 @@ _DESTINATION_SHAPE = (
 _DESTINATION_CLEARTEXT = "plain http only to a loopback host: a credential is never sent in cleartext"
 _BINDING = "core bindings are spelled " + ", ".join(f'"{b}"' for b in CORE_BINDINGS)
 _CARD_PATH = 'must be a path (no scheme, host, query, fragment or "..")'
+_PROTO = 'skill id "__proto__" is not supported'
 
 _Issue = tuple[tuple[str | int, ...], str]
 
@@ -152,6 +160,9 @@ def _profile_issues(profile: Mapping[str, Any], path: tuple[str | int, ...]) -> 
 
 def _agent_issues(name: str, entry: Mapping[str, Any]) -> Iterator[_Issue]:
     path: tuple[str | int, ...] = ("agents", name)
+    for i, skill in enumerate(entry.get("skills", [])):
+        if not is_not_proto(skill):
+            yield (*path, "skills", i), _PROTO
     if "profile" in entry:
         yield from _profile_issues(entry["profile"], (*path, "profile"))
     if "cardPath" in entry and not is_card_path(entry["cardPath"]):
