@@ -2513,6 +2513,29 @@ const lockfile = [
     },
   ),
   c(
+    'lockfile/manifest-push-endpoint-not-url',
+    "A manifest pushEndpoint that is not an http(s) URL (ftp://), in another agent's profile, is invalid and refuses every agent (manifest-invalid): the JSON Schema's format is only a note.",
+    {
+      patch: {
+        manifest: [{ op: 'add', path: '/agents/stream/profile/pushEndpoint', value: 'ftp://hooks.example.com/a2a' }],
+      },
+      request: call(...GET_TASK),
+      expect: refused('manifest-invalid'),
+    },
+  ),
+  c(
+    'lockfile/manifest-push-endpoint-trimmed',
+    'A manifest pushEndpoint written with white space around it is the URL trimmed (as the CLI locked it): the push plan is in step and its call is sent.',
+    {
+      agent: 'push',
+      patch: { manifest: [{ op: 'replace', path: '/agents/push/profile/pushEndpoint', value: ` ${HOOK}\n` }] },
+      request: post(`${R}${RPC_PATH}`, sendBody([{ text: 'hi' }], { configuration: pushConfig(HOOK) })),
+      expect: sent(
+        got(RPC_PATH, OPEN, { body: { params: { configuration: { taskPushNotificationConfig: { url: HOOK } } } } }),
+      ),
+    },
+  ),
+  c(
     'lockfile/entry-schema-invalid',
     'An entry whose plan is not a plan (delivery not a delivery) is refused (lockfile-invalid).',
     {

@@ -29,6 +29,7 @@ PREDICATES: dict[str, Callable[[str], bool]] = {
     "isCanonicalBinding": manifest_rules.is_canonical_binding,
     "isCardPath": manifest_rules.is_card_path,
     "isNotProto": manifest_rules.is_not_proto,
+    "pushEndpoint": manifest_rules.is_http_url,
 }
 
 
@@ -96,6 +97,11 @@ def refusal(manifest: dict[str, Any]) -> InvalidInputError:
             "$.agents.a.skills[1]",
             'skill id "__proto__" is not supported',
         ),
+        (
+            {"agents": {"a": {"card": "a.json", "profile": {"pushEndpoint": "ftp://hooks.example.com/a2a"}}}},
+            "$.agents.a.profile.pushEndpoint",
+            "Invalid input",
+        ),
     ],
 )
 def test_a_manifest_failing_a_refinement_is_invalid(extra: dict[str, Any], path: str, words: str) -> None:
@@ -124,3 +130,19 @@ def test_a_manifest_passing_every_refinement_loads() -> None:
         "a2a.json",
     )
     assert manifest["agents"]["a"]["credentials"] == {}
+
+
+def test_a_push_endpoint_is_kept_as_the_cli_reads_it() -> None:
+    manifest = parse_manifest(
+        json.dumps(
+            {
+                "profile": {**PROFILE, "pushEndpoint": "\thttps://hooks.example.com/a2a\n"},
+                "agents": {
+                    "a": {"card": "a.json", "profile": {"pushEndpoint": "\u00a0https://hooks.exa\tmple.com/b "}}
+                },
+            }
+        ),
+        "a2a.json",
+    )
+    assert manifest["profile"]["pushEndpoint"] == "https://hooks.example.com/a2a"
+    assert manifest["agents"]["a"]["profile"]["pushEndpoint"] == "https://hooks.example.com/b"

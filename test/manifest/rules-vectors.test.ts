@@ -1,11 +1,13 @@
 /**
  * The shared manifest-refinement vectors (conformance/vectors/manifest-rules.json), which the Python
  * loader's tests (python/tests/test_manifest_rules.py) read too: each refinement of src/manifest/rules.ts
- * that the manifest's JSON Schema cannot state gives the same verdict on the same value in both runtimes.
+ * that the manifest's JSON Schema cannot state (and the pushEndpoint URL check, which it states only as an
+ * annotation) gives the same verdict on the same value in both runtimes.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import * as rules from '../../src/manifest/rules.js';
+import { manifestSchemas } from '../../src/manifest/schema.js';
 
 const { rules: vectors } = JSON.parse(
   readFileSync(new URL('../../conformance/vectors/manifest-rules.json', import.meta.url), 'utf8'),
@@ -19,6 +21,14 @@ const predicates: Record<string, (value: string) => boolean> = {
   isCanonicalBinding: rules.isCanonicalBinding,
   isCardPath: rules.isCardPath,
   isNotProto: rules.isNotProto,
+  // Not a refinement: zod's z.url check, which the JSON Schema states only as an annotation (format: uri).
+  pushEndpoint: (pushEndpoint) =>
+    manifestSchemas().ProfileSchema.safeParse({
+      bindings: ['JSONRPC'],
+      versions: ['1.0'],
+      accepts: ['text/plain'],
+      pushEndpoint,
+    }).success,
 };
 
 describe('manifest refinement vectors', () => {

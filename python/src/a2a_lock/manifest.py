@@ -10,7 +10,7 @@ from typing import Any
 
 from .canonical import DuplicateKeyError, parse_json
 from .errors import InvalidInputError
-from .manifest_rules import first_rule_error
+from .manifest_rules import first_rule_error, url_as_read
 from .origin_auth import origin_of
 from .schema import first_error, format_path, manifest_schema
 
@@ -45,6 +45,10 @@ def parse_manifest(text: str, source: str) -> dict[str, Any]:
     for entry in value["agents"].values():
         entry.setdefault("skills", [])
         entry.setdefault("credentials", {})
+    # A push endpoint is kept as the CLI's reader keeps it (trimmed, no tab or line break): the locked settings say so.
+    for profile in (value["profile"], *(e["profile"] for e in value["agents"].values() if "profile" in e)):
+        if isinstance(profile.get("pushEndpoint"), str):
+            profile["pushEndpoint"] = url_as_read(profile["pushEndpoint"])
     return value
 
 

@@ -1,7 +1,8 @@
 """The manifest's refinements: the checks of ``a2a.json`` that its JSON Schema cannot state, the same named
 predicates as the JavaScript runtime's ``src/manifest/rules.ts`` (in snake_case), and :func:`first_rule_error`, which
-applies them where the zod schema (``src/manifest/schema.ts``) does. Run after the schema check: the value has the
-schema's shape. Pure.
+applies them where the zod schema (``src/manifest/schema.ts``) does, with the one zod check the JSON Schema states only
+as an annotation (a profile's ``pushEndpoint``, ``z.url``: :func:`is_http_url`). Run after the schema check: the value
+has the schema's shape. Pure.
 
 Not here: ``isSemverRange`` (an agent's ``version``, npm's range grammar), for want of a Python package that reads
 ranges exactly as npm's ``semver`` does; ``isNotWildcard`` and ``isNonEmpty``/``hasNoRepeats``, which the schema's
@@ -14,7 +15,7 @@ import ipaddress
 import re
 from collections.abc import Iterator, Mapping
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import unquote_to_bytes, urlsplit
 
 from .origin_auth import origin_of
 from .proxy import _whatwg_ipv4, is_loopback_host
@@ -24,10 +25,12 @@ __all__ = [
     "is_canonical_binding",
     "is_card_path",
     "is_destination_pattern",
+    "is_http_url",
     "is_not_proto",
     "is_origin",
     "is_tls_or_loopback",
     "is_tls_or_loopback_destination",
+    "url_as_read",
 ]
 
 CORE_BINDINGS = ("JSONRPC", "GRPC", "HTTP+JSON")
@@ -55,14 +58,7 @@ def _printed_host(host: str) -> bool:
     last = labels[-2] if labels[-1] == "" and len(labels) > 1 else labels[-1]
     if _ENDS_IN_NUMBER.fullmatch(last):
         return _whatwg_ipv4(host) == host
-    for label in labels:
-        if label.startswith("xn--"):
-            try:
-                if not label[4:].encode("ascii").decode("punycode"):
-                    return False
-            except UnicodeError:
-                return False
-    return True
+    return all(not label.startswith("xn--") or _punycode_ok(label) for label in labels)
 
 
 def is_origin(value: str) -> bool:
@@ -122,6 +118,74 @@ def is_tls_or_loopback_destination(entry: str) -> bool:
     return not wildcard and is_loopback_host(_host_of(origin))
 
 
+# ECMAScript's white space and line terminators (what String.prototype.trim removes).
+_JS_WHITE_SPACE = (
+    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    "\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+# The forbidden domain code points of the WHATWG URL standard.
+_FORBIDDEN_DOMAIN = re.compile(r"[\x00-\x20\x7f#%/:<>?@\[\\\]^|]")
+
+
+def _parsed_host(host: str) -> bool:
+    """True when the WHATWG URL parser reads ``host`` (of a special URL, as written) as a host: an IPv6 address in
+    brackets, else (percent-decoded) a domain with no forbidden code point whose last label, when it is a number, makes
+    an IPv4 address. A non-ASCII domain is taken as the parser's IDNA step would take it, unless it holds U+FFFD."""
+    if host.startswith("["):
+        if not host.endswith("]") or "%" in host:
+            return False
+        try:
+            ipaddress.IPv6Address(host[1:-1])
+        except ValueError:
+            return False
+        return True
+    if re.search(r"%(?![0-9A-Fa-f]{2})", host) is None:
+        host = unquote_to_bytes(host).decode("utf-8", "replace")
+    if not host or "\ufffd" in host or _FORBIDDEN_DOMAIN.search(host):
+        return False
+    if not host.isascii():
+        return True
+    host = host.lower()
+    labels = host.split(".")
+    last = labels[-2] if labels[-1] == "" and len(labels) > 1 else labels[-1]
+    if _ENDS_IN_NUMBER.fullmatch(last):
+        return _whatwg_ipv4(host) is not None
+    return all(not label.startswith("xn--") or _punycode_ok(label) for label in labels)
+
+
+def _punycode_ok(label: str) -> bool:
+    try:
+        return bool(label[4:].encode("ascii").decode("punycode"))
+    except UnicodeError:
+        return False
+
+
+def url_as_read(value: str) -> str:
+    """A URL string as the zod schema keeps it (``z.url``): trimmed of white space, without tabs and line breaks."""
+    return re.sub(r"[\t\n\r]", "", value.strip(_JS_WHITE_SPACE))
+
+
+def is_http_url(value: str) -> bool:
+    """An http(s) URL a URL parser reads, as the zod schema's ``z.url({protocol: /^https?$/})`` checks a profile's
+    ``pushEndpoint``: trimmed, it starts with ``http://`` or ``https://`` (any case) and has a host (see
+    :func:`_parsed_host`) and a port of at most 65535. Tabs and line breaks are dropped, as the parser drops them."""
+    value = url_as_read(value)
+    m = re.match(r"https?://", value, re.IGNORECASE)
+    if not m:
+        return False
+    # Further slashes (and backslashes) before the authority are skipped; it ends at the path, query or fragment.
+    authority = re.split(r"[/\\?#]", value[m.end() :].lstrip("/\\"), maxsplit=1)[0]
+    host_port = authority.rsplit("@", 1)[-1]
+    bracket = host_port.find("]") if host_port.startswith("[") else -1
+    split_at = host_port.find(":", bracket + 1) if bracket >= 0 or not host_port.startswith("[") else -1
+    host, port = (host_port[:split_at], host_port[split_at + 1 :]) if split_at >= 0 else (host_port, "")
+    if bracket >= 0 and host != host_port[: bracket + 1]:
+        return False
+    if port and not (port.isascii() and port.isdigit() and int(port) <= 65535):
+        return False
+    return _parsed_host(host)
+
+
 def is_canonical_binding(binding: str) -> bool:
     """A core binding spelled canonically (``JSONRPC``, not ``jsonrpc``), or a binding that is not a core one
     (``isCanonicalBinding``)."""
@@ -148,6 +212,7 @@ _DESTINATION_CLEARTEXT = "plain http only to a loopback host: a credential is ne
 _BINDING = "core bindings are spelled " + ", ".join(f'"{b}"' for b in CORE_BINDINGS)
 _CARD_PATH = 'must be a path (no scheme, host, query, fragment or "..")'
 _PROTO = 'skill id "__proto__" is not supported'
+_PUSH_ENDPOINT = "Invalid input"
 
 _Issue = tuple[tuple[str | int, ...], str]
 
@@ -156,6 +221,9 @@ def _profile_issues(profile: Mapping[str, Any], path: tuple[str | int, ...]) -> 
     for i, binding in enumerate(profile.get("bindings", [])):
         if not is_canonical_binding(binding):
             yield (*path, "bindings", i), _BINDING
+    endpoint = profile.get("pushEndpoint")
+    if isinstance(endpoint, str) and not is_http_url(endpoint):
+        yield (*path, "pushEndpoint"), _PUSH_ENDPOINT
 
 
 def _agent_issues(name: str, entry: Mapping[str, Any]) -> Iterator[_Issue]:
