@@ -2410,6 +2410,132 @@ const lockfile = [
     },
   ),
   c(
+    'lockfile/manifest-destination-plain-http',
+    'A manifest whose credentialDestinations names plain http to a host that is not loopback is invalid (manifest-invalid): a credential never crosses the network in cleartext.',
+    {
+      patch: { manifest: [{ op: 'add', path: '/credentialDestinations', value: ['http://agents.example.com'] }] },
+      request: call(...GET_TASK),
+      expect: refused('manifest-invalid'),
+    },
+  ),
+  c(
+    'lockfile/manifest-destination-not-origin',
+    'A manifest whose credentialDestinations entry is not an origin as a URL parser prints it (here the default port written out) is invalid (manifest-invalid), though the JSON Schema pattern matches it.',
+    {
+      patch: { manifest: [{ op: 'add', path: '/credentialDestinations', value: ['https://agents.example.com:443'] }] },
+      request: call(...GET_TASK),
+      expect: refused('manifest-invalid'),
+    },
+  ),
+  c(
+    'lockfile/manifest-origin-auth-plain-http',
+    'A manifest whose originAuth names plain http to a host that is not loopback is invalid (manifest-invalid): a platform credential is never sent in cleartext.',
+    {
+      patch: {
+        manifest: [
+          {
+            op: 'add',
+            path: '/originAuth',
+            value: { 'http://platform.example.com': { bearer: { env: 'PLATFORM_TOKEN' } } },
+          },
+        ],
+      },
+      request: call(...GET_TASK),
+      expect: refused('manifest-invalid'),
+    },
+  ),
+  c(
+    'lockfile/manifest-origin-auth-not-origin',
+    'A manifest whose originAuth key is not an origin as a URL parser prints it (here an upper-case host) is invalid (manifest-invalid), though the JSON Schema pattern matches it.',
+    {
+      patch: {
+        manifest: [
+          {
+            op: 'add',
+            path: '/originAuth',
+            value: { 'https://Platform.example.com': { bearer: { env: 'PLATFORM_TOKEN' } } },
+          },
+        ],
+      },
+      request: call(...GET_TASK),
+      expect: refused('manifest-invalid'),
+    },
+  ),
+  c(
+    'lockfile/manifest-binding-not-canonical',
+    "A manifest naming a core binding in another spelling (jsonrpc, not JSONRPC), in another agent's profile, is invalid and refuses every agent (manifest-invalid).",
+    {
+      patch: { manifest: [{ op: 'add', path: '/agents/stream/profile/bindings', value: ['jsonrpc'] }] },
+      request: call(...GET_TASK),
+      expect: refused('manifest-invalid'),
+    },
+  ),
+  c(
+    'lockfile/manifest-media-type-line-break',
+    "A manifest media type whose parameters hold a line terminator (U+2028), in another agent's profile, is not a media type (manifest-invalid): the JSON Schema's pattern is an ECMAScript regular expression, whose `.` matches no line terminator.",
+    {
+      patch: {
+        manifest: [{ op: 'add', path: '/agents/stream/profile/accepts', value: ['text/plain; charset=utf-8\u2028'] }],
+      },
+      request: call(...GET_TASK),
+      expect: refused('manifest-invalid'),
+    },
+  ),
+  c(
+    'lockfile/manifest-media-type-unicode-space',
+    "A manifest media type with a no-break space (U+00A0) before its parameters, in another agent's profile, is a media type (an ECMAScript `\\s` matches it): only that agent is out of step, this agent's calls are sent.",
+    {
+      patch: {
+        manifest: [{ op: 'add', path: '/agents/stream/profile/accepts', value: ['text/plain\u00a0; charset=utf-8'] }],
+      },
+      request: call(...GET_TASK),
+      expect: sent(got(RPC_PATH, RPC_AUTH)),
+    },
+  ),
+  c(
+    'lockfile/manifest-card-path-not-path',
+    "A manifest cardPath that is a URL, not a path, in another agent's entry, is invalid and refuses every agent (manifest-invalid).",
+    {
+      patch: {
+        manifest: [{ op: 'add', path: '/agents/stream/cardPath', value: 'https://elsewhere.example/card.json' }],
+      },
+      request: call(...GET_TASK),
+      expect: refused('manifest-invalid'),
+    },
+  ),
+  c(
+    'lockfile/manifest-skill-proto',
+    "A manifest listing the skill id __proto__ (which cannot key the lockfile's plans), in another agent's entry, is invalid and refuses every agent (manifest-invalid).",
+    {
+      patch: { manifest: [{ op: 'add', path: '/agents/stream/skills/-', value: '__proto__' }] },
+      request: call(...GET_TASK),
+      expect: refused('manifest-invalid'),
+    },
+  ),
+  c(
+    'lockfile/manifest-push-endpoint-not-url',
+    "A manifest pushEndpoint that is not an http(s) URL (ftp://), in another agent's profile, is invalid and refuses every agent (manifest-invalid): the JSON Schema's format is only a note.",
+    {
+      patch: {
+        manifest: [{ op: 'add', path: '/agents/stream/profile/pushEndpoint', value: 'ftp://hooks.example.com/a2a' }],
+      },
+      request: call(...GET_TASK),
+      expect: refused('manifest-invalid'),
+    },
+  ),
+  c(
+    'lockfile/manifest-push-endpoint-trimmed',
+    'A manifest pushEndpoint written with white space around it is the URL trimmed (as the CLI locked it): the push plan is in step and its call is sent.',
+    {
+      agent: 'push',
+      patch: { manifest: [{ op: 'replace', path: '/agents/push/profile/pushEndpoint', value: ` ${HOOK}\n` }] },
+      request: post(`${R}${RPC_PATH}`, sendBody([{ text: 'hi' }], { configuration: pushConfig(HOOK) })),
+      expect: sent(
+        got(RPC_PATH, OPEN, { body: { params: { configuration: { taskPushNotificationConfig: { url: HOOK } } } } }),
+      ),
+    },
+  ),
+  c(
     'lockfile/entry-schema-invalid',
     'An entry whose plan is not a plan (delivery not a delivery) is refused (lockfile-invalid).',
     {

@@ -40,3 +40,31 @@ def test_lockfile_vectors_same_verdict_as_the_cli(case: dict[str, Any]) -> None:
 def test_an_unknown_keyword_fails_closed() -> None:
     with pytest.raises(SchemaKeywordError):
         first_error({}, {"type": "object", "minProperties": 1})
+
+
+MEDIA_TYPE = {"type": "string", "pattern": r"^[!#$%&'+.^_`|~0-9A-Za-z-]+\/[!#$%&'+.^_`|~0-9A-Za-z-]+(\s*;.*)?$"}
+
+
+@pytest.mark.parametrize(
+    ("value", "valid"),
+    [
+        ("text/plain; charset=utf-8", True),
+        ("text/plain\u00a0; charset=utf-8", True),  # ECMAScript's \s: the no-break space
+        ("text/plain\ufeff; charset=utf-8", True),
+        ("text/plain\u2003;q=1", True),
+        ("text/plain; charset=utf-8\u2028", False),  # ECMAScript's `.`: no line terminator
+        ("text/plain; a=\u2029b", False),
+        ("text/plain;\r", False),
+        ("text/plain;\n", False),
+        ("text/plain\n", False),  # `$` is the end of input
+        ("text/plain; a=\u0085", True),  # NEL is no ECMAScript line terminator
+    ],
+)
+def test_a_pattern_means_what_it_means_in_ecmascript(value: str, valid: bool) -> None:
+    assert (first_error(value, MEDIA_TYPE) is None) is valid
+
+
+def test_a_pattern_the_translation_does_not_know_fails_closed() -> None:
+    for pattern in ("^[]a$", "^[^]$", r"^[\S]$"):
+        with pytest.raises(SchemaKeywordError):
+            first_error("a", {"type": "string", "pattern": pattern})

@@ -1,6 +1,6 @@
-"""The manifest ``a2a.json`` as the runtime reads it: checked against the shared manifest schema, and compared
-with the lockfile as the CLI's ``manifestMismatches`` does (agents, card locations, settings, originAuth, skills).
-Pure (the text is given).
+"""The manifest ``a2a.json`` as the runtime reads it: checked against the shared manifest schema and the refinements
+a JSON Schema cannot state (:mod:`a2a_lock.manifest_rules`), and compared with the lockfile as the CLI's
+``manifestMismatches`` does (agents, card locations, settings, originAuth, skills). Pure (the text is given).
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from typing import Any
 
 from .canonical import DuplicateKeyError, parse_json
 from .errors import InvalidInputError
+from .manifest_rules import first_rule_error, url_as_read
 from .origin_auth import origin_of
 from .schema import first_error, format_path, manifest_schema
 
@@ -19,7 +20,8 @@ _PROFILE_DEFAULTS: dict[str, Any] = {"sends": [], "streaming": False, "pushEndpo
 
 
 def parse_manifest(text: str, source: str) -> dict[str, Any]:
-    """The manifest's JSON value, checked against ``schemas/a2a.schema.json``, with its defaults filled in.
+    """The manifest's JSON value, checked against ``schemas/a2a.schema.json`` and the refinements a JSON Schema cannot
+    state (:mod:`a2a_lock.manifest_rules`), with its defaults filled in.
 
     :raises InvalidInputError: ``manifest-invalid`` naming the JSON path
     """
@@ -33,12 +35,20 @@ def parse_manifest(text: str, source: str) -> dict[str, Any]:
     if error:
         raise InvalidInputError("manifest-invalid", source, error.message, path=format_path(error.path))
     assert isinstance(value, dict)
+    # The checks the JSON Schema cannot state (the JavaScript runtime's refinements, src/manifest/rules.ts).
+    refused = first_rule_error(value)
+    if refused:
+        raise InvalidInputError("manifest-invalid", source, refused[1], path=format_path(refused[0]))
     value.setdefault("agents", {})
     for key, default in _PROFILE_DEFAULTS.items():
         value["profile"].setdefault(key, default)
     for entry in value["agents"].values():
         entry.setdefault("skills", [])
         entry.setdefault("credentials", {})
+    # A push endpoint is kept as the CLI's reader keeps it (trimmed, no tab or line break): the locked settings say so.
+    for profile in (value["profile"], *(e["profile"] for e in value["agents"].values() if "profile" in e)):
+        if isinstance(profile.get("pushEndpoint"), str):
+            profile["pushEndpoint"] = url_as_read(profile["pushEndpoint"])
     return value
 
 

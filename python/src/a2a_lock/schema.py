@@ -93,12 +93,60 @@ def manifest_schema() -> dict[str, Any]:
     return _load("a2a.schema.json")
 
 
+# ECMAScript's white space and line terminators (what its `\s` matches), and what its `.` does not match.
+_JS_SPACE = "\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff"
+_JS_LINE_TERMINATORS = "\\n\\r\\u2028\\u2029"
+
+
+def _ecmascript(pattern: str) -> str:
+    """``pattern`` (an ECMAScript regular expression, as JSON Schema's ``pattern`` is) in Python's syntax with the same
+    meaning: ``.`` matches no line terminator (U+2028 and U+2029 included), ``\\s`` is ECMAScript's white space (the
+    no-break space and U+FEFF included), ``$`` is the end of input.
+
+    :raises SchemaKeywordError: ``\\S`` inside a character class, or an empty class (not translated)
+    """
+    out: list[str] = []
+    in_class = False
+    i = 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\" and i + 1 < len(pattern):
+            escaped = pattern[i + 1]
+            if escaped == "s":
+                out.append(_JS_SPACE if in_class else f"[{_JS_SPACE}]")
+            elif escaped == "S" and not in_class:
+                out.append(f"[^{_JS_SPACE}]")
+            elif escaped == "S":
+                raise SchemaKeywordError(f"pattern {pattern!r}: \\S in a character class is not supported")
+            else:
+                out.append(pattern[i : i + 2])
+            i += 2
+            continue
+        if in_class:
+            in_class = ch != "]"
+            out.append(ch)
+        elif ch == "[":
+            # ECMAScript's empty classes `[]` and `[^]` are classes with a `]` in Python.
+            if pattern[i + 1 : i + 2] == "]" or pattern[i + 1 : i + 3] == "^]":
+                raise SchemaKeywordError(f"pattern {pattern!r}: an empty character class is not supported")
+            in_class = True
+            out.append(ch)
+            if pattern[i + 1 : i + 2] == "^":
+                out.append("^")
+                i += 1
+        elif ch == ".":
+            out.append(f"[^{_JS_LINE_TERMINATORS}]")
+        elif ch == "$":
+            out.append(r"\Z")
+        else:
+            out.append(ch)
+        i += 1
+    return "".join(out)
+
+
 @cache
 def _regex(pattern: str) -> re.Pattern[str]:
-    # ECMAScript `$` is the end of input; Python's also matches before a final newline.
-    if pattern.endswith("$") and not pattern.endswith("\\$"):
-        pattern = pattern[:-1] + r"\Z"
-    return re.compile(pattern, re.ASCII)
+    return re.compile(_ecmascript(pattern), re.ASCII)
 
 
 def _type_ok(value: Any, kind: str) -> bool:
