@@ -7,10 +7,16 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { normalizeCard } from '../src/card/normalize.js';
+import { renderExplanation } from '../src/cli/render/common.js';
 import { ExitCode } from '../src/errors.js';
 import { RISK_CODES } from '../src/lock/risk-codes.js';
+import { DEFAULT_PROFILE } from '../src/manifest/schema.js';
+import { explainNegotiation } from '../src/negotiate/explain.js';
+import { RefusalCode } from '../src/negotiate/types.js';
 import * as runtime from '../src/runtime/index.js';
 import { anchors, brokenLinks, cells, docFiles, page, REPO, slug } from './helpers/markdown.js';
+import { keyedWorkedExample } from './helpers/worked-example.js';
 
 describe('links in the docs', () => {
   it('README.md, CONTRIBUTING.md and every page under docs/ are there', () => {
@@ -51,6 +57,13 @@ describe('links in the docs', () => {
 });
 
 /** The rows of the tables on a page whose first cell matches `first`. */
+/** The numbered steps of negotiation.md's `## The steps` (`1. **skill**: …`): [number, name]. */
+function numberedSteps(): Array<readonly [number, string]> {
+  const text = page('docs/explanation/negotiation.md');
+  const section = text.slice(text.indexOf('\n## The steps'), text.indexOf('\n## ', text.indexOf('\n## The steps') + 1));
+  return [...section.matchAll(/^(\d+)\. \*\*([a-z]+)\*\*/gm)].map((m) => [Number(m[1]), m[2]!] as const);
+}
+
 function rows(path: string, first: RegExp): string[][] {
   return page(path)
     .split('\n')
@@ -73,6 +86,38 @@ describe('reference pages vs the code', () => {
     for (const [level, codes] of table) for (const m of codes!.matchAll(/`([a-z-]+)`/g)) listed.set(m[1]!, level!);
     expect([...listed.keys()].sort()).toEqual(Object.keys(RISK_CODES).sort());
     for (const [code, level] of Object.entries(RISK_CODES)) expect(listed.get(code), code).toContain(level);
+  });
+
+  it('refusal-codes.md lists exactly the codes of RefusalCode, each at a step negotiation.md names', () => {
+    const table = rows('docs/reference/refusal-codes.md', /^`/);
+    expect(table.map((c) => c[0]!.replace(/`/g, '')).sort()).toEqual(Object.values(RefusalCode).sort());
+    const steps = new Set(numberedSteps().map(([n, name]) => `${n}. ${name}`));
+    for (const [code, step] of table)
+      for (const named of step!.split(', ').map((s) => s.replace(/ \(.*\)$/, '')))
+        expect(steps.has(named) || named === '2. version', `${code}: ${named}`).toBe(true);
+  });
+
+  it('negotiation.md numbers and names the steps as `a2a why` prints them (with a version range, `2. version` and the rest one further)', () => {
+    const json = keyedWorkedExample();
+    const card = normalizeCard(json, {
+      source: 'https://agent.example/card',
+      baseUrl: 'https://agent.example/card',
+    }).card;
+    const skill = String(json.skills[0].id);
+    const printed = (versionRange?: string) => {
+      const e = explainNegotiation(card, skill, DEFAULT_PROFILE, Object.keys(json.securitySchemes), {
+        ...(versionRange ? { versionRange } : {}),
+      });
+      expect('refusal' in e ? e.refusal : undefined).toBeUndefined();
+      return renderExplanation(e.steps)
+        .map((l) => /^\s*(\d+)\. (\S+)/.exec(l.replace(/\x1b\[[0-9;]*m/g, '')))
+        .filter((m) => m !== null)
+        .map((m) => [Number(m[1]), m[2]!] as const);
+    };
+    const documented = numberedSteps();
+    expect(printed()).toEqual(documented);
+    const names = documented.map(([, name]) => name);
+    expect(printed('>=0.0.0')).toEqual(['skill', 'version', ...names.slice(1)].map((name, i) => [i + 1, name]));
   });
 
   it('warnings.md lists only warning codes the source emits, and every code a warnings.push names', () => {

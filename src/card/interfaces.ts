@@ -79,7 +79,12 @@ export function readV1Interfaces(
   const interfaces = card.supportedInterfaces.map((i, index) => ({
     url: i.url,
     protocolBinding: canonicalBinding(i.protocolBinding, ['supportedInterfaces', index, 'protocolBinding'], warnings),
-    protocolVersion: interfaceVersion(i.protocolVersion, ['supportedInterfaces', index, 'protocolVersion'], warnings),
+    protocolVersion: interfaceVersion(
+      i.protocolVersion,
+      `${i.protocolBinding} ${i.url}`,
+      ['supportedInterfaces', index, 'protocolVersion'],
+      warnings,
+    ),
     ...(i.tenant ? { tenant: i.tenant } : {}),
   }));
   return {
@@ -211,13 +216,19 @@ export function placeInterfaces(
  * The protocol version an A2A 1.0 interface serves. Absent, null or empty (`a2a-sdk` for Python
  * serves its cards through protobuf's `MessageToDict`, which drops an unset `protocol_version`)
  * is read as the current version, {@link CURRENT_PROTOCOL_VERSION}, as the reference Python
- * client reads it, with an `interface-version-missing` warning naming the path.
+ * client reads it, with an `interface-version-missing` warning naming the interface (`named`:
+ * its binding and URL as written, which stay when its place in the list moves) and the path.
  */
-function interfaceVersion(version: string | null | undefined, path: PropertyKey[], warnings: Warning[]): string {
+function interfaceVersion(
+  version: string | null | undefined,
+  named: string,
+  path: PropertyKey[],
+  warnings: Warning[],
+): string {
   if (version !== undefined && version !== null && version.trim() !== '') return majorMinor(version, path, warnings);
   warnings.push({
     code: 'interface-version-missing',
-    message: `interface without protocolVersion (required by A2A 1.0; a2a-sdk for Python leaves it out when unset); read as ${CURRENT_PROTOCOL_VERSION}, the current version, as the reference Python client does`,
+    message: `interface ${named} without protocolVersion (required by A2A 1.0; a2a-sdk for Python leaves it out when unset); read as ${CURRENT_PROTOCOL_VERSION}, the current version, as the reference Python client does`,
     path: formatPath(path),
   });
   return CURRENT_PROTOCOL_VERSION;

@@ -63,7 +63,11 @@ const byUri: Collection = {
   kind: 'keyed',
   key: (e) => (typeof field(e, 'uri') === 'string' ? (field(e, 'uri') as string) : undefined),
 };
-/** An interface by (binding, version, url): 1.0 `protocolBinding`/`protocolVersion`, 0.3 `transport`. */
+/**
+ * An interface by (binding, version, url): 1.0 `protocolBinding`/`protocolVersion`, 0.3 `transport`;
+ * its key `<binding> <version> <url>[ tenant=<t>]`, a part the card leaves out (or empty) left out
+ * with its space (`HTTP+JSON https://…` for an interface without `protocolVersion`, as a2a-sdk serves).
+ */
 const byInterface: Collection = {
   kind: 'ordered',
   key: (i) => {
@@ -72,7 +76,8 @@ const byInterface: Collection = {
     const binding = field(i, 'protocolBinding') ?? field(i, 'transport') ?? '';
     const version = field(i, 'protocolVersion') ?? '';
     const tenant = field(i, 'tenant');
-    return `${String(binding)} ${String(version)} ${url}${typeof tenant === 'string' ? ` tenant=${tenant}` : ''}`;
+    const parts = [String(binding), String(version), url].filter((part) => part !== '');
+    return `${parts.join(' ')}${typeof tenant === 'string' ? ` tenant=${tenant}` : ''}`;
   },
 };
 const SET: Collection = { kind: 'set' };

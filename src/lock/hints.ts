@@ -15,7 +15,7 @@ import type { PlanDrift, SkillRefusal, SyncFailure } from './report.js';
 export const HINT_DOCS = {
   rebaseInterfaces: 'docs/guide/hosted-agents.md#a-card-that-advertises-its-bind-address-rebaseinterfaces',
   manifestKeys: 'docs/reference/manifest.md#keys',
-  negotiation: 'docs/explanation/negotiation.md#the-five-steps',
+  negotiation: 'docs/explanation/negotiation.md#the-steps',
 } as const;
 
 /** How to run `a2a add` again: the command line as given (its words, quoted for a shell where needed). */

@@ -16,6 +16,7 @@ import type { Warning } from '../card/model.js';
 import { A2aLockError } from '../errors.js';
 import { formatPath, own } from '../json-path.js';
 import { type AgentSettings, agentSettings, type Manifest, planKeys } from '../manifest/schema.js';
+import { unlockedWarnings } from './card-warnings.js';
 import { destinationRefusal } from './credential-policy.js';
 import { credentialRoutes } from './credential-routes.js';
 import { checkOffline, replanFromSnapshot } from './offline.js';
@@ -194,7 +195,9 @@ export function assembleLock(
       continue;
     }
     const resolution = outcome.value;
-    warnings.push(...resolution.warnings.map((w) => ({ ...w, agent: name })));
+    // What the locked card's reading already said is not said again (lock/card-warnings.ts).
+    const known = old?.card === manifest.agents[name]!.card ? old : undefined;
+    warnings.push(...unlockedWarnings(resolution.warnings, known, settings[name]).map((w) => ({ ...w, agent: name })));
     if (!resolution.entry) {
       failures[name] = resolutionFailure(resolution);
       continue;

@@ -16,6 +16,7 @@ import {
   extendedUnchecked,
   withheldRoutes,
 } from '../lock/base-gate.js';
+import { unlockedWarnings } from '../lock/card-warnings.js';
 import { cardChanges } from '../lock/changes.js';
 import { extendedRoutes } from '../lock/credential-routes.js';
 import { servedVerdict, signatureDrift } from '../lock/drift.js';
@@ -91,6 +92,14 @@ export function servedCardSettles(entry: LockEntry, loaded: LoadedCard): boolean
  * descriptive. Fetch and card errors become an `error` report; never throws an A2aLockError.
  */
 export async function checkServed(check: ServedCheck, given: ResolveOptions): Promise<AgentReport> {
+  const report = await checkServedCards(check, given);
+  // What the locked card's reading already said is not said again (lock/card-warnings.ts).
+  const warnings = unlockedWarnings(report.warnings, check.entry, check.settings);
+  return warnings.length === report.warnings.length ? report : { ...report, warnings };
+}
+
+/** {@link checkServed} with every warning the run gives, those the locked card gives too included. */
+async function checkServedCards(check: ServedCheck, given: ResolveOptions): Promise<AgentReport> {
   const { entry, settings } = check;
   const options = agentNetwork(settings, given);
   /** Whether a card read now has the integrity `locked` records for `snapshot`. */

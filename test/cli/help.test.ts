@@ -24,4 +24,19 @@ describe('help', () => {
         expect(lines.join('\n')).toContain('Through the official a2a CLI (a2aproject/a2a-cli): a2a lock <command>');
     },
   );
+
+  it.each([{ command: 'verify' }, { command: 'diff' }])(
+    'a2a $command --help says the job summary is written by default only where GITHUB_STEP_SUMMARY is set, not [default: true]',
+    async ({ command }) => {
+      const printed: string[] = [];
+      vi.spyOn(console, 'log').mockImplementation((...parts: unknown[]) => void printed.push(parts.join(' ')));
+      vi.spyOn(process, 'exit').mockImplementation((() => undefined) as never); // yargs exits after help
+      expect(await main([command, '--help'], undefined, pluginInfo())).toBe(0);
+      const text = printed.join('\n');
+      // The option's entry: its line and the next (yargs puts the type and default on a line of their own).
+      const entry = /^\s+--summary .*\n.*$/m.exec(text)?.[0] ?? '';
+      expect(entry).toContain('[default: when GITHUB_STEP_SUMMARY is set]');
+      expect(entry).not.toContain('[default: true]');
+    },
+  );
 });

@@ -364,6 +364,11 @@ describe('showPair', () => {
       zeta: 'z'.repeat(60),
     };
     const [was, now] = showPair(long('https://a.example/t'), served);
+    // One side alone (an added or removed member) is written the same canonical way as a pair.
+    expect(show({ url: 'https://a.example/a2a', protocolBinding: 'JSONRPC' })).toBe(
+      '{"protocolBinding":"JSONRPC","url":"https://a.example/a2a"}',
+    );
+    expect(showPair(undefined, { url: 'u', binding: 'b' })).toEqual(['(absent)', '{"binding":"b","url":"u"}']);
     expect(was).toContain('a.example');
     expect(now).toContain('b.example');
     for (let n = 50; n < 70; n++) {

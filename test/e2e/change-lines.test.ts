@@ -28,15 +28,20 @@ function stringsOf(value: unknown, into = new Set<string>()): Set<string> {
  * whole string of the lockfiles (`known`).
  */
 function expectWholeValues(side: string, known: Set<string>, line: string): void {
-  const text = side
-    .replace(/… \(string, \d+ characters\)/g, 'null')
-    .replace(/,?… \d+ more,?/g, (m) => (m.startsWith(',') && m.endsWith(',') ? ',' : ''));
+  const text = withoutMarkers(side);
   let parsed: unknown;
   expect(() => {
     parsed = JSON.parse(text);
   }, `not whole JSON values: ${side}\n  in: ${line}`).not.toThrow();
   for (const s of stringsOf(parsed))
     expect(known, `"${s}" is not a whole string of the card\n  in: ${line}`).toContain(s);
+}
+
+/** One side of a change line without its `… N more` markers (and the comma beside each), a left-out string read as `null`. */
+function withoutMarkers(side: string): string {
+  return side
+    .replace(/… \(string, \d+ characters\)/g, 'null')
+    .replace(/,?… \d+ more,?/g, (m) => (m.startsWith(',') && m.endsWith(',') ? ',' : ''));
 }
 
 /** The value sides of the change lines in `output`: card changes (`+ $.path: v tag`, `~ $.path: a → b tag`) and plan changes (`plan s › field: a → b`). */
@@ -117,5 +122,61 @@ describe('change lines are cut only at value boundaries', () => {
     const elided = lines.filter((l) => l.sides.some((s) => s.includes('…')));
     expect(elided.map((l) => l.line).join('\n')).toMatch(/fallbacks: .*… \d+ more/);
     expect(elided.map((l) => l.line).join('\n')).toMatch(/competitor-scan|\$\.skills.*… \d+ more/);
+  });
+
+  it('every side of a change line is canonical JSON (keys sorted), served or locked: verify, outdated and update print an interface as diff does, and one without protocolVersion is keyed `<binding> <url>`', async ({
+    onTestFinished,
+  }) => {
+    onTestFinished(() => closeFetcher());
+    const { agent, dir } = await lockedRepository(onTestFinished);
+    const card = sampleCard(agent.origin);
+    // The card's own key order (url first), as SDKs write it; the lockfile stores it sorted. The REST
+    // interface loses its protocolVersion (as a2a-sdk serves every interface) and one is added.
+    agent.setCard({
+      ...card,
+      supportedInterfaces: [
+        card.supportedInterfaces[0],
+        { url: `${agent.origin}/a2a/rest`, protocolBinding: 'HTTP+JSON' },
+        { url: `${agent.origin}/a2a/v2`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+      ],
+    });
+    const interfaceLines = (output: string) =>
+      output
+        .split('\n')
+        .filter((l) => /^\s*[+~-] \$\.supportedInterfaces\[/.test(l))
+        .map((l) => l.trim());
+    const sortedKeys = (value: unknown): boolean =>
+      Array.isArray(value)
+        ? value.every(sortedKeys)
+        : value === null || typeof value !== 'object'
+          ? true
+          : Object.keys(value).join('\n') === Object.keys(value).sort().join('\n') &&
+            Object.values(value).every(sortedKeys);
+
+    const seen: Record<string, string[]> = {};
+    const outputs: string[] = [];
+    for (const args of [['verify'], ['outdated'], ['update']]) {
+      const r = await runCli(args, { cwd: dir });
+      expect(r.code === 0 || r.code === 1, show(r)).toBe(true);
+      seen[args[0]!] = interfaceLines(r.stdout);
+      outputs.push(r.stdout);
+    }
+    const diff = await runCli(['diff'], { cwd: dir });
+    expect(diff.code, show(diff)).toBe(0);
+    seen.diff = interfaceLines(diff.stdout);
+    outputs.push(diff.stdout);
+
+    const rest = `$.supportedInterfaces["HTTP+JSON ${agent.origin}/a2a/rest"]`;
+    expect(seen.diff).toEqual([
+      `- $.supportedInterfaces["HTTP+JSON 1.0 ${agent.origin}/a2a/rest"]: {"protocolBinding":"HTTP+JSON","protocolVersion":"1.0","url":"${agent.origin}/a2a/rest"} structural`,
+      `+ ${rest}: {"protocolBinding":"HTTP+JSON","url":"${agent.origin}/a2a/rest"} structural`,
+      `+ $.supportedInterfaces["JSONRPC 1.0 ${agent.origin}/a2a/v2"]: {"protocolBinding":"JSONRPC","protocolVersion":"1.0","url":"${agent.origin}/a2a/v2"} structural`,
+    ]);
+    // The served card (verify, outdated, update) and the two lockfiles (diff) read alike, line for line.
+    expect(seen).toEqual({ verify: seen.diff, outdated: seen.diff, update: seen.diff, diff: seen.diff });
+    // Every value of every change line (the plans' fallbacks too), in every command's output.
+    const sides = outputs.flatMap(changeSides).flatMap(({ line, sides }) => sides.map((side) => ({ line, side })));
+    expect(sides.length).toBeGreaterThan(12);
+    for (const { line, side } of sides) expect(sortedKeys(JSON.parse(withoutMarkers(side))), line).toBe(true);
   });
 });

@@ -283,6 +283,20 @@ describe('the one change model', () => {
     expect(changeKind([])).toBeUndefined();
   });
 
+  it('an interface without protocolVersion (as a2a-sdk serves it) is keyed `<binding> <url>`, one space between the parts', () => {
+    const a = raw();
+    const b = raw((c) => {
+      delete c.supportedInterfaces[0].protocolVersion;
+    });
+    const url = a.supportedInterfaces[0].url;
+    const binding = a.supportedInterfaces[0].protocolBinding;
+    const changes = cardChanges({ resolved: CARD_URL, snapshot: a }, { resolved: CARD_URL, snapshot: b });
+    expect(changes.map((c) => [c.path, c.kind])).toEqual([
+      [`$.supportedInterfaces["${binding} 1.0 ${url}"]`, 'removed'],
+      [`$.supportedInterfaces["${binding} ${url}"]`, 'added'],
+    ]);
+  });
+
   it('entryChanges of two lock entries: version, card, extended card, plans', () => {
     const old = entryFor(raw());
     const now = {

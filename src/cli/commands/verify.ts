@@ -56,6 +56,8 @@ export const verify = defineCommand({
       .option('summary', {
         type: 'boolean',
         default: true,
+        // A summary is written only where the runner gives a file for it; `[default: true]` said more.
+        defaultDescription: 'when GITHUB_STEP_SUMMARY is set',
         describe: 'Write the GitHub job summary, once per job (--no-summary: none)',
       })
       .option('format', {

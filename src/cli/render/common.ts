@@ -117,7 +117,8 @@ export function terminalSafe(line: string): string {
 const WORKFLOW_COMMAND_START = /^\s*::/;
 
 /**
- * A compact one-line JSON rendering for values in diffs: `(absent)` for undefined; a value over 120
+ * A value in a change line: one-line canonical JSON (keys sorted, whichever side it came from, so a
+ * lock snapshot and a served card read alike), `(absent)` for undefined; a value over 120
  * characters is shortened at value boundaries, never inside a value (`json-elide.ts`).
  */
 export function show(value: unknown): string {
@@ -126,16 +127,13 @@ export function show(value: unknown): string {
 }
 
 /**
- * An `old → new` pair for one line: canonical JSON, each side within about 120 characters,
- * shortened at value boundaries keeping first what differs (`json-elide.ts`), so a long value (a
- * plan's `fallbacks`, a card's interfaces) still shows its difference and no value is cut.
+ * An `old → new` pair for one line: canonical JSON as {@link show}, each side within about 120
+ * characters, shortened at value boundaries keeping first what differs (`json-elide.ts`), so a long
+ * value (a plan's `fallbacks`, a card's interfaces) still shows its difference and no value is cut.
  * @internal
  */
 export function showPair(a: unknown, b: unknown): [string, string] {
-  if (a === undefined || b === undefined) {
-    const one = (v: unknown) => (v === undefined ? '(absent)' : elideJson(v, 120, { sorted: true }));
-    return [one(a), one(b)];
-  }
+  if (a === undefined || b === undefined) return [show(a), show(b)];
   return elideJsonPair(a, b, 120);
 }
 

@@ -1,5 +1,7 @@
 /**
- * One-line JSON of a value, shortened only at value boundaries: a value too long for its line keeps
+ * One-line canonical JSON of a value (object keys sorted by code unit, as the lockfile stores a card),
+ * the one way a review line writes a value, so two values that differ only in key order read the same
+ * (a snapshot comes sorted, a served card in its own order). Shortened only at value boundaries: a value too long for its line keeps
  * whole members and elements and replaces each run of left-out ones by `… N more` where they stood
  * (`{"a":1,… 3 more}`, `["x",… 2 more,"z"]`). A string is never cut: one too long is left out with
  * its neighbours, or, standing alone or as the member that changed, replaced whole by
@@ -8,11 +10,6 @@
  * original. Pure; the texts are bounded by about the budget given (markers included).
  */
 import { canonicalJson } from '../../canonical.js';
-
-/** How one value is written: canonical (keys sorted) or in its own key order. */
-interface Style {
-  sorted: boolean;
-}
 
 /** One member (`"key":value`) or element of a container, and whether it differs from the other side. */
 interface Item {
@@ -29,9 +26,9 @@ const TRIED = 64;
 /** Below this much room a container is left out rather than opened. */
 const OPEN_AT_LEAST = 24;
 
-function whole(value: unknown, style: Style): string {
-  if (value === undefined) return 'null';
-  return style.sorted ? canonicalJson(value) : (JSON.stringify(value) ?? 'null');
+/** A value's canonical JSON, whole; `null` for undefined. */
+function whole(value: unknown): string {
+  return value === undefined ? 'null' : canonicalJson(value);
 }
 
 /** The marker of `n` left-out items. */
@@ -49,33 +46,31 @@ function isContainer(value: unknown): value is object {
 }
 
 /**
- * `value` as one-line JSON of at most about `budget` characters, cut at value boundaries (see the
- * module comment). `style.sorted`: keys in code-unit order, as the lockfile stores a card.
+ * `value` as one-line canonical JSON of at most about `budget` characters, cut at value boundaries
+ * (see the module comment).
  */
-export function elideJson(value: unknown, budget: number, style: Style = { sorted: false }): string {
-  return elide(value, undefined, budget, style);
+export function elideJson(value: unknown, budget: number): string {
+  return elide(value, undefined, budget);
 }
 
 /**
  * `a` and `b` as {@link elideJson} does, each within `budget`, keeping first what differs between
  * them: members whose values differ (and elements the other side lacks) are shown before those the
- * two share, so a long value still shows its difference. Keys sorted on both sides (a snapshot is
- * stored sorted, a served card comes in its own order).
+ * two share, so a long value still shows its difference.
  */
 export function elideJsonPair(a: unknown, b: unknown, budget: number): [string, string] {
-  const style = { sorted: true };
-  return [elide(a, { value: b }, budget, style), elide(b, { value: a }, budget, style)];
+  return [elide(a, { value: b }, budget), elide(b, { value: a }, budget)];
 }
 
 /** {@link elideJson} of `value`, told the other side of its pair when there is one. */
-function elide(value: unknown, other: { value: unknown } | undefined, budget: number, style: Style): string {
-  const text = whole(value, style);
+function elide(value: unknown, other: { value: unknown } | undefined, budget: number): string {
+  const text = whole(value);
   if (text.length <= budget) return text;
   if (typeof value === 'string') return stringMarker(value);
   if (!isContainer(value)) return text; // a number, true/false, null: short
   const array = Array.isArray(value);
-  const items = array ? elements(value, other, style) : members(value as Record<string, unknown>, other, style);
-  const inner = fitItems(items, budget - 2, style, other !== undefined);
+  const items = array ? elements(value, other) : members(value as Record<string, unknown>, other);
+  const inner = fitItems(items, budget - 2, other !== undefined);
   return array ? `[${inner}]` : `{${inner}}`;
 }
 
@@ -83,12 +78,12 @@ function elide(value: unknown, other: { value: unknown } | undefined, budget: nu
  * The elements of an array; of a pair, an element the other side lacks differs, and the k-th of them
  * is paired with the k-th the other side has and this one lacks (so what changed inside it shows).
  */
-function elements(value: unknown[], other: { value: unknown } | undefined, style: Style): Item[] {
+function elements(value: unknown[], other: { value: unknown } | undefined): Item[] {
   if (!other || !Array.isArray(other.value)) return value.map((v) => ({ lead: '', value: v, differs: false }));
-  const mine = value.map((v) => whole(v, style));
+  const mine = value.map((v) => whole(v));
   const mineSet = new Set(mine);
-  const theirsSet = new Set(other.value.map((v) => whole(v, style)));
-  const theirsOnly = other.value.filter((v) => !mineSet.has(whole(v, style)));
+  const theirsSet = new Set(other.value.map((v) => whole(v)));
+  const theirsOnly = other.value.filter((v) => !mineSet.has(whole(v)));
   let k = 0;
   return value.map((v, i) => {
     if (theirsSet.has(mine[i]!)) return { lead: '', value: v, differs: false };
@@ -98,9 +93,10 @@ function elements(value: unknown[], other: { value: unknown } | undefined, style
   });
 }
 
-function members(value: Record<string, unknown>, other: { value: unknown } | undefined, style: Style): Item[] {
-  const keys = Object.keys(value).filter((k) => value[k] !== undefined);
-  if (style.sorted) keys.sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
+function members(value: Record<string, unknown>, other: { value: unknown } | undefined): Item[] {
+  const keys = Object.keys(value)
+    .filter((k) => value[k] !== undefined)
+    .sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
   const theirs =
     other && isContainer(other.value) && !Array.isArray(other.value)
       ? (other.value as Record<string, unknown>)
@@ -108,7 +104,7 @@ function members(value: Record<string, unknown>, other: { value: unknown } | und
   return keys.map((k) => {
     const mine = value[k];
     const there = theirs && Object.hasOwn(theirs, k) ? { value: theirs[k] } : undefined;
-    const differs = theirs !== undefined && (there === undefined || whole(there.value, style) !== whole(mine, style));
+    const differs = theirs !== undefined && (there === undefined || whole(there.value) !== whole(mine));
     return { lead: `${JSON.stringify(k)}:`, value: mine, ...(there ? { other: there } : {}), differs };
   });
 }
@@ -119,7 +115,7 @@ function members(value: Record<string, unknown>, other: { value: unknown } | und
  * whole is opened when there is room (of a pair: only one that differs), and a differing string
  * too long is shown as its marker, so the member that changed is still named.
  */
-function fitItems(items: Item[], budget: number, style: Style, paired: boolean): string {
+function fitItems(items: Item[], budget: number, paired: boolean): string {
   const shown = new Map<number, string>();
   // Room for item `i` if it were shown now: the budget less what the items shown and the markers of
   // the runs left out would then take (`i` itself counted with its comma, not its text).
@@ -127,11 +123,11 @@ function fitItems(items: Item[], budget: number, style: Style, paired: boolean):
   const take = (i: number) => {
     const item = items[i]!;
     const space = room(i);
-    const text = whole(item.value, style);
+    const text = whole(item.value);
     let written: string | undefined;
     if (item.lead.length + text.length <= space) written = item.lead + text;
     else if (isContainer(item.value) && (!paired || item.differs) && space - item.lead.length >= OPEN_AT_LEAST)
-      written = item.lead + elide(item.value, item.other, space - item.lead.length, style);
+      written = item.lead + elide(item.value, item.other, space - item.lead.length);
     else if (typeof item.value === 'string' && item.differs) written = item.lead + stringMarker(item.value);
     if (written !== undefined && written.length <= space) shown.set(i, written);
   };
