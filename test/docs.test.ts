@@ -151,7 +151,11 @@ describe('the docs are for users: kinds, no internals', () => {
 
   it('every npx of a2a or a2a-lock says --no: npx would otherwise fetch and run a registry package of that name (an unrelated `a2a` exists), in jobs that hold secrets', () => {
     const bare = docFiles()
-      .flatMap((f) => page(f).split('\n').map((line, i) => ({ f, i, line })))
+      .flatMap((f) =>
+        page(f)
+          .split('\n')
+          .map((line, i) => ({ f, i, line })),
+      )
       .filter(({ line }) => /\bnpx\s+(?!--no\b)(?:-\S+\s+)*a2a(?:-lock)?\b/.test(line))
       .map(({ f, i, line }) => `${f}:${i + 1}: ${line.trim()}`);
     expect(bare).toEqual([]);
