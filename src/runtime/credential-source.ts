@@ -78,7 +78,8 @@ export function credentialPlacements(
             : undefined;
       const source = !provider && Object.hasOwn(sources, scheme) ? sources[scheme]! : undefined;
       if (source && 'oauth' in source) {
-        out.push(placeCredential(definition, await s.oauthToken(scheme, definition, source.oauth, scopes), scheme));
+        const token = await s.oauthToken(scheme, definition, source.oauth, scopes);
+        out.push(placeCredential(definition, token, scheme, `${name} (${skill})`));
         continue;
       }
       const variable = source?.env;
@@ -93,7 +94,7 @@ export function credentialPlacements(
         );
       }
       if (secret === undefined || secret === '') throw unset(name, skill, scheme, credentials, provider, variable);
-      out.push(placeCredential(definition, secret, scheme));
+      out.push(placeCredential(definition, secret, scheme, `${name} (${skill})`));
     }
     return out;
   };
