@@ -2134,6 +2134,24 @@ const originAuth = [
     request: post(`${R}${RPC_PATH}`, rpc('SendStreamingMessage', { message: message() })),
     expect: refused(),
   }),
+  c(
+    'origin-auth/bearer-non-ascii',
+    'An originAuth bearer outside ASCII (ö) is refused (usage), nothing sent: a header cannot carry it as it is.',
+    {
+      fixture: 'platform',
+      agent: 'gateway',
+      env: { ...TOKENS, PLATFORM_TOKEN: 'fake-platf\u00f6rm-token' },
+      request: call(...GET_TASK),
+      expect: refused('usage'),
+    },
+  ),
+  c('origin-auth/header-emoji', 'An originAuth header value with an emoji is refused (usage), nothing sent.', {
+    fixture: 'platform',
+    agent: 'keyed',
+    options: { originAuth: { [O]: 'fake-\u{1f600}-key' } },
+    request: post(`${O}${RPC_PATH}`, rpc(...GET_TASK)),
+    expect: refused('usage'),
+  }),
 ];
 
 const cleartext = [

@@ -42,6 +42,14 @@ const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f]/;
  * and clients disagree on what they send instead), with no leading or trailing space (which a header value loses).
  */
 const HEADER_SAFE = /^[\u0021-\u007e](?:[\u0020-\u007e]*[\u0021-\u007e])?$/;
+
+/**
+ * Whether `value` may go as it is into a header or a cookie ({@link HEADER_SAFE}: printable ASCII, no leading or
+ * trailing space): every credential placement and `originAuth` value is held to it before anything is sent.
+ */
+export function isHeaderSafe(value: string): boolean {
+  return HEADER_SAFE.test(value);
+}
 /** Characters a cookie value cannot carry unencoded (RFC 6265 §4.1.1 cookie-octet excludes them). */
 const COOKIE_FORBIDDEN = /[\u0000-\u0020\u007f",;\\]/;
 
@@ -90,7 +98,7 @@ export function placeCredential(
     return fail('the credential contains a line break or control character (a trailing newline?)');
   /** The secret goes as it is into a header or cookie: printable ASCII, no leading or trailing space. */
   const verbatim = (): void => {
-    if (!HEADER_SAFE.test(secret))
+    if (!isHeaderSafe(secret))
       fail(
         'the credential has a character that is not printable ASCII, or a leading or trailing space, which a header or cookie cannot carry as it is',
       );

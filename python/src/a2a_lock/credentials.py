@@ -24,6 +24,7 @@ __all__ = [
     "Placement",
     "apply_placements",
     "call_provider",
+    "is_header_safe",
     "place_credential",
 ]
 
@@ -34,6 +35,12 @@ _HEADER_SAFE = re.compile(r"[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?\Z")
 """What a credential placed as it is in a header or a cookie must be (the JavaScript runtime's ``src/credentials.ts``
 holds the same rule): printable ASCII (RFC 9110 §5.5 field-vchar and space; a header cannot carry another character
 as it is, and clients disagree on what they send instead), with no leading or trailing space (which a header loses)."""
+
+
+def is_header_safe(value: str) -> bool:
+    """Whether ``value`` may go as it is into a header or a cookie (printable ASCII, no leading or trailing space):
+    every credential placement and ``originAuth`` value is held to it before anything is sent."""
+    return _HEADER_SAFE.match(value) is not None
 
 
 @dataclass(frozen=True)
@@ -96,7 +103,7 @@ def place_credential(scheme: SecurityScheme, secret: str, name: str, owner: str 
 
     def verbatim() -> None:
         """The secret goes as it is into a header or cookie: printable ASCII, no leading or trailing space."""
-        if not _HEADER_SAFE.match(secret):
+        if not is_header_safe(secret):
             raise fail(
                 "the credential has a character that is not printable ASCII, or a leading or trailing space, which a "
                 "header or cookie cannot carry as it is"
