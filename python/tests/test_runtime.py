@@ -401,7 +401,7 @@ async def test_control_characters_in_a_credential(
 
 @pytest.mark.parametrize(
     "secret",
-    ["S3cret-t\u00f6k-123", "Tk9-\U0001f600-Qz7", " Lq9wz-Rt8vk", "Lq9wz-Rt8vk ", "Tb4x\tQz7m"],
+    ["S3cret-t\u00f6k-Wq7xz", "Tk9w-\U0001f600-Qz7m", " Lq9wz-Rt8vk", "Lq9wz-Rt8vk ", "Tb4x\tQz7m"],
     ids=["non-ascii", "emoji", "leading-space", "trailing-space", "tab"],
 )
 async def test_a_credential_a_header_cannot_carry_is_refused_before_sending(
