@@ -45,7 +45,8 @@ const HEADER_SAFE = /^[\u0021-\u007e](?:[\u0020-\u007e]*[\u0021-\u007e])?$/;
 
 /**
  * Whether `value` may go as it is into a header or a cookie ({@link HEADER_SAFE}: printable ASCII, no leading or
- * trailing space): every credential placement and `originAuth` value is held to it before anything is sent.
+ * trailing space): the runtime loaders hold every credential placement and `originAuth` value to it before anything
+ * is sent.
  */
 export function isHeaderSafe(value: string): boolean {
   return HEADER_SAFE.test(value);
@@ -65,24 +66,28 @@ const COOKIE_FORBIDDEN = /[\u0000-\u0020\u007f",;\\]/;
  * @param secret The credential: a token, an API key, `user:password` for Basic, or an OAuth 2.0 /
  *   OpenID Connect access token. Not trimmed: a trailing newline is an error, not silently dropped.
  * @param name The scheme's name in `securitySchemes`, used only to make messages clearer.
- * @param owner Who needs it (`agent (skill)`), named first in messages when given.
+ * @param runtime For the runtime loaders: `owner`, who needs it (`agent (skill)`), named first in
+ *   messages; `headerSafe`, a secret placed as it is in a header or cookie held to {@link isHeaderSafe}
+ *   (the Python runtime's rule too). Without it (the CLI's card fetches and probes) a header value is
+ *   what `checkHeaders` lets undici send.
  * @returns One placement: exactly one entry in one of its three records.
  * @throws {UsageError} `mtls` (a client certificate cannot be sent in headers; unsupported); an
- *   empty secret; a secret with a line break or control character; a secret placed as it is in a
- *   header or cookie (Bearer, another http scheme, an apiKey header or cookie, an access token) that
- *   is not printable ASCII or has a leading or trailing space (for a cookie, also a character a
- *   cookie value cannot carry); Basic without `:`; an http scheme name or apiKey header/cookie name
- *   that is not an HTTP token; an empty apiKey name; an unknown apiKey location or scheme type.
+ *   empty secret; a secret with a line break or control character; with `headerSafe`, a secret
+ *   placed as it is in a header or cookie (Bearer, another http scheme, an apiKey header or cookie,
+ *   an access token) that is not printable ASCII or has a leading or trailing space; for a cookie, a
+ *   character a cookie value cannot carry; Basic without `:`; an http scheme name or apiKey
+ *   header/cookie name that is not an HTTP token; an empty apiKey name; an unknown apiKey location or
+ *   scheme type.
  */
 export function placeCredential(
   scheme: SecurityScheme,
   secret: string,
   name?: string,
-  owner?: string,
+  runtime?: { owner: string; headerSafe: boolean },
 ): CredentialPlacement {
   const named =
     name === undefined ? `security scheme (${scheme.type})` : `security scheme "${oneLine(name)}" (${scheme.type})`;
-  const what = owner === undefined ? named : `${oneLine(owner)}: ${named}`;
+  const what = runtime === undefined ? named : `${oneLine(runtime.owner)}: ${named}`;
   const fail = (message: string): never => {
     throw new UsageError(`${what}: ${message}`);
   };
@@ -98,7 +103,7 @@ export function placeCredential(
     return fail('the credential contains a line break or control character (a trailing newline?)');
   /** The secret goes as it is into a header or cookie: printable ASCII, no leading or trailing space. */
   const verbatim = (): void => {
-    if (!isHeaderSafe(secret))
+    if (runtime?.headerSafe && !isHeaderSafe(secret))
       fail(
         'the credential has a character that is not printable ASCII, or a leading or trailing space, which a header or cookie cannot carry as it is',
       );
