@@ -1998,6 +1998,33 @@ const credentialOauth2 = [
       expect: refused('usage', tokenRequest()),
     },
   ),
+  c(
+    'credential-oauth2/token-holds-secret-hex',
+    'The token endpoint answers the client secret hex-encoded as the access_token: refused, never sent to the agent.',
+    {
+      agent: 'oauth',
+      responses: [
+        { ...TOKEN_ANSWER, body: { ...ACCESS, access_token: Buffer.from('fake-client-secret').toString('hex') } },
+      ],
+      request: call(...GET_TASK),
+      expect: refused('unreachable', tokenRequest()),
+    },
+  ),
+  c(
+    'credential-oauth2/token-holds-secret-shifted-base64',
+    'The token endpoint answers an access_token holding the client secret base64-encoded after two other bytes: refused.',
+    {
+      agent: 'oauth',
+      responses: [
+        {
+          ...TOKEN_ANSWER,
+          body: { ...ACCESS, access_token: Buffer.from('xxfake-client-secretxx').toString('base64url') },
+        },
+      ],
+      request: call(...GET_TASK),
+      expect: refused('unreachable', tokenRequest()),
+    },
+  ),
 ];
 
 const PLATFORM = { authorization: 'Bearer fake-platform-token', 'a2a-version': '1.0' };
