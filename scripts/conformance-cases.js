@@ -1520,6 +1520,46 @@ const credentialHttp = [
       expect: sent(got(RPC_PATH, { authorization: 'Bearer caller-token' })),
     },
   ),
+  c(
+    'credential-http/bearer-non-ascii',
+    'A bearer with a letter outside ASCII (ö) is refused (usage), nothing sent: a header cannot carry it as it is.',
+    {
+      env: { ...TOKENS, RPC_TOKEN: 'fake-t\u00f6ken-123' },
+      request: call(...GET_TASK),
+      expect: refused('usage'),
+    },
+  ),
+  c('credential-http/bearer-emoji', 'A bearer with an emoji is refused (usage), nothing sent.', {
+    env: { ...TOKENS, RPC_TOKEN: 'fake-tok-\u{1f600}-123' },
+    request: call(...GET_TASK),
+    expect: refused('usage'),
+  }),
+  c(
+    'credential-http/bearer-leading-space',
+    'A bearer with a leading space is refused (usage), nothing sent: never `Bearer  tok` nor trimmed.',
+    {
+      env: { ...TOKENS, RPC_TOKEN: ' fake-rpc-token' },
+      request: call(...GET_TASK),
+      expect: refused('usage'),
+    },
+  ),
+  c('credential-http/bearer-trailing-space', 'A bearer with a trailing space is refused (usage), nothing sent.', {
+    env: { ...TOKENS, RPC_TOKEN: 'fake-rpc-token ' },
+    request: call(...GET_TASK),
+    expect: refused('usage'),
+  }),
+  c(
+    'credential-http/basic-non-ascii',
+    'http Basic: a password outside ASCII is sent, base64 of its UTF-8 bytes (RFC 7617), the header itself ASCII.',
+    {
+      agent: 'basic',
+      env: { ...TOKENS, BASIC_CREDENTIAL: 'fake-user:fake-p\u00e4ssword' },
+      request: call(...GET_TASK),
+      expect: sent(
+        got(RPC_PATH, { authorization: `Basic ${Buffer.from('fake-user:fake-p\u00e4ssword').toString('base64')}` }),
+      ),
+    },
+  ),
 ];
 
 const credentialApiKey = [
@@ -1614,6 +1654,34 @@ const credentialApiKey = [
     request: call(...GET_TASK),
     expect: refused('credential-unset'),
   }),
+  c('credential-apikey/cookie-non-ascii', 'apiKey in a cookie: a value outside ASCII (é) is refused (usage).', {
+    agent: 'key-cookie',
+    env: { ...TOKENS, API_KEY: 'fake-k\u00e9y' },
+    request: call(...GET_TASK),
+    expect: refused('usage'),
+  }),
+  c('credential-apikey/header-non-ascii', 'apiKey in a header: a value outside ASCII (é) is refused (usage).', {
+    agent: 'key-header',
+    env: { ...TOKENS, API_KEY: 'fake-k\u00e9y' },
+    request: call(...GET_TASK),
+    expect: refused('usage'),
+  }),
+  c('credential-apikey/header-trailing-space', 'apiKey in a header: a trailing space is refused (usage).', {
+    agent: 'key-header',
+    env: { ...TOKENS, API_KEY: 'fake-api-key ' },
+    request: call(...GET_TASK),
+    expect: refused('usage'),
+  }),
+  c(
+    'credential-apikey/query-non-ascii',
+    'apiKey in the query: a value outside ASCII is sent percent-encoded (UTF-8), as the query carries it.',
+    {
+      agent: 'key-query',
+      env: { ...TOKENS, API_KEY: 'fake-k\u00e9y' },
+      request: call(...GET_TASK),
+      expect: sent(got(`${RPC_PATH}?api_key=fake-k%C3%A9y`, {})),
+    },
+  ),
 ];
 
 const credentialSources = [
@@ -1910,6 +1978,53 @@ const credentialOauth2 = [
       expect: refused(),
     },
   ),
+  c(
+    'credential-oauth2/token-non-ascii',
+    'The token endpoint answers an access_token outside ASCII (ö): refused (usage), the agent receives nothing.',
+    {
+      agent: 'oauth',
+      responses: [{ ...TOKEN_ANSWER, body: { ...ACCESS, access_token: 'fake-t\u00f6k-access' } }],
+      request: call(...GET_TASK),
+      expect: refused('usage', tokenRequest()),
+    },
+  ),
+  c(
+    'credential-oauth2/token-spaces',
+    'The token endpoint answers an access_token with a leading and a trailing space: refused (usage), the agent receives nothing.',
+    {
+      agent: 'oauth',
+      responses: [{ ...TOKEN_ANSWER, body: { ...ACCESS, access_token: ' fake-access-token ' } }],
+      request: call(...GET_TASK),
+      expect: refused('usage', tokenRequest()),
+    },
+  ),
+  c(
+    'credential-oauth2/token-holds-secret-hex',
+    'The token endpoint answers the client secret hex-encoded as the access_token: refused, never sent to the agent.',
+    {
+      agent: 'oauth',
+      responses: [
+        { ...TOKEN_ANSWER, body: { ...ACCESS, access_token: Buffer.from('fake-client-secret').toString('hex') } },
+      ],
+      request: call(...GET_TASK),
+      expect: refused('unreachable', tokenRequest()),
+    },
+  ),
+  c(
+    'credential-oauth2/token-holds-secret-shifted-base64',
+    'The token endpoint answers an access_token holding the client secret base64-encoded after two other bytes: refused.',
+    {
+      agent: 'oauth',
+      responses: [
+        {
+          ...TOKEN_ANSWER,
+          body: { ...ACCESS, access_token: Buffer.from('xxfake-client-secretxx').toString('base64url') },
+        },
+      ],
+      request: call(...GET_TASK),
+      expect: refused('unreachable', tokenRequest()),
+    },
+  ),
 ];
 
 const PLATFORM = { authorization: 'Bearer fake-platform-token', 'a2a-version': '1.0' };
@@ -2045,6 +2160,24 @@ const originAuth = [
     agent: 'gateway',
     request: post(`${R}${RPC_PATH}`, rpc('SendStreamingMessage', { message: message() })),
     expect: refused(),
+  }),
+  c(
+    'origin-auth/bearer-non-ascii',
+    'An originAuth bearer outside ASCII (ö) is refused (usage), nothing sent: a header cannot carry it as it is.',
+    {
+      fixture: 'platform',
+      agent: 'gateway',
+      env: { ...TOKENS, PLATFORM_TOKEN: 'fake-platf\u00f6rm-token' },
+      request: call(...GET_TASK),
+      expect: refused('usage'),
+    },
+  ),
+  c('origin-auth/header-emoji', 'An originAuth header value with an emoji is refused (usage), nothing sent.', {
+    fixture: 'platform',
+    agent: 'keyed',
+    options: { originAuth: { [O]: 'fake-\u{1f600}-key' } },
+    request: post(`${O}${RPC_PATH}`, rpc(...GET_TASK)),
+    expect: refused('usage'),
   }),
 ];
 

@@ -36,6 +36,21 @@ export interface CredentialPlacement {
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** Control characters other than HTAB: they would split or corrupt a header. */
 const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f]/;
+/**
+ * What a credential placed as it is in a header or a cookie must be (the Python runtime's `credentials.py` holds the
+ * same rule): printable ASCII (RFC 9110 §5.5 field-vchar and space; a header cannot carry another character as it is,
+ * and clients disagree on what they send instead), with no leading or trailing space (which a header value loses).
+ */
+const HEADER_SAFE = /^[\u0021-\u007e](?:[\u0020-\u007e]*[\u0021-\u007e])?$/;
+
+/**
+ * Whether `value` may go as it is into a header or a cookie ({@link HEADER_SAFE}: printable ASCII, no leading or
+ * trailing space): the runtime loaders hold every credential placement and `originAuth` value to it before anything
+ * is sent.
+ */
+export function isHeaderSafe(value: string): boolean {
+  return HEADER_SAFE.test(value);
+}
 /** Characters a cookie value cannot carry unencoded (RFC 6265 §4.1.1 cookie-octet excludes them). */
 const COOKIE_FORBIDDEN = /[\u0000-\u0020\u007f",;\\]/;
 
@@ -51,15 +66,28 @@ const COOKIE_FORBIDDEN = /[\u0000-\u0020\u007f",;\\]/;
  * @param secret The credential: a token, an API key, `user:password` for Basic, or an OAuth 2.0 /
  *   OpenID Connect access token. Not trimmed: a trailing newline is an error, not silently dropped.
  * @param name The scheme's name in `securitySchemes`, used only to make messages clearer.
+ * @param runtime For the runtime loaders: `owner`, who needs it (`agent (skill)`), named first in
+ *   messages; `headerSafe`, a secret placed as it is in a header or cookie held to {@link isHeaderSafe}
+ *   (the Python runtime's rule too). Without it (the CLI's card fetches and probes) a header value is
+ *   what `checkHeaders` lets undici send.
  * @returns One placement: exactly one entry in one of its three records.
  * @throws {UsageError} `mtls` (a client certificate cannot be sent in headers; unsupported); an
- *   empty secret; a secret with a line break or control character (or, for a cookie, a character a
- *   cookie value cannot carry); Basic without `:`; an http scheme name or apiKey header/cookie name
- *   that is not an HTTP token; an empty apiKey name; an unknown apiKey location or scheme type.
+ *   empty secret; a secret with a line break or control character; with `headerSafe`, a secret
+ *   placed as it is in a header or cookie (Bearer, another http scheme, an apiKey header or cookie,
+ *   an access token) that is not printable ASCII or has a leading or trailing space; for a cookie, a
+ *   character a cookie value cannot carry; Basic without `:`; an http scheme name or apiKey
+ *   header/cookie name that is not an HTTP token; an empty apiKey name; an unknown apiKey location or
+ *   scheme type.
  */
-export function placeCredential(scheme: SecurityScheme, secret: string, name?: string): CredentialPlacement {
-  const what =
+export function placeCredential(
+  scheme: SecurityScheme,
+  secret: string,
+  name?: string,
+  runtime?: { owner: string; headerSafe: boolean },
+): CredentialPlacement {
+  const named =
     name === undefined ? `security scheme (${scheme.type})` : `security scheme "${oneLine(name)}" (${scheme.type})`;
+  const what = runtime === undefined ? named : `${oneLine(runtime.owner)}: ${named}`;
   const fail = (message: string): never => {
     throw new UsageError(`${what}: ${message}`);
   };
@@ -73,6 +101,13 @@ export function placeCredential(scheme: SecurityScheme, secret: string, name?: s
   if (typeof secret !== 'string' || secret === '') return fail('the credential is empty');
   if (CONTROL.test(secret))
     return fail('the credential contains a line break or control character (a trailing newline?)');
+  /** The secret goes as it is into a header or cookie: printable ASCII, no leading or trailing space. */
+  const verbatim = (): void => {
+    if (runtime?.headerSafe && !isHeaderSafe(secret))
+      fail(
+        'the credential has a character that is not printable ASCII, or a leading or trailing space, which a header or cookie cannot carry as it is',
+      );
+  };
 
   switch (scheme.type) {
     case 'http': {
@@ -81,11 +116,13 @@ export function placeCredential(scheme: SecurityScheme, secret: string, name?: s
         return fail('the http scheme name is not a valid HTTP auth-scheme token');
       const lower = authScheme.toLowerCase();
       if (lower === 'bearer') {
+        verbatim();
         placement.headers.Authorization = `Bearer ${secret}`;
       } else if (lower === 'basic') {
         if (!secret.includes(':')) return fail('a Basic credential must be "user:password" (no ":" found)');
         placement.headers.Authorization = `Basic ${base64(utf8(secret), 'base64')}`;
       } else {
+        verbatim();
         placement.headers.Authorization = `${authScheme} ${secret}`;
       }
       return placement;
@@ -96,11 +133,13 @@ export function placeCredential(scheme: SecurityScheme, secret: string, name?: s
       const location = typeof scheme.location === 'string' ? scheme.location.toLowerCase() : '';
       if (location === 'header') {
         if (!TOKEN.test(keyName)) return fail('the apiKey name is not a valid HTTP header name');
+        verbatim();
         placement.headers[keyName] = secret;
       } else if (location === 'query') {
         placement.query[keyName] = secret;
       } else if (location === 'cookie') {
         if (!TOKEN.test(keyName)) return fail('the apiKey name is not a valid cookie name');
+        verbatim();
         if (COOKIE_FORBIDDEN.test(secret))
           return fail(
             'the credential contains a character a cookie value cannot carry (space, quote, comma, semicolon or backslash)',
@@ -115,6 +154,7 @@ export function placeCredential(scheme: SecurityScheme, secret: string, name?: s
     }
     case 'oauth2':
     case 'openIdConnect':
+      verbatim();
       placement.headers.Authorization = `Bearer ${secret}`;
       return placement;
     default: {

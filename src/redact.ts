@@ -1,7 +1,8 @@
 /**
  * Redaction: every spelling a credential can be echoed in (percent-, form-, JSON-, base64- and
  * hex-encoded, reversed, cut into Basic's `user:password`), and the redactors that take them out
- * of text, errors and events before anything is printed, logged or thrown. Pure.
+ * of text, errors and events before anything is printed, logged or thrown. Pure. The Python runtime's
+ * python/src/a2a_lock/redact.py is the same definition (conformance/vectors/oauth-token-errors.json holds both).
  */
 import { base64, fromBase64, hex, shifted, utf8 } from './bytes.js';
 import type { CredentialPlacement } from './credentials.js';

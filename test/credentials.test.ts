@@ -162,6 +162,45 @@ describe('placeCredential', () => {
     }
   });
 
+  it('for the runtime loaders, a value placed as it is in a header or cookie must be printable ASCII without a leading or trailing space (the Python runtime holds the same rule)', () => {
+    const verbatim: SecurityScheme[] = [
+      { type: 'http', scheme: 'Bearer' },
+      { type: 'http', scheme: 'Digest' },
+      { type: 'apiKey', location: 'header', name: 'X-Key' },
+      { type: 'apiKey', location: 'cookie', name: 'session' },
+      { type: 'oauth2', flows: {} },
+      { type: 'openIdConnect', openIdConnectUrl: 'https://idp.example/.well-known/openid-configuration' },
+    ];
+    const RUNTIME = { owner: 'research (market-size)', headerSafe: true };
+    const bad = [
+      'S3cret-t\u00f6k-Wq7xz',
+      'Tk9w-\u{1f600}-Qz7m',
+      ' Lq9wz-Rt8vk',
+      'Lq9wz-Rt8vk ',
+      'Tb4x\tQz7m',
+      '\u00a0Lq9wz',
+    ];
+    for (const scheme of verbatim) {
+      for (const secret of bad) {
+        const parts = [secret.trim(), ...secret.split(/[-\t\u00a0 ]/).filter((p) => p.length >= 3)];
+        const error = usageError(() => placeCredential(scheme, secret, 'auth', RUNTIME), parts);
+        expect(error.message).toMatch(
+          /^research \(market-size\): security scheme "auth" \(\w+\): .*not printable ASCII/,
+        );
+      }
+      expect(placeCredential(scheme, 'a~b!c.d:e', 'auth', RUNTIME)).toBeDefined();
+      // Without the runtime's rule (the CLI's fetches and probes) a character beyond ASCII is left to checkHeaders.
+      expect(placeCredential(scheme, 'S3cret-t\u00f6k', 'auth')).toBeDefined();
+    }
+    // Basic is base64 (its UTF-8 bytes, RFC 7617) and a query parameter is percent-encoded: both carry any character.
+    expect(
+      placeCredential({ type: 'http', scheme: 'Basic' }, 'user:p\u00e4ss ', 'b', RUNTIME).headers.Authorization,
+    ).toBe(`Basic ${Buffer.from('user:p\u00e4ss ').toString('base64')}`);
+    expect(placeCredential({ type: 'apiKey', location: 'query', name: 'k' }, ' k\u00e9y', 'q', RUNTIME).query).toEqual({
+      k: ' k\u00e9y',
+    });
+  });
+
   it('an unknown scheme type is a usage error', () => {
     usageError(() => placeCredential({ type: 'kerberos' } as unknown as SecurityScheme, SECRET));
   });

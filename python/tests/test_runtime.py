@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import traceback
 from pathlib import Path
 from typing import Any
 
@@ -382,7 +383,7 @@ async def test_a_network_failure_is_unreachable_and_quotes_no_credential(tmp_pat
 
 @pytest.mark.parametrize(
     ("secret", "sent"),
-    [("tab\tinside", "Bearer tab\tinside"), ("line\nbreak", None), ("nul\x00", None), ("del\x7f", None)],
+    [("space inside", "Bearer space inside"), ("line\nbreak", None), ("nul\x00", None), ("del\x7f", None)],
 )
 async def test_control_characters_in_a_credential(
     tmp_path: Path, recorder: Recorder, secret: str, sent: str | None
@@ -396,3 +397,29 @@ async def test_control_characters_in_a_credential(
     else:
         await post(lock.agent("echo", "echo"), rpc(recorder), send_message())
         assert recorder.requests[0].header("Authorization") == sent
+
+
+@pytest.mark.parametrize(
+    "secret",
+    ["S3cret-t\u00f6k-Wq7xz", "Tk9w-\U0001f600-Qz7m", " Lq9wz-Rt8vk", "Lq9wz-Rt8vk ", "Tb4x\tQz7m"],
+    ids=["non-ascii", "emoji", "leading-space", "trailing-space", "tab"],
+)
+async def test_a_credential_a_header_cannot_carry_is_refused_before_sending(
+    tmp_path: Path, recorder: Recorder, secret: str
+) -> None:
+    # The rule both runtimes share (conformance credential-http/bearer-non-ascii, ...): printable ASCII without a
+    # leading or trailing space, else usage, nothing sent; was an untyped UnicodeEncodeError whose repr held the whole
+    # "Bearer <token>", or a LocalProtocolError said as unreachable.
+    lock = load_lock(write_lock(tmp_path, recorder.url), env={"ECHO_TOKEN": secret})
+    with pytest.raises(UsageError) as caught:
+        await post(lock.agent("echo", "echo"), rpc(recorder), send_message())
+    error = caught.value
+    assert error.code == "usage"
+    assert error.message.startswith('echo (echo): security scheme "bearer" (http): ')
+    assert "not printable ASCII" in error.message
+    assert recorder.bytes_received == 0
+    shown = "\n".join(
+        [str(error), repr(error), json.dumps(error.to_json()), "".join(traceback.format_exception(error))]
+    )
+    for part in {secret.strip(), *secret.replace("\t", "-").split("-")}:
+        assert part.strip() not in shown, part

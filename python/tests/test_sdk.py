@@ -20,6 +20,7 @@ from a2a.types.a2a_pb2 import (
     Part,
     Role,
     SendMessageRequest,
+    SubscribeToTaskRequest,
     TaskPushNotificationConfig,
 )
 
@@ -141,6 +142,51 @@ async def test_stream_plan_streams_and_poll_plan_refuses_streams_with_nothing_se
                 pass
     assert posts(compat)[before:] == []
     assert [e.code for e in polled.refusals] == ["plan-violation", "plan-violation"]
+
+
+@pytest.fixture(scope="module")
+def pusher() -> Iterator[Peer]:
+    """A JS SDK agent whose card offers push notifications."""
+    with js_agent(push=True) as peer:
+        yield peer
+
+
+@pytest.mark.parametrize("delivery", ["poll", "push"])
+async def test_subscribe_on_a_plan_without_stream_is_a_plan_violation_before_a2a_sdk_is_asked(
+    tmp_path: Path, compat: Peer, pusher: Peer, delivery: str
+) -> None:
+    # As the JavaScript runtime's resubscribeTask: plan-violation, nothing sent, recorded. a2a-sdk's BaseClient raised
+    # its own NotImplementedError (no code) before any interceptor ran.
+    peer = compat if delivery == "poll" else pusher
+    profile = {"streaming": False, **({"pushEndpoint": "https://hooks.example/a2a"} if delivery == "push" else {})}
+    lock = locked(tmp_path, peer, profile, skills=[])
+    agent = lock.agent("py")
+    assert agent.plan.delivery == delivery
+    before = len(posts(peer))
+    async with agent.create_client() as client:
+        with pytest.raises(PlanViolationError) as refused:
+            async for _ in client.subscribe(SubscribeToTaskRequest(id="t-1")):
+                pass
+    assert refused.value.code == "plan-violation"
+    assert str(refused.value) == (
+        f"plan-violation: py (*): a streaming call (subscribe), but the locked delivery is {delivery}"
+    )
+    assert posts(peer)[before:] == []
+    assert [e.code for e in lock.refusals] == ["plan-violation"]
+
+
+async def test_subscribe_on_a_stream_plan_is_sent(tmp_path: Path, compat: Peer) -> None:
+    lock = locked(tmp_path, compat, {"versions": ["1.0"], "bindings": ["HTTP+JSON"]}, skills=[])
+    agent = lock.agent("py")
+    assert agent.plan.delivery == "stream"
+    before = len(posts(compat))
+    async with agent.create_client() as client:
+        with pytest.raises(Exception) as answered:  # the agent knows no task t-1: its own error, not the plan's
+            async for _ in client.subscribe(SubscribeToTaskRequest(id="t-1")):
+                pass
+    assert not isinstance(answered.value, PlanViolationError)
+    assert [r["path"] for r in posts(compat)[before:]] == ["/a2a/rest/tasks/t-1:subscribe"]
+    assert lock.refusals == []
 
 
 async def test_credential_and_extended_card_stay_on_the_plan(tmp_path: Path, gated: Peer) -> None:

@@ -7,7 +7,7 @@
  */
 import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
 import { isLoopbackHost } from '../card/host.js';
-import { describeOriginAuth } from '../credentials.js';
+import { describeOriginAuth, isHeaderSafe } from '../credentials.js';
 import { A2aLockError, UsageError } from '../errors.js';
 import type { OriginAuth, OriginAuthMap } from '../manifest/schema.js';
 import type { NetworkOptions, OriginAuthenticator } from './network-options.js';
@@ -179,6 +179,10 @@ async function placementHeaders(
   if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(value))
     throw new UsageError(
       `the originAuth value for ${origin} (${provider ? 'its provider' : variable}) contains a line break or control character`,
+    );
+  if (!isHeaderSafe(value))
+    throw new UsageError(
+      `the originAuth value for ${origin} (${provider ? 'its provider' : variable}) has a character that is not printable ASCII, which a header cannot carry as it is`,
     );
   if ('bearer' in auth) return { Authorization: `Bearer ${value}` };
   // The prefix too (a lockfile is not checked against the manifest's schema at run time): a fetch would quote the whole value.

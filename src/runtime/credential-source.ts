@@ -59,6 +59,9 @@ export function credentialPlacements(
       : credentials && Object.hasOwn(credentials, name)
         ? credentials[name]!
         : {};
+  // The runtime's placement rule (a value placed as it is in a header or cookie: printable ASCII, no leading or
+  // trailing space), the Python runtime's too; messages name the agent and skill.
+  const placing = { owner: `${name} (${skill})`, headerSafe: true };
   return async (iface: FallbackInterface = plan): Promise<CredentialPlacement[]> => {
     const out: CredentialPlacement[] = [];
     for (const [scheme, scopes] of Object.entries(plan.security)) {
@@ -78,7 +81,8 @@ export function credentialPlacements(
             : undefined;
       const source = !provider && Object.hasOwn(sources, scheme) ? sources[scheme]! : undefined;
       if (source && 'oauth' in source) {
-        out.push(placeCredential(definition, await s.oauthToken(scheme, definition, source.oauth, scopes), scheme));
+        const token = await s.oauthToken(scheme, definition, source.oauth, scopes);
+        out.push(placeCredential(definition, token, scheme, placing));
         continue;
       }
       const variable = source?.env;
@@ -93,7 +97,7 @@ export function credentialPlacements(
         );
       }
       if (secret === undefined || secret === '') throw unset(name, skill, scheme, credentials, provider, variable);
-      out.push(placeCredential(definition, secret, scheme));
+      out.push(placeCredential(definition, secret, scheme, placing));
     }
     return out;
   };

@@ -19,6 +19,8 @@ interface Vector {
   status: number;
   body?: unknown;
   bodyText?: string;
+  /** The client secret of this case, when not the file's `clientSecret`. */
+  clientSecret?: string;
   code: string;
   message: string;
 }
@@ -27,26 +29,25 @@ const VECTORS = JSON.parse(readFileSync('conformance/vectors/oauth-token-errors.
   clientSecret: string;
   cases: Vector[];
 };
-const SECRET = VECTORS.clientSecret;
 
 /**
- * Every spelling of the client secret found in `text`, ignoring case: each run of 10 of its characters (a prefix, a
- * middle slice, the whole), the same of it reversed, and its encoded forms (percent, form, JSON, base64 at each byte
- * alignment: {@link secretForms}).
+ * Every spelling of the client secret `secret` found in `text`, ignoring case: each run of 10 of its characters (a
+ * prefix, a middle slice, the whole), the same of it reversed, and its encoded forms (percent, form, JSON, base64 at
+ * each byte alignment: {@link secretForms}).
  */
-function secretIn(text: string): string[] {
+function secretIn(text: string, secret: string): string[] {
   const lower = text.toLowerCase();
-  const reversed = [...SECRET].reverse().join('');
-  const runs = [SECRET, reversed].flatMap((s) => Array.from({ length: s.length - 9 }, (_, i) => s.slice(i, i + 10)));
-  return [...runs, ...secretForms(SECRET).map(([, form]) => form)].filter((s) => lower.includes(s.toLowerCase()));
+  const reversed = [...secret].reverse().join('');
+  const runs = [secret, reversed].flatMap((s) => Array.from({ length: s.length - 9 }, (_, i) => s.slice(i, i + 10)));
+  return [...runs, ...secretForms(secret).map(([, form]) => form)].filter((s) => lower.includes(s.toLowerCase()));
 }
 
 const endpoint = scriptedTokenEndpoint();
 
-const grant = () => ({
+const grant = (clientSecret = VECTORS.clientSecret) => ({
   tokenUrl: endpoint.url,
   clientId: VECTORS.clientId,
-  clientSecret: SECRET,
+  clientSecret,
   scopes: ['a2a.read'],
 });
 
@@ -56,10 +57,11 @@ describe('a failing token endpoint, in the words of conformance/vectors/oauth-to
       res
         .writeHead(vector.status, { 'content-type': 'application/json' })
         .end(vector.bodyText ?? JSON.stringify(vector.body));
-    const error = await new ClientCredentialsTokens(fetch).token(grant()).catch((e: unknown) => e);
+    const secret = vector.clientSecret ?? VECTORS.clientSecret;
+    const error = await new ClientCredentialsTokens(fetch).token(grant(secret)).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(FetchError);
     expect(error).toMatchObject({ code: vector.code, message: `${endpoint.url}: ${vector.message}` });
-    expect(secretIn(`${errorText(error)}\n${inspect(error, { depth: 8 })}`)).toEqual([]);
+    expect(secretIn(`${errorText(error)}\n${inspect(error, { depth: 8 })}`, secret)).toEqual([]);
   });
 });
 

@@ -24,12 +24,23 @@ __all__ = [
     "Placement",
     "apply_placements",
     "call_provider",
+    "is_header_safe",
     "place_credential",
 ]
 
 _TOKEN = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+\Z")
 _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 _COOKIE_FORBIDDEN = re.compile(r'[\x00-\x20\x7f",;\\]')
+_HEADER_SAFE = re.compile(r"[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?\Z")
+"""What a credential placed as it is in a header or a cookie must be (the JavaScript runtime's ``src/credentials.ts``
+holds the same rule): printable ASCII (RFC 9110 §5.5 field-vchar and space; a header cannot carry another character
+as it is, and clients disagree on what they send instead), with no leading or trailing space (which a header loses)."""
+
+
+def is_header_safe(value: str) -> bool:
+    """Whether ``value`` may go as it is into a header or a cookie (printable ASCII, no leading or trailing space):
+    every credential placement and ``originAuth`` value is held to it before anything is sent."""
+    return _HEADER_SAFE.match(value) is not None
 
 
 @dataclass(frozen=True)
@@ -72,19 +83,31 @@ class Placement:
         return [*self.headers.values(), *self.query.values(), *self.cookies.values()]
 
 
-def place_credential(scheme: SecurityScheme, secret: str, name: str) -> Placement:
+def place_credential(scheme: SecurityScheme, secret: str, name: str, owner: str | None = None) -> Placement:
     """Where ``secret`` goes for the security ``scheme`` named ``name`` (A2A 1.0 §4.5; OpenAPI security schemes):
     http Bearer → ``Authorization: Bearer``; Basic (``user:password``) → ``Authorization: Basic <base64>``; another
     http scheme → ``Authorization: <scheme> <secret>``; apiKey → its header, query parameter or cookie; oauth2 and
-    openIdConnect → ``Authorization: Bearer``.
+    openIdConnect → ``Authorization: Bearer``. ``owner`` (``agent (skill)``) is named first in messages when given.
 
-    :raises UsageError: an empty secret or one with a control character, mTLS, an unknown scheme type, or a scheme
-        that cannot carry it (the message names the scheme, never the secret)
+    :raises UsageError: an empty secret or one with a control character; a secret placed as it is in a header or
+        cookie (Bearer, another http scheme, an apiKey header or cookie, an access token) that is not printable ASCII
+        or has a leading or trailing space; mTLS, an unknown scheme type, or a scheme that cannot carry it (the
+        message names the owner and the scheme, never the secret)
     """
     what = f'security scheme "{name[:60]}" ({scheme.type})'
+    if owner is not None:
+        what = f"{owner[:200]}: {what}"
 
     def fail(message: str) -> UsageError:
         return UsageError(f"{what}: {message}")
+
+    def verbatim() -> None:
+        """The secret goes as it is into a header or cookie: printable ASCII, no leading or trailing space."""
+        if not is_header_safe(secret):
+            raise fail(
+                "the credential has a character that is not printable ASCII, or a leading or trailing space, which a "
+                "header or cookie cannot carry as it is"
+            )
 
     if scheme.type == "mtls":
         raise fail("mutual TLS needs a client certificate, which cannot be sent in HTTP headers; not supported")
@@ -97,11 +120,13 @@ def place_credential(scheme: SecurityScheme, secret: str, name: str) -> Placemen
         if not isinstance(auth, str) or not _TOKEN.match(auth):
             raise fail("the http scheme name is not a valid HTTP auth-scheme token")
         if auth.lower() == "bearer":
+            verbatim()
             return Placement(headers={"Authorization": f"Bearer {secret}"})
         if auth.lower() == "basic":
             if ":" not in secret:
                 raise fail('a Basic credential must be "user:password" (no ":" found)')
             return Placement(headers={"Authorization": "Basic " + base64.b64encode(secret.encode()).decode("ascii")})
+        verbatim()
         return Placement(headers={"Authorization": f"{auth} {secret}"})
     if scheme.type == "apiKey":
         key = scheme.name
@@ -111,17 +136,20 @@ def place_credential(scheme: SecurityScheme, secret: str, name: str) -> Placemen
         if location == "header":
             if not _TOKEN.match(key):
                 raise fail("the apiKey name is not a valid HTTP header name")
+            verbatim()
             return Placement(headers={key: secret})
         if location == "query":
             return Placement(query={key: secret})
         if location == "cookie":
             if not _TOKEN.match(key):
                 raise fail("the apiKey name is not a valid cookie name")
+            verbatim()
             if _COOKIE_FORBIDDEN.search(secret):
                 raise fail("the credential contains a character a cookie value cannot carry")
             return Placement(cookies={key: secret})
         raise fail(f"apiKey location {str(scheme.location)[:32]!r} is not header, query or cookie")
     if scheme.type in ("oauth2", "openIdConnect"):
+        verbatim()
         return Placement(headers={"Authorization": f"Bearer {secret}"})
     raise fail(f"unknown scheme type {scheme.type[:40]!r}")
 

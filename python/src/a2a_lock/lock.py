@@ -485,7 +485,10 @@ class _AgentRuntime:
             if isinstance(source, dict) and "oauth" in source:
                 out.append(
                     place_credential(
-                        definition, await self._client_credentials(scheme, definition, source["oauth"], scopes), scheme
+                        definition,
+                        await self._client_credentials(scheme, definition, source["oauth"], scopes),
+                        scheme,
+                        f"{self.name} ({self.skill})",
                     )
                 )
                 continue
@@ -520,7 +523,7 @@ class _AgentRuntime:
                     {"scheme": scheme, **({"variable": variable} if variable and provider is None else {})}
                 )
                 raise error
-            out.append(place_credential(definition, secret, scheme))
+            out.append(place_credential(definition, secret, scheme, f"{self.name} ({self.skill})"))
         return out
 
     async def _client_credentials(

@@ -16,12 +16,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
-from urllib.parse import quote, quote_plus, urlsplit
+from urllib.parse import quote_plus, urlsplit
 
 import httpx
 
 from .errors import A2aLockError, FetchError
 from .proxy import is_loopback_host
+from .redact import holds_secret
 
 __all__ = ["TOKEN_EARLY_EXPIRY_S", "ClientCredentialsGrant", "ClientCredentialsTokens"]
 
@@ -176,23 +177,12 @@ class ClientCredentialsTokens:
             form["scope"] = " ".join(grant.scopes)
         headers = {"content-type": "application/x-www-form-urlencoded", "accept": "application/json"}
         basic = base64.b64encode(f"{_form(grant.client_id)}:{_form(grant.client_secret)}".encode()).decode()
-        secret = grant.client_secret
-        # The spellings of the secret an access_token may hold (it goes to the agent), matched ignoring case: the value,
-        # form- and percent-encoded, reversed, base64 and base64url, and the Basic credentials.
-        spellings = {
-            secret,
-            _form(secret),
-            quote(secret, safe=""),
-            secret[::-1],
-            base64.b64encode(secret.encode()).decode(),
-            base64.urlsafe_b64encode(secret.encode()).decode().rstrip("="),
-            basic,
-        }
-        secrets = [s.lower() for s in spellings if s]
+        # Every spelling of the secret this request carries (the value, form-encoded, the Basic credentials), as the
+        # JavaScript runtime's: an access_token that holds one, in any spelling or cut short, goes to no agent.
+        secrets = [grant.client_secret, _form(grant.client_secret), basic]
 
         def echoes(text: str) -> bool:
-            lower = text.lower()
-            return any(s in lower for s in secrets)
+            return holds_secret(text, secrets)
 
         if grant.client_auth == "form":
             form["client_id"] = grant.client_id

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
-from .credentials import call_provider
+from .credentials import call_provider, is_header_safe
 from .errors import A2aLockError, UsageError
 from .proxy import is_loopback_host
 
@@ -204,6 +204,11 @@ class OriginAuthenticator:
                 raise UsageError(
                     f"the originAuth value for {origin} ({'its provider' if provider else variable}) "
                     "contains a line break or control character"
+                )
+            if not is_header_safe(value):
+                raise UsageError(
+                    f"the originAuth value for {origin} ({'its provider' if provider else variable}) "
+                    "has a character that is not printable ASCII, which a header cannot carry as it is"
                 )
             if "bearer" in auth:
                 added = {"Authorization": f"Bearer {value}"}

@@ -14,7 +14,7 @@ is sent); gRPC plans dial through :func:`a2a_lock.grpc.locked_channel`.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .errors import A2aLockError, PlanViolationError
@@ -23,10 +23,11 @@ from .plan import Interface, Plan
 if TYPE_CHECKING:
     import grpc  # type: ignore[import-untyped]
     import httpx
-    from a2a.client import Client, ClientCallInterceptor, ClientConfig, ClientFactory
+    from a2a.client import Client, ClientCallContext, ClientCallInterceptor, ClientConfig, ClientFactory
+    from a2a.client.base_client import BaseClient
     from a2a.client.interceptors import AfterArgs, BeforeArgs
     from a2a.client.transports.base import ClientTransport
-    from a2a.types.a2a_pb2 import AgentCard
+    from a2a.types.a2a_pb2 import AgentCard, StreamResponse, SubscribeToTaskRequest
 
     from .fallback import FallbackRuntime
     from .lock import LockedAgent
@@ -187,6 +188,7 @@ def locked_client_factory(
     """
     try:
         from a2a.client import ClientConfig, ClientFactory
+        from a2a.client.base_client import BaseClient
         from a2a.types.a2a_pb2 import TaskPushNotificationConfig
     except ImportError as error:
         raise _sdk_missing(error) from error
@@ -210,6 +212,7 @@ def locked_client_factory(
     refuse = _Refuser(agent, skill, on_refusal)
     plan_interceptor = _plan_interceptor(plan, refuse)
     own = list(interceptors)
+    locked_client_class = _locked_client_class(delivery, refuse)
 
     class LockedClientFactory(ClientFactory):
         """A ``ClientFactory`` bound to one locked plan (a2a_lock)."""
@@ -217,11 +220,14 @@ def locked_client_factory(
         def create(self, card: AgentCard, interceptors: list[ClientCallInterceptor] | None = None) -> Client:
             del card  # whatever card the caller has, the client is built from the locked one
             try:
-                return super().create(locked, [*own, *(interceptors or []), plan_interceptor])
+                client = super().create(locked, [*own, *(interceptors or []), plan_interceptor])
             except ValueError as error:
                 from .errors import UsageError
 
                 raise UsageError(f"{agent} ({skill}): a2a-sdk cannot build a client for the plan: {error}") from error
+            if type(client) is BaseClient:
+                client.__class__ = locked_client_class  # the same object, its subscribe checked first
+            return client
 
     locked = card
     factory = LockedClientFactory(config)
@@ -249,9 +255,9 @@ def locked_client(
     binding only, ``streaming`` for a ``stream`` plan, ``polling`` for a ``poll`` plan, the accepted output modes,
     the locked push endpoint as the push config of a ``push`` plan. ``A2A-Version`` is the locked version (the
     0.3 compat transports for a 0.3 interface), ``A2A-Extensions`` the locked extensions. A call the plan does not
-    allow (a stream on a poll plan, a push config call without push) raises :class:`PlanViolationError` before
-    anything is sent; ``on_refusal`` is told first. gRPC plans need ``grpc_channel_factory``
-    (:func:`a2a_lock.grpc.locked_channel`).
+    allow (a stream or a ``subscribe`` on a poll or push plan, a push config call without push) raises
+    :class:`PlanViolationError` before anything is sent; ``on_refusal`` is told first. gRPC plans need
+    ``grpc_channel_factory`` (:func:`a2a_lock.grpc.locked_channel`).
 
     :raises UsageError: a2a-sdk is not installed, or the binding has no a2a-sdk transport.
     """
@@ -355,6 +361,27 @@ def _producer(
         raise refuse(f"the locked binding {binding} has no a2a-sdk transport")
 
     return produce
+
+
+def _locked_client_class(delivery: str, refuse: _Refuser) -> type[BaseClient]:
+    """a2a-sdk's ``BaseClient`` with ``subscribe`` refused on a plan whose delivery is not ``stream``, before a2a-sdk is
+    asked: ``BaseClient.subscribe`` raises its own ``NotImplementedError`` (no ``code``) on a config without streaming
+    before any interceptor runs. The same refusal as the plan interceptor's for a stream, and as the JavaScript
+    runtime's ``resubscribeTask`` (``plan-violation``)."""
+    from a2a.client.base_client import BaseClient
+
+    class LockedClient(BaseClient):
+        """An a2a-sdk ``BaseClient`` on one locked plan (a2a_lock)."""
+
+        async def subscribe(
+            self, request: SubscribeToTaskRequest, *, context: ClientCallContext | None = None
+        ) -> AsyncIterator[StreamResponse]:
+            if delivery != "stream":
+                raise refuse(f"a streaming call (subscribe), but the locked delivery is {delivery}")
+            async for event in super().subscribe(request, context=context):
+                yield event
+
+    return LockedClient
 
 
 def _plan_interceptor(plan: Plan, refuse: _Refuser) -> ClientCallInterceptor:
