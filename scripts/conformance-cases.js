@@ -2085,7 +2085,98 @@ const cleartext = [
     request: call(...GET_TASK),
     expect: sent(got(RPC_PATH, RPC_AUTH)),
   }),
+  ...cleartextWithoutAllowHttp(),
 ];
+
+/**
+ * Plain http off loopback without the agent's `allowHttp`: the snapshot no longer negotiates (plain-http), so the
+ * lockfile is out of date, whether or not the plan carries a credential (the open agent carries none).
+ */
+function cleartextWithoutAllowHttp() {
+  /** The open agent's card and agent-level plan moved to `url` (the integrity is recomputed by the runner). */
+  const openAt = (url) => ({
+    lockfile: [
+      { op: 'replace', path: '/agents/open/snapshot/supportedInterfaces/0/url', value: url },
+      { op: 'replace', path: '/agents/open/plans/*/url', value: url },
+    ],
+  });
+  const open = (id, description, url) =>
+    c(id, description, {
+      agent: 'open',
+      skill: null,
+      patch: openAt(url),
+      request: post(url, rpc(...GET_TASK)),
+      expect: refused('lockfile-out-of-date'),
+    });
+  return [
+    open(
+      'cleartext/no-allow-http-refused-at-load',
+      'A plan on plain http to a host that is not loopback, without "allowHttp" in its settings: the snapshot no longer negotiates (plain-http), lockfile-out-of-date, though the plan carries no credential; nothing sent.',
+      'http://agent.example:8080/a2a/jsonrpc',
+    ),
+    open(
+      'cleartext/no-allow-http-bind-address',
+      'A plan on the bind address http://0.0.0.0 without "allowHttp": not loopback, lockfile-out-of-date; nothing sent.',
+      'http://0.0.0.0:{{port}}/a2a/jsonrpc',
+    ),
+    open(
+      'cleartext/no-allow-http-ipv6-bind-address',
+      'A plan on the IPv6 bind address http://[::] without "allowHttp": not loopback, lockfile-out-of-date; nothing sent.',
+      'http://[::]:{{port}}/a2a/jsonrpc',
+    ),
+    c(
+      'cleartext/no-allow-http-bearer-refused-at-load',
+      'The cleartext agent with "allowHttp" removed from its settings and manifest: lockfile-out-of-date before any credential is read; nothing sent.',
+      {
+        agent: 'cleartext',
+        patch: {
+          lockfile: [{ op: 'remove', path: '/settings/cleartext/allowHttp' }],
+          manifest: [{ op: 'remove', path: '/agents/cleartext/allowHttp' }],
+        },
+        request: post(CLEARTEXT, rpc(...GET_TASK)),
+        expect: refused('lockfile-out-of-date'),
+      },
+    ),
+    c(
+      'cleartext/no-allow-http-fallback-interface',
+      'A locked fallback interface on plain http to a host that is not loopback, without "allowHttp": negotiation never offers it, so the plan is out of date; nothing sent, even to the loopback interface.',
+      {
+        agent: 'stream',
+        patch: {
+          lockfile: [
+            {
+              op: 'replace',
+              path: '/agents/stream/snapshot/supportedInterfaces/1/url',
+              value: 'http://agent.example:8080/a2a/rest',
+            },
+            ...['market-size', 'summarize'].map((skill) => ({
+              op: 'replace',
+              path: `/agents/stream/plans/${skill}/fallbacks/interfaces/0/url`,
+              value: 'http://agent.example:8080/a2a/rest',
+            })),
+          ],
+        },
+        request: call(...GET_TASK),
+        expect: refused('lockfile-out-of-date'),
+      },
+    ),
+    c(
+      'cleartext/no-allow-http-push-endpoint',
+      'A push plan whose push endpoint is plain http to a host that is not loopback, without "allowHttp": the snapshot no longer negotiates (plain-http); nothing sent.',
+      {
+        agent: 'push',
+        patch: {
+          lockfile: [{ op: 'replace', path: '/settings/push/pushEndpoint', value: 'http://hooks.example:8080/a2a' }],
+          manifest: [
+            { op: 'replace', path: '/agents/push/profile/pushEndpoint', value: 'http://hooks.example:8080/a2a' },
+          ],
+        },
+        request: call(...GET_TASK),
+        expect: refused('lockfile-out-of-date'),
+      },
+    ),
+  ];
+}
 
 const fallbacks = [
   c(

@@ -22,7 +22,7 @@ async def post(path: Path, url: str, env: dict[str, str]) -> None:
 
 async def test_http_goes_through_http_proxy(tmp_path: Path, recorder: Recorder) -> None:
     recorder.answer = lambda r: json_answer({"jsonrpc": "2.0", "id": 1, "result": {}})
-    path = write_lock(tmp_path, AGENT, credentials={})
+    path = write_lock(tmp_path, AGENT, credentials={}, allow_http=True)
     await post(path, AGENT, {"HTTP_PROXY": recorder.url})
     [seen] = recorder.requests
     assert seen.method == "POST" and seen.target == f"{AGENT}/a2a/jsonrpc"
@@ -36,7 +36,7 @@ async def test_loopback_is_never_proxied(tmp_path: Path, recorder: Recorder, oth
 
 
 async def test_no_proxy_sends_directly(tmp_path: Path, recorder: Recorder) -> None:
-    path = write_lock(tmp_path, AGENT, credentials={})
+    path = write_lock(tmp_path, AGENT, credentials={}, allow_http=True)
     with pytest.raises(FetchError) as caught:
         await post(path, AGENT, {"HTTP_PROXY": recorder.url, "NO_PROXY": ".invalid"})
     assert caught.value.code == "unreachable"
@@ -54,7 +54,7 @@ async def test_https_tunnels_and_the_proxy_never_sees_the_credential(tmp_path: P
 
 
 async def test_a_proxy_variable_that_is_not_a_url_is_refused_by_name(tmp_path: Path) -> None:
-    path = write_lock(tmp_path, AGENT, credentials={})
+    path = write_lock(tmp_path, AGENT, credentials={}, allow_http=True)
     with pytest.raises(UsageError, match="HTTP_PROXY is set but is not an http:// or https:// proxy URL") as caught:
         await post(path, AGENT, {"HTTP_PROXY": "socks5://user:pw@proxy:1080"})
     assert "pw" not in str(caught.value)

@@ -21,7 +21,7 @@ from .card import CardShape, shape_for_version
 from .credentials import Placement, apply_placements
 from .errors import A2aLockError, FetchError, PlanViolationError, UsageError
 from .origin_auth import OriginAuthenticator, origin_of
-from .proxy import is_loopback_host, proxy_route
+from .proxy import is_cleartext_off_loopback, proxy_route
 from .request_check import CheckedRequest, RequestPlan, check_request, path_below
 
 __all__ = ["EnforcingTransport", "Router", "SyncEnforcingTransport", "run_now"]
@@ -176,7 +176,7 @@ def _checked(ctx: RequestPlan, request: httpx.Request, body: bytes) -> CheckedRe
         headers=[(n, v) for n, v in request.headers.multi_items() if n.lower() not in _HOP_HEADERS],
         body=body or None,
     )
-    if ctx.plan.security and _cleartext_off_loopback(ctx.iface.url):
+    if ctx.plan.security and is_cleartext_off_loopback(ctx.iface.url):
         raise ctx.violation(
             f"the plan's interface {_shown(ctx.iface.url)} is plain http to a host that is not loopback: "
             "a credential is never sent over it (use an https interface)"
@@ -229,11 +229,6 @@ def _outgoing(request: httpx.Request, url: str, headers: list[tuple[str, str]], 
     return httpx.Request(
         request.method, target, headers=sent, stream=httpx.ByteStream(body or b""), extensions=request.extensions
     )
-
-
-def _cleartext_off_loopback(url: str) -> bool:
-    parts = urlsplit(url)
-    return parts.scheme.lower() in ("http", "grpc") and not is_loopback_host(parts.hostname or "")
 
 
 class EnforcingTransport(httpx.AsyncBaseTransport):
