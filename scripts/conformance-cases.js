@@ -1423,6 +1423,28 @@ const redirects = [
     request: call(...GET_TASK),
     expect: refused('plan-violation', got(RPC_PATH, OPEN)),
   }),
+  ...[
+    ['location-bad-ipv6', 'an IPv6 host without its closing bracket', 'http://[::1'],
+    ['location-bad-port', 'a port above 65535', 'http://127.0.0.1:99999/a2a/jsonrpc'],
+    ['location-space-in-host', 'a space in the host', 'http://a b/'],
+  ].map(([name, what, location]) =>
+    c(`redirects/${name}`, `A 307 whose Location is not a URL (${what}) is refused as off the plan, not a crash.`, {
+      responses: [to(307, location)],
+      request: call(...GET_TASK),
+      expect: refused('plan-violation', got(RPC_PATH, RPC_AUTH)),
+    }),
+  ),
+  c('redirects/rest-location-bad-ipv6', 'HTTP+JSON: a 307 whose Location is not a URL is refused as off the plan.', {
+    agent: 'rest',
+    responses: [to(307, 'http://[::1')],
+    request: get(`${REST_BASE}/tasks/t-1`),
+    expect: refused('plan-violation', got('/a2a/rest/tasks/t-1', REST_AUTH, { method: 'GET' })),
+  }),
+  c('redirects/302-location-bad-port', 'A 302 whose Location is not a URL is refused as off the plan.', {
+    responses: [to(302, 'http://127.0.0.1:99999/a2a/jsonrpc')],
+    request: call(...GET_TASK),
+    expect: refused('plan-violation', got(RPC_PATH, RPC_AUTH)),
+  }),
 ];
 
 const credentialHttp = [

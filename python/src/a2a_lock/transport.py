@@ -9,6 +9,7 @@ path; any other redirect is refused. A 401 after OAuth tokens were sent renews t
 from __future__ import annotations
 
 import functools
+import re
 import ssl
 from collections.abc import Callable, Coroutine, Mapping
 from typing import Any, Protocol, TypeVar
@@ -100,15 +101,32 @@ class Router:
         self._sync_pools.clear()
 
 
+def _joined_url(base: str, location: str) -> str | None:
+    """``location`` resolved against ``base``, or None when the result is not a URL a request can go to (a host
+    httpx refuses, a port out of range, an IPv6 literal without its bracket)."""
+    try:
+        joined = urljoin(base, location)
+        parts = urlsplit(joined)
+        _ = parts.port
+        httpx.URL(joined)
+    except (ValueError, httpx.InvalidURL):
+        return None
+    # A host code point the WHATWG URL parser forbids (the JavaScript runtime's reading): a space, <, >, ^, |, \.
+    return None if re.search(r"[\s<>^|\\]", parts.hostname or "") else joined
+
+
 def _redirect_target(
     ctx: RequestPlan, checked: CheckedRequest, target: str, status: int, location: str, hops: int
 ) -> str:
     """Where the ``hops``-th redirect of a request to ``target`` goes: a 307/308 to the same path of the locked
     interface, at most :data:`MAX_REDIRECTS` - 1 of them.
 
-    :raises PlanViolationError: a redirect that changes the method, leaves the interface or is one too many
+    :raises PlanViolationError: a redirect that changes the method, leaves the interface, is one too many, or whose
+        ``Location`` is not a URL (``http://[::1``, a port above 65535, a space in the host; not quoted)
     """
-    next_url = urljoin(target, location)
+    next_url = _joined_url(target, location)
+    if next_url is None:
+        raise ctx.violation("redirect to a Location that is not a URL refused: not the locked interface")
     if status not in (307, 308):
         raise ctx.violation(f"the agent answered {status} (a redirect that changes the method), refused")
     if path_below(ctx.iface, next_url) != checked.path:
