@@ -683,7 +683,61 @@ jsonrpcMethod.push(
     request: post(`${R}${RPC_PATH}`, { jsonrpc: '2.0', id: 1, method: 'GetTask' }),
     expect: sent(got(RPC_PATH, RPC_AUTH)),
   }),
+  ...unsendableBodies(),
 );
+
+/**
+ * Request bodies a runtime cannot check and send as written: nested deeper than 64 levels (the limit of every
+ * document a2a-lock reads) or holding a number beyond a double's range; refused before sending, typed.
+ */
+function unsendableBodies() {
+  /** `levels` arrays, one inside the other. */
+  const nested = (levels) => `${'['.repeat(levels)}${']'.repeat(levels)}`;
+  /** A GetTask whose metadata is `value` (JSON text); the body's own object and params are 2 levels. */
+  const getTaskWith = (value) =>
+    `{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t-1","metadata":${value}}}`;
+  const deep = (name, description, levels, expect) =>
+    c(`jsonrpc-method/${name}`, description, {
+      request: postText(`${R}${RPC_PATH}`, getTaskWith(`{"n":${nested(levels)}}`)),
+      expect,
+    });
+  return [
+    deep(
+      'body-nested-64-levels-sent',
+      'A body nested 64 levels deep (the limit of every document a2a-lock reads) is sent.',
+      61,
+      sent(got(RPC_PATH, RPC_AUTH)),
+    ),
+    deep('body-nested-65-levels-refused', 'A body nested 65 levels deep is refused; nothing sent.', 62, refused()),
+    deep('body-nested-1000-levels-refused', 'A body nested 1000 levels deep is refused, not a crash.', 997, refused()),
+    deep(
+      'body-nested-10000-levels-refused',
+      'A body nested 10000 levels deep is refused, not a stack overflow.',
+      9997,
+      refused(),
+    ),
+    c(
+      'jsonrpc-method/number-beyond-double-refused',
+      'A number beyond the range of a double (1e400) is refused, not sent as null or infinity; nothing sent.',
+      { request: postText(`${R}${RPC_PATH}`, getTaskWith('{"n":1e400}')), expect: refused() },
+    ),
+    c(
+      'jsonrpc-method/negative-integer-beyond-double-refused',
+      'An integer of 310 digits (beyond a double) is refused in a SendMessage part too; nothing sent.',
+      {
+        request: postText(
+          `${R}${RPC_PATH}`,
+          `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m-1","role":"ROLE_USER","parts":[{"data":{"n":-1${'0'.repeat(309)}}}]}}}`,
+        ),
+        expect: refused(),
+      },
+    ),
+    c('jsonrpc-method/number-within-double-sent', 'A number within a double (1e308, 1e-400) is sent.', {
+      request: postText(`${R}${RPC_PATH}`, getTaskWith('{"big":1e308,"tiny":1e-400}')),
+      expect: sent(got(RPC_PATH, RPC_AUTH)),
+    }),
+  ];
+}
 
 const REST_BASE = `${R}/a2a/rest`;
 const HOOK = `${R}/hooks/a2a`;
@@ -853,6 +907,22 @@ const restRoute = [
   c('rest-route/legacy-stream-on-poll', 'HTTP+JSON 0.3: /v1/message:stream on a poll plan is refused.', {
     agent: 'legacy-rest',
     request: post(`${R}/a2a/v03rest/v1/message:stream`, { message: message() }),
+    expect: refused(),
+  }),
+  c('rest-route/send-nested-1000-levels-refused', 'A send body nested 1000 levels deep is refused, not a crash.', {
+    agent: 'rest',
+    request: postText(
+      `${REST_BASE}/message:send`,
+      `{"message":{"messageId":"m-1","role":"ROLE_USER","parts":[{"text":"hi"}],"metadata":{"n":${'['.repeat(997)}${']'.repeat(997)}}}}`,
+    ),
+    expect: refused(),
+  }),
+  c('rest-route/send-number-beyond-double-refused', 'A send body holding 1e400 is refused; nothing sent.', {
+    agent: 'rest',
+    request: postText(
+      `${REST_BASE}/message:send`,
+      '{"message":{"messageId":"m-1","role":"ROLE_USER","parts":[{"data":{"n":1e400}}]}}',
+    ),
     expect: refused(),
   }),
 ];
