@@ -393,6 +393,20 @@ const interfaceUrl = [
     request: get(`${R}/a2a/rest/tasks?pageSize=10`),
     expect: sent(got('/a2a/rest/tasks?pageSize=10', REST_AUTH, { method: 'GET' })),
   }),
+  c(
+    'interface-url/empty-query',
+    'An empty query (a trailing ?) is a query the locked JSON-RPC URL does not have, as a URL parser reads it: refused, nothing sent.',
+    { request: post(`${R}${RPC_PATH}?`, rpc(...GET_TASK)), expect: refused() },
+  ),
+  c(
+    'interface-url/empty-fragment',
+    'An empty fragment (a trailing #) is a fragment the locked JSON-RPC URL does not have: refused, nothing sent.',
+    { request: post(`${R}${RPC_PATH}#`, rpc(...GET_TASK)), expect: refused() },
+  ),
+  c('interface-url/empty-query-and-fragment', 'A trailing ?# is refused too.', {
+    request: post(`${R}${RPC_PATH}?#`, rpc(...GET_TASK)),
+    expect: refused(),
+  }),
 ];
 
 const a2aVersion = [
@@ -1515,6 +1529,34 @@ const redirects = [
     request: call(...GET_TASK),
     expect: refused('plan-violation', got(RPC_PATH, RPC_AUTH)),
   }),
+  c(
+    'redirects/307-empty-query',
+    'A 307 to the locked URL with an empty query (a trailing ?) is another URL: refused.',
+    {
+      responses: [to(307, `${RPC_PATH}?`)],
+      request: call(...GET_TASK),
+      expect: refused('plan-violation', got(RPC_PATH, RPC_AUTH)),
+    },
+  ),
+  c('redirects/307-bare-question-mark', 'A 307 to "?" (the same path, an empty query) is refused.', {
+    responses: [to(307, '?')],
+    request: call(...GET_TASK),
+    expect: refused('plan-violation', got(RPC_PATH, RPC_AUTH)),
+  }),
+  c('redirects/307-empty-fragment', 'A 307 to the locked URL with an empty fragment (a trailing #) is refused.', {
+    responses: [to(307, `${R}${RPC_PATH}#`)],
+    request: call(...GET_TASK),
+    expect: refused('plan-violation', got(RPC_PATH, RPC_AUTH)),
+  }),
+  c(
+    'redirects/307-dot-segment',
+    'A 307 to /a2a/./jsonrpc is the locked URL as parsed (as a request to it is): followed.',
+    {
+      responses: [to(307, `${R}/a2a/./jsonrpc`)],
+      request: call(...GET_TASK),
+      expect: sent(got(RPC_PATH, RPC_AUTH), got(RPC_PATH, RPC_AUTH)),
+    },
+  ),
 ];
 
 const credentialHttp = [

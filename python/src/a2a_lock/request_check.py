@@ -24,7 +24,15 @@ from .canonical import js_stringify
 from .errors import PlanViolationError
 from .plan import Interface, Plan
 
-__all__ = ["CheckedRequest", "RequestPlan", "check_push_endpoint", "check_request", "media_type_key", "same_url"]
+__all__ = [
+    "CheckedRequest",
+    "RequestPlan",
+    "check_push_endpoint",
+    "check_request",
+    "media_type_key",
+    "same_url",
+    "url_markers",
+]
 
 CallKind = Literal["send", "stream", "subscribe", "push-set", "other"]
 
@@ -178,8 +186,16 @@ def _path(parts: SplitResult) -> str:
     return parts.path or "/"
 
 
+def url_markers(href: str) -> tuple[bool, bool]:
+    """Whether ``href`` has a query (``?``) and a fragment (``#``), empty ones included: ``urlsplit`` reads
+    ``/a?`` as ``/a``, the WHATWG parser (and the wire) keeps the ``?``."""
+    head, mark, _ = href.partition("#")
+    return "?" in head, bool(mark)
+
+
 def same_url(a: str, b: str) -> bool:
-    """Whether two absolute URLs are the same (scheme and host case, default port and an empty path aside)."""
+    """Whether two absolute URLs are the same (scheme and host case, default port and an empty path aside; an
+    empty query or fragment is one, as the WHATWG parser reads it)."""
     pa, pb = _split(a), _split(b)
     if pa is None or pb is None:
         return a == b
@@ -188,6 +204,7 @@ def same_url(a: str, b: str) -> bool:
         and _path(pa) == _path(pb)
         and pa.query == pb.query
         and pa.fragment == pb.fragment
+        and url_markers(a) == url_markers(b)
         and (pa.username, pa.password) == (pb.username, pb.password)
     )
 
@@ -232,10 +249,11 @@ def _check_url(ctx: RequestPlan, href: str) -> str:
             if url.username is not None or url.password is not None:
                 reasons.append("has userinfo (credentials in the URL)")
             if ctx.iface.protocol_binding != "HTTP+JSON" and _path(url) == _path(base):
-                if url.query != base.query:
-                    reasons.append("has a query string" if url.query else "lacks the locked query string")
-                if url.fragment != base.fragment:
-                    reasons.append("has a fragment" if url.fragment else "lacks the locked fragment")
+                (query, fragment), (locked_query, locked_fragment) = url_markers(href), url_markers(ctx.iface.url)
+                if url.query != base.query or query != locked_query:
+                    reasons.append("has a query string" if query else "lacks the locked query string")
+                if url.fragment != base.fragment or fragment != locked_fragment:
+                    reasons.append("has a fragment" if fragment else "lacks the locked fragment")
             if reasons:
                 why = f": it {' and '.join(reasons)}"
         raise ctx.violation(f"{_shown(url)} is not the locked interface {ctx.iface.protocol_binding} {locked}{why}")

@@ -23,7 +23,7 @@ from .credentials import Placement, apply_placements
 from .errors import A2aLockError, FetchError, PlanViolationError, UsageError
 from .origin_auth import OriginAuthenticator, origin_of
 from .proxy import is_cleartext_off_loopback, proxy_route
-from .request_check import CheckedRequest, RequestPlan, check_request, path_below
+from .request_check import CheckedRequest, RequestPlan, check_request, path_below, url_markers
 
 __all__ = ["EnforcingTransport", "Router", "SyncEnforcingTransport", "run_now"]
 
@@ -101,14 +101,28 @@ class Router:
         self._sync_pools.clear()
 
 
+def _kept_markers(joined: str, location: str) -> str:
+    """``joined`` with the empty query (``?``) or fragment (``#``) of ``location`` that ``urljoin`` dropped, as the
+    WHATWG parser keeps them (``/a2a/jsonrpc?`` is not the locked ``/a2a/jsonrpc``)."""
+    query, fragment = url_markers(location)
+    has_query, has_fragment = url_markers(joined)
+    if query and not has_query:
+        head, mark, tail = joined.partition("#")
+        joined = f"{head}?{mark}{tail}"
+    if fragment and not has_fragment:
+        joined += "#"
+    return joined
+
+
 def _joined_url(base: str, location: str) -> str | None:
     """``location`` resolved against ``base``, or None when the result is not a URL a request can go to (a host
     httpx refuses, a port out of range, an IPv6 literal without its bracket)."""
     try:
-        joined = urljoin(base, location)
+        joined = _kept_markers(urljoin(base, location), location)
         parts = urlsplit(joined)
         _ = parts.port
-        httpx.URL(joined)
+        # As a request's own URL reaches the check: httpx's form (dot segments removed, as the WHATWG parser does).
+        joined = str(httpx.URL(joined))
     except (ValueError, httpx.InvalidURL):
         return None
     # A host code point the WHATWG URL parser forbids (the JavaScript runtime's reading): a space, <, >, ^, |, \.
