@@ -393,6 +393,20 @@ const interfaceUrl = [
     request: get(`${R}/a2a/rest/tasks?pageSize=10`),
     expect: sent(got('/a2a/rest/tasks?pageSize=10', REST_AUTH, { method: 'GET' })),
   }),
+  c(
+    'interface-url/empty-query',
+    'An empty query (a trailing ?) is a query the locked JSON-RPC URL does not have, as a URL parser reads it: refused, nothing sent.',
+    { request: post(`${R}${RPC_PATH}?`, rpc(...GET_TASK)), expect: refused() },
+  ),
+  c(
+    'interface-url/empty-fragment',
+    'An empty fragment (a trailing #) is a fragment the locked JSON-RPC URL does not have: refused, nothing sent.',
+    { request: post(`${R}${RPC_PATH}#`, rpc(...GET_TASK)), expect: refused() },
+  ),
+  c('interface-url/empty-query-and-fragment', 'A trailing ?# is refused too.', {
+    request: post(`${R}${RPC_PATH}?#`, rpc(...GET_TASK)),
+    expect: refused(),
+  }),
 ];
 
 const a2aVersion = [
@@ -683,7 +697,61 @@ jsonrpcMethod.push(
     request: post(`${R}${RPC_PATH}`, { jsonrpc: '2.0', id: 1, method: 'GetTask' }),
     expect: sent(got(RPC_PATH, RPC_AUTH)),
   }),
+  ...unsendableBodies(),
 );
+
+/**
+ * Request bodies a runtime cannot check and send as written: nested deeper than 64 levels (the limit of every
+ * document a2a-lock reads) or holding a number beyond a double's range; refused before sending, typed.
+ */
+function unsendableBodies() {
+  /** `levels` arrays, one inside the other. */
+  const nested = (levels) => `${'['.repeat(levels)}${']'.repeat(levels)}`;
+  /** A GetTask whose metadata is `value` (JSON text); the body's own object and params are 2 levels. */
+  const getTaskWith = (value) =>
+    `{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t-1","metadata":${value}}}`;
+  const deep = (name, description, levels, expect) =>
+    c(`jsonrpc-method/${name}`, description, {
+      request: postText(`${R}${RPC_PATH}`, getTaskWith(`{"n":${nested(levels)}}`)),
+      expect,
+    });
+  return [
+    deep(
+      'body-nested-64-levels-sent',
+      'A body nested 64 levels deep (the limit of every document a2a-lock reads) is sent.',
+      61,
+      sent(got(RPC_PATH, RPC_AUTH)),
+    ),
+    deep('body-nested-65-levels-refused', 'A body nested 65 levels deep is refused; nothing sent.', 62, refused()),
+    deep('body-nested-1000-levels-refused', 'A body nested 1000 levels deep is refused, not a crash.', 997, refused()),
+    deep(
+      'body-nested-10000-levels-refused',
+      'A body nested 10000 levels deep is refused, not a stack overflow.',
+      9997,
+      refused(),
+    ),
+    c(
+      'jsonrpc-method/number-beyond-double-refused',
+      'A number beyond the range of a double (1e400) is refused, not sent as null or infinity; nothing sent.',
+      { request: postText(`${R}${RPC_PATH}`, getTaskWith('{"n":1e400}')), expect: refused() },
+    ),
+    c(
+      'jsonrpc-method/negative-integer-beyond-double-refused',
+      'An integer of 310 digits (beyond a double) is refused in a SendMessage part too; nothing sent.',
+      {
+        request: postText(
+          `${R}${RPC_PATH}`,
+          `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m-1","role":"ROLE_USER","parts":[{"data":{"n":-1${'0'.repeat(309)}}}]}}}`,
+        ),
+        expect: refused(),
+      },
+    ),
+    c('jsonrpc-method/number-within-double-sent', 'A number within a double (1e308, 1e-400) is sent.', {
+      request: postText(`${R}${RPC_PATH}`, getTaskWith('{"big":1e308,"tiny":1e-400}')),
+      expect: sent(got(RPC_PATH, RPC_AUTH)),
+    }),
+  ];
+}
 
 const REST_BASE = `${R}/a2a/rest`;
 const HOOK = `${R}/hooks/a2a`;
@@ -853,6 +921,22 @@ const restRoute = [
   c('rest-route/legacy-stream-on-poll', 'HTTP+JSON 0.3: /v1/message:stream on a poll plan is refused.', {
     agent: 'legacy-rest',
     request: post(`${R}/a2a/v03rest/v1/message:stream`, { message: message() }),
+    expect: refused(),
+  }),
+  c('rest-route/send-nested-1000-levels-refused', 'A send body nested 1000 levels deep is refused, not a crash.', {
+    agent: 'rest',
+    request: postText(
+      `${REST_BASE}/message:send`,
+      `{"message":{"messageId":"m-1","role":"ROLE_USER","parts":[{"text":"hi"}],"metadata":{"n":${'['.repeat(997)}${']'.repeat(997)}}}}`,
+    ),
+    expect: refused(),
+  }),
+  c('rest-route/send-number-beyond-double-refused', 'A send body holding 1e400 is refused; nothing sent.', {
+    agent: 'rest',
+    request: postText(
+      `${REST_BASE}/message:send`,
+      '{"message":{"messageId":"m-1","role":"ROLE_USER","parts":[{"data":{"n":1e400}}]}}',
+    ),
     expect: refused(),
   }),
 ];
@@ -1423,6 +1507,56 @@ const redirects = [
     request: call(...GET_TASK),
     expect: refused('plan-violation', got(RPC_PATH, OPEN)),
   }),
+  ...[
+    ['location-bad-ipv6', 'an IPv6 host without its closing bracket', 'http://[::1'],
+    ['location-bad-port', 'a port above 65535', 'http://127.0.0.1:99999/a2a/jsonrpc'],
+    ['location-space-in-host', 'a space in the host', 'http://a b/'],
+  ].map(([name, what, location]) =>
+    c(`redirects/${name}`, `A 307 whose Location is not a URL (${what}) is refused as off the plan, not a crash.`, {
+      responses: [to(307, location)],
+      request: call(...GET_TASK),
+      expect: refused('plan-violation', got(RPC_PATH, RPC_AUTH)),
+    }),
+  ),
+  c('redirects/rest-location-bad-ipv6', 'HTTP+JSON: a 307 whose Location is not a URL is refused as off the plan.', {
+    agent: 'rest',
+    responses: [to(307, 'http://[::1')],
+    request: get(`${REST_BASE}/tasks/t-1`),
+    expect: refused('plan-violation', got('/a2a/rest/tasks/t-1', REST_AUTH, { method: 'GET' })),
+  }),
+  c('redirects/302-location-bad-port', 'A 302 whose Location is not a URL is refused as off the plan.', {
+    responses: [to(302, 'http://127.0.0.1:99999/a2a/jsonrpc')],
+    request: call(...GET_TASK),
+    expect: refused('plan-violation', got(RPC_PATH, RPC_AUTH)),
+  }),
+  c(
+    'redirects/307-empty-query',
+    'A 307 to the locked URL with an empty query (a trailing ?) is another URL: refused.',
+    {
+      responses: [to(307, `${RPC_PATH}?`)],
+      request: call(...GET_TASK),
+      expect: refused('plan-violation', got(RPC_PATH, RPC_AUTH)),
+    },
+  ),
+  c('redirects/307-bare-question-mark', 'A 307 to "?" (the same path, an empty query) is refused.', {
+    responses: [to(307, '?')],
+    request: call(...GET_TASK),
+    expect: refused('plan-violation', got(RPC_PATH, RPC_AUTH)),
+  }),
+  c('redirects/307-empty-fragment', 'A 307 to the locked URL with an empty fragment (a trailing #) is refused.', {
+    responses: [to(307, `${R}${RPC_PATH}#`)],
+    request: call(...GET_TASK),
+    expect: refused('plan-violation', got(RPC_PATH, RPC_AUTH)),
+  }),
+  c(
+    'redirects/307-dot-segment',
+    'A 307 to /a2a/./jsonrpc is the locked URL as parsed (as a request to it is): followed.',
+    {
+      responses: [to(307, `${R}/a2a/./jsonrpc`)],
+      request: call(...GET_TASK),
+      expect: sent(got(RPC_PATH, RPC_AUTH), got(RPC_PATH, RPC_AUTH)),
+    },
+  ),
 ];
 
 const credentialHttp = [
@@ -2218,7 +2352,98 @@ const cleartext = [
     request: call(...GET_TASK),
     expect: sent(got(RPC_PATH, RPC_AUTH)),
   }),
+  ...cleartextWithoutAllowHttp(),
 ];
+
+/**
+ * Plain http off loopback without the agent's `allowHttp`: the snapshot no longer negotiates (plain-http), so the
+ * lockfile is out of date, whether or not the plan carries a credential (the open agent carries none).
+ */
+function cleartextWithoutAllowHttp() {
+  /** The open agent's card and agent-level plan moved to `url` (the integrity is recomputed by the runner). */
+  const openAt = (url) => ({
+    lockfile: [
+      { op: 'replace', path: '/agents/open/snapshot/supportedInterfaces/0/url', value: url },
+      { op: 'replace', path: '/agents/open/plans/*/url', value: url },
+    ],
+  });
+  const open = (id, description, url) =>
+    c(id, description, {
+      agent: 'open',
+      skill: null,
+      patch: openAt(url),
+      request: post(url, rpc(...GET_TASK)),
+      expect: refused('lockfile-out-of-date'),
+    });
+  return [
+    open(
+      'cleartext/no-allow-http-refused-at-load',
+      'A plan on plain http to a host that is not loopback, without "allowHttp" in its settings: the snapshot no longer negotiates (plain-http), lockfile-out-of-date, though the plan carries no credential; nothing sent.',
+      'http://agent.example:8080/a2a/jsonrpc',
+    ),
+    open(
+      'cleartext/no-allow-http-bind-address',
+      'A plan on the bind address http://0.0.0.0 without "allowHttp": not loopback, lockfile-out-of-date; nothing sent.',
+      'http://0.0.0.0:{{port}}/a2a/jsonrpc',
+    ),
+    open(
+      'cleartext/no-allow-http-ipv6-bind-address',
+      'A plan on the IPv6 bind address http://[::] without "allowHttp": not loopback, lockfile-out-of-date; nothing sent.',
+      'http://[::]:{{port}}/a2a/jsonrpc',
+    ),
+    c(
+      'cleartext/no-allow-http-bearer-refused-at-load',
+      'The cleartext agent with "allowHttp" removed from its settings and manifest: lockfile-out-of-date before any credential is read; nothing sent.',
+      {
+        agent: 'cleartext',
+        patch: {
+          lockfile: [{ op: 'remove', path: '/settings/cleartext/allowHttp' }],
+          manifest: [{ op: 'remove', path: '/agents/cleartext/allowHttp' }],
+        },
+        request: post(CLEARTEXT, rpc(...GET_TASK)),
+        expect: refused('lockfile-out-of-date'),
+      },
+    ),
+    c(
+      'cleartext/no-allow-http-fallback-interface',
+      'A locked fallback interface on plain http to a host that is not loopback, without "allowHttp": negotiation never offers it, so the plan is out of date; nothing sent, even to the loopback interface.',
+      {
+        agent: 'stream',
+        patch: {
+          lockfile: [
+            {
+              op: 'replace',
+              path: '/agents/stream/snapshot/supportedInterfaces/1/url',
+              value: 'http://agent.example:8080/a2a/rest',
+            },
+            ...['market-size', 'summarize'].map((skill) => ({
+              op: 'replace',
+              path: `/agents/stream/plans/${skill}/fallbacks/interfaces/0/url`,
+              value: 'http://agent.example:8080/a2a/rest',
+            })),
+          ],
+        },
+        request: call(...GET_TASK),
+        expect: refused('lockfile-out-of-date'),
+      },
+    ),
+    c(
+      'cleartext/no-allow-http-push-endpoint',
+      'A push plan whose push endpoint is plain http to a host that is not loopback, without "allowHttp": the snapshot no longer negotiates (plain-http); nothing sent.',
+      {
+        agent: 'push',
+        patch: {
+          lockfile: [{ op: 'replace', path: '/settings/push/pushEndpoint', value: 'http://hooks.example:8080/a2a' }],
+          manifest: [
+            { op: 'replace', path: '/agents/push/profile/pushEndpoint', value: 'http://hooks.example:8080/a2a' },
+          ],
+        },
+        request: call(...GET_TASK),
+        expect: refused('lockfile-out-of-date'),
+      },
+    ),
+  ];
+}
 
 const fallbacks = [
   c(

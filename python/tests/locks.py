@@ -60,6 +60,7 @@ def write_lock(
     token_url: str | None = None,
     manifest: bool = True,
     name: str = "echo",
+    allow_http: bool = False,
 ) -> Path:
     """Write ``a2a.lock.json`` (and a matching ``a2a.json`` unless ``manifest`` is false) into ``directory``."""
     credentials = {"bearer": {"env": "ECHO_TOKEN"}} if credentials is None else credentials
@@ -101,7 +102,13 @@ def write_lock(
         entry["originAuth"] = origin_auth
     lock = {
         "lockfileVersion": 1,
-        "settings": {name: {**copy.deepcopy(profile), "credentials": sorted(credentials)}},
+        "settings": {
+            name: {
+                **copy.deepcopy(profile),
+                "credentials": sorted(credentials),
+                **({"allowHttp": True} if allow_http else {}),
+            }
+        },
         "agents": {name: entry},
     }
     (directory / "a2a.lock.json").write_text(json.dumps(lock, indent=2))
@@ -110,6 +117,8 @@ def write_lock(
             "profile": profile,
             "agents": {name: {"card": url, "skills": ["echo"], "credentials": credentials}},
         }
+        if allow_http:
+            doc["agents"][name]["allowHttp"] = True
         if origin_auth:
             doc["originAuth"] = origin_auth
         (directory / "a2a.json").write_text(json.dumps(doc, indent=2))

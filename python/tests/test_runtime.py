@@ -337,7 +337,7 @@ async def test_api_key_in_the_query(tmp_path: Path, recorder: Recorder) -> None:
 
 async def test_no_credential_on_plain_http_off_loopback(tmp_path: Path) -> None:
     url = "http://agent.invalid:8080"
-    lock = load_lock(write_lock(tmp_path, url), env=ENV)
+    lock = load_lock(write_lock(tmp_path, url, allow_http=True), env=ENV)
     with pytest.raises(PlanViolationError, match="plain http to a host that is not loopback"):
         await post(lock.agent("echo", "echo"), f"{url}/a2a/jsonrpc", send_message())
 

@@ -10,8 +10,9 @@ import type { Dispatcher } from 'undici';
 import dispatcherApi from 'undici/lib/api/index.js';
 import Agent from 'undici/lib/dispatcher/agent.js';
 import DispatcherClass from 'undici/lib/dispatcher/dispatcher.js';
-import { PROXY_VARIABLES, proxyVariableSet } from './network-options.js';
+import { PROXY_RULE_VARIABLES, PROXY_VARIABLES, proxyVariableSet } from './network-options.js';
 import { ProxyRuleAgent } from './proxy-agent.js';
+import type { ProxyEnv } from './proxy-rule.js';
 
 Object.assign(DispatcherClass.prototype, dispatcherApi);
 
@@ -51,6 +52,28 @@ export function getDefaultDispatcher(connections = DEFAULT_CONNECTIONS): Dispatc
   return dispatcher;
 }
 
+/** The proxy-aware dispatchers of {@link proxyDispatcherFor}, by their variables' values. */
+const proxyDispatchers = new Map<string, Dispatcher>();
+
+/**
+ * A keep-alive {@link ProxyRuleAgent} for exactly these proxy variables (a snapshot:
+ * `proxyEnvironment` in `./network-options.js`), shared by every caller that gives the same values: each loaded lock
+ * goes through the proxies set when it was loaded, whatever the process environment says later
+ * (the shared {@link getDefaultDispatcher} keeps the values of its own first use).
+ */
+export function proxyDispatcherFor(env: ProxyEnv): Dispatcher {
+  const key = JSON.stringify(PROXY_RULE_VARIABLES.map((name) => env[name] ?? null));
+  let dispatcher = proxyDispatchers.get(key);
+  if (!dispatcher) {
+    dispatcher = new ProxyRuleAgent(
+      { connections: DEFAULT_CONNECTIONS, keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000 },
+      env,
+    );
+    proxyDispatchers.set(key, dispatcher);
+  }
+  return dispatcher;
+}
+
 /**
  * Whether a proxy variable is set (`HTTPS_PROXY`, `HTTP_PROXY`, either case). A value that is not an
  * http(s) URL is refused per request, for the requests it would carry (`./proxy-rule.js`).
@@ -65,8 +88,9 @@ function proxyConfigured(): boolean {
  * proxy that never answered a CONNECT would otherwise hold a graceful close for minutes).
  */
 export async function closeDefaultDispatcher(): Promise<void> {
-  const agents = [...defaultDispatchers.values()];
+  const agents = [...defaultDispatchers.values(), ...proxyDispatchers.values()];
   defaultDispatchers.clear();
+  proxyDispatchers.clear();
   await Promise.all(agents.map((agent) => agent.destroy()));
 }
 

@@ -9,6 +9,22 @@ import type { Dispatcher } from 'undici';
 /** The proxy variables the shared dispatcher honours (`NO_PROXY` lists the hosts reached directly; `./proxy-rule.js` decides). */
 export const PROXY_VARIABLES = ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY'];
 
+/** The variables the proxy rule reads (`./proxy-rule.js`): the proxies and `NO_PROXY`, either case. */
+export const PROXY_RULE_VARIABLES = [...PROXY_VARIABLES, 'no_proxy', 'NO_PROXY'];
+
+/**
+ * The proxy rule's variables of `env` as they are now (a copy: later changes to `env` do not reach
+ * it). What the runtime's default fetch takes when `loadLock` runs.
+ */
+export function proxyEnvironment(env: NodeJS.ProcessEnv): Readonly<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const name of PROXY_RULE_VARIABLES) {
+    const value = env[name];
+    if (value !== undefined) out[name] = value;
+  }
+  return out;
+}
+
 /** Whether one of {@link PROXY_VARIABLES} is set (non-empty) in `env`. */
 export function proxyVariableSet(env: NodeJS.ProcessEnv): boolean {
   return PROXY_VARIABLES.some((name) => Boolean(env[name]));

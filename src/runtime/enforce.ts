@@ -158,9 +158,13 @@ async function sendChecked(
       continue;
     }
     if (response.status < 300 || response.status >= 400 || !response.headers.has('location')) return response;
-    const next = new URL(response.headers.get('location')!, target);
-    await response.body?.cancel();
     const { violation } = ctx;
+    // A Location that is not a URL (`http://[::1`, a port above 65535) is off the plan like any other; not quoted.
+    const location = response.headers.get('location')!;
+    await response.body?.cancel();
+    if (!URL.canParse(location, target))
+      throw violation('redirect to a Location that is not a URL refused: not the locked interface');
+    const next = new URL(location, target);
     if (response.status !== 307 && response.status !== 308)
       throw violation(`the agent answered ${response.status} (a redirect that changes the method), refused`);
     if (pathBelow(ctx.iface, base, next) !== checked.path)

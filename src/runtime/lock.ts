@@ -11,7 +11,7 @@ import { CARD_PATH, LEGACY_CARD_PATH } from '../card/location.js';
 import type { SecurityScheme } from '../card/model.js';
 import { clientCredentialsTokenUrl } from '../credentials.js';
 import { A2aLockError, AgentDegradedError, InvalidInputError, PlanViolationError, UsageError } from '../errors.js';
-import { networkOptionsOf, proxyVariableSet } from '../http/network-options.js';
+import { networkOptionsOf, proxyEnvironment, proxyVariableSet } from '../http/network-options.js';
 import { type ClientCredentialsGrant, ClientCredentialsTokens } from '../http/oauth-token.js';
 import { originAuthenticator } from '../http/origin-auth.js';
 import type { LockEntry } from '../lock/schema.js';
@@ -439,19 +439,22 @@ export class Lock extends EventEmitter {
 const DRIFTED = `the agent's card is now beyond the lockfile (run a2a verify)`;
 
 /**
- * The runtime's default fetch, chosen when a `Lock` is made: the global fetch, through the shared
- * proxy-aware dispatcher (`http/dispatcher.ts`, the one the CLI and `lock.refresh()` use) when
- * `HTTPS_PROXY` / `HTTP_PROXY` is set, so the one proxy decision (`http/proxy-rule.ts`: loopback
+ * The runtime's default fetch, chosen when a `Lock` is made: the global fetch, through a
+ * proxy-aware dispatcher (`http/dispatcher.ts`, the CLI's and `lock.refresh()`'s kind) when
+ * `HTTPS_PROXY` / `HTTP_PROXY` is set in the process environment, with the proxy variables as they
+ * are now (not the `env` option, which is where credentials are read), so the one proxy decision (`http/proxy-rule.ts`: loopback
  * never proxied, `NO_PROXY` as curl reads it, no credential through a proxy in clear) holds the
  * same way; without a proxy variable it is the global fetch itself and no undici module loads. A
  * request the proxy of a variable that is not an http(s) URL would carry is refused (a `UsageError`).
  */
 function defaultFetch(): typeof fetch {
   if (!proxyVariableSet(process.env)) return globalThis.fetch;
+  // The proxy variables as they are now: a later change to process.env does not reroute this lock.
+  const proxies = proxyEnvironment(process.env);
   return async (input, init) => {
-    const { getDefaultDispatcher } = await import('../http/dispatcher.js');
+    const { proxyDispatcherFor } = await import('../http/dispatcher.js');
     try {
-      return await globalThis.fetch(input, { ...init, dispatcher: getDefaultDispatcher() } as RequestInit);
+      return await globalThis.fetch(input, { ...init, dispatcher: proxyDispatcherFor(proxies) } as RequestInit);
     } catch (error) {
       // The dispatcher's own refusals (a bad proxy variable, a credential through a proxy in clear)
       // as they are, not wrapped in fetch's "fetch failed".

@@ -7,7 +7,7 @@
  * §11 HTTP+JSON method names (and their 0.3 spellings).
  */
 import { hasMediaType } from '../card/media.js';
-import { isRecord } from '../json-path.js';
+import { isRecord, MAX_JSON_DEPTH } from '../json-path.js';
 import { list, type PreparedPlan, redact } from './request-plan.js';
 
 type CallKind = 'send' | 'stream' | 'subscribe' | 'push-set' | 'other';
@@ -102,6 +102,8 @@ export function checkBody(ctx: PreparedPlan, restCall: CallKind | undefined, bod
   } catch {
     throw ctx.violation('the request body is not JSON');
   }
+  const unsendable = unsendableJson(json);
+  if (unsendable) throw ctx.violation(unsendable);
   const { kind, params } = restCall
     ? { kind: restCall, params: isRecord(json) ? json : undefined }
     : jsonRpcCall(ctx, json);
@@ -123,6 +125,38 @@ export function checkBody(ctx: PreparedPlan, restCall: CallKind | undefined, bod
   }
   checkMessages(ctx, params);
   return completeConfiguration(ctx, params) ? JSON.stringify(json) : body;
+}
+
+/**
+ * Why a parsed request body cannot be checked and sent as the caller wrote it, or undefined: nested
+ * deeper than {@link MAX_JSON_DEPTH} levels (the limit of every document a2a-lock reads; deeper
+ * would overflow the stack of a recursive walk or of `JSON.stringify`), else a number beyond a
+ * double's range (`1e400` parses as Infinity, which JSON.stringify would send as null). The same
+ * rule and words as the Python runtime's. One walk, stopped at the depth limit.
+ */
+function unsendableJson(json: unknown): string | undefined {
+  const found = unsendableIn(json, 0);
+  if (found === TOO_DEEP) return `the request body nests deeper than ${MAX_JSON_DEPTH} levels`;
+  return found === NOT_A_DOUBLE
+    ? 'the request body holds a number beyond the range of a double (JSON would not carry it)'
+    : undefined;
+}
+
+const TOO_DEEP = 2;
+const NOT_A_DOUBLE = 1;
+
+/** {@link TOO_DEEP} when a container of `value` (at `depth`) is {@link MAX_JSON_DEPTH} levels down, else {@link NOT_A_DOUBLE} for a number read as ±Infinity, else 0. */
+function unsendableIn(value: unknown, depth: number): number {
+  if (typeof value === 'number') return Number.isFinite(value) ? 0 : NOT_A_DOUBLE;
+  if (typeof value !== 'object' || value === null) return 0;
+  if (depth >= MAX_JSON_DEPTH) return TOO_DEEP;
+  let found = 0;
+  for (const child of Array.isArray(value) ? value : Object.values(value)) {
+    const here = unsendableIn(child, depth + 1);
+    if (here === TOO_DEEP) return TOO_DEEP;
+    found ||= here;
+  }
+  return found;
 }
 
 /**

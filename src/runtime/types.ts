@@ -82,7 +82,7 @@ export interface LoadLockOptions {
    * locked agent records a platform credential for (a misspelt origin, a trailing `/`) is a UsageError.
    */
   originAuth?: Record<string, OriginAuthProvider>;
-  /** Where `{"env": NAME}` sources are read. Default `process.env`. */
+  /** Where `{"env": NAME}` sources are read. Default `process.env`. Never the proxy variables (see `fetch`). */
   env?: NodeJS.ProcessEnv;
   /**
    * Check every agent's entry (snapshot integrity, plans = what the snapshot negotiates) in
@@ -100,9 +100,10 @@ export interface LoadLockOptions {
   expectDigest?: string;
   /**
    * The fetch requests are finally sent with (OAuth token requests included). Default the global
-   * `fetch`, through the shared proxy-aware dispatcher when `HTTPS_PROXY` / `HTTP_PROXY` is set
-   * (loopback never proxied, `NO_PROXY` as curl reads it, a plain-http request with a credential
-   * never through the proxy), as the CLI and `refresh()` send; a fetch given here is used as it is.
+   * `fetch`, through a proxy-aware dispatcher when `HTTPS_PROXY` / `HTTP_PROXY` is set in the
+   * process environment when `loadLock` runs (the proxy variables as they are then, never read from
+   * `env`; loopback never proxied, `NO_PROXY` as curl reads it, a plain-http request with a
+   * credential never through the proxy), as the CLI and `refresh()` send; a fetch given here is used as it is.
    */
   fetch?: typeof fetch;
   /**

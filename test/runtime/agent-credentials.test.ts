@@ -318,6 +318,65 @@ describe('proxies', () => {
   });
 });
 
+describe('the proxy variables of a loaded lock', () => {
+  it('are the process environment as it was when loadLock ran: a lock loaded later takes the proxy set then, an earlier lock keeps its own, and the env option (credentials) is never read for them', async () => {
+    const first = await startConnectProxy({ 'agent.test': '127.0.0.1' });
+    const second = await startConnectProxy({ 'agent.test': '127.0.0.1' });
+    const open = await startAgent({
+      card: (origin) =>
+        sampleCard(origin.replace('127.0.0.1', 'agent.test'), { securitySchemes: {}, securityRequirements: [] }),
+    });
+    const host = `agent.test:${new URL(open.origin).port}`;
+    const names = ['HTTP_PROXY', 'http_proxy', 'HTTPS_PROXY', 'https_proxy', 'NO_PROXY', 'no_proxy'];
+    const saved = Object.fromEntries(names.map((n) => [n, process.env[n]]));
+    for (const n of names) delete process.env[n];
+    process.env.HTTP_PROXY = first.origin;
+    await closeDefaultDispatcher();
+    const dir = await mkdtemp(join(tmpdir(), 'a2a-agent-proxy-when-'));
+    const send = async (lock: Awaited<ReturnType<typeof loadLock>>) =>
+      JSON.stringify(await (await lock.agent('open', 'market-size').createClient()).sendMessage(plain('hi')));
+    try {
+      await lockProject(dir, {
+        profile: {
+          bindings: ['JSONRPC'],
+          versions: ['1.0'],
+          accepts: ['application/json', 'text/plain'],
+          sends: ['text/plain'],
+          streaming: false,
+        },
+        agents: { open: { card: `http://${host}`, skills: ['market-size'], allowHttp: true } },
+      });
+      const lockfile = join(dir, 'a2a.lock.json');
+      // Loaded with the first proxy set; the env option's proxy variable is not a proxy setting.
+      const early = await loadLock({ lockfile, env: { HTTP_PROXY: 'socks5://u:pw@127.0.0.1:1' } });
+      process.env.HTTP_PROXY = second.origin;
+      const late = await loadLock({ lockfile, env: {} });
+      const [firstBefore, secondBefore] = [first.tunnels.length, second.tunnels.length];
+      expect(await send(late)).toContain('echo: hi');
+      expect([first.tunnels.length - firstBefore, second.tunnels.length - secondBefore]).toEqual([0, 1]);
+      expect(await send(early)).toContain('echo: hi');
+      expect([first.tunnels.length - firstBefore, second.tunnels.length - secondBefore]).toEqual([1, 1]);
+      // No proxy in the process environment: direct (agent.test resolves only at the proxies), whatever env says.
+      delete process.env.HTTP_PROXY;
+      const direct = await loadLock({ lockfile, env: { HTTP_PROXY: second.origin } });
+      await expect(send(direct)).rejects.toThrow();
+      expect([first.tunnels.length - firstBefore, second.tunnels.length - secondBefore]).toEqual([1, 1]);
+    } finally {
+      for (const [k, v] of Object.entries(saved)) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+      await closeDefaultDispatcher();
+      await open.close();
+      await rm(dir, { recursive: true, force: true });
+      for (const proxy of [first, second]) {
+        proxy.server.closeAllConnections();
+        proxy.server.close();
+      }
+    }
+  });
+});
+
 describe('events', () => {
   it('the degraded event of a drifted agent names the skill it concerns, never "*"', async () => {
     const lock = await loadLock(options({ env: { A_TOKEN: TOKEN_A } }));

@@ -50,6 +50,7 @@ from .oauth import ClientCredentialsGrant, ClientCredentialsTokens
 from .origin_auth import OriginAuthenticator, OriginAuthProvider, credential_origin_of
 from .plan import Interface, Plan
 from .plan_check import plan_issues
+from .proxy import proxy_environment
 from .request_check import RequestPlan
 from .schema import first_error, format_path, json_kind, lockfile_schema
 from .transport import EnforcingTransport, Router, SyncEnforcingTransport, card_urls
@@ -360,7 +361,7 @@ class LockedAgent:
         :raises UsageError: ``interface`` is not one of the plan's
         """
         ctx = self.request_plan(interface)
-        router = Router(self._runtime.env, verify)
+        router = Router(self._runtime.proxies, verify)
         return httpx.AsyncClient(
             transport=EnforcingTransport(ctx, self._runtime, router),
             timeout=timeout,
@@ -383,7 +384,7 @@ class LockedAgent:
         :raises UsageError: ``interface`` is not one of the plan's
         """
         ctx = self.request_plan(interface)
-        router = Router(self._runtime.env, verify)
+        router = Router(self._runtime.proxies, verify)
         return httpx.Client(
             transport=SyncEnforcingTransport(ctx, self._runtime, router),
             timeout=timeout,
@@ -416,6 +417,7 @@ class _AgentRuntime:
         self.input_modes = input_modes(raw, skill)
         self.push_endpoint: str | None = settings["pushEndpoint"]
         self.env = lock._env
+        self.proxies = lock._proxies
         record = entry.get("originAuth")
         self.origin_auth: OriginAuthenticator | None = (
             OriginAuthenticator(record, self.env, lock._origin_auth) if record else None
@@ -585,6 +587,8 @@ class Lock:
         self._manifest_error: A2aLockError | None = None
         self._mismatches: dict[str, list[str]] = {}
         self._env = env
+        # The proxy variables of the process environment as they are now (the JavaScript loadLock's rule).
+        self._proxies = proxy_environment(os.environ)
         self._credentials = credentials
         self._origin_auth = origin_auth
         self._checked: dict[str, _Checked] = {}
@@ -728,11 +732,11 @@ class Lock:
 
     def _tokens(self) -> ClientCredentialsTokens:
         if self._token_cache is None:
-            env = self._env
+            proxies = self._proxies
 
             def client() -> httpx.AsyncClient:
                 return httpx.AsyncClient(
-                    transport=_TokenTransport(Router(env)), follow_redirects=False, trust_env=False
+                    transport=_TokenTransport(Router(proxies)), follow_redirects=False, trust_env=False
                 )
 
             self._token_cache = ClientCredentialsTokens(client)
@@ -832,9 +836,11 @@ def load_lock(
 
     ``manifest``: the manifest whose credential sources (``{"env": NAME}``, ``{"oauth": …}``) are read at request
     time; default ``a2a.json`` beside the lockfile (absent: no sources). When present it must match the lockfile
-    (else ``lockfile-out-of-date``, from :meth:`Lock.agent`). ``env``: where variables are read (default
-    ``os.environ``, read at each request). ``credentials``: ``{agent: {scheme: provider}}`` or one function of a
-    :class:`~a2a_lock.credentials.CredentialRequest`; providers (sync or async) win over the manifest.
+    (else ``lockfile-out-of-date``, from :meth:`Lock.agent`). ``env``: where credential variables are read
+    (default ``os.environ``, read at each request). The proxy variables (``HTTPS_PROXY``, ``HTTP_PROXY``,
+    ``NO_PROXY``, either case) are the process environment's as they are when ``load_lock`` runs, whatever ``env``
+    holds (as the JavaScript ``loadLock`` reads them). ``credentials``: ``{agent: {scheme: provider}}`` or one
+    function of a :class:`~a2a_lock.credentials.CredentialRequest`; providers (sync or async) win over the manifest.
     ``origin_auth``: origin → provider of its platform credential. ``expect_digest``: the lockfile's digest as
     ``a2a lock digest`` prints it; another lockfile is refused (``digest-mismatch``).
 

@@ -9,7 +9,9 @@ requirements whose schemes the locked credentials hold, scopes included; none li
 modes take everything the profile sends; the accepted output modes (the locked ones the profile accepts, among the
 skill's outputs, in order); the delivery (stream: card and profile stream; push: the card pushes and a push
 endpoint is set; else poll); the extensions (the card's, in its order, that the plan and profile list; a required
-one missing refuses); the delivery fallback (poll for a stream or push plan). Pure.
+one missing refuses); the delivery fallback (poll for a stream or push plan). Without the settings' ``allowHttp``,
+a plan interface or push endpoint on plain http to a host that is not loopback (``0.0.0.0`` and ``[::]``
+included) refuses (``plain-http``) and such a fallback interface is never offered. Pure.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Any
 from urllib.parse import urljoin
 
 from .card import card_interfaces
+from .proxy import is_cleartext_off_loopback
 from .request_check import media_type_key, same_url
 
 __all__ = ["plan_issues"]
@@ -116,6 +119,7 @@ def _check(
         return "no-common-interface", fields
     offered = _card_urls(entry, card, settings)
     interfaces = [plan, *((plan.get("fallbacks") or {}).get("interfaces", []))]
+    allow_http = settings.get("allowHttp") is True
     for iface in interfaces:
         if not any(
             _same_target(iface["url"], url)
@@ -124,6 +128,10 @@ def _check(
             for url, binding, version in offered
         ):
             return ("no-common-interface", fields) if iface is plan else (None, ["fallbacks"])
+        # Plain http off loopback is no candidate without allowHttp: the plan's interface is refused, a fallback
+        # one is never offered (so the locked fallbacks differ).
+        if not allow_http and is_cleartext_off_loopback(iface["url"]):
+            return ("plain-http", fields) if iface is plan else (None, ["fallbacks"])
     # Security: the first requirement the locked credentials hold.
     requirements = _requirements(skill) or _requirements(card)
     held = {s for s in plan["security"] if s in settings["credentials"]}
@@ -162,6 +170,8 @@ def _check(
         delivery = "push"
     else:
         delivery = "poll"
+    if delivery == "push" and not allow_http and is_cleartext_off_loopback(settings["pushEndpoint"]):
+        return "plain-http", fields
     if delivery != locked_delivery:
         fields.append("delivery")
     # Extensions.

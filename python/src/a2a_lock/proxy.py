@@ -30,7 +30,14 @@ from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import urlsplit
 
-__all__ = ["ProxyRoute", "is_loopback_host", "proxy_route"]
+__all__ = [
+    "PROXY_VARIABLES",
+    "ProxyRoute",
+    "is_cleartext_off_loopback",
+    "is_loopback_host",
+    "proxy_environment",
+    "proxy_route",
+]
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
@@ -97,6 +104,30 @@ def is_loopback_host(host: str) -> bool:
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
         return ip.ipv4_mapped.is_loopback
     return ip.is_loopback
+
+
+def is_cleartext_off_loopback(url: str) -> bool:
+    """True for a plain-http URL (``http:``, or gRPC's plaintext ``grpc:``) to a host that is not loopback
+    (:func:`is_loopback_host`; ``0.0.0.0`` and ``[::]`` are not): a request there crosses the network in
+    cleartext. The JavaScript runtime's ``isCleartextOffLoopback``; a URL that does not parse is not plain http
+    to anywhere (False: the interface check refuses it)."""
+    try:
+        parts = urlsplit(url.strip())
+        host = parts.hostname or ""
+    except ValueError:
+        return False
+    return parts.scheme.lower() in ("http", "grpc") and not is_loopback_host(host)
+
+
+PROXY_VARIABLES = ("https_proxy", "HTTPS_PROXY", "http_proxy", "HTTP_PROXY", "no_proxy", "NO_PROXY")
+"""The variables the proxy rule reads (the proxies and ``NO_PROXY``, either case)."""
+
+
+def proxy_environment(environ: Mapping[str, str]) -> dict[str, str]:
+    """The proxy rule's variables of ``environ`` as they are now (a copy). The loader takes them from the process
+    environment when the lockfile is loaded (as the JavaScript ``loadLock`` does), never from its ``env`` option,
+    which is where credential variables are read."""
+    return {name: environ[name] for name in PROXY_VARIABLES if name in environ}
 
 
 def _variable(env: Mapping[str, str], lower: str) -> tuple[str, str] | None:

@@ -24,7 +24,15 @@ from .canonical import js_stringify
 from .errors import PlanViolationError
 from .plan import Interface, Plan
 
-__all__ = ["CheckedRequest", "RequestPlan", "check_push_endpoint", "check_request", "media_type_key", "same_url"]
+__all__ = [
+    "CheckedRequest",
+    "RequestPlan",
+    "check_push_endpoint",
+    "check_request",
+    "media_type_key",
+    "same_url",
+    "url_markers",
+]
 
 CallKind = Literal["send", "stream", "subscribe", "push-set", "other"]
 
@@ -178,8 +186,16 @@ def _path(parts: SplitResult) -> str:
     return parts.path or "/"
 
 
+def url_markers(href: str) -> tuple[bool, bool]:
+    """Whether ``href`` has a query (``?``) and a fragment (``#``), empty ones included: ``urlsplit`` reads
+    ``/a?`` as ``/a``, the WHATWG parser (and the wire) keeps the ``?``."""
+    head, mark, _ = href.partition("#")
+    return "?" in head, bool(mark)
+
+
 def same_url(a: str, b: str) -> bool:
-    """Whether two absolute URLs are the same (scheme and host case, default port and an empty path aside)."""
+    """Whether two absolute URLs are the same (scheme and host case, default port and an empty path aside; an
+    empty query or fragment is one, as the WHATWG parser reads it)."""
     pa, pb = _split(a), _split(b)
     if pa is None or pb is None:
         return a == b
@@ -188,6 +204,7 @@ def same_url(a: str, b: str) -> bool:
         and _path(pa) == _path(pb)
         and pa.query == pb.query
         and pa.fragment == pb.fragment
+        and url_markers(a) == url_markers(b)
         and (pa.username, pa.password) == (pb.username, pb.password)
     )
 
@@ -232,10 +249,11 @@ def _check_url(ctx: RequestPlan, href: str) -> str:
             if url.username is not None or url.password is not None:
                 reasons.append("has userinfo (credentials in the URL)")
             if ctx.iface.protocol_binding != "HTTP+JSON" and _path(url) == _path(base):
-                if url.query != base.query:
-                    reasons.append("has a query string" if url.query else "lacks the locked query string")
-                if url.fragment != base.fragment:
-                    reasons.append("has a fragment" if url.fragment else "lacks the locked fragment")
+                (query, fragment), (locked_query, locked_fragment) = url_markers(href), url_markers(ctx.iface.url)
+                if url.query != base.query or query != locked_query:
+                    reasons.append("has a query string" if query else "lacks the locked query string")
+                if url.fragment != base.fragment or fragment != locked_fragment:
+                    reasons.append("has a fragment" if fragment else "lacks the locked fragment")
             if reasons:
                 why = f": it {' and '.join(reasons)}"
         raise ctx.violation(f"{_shown(url)} is not the locked interface {ctx.iface.protocol_binding} {locked}{why}")
@@ -323,11 +341,60 @@ def _is_set(value: Any) -> bool:
     return value is not None
 
 
+MAX_JSON_DEPTH = 64
+"""The nesting limit of every JSON document a2a-lock reads (the JavaScript ``MAX_JSON_DEPTH``)."""
+_TOO_DEEP = f"the request body nests deeper than {MAX_JSON_DEPTH} levels"
+_NOT_A_DOUBLE = "the request body holds a number beyond the range of a double (JSON would not carry it)"
+
+
+def _unsendable_in(value: Any, depth: int) -> str | None:
+    """:data:`_TOO_DEEP` when a container of ``value`` (at ``depth``) is :data:`MAX_JSON_DEPTH` levels down, else
+    :data:`_NOT_A_DOUBLE` for a number JavaScript's ``JSON.parse`` reads as ±Infinity (a float that overflowed, an
+    int too large for a double), else None. One walk, stopped at the depth limit."""
+    if isinstance(value, float):
+        return _NOT_A_DOUBLE if value in (_INF, -_INF) else None
+    if isinstance(value, int) and not isinstance(value, bool):
+        if -_MAX_EXACT <= value <= _MAX_EXACT:
+            return None
+        try:
+            float(value)
+        except OverflowError:
+            return _NOT_A_DOUBLE
+        return None
+    if not isinstance(value, (dict, list)):
+        return None
+    if depth >= MAX_JSON_DEPTH:
+        return _TOO_DEEP
+    found = None
+    for child in value.values() if isinstance(value, dict) else value:
+        here = _unsendable_in(child, depth + 1)
+        if here is _TOO_DEEP:
+            return _TOO_DEEP
+        found = found or here
+    return found
+
+
+_INF = float("inf")
+_MAX_EXACT = 2**53
+
+
+def _unsendable_json(value: Any) -> str | None:
+    """Why a parsed request body cannot be checked and sent as written, or None: nested deeper than
+    :data:`MAX_JSON_DEPTH` levels, else a number beyond the range of a double (``1e400``; the JavaScript runtime
+    would send it as null). The same rule and words as the JavaScript runtime's."""
+    return _unsendable_in(value, 0)
+
+
 def _check_body(ctx: RequestPlan, rest_call: CallKind | None, body: str) -> str:
     try:
         value = json.loads(body, parse_constant=_no_constant)
     except ValueError:
         raise ctx.violation("the request body is not JSON") from None
+    except RecursionError:
+        raise ctx.violation(_TOO_DEEP) from None
+    unsendable = _unsendable_json(value)
+    if unsendable:
+        raise ctx.violation(unsendable)
     params: dict[str, Any] | None
     if rest_call is not None:
         kind = rest_call

@@ -9,6 +9,7 @@ path; any other redirect is refused. A 401 after OAuth tokens were sent renews t
 from __future__ import annotations
 
 import functools
+import re
 import ssl
 from collections.abc import Callable, Coroutine, Mapping
 from typing import Any, Protocol, TypeVar
@@ -21,8 +22,8 @@ from .card import CardShape, shape_for_version
 from .credentials import Placement, apply_placements
 from .errors import A2aLockError, FetchError, PlanViolationError, UsageError
 from .origin_auth import OriginAuthenticator, origin_of
-from .proxy import is_loopback_host, proxy_route
-from .request_check import CheckedRequest, RequestPlan, check_request, path_below
+from .proxy import is_cleartext_off_loopback, proxy_route
+from .request_check import CheckedRequest, RequestPlan, check_request, path_below, url_markers
 
 __all__ = ["EnforcingTransport", "Router", "SyncEnforcingTransport", "run_now"]
 
@@ -100,15 +101,46 @@ class Router:
         self._sync_pools.clear()
 
 
+def _kept_markers(joined: str, location: str) -> str:
+    """``joined`` with the empty query (``?``) or fragment (``#``) of ``location`` that ``urljoin`` dropped, as the
+    WHATWG parser keeps them (``/a2a/jsonrpc?`` is not the locked ``/a2a/jsonrpc``)."""
+    query, fragment = url_markers(location)
+    has_query, has_fragment = url_markers(joined)
+    if query and not has_query:
+        head, mark, tail = joined.partition("#")
+        joined = f"{head}?{mark}{tail}"
+    if fragment and not has_fragment:
+        joined += "#"
+    return joined
+
+
+def _joined_url(base: str, location: str) -> str | None:
+    """``location`` resolved against ``base``, or None when the result is not a URL a request can go to (a host
+    httpx refuses, a port out of range, an IPv6 literal without its bracket)."""
+    try:
+        joined = _kept_markers(urljoin(base, location), location)
+        parts = urlsplit(joined)
+        _ = parts.port
+        # As a request's own URL reaches the check: httpx's form (dot segments removed, as the WHATWG parser does).
+        joined = str(httpx.URL(joined))
+    except (ValueError, httpx.InvalidURL):
+        return None
+    # A host code point the WHATWG URL parser forbids (the JavaScript runtime's reading): a space, <, >, ^, |, \.
+    return None if re.search(r"[\s<>^|\\]", parts.hostname or "") else joined
+
+
 def _redirect_target(
     ctx: RequestPlan, checked: CheckedRequest, target: str, status: int, location: str, hops: int
 ) -> str:
     """Where the ``hops``-th redirect of a request to ``target`` goes: a 307/308 to the same path of the locked
     interface, at most :data:`MAX_REDIRECTS` - 1 of them.
 
-    :raises PlanViolationError: a redirect that changes the method, leaves the interface or is one too many
+    :raises PlanViolationError: a redirect that changes the method, leaves the interface, is one too many, or whose
+        ``Location`` is not a URL (``http://[::1``, a port above 65535, a space in the host; not quoted)
     """
-    next_url = urljoin(target, location)
+    next_url = _joined_url(target, location)
+    if next_url is None:
+        raise ctx.violation("redirect to a Location that is not a URL refused: not the locked interface")
     if status not in (307, 308):
         raise ctx.violation(f"the agent answered {status} (a redirect that changes the method), refused")
     if path_below(ctx.iface, next_url) != checked.path:
@@ -176,7 +208,7 @@ def _checked(ctx: RequestPlan, request: httpx.Request, body: bytes) -> CheckedRe
         headers=[(n, v) for n, v in request.headers.multi_items() if n.lower() not in _HOP_HEADERS],
         body=body or None,
     )
-    if ctx.plan.security and _cleartext_off_loopback(ctx.iface.url):
+    if ctx.plan.security and is_cleartext_off_loopback(ctx.iface.url):
         raise ctx.violation(
             f"the plan's interface {_shown(ctx.iface.url)} is plain http to a host that is not loopback: "
             "a credential is never sent over it (use an https interface)"
@@ -229,11 +261,6 @@ def _outgoing(request: httpx.Request, url: str, headers: list[tuple[str, str]], 
     return httpx.Request(
         request.method, target, headers=sent, stream=httpx.ByteStream(body or b""), extensions=request.extensions
     )
-
-
-def _cleartext_off_loopback(url: str) -> bool:
-    parts = urlsplit(url)
-    return parts.scheme.lower() in ("http", "grpc") and not is_loopback_host(parts.hostname or "")
 
 
 class EnforcingTransport(httpx.AsyncBaseTransport):
