@@ -17,7 +17,7 @@ import pytest
 from a2a.client import ClientCallContext
 from a2a.types.a2a_pb2 import Message, Part, Role, SendMessageRequest
 
-from a2a_lock import A2aLockError, AgentCallError, load_lock
+from a2a_lock import A2aLockError, AgentCallError, Lock, load_lock
 from a2a_lock.call_errors import auth_refusal
 from a2a_lock.canonical import integrity_of
 from locks import write_lock
@@ -30,6 +30,15 @@ VECTORS = json.loads((Path(__file__).parents[2] / "conformance" / "vectors" / "a
 def message(text: str) -> SendMessageRequest:
     parts = [Part(text=text)]
     return SendMessageRequest(message=Message(message_id=str(uuid.uuid4()), role=Role.ROLE_USER, parts=parts))
+
+
+async def refused_call(lock: Lock) -> AgentCallError:
+    """The AgentCallError a SendMessage through ``lock``'s echo agent raises."""
+    async with lock.agent("echo", "echo").create_client() as client:
+        with pytest.raises(AgentCallError) as raised:
+            async for _ in client.send_message(message("hi")):
+                pass
+    return raised.value
 
 
 async def failure(directory: Path, url: str, *, timeout: float | None = None) -> AgentCallError:
@@ -87,13 +96,9 @@ async def test_a_401_to_a_plan_that_sends_no_credential_says_so_and_points_to_a2
         entry["integrity"] = integrity_of(entry["snapshot"])
         path.write_text(json.dumps(lock_doc, indent=2))
         lock = load_lock(path, env={})
-        async with lock.agent("echo", "echo").create_client() as client:
-            with pytest.raises(AgentCallError) as raised:
-                async for _ in client.send_message(message("hi")):
-                    pass
+        error = await refused_call(lock)
     finally:
         server.stop()
-    error = raised.value
     assert error.code == "auth-refused"
     assert error.message.endswith(
         "the agent refused the request, and the locked plan sends no credential: the card declares no "
@@ -158,14 +163,10 @@ async def test_the_cause_names_the_sdk_error_type_only_and_the_traceback_holds_n
     server = Recorder(lambda _r: json_answer({"error": "unauthorized"}, 401)).start()
     try:
         lock = load_lock(write_lock(tmp_path, server.url, credentials={"key": {"env": "K"}}), env={"K": TOKEN})
-        async with lock.agent("echo", "echo").create_client() as client:
-            with pytest.raises(AgentCallError) as raised:
-                async for _ in client.send_message(message("hi")):
-                    pass
+        error = await refused_call(lock)
     finally:
         server.stop()
     assert TOKEN in server.requests[0].target  # the key went where the plan says: the query
-    error = raised.value
     assert error.code == "auth-refused"
     printed = "".join(traceback.format_exception(error))
     assert TOKEN not in printed

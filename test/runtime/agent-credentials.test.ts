@@ -27,6 +27,14 @@ const message = (text: string) => ({ messageId: crypto.randomUUID(), role: 'ROLE
 const plain = (text: string) => SendMessageRequest.fromJSON({ message: message(text) });
 const withPush = (text: string, url: string) =>
   SendMessageRequest.fromJSON({ message: message(text), configuration: { taskPushNotificationConfig: { url } } });
+/** A JSON-RPC 1.0 profile of plain text, no streaming (the proxied agents' manifests). */
+const PLAIN_JSONRPC = {
+  bindings: ['JSONRPC'],
+  versions: ['1.0'],
+  accepts: ['application/json', 'text/plain'],
+  sends: ['text/plain'],
+  streaming: false,
+};
 const rpc = (method: string, params: unknown) => JSON.stringify({ jsonrpc: '2.0', id: 1, method, params });
 
 function options(extra: LoadLockOptions = {}): LoadLockOptions {
@@ -242,13 +250,7 @@ describe('proxies', () => {
     try {
       // Locked through the proxy too (the CLI's dispatcher is the same one).
       await lockProject(openDir, {
-        profile: {
-          bindings: ['JSONRPC'],
-          versions: ['1.0'],
-          accepts: ['application/json', 'text/plain'],
-          sends: ['text/plain'],
-          streaming: false,
-        },
+        profile: PLAIN_JSONRPC,
         agents: { open: { card: `http://${openHost}`, skills: ['market-size'], allowHttp: true } },
       });
       expect(proxy.tunnels).toContain(openHost);
@@ -337,13 +339,7 @@ describe('the proxy variables of a loaded lock', () => {
       JSON.stringify(await (await lock.agent('open', 'market-size').createClient()).sendMessage(plain('hi')));
     try {
       await lockProject(dir, {
-        profile: {
-          bindings: ['JSONRPC'],
-          versions: ['1.0'],
-          accepts: ['application/json', 'text/plain'],
-          sends: ['text/plain'],
-          streaming: false,
-        },
+        profile: PLAIN_JSONRPC,
         agents: { open: { card: `http://${host}`, skills: ['market-size'], allowHttp: true } },
       });
       const lockfile = join(dir, 'a2a.lock.json');
