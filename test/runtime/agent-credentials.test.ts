@@ -27,6 +27,14 @@ const message = (text: string) => ({ messageId: crypto.randomUUID(), role: 'ROLE
 const plain = (text: string) => SendMessageRequest.fromJSON({ message: message(text) });
 const withPush = (text: string, url: string) =>
   SendMessageRequest.fromJSON({ message: message(text), configuration: { taskPushNotificationConfig: { url } } });
+/** Put back the process environment's variables as `saved` holds them (undefined: unset). */
+function restoreEnv(saved: Record<string, string | undefined>): void {
+  for (const [k, v] of Object.entries(saved)) {
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
+  }
+}
+
 /** A JSON-RPC 1.0 profile of plain text, no streaming (the proxied agents' manifests). */
 const PLAIN_JSONRPC = {
   bindings: ['JSONRPC'],
@@ -307,10 +315,7 @@ describe('proxies', () => {
       ).toContain('echo: direct');
       expect(proxy.tunnels.length).toBe(before);
     } finally {
-      for (const [k, v] of Object.entries(saved)) {
-        if (v === undefined) delete process.env[k];
-        else process.env[k] = v;
-      }
+      restoreEnv(saved);
       await closeDefaultDispatcher();
       await open.close();
       await rm(openDir, { recursive: true, force: true });
@@ -358,10 +363,7 @@ describe('the proxy variables of a loaded lock', () => {
       await expect(send(direct)).rejects.toThrow();
       expect([first.tunnels.length - firstBefore, second.tunnels.length - secondBefore]).toEqual([1, 1]);
     } finally {
-      for (const [k, v] of Object.entries(saved)) {
-        if (v === undefined) delete process.env[k];
-        else process.env[k] = v;
-      }
+      restoreEnv(saved);
       await closeDefaultDispatcher();
       await open.close();
       await rm(dir, { recursive: true, force: true });
