@@ -26,21 +26,22 @@ function newestSource(dir: string): { path: string; mtimeMs: number } | undefine
 }
 
 /**
- * Throw, naming `who` and what to run, when dist/ is missing, older than src/, or its bundle older than
- * the tsc output it is made from.
+ * Throw, naming `who` and what to run, when dist/ is missing, its bundle older than the tsc output it is
+ * made from, or the build older than src/. The bundle marks when the build ran: `npm run build` writes it
+ * every time, while tsc (incremental) rewrites only the outputs whose source changed.
  */
 export function checkBuilt(who: string): void {
   if (!existsSync(MAIN)) {
     throw new Error(`${who}: the CLI is not built (${MAIN} is missing). Build it first:\n  ${BUILD}`);
   }
-  const built = statSync(MAIN).mtimeMs;
-  const newest = newestSource(join(ROOT, 'src'));
-  if (newest && newest.mtimeMs > built + 1000) {
-    throw new Error(`${who}: dist is older than ${newest.path}; its tests would run stale code. Rebuild:\n  ${BUILD}`);
-  }
-  if (!existsSync(BUNDLE) || statSync(BUNDLE).mtimeMs + 1000 < built) {
+  if (!existsSync(BUNDLE) || statSync(BUNDLE).mtimeMs + 1000 < statSync(MAIN).mtimeMs) {
     throw new Error(
       `${who}: the bundled executable ${BUNDLE} is missing or older than dist/cli/main.js. Rebuild:\n  ${BUILD}`,
     );
+  }
+  const built = statSync(BUNDLE).mtimeMs;
+  const newest = newestSource(join(ROOT, 'src'));
+  if (newest && newest.mtimeMs > built + 1000) {
+    throw new Error(`${who}: dist is older than ${newest.path}; its tests would run stale code. Rebuild:\n  ${BUILD}`);
   }
 }
