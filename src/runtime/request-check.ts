@@ -180,8 +180,18 @@ function urlDifference(url: URL, base: URL, prefix: boolean): string {
   if (url.origin !== base.origin || !samePath) return '';
   const reasons: string[] = [];
   if (url.username || url.password) reasons.push('has userinfo (credentials in the URL)');
-  if (!prefix && url.search !== base.search)
-    reasons.push(url.search ? 'has a query string' : 'lacks the locked query string');
-  if (!prefix && url.hash !== base.hash) reasons.push(url.hash ? 'has a fragment' : 'lacks the locked fragment');
+  const [query, fragment] = urlMarkers(url);
+  const [lockedQuery, lockedFragment] = urlMarkers(base);
+  if (!prefix && (url.search !== base.search || query !== lockedQuery))
+    reasons.push(query ? 'has a query string' : 'lacks the locked query string');
+  if (!prefix && (url.hash !== base.hash || fragment !== lockedFragment))
+    reasons.push(fragment ? 'has a fragment' : 'lacks the locked fragment');
   return reasons.length ? `: it ${reasons.join(' and ')}` : '';
+}
+
+/** Whether `url` has a query and a fragment, empty ones included (`…/a2a?`: `search` is `''`, the href keeps the `?`). */
+function urlMarkers(url: URL): [query: boolean, fragment: boolean] {
+  const fragment = url.hash !== '' || url.href.endsWith('#');
+  const beforeFragment = url.href.slice(0, url.href.length - (url.hash || (fragment ? '#' : '')).length);
+  return [url.search !== '' || beforeFragment.endsWith('?'), fragment];
 }

@@ -457,6 +457,18 @@ describe('agent.fetch: each violation refused with nothing sent', () => {
       /jsonrpc: it has a query string$/,
     ],
     [
+      'the locked URL with an empty query string (a bare ?)',
+      'research',
+      (u: string) => [`${u}?`, { method: 'POST', body: '{}' }],
+      /jsonrpc is not the locked interface JSONRPC \S+jsonrpc: it has a query string$/,
+    ],
+    [
+      'the locked URL with an empty fragment (a bare #)',
+      'research',
+      (u: string) => [`${u}#`, { method: 'POST', body: '{}' }],
+      /jsonrpc is not the locked interface JSONRPC \S+jsonrpc: it has a fragment$/,
+    ],
+    [
       'the locked URL with userinfo (never echoed)',
       'research',
       (u: string) => [u.replace('//', '//user:pw-secret@'), { method: 'POST', body: '{}' }],
