@@ -33,9 +33,15 @@ export interface CredentialPlacement {
 }
 
 /** RFC 9110 §5.6.2 token: header names and auth-scheme names. */
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+export const HTTP_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** Control characters other than HTAB: they would split or corrupt a header. */
 const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f]/;
+
+/** Whether `value` holds a control character other than HTAB (a line break would split a header or corrupt a request). */
+export function hasControlCharacter(value: string): boolean {
+  return CONTROL.test(value);
+}
+
 /**
  * What a credential placed as it is in a header or a cookie must be (the Python runtime's `credentials.py` holds the
  * same rule): printable ASCII (RFC 9110 §5.5 field-vchar and space; a header cannot carry another character as it is,
@@ -86,8 +92,10 @@ export function placeCredential(
   runtime?: { owner: string; headerSafe: boolean },
 ): CredentialPlacement {
   const named =
-    name === undefined ? `security scheme (${scheme.type})` : `security scheme "${oneLine(name)}" (${scheme.type})`;
-  const what = runtime === undefined ? named : `${oneLine(runtime.owner)}: ${named}`;
+    name === undefined
+      ? `security scheme (${scheme.type})`
+      : `security scheme "${controlsAsSpaces(name)}" (${scheme.type})`;
+  const what = runtime === undefined ? named : `${controlsAsSpaces(runtime.owner)}: ${named}`;
   const fail = (message: string): never => {
     throw new UsageError(`${what}: ${message}`);
   };
@@ -99,7 +107,7 @@ export function placeCredential(
     );
   }
   if (typeof secret !== 'string' || secret === '') return fail('the credential is empty');
-  if (CONTROL.test(secret))
+  if (hasControlCharacter(secret))
     return fail('the credential contains a line break or control character (a trailing newline?)');
   /** The secret goes as it is into a header or cookie: printable ASCII, no leading or trailing space. */
   const verbatim = (): void => {
@@ -112,7 +120,7 @@ export function placeCredential(
   switch (scheme.type) {
     case 'http': {
       const authScheme = scheme.scheme;
-      if (typeof authScheme !== 'string' || !TOKEN.test(authScheme))
+      if (typeof authScheme !== 'string' || !HTTP_TOKEN.test(authScheme))
         return fail('the http scheme name is not a valid HTTP auth-scheme token');
       const lower = authScheme.toLowerCase();
       if (lower === 'bearer') {
@@ -132,13 +140,13 @@ export function placeCredential(
       if (typeof keyName !== 'string' || keyName === '') return fail('the apiKey has no name');
       const location = typeof scheme.location === 'string' ? scheme.location.toLowerCase() : '';
       if (location === 'header') {
-        if (!TOKEN.test(keyName)) return fail('the apiKey name is not a valid HTTP header name');
+        if (!HTTP_TOKEN.test(keyName)) return fail('the apiKey name is not a valid HTTP header name');
         verbatim();
         placement.headers[keyName] = secret;
       } else if (location === 'query') {
         placement.query[keyName] = secret;
       } else if (location === 'cookie') {
-        if (!TOKEN.test(keyName)) return fail('the apiKey name is not a valid cookie name');
+        if (!HTTP_TOKEN.test(keyName)) return fail('the apiKey name is not a valid cookie name');
         verbatim();
         if (COOKIE_FORBIDDEN.test(secret))
           return fail(
@@ -147,7 +155,7 @@ export function placeCredential(
         placement.cookies[keyName] = secret;
       } else {
         return fail(
-          `apiKey location ${JSON.stringify(oneLine(String(scheme.location)).slice(0, 32))} is not header, query or cookie`,
+          `apiKey location ${JSON.stringify(controlsAsSpaces(String(scheme.location)).slice(0, 32))} is not header, query or cookie`,
         );
       }
       return placement;
@@ -222,12 +230,14 @@ export function applyCredentials(
       outHeaders[name] = value;
     }
     for (const [name, value] of Object.entries(placement.query)) {
-      if (seenQuery.has(name)) throw new UsageError(`two credentials both need the query parameter "${oneLine(name)}"`);
+      if (seenQuery.has(name))
+        throw new UsageError(`two credentials both need the query parameter "${controlsAsSpaces(name)}"`);
       seenQuery.add(name);
       target.searchParams.set(name, value);
     }
     for (const [name, value] of Object.entries(placement.cookies)) {
-      if (seenCookies.has(name)) throw new UsageError(`two credentials both need the cookie "${oneLine(name)}"`);
+      if (seenCookies.has(name))
+        throw new UsageError(`two credentials both need the cookie "${controlsAsSpaces(name)}"`);
       seenCookies.add(name);
       cookies.push(`${name}=${value}`);
     }
@@ -303,6 +313,7 @@ export function unsetOriginAuth(
   return undefined;
 }
 
-function oneLine(text: string): string {
+/** `text` with every run of control characters (line breaks included) as one space, trimmed: a name or a server's words on one line. */
+export function controlsAsSpaces(text: string): string {
   return text.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
 }

@@ -18,7 +18,13 @@
 import { showLocation } from '../card/location.js';
 import type { Warning } from '../card/model.js';
 import { versionHeaderLost, versionHeaderLostMessage } from '../card/version-header.js';
-import { applyCredentials, type CredentialPlacement, credentialQueryNames, hasCredentials } from '../credentials.js';
+import {
+  applyCredentials,
+  type CredentialPlacement,
+  controlsAsSpaces,
+  credentialQueryNames,
+  hasCredentials,
+} from '../credentials.js';
 import { FetchError, InvalidInputError } from '../errors.js';
 import { placementSecrets, quotesSecret, redactSecrets } from '../redact.js';
 import { type JsonResponse, type NetworkOptions, networkOptionsOf, requestJson } from './request.js';
@@ -316,9 +322,4 @@ function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   return typeof value === 'undefined' ? 'absent' : `a ${typeof value}`;
-}
-
-/** `text` with every run of control characters (line breaks included) as one space: a server's words on one line. */
-function controlsAsSpaces(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
 }

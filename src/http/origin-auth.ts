@@ -7,7 +7,7 @@
  */
 import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
 import { isLoopbackHost } from '../card/host.js';
-import { describeOriginAuth, isHeaderSafe } from '../credentials.js';
+import { describeOriginAuth, hasControlCharacter, isHeaderSafe } from '../credentials.js';
 import { A2aLockError, UsageError } from '../errors.js';
 import type { OriginAuth, OriginAuthMap } from '../manifest/schema.js';
 import type { NetworkOptions, OriginAuthenticator } from './network-options.js';
@@ -176,7 +176,7 @@ async function placementHeaders(
   }
   const value = given.trim();
   // Checked here, not by a fetch implementation whose error would quote the value.
-  if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(value))
+  if (hasControlCharacter(value))
     throw new UsageError(
       `the originAuth value for ${origin} (${provider ? 'its provider' : variable}) contains a line break or control character`,
     );
@@ -186,7 +186,7 @@ async function placementHeaders(
     );
   if ('bearer' in auth) return { Authorization: `Bearer ${value}` };
   // The prefix too (a lockfile is not checked against the manifest's schema at run time): a fetch would quote the whole value.
-  if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(auth.header.prefix ?? ''))
+  if (hasControlCharacter(auth.header.prefix ?? ''))
     throw new UsageError(
       `the originAuth prefix for ${origin} (header ${auth.header.name}) contains a line break or control character`,
     );

@@ -15,7 +15,7 @@
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
-import { describeOriginAuth, originAuthExample } from '../credentials.js';
+import { describeOriginAuth, HTTP_TOKEN, hasControlCharacter, originAuthExample } from '../credentials.js';
 import { FetchError, InvalidInputError, UsageError } from '../errors.js';
 import type { OriginAuth } from '../manifest/schema.js';
 import { packageVersion } from '../version.js';
@@ -234,9 +234,6 @@ export async function withDeadline<T>(context: RequestContext, fn: () => Promise
   }
 }
 
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-/** Control characters other than HTAB, which no header value may carry (CR/LF would split headers). */
-const HEADER_VALUE_CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f]/;
 /**
  * A character outside an RFC 9110 §5.5 field-value: HTAB, SP, VCHAR (0x21-0x7E) and obs-text
  * (0x80-0xFF, sent as one Latin-1 byte). A header value holding one (`€`, U+2028) cannot go on the
@@ -266,10 +263,10 @@ const RESERVED_HEADERS = new Set([
 export function checkHeaders(headers: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
-    if (!HEADER_NAME.test(name)) throw new UsageError(`invalid HTTP header name "${oneLine(name).slice(0, 64)}"`);
+    if (!HTTP_TOKEN.test(name)) throw new UsageError(`invalid HTTP header name "${oneLine(name).slice(0, 64)}"`);
     if (RESERVED_HEADERS.has(name.toLowerCase()))
       throw new UsageError(`the ${name} header cannot be set by the caller`);
-    if (typeof value !== 'string' || HEADER_VALUE_CONTROL.test(value)) {
+    if (typeof value !== 'string' || hasControlCharacter(value)) {
       throw new UsageError(`the value of the ${name} header contains a line break or control character`);
     }
     if (HEADER_VALUE_FORBIDDEN.test(value)) {
