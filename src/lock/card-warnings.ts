@@ -7,10 +7,9 @@
  * gathered: the lockfile's assembly (`lock/sync-plan.ts`) and the served-card check
  * (`resolve/check-served.ts`). docs/reference/warnings.md, "When a warning is said". Pure.
  */
-import { isCardUrl, isLegacyWellKnown } from '../card/location.js';
 import type { Warning } from '../card/model.js';
 import { normalizeCard } from '../card/normalize.js';
-import type { AgentSettings } from '../manifest/schema.js';
+import { lockedCardSource, type ReadSettings } from './offline.js';
 import type { LockEntry } from './schema.js';
 
 /** A warning's identity across two readings: its code and message (its path may shift with the card's arrays). */
@@ -22,20 +21,15 @@ function keyOf(w: Warning): string {
  * The warnings of reading a locked entry's snapshots (its card, then its extended card) as they
  * were read when locked; none for a snapshot that no longer reads (the check of the entry says so).
  */
-function lockedReading(entry: LockEntry, settings: Pick<AgentSettings, 'rebaseInterfaces'> | undefined): Warning[] {
-  const baseUrl = isCardUrl(entry.resolved) ? { baseUrl: entry.resolved } : {};
-  const rebase = settings?.rebaseInterfaces ? { rebaseInterfaces: true as const } : {};
-  const read = (snapshot: unknown, extra: object): Warning[] => {
+function lockedReading(entry: LockEntry, settings: ReadSettings): Warning[] {
+  const read = (snapshot: unknown, extended: boolean): Warning[] => {
     try {
-      return normalizeCard(snapshot, { source: entry.card, ...baseUrl, ...rebase, ...extra }).warnings;
+      return normalizeCard(snapshot, lockedCardSource(entry, entry.card, settings, extended)).warnings;
     } catch {
       return [];
     }
   };
-  return [
-    ...read(entry.snapshot, isLegacyWellKnown(entry.resolved) ? { legacyWellKnown: true } : {}),
-    ...(entry.extended ? read(entry.extended.snapshot, {}) : []),
-  ];
+  return [...read(entry.snapshot, false), ...(entry.extended ? read(entry.extended.snapshot, true) : [])];
 }
 
 /**
@@ -50,7 +44,7 @@ function lockedReading(entry: LockEntry, settings: Pick<AgentSettings, 'rebaseIn
 export function unlockedWarnings(
   warnings: readonly Warning[],
   locked: LockEntry | undefined,
-  settings?: Pick<AgentSettings, 'rebaseInterfaces'>,
+  settings?: ReadSettings,
 ): Warning[] {
   if (!locked || warnings.length === 0) return [...warnings];
   const known = lockedReading(locked, settings);

@@ -6,7 +6,7 @@
 import { integrityOf } from '../canonical.js';
 import { isCardUrl, isLegacyWellKnown } from '../card/location.js';
 import type { NormalizedCard } from '../card/model.js';
-import { normalizeCard } from '../card/normalize.js';
+import { type CardSource, normalizeCard } from '../card/normalize.js';
 import type { AgentSettings } from '../manifest/schema.js';
 
 /** The settings a locked snapshot is read with: `rebaseInterfaces` moves bind-address interfaces to the card's origin. */
@@ -22,22 +22,33 @@ import { type AgentReport, errorReport, errorReportOf, outOfDateReport, type Res
 import type { LockEntry } from './schema.js';
 
 /**
- * A locked entry's public card snapshot, normalised as it was read (relative interface URLs
- * against `resolved`, the legacy well-known path's 0.2 reading, bind-address interfaces at the
- * card's origin when the agent's `settings` say `rebaseInterfaces`).
+ * How a locked entry's snapshot is read, as it was when locked: relative interface URLs against
+ * `resolved` (when it is a URL), the legacy well-known path's 0.2 reading (the public card only),
+ * bind-address interfaces at the card's origin when the agent's `settings` say `rebaseInterfaces`.
+ * `source` names it in messages. Whether host warnings are made is the caller's.
+ */
+export function lockedCardSource(
+  entry: LockEntry,
+  source: string,
+  settings: ReadSettings,
+  extended = false,
+): CardSource {
+  const baseUrl = isCardUrl(entry.resolved) ? entry.resolved : undefined;
+  return {
+    source,
+    ...(baseUrl ? { baseUrl } : {}),
+    ...(!extended && isLegacyWellKnown(entry.resolved) ? { legacyWellKnown: true } : {}),
+    ...rebaseOf(settings),
+  };
+}
+
+/**
+ * A locked entry's public card snapshot, normalised as it was read ({@link lockedCardSource}).
  * @throws InvalidInputError `card-invalid` when it is no longer a valid card
  */
 export function lockedPublicCard(entry: LockEntry, source: string, settings?: ReadSettings): NormalizedCard {
-  const baseUrl = isCardUrl(entry.resolved) ? entry.resolved : undefined;
-  const legacy = isLegacyWellKnown(entry.resolved) ? { legacyWellKnown: true } : {};
   // Only the card is kept: no host warnings are made for it (see CardSource.hostWarnings).
-  return normalizeCard(entry.snapshot, {
-    source,
-    hostWarnings: false,
-    ...(baseUrl ? { baseUrl } : {}),
-    ...legacy,
-    ...rebaseOf(settings),
-  }).card;
+  return normalizeCard(entry.snapshot, { ...lockedCardSource(entry, source, settings), hostWarnings: false }).card;
 }
 
 /**
@@ -47,12 +58,9 @@ export function lockedPublicCard(entry: LockEntry, source: string, settings?: Re
 export function lockedNegotiationCard(entry: LockEntry, source: string, settings?: ReadSettings): NormalizedCard {
   const publicCard = lockedPublicCard(entry, source, settings);
   if (!entry.extended) return publicCard;
-  const baseUrl = isCardUrl(entry.resolved) ? entry.resolved : undefined;
   return normalizeCard(entry.extended.snapshot, {
-    source: `${source}.extended`,
+    ...lockedCardSource(entry, `${source}.extended`, settings, true),
     hostWarnings: false,
-    ...(baseUrl ? { baseUrl } : {}),
-    ...rebaseOf(settings),
   }).card;
 }
 
