@@ -54,11 +54,7 @@ def _printed_host(host: str) -> bool:
             return False
     if not host.isascii() or _NOT_PRINTED.search(host):
         return False
-    labels = host.split(".")
-    last = labels[-2] if labels[-1] == "" and len(labels) > 1 else labels[-1]
-    if _ENDS_IN_NUMBER.fullmatch(last):
-        return _whatwg_ipv4(host) == host
-    return all(not label.startswith("xn--") or _punycode_ok(label) for label in labels)
+    return _domain_ok(host, printed=True)
 
 
 def is_origin(value: str) -> bool:
@@ -145,11 +141,17 @@ def _parsed_host(host: str) -> bool:
         return False
     if not host.isascii():
         return True
-    host = host.lower()
+    return _domain_ok(host.lower(), printed=False)
+
+
+def _domain_ok(host: str, *, printed: bool) -> bool:
+    """An ASCII domain (lower case) the WHATWG URL parser takes: one whose last label is a number is an IPv4
+    address (spelled as the parser prints it, when ``printed``); every other one's ``xn--`` labels decode."""
     labels = host.split(".")
     last = labels[-2] if labels[-1] == "" and len(labels) > 1 else labels[-1]
     if _ENDS_IN_NUMBER.fullmatch(last):
-        return _whatwg_ipv4(host) is not None
+        ipv4 = _whatwg_ipv4(host)
+        return ipv4 == host if printed else ipv4 is not None
     return all(not label.startswith("xn--") or _punycode_ok(label) for label in labels)
 
 
