@@ -25,6 +25,20 @@ const grpc = (code: number, details?: string, reason?: string): ProbeAnswer => (
 });
 const kind = (answer: ProbeAnswer) => classifyProbe(answer).kind;
 
+/** An HTTP+JSON 1.0 TaskNotFound body (google.rpc.Status with its ErrorInfo), and `more` details after it. */
+function taskNotFoundStatus(...more: object[]) {
+  return {
+    error: {
+      code: 404,
+      status: 'NOT_FOUND',
+      message: 'Task not found',
+      details: [
+        { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'TASK_NOT_FOUND', domain: 'a2a-protocol.org' },
+        ...more,
+      ],
+    },
+  };
+}
 describe('classifyProbe', () => {
   it('served: the binding’s TaskNotFound', () => {
     expect(
@@ -33,17 +47,7 @@ describe('classifyProbe', () => {
       kind: 'served',
       answered: 'HTTP 200 application/json, JSON-RPC -32001 TaskNotFound',
     });
-    const status = {
-      error: {
-        code: 404,
-        status: 'NOT_FOUND',
-        message: 'Task not found',
-        details: [
-          { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'TASK_NOT_FOUND', domain: 'a2a-protocol.org' },
-        ],
-      },
-    };
-    expect(kind(rest(404, status, 'application/a2a+json'))).toBe('served');
+    expect(kind(rest(404, taskNotFoundStatus(), 'application/a2a+json'))).toBe('served');
     expect(kind(rest(404, { code: -32001, message: 'Task not found' }))).toBe('served'); // 0.3, the JS SDK's REST
     expect(kind(grpc(5, 'Task not found', 'TASK_NOT_FOUND'))).toBe('served');
   });
@@ -59,17 +63,7 @@ describe('classifyProbe', () => {
       kind: 'served',
       answered: 'HTTP 200 application/json (larger than 64 KiB, read in part), JSON-RPC -32001 TaskNotFound',
     });
-    const status = {
-      error: {
-        code: 404,
-        status: 'NOT_FOUND',
-        message: 'Task not found',
-        details: [
-          { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'TASK_NOT_FOUND', domain: 'a2a-protocol.org' },
-          { '@type': 'type.googleapis.com/google.rpc.DebugInfo', detail: trace },
-        ],
-      },
-    };
+    const status = taskNotFoundStatus({ '@type': 'type.googleapis.com/google.rpc.DebugInfo', detail: trace });
     expect(classifyProbe(cut(rest(404, status, 'application/a2a+json')))).toEqual({
       kind: 'served',
       answered: 'HTTP 404 application/a2a+json (larger than 64 KiB, read in part), NOT_FOUND TASK_NOT_FOUND',
