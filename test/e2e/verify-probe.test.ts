@@ -23,6 +23,7 @@ import {
 } from '../helpers/oauth-agent.js';
 import { sarifErrors } from '../helpers/sarif.js';
 import {
+  type CliResult,
   git,
   jsonOf,
   manifest,
@@ -37,6 +38,25 @@ import {
 } from './helpers.js';
 
 const TOKEN = 'probe-T0ken-37bb';
+
+/**
+ * `verify --probe` (`--json`, text, `--strict`) of the research agent whose two locked served interfaces got no
+ * probe: unchecked interface-not-probed with `unchecked` as its words, exit 0 (1 under --strict).
+ */
+function expectNotProbed(runs: Record<'json' | 'text' | 'strict', CliResult>, unchecked: string): void {
+  const { json, text, strict } = runs;
+  expect(json.code, show(json)).toBe(0);
+  const report = jsonOf(json).agents.research;
+  expect(report).toMatchObject({ status: 'unchecked', reason: 'interface-not-probed' });
+  expect(report.unchecked).toBe(unchecked);
+  expect(report.probes.map((p: { kind: string; recorded: string }) => [p.recorded, p.kind])).toEqual([
+    ['served', 'not-probed'],
+    ['served', 'not-probed'],
+  ]);
+  expect(text.code, show(text)).toBe(0);
+  expect(text.stdout).toContain('! research: unchecked (interface-not-probed): no probe sent to JSONRPC 1.0 at');
+  expect(strict.code, show(strict)).toBe(1);
+}
 
 /** An HTML 404, as a web framework answers a path it has no route for. */
 const html404: RequestListener = (_req, res) => {
@@ -305,19 +325,10 @@ describe.concurrent('a2a verify --probe (issue 37)', { timeout: SLOW }, () => {
         runCli(['verify', '--probe', '--strict'], { cwd: dir, env }),
         runCli(['verify', '--probe', '--strict', '--format', 'sarif'], { cwd: dir, env }),
       ]);
-      expect(json.code, show(json)).toBe(0);
-      const report = jsonOf(json).agents.research;
-      expect(report).toMatchObject({ status: 'unchecked', reason: 'interface-not-probed' });
-      expect(report.unchecked).toBe(
+      expectNotProbed(
+        { json, text, strict },
         `no probe sent to JSONRPC 1.0 at ${agent.jsonRpcUrl}, HTTP+JSON 1.0 at ${agent.restUrl} (the credential for scheme "oauth" could not be obtained: ${words})`,
       );
-      expect(report.probes.map((p: { kind: string; recorded: string }) => [p.recorded, p.kind])).toEqual([
-        ['served', 'not-probed'],
-        ['served', 'not-probed'],
-      ]);
-      expect(text.code, show(text)).toBe(0);
-      expect(text.stdout).toContain('! research: unchecked (interface-not-probed): no probe sent to JSONRPC 1.0 at');
-      expect(strict.code, show(strict)).toBe(1);
       expect(sarif.code, show(sarif)).toBe(1);
       const log = jsonOf(sarif);
       expect(sarifErrors(log)).toEqual([]);
@@ -350,19 +361,10 @@ describe.concurrent('a2a verify --probe (issue 37)', { timeout: SLOW }, () => {
       runCli(['verify', '--probe'], { cwd: dir, env }),
       runCli(['verify', '--probe', '--strict'], { cwd: dir, env }),
     ]);
-    expect(json.code, show(json)).toBe(0);
-    const report = jsonOf(json).agents.research;
-    expect(report).toMatchObject({ status: 'unchecked', reason: 'interface-not-probed' });
-    expect(report.unchecked).toBe(
+    expectNotProbed(
+      { json, text, strict },
       `no probe sent to JSONRPC 1.0 at ${agent.jsonRpcUrl}, HTTP+JSON 1.0 at ${agent.restUrl} (the run refused the request before it left: usage: the value of the Authorization header contains a character a header cannot carry (beyond Latin-1; RFC 9110 field-value))`,
     );
-    expect(report.probes.map((p: { kind: string; recorded: string }) => [p.recorded, p.kind])).toEqual([
-      ['served', 'not-probed'],
-      ['served', 'not-probed'],
-    ]);
-    expect(text.code, show(text)).toBe(0);
-    expect(text.stdout).toContain('! research: unchecked (interface-not-probed): no probe sent to JSONRPC 1.0 at');
-    expect(strict.code, show(strict)).toBe(1);
     // Nothing left for the agent but the card requests: the token never went on the wire.
     expect(agent.requests.filter((r) => !r.path.includes('.well-known'))).toEqual([]);
     for (const out of [json, text, strict]) {
